@@ -1,0 +1,10 @@
+module github.com/kmeta-dev/kmeta/bench
+
+go 1.26.8
+
+replace github.com/kmeta-dev/kmeta => ../
+
+require (
+	github.com/cilium/ebpf v0.22.0
+	github.com/kmeta-dev/kmeta v0.0.0-00010101000000-000000000000
+)

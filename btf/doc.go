@@ -1,0 +1,46 @@
+// Package btf reads BTF (BPF Type Format) data: the type information of the
+// Linux kernel (/sys/kernel/btf/vmlinux), of kernel modules (split BTF on
+// top of vmlinux), and of BPF objects.
+//
+// A Spec is a view over the wire data. Opening one validates the header and
+// makes a single pass over the type records, checking each one's bounds,
+// kind, type references and string offsets, and recording one 4-byte offset
+// for every four types. Nothing else is decoded: a Type is a small value
+// whose accessors read its record in place, and reading types allocates
+// nothing (Name copies the name it returns; NameBytes does not).
+//
+// Open maps raw BTF files and uncompressed ELF files into memory; Parse
+// works on bytes the caller owns; Read takes any io.Reader. ELF files, also
+// compressed with gzip, xz or zstd (.ko.gz, .ko.xz, .ko.zst), are read
+// through their .BTF section.
+//
+// # Split BTF
+//
+// A Spec may have a base (ParseSplit, OpenSplit): its ids continue after the
+// base's last id and its string offsets after the base's string section, as
+// for kernel modules over vmlinux. A split Spec can itself be the base of
+// another. Lookups and iteration take a Scope: the whole chain, the Spec's
+// own types, or only its bases.
+//
+// # Concurrency
+//
+// A Spec and the Types from it are safe for concurrent use by any number of
+// goroutines; the only state built after opening (the pointer size) is
+// computed once under a sync.Once. Close must not run concurrently with
+// other uses of the Spec or of Specs built on it: after Close returns,
+// lookups return ErrClosed and views return zero values, but a view that
+// is reading while Close unmaps the data may fault. The kernel package
+// shares Specs between goroutines with reference counting, so that Close
+// happens only when nobody uses them.
+//
+// # Security
+//
+// Parsing treats its input as hostile. Every length, offset, type id and
+// string offset is checked before use; errors are *FormatError values that
+// name the section, the byte offset and the type. Allocations are bounded by
+// the size of the input (the offset index is one 4-byte word per four
+// records), never by a length field; decompression is capped at
+// MaxDecompressed. Chains of references are followed at most 32 deep, so
+// cyclic BTF gives an error rather than a hang. FuzzParse and FuzzParseELF
+// exercise these paths.
+package btf

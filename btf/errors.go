@@ -1,0 +1,56 @@
+package btf
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, matchable with errors.Is.
+var (
+	// ErrNotFound is returned when no type matches a lookup.
+	ErrNotFound = errors.New("not found")
+	// ErrMultipleMatches is returned by lookups that want one type and find several.
+	ErrMultipleMatches = errors.New("multiple matches")
+	// ErrClosed is returned when a Spec (or its base) is used after Close.
+	ErrClosed = errors.New("btf spec is closed")
+	// ErrNoBTF is returned for an ELF file without a .BTF section.
+	ErrNoBTF = errors.New("no .BTF section")
+)
+
+// FormatError describes malformed BTF: which section, the byte offset within
+// it where the problem was found, and the type involved, if any.
+type FormatError struct {
+	Section string // "header", "type", "string", "layout", "elf", ...
+	Offset  int64  // byte offset within the section, -1 if unknown
+	TypeID  TypeID // the type whose record is bad, 0 if none
+	Msg     string
+	Err     error // underlying cause, if any
+}
+
+func (e *FormatError) Error() string {
+	s := "btf: "
+	if e.TypeID != 0 {
+		s += fmt.Sprintf("type %d: ", e.TypeID)
+	}
+	if e.Section != "" {
+		s += e.Section + " section"
+		if e.Offset >= 0 {
+			s += fmt.Sprintf(" offset %d", e.Offset)
+		}
+		s += ": "
+	}
+	s += e.Msg
+	if e.Err != nil {
+		if e.Msg != "" {
+			s += ": "
+		}
+		s += e.Err.Error()
+	}
+	return s
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+func typeErr(id TypeID, off uint32, format string, args ...any) error {
+	return &FormatError{Section: "type", Offset: int64(off), TypeID: id, Msg: fmt.Sprintf(format, args...)}
+}

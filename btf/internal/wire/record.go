@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// TypeSize is the size of the fixed part of every type record:
+// name_off, info, and size or type, 32 bits each.
+const TypeSize = 12
+
+// Bits of the info word.
+const (
+	infoVlenMask  = 0xffff
+	infoKindShift = 24
+	infoKindMask  = 0x1f
+	infoKFlag     = 1 << 31
+)
+
+// MaxVlen is the largest vlen the info word can hold.
+const MaxVlen = infoVlenMask
+
+// MaxTypeID is the largest type id the kernel accepts (BTF_MAX_TYPE).
+const MaxTypeID = 0x000fffff
+
+// MaxNameOffset is the largest string offset the kernel accepts.
+const MaxNameOffset = 0x00ffffff
+
+// Info packs a kind, a vlen and the kind flag into an info word.
+func Info(k Kind, vlen int, kflag bool) uint32 {
+	w := uint32(k&infoKindMask)<<infoKindShift | uint32(vlen&infoVlenMask)
+	if kflag {
+		w |= infoKFlag
+	}
+	return w
+}
+
+// InfoKind returns the kind stored in an info word.
+func InfoKind(info uint32) Kind { return Kind(info >> infoKindShift & infoKindMask) }
+
+// InfoVlen returns the vlen stored in an info word.
+func InfoVlen(info uint32) int { return int(info & infoVlenMask) }
+
+// InfoKindFlag returns the kind flag stored in an info word.
+func InfoKindFlag(info uint32) bool { return info&infoKFlag != 0 }
+
+// Word reads the host-order 32-bit word at off. The caller has checked the
+// bounds.
+func Word(b []byte, off uint32) uint32 { return binary.NativeEndian.Uint32(b[off:]) }
+
+// AppendWord appends a host-order 32-bit word.
+func AppendWord(dst []byte, w uint32) []byte { return binary.NativeEndian.AppendUint32(dst, w) }
+
+// INT extra word: encoding in bits 24-27, bit offset in 16-23, bits in 0-7.
+const (
+	IntSigned = 1 << 0
+	IntChar   = 1 << 1
+	IntBool   = 1 << 2
+)
+
+// IntEncoding, IntOffset and IntBits unpack the word that follows an INT.
+func IntEncoding(w uint32) uint8 { return uint8(w >> 24 & 0x0f) }
+
+// IntOffset returns the bit offset stored in an INT's extra word.
+func IntOffset(w uint32) uint8 { return uint8(w >> 16) }
+
+// IntBits returns the number of bits stored in an INT's extra word.
+func IntBits(w uint32) uint8 { return uint8(w) }
+
+// IntWord packs an INT's extra word.
+func IntWord(encoding, offset, bits uint8) uint32 {
+	return uint32(encoding&0x0f)<<24 | uint32(offset)<<16 | uint32(bits)
+}
+
+// MemberBitfieldSize and MemberBitOffset unpack a struct member's offset
+// word when the struct's kind flag is set; without it the word is the bit
+// offset and there is no bitfield size.
+func MemberBitfieldSize(w uint32) uint32 { return w >> 24 }
+
+// MemberBitOffset returns the bit offset of a member whose struct has the
+// kind flag set.
+func MemberBitOffset(w uint32) uint32 { return w & 0xffffff }
+
+// Linkage values of FUNC (in vlen) and VAR (in the extra word).
+const (
+	LinkageStatic = 0
+	LinkageGlobal = 1
+	LinkageExtern = 2
+)
+
+// Layout says how many bytes follow the fixed part of a record of one kind:
+// InfoSize once, then ElemSize for each of the record's vlen elements.
+type Layout struct {
+	InfoSize uint8
+	ElemSize uint8
+	Flags    uint16
+	Known    bool // described by this package or by the data's layout section
+}
+
+// LayoutEntrySize is the size of one entry of the layout section.
+const LayoutEntrySize = 4
+
+// Layouts holds a Layout for every kind number the info word can hold.
+type Layouts [MaxKind + 1]Layout
+
+// DefaultLayouts describes the kinds defined today.
+var DefaultLayouts = Layouts{
+	KindUnknown:   {Known: true},
+	KindInt:       {InfoSize: 4, Known: true},
+	KindPointer:   {Known: true},
+	KindArray:     {InfoSize: 12, Known: true},
+	KindStruct:    {ElemSize: 12, Known: true},
+	KindUnion:     {ElemSize: 12, Known: true},
+	KindEnum:      {ElemSize: 8, Known: true},
+	KindForward:   {Known: true},
+	KindTypedef:   {Known: true},
+	KindVolatile:  {Known: true},
+	KindConst:     {Known: true},
+	KindRestrict:  {Known: true},
+	KindFunc:      {Known: true},
+	KindFuncProto: {ElemSize: 8, Known: true},
+	KindVar:       {InfoSize: 4, Known: true},
+	KindDatasec:   {ElemSize: 12, Known: true},
+	KindFloat:     {Known: true},
+	KindDeclTag:   {InfoSize: 4, Known: true},
+	KindTypeTag:   {Known: true},
+	KindEnum64:    {ElemSize: 12, Known: true},
+}
+
+// ParseLayouts reads a layout section (host byte order) and merges it with
+// DefaultLayouts. A kind this package knows must be described as it knows
+// it; a kind it does not know becomes skippable.
+func ParseLayouts(sec []byte) (Layouts, error) {
+	l := DefaultLayouts
+	if len(sec)%LayoutEntrySize != 0 {
+		return l, fmt.Errorf("layout section: length %d is not a multiple of %d", len(sec), LayoutEntrySize)
+	}
+	n := len(sec) / LayoutEntrySize
+	if n > MaxKind+1 {
+		return l, fmt.Errorf("layout section: %d entries, at most %d kinds exist", n, MaxKind+1)
+	}
+	for k := range n {
+		e := sec[k*LayoutEntrySize:]
+		got := Layout{InfoSize: e[0], ElemSize: e[1], Flags: binary.NativeEndian.Uint16(e[2:]), Known: true}
+		if k == int(KindUnknown) {
+			continue
+		}
+		if k < NumKinds {
+			want := DefaultLayouts[k]
+			if got.InfoSize != want.InfoSize || got.ElemSize != want.ElemSize {
+				return l, fmt.Errorf("layout section: kind %v described with info %d, elem %d; want %d, %d",
+					Kind(k), got.InfoSize, got.ElemSize, want.InfoSize, want.ElemSize)
+			}
+		}
+		if got.InfoSize%4 != 0 || got.ElemSize%4 != 0 {
+			return l, fmt.Errorf("layout section: kind %d sizes %d, %d are not multiples of 4", k, got.InfoSize, got.ElemSize)
+		}
+		l[k] = got
+	}
+	return l, nil
+}
+
+// AppendLayouts appends a layout section describing the kinds known today.
+func AppendLayouts(dst []byte, bo binary.AppendByteOrder) []byte {
+	for k := range NumKinds {
+		l := DefaultLayouts[k]
+		dst = append(dst, l.InfoSize, l.ElemSize)
+		dst = bo.AppendUint16(dst, l.Flags)
+	}
+	return dst
+}
+
+// RecordSize returns the size in bytes of a record with the given info word,
+// and false if its kind is not described by l.
+func (l *Layouts) RecordSize(info uint32) (uint32, bool) {
+	e := &l[InfoKind(info)]
+	return TypeSize + uint32(e.InfoSize) + uint32(e.ElemSize)*uint32(InfoVlen(info)), e.Known
+}

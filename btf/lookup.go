@@ -1,0 +1,233 @@
+package btf
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// TypeByID returns the type with the given id, looking in the base Specs for
+// ids below FirstID. Id 0 returns void. An id past LastID gives an error
+// wrapping ErrNotFound; a closed Spec gives ErrClosed.
+func (s *Spec) TypeByID(id TypeID) (Type, error) {
+	if !s.alive() {
+		return Type{}, ErrClosed
+	}
+	if id == 0 {
+		return Type{}, nil
+	}
+	o := s.owner(id)
+	if o == nil {
+		return Type{}, fmt.Errorf("type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
+	}
+	return Type{spec: o, id: id, off: o.offsetOf(id)}, nil
+}
+
+// Scope selects which Specs of a split chain a lookup or iteration covers.
+type Scope uint8
+
+// Scopes.
+const (
+	ScopeAll   Scope = iota // the Spec and all its bases
+	ScopeOwn                // only the Spec's own types (the split part)
+	ScopeBases              // only the base Specs
+)
+
+// Types iterates over types in id order: the Spec's own types, or with
+// ScopeAll the bases' types first. Void is not included. Nothing is yielded
+// once the Spec is closed.
+func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
+	return func(yield func(TypeID, Type) bool) {
+		for _, o := range s.chain(scope) {
+			if !o.alive() {
+				return
+			}
+			off := uint32(0)
+			for i := range o.n {
+				t := Type{spec: o, id: o.firstID + TypeID(i), off: off}
+				if !yield(t.id, t) {
+					return
+				}
+				size, _ := o.layouts.RecordSize(wire.Word(o.types, off+4))
+				off += size
+			}
+		}
+	}
+}
+
+// All iterates over every type of the Spec and its bases, in id order. It is
+// Types(ScopeAll).
+func (s *Spec) All() iter.Seq2[TypeID, Type] { return s.Types(ScopeAll) }
+
+// chain returns the Specs a scope covers, base first. It allocates a short
+// slice.
+func (s *Spec) chain(scope Scope) []*Spec {
+	var all []*Spec
+	for o := s; o != nil; o = o.base {
+		all = append(all, o)
+	}
+	for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
+		all[i], all[j] = all[j], all[i]
+	}
+	switch scope {
+	case ScopeOwn:
+		return all[len(all)-1:]
+	case ScopeBases:
+		return all[:len(all)-1]
+	}
+	return all
+}
+
+// FindOptions narrow a lookup by name.
+type FindOptions struct {
+	// Kind, if not KindUnknown, keeps only types of this kind.
+	Kind Kind
+	// Flavors makes the lookup match "name___suffix" as well as "name", as
+	// CO-RE does: the part from the last "___" on is ignored, in the name
+	// looked for and in the names compared with it.
+	Flavors bool
+	// Scope picks the part of a split chain to search.
+	Scope Scope
+}
+
+// Find returns every type named name (and matching opts), in id order. An
+// empty result gives an error wrapping ErrNotFound. A closed Spec gives
+// ErrClosed.
+//
+// Find scans the types without building an index: it first finds the name's
+// offsets in the string sections, then compares offsets (see
+// BenchmarkFindTaskStruct).
+func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
+	if !s.alive() {
+		return nil, ErrClosed
+	}
+	var out []Type
+	for t := range s.find(name, opts) {
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		if opts.Kind != KindUnknown {
+			return nil, fmt.Errorf("%v %q: %w", opts.Kind, name, ErrNotFound)
+		}
+		return nil, fmt.Errorf("type %q: %w", name, ErrNotFound)
+	}
+	return out, nil
+}
+
+// FindOne is Find for callers that expect exactly one type: several matches
+// give an error wrapping ErrMultipleMatches.
+func (s *Spec) FindOne(name string, opts FindOptions) (Type, error) {
+	ts, err := s.Find(name, opts)
+	if err != nil {
+		return Type{}, err
+	}
+	if len(ts) > 1 {
+		return Type{}, fmt.Errorf("type %q: %d types: %w", name, len(ts), ErrMultipleMatches)
+	}
+	return ts[0], nil
+}
+
+// find yields the matching types without allocating a result slice.
+func (s *Spec) find(name string, opts FindOptions) iter.Seq[Type] {
+	if opts.Flavors {
+		name = EssentialName(name)
+	}
+	return func(yield func(Type) bool) {
+		for _, o := range s.chain(opts.Scope) {
+			if !o.alive() || !o.findIn(name, opts, yield) {
+				return
+			}
+		}
+	}
+}
+
+// findIn searches one Spec's own types; it returns false if yield did.
+func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool {
+	var offs []uint32
+	if !opts.Flavors {
+		// Exact names: find the string's offsets first (strings are
+		// usually deduplicated, so there is one), then compare words.
+		offs = s.stringOffsets(name)
+		if len(offs) == 0 {
+			return true
+		}
+	}
+	off := uint32(0)
+	for i := range s.n {
+		nameOff := wire.Word(s.types, off)
+		info := wire.Word(s.types, off+4)
+		if opts.Kind == KindUnknown || wire.InfoKind(info) == opts.Kind {
+			if s.nameMatches(nameOff, name, offs, opts.Flavors) {
+				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
+					return false
+				}
+			}
+		}
+		size, _ := s.layouts.RecordSize(info)
+		off += size
+	}
+	return true
+}
+
+func (s *Spec) nameMatches(nameOff uint32, name string, offs []uint32, flavors bool) bool {
+	if !flavors {
+		for _, o := range offs {
+			if o == nameOff {
+				return true
+			}
+		}
+		return false
+	}
+	b, _ := s.str(nameOff)
+	return len(b) >= len(name) && string(essentialBytes(b)) == name
+}
+
+// stringOffsets returns the offsets, in the whole string space of s's
+// chain, at which name is stored as a complete string. It searches s's own
+// strings and its bases', since split types may use either.
+func (s *Spec) stringOffsets(name string) []uint32 {
+	if name == "" {
+		return nil
+	}
+	var offs []uint32
+	nameBytes := []byte(name)
+	for o := s; o != nil; o = o.base {
+		strs := o.strs
+		for pos := 0; ; {
+			i := bytes.Index(strs[pos:], nameBytes)
+			if i < 0 {
+				break
+			}
+			at := pos + i
+			end := at + len(name)
+			if (at == 0 || strs[at-1] == 0) && end < len(strs) && strs[end] == 0 {
+				offs = append(offs, o.strStart+uint32(at))
+			}
+			pos = at + 1
+		}
+	}
+	return offs
+}
+
+// EssentialName returns name without a CO-RE flavor suffix. As in libbpf,
+// the suffix starts at the last "___" that has a character other than '_'
+// on both sides: "foo___a" and "foo___b" both give "foo"; "foo", "___x" and
+// "foo____" are unchanged.
+func EssentialName(name string) string {
+	return name[:essentialLen(name)]
+}
+
+func essentialBytes(b []byte) []byte {
+	return b[:essentialLen(b)]
+}
+
+func essentialLen[S string | []byte](s S) int {
+	for i := len(s) - 5; i >= 0; i-- {
+		if s[i] != '_' && s[i+1] == '_' && s[i+2] == '_' && s[i+3] == '_' && s[i+4] != '_' {
+			return i + 1
+		}
+	}
+	return len(s)
+}

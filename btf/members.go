@@ -1,0 +1,170 @@
+package btf
+
+import (
+	"iter"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// Member is a member of a STRUCT or UNION.
+type Member struct {
+	spec         *Spec
+	nameOff      uint32
+	Type         TypeID
+	BitOffset    uint32 // offset from the start of the composite, in bits
+	BitfieldSize uint32 // 0 unless the member is a bitfield
+}
+
+// Member returns the i-th member of a STRUCT or UNION; the zero Member if t
+// is of another kind or i is out of range.
+func (t Type) Member(i int) Member {
+	e := t.elem(i, KindStruct, KindUnion)
+	if e == nil {
+		return Member{}
+	}
+	m := Member{spec: t.spec, nameOff: wire.Word(e, 0), Type: TypeID(wire.Word(e, 4)), BitOffset: wire.Word(e, 8)}
+	if t.KindFlag() {
+		m.BitfieldSize = wire.MemberBitfieldSize(m.BitOffset)
+		m.BitOffset = wire.MemberBitOffset(m.BitOffset)
+	}
+	return m
+}
+
+// Members iterates over the members of a STRUCT or UNION, with their index.
+func (t Type) Members() iter.Seq2[int, Member] {
+	return seq(t.vlenOf(KindStruct, KindUnion), t.Member)
+}
+
+// NameOffset returns the offset of the member's name in the string section.
+func (m Member) NameOffset() uint32 { return m.nameOff }
+
+// NameBytes returns the member's name without copying; nil if anonymous.
+// Valid until the Spec is closed.
+func (m Member) NameBytes() []byte { return strBytes(m.spec, m.nameOff) }
+
+// Name returns a copy of the member's name; "" if anonymous.
+func (m Member) Name() string { return string(m.NameBytes()) }
+
+// Param is a parameter of a FUNC_PROTO.
+type Param struct {
+	spec    *Spec
+	nameOff uint32
+	Type    TypeID // 0 for the "..." of a variadic function
+}
+
+// Param returns the i-th parameter of a FUNC_PROTO; the zero Param if t is
+// of another kind or i is out of range.
+func (t Type) Param(i int) Param {
+	e := t.elem(i, KindFuncProto)
+	if e == nil {
+		return Param{}
+	}
+	return Param{spec: t.spec, nameOff: wire.Word(e, 0), Type: TypeID(wire.Word(e, 4))}
+}
+
+// Params iterates over the parameters of a FUNC_PROTO, with their index.
+func (t Type) Params() iter.Seq2[int, Param] {
+	return seq(t.vlenOf(KindFuncProto), t.Param)
+}
+
+// NameOffset returns the offset of the parameter's name.
+func (p Param) NameOffset() uint32 { return p.nameOff }
+
+// NameBytes returns the parameter's name without copying; nil if unnamed.
+// Valid until the Spec is closed.
+func (p Param) NameBytes() []byte { return strBytes(p.spec, p.nameOff) }
+
+// Name returns a copy of the parameter's name; "" if unnamed.
+func (p Param) Name() string { return string(p.NameBytes()) }
+
+// EnumValue is an enumerator of an ENUM or ENUM64.
+type EnumValue struct {
+	spec    *Spec
+	nameOff uint32
+	// Value holds the raw bits: the low 32 for ENUM, all 64 for ENUM64.
+	Value  uint64
+	Signed bool // the enum's kind_flag
+	Is64   bool // from an ENUM64
+}
+
+// EnumValue returns the i-th enumerator of an ENUM or ENUM64; the zero
+// EnumValue if t is of another kind or i is out of range.
+func (t Type) EnumValue(i int) EnumValue {
+	e := t.elem(i, KindEnum, KindEnum64)
+	if e == nil {
+		return EnumValue{}
+	}
+	v := EnumValue{spec: t.spec, nameOff: wire.Word(e, 0), Value: uint64(wire.Word(e, 4)), Signed: t.KindFlag()}
+	if t.Kind() == KindEnum64 {
+		v.Is64 = true
+		v.Value |= uint64(wire.Word(e, 8)) << 32
+	}
+	return v
+}
+
+// EnumValues iterates over the enumerators of an ENUM or ENUM64.
+func (t Type) EnumValues() iter.Seq2[int, EnumValue] {
+	return seq(t.vlenOf(KindEnum, KindEnum64), t.EnumValue)
+}
+
+// Int64 returns the value as a signed number: a 32-bit ENUM value is sign
+// extended.
+func (v EnumValue) Int64() int64 {
+	if !v.Is64 {
+		return int64(int32(uint32(v.Value)))
+	}
+	return int64(v.Value)
+}
+
+// NameOffset returns the offset of the enumerator's name.
+func (v EnumValue) NameOffset() uint32 { return v.nameOff }
+
+// NameBytes returns the enumerator's name without copying. Valid until the
+// Spec is closed.
+func (v EnumValue) NameBytes() []byte { return strBytes(v.spec, v.nameOff) }
+
+// Name returns a copy of the enumerator's name.
+func (v EnumValue) Name() string { return string(v.NameBytes()) }
+
+// VarSecinfo is a variable of a DATASEC.
+type VarSecinfo struct {
+	Type   TypeID
+	Offset uint32
+	Size   uint32
+}
+
+// VarSecinfo returns the i-th variable of a DATASEC; the zero VarSecinfo if
+// t is of another kind or i is out of range.
+func (t Type) VarSecinfo(i int) VarSecinfo {
+	e := t.elem(i, KindDatasec)
+	if e == nil {
+		return VarSecinfo{}
+	}
+	return VarSecinfo{Type: TypeID(wire.Word(e, 0)), Offset: wire.Word(e, 4), Size: wire.Word(e, 8)}
+}
+
+// VarSecinfos iterates over the variables of a DATASEC.
+func (t Type) VarSecinfos() iter.Seq2[int, VarSecinfo] {
+	return seq(t.vlenOf(KindDatasec), t.VarSecinfo)
+}
+
+func (t Type) vlenOf(kinds ...Kind) int {
+	k := t.Kind()
+	for _, want := range kinds {
+		if k == want {
+			return t.Vlen()
+		}
+	}
+	return 0
+}
+
+func strBytes(s *Spec, off uint32) []byte {
+	if s == nil || !s.alive() {
+		return nil
+	}
+	b, _ := s.str(off)
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,67 @@
+package rawdump_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// The goldens are bpftool 7.1's output (testdata/README.md), never ours.
+func TestGoldenVmlinux(t *testing.T) {
+	for _, tc := range []struct{ btf, golden string }{
+		{testfixtures.HostVmlinux, "bpftool/host-6.18.44.raw.txt.gz"},
+		{testfixtures.DebianVmlinux, "bpftool/debian-6.1.raw.txt.gz"},
+	} {
+		t.Run(tc.btf, func(t *testing.T) {
+			s, err := btf.Parse(testfixtures.Read(t, tc.btf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := rawdump.Write(&got, s, rawdump.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			compare(t, got.Bytes(), testfixtures.Read(t, tc.golden))
+		})
+	}
+}
+
+func TestGoldenModules(t *testing.T) {
+	base, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := testfixtures.Modules(t)
+	for _, name := range testfixtures.DebianGoldenModules {
+		t.Run(name, func(t *testing.T) {
+			s, err := btf.ParseSplit(mods[name], base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := rawdump.Write(&got, s, rawdump.Options{Scope: btf.ScopeOwn}); err != nil {
+				t.Fatal(err)
+			}
+			compare(t, got.Bytes(), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
+		})
+	}
+}
+
+// compare reports the first differing line, which is far more useful than a
+// diff of two multi-megabyte texts.
+func compare(tb testing.TB, got, want []byte) {
+	tb.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := range min(len(gl), len(wl)) {
+		if !bytes.Equal(gl[i], wl[i]) {
+			tb.Fatalf("line %d differs:\n got: %q\nwant: %q", i+1, gl[i], wl[i])
+		}
+	}
+	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
+}

@@ -1,0 +1,142 @@
+package btf
+
+import (
+	"errors"
+	"fmt"
+)
+
+// maxChain bounds the typedef, qualifier and array chains that Resolve,
+// SizeOf and AlignOf follow, so that a cycle in corrupt BTF ends with an
+// error instead of a hang. libbpf uses the same limit (MAX_RESOLVE_DEPTH).
+const maxChain = 32
+
+// errLoop is wrapped by errors about chains longer than maxChain.
+var errLoop = errors.New("reference chain too long or cyclic")
+
+// Resolve follows TYPEDEF, CONST, VOLATILE, RESTRICT and TYPE_TAG from id
+// and returns the first type that is none of these (possibly void).
+func (s *Spec) Resolve(id TypeID) (Type, error) {
+	for range maxChain {
+		t, err := s.TypeByID(id)
+		if err != nil {
+			return Type{}, err
+		}
+		switch t.Kind() {
+		case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag:
+			id = t.Ref()
+		default:
+			return t, nil
+		}
+	}
+	return Type{}, fmt.Errorf("resolve type %d: %w", id, errLoop)
+}
+
+// SizeOf returns the size in bytes of a value of type id, following
+// typedefs, qualifiers, VARs and arrays as the C compiler would. Void,
+// FWD, FUNC and FUNC_PROTO have no size and give an error.
+func (s *Spec) SizeOf(id TypeID) (uint32, error) {
+	nelems := uint64(1)
+	start := id
+	for range maxChain {
+		t, err := s.TypeByID(id)
+		if err != nil {
+			return 0, err
+		}
+		var size uint64
+		switch t.Kind() {
+		case KindInt, KindEnum, KindEnum64, KindStruct, KindUnion, KindDatasec, KindFloat:
+			size = uint64(t.Size())
+		case KindPointer:
+			size = uint64(s.PointerSize())
+		case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag, KindVar, KindDeclTag:
+			id = t.Ref()
+			continue
+		case KindArray:
+			a := t.Array()
+			nelems *= uint64(a.Nelems)
+			if nelems > 1<<32 {
+				return 0, fmt.Errorf("size of type %d: array too large", start)
+			}
+			id = a.Type
+			continue
+		default:
+			return 0, fmt.Errorf("size of type %d: %v has no size", start, t)
+		}
+		if total := nelems * size; total < 1<<32 {
+			return uint32(total), nil
+		}
+		return 0, fmt.Errorf("size of type %d: larger than 4 GiB", start)
+	}
+	return 0, fmt.Errorf("size of type %d: %w", start, errLoop)
+}
+
+// AlignOf returns the alignment in bytes of type id, as libbpf's
+// btf__align_of computes it: a STRUCT or UNION whose members are not all
+// naturally aligned (a packed one) has alignment 1.
+func (s *Spec) AlignOf(id TypeID) (uint32, error) {
+	return s.alignOf(id, 0)
+}
+
+func (s *Spec) alignOf(id TypeID, depth int) (uint32, error) {
+	if depth > maxChain {
+		return 0, fmt.Errorf("alignment of type %d: %w", id, errLoop)
+	}
+	t, err := s.TypeByID(id)
+	if err != nil {
+		return 0, err
+	}
+	switch t.Kind() {
+	case KindInt, KindEnum, KindEnum64, KindFloat:
+		return min(t.Size(), s.PointerSize()), nil
+	case KindPointer:
+		return s.PointerSize(), nil
+	case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag, KindVar:
+		return s.alignOf(t.Ref(), depth+1)
+	case KindArray:
+		return s.alignOf(t.Array().Type, depth+1)
+	case KindStruct, KindUnion:
+		return s.compositeAlign(t, depth)
+	}
+	return 0, fmt.Errorf("alignment of type %d: %v has no alignment", id, t)
+}
+
+func (s *Spec) compositeAlign(t Type, depth int) (uint32, error) {
+	align := uint32(1)
+	for _, m := range t.Members() {
+		a, err := s.alignOf(m.Type, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		if m.BitfieldSize == 0 && m.BitOffset%(8*a) != 0 {
+			return 1, nil // a member is not naturally aligned: packed
+		}
+		align = max(align, a)
+	}
+	if t.Size()%align != 0 {
+		return 1, nil
+	}
+	return align, nil
+}
+
+// PointerSize returns the size of a pointer on the BTF's target, deduced as
+// libbpf does from the size of the INT named "long" (in any spelling): 8 if
+// there is none.
+func (s *Spec) PointerSize() uint32 {
+	root := s
+	for root.base != nil {
+		root = root.base
+	}
+	root.ptrOnce.Do(func() {
+		root.ptrSize = 8
+		for _, name := range []string{"long int", "long unsigned int", "long", "unsigned long", "unsigned long int", "long signed int"} {
+			ts, err := root.Find(name, FindOptions{Kind: KindInt})
+			if err == nil {
+				if sz := ts[0].Size(); sz == 4 || sz == 8 {
+					root.ptrSize = sz
+					return
+				}
+			}
+		}
+	})
+	return root.ptrSize
+}

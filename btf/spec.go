@@ -1,0 +1,256 @@
+package btf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// TypeID identifies a type within a Spec and its bases. Id 0 is void.
+type TypeID uint32
+
+// indexShift sets the density of the offset index: one 4-byte offset is kept
+// for every 1<<indexShift types, and a lookup by id walks at most
+// (1<<indexShift)-1 records from there. Guarded by BenchmarkFindTaskStruct
+// (allocated bytes) and BenchmarkTypeByID.
+const indexShift = 2
+
+// Spec is a read-only view of BTF data: a validated header, an index of
+// record offsets, and accessors that decode records in place. It may sit on a
+// base Spec (split BTF): its type ids then continue after the base's last id
+// and its string offsets after the base's strings.
+//
+// A Spec is safe for concurrent use by multiple goroutines, except that
+// Close must not run concurrently with other uses of the Spec or of any Spec
+// built on it. Use kernel.Cache to share Specs whose lifetime is managed.
+type Spec struct {
+	base     *Spec
+	data     []byte // whole BTF blob, host byte order
+	types    []byte // type section
+	strs     []byte // string section
+	layouts  *wire.Layouts
+	order    binary.ByteOrder // byte order of the original data
+	hdr      wire.Header
+	firstID  TypeID   // id of the first own type
+	n        uint32   // number of own types
+	strStart uint32   // string offset of strs[0]
+	index    []uint32 // offset of own type i<<indexShift within types
+
+	closed   atomic.Bool
+	closeFn  func() error
+	closeErr error
+	once     sync.Once
+
+	ptrOnce sync.Once
+	ptrSize uint32
+}
+
+// Parse reads raw BTF from b, which the caller keeps unchanged for as long as
+// the Spec is used: b is not copied, unless it is in the byte order opposite
+// to the host's, in which case a converted copy is made. It validates the
+// header and every record (bounds, kinds, type ids and string offsets) in one
+// pass and returns a *FormatError for the first problem found.
+func Parse(b []byte) (*Spec, error) {
+	return ParseSplit(b, nil)
+}
+
+// ParseSplit reads split BTF from b on top of base. A nil base makes it the
+// same as Parse. The base must stay open while the split Spec is used.
+func ParseSplit(b []byte, base *Spec) (*Spec, error) {
+	if base != nil && base.closed.Load() {
+		return nil, ErrClosed
+	}
+	order, swapped, err := wire.ByteOrderOf(b)
+	if err != nil {
+		return nil, &FormatError{Section: "header", Offset: 0, Err: err}
+	}
+	hdr, err := wire.ParseHeader(b, order)
+	if err != nil {
+		return nil, &FormatError{Section: "header", Offset: -1, Err: err}
+	}
+	if swapped {
+		b = wire.Swap(b, hdr)
+	}
+	s := &Spec{base: base, data: b, order: order, hdr: hdr, firstID: 1, layouts: &wire.DefaultLayouts}
+	body := b[hdr.HdrLen:]
+	s.types = body[hdr.TypeOff : hdr.TypeOff+hdr.TypeLen]
+	s.strs = body[hdr.StrOff : hdr.StrOff+hdr.StrLen]
+	if hdr.LayoutLen > 0 {
+		l, err := wire.ParseLayouts(body[hdr.LayoutOff : hdr.LayoutOff+hdr.LayoutLen])
+		if err != nil {
+			return nil, &FormatError{Section: "layout", Offset: -1, Err: err}
+		}
+		s.layouts = &l
+	}
+	if base != nil {
+		s.firstID = base.firstID + TypeID(base.n)
+		s.strStart = base.strStart + uint32(len(base.strs))
+	}
+	if err := s.checkStrings(); err != nil {
+		return nil, err
+	}
+	if err := s.indexTypes(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Spec) checkStrings() error {
+	if len(s.strs) == 0 {
+		if s.base != nil {
+			return nil
+		}
+		return &FormatError{Section: "string", Offset: 0, Msg: "empty string section"}
+	}
+	if s.strs[len(s.strs)-1] != 0 {
+		return &FormatError{Section: "string", Offset: int64(len(s.strs) - 1), Msg: "string section does not end with NUL"}
+	}
+	if s.base == nil && s.strs[0] != 0 {
+		return &FormatError{Section: "string", Offset: 0, Msg: "string section does not start with NUL"}
+	}
+	return nil
+}
+
+// indexTypes makes the one pass over the type section: it checks every
+// record and counts them, then fills the sparse offset index.
+func (s *Spec) indexTypes() error {
+	var n uint32
+	for off := uint32(0); off < uint32(len(s.types)); n++ {
+		size, err := s.checkRecord(s.firstID+TypeID(n), off)
+		if err != nil {
+			return err
+		}
+		off += size
+	}
+	s.n = n
+	if uint64(s.firstID)+uint64(n) > 1<<31 {
+		return &FormatError{Section: "type", Offset: -1, Msg: "too many types"}
+	}
+	s.index = make([]uint32, (n+(1<<indexShift)-1)>>indexShift)
+	off := uint32(0)
+	for i := range n {
+		if i&(1<<indexShift-1) == 0 {
+			s.index[i>>indexShift] = off
+		}
+		info := wire.Word(s.types, off+4)
+		if err := s.checkRefs(s.firstID+TypeID(i), off, info); err != nil {
+			return err
+		}
+		size, _ := s.layouts.RecordSize(info)
+		off += size
+	}
+	return nil
+}
+
+// checkRecord checks the bounds and kind of the record at off and returns its
+// size. References are checked once all records are known, by checkRefs.
+func (s *Spec) checkRecord(id TypeID, off uint32) (uint32, error) {
+	if uint64(off)+wire.TypeSize > uint64(len(s.types)) {
+		return 0, typeErr(id, off, "record header truncated: %d bytes left", len(s.types)-int(off))
+	}
+	info := wire.Word(s.types, off+4)
+	size, known := s.layouts.RecordSize(info)
+	if !known {
+		return 0, typeErr(id, off, "unknown kind %d", wire.InfoKind(info))
+	}
+	if uint64(off)+uint64(size) > uint64(len(s.types)) {
+		return 0, typeErr(id, off, "%v record of %d bytes (vlen %d) runs past the type section end",
+			wire.InfoKind(info), size, wire.InfoVlen(info))
+	}
+	return size, nil
+}
+
+// Base returns the base Spec of split BTF, or nil.
+func (s *Spec) Base() *Spec { return s.base }
+
+// FirstID returns the id of the Spec's first own type: 1, or for split BTF
+// the id after its base's last type.
+func (s *Spec) FirstID() TypeID { return s.firstID }
+
+// NumTypes returns how many types the Spec itself holds, excluding its base
+// and the implicit void type.
+func (s *Spec) NumTypes() int { return int(s.n) }
+
+// LastID returns the largest valid type id: FirstID()+NumTypes()-1.
+func (s *Spec) LastID() TypeID { return s.firstID + TypeID(s.n) - 1 }
+
+// ByteOrder returns the byte order of the data the Spec was read from.
+func (s *Spec) ByteOrder() binary.ByteOrder { return s.order }
+
+// HeaderLen returns the length of the header the data had: 24, or 32 for
+// data with a layout section.
+func (s *Spec) HeaderLen() int { return int(s.hdr.HdrLen) }
+
+// StringsLen returns the size of the Spec's own string section.
+func (s *Spec) StringsLen() int { return len(s.strs) }
+
+// Close releases the memory mapping or file behind the Spec, if any. Strings
+// returned by the Spec earlier stay valid; views used afterwards return zero
+// values and lookups return ErrClosed. Close is idempotent. It does not close
+// the base Spec.
+func (s *Spec) Close() error {
+	s.once.Do(func() {
+		s.closed.Store(true)
+		if s.closeFn != nil {
+			s.closeErr = s.closeFn()
+		}
+	})
+	return s.closeErr
+}
+
+// alive reports whether the Spec and all its bases are open.
+func (s *Spec) alive() bool {
+	for ; s != nil; s = s.base {
+		if s.closed.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// owner returns the Spec in the chain that holds id's record, or nil.
+func (s *Spec) owner(id TypeID) *Spec {
+	for ; s != nil; s = s.base {
+		if id >= s.firstID {
+			if id-s.firstID < TypeID(s.n) {
+				return s
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// offsetOf returns the record offset of one of s's own types.
+func (s *Spec) offsetOf(id TypeID) uint32 {
+	i := uint32(id - s.firstID)
+	off := s.index[i>>indexShift]
+	for range i & (1<<indexShift - 1) {
+		size, _ := s.layouts.RecordSize(wire.Word(s.types, off+4))
+		off += size
+	}
+	return off
+}
+
+// str returns the NUL-terminated string at offset off of the Spec's string
+// space (which includes its bases'), without the NUL. ok is false for an
+// offset outside the string sections.
+func (s *Spec) str(off uint32) (b []byte, ok bool) {
+	for ; s != nil; s = s.base {
+		if off >= s.strStart {
+			off -= s.strStart
+			if off >= uint32(len(s.strs)) {
+				return nil, false
+			}
+			rest := s.strs[off:]
+			return rest[:bytes.IndexByte(rest, 0)], true
+		}
+	}
+	return nil, false
+}
+
+// strEnd is the first string offset past the Spec's string space.
+func (s *Spec) strEnd() uint32 { return s.strStart + uint32(len(s.strs)) }

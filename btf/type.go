@@ -1,0 +1,260 @@
+package btf
+
+import (
+	"iter"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// Type is a view of one type record. It is a small value (a Spec pointer, the
+// id and the record's offset) whose accessors decode the record in place and
+// allocate nothing, except Name, which copies.
+//
+// The zero Type is void (id 0). Accessors that do not apply to the type's
+// kind return zero values, and so does every accessor once the Spec holding
+// the record has been closed. A Type is safe for concurrent use.
+type Type struct {
+	spec *Spec // the Spec that holds the record; nil for void
+	id   TypeID
+	off  uint32
+}
+
+// rec returns the record's bytes, or nil for void and after Close.
+func (t Type) rec() []byte {
+	if t.spec == nil || t.spec.closed.Load() {
+		return nil
+	}
+	return t.spec.types[t.off:]
+}
+
+func (t Type) word(i uint32) uint32 {
+	r := t.rec()
+	if r == nil {
+		return 0
+	}
+	return wire.Word(r, 4*i)
+}
+
+// ID returns the type's id; 0 for void.
+func (t Type) ID() TypeID { return t.id }
+
+// Spec returns the Spec that holds the type's record (for split BTF, the
+// base or the split Spec), or nil for void.
+func (t Type) Spec() *Spec { return t.spec }
+
+// IsVoid reports whether t is the void type.
+func (t Type) IsVoid() bool { return t.spec == nil }
+
+// Kind returns the type's kind; KindUnknown for void.
+func (t Type) Kind() Kind { return wire.InfoKind(t.word(1)) }
+
+// KindFlag returns the record's kind_flag bit. Its meaning depends on the
+// kind: bitfield member offsets for STRUCT and UNION, a union for FWD,
+// signedness for ENUM and ENUM64, an attribute for DECL_TAG and TYPE_TAG.
+func (t Type) KindFlag() bool { return wire.InfoKindFlag(t.word(1)) }
+
+// Vlen returns the number of members, enumerators, parameters or variables;
+// for FUNC it is the linkage.
+func (t Type) Vlen() int { return wire.InfoVlen(t.word(1)) }
+
+// NameOffset returns the offset of the type's name in the string section of
+// its Spec chain.
+func (t Type) NameOffset() uint32 { return t.word(0) }
+
+// NameBytes returns the type's name without copying it; nil for an
+// anonymous type. The bytes belong to the Spec: they must not be modified,
+// and they are valid only until the Spec is closed. Use Name to keep a name.
+func (t Type) NameBytes() []byte {
+	return strBytes(t.spec, t.NameOffset())
+}
+
+// Name returns a copy of the type's name; "" for an anonymous type or void.
+func (t Type) Name() string {
+	if t.spec == nil {
+		return ""
+	}
+	return string(t.NameBytes())
+}
+
+// Size returns the size in bytes stored in the record of an INT, ENUM,
+// ENUM64, STRUCT, UNION, DATASEC or FLOAT; 0 for other kinds. See
+// Spec.SizeOf for the size of any type.
+func (t Type) Size() uint32 {
+	switch t.Kind() {
+	case KindInt, KindEnum, KindEnum64, KindStruct, KindUnion, KindDatasec, KindFloat:
+		return t.word(2)
+	}
+	return 0
+}
+
+// Ref returns the type that t refers to: the target of a PTR, TYPEDEF,
+// CONST, VOLATILE, RESTRICT or TYPE_TAG, the prototype of a FUNC, the type of
+// a VAR, the tagged type of a DECL_TAG, the return type of a FUNC_PROTO and
+// the element type of an ARRAY. It is 0 (void) for other kinds.
+func (t Type) Ref() TypeID {
+	switch t.Kind() {
+	case KindPointer, KindTypedef, KindVolatile, KindConst, KindRestrict, KindTypeTag,
+		KindFunc, KindVar, KindDeclTag, KindFuncProto:
+		return TypeID(t.word(2))
+	case KindArray:
+		return TypeID(t.word(3))
+	}
+	return 0
+}
+
+// IntInfo describes an INT: its encoding bits and its bit offset and width.
+type IntInfo struct {
+	Encoding uint8 // IntSigned, IntChar, IntBool
+	Offset   uint8
+	Bits     uint8
+}
+
+// INT encoding bits.
+const (
+	IntSigned = wire.IntSigned
+	IntChar   = wire.IntChar
+	IntBool   = wire.IntBool
+)
+
+// Int returns an INT's encoding, bit offset and bits; zero for other kinds.
+func (t Type) Int() IntInfo {
+	if t.Kind() != KindInt {
+		return IntInfo{}
+	}
+	w := t.word(3)
+	return IntInfo{Encoding: wire.IntEncoding(w), Offset: wire.IntOffset(w), Bits: wire.IntBits(w)}
+}
+
+// ArrayInfo describes an ARRAY.
+type ArrayInfo struct {
+	Type   TypeID // element type
+	Index  TypeID // index type
+	Nelems uint32
+}
+
+// Array returns an ARRAY's element type, index type and length; zero for
+// other kinds.
+func (t Type) Array() ArrayInfo {
+	if t.Kind() != KindArray {
+		return ArrayInfo{}
+	}
+	return ArrayInfo{Type: TypeID(t.word(3)), Index: TypeID(t.word(4)), Nelems: t.word(5)}
+}
+
+// Linkage of a FUNC or VAR.
+type Linkage uint32
+
+// Linkage values.
+const (
+	LinkageStatic Linkage = wire.LinkageStatic
+	LinkageGlobal Linkage = wire.LinkageGlobal
+	LinkageExtern Linkage = wire.LinkageExtern
+)
+
+// String returns "static", "global", "extern", or "(unknown)", as bpftool
+// prints them.
+func (l Linkage) String() string {
+	switch l {
+	case LinkageStatic:
+		return "static"
+	case LinkageGlobal:
+		return "global"
+	case LinkageExtern:
+		return "extern"
+	}
+	return "(unknown)"
+}
+
+// Linkage returns the linkage of a FUNC (its vlen) or a VAR; 0 otherwise.
+func (t Type) Linkage() Linkage {
+	switch t.Kind() {
+	case KindFunc:
+		return Linkage(t.Vlen())
+	case KindVar:
+		return Linkage(t.word(3))
+	}
+	return 0
+}
+
+// ComponentIdx returns a DECL_TAG's component index: -1 for the tagged type
+// itself, otherwise the member or parameter it is attached to. It is 0 for
+// other kinds.
+func (t Type) ComponentIdx() int32 {
+	if t.Kind() != KindDeclTag {
+		return 0
+	}
+	return int32(t.word(3))
+}
+
+// IsUnionForward reports whether a FWD declares a union (kind_flag set)
+// rather than a struct.
+func (t Type) IsUnionForward() bool { return t.Kind() == KindForward && t.KindFlag() }
+
+// IsComposite reports whether t is a STRUCT or UNION.
+func (t Type) IsComposite() bool {
+	k := t.Kind()
+	return k == KindStruct || k == KindUnion
+}
+
+// String returns a short description such as "STRUCT 'task_struct' [123]".
+func (t Type) String() string {
+	if t.IsVoid() {
+		return "void [0]"
+	}
+	var b strings.Builder
+	b.WriteString(t.Kind().String())
+	b.WriteString(" '")
+	if n := t.NameBytes(); n != nil {
+		b.Write(n)
+	} else {
+		b.WriteString("(anon)")
+	}
+	b.WriteString("' [")
+	b.WriteString(uitoa(uint64(t.id)))
+	b.WriteString("]")
+	return b.String()
+}
+
+func uitoa(v uint64) string {
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(buf[i:])
+		}
+	}
+}
+
+// elem returns the bytes of the i-th vlen element, or nil if out of range.
+func (t Type) elem(i int, kinds ...Kind) []byte {
+	r := t.rec()
+	if r == nil || i < 0 {
+		return nil
+	}
+	info := wire.Word(r, 4)
+	k := wire.InfoKind(info)
+	match := false
+	for _, want := range kinds {
+		match = match || k == want
+	}
+	if !match || i >= wire.InfoVlen(info) {
+		return nil
+	}
+	l := t.spec.layouts[k]
+	return r[wire.TypeSize+uint32(l.InfoSize)+uint32(l.ElemSize)*uint32(i):]
+}
+
+// seq iterates over n elements produced by get.
+func seq[E any](n int, get func(int) E) iter.Seq2[int, E] {
+	return func(yield func(int, E) bool) {
+		for i := range n {
+			if !yield(i, get(i)) {
+				return
+			}
+		}
+	}
+}

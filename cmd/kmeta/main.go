@@ -1,0 +1,69 @@
+// Command kmeta reads kernel metadata: BTF type information and kallsyms.
+//
+// Every subcommand is a method on cli that builds a cobra command; the
+// command's RunE does nothing but parse flags and call library packages, so
+// the whole CLI can be driven in process by tests through run.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kmeta: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// cli carries the standard streams a command reads and writes. Tests create
+// one with buffers in place of the process's streams.
+type cli struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run executes kmeta with args (without the program name). Errors are
+// returned, not printed, so that main prints exactly one line for them.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := c.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return root.ExecuteContext(ctx)
+}
+
+func (c *cli) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kmeta",
+		Short:         "Read kernel metadata: BTF types and kallsyms",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	btfCmd := &cobra.Command{
+		Use:   "btf",
+		Short: "Inspect, search, write and print BTF type information",
+	}
+	btfCmd.AddCommand(
+		c.btfDumpCmd(),
+		c.btfFindCmd(),
+		c.btfModulesCmd(),
+		c.btfMinCmd(),
+		c.btfCopyCmd(),
+	)
+	root.AddCommand(btfCmd, c.ksymCmd())
+	return root
+}

@@ -1,0 +1,133 @@
+// Package testfixtures gives tests access to the real kernel data committed
+// under the repository's testdata/ directory: BTF from a Debian 6.1 kernel
+// (vmlinux and 1,121 modules) and from the 6.18 host kernel, and the outputs
+// of bpftool for them. See testdata/README.md for where each file came from.
+package testfixtures
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Names of the committed BTF fixtures, relative to testdata/.
+const (
+	HostVmlinux   = "btf/host-6.18.44.btf.gz"
+	DebianVmlinux = "btf/debian-6.1.btf.gz"
+	DebianModules = "btf/debian-6.1-modules.tar.gz"
+)
+
+// DebianGoldenModules are the modules whose bpftool raw dumps are committed
+// as testdata/bpftool/modules/NAME.raw.txt.gz.
+var DebianGoldenModules = []string{"af_key", "vsock_loopback", "kvm", "xfs", "btrfs", "mlx5_core"}
+
+// Dir returns the absolute path of the repository's testdata directory,
+// found by walking up from the working directory to the go.mod of the
+// kmeta module.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/kmeta-dev/kmeta\n")) {
+			return filepath.Join(dir, "testdata")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("testfixtures: cannot find the kmeta module root above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Path returns the absolute path of testdata/rel.
+func Path(tb testing.TB, rel string) string {
+	tb.Helper()
+	return filepath.Join(Dir(tb), filepath.FromSlash(rel))
+}
+
+// Read returns the contents of testdata/rel, decompressed if rel ends in
+// ".gz".
+func Read(tb testing.TB, rel string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(Path(tb, rel))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !strings.HasSuffix(rel, ".gz") {
+		return b
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+
+// Modules returns the raw split BTF of every Debian 6.1 module, by module
+// name (the file name without ".btf"). The map is shared between callers and
+// must not be modified.
+func Modules(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if modCache != nil {
+		return modCache
+	}
+	m, err := readModules(Path(tb, DebianModules))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	modCache = m
+	return m
+}
+
+var (
+	mu       sync.Mutex
+	modCache map[string][]byte
+)
+
+func readModules(file string) (map[string][]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string][]byte)
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(h.Name, ".btf") {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		m[strings.TrimSuffix(path.Base(h.Name), ".btf")] = b
+	}
+}
