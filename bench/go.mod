@@ -8,3 +8,9 @@ require (
 	github.com/cilium/ebpf v0.22.0
 	github.com/kmeta-dev/kmeta v0.0.0-00010101000000-000000000000
 )
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/ulikunitz/xz v0.5.17 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

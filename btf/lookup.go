@@ -50,8 +50,7 @@ func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
 				if !yield(t.id, t) {
 					return
 				}
-				size, _ := o.layouts.RecordSize(wire.Word(o.types, off+4))
-				off += size
+				off += o.sizes.Of(wire.Word(o.types, off+4))
 			}
 		}
 	}
@@ -92,8 +91,8 @@ type FindOptions struct {
 	Scope Scope
 }
 
-// Find returns every type named name (and matching opts), in id order. An
-// empty result gives an error wrapping ErrNotFound. A closed Spec gives
+// Find returns every type named name (and matching opts), in id order; the
+// name "" finds anonymous types. An empty result gives an error wrapping ErrNotFound. A closed Spec gives
 // ErrClosed.
 //
 // Find scans the types without building an index: it first finds the name's
@@ -145,6 +144,11 @@ func (s *Spec) find(name string, opts FindOptions) iter.Seq[Type] {
 
 // findIn searches one Spec's own types; it returns false if yield did.
 func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool {
+	if !opts.Flavors && opts.Kind != KindUnknown {
+		// With a kind, few records qualify: comparing their names is
+		// cheaper than searching the string section.
+		return s.scanName(name, opts.Kind, yield)
+	}
 	var offs []uint32
 	if !opts.Flavors {
 		// Exact names: find the string's offsets first (strings are
@@ -153,6 +157,9 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 		if len(offs) == 0 {
 			return true
 		}
+	}
+	if len(offs) == 1 {
+		return s.scanOffset(offs[0], opts.Kind, yield)
 	}
 	off := uint32(0)
 	for i := range s.n {
@@ -165,8 +172,59 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 				}
 			}
 		}
-		size, _ := s.layouts.RecordSize(info)
-		off += size
+		off += s.sizes.Of(info)
+	}
+	return true
+}
+
+// scanName yields the types of one kind named name (BenchmarkFindTaskStruct).
+// It walks the records in groups that start at the offsets of the sparse
+// index: the groups do not depend on each other, so the processor overlaps
+// them instead of waiting for each record's size to find the next.
+func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
+	types := s.types
+	for g, off := range s.index {
+		first := uint32(g) << indexShift
+		for i := first; i < min(first+1<<indexShift, s.n); i++ {
+			info := wire.Word(types, off+4)
+			if wire.InfoKind(info) == kind && s.nameIs(wire.Word(types, off), name) {
+				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
+					return false
+				}
+			}
+			off += s.sizes.Of(info)
+		}
+	}
+	return true
+}
+
+// nameIs reports whether the string at off is name.
+func (s *Spec) nameIs(off uint32, name string) bool {
+	for o := s; o != nil; o = o.base {
+		if off >= o.strStart {
+			rel := uint64(off - o.strStart)
+			end := rel + uint64(len(name))
+			return end < uint64(len(o.strs)) && o.strs[end] == 0 && string(o.strs[rel:end]) == name
+		}
+	}
+	return false
+}
+
+// scanOffset yields the types whose name is at string offset nameOff: the
+// common case of Find, walking groups as scanName does.
+func (s *Spec) scanOffset(nameOff uint32, kind Kind, yield func(Type) bool) bool {
+	types := s.types
+	for g, off := range s.index {
+		first := uint32(g) << indexShift
+		for i := first; i < min(first+1<<indexShift, s.n); i++ {
+			info := wire.Word(types, off+4)
+			if wire.Word(types, off) == nameOff && (kind == KindUnknown || wire.InfoKind(info) == kind) {
+				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
+					return false
+				}
+			}
+			off += s.sizes.Of(info)
+		}
 	}
 	return true
 }
@@ -188,10 +246,16 @@ func (s *Spec) nameMatches(nameOff uint32, name string, offs []uint32, flavors b
 // chain, at which name is stored as a complete string. It searches s's own
 // strings and its bases', since split types may use either.
 func (s *Spec) stringOffsets(name string) []uint32 {
-	if name == "" {
-		return nil
-	}
 	var offs []uint32
+	if name == "" {
+		// Anonymous types: each string section starts with the empty string.
+		for o := s; o != nil; o = o.base {
+			if len(o.strs) > 0 {
+				offs = append(offs, o.strStart)
+			}
+		}
+		return offs
+	}
 	nameBytes := []byte(name)
 	for o := s; o != nil; o = o.base {
 		strs := o.strs

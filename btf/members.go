@@ -32,7 +32,14 @@ func (t Type) Member(i int) Member {
 
 // Members iterates over the members of a STRUCT or UNION, with their index.
 func (t Type) Members() iter.Seq2[int, Member] {
-	return seq(t.vlenOf(KindStruct, KindUnion), t.Member)
+	// A closure over t alone, so that a range loop over it does not allocate.
+	return func(yield func(int, Member) bool) {
+		for i := range t.vlenOf(KindStruct, KindUnion) {
+			if !yield(i, t.Member(i)) {
+				return
+			}
+		}
+	}
 }
 
 // NameOffset returns the offset of the member's name in the string section.
@@ -64,7 +71,14 @@ func (t Type) Param(i int) Param {
 
 // Params iterates over the parameters of a FUNC_PROTO, with their index.
 func (t Type) Params() iter.Seq2[int, Param] {
-	return seq(t.vlenOf(KindFuncProto), t.Param)
+	// A closure over t alone, so that a range loop over it does not allocate.
+	return func(yield func(int, Param) bool) {
+		for i := range t.vlenOf(KindFuncProto) {
+			if !yield(i, t.Param(i)) {
+				return
+			}
+		}
+	}
 }
 
 // NameOffset returns the offset of the parameter's name.
@@ -104,7 +118,14 @@ func (t Type) EnumValue(i int) EnumValue {
 
 // EnumValues iterates over the enumerators of an ENUM or ENUM64.
 func (t Type) EnumValues() iter.Seq2[int, EnumValue] {
-	return seq(t.vlenOf(KindEnum, KindEnum64), t.EnumValue)
+	// A closure over t alone, so that a range loop over it does not allocate.
+	return func(yield func(int, EnumValue) bool) {
+		for i := range t.vlenOf(KindEnum, KindEnum64) {
+			if !yield(i, t.EnumValue(i)) {
+				return
+			}
+		}
+	}
 }
 
 // Int64 returns the value as a signed number: a 32-bit ENUM value is sign
@@ -145,7 +166,14 @@ func (t Type) VarSecinfo(i int) VarSecinfo {
 
 // VarSecinfos iterates over the variables of a DATASEC.
 func (t Type) VarSecinfos() iter.Seq2[int, VarSecinfo] {
-	return seq(t.vlenOf(KindDatasec), t.VarSecinfo)
+	// A closure over t alone, so that a range loop over it does not allocate.
+	return func(yield func(int, VarSecinfo) bool) {
+		for i := range t.vlenOf(KindDatasec) {
+			if !yield(i, t.VarSecinfo(i)) {
+				return
+			}
+		}
+	}
 }
 
 func (t Type) vlenOf(kinds ...Kind) int {

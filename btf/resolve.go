@@ -73,13 +73,26 @@ func (s *Spec) SizeOf(id TypeID) (uint32, error) {
 // AlignOf returns the alignment in bytes of type id, as libbpf's
 // btf__align_of computes it: a STRUCT or UNION whose members are not all
 // naturally aligned (a packed one) has alignment 1.
+//
+// The walk visits at most maxAlignVisits types, so that hostile BTF (nested
+// structs with many members each) cannot make it run for long.
 func (s *Spec) AlignOf(id TypeID) (uint32, error) {
-	return s.alignOf(id, 0)
+	budget := maxAlignVisits
+	return s.alignOf(id, 0, &budget)
 }
 
-func (s *Spec) alignOf(id TypeID, depth int) (uint32, error) {
+// maxAlignVisits bounds the types AlignOf visits. The largest kernel
+// structs need a few thousand.
+const maxAlignVisits = 1 << 16
+
+var errAlignBudget = errors.New("type graph too large")
+
+func (s *Spec) alignOf(id TypeID, depth int, budget *int) (uint32, error) {
 	if depth > maxChain {
 		return 0, fmt.Errorf("alignment of type %d: %w", id, errLoop)
+	}
+	if *budget--; *budget < 0 {
+		return 0, fmt.Errorf("alignment of type %d: %w", id, errAlignBudget)
 	}
 	t, err := s.TypeByID(id)
 	if err != nil {
@@ -91,19 +104,19 @@ func (s *Spec) alignOf(id TypeID, depth int) (uint32, error) {
 	case KindPointer:
 		return s.PointerSize(), nil
 	case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag, KindVar:
-		return s.alignOf(t.Ref(), depth+1)
+		return s.alignOf(t.Ref(), depth+1, budget)
 	case KindArray:
-		return s.alignOf(t.Array().Type, depth+1)
+		return s.alignOf(t.Array().Type, depth+1, budget)
 	case KindStruct, KindUnion:
-		return s.compositeAlign(t, depth)
+		return s.compositeAlign(t, depth, budget)
 	}
 	return 0, fmt.Errorf("alignment of type %d: %v has no alignment", id, t)
 }
 
-func (s *Spec) compositeAlign(t Type, depth int) (uint32, error) {
+func (s *Spec) compositeAlign(t Type, depth int, budget *int) (uint32, error) {
 	align := uint32(1)
 	for _, m := range t.Members() {
-		a, err := s.alignOf(m.Type, depth+1)
+		a, err := s.alignOf(m.Type, depth+1, budget)
 		if err != nil {
 			return 0, err
 		}

@@ -1,7 +1,6 @@
 package btf
 
 import (
-	"iter"
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -246,15 +245,4 @@ func (t Type) elem(i int, kinds ...Kind) []byte {
 	}
 	l := t.spec.layouts[k]
 	return r[wire.TypeSize+uint32(l.InfoSize)+uint32(l.ElemSize)*uint32(i):]
-}
-
-// seq iterates over n elements produced by get.
-func seq[E any](n int, get func(int) E) iter.Seq2[int, E] {
-	return func(yield func(int, E) bool) {
-		for i := range n {
-			if !yield(i, get(i)) {
-				return
-			}
-		}
-	}
 }

@@ -176,3 +176,34 @@ func (l *Layouts) RecordSize(info uint32) (uint32, bool) {
 	e := &l[InfoKind(info)]
 	return TypeSize + uint32(e.InfoSize) + uint32(e.ElemSize)*uint32(InfoVlen(info)), e.Known
 }
+
+// Sizes is Layouts reduced to what walking records needs, for the hot loops
+// of the reader: per kind, the fixed size (0 for an undescribed kind) and
+// the size of one vlen element.
+type Sizes struct {
+	fixed [MaxKind + 1]uint32
+	elem  [MaxKind + 1]uint32
+}
+
+// Sizes returns the Sizes of l.
+func (l *Layouts) Sizes() Sizes {
+	var s Sizes
+	for k, e := range l {
+		if e.Known {
+			s.fixed[k] = TypeSize + uint32(e.InfoSize)
+			s.elem[k] = uint32(e.ElemSize)
+		}
+	}
+	return s
+}
+
+// Of returns the size of a record with the given info word; 0 if its kind is
+// not described.
+func (s *Sizes) Of(info uint32) uint32 {
+	k := info >> infoKindShift & infoKindMask
+	f := s.fixed[k]
+	if f == 0 {
+		return 0
+	}
+	return f + s.elem[k]*(info&infoVlenMask)
+}

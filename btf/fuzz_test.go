@@ -1,0 +1,75 @@
+package btf_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// exercise reads everything a parsed Spec offers; none of it may panic or
+// hang on data that passed validation.
+func exercise(s *btf.Spec) {
+	for id, typ := range s.All() {
+		_ = typ.Name()
+		_, _ = s.Resolve(id)
+		_, _ = s.SizeOf(id)
+		_, _ = s.AlignOf(id)
+		for _, m := range typ.Members() {
+			_ = m.Name()
+		}
+		for _, v := range typ.EnumValues() {
+			_ = v.Name()
+		}
+	}
+	_ = rawdump.Write(io.Discard, s, rawdump.Options{})
+	_, _ = s.Find("task_struct", btf.FindOptions{Flavors: true})
+}
+
+// FuzzParse feeds arbitrary bytes to Parse, and to ParseSplit on a small
+// base. Seeds: real module BTF (split and, unsplit, invalid), the host
+// kernel's first bytes, and hand-made edge cases.
+func FuzzParse(f *testing.F) {
+	mods := testfixtures.Modules(f)
+	for _, name := range []string{"af_key", "vsock_loopback", "vmw_vsock_virtio_transport"} {
+		f.Add(mods[name])
+	}
+	f.Add(testfixtures.Read(f, testfixtures.HostVmlinux)[:4096])
+	f.Add(testfixtures.Read(f, "bpftool/prog.bpf.o.raw.txt")[:64])
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	b.typ("s", btf.KindStruct, 1, true, 4, b.str("x"), 1, 3<<24)
+	b.typ("", btf.KindPointer, 0, false, 2)
+	small := b.bytes()
+	f.Add(small)
+	base, err := btf.Parse(small)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, err := btf.Parse(data); err == nil {
+			exercise(s)
+		}
+		if s, err := btf.ParseSplit(data, base); err == nil {
+			exercise(s)
+		}
+	})
+}
+
+// FuzzParseELF feeds arbitrary bytes through the ELF and decompression
+// paths of Read. Seeds: the real BPF object and gzip-compressed BTF.
+func FuzzParseELF(f *testing.F) {
+	f.Add(testfixtures.Read(f, "elf/prog.bpf.o.gz"))
+	gz := testfixtures.Read(f, "elf/prog.bpf.o.gz")
+	f.Add(gz[:4096])
+	raw, _ := io.ReadAll(bytes.NewReader(mustRead(f, testfixtures.Path(f, "elf/prog.bpf.o.gz"))))
+	f.Add(raw)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, err := btf.Read(bytes.NewReader(data), nil); err == nil {
+			exercise(s)
+		}
+	})
+}

@@ -1,0 +1,81 @@
+package btf_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// rawBuilder assembles small BTF blobs record by record for tests that need
+// shapes no real kernel has (flavors, cycles, bad references).
+type rawBuilder struct {
+	strStart uint32
+	strs     []byte
+	types    []byte
+}
+
+func newRaw(strStart uint32) *rawBuilder { return &rawBuilder{strStart: strStart, strs: []byte{0}} }
+
+func (b *rawBuilder) str(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	off := b.strStart + uint32(len(b.strs))
+	b.strs = append(append(b.strs, s...), 0)
+	return off
+}
+
+// typ appends a record: name, kind, vlen, kind flag, size/type, extra words.
+func (b *rawBuilder) typ(name string, k btf.Kind, vlen int, kflag bool, sizeType uint32, extra ...uint32) {
+	for _, w := range append([]uint32{b.str(name), wire.Info(k, vlen, kflag), sizeType}, extra...) {
+		b.types = wire.AppendWord(b.types, w)
+	}
+}
+
+func (b *rawBuilder) bytes() []byte {
+	h := wire.Header{Version: 1, HdrLen: 24, TypeLen: uint32(len(b.types)), StrOff: uint32(len(b.types)), StrLen: uint32(len(b.strs))}
+	out := wire.AppendHeader(nil, h, binary.NativeEndian)
+	return append(append(out, b.types...), b.strs...)
+}
+
+func mustParse(tb testing.TB, b []byte, base *btf.Spec) *btf.Spec {
+	tb.Helper()
+	s, err := btf.ParseSplit(b, base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func hostSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return mustParse(tb, testfixtures.Read(tb, testfixtures.HostVmlinux), nil)
+}
+
+func debianSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return mustParse(tb, testfixtures.Read(tb, testfixtures.DebianVmlinux), nil)
+}
+
+func dump(tb testing.TB, s *btf.Spec, scope btf.Scope) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := rawdump.Write(&buf, s, rawdump.Options{Scope: scope}); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func names(ts []btf.Type) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.String())
+	}
+	return out
+}

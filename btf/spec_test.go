@@ -1,0 +1,282 @@
+package btf_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+func TestCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec func(testing.TB) *btf.Spec
+		n    int
+	}{
+		{"host", hostSpec, 126689},
+		{"debian", debianSpec, 94975},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.spec(t)
+			if s.NumTypes() != tc.n || s.LastID() != btf.TypeID(tc.n) || s.FirstID() != 1 {
+				t.Fatalf("NumTypes %d FirstID %d LastID %d, want %d types from 1", s.NumTypes(), s.FirstID(), s.LastID(), tc.n)
+			}
+			n := 0
+			for id, typ := range s.All() {
+				n++
+				if typ.ID() != id || id != btf.TypeID(n) {
+					t.Fatalf("iteration yielded id %d (view %d) at position %d", id, typ.ID(), n)
+				}
+				got, err := s.TypeByID(id)
+				if err != nil || got != typ {
+					t.Fatalf("TypeByID(%d) = %v, %v; iteration gave %v", id, got, err, typ)
+				}
+			}
+			if n != tc.n {
+				t.Fatalf("iterated %d types, want %d", n, tc.n)
+			}
+		})
+	}
+}
+
+func TestTypeByIDEdges(t *testing.T) {
+	s := debianSpec(t)
+	void, err := s.TypeByID(0)
+	if err != nil || !void.IsVoid() || void.Kind() != btf.KindUnknown || void.Name() != "" {
+		t.Fatalf("TypeByID(0) = %v, %v; want void", void, err)
+	}
+	if _, err := s.TypeByID(s.LastID() + 1); !errors.Is(err, btf.ErrNotFound) {
+		t.Fatalf("TypeByID past the end: %v, want ErrNotFound", err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	s := hostSpec(t)
+	ts, err := s.Find("task_struct", btf.FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One STRUCT; the raw dump confirms which id bpftool gave it.
+	if diff := cmp.Diff([]string{"STRUCT 'task_struct' [114]"}, names(ts)); diff != "" {
+		t.Fatalf("Find(task_struct) (-want +got):\n%s", diff)
+	}
+	typ := ts[0]
+	if typ.Size() != 3264 || typ.Vlen() != 248 || typ.Member(0).Name() != "thread_info" {
+		t.Fatalf("task_struct: size %d vlen %d member0 %q", typ.Size(), typ.Vlen(), typ.Member(0).Name())
+	}
+	if _, err := s.Find("no_such_type_anywhere", btf.FindOptions{}); !errors.Is(err, btf.ErrNotFound) {
+		t.Fatalf("missing name: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Find("task_struct", btf.FindOptions{Kind: btf.KindUnion}); !errors.Is(err, btf.ErrNotFound) {
+		t.Fatalf("wrong kind: %v, want ErrNotFound", err)
+	}
+	// A prefix of a name is not a match.
+	if _, err := s.Find("task_str", btf.FindOptions{}); !errors.Is(err, btf.ErrNotFound) {
+		t.Fatalf("prefix: %v, want ErrNotFound", err)
+	}
+	fwd, err := s.FindOne("crypto_no_such_thing", btf.FindOptions{Kind: btf.KindForward})
+	if err != nil || !fwd.IsUnionForward() {
+		t.Fatalf("FWD union: %v %v", fwd, err)
+	}
+}
+
+// TestFindAgreesWithScan checks the string-offset search against a plain
+// comparison of every name, for a sample of the names in the Debian BTF.
+func TestFindAgreesWithScan(t *testing.T) {
+	s := debianSpec(t)
+	want := map[string][]btf.TypeID{}
+	for id, typ := range s.All() {
+		if n := typ.Name(); n != "" {
+			want[n] = append(want[n], id)
+		}
+	}
+	checked := 0
+	for name, ids := range want {
+		if checked++; checked%97 != 0 && len(ids) == 1 {
+			continue // every 97th unique name, and every repeated one
+		}
+		ts, err := s.Find(name, btf.FindOptions{})
+		if err != nil {
+			t.Fatalf("Find(%q): %v", name, err)
+		}
+		var got []btf.TypeID
+		for _, typ := range ts {
+			got = append(got, typ.ID())
+		}
+		if diff := cmp.Diff(ids, got); diff != "" {
+			t.Fatalf("Find(%q) ids (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+func TestFlavors(t *testing.T) {
+	// cilium/ebpf returns [foo___b foo] for this set; every one must match.
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	for _, n := range []string{"foo___a", "foo___b", "foo", "foo_bar", "bar___x___y", "___z"} {
+		b.typ(n, btf.KindStruct, 0, false, 0)
+	}
+	s := mustParse(t, b.bytes(), nil)
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"foo", []string{"STRUCT 'foo___a' [2]", "STRUCT 'foo___b' [3]", "STRUCT 'foo' [4]"}},
+		{"foo___c", []string{"STRUCT 'foo___a' [2]", "STRUCT 'foo___b' [3]", "STRUCT 'foo' [4]"}},
+		{"bar___x___q", []string{"STRUCT 'bar___x___y' [6]"}},
+		{"___z", []string{"STRUCT '___z' [7]"}},
+	} {
+		ts, err := s.Find(tc.name, btf.FindOptions{Flavors: true, Kind: btf.KindStruct})
+		if err != nil {
+			t.Fatalf("Find(%q): %v", tc.name, err)
+		}
+		if diff := cmp.Diff(tc.want, names(ts)); diff != "" {
+			t.Errorf("Find(%q, flavors) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if _, err := s.FindOne("foo", btf.FindOptions{Flavors: true}); !errors.Is(err, btf.ErrMultipleMatches) {
+		t.Fatalf("FindOne with three flavors: %v, want ErrMultipleMatches", err)
+	}
+	for in, want := range map[string]string{"foo___a": "foo", "foo": "foo", "___x": "___x", "a____b": "a____b", "a___b___c": "a___b", "x___": "x___"} {
+		if got := btf.EssentialName(in); got != want {
+			t.Errorf("EssentialName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestResolveSizeAlign(t *testing.T) {
+	s := hostSpec(t)
+	find := func(name string, k btf.Kind) btf.Type {
+		typ, err := s.FindOne(name, btf.FindOptions{Kind: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return typ
+	}
+	u32 := find("u32", btf.KindTypedef)
+	r, err := s.Resolve(u32.ID())
+	if err != nil || r.Kind() != btf.KindInt || r.Name() != "unsigned int" {
+		t.Fatalf("Resolve(u32) = %v, %v", r, err)
+	}
+	// Sizes and alignments as libbpf's btf__resolve_size and btf__align_of
+	// report them for this BTF (libbpf 1.1, Debian's libbpf-dev).
+	for _, tc := range []struct {
+		name        string
+		kind        btf.Kind
+		size, align uint32
+	}{
+		{"task_struct", btf.KindStruct, 3264, 8},
+		{"list_head", btf.KindStruct, 16, 8},
+		{"sk_buff", btf.KindStruct, 224, 8},
+		{"rq", btf.KindStruct, 3584, 8},
+		{"atomic64_t", btf.KindTypedef, 8, 8},
+	} {
+		id := find(tc.name, tc.kind).ID()
+		size, err := s.SizeOf(id)
+		if err != nil || size != tc.size {
+			t.Errorf("SizeOf(%s) = %d, %v; want %d", tc.name, size, err, tc.size)
+		}
+		align, err := s.AlignOf(id)
+		if err != nil || align != tc.align {
+			t.Errorf("AlignOf(%s) = %d, %v; want %d", tc.name, align, err, tc.align)
+		}
+	}
+	// comm is char[16].
+	tsk := find("task_struct", btf.KindStruct)
+	for _, m := range tsk.Members() {
+		if m.Name() == "comm" {
+			if size, err := s.SizeOf(m.Type); err != nil || size != 16 {
+				t.Errorf("SizeOf(comm) = %d, %v", size, err)
+			}
+		}
+	}
+	if s.PointerSize() != 8 {
+		t.Errorf("PointerSize = %d", s.PointerSize())
+	}
+	protos, err := s.Find("", btf.FindOptions{Kind: btf.KindFuncProto})
+	if err != nil || len(protos) < 1000 {
+		t.Fatalf("Find(anonymous FUNC_PROTO) = %d types, %v", len(protos), err)
+	}
+	if _, err := s.SizeOf(protos[0].ID()); err == nil {
+		t.Error("SizeOf(FUNC_PROTO) succeeded")
+	}
+}
+
+func TestCyclicTypedefs(t *testing.T) {
+	b := newRaw(0)
+	b.typ("a", btf.KindTypedef, 0, false, 2)
+	b.typ("b", btf.KindTypedef, 0, false, 1)
+	s := mustParse(t, b.bytes(), nil)
+	if _, err := s.Resolve(1); err == nil {
+		t.Fatal("Resolve of a typedef cycle succeeded")
+	}
+	if _, err := s.SizeOf(1); err == nil {
+		t.Fatal("SizeOf of a typedef cycle succeeded")
+	}
+	if _, err := s.AlignOf(1); err == nil {
+		t.Fatal("AlignOf of a typedef cycle succeeded")
+	}
+}
+
+func TestClose(t *testing.T) {
+	s, err := btf.Open(testfixtures.Path(t, "elf/af_key.ko.gz"))
+	if err == nil {
+		t.Fatal("af_key.ko is split BTF; opening it without a base must fail")
+	}
+	s, err = btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, err := s.FindOne("task_struct", btf.FindOptions{Kind: btf.KindStruct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := typ.Name()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if name != "task_struct" {
+		t.Fatalf("name after Close = %q", name)
+	}
+	if typ.Name() != "" || typ.Kind() != btf.KindUnknown || typ.Vlen() != 0 || typ.Member(0) != (btf.Member{}) {
+		t.Fatal("view after Close returned data")
+	}
+	if _, err := s.TypeByID(1); !errors.Is(err, btf.ErrClosed) {
+		t.Fatalf("TypeByID after Close: %v", err)
+	}
+	if _, err := s.Find("task_struct", btf.FindOptions{}); !errors.Is(err, btf.ErrClosed) {
+		t.Fatalf("Find after Close: %v", err)
+	}
+	for range s.All() {
+		t.Fatal("All after Close yielded a type")
+	}
+}
+
+// TestAlignOfBounded builds 30 levels of structs with 8 members each, all of
+// the next level's type: 8^30 paths. AlignOf must give up, not run forever.
+func TestAlignOfBounded(t *testing.T) {
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	const levels = 30
+	for l := range levels {
+		next := uint32(l + 3) // the struct of the next level
+		if l == levels-1 {
+			next = 1
+		}
+		var members []uint32
+		for range 8 {
+			members = append(members, 0, next, 0)
+		}
+		b.typ("", btf.KindStruct, 8, false, 4, members...)
+	}
+	s := mustParse(t, b.bytes(), nil)
+	if _, err := s.AlignOf(2); err == nil {
+		t.Fatal("AlignOf of an exponential type graph succeeded")
+	}
+}
