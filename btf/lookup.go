@@ -95,9 +95,8 @@ type FindOptions struct {
 // name "" finds anonymous types. An empty result gives an error wrapping ErrNotFound. A closed Spec gives
 // ErrClosed.
 //
-// Find scans the types without building an index: it first finds the name's
-// offsets in the string sections, then compares offsets (see
-// BenchmarkFindTaskStruct).
+// Find scans the types without building an index, comparing each record's
+// name in place (see BenchmarkFind).
 func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 	if !s.alive() {
 		return nil, ErrClosed
@@ -144,29 +143,15 @@ func (s *Spec) find(name string, opts FindOptions) iter.Seq[Type] {
 
 // findIn searches one Spec's own types; it returns false if yield did.
 func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool {
-	if !opts.Flavors && opts.Kind != KindUnknown {
-		// With a kind, few records qualify: comparing their names is
-		// cheaper than searching the string section.
-		return s.scanName(name, opts.Kind, yield)
-	}
-	var offs []uint32
 	if !opts.Flavors {
-		// Exact names: find the string's offsets first (strings are
-		// usually deduplicated, so there is one), then compare words.
-		offs = s.stringOffsets(name)
-		if len(offs) == 0 {
-			return true
-		}
-	}
-	if len(offs) == 1 {
-		return s.scanOffset(offs[0], opts.Kind, yield)
+		return s.scanName(name, opts.Kind, yield)
 	}
 	off := uint32(0)
 	for i := range s.n {
-		nameOff := wire.Word(s.types, off)
 		info := wire.Word(s.types, off+4)
 		if opts.Kind == KindUnknown || wire.InfoKind(info) == opts.Kind {
-			if s.nameMatches(nameOff, name, offs, opts.Flavors) {
+			b, _ := s.str(wire.Word(s.types, off))
+			if string(essentialBytes(b)) == name {
 				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
 					return false
 				}
@@ -177,7 +162,7 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 	return true
 }
 
-// scanName yields the types of one kind named name (BenchmarkFindTaskStruct).
+// scanName yields the types of kind kind (any for KindUnknown) named name (BenchmarkFindTaskStruct).
 // It walks the records in groups that start at the offsets of the sparse
 // index: the groups do not depend on each other, so the processor overlaps
 // them instead of waiting for each record's size to find the next.
@@ -187,7 +172,7 @@ func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
 			info := wire.Word(types, off+4)
-			if wire.InfoKind(info) == kind && s.nameIs(wire.Word(types, off), name) {
+			if (kind == KindUnknown || wire.InfoKind(info) == kind) && s.nameIs(wire.Word(types, off), name) {
 				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
 					return false
 				}
@@ -208,25 +193,6 @@ func (s *Spec) nameIs(off uint32, name string) bool {
 		}
 	}
 	return false
-}
-
-// scanOffset yields the types whose name is at string offset nameOff: the
-// common case of Find, walking groups as scanName does.
-func (s *Spec) scanOffset(nameOff uint32, kind Kind, yield func(Type) bool) bool {
-	types := s.types
-	for g, off := range s.index {
-		first := uint32(g) << indexShift
-		for i := first; i < min(first+1<<indexShift, s.n); i++ {
-			info := wire.Word(types, off+4)
-			if wire.Word(types, off) == nameOff && (kind == KindUnknown || wire.InfoKind(info) == kind) {
-				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
-					return false
-				}
-			}
-			off += s.sizes.Of(info)
-		}
-	}
-	return true
 }
 
 func (s *Spec) nameMatches(nameOff uint32, name string, offs []uint32, flavors bool) bool {

@@ -18,7 +18,7 @@ type Member struct {
 // Member returns the i-th member of a STRUCT or UNION; the zero Member if t
 // is of another kind or i is out of range.
 func (t Type) Member(i int) Member {
-	e := t.elem(i, KindStruct, KindUnion)
+	e := t.elem(i, compositeKinds)
 	if e == nil {
 		return Member{}
 	}
@@ -34,7 +34,7 @@ func (t Type) Member(i int) Member {
 func (t Type) Members() iter.Seq2[int, Member] {
 	// A closure over t alone, so that a range loop over it does not allocate.
 	return func(yield func(int, Member) bool) {
-		for i := range t.vlenOf(KindStruct, KindUnion) {
+		for i := range t.vlenOf(compositeKinds) {
 			if !yield(i, t.Member(i)) {
 				return
 			}
@@ -62,7 +62,7 @@ type Param struct {
 // Param returns the i-th parameter of a FUNC_PROTO; the zero Param if t is
 // of another kind or i is out of range.
 func (t Type) Param(i int) Param {
-	e := t.elem(i, KindFuncProto)
+	e := t.elem(i, protoKinds)
 	if e == nil {
 		return Param{}
 	}
@@ -73,7 +73,7 @@ func (t Type) Param(i int) Param {
 func (t Type) Params() iter.Seq2[int, Param] {
 	// A closure over t alone, so that a range loop over it does not allocate.
 	return func(yield func(int, Param) bool) {
-		for i := range t.vlenOf(KindFuncProto) {
+		for i := range t.vlenOf(protoKinds) {
 			if !yield(i, t.Param(i)) {
 				return
 			}
@@ -104,7 +104,7 @@ type EnumValue struct {
 // EnumValue returns the i-th enumerator of an ENUM or ENUM64; the zero
 // EnumValue if t is of another kind or i is out of range.
 func (t Type) EnumValue(i int) EnumValue {
-	e := t.elem(i, KindEnum, KindEnum64)
+	e := t.elem(i, enumKinds)
 	if e == nil {
 		return EnumValue{}
 	}
@@ -120,7 +120,7 @@ func (t Type) EnumValue(i int) EnumValue {
 func (t Type) EnumValues() iter.Seq2[int, EnumValue] {
 	// A closure over t alone, so that a range loop over it does not allocate.
 	return func(yield func(int, EnumValue) bool) {
-		for i := range t.vlenOf(KindEnum, KindEnum64) {
+		for i := range t.vlenOf(enumKinds) {
 			if !yield(i, t.EnumValue(i)) {
 				return
 			}
@@ -157,7 +157,7 @@ type VarSecinfo struct {
 // VarSecinfo returns the i-th variable of a DATASEC; the zero VarSecinfo if
 // t is of another kind or i is out of range.
 func (t Type) VarSecinfo(i int) VarSecinfo {
-	e := t.elem(i, KindDatasec)
+	e := t.elem(i, datasecKinds)
 	if e == nil {
 		return VarSecinfo{}
 	}
@@ -168,7 +168,7 @@ func (t Type) VarSecinfo(i int) VarSecinfo {
 func (t Type) VarSecinfos() iter.Seq2[int, VarSecinfo] {
 	// A closure over t alone, so that a range loop over it does not allocate.
 	return func(yield func(int, VarSecinfo) bool) {
-		for i := range t.vlenOf(KindDatasec) {
+		for i := range t.vlenOf(datasecKinds) {
 			if !yield(i, t.VarSecinfo(i)) {
 				return
 			}
@@ -176,14 +176,12 @@ func (t Type) VarSecinfos() iter.Seq2[int, VarSecinfo] {
 	}
 }
 
-func (t Type) vlenOf(kinds ...Kind) int {
-	k := t.Kind()
-	for _, want := range kinds {
-		if k == want {
-			return t.Vlen()
-		}
+func (t Type) vlenOf(set kindSet) int {
+	info := t.word(1)
+	if set&(1<<wire.InfoKind(info)) == 0 {
+		return 0
 	}
-	return 0
+	return wire.InfoVlen(info)
 }
 
 func strBytes(s *Spec, off uint32) []byte {

@@ -2,10 +2,13 @@ package btf_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -296,4 +299,85 @@ func compare(tb testing.TB, got, want []byte) {
 		}
 	}
 	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
+}
+
+// TestHugeLengthsDoNotAllocate: headers whose lengths claim 4 GiB give an
+// error, and parsing them allocates next to nothing.
+func TestHugeLengthsDoNotAllocate(t *testing.T) {
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	raw := b.bytes()
+	for _, field := range []int{12, 20} { // type_len, str_len
+		data := append([]byte{}, raw...)
+		binary.NativeEndian.PutUint32(data[field:], 0xffffffff)
+		allocated := bytesAllocated(func() {
+			if _, err := btf.Parse(data); err == nil {
+				t.Fatalf("header field at %d claiming 4 GiB was accepted", field)
+			}
+		})
+		if allocated > 64<<10 {
+			t.Errorf("header field at %d claiming 4 GiB: %d bytes allocated", field, allocated)
+		}
+	}
+
+	// An ELF whose .BTF section header claims 4 GiB of data.
+	elfData := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	f, err := elf.NewFile(bytes.NewReader(elfData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.Section(".BTF")
+	shoff := binary.LittleEndian.Uint64(elfData[0x28:])
+	shentsize := uint64(binary.LittleEndian.Uint16(elfData[0x3a:]))
+	idx := -1
+	for i, s := range f.Sections {
+		if s == sec {
+			idx = i
+		}
+	}
+	// Elf64_Shdr.sh_size is at offset 32.
+	binary.LittleEndian.PutUint64(elfData[shoff+uint64(idx)*shentsize+32:], 0xffffffff)
+	allocated := bytesAllocated(func() {
+		if _, err := btf.Read(bytes.NewReader(elfData), nil); err == nil {
+			t.Fatal("ELF with a 4 GiB .BTF section was accepted")
+		}
+	})
+	// Read copies the input (650 KB) once; nothing near 4 GiB.
+	if allocated > 16<<20 {
+		t.Errorf("ELF claiming a 4 GiB .BTF: %d bytes allocated", allocated)
+	}
+}
+
+func bytesAllocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestOpenUnmappable reads BTF from a FIFO, which cannot be mapped: Open
+// falls back to reading it, as for sysfs on kernels before 6.16.
+func TestOpenUnmappable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(raw)
+		f.Close()
+	}()
+	s, err := btf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.NumTypes() != 94975 {
+		t.Fatalf("NumTypes = %d", s.NumTypes())
+	}
 }

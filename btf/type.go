@@ -228,21 +228,35 @@ func uitoa(v uint64) string {
 	}
 }
 
-// elem returns the bytes of the i-th vlen element, or nil if out of range.
-func (t Type) elem(i int, kinds ...Kind) []byte {
+// kindSet is a set of kinds, one bit each.
+type kindSet uint32
+
+func kinds(ks ...Kind) kindSet {
+	var set kindSet
+	for _, k := range ks {
+		set |= 1 << k
+	}
+	return set
+}
+
+var (
+	compositeKinds = kinds(KindStruct, KindUnion)
+	protoKinds     = kinds(KindFuncProto)
+	enumKinds      = kinds(KindEnum, KindEnum64)
+	datasecKinds   = kinds(KindDatasec)
+)
+
+// elem returns the bytes of the i-th vlen element, or nil if t's kind is not
+// in set or i is out of range. Guarded by BenchmarkFindTaskStruct.
+func (t Type) elem(i int, set kindSet) []byte {
 	r := t.rec()
-	if r == nil || i < 0 {
+	if r == nil {
 		return nil
 	}
 	info := wire.Word(r, 4)
 	k := wire.InfoKind(info)
-	match := false
-	for _, want := range kinds {
-		match = match || k == want
-	}
-	if !match || i >= wire.InfoVlen(info) {
+	if set&(1<<k) == 0 || uint(i) >= uint(wire.InfoVlen(info)) {
 		return nil
 	}
-	l := t.spec.layouts[k]
-	return r[wire.TypeSize+uint32(l.InfoSize)+uint32(l.ElemSize)*uint32(i):]
+	return r[t.spec.sizes.Elem(k, uint32(i)):]
 }

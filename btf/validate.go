@@ -74,42 +74,53 @@ func (v *validator) ref(id TypeID, off uint32, what string, t uint32) error {
 }
 
 // maxRefs accumulates the largest type id and string offset that records
-// refer to, without branching on each one.
+// refer to.
 type maxRefs struct {
 	typ, str uint32
 }
 
-// add notes the references of one record; rec holds exactly the record.
+// refShape says where the records of one kind keep type ids and string
+// offsets, as masks, so that maxRefs.add treats every kind with the same
+// few instructions instead of a switch that mispredicts on kernel BTF,
+// whose kinds come in no order.
+type refShape struct {
+	word2    uint32 // all ones if word 2 (size or type) is a type id
+	array    bool   // words 3 and 4 are type ids
+	elemSize uint32 // size of a vlen element; 0 if the kind has none
+	nameMask uint32 // all ones if an element's word 0 is a string offset
+	typeMask uint32 // all ones if an element has a type id at typeAt
+	typeAt   uint32
+}
+
+var refShapes = func() (shapes [wire.MaxKind + 1]refShape) {
+	for _, k := range []wire.Kind{wire.KindPointer, wire.KindTypedef, wire.KindVolatile, wire.KindConst,
+		wire.KindRestrict, wire.KindFunc, wire.KindVar, wire.KindDeclTag, wire.KindTypeTag, wire.KindFuncProto} {
+		shapes[k].word2 = ^uint32(0)
+	}
+	shapes[wire.KindArray].array = true
+	shapes[wire.KindStruct] = refShape{elemSize: 12, nameMask: ^uint32(0), typeMask: ^uint32(0), typeAt: 4}
+	shapes[wire.KindUnion] = shapes[wire.KindStruct]
+	shapes[wire.KindEnum] = refShape{elemSize: 8, nameMask: ^uint32(0)}
+	shapes[wire.KindEnum64] = refShape{elemSize: 12, nameMask: ^uint32(0)}
+	shapes[wire.KindFuncProto] = refShape{word2: ^uint32(0), elemSize: 8, nameMask: ^uint32(0), typeMask: ^uint32(0), typeAt: 4}
+	shapes[wire.KindDatasec] = refShape{elemSize: 12, typeMask: ^uint32(0)}
+	return shapes
+}()
+
+// add notes the references of one record; rec holds exactly the record,
+// whose bounds were checked.
 func (m *maxRefs) add(rec []byte, info uint32) {
-	m.str = max(m.str, wire.Word(rec, 0))
-	switch wire.InfoKind(info) {
-	case wire.KindPointer, wire.KindTypedef, wire.KindVolatile, wire.KindConst, wire.KindRestrict,
-		wire.KindFunc, wire.KindVar, wire.KindDeclTag, wire.KindTypeTag:
-		m.typ = max(m.typ, wire.Word(rec, 8))
-	case wire.KindArray:
-		m.typ = max(m.typ, wire.Word(rec, 12), wire.Word(rec, 16))
-	case wire.KindStruct, wire.KindUnion:
-		for e := rec[wire.TypeSize:]; len(e) >= 12; e = e[12:] {
-			m.str = max(m.str, wire.Word(e, 0))
-			m.typ = max(m.typ, wire.Word(e, 4))
-		}
-	case wire.KindEnum:
-		for e := rec[wire.TypeSize:]; len(e) >= 8; e = e[8:] {
-			m.str = max(m.str, wire.Word(e, 0))
-		}
-	case wire.KindEnum64:
-		for e := rec[wire.TypeSize:]; len(e) >= 12; e = e[12:] {
-			m.str = max(m.str, wire.Word(e, 0))
-		}
-	case wire.KindFuncProto:
-		m.typ = max(m.typ, wire.Word(rec, 8))
-		for e := rec[wire.TypeSize:]; len(e) >= 8; e = e[8:] {
-			m.str = max(m.str, wire.Word(e, 0))
-			m.typ = max(m.typ, wire.Word(e, 4))
-		}
-	case wire.KindDatasec:
-		for e := rec[wire.TypeSize:]; len(e) >= 12; e = e[12:] {
-			m.typ = max(m.typ, wire.Word(e, 0))
+	sh := &refShapes[wire.InfoKind(info)]
+	typ := max(m.typ, wire.Word(rec, 8)&sh.word2)
+	str := max(m.str, wire.Word(rec, 0))
+	if sh.array {
+		typ = max(typ, wire.Word(rec, 12), wire.Word(rec, 16))
+	}
+	if sh.elemSize != 0 {
+		for e := rec[wire.TypeSize:]; len(e) >= int(sh.elemSize); e = e[sh.elemSize:] {
+			str = max(str, wire.Word(e, 0)&sh.nameMask)
+			typ = max(typ, wire.Word(e, sh.typeAt)&sh.typeMask)
 		}
 	}
+	m.typ, m.str = typ, str
 }

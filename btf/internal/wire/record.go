@@ -197,6 +197,12 @@ func (l *Layouts) Sizes() Sizes {
 	return s
 }
 
+// Elem returns the offset of the i-th vlen element within a record of kind
+// k.
+func (s *Sizes) Elem(k Kind, i uint32) uint32 {
+	return s.fixed[k&infoKindMask] + s.elem[k&infoKindMask]*i
+}
+
 // Of returns the size of a record with the given info word; 0 if its kind is
 // not described.
 func (s *Sizes) Of(info uint32) uint32 {
