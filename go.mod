@@ -2,17 +2,19 @@ module github.com/kmeta-dev/kmeta
 
 go 1.26.8
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.20.3
+	github.com/spf13/cobra v1.10.2
+	github.com/ulikunitz/xz v0.5.17
+	golang.org/x/sys v0.49.0
+)
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/ulikunitz/xz v0.5.17 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
 

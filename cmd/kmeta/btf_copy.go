@@ -1,8 +1,62 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/binary"
+	"fmt"
 
-// TODO(owner of this file): replace this placeholder.
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+var (
+	bigEndian    binary.ByteOrder = binary.BigEndian
+	littleEndian binary.ByteOrder = binary.LittleEndian
+)
+
+type btfCopyFlags struct {
+	base  string
+	out   string
+	write btfWriteFlags
+}
+
 func (c *cli) btfCopyCmd() *cobra.Command {
-	return &cobra.Command{Use: "copy", Hidden: true}
+	var f btfCopyFlags
+	cmd := &cobra.Command{
+		Use:   "copy FILE -o OUT",
+		Short: "Rewrite BTF through the Builder (convert byte order, header, ELF/raw)",
+		Long: `Copy every type of FILE through kmeta's BTF Builder into OUT, keeping every
+type id: a full round trip, also a way to change the byte order (--endian),
+add the layout header (--layout) or wrap raw BTF in an ELF object (OUT
+ending in ".o", or --elf). With -B BASE, FILE is split BTF and OUT is split
+BTF on the same base, its strings shared with the base where it has them.
+"-" reads stdin or writes to stdout.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.btfCopy(args[0], f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` for split BTF (module BTF on vmlinux)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
+	f.write.register(cmd)
+	return cmd
+}
+
+func (c *cli) btfCopy(path string, f btfCopyFlags) error {
+	if f.out == "" {
+		return fmt.Errorf("missing -o OUT")
+	}
+	o, err := c.openSpec(path, f.base)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	b, err := builder.NewSplit(o.base)
+	if err != nil {
+		return err
+	}
+	if err := b.CopyAll(o.spec); err != nil {
+		return err
+	}
+	return c.writeBTF(b, f.out, f.write)
 }

@@ -1,14 +1,15 @@
 package main
 
 import (
-	"errors"
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
 )
 
 // btfDumpC prints s as a C header; with names, only those types and what
-// they need. Owned by the C dump work (issue 4).
+// they need. For split BTF the header holds the base types too, as
+// "bpftool -B BASE btf dump file FILE format c" prints them.
 func (c *cli) btfDumpC(w io.Writer, s *btf.Spec, names []string) error {
-	return errors.New("--format c is not implemented yet")
+	return cdump.Write(w, s, cdump.Options{Types: names})
 }

@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+)
+
+// BenchmarkCDumpVmlinux: print the kernel's BTF as a C header (vmlinux.h)
+// to /dev/null. kmeta opens the file and writes the header through a
+// buffer, as "kmeta btf dump --format c" does; the peer is bpftool itself,
+// run as a process ("bpftool btf dump file ... format c"), which is how
+// people make vmlinux.h. bench/cdump.sh times the two CLIs with hyperfine.
+func BenchmarkCDumpVmlinux(b *testing.B) {
+	needVmlinux(b)
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devnull.Close()
+	b.Run("kmeta", func(b *testing.B) {
+		b.ReportAllocs()
+		w := bufio.NewWriterSize(devnull, 256<<10)
+		for b.Loop() {
+			s, err := btf.Open(vmlinux)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cdump.Write(w, s, cdump.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
+	b.Run("bpftool", func(b *testing.B) {
+		bin, err := exec.LookPath("bpftool")
+		if err != nil {
+			b.Skip("bpftool not installed")
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			cmd := exec.Command(bin, "btf", "dump", "file", vmlinux, "format", "c")
+			cmd.Stdout = devnull
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCDumpVmlinuxWrite is Write alone, on a Spec opened once: the
+// cost of the C printer without opening the file.
+func BenchmarkCDumpVmlinuxWrite(b *testing.B) {
+	needVmlinux(b)
+	s, err := btf.Open(vmlinux)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := cdump.Write(io.Discard, s, cdump.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCDumpMiniHeader: the header of task_struct and sk_buff only.
+func BenchmarkCDumpMiniHeader(b *testing.B) {
+	needVmlinux(b)
+	s, err := btf.Open(vmlinux)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := cdump.Write(io.Discard, s, cdump.Options{Types: []string{"task_struct", "sk_buff"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package builder
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// encode appends a copy of t's record with its type ids mapped through src
+// and its strings interned, or a FWD for it when asFwd is set. The record is
+// copied as it is and then patched where wire.KindFields says it holds type
+// ids and string offsets, so every bit the reader accepted survives. Ids are
+// numbered before encoding, so references to types later in the batch
+// (cycles through pointers) map too. Guarded by BenchmarkMinimalTaskStruct.
+func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
+	rec := t.Record()
+	if rec == nil {
+		return btf.ErrClosed
+	}
+	name, err := b.copyStr(src, wire.Word(rec, 0))
+	if err != nil {
+		return fmt.Errorf("builder: copy %v: %w", t, err)
+	}
+	info := wire.Word(rec, 4)
+	k := wire.InfoKind(info)
+	if asFwd {
+		b.head(name, wire.Info(btf.KindForward, 0, k == btf.KindUnion), 0)
+		return nil
+	}
+	if int(k) >= wire.NumKinds {
+		return fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
+	}
+	start := uint32(len(b.types))
+	b.types = append(b.types, rec...)
+	out := b.types[start:]
+	b.n++
+	wire.PutWord(out, 0, name)
+	f := &wire.KindFields[k]
+	if f.Ref0 != wire.NoField {
+		wire.PutWord(out, uint32(f.Ref0), uint32(src.mapped(btf.TypeID(wire.Word(out, uint32(f.Ref0))))))
+	}
+	if f.Ref1 != wire.NoField {
+		wire.PutWord(out, uint32(f.Ref1), uint32(src.mapped(btf.TypeID(wire.Word(out, uint32(f.Ref1))))))
+	}
+	if f.ElemRef == wire.NoField && f.ElemName == wire.NoField {
+		return nil
+	}
+	l := &wire.DefaultLayouts[k]
+	es := uint32(l.ElemSize)
+	for off := wire.TypeSize + uint32(l.InfoSize); off < uint32(len(out)); off += es {
+		if f.ElemName != wire.NoField {
+			o := off + uint32(f.ElemName)
+			s, err := b.copyStr(src, wire.Word(out, o))
+			if err != nil {
+				return fmt.Errorf("builder: copy %v: %w", t, err)
+			}
+			wire.PutWord(out, o, s)
+		}
+		if f.ElemRef != wire.NoField {
+			o := off + uint32(f.ElemRef)
+			wire.PutWord(out, o, uint32(src.mapped(btf.TypeID(wire.Word(out, o)))))
+		}
+	}
+	return nil
+}
+
+// head appends the fixed part of a record.
+func (b *Builder) head(name, info, sizeType uint32) {
+	b.types = wire.AppendWord(b.types, name)
+	b.types = wire.AppendWord(b.types, info)
+	b.types = wire.AppendWord(b.types, sizeType)
+	b.n++
+}
+
+// copyStr returns the Builder's offset for the string at offset off of
+// src's string space, interning it on first use. Offsets already seen from
+// the same source are answered from a cache, without hashing the string.
+func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
+	if off == 0 {
+		return 0, nil
+	}
+	if v, ok := src.strCache.get(off); ok {
+		return v, nil
+	}
+	s := src.str(off)
+	if s == nil {
+		return 0, fmt.Errorf("string offset %d outside the string sections", off)
+	}
+	v, err := b.strs.add(s)
+	if err != nil {
+		return 0, err
+	}
+	src.strCache.put(off, v)
+	return v, nil
+}
+
+// str returns the string at offset off of src's string space (its chain's),
+// without the NUL; nil if off is outside it.
+func (src *source) str(off uint32) []byte {
+	for _, o := range src.chain {
+		if off >= o.strStart {
+			if off-o.strStart >= uint32(len(o.strs)) {
+				return nil
+			}
+			rest := o.strs[off-o.strStart:]
+			if i := bytes.IndexByte(rest, 0); i >= 0 {
+				return rest[:i]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// offCache maps non-zero uint32 keys to uint32 values: an open-addressing
+// table of key<<32|value words, kept at most half full.
+type offCache struct {
+	slots []uint64
+	n     int
+	shift uint8 // 32 - log2(len(slots))
+}
+
+// index hashes key by Fibonacci hashing: the top bits of key times 2^32/phi.
+func (c *offCache) index(key uint32) (uint32, uint32) {
+	return (key * 0x9e3779b9) >> c.shift, uint32(len(c.slots) - 1)
+}
+
+func (c *offCache) get(key uint32) (uint32, bool) {
+	if len(c.slots) == 0 {
+		return 0, false
+	}
+	for i, mask := c.index(key); ; i = (i + 1) & mask {
+		s := c.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if uint32(s>>32) == key {
+			return uint32(s), true
+		}
+	}
+}
+
+// reserve sizes the table for n more keys.
+func (c *offCache) reserve(n int) {
+	size := max(1024, len(c.slots))
+	for size < 2*(c.n+n) {
+		size *= 2
+	}
+	if size > len(c.slots) {
+		c.resize(size)
+	}
+}
+
+func (c *offCache) resize(size int) {
+	old := c.slots
+	c.slots = make([]uint64, size)
+	c.shift = uint8(32 - bits.TrailingZeros(uint(size)))
+	c.n = 0
+	for _, s := range old {
+		if s != 0 {
+			c.put(uint32(s>>32), uint32(s))
+		}
+	}
+}
+
+func (c *offCache) put(key, val uint32) {
+	if 2*(c.n+1) > len(c.slots) {
+		c.resize(max(1024, 2*len(c.slots)))
+	}
+	for i, mask := c.index(key); ; i = (i + 1) & mask {
+		if c.slots[i] == 0 {
+			c.slots[i] = uint64(key)<<32 | uint64(val)
+			c.n++
+			return
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package cdump
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Options select what Write prints.
+type Options struct {
+	// Types, if not empty, limits the header to these types and the types
+	// they need. A name may carry a kind prefix ("struct sock", "union
+	// bpf_attr", "enum bpf_cmd", "typedef u32"); without one, every type of
+	// that name is printed, definitions being preferred over forward
+	// declarations. When no type has that name, a FUNC or VAR name prints
+	// the types of the function's return value and parameters, or of the
+	// variable, with full definitions even of the types they use through
+	// pointers. An unknown name makes Write fail with an error wrapping
+	// btf.ErrNotFound, before anything is written.
+	Types []string
+}
+
+// ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
+// be ordered as C requires (a struct containing itself, an anonymous struct
+// reached from itself, a cycle of typedefs or qualifiers) or that nest
+// deeper than any C compiler accepts.
+var ErrTypeCycle = errors.New("unsatisfiable type cycle")
+
+// ErrTooComplex is wrapped by the errors of Write for BTF whose type graph
+// would take too long to walk: prototypes and arrays are visited once per
+// path that reaches them, and a crafted graph can have exponentially many
+// paths. Real kernels need about 3 steps per type; the limit is far above.
+var ErrTooComplex = errors.New("type graph too complex")
+
+// maxDepth bounds the recursion through the type graph. Real kernels need
+// a few dozen levels; hostile BTF could otherwise exhaust the stack.
+const maxDepth = 2048
+
+const header = `#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+`
+
+const footer = `#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* __VMLINUX_H__ */
+`
+
+// Write prints s as a C header to w, as bpftool's "btf dump file ... format
+// c" does (bpftool's dump_btf_c): for split BTF, the base types come first,
+// as with "bpftool -B". With opts.Types it prints a mini header with only
+// those types and what they need.
+//
+// Output goes through a buffer of its own, flushed as it fills and at the
+// end; w need not be buffered. On error, what was printed so far has been
+// written, without the footer, as bpftool does. The Spec must stay open
+// while Write runs; several Writes may share it.
+func Write(w io.Writer, s *btf.Spec, opts Options) error {
+	if s == nil {
+		return errors.New("cdump: nil Spec")
+	}
+	if _, err := s.TypeByID(0); err != nil {
+		return fmt.Errorf("cdump: %w", err)
+	}
+	var roots []btf.TypeID
+	if len(opts.Types) > 0 {
+		var err error
+		if roots, err = findRoots(s, opts.Types); err != nil {
+			return err
+		}
+	}
+	d, err := newDumper(w, s)
+	if err != nil {
+		return err
+	}
+	d.o.str(header)
+	if roots == nil {
+		for id := btf.TypeID(1); int(id) < d.n && err == nil; id++ {
+			err = d.dumpType(id)
+		}
+	} else {
+		for _, id := range roots {
+			if err = d.dumpType(id); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		d.o.str(footer)
+	}
+	if ferr := d.o.flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("cdump: %w", ferr)
+	}
+	if _, cerr := s.TypeByID(0); err == nil && cerr != nil {
+		// Closed while printing, which btf forbids: report it at least.
+		err = fmt.Errorf("cdump: %w", cerr)
+	}
+	return err
+}
+
+// findRoots returns the ids of the types named in names, in the order given.
+func findRoots(s *btf.Spec, names []string) ([]btf.TypeID, error) {
+	var roots []btf.TypeID
+	for _, name := range names {
+		ids, err := findRoot(s, name)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, ids...)
+	}
+	return roots, nil
+}
+
+var kindPrefixes = []struct {
+	prefix string
+	kinds  []btf.Kind
+}{
+	{"struct ", []btf.Kind{btf.KindStruct, btf.KindForward}},
+	{"union ", []btf.Kind{btf.KindUnion, btf.KindForward}},
+	{"enum ", []btf.Kind{btf.KindEnum, btf.KindEnum64}},
+	{"typedef ", []btf.Kind{btf.KindTypedef}},
+}
+
+// findRoot resolves one name of Options.Types to type ids.
+func findRoot(s *btf.Spec, name string) ([]btf.TypeID, error) {
+	name = strings.TrimSpace(name)
+	var kinds []btf.Kind
+	for _, p := range kindPrefixes {
+		if rest, ok := strings.CutPrefix(name, p.prefix); ok {
+			name, kinds = strings.TrimSpace(rest), p.kinds
+			break
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("cdump: empty type name: %w", btf.ErrNotFound)
+	}
+	found, err := s.Find(name, btf.FindOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("cdump: type %q: %w", name, err)
+	}
+	var defs, fwds, others []btf.TypeID
+	for _, t := range found {
+		k := t.Kind()
+		switch {
+		case kinds != nil && !hasKind(kinds, k):
+		case k == btf.KindForward:
+			if kinds == nil || t.IsUnionForward() == (kinds[0] == btf.KindUnion) {
+				fwds = append(fwds, t.ID())
+			}
+		case k == btf.KindFunc || k == btf.KindVar:
+			others = append(others, signatureTypes(s, t)...)
+		case hasKind(definable, k):
+			defs = append(defs, t.ID())
+		}
+	}
+	switch {
+	case len(defs) > 0:
+		return defs, nil
+	case len(fwds) > 0:
+		return fwds, nil
+	case len(others) > 0 && kinds == nil:
+		return others, nil
+	}
+	return nil, fmt.Errorf("cdump: no type named %q: %w", name, btf.ErrNotFound)
+}
+
+// signatureTypes returns the types that a FUNC's return value and
+// parameters, or a VAR, are made of, without pointers, qualifiers and arrays:
+// the types whose definitions one needs to use the function or variable.
+func signatureTypes(s *btf.Spec, t btf.Type) []btf.TypeID {
+	if t.Kind() == btf.KindVar {
+		return []btf.TypeID{baseOf(s, t.Ref())}
+	}
+	proto, err := s.TypeByID(t.Ref())
+	if err != nil || proto.Kind() != btf.KindFuncProto {
+		return nil
+	}
+	ids := []btf.TypeID{baseOf(s, proto.Ref())}
+	for _, p := range proto.Params() {
+		ids = append(ids, baseOf(s, p.Type))
+	}
+	return ids
+}
+
+// baseOf follows pointers, qualifiers and arrays from id.
+func baseOf(s *btf.Spec, id btf.TypeID) btf.TypeID {
+	for range maxDepth {
+		t, err := s.TypeByID(id)
+		if err != nil {
+			return 0
+		}
+		switch t.Kind() {
+		case btf.KindPointer, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			id = t.Ref()
+		case btf.KindArray:
+			id = t.Array().Type
+		default:
+			return id
+		}
+	}
+	return 0
+}
+
+// definable are the kinds that a C header declares by name.
+var definable = []btf.Kind{btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64,
+	btf.KindTypedef, btf.KindInt, btf.KindFloat}
+
+func hasKind(ks []btf.Kind, k btf.Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}

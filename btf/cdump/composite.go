@@ -1,0 +1,258 @@
+package cdump
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// emitStructDef prints the definition of a struct or union, its members
+// indented to lvl+1 (libbpf's btf_dump_emit_struct_def). Gaps that C's
+// alignment rules would not leave are filled with unnamed bitfields, and a
+// struct whose layout is not naturally aligned gets
+// __attribute__((packed)).
+func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
+	isStruct := t.kind() == btf.KindStruct
+	align := d.alignOf(id)
+	packed := isStruct && d.isPacked(t)
+	d.emitStructFwd(id, t)
+	d.o.str(" {")
+
+	vlen := t.vlen()
+	var off int64
+	prevBitfield := false
+	for i := range vlen {
+		name, typ, bitOff, bitSize := t.member(i)
+		mOff, mBits := int64(bitOff), int64(bitSize)
+		mAlign := int64(1)
+		if !packed {
+			mAlign = d.alignOf(typ)
+		}
+		d.emitBitPadding(off, mOff, mAlign, prevBitfield && mBits != 0, lvl+1)
+		d.o.nl(lvl + 1)
+		d.emitTypeDecl(typ, d.strs.name(name), lvl+1)
+		if mBits != 0 {
+			d.o.str(": ")
+			d.o.int(mBits)
+			off = mOff + mBits
+			prevBitfield = true
+		} else {
+			off = mOff + max(0, d.resolveSize(typ))*8
+			prevBitfield = false
+		}
+		d.o.byte(';')
+		if d.err != nil {
+			return
+		}
+	}
+	if isStruct {
+		d.emitBitPadding(off, int64(t.size())*8, align, false, lvl+1)
+	}
+	// An empty struct stays on one line: "struct empty {}".
+	if vlen > 0 || t.size() > 0 {
+		d.o.nl(lvl)
+	}
+	d.o.byte('}')
+	if packed {
+		d.o.str(" __attribute__((packed))")
+	}
+}
+
+// isPacked reports whether a struct's layout needs
+// __attribute__((packed)): a non-bitfield member that is not naturally
+// aligned, or a size that is not a multiple of the alignment (libbpf's
+// btf_is_struct_packed).
+func (d *dumper) isPacked(t rec) bool {
+	maxAlign := int64(1)
+	for i := range t.vlen() {
+		_, typ, off, bits := t.member(i)
+		align := d.alignOf(typ)
+		if align != 0 && bits == 0 && int64(off)%(8*align) != 0 {
+			return true
+		}
+		maxAlign = max(maxAlign, align)
+	}
+	return int64(t.size())%maxAlign != 0
+}
+
+// padTypes are the types of padding bitfields, widest first; "long" is as
+// wide as a pointer.
+var padTypes = [...]string{"long", "int", "short", "char"}
+
+func (d *dumper) padBits(i int) int64 {
+	switch i {
+	case 0:
+		return d.ptrSize * 8
+	case 1:
+		return 32
+	case 2:
+		return 16
+	}
+	return 8
+}
+
+// emitBitPadding fills the gap from bit cur to bit next, where the next
+// member (of alignment nextAlign bytes) starts, with unnamed bitfields
+// (libbpf's btf_dump_emit_bit_padding).
+//
+// It picks the widest of long, int, short and char whose alignment boundary
+// after cur is not past next. If the compiler would not reach that boundary
+// by itself (inside a run of bitfields, or when next's own alignment is
+// smaller, or when the padding after it would fit in the hole) it writes
+// "type: 0" (or, inside bitfields, the exact bit count); then it fills the
+// rest with whole "type: bits" and a last, smallest fitting one.
+func (d *dumper) emitBitPadding(cur, next, nextAlign int64, inBitfield bool, lvl int) {
+	if cur >= next {
+		return
+	}
+	var newOff, bits int64
+	var i int
+	for i = range padTypes {
+		bits = d.padBits(i)
+		newOff = roundUp(cur, bits)
+		if newOff <= next {
+			break
+		}
+	}
+	if newOff > cur && newOff <= next {
+		if inBitfield ||
+			(newOff == next && roundUp(cur, nextAlign*8) != newOff) ||
+			(newOff != next && next-newOff <= newOff-cur) {
+			d.padLine(padTypes[i], newOff-cur, inBitfield, lvl)
+		}
+		cur = newOff
+	}
+	for cur != next && d.o.err == nil {
+		n := min(next-cur, bits)
+		if n == bits {
+			d.padLine(padTypes[i], bits, true, lvl)
+			cur += bits
+			continue
+		}
+		// The remainder: the narrowest type that holds it.
+		for i = len(padTypes) - 1; i >= 0; i-- {
+			bits = d.padBits(i)
+			if bits >= n {
+				d.padLine(padTypes[i], n, true, lvl)
+				cur += n
+				break
+			}
+		}
+		if i < 0 {
+			return // cannot happen: "long" holds any remainder
+		}
+	}
+}
+
+// padLine prints "type: bits;", or "type: 0;" when !explicit.
+func (d *dumper) padLine(typ string, bits int64, explicit bool, lvl int) {
+	d.o.nl(lvl)
+	d.o.str(typ)
+	d.o.str(": ")
+	if explicit {
+		d.o.int(bits)
+	} else {
+		d.o.byte('0')
+	}
+	d.o.byte(';')
+}
+
+// roundUp rounds x up to a multiple of y; y == 0 (the alignment of a type
+// without one, in corrupt BTF) leaves x unchanged instead of dividing by 0.
+func roundUp(x, y int64) int64 {
+	if y == 0 {
+		return x
+	}
+	return (x + y - 1) / y * y
+}
+
+// alignOf returns the alignment of type id as libbpf's btf__align_of
+// computes it, 0 for a type without one. Results are memoized.
+func (d *dumper) alignOf(id btf.TypeID) int64 {
+	return d.alignOfDepth(id, 0)
+}
+
+func (d *dumper) alignOfDepth(id btf.TypeID, depth int) int64 {
+	st := d.state(id)
+	if st.align != 0 {
+		return int64(st.align - 1)
+	}
+	if depth > maxDepth {
+		return 0
+	}
+	t := d.typ(id)
+	var a int64
+	switch t.kind() {
+	case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFloat:
+		a = min(d.ptrSize, int64(t.size()))
+	case btf.KindPointer:
+		a = d.ptrSize
+	case btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
+		a = d.alignOfDepth(t.ref(), depth+1)
+	case btf.KindArray:
+		a = d.alignOfDepth(t.arrayElem(), depth+1)
+	case btf.KindStruct, btf.KindUnion:
+		a = d.compositeAlign(t, depth)
+	}
+	st.align = uint8(a + 1)
+	return a
+}
+
+// compositeAlign is the largest alignment of a struct's members, or 1 for
+// a packed layout, or 0 if a member has no alignment.
+func (d *dumper) compositeAlign(t rec, depth int) int64 {
+	maxAlign := int64(1)
+	for i := range t.vlen() {
+		_, typ, off, bits := t.member(i)
+		a := d.alignOfDepth(typ, depth+1)
+		if a <= 0 {
+			return 0
+		}
+		maxAlign = max(maxAlign, a)
+		if bits == 0 && int64(off)%(8*a) != 0 {
+			return 1
+		}
+	}
+	if int64(t.size())%maxAlign != 0 {
+		return 1
+	}
+	return maxAlign
+}
+
+// resolveSize returns the size of type id as libbpf's btf__resolve_size
+// does, or -1 if it has none.
+func (d *dumper) resolveSize(id btf.TypeID) int64 {
+	const maxResolveDepth = 32
+	nelems := uint64(1)
+	size := int64(-1)
+	for range maxResolveDepth {
+		if id == 0 {
+			break
+		}
+		t := d.typ(id)
+		switch t.kind() {
+		case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64,
+			btf.KindDatasec, btf.KindFloat:
+			size = int64(t.size())
+		case btf.KindPointer:
+			size = d.ptrSize
+		case btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
+			btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
+			id = t.ref()
+			continue
+		case btf.KindArray:
+			n := uint64(t.arrayLen())
+			if nelems != 0 && n > (1<<32-1)/nelems {
+				return -1
+			}
+			nelems *= n
+			id = t.arrayElem()
+			continue
+		default:
+			return -1
+		}
+		break
+	}
+	if size < 0 || (nelems != 0 && uint64(size) > (1<<32-1)/nelems) {
+		return -1
+	}
+	return int64(nelems) * size
+}

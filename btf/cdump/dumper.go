@@ -1,0 +1,231 @@
+package cdump
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Per-type states of the topological sort (libbpf's btf_dump_type_order_state)
+// and of the emission (btf_dump_type_emit_state).
+const (
+	notOrdered uint8 = iota
+	ordering
+	ordered
+)
+
+const (
+	notEmitted uint8 = iota
+	emitting
+	emitted
+)
+
+// Per-type flags.
+const (
+	fwdEmitted   uint8 = 1 << iota // a forward declaration (or typedef) was printed
+	nameResolved                   // dup holds the type's final name suffix
+	referenced                     // some other type refers to this one
+)
+
+// tstate is what the dumper remembers about one type.
+type tstate struct {
+	order uint8
+	emit  uint8
+	flags uint8
+	align uint8  // memoized alignment + 1; 0 until computed
+	dup   uint32 // n > 1 if the type is printed as "name___n"
+}
+
+// dumper holds the state of one Write.
+type dumper struct {
+	spec    *btf.Spec
+	recs    records  // type records by id
+	n       int      // number of ids, void included
+	strs    strtab   // the string sections of the Spec chain
+	st      []tstate // by id
+	ptrSize int64
+
+	// Occurrences of each name: struct, union and enum tags in typeNames,
+	// typedef names and enumerators (which share C's ordinary identifier
+	// namespace) in identNames. renamed keeps the "name___n" spellings.
+	typeNames  map[string]uint32
+	identNames map[string]uint32
+	renamed    map[btf.TypeID][]byte
+
+	queue []btf.TypeID // types to emit for the current root, in order
+	decls []btf.TypeID // shared stack of declaration chains
+
+	depth    int   // current depth of emitType and emitTypeDecl recursion
+	steps    int   // calls of order, emitType and emitTypeDecl so far
+	maxSteps int   // the limit of steps, see ErrTooComplex
+	err      error // first error found while emitting
+	o        out
+}
+
+// newDumper reads the records of s and prepares the state of a Write to w.
+func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
+	recs, err := loadRecords(s)
+	if err != nil {
+		return nil, err
+	}
+	n := int(s.LastID()) + 1
+	d := &dumper{
+		spec:    s,
+		recs:    recs,
+		n:       n,
+		strs:    newStrtab(s),
+		st:      make([]tstate, n),
+		renamed: make(map[btf.TypeID][]byte),
+		o:       newOut(w),
+	}
+	d.ptrSize = d.pointerSize()
+	d.maxSteps = stepsPerType*n + 1<<20
+	d.st[0].order = ordered
+	d.st[0].emit = emitted
+	tags, idents, err := d.markReferenced()
+	if err != nil {
+		return nil, err
+	}
+	// Sized for every name that can be counted, so that they never grow.
+	d.typeNames = make(map[string]uint32, tags)
+	d.identNames = make(map[string]uint32, idents)
+	return d, nil
+}
+
+// stepsPerType sets the step limit (ErrTooComplex); real kernels take 2 or
+// 3 steps per type.
+const stepsPerType = 64
+
+// step counts one step of the walk and reports whether the limit allows it.
+func (d *dumper) step(id btf.TypeID) bool {
+	d.steps++
+	if d.steps <= d.maxSteps {
+		return true
+	}
+	if d.err == nil {
+		d.err = fmt.Errorf("cdump: %s: %w", d.describe(id), ErrTooComplex)
+	}
+	return false
+}
+
+// longNames are the spellings of "long" that libbpf's determine_ptr_size
+// looks for.
+var longNames = []string{"long", "long int", "int long", "unsigned long",
+	"long unsigned", "unsigned long int", "unsigned int long", "long unsigned int",
+	"long int unsigned", "int unsigned long", "int long unsigned"}
+
+// pointerSize is the size of the first INT named like "long" with a size of
+// 4 or 8, or 8, as libbpf computes it.
+func (d *dumper) pointerSize() int64 {
+	for id := 1; id < d.n; id++ {
+		r := d.recs.get(btf.TypeID(id))
+		if r.kind() != btf.KindInt || (r.size() != 4 && r.size() != 8) {
+			continue
+		}
+		name := d.strs.name(r.nameOff())
+		for _, l := range longNames {
+			if string(name) == l {
+				return int64(r.size())
+			}
+		}
+	}
+	return 8
+}
+
+// typ returns the record of type id; nil (void) for an id out of range,
+// which btf.Parse does not let through.
+func (d *dumper) typ(id btf.TypeID) rec { return d.recs.get(id) }
+
+// name returns the name of type id.
+func (d *dumper) name(r rec) []byte { return d.strs.name(r.nameOff()) }
+
+// describe names type id for errors, as btf.Type.String does.
+func (d *dumper) describe(id btf.TypeID) string {
+	t, err := d.spec.TypeByID(id)
+	if err != nil {
+		return fmt.Sprintf("type [%d]", id)
+	}
+	return t.String()
+}
+
+// state returns the state of id; out-of-range ids share a scratch entry.
+func (d *dumper) state(id btf.TypeID) *tstate {
+	if int(id) < len(d.st) {
+		return &d.st[id]
+	}
+	return &tstate{order: ordered, emit: emitted}
+}
+
+// markReferenced flags every type that another type refers to, as libbpf's
+// btf_dump_mark_referenced does: an anonymous enum that nothing refers to is
+// a top-level declaration of constants, one that is referred to is printed
+// inline where it is used. (As in libbpf, a FUNC_PROTO's return type does not
+// count.) It also returns how many names can be counted in typeNames and
+// in identNames.
+func (d *dumper) markReferenced() (tags, idents int, err error) {
+	ref := func(id btf.TypeID) { d.state(id).flags |= referenced }
+	for id := 1; id < d.n; id++ {
+		r := d.recs.get(btf.TypeID(id))
+		switch r.kind() {
+		case btf.KindInt:
+			tags++
+		case btf.KindEnum, btf.KindEnum64:
+			tags++
+			idents += r.vlen()
+		case btf.KindForward, btf.KindFloat:
+		case btf.KindTypedef:
+			idents++
+			ref(r.ref())
+		case btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindPointer,
+			btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
+			ref(r.ref())
+		case btf.KindArray:
+			ref(r.arrayIndex())
+			ref(r.arrayElem())
+		case btf.KindStruct, btf.KindUnion:
+			tags++
+			for i := range r.vlen() {
+				ref(r.memberType(i))
+			}
+		case btf.KindFuncProto:
+			for i := range r.vlen() {
+				_, t := r.param(i)
+				ref(t)
+			}
+		case btf.KindDatasec:
+			for i := range r.vlen() {
+				ref(r.secinfoType(i))
+			}
+		default:
+			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), r.kind())
+		}
+	}
+	return tags, idents, nil
+}
+
+// dumpType prints the type id and every type it needs that has not been
+// printed yet, as libbpf's btf_dump__dump_type does.
+func (d *dumper) dumpType(id btf.TypeID) error {
+	d.queue = d.queue[:0]
+	if _, err := d.order(id, false, 0); err != nil {
+		return err
+	}
+	for _, q := range d.queue {
+		d.emitType(q, 0)
+		if d.err != nil {
+			return d.err
+		}
+		if d.o.err != nil {
+			return fmt.Errorf("cdump: %w", d.o.err)
+		}
+	}
+	return nil
+}
+
+// fail records the first emission error.
+func (d *dumper) fail(id btf.TypeID, what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("cdump: %s: %s: %w", d.describe(id), what, ErrTypeCycle)
+	}
+}

@@ -1,0 +1,55 @@
+package cdump
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// emitEnumDef prints an enum with its values indented to lvl+1 (libbpf's
+// btf_dump_emit_enum_def). An enum without values prints as a declaration.
+//
+// Later libbpf releases force 1- and 8-byte enums with
+// __attribute__((mode(byte))) or mode(word) (libbpf commit e6e0e3fd);
+// Debian's bpftool 7.1 does not, and neither does this.
+func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
+	d.o.str("enum")
+	if t.nameOff() != 0 {
+		d.o.byte(' ')
+	}
+	d.o.bytes(d.typeName(id))
+	vlen := t.vlen()
+	if vlen == 0 {
+		return
+	}
+	d.o.str(" {")
+	is64 := t.kind() == btf.KindEnum64
+	signed := t.kflag()
+	for i := range vlen {
+		nameOff, val := t.enumValue(i, is64)
+		d.o.nl(lvl + 1)
+		name := d.strs.name(nameOff)
+		d.o.bytes(name)
+		// Enumerators share the ordinary identifier namespace with
+		// typedefs; each printing of a value counts as one use.
+		if n := countName(d.identNames, name); n > 1 {
+			d.o.str("___")
+			d.o.uint(uint64(n))
+		}
+		d.o.str(" = ")
+		switch {
+		case is64 && signed:
+			d.o.int(int64(val))
+			d.o.str("LL,")
+		case is64:
+			d.o.uint(val)
+			d.o.str("ULL,")
+		case signed:
+			d.o.int(int64(int32(uint32(val))))
+			d.o.byte(',')
+		default:
+			d.o.uint(val & 0xffffffff)
+			d.o.byte(',')
+		}
+	}
+	d.o.nl(lvl)
+	d.o.byte('}')
+}

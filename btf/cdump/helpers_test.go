@@ -1,0 +1,163 @@
+package cdump_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// Header and footer that bpftool prints around the types.
+const (
+	wantHeader = "#ifndef __VMLINUX_H__\n#define __VMLINUX_H__\n\n" +
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" +
+		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n" +
+		"#endif\n\n"
+	wantFooter = "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n" +
+		"#endif /* __VMLINUX_H__ */\n"
+)
+
+func parse(tb testing.TB, b []byte, base *btf.Spec) *btf.Spec {
+	tb.Helper()
+	s, err := btf.ParseSplit(b, base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func hostSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return parse(tb, testfixtures.Read(tb, testfixtures.HostVmlinux), nil)
+}
+
+func debianSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return parse(tb, testfixtures.Read(tb, testfixtures.DebianVmlinux), nil)
+}
+
+// dumpC runs Write into a buffer.
+func dumpC(tb testing.TB, s *btf.Spec, opts cdump.Options) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := cdump.Write(&buf, s, opts); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// body strips bpftool's header and footer.
+func body(tb testing.TB, out []byte) string {
+	tb.Helper()
+	s, ok := strings.CutPrefix(string(out), wantHeader)
+	if !ok {
+		tb.Fatalf("output does not start with the header:\n%.300s", out)
+	}
+	s, ok = strings.CutSuffix(s, wantFooter)
+	if !ok {
+		tb.Fatalf("output does not end with the footer:\n%s", lastLines(out, 8))
+	}
+	return s
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want []byte) string {
+	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var g, w []byte
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if !bytes.Equal(g, w) || i >= len(gl) || i >= len(wl) {
+			lo := max(0, i-3)
+			return fmt.Sprintf("first difference at line %d:\n got: %q\nwant: %q\ncontext (want):\n%s",
+				i+1, g, w, bytes.Join(wl[lo:min(len(wl), i+1)], []byte("\n")))
+		}
+	}
+	return "equal"
+}
+
+func lastLines(b []byte, n int) string {
+	ls := strings.Split(string(b), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], "\n")
+}
+
+// bpftool returns the path of bpftool, or skips the test.
+func bpftool(tb testing.TB) string {
+	tb.Helper()
+	p, err := exec.LookPath("bpftool")
+	if err != nil {
+		tb.Skip("bpftool not installed: skipping the comparison with it")
+	}
+	return p
+}
+
+// bpftoolDump runs "bpftool btf dump file FILE format c" on raw BTF (and
+// with -B on a base file, if base is not nil).
+func bpftoolDump(tb testing.TB, raw, base []byte, roots ...string) ([]byte, error) {
+	tb.Helper()
+	bin := bpftool(tb)
+	dir := tb.TempDir()
+	file := filepath.Join(dir, "t.btf")
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	var args []string
+	if base != nil {
+		bf := filepath.Join(dir, "base.btf")
+		if err := os.WriteFile(bf, base, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, "-B", bf)
+	}
+	args = append(args, "btf", "dump", "file", file, "format", "c")
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("bpftool: %v: %s", err, stderr.String())
+	}
+	return out, nil
+}
+
+// clang returns the path of clang, or skips the test.
+func clang(tb testing.TB) string {
+	tb.Helper()
+	p, err := exec.LookPath("clang")
+	if err != nil {
+		tb.Skip("clang not installed: skipping the compile test (CI installs clang)")
+	}
+	return p
+}
+
+// compile checks that clang -target bpf compiles a file that includes the
+// header.
+func compile(tb testing.TB, header []byte, extra string) {
+	tb.Helper()
+	bin := clang(tb)
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "vmlinux.h"), header, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	src := "#include \"vmlinux.h\"\n" + extra + "\nint dummy;\n"
+	if err := os.WriteFile(filepath.Join(dir, "prog.c"), []byte(src), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-target", "bpf", "-O2", "-g", "-c", "prog.c", "-o", "prog.o")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("clang -target bpf -c failed: %v\n%.4000s", err, out)
+	}
+}

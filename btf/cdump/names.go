@@ -1,0 +1,76 @@
+package cdump
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// maxRenamed is the longest "name___n" that libbpf builds (a 256-byte
+// snprintf buffer).
+const maxRenamed = 255
+
+// typeName returns the name under which struct, union or enum id is printed
+// (libbpf's btf_dump_type_name).
+func (d *dumper) typeName(id btf.TypeID) []byte {
+	return d.resolveName(id, d.typeNames)
+}
+
+// identName returns the name under which typedef id is printed (libbpf's
+// btf_dump_ident_name).
+func (d *dumper) identName(id btf.TypeID) []byte {
+	return d.resolveName(id, d.identNames)
+}
+
+// resolveName gives a type its final name the first time it is printed: the
+// n-th type to use a name in a namespace is printed as "name___n", so that
+// types with the same name in different parts of the kernel (or in a module
+// and vmlinux) can live in one header. Forward declarations and empty enums
+// keep their names: they declare, not define (libbpf's
+// btf_dump_resolve_name).
+func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
+	t := d.typ(id)
+	if t.nameOff() == 0 {
+		return nil
+	}
+	name := d.name(t)
+	st := d.state(id)
+	if st.flags&nameResolved != 0 {
+		if st.dup > 1 {
+			return d.renamed[id]
+		}
+		return name
+	}
+	st.flags |= nameResolved
+	k := t.kind()
+	if k == btf.KindForward || (k == btf.KindEnum && t.vlen() == 0) {
+		return name
+	}
+	if n := countName(names, name); n > 1 {
+		st.dup = n
+		r := make([]byte, 0, len(name)+8)
+		r = append(r, name...)
+		r = append(r, "___"...)
+		r = strconv.AppendUint(r, uint64(n), 10)
+		d.renamed[id] = r[:min(len(r), maxRenamed)]
+		return d.renamed[id]
+	}
+	return name
+}
+
+// countName counts one more use of name and returns the count (libbpf's
+// btf_dump_name_dups).
+//
+// The map's keys alias the Spec's string section (unsafe.String) rather than
+// copying every name: the Spec's data does not change and stays mapped
+// while Write runs, and the map does not outlive Write.
+func countName(names map[string]uint32, name []byte) uint32 {
+	var key string
+	if len(name) > 0 {
+		key = unsafe.String(&name[0], len(name))
+	}
+	n := names[key] + 1
+	names[key] = n
+	return n
+}

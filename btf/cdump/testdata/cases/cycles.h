@@ -1,0 +1,30 @@
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+struct b;
+
+struct a {
+	struct b *b;
+};
+
+struct b {
+	struct a a;
+	struct b *self;
+};
+
+union c;
+
+struct list {
+	struct list *next;
+	int v;
+};
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* __VMLINUX_H__ */

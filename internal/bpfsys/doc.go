@@ -1,0 +1,41 @@
+// Package bpfsys loads BTF into the kernel with bpf(BPF_BTF_LOAD), so that
+// tests can check what kmeta writes against the kernel's own BTF verifier.
+// It is the one place in kmeta that makes the bpf system call.
+//
+// # Concurrency
+//
+// LoadBTF and Available are safe for concurrent use; they keep no state.
+//
+// # Security
+//
+// Loading BTF needs CAP_BPF (or root). The data is passed to the kernel as
+// is; the kernel's verifier checks it. The log buffer is bounded (MaxLog).
+package bpfsys
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxLog is the size of the buffer that receives the kernel's verifier log
+// when a load fails.
+const MaxLog = 16 << 20
+
+// ErrUnsupported is returned on systems without the bpf system call.
+var ErrUnsupported = errors.New("bpfsys: bpf(2) is not supported on this system")
+
+// LoadError is a failed BPF_BTF_LOAD: the errno and the kernel's verifier
+// log (its last part, if it was longer than MaxLog).
+type LoadError struct {
+	Err error  // the errno, a syscall.Errno
+	Log string // the verifier log, without trailing NULs
+}
+
+func (e *LoadError) Error() string {
+	if e.Log == "" {
+		return fmt.Sprintf("BPF_BTF_LOAD: %v", e.Err)
+	}
+	return fmt.Sprintf("BPF_BTF_LOAD: %v: verifier log:\n%s", e.Err, e.Log)
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
