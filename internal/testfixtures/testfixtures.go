@@ -77,7 +77,6 @@ func Read(tb testing.TB, rel string) []byte {
 	return out
 }
 
-
 // Modules returns the raw split BTF of every Debian 6.1 module, by module
 // name (the file name without ".btf"). The map is shared between callers and
 // must not be modified.
