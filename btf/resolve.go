@@ -3,6 +3,9 @@ package btf
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 )
 
 // maxChain bounds the typedef, qualifier and array chains that Resolve,
@@ -54,7 +57,7 @@ func (s *Spec) SizeOf(id TypeID) (uint32, error) {
 		case KindArray:
 			a := t.Array()
 			nelems *= uint64(a.Nelems)
-			if nelems > 1<<32 {
+			if nelems > math.MaxUint32 {
 				return 0, fmt.Errorf("size of type %d: array too large", start)
 			}
 			id = a.Type
@@ -62,7 +65,7 @@ func (s *Spec) SizeOf(id TypeID) (uint32, error) {
 		default:
 			return 0, fmt.Errorf("size of type %d: %v has no size", start, t)
 		}
-		if total := nelems * size; total < 1<<32 {
+		if total := nelems * size; total <= math.MaxUint32 {
 			return uint32(total), nil
 		}
 		return 0, fmt.Errorf("size of type %d: larger than 4 GiB", start)
@@ -131,25 +134,30 @@ func (s *Spec) compositeAlign(t Type, depth int, budget *int) (uint32, error) {
 	return align, nil
 }
 
+// longNames are the spellings of C's long that libbpf's determine_ptr_size
+// recognizes.
+var longNames = []string{
+	"long", "long int", "int long", "unsigned long", "long unsigned",
+	"unsigned long int", "unsigned int long", "long unsigned int",
+	"long int unsigned", "int unsigned long", "int long unsigned",
+}
+
 // PointerSize returns the size of a pointer on the BTF's target, deduced as
-// libbpf does from the size of the INT named "long" (in any spelling): 8 if
-// there is none.
+// libbpf's btf__pointer_size does: the size of the first INT, in id order,
+// that is 4 or 8 bytes and named as a spelling of "long". Without one it is
+// the host's pointer size.
 func (s *Spec) PointerSize() uint32 {
-	root := s
-	for root.base != nil {
-		root = root.base
-	}
-	root.ptrOnce.Do(func() {
-		root.ptrSize = 8
-		for _, name := range []string{"long int", "long unsigned int", "long", "unsigned long", "unsigned long int", "long signed int"} {
-			ts, err := root.Find(name, FindOptions{Kind: KindInt})
-			if err == nil {
-				if sz := ts[0].Size(); sz == 4 || sz == 8 {
-					root.ptrSize = sz
-					return
-				}
+	s.ptrOnce.Do(func() {
+		s.ptrSize = strconv.IntSize / 8
+		for _, t := range s.All() {
+			if t.Kind() != KindInt || (t.Size() != 4 && t.Size() != 8) {
+				continue
+			}
+			if slices.Contains(longNames, string(t.NameBytes())) {
+				s.ptrSize = t.Size()
+				return
 			}
 		}
 	})
-	return root.ptrSize
+	return s.ptrSize
 }

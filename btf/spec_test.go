@@ -280,3 +280,28 @@ func TestAlignOfBounded(t *testing.T) {
 		t.Fatal("AlignOf of an exponential type graph succeeded")
 	}
 }
+
+// TestPointerSize follows libbpf: the first 4- or 8-byte INT named as a
+// spelling of long decides; without one, the host's pointer size.
+func TestPointerSize(t *testing.T) {
+	for _, tc := range []struct {
+		ints []string // INT names, each 4 bytes except "char"
+		want uint32
+	}{
+		{[]string{"char", "int long"}, 4},
+		{[]string{"long unsigned int", "long"}, 4},
+		{[]string{"int"}, 8},
+	} {
+		b := newRaw(0)
+		for _, n := range tc.ints {
+			size := uint32(4)
+			if n == "char" {
+				size = 1
+			}
+			b.typ(n, btf.KindInt, 0, false, size, size*8)
+		}
+		if got := mustParse(t, b.bytes(), nil).PointerSize(); got != tc.want {
+			t.Errorf("INTs %q: PointerSize = %d, want %d", tc.ints, got, tc.want)
+		}
+	}
+}
