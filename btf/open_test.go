@@ -47,12 +47,12 @@ func TestELFModule(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			compare(t, dump(t, s, btf.ScopeOwn), want)
+			testfixtures.CompareLines(t, dump(t, s, btf.ScopeOwn), want)
 			r, err := btf.Read(bytes.NewReader(data), base)
 			if err != nil {
 				t.Fatal(err)
 			}
-			compare(t, dump(t, r, btf.ScopeOwn), want)
+			testfixtures.CompareLines(t, dump(t, r, btf.ScopeOwn), want)
 		})
 	}
 }
@@ -67,7 +67,7 @@ func TestBPFObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	compare(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/prog.bpf.o.raw.txt"))
+	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/prog.bpf.o.raw.txt"))
 }
 
 func TestELFWithoutBTF(t *testing.T) {
@@ -91,7 +91,7 @@ func TestOpenRawFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
+	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestBigEndian(t *testing.T) {
 	if s.ByteOrder() != binary.BigEndian {
 		t.Fatalf("ByteOrder = %v", s.ByteOrder())
 	}
-	compare(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz"))
+	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz"))
 }
 
 // withLayout rewrites raw BTF with the 32-byte header and a layout section
@@ -140,7 +140,7 @@ func TestLayoutHeader(t *testing.T) {
 	if s.HeaderLen() != 32 {
 		t.Fatalf("HeaderLen = %d", s.HeaderLen())
 	}
-	compare(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
+	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
 
 	// A kind from the future (number 20, 4 info bytes, 8 per element) is
 	// skipped thanks to its layout entry, and the types after it still read.
@@ -285,20 +285,6 @@ func compressXz(tb testing.TB, data []byte) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func compare(tb testing.TB, got, want []byte) {
-	tb.Helper()
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range min(len(gl), len(wl)) {
-		if !bytes.Equal(gl[i], wl[i]) {
-			tb.Fatalf("line %d differs:\n got: %q\nwant: %q", i+1, gl[i], wl[i])
-		}
-	}
-	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
 }
 
 // TestHugeLengthsDoNotAllocate: headers whose lengths claim 4 GiB give an

@@ -60,15 +60,15 @@ func TestBpftoolReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := dump(t, mustParse(t, raw, nil), btf.ScopeAll)
-		compare(t, bpftoolDump(t, writeTemp(t, name+".btf", raw), ""), want)
-		compare(t, bpftoolDump(t, writeTemp(t, name+".o", obj), ""), want)
+		testfixtures.CompareLines(t, bpftoolDump(t, writeTemp(t, name+".btf", raw), ""), want)
+		testfixtures.CompareLines(t, bpftoolDump(t, writeTemp(t, name+".o", obj), ""), want)
 	}
 
 	base := debianSpec(t)
 	mod := module(t, "af_key")
 	split := marshal(t, copyAll(t, mod, true), builder.Options{})
 	basePath := writeTemp(t, "vmlinux", testfixtures.Read(t, testfixtures.DebianVmlinux))
-	compare(t, bpftoolDump(t, writeTemp(t, "af_key.btf", split), basePath), testfixtures.Read(t, "bpftool/modules/af_key.raw.txt.gz"))
+	testfixtures.CompareLines(t, bpftoolDump(t, writeTemp(t, "af_key.btf", split), basePath), testfixtures.Read(t, "bpftool/modules/af_key.raw.txt.gz"))
 	_ = base
 }
 
@@ -78,7 +78,7 @@ func TestBpftoolFullVmlinux(t *testing.T) {
 		t.Skip("large")
 	}
 	raw := marshal(t, copyAll(t, hostSpec(t), false), builder.Options{})
-	compare(t, bpftoolDump(t, writeTemp(t, "vmlinux.btf", raw), ""), testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz"))
+	testfixtures.CompareLines(t, bpftoolDump(t, writeTemp(t, "vmlinux.btf", raw), ""), testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz"))
 }
 
 // TestELF: the object is a well-formed ELF64 relocatable for BPF in the
@@ -119,7 +119,7 @@ func TestELF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compare(t, dump(t, s, btf.ScopeAll), []byte(want))
+		testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), []byte(want))
 	}
 	if _, err := builder.ELF([]byte("not btf")); err == nil {
 		t.Fatal("ELF accepted data without the BTF magic")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // allKinds builds one type of every kind with the Add methods, including a
@@ -197,7 +198,7 @@ func TestCopySharedBase(t *testing.T) {
 		t.Fatalf("last id %d, want %d (base once, both modules' own types)", b.LastID(), want)
 	}
 	out := mustParse(t, marshal(t, b, builder.Options{}), nil)
-	compare(t, dump(t, out, btf.ScopeAll)[:len(dump(t, a, btf.ScopeAll))], dump(t, a, btf.ScopeAll))
+	testfixtures.CompareLines(t, dump(t, out, btf.ScopeAll)[:len(dump(t, a, btf.ScopeAll))], dump(t, a, btf.ScopeAll))
 }
 
 // TestCopyIntoSplit: types of the base are referenced, not copied, when

@@ -62,21 +62,6 @@ func marshal(tb testing.TB, b *builder.Builder, opts builder.Options) []byte {
 	return out
 }
 
-// compare reports the first differing line of two dumps.
-func compare(tb testing.TB, got, want []byte) {
-	tb.Helper()
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range min(len(gl), len(wl)) {
-		if !bytes.Equal(gl[i], wl[i]) {
-			tb.Fatalf("line %d differs:\n got: %q\nwant: %q", i+1, gl[i], wl[i])
-		}
-	}
-	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
-}
-
 var (
 	bpfOnce sync.Once
 	bpfErr  error

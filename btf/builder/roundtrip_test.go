@@ -61,7 +61,7 @@ func TestRoundTripVmlinux(t *testing.T) {
 					if bo := opts.opts.ByteOrder; bo != nil && got.ByteOrder() != bo {
 						t.Errorf("byte order %v, want %v", got.ByteOrder(), bo)
 					}
-					compare(t, dump(t, got, btf.ScopeAll), want)
+					testfixtures.CompareLines(t, dump(t, got, btf.ScopeAll), want)
 				})
 			}
 		})
@@ -84,7 +84,7 @@ func TestRoundTripModules(t *testing.T) {
 			for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 				out := marshal(t, b, builder.Options{ByteOrder: bo})
 				got := mustParse(t, out, base)
-				compare(t, dump(t, got, btf.ScopeOwn), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
+				testfixtures.CompareLines(t, dump(t, got, btf.ScopeOwn), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
 				own, _ := got.StringSection()
 				for _, s := range bytes.Split(bytes.TrimSuffix(own, []byte{0}), []byte{0}) {
 					if len(s) > 0 && bytes.Contains(baseStrs, append(append([]byte{0}, s...), 0)) {
@@ -108,7 +108,7 @@ func TestRoundTripModuleStandalone(t *testing.T) {
 	if got.LastID() != mod.LastID() {
 		t.Fatalf("last id %d, want %d", got.LastID(), mod.LastID())
 	}
-	compare(t, dump(t, got, btf.ScopeAll), dump(t, mod, btf.ScopeAll))
+	testfixtures.CompareLines(t, dump(t, got, btf.ScopeAll), dump(t, mod, btf.ScopeAll))
 }
 
 // TestDeterministic: the same input gives the same bytes, from fresh

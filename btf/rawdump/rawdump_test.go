@@ -24,7 +24,7 @@ func TestGoldenVmlinux(t *testing.T) {
 			if err := rawdump.Write(&got, s, rawdump.Options{}); err != nil {
 				t.Fatal(err)
 			}
-			compare(t, got.Bytes(), testfixtures.Read(t, tc.golden))
+			testfixtures.CompareLines(t, got.Bytes(), testfixtures.Read(t, tc.golden))
 		})
 	}
 }
@@ -45,23 +45,7 @@ func TestGoldenModules(t *testing.T) {
 			if err := rawdump.Write(&got, s, rawdump.Options{Scope: btf.ScopeOwn}); err != nil {
 				t.Fatal(err)
 			}
-			compare(t, got.Bytes(), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
+			testfixtures.CompareLines(t, got.Bytes(), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
 		})
 	}
-}
-
-// compare reports the first differing line, which is far more useful than a
-// diff of two multi-megabyte texts.
-func compare(tb testing.TB, got, want []byte) {
-	tb.Helper()
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range min(len(gl), len(wl)) {
-		if !bytes.Equal(gl[i], wl[i]) {
-			tb.Fatalf("line %d differs:\n got: %q\nwant: %q", i+1, gl[i], wl[i])
-		}
-	}
-	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
 }

@@ -2,39 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// runC runs the CLI in process and returns its stdout and error.
-func runC(tb testing.TB, stdin []byte, args ...string) ([]byte, error) {
-	tb.Helper()
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, bytes.NewReader(stdin), &out, &errOut)
-	return out.Bytes(), err
-}
-
-// fixtureFile decompresses a testdata file into a temporary file.
-func fixtureFile(tb testing.TB, rel string) string {
-	tb.Helper()
-	path := filepath.Join(tb.TempDir(), strings.TrimSuffix(filepath.Base(rel), ".gz"))
-	if err := os.WriteFile(path, testfixtures.Read(tb, rel), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
-}
-
 func TestBTFDumpCGolden(t *testing.T) {
-	deb := fixtureFile(t, testfixtures.DebianVmlinux)
-	out, err := runC(t, nil, "btf", "dump", deb, "--format", "c")
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +26,9 @@ func TestBTFDumpCGolden(t *testing.T) {
 // TestBTFDumpCSplit prints a module read from stdin on its base with -B:
 // base and module types, as "bpftool -B vmlinux btf dump file kvm format c".
 func TestBTFDumpCSplit(t *testing.T) {
-	deb := fixtureFile(t, testfixtures.DebianVmlinux)
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	mod := testfixtures.Modules(t)["kvm"]
-	out, err := runC(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c")
+	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +50,7 @@ func TestBTFDumpCLive(t *testing.T) {
 	if err != nil {
 		t.Skipf("bpftool failed: %v", err)
 	}
-	got, err := runC(t, nil, "btf", "dump", "--format", "c")
+	got, err := kmetaBytes(t, nil, "btf", "dump", "--format", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +62,8 @@ func TestBTFDumpCLive(t *testing.T) {
 // TestBTFDumpCTypes makes the mini header of task_struct and sk_buff and
 // compiles it alone with clang -target bpf.
 func TestBTFDumpCTypes(t *testing.T) {
-	host := fixtureFile(t, testfixtures.HostVmlinux)
-	out, err := runC(t, nil, "btf", "dump", host, "--format", "c", "--types", "task_struct, sk_buff")
+	host := testfixtures.File(t, testfixtures.HostVmlinux)
+	out, err := kmetaBytes(t, nil, "btf", "dump", host, "--format", "c", "--types", "task_struct, sk_buff")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +95,8 @@ func TestBTFDumpCTypes(t *testing.T) {
 }
 
 func TestBTFDumpCErrors(t *testing.T) {
-	deb := fixtureFile(t, testfixtures.DebianVmlinux)
-	out, err := runC(t, nil, "btf", "dump", deb, "--format", "c", "--types", "task_struct,no_such_type_xyz")
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c", "--types", "task_struct,no_such_type_xyz")
 	if !errors.Is(err, btf.ErrNotFound) {
 		t.Errorf("unknown type: err = %v, want ErrNotFound", err)
 	}
@@ -129,7 +109,7 @@ func TestBTFDumpCErrors(t *testing.T) {
 		{"btf", "dump", deb, "--format", "c", "--json"},            // JSON is raw only
 		{"btf", "dump", deb, "--format", "h"},
 	} {
-		if _, err := runC(t, nil, args...); err == nil {
+		if _, err := kmetaBytes(t, nil, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}

@@ -18,23 +18,20 @@ import (
 // kmeta runs the CLI in process and returns its stdout and error.
 func kmeta(tb testing.TB, stdin []byte, args ...string) (string, error) {
 	tb.Helper()
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, bytes.NewReader(stdin), &out, &errOut)
-	return out.String(), err
+	out, err := kmetaBytes(tb, stdin, args...)
+	return string(out), err
 }
 
-// writeFixture decompresses a testdata file into a temporary file.
-func writeFixture(tb testing.TB, rel string) string {
+// kmetaBytes is kmeta returning stdout as bytes.
+func kmetaBytes(tb testing.TB, stdin []byte, args ...string) ([]byte, error) {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), strings.TrimSuffix(filepath.Base(rel), ".gz"))
-	if err := os.WriteFile(path, testfixtures.Read(tb, rel), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, bytes.NewReader(stdin), &out, &errOut)
+	return out.Bytes(), err
 }
 
 func TestBTFDumpGolden(t *testing.T) {
-	deb := writeFixture(t, testfixtures.DebianVmlinux)
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmeta(t, nil, "btf", "dump", deb)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +74,8 @@ func TestBTFDumpLive(t *testing.T) {
 }
 
 func TestBTFDumpJSON(t *testing.T) {
-	mod := writeFixture(t, "elf/af_key.ko.gz")
-	deb := writeFixture(t, testfixtures.DebianVmlinux)
+	mod := testfixtures.File(t, "elf/af_key.ko.gz")
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmeta(t, nil, "btf", "dump", mod, "--base", deb, "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +102,8 @@ func TestBTFDumpJSON(t *testing.T) {
 }
 
 func TestBTFFind(t *testing.T) {
-	deb := writeFixture(t, testfixtures.DebianVmlinux)
-	host := writeFixture(t, testfixtures.HostVmlinux)
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	host := testfixtures.File(t, testfixtures.HostVmlinux)
 	out, err := kmeta(t, nil, "btf", "find", "list_head", deb, "--kind", "struct")
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +138,7 @@ func TestBTFFind(t *testing.T) {
 }
 
 func TestBTFErrors(t *testing.T) {
-	deb := writeFixture(t, testfixtures.DebianVmlinux)
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	notBTF := filepath.Join(t.TempDir(), "text")
 	os.WriteFile(notBTF, []byte("hello"), 0o644)
 	for _, tc := range []struct {

@@ -1,8 +1,296 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
 
-// TODO(owner of this file): replace this placeholder.
+	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/spf13/cobra"
+)
+
+// ksymFlags are the flags every ksym subcommand takes.
+type ksymFlags struct {
+	kallsyms string
+	sysfs    string
+	json     bool
+}
+
 func (c *cli) ksymCmd() *cobra.Command {
-	return &cobra.Command{Use: "ksym", Hidden: true}
+	f := &ksymFlags{}
+	cmd := &cobra.Command{
+		Use:   "ksym",
+		Short: "Resolve kernel addresses and symbols from kallsyms",
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.kallsyms, "kallsyms", kallsyms.DefaultPath, "kallsyms `FILE`")
+	pf.StringVar(&f.sysfs, "sysfs", kallsyms.DefaultSysfs, "sysfs mount `DIR` (module metadata)")
+	pf.BoolVar(&f.json, "json", false, "print JSON")
+	var module string
+	nameCmd := &cobra.Command{
+		Use:   "name NAME",
+		Short: "Print the addresses of a symbol",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.ksymName(f, args[0], module)
+		},
+	}
+	nameCmd.Flags().StringVar(&module, "module", "", "only symbols of module `M`")
+	cmd.AddCommand(
+		&cobra.Command{
+			Use:   "addr ADDR...",
+			Short: "Print SYMBOL+0xOFFSET [MODULE] for each address",
+			Args:  cobra.MinimumNArgs(1),
+			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymAddr(f, args) },
+		},
+		nameCmd,
+		&cobra.Command{
+			Use:   "modules",
+			Short: "List modules with address ranges and build IDs",
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymModules(f) },
+		},
+		&cobra.Command{
+			Use:   "stats",
+			Short: "Print symbol and module counts, memory and load time",
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymStats(f) },
+		},
+		&cobra.Command{
+			Use:   "watch",
+			Short: "Print module events and reloads until interrupted",
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymWatch(cmd.Context(), f) },
+		},
+	)
+	return cmd
+}
+
+// load reads sysfs module metadata and kallsyms into a snapshot.
+func (f *ksymFlags) load() (*kallsyms.Snapshot, error) {
+	infos, err := kallsyms.ReadModules(f.sysfs)
+	if err != nil {
+		return nil, err
+	}
+	return kallsyms.Load(f.kallsyms, &kallsyms.Options{Modules: infos})
+}
+
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func parseAddr(s string) (uint64, error) {
+	a, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad address %q: want hex", s)
+	}
+	return a, nil
+}
+
+type addrJSON struct {
+	Addr   string `json:"addr"`
+	Symbol string `json:"symbol,omitempty"`
+	Offset uint64 `json:"offset"`
+	Module string `json:"module,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ksymAddr prints one line per address, in order; unresolved addresses
+// print "?" and make the command fail after all lines are printed.
+func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
+	addrs := make([]uint64, len(args))
+	for i, a := range args {
+		var err error
+		if addrs[i], err = parseAddr(a); err != nil {
+			return err
+		}
+	}
+	snap, err := f.load()
+	if err != nil {
+		return err
+	}
+	var out []addrJSON
+	missing := 0
+	for _, a := range addrs {
+		sym, err := snap.Lookup(a)
+		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Symbol: sym.Name, Offset: sym.Offset, Module: sym.Module}
+		if err != nil {
+			missing++
+			r = addrJSON{Addr: r.Addr, Error: err.Error()}
+		}
+		out = append(out, r)
+		if !f.json {
+			fmt.Fprintln(c.stdout, formatAddr(a, sym, err))
+		}
+	}
+	if f.json {
+		if err := c.printJSON(out); err != nil {
+			return err
+		}
+	}
+	if missing > 0 {
+		return fmt.Errorf("%d of %d addresses not found", missing, len(addrs))
+	}
+	return nil
+}
+
+// formatAddr renders "ADDR SYMBOL+0xOFFSET [MODULE]", the module omitted
+// for vmlinux and the symbol "?" when only the module is known.
+func formatAddr(a uint64, sym kallsyms.Symbol, err error) string {
+	if err != nil {
+		return fmt.Sprintf("%016x ?", a)
+	}
+	name := sym.Name
+	if name == "" {
+		name = "?"
+	}
+	s := fmt.Sprintf("%016x %s+0x%x", a, name, sym.Offset)
+	if sym.Module != kallsyms.Vmlinux {
+		s += " [" + sym.Module + "]"
+	}
+	return s
+}
+
+func (c *cli) ksymName(f *ksymFlags, name, module string) error {
+	snap, err := f.load()
+	if err != nil {
+		return err
+	}
+	syms, err := snap.LookupName(name, module)
+	if err != nil {
+		return err
+	}
+	type nameJSON struct {
+		Addr   string `json:"addr"`
+		Name   string `json:"name"`
+		Module string `json:"module"`
+	}
+	var out []nameJSON
+	for _, s := range syms {
+		out = append(out, nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module})
+		if !f.json {
+			line := fmt.Sprintf("%016x %s", s.Addr, s.Name)
+			if s.Module != kallsyms.Vmlinux {
+				line += " [" + s.Module + "]"
+			}
+			fmt.Fprintln(c.stdout, line)
+		}
+	}
+	if f.json {
+		return c.printJSON(out)
+	}
+	return nil
+}
+
+func (c *cli) ksymModules(f *ksymFlags) error {
+	snap, err := f.load()
+	if err != nil {
+		return err
+	}
+	type modJSON struct {
+		Name    string `json:"name"`
+		Start   string `json:"start"`
+		End     string `json:"end"`
+		Symbols int    `json:"symbols"`
+		BuildID string `json:"build_id,omitempty"`
+		State   string `json:"state,omitempty"`
+		Pseudo  bool   `json:"pseudo,omitempty"`
+	}
+	var out []modJSON
+	for _, m := range snap.Modules() {
+		j := modJSON{m.Name, fmt.Sprintf("0x%x", m.Start), fmt.Sprintf("0x%x", m.End), m.Symbols, hex.EncodeToString(m.BuildID), m.State, m.Pseudo}
+		out = append(out, j)
+		if !f.json {
+			id := j.BuildID
+			if id == "" {
+				id = "-"
+			}
+			fmt.Fprintf(c.stdout, "%-24s %016x-%016x %8d %s\n", m.Name, m.Start, m.End, m.Symbols, id)
+		}
+	}
+	if f.json {
+		return c.printJSON(out)
+	}
+	return nil
+}
+
+func (c *cli) ksymStats(f *ksymFlags) error {
+	snap, err := f.load()
+	if err != nil {
+		return err
+	}
+	st := snap.Stats()
+	perSym := 0.0
+	if st.Symbols > 0 {
+		perSym = float64(st.Bytes) / float64(st.Symbols)
+	}
+	if f.json {
+		return c.printJSON(map[string]any{
+			"symbols": st.Symbols, "modules": st.Modules, "bytes": st.Bytes,
+			"bytes_per_symbol": perSym, "load_seconds": st.LoadTime.Seconds(),
+		})
+	}
+	_, err = fmt.Fprintf(c.stdout, "symbols:          %d\nmodules:          %d\nbytes:            %d\nbytes_per_symbol: %.2f\nload_seconds:     %.4f\n",
+		st.Symbols, st.Modules, st.Bytes, perSym, st.LoadTime.Seconds())
+	return err
+}
+
+// ksymWatch prints module events and reloads until ctx ends.
+func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
+	var mu sync.Mutex // OnEvent and OnReload run on different goroutines
+	emit := func(text string, v map[string]any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f.json {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			return
+		}
+		io.WriteString(c.stdout, text+"\n")
+	}
+	sym, err := kallsyms.Open(kallsyms.Config{
+		Kallsyms: f.kallsyms, Sysfs: f.sysfs,
+		OnReload: func(ev kallsyms.ReloadEvent) { emitReload(emit, ev) },
+	})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	st := sym.Snapshot().Stats()
+	emit(fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents", st.Symbols, st.Modules),
+		map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules})
+	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev kallsyms.Uevent, err error) {
+		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
+		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", ev.Action, ev.DevPath, ev.Subsystem, ev.PortID)
+		if err != nil {
+			v["ignored"] = err.Error()
+			text += " ignored: " + err.Error()
+		}
+		emit(text, v)
+	}})
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // interrupted: done
+		return nil
+	}
+	return err
+}
+
+func emitReload(emit func(string, map[string]any), ev kallsyms.ReloadEvent) {
+	if ev.Err != nil {
+		emit("reload failed (keeping the old symbols): "+ev.Err.Error(),
+			map[string]any{"type": "reload", "error": ev.Err.Error(), "reasons": ev.Reasons})
+		return
+	}
+	st := ev.Snapshot.Stats()
+	emit(fmt.Sprintf("reload (%s): %d symbols, %d modules, %d tables reused, %v",
+		strings.Join(ev.Reasons, ", "), st.Symbols, st.Modules, ev.Reused, ev.Duration),
+		map[string]any{"type": "reload", "reasons": ev.Reasons, "symbols": st.Symbols, "modules": st.Modules,
+			"reused": ev.Reused, "seconds": ev.Duration.Seconds()})
 }

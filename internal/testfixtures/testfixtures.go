@@ -130,3 +130,30 @@ func readModules(file string) (map[string][]byte, error) {
 		m[strings.TrimSuffix(path.Base(h.Name), ".btf")] = b
 	}
 }
+
+// File decompresses testdata/rel (if it ends in ".gz") into a file in a
+// temporary directory that the test removes, and returns its path.
+func File(tb testing.TB, rel string) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), strings.TrimSuffix(filepath.Base(rel), ".gz"))
+	if err := os.WriteFile(path, Read(tb, rel), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// CompareLines fails the test if got and want differ, reporting the first
+// differing line: far more useful than a diff of two texts of megabytes.
+func CompareLines(tb testing.TB, got, want []byte) {
+	tb.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := range min(len(gl), len(wl)) {
+		if !bytes.Equal(gl[i], wl[i]) {
+			tb.Fatalf("line %d differs:\n got: %q\nwant: %q", i+1, gl[i], wl[i])
+		}
+	}
+	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
+}

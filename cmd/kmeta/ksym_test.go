@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const ksymKallsyms = `ffffffff81000000 T _stext
+ffffffff81000100 t __pfx_foo
+ffffffff81000110 t foo
+ffffffff81000200 T bar
+ffffffffc0000000 t m_fn	[m]
+ffffffffc0000040 t foo	[m]
+`
+
+// ksymFiles writes a kallsyms file and a sysfs tree with module m and a
+// module n that has no symbols, and returns the flags pointing at them.
+func ksymFiles(tb testing.TB) []string {
+	tb.Helper()
+	dir := tb.TempDir()
+	path := filepath.Join(dir, "kallsyms")
+	if err := os.WriteFile(path, []byte(ksymKallsyms), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	for name, text := range map[string]string{"m": "0xffffffffc0000000", "n": "0xffffffffc0010000"} {
+		mod := filepath.Join(dir, "sys", "module", name)
+		files := map[string]string{"coresize": "4096\n", "sections/.text": text + "\n", "initstate": "live\n",
+			"notes/.note.gnu.build-id": "\x04\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00GNU\x00\xab\xcd\x00\x00"}
+		for f, content := range files {
+			p := filepath.Join(mod, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return []string{"--kallsyms", path, "--sysfs", filepath.Join(dir, "sys")}
+}
+
+func runKsym(tb testing.TB, args ...string) (string, error) {
+	tb.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), append([]string{"ksym"}, args...), nil, &out, &errOut)
+	return out.String(), err
+}
+
+func TestKsymAddr(t *testing.T) {
+	flags := ksymFiles(t)
+	out, err := runKsym(t, append([]string{"addr", "ffffffff81000004", "0xffffffff81000105", "ffffffff81000120", "ffffffffc0000044", "ffffffffc0010008"}, flags...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `ffffffff81000004 _stext+0x4
+ffffffff81000105 __pfx_foo+0x5
+ffffffff81000120 foo+0x10
+ffffffffc0000044 foo+0x4 [m]
+ffffffffc0010008 ?+0x8 [n]
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("addr (-want +got):\n%s", diff)
+	}
+	out, err = runKsym(t, append([]string{"addr", "1", "ffffffff81000000"}, flags...)...)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 addresses not found") || !strings.HasPrefix(out, "0000000000000001 ?\n") {
+		t.Errorf("missing address: %q, %v", out, err)
+	}
+	if _, err := runKsym(t, append([]string{"addr", "xyz"}, flags...)...); err == nil {
+		t.Error("bad address accepted")
+	}
+	out, err = runKsym(t, append([]string{"addr", "--json", "ffffffffc0000001"}, flags...)...)
+	var got []map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil || got[0]["symbol"] != "m_fn" || got[0]["module"] != "m" {
+		t.Errorf("addr --json: %s, %v", out, err)
+	}
+}
+
+func TestKsymName(t *testing.T) {
+	flags := ksymFiles(t)
+	out, err := runKsym(t, append([]string{"name", "foo"}, flags...)...)
+	if want := "ffffffff81000110 foo\nffffffffc0000040 foo [m]\n"; err != nil || out != want {
+		t.Errorf("name foo = %q, %v", out, err)
+	}
+	out, err = runKsym(t, append([]string{"name", "foo", "--module", "m"}, flags...)...)
+	if want := "ffffffffc0000040 foo [m]\n"; err != nil || out != want {
+		t.Errorf("name foo --module m = %q, %v", out, err)
+	}
+	if _, err := runKsym(t, append([]string{"name", "nope"}, flags...)...); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("name nope: %v", err)
+	}
+}
+
+func TestKsymModulesAndStats(t *testing.T) {
+	flags := ksymFiles(t)
+	out, err := runKsym(t, append([]string{"modules"}, flags...)...)
+	if err != nil || !strings.Contains(out, "m ") || !strings.Contains(out, "abcd") || !strings.HasPrefix(out, "vmlinux") {
+		t.Errorf("modules: %q, %v", out, err)
+	}
+	out, err = runKsym(t, append([]string{"stats", "--json"}, flags...)...)
+	var st map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats --json: %q, %v", out, err)
+	}
+	for _, k := range []string{"symbols", "modules", "bytes", "bytes_per_symbol", "load_seconds"} {
+		if _, ok := st[k]; !ok {
+			t.Errorf("stats --json lacks %q", k)
+		}
+	}
+	if st["symbols"] != 6.0 || st["modules"] != 2.0 {
+		t.Errorf("stats: %v", st)
+	}
+}
+
+func TestKsymRestricted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	os.WriteFile(path, []byte("0000000000000000 T _stext\n0000000000000000 t foo\n"), 0o644)
+	_, err := runKsym(t, "addr", "ffffffff81000000", "--kallsyms", path, "--sysfs", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "kptr_restrict") {
+		t.Errorf("restricted: %v", err)
+	}
+}
+
+func TestKsymWatch(t *testing.T) {
+	flags := ksymFiles(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out bytes.Buffer
+	err := run(ctx, append([]string{"ksym", "watch"}, flags...), nil, &out, &out)
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "loaded 6 symbols, 2 modules") {
+		t.Errorf("watch output %q", out.String())
+	}
+}

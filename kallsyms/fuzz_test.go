@@ -1,0 +1,56 @@
+package kallsyms
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics or hangs, and that whatever it
+// accepts is self-consistent: every listed symbol resolves by address and
+// by name, and LookupAppend agrees with Lookup. The seed corpus in
+// testdata/fuzz/FuzzParse holds slices of the real fixtures.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("ffffffff81000000 T _stext\nffffffff81000010 t __pfx_f\nffffffff81000020 t f\t[m]\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, data := range []bool{false, true} {
+			s, err := Parse(bytes.NewReader(in), &Options{Data: data})
+			if err != nil {
+				var pe *ParseError
+				if !errors.As(err, &pe) && !errors.Is(err, ErrRestricted) {
+					t.Fatalf("unexpected error type: %v", err)
+				}
+				continue
+			}
+			checkConsistent(t, s)
+		}
+	})
+}
+
+func checkConsistent(t *testing.T, s *Snapshot) {
+	n := 0
+	for sym := range s.All() {
+		if n++; n > 2000 {
+			break
+		}
+		got, err := s.Lookup(sym.Addr)
+		if err != nil || got.Addr != sym.Addr {
+			t.Fatalf("Lookup(%#x) = %+v, %v; listed %+v", sym.Addr, got, err, sym)
+		}
+		app, name, err := s.LookupAppend(nil, sym.Addr)
+		if err != nil || string(name) != got.Name || app.Addr != got.Addr || app.Module != got.Module {
+			t.Fatalf("LookupAppend(%#x) = %+v %q, %v; Lookup %+v", sym.Addr, app, name, err, got)
+		}
+		found := false
+		syms, err := s.LookupName(sym.Name, sym.Module)
+		for _, c := range syms {
+			found = found || c.Addr == sym.Addr
+		}
+		if !found {
+			t.Fatalf("LookupName(%q, %q) = %v, %v; missing %#x", sym.Name, sym.Module, syms, err, sym.Addr)
+		}
+	}
+	if st := s.Stats(); st.Symbols < 0 || st.Bytes <= 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}

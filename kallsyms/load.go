@@ -1,0 +1,105 @@
+package kallsyms
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// DefaultPath is where the kernel publishes its symbols.
+const DefaultPath = "/proc/kallsyms"
+
+// Options controls how a snapshot is built. The zero value (or a nil
+// *Options) loads text symbols only.
+type Options struct {
+	// Data keeps data symbols (types other than t, T, w, W) too, and the
+	// type letter of every symbol.
+	Data bool
+	// Modules is module metadata from sysfs (see ReadModules) to attach to
+	// the snapshot.
+	Modules []ModuleInfo
+	// Reuse is a previous snapshot whose module tables are kept in place of
+	// equal new ones, so unchanged modules share memory across reloads.
+	Reuse *Snapshot
+}
+
+// Parse reads kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines) from r and
+// returns its snapshot. Empty input gives an empty snapshot. Input whose
+// addresses are all zero returns ErrRestricted; a malformed line returns a
+// *ParseError. r is read on a separate goroutine until EOF or an error; if
+// parsing fails first, that goroutine stops after its current Read.
+func Parse(r io.Reader, opts *Options) (*Snapshot, error) {
+	start := time.Now()
+	if opts == nil {
+		opts = &Options{}
+	}
+	bs, err := readAll(r, opts.Data)
+	if err != nil {
+		return nil, err
+	}
+	s := build(bs, opts)
+	s.load = time.Since(start)
+	return s, nil
+}
+
+// Load reads the kallsyms file at path (DefaultPath for "") and returns its
+// snapshot, as Parse does. The file is closed before Load returns.
+func Load(path string, opts *Options) (*Snapshot, error) {
+	if path == "" {
+		path = DefaultPath
+	}
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("kallsyms: %w", err)
+	}
+	defer f.Close()
+	s, err := Parse(f, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.load = time.Since(start)
+	return s, nil
+}
+
+func build(bs []*builder, opts *Options) *Snapshot {
+	tabs := make([]*table, len(bs))
+	for i, b := range bs {
+		tabs[i] = b.finish()
+		if opts.Reuse != nil {
+			if j, ok := opts.Reuse.byName[tabs[i].name]; ok {
+				if old := opts.Reuse.mods[j].tab; old.equal(tabs[i]) {
+					tabs[i] = old
+				}
+			}
+		}
+	}
+	return newSnapshot(tabs, opts.Modules, opts.Data)
+}
+
+// WithModules returns a snapshot with the same symbol tables as s and the
+// module metadata infos in place of s's. s is not changed.
+func (s *Snapshot) WithModules(infos []ModuleInfo) *Snapshot {
+	var tabs []*table
+	for i := range s.mods {
+		if t := s.mods[i].tab; t.len() > 0 {
+			tabs = append(tabs, t)
+		}
+	}
+	n := newSnapshot(tabs, infos, s.data)
+	n.load = s.load
+	return n
+}
+
+// Shares reports how many of s's module tables are shared with other,
+// because a reload found those modules unchanged.
+func (s *Snapshot) Shares(other *Snapshot) int {
+	n := 0
+	for i := range s.mods {
+		if j, ok := other.byName[s.mods[i].tab.name]; ok && other.mods[j].tab == s.mods[i].tab && s.mods[i].tab.len() > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,143 @@
+package kallsyms
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// lookupCase is one input checked against the reference implementation.
+type lookupCase struct {
+	name  string
+	file  string
+	data  bool
+	sysfs bool
+}
+
+var lookupCases = []lookupCase{
+	{name: "host", file: hostFixture},
+	{name: "host-data", file: hostFixture, data: true},
+	{name: "synthetic", file: synthFixture, sysfs: true},
+	{name: "synthetic-data", file: synthFixture, data: true, sysfs: true},
+	{name: "synthetic-nosysfs", file: synthFixture},
+}
+
+// TestLookupMatchesReference checks every symbol start, the bytes around
+// it, and random addresses against the reference implementation, and that
+// All lists exactly the reference's symbols.
+func TestLookupMatchesReference(t *testing.T) {
+	for _, tc := range lookupCases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := readGz(t, tc.file)
+			var infos []ModuleInfo
+			if tc.sysfs {
+				var err error
+				if infos, err = ReadModules(extractSysfs(t)); err != nil {
+					t.Fatal(err)
+				}
+				if len(infos) != 150 {
+					t.Fatalf("ReadModules: %d modules, want 150", len(infos))
+				}
+			}
+			snap := mustParse(t, text, &Options{Data: tc.data, Modules: infos})
+			r := newRef(t, text, tc.data, infos)
+			checkAll(t, snap, r)
+			checkLookups(t, snap, r)
+			checkNames(t, snap, r)
+		})
+	}
+}
+
+func checkAll(t *testing.T, snap *Snapshot, r *ref) {
+	t.Helper()
+	want := r.all()
+	var got []Symbol
+	for s := range snap.All() {
+		got = append(got, s)
+	}
+	if len(got) != len(want) {
+		t.Errorf("All: %d symbols, want %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if want[i] != got[i] {
+			t.Fatalf("All()[%d] mismatch (-want +got):\n%s", i, cmp.Diff(want[i], got[i]))
+		}
+	}
+	if st := snap.Stats(); st.Symbols != len(want) {
+		t.Errorf("Stats().Symbols = %d, want %d", st.Symbols, len(want))
+	}
+}
+
+func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
+	t.Helper()
+	var addrs []uint64
+	lo, hi := ^uint64(0), uint64(0)
+	for _, s := range r.all() {
+		addrs = append(addrs, s.Addr, s.Addr+1, s.Addr-1, s.Addr+15)
+		lo, hi = min(lo, s.Addr), max(hi, s.Addr)
+	}
+	for _, m := range r.mods {
+		addrs = append(addrs, m.start, m.start-1, m.end, m.end-1)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100_000 {
+		addrs = append(addrs, lo-0x1000+rng.Uint64N(hi-lo+0x2000))
+	}
+	for range 1000 {
+		addrs = append(addrs, rng.Uint64())
+	}
+	pfx, clones, fails := 0, 0, 0
+	for _, a := range addrs {
+		want, ok := r.lookup(a)
+		got, err := snap.Lookup(a)
+		if !ok {
+			if !errors.Is(err, ErrNotFound) {
+				t.Errorf("Lookup(%#x) = %+v, %v; want ErrNotFound", a, got, err)
+				fails++
+			}
+		} else if err != nil || want != got {
+			t.Errorf("Lookup(%#x): err %v, mismatch (-want +got):\n%s", a, err, cmp.Diff(want, got))
+			fails++
+		}
+		if fails > 10 {
+			t.Fatal("too many failures")
+		}
+		if len(got.Name) > 6 && got.Name[:6] == pfxPrefix {
+			pfx++
+		}
+		if got.Module != Vmlinux && len(got.Name) > 5 && got.Name[len(got.Name)-5:] == "_init" {
+			clones++
+		}
+	}
+	t.Logf("%d lookups, %d in __pfx_ symbols, %d in init clones", len(addrs), pfx, clones)
+	if pfx == 0 {
+		t.Error("no lookup hit a __pfx_ symbol")
+	}
+}
+
+func checkNames(t *testing.T, snap *Snapshot, r *ref) {
+	t.Helper()
+	all := r.all()
+	type key struct{ name, mod string }
+	byName := map[key][]Symbol{}
+	for _, s := range all {
+		k := key{s.Name, s.Module}
+		byName[k] = append(byName[k], s)
+	}
+	for i := 0; i < len(all); i += 211 {
+		name, mod := all[i].Name, all[i].Module
+		want := byName[key{name, mod}]
+		got, err := snap.LookupName(name, mod)
+		if err != nil {
+			t.Fatalf("LookupName(%q, %q): %v", name, mod, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("LookupName(%q, %q) mismatch (-want +got):\n%s", name, mod, diff)
+		}
+	}
+	if _, err := snap.LookupName("no_such_symbol_xyz", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LookupName(missing): %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,272 @@
+package kallsyms
+
+import (
+	"bytes"
+	"io"
+)
+
+const (
+	// MaxNameLen is the longest symbol name the parser accepts. The kernel
+	// allows 512 bytes (KSYM_NAME_LEN since 6.1); names are kept whole.
+	MaxNameLen = 1024
+	// maxModuleLen bounds a module name (the kernel's limit is 56 bytes).
+	maxModuleLen = 256
+	// maxLineLen bounds one input line.
+	maxLineLen = 2 * (MaxNameLen + maxModuleLen)
+	// Vmlinux is the module name of the kernel image's own symbols.
+	Vmlinux = "vmlinux"
+)
+
+// parser turns kallsyms lines into per-module builders. It is used by one
+// goroutine.
+type parser struct {
+	data    bool
+	line    int
+	rest    []byte // an incomplete line carried over from the last chunk
+	mods    map[string]*builder
+	order   []*builder // in order of first appearance
+	last    *builder
+	nonzero bool
+	lines   int
+}
+
+func newParser(data bool) *parser {
+	return &parser{data: data, mods: make(map[string]*builder)}
+}
+
+// feed parses the complete lines of chunk and keeps the incomplete tail.
+func (p *parser) feed(chunk []byte) error {
+	if len(p.rest) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			return p.carry(chunk)
+		}
+		p.rest = append(p.rest, chunk[:i]...)
+		if err := p.parseLine(p.rest); err != nil {
+			return err
+		}
+		p.rest = p.rest[:0]
+		chunk = chunk[i+1:]
+	}
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			return p.carry(chunk)
+		}
+		if err := p.parseLine(chunk[:i]); err != nil {
+			return err
+		}
+		chunk = chunk[i+1:]
+	}
+	return nil
+}
+
+func (p *parser) carry(b []byte) error {
+	if len(p.rest)+len(b) > maxLineLen {
+		return &ParseError{Line: p.line + 1, Msg: "line too long"}
+	}
+	p.rest = append(p.rest, b...)
+	return nil
+}
+
+// end parses a final line without a newline and returns the builders.
+func (p *parser) end() ([]*builder, error) {
+	if len(p.rest) > 0 {
+		if err := p.parseLine(p.rest); err != nil {
+			return nil, err
+		}
+	}
+	if p.lines > 0 && !p.nonzero {
+		return nil, ErrRestricted
+	}
+	return p.order, nil
+}
+
+// parseLine parses one line: "ADDR TYPE NAME" optionally followed by
+// "\t[MODULE]".
+//
+// Guarded by BenchmarkKallsyms/Load.
+func (p *parser) parseLine(l []byte) error {
+	p.line++
+	for len(l) > 0 && (isSpace(l[len(l)-1]) || l[len(l)-1] == '\r') {
+		l = l[:len(l)-1]
+	}
+	if len(l) == 0 {
+		return nil
+	}
+	addr, typ, name, mod, msg := splitLine(l)
+	if msg != "" {
+		return &ParseError{Line: p.line, Msg: msg}
+	}
+	p.lines++
+	if addr != 0 {
+		p.nonzero = true
+	}
+	if !p.data && !isText(typ) {
+		return nil
+	}
+	b := p.builder(mod)
+	b.add(addr, typ, string(name))
+	return nil
+}
+
+// builder returns the builder of module mod ("" for vmlinux).
+func (p *parser) builder(mod []byte) *builder {
+	if len(mod) == 0 {
+		mod = []byte(Vmlinux)
+	}
+	if b := p.last; b != nil && b.name == string(mod) {
+		return b
+	}
+	b, ok := p.mods[string(mod)]
+	if !ok {
+		b = newBuilder(string(mod), p.data)
+		p.mods[b.name] = b
+		p.order = append(p.order, b)
+	}
+	p.last = b
+	return b
+}
+
+// isText reports whether typ is a kallsyms type letter of a text symbol.
+func isText(typ byte) bool {
+	switch typ {
+	case 't', 'T', 'w', 'W':
+		return true
+	}
+	return false
+}
+
+// splitLine splits a trimmed, non-empty line. msg is non-empty for a
+// malformed line and says what is wrong.
+func splitLine(l []byte) (addr uint64, typ byte, name, mod []byte, msg string) {
+	i := 0
+	for ; i < len(l); i++ {
+		d := hexDigit(l[i])
+		if d < 0 {
+			break
+		}
+		if i == 16 {
+			return 0, 0, nil, nil, "address longer than 16 hex digits"
+		}
+		addr = addr<<4 | uint64(d)
+	}
+	if i == 0 {
+		return 0, 0, nil, nil, "missing hex address"
+	}
+	rest := l[i:]
+	if len(rest) < 3 || !isSpace(rest[0]) || isSpace(rest[1]) || !isSpace(rest[2]) {
+		return 0, 0, nil, nil, "want \"ADDRESS TYPE NAME\""
+	}
+	typ, rest = rest[1], skipSpace(rest[2:])
+	end := 0
+	for end < len(rest) && !isSpace(rest[end]) {
+		end++
+	}
+	name, rest = rest[:end], skipSpace(rest[end:])
+	switch {
+	case len(name) == 0:
+		return 0, 0, nil, nil, "missing symbol name"
+	case len(name) > MaxNameLen:
+		return 0, 0, nil, nil, "symbol name longer than MaxNameLen"
+	case len(rest) == 0:
+		return addr, typ, name, nil, ""
+	case len(rest) < 3 || rest[0] != '[' || rest[len(rest)-1] != ']':
+		return 0, 0, nil, nil, "want \"[MODULE]\" after the symbol name"
+	}
+	mod = rest[1 : len(rest)-1]
+	if len(mod) > maxModuleLen || bytes.ContainsAny(mod, " \t[]") || string(mod) == Vmlinux {
+		return 0, 0, nil, nil, "bad module name"
+	}
+	return addr, typ, name, mod, ""
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+func skipSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// readAll feeds r to a new parser, reading on a second goroutine so that
+// the kernel's time to produce /proc/kallsyms overlaps with parsing.
+func readAll(r io.Reader, data bool) ([]*builder, error) {
+	const chunkSize, nbuf = 64 << 10, 3
+	full := make(chan []byte, nbuf)
+	free := make(chan []byte, nbuf)
+	for range nbuf {
+		free <- make([]byte, chunkSize)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	var rerr error
+	go func() {
+		defer close(full)
+		for {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
+			n, err := fill(r, buf)
+			if n > 0 {
+				select {
+				case full <- buf[:n]:
+				case <-done:
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF {
+					rerr = err
+				}
+				return
+			}
+		}
+	}()
+	p := newParser(data)
+	for c := range full {
+		if err := p.feed(c); err != nil {
+			return nil, err
+		}
+		free <- c[:cap(c)]
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	return p.end()
+}
+
+// fill reads from r until buf is nearly full, an error, or EOF. procfs
+// returns at most a page per read.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n, empty := 0, 0
+	for n < len(buf)-4096 {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			empty = 0
+		} else if empty++; empty == 100 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,174 @@
+package kallsyms
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseErrors(t *testing.T) {
+	long := strings.Repeat("x", MaxNameLen+1)
+	tests := []struct {
+		name, in string
+		line     int
+	}{
+		{"no address", "zz t foo\n", 1},
+		{"no type", "ffffffff81000000\n", 1},
+		{"no name", "ffffffff81000000 t\n", 1},
+		{"address too long", "1ffffffff81000000 t foo\n", 1},
+		{"name too long", "ffffffff81000000 t " + long + "\n", 1},
+		{"bad module", "ffffffff81000000 t foo\t[mod\n", 1},
+		{"junk after module", "ffffffff81000000 t foo [m] x\n", 1},
+		{"vmlinux module", "ffffffff81000000 t foo\t[vmlinux]\n", 1},
+		{"second line", "ffffffff81000000 t foo\nffffffff81000010 t\n", 2},
+		{"line too long", "ffffffff81000000 t foo\n" + strings.Repeat("a", 10000), 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tc.in), nil)
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Parse: %v, want *ParseError", err)
+			}
+			if pe.Line != tc.line {
+				t.Errorf("line %d, want %d (%v)", pe.Line, tc.line, err)
+			}
+		})
+	}
+}
+
+func TestRestricted(t *testing.T) {
+	in := "0000000000000000 T _stext\n0000000000000000 t foo\t[mod]\n"
+	if _, err := Parse(strings.NewReader(in), nil); !errors.Is(err, ErrRestricted) {
+		t.Fatalf("Parse: %v, want ErrRestricted", err)
+	}
+	if !strings.Contains(ErrRestricted.Error(), "kptr_restrict") {
+		t.Error("ErrRestricted does not say why")
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	s := mustParse(t, nil, nil)
+	if _, err := s.Lookup(0xffffffff81000000); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Lookup on empty: %v", err)
+	}
+	if len(s.Modules()) != 0 || s.Stats().Symbols != 0 {
+		t.Errorf("empty snapshot has content: %+v", s.Stats())
+	}
+	var zero Snapshot
+	if _, err := zero.Lookup(1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Lookup on zero Snapshot: %v", err)
+	}
+}
+
+// TestLongNames checks that names up to MaxNameLen are kept whole, those
+// with non-ASCII bytes too.
+func TestLongNames(t *testing.T) {
+	n512 := strings.Repeat("a_b", 170) + "xy"
+	n1024 := strings.Repeat("z", MaxNameLen)
+	odd := "caf\xc3\xa9_\x01\xff"
+	in := "ffffffff81000000 T " + n512 + "\nffffffff81000100 t " + n1024 + "\nffffffff81000200 t " + odd + "\n"
+	s := mustParse(t, []byte(in), nil)
+	for addr, want := range map[uint64]string{0xffffffff81000010: n512, 0xffffffff81000100: n1024, 0xffffffff81000201: odd} {
+		sym, err := s.Lookup(addr)
+		if err != nil || sym.Name != want {
+			t.Errorf("Lookup(%#x) = %q (%d bytes), %v; want %d bytes", addr, sym.Name, len(sym.Name), err, len(want))
+		}
+		got, buf, err := s.LookupAppend(nil, addr)
+		if err != nil || string(buf) != want || got.Module != Vmlinux {
+			t.Errorf("LookupAppend(%#x) = %q, %v", addr, buf, err)
+		}
+	}
+	if syms, err := s.LookupName(odd, ""); err != nil || len(syms) != 1 {
+		t.Errorf("LookupName(odd) = %v, %v", syms, err)
+	}
+}
+
+// TestPseudoModulesAndInitClones checks the synthetic fixture's [bpf]
+// programs and the init clones listed after all modules: each module
+// appears once, and clones belong to their module.
+func TestPseudoModulesAndInitClones(t *testing.T) {
+	text := readGz(t, synthFixture)
+	infos, err := ReadModules(extractSysfs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, text, &Options{Modules: infos})
+	mods := s.Modules()
+	seen := map[string]bool{}
+	for _, m := range mods {
+		if seen[m.Name] {
+			t.Errorf("module %s listed twice", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	if len(mods) != 152 || mods[0].Name != Vmlinux || !seen["bpf"] {
+		t.Fatalf("got %d modules, first %s", len(mods), mods[0].Name)
+	}
+	bpf, _ := s.Module("bpf")
+	if !bpf.Pseudo || bpf.Symbols != 20 {
+		t.Errorf("bpf module: %+v", bpf)
+	}
+	m0, _ := s.Module("synmod000")
+	want := []byte{0xa5, 0x29, 0xff, 0x3b, 0xdd, 0xd3, 0xa2, 0xae, 0xea, 0x60, 0xaf, 0xfc, 0xeb, 0x5a, 0xd4, 0x3c, 0x0a, 0xe1, 0x55, 0x16}
+	if diff := cmp.Diff(want, m0.BuildID); diff != "" || m0.State != "live" || m0.Start != 0xffffffffc0000000 {
+		t.Errorf("synmod000: %+v %s", m0, diff)
+	}
+	for addr, want := range map[uint64]Symbol{
+		0xffffffffc0022004: {Name: "synmod000_init", Module: "synmod000", Addr: 0xffffffffc0022000, Offset: 4},
+		0xffffffffa0000810: {Name: "bpf_prog_870801d652bf98e2_prog1", Module: "bpf", Addr: 0xffffffffa0000800, Offset: 0x10},
+	} {
+		got, err := s.Lookup(addr)
+		if diff := cmp.Diff(want, got); err != nil || diff != "" {
+			t.Errorf("Lookup(%#x): %v %s", addr, err, diff)
+		}
+	}
+}
+
+// TestModuleWithoutSymbols checks that an address inside a module known
+// only from sysfs resolves to module + offset, not to a wrong symbol.
+func TestModuleWithoutSymbols(t *testing.T) {
+	infos, err := ReadModules(extractSysfs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, readGz(t, hostFixture), &Options{Modules: infos})
+	got, err := s.Lookup(0xffffffffc0000123)
+	want := Symbol{Module: "synmod000", Addr: 0xffffffffc0000000, Offset: 0x123}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("Lookup: %v %s", err, diff)
+	}
+	if _, err := s.Lookup(0xffffffffc0000000 + 135168 + 0x100); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Lookup past coresize: %v, want ErrNotFound", err)
+	}
+}
+
+func TestBuildIDNote(t *testing.T) {
+	note := []byte{4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 1, 2, 3, 0}
+	if got := parseBuildIDNote(note); !bytes.Equal(got, []byte{1, 2, 3}) {
+		t.Errorf("got %x", got)
+	}
+	for i := range note {
+		_ = parseBuildIDNote(note[:i]) // must not panic
+	}
+	note[0] = 0xff // lying name size
+	if got := parseBuildIDNote(note); got != nil {
+		t.Errorf("lying note: %x", got)
+	}
+}
+
+func TestParseUevent(t *testing.T) {
+	ev, err := parseUevent([]byte("add@/module/x\x00ACTION=add\x00DEVPATH=/module/x\x00SUBSYSTEM=module\x00SEQNUM=7\x00"))
+	want := Uevent{Action: "add", DevPath: "/module/x", Subsystem: "module", Seqnum: 7}
+	if diff := cmp.Diff(want, ev); err != nil || diff != "" || ev.Module() != "x" {
+		t.Errorf("parseUevent: %v %s", err, diff)
+	}
+	for _, bad := range []string{"", "libudev\x00\xfe\xed", "@\x00", "add@\x00"} {
+		if _, err := parseUevent([]byte(bad)); err == nil {
+			t.Errorf("parseUevent(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package kallsyms
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// Snapshot is an immutable set of kernel symbols: one table per module,
+// with the module metadata read from sysfs. It is safe for concurrent use by
+// any number of goroutines, and stays valid (and unchanged) after the
+// Symbolizer that produced it has moved on to a newer one.
+//
+// The zero Snapshot is empty: every lookup returns ErrNotFound.
+type Snapshot struct {
+	mods   []modEntry // vmlinux first, then by name
+	byName map[string]int
+	segs   []segment // address segments, sorted by start
+	cands  []int32   // candidate modules of each segment
+	linear bool      // too many overlapping ranges for segments: scan mods
+	data   bool
+	load   time.Duration
+}
+
+type modEntry struct {
+	tab     *table
+	info    ModuleInfo
+	hasInfo bool
+	hasAddr bool // start and end are meaningful
+	start   uint64
+	end     uint64 // exclusive; 0 means 2^64
+}
+
+// segment covers [start, next segment's start); cands[off:off+n] are the
+// modules whose ranges contain it, in module order.
+type segment struct {
+	start  uint64
+	off, n uint32
+}
+
+// Symbol is one kernel symbol, or the result of an address lookup.
+type Symbol struct {
+	// Name is the symbol name; it is empty when a lookup hit a module
+	// (known from sysfs) before its first loaded symbol.
+	Name string
+	// Module is the module name, Vmlinux for the kernel image, or a
+	// pseudo-module such as "bpf".
+	Module string
+	// Addr is the symbol's start address (the module's .text address for a
+	// hit without a name).
+	Addr uint64
+	// Offset is the looked-up address minus Addr; 0 outside lookups.
+	Offset uint64
+	// Type is the kallsyms type letter ('t', 'T', 'd', ...) when the
+	// snapshot was loaded with Options.Data, else 0.
+	Type byte
+}
+
+// newSnapshot assembles a snapshot from module tables and sysfs metadata.
+func newSnapshot(tabs []*table, infos []ModuleInfo, data bool) *Snapshot {
+	s := &Snapshot{byName: make(map[string]int), data: data}
+	for _, t := range tabs {
+		s.byName[t.name] = len(s.mods)
+		s.mods = append(s.mods, modEntry{tab: t})
+	}
+	for _, info := range infos {
+		i, ok := s.byName[info.Name]
+		if !ok {
+			i = len(s.mods)
+			s.byName[info.Name] = i
+			s.mods = append(s.mods, modEntry{tab: &table{name: info.Name}})
+		}
+		s.mods[i].info, s.mods[i].hasInfo = info, true
+	}
+	slices.SortFunc(s.mods, func(a, b modEntry) int {
+		if (a.tab.name == Vmlinux) != (b.tab.name == Vmlinux) {
+			if a.tab.name == Vmlinux {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.tab.name, b.tab.name)
+	})
+	for i := range s.mods {
+		s.byName[s.mods[i].tab.name] = i
+		s.mods[i].setRange()
+	}
+	s.buildSegments()
+	return s
+}
+
+// setRange computes the module's address range: from the lower of its
+// .text address and its first symbol, to the higher of .text+coresize and
+// the end of the page holding its last symbol.
+func (m *modEntry) setRange() {
+	first, ok := m.tab.start()
+	if ok {
+		last, _ := m.tab.last()
+		m.start, m.end, m.hasAddr = first, pageEnd(last), true
+	}
+	if m.hasInfo && m.info.Text != 0 && m.info.Size != 0 {
+		end := m.info.Text + m.info.Size
+		if end < m.info.Text {
+			end = 0 // wrapped: up to the top of the address space
+		}
+		if !m.hasAddr || m.info.Text < m.start {
+			m.start = m.info.Text
+		}
+		if !m.hasAddr || end == 0 || (m.end != 0 && end > m.end) {
+			m.end = end
+		}
+		m.hasAddr = true
+	}
+}
+
+// pageEnd returns the end of the 4 KiB page holding a (0 for the last page
+// of the address space).
+func pageEnd(a uint64) uint64 { return a | 0xfff + 1 }
+
+// contains reports whether a lies in the module's address range.
+func (m *modEntry) contains(a uint64) bool {
+	return m.hasAddr && a >= m.start && (m.end == 0 || a < m.end)
+}
+
+// best returns the symbol of module m with the greatest start <= a, for an
+// address a inside the module's range.
+func (m *modEntry) best(a uint64) hit {
+	if h, ok := m.tab.find(a); ok {
+		return h
+	}
+	return hit{idx: -1, start: m.start}
+}
+
+// Lookup returns the symbol containing addr, with addr's offset from the
+// symbol's start. A symbol ends where the next symbol of its module starts;
+// the last one ends at the module's end (see Module). When module ranges overlap, the
+// symbol with the nearest start wins. An address inside a module known from
+// sysfs but before its first loaded symbol returns a Symbol with only
+// Module, Addr (the module's start) and Offset set. An address outside every
+// module returns ErrNotFound.
+//
+// Names are stored compressed, so Lookup allocates the returned Name;
+// LookupAppend avoids that.
+func (s *Snapshot) Lookup(addr uint64) (Symbol, error) {
+	mod, h := s.resolve(addr)
+	if mod < 0 {
+		return Symbol{}, ErrNotFound
+	}
+	sym := s.symbol(mod, h, addr)
+	if h.idx >= 0 {
+		sym.Name = s.mods[mod].tab.symbolName(h)
+	}
+	return sym, nil
+}
+
+// LookupAppend is Lookup without allocation: it appends the symbol's name
+// to dst and returns the extended buffer, leaving Symbol.Name empty. On
+// error dst is returned unchanged.
+//
+// Guarded by BenchmarkKallsyms/LookupAppend.
+func (s *Snapshot) LookupAppend(dst []byte, addr uint64) (Symbol, []byte, error) {
+	mod, h := s.resolve(addr)
+	if mod < 0 {
+		return Symbol{}, dst, ErrNotFound
+	}
+	if h.idx >= 0 {
+		t := s.mods[mod].tab
+		enc, _ := t.encName(h.idx)
+		if h.pfx {
+			dst = append(dst, pfxPrefix...)
+		}
+		dst = names.appendDecoded(dst, enc)
+	}
+	return s.symbol(mod, h, addr), dst, nil
+}
+
+// resolve finds the module index and symbol for addr; mod is -1 when no
+// module range holds addr.
+//
+// Guarded by BenchmarkKallsyms/LookupAppend.
+func (s *Snapshot) resolve(addr uint64) (mod int, best hit) {
+	mod = -1
+	var cands []int32
+	if !s.linear {
+		k := s.segment(addr)
+		if k < 0 {
+			return -1, hit{}
+		}
+		seg := s.segs[k]
+		cands = s.cands[seg.off : seg.off+seg.n]
+	}
+	n := len(cands)
+	if s.linear {
+		n = len(s.mods)
+	}
+	for c := range n {
+		i := c
+		if !s.linear {
+			i = int(cands[c])
+		}
+		m := &s.mods[i]
+		if !m.contains(addr) {
+			continue
+		}
+		if h := m.best(addr); mod < 0 || h.start > best.start {
+			best, mod = h, i
+		}
+	}
+	return mod, best
+}
+
+// segment returns the index of the segment containing a, or -1.
+func (s *Snapshot) segment(a uint64) int {
+	lo, hi := 0, len(s.segs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.segs[m].start <= a {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+func (s *Snapshot) symbol(mod int, h hit, addr uint64) Symbol {
+	m := &s.mods[mod]
+	return Symbol{Module: m.tab.name, Addr: h.start, Offset: addr - h.start, Type: m.tab.typeOf(h)}
+}
+
+// buildSegments splits the address space at every module range boundary
+// and records which modules cover each piece. If overlapping ranges would
+// make that table large, lookups scan all modules instead.
+func (s *Snapshot) buildSegments() {
+	type bound struct {
+		at   uint64
+		mod  int32
+		open bool
+	}
+	var bs []bound
+	for i, m := range s.mods {
+		if m.hasAddr {
+			bs = append(bs, bound{m.start, int32(i), true})
+			if m.end != 0 {
+				bs = append(bs, bound{m.end, int32(i), false})
+			}
+		}
+	}
+	slices.SortFunc(bs, func(a, b bound) int { return cmp.Compare(a.at, b.at) })
+	limit := 64*len(s.mods) + 1<<16
+	var active []int32
+	for i := 0; i < len(bs); {
+		at := bs[i].at
+		for ; i < len(bs) && bs[i].at == at; i++ {
+			j, found := slices.BinarySearch(active, bs[i].mod)
+			if bs[i].open && !found {
+				active = slices.Insert(active, j, bs[i].mod)
+			} else if !bs[i].open && found {
+				active = slices.Delete(active, j, j+1)
+			}
+		}
+		s.segs = append(s.segs, segment{start: at, off: uint32(len(s.cands)), n: uint32(len(active))})
+		s.cands = append(s.cands, active...)
+		if len(s.cands) > limit {
+			s.segs, s.cands, s.linear = nil, nil, true
+			return
+		}
+	}
+}
+
+// bytes returns the heap bytes the snapshot retains, its tables included.
+func (s *Snapshot) bytes() int {
+	n := int(unsafe.Sizeof(*s)) + cap(s.mods)*int(unsafe.Sizeof(modEntry{})) +
+		cap(s.segs)*int(unsafe.Sizeof(segment{})) + 4*cap(s.cands) +
+		len(s.byName)*48
+	for _, m := range s.mods {
+		n += m.tab.bytes() + len(m.info.BuildID) + len(m.info.State)
+	}
+	return n
+}
