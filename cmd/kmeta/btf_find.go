@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/kernel"
 )
 
 type btfFindFlags struct {
@@ -17,6 +18,9 @@ type btfFindFlags struct {
 	kind    string
 	flavors bool
 	json    bool
+	kernel  bool
+	module  string
+	kernelFlags
 }
 
 func (c *cli) btfFindCmd() *cobra.Command {
@@ -27,9 +31,25 @@ func (c *cli) btfFindCmd() *cobra.Command {
 		Long: `Print every type named NAME in each FILE (default ` + defaultVmlinux + `),
 in bpftool's raw format. With several files each line starts with "FILE: ".
 --flavors also matches CO-RE flavors: NAME___suffix.
-Prints nothing, and exits with status 0, when there is no match.`,
+Exits with an error, as grep does, when no file has a match.
+
+--kernel searches the running kernel instead of files: vmlinux and every
+module with BTF (/sys/kernel/btf/*), or only the one --module names
+("vmlinux" for vmlinux alone). Each match starts with "MODULE: ", the place
+the type was found, followed by its type id. --sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf;
+--root DIR reads every path under DIR. A module whose BTF cannot be read is
+reported on stderr and does not stop the search.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.kernel || f.module != "" || f.sysfs != "" || f.root != "" {
+				if len(args) > 1 || f.base != "" {
+					return errors.New("--kernel searches the running kernel: it takes no FILE and no --base")
+				}
+				if !f.kernel {
+					return errors.New("--module, --sysfs and --root need --kernel")
+				}
+				return c.btfFindKernel(args[0], f)
+			}
 			files := args[1:]
 			if len(files) == 0 {
 				files = []string{defaultVmlinux}
@@ -41,6 +61,9 @@ Prints nothing, and exits with status 0, when there is no match.`,
 	cmd.Flags().StringVar(&f.kind, "kind", "", "only types of this `KIND` (struct, union, enum, typedef, func, ...)")
 	cmd.Flags().BoolVar(&f.flavors, "flavors", false, "also match CO-RE flavors (NAME___suffix)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&f.kernel, "kernel", false, "search the running kernel's vmlinux and module BTF")
+	cmd.Flags().StringVar(&f.module, "module", "", "with --kernel, search only `MODULE` (\"vmlinux\" for vmlinux)")
+	f.kernelFlags.register(cmd)
 	return cmd
 }
 
@@ -52,17 +75,17 @@ type findResult struct {
 
 func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 	opts := btf.FindOptions{Flavors: f.flavors}
-	if f.kind != "" {
-		k, ok := btf.ParseKind(f.kind)
-		if !ok {
-			return fmt.Errorf("unknown kind %q", f.kind)
-		}
-		opts.Kind = k
+	k, err := parseKindFlag(f.kind)
+	if err != nil {
+		return err
 	}
+	opts.Kind = k
 	w := bufio.NewWriter(c.stdout)
 	results := []findResult{}
+	found := 0
 	for _, file := range files {
 		err := c.findInFile(file, f.base, name, opts, func(t btf.Type) error {
+			found++
 			if f.json {
 				results = append(results, findResult{File: file, JSONType: rawdump.ToJSON(t)})
 				return nil
@@ -83,7 +106,13 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 			return err
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if found == 0 {
+		return fmt.Errorf("type %q: %w", name, btf.ErrNotFound)
+	}
+	return nil
 }
 
 // findInFile calls fn for each match in one file. A file without a match
@@ -110,4 +139,70 @@ func (c *cli) findInFile(file, base, name string, opts btf.FindOptions, fn func(
 		}
 	}
 	return nil
+}
+
+func parseKindFlag(kind string) (btf.Kind, error) {
+	if kind == "" {
+		return btf.KindUnknown, nil
+	}
+	k, ok := btf.ParseKind(kind)
+	if !ok {
+		return 0, fmt.Errorf("unknown kind %q", kind)
+	}
+	return k, nil
+}
+
+// kernelFindResult is one match of --kernel in --json output.
+type kernelFindResult struct {
+	Module string `json:"module"`
+	rawdump.JSONType
+}
+
+// btfFindKernel searches vmlinux and the modules of the running kernel (or
+// of the one under --root / --sysfs).
+func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
+	k, err := parseKindFlag(f.kind)
+	if err != nil {
+		return err
+	}
+	cache := kernel.NewCache(f.options())
+	defer cache.Close()
+	h, err := cache.Acquire()
+	if err != nil {
+		return err
+	}
+	defer h.Release()
+	res, err := h.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
+	for _, e := range res.Failed {
+		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", e)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, btf.ErrNotFound) && len(res.Failed) == 0:
+		// No match: print nothing, as for files.
+	case errors.Is(err, btf.ErrNotFound):
+		return fmt.Errorf("%q not found, and %d module(s) could not be searched", name, len(res.Failed))
+	default:
+		return err
+	}
+	w := bufio.NewWriter(c.stdout)
+	if f.json {
+		results := []kernelFindResult{}
+		for _, m := range res.Matches {
+			results = append(results, kernelFindResult{Module: m.Module, JSONType: rawdump.ToJSON(m.Type)})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	for _, m := range res.Matches {
+		w.WriteString(m.Module + ": ")
+		if err := rawdump.WriteType(w, m.Type); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }

@@ -1,8 +1,121 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
 
-// TODO(owner of this file): replace this placeholder.
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/kernel"
+)
+
+// kernelFlags say where the kernel's BTF is read: the flags --sysfs and
+// --root of the commands that read the running kernel's BTF.
+type kernelFlags struct {
+	sysfs string
+	root  string
+}
+
+func (f *kernelFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.sysfs, "sysfs", "", "read `DIR`/kernel/btf instead of /sys/kernel/btf")
+	cmd.Flags().StringVar(&f.root, "root", "", "read every kernel path (sysfs, /boot, /lib/modules, ...) under `DIR`")
+}
+
+func (f *kernelFlags) options() kernel.Options {
+	return kernel.Options{Root: f.root, Sysfs: f.sysfs}
+}
+
+type btfModulesFlags struct {
+	json bool
+	kernelFlags
+}
+
 func (c *cli) btfModulesCmd() *cobra.Command {
-	return &cobra.Command{Use: "modules", Hidden: true}
+	var f btfModulesFlags
+	cmd := &cobra.Command{
+		Use:   "modules",
+		Short: "List the kernel modules that have BTF, with their type counts",
+		Long: `List every module of the running kernel that has BTF (/sys/kernel/btf/MODULE),
+sorted by name, with the number of types of its own (split BTF over vmlinux).
+A module whose BTF cannot be read is listed with "-" and its error is printed
+on stderr; the command then exits with status 1.
+--sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf; --root DIR reads
+every path under DIR.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.btfModules(f)
+		},
+	}
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	f.kernelFlags.register(cmd)
+	return cmd
+}
+
+// moduleInfo is one module in --json output.
+type moduleInfo struct {
+	Module  string `json:"module"`
+	Types   int    `json:"types"`
+	FirstID uint32 `json:"first_id,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (c *cli) btfModules(f btfModulesFlags) error {
+	cache := kernel.NewCache(f.options())
+	defer cache.Close()
+	h, err := cache.Acquire()
+	if err != nil {
+		return err
+	}
+	defer h.Release()
+	names, err := h.Modules()
+	if err != nil {
+		return err
+	}
+	infos := make([]moduleInfo, len(names))
+	failed := 0
+	for i, name := range names {
+		infos[i].Module = name
+		spec, err := h.Module(name)
+		if err != nil {
+			infos[i].Error = err.Error()
+			fmt.Fprintf(c.stderr, "kmeta: %v\n", err)
+			failed++
+			continue
+		}
+		infos[i].Types = spec.NumTypes()
+		infos[i].FirstID = uint32(spec.FirstID())
+	}
+	if err := c.printModules(infos, f.json); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("the BTF of %d of %d modules could not be read", failed, len(names))
+	}
+	return nil
+}
+
+func (c *cli) printModules(infos []moduleInfo, asJSON bool) error {
+	w := bufio.NewWriter(c.stdout)
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(infos); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	width := len("MODULE")
+	for _, m := range infos {
+		width = max(width, len(m.Module))
+	}
+	fmt.Fprintf(w, "%-*s %7s\n", width, "MODULE", "TYPES")
+	for _, m := range infos {
+		if m.Error != "" {
+			fmt.Fprintf(w, "%-*s %7s\n", width, m.Module, "-")
+			continue
+		}
+		fmt.Fprintf(w, "%-*s %7d\n", width, m.Module, m.Types)
+	}
+	return w.Flush()
 }

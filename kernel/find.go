@@ -1,0 +1,219 @@
+package kernel
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// FindOptions narrow a search across the kernel.
+type FindOptions struct {
+	// Kind, if not btf.KindUnknown, keeps only types of this kind.
+	Kind btf.Kind
+	// Flavors also matches CO-RE flavors, "name___suffix" (see
+	// btf.FindOptions).
+	Flavors bool
+	// Module restricts the search to one place: Vmlinux for vmlinux only,
+	// a module's name for that module's own types only. "" searches
+	// vmlinux and every module.
+	Module string
+}
+
+// Match is one type found by Find, and where it was found.
+type Match struct {
+	// Module is the module whose BTF holds the type, or Vmlinux.
+	Module string
+	// Type is the type. It belongs to the Handle's Specs and must not be
+	// used after the Handle is released.
+	Type btf.Type
+}
+
+// Result is the outcome of a search across the kernel.
+type Result struct {
+	// Matches are the types found: vmlinux's first, then each module's in
+	// module name order, each place's in id order. A type is reported
+	// once, by the place that holds its record: modules are searched for
+	// their own types only, so a vmlinux type is not reported again for
+	// every module built on it.
+	Matches []Match
+	// Failed lists the modules that could not be searched, because their
+	// BTF could not be read or parsed. Every other module was searched.
+	Failed []*ModuleError
+}
+
+// Find searches vmlinux and every module (or only the place opts.Module
+// names) for types named name. Modules not yet opened are opened, on up to
+// GOMAXPROCS goroutines. The first few searches of vmlinux and all modules
+// scan their types; then one builds a name index of them (12 bytes a named
+// type, kept until the Specs are closed), from which that search and later
+// ones of exact names are answered in well under a microsecond.
+//
+// A module that cannot be read does not stop the search: it is listed in
+// Result.Failed, and err stays nil if anything was found. err is non-nil
+// when:
+//   - nothing was found: it wraps btf.ErrNotFound, joined with the errors of
+//     the failed modules (errors.As finds a *ModuleError there);
+//   - opts.Module names a module that is not listed or cannot be read: a
+//     *ModuleError;
+//   - the module BTF directory exists but cannot be listed;
+//   - the Handle was released: ErrReleased.
+func (h *Handle) Find(name string, opts FindOptions) (Result, error) {
+	if !h.enter() {
+		return Result{}, ErrReleased
+	}
+	defer h.mu.RUnlock()
+	var res Result
+	var err error
+	switch opts.Module {
+	case "":
+		err = h.findAll(&res, name, opts)
+	case Vmlinux:
+		err = res.add(Vmlinux, h.g.vmlinux, newQuery(name, opts))
+	default:
+		var spec *btf.Spec
+		if spec, err = h.module(opts.Module); err == nil {
+			err = res.add(opts.Module, spec, newQuery(name, opts))
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if len(res.Matches) == 0 {
+		return res, res.notFound(name, opts)
+	}
+	return res, nil
+}
+
+// findAll searches vmlinux and every module: from the name index once the
+// generation has one (exact names only), by scanning otherwise.
+func (h *Handle) findAll(res *Result, name string, opts FindOptions) error {
+	mods, err := h.g.modules()
+	if err != nil {
+		return fmt.Errorf("kernel: list module BTF: %w", err)
+	}
+	if !opts.Flavors && name != "" {
+		if x := h.g.indexFor(mods); x != nil {
+			x.find(res, h.g.vmlinux, mods, name, opts.Kind)
+			return nil
+		}
+	}
+	q := newQuery(name, opts).withPrefilter(h.g.vmlinux)
+	if err := res.add(Vmlinux, h.g.vmlinux, q); err != nil {
+		return err
+	}
+	h.scanModules(res, mods, q)
+	return nil
+}
+
+// scanModules opens (if needed) and searches every module's own types, in
+// parallel, and appends the results in module order.
+func (h *Handle) scanModules(res *Result, mods []*module, q query) {
+	type found struct {
+		types []btf.Type
+		err   error
+	}
+	per := make([]found, len(mods))
+	parallel(len(mods), func(i int) {
+		m := mods[i]
+		spec, err := m.open(h.g.vmlinux)
+		if err != nil {
+			per[i].err = err
+			return
+		}
+		per[i].types, err = q.appendTo(nil, spec)
+		if err != nil {
+			per[i].err = &ModuleError{Module: m.name, Path: m.path, Err: err}
+		}
+	})
+	for i, f := range per {
+		if f.err != nil {
+			res.Failed = append(res.Failed, f.err.(*ModuleError))
+		}
+		for _, t := range f.types {
+			res.Matches = append(res.Matches, Match{Module: mods[i].name, Type: t})
+		}
+	}
+}
+
+// query is a lookup by name in the own types of a Spec: a split Spec's
+// types are searched without its base's (btf.ScopeOwn), so that a vmlinux
+// type is not found again in every module.
+//
+// For an exact name it first rules out the modules that cannot have it: a
+// type's name is a string of the module's own string section or of
+// vmlinux's, so when vmlinux's strings do not hold the name, a module whose
+// strings do not hold it either has no type of that name. Searching for a
+// type that one module has then reads the strings of each module instead of
+// every type record (BenchmarkOpenAllModules, bench's
+// BenchmarkKernelFindWarm).
+type query struct {
+	name   string
+	opts   btf.FindOptions // Scope is btf.ScopeOwn
+	needle []byte          // name and its NUL; nil if no module can be ruled out
+}
+
+func newQuery(name string, kopts FindOptions) query {
+	opts := btf.FindOptions{Kind: kopts.Kind, Flavors: kopts.Flavors, Scope: btf.ScopeOwn}
+	return query{name: name, opts: opts}
+}
+
+// withPrefilter returns q set to rule out, in appendTo, the modules over
+// vmlinux that cannot have the name.
+func (q query) withPrefilter(vmlinux *btf.Spec) query {
+	if q.opts.Flavors || q.name == "" {
+		return q
+	}
+	// A name offset may point into the middle of a string, so look for
+	// the name followed by a NUL, not for a whole string.
+	needle := append([]byte(q.name), 0)
+	if strs, _ := vmlinux.StringSection(); !bytes.Contains(strs, needle) {
+		q.needle = needle
+	}
+	return q
+}
+
+// appendTo appends the matches among s's own types to dst; no match is not
+// an error.
+func (q query) appendTo(dst []btf.Type, s *btf.Spec) ([]btf.Type, error) {
+	if q.needle != nil && s.Base() != nil {
+		if strs, _ := s.StringSection(); strs != nil && !bytes.Contains(strs, q.needle) {
+			return dst, nil
+		}
+	}
+	ts, err := s.Find(q.name, q.opts)
+	if errors.Is(err, btf.ErrNotFound) {
+		return dst, nil
+	}
+	return append(dst, ts...), err
+}
+
+// add appends the matches of q among spec's own types.
+func (r *Result) add(module string, spec *btf.Spec, q query) error {
+	ts, err := q.appendTo(nil, spec)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		r.Matches = append(r.Matches, Match{Module: module, Type: t})
+	}
+	return nil
+}
+
+// notFound builds the error of a search that found nothing.
+func (r *Result) notFound(name string, opts FindOptions) error {
+	what := "type"
+	if opts.Kind != btf.KindUnknown {
+		what = opts.Kind.String()
+	}
+	where := "vmlinux and modules"
+	if opts.Module != "" {
+		where = opts.Module
+	}
+	errs := []error{fmt.Errorf("kernel: %s %q in %s: %w", what, name, where, btf.ErrNotFound)}
+	for _, e := range r.Failed {
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
