@@ -99,22 +99,8 @@ func kmetaReachable(s *btf.Spec, t btf.Type) int {
 		stack = stack[:len(stack)-1]
 		n++
 		t, _ := s.TypeByID(id)
-		push(t.Ref())
-		switch t.Kind() {
-		case btf.KindArray:
-			push(t.Array().Index)
-		case btf.KindStruct, btf.KindUnion:
-			for _, m := range t.Members() {
-				push(m.Type)
-			}
-		case btf.KindFuncProto:
-			for _, p := range t.Params() {
-				push(p.Type)
-			}
-		case btf.KindDatasec:
-			for _, v := range t.VarSecinfos() {
-				push(v.Type)
-			}
+		for r := range t.Refs() {
+			push(r)
 		}
 	}
 	return n

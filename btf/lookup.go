@@ -168,7 +168,14 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 // them instead of waiting for each record's size to find the next.
 func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
 	types := s.types
+	want := ^uint16(0)
+	if kind != KindUnknown {
+		want = kindBit(kind)
+	}
 	for g, off := range s.index {
+		if s.kinds[g]&want == 0 {
+			continue // no type of this kind in the group
+		}
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
 			info := wire.Word(types, off+4)

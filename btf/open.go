@@ -68,8 +68,33 @@ func mapOrRead(f *os.File) (data []byte, unmap func() error, err error) {
 			return data, unmap, nil
 		}
 	}
-	data, err = readLimited(f, maxRead)
+	data, err = readFile(f)
 	return data, nil, err
+}
+
+// readFile reads f whole. When stat gives a size (sysfs module BTF files
+// have one but cannot be mapped), the buffer is allocated once at that size
+// instead of growing.
+func readFile(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= 0 || fi.Size() > maxRead {
+		return readLimited(f, maxRead)
+	}
+	buf := make([]byte, 0, fi.Size()+1) // +1: see EOF without growing
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			rest, err := readLimited(f, maxRead-int64(len(buf)))
+			return append(buf, rest...), err
+		}
+	}
 }
 
 // Read reads BTF (raw, ELF, or compressed, as Open accepts) from r, on top

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
@@ -39,6 +40,7 @@ type Spec struct {
 	n        uint32   // number of own types
 	strStart uint32   // string offset of strs[0]
 	index    []uint32 // offset of own type i<<indexShift within types
+	kinds    []uint16 // per index group: bit k&15 set if a type of kind k is in it
 
 	closed   atomic.Bool
 	closeFn  func() error
@@ -116,82 +118,91 @@ func (s *Spec) checkStrings() error {
 	return nil
 }
 
-// indexTypes makes the one pass over the type section that the format
-// requires: it checks every record's bounds and kind and fills the sparse
-// offset index. Then checkRefs checks references, walking the groups of
-// records that the index delimits. Guarded by BenchmarkOpen and
-// BenchmarkFindTaskStruct.
+// indexTypes makes the one pass over the type section: it checks every
+// record's bounds and kind, fills the sparse offset index and the per-group
+// kind summary, and notes the largest type id and string offset that any
+// record refers to. Only if those are out of range does blame make a second
+// pass to find the record at fault. Guarded by BenchmarkOpen and
+// BenchmarkFindTaskStruct. (Checking references on a second goroutine was
+// measured slower: the ranges have to be walked again.)
 func (s *Spec) indexTypes() error {
-	// Kernel records average over 24 bytes; start with room for 16-byte
+	s.alignTypes()
+	// Kernel records average about 26 bytes; start with room for 24-byte
 	// ones and let append grow the index for denser data.
-	s.index = make([]uint32, 0, len(s.types)/(16<<indexShift)+1)
-	types := s.types
-	end := uint32(len(types))
+	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
+	s.kinds = make([]uint16, 0, cap(s.index))
+	w := newWords(s.types)
+	end := uint32(len(s.types))
+	var maxType, maxStr uint32
 	id := s.firstID
 	for off := uint32(0); off < end; id++ {
 		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
 			s.index = append(s.index, off)
+			s.kinds = append(s.kinds, 0)
 		}
 		if end-off < wire.TypeSize {
 			return typeErr(id, off, "record header truncated: %d bytes left", end-off)
 		}
-		info := wire.Word(types, off+4)
-		size := s.sizes.Of(info)
-		if size == 0 {
-			return typeErr(id, off, "unknown kind %d", wire.InfoKind(info))
+		info := w.at(off + 4)
+		kind := wire.InfoKind(info)
+		s.kinds[len(s.kinds)-1] |= kindBit(kind)
+		fixed, elem := s.sizes.Parts(kind)
+		size := fixed + elem*uint32(wire.InfoVlen(info))
+		if err := recordError(id, off, end, info, fixed, size); err != nil {
+			return err
 		}
-		if size > end-off {
-			return typeErr(id, off, "%v record of %d bytes (vlen %d) runs past the type section end",
-				wire.InfoKind(info), size, wire.InfoVlen(info))
+		// The references, as two maxima kept in registers; refShapes
+		// spares a switch on the kind, which mispredicts on kernel BTF.
+		sh := &refShapes[kind]
+		maxStr = max(maxStr, w.at(off))
+		maxType = max(maxType, w.at(off+8)&sh.word2)
+		if sh.array {
+			maxType = max(maxType, w.at(off+12), w.at(off+16))
 		}
-		if uint64(id) >= 1<<31 {
-			return typeErr(id, off, "too many types")
+		if sh.elemSize != 0 {
+			for e := off + wire.TypeSize; e < off+size; e += sh.elemSize {
+				maxStr = max(maxStr, w.at(e)&sh.nameMask)
+				maxType = max(maxType, w.at(e+sh.typeAt)&sh.typeMask)
+			}
 		}
 		off += size
 	}
 	s.n = uint32(id - s.firstID)
-	return s.checkRefs()
-}
-
-// parallelRefs is the number of index groups above which checkRefs splits
-// its work between two goroutines (about 64k types).
-const parallelRefs = 16 << 10
-
-// checkRefs finds the largest type id and string offset that any record
-// refers to; only if one is out of range does blame find the record.
-func (s *Spec) checkRefs() error {
-	var refs maxRefs
-	if len(s.index) > parallelRefs {
-		half := len(s.index) / 2
-		done := make(chan maxRefs, 1)
-		go func() { done <- s.maxRefs(half, len(s.index)) }()
-		refs = s.maxRefs(0, half)
-		other := <-done
-		refs.typ, refs.str = max(refs.typ, other.typ), max(refs.str, other.str)
-	} else {
-		refs = s.maxRefs(0, len(s.index))
-	}
-	if refs.typ <= uint32(s.LastID()) && refs.str < s.strEnd() {
+	if maxType <= uint32(s.LastID()) && maxStr < s.strEnd() {
 		return nil
 	}
 	return s.blame()
 }
 
-// maxRefs scans the records of index groups [from, to).
-func (s *Spec) maxRefs(from, to int) maxRefs {
-	var refs maxRefs
-	types := s.types
-	for g := from; g < to; g++ {
-		off := s.index[g]
-		first := uint32(g) << indexShift
-		for range min(1<<indexShift, s.n-first) {
-			info := wire.Word(types, off+4)
-			size := s.sizes.Of(info)
-			refs.add(types[off:off+size], info)
-			off += size
-		}
+// recordError checks the kind and bounds of the record of type id at off.
+func recordError(id TypeID, off, end, info, fixed, size uint32) error {
+	switch {
+	case fixed == 0:
+		return typeErr(id, off, "unknown kind %d", wire.InfoKind(info))
+	case size > end-off:
+		return typeErr(id, off, "%v record of %d bytes (vlen %d) runs past the type section end",
+			wire.InfoKind(info), size, wire.InfoVlen(info))
+	case uint64(id) >= 1<<31:
+		return typeErr(id, off, "too many types")
 	}
-	return refs
+	return nil
+}
+
+// kindBit is a kind's bit in Spec.kinds. Kinds 16 and up share bits with
+// lower ones, which only makes a lookup visit a group it need not.
+func kindBit(k Kind) uint16 { return 1 << (k & 15) }
+
+// alignTypes makes sure the type section starts at a 4-byte boundary, as
+// words requires: mappings and heap buffers do; a .BTF section at an odd
+// offset of an ELF file is copied.
+func (s *Spec) alignTypes() {
+	if len(s.types) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(s.types)))%4 == 0 {
+		return
+	}
+	buf := make([]uint32, len(s.types)/4)
+	aligned := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(buf))), len(s.types))
+	copy(aligned, s.types)
+	s.types = aligned
 }
 
 // blame finds the first record that refers to a type id or string offset

@@ -1,6 +1,10 @@
 package btf
 
-import "github.com/kmeta-dev/kmeta/btf/internal/wire"
+import (
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
 
 // validator checks the type ids and string offsets that records refer to.
 type validator struct {
@@ -73,12 +77,6 @@ func (v *validator) ref(id TypeID, off uint32, what string, t uint32) error {
 	return nil
 }
 
-// maxRefs accumulates the largest type id and string offset that records
-// refer to.
-type maxRefs struct {
-	typ, str uint32
-}
-
 // refShape says where the records of one kind keep type ids and string
 // offsets, as masks, so that maxRefs.add treats every kind with the same
 // few instructions instead of a switch that mispredicts on kernel BTF,
@@ -107,20 +105,17 @@ var refShapes = func() (shapes [wire.MaxKind + 1]refShape) {
 	return shapes
 }()
 
-// add notes the references of one record; rec holds exactly the record,
-// whose bounds were checked.
-func (m *maxRefs) add(rec []byte, info uint32) {
-	sh := &refShapes[wire.InfoKind(info)]
-	typ := max(m.typ, wire.Word(rec, 8)&sh.word2)
-	str := max(m.str, wire.Word(rec, 0))
-	if sh.array {
-		typ = max(typ, wire.Word(rec, 12), wire.Word(rec, 16))
-	}
-	if sh.elemSize != 0 {
-		for e := rec[wire.TypeSize:]; len(e) >= int(sh.elemSize); e = e[sh.elemSize:] {
-			str = max(str, wire.Word(e, 0)&sh.nameMask)
-			typ = max(typ, wire.Word(e, sh.typeAt)&sh.typeMask)
-		}
-	}
-	m.typ, m.str = typ, str
+// words reads host-order 32-bit words of a 4-byte aligned byte slice
+// without bounds checks, for the one pass of indexTypes, which checks each
+// record's bounds before reading it (BenchmarkOpen). It holds the slice so
+// that the memory stays reachable.
+type words struct {
+	b []byte
+}
+
+func newWords(b []byte) words { return words{b: b} }
+
+// at returns the word at byte offset off; off+4 must be within the slice.
+func (w words) at(off uint32) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.b)), off))
 }

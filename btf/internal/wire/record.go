@@ -197,6 +197,12 @@ func (l *Layouts) Sizes() Sizes {
 	return s
 }
 
+// Parts returns the fixed size of a record of kind k (0 if the kind is not
+// described) and the size of one of its vlen elements.
+func (s *Sizes) Parts(k Kind) (fixed, elem uint32) {
+	return s.fixed[k&infoKindMask], s.elem[k&infoKindMask]
+}
+
 // Elem returns the offset of the i-th vlen element within a record of kind
 // k.
 func (s *Sizes) Elem(k Kind, i uint32) uint32 {
