@@ -77,56 +77,66 @@ func (s *Spec) SizeOf(id TypeID) (uint32, error) {
 // btf__align_of computes it: a STRUCT or UNION whose members are not all
 // naturally aligned (a packed one) has alignment 1.
 //
-// The walk visits at most maxAlignVisits types, so that hostile BTF (nested
-// structs with many members each) cannot make it run for long.
+// Each composite type is computed once per call, so the work is linear in
+// the number of types reached, and chains deeper than 32 give an error, so
+// hostile BTF cannot make it run for long.
 func (s *Spec) AlignOf(id TypeID) (uint32, error) {
-	budget := maxAlignVisits
-	return s.alignOf(id, 0, &budget)
+	a := aligner{s: s}
+	return a.alignOf(id, 0)
 }
 
-// maxAlignVisits bounds the types AlignOf visits. The largest kernel
-// structs need a few thousand.
-const maxAlignVisits = 1 << 16
+// aligner computes alignments for one AlignOf call, remembering those of
+// the composites it has seen.
+type aligner struct {
+	s    *Spec
+	memo map[TypeID]uint32
+}
 
-var errAlignBudget = errors.New("type graph too large")
-
-func (s *Spec) alignOf(id TypeID, depth int, budget *int) (uint32, error) {
+func (a *aligner) alignOf(id TypeID, depth int) (uint32, error) {
 	if depth > maxChain {
 		return 0, fmt.Errorf("alignment of type %d: %w", id, errLoop)
 	}
-	if *budget--; *budget < 0 {
-		return 0, fmt.Errorf("alignment of type %d: %w", id, errAlignBudget)
-	}
-	t, err := s.TypeByID(id)
+	t, err := a.s.TypeByID(id)
 	if err != nil {
 		return 0, err
 	}
 	switch t.Kind() {
 	case KindInt, KindEnum, KindEnum64, KindFloat:
-		return min(t.Size(), s.PointerSize()), nil
+		return min(t.Size(), a.s.PointerSize()), nil
 	case KindPointer:
-		return s.PointerSize(), nil
+		return a.s.PointerSize(), nil
 	case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag, KindVar:
-		return s.alignOf(t.Ref(), depth+1, budget)
+		return a.alignOf(t.Ref(), depth+1)
 	case KindArray:
-		return s.alignOf(t.Array().Type, depth+1, budget)
+		return a.alignOf(t.Array().Type, depth+1)
 	case KindStruct, KindUnion:
-		return s.compositeAlign(t, depth, budget)
+		if v, ok := a.memo[id]; ok {
+			return v, nil
+		}
+		v, err := a.composite(t, depth)
+		if err != nil {
+			return 0, err
+		}
+		if a.memo == nil {
+			a.memo = make(map[TypeID]uint32)
+		}
+		a.memo[id] = v
+		return v, nil
 	}
 	return 0, fmt.Errorf("alignment of type %d: %v has no alignment", id, t)
 }
 
-func (s *Spec) compositeAlign(t Type, depth int, budget *int) (uint32, error) {
+func (a *aligner) composite(t Type, depth int) (uint32, error) {
 	align := uint32(1)
 	for _, m := range t.Members() {
-		a, err := s.alignOf(m.Type, depth+1, budget)
+		ma, err := a.alignOf(m.Type, depth+1)
 		if err != nil {
 			return 0, err
 		}
-		if m.BitfieldSize == 0 && m.BitOffset%(8*a) != 0 {
+		if m.BitfieldSize == 0 && m.BitOffset%(8*ma) != 0 {
 			return 1, nil // a member is not naturally aligned: packed
 		}
-		align = max(align, a)
+		align = max(align, ma)
 	}
 	if t.Size()%align != 0 {
 		return 1, nil
