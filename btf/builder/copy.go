@@ -1,9 +1,7 @@
 package builder
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -16,29 +14,35 @@ import (
 type source struct {
 	spec   *btf.Spec
 	first  btf.TypeID
+	n      uint32    // number of own types
 	chain  []*source // this source, then its bases' sources
 	depth  int       // number of bases below the Spec
 	seq    int       // creation order, for a deterministic output order
 	inBase bool      // the Spec is the Builder's base or one of its bases
 
-	ids   []btf.TypeID // Builder id of each own type; 0 = not copied
-	fwds  []btf.TypeID // FWD standing for a struct or union (fwd mode)
-	state []uint8      // walk state during one fwd-mode copy
+	ids idMap // Builder ids of the own types copied
+
+	// State of the running copy, see copier.
+	inCopy bool     // the copy has queued types of this source
+	fresh  bool     // ids was empty when it did: the copy sets its rank form
+	mark   bitset   // own types queued by the copy
+	state  []uint32 // fwd mode: level<<levelShift | pending index, per type
+	prefix []uint32 // mark.ranks()
+	pos    uint32   // output position of the source's first queued type
 
 	strs     []byte   // the Spec's own string section, refreshed per copy
 	strStart uint32   // string offset of strs[0]
 	strCache offCache // source string offset -> Builder string offset
 }
 
-// pendingFlag marks, in source.ids, a type chosen for copying that has no id
-// yet; the other bits are its index in copier.pending.
-const pendingFlag = btf.TypeID(1) << 31
-
 // Walk levels: how a type was reached.
 const (
 	levelPointee uint8 = 1 // only through a pointer
 	levelValue   uint8 = 2 // by value (or as a root)
 )
+
+// levelShift places the level in source.state, above the pending index.
+const levelShift = 30
 
 func (b *Builder) sourceOf(s *btf.Spec) *source {
 	if src, ok := b.srcs[s]; ok {
@@ -51,7 +55,7 @@ func (b *Builder) newSource(s *btf.Spec) *source {
 	if b.srcs == nil {
 		b.srcs = make(map[*btf.Spec]*source)
 	}
-	src := &source{spec: s, first: s.FirstID()}
+	src := &source{spec: s, first: s.FirstID(), n: uint32(s.NumTypes())}
 	src.chain = []*source{src}
 	if s.Base() != nil {
 		src.chain = append(src.chain, b.sourceOf(s.Base()).chain...)
@@ -60,9 +64,6 @@ func (b *Builder) newSource(s *btf.Spec) *source {
 	src.seq = len(b.srcs)
 	for o := b.base; o != nil; o = o.Base() {
 		src.inBase = src.inBase || o == s
-	}
-	if !src.inBase {
-		src.ids = make([]btf.TypeID, s.NumTypes())
 	}
 	b.srcs[s] = src
 	return src
@@ -87,17 +88,11 @@ func (src *source) mapped(r btf.TypeID) btf.TypeID {
 	if o.inBase {
 		return r
 	}
-	i := r - o.first
-	if int(i) >= len(o.ids) {
+	i := uint32(r - o.first)
+	if i >= o.n {
 		return 0
 	}
-	if id := o.ids[i]; id != 0 && id&pendingFlag == 0 {
-		return id
-	}
-	if o.fwds != nil {
-		return o.fwds[i]
-	}
-	return 0
+	return o.ids.id(i)
 }
 
 // Copy copies t into the Builder together with every type it references,
@@ -153,26 +148,30 @@ func (b *Builder) CopyAll(s *btf.Spec) error {
 			continue
 		}
 		if c.pending == nil {
-			c.pending = make([]pendingType, 0, o.spec.NumTypes())
+			c.pending = make([]pendingType, 0, o.n)
 		}
 		for id, t := range o.spec.Types(btf.ScopeOwn) {
-			if i := id - o.first; o.ids[i] == 0 {
-				o.ids[i] = pendingFlag | btf.TypeID(len(c.pending))
-				c.pending = append(c.pending, pendingType{t: t, src: o})
+			if i := uint32(id - o.first); !o.ids.whole(i) {
+				c.queue(o, t, i, 0)
 			}
 		}
 	}
 	return c.commit()
 }
 
-// copier runs one copy: walk the closure, number it, then encode it.
+// copier runs one copy: walk the closure, number it, then encode it. The
+// types it queues are marked in their source's mark set (and, in fwd mode,
+// their level and pending index in its state), which it clears when done.
 type copier struct {
 	b        *Builder
 	fwd      bool // named structs and unions reached only through pointers become FWDs
 	pending  []pendingType
+	srcs     []*source // sources with queued types
+	perm     []uint32  // pending indexes in output order, see order
 	stack    []walkItem
 	elems    int // vlen elements walked, to size the string tables
 	recBytes int // bytes of the records walked, to size the type section
+	walked   int // number of records walked
 	err      error
 }
 
@@ -185,7 +184,7 @@ type pendingType struct {
 // walkItem is a queued type (its index in pending) and how it was reached.
 // It holds no pointers, so the walk's stack costs the GC nothing.
 type walkItem struct {
-	pend  btf.TypeID
+	pend  uint32
 	level uint8
 }
 
@@ -204,10 +203,9 @@ func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
 	}
 	c.walk()
 	if c.err != nil {
-		c.unmark()
+		c.finish(false)
 		return c.err
 	}
-	c.order()
 	return c.commit()
 }
 
@@ -216,50 +214,6 @@ func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
 func (src *source) refresh() {
 	for _, o := range src.chain {
 		o.strs, o.strStart = o.spec.StringSection()
-	}
-}
-
-// order puts the pending types in output order: by source (bases first,
-// then in order of first use) and by id within a source. Batches larger than
-// 1/64 of their sources are ordered by scanning the sources' id tables
-// (cheaper than sorting them), smaller ones by sorting.
-// Guarded by BenchmarkMinimalTaskStruct.
-func (c *copier) order() {
-	var srcs []*source
-	total := 0
-	for _, p := range c.pending {
-		if !slices.Contains(srcs, p.src) {
-			srcs = append(srcs, p.src)
-			total += len(p.src.ids)
-		}
-	}
-	slices.SortFunc(srcs, func(x, y *source) int {
-		return cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.seq, y.seq))
-	})
-	if len(c.pending)*64 < total {
-		slices.SortFunc(c.pending, func(x, y pendingType) int {
-			return cmp.Or(cmp.Compare(x.src.depth, y.src.depth), cmp.Compare(x.src.seq, y.src.seq), cmp.Compare(x.t.ID(), y.t.ID()))
-		})
-	} else {
-		// Move each pending type to its rank in place: ranks come from the
-		// scan; following the permutation's cycles needs no second slice.
-		rank := make([]uint32, len(c.pending))
-		r := uint32(0)
-		for _, src := range srcs {
-			for _, id := range src.ids {
-				if id&pendingFlag != 0 {
-					rank[id&^pendingFlag] = r
-					r++
-				}
-			}
-		}
-		for i := range rank {
-			for rank[i] != uint32(i) {
-				j := rank[i]
-				c.pending[i], c.pending[j] = c.pending[j], c.pending[i]
-				rank[i], rank[j] = rank[j], rank[i]
-			}
-		}
 	}
 }
 
@@ -273,47 +227,65 @@ func (c *copier) visit(src *source, t btf.Type, level uint8) {
 	if src.inBase {
 		return
 	}
-	i := t.ID() - src.first
-	id := src.ids[i]
-	if id != 0 && id&pendingFlag == 0 {
+	i := uint32(t.ID() - src.first)
+	if src.ids.whole(i) {
 		return // copied by an earlier call
 	}
 	if !c.fwd {
-		if id == 0 {
+		if !src.inCopy || !src.mark.has(i) {
 			c.queue(src, t, i, levelValue)
 		}
 		return
 	}
 	if src.state == nil {
-		src.state = make([]uint8, len(src.ids))
+		src.state = make([]uint32, src.n)
 	}
+	st := src.state[i]
 	pointee := level == levelPointee && namedComposite(t)
-	if src.state[i] >= level || pointee && src.fwds != nil && src.fwds[i] != 0 {
+	if uint8(st>>levelShift) >= level || pointee && src.ids.fwd(i) {
 		return
 	}
-	if src.state[i] == 0 {
-		c.queue(src, t, i, 0)
+	k := st &^ (3 << levelShift)
+	if st == 0 {
+		k = c.queue(src, t, i, 0)
 	}
-	src.state[i] = level
+	src.state[i] = uint32(level)<<levelShift | k
 	if !pointee {
-		c.stack = append(c.stack, walkItem{pend: src.ids[i] &^ pendingFlag, level: level})
+		c.stack = append(c.stack, walkItem{pend: k, level: level})
 	}
 }
 
 // queue adds t (own type i of src) to the pending types, and to the walk
-// unless level is 0.
-func (c *copier) queue(src *source, t btf.Type, i btf.TypeID, level uint8) {
+// unless level is 0. It returns t's index in the pending types.
+func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
 	if c.pending == nil {
 		// Closures of kernel structs are a few percent of the types.
-		c.pending = make([]pendingType, 0, max(64, len(src.ids)/16))
+		c.pending = make([]pendingType, 0, max(64, src.n/16))
 		c.stack = make([]walkItem, 0, 1024)
 	}
-	k := btf.TypeID(len(c.pending))
-	src.ids[i] = pendingFlag | k
+	if !src.inCopy {
+		c.begin(src)
+	}
+	k := uint32(len(c.pending))
+	src.mark.set(i)
 	c.pending = append(c.pending, pendingType{t: t, src: src})
 	if level != 0 {
 		c.stack = append(c.stack, walkItem{pend: k, level: level})
 	}
+	return k
+}
+
+// begin makes src part of the copy.
+func (c *copier) begin(src *source) {
+	src.inCopy = true
+	src.fresh = src.ids.empty()
+	if !src.fresh {
+		src.ids.densify(int(src.n))
+	}
+	if src.mark == nil {
+		src.mark = newBitset(int(src.n))
+	}
+	c.srcs = append(c.srcs, src)
 }
 
 // walk visits the references of every queued type until the closure is
@@ -338,6 +310,7 @@ func (c *copier) walk() {
 		}
 		c.elems += wire.InfoVlen(info)
 		c.recBytes += len(rec)
+		c.walked++
 		lv := childLevel(k, it.level)
 		f := &wire.KindFields[k]
 		if f.Ref0 != wire.NoField {
@@ -366,8 +339,11 @@ func (c *copier) ref(from *source, r btf.TypeID, level uint8) {
 	if o.inBase {
 		return
 	}
-	i := r - o.first
-	if id := o.ids[i]; id != 0 && (!c.fwd || id&pendingFlag == 0 || o.state[i] >= level) {
+	i := uint32(r - o.first)
+	if o.inCopy && o.mark.has(i) && (!c.fwd || uint8(o.state[i]>>levelShift) >= level) {
+		return
+	}
+	if o.ids.whole(i) {
 		return
 	}
 	t, err := o.spec.TypeByID(r)
@@ -390,83 +366,4 @@ func childLevel(k btf.Kind, lv uint8) uint8 {
 		return levelValue
 	}
 	return lv
-}
-
-// unmark forgets the marks of a copy that failed or finished.
-func (c *copier) unmark() {
-	for _, p := range c.pending {
-		i := p.t.ID() - p.src.first
-		if p.src.ids[i]&pendingFlag != 0 {
-			p.src.ids[i] = 0
-		}
-		if p.src.state != nil {
-			p.src.state[i] = 0
-		}
-	}
-}
-
-// commit numbers the pending types in their current order and encodes
-// them. On error the Builder is restored to its state before the copy.
-func (c *copier) commit() error {
-	b := c.b
-	if uint64(b.NextID())+uint64(len(c.pending)) > wire.MaxTypeID+1 {
-		c.unmark()
-		return ErrTooManyTypes
-	}
-	id := b.NextID()
-	for k := range c.pending {
-		p := &c.pending[k]
-		i := p.t.ID() - p.src.first
-		if c.fwd && p.src.state[i] == levelPointee && namedComposite(p.t) {
-			if p.src.fwds == nil {
-				p.src.fwds = make([]btf.TypeID, len(p.src.ids))
-			}
-			p.src.fwds[i] = id
-			p.src.ids[i] = 0
-			p.fwd = true
-		} else {
-			p.src.ids[i] = id
-		}
-		id++
-	}
-	nTypes, n, nStrs, maxRef := len(b.types), b.n, len(b.strs.data), b.maxRef
-	if c.recBytes == 0 { // CopyAll does not walk
-		c.recBytes = 40 * len(c.pending)
-	}
-	b.types = slices.Grow(b.types, c.recBytes+wire.TypeSize*len(c.pending))
-	// About one new string for every two names copied, in kernel BTF.
-	if len(c.pending) > 0 {
-		b.strs.reserve((len(c.pending) + c.elems) / 2)
-		c.pending[0].src.strCache.reserve((len(c.pending) + c.elems) / 2)
-	}
-	for _, p := range c.pending {
-		if err := b.encode(p.t, p.src, p.fwd); err != nil {
-			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
-			b.strs.truncate(nStrs)
-			for _, src := range b.srcs {
-				src.strCache = offCache{}
-			}
-			c.forget()
-			return err
-		}
-	}
-	if c.fwd {
-		c.unmark()
-	}
-	return nil
-}
-
-// forget undoes the numbering of a failed commit.
-func (c *copier) forget() {
-	for _, p := range c.pending {
-		i := p.t.ID() - p.src.first
-		if p.fwd {
-			p.src.fwds[i] = 0
-		} else {
-			p.src.ids[i] = 0
-		}
-		if p.src.state != nil {
-			p.src.state[i] = 0
-		}
-	}
 }

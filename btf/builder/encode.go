@@ -69,9 +69,11 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 
 // head appends the fixed part of a record.
 func (b *Builder) head(name, info, sizeType uint32) {
-	b.types = wire.AppendWord(b.types, name)
-	b.types = wire.AppendWord(b.types, info)
-	b.types = wire.AppendWord(b.types, sizeType)
+	b.types = append(b.types, make([]byte, wire.TypeSize)...)
+	rec := b.types[len(b.types)-wire.TypeSize:]
+	wire.PutWord(rec, 0, name)
+	wire.PutWord(rec, 4, info)
+	wire.PutWord(rec, 8, sizeType)
 	b.n++
 }
 
@@ -89,7 +91,7 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
-	v, err := b.strs.add(s)
+	v, err := b.strs.intern(s)
 	if err != nil {
 		return 0, err
 	}

@@ -14,20 +14,29 @@ import (
 // every distinct string is stored once. For split output it first looks the
 // string up in the base's strings and references it there.
 //
-// The index is an open-addressing table of own offsets (plus one, so that
-// zero marks an empty slot); the hash seed is random but never affects the
-// output, which depends only on the order strings are added. Guarded by
-// BenchmarkMinimalTaskStruct.
+// The index is an open-addressing table, kept at most half full, whose
+// slots hold an own offset in their low 24 bits (offsets never exceed
+// wire.MaxNameOffset) and 8 bits of the string's hash above them, never
+// zero, so that a zero slot is empty and most probes that meet another
+// string are decided without reading it. The hash seed is random but never
+// affects the output, which depends only on the order strings are added.
+// Guarded by BenchmarkMinimalTaskStruct.
 type strTable struct {
 	data  []byte   // own string section
 	start uint32   // string offset of data[0]
-	slots []uint32 // own offset+1, 0 = empty
+	slots []uint32 // tag<<24 | own offset, 0 = empty
 	count int
 	seed  maphash.Seed
 
 	base      *btf.Spec
 	baseIndex *strIndex // built on first use
 }
+
+// Slot layout of strTable.slots.
+const (
+	slotOffBits = 24
+	slotOffMask = 1<<slotOffBits - 1
+)
 
 func newStrTable(base *btf.Spec) strTable {
 	t := strTable{seed: maphash.MakeSeed(), base: base}
@@ -37,8 +46,7 @@ func newStrTable(base *btf.Spec) strTable {
 		t.data = []byte{0}
 		return t
 	}
-	_, start := base.StringSection()
-	data, _ := base.StringSection()
+	data, start := base.StringSection()
 	t.start = start + uint32(len(data))
 	return t
 }
@@ -46,11 +54,17 @@ func newStrTable(base *btf.Spec) strTable {
 // add returns the offset of s in the string space, adding it if needed. The
 // empty string is always offset 0.
 func (t *strTable) add(s []byte) (uint32, error) {
-	if len(s) == 0 {
-		return 0, nil
-	}
 	if bytes.IndexByte(s, 0) >= 0 {
 		return 0, fmt.Errorf("string %q contains a NUL byte", s)
+	}
+	return t.intern(s)
+}
+
+// intern is add for a string known to hold no NUL byte (one read from a
+// string section, which ends it at the first NUL).
+func (t *strTable) intern(s []byte) (uint32, error) {
+	if len(s) == 0 {
+		return 0, nil
 	}
 	if t.base != nil {
 		if t.baseIndex == nil {
@@ -60,26 +74,37 @@ func (t *strTable) add(s []byte) (uint32, error) {
 			return off, nil
 		}
 	}
-	if len(t.slots) == 0 || 4*(t.count+1) > 3*len(t.slots) {
+	if 2*(t.count+1) > len(t.slots) {
 		t.grow()
 	}
+	h := maphash.Bytes(t.seed, s)
+	tag := slotTag(h)
 	mask := uint32(len(t.slots) - 1)
-	for i := uint32(maphash.Bytes(t.seed, s)) & mask; ; i = (i + 1) & mask {
+	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
 		if slot == 0 {
 			off := uint32(len(t.data))
 			if uint64(t.start)+uint64(off) > wire.MaxNameOffset {
 				return 0, fmt.Errorf("string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
 			}
-			t.data = append(append(t.data, s...), 0)
-			t.slots[i] = off + 1
+			// Two appends to t.data itself: the compiler then writes the
+			// slice's pointer only when it grows, which keeps the loop free
+			// of write barriers while the GC runs.
+			t.data = append(t.data, s...)
+			t.data = append(t.data, 0)
+			t.slots[i] = tag | off
 			t.count++
 			return t.start + off, nil
 		}
-		if t.equal(slot-1, s) {
-			return t.start + slot - 1, nil
+		if slot&^slotOffMask == tag && t.equal(slot&slotOffMask, s) {
+			return t.start + slot&slotOffMask, nil
 		}
 	}
+}
+
+// slotTag returns the hash bits kept in a strTable slot: never zero.
+func slotTag(h uint64) uint32 {
+	return max(uint32(h>>(64-(32-slotOffBits))), 1) << slotOffBits
 }
 
 // equal reports whether the own string at off is s.
@@ -93,7 +118,7 @@ func (t *strTable) grow() { t.rehash(max(1024, 2*len(t.slots))) }
 // reserve sizes the index for n more strings, so that a large copy does not
 // rehash on the way.
 func (t *strTable) reserve(n int) {
-	want := 4 * (t.count + n) / 3
+	want := 2 * (t.count + n)
 	if want <= len(t.slots) {
 		return
 	}
@@ -117,11 +142,12 @@ func (t *strTable) rehash(n int) {
 	}
 	for off := first; off < uint32(len(t.data)); {
 		end := off + uint32(bytes.IndexByte(t.data[off:], 0))
-		i := uint32(maphash.Bytes(t.seed, t.data[off:end])) & mask
+		h := maphash.Bytes(t.seed, t.data[off:end])
+		i := uint32(h) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = off + 1
+		t.slots[i] = slotTag(h) | off
 		t.count++
 		off = end + 1
 	}

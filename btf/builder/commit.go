@@ -1,0 +1,151 @@
+package builder
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// order sets c.perm to the pending types in output order: by source (bases
+// first, then in order of first use) and by id within a source. A type's
+// rank among the marked types of its source gives its place directly, so
+// nothing is sorted but the sources. Guarded by BenchmarkMinimalTaskStruct.
+func (c *copier) order() {
+	slices.SortFunc(c.srcs, func(x, y *source) int {
+		return cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.seq, y.seq))
+	})
+	pos := uint32(0)
+	for _, src := range c.srcs {
+		var n uint32
+		src.prefix, n = src.mark.ranks()
+		src.pos = pos
+		pos += n
+	}
+	c.perm = make([]uint32, len(c.pending))
+	for k := range c.pending {
+		p := &c.pending[k]
+		i := uint32(p.t.ID() - p.src.first)
+		c.perm[p.src.pos+p.src.mark.rank(p.src.prefix, i)] = uint32(k)
+	}
+}
+
+// number gives the pending types their ids, in output order. A source new
+// to the Builder gets the rank form of its id map (its marked types are
+// numbered consecutively from the first); the others were made dense.
+func (c *copier) number() {
+	next := c.b.NextID()
+	for pos, k := range c.perm {
+		p := &c.pending[k]
+		src, m := p.src, &p.src.ids
+		i := uint32(p.t.ID() - src.first)
+		p.fwd = c.fwd && uint8(src.state[i]>>levelShift) == levelPointee && namedComposite(p.t)
+		id := next + btf.TypeID(pos)
+		switch {
+		case src.fresh && p.fwd:
+			if m.fwdBits == nil {
+				m.fwdBits = newBitset(int(src.n))
+			}
+			m.fwdBits.set(i)
+		case src.fresh:
+		case p.fwd:
+			if m.fwds == nil {
+				m.fwds = make([]btf.TypeID, src.n)
+			}
+			m.fwds[i] = id
+		default:
+			m.dense[i] = id
+		}
+	}
+	for _, src := range c.srcs {
+		if src.fresh {
+			src.ids.numbered, src.ids.prefix = src.mark, src.prefix
+			src.ids.first = next + btf.TypeID(src.pos)
+		}
+	}
+}
+
+// commit numbers the pending types and encodes them in output order. On
+// error the Builder is restored to its state before the copy.
+func (c *copier) commit() error {
+	b := c.b
+	if uint64(b.NextID())+uint64(len(c.pending)) > wire.MaxTypeID+1 {
+		c.finish(false)
+		return ErrTooManyTypes
+	}
+	if len(c.pending) == 0 {
+		return nil
+	}
+	c.order()
+	c.number()
+	nTypes, n, nStrs, maxRef := len(b.types), b.n, len(b.strs.data), b.maxRef
+	// The records walked, and a FWD or a guess for each of the others
+	// (CopyAll walks none).
+	unwalked := len(c.pending) - c.walked
+	if c.walked == 0 {
+		unwalked *= 40 + wire.TypeSize
+	} else {
+		unwalked *= wire.TypeSize
+	}
+	b.types = slices.Grow(b.types, c.recBytes+unwalked)
+	// About one new string for every two names copied, in kernel BTF.
+	b.strs.reserve((len(c.pending) + c.elems) / 2)
+	c.pending[0].src.strCache.reserve((len(c.pending) + c.elems) / 2)
+	for _, k := range c.perm {
+		p := &c.pending[k]
+		if err := b.encode(p.t, p.src, p.fwd); err != nil {
+			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
+			b.strs.truncate(nStrs)
+			for _, src := range b.srcs {
+				src.strCache = offCache{}
+			}
+			c.forget()
+			c.finish(false)
+			return err
+		}
+	}
+	c.finish(true)
+	return nil
+}
+
+// forget undoes the numbering of a failed commit.
+func (c *copier) forget() {
+	for _, src := range c.srcs {
+		if src.fresh {
+			src.ids = idMap{}
+		}
+	}
+	for _, p := range c.pending {
+		i := p.t.ID() - p.src.first
+		switch {
+		case p.src.fresh:
+		case p.fwd:
+			p.src.ids.fwds[i] = 0
+		default:
+			p.src.ids.dense[i] = 0
+		}
+	}
+}
+
+// finish clears the marks of the copy. With kept set the copy succeeded,
+// and the mark sets of fresh sources now belong to their id maps.
+func (c *copier) finish(kept bool) {
+	for _, src := range c.srcs {
+		if kept && src.fresh {
+			src.mark = nil
+		}
+	}
+	for _, p := range c.pending {
+		i := uint32(p.t.ID() - p.src.first)
+		if p.src.mark != nil {
+			p.src.mark.unset(i)
+		}
+		if p.src.state != nil {
+			p.src.state[i] = 0
+		}
+	}
+	for _, src := range c.srcs {
+		src.inCopy, src.fresh, src.prefix = false, false, nil
+	}
+}
