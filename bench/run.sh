@@ -47,12 +47,15 @@ for name in sorted(med):
     ratio_t = ratio_b = ""
     if name.endswith("/kmeta"):
         base = name[: -len("kmeta")]
-        peers = [n for n in med if n.startswith(base) and n != name and n.count("/") == name.count("/")]
+        # The peer: a sibling that is not a kmeta variant.
+        peers = [n for n in med if n.startswith(base) and n.count("/") == name.count("/")
+                 and not n[len(base):].startswith("kmeta") and n[len(base):] != "io-floor"]
         if peers:
             p = med[peers[0]]
             peer = peers[0][len(base):]
             ratio_t = f"{m['ns/op']/p['ns/op']:.3f}x {peer}"
-            if p.get("B/op"):
+            # Bytes compare only with an in-process peer, not an exec'd tool.
+            if p.get("B/op") and peer != "bpftool":
                 ratio_b = f"{m.get('B/op', 0)/p['B/op']:.3f}x {peer}"
     print(f"| {name} | {fmt_ns(m['ns/op'])} | {fmt_b(m.get('B/op', 0))} | {m.get('allocs/op', 0):.0f} | {other} | {ratio_t} | {ratio_b} |")
 PY
