@@ -1,9 +1,9 @@
 package kallsyms
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
-	"strings"
 )
 
 // builder collects the symbols of one module while the input is parsed and
@@ -11,10 +11,11 @@ import (
 type builder struct {
 	name   string
 	data   bool // keep type letters
-	addrs  []uint64
+	addrs  chunks[uint64]
 	meta   []uint8
-	offs   []uint32 // blob offset of each entry's name
-	blob   []byte
+	offs   []uint32 // blob offset of the name of every markStride-th entry
+	blob   chunks[byte]
+	name1  []byte // scratch for one encoded name
 	types  []byte
 	hidden int
 	sorted bool
@@ -25,20 +26,23 @@ type builder struct {
 	pendAddr uint64
 	pendType byte
 	pendName []byte // the full name, "__pfx_" included
+
+	enc encoder
 }
 
 func newBuilder(name string, data bool) *builder {
-	return &builder{name: name, data: data, sorted: true}
+	return &builder{name: name, data: data, sorted: true,
+		addrs: newChunks[uint64](12), blob: newChunks[byte](16)}
 }
 
-// add records one symbol, in file order.
+// add records one symbol, in file order. name is not retained.
 //
 // Guarded by BenchmarkKallsyms/Load.
-func (b *builder) add(addr uint64, typ byte, name string) {
+func (b *builder) add(addr uint64, typ byte, name []byte) {
 	if b.pend {
 		suffix := b.pendName[len(pfxPrefix):]
-		if addr == b.pendAddr+pfxGap && typ == b.pendType && name == string(suffix) &&
-			(len(b.addrs) == 0 || b.addrs[len(b.addrs)-1] < b.pendAddr) {
+		if addr == b.pendAddr+pfxGap && typ == b.pendType && bytes.Equal(name, suffix) &&
+			(b.addrs.len() == 0 || b.addrs.last() < b.pendAddr) {
 			b.pend = false
 			b.push(addr, typ, name, pfxBit)
 			b.hidden++
@@ -46,7 +50,7 @@ func (b *builder) add(addr uint64, typ byte, name string) {
 		}
 		b.flush()
 	}
-	if strings.HasPrefix(name, pfxPrefix) {
+	if bytes.HasPrefix(name, []byte(pfxPrefix)) {
 		b.pend, b.pendAddr, b.pendType = true, addr, typ
 		b.pendName = append(b.pendName[:0], name...)
 		return
@@ -58,45 +62,46 @@ func (b *builder) add(addr uint64, typ byte, name string) {
 func (b *builder) flush() {
 	if b.pend {
 		b.pend = false
-		b.push(b.pendAddr, b.pendType, string(b.pendName), 0)
+		b.push(b.pendAddr, b.pendType, b.pendName, 0)
 	}
 }
 
-func (b *builder) push(addr uint64, typ byte, name string, flags uint8) {
-	if n := len(b.addrs); n > 0 && addr < b.addrs[n-1] {
+// push stores one entry. Its encoded name goes straight into the blob; a
+// uvarint length is inserted before it only for long or escaped names.
+//
+// Guarded by BenchmarkKallsyms/Load.
+func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
+	if n := b.addrs.len(); n > 0 && addr < b.addrs.last() {
 		b.sorted = false
 	}
-	start := len(b.blob)
-	b.offs = append(b.offs, uint32(start))
-	b.blob = append(b.blob, 0) // room for a one-byte uvarint
-	b.blob = names.appendEncoded(b.blob, name)
-	n := len(b.blob) - start - 1
-	if n < lenEscape && !hasEscape(name) {
-		copy(b.blob[start:], b.blob[start+1:])
-		b.blob = b.blob[:len(b.blob)-1]
+	if b.addrs.len()%markStride == 0 {
+		b.offs = append(b.offs, uint32(b.blob.len()))
+	}
+	enc, esc := b.enc.appendEncoded(b.name1[:0], name)
+	b.name1 = enc
+	if n := len(enc); n < lenEscape && !esc {
 		flags |= uint8(n)
 	} else {
 		var hdr [binary.MaxVarintLen64]byte
-		k := binary.PutUvarint(hdr[:], uint64(n))
-		b.blob = slices.Insert(b.blob, start+1, hdr[1:k]...)
-		copy(b.blob[start:], hdr[:k])
+		b.blob.addAll(hdr[:binary.PutUvarint(hdr[:], uint64(n))])
 		flags |= lenEscape
 	}
-	b.addrs = append(b.addrs, addr)
-	b.meta = append(b.meta, flags)
+	b.blob.addAll(enc)
+	b.addrs.add(addr)
+	b.meta = append(grow(b.meta, 1), flags)
 	if b.data {
-		b.types = append(b.types, typ)
+		b.types = append(grow(b.types, 1), typ)
 	}
 }
 
-// hasEscape reports whether name has bytes that encode as escapes.
-func hasEscape(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] < 0x20 || name[i] >= 0x80 {
-			return true
-		}
+// grow makes room for n more elements in s, doubling its capacity when it
+// must grow: append's 1.25x growth of large slices would allocate and copy
+// about five times the final size while a big module is parsed.
+func grow[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
 	}
-	return false
+	return slices.Grow(s, max(n, len(s), 256))
 }
 
 // finish returns the module's table. The builder must not be used again.
@@ -105,32 +110,36 @@ func (b *builder) finish() *table {
 	if !b.sorted {
 		return b.resorted()
 	}
-	n := len(b.addrs)
+	n := b.addrs.len()
 	t := &table{name: b.name, hidden: b.hidden, n: n}
-	t.blob = slices.Clone(b.blob)
+	t.blob = b.blob.flat()
 	if b.data {
 		t.types = slices.Clone(b.types)
 	}
 	if n == 0 {
 		return t
 	}
-	t.base = b.addrs[0]
+	t.base = b.addrs.at(0)
 	if b.meta[0]&pfxBit != 0 {
 		t.base -= pfxGap
 	}
-	if b.addrs[n-1]-t.base >= 1<<32 {
-		t.wide = slices.Clone(b.addrs)
+	if b.addrs.last()-t.base >= 1<<32 {
+		t.wide = b.addrs.flat()
 	}
 	t.blocks = make([]block, (n+markStride-1)/markStride)
-	for i, a := range b.addrs {
-		blk := &t.blocks[i/markStride]
+	for i := range n {
+		a, blk := b.addrs.at(i), &t.blocks[i/markStride]
 		if i%markStride == 0 {
-			blk.off = b.offs[i]
+			blk.off = b.offs[i/markStride]
 		}
 		blk.meta[i%markStride] = b.meta[i]
 		if t.wide == nil {
 			blk.addrs[i%markStride] = uint32(a - t.base)
 		}
+	}
+	last := &t.blocks[len(t.blocks)-1]
+	for i := n % markStride; i > 0 && i < markStride; i++ {
+		last.addrs[i] = padAddr
 	}
 	if t.wide == nil {
 		t.buildIndex()
@@ -138,26 +147,27 @@ func (b *builder) finish() *table {
 	return t
 }
 
-// buildIndex adds a bucket index to a table of more than 64 entries, with
-// buckets sized so that there are about four entries per bucket.
+// buildIndex adds a bucket index to a table of more than four blocks (and
+// fewer than 1<<16), with about four buckets per block, so that most
+// lookups go straight from their bucket to their block.
 func (t *table) buildIndex() {
-	n := t.n
-	if n <= 64 {
+	nb := len(t.blocks)
+	if nb <= 4 || nb > 1<<16 {
 		return
 	}
-	span := t.addr(n-1) - t.base
+	span := t.addr(t.n-1) - t.base
 	var shift uint8
-	for span>>shift > uint64(n/4) {
+	for span>>shift >= uint64(4*nb) {
 		shift++
 	}
 	t.shift = shift
-	t.index = make([]uint32, span>>shift+1)
-	i := 0
+	t.index = make([]uint16, span>>shift+1)
+	b := 0
 	for k := range t.index {
-		for i < n && t.addr(i)-t.base < uint64(k)<<shift {
-			i++
+		for b+1 < nb && uint64(t.blocks[b+1].addrs[0]) <= uint64(k)<<shift {
+			b++
 		}
-		t.index[k] = uint32(i)
+		t.index[k] = uint16(b)
 	}
 }
 
@@ -170,11 +180,11 @@ func (b *builder) resorted() *table {
 		typ  byte
 		name string
 	}
-	syms := make([]sym, 0, len(b.addrs)+b.hidden)
-	for i, a := range b.addrs {
-		off := int(b.offs[i])
-		tb := table{blob: b.blob}
+	syms := make([]sym, 0, b.addrs.len()+b.hidden)
+	tb, off := table{blob: b.blob.flat()}, 0
+	for i, a := range b.addrs.flat() {
 		name := names.decode("", tb.nameAt(off, b.meta[i]), b.meta[i]&lenMask != lenEscape)
+		off = tb.skip(off, b.meta[i])
 		var typ byte
 		if b.data {
 			typ = b.types[i]
@@ -195,7 +205,7 @@ func (b *builder) resorted() *table {
 	})
 	nb := newBuilder(b.name, b.data)
 	for _, s := range syms {
-		nb.add(s.addr, s.typ, s.name)
+		nb.add(s.addr, s.typ, []byte(s.name))
 	}
 	return nb.finish()
 }

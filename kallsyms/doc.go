@@ -12,8 +12,9 @@
 // bytes are kept whole.
 //
 // Tables are compact: per symbol a 32-bit offset from the module's base and
-// one byte of name length and flags, grouped in blocks of eight that also
-// hold the position of their first name; names are compressed with a
+// one byte of name length and flags, grouped in 64-byte blocks of twelve
+// that also hold the position of their first name, with an index of about
+// four address buckets per block; names are compressed with a
 // static dictionary trained on kernel names (about 54% of their size). The
 // __pfx_ padding symbols that precede most functions on 6.2+ kernels cost
 // one flag bit: they resolve and list like other symbols but store neither
@@ -29,7 +30,8 @@
 // # Lookups
 //
 // Snapshot.Lookup resolves an address; LookupAppend does the same without
-// allocating. LookupName finds symbols by name with a linear scan over the
+// allocating, decoding the name into the caller's buffer: with a reused
+// buffer it is the fast path for profilers (see BENCH.md). LookupName finds symbols by name with a linear scan over the
 // compressed names. Modules lists modules with their address ranges and
 // build IDs.
 //

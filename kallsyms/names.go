@@ -3,8 +3,8 @@ package kallsyms
 //go:generate go run ./internal/gentokens -in testdata/host-6.18.44.kallsyms.gz -out names_table.go
 
 import (
+	"encoding/binary"
 	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -34,11 +34,31 @@ type codec struct {
 	// blocks and lens hold exp as fixed 16-byte blocks for fast decoding.
 	blocks [256][maxTokenLen]byte
 	lens   [256]uint8
-	// heads maps the first two bytes of a token (each < 0x80) to the range
-	// [start, end) of order that holds the codes starting with them,
-	// longest first. Packed as start<<16 | end.
-	heads [1 << 14]uint32
-	order []byte
+	// heads maps the first two bytes of a token, minus 0x20 each, to a
+	// group of candidates starting with them (0 for none): the candidates
+	// are cands[g>>8:][:g&0xff] for g = groups[heads[...]], longest first.
+	// The table is 9 KiB, so that it stays in L1 while names are encoded.
+	heads  [0x60 * 0x60]uint8
+	groups []uint16
+	cands  []candidate
+}
+
+// candidate is a token as two little-endian words and their masks, so that
+// matching it against a zero-padded name costs two compares.
+type candidate struct {
+	lo, hi   uint64
+	mlo, mhi uint64
+	code, n  uint8
+}
+
+func newCandidate(code byte, t string) candidate {
+	var b [maxTokenLen]byte
+	copy(b[:], t)
+	c := candidate{code: code, n: uint8(len(t))}
+	c.lo, c.hi = binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	c.mlo = ^uint64(0) >> (64 - 8*min(len(t), 8))
+	c.mhi = ^uint64(0) >> (64 - 8*max(len(t)-8, 0))
+	return c
 }
 
 // names is the package's single, immutable name codec.
@@ -71,19 +91,27 @@ func newCodec(tokens []string) *codec {
 		h := int(t[0])<<7 | int(t[1])
 		byHead[h] = append(byHead[h], k)
 	}
-	for h := range c.heads {
+	c.groups = append(c.groups, 0)
+	for h := range 1 << 14 {
 		ks := byHead[h]
+		if len(ks) == 0 {
+			continue
+		}
 		// longest first; stable by code for equal lengths.
 		for i := 1; i < len(ks); i++ {
 			for j := i; j > 0 && len(tokens[ks[j]]) > len(tokens[ks[j-1]]); j-- {
 				ks[j], ks[j-1] = ks[j-1], ks[j]
 			}
 		}
-		start := len(c.order)
+		start := len(c.cands)
 		for _, k := range ks {
-			c.order = append(c.order, tokenCode(k))
+			c.cands = append(c.cands, newCandidate(tokenCode(k), tokens[k]))
 		}
-		c.heads[h] = uint32(start)<<16 | uint32(len(c.order))
+		c.heads[(h>>7-0x20)*0x60+h&0x7f-0x20] = uint8(len(c.groups))
+		c.groups = append(c.groups, uint16(start)<<8|uint16(len(ks)))
+	}
+	if len(c.cands) > 0xff || len(c.groups) > 0x100 {
+		panic("kallsyms: too many name tokens")
 	}
 	return c
 }
@@ -97,40 +125,72 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// appendEncoded appends the encoding of name to dst.
-//
-// Guarded by BenchmarkKallsyms/Load (every stored name passes through here).
-func (c *codec) appendEncoded(dst []byte, name string) []byte {
-	for i := 0; i < len(name); {
-		b := name[i]
-		if b < 0x20 || b >= 0x80 {
-			dst = append(dst, escByte, b)
-			i++
-			continue
-		}
-		if i+1 < len(name) && name[i+1] >= 0x20 && name[i+1] < 0x80 {
-			h := c.heads[int(b)<<7|int(name[i+1])]
-			code, n := c.match(name[i:], c.order[h>>16:h&0xffff])
-			if n > 0 {
-				dst = append(dst, code)
-				i += n
-				continue
-			}
-		}
-		dst = append(dst, b)
-		i++
-	}
-	return dst
+// encoder encodes names with the package's codec. It owns a scratch
+// buffer, so it is used by one goroutine.
+type encoder struct {
+	pad []byte
 }
 
-// match returns the first of the candidate codes whose expansion prefixes s.
-func (c *codec) match(s string, cands []byte) (byte, int) {
-	for _, code := range cands {
-		if t := c.exp[code]; strings.HasPrefix(s, t) {
-			return code, len(t)
+// appendEncoded appends the encoding of name to dst; esc reports whether
+// the encoding has escapes.
+func (e *encoder) appendEncoded(dst, name []byte) (out []byte, esc bool) {
+	if cap(e.pad) < len(name)+2*maxTokenLen {
+		e.pad = make([]byte, max(len(name)+2*maxTokenLen, 256))
+	}
+	p := e.pad[:len(name)+maxTokenLen]
+	copy(p, name)
+	clear(p[len(name):])
+	return names.appendPadded(dst, p, len(name))
+}
+
+// appendPadded appends the encoding of p[:n] to dst. p holds at least
+// maxTokenLen zero bytes after the name, which no token matches, so that
+// every candidate is compared as two 64-bit words.
+//
+// Guarded by BenchmarkKallsyms/Load (every stored name passes through here).
+func (c *codec) appendPadded(dst, p []byte, n int) (out []byte, esc bool) {
+	dst = slices.Grow(dst, 2*n) // an escape takes two bytes
+	o, buf := len(dst), dst[:cap(dst)]
+	for i := 0; i < n && o+1 < len(buf); {
+		b := p[i]
+		code, k := b, 1
+		if b-0x20 >= 0x60 {
+			buf[o] = escByte
+			o, esc = o+1, true
+		} else if b1 := p[i+1] - 0x20; b1 < 0x60 {
+			if g := c.heads[int(b-0x20)*0x60+int(b1)]; g != 0 {
+				h := c.groups[g]
+				w := p[i : i+maxTokenLen]
+				lo, hi := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+				if cd, m := matchCand(c.cands[h>>8:][:h&0xff], lo, hi); m > 0 {
+					code, k = cd, m
+				}
+			}
+		}
+		buf[o] = code
+		o, i = o+1, i+k
+	}
+	return buf[:o], esc
+}
+
+// matchCand returns the code and length of the first candidate that
+// prefixes the name whose next 16 bytes are lo and hi, or length 0.
+func matchCand(cands []candidate, lo, hi uint64) (byte, int) {
+	for i := range cands {
+		c := &cands[i]
+		if (lo^c.lo)&c.mlo == 0 && (hi^c.hi)&c.mhi == 0 {
+			return c.code, int(c.n)
 		}
 	}
 	return 0, 0
+}
+
+// appendEncodedString appends the encoding of name to dst, for callers
+// outside the parser.
+func appendEncodedString(dst []byte, name string) []byte {
+	var e encoder
+	out, _ := e.appendEncoded(dst, []byte(name))
+	return out
 }
 
 // appendDecoded appends the name encoded in enc to dst. It grows dst to
@@ -149,7 +209,7 @@ func (c *codec) appendDecoded(dst, enc []byte) []byte {
 			}
 			continue
 		}
-		copy(buf[p:p+maxTokenLen], c.blocks[b][:])
+		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.blocks[b]
 		p += int(c.lens[b])
 	}
 	return buf[:p]
@@ -176,7 +236,7 @@ func (c *codec) decode(prefix string, enc []byte, plain bool) string {
 	buf := make([]byte, n+maxTokenLen)
 	p := copy(buf, prefix)
 	for _, b := range enc {
-		copy(buf[p:p+maxTokenLen], c.blocks[b][:])
+		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.blocks[b]
 		p += int(c.lens[b])
 	}
 	return unsafe.String(&buf[0], n)

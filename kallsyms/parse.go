@@ -2,7 +2,9 @@ package kallsyms
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 )
 
 const (
@@ -28,10 +30,72 @@ type parser struct {
 	last    *builder
 	nonzero bool
 	lines   int
+	hex     [256]uint8 // hex digit values, 0xff for other bytes
 }
 
 func newParser(data bool) *parser {
-	return &parser{data: data, mods: make(map[string]*builder)}
+	p := &parser{data: data, mods: make(map[string]*builder)}
+	for c := range p.hex {
+		d := hexDigit(byte(c))
+		p.hex[c] = uint8(d)
+		if d < 0 {
+			p.hex[c] = 0xff
+		}
+	}
+	return p
+}
+
+// splitFast splits a line of the shape the kernel writes: 16 hex digits,
+// a space, the type letter, a space, the name and optionally a tab and
+// "[MODULE]". ok is false for any other line, which splitLine then splits
+// or rejects with its reason.
+//
+// Guarded by BenchmarkKallsyms/Load.
+func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, ok bool) {
+	if len(l) < 20 || l[16] != ' ' || l[18] != ' ' || isSpace(l[17]) {
+		return 0, 0, nil, nil, false
+	}
+	var bad uint8
+	for _, c := range l[:16] {
+		d := p.hex[c]
+		bad |= d
+		addr = addr<<4 | uint64(d)
+	}
+	typ, rest := l[17], l[19:]
+	end := nameEnd(rest)
+	if bad > 0xf || end == 0 || end > MaxNameLen {
+		return 0, 0, nil, nil, false
+	}
+	name, rest = rest[:end], rest[end:]
+	if len(rest) == 0 {
+		return addr, typ, name, nil, true
+	}
+	if len(rest) < 4 || rest[0] != '\t' || rest[1] != '[' || rest[len(rest)-1] != ']' {
+		return 0, 0, nil, nil, false
+	}
+	mod = rest[2 : len(rest)-1]
+	if len(mod) > maxModuleLen || bytes.ContainsAny(mod, " \t[]") || string(mod) == Vmlinux {
+		return 0, 0, nil, nil, false
+	}
+	return addr, typ, name, mod, true
+}
+
+// nameEnd returns the index of the first space or tab in b, or len(b). It
+// tests eight bytes at a time.
+func nameEnd(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		s, t := x^0x2020202020202020, x^0x0909090909090909
+		// the lowest set high bit marks the first zero byte of s or t
+		if z := ((s-ones)&^s | (t-ones)&^t) & highs; z != 0 {
+			return i + bits.TrailingZeros64(z)/8
+		}
+	}
+	for ; i < len(b) && !isSpace(b[i]); i++ {
+	}
+	return i
 }
 
 // feed parses the complete lines of chunk and keeps the incomplete tail.
@@ -94,9 +158,12 @@ func (p *parser) parseLine(l []byte) error {
 	if len(l) == 0 {
 		return nil
 	}
-	addr, typ, name, mod, msg := splitLine(l)
-	if msg != "" {
-		return &ParseError{Line: p.line, Msg: msg}
+	addr, typ, name, mod, ok := p.splitFast(l)
+	if !ok {
+		var msg string
+		if addr, typ, name, mod, msg = splitLine(l); msg != "" {
+			return &ParseError{Line: p.line, Msg: msg}
+		}
 	}
 	p.lines++
 	if addr != 0 {
@@ -106,17 +173,17 @@ func (p *parser) parseLine(l []byte) error {
 		return nil
 	}
 	b := p.builder(mod)
-	b.add(addr, typ, string(name))
+	b.add(addr, typ, name)
 	return nil
 }
 
 // builder returns the builder of module mod ("" for vmlinux).
 func (p *parser) builder(mod []byte) *builder {
+	if b := p.last; b != nil && (b.name == string(mod) || len(mod) == 0 && b.name == Vmlinux) {
+		return b
+	}
 	if len(mod) == 0 {
 		mod = []byte(Vmlinux)
-	}
-	if b := p.last; b != nil && b.name == string(mod) {
-		return b
 	}
 	b, ok := p.mods[string(mod)]
 	if !ok {

@@ -77,10 +77,10 @@ func (s *Snapshot) Module(name string) (Module, error) {
 // them. It returns ErrNotFound when no symbol matches.
 func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 	var out []Symbol
-	enc := names.appendEncoded(nil, name)
+	enc := appendEncodedString(nil, name)
 	var suffix []byte // encoded name without "__pfx_", for hidden ones
 	if rest, ok := strings.CutPrefix(name, pfxPrefix); ok {
-		suffix = names.appendEncoded(nil, rest)
+		suffix = appendEncodedString(nil, rest)
 	}
 	for i := range s.mods {
 		t := s.mods[i].tab

@@ -21,9 +21,12 @@ import (
 // instead of a name and an address.
 //
 // Entries are grouped in blocks of markStride, each holding the entries'
-// addresses, meta bytes and the blob offset of its first name, so that a
-// lookup touches one cache line for all three. A name is found by summing
-// at most markStride-1 meta lengths from its block's offset.
+// addresses, meta bytes and the blob offset of its first name in exactly one
+// 64-byte cache line (big block arrays are page-aligned), so that a lookup
+// touches one line for all three. A
+// name is found by summing at most markStride-1 meta lengths from its
+// block's offset (sumLens). Unused slots of the last block hold address
+// padAddr and meta 0.
 type table struct {
 	name   string
 	base   uint64
@@ -34,9 +37,10 @@ type table struct {
 	types  []byte // kallsyms type letters, only with Options.Data
 	hidden int    // number of hidden __pfx_ symbols
 
-	// index[k] is the first entry whose offset from base is >= k<<shift;
-	// nil for small tables, which use a plain binary search.
-	index []uint32
+	// index[k] is the last block whose first offset from base is
+	// <= k<<shift (0 if none); nil for tables of at most four or more
+	// than 1<<16 blocks, which binary-search all blocks.
+	index []uint16
 	shift uint8
 }
 
@@ -46,14 +50,15 @@ const (
 	lenEscape  = 0x7f
 	pfxGap     = 16
 	pfxPrefix  = "__pfx_"
-	markStride = 8
+	markStride = 12
+	padAddr    = 1<<32 - 1
 )
 
-// block holds markStride entries of a table.
+// block holds markStride entries of a table in 64 bytes.
 type block struct {
 	addrs [markStride]uint32 // offsets from base (unused for wide tables)
-	off   uint32             // blob offset of the first entry's name
 	meta  [markStride]uint8
+	off   uint32 // blob offset of the first entry's name
 }
 
 // metaAt returns the meta byte of entry i.
@@ -112,17 +117,42 @@ func (t *table) nameAt(off int, m uint8) []byte {
 	return t.blob[off+k : off+k+int(n)]
 }
 
-// encName returns the encoded name of entry i.
+// encName returns the encoded name of entry i and its meta byte.
 //
-// Guarded by BenchmarkKallsyms/Lookup.
+// Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) encName(i int) ([]byte, uint8) {
 	b := &t.blocks[i/markStride]
-	off := int(b.off)
-	for _, m := range b.meta[:i%markStride] {
-		off = t.skip(off, m)
+	k := i % markStride
+	m := b.meta[k]
+	off, ok := sumLens(&b.meta, k)
+	if !ok { // an escaped length precedes entry i in its block
+		p := int(b.off)
+		for _, pm := range b.meta[:k] {
+			p = t.skip(p, pm)
+		}
+		off = p - int(b.off)
 	}
-	m := b.meta[i%markStride]
+	off += int(b.off)
+	if l := int(m & lenMask); l != lenEscape && off+l <= len(t.blob) {
+		return t.blob[off : off+l], m
+	}
 	return t.nameAt(off, m), m
+}
+
+// sumLens returns the sum of the name lengths of meta[:k] with SWAR
+// arithmetic, or false when one of them is lenEscape.
+func sumLens(meta *[markStride]uint8, k int) (int, bool) {
+	const ones, low7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	lo := binary.LittleEndian.Uint64(meta[:8])
+	hi := uint64(binary.LittleEndian.Uint32(meta[8:]))
+	lo &= low7 & (^uint64(0) >> (64 - 8*min(k, 8)))
+	hi &= low7 & (^uint64(0) >> (64 - 8*max(k-8, 0)))
+	if ((lo+ones)|(hi+ones))&(ones<<7) != 0 {
+		return 0, false // a byte is 0x7f: bytes <= 0x7e stay below 0x80
+	}
+	s := lo + hi // lanes <= 0xfc: no carries
+	s = s&0x00ff00ff00ff00ff + s>>8&0x00ff00ff00ff00ff
+	return int(s * 0x0001000100010001 >> 48), true
 }
 
 // hit is one symbol of a table: entry idx, or the hidden __pfx_ symbol
@@ -138,64 +168,125 @@ type hit struct {
 // equal starts, the first in file order. ok is false when every symbol
 // starts above a.
 //
-// Guarded by BenchmarkKallsyms/Lookup.
+// Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) find(a uint64) (hit, bool) {
-	n := t.len()
-	if n == 0 || a < t.base {
+	if t.n == 0 || a < t.base {
 		return hit{}, false
 	}
-	j := t.upper(a) // first entry with address > a
-	if j < n && t.metaAt(j)&pfxBit != 0 && a >= t.addr(j)-pfxGap {
+	off := a - t.base
+	if t.wide != nil || off >= padAddr {
+		// (only the last block's padding compares above such offsets)
+		return t.findWide(a)
+	}
+	return t.findNarrow(uint32(off))
+}
+
+// findWide is find for a wide table, or for an address above every entry
+// of a narrow one.
+func (t *table) findWide(a uint64) (hit, bool) {
+	j := t.n // the first entry whose address is > a
+	if t.wide != nil {
+		j = t.upperWide(a)
+	}
+	if j < t.n && t.metaAt(j)&pfxBit != 0 && a >= t.addr(j)-pfxGap {
 		return hit{idx: j, pfx: true, start: t.addr(j) - pfxGap}, true
 	}
 	if j == 0 {
 		return hit{}, false
 	}
-	i := j - 1
+	return t.firstAt(j - 1), true
+}
+
+// firstAt returns the hit of the first entry with the address of entry i.
+func (t *table) firstAt(i int) hit {
 	at := t.addr(i)
 	for i > 0 && t.addr(i-1) == at {
 		i--
 	}
-	return hit{idx: i, start: at}, true
+	return hit{idx: i, start: at}
 }
 
-// upper returns the index of the first entry whose address is > a, for
-// a >= t.base.
-func (t *table) upper(a uint64) int {
-	if t.wide != nil {
-		i, found := slices.BinarySearch(t.wide, a)
-		for found && i < len(t.wide) && t.wide[i] == a {
-			i++
-		}
-		return i
+// findNarrow is find for an offset o from base in a table that is not
+// wide. It works on the one block that holds the answer, with few and
+// well-predicted branches.
+//
+// Guarded by BenchmarkKallsyms/LookupAppend.
+func (t *table) findNarrow(o uint32) (hit, bool) {
+	lo, hi := 0, len(t.blocks)-1 // the last block whose first address <= o
+	if k := int(o >> t.shift); k < len(t.index)-1 {
+		lo, hi = int(t.index[k]), int(t.index[k+1])
+	} else if t.index != nil {
+		lo = int(t.index[len(t.index)-1])
 	}
-	off := a - t.base
-	if off > 1<<32-1 {
-		return t.n
+	if hi-lo > 1 { // a dense bucket: binary search
+		lo = t.lastBlock(lo, hi, o)
+	} else { // at most one block boundary: no branch
+		lo += le(t.blocks[hi].addrs[0], o) * (hi - lo)
 	}
-	o := uint32(off)
-	lo, hi := 0, t.n
-	if t.index != nil {
-		k := int(off >> t.shift)
-		if k < len(t.index) {
-			lo = int(t.index[k])
-			if k+1 < len(t.index) {
-				hi = int(t.index[k+1])
-			}
-		} else {
-			lo = int(t.index[len(t.index)-1])
-		}
+	// Count the block's addresses <= o without branches, in a tree of
+	// independent sums: addresses are sorted and the padding is above o.
+	b := &t.blocks[lo]
+	x := &b.addrs
+	c := ((le(x[0], o) + le(x[1], o)) + (le(x[2], o) + le(x[3], o))) +
+		((le(x[4], o) + le(x[5], o)) + (le(x[6], o) + le(x[7], o))) +
+		((le(x[8], o) + le(x[9], o)) + (le(x[10], o) + le(x[11], o)))
+	j := lo*markStride + c // the first entry above o (padding: meta 0)
+	var m uint8
+	var at uint32
+	if c < markStride {
+		m, at = b.meta[c], x[c]
+	} else if lo+1 < len(t.blocks) {
+		m, at = t.blocks[lo+1].meta[0], t.blocks[lo+1].addrs[0]
 	}
+	// Whether o is in the hidden __pfx_ symbol before entry j, tested with
+	// one well-predicted branch: the pfx bit alone is a coin flip. A pfx
+	// entry's offset is >= pfxGap (see builder.add).
+	if uint64(m>>7)&b2u(o >= at-pfxGap) != 0 {
+		return hit{idx: j, pfx: true, start: t.base + uint64(at-pfxGap)}, true
+	}
+	if c == 0 { // only in block 0: every entry is above o
+		return hit{}, false
+	}
+	if at = x[c-1]; c > 1 && x[c-2] != at {
+		return hit{idx: j - 1, start: t.base + uint64(at)}, true
+	}
+	return t.firstAt(j - 1), true
+}
+
+// lastBlock returns the last block in [lo, hi] whose first address is <= o.
+func (t *table) lastBlock(lo, hi int, o uint32) int {
 	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.blocks[m/markStride].addrs[m%markStride] <= o {
-			lo = m + 1
+		m := int(uint(lo+hi+1) >> 1)
+		if t.blocks[m].addrs[0] <= o {
+			lo = m
 		} else {
-			hi = m
+			hi = m - 1
 		}
 	}
 	return lo
 }
+
+// upperWide returns the index of the first entry whose address is > a, in
+// a wide table.
+func (t *table) upperWide(a uint64) int {
+	i, found := slices.BinarySearch(t.wide, a)
+	for found && i < len(t.wide) && t.wide[i] == a {
+		i++
+	}
+	return i
+}
+
+// b2u returns 1 for true and 0 for false, without a branch.
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
+}
+
+// le returns 1 if x <= o, else 0, without a branch.
+func le(x, o uint32) int { return int(1 + (int64(o)-int64(x))>>63) }
 
 // symbolName returns the name of the symbol h as a new string.
 func (t *table) symbolName(h hit) string {
@@ -205,6 +296,34 @@ func (t *table) symbolName(h hit) string {
 		prefix = pfxPrefix
 	}
 	return names.decode(prefix, enc, m&lenMask != lenEscape)
+}
+
+// appendName appends the name of the symbol h to dst. Names without
+// escapes (all kernel names) are decoded here in one pass that copies each
+// token as a 16-byte block.
+//
+// Guarded by BenchmarkKallsyms/LookupAppend.
+func (t *table) appendName(dst []byte, h hit) []byte {
+	b := &t.blocks[h.idx/markStride]
+	k := h.idx % markStride
+	l := int(b.meta[k] & lenMask)
+	s, ok := sumLens(&b.meta, k)
+	off := int(b.off) + s
+	if h.pfx {
+		dst = append(dst, pfxPrefix...)
+	}
+	if !ok || l == lenEscape || off+l > len(t.blob) {
+		enc, _ := t.encName(h.idx)
+		return names.appendDecoded(dst, enc)
+	}
+	c := names
+	dst = slices.Grow(dst, l*maxTokenLen)
+	p, buf := len(dst), dst[:cap(dst)]
+	for _, e := range t.blob[off : off+l] { // no escByte: see table
+		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.blocks[e]
+		p += int(c.lens[e])
+	}
+	return buf[:p]
 }
 
 // typeOf returns the kallsyms type letter of h, or 0 without Options.Data.
@@ -228,5 +347,5 @@ func (t *table) equal(u *table) bool {
 func (t *table) bytes() int {
 	return int(unsafe.Sizeof(*t)) + len(t.name) +
 		int(unsafe.Sizeof(block{}))*cap(t.blocks) + 8*cap(t.wide) +
-		cap(t.blob) + cap(t.types) + 4*cap(t.index)
+		cap(t.blob) + cap(t.types) + 2*cap(t.index)
 }

@@ -1,0 +1,65 @@
+package kallsyms
+
+// chunks is an append-only sequence kept in fixed-size pieces, so that it
+// grows without copying: a builder's slices, grown by append, would
+// allocate several times their final size while a big module is parsed,
+// and that garbage makes the collector run during Load.
+type chunks[T any] struct {
+	full  [][]T
+	cur   []T
+	n     int
+	shift uint8 // pieces hold 1<<shift elements
+}
+
+func newChunks[T any](shift uint8) chunks[T] { return chunks[T]{shift: shift} }
+
+// len returns the number of elements.
+func (c *chunks[T]) len() int { return c.n }
+
+// add appends v.
+func (c *chunks[T]) add(v T) {
+	if len(c.cur) == cap(c.cur) {
+		c.next()
+	}
+	c.cur = append(c.cur, v)
+	c.n++
+}
+
+// addAll appends the elements of s.
+func (c *chunks[T]) addAll(s []T) {
+	for len(s) > 0 {
+		if len(c.cur) == cap(c.cur) {
+			c.next()
+		}
+		k := copy(c.cur[len(c.cur):cap(c.cur)], s)
+		c.cur, s = c.cur[:len(c.cur)+k], s[k:]
+		c.n += k
+	}
+}
+
+func (c *chunks[T]) next() {
+	if c.cur != nil {
+		c.full = append(c.full, c.cur)
+	}
+	c.cur = make([]T, 0, 1<<c.shift)
+}
+
+// at returns element i.
+func (c *chunks[T]) at(i int) T {
+	if k := i >> c.shift; k < len(c.full) {
+		return c.full[k][i&(1<<c.shift-1)]
+	}
+	return c.cur[i&(1<<c.shift-1)]
+}
+
+// last returns the last element; the sequence must not be empty.
+func (c *chunks[T]) last() T { return c.cur[len(c.cur)-1] }
+
+// flat returns the elements in one new slice of exactly their number.
+func (c *chunks[T]) flat() []T {
+	out := make([]T, 0, c.n)
+	for _, p := range c.full {
+		out = append(out, p...)
+	}
+	return append(out, c.cur...)
+}
