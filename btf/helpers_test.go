@@ -1,13 +1,11 @@
 package btf_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -45,32 +43,14 @@ func (b *rawBuilder) bytes() []byte {
 
 func mustParse(tb testing.TB, b []byte, base *btf.Spec) *btf.Spec {
 	tb.Helper()
-	s, err := btf.ParseSplit(b, base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return testfixtures.Spec(tb, b, base)
 }
 
-func hostSpec(tb testing.TB) *btf.Spec {
-	tb.Helper()
-	return mustParse(tb, testfixtures.Read(tb, testfixtures.HostVmlinux), nil)
-}
-
-func debianSpec(tb testing.TB) *btf.Spec {
-	tb.Helper()
-	return mustParse(tb, testfixtures.Read(tb, testfixtures.DebianVmlinux), nil)
-}
-
-func dump(tb testing.TB, s *btf.Spec, scope btf.Scope) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	if err := rawdump.Write(&buf, s, rawdump.Options{Scope: scope}); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
+var (
+	hostSpec   = testfixtures.HostSpec
+	debianSpec = testfixtures.DebianSpec
+	dump       = testfixtures.RawDump
+)
 
 func names(ts []btf.Type) []string {
 	var out []string

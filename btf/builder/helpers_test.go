@@ -1,7 +1,6 @@
 package builder_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"os"
 	"sync"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -44,14 +42,7 @@ func module(tb testing.TB, name string) *btf.Spec {
 	return mustParse(tb, testfixtures.Modules(tb)[name], debianSpec(tb))
 }
 
-func dump(tb testing.TB, s *btf.Spec, scope btf.Scope) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	if err := rawdump.Write(&buf, s, rawdump.Options{Scope: scope}); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
+var dump = testfixtures.RawDump
 
 func marshal(tb testing.TB, b *builder.Builder, opts builder.Options) []byte {
 	tb.Helper()

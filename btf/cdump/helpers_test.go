@@ -24,25 +24,11 @@ const (
 		"#endif /* __VMLINUX_H__ */\n"
 )
 
-func parse(tb testing.TB, b []byte, base *btf.Spec) *btf.Spec {
-	tb.Helper()
-	s, err := btf.ParseSplit(b, base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
-func hostSpec(tb testing.TB) *btf.Spec {
-	tb.Helper()
-	return parse(tb, testfixtures.Read(tb, testfixtures.HostVmlinux), nil)
-}
-
-func debianSpec(tb testing.TB) *btf.Spec {
-	tb.Helper()
-	return parse(tb, testfixtures.Read(tb, testfixtures.DebianVmlinux), nil)
-}
+var (
+	parse      = testfixtures.Spec
+	hostSpec   = testfixtures.HostSpec
+	debianSpec = testfixtures.DebianSpec
+)
 
 // dumpC runs Write into a buffer.
 func dumpC(tb testing.TB, s *btf.Spec, opts cdump.Options) []byte {

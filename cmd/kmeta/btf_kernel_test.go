@@ -16,31 +16,10 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// fakeSysfs builds DIR/kernel/btf/{vmlinux,MODULE...} from the Debian 6.1
-// fixtures (module names spelled with '_' as the kernel does) and returns
-// DIR. edit may replace a module's bytes; nil bytes are written as an empty
-// file.
+// fakeSysfs builds the Debian 6.1 fake sysfs with every module.
 func fakeSysfs(tb testing.TB, edit func(name string, b []byte) []byte) string {
 	tb.Helper()
-	dir := tb.TempDir()
-	btfDir := filepath.Join(dir, "kernel", "btf")
-	if err := os.MkdirAll(btfDir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	write := func(name string, b []byte) {
-		if err := os.WriteFile(filepath.Join(btfDir, name), b, 0o444); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	write("vmlinux", testfixtures.Read(tb, testfixtures.DebianVmlinux))
-	for file, b := range testfixtures.Modules(tb) {
-		name := strings.ReplaceAll(file, "-", "_")
-		if edit != nil {
-			b = edit(name, b)
-		}
-		write(name, b)
-	}
-	return dir
+	return testfixtures.FakeSysfs(tb, nil, edit)
 }
 
 // runKmeta runs the CLI in process.

@@ -1,0 +1,80 @@
+package testfixtures
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+)
+
+// Spec parses data (split on base, if not nil) and closes the Spec when the
+// test ends.
+func Spec(tb testing.TB, data []byte, base *btf.Spec) *btf.Spec {
+	tb.Helper()
+	s, err := btf.ParseSplit(data, base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// HostSpec parses the 6.18 host vmlinux BTF.
+func HostSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return Spec(tb, Read(tb, HostVmlinux), nil)
+}
+
+// DebianSpec parses the Debian 6.1 vmlinux BTF.
+func DebianSpec(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	return Spec(tb, Read(tb, DebianVmlinux), nil)
+}
+
+// RawDump prints s in bpftool's raw format, the types of scope.
+func RawDump(tb testing.TB, s *btf.Spec, scope btf.Scope) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := rawdump.Write(&buf, s, rawdump.Options{Scope: scope}); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// SysfsName is the name a module's BTF has in /sys/kernel/btf: the kernel
+// spells module names with '_' where their files may have '-'.
+func SysfsName(file string) string { return strings.ReplaceAll(file, "-", "_") }
+
+// FakeSysfs builds a sysfs tree in a temporary directory from the Debian
+// 6.1 fixtures, DIR/kernel/btf/vmlinux and DIR/kernel/btf/MODULE for every
+// module that keep accepts (all if keep is nil), and returns DIR. edit, if
+// not nil, may replace a module's bytes; nil bytes give an empty file.
+func FakeSysfs(tb testing.TB, keep func(name string) bool, edit func(name string, b []byte) []byte) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	btfDir := filepath.Join(dir, "kernel", "btf")
+	if err := os.MkdirAll(btfDir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(btfDir, name), b, 0o444); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	write("vmlinux", Read(tb, DebianVmlinux))
+	for file, b := range Modules(tb) {
+		name := SysfsName(file)
+		if keep != nil && !keep(name) {
+			continue
+		}
+		if edit != nil {
+			b = edit(name, b)
+		}
+		write(name, b)
+	}
+	return dir
+}
