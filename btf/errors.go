@@ -27,6 +27,8 @@ type FormatError struct {
 	Err     error // underlying cause, if any
 }
 
+// Error describes the problem: the type, the section and offset, and what
+// is wrong.
 func (e *FormatError) Error() string {
 	s := "btf: "
 	if e.TypeID != 0 {
@@ -49,6 +51,7 @@ func (e *FormatError) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying cause, or nil.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 func typeErr(id TypeID, off uint32, format string, args ...any) error {

@@ -38,6 +38,7 @@ type ParseError struct {
 	Msg  string
 }
 
+// Error names the line and what is wrong with it.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("kallsyms: line %d: %s", e.Line, e.Msg)
 }

@@ -31,6 +31,7 @@ type LoadError struct {
 	Log string // the verifier log, without trailing NULs
 }
 
+// Error says what the kernel refused, with the end of its verifier log.
 func (e *LoadError) Error() string {
 	if e.Log == "" {
 		return fmt.Sprintf("BPF_BTF_LOAD: %v", e.Err)
@@ -38,4 +39,5 @@ func (e *LoadError) Error() string {
 	return fmt.Sprintf("BPF_BTF_LOAD: %v: verifier log:\n%s", e.Err, e.Log)
 }
 
+// Unwrap returns the errno of the failed bpf(2) call.
 func (e *LoadError) Unwrap() error { return e.Err }
