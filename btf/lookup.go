@@ -1,7 +1,6 @@
 package btf
 
 import (
-	"bytes"
 	"fmt"
 	"iter"
 
@@ -200,52 +199,6 @@ func (s *Spec) nameIs(off uint32, name string) bool {
 		}
 	}
 	return false
-}
-
-func (s *Spec) nameMatches(nameOff uint32, name string, offs []uint32, flavors bool) bool {
-	if !flavors {
-		for _, o := range offs {
-			if o == nameOff {
-				return true
-			}
-		}
-		return false
-	}
-	b, _ := s.str(nameOff)
-	return len(b) >= len(name) && string(essentialBytes(b)) == name
-}
-
-// stringOffsets returns the offsets, in the whole string space of s's
-// chain, at which name is stored as a complete string. It searches s's own
-// strings and its bases', since split types may use either.
-func (s *Spec) stringOffsets(name string) []uint32 {
-	var offs []uint32
-	if name == "" {
-		// Anonymous types: each string section starts with the empty string.
-		for o := s; o != nil; o = o.base {
-			if len(o.strs) > 0 {
-				offs = append(offs, o.strStart)
-			}
-		}
-		return offs
-	}
-	nameBytes := []byte(name)
-	for o := s; o != nil; o = o.base {
-		strs := o.strs
-		for pos := 0; ; {
-			i := bytes.Index(strs[pos:], nameBytes)
-			if i < 0 {
-				break
-			}
-			at := pos + i
-			end := at + len(name)
-			if (at == 0 || strs[at-1] == 0) && end < len(strs) && strs[end] == 0 {
-				offs = append(offs, o.strStart+uint32(at))
-			}
-			pos = at + 1
-		}
-	}
-	return offs
 }
 
 // EssentialName returns name without a CO-RE flavor suffix. As in libbpf,

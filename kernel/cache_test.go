@@ -139,7 +139,8 @@ func TestFlushIdle(t *testing.T) {
 }
 
 func TestDefault(t *testing.T) {
-	if Default() != Default() || Default().Options() != (Options{}) {
+	first, second := Default(), Default()
+	if first != second || first.Options() != (Options{}) {
 		t.Fatal("Default is not one Cache of the running kernel")
 	}
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {

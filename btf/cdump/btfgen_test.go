@@ -150,10 +150,6 @@ func (g *gen) fn(name string, proto btf.TypeID) btf.TypeID {
 	return g.rec(name, btf.KindFunc, int(btf.LinkageGlobal), false, uint32(proto))
 }
 
-func (g *gen) variable(name string, t btf.TypeID) btf.TypeID {
-	return g.rec(name, btf.KindVar, 0, false, uint32(t), uint32(btf.LinkageGlobal))
-}
-
 func (g *gen) float(name string, size uint32) btf.TypeID {
 	return g.rec(name, btf.KindFloat, 0, false, size)
 }

@@ -71,9 +71,3 @@ func (o *out) nl(lvl int) {
 	o.buf = append(o.buf, tabs[:min(max(lvl, 0), len(tabs))]...)
 	o.check()
 }
-
-// indent writes the indentation of lvl.
-func (o *out) indent(lvl int) {
-	o.buf = append(o.buf, tabs[:min(max(lvl, 0), len(tabs))]...)
-	o.check()
-}
