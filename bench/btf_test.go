@@ -19,6 +19,19 @@ func needVmlinux(b *testing.B) {
 	}
 }
 
+// openVmlinux opens the kernel's BTF once for a benchmark that reads an open
+// Spec, and closes it when the benchmark ends.
+func openVmlinux(b *testing.B) *btf.Spec {
+	b.Helper()
+	needVmlinux(b)
+	s, err := btf.Open(vmlinux)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
 // BenchmarkOpen: (a) open the kernel's BTF. kmeta maps it and indexes it;
 // cilium's LoadKernelSpec maps it too (its fastest path).
 func BenchmarkOpen(b *testing.B) {
@@ -212,12 +225,7 @@ func BenchmarkIterateNames(b *testing.B) {
 // BenchmarkTypeByID looks up every id of an open Spec (guards the sparse
 // offset index in btf/spec.go).
 func BenchmarkTypeByID(b *testing.B) {
-	needVmlinux(b)
-	s, err := btf.Open(vmlinux)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openVmlinux(b)
 	b.ReportAllocs()
 	id := btf.TypeID(1)
 	for b.Loop() {
@@ -249,12 +257,7 @@ func BenchmarkParseMemory(b *testing.B) {
 // BenchmarkFind looks up task_struct in an open Spec, with and without a
 // kind (the two search strategies of Spec.Find).
 func BenchmarkFind(b *testing.B) {
-	needVmlinux(b)
-	s, err := btf.Open(vmlinux)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openVmlinux(b)
 	for _, k := range []btf.Kind{btf.KindStruct, btf.KindUnknown} {
 		b.Run(k.String(), func(b *testing.B) {
 			b.ReportAllocs()

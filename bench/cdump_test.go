@@ -59,12 +59,7 @@ func BenchmarkCDumpVmlinux(b *testing.B) {
 // BenchmarkCDumpVmlinuxWrite is Write alone, on a Spec opened once: the
 // cost of the C printer without opening the file.
 func BenchmarkCDumpVmlinuxWrite(b *testing.B) {
-	needVmlinux(b)
-	s, err := btf.Open(vmlinux)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openVmlinux(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := cdump.Write(io.Discard, s, cdump.Options{}); err != nil {
@@ -75,12 +70,7 @@ func BenchmarkCDumpVmlinuxWrite(b *testing.B) {
 
 // BenchmarkCDumpMiniHeader: the header of task_struct and sk_buff only.
 func BenchmarkCDumpMiniHeader(b *testing.B) {
-	needVmlinux(b)
-	s, err := btf.Open(vmlinux)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openVmlinux(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := cdump.Write(io.Discard, s, cdump.Options{Types: []string{"task_struct", "sk_buff"}}); err != nil {

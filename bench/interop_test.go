@@ -2,37 +2,15 @@ package bench
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	cbtf "github.com/cilium/ebpf/btf"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
-
-// readTestdata returns a file of kmeta's testdata, gunzipped.
-func readTestdata(tb testing.TB, rel string) []byte {
-	tb.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", rel))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
 
 // ciliumCount loads BTF with cilium/ebpf and inflates every type.
 func ciliumCount(tb testing.TB, data []byte, base *cbtf.Spec) int {
@@ -61,7 +39,7 @@ func ciliumCount(tb testing.TB, data []byte, base *cbtf.Spec) int {
 // writes (raw and ELF, both byte orders, minimal and full, split on a
 // base) and finds the same number of types.
 func TestInteropCilium(t *testing.T) {
-	hostRaw := readTestdata(t, "btf/host-6.18.44.btf.gz")
+	hostRaw := testfixtures.Read(t, "btf/host-6.18.44.btf.gz")
 	host, err := btf.Parse(hostRaw)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +87,7 @@ func TestInteropCilium(t *testing.T) {
 // TestInteropCiliumSplit: split output on the Debian vmlinux loads with
 // cilium's LoadSplitSpecFromReader on that base.
 func TestInteropCiliumSplit(t *testing.T) {
-	baseRaw := readTestdata(t, "btf/debian-6.1.btf.gz")
+	baseRaw := testfixtures.Read(t, "btf/debian-6.1.btf.gz")
 	base, err := btf.Parse(baseRaw)
 	if err != nil {
 		t.Fatal(err)

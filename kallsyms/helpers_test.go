@@ -3,12 +3,13 @@ package kallsyms
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 const (
@@ -17,31 +18,12 @@ const (
 	synthSysfsFixure = "testdata/synthetic-sysfs.tar.gz"
 )
 
-// readGz returns the decompressed content of a testdata file.
-func readGz(tb testing.TB, path string) []byte {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
 // extractSysfs unpacks the synthetic sysfs tree into a temporary directory
 // and returns the sysfs root (the directory holding module/).
 func extractSysfs(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	tr := tar.NewReader(bytes.NewReader(readGz(tb, synthSysfsFixure)))
+	tr := tar.NewReader(bytes.NewReader(testfixtures.ReadPath(tb, synthSysfsFixure)))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {

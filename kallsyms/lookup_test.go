@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // lookupCase is one input checked against the reference implementation.
@@ -30,7 +31,7 @@ var lookupCases = []lookupCase{
 func TestLookupMatchesReference(t *testing.T) {
 	for _, tc := range lookupCases {
 		t.Run(tc.name, func(t *testing.T) {
-			text := readGz(t, tc.file)
+			text := testfixtures.ReadPath(t, tc.file)
 			var infos []ModuleInfo
 			if tc.sysfs {
 				var err error

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -91,7 +92,7 @@ func TestLongNames(t *testing.T) {
 // programs and the init clones listed after all modules: each module
 // appears once, and clones belong to their module.
 func TestPseudoModulesAndInitClones(t *testing.T) {
-	text := readGz(t, synthFixture)
+	text := testfixtures.ReadPath(t, synthFixture)
 	infos, err := ReadModules(extractSysfs(t))
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func TestModuleWithoutSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mustParse(t, readGz(t, hostFixture), &Options{Modules: infos})
+	s := mustParse(t, testfixtures.ReadPath(t, hostFixture), &Options{Modules: infos})
 	got, err := s.Lookup(0xffffffffc0000123)
 	want := Symbol{Module: "synmod000", Addr: 0xffffffffc0000000, Offset: 0x123}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // reloadInputs returns kallsyms text for vmlinux (a slice of the host
@@ -19,12 +21,12 @@ import (
 func reloadInputs(tb testing.TB, nmods int) []byte {
 	tb.Helper()
 	var out bytes.Buffer
-	host := readGz(tb, hostFixture)
+	host := testfixtures.ReadPath(tb, hostFixture)
 	sc := bufio.NewScanner(bytes.NewReader(host))
 	for i := 0; i < 5000 && sc.Scan(); i++ {
 		out.WriteString(sc.Text() + "\n")
 	}
-	sc = bufio.NewScanner(bytes.NewReader(readGz(tb, synthFixture)))
+	sc = bufio.NewScanner(bytes.NewReader(testfixtures.ReadPath(tb, synthFixture)))
 	for sc.Scan() {
 		line := sc.Text()
 		i := strings.Index(line, "[synmod00")

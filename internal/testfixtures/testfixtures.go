@@ -59,11 +59,18 @@ func Path(tb testing.TB, rel string) string {
 // ".gz".
 func Read(tb testing.TB, rel string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(Path(tb, rel))
+	return ReadPath(tb, Path(tb, rel))
+}
+
+// ReadPath returns the contents of the file at path, decompressed if path
+// ends in ".gz"; for fixtures kept beside a package's own tests.
+func ReadPath(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if !strings.HasSuffix(rel, ".gz") {
+	if !strings.HasSuffix(path, ".gz") {
 		return b
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(b))
