@@ -66,13 +66,9 @@ func ParseSplit(b []byte, base *Spec) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
-	order, swapped, err := wire.ByteOrderOf(b)
+	order, swapped, hdr, err := parseHeader(b, false)
 	if err != nil {
-		return nil, &FormatError{Section: "header", Offset: 0, Err: err}
-	}
-	hdr, err := wire.ParseHeader(b, order)
-	if err != nil {
-		return nil, &FormatError{Section: "header", Offset: -1, Err: err}
+		return nil, err
 	}
 	if swapped {
 		b = wire.Swap(b, hdr)
@@ -100,6 +96,26 @@ func ParseSplit(b []byte, base *Spec) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// parseHeader reads and checks the header of raw BTF b: its byte order,
+// whether that is the opposite of the host's, and the header itself, whose
+// sections are known to lie within b unless b is only a prefix of the BTF
+// (see wire.ParseHeaderPrefix).
+func parseHeader(b []byte, prefix bool) (binary.ByteOrder, bool, wire.Header, error) {
+	order, swapped, err := wire.ByteOrderOf(b)
+	if err != nil {
+		return nil, false, wire.Header{}, &FormatError{Section: "header", Offset: 0, Err: err}
+	}
+	parse := wire.ParseHeader
+	if prefix {
+		parse = wire.ParseHeaderPrefix
+	}
+	hdr, err := parse(b, order)
+	if err != nil {
+		return nil, false, wire.Header{}, &FormatError{Section: "header", Offset: -1, Err: err}
+	}
+	return order, swapped, hdr, nil
 }
 
 func (s *Spec) checkStrings() error {

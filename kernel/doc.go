@@ -15,7 +15,8 @@
 // kernel.
 //
 // A Cache holds one generation of Specs at a time. Acquire returns a Handle
-// on the current generation, opening vmlinux if needed; Release gives it
+// on the current generation, opening vmlinux (and listing the module BTF
+// directory on a second goroutine meanwhile) if needed; Release gives it
 // back. Flush detaches the generation: the next Acquire opens the files
 // again, and the detached Specs are closed (unmapped) as soon as the last
 // Handle on them is released. Nothing is cached outside a Cache value:
@@ -25,7 +26,8 @@
 // Handle.Find searches vmlinux and every module for a name. Each Match names
 // the module it comes from (or "vmlinux"); a module whose BTF cannot be read
 // is reported as a *ModuleError for that module alone, and every other module
-// is still searched.
+// is still searched. A module is ruled out by its string section when it
+// can be, so that a search for a type of one module opens that module only.
 //
 // # Concurrency
 //
@@ -49,6 +51,7 @@
 // release is checked the same way before it is put into a path. Only
 // regular files are read (a FIFO or device planted under a fake root is
 // rejected without blocking), and a module file is read into memory with a
-// size limit (MaxModuleSize). The package does not follow any path it reads
-// from the files themselves.
+// size limit (MaxModuleSize); screening a module reads at most its first
+// 32 KiB and a string section of at most 4 MiB, into reused buffers. The
+// package does not follow any path it reads from the files themselves.
 package kernel

@@ -1,9 +1,12 @@
 package kernel
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -44,11 +47,17 @@ type Result struct {
 }
 
 // Find searches vmlinux and every module (or only the place opts.Module
-// names) for types named name. Modules not yet opened are opened, on up to
-// GOMAXPROCS goroutines. The first few searches of vmlinux and all modules
-// scan their types; then one builds a name index of them (12 bytes a named
-// type, kept until the Specs are closed), from which that search and later
-// ones of exact names are answered in well under a microsecond.
+// names) for types named name, on up to GOMAXPROCS goroutines. Modules not
+// yet opened are opened, except when vmlinux's strings do not hold an
+// exact name: then only a module's header and string section are read, and
+// the module is opened (parsed and kept) only if its strings hold the name,
+// since otherwise it cannot have such a type. A module ruled out that way is
+// not validated, so an error in its type records is reported by the first
+// search that needs them, or by Module. The first few searches of vmlinux
+// and all modules scan them; then one opens every module and builds a name
+// index of their types (12 bytes a named type, kept until the Specs are
+// closed), from which that search and later ones of exact names are
+// answered in well under a microsecond.
 //
 // A module that cannot be read does not stop the search: it is listed in
 // Result.Failed, and err stays nil if anything was found. err is non-nil
@@ -100,8 +109,12 @@ func (h *Handle) findAll(res *Result, name string, opts FindOptions) error {
 		}
 	}
 	q := newQuery(name, opts).withPrefilter(h.g.vmlinux)
-	if err := res.add(Vmlinux, h.g.vmlinux, q); err != nil {
-		return err
+	// With the prefilter set, vmlinux's strings lack the name: it has no
+	// type of that name.
+	if q.needle == nil {
+		if err := res.add(Vmlinux, h.g.vmlinux, q); err != nil {
+			return err
+		}
 	}
 	h.scanModules(res, mods, q)
 	return nil
@@ -115,16 +128,35 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query) {
 		err   error
 	}
 	per := make([]found, len(mods))
+	dir := h.g.opts.BTFDir()
+	dirfd := unix.AT_FDCWD
+	if q.needle != nil {
+		// Modules are read by name relative to the directory, which
+		// spares the kernel a path walk per module.
+		if fd, err := openDir(dir); err == nil {
+			dirfd = fd
+			defer unix.Close(fd)
+		}
+	}
 	parallel(len(mods), func(i int) {
 		m := mods[i]
-		spec, err := m.open(h.g.vmlinux)
+		var spec *btf.Spec
+		var err error
+		if q.needle != nil && !m.opened.Load() {
+			spec, err = q.screen(m, dirfd, dir, h.g.vmlinux)
+		} else {
+			spec, err = m.open(h.g.vmlinux)
+		}
 		if err != nil {
 			per[i].err = err
 			return
 		}
+		if spec == nil {
+			return // ruled out by its strings
+		}
 		per[i].types, err = q.appendTo(nil, spec)
 		if err != nil {
-			per[i].err = &ModuleError{Module: m.name, Path: m.path, Err: err}
+			per[i].err = &ModuleError{Module: m.name, Path: m.path(), Err: err}
 		}
 	})
 	for i, f := range per {
@@ -168,17 +200,89 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 	// A name offset may point into the middle of a string, so look for
 	// the name followed by a NUL, not for a whole string.
 	needle := append([]byte(q.name), 0)
-	if strs, _ := vmlinux.StringSection(); !bytes.Contains(strs, needle) {
+	if strs, _ := vmlinux.StringSection(); !containsName(strs, needle) {
 		q.needle = needle
 	}
 	return q
+}
+
+// scratch holds the buffers that screen reads string sections into, so
+// that screening every module does not touch new memory: in a virtual
+// machine, faulting in fresh pages for the 13 MB of Debian 6.1's 1,121
+// modules costs more than reading them (bench's BenchmarkKernelModules).
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// Screening reads a module's first headLen bytes with one system call
+// (the whole file, for nine modules in ten), then, if the string section
+// lies beyond them, the string section alone if it is at most maxScreen
+// bytes (the largest of Debian 6.1's modules, mlx5_core's, has 150 KB);
+// anything else is opened in full, with the checks of readFile.
+const (
+	headLen   = 32 << 10
+	maxScreen = 4 << 20
+)
+
+// screen looks for q.needle in the string section of module m, which is
+// not open yet, reading only the file's header and string section into
+// scratch memory. It opens the module only if the strings hold the needle,
+// and returns a nil Spec and no error if they do not. A module whose header
+// or strings cannot be read this way is opened, so that its error is the
+// one open reports. q.needle must be set.
+func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Spec, error) {
+	name := m.name
+	if dirfd == unix.AT_FDCWD {
+		name = filepath.Join(dir, m.name)
+	}
+	bufp := scratch.Get().(*[]byte)
+	defer scratch.Put(bufp)
+	strs, ok := readStrings(dirfd, name, bufp)
+	if ok && !containsName(strs, q.needle) {
+		return nil, nil
+	}
+	return m.open(base)
+}
+
+// readStrings reads the string section of the BTF file name in dirfd into
+// *buf, growing it if needed. ok is false if the file's header or strings
+// could not be read whole.
+func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
+	fd, err := openRead(dirfd, name)
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	if cap(*buf) < headLen {
+		*buf = make([]byte, 0, headLen)
+	}
+	head := (*buf)[:headLen]
+	// One read: a short one (EOF, or sysfs's page-sized reads) leaves
+	// the rest to the read of the strings.
+	n, err := pread(fd, head, 0)
+	if err != nil {
+		return nil, false
+	}
+	off, size, err := btf.StringsRange(head[:n])
+	if err != nil || size > maxScreen {
+		return nil, false
+	}
+	if off+size <= int64(n) {
+		return head[off : off+size], true
+	}
+	if int64(cap(*buf)) < size {
+		*buf = make([]byte, 0, size)
+	}
+	strs = (*buf)[:size] // the head is no longer needed
+	if n, err := preadFull(fd, strs, off); err != nil || n < len(strs) {
+		return nil, false
+	}
+	return strs, true
 }
 
 // appendTo appends the matches among s's own types to dst; no match is not
 // an error.
 func (q query) appendTo(dst []btf.Type, s *btf.Spec) ([]btf.Type, error) {
 	if q.needle != nil && s.Base() != nil {
-		if strs, _ := s.StringSection(); strs != nil && !bytes.Contains(strs, q.needle) {
+		if strs, _ := s.StringSection(); strs != nil && !containsName(strs, q.needle) {
 			return dst, nil
 		}
 	}

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"testing"
@@ -239,5 +241,61 @@ func TestModuleNames(t *testing.T) {
 	}
 	if b, _ := h.Module("xfs"); a != b {
 		t.Error("Module(xfs) opened twice")
+	}
+}
+
+// TestFindScreensModules checks that a search for a name that vmlinux's
+// strings lack opens only the modules whose own strings hold it, and what
+// that means for a module whose type records are corrupt under a sound
+// header: it is reported by the searches it could answer and by Module,
+// and left alone by the others.
+func TestFindScreensModules(t *testing.T) {
+	dir := fakeSysfs(t, nil, func(name string, b []byte) []byte {
+		if name != "xfs" {
+			return b
+		}
+		// Make the kind of xfs's first type 31, which does not exist.
+		b = bytes.Clone(b)
+		hdrLen := binary.LittleEndian.Uint32(b[4:])
+		typeOff := binary.LittleEndian.Uint32(b[8:])
+		b[hdrLen+typeOff+7] = 0x1f
+		return b
+	})
+	c := NewCache(Options{Sysfs: dir})
+	defer c.Close()
+	h := acquire(t, c)
+
+	res, err := h.Find("btrfs_fs_info", FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]place{{"btrfs", "STRUCT", "btrfs_fs_info", true}}, places(h, res.Matches)); diff != "" {
+		t.Errorf("matches (-want +got):\n%s", diff)
+	}
+	if len(res.Failed) != 0 {
+		t.Errorf("failed: %v; xfs's strings do not hold btrfs_fs_info", res.Failed)
+	}
+	var opened []string
+	for _, m := range h.g.mods {
+		if m.opened.Load() {
+			opened = append(opened, m.name)
+		}
+	}
+	if diff := cmp.Diff([]string{"btrfs"}, opened); diff != "" {
+		t.Errorf("opened modules (-want +got):\n%s", diff)
+	}
+
+	// xfs's strings hold xfs_mount: it is parsed, and fails.
+	res, err = h.Find("xfs_mount", FindOptions{})
+	var me *ModuleError
+	var fe *btf.FormatError
+	if !errors.Is(err, btf.ErrNotFound) || !errors.As(err, &me) || me.Module != "xfs" || !errors.As(err, &fe) {
+		t.Errorf("find xfs_mount: %v, want ErrNotFound and the xfs *ModuleError", err)
+	}
+	if len(res.Failed) != 1 || res.Failed[0].Module != "xfs" {
+		t.Errorf("failed: %v, want xfs", res.Failed)
+	}
+	if _, err := h.Module("xfs"); !errors.As(err, &me) || me.Module != "xfs" {
+		t.Errorf("Module(xfs): %v, want its *ModuleError", err)
 	}
 }

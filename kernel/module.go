@@ -25,23 +25,33 @@ const MaxModuleSize = 256 << 20
 // module is one module's BTF in a generation: listed eagerly, opened once on
 // first use. spec and err are written once, inside once.
 type module struct {
-	name string
-	path string
-	once sync.Once
-	spec *btf.Spec
-	err  error
+	name   string
+	dir    string // the module BTF directory
+	once   sync.Once
+	spec   *btf.Spec
+	err    error
+	opened atomic.Bool // set once spec and err are
 }
 
 // open returns the module's Spec, opening it on top of base the first time.
 // A failure is kept: the module is not retried until the next generation.
 func (m *module) open(base *btf.Spec) (*btf.Spec, error) {
 	m.once.Do(func() {
-		m.spec, m.err = readSplit(m.path, base)
-		if m.err != nil {
-			m.err = &ModuleError{Module: m.name, Path: m.path, Err: m.err}
-		}
+		m.set(readSplit(m.path(), base))
 	})
 	return m.spec, m.err
+}
+
+// path returns the path of the module's BTF file.
+func (m *module) path() string { return filepath.Join(m.dir, m.name) }
+
+// set records the outcome of opening the module, inside once.
+func (m *module) set(spec *btf.Spec, err error) {
+	m.spec, m.err = spec, err
+	if err != nil {
+		m.err = &ModuleError{Module: m.name, Path: m.path(), Err: err}
+	}
+	m.opened.Store(true)
 }
 
 // parallel calls fn(i) for every i in [0, n), on up to GOMAXPROCS
@@ -101,7 +111,7 @@ func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 // it exists), or, when the size is 0, until EOF. It reads at most
 // MaxModuleSize bytes.
 func readFile(path string) ([]byte, error) {
-	fd, err := openRead(path)
+	fd, err := openRead(unix.AT_FDCWD, path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -155,12 +165,22 @@ func readFd(fd, size int) ([]byte, error) {
 	}
 }
 
-func openRead(path string) (int, error) {
+func openRead(dirfd int, name string) (int, error) {
 	for {
 		// O_NONBLOCK: opening a FIFO planted under a fake root must not
 		// block; it is rejected as not a regular file. Reads of regular
 		// files ignore the flag.
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// openDir opens the directory at path for openat.
+func openDir(path string) (int, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
 		if err != unix.EINTR {
 			return fd, err
 		}
@@ -171,6 +191,32 @@ func fstat(fd int, st *unix.Stat_t) error {
 	for {
 		if err := unix.Fstat(fd, st); err != unix.EINTR {
 			return err
+		}
+	}
+}
+
+// preadFull reads into b from offset off of fd until b is full or the
+// file ends, and returns the number of bytes read.
+func preadFull(fd int, b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := pread(fd, b[n:], off+int64(n))
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func pread(fd int, b []byte, off int64) (int, error) {
+	for {
+		n, err := unix.Pread(fd, b, off)
+		if err != unix.EINTR {
+			return n, err
 		}
 	}
 }
@@ -196,12 +242,14 @@ func listModules(dir string) ([]*module, error) {
 		return nil, err
 	}
 	slices.Sort(names)
+	all := make([]module, len(names)) // one allocation for all
 	mods := make([]*module, 0, len(names))
-	for _, name := range names {
+	for i, name := range names {
 		if name == Vmlinux || !validName(name) {
 			continue
 		}
-		mods = append(mods, &module{name: name, path: filepath.Join(dir, name)})
+		all[i] = module{name: name, dir: dir}
+		mods = append(mods, &all[i])
 	}
 	return mods, nil
 }

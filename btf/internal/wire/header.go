@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -58,6 +59,27 @@ func ByteOrderOf(b []byte) (order binary.ByteOrder, swapped bool, err error) {
 // byte order bo. It checks that every section lies within b and that the
 // sections do not overlap; it does not look inside them.
 func ParseHeader(b []byte, bo binary.ByteOrder) (Header, error) {
+	h, err := parseHeader(b, bo)
+	if err != nil {
+		return h, err
+	}
+	return h, h.checkSections(uint64(len(b)))
+}
+
+// ParseHeaderPrefix is ParseHeader for b holding only the first bytes of
+// the BTF, at least its whole header: it checks everything ParseHeader
+// does except that the sections lie within the data.
+func ParseHeaderPrefix(b []byte, bo binary.ByteOrder) (Header, error) {
+	h, err := parseHeader(b, bo)
+	if err != nil {
+		return h, err
+	}
+	return h, h.checkSections(math.MaxUint64)
+}
+
+// parseHeader decodes the header at the start of b and checks it except
+// for its sections.
+func parseHeader(b []byte, bo binary.ByteOrder) (Header, error) {
 	var h Header
 	if len(b) < HeaderLen {
 		return h, fmt.Errorf("header: %d bytes, need at least %d", len(b), HeaderLen)
@@ -86,7 +108,7 @@ func ParseHeader(b []byte, bo binary.ByteOrder) (Header, error) {
 			return h, fmt.Errorf("header: unknown non-zero header byte at offset %d", i)
 		}
 	}
-	return h, h.checkSections(uint64(len(b)))
+	return h, nil
 }
 
 func (h Header) checkSections(total uint64) error {
