@@ -53,8 +53,19 @@ func FuzzParse(f *testing.F) {
 		if s, err := btf.Parse(data); err == nil {
 			exercise(s)
 		}
-		if s, err := btf.ParseSplit(data, base); err == nil {
+		s, err := btf.ParseSplit(data, base)
+		if err == nil {
 			exercise(s)
+		}
+		// StringsRange, given the first 256 bytes (which hold the
+		// header unless it is longer), agrees with a
+		// successful parse.
+		off, n, rerr := btf.StringsRange(data[:min(len(data), 256)])
+		if err == nil && s.HeaderLen() <= 256 {
+			strs, _ := s.StringSection()
+			if rerr != nil || off+n > int64(len(data)) || !bytes.Equal(data[off:off+n], strs) {
+				t.Fatalf("StringsRange = %d, %d, %v; the Spec has %d string bytes", off, n, rerr, len(strs))
+			}
 		}
 	})
 }
