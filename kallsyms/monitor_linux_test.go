@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,7 @@ func TestMonitorEndToEnd(t *testing.T) {
 		t.Run("InjectedIgnored", testInjectedIgnored)
 		t.Run("InjectedTrusted", testInjectedTrusted)
 		t.Run("Overflow", testOverflow)
+		t.Run("WatchResync", testWatchResync)
 		return
 	}
 	if os.Geteuid() != 0 {
@@ -130,6 +133,7 @@ type watchEnv struct {
 	reloads              chan ReloadEvent
 	events               chan error // per uevent: nil or why it was ignored
 	kernel               chan Uevent
+	overflow             chan struct{} // closed on the first ErrOverflow
 	watchErr             chan error
 	cancel               context.CancelFunc
 }
@@ -139,9 +143,16 @@ const withModuleX = baseKallsyms + "ffffffffc0000000 t x_fn\t[x]\n"
 
 func startWatch(t *testing.T, trust []uint32) *watchEnv {
 	t.Helper()
+	return startWatchWith(t, MonitorOptions{TrustPortIDs: trust})
+}
+
+func startWatchWith(t *testing.T, mopts MonitorOptions) *watchEnv {
+	t.Helper()
 	dir := t.TempDir()
 	e := &watchEnv{dir: dir, kallsyms: filepath.Join(dir, "kallsyms"), sysfs: filepath.Join(dir, "sys"),
-		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan Uevent, 10), watchErr: make(chan error, 1)}
+		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan Uevent, 10),
+		overflow: make(chan struct{}), watchErr: make(chan error, 1)}
+	var overflowed sync.Once
 	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	var err error
 	e.sym, err = Open(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: 10 * time.Millisecond, MinInterval: -1,
@@ -152,12 +163,18 @@ func startWatch(t *testing.T, trust []uint32) *watchEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() {
-		e.watchErr <- e.sym.Watch(ctx, WatchOptions{Monitor: MonitorOptions{TrustPortIDs: trust}, OnEvent: func(ev Uevent, err error) {
-			if isNullChange(ev) {
+		e.watchErr <- e.sym.Watch(ctx, WatchOptions{Monitor: mopts, OnEvent: func(ev Uevent, err error) {
+			switch {
+			case isNullChange(ev):
 				e.kernel <- ev
-				return
+			case errors.Is(err, ErrOverflow):
+				overflowed.Do(func() { close(e.overflow) })
+			default:
+				select {
+				case e.events <- err:
+				default: // a flood; the tests that count events send few
+				}
 			}
-			e.events <- err
 		}})
 	}()
 	e.syncKernel(t) // the watch is listening once a kernel event arrives
@@ -266,6 +283,39 @@ func waitReload(t *testing.T, e *watchEnv) ReloadEvent {
 		t.Fatal("no reload")
 	}
 	return ReloadEvent{}
+}
+
+// testWatchResync: module x is loaded, but its uevent is lost in a flood
+// that overflows Watch's receive buffer. The overflow makes Watch resync,
+// and the reload finds x. The flood comes from an untrusted sender, so
+// nothing else could have caused the reload.
+func testWatchResync(t *testing.T) {
+	in := newInjector(t)
+	e := startWatchWith(t, MonitorOptions{ReceiveBuffer: 4096})
+	writeAtomic(t, e.kallsyms, []byte(withModuleX))
+	deadline := time.Now().Add(10 * time.Second)
+flood:
+	for {
+		for range 500 {
+			in.send(t, "add", "flood")
+		}
+		select {
+		case <-e.overflow:
+			break flood
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no overflow reported")
+		}
+	}
+	ev := waitReload(t, e)
+	if !slices.Contains(ev.Reasons, "resync after lost uevents") {
+		t.Errorf("reload reasons %q, want the resync", ev.Reasons)
+	}
+	if sym, err := ev.Snapshot.Lookup(0xffffffffc0000004); err != nil || sym.Module != "x" || sym.Name != "x_fn" {
+		t.Errorf("after resync: %+v, %v", sym, err)
+	}
+	e.stop(t, false)
 }
 
 // testOverflow floods a monitor with a tiny receive buffer: Read reports
