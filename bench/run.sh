@@ -49,7 +49,7 @@ for name in sorted(med):
         base = name[: -len("kmeta")]
         # The peer: a sibling that is not a kmeta variant.
         peers = [n for n in med if n.startswith(base) and n.count("/") == name.count("/")
-                 and not n[len(base):].startswith("kmeta") and n[len(base):] != "io-floor"]
+                 and not n[len(base):].startswith(("kmeta", "floor"))]
         if peers:
             p = med[peers[0]]
             peer = peers[0][len(base):]
