@@ -6,6 +6,34 @@ import (
 	"slices"
 )
 
+// A builder keeps, per entry, a meta byte: its low 7 bits are the length of
+// the encoded name in blob, or lenEscape when a uvarint length precedes
+// the name there (long names and names with escaped bytes); pfxBit says
+// the entry has a hidden __pfx_ symbol.
+const (
+	pfxBit    = 0x80
+	lenMask   = 0x7f
+	lenEscape = 0x7f
+)
+
+// blobSkip returns the offset in blob after the name at off with meta m.
+func blobSkip(blob []byte, off int, m uint8) int {
+	if l := int(m & lenMask); l != lenEscape {
+		return off + l
+	}
+	n, k := binary.Uvarint(blob[off:])
+	return off + k + int(n)
+}
+
+// blobName returns the encoded name at off in blob, with meta m.
+func blobName(blob []byte, off int, m uint8) []byte {
+	if l := int(m & lenMask); l != lenEscape {
+		return blob[off : off+l]
+	}
+	n, k := binary.Uvarint(blob[off:])
+	return blob[off+k : off+k+int(n)]
+}
+
 // builder collects the symbols of one module while the input is parsed and
 // turns them into a table. It is used by one goroutine.
 type builder struct {
@@ -19,6 +47,7 @@ type builder struct {
 	types  []byte
 	hidden int
 	sorted bool
+	esc    bool // a name has escByte
 
 	// A __pfx_ symbol is held back until the next line shows whether it
 	// can be hidden in front of its function.
@@ -79,6 +108,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	}
 	enc, esc := b.enc.appendEncoded(b.name1[:0], name)
 	b.name1 = enc
+	b.esc = b.esc || esc
 	if n := len(enc); n < lenEscape && !esc {
 		flags |= uint8(n)
 	} else {
@@ -112,7 +142,6 @@ func (b *builder) finish() *table {
 	}
 	n := b.addrs.len()
 	t := &table{name: b.name, hidden: b.hidden, n: n}
-	t.blob = b.blob.flat()
 	if b.data {
 		t.types = slices.Clone(b.types)
 	}
@@ -123,36 +152,73 @@ func (b *builder) finish() *table {
 	if b.meta[0]&pfxBit != 0 {
 		t.base -= pfxGap
 	}
-	if b.addrs.last()-t.base >= 1<<32 {
+	if b.addrs.last()-t.base >= padAddr {
 		t.wide = b.addrs.flat()
 	}
-	t.blocks = make([]block, (n+markStride-1)/markStride)
-	for i := range n {
-		a, blk := b.addrs.at(i), &t.blocks[i/markStride]
-		if i%markStride == 0 {
-			blk.off = b.offs[i/markStride]
-		}
-		blk.meta[i%markStride] = b.meta[i]
-		if t.wide == nil {
-			blk.addrs[i%markStride] = uint32(a - t.base)
-		}
-	}
-	last := &t.blocks[len(t.blocks)-1]
-	for i := n % markStride; i > 0 && i < markStride; i++ {
-		last.addrs[i] = padAddr
-	}
+	b.fill(t)
 	if t.wide == nil {
 		t.buildIndex()
 	}
 	return t
 }
 
-// buildIndex adds a bucket index to a table of more than four blocks (and
-// fewer than 1<<16), with about four buckets per block, so that most
-// lookups go straight from their bucket to their block.
+// fill lays out t's blocks (see table): each header, then the block's
+// names copied from the blob without their uvarint lengths.
+func (b *builder) fill(t *table) {
+	n, nb := t.n, (t.n+markStride-1)/markStride
+	t.offs = make([]uint32, nb)
+	t.data = make([]byte, 0, nb*hdrSize+b.blob.len())
+	t.plain = !b.esc
+	off := 0 // blob offset of the next name
+	for k := range nb {
+		o := len(t.data)
+		t.offs[k] = uint32(o)
+		t.data = append(t.data, make([]byte, hdrSize)...)
+		var h header
+		binary.LittleEndian.PutUint32(h[numOff:], uint32(k))
+		binary.LittleEndian.PutUint16(h[endsOff:], hdrSize)
+		for s := range markStride {
+			i, a, end := k*markStride+s, uint32(padAddr), len(t.data)-o
+			if i < n {
+				if t.wide == nil {
+					a = uint32(b.addrs.at(i) - t.base)
+				}
+				p, l := off, int(b.meta[i]&lenMask)
+				if l == lenEscape {
+					v, w := b.uvarintAt(p)
+					p, l = p+w, int(v)
+				}
+				t.data = b.blob.appendRange(t.data, p, p+l)
+				off, end = p+l, len(t.data)-o
+				if end > endMask {
+					panic("kallsyms: block names too long") // see header
+				}
+				if b.meta[i]&pfxBit != 0 {
+					end |= pfxFlag
+				}
+			}
+			binary.LittleEndian.PutUint32(h[4*s:], a)
+			binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(end))
+		}
+		copy(t.data[o:], h[:])
+	}
+}
+
+// uvarintAt reads the uvarint at blob offset p.
+func (b *builder) uvarintAt(p int) (uint64, int) {
+	var buf [binary.MaxVarintLen64]byte
+	for i := range min(len(buf), b.blob.len()-p) {
+		buf[i] = b.blob.at(p + i)
+	}
+	return binary.Uvarint(buf[:])
+}
+
+// buildIndex adds a bucket index to a table of more than four blocks, with
+// about four buckets per block, so that most lookups go straight from
+// their bucket to their block.
 func (t *table) buildIndex() {
-	nb := len(t.blocks)
-	if nb <= 4 || nb > 1<<16 {
+	nb := len(t.offs)
+	if nb <= 4 || len(t.data) >= denseBit {
 		return
 	}
 	span := t.addr(t.n-1) - t.base
@@ -161,13 +227,20 @@ func (t *table) buildIndex() {
 		shift++
 	}
 	t.shift = shift
-	t.index = make([]uint16, span>>shift+1)
-	b := 0
-	for k := range t.index {
-		for b+1 < nb && uint64(t.blocks[b+1].addrs[0]) <= uint64(k)<<shift {
+	nk := int(span>>shift) + 1
+	t.index = make([]uint32, nk)
+	b, prev := 0, 0
+	for k := range nk + 1 { // k == nk stands for all addresses above
+		for b+1 < nb && (k == nk || uint64(t.hdr(int(t.offs[b+1])).addr(0)) <= uint64(k)<<shift) {
 			b++
 		}
-		t.index[k] = uint16(b)
+		if k > 0 && b-prev > 1 {
+			t.index[k-1] |= denseBit
+		}
+		if k < nk {
+			t.index[k] = t.offs[b]
+		}
+		prev = b
 	}
 }
 
@@ -181,10 +254,10 @@ func (b *builder) resorted() *table {
 		name string
 	}
 	syms := make([]sym, 0, b.addrs.len()+b.hidden)
-	tb, off := table{blob: b.blob.flat()}, 0
+	blob, off := b.blob.flat(), 0
 	for i, a := range b.addrs.flat() {
-		name := names.decode("", tb.nameAt(off, b.meta[i]), b.meta[i]&lenMask != lenEscape)
-		off = tb.skip(off, b.meta[i])
+		name := names.decode("", blobName(blob, off, b.meta[i]), b.meta[i]&lenMask != lenEscape)
+		off = blobSkip(blob, off, b.meta[i])
 		var typ byte
 		if b.data {
 			typ = b.types[i]

@@ -63,3 +63,18 @@ func (c *chunks[T]) flat() []T {
 	}
 	return append(out, c.cur...)
 }
+
+// appendRange appends elements [from, to) to dst.
+func (c *chunks[T]) appendRange(dst []T, from, to int) []T {
+	for from < to {
+		k, i := from>>c.shift, from&(1<<c.shift-1)
+		p := c.cur
+		if k < len(c.full) {
+			p = c.full[k]
+		}
+		p = p[i:min(len(p), i+to-from)]
+		dst = append(dst, p...)
+		from += len(p)
+	}
+	return dst
+}

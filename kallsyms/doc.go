@@ -12,14 +12,14 @@
 // bytes are kept whole.
 //
 // Tables are compact: per symbol a 32-bit offset from the module's base and
-// one byte of name length and flags, grouped in 64-byte blocks of twelve
-// that also hold the position of their first name, with an index of about
-// four address buckets per block; names are compressed with a
-// static dictionary trained on kernel names (about 54% of their size). The
-// __pfx_ padding symbols that precede most functions on 6.2+ kernels cost
-// one flag bit: they resolve and list like other symbols but store neither
-// a name nor an address. On a 6.18 kernel this is under 10 bytes per
-// symbol.
+// a 16-bit name bound with a flag, grouped in blocks of twelve whose names
+// follow their header, so that a lookup reads one stretch of memory, with
+// an index of about four address buckets per block; names are compressed
+// with a static dictionary trained on kernel names (about 54% of their
+// size). The __pfx_ padding symbols that precede most functions on 6.2+
+// kernels cost one flag bit: they resolve and list like other symbols but
+// store neither a name nor an address. On a 6.18 kernel this is under 11
+// bytes per symbol.
 //
 // ReadModules reads /sys/module/*/{sections/.text,coresize,initstate,
 // notes/.note.gnu.build-id}; with that metadata an address inside a module

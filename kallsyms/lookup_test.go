@@ -2,7 +2,9 @@ package kallsyms
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,4 +143,62 @@ func checkNames(t *testing.T, snap *Snapshot, r *ref) {
 	if _, err := snap.LookupName("no_such_symbol_xyz", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LookupName(missing): %v, want ErrNotFound", err)
 	}
+}
+
+// TestLookupLayouts checks generated tables against the reference
+// implementation where the block layout has edge cases: buckets that hold
+// many blocks and blocks that span many buckets, a module just below the
+// 2 GiB span that narrow tables hold and one above it, and blocks with
+// long and escaped names.
+func TestLookupLayouts(t *testing.T) {
+	var b strings.Builder
+	sym := func(a uint64, typ byte, name, mod string) {
+		fmt.Fprintf(&b, "%016x %c %s", a, typ, name)
+		if mod != "" {
+			fmt.Fprintf(&b, "\t[%s]", mod)
+		}
+		b.WriteByte('\n')
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := uint64(0xffffffff81000000)
+	for i := range 5000 {
+		switch gap := rng.IntN(100); {
+		case gap < 60: // dense: functions 32 bytes apart
+			a += 32
+		case gap < 95:
+			a += uint64(rng.IntN(4096))
+		default: // sparse: many buckets without a block start
+			a += uint64(rng.IntN(1 << 22))
+		}
+		name := fmt.Sprintf("func_%d", i)
+		switch {
+		case i%97 == 0:
+			name += strings.Repeat("_long", 200)
+		case i%89 == 0:
+			name += "_\xc3\xa9t\xe9"
+		}
+		if i%3 != 0 {
+			sym(a-pfxGap, 't', pfxPrefix+name, "")
+		}
+		sym(a, 't', name, "")
+	}
+	for _, m := range []struct {
+		name string
+		span uint64
+	}{{"below2g", padAddr - 1}, {"above2g", padAddr + 1}, {"above4g", 1<<32 + 64}} {
+		base := uint64(0xffff900000000000) + uint64(len(m.name))<<40
+		for i := range 40 {
+			off := m.span / 39 * uint64(i)
+			if i == 39 {
+				off = m.span
+			}
+			sym(base+off, 't', fmt.Sprintf("%s_%d", m.name, i), m.name)
+		}
+	}
+	text := []byte(b.String())
+	snap := mustParse(t, text, nil)
+	r := newRef(t, text, false, nil)
+	checkAll(t, snap, r)
+	checkLookups(t, snap, r)
+	checkNames(t, snap, r)
 }

@@ -61,8 +61,9 @@ func newCandidate(code byte, t string) candidate {
 	return c
 }
 
-// names is the package's single, immutable name codec.
-var names = newCodec(nameTokens[:])
+// names is the package's single, immutable name codec. It is a value, not
+// a pointer, so that decoding addresses its tables directly.
+var names = *newCodec(nameTokens[:])
 
 func tokenCode(k int) byte {
 	if k < 0x20 {
@@ -215,29 +216,35 @@ func (c *codec) appendDecoded(dst, enc []byte) []byte {
 	return buf[:p]
 }
 
+// appendPlain appends the name encoded in enc, which holds no escByte, to
+// dst. It grows dst to hold a full token block per input byte, then copies
+// 16-byte blocks.
+//
+// Guarded by BenchmarkKallsyms/LookupAppend.
+func (c *codec) appendPlain(dst, enc []byte) []byte {
+	dst = slices.Grow(dst, len(enc)*maxTokenLen)
+	// Before token i, p <= len(dst) + i*maxTokenLen (no token is longer),
+	// so each 16-byte store stays within the capacity just grown: the
+	// stores go through unsafe only to drop a bounds check per token.
+	p, base := len(dst), unsafe.Pointer(unsafe.SliceData(dst))
+	for _, b := range enc {
+		*(*[maxTokenLen]byte)(unsafe.Add(base, p)) = c.blocks[b]
+		p += int(c.lens[b])
+	}
+	return dst[:p]
+}
+
 // decode returns prefix followed by the name encoded in enc, as a new
-// string: one allocation, no intermediate copy.
+// string: one allocation of the name's size.
 //
 // Guarded by BenchmarkKallsyms/Lookup.
 //
 // plain promises that enc holds no escByte (names with escapes are stored
 // in the long form, see table).
 func (c *codec) decode(prefix string, enc []byte, plain bool) string {
-	if !plain {
+	var buf [512]byte
+	if !plain || len(prefix)+len(enc)*maxTokenLen > len(buf) {
 		return string(c.appendDecoded([]byte(prefix), enc))
 	}
-	n := len(prefix)
-	for _, b := range enc {
-		n += int(c.lens[b])
-	}
-	if n == 0 {
-		return ""
-	}
-	buf := make([]byte, n+maxTokenLen)
-	p := copy(buf, prefix)
-	for _, b := range enc {
-		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.blocks[b]
-		p += int(c.lens[b])
-	}
-	return unsafe.String(&buf[0], n)
+	return string(c.appendPlain(append(buf[:0], prefix...), enc))
 }

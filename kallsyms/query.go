@@ -104,17 +104,13 @@ func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 // __pfx_ symbols whose function's encoded name is suffix (when non-nil).
 func (t *table) match(enc, suffix []byte) iter.Seq[hit] {
 	return func(yield func(hit) bool) {
-		off := 0
-		for i := range t.n {
-			m := t.metaAt(i)
-			name := t.nameAt(off, m)
-			off = t.skip(off, m)
-			if suffix != nil && m&pfxBit != 0 && bytes.Equal(name, suffix) {
-				if !yield(hit{idx: i, pfx: true, start: t.addr(i) - pfxGap}) {
+		for i, e := range t.encodedNames {
+			if suffix != nil && e.pfx && bytes.Equal(e.name, suffix) {
+				if !yield(t.hitAt(i, true)) {
 					return
 				}
 			}
-			if bytes.Equal(name, enc) && !yield(hit{idx: i, start: t.addr(i)}) {
+			if bytes.Equal(e.name, enc) && !yield(t.hitAt(i, false)) {
 				return
 			}
 		}
@@ -128,14 +124,11 @@ func (s *Snapshot) All() iter.Seq[Symbol] {
 	return func(yield func(Symbol) bool) {
 		for i := range s.mods {
 			t := s.mods[i].tab
-			off := 0
-			for j := range t.n {
-				m := t.metaAt(j)
-				name := names.decode("", t.nameAt(off, m), m&lenMask != lenEscape)
-				off = t.skip(off, m)
-				h := hit{idx: j, start: t.addr(j)}
-				if m&pfxBit != 0 {
-					ph := hit{idx: j, pfx: true, start: h.start - pfxGap}
+			for j, e := range t.encodedNames {
+				name := names.decode("", e.name, t.plain)
+				h := t.hitAt(j, false)
+				if e.pfx {
+					ph := t.hitAt(j, true)
 					if !yield(Symbol{Name: pfxPrefix + name, Module: t.name, Addr: ph.start, Type: t.typeOf(ph)}) {
 						return
 					}

@@ -20,8 +20,13 @@ type Snapshot struct {
 	segs   []segment // address segments, sorted by start
 	cands  []int32   // candidate modules of each segment
 	linear bool      // too many overlapping ranges for segments: scan mods
-	data   bool
-	load   time.Duration
+	// [hotStart, hotStart+hotLen) is the widest segment with one module,
+	// hotMod (hotLen is 0 if none): resolve tries it before searching, as
+	// it is usually the kernel's text.
+	hotStart, hotLen uint64
+	hotMod           int
+	data             bool
+	load             time.Duration
 }
 
 type modEntry struct {
@@ -147,8 +152,10 @@ func (m *modEntry) best(a uint64) hit {
 //
 // Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
-	mod, h := s.resolve(addr)
-	if mod < 0 {
+	mod, h := s.hotMod, hit{}
+	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
+		h = s.mods[mod].best(addr)
+	} else if mod, h = s.resolve(addr); mod < 0 {
 		return sym, ErrNotFound
 	}
 	t := s.mods[mod].tab
@@ -167,8 +174,10 @@ func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) LookupAppend(dst []byte, addr uint64) (sym Symbol, name []byte, err error) {
-	mod, h := s.resolve(addr)
-	if mod < 0 {
+	mod, h := s.hotMod, hit{}
+	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
+		h = s.mods[mod].best(addr)
+	} else if mod, h = s.resolve(addr); mod < 0 {
 		return sym, dst, ErrNotFound
 	}
 	t := s.mods[mod].tab
@@ -195,6 +204,9 @@ func (s *Snapshot) fill(sym *Symbol, t *table, h hit, addr uint64) {
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) resolve(addr uint64) (mod int, best hit) {
+	if addr-s.hotStart < s.hotLen {
+		return s.hotMod, s.mods[s.hotMod].best(addr)
+	}
 	mod = -1
 	var cands []int32
 	if !s.linear {
@@ -282,6 +294,11 @@ func (s *Snapshot) buildSegments() {
 		if len(s.cands) > limit {
 			s.segs, s.cands, s.linear = nil, nil, true
 			return
+		}
+	}
+	for k := 0; k+1 < len(s.segs); k++ {
+		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
+			s.hotStart, s.hotLen, s.hotMod = g.start, s.segs[k+1].start-g.start, int(s.cands[g.off])
 		}
 	}
 }
