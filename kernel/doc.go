@@ -52,6 +52,6 @@
 // regular files are read (a FIFO or device planted under a fake root is
 // rejected without blocking), and a module file is read into memory with a
 // size limit (MaxModuleSize); screening a module reads at most its first
-// 32 KiB and a string section of at most 4 MiB, into reused buffers. The
+// 4 KiB and a string section of at most 4 MiB, into reused buffers. The
 // package does not follow any path it reads from the files themselves.
 package kernel
