@@ -3,7 +3,9 @@ package kallsyms
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // A builder keeps, per entry, a meta byte: its low 7 bits are the length of
@@ -42,6 +44,8 @@ type builder struct {
 	addrs  chunks[uint64]
 	meta   []uint8
 	offs   []uint32 // blob offset of the name of every markStride-th entry
+	lens   []uint32 // bytes of names (without uvarint lengths) before it
+	nbytes int      // bytes of names pushed, without uvarint lengths
 	blob   chunks[byte]
 	name1  []byte // scratch for one encoded name
 	types  []byte
@@ -105,6 +109,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	}
 	if b.addrs.len()%markStride == 0 {
 		b.offs = append(b.offs, uint32(b.blob.len()))
+		b.lens = append(b.lens, uint32(b.nbytes))
 	}
 	enc, esc := b.enc.appendEncoded(b.name1[:0], name)
 	b.name1 = enc
@@ -117,6 +122,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 		flags |= lenEscape
 	}
 	b.blob.addAll(enc)
+	b.nbytes += len(enc)
 	b.addrs.add(addr)
 	b.meta = append(grow(b.meta, 1), flags)
 	if b.data {
@@ -163,45 +169,69 @@ func (b *builder) finish() *table {
 }
 
 // fill lays out t's blocks (see table): each header, then the block's
-// names copied from the blob without their uvarint lengths.
+// names copied from the blob without their uvarint lengths. Block k starts
+// at k*hdrSize+b.lens[k], so blocks are independent: a big table is laid
+// out on two goroutines, since Load does this after the kernel's last read
+// and nothing else can run meanwhile (BenchmarkKallsyms/Load).
 func (b *builder) fill(t *table) {
-	n, nb := t.n, (t.n+markStride-1)/markStride
+	nb := (t.n + markStride - 1) / markStride
 	t.offs = make([]uint32, nb)
-	t.data = make([]byte, 0, nb*hdrSize+b.blob.len())
+	t.data = make([]byte, nb*hdrSize+b.nbytes)
 	t.plain = !b.esc
-	off := 0 // blob offset of the next name
-	for k := range nb {
-		o := len(t.data)
-		t.offs[k] = uint32(o)
-		t.data = append(t.data, make([]byte, hdrSize)...)
-		var h header
-		binary.LittleEndian.PutUint32(h[numOff:], uint32(k))
-		binary.LittleEndian.PutUint16(h[endsOff:], hdrSize)
-		for s := range markStride {
-			i, a, end := k*markStride+s, uint32(padAddr), len(t.data)-o
-			if i < n {
-				if t.wide == nil {
-					a = uint32(b.addrs.at(i) - t.base)
-				}
-				p, l := off, int(b.meta[i]&lenMask)
-				if l == lenEscape {
-					v, w := b.uvarintAt(p)
-					p, l = p+w, int(v)
-				}
-				t.data = b.blob.appendRange(t.data, p, p+l)
-				off, end = p+l, len(t.data)-o
-				if end > endMask {
-					panic("kallsyms: block names too long") // see header
-				}
-				if b.meta[i]&pfxBit != 0 {
-					end |= pfxFlag
-				}
-			}
-			binary.LittleEndian.PutUint32(h[4*s:], a)
-			binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(end))
+	layout := func(from, to int) {
+		for k := from; k < to; k++ {
+			o := k*hdrSize + int(b.lens[k])
+			t.offs[k] = uint32(o)
+			b.writeBlock(t.data[o:o], k, t.base, t.wide != nil)
 		}
-		copy(t.data[o:], h[:])
 	}
+	if nb < parallelBlocks || runtime.GOMAXPROCS(0) < 2 {
+		layout(0, nb)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { layout(nb/2, nb) })
+	layout(0, nb/2)
+	wg.Wait()
+}
+
+// parallelBlocks is the number of blocks from which fill uses two
+// goroutines: vmlinux has thousands, most modules a few dozen.
+const parallelBlocks = 1024
+
+// writeBlock lays out block k at dst, which has room for it: its header,
+// then its entries' names. Addresses are offsets from base, or padAddr in
+// a wide table.
+func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
+	var h header
+	binary.LittleEndian.PutUint32(h[numOff:], uint32(k))
+	binary.LittleEndian.PutUint16(h[endsOff:], hdrSize)
+	names := dst[hdrSize:hdrSize] // appended to in place, within dst's capacity
+	off := int(b.offs[k])         // blob offset of the block's first name
+	for s := range markStride {
+		i, a, end := k*markStride+s, uint32(padAddr), hdrSize+len(names)
+		if i < b.addrs.len() {
+			if !wide {
+				a = uint32(b.addrs.at(i) - base)
+			}
+			p, l := off, int(b.meta[i]&lenMask)
+			if l == lenEscape {
+				v, w := b.uvarintAt(p)
+				p, l = p+w, int(v)
+			}
+			names = b.blob.appendRange(names, p, p+l)
+			off, end = p+l, hdrSize+len(names)
+			if end > endMask {
+				panic("kallsyms: block names too long") // see header
+			}
+			if b.meta[i]&pfxBit != 0 {
+				end |= pfxFlag
+			}
+		}
+		binary.LittleEndian.PutUint32(h[4*s:], a)
+		binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(end))
+	}
+	copy(dst[:hdrSize], h[:])
 }
 
 // uvarintAt reads the uvarint at blob offset p.
