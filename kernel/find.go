@@ -178,8 +178,10 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query) {
 // vmlinux's, so when vmlinux's strings do not hold the name, a module whose
 // strings do not hold it either has no type of that name. Searching for a
 // type that one module has then reads the strings of each module instead of
-// every type record (BenchmarkOpenAllModules, bench's
-// BenchmarkKernelFindWarm).
+// every type record: of the files of modules not yet open, only their first
+// page and string section are read, and only the modules that pass are
+// opened (screen; BenchmarkFindAcrossModules, bench's
+// BenchmarkKernelModules and BenchmarkKernelFindWarm).
 type query struct {
 	name   string
 	opts   btf.FindOptions // Scope is btf.ScopeOwn

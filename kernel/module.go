@@ -56,8 +56,9 @@ func (m *module) set(spec *btf.Spec, err error) {
 
 // parallel calls fn(i) for every i in [0, n), on up to GOMAXPROCS
 // goroutines when n is large enough to pay for them, and returns when all
-// calls have returned. Opening 1,121 modules takes 10-20 ms on one core,
-// most of it in system calls (see BenchmarkOpenAllModules).
+// calls have returned. Reading or screening 1,121 modules is mostly
+// system calls, several milliseconds of them on one core (see
+// BenchmarkFindAcrossModules).
 func parallel(n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/64+1)
 	if workers <= 1 {
@@ -96,8 +97,8 @@ func (m *module) close() error {
 // modules cannot be memory-mapped, so one read of the file's size is
 // cheaper than a mapping. It uses the system calls directly: an os.File
 // costs two more calls (epoll registration, which fails for files, and its
-// cleanup) per file, a tenth of the time of opening all modules (see
-// BenchmarkOpenAllModules).
+// cleanup) per file, a tenth of the time of opening all modules (measured
+// when every search across the kernel opened every module).
 func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 	data, err := readFile(path)
 	if err != nil {
