@@ -328,6 +328,9 @@ func (s *Spec) walkHalf(h *half) {
 		}
 		h.offs = append(h.offs, off)
 		h.kinds = append(h.kinds, uint8(kind))
+		// The references, as walk takes them. (A function shared by both
+		// loops does not inline, cost 134 against 80, and a call per
+		// record is what this pass cannot afford.)
 		sh := &refShapes[kind]
 		maxStr = max(maxStr, w.at(off))
 		maxType = max(maxType, w.at(off+8)&sh.word2)
