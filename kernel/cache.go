@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"errors"
-	"runtime"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -64,14 +63,10 @@ func (c *Cache) Acquire() (*Handle, error) {
 		// beyond vmlinux needs the list, and listing Debian 6.1's 1,121
 		// modules takes half the time of parsing vmlinux.
 		listed := make(chan struct{})
-		if runtime.GOMAXPROCS(0) > 1 {
-			go func() {
-				defer close(listed)
-				g.modules()
-			}()
-		} else {
-			close(listed)
-		}
+		go func() {
+			defer close(listed)
+			g.modules()
+		}()
 		spec, path, err := openVmlinux(c.opts)
 		if err != nil {
 			<-listed
