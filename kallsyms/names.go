@@ -15,9 +15,12 @@ import (
 // the next byte, which is then taken literally. Kernel symbol names are
 // printable, so escapes only appear for hostile input.
 //
-// The encoder is greedy (longest token first) and deterministic, so two names
-// are equal exactly when their encodings are: name lookups compare encoded
-// bytes and never decode.
+// The encoder looks at most at two tokens per position, so that it runs
+// without data-dependent branches: the longest token that starts with the
+// next two bytes, if it matches, else the two-byte token of those bytes, if
+// there is one, else the byte itself. It is deterministic, so two names are
+// equal exactly when their encodings are: name lookups compare encoded bytes
+// and never decode.
 
 const (
 	escByte = 0xff
@@ -26,7 +29,19 @@ const (
 	maxTokenLen = 16
 )
 
-// codec holds the encode index and the decode table of the dictionary. It
+// An entry of codec.next describes what to emit at a position from the two
+// bytes found there: entEsc when the first byte must be escaped; otherwise
+// the low 8 bits are the fallback code (a pair token or the byte itself),
+// bit 8 is set when that fallback covers two bytes, and the bits from
+// entLongShift up index codec.long.
+const (
+	entEsc       = 0xffff
+	entPair      = 1 << 8
+	entLongShift = 9
+	maxLong      = 1<<(16-entLongShift) - 1 // the last index is entEsc's
+)
+
+// codec holds the encode tables and the decode table of the dictionary. It
 // is built once from nameTokens and never changes.
 type codec struct {
 	// exp is the expansion of every code byte ("" for escByte).
@@ -34,13 +49,13 @@ type codec struct {
 	// blocks and lens hold exp as fixed 16-byte blocks for fast decoding.
 	blocks [256][maxTokenLen]byte
 	lens   [256]uint8
-	// heads maps the first two bytes of a token, minus 0x20 each, to a
-	// group of candidates starting with them (0 for none): the candidates
-	// are cands[g>>8:][:g&0xff] for g = groups[heads[...]], longest first.
-	// The table is 9 KiB, so that it stays in L1 while names are encoded.
-	heads  [0x60 * 0x60]uint8
-	groups []uint16
-	cands  []candidate
+	// next is indexed by the next two bytes of a name, little-endian (the
+	// second is 0 at the name's last byte). Names use only the printable
+	// rows, so about 19 KiB of the 128 KiB are touched while encoding.
+	next [1 << 16]uint16
+	// long holds, for each two-byte start, the longest token longer than
+	// two bytes; long[0] never matches.
+	long []candidate
 }
 
 // candidate is a token as two little-endian words and their masks, so that
@@ -62,7 +77,7 @@ func newCandidate(code byte, t string) candidate {
 }
 
 // names is the package's single, immutable name codec. It is a value, not
-// a pointer, so that decoding addresses its tables directly.
+// a pointer, so that encoding and decoding address its tables directly.
 var names = *newCodec(nameTokens[:])
 
 func tokenCode(k int) byte {
@@ -72,54 +87,61 @@ func tokenCode(k int) byte {
 	return byte(0x80 + k - 0x20)
 }
 
+// literal reports whether byte b stands for itself in an encoding.
+func literal(b byte) bool { return b >= 0x20 && b < 0x80 }
+
 func newCodec(tokens []string) *codec {
 	c := &codec{}
 	for b := 0x20; b < 0x80; b++ {
 		c.exp[b] = string(rune(b))
 	}
-	defer func() {
-		for b, t := range c.exp {
-			copy(c.blocks[b][:], t)
-			c.lens[b] = uint8(len(t))
-		}
-	}()
-	byHead := make(map[int][]int)
+	// The entry 0 of long is a token of one zero byte: names reach the
+	// encoder's matching only at a printable byte, so it never matches.
+	c.long = append(c.long, candidate{mlo: 0xff})
+	longest := make(map[uint16]int) // two-byte start -> index in tokens
+	pairs := make(map[uint16]byte)  // two-byte token -> its code
 	for k, t := range tokens {
 		if len(t) < 2 || len(t) > maxTokenLen || !printableASCII(t) {
 			panic("kallsyms: bad name token " + t)
 		}
-		c.exp[tokenCode(k)] = t
-		h := int(t[0])<<7 | int(t[1])
-		byHead[h] = append(byHead[h], k)
+		code := tokenCode(k)
+		c.exp[code] = t
+		head := uint16(t[0]) | uint16(t[1])<<8
+		if len(t) == 2 {
+			pairs[head] = code
+		} else if j, ok := longest[head]; !ok || len(t) > len(tokens[j]) {
+			longest[head] = k // ties: the lower code
+		}
 	}
-	c.groups = append(c.groups, 0)
-	for h := range 1 << 14 {
-		ks := byHead[h]
-		if len(ks) == 0 {
+	for b, t := range c.exp {
+		copy(c.blocks[b][:], t)
+		c.lens[b] = uint8(len(t))
+	}
+	for w := range c.next {
+		b0, b1 := byte(w), byte(w>>8)
+		if !literal(b0) {
+			c.next[w] = entEsc
 			continue
 		}
-		// longest first; stable by code for equal lengths.
-		for i := 1; i < len(ks); i++ {
-			for j := i; j > 0 && len(tokens[ks[j]]) > len(tokens[ks[j-1]]); j-- {
-				ks[j], ks[j-1] = ks[j-1], ks[j]
+		e := uint16(b0)
+		if code, ok := pairs[uint16(w)]; ok {
+			e = entPair | uint16(code)
+		}
+		if k, ok := longest[uint16(w)]; ok && literal(b1) {
+			if len(c.long) == maxLong {
+				panic("kallsyms: too many long name tokens")
 			}
+			e |= uint16(len(c.long)) << entLongShift
+			c.long = append(c.long, newCandidate(tokenCode(k), tokens[k]))
 		}
-		start := len(c.cands)
-		for _, k := range ks {
-			c.cands = append(c.cands, newCandidate(tokenCode(k), tokens[k]))
-		}
-		c.heads[(h>>7-0x20)*0x60+h&0x7f-0x20] = uint8(len(c.groups))
-		c.groups = append(c.groups, uint16(start)<<8|uint16(len(ks)))
-	}
-	if len(c.cands) > 0xff || len(c.groups) > 0x100 {
-		panic("kallsyms: too many name tokens")
+		c.next[w] = e
 	}
 	return c
 }
 
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x80 {
+		if !literal(s[i]) {
 			return false
 		}
 	}
@@ -146,44 +168,29 @@ func (e *encoder) appendEncoded(dst, name []byte) (out []byte, esc bool) {
 
 // appendPadded appends the encoding of p[:n] to dst. p holds at least
 // maxTokenLen zero bytes after the name, which no token matches, so that
-// every candidate is compared as two 64-bit words.
+// a candidate is compared as two 64-bit words.
 //
 // Guarded by BenchmarkKallsyms/Load (every stored name passes through here).
 func (c *codec) appendPadded(dst, p []byte, n int) (out []byte, esc bool) {
 	dst = slices.Grow(dst, 2*n) // an escape takes two bytes
 	o, buf := len(dst), dst[:cap(dst)]
 	for i := 0; i < n && o+1 < len(buf); {
-		b := p[i]
-		code, k := b, 1
-		if b-0x20 >= 0x60 {
-			buf[o] = escByte
-			o, esc = o+1, true
-		} else if b1 := p[i+1] - 0x20; b1 < 0x60 {
-			if g := c.heads[int(b-0x20)*0x60+int(b1)]; g != 0 {
-				h := c.groups[g]
-				w := p[i : i+maxTokenLen]
-				lo, hi := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
-				if cd, m := matchCand(c.cands[h>>8:][:h&0xff], lo, hi); m > 0 {
-					code, k = cd, m
-				}
-			}
+		w := p[i : i+maxTokenLen]
+		lo, hi := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+		e := c.next[uint16(lo)]
+		if e == entEsc {
+			buf[o], buf[o+1] = escByte, byte(lo)
+			o, i, esc = o+2, i+1, true
+			continue
+		}
+		code, k := byte(e), 1+int(e>>8&1)
+		if l := &c.long[e>>entLongShift]; (lo^l.lo)&l.mlo|(hi^l.hi)&l.mhi == 0 {
+			code, k = l.code, int(l.n)
 		}
 		buf[o] = code
 		o, i = o+1, i+k
 	}
 	return buf[:o], esc
-}
-
-// matchCand returns the code and length of the first candidate that
-// prefixes the name whose next 16 bytes are lo and hi, or length 0.
-func matchCand(cands []candidate, lo, hi uint64) (byte, int) {
-	for i := range cands {
-		c := &cands[i]
-		if (lo^c.lo)&c.mlo == 0 && (hi^c.hi)&c.mhi == 0 {
-			return c.code, int(c.n)
-		}
-	}
-	return 0, 0
 }
 
 // appendEncodedString appends the encoding of name to dst, for callers
