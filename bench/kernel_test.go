@@ -59,11 +59,7 @@ func heapInUse() uint64 {
 // kmetaFindAll opens vmlinux and every module from the fake sysfs through
 // a kernel.Cache, finds onlyInXFS, and returns the open Handle.
 func kmetaFindAll(b *testing.B, c *kernel.Cache) *kernel.Handle {
-	h, err := c.Acquire()
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := h.Find(onlyInXFS, kernel.FindOptions{})
+	h, res, err := c.Find(onlyInXFS, kernel.FindOptions{})
 	if err != nil || len(res.Failed) != 0 || len(res.Matches) != 1 || res.Matches[0].Module != "xfs" {
 		b.Fatalf("%v, %v", res, err)
 	}

@@ -156,6 +156,10 @@ type generation struct {
 	listErr  error
 
 	search search // the name index of vmlinux and all modules
+
+	// prescreened says that Cache.Find screened the modules while vmlinux
+	// was opened; it is set before the Handle is returned.
+	prescreened bool
 }
 
 // modules lists the module BTF files the first time it is called.

@@ -28,6 +28,9 @@
 // is reported as a *ModuleError for that module alone, and every other module
 // is still searched. A module is ruled out by its string section when it
 // can be, so that a search for a type of one module opens that module only.
+// Cache.Find acquires a Handle and searches it in one call; on a Cache that
+// holds nothing yet, it screens the modules' string sections while vmlinux
+// is being opened, instead of after.
 //
 // # Concurrency
 //

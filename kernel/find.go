@@ -116,13 +116,15 @@ func (h *Handle) findAll(res *Result, name string, opts FindOptions) error {
 			return err
 		}
 	}
-	h.scanModules(res, mods, q)
+	h.scanModules(res, mods, q, nil)
 	return nil
 }
 
 // scanModules opens (if needed) and searches every module's own types, in
-// parallel, and appends the results in module order.
-func (h *Handle) scanModules(res *Result, mods []*module, q query) {
+// parallel, and appends the results in module order. With keep non-nil,
+// the modules were screened already (Cache.Find): module i is opened and
+// searched only if keep[i].
+func (h *Handle) scanModules(res *Result, mods []*module, q query, keep []bool) {
 	type found struct {
 		types []btf.Type
 		err   error
@@ -130,7 +132,7 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query) {
 	per := make([]found, len(mods))
 	dir := h.g.opts.BTFDir()
 	dirfd := unix.AT_FDCWD
-	if q.needle != nil {
+	if q.needle != nil && keep == nil {
 		// Modules are read by name relative to the directory, which
 		// spares the kernel a path walk per module.
 		if fd, err := openDir(dir); err == nil {
@@ -142,9 +144,12 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query) {
 		m := mods[i]
 		var spec *btf.Spec
 		var err error
-		if q.needle != nil && !m.opened.Load() {
+		switch {
+		case keep != nil && !keep[i]:
+			return // ruled out by its strings
+		case keep == nil && q.needle != nil && !m.opened.Load():
 			spec, err = q.screen(m, dirfd, dir, h.g.vmlinux)
-		} else {
+		default:
 			spec, err = m.open(h.g.vmlinux)
 		}
 		if err != nil {

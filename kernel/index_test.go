@@ -85,7 +85,7 @@ func TestIndexMatchesScan(t *testing.T) {
 		if err := scan.add(Vmlinux, h.g.vmlinux, q); err != nil {
 			t.Fatal(err)
 		}
-		h.scanModules(&scan, mods, q)
+		h.scanModules(&scan, mods, q, nil)
 		x.find(&indexed, h.g.vmlinux, mods, tt.name, tt.kind)
 		if diff := cmp.Diff(summarize(scan), summarize(indexed)); diff != "" {
 			t.Errorf("%s %v: scan and index differ (-scan +index):\n%s", tt.name, tt.kind, diff)

@@ -167,12 +167,11 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 	}
 	cache := kernel.NewCache(f.options())
 	defer cache.Close()
-	h, err := cache.Acquire()
-	if err != nil {
+	h, res, err := cache.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
+	if h == nil {
 		return err
 	}
 	defer h.Release()
-	res, err := h.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
 	for _, e := range res.Failed {
 		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", e)
 	}

@@ -1,0 +1,150 @@
+package kernel
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+// Find acquires a Handle, as Acquire does, and searches it for types named
+// name, as Handle.Find does. The caller must Release the Handle, which is
+// returned whenever acquiring succeeded (also with a search error such as
+// btf.ErrNotFound); the Types of the Result belong to it.
+//
+// When the Cache holds nothing yet, Find does not wait for vmlinux to be
+// parsed and validated before it looks at the modules: for an exact name
+// that vmlinux's strings lack, it screens every module's string section (see
+// Handle.Find) on other goroutines while vmlinux is opened, and then opens
+// and searches only the modules whose strings hold the name. The result is
+// the one Acquire and Handle.Find give; only the work overlaps. With
+// something cached, or for another kind of search, Find is exactly Acquire
+// then Handle.Find.
+func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
+	c.mu.Lock()
+	if c.closed || c.cur != nil || opts.Module != "" || opts.Flavors || name == "" {
+		c.mu.Unlock()
+		h, err := c.Acquire()
+		if err != nil {
+			return nil, Result{}, err
+		}
+		res, err := h.Find(name, opts)
+		return h, res, err
+	}
+	defer c.mu.Unlock()
+	g := &generation{opts: c.opts}
+	needle := append([]byte(name), 0)
+	done := make(chan prescreen, 1)
+	go func() { done <- g.prescreen(needle) }()
+	spec, path, err := openVmlinux(c.opts)
+	ps := <-done
+	if err != nil {
+		return nil, Result{}, err
+	}
+	g.vmlinux, g.vmlinuxPath = spec, path
+	c.cur = g
+	g.refs++
+	h := &Handle{c: c, g: g}
+	var res Result
+	if ps.keep == nil || ps.vmlinux != path {
+		// vmlinux's strings hold the name (or could not be read ahead, or
+		// another file was opened in the end): search as Handle.Find does.
+		err = h.findAll(&res, name, opts)
+	} else {
+		g.prescreened = true
+		g.search.count.Add(1) // one search across the kernel, as findAll counts
+		h.scanModules(&res, g.mods, query{name: name, opts: newQuery(name, opts).opts, needle: needle}, ps.keep)
+	}
+	if err != nil {
+		return h, Result{}, err
+	}
+	if len(res.Matches) == 0 {
+		return h, res, res.notFound(name, opts)
+	}
+	return h, res, nil
+}
+
+// prescreen is what Cache.Find learns before vmlinux is open: the path of
+// the vmlinux file whose strings lack the needle, and for each module of
+// the generation whether it must be opened (its strings hold the needle,
+// or could not be read). keep is nil when the modules were not screened.
+type prescreen struct {
+	vmlinux string
+	keep    []bool
+}
+
+// prescreen lists g's modules and, if the first vmlinux file that
+// openVmlinux will try is raw BTF whose strings lack needle, screens every
+// module's strings for it.
+func (g *generation) prescreen(needle []byte) prescreen {
+	mods, err := g.modules()
+	if err != nil || len(mods) == 0 {
+		return prescreen{}
+	}
+	path, ok := g.opts.firstVmlinux()
+	if !ok || vmlinuxHas(path, needle) {
+		return prescreen{}
+	}
+	dir := g.opts.BTFDir()
+	dirfd, err := openDir(dir)
+	if err != nil {
+		return prescreen{}
+	}
+	defer unix.Close(dirfd)
+	keep := make([]bool, len(mods))
+	parallel(len(mods), func(i int) {
+		bufp := scratch.Get().(*[]byte)
+		defer scratch.Put(bufp)
+		strs, ok := readStrings(dirfd, mods[i].name, bufp)
+		keep[i] = !ok || containsName(strs, needle)
+	})
+	return prescreen{vmlinux: path, keep: keep}
+}
+
+// firstVmlinux returns the first of the vmlinux paths that is a regular
+// file: the one openVmlinux opens unless it holds no usable BTF.
+func (o Options) firstVmlinux() (string, bool) {
+	paths, err := o.VmlinuxPaths()
+	if err != nil {
+		return "", false
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// vmlinuxHas reports whether the string section of the raw BTF file at path
+// holds needle. It answers true, which rules nothing out, when the file is
+// not raw BTF or cannot be read.
+func vmlinuxHas(path string, needle []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	data, unmap, err := mmap.File(f, fi.Size())
+	if err != nil {
+		return true
+	}
+	defer unmap()
+	off, n, err := btf.StringsRange(data)
+	if err != nil || off+n > int64(len(data)) {
+		return true
+	}
+	return containsName(data[off:off+n], needle)
+}
