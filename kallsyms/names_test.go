@@ -97,3 +97,26 @@ func TestEncodeNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEncodeNames checks the encoder against referenceEncode, and that
+// decoding gives the name back, for any bytes.
+func FuzzEncodeNames(f *testing.F) {
+	for _, s := range []string{"do_sys_open", "__pfx_x64_sys_call", "\xffa\x00", "e_t_re_s"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, name []byte) {
+		var e encoder
+		enc, esc := e.appendEncoded(nil, name)
+		if want := referenceEncode(name); !bytes.Equal(enc, want) {
+			t.Fatalf("%q: encoded %x, want %x", name, enc, want)
+		}
+		if got := names.appendDecoded(nil, enc); !bytes.Equal(got, name) {
+			t.Fatalf("%q: decoded %q", name, got)
+		}
+		if !esc {
+			if got := names.appendPlain(nil, enc); !bytes.Equal(got, name) {
+				t.Fatalf("%q: appendPlain gave %q", name, got)
+			}
+		}
+	})
+}
