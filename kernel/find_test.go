@@ -249,19 +249,24 @@ func TestModuleNames(t *testing.T) {
 // that means for a module whose type records are corrupt under a sound
 // header: it is reported by the searches it could answer and by Module,
 // and left alone by the others.
-func TestFindScreensModules(t *testing.T) {
-	dir := fakeSysfs(t, nil, func(name string, b []byte) []byte {
+// corruptXFSSysfs is the fake sysfs of all modules with xfs's type records
+// corrupt under a sound header: its first type has kind 31, which does not
+// exist.
+func corruptXFSSysfs(t *testing.T) string {
+	return fakeSysfs(t, nil, func(name string, b []byte) []byte {
 		if name != "xfs" {
 			return b
 		}
-		// Make the kind of xfs's first type 31, which does not exist.
 		b = bytes.Clone(b)
 		hdrLen := binary.LittleEndian.Uint32(b[4:])
 		typeOff := binary.LittleEndian.Uint32(b[8:])
 		b[hdrLen+typeOff+7] = 0x1f
 		return b
 	})
-	c := NewCache(Options{Sysfs: dir})
+}
+
+func TestFindScreensModules(t *testing.T) {
+	c := NewCache(Options{Sysfs: corruptXFSSysfs(t)})
 	defer c.Close()
 	h := acquire(t, c)
 

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"sync"
 	"testing"
@@ -92,19 +90,9 @@ func TestCacheFind(t *testing.T) {
 }
 
 // TestCacheFindCorruptModule is TestFindScreensModules for a cold
-// Cache.Find: xfs's records are corrupt under a sound header.
+// Cache.Find (see corruptXFSSysfs).
 func TestCacheFindCorruptModule(t *testing.T) {
-	dir := fakeSysfs(t, nil, func(name string, b []byte) []byte {
-		if name != "xfs" {
-			return b
-		}
-		b = bytes.Clone(b)
-		hdrLen := binary.LittleEndian.Uint32(b[4:])
-		typeOff := binary.LittleEndian.Uint32(b[8:])
-		b[hdrLen+typeOff+7] = 0x1f // kind 31 does not exist
-		return b
-	})
-	c := NewCache(Options{Sysfs: dir})
+	c := NewCache(Options{Sysfs: corruptXFSSysfs(t)})
 	defer c.Close()
 	h, res, err := c.Find("btrfs_fs_info", FindOptions{})
 	if err != nil {
