@@ -30,12 +30,6 @@ func (t *table) find(a uint64) (hit, bool) {
 		}
 	}
 	h := t.hdr(lo)
-	// Load the cache lines of the block's names now, so that their misses
-	// overlap with the header's instead of waiting for its name bounds
-	// (2-3 ns of LookupAppend in alternating rounds). pf is used below
-	// only so that the compiler keeps these loads.
-	last := len(t.data) - 1
-	pf := t.data[min(lo+hdrSize, last)] | t.data[min(lo+hdrSize+64, last)] | t.data[min(lo+hdrSize+128, last)]
 	x := uint64(o)<<32 | uint64(o) | lanes // count(h, o), inlined
 	s := countHalf(h, 0, x) + countHalf(h, 24, x)
 	c, num := int(s&0xff+s>>32), h.num()
@@ -64,9 +58,6 @@ func (t *table) find(a uint64) (hit, bool) {
 	// entry's offset is >= pfxGap (see builder.add).
 	if b2u(pfx)&b2u(o >= at-pfxGap) != 0 {
 		return hit{idx: j, name: nh.name(no, ns), pfx: true, start: t.base + uint64(at-pfxGap)}, true
-	}
-	if pf == 0xff && t.n < 0 { // never true
-		return hit{}, false
 	}
 	if c == 0 { // only in block 0: every entry is above o
 		return hit{}, false
