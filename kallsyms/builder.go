@@ -202,34 +202,61 @@ const parallelBlocks = 1024
 // writeBlock lays out block k at dst, which has room for it: its header,
 // then its entries' names. Addresses are offsets from base, or padAddr in
 // a wide table.
+//
+// Guarded by BenchmarkKallsyms/Load: Load builds vmlinux's table after the
+// kernel's last read.
 func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
 	var h header
 	binary.LittleEndian.PutUint32(h[numOff:], uint32(k))
 	binary.LittleEndian.PutUint16(h[endsOff:], hdrSize)
+	first := k * markStride
+	last := min(first+markStride, b.addrs.len())
 	names := dst[hdrSize:hdrSize] // appended to in place, within dst's capacity
 	off := int(b.offs[k])         // blob offset of the block's first name
+	// The names stored without a uvarint length lie back to back in the
+	// blob: when the block has no other, they are copied at once.
+	short := true
+	for _, m := range b.meta[first:last] {
+		short = short && m&lenMask != lenEscape
+	}
+	if short {
+		end := b.blob.len()
+		if k+1 < len(b.offs) {
+			end = int(b.offs[k+1])
+		}
+		names = b.blob.appendRange(names, off, end)
+	}
+	var buf [markStride]uint64
+	addrs := b.addrs.appendRange(buf[:0], first, last)
+	end := hdrSize // the end of the names so far, in the block
 	for s := range markStride {
-		i, a, end := k*markStride+s, uint32(padAddr), hdrSize+len(names)
-		if i < b.addrs.len() {
+		i, a, bound := first+s, uint32(padAddr), end
+		if i < last {
 			if !wide {
-				a = uint32(b.addrs.at(i) - base)
+				a = uint32(addrs[s] - base)
 			}
-			p, l := off, int(b.meta[i]&lenMask)
-			if l == lenEscape {
-				v, w := b.uvarintAt(p)
-				p, l = p+w, int(v)
+			l := int(b.meta[i] & lenMask)
+			if !short {
+				p := off
+				if l == lenEscape {
+					v, w := b.uvarintAt(p)
+					p, l = p+w, int(v)
+				}
+				names = b.blob.appendRange(names, p, p+l)
+				off = p + l
 			}
-			names = b.blob.appendRange(names, p, p+l)
-			off, end = p+l, hdrSize+len(names)
-			if end > endMask {
+			if end += l; end > endMask {
 				panic("kallsyms: block names too long") // see header
 			}
-			if b.meta[i]&pfxBit != 0 {
-				end |= pfxFlag
+			if bound = end; b.meta[i]&pfxBit != 0 {
+				bound |= pfxFlag
 			}
 		}
 		binary.LittleEndian.PutUint32(h[4*s:], a)
-		binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(end))
+		binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(bound))
+	}
+	if end != hdrSize+len(names) {
+		panic("kallsyms: block names mislaid")
 	}
 	copy(dst[:hdrSize], h[:])
 }
