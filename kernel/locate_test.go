@@ -116,6 +116,21 @@ func TestVmlinuxLocations(t *testing.T) {
 				if err != nil || len(res.Matches) != 1 || res.Matches[0].Module != "xfs" {
 					t.Errorf("find xfs_mount: %v, %v", res, err)
 				}
+
+				// Cache.Find screens ahead only when the first file found
+				// is raw BTF; otherwise it searches as Handle.Find does.
+				c2 := NewCache(opts)
+				defer c2.Close()
+				h2, res, err := c2.Find("xfs_mount", FindOptions{})
+				if err != nil || len(res.Matches) != 1 || res.Matches[0].Module != "xfs" {
+					t.Errorf("Cache.Find xfs_mount: %v, %v", res, err)
+				}
+				if want := format == "raw" && i == 0; h2 != nil && h2.g.prescreened != want {
+					t.Errorf("prescreened = %v, want %v", h2.g.prescreened, want)
+				}
+				if h2 != nil {
+					h2.Release()
+				}
 			})
 		}
 	}
