@@ -158,7 +158,7 @@ type generation struct {
 	search search // the name index of vmlinux and all modules
 
 	// prescreened says that Cache.Find screened the modules while vmlinux
-	// was opened; it is set before the Handle is returned.
+	// was opened; it is set before the generation is published.
 	prescreened bool
 }
 

@@ -35,7 +35,6 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 		res, err := h.Find(name, opts)
 		return h, res, err
 	}
-	defer c.mu.Unlock()
 	g := &generation{opts: c.opts}
 	needle := append([]byte(name), 0)
 	done := make(chan prescreen, 1)
@@ -43,21 +42,25 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 	spec, path, err := openVmlinux(c.opts)
 	ps := <-done
 	if err != nil {
+		c.mu.Unlock()
 		return nil, Result{}, err
 	}
 	g.vmlinux, g.vmlinuxPath = spec, path
+	// The screening counts only if it read the vmlinux file that was
+	// opened in the end.
+	g.prescreened = ps.keep != nil && ps.vmlinux == path
 	c.cur = g
 	g.refs++
+	c.mu.Unlock()
 	h := &Handle{c: c, g: g}
 	var res Result
-	if ps.keep == nil || ps.vmlinux != path {
-		// vmlinux's strings hold the name (or could not be read ahead, or
-		// another file was opened in the end): search as Handle.Find does.
-		err = h.findAll(&res, name, opts)
-	} else {
-		g.prescreened = true
+	if g.prescreened {
 		g.search.count.Add(1) // one search across the kernel, as findAll counts
 		h.scanModules(&res, g.mods, query{name: name, opts: newQuery(name, opts).opts, needle: needle}, ps.keep)
+	} else {
+		// vmlinux's strings hold the name, or could not be read ahead:
+		// search as Handle.Find does.
+		err = h.findAll(&res, name, opts)
 	}
 	if err != nil {
 		return h, Result{}, err
