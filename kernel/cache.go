@@ -57,26 +57,37 @@ func (c *Cache) Acquire() (*Handle, error) {
 		return nil, ErrClosed
 	}
 	if c.cur == nil {
-		g := &generation{opts: c.opts}
-		// The module BTF directory is listed on a second goroutine while
-		// vmlinux is parsed: nearly every use of the kernel's BTF
-		// beyond vmlinux needs the list, and listing Debian 6.1's 1,121
-		// modules takes half the time of parsing vmlinux.
-		listed := make(chan struct{})
-		go func() {
-			defer close(listed)
-			g.modules()
-		}()
-		spec, path, err := openVmlinux(c.opts)
-		if err != nil {
-			<-listed
+		// The module BTF directory is listed beside vmlinux's parse:
+		// nearly every use of the kernel's BTF beyond vmlinux needs the
+		// list, and listing Debian 6.1's 1,121 modules takes half the
+		// time of parsing vmlinux. (generation.close waits for it.)
+		if _, _, err := c.openGeneration(func(g *generation) { g.modules() }); err != nil {
 			return nil, err
 		}
-		g.vmlinux, g.vmlinuxPath = spec, path
-		c.cur = g
 	}
 	c.cur.refs++
 	return &Handle{c: c, g: c.cur}, nil
+}
+
+// openGeneration opens vmlinux into a new current generation, calling
+// beside(g) on a second goroutine meanwhile; beside is done when the
+// returned channel is closed. On error nothing is cached, and beside is
+// done before openGeneration returns. c.mu is held.
+func (c *Cache) openGeneration(beside func(*generation)) (*generation, <-chan struct{}, error) {
+	g := &generation{opts: c.opts}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		beside(g)
+	}()
+	spec, path, err := openVmlinux(c.opts)
+	if err != nil {
+		<-done
+		return nil, nil, err
+	}
+	g.vmlinux, g.vmlinuxPath = spec, path
+	c.cur = g
+	return g, done, nil
 }
 
 // Flush detaches the cached Specs, so that the next Acquire opens the files

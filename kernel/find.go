@@ -86,13 +86,19 @@ func (h *Handle) Find(name string, opts FindOptions) (Result, error) {
 			err = res.add(opts.Module, spec, newQuery(name, opts))
 		}
 	}
+	return res.outcome(err, name, opts)
+}
+
+// outcome is what a search that filled r and ended with err returns: no
+// Result with err, r with a not-found error when it matched nothing, or r.
+func (r Result) outcome(err error, name string, opts FindOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if len(res.Matches) == 0 {
-		return res, res.notFound(name, opts)
+	if len(r.Matches) == 0 {
+		return r, r.notFound(name, opts)
 	}
-	return res, nil
+	return r, nil
 }
 
 // findAll searches vmlinux and every module: from the name index once the
@@ -243,13 +249,20 @@ func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Sp
 	if dirfd == unix.AT_FDCWD {
 		name = filepath.Join(dir, m.name)
 	}
-	bufp := scratch.Get().(*[]byte)
-	defer scratch.Put(bufp)
-	strs, ok := readStrings(dirfd, name, bufp)
-	if ok && !containsName(strs, q.needle) {
+	if !mayHold(dirfd, name, q.needle) {
 		return nil, nil
 	}
 	return m.open(base)
+}
+
+// mayHold reports whether the string section of the BTF file name in
+// dirfd holds needle, or could not be read whole (so that opening the
+// file reports why). It reads into scratch memory.
+func mayHold(dirfd int, name string, needle []byte) bool {
+	bufp := scratch.Get().(*[]byte)
+	defer scratch.Put(bufp)
+	strs, ok := readStrings(dirfd, name, bufp)
+	return !ok || containsName(strs, needle)
 }
 
 // readStrings reads the string section of the BTF file name in dirfd into

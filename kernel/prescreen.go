@@ -35,40 +35,33 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 		res, err := h.Find(name, opts)
 		return h, res, err
 	}
-	g := &generation{opts: c.opts}
 	needle := append([]byte(name), 0)
-	done := make(chan prescreen, 1)
-	go func() { done <- g.prescreen(needle) }()
-	spec, path, err := openVmlinux(c.opts)
-	ps := <-done
+	var ps prescreen
+	g, beside, err := c.openGeneration(func(g *generation) { ps = g.prescreen(needle) })
 	if err != nil {
 		c.mu.Unlock()
 		return nil, Result{}, err
 	}
-	g.vmlinux, g.vmlinuxPath = spec, path
+	<-beside
 	// The screening counts only if it read the vmlinux file that was
 	// opened in the end.
-	g.prescreened = ps.keep != nil && ps.vmlinux == path
-	c.cur = g
+	g.prescreened = ps.keep != nil && ps.vmlinux == g.vmlinuxPath
 	g.refs++
 	c.mu.Unlock()
 	h := &Handle{c: c, g: g}
 	var res Result
 	if g.prescreened {
 		g.search.count.Add(1) // one search across the kernel, as findAll counts
-		h.scanModules(&res, g.mods, query{name: name, opts: newQuery(name, opts).opts, needle: needle}, ps.keep)
+		q := newQuery(name, opts)
+		q.needle = needle
+		h.scanModules(&res, g.mods, q, ps.keep)
 	} else {
 		// vmlinux's strings hold the name, or could not be read ahead:
 		// search as Handle.Find does.
 		err = h.findAll(&res, name, opts)
 	}
-	if err != nil {
-		return h, Result{}, err
-	}
-	if len(res.Matches) == 0 {
-		return h, res, res.notFound(name, opts)
-	}
-	return h, res, nil
+	res, err = res.outcome(err, name, opts)
+	return h, res, err
 }
 
 // prescreen is what Cache.Find learns before vmlinux is open: the path of
@@ -99,12 +92,7 @@ func (g *generation) prescreen(needle []byte) prescreen {
 	}
 	defer unix.Close(dirfd)
 	keep := make([]bool, len(mods))
-	parallel(len(mods), func(i int) {
-		bufp := scratch.Get().(*[]byte)
-		defer scratch.Put(bufp)
-		strs, ok := readStrings(dirfd, mods[i].name, bufp)
-		keep[i] = !ok || containsName(strs, needle)
-	})
+	parallel(len(mods), func(i int) { keep[i] = mayHold(dirfd, mods[i].name, needle) })
 	return prescreen{vmlinux: path, keep: keep}
 }
 
