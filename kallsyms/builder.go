@@ -207,10 +207,25 @@ const parallelBlocks = 1024
 // kernel's last read.
 func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
 	var h header
-	binary.LittleEndian.PutUint32(h[numOff:], uint32(k))
-	binary.LittleEndian.PutUint16(h[endsOff:], hdrSize)
+	ne.PutUint32(h[numOff:], uint32(k))
 	first := k * markStride
 	last := min(first+markStride, b.addrs.len())
+	bound0 := uint16(hdrSize)
+	if first > 0 && b.addrs.at(first) == b.addrs.at(first-1) {
+		bound0 |= dupFlag
+	}
+	ne.PutUint16(h[endsOff:], bound0)
+	next, nextBound := uint32(padAddr), uint16(0)
+	if last < b.addrs.len() {
+		if !wide {
+			next = uint32(b.addrs.at(last) - base)
+		}
+		if b.meta[last]&pfxBit != 0 {
+			nextBound = pfxFlag
+		}
+	}
+	ne.PutUint32(h[4*nextSlot:], next)
+	ne.PutUint16(h[endsOff+2*nextSlot+2:], nextBound)
 	names := dst[hdrSize:hdrSize] // appended to in place, within dst's capacity
 	off := int(b.offs[k])         // blob offset of the block's first name
 	// The names stored without a uvarint length lie back to back in the
@@ -252,8 +267,8 @@ func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
 				bound |= pfxFlag
 			}
 		}
-		binary.LittleEndian.PutUint32(h[4*s:], a)
-		binary.LittleEndian.PutUint16(h[endsOff+2*s+2:], uint16(bound))
+		ne.PutUint32(h[4*s:], a)
+		ne.PutUint16(h[endsOff+2*s+2:], uint16(bound))
 	}
 	if end != hdrSize+len(names) {
 		panic("kallsyms: block names mislaid")
@@ -271,33 +286,41 @@ func (b *builder) uvarintAt(p int) (uint64, int) {
 }
 
 // buildIndex adds a bucket index to a table of more than four blocks, with
-// about four buckets per block, so that most lookups go straight from
-// their bucket to their block.
+// about four buckets per block, so that nearly every lookup goes straight
+// from its bucket to its block (see the index entry's constants). Tables
+// whose blocks cannot be numbered in 16 bits, or so sparse that buckets
+// of maxShift bits would outnumber their blocks 16 to 1, have none.
 func (t *table) buildIndex() {
 	nb := len(t.offs)
-	if nb <= 4 || len(t.data) >= denseBit {
+	if nb <= 4 || nb > blockMask {
 		return
 	}
 	span := t.addr(t.n-1) - t.base
 	var shift uint8
-	for span>>shift >= uint64(4*nb) {
+	for span>>shift >= uint64(4*nb) && shift < maxShift {
 		shift++
 	}
-	t.shift = shift
 	nk := int(span>>shift) + 1
+	if nk > 16*nb {
+		return
+	}
+	first := func(b int) uint64 { return uint64(t.hdr(int(t.offs[b])).addr(0)) }
+	t.shift = shift
 	t.index = make([]uint32, nk)
-	b, prev := 0, 0
-	for k := range nk + 1 { // k == nk stands for all addresses above
-		for b+1 < nb && (k == nk || uint64(t.hdr(int(t.offs[b+1])).addr(0)) <= uint64(k)<<shift) {
+	b := 0 // the last block whose first offset is <= k<<shift
+	for k := range nk {
+		lo := uint64(k) << shift
+		for b+1 < nb && first(b+1) <= lo {
 			b++
 		}
-		if k > 0 && b-prev > 1 {
-			t.index[k-1] |= denseBit
+		e := uint32(b) | noSplit<<splitOff
+		if b+1 < nb && (k+1 == nk || first(b+1) < lo+1<<shift) {
+			e = uint32(b) | uint32(first(b+1)-lo)<<splitOff
+			if b+2 < nb && (k+1 == nk || first(b+2) < lo+1<<shift) {
+				e |= denseBit
+			}
 		}
-		if k < nk {
-			t.index[k] = t.offs[b]
-		}
-		prev = b
+		t.index[k] = e
 	}
 }
 

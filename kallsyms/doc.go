@@ -14,11 +14,12 @@
 // Tables are compact: per symbol a 32-bit offset from the module's base and
 // a 16-bit name bound with a flag, grouped in blocks of twelve whose names
 // follow their header, so that a lookup reads one stretch of memory, with
-// an index of about four address buckets per block; names are compressed
+// an index of about four address buckets per block that names the block
+// of nearly every address; names are compressed
 // with a static dictionary trained on kernel names (about 56% of their
 // size). The __pfx_ padding symbols that precede most functions on 6.2+
 // kernels cost one flag bit: they resolve and list like other symbols but
-// store neither a name nor an address. On a 6.18 kernel this is under 11
+// store neither a name nor an address. On a 6.18 kernel this is about 11
 // bytes per symbol.
 //
 // ReadModules reads /sys/module/*/{sections/.text,coresize,initstate,

@@ -1,14 +1,14 @@
 package kallsyms
 
 import (
-	"encoding/binary"
 	"slices"
+	"unsafe"
 )
 
 // find returns the symbol with the greatest start <= a; among symbols with
 // equal starts, the first in file order. ok is false when every symbol
-// starts above a. In a table that is not wide, it works on the one block
-// that holds the answer, with few and well-predicted branches.
+// starts above a. In a table that is not wide, it reads one block: the
+// index names it, and its header holds the next block's first entry too.
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) find(a uint64) (hit, bool) {
@@ -20,74 +20,85 @@ func (t *table) find(a uint64) (hit, bool) {
 		return t.findWide(a)
 	}
 	o := uint32(a - t.base)
-	lo := 0 // the data offset of a block whose first address <= o
-	if t.index == nil {
-		lo = t.searchBlocks(0, len(t.offs)-1, o)
+	var lo int
+	if k := int(o >> t.shift); k < len(t.index) && t.index[k]&denseBit == 0 {
+		// block(o), inlined for an offset inside the index
+		e := t.index[k]
+		b := e&blockMask + uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit))
+		lo = int(t.offs[b])
 	} else {
-		e := t.index[min(int(o>>t.shift), len(t.index)-1)]
-		if lo = int(e & offMask); e&denseBit != 0 {
-			lo = t.searchBlocks(t.hdr(lo).num(), len(t.offs)-1, o)
-		}
+		lo = t.block(o)
 	}
-	h := t.hdr(lo)
-	x := uint64(o)<<32 | uint64(o) | lanes // count(h, o), inlined
+	h := t.hdr(lo).ptr()
+	x := uint64(o)<<32 | uint64(o) | lanes
 	s := countHalf(h, 0, x) + countHalf(h, 24, x)
-	c, num := int(s&0xff+s>>32), h.num()
-	if c == markStride && num+1 < len(t.offs) {
-		// At most one block boundary lies between lo and o (the index is
-		// not dense there): o may be in the next block.
-		if next := int(t.offs[num+1]); t.hdr(next).addr(0) <= o {
-			lo, h, num = next, t.hdr(next), num+1
-			c = count(h, o)
+	c := uintptr(s&0xff + s>>32) // slots <= o; each lane sums to at most 6
+	// Slot c holds the first entry above o: this block's, or the next
+	// block's first for c == nextSlot (padding: no pfx).
+	at, bound := load32(h, 4*c), load32(h, endsOff+2*c)
+	// Whether o is in the hidden __pfx_ symbol before that entry, tested
+	// with one well-predicted branch: the pfx flag alone is a coin flip. A
+	// pfx entry's offset is >= pfxGap (see builder.add).
+	j := int(load32(h, numOff))*markStride + int(c)
+	if b2u(bound&(pfxFlag<<16) != 0)&b2u(o >= at-pfxGap) != 0 {
+		if c == nextSlot {
+			return t.hitAt(j, true), true
 		}
-	}
-	// Entry j is slot c of h, or slot 0 of the next block.
-	nh, no, ns := h, lo, c
-	if c == markStride && num+1 < len(t.offs) {
-		no, ns = int(t.offs[num+1]), 0
-		nh = t.hdr(no)
-	}
-	j := num*markStride + c // the first entry above o (padding: no pfx)
-	var pfx bool
-	var at uint32
-	if ns < markStride {
-		pfx, at = nh.pfx(ns), nh.addr(ns)
-	}
-	// Whether o is in the hidden __pfx_ symbol before entry j, tested with
-	// one well-predicted branch: the pfx flag alone is a coin flip. A pfx
-	// entry's offset is >= pfxGap (see builder.add).
-	if b2u(pfx)&b2u(o >= at-pfxGap) != 0 {
-		return hit{idx: j, name: nh.name(no, ns), pfx: true, start: t.base + uint64(at-pfxGap)}, true
+		return hit{idx: j, name: uint64(lo)<<16 + nameLoc(bound), pfx: true, start: t.base + uint64(at-pfxGap)}, true
 	}
 	if c == 0 { // only in block 0: every entry is above o
 		return hit{}, false
 	}
-	if at = h.addr(c - 1); c > 1 && h.addr(c-2) != at {
-		return hit{idx: j - 1, name: h.name(lo, c-1), start: t.base + uint64(at)}, true
+	// Entry j-1 is the answer unless the entry before it has its address.
+	at, bound = load32(h, 4*c-4), load32(h, endsOff+2*c-2)
+	if c > 1 && load32(h, 4*c-8) == at || c == 1 && bound&dupFlag != 0 {
+		return t.firstAt(j - 1), true
 	}
-	return t.firstAt(j - 1), true
+	return hit{idx: j - 1, name: uint64(lo)<<16 + nameLoc(bound), start: t.base + uint64(at)}, true
 }
 
-// count returns the number of h's addresses <= o: addresses are sorted
-// and the padding is above o. It compares two addresses at a time without
-// branches, with SWAR arithmetic: addresses and o are below 1<<31, so in
-// (o | 1<<31) - a, per 32-bit lane, bit 31 survives exactly when a <= o.
-// (It is split in two halves that the compiler inlines.)
-func count(h *header, o uint32) int {
-	x := uint64(o)<<32 | uint64(o) | lanes
-	s := countHalf(h, 0, x) + countHalf(h, 24, x)
-	return int(s&0xff + s>>32) // each lane sums to at most 6
+// block returns the data offset of the block that holds the last entry at
+// or below o, or of block 0 when every entry is above o.
+func (t *table) block(o uint32) int {
+	if t.index == nil {
+		return t.searchBlocks(0, len(t.offs)-1, o)
+	}
+	k := min(int(o>>t.shift), len(t.index)-1)
+	e := t.index[k]
+	b := int(e & blockMask)
+	if e&denseBit != 0 { // the blocks that start in the bucket, and b
+		hi := len(t.offs) - 1
+		if k+1 < len(t.index) {
+			hi = int(t.index[k+1] & blockMask)
+		}
+		return t.searchBlocks(b, hi, o)
+	}
+	// (only the last bucket holds offsets beyond its 1<<shift bytes)
+	local := min(o-uint32(k)<<t.shift, 1<<t.shift-1)
+	b += int(b2u(local >= e>>splitOff&noSplit)) // noSplit > 1<<maxShift
+	return int(t.offs[b])
+}
+
+// nameLoc returns where the name between the two bounds in b lies in its
+// block, as header.name does: its block offset << 16 | its length.
+func nameLoc(b uint32) uint64 {
+	start, end := b&endMask, b>>16&endMask
+	return uint64(start)<<16 | uint64(end-start)
 }
 
 // lanes marks bit 31 of each 32-bit lane.
 const lanes = 1<<63 | 1<<31
 
 // countHalf counts in each lane the addresses <= o among the six at
-// h[i:i+24], for x holding o | 1<<31 in both lanes.
-func countHalf(h *header, i int, x uint64) uint64 {
-	return (x-binary.LittleEndian.Uint64(h[i:]))&lanes>>31 +
-		(x-binary.LittleEndian.Uint64(h[i+8:]))&lanes>>31 +
-		(x-binary.LittleEndian.Uint64(h[i+16:]))&lanes>>31
+// byte offset i of the header at h, for x holding o | 1<<31 in both lanes.
+// It compares two addresses at a time without branches, with SWAR
+// arithmetic: addresses and o are below 1<<31, so in (o | 1<<31) - a, per
+// 32-bit lane, bit 31 survives exactly when a <= o. find adds the counts
+// of a header's two halves to get the number of its addresses <= o
+// (addresses are sorted and the padding is above o).
+func countHalf(h unsafe.Pointer, i uintptr, x uint64) uint64 {
+	return (x-load64(h, i))&lanes>>31 + (x-load64(h, i+8))&lanes>>31 +
+		(x-load64(h, i+16))&lanes>>31
 }
 
 // findWide is find for a wide table, or for an address above every entry

@@ -104,6 +104,11 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
 			t.Errorf("Lookup(%#x): err %v, mismatch (-want +got):\n%s", a, err, cmp.Diff(want, got))
 			fails++
 		}
+		app, name, aerr := snap.LookupAppend([]byte("x"), a)
+		if app.Name = string(name[1:]); aerr != err || app != got {
+			t.Errorf("LookupAppend(%#x) = %+v, %v; Lookup %+v, %v", a, app, aerr, got, err)
+			fails++
+		}
 		if fails > 10 {
 			t.Fatal("too many failures")
 		}
@@ -195,8 +200,42 @@ func TestLookupLayouts(t *testing.T) {
 			sym(base+off, 't', fmt.Sprintf("%s_%d", m.name, i), m.name)
 		}
 	}
+	// A module with a bucket index: blocks that start in their bucket (the
+	// index's split), buckets where several do (dense), buckets where
+	// none does, and addresses above the last bucket.
+	a = 0xffffffffc0000000
+	for i := range 3000 {
+		switch gap := rng.IntN(100); {
+		case gap < 70:
+			a += 16 + uint64(rng.IntN(64))
+		case gap < 97:
+			a += uint64(rng.IntN(2048))
+		default:
+			a += uint64(rng.IntN(1 << 16))
+		}
+		name := fmt.Sprintf("idx_%d", i)
+		if i%2 == 0 {
+			sym(a-pfxGap, 't', pfxPrefix+name, "indexed")
+		}
+		sym(a, 't', name, "indexed")
+		if i%500 == 0 {
+			sym(a, 't', name+"_alias", "indexed")
+		}
+	}
 	text := []byte(b.String())
 	snap := mustParse(t, text, nil)
+	idx := snap.mods[snap.byName["indexed"]].tab
+	var dense, split int
+	for _, e := range idx.index {
+		if e&denseBit != 0 {
+			dense++
+		} else if e>>splitOff&noSplit != noSplit {
+			split++
+		}
+	}
+	if dense == 0 || split == 0 || split+dense == len(idx.index) {
+		t.Fatalf("module indexed: %d buckets, %d dense, %d split: the index's cases are not all here", len(idx.index), dense, split)
+	}
 	r := newRef(t, text, false, nil)
 	checkAll(t, snap, r)
 	checkLookups(t, snap, r)

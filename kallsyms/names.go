@@ -44,11 +44,11 @@ const (
 // codec holds the encode tables and the decode table of the dictionary. It
 // is built once from nameTokens and never changes.
 type codec struct {
+	// dec holds exp as fixed 16-byte blocks, for fast decoding. (It comes
+	// first, so that the decoding loop addresses it without an offset.)
+	dec [256]token
 	// exp is the expansion of every code byte ("" for escByte).
 	exp [256]string
-	// blocks and lens hold exp as fixed 16-byte blocks for fast decoding.
-	blocks [256][maxTokenLen]byte
-	lens   [256]uint8
 	// next is indexed by the next two bytes of a name, little-endian (the
 	// second is 0 at the name's last byte). Names use only the printable
 	// rows, so about 19 KiB of the 128 KiB are touched while encoding.
@@ -56,6 +56,14 @@ type codec struct {
 	// long holds, for each two-byte start, the longest token longer than
 	// two bytes; long[0] never matches.
 	long []candidate
+}
+
+// token is the expansion of a code byte: its first n bytes of b. Its size
+// is a power of two, so that the decoding loop finds it with one shift.
+type token struct {
+	b [maxTokenLen]byte
+	n uint8
+	_ [maxTokenLen - 1]byte
 }
 
 // candidate is a token as two little-endian words and their masks, so that
@@ -114,8 +122,8 @@ func newCodec(tokens []string) *codec {
 		}
 	}
 	for b, t := range c.exp {
-		copy(c.blocks[b][:], t)
-		c.lens[b] = uint8(len(t))
+		copy(c.dec[b].b[:], t)
+		c.dec[b].n = uint8(len(t))
 	}
 	for w := range c.next {
 		b0, b1 := byte(w), byte(w>>8)
@@ -217,8 +225,8 @@ func (c *codec) appendDecoded(dst, enc []byte) []byte {
 			}
 			continue
 		}
-		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.blocks[b]
-		p += int(c.lens[b])
+		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.dec[b].b
+		p += int(c.dec[b].n)
 	}
 	return buf[:p]
 }
@@ -233,10 +241,11 @@ func (c *codec) appendPlain(dst, enc []byte) []byte {
 	// Before token i, p <= len(dst) + i*maxTokenLen (no token is longer),
 	// so each 16-byte store stays within the capacity just grown: the
 	// stores go through unsafe only to drop a bounds check per token.
-	p, base := len(dst), unsafe.Pointer(unsafe.SliceData(dst))
+	p, base, dec := len(dst), unsafe.Pointer(unsafe.SliceData(dst)), &c.dec
 	for _, b := range enc {
-		*(*[maxTokenLen]byte)(unsafe.Add(base, p)) = c.blocks[b]
-		p += int(c.lens[b])
+		t := &dec[b]
+		*(*[maxTokenLen]byte)(unsafe.Add(base, p)) = t.b
+		p += int(t.n)
 	}
 	return dst[:p]
 }

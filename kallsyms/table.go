@@ -37,12 +37,10 @@ type table struct {
 	hidden int    // number of hidden __pfx_ symbols
 	plain  bool
 
-	// index[k] is the data offset of the last block whose first offset
-	// from base is <= k<<shift (the first block if none), with denseBit set
-	// when more than one block starts in (k<<shift, (k+1)<<shift] (for the
-	// last k, above k<<shift). index is nil for tables of at most four
-	// blocks or with data of denseBit bytes or more, which binary-search
-	// all blocks.
+	// index[k] tells which block holds the symbol at or before k<<shift and
+	// the bucket's next few bytes (see the index entry's constants). index is nil for tables
+	// of at most four blocks or too sparse for a compact index (see
+	// buildIndex), which binary-search all blocks.
 	index []uint32
 	shift uint8
 }
@@ -51,39 +49,75 @@ const (
 	pfxGap     = 16
 	pfxPrefix  = "__pfx_"
 	markStride = 12
-	padAddr    = 1<<31 - 1 // see count
+	padAddr    = 1<<31 - 1 // see countHalf
 
-	hdrSize  = 78     // bytes of a block header
-	numOff   = 48     // offset of the block number in a header
-	endsOff  = 52     // offset of the name bounds in a header
+	hdrSize  = 84     // bytes of a block header
+	numOff   = 52     // offset of the block number in a header
+	endsOff  = 56     // offset of the name bounds in a header
 	pfxFlag  = 0x8000 // in a name bound
 	endMask  = pfxFlag - 1
-	denseBit = 1 << 31 // in index entries
-	offMask  = denseBit - 1
+	dupFlag  = pfxFlag // in bound 0: see header
+	nextSlot = markStride
 )
 
-// header is the start of a block, with little-endian fields:
+// An index entry holds, for bucket k (offsets from base in [k<<shift,
+// (k+1)<<shift), the last bucket also everything above), the number b of
+// the last block whose first offset is <= k<<shift (block 0 if none) in
+// its low 16 bits; in bits 16-30, split: how far into the bucket block b+1
+// starts, or noSplit if it does not start in the bucket; and denseBit when
+// more blocks than b+1 start in the bucket. An offset o of the bucket thus
+// lies in block b, or in b+1 when o-k<<shift >= split, unless the bucket is
+// dense. shift is at most maxShift, so that split fits.
+const (
+	blockMask = 1<<16 - 1
+	splitOff  = 16
+	noSplit   = 1<<15 - 1
+	denseBit  = 1 << 31
+	maxShift  = 14
+)
+
+// header is the start of a block, with fields in the machine's byte order
+// (ne):
 //
-//	0:        addrs, markStride uint32 address offsets from base (padAddr
-//	          in unused slots and in wide tables)
+//	0:        addrs, markStride+1 uint32 address offsets from base: the
+//	          block's entries (padAddr in unused slots and in wide
+//	          tables), then the next block's first entry (padAddr if
+//	          none), so that an address past the block's last entry needs
+//	          no other block
 //	numOff:   the block's number, uint32
-//	endsOff:  markStride+1 uint16 name bounds: the block offset of the
+//	endsOff:  markStride+2 uint16 name bounds: the block offset of the
 //	          first name (hdrSize), then the block offset of the end of
 //	          each slot's name, ORed with pfxFlag when the slot's entry has
-//	          a hidden __pfx_ symbol
+//	          a hidden __pfx_ symbol; the last bound only carries that flag,
+//	          for the next block's first entry (slot nextSlot). Bound 0 has
+//	          dupFlag when the block's first entry has the address of the
+//	          previous block's last entry.
 //
 // The name of slot k thus lies between bounds k and k+1: a block's names
 // take at most 12 * 2 * MaxNameLen bytes, which fit in 15 bits.
 type header [hdrSize]byte
 
-// addr returns the address offset of slot k.
-func (h *header) addr(k int) uint32 { return binary.LittleEndian.Uint32(h[4*k:]) }
+// addr returns the address offset of slot k (the next block's first entry
+// for nextSlot).
+func (h *header) addr(k int) uint32 { return ne.Uint32(h[4*k:]) }
+
+// ne is the byte order of headers: the machine's own, so that find reads
+// their fields with plain loads (load32, load64).
+var ne = binary.NativeEndian
+
+// ptr returns the address of the header, for load32 and load64.
+func (h *header) ptr() unsafe.Pointer { return unsafe.Pointer(h) }
+
+// load32 returns the native-endian uint32 at byte offset i of the header
+// at h, without a bounds check: i+4 must be at most hdrSize.
+func load32(h unsafe.Pointer, i uintptr) uint32 { return *(*uint32)(unsafe.Add(h, i)) }
+
+// load64 returns the native-endian uint64 at byte offset i of the header
+// at h, without a bounds check: i+8 must be at most hdrSize.
+func load64(h unsafe.Pointer, i uintptr) uint64 { return *(*uint64)(unsafe.Add(h, i)) }
 
 // pfx reports whether the entry of slot k has a hidden __pfx_ symbol.
 func (h *header) pfx(k int) bool { return h[endsOff+2*k+3]&(pfxFlag>>8) != 0 }
-
-// num returns the block's number.
-func (h *header) num() int { return int(binary.LittleEndian.Uint32(h[numOff:])) }
 
 // hdr returns the header of the block at data offset o.
 func (t *table) hdr(o int) *header { return (*header)(t.data[o : o+hdrSize]) }
@@ -132,7 +166,7 @@ func (t *table) last() (uint64, bool) {
 // name returns where the name of slot k lies in data, for the block at
 // data offset o: its offset << 16 | its length.
 func (h *header) name(o, k int) uint64 {
-	b := binary.LittleEndian.Uint32(h[endsOff+2*k:]) // bounds k and k+1
+	b := ne.Uint32(h[endsOff+2*k:]) // bounds k and k+1
 	start, end := int(b&endMask), int(b>>16&endMask)
 	return uint64(o+start)<<16 | uint64(end-start)
 }
