@@ -20,14 +20,13 @@ func (t *table) find(a uint64) (hit, bool) {
 		return t.findWide(a)
 	}
 	o := uint32(a - t.base)
-	var lo int
+	var lo int // the data offset of the block holding o's entry
 	if k := int(o >> t.shift); k < len(t.index) && t.index[k]&denseBit == 0 {
-		// block(o), inlined for an offset inside the index
+		// the common case: a bucket of the index that is not dense
 		e := t.index[k]
-		b := e&blockMask + uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit))
-		lo = int(t.offs[b])
+		lo = int(t.offs[e&blockMask+uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit))])
 	} else {
-		lo = t.block(o)
+		lo = t.searchBlock(o)
 	}
 	h := t.hdr(lo).ptr()
 	x := uint64(o)<<32 | uint64(o) | lanes
@@ -57,9 +56,11 @@ func (t *table) find(a uint64) (hit, bool) {
 	return hit{idx: j - 1, name: uint64(lo)<<16 + nameLoc(bound), start: t.base + uint64(at)}, true
 }
 
-// block returns the data offset of the block that holds the last entry at
-// or below o, or of block 0 when every entry is above o.
-func (t *table) block(o uint32) int {
+// searchBlock returns the data offset of the block that holds the last
+// entry at or below o, or of block 0 when every entry is above o, where
+// find's index lookup does not: in a table without an index, in a dense
+// bucket, or above the last bucket.
+func (t *table) searchBlock(o uint32) int {
 	if t.index == nil {
 		return t.searchBlocks(0, len(t.offs)-1, o)
 	}

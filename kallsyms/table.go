@@ -166,9 +166,7 @@ func (t *table) last() (uint64, bool) {
 // name returns where the name of slot k lies in data, for the block at
 // data offset o: its offset << 16 | its length.
 func (h *header) name(o, k int) uint64 {
-	b := ne.Uint32(h[endsOff+2*k:]) // bounds k and k+1
-	start, end := int(b&endMask), int(b>>16&endMask)
-	return uint64(o+start)<<16 | uint64(end-start)
+	return uint64(o)<<16 + nameLoc(ne.Uint32(h[endsOff+2*k:])) // bounds k and k+1
 }
 
 // nameAt returns the encoded name at loc (see header.name).
