@@ -43,15 +43,16 @@ type builder struct {
 	data   bool // keep type letters
 	addrs  chunks[uint64]
 	meta   []uint8
-	offs   []uint32 // blob offset of the name of every markStride-th entry
-	lens   []uint32 // bytes of names (without uvarint lengths) before it
-	nbytes int      // bytes of names pushed, without uvarint lengths
+	blocks []blockStart // where each block of the table starts (see table)
+	nbytes int          // bytes of names pushed, without uvarint lengths
 	blob   chunks[byte]
 	name1  []byte // scratch for one encoded name
 	types  []byte
 	hidden int
 	sorted bool
-	esc    bool // a name has escByte
+
+	blockStart uint64 // the address where the last block starts
+	esc        bool   // a name has escByte
 
 	// A __pfx_ symbol is held back until the next line shows whether it
 	// can be hidden in front of its function.
@@ -101,24 +102,35 @@ func (b *builder) flush() {
 
 // push stores one entry. Its encoded name goes straight into the blob; a
 // uvarint length is inserted before it only for long or escaped names.
+// It also decides where the table's blocks start (see table).
 //
 // Guarded by BenchmarkKallsyms/Load.
 func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
-	if n := b.addrs.len(); n > 0 && addr < b.addrs.last() {
+	n := b.addrs.len()
+	if n > 0 && addr < b.addrs.last() {
 		b.sorted = false
-	}
-	if b.addrs.len()%markStride == 0 {
-		b.offs = append(b.offs, uint32(b.blob.len()))
-		b.lens = append(b.lens, uint32(b.nbytes))
 	}
 	enc, esc := b.enc.appendEncoded(b.name1[:0], name)
 	b.name1 = enc
 	b.esc = b.esc || esc
-	if n := len(enc); n < lenEscape && !esc {
-		flags |= uint8(n)
+	// A block ends after markStride entries, before an entry too far from
+	// its start for a lane, and before its names would overflow their
+	// 16-bit bounds. (Unsorted input is laid out again by resorted.) A pfx
+	// entry's lane is thus >= pfxGap: the block starts at its __pfx_
+	// symbol, or an earlier entry lies below that symbol (see add).
+	if cur := len(b.blocks) - 1; cur < 0 || n-int(b.blocks[cur].entry) == markStride ||
+		addr-b.blockStart > laneMax || b.nbytes+len(enc)-int(b.blocks[cur].names) > blockNames {
+		b.blockStart = addr
+		if flags&pfxBit != 0 {
+			b.blockStart -= pfxGap
+		}
+		b.blocks = append(b.blocks, blockStart{entry: uint32(n), blob: uint32(b.blob.len()), names: uint32(b.nbytes)})
+	}
+	if l := len(enc); l < lenEscape && !esc {
+		flags |= uint8(l)
 	} else {
 		var hdr [binary.MaxVarintLen64]byte
-		b.blob.addAll(hdr[:binary.PutUvarint(hdr[:], uint64(n))])
+		b.blob.addAll(hdr[:binary.PutUvarint(hdr[:], uint64(l))])
 		flags |= lenEscape
 	}
 	b.blob.addAll(enc)
@@ -129,6 +141,10 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 		b.types = append(grow(b.types, 1), typ)
 	}
 }
+
+// blockStart is where a block starts in the builder: its first entry, the
+// blob offset of that entry's name, and the bytes of names before it.
+type blockStart struct{ entry, blob, names uint32 }
 
 // grow makes room for n more elements in s, doubling its capacity when it
 // must grow: append's 1.25x growth of large slices would allocate and copy
@@ -168,21 +184,19 @@ func (b *builder) finish() *table {
 	return t
 }
 
-// fill lays out t's blocks (see table): each header, then the block's
-// names copied from the blob without their uvarint lengths. Block k starts
-// at k*hdrSize+b.lens[k], so blocks are independent: a big table is laid
-// out on two goroutines, since Load does this after the kernel's last read
-// and nothing else can run meanwhile (BenchmarkKallsyms/Load).
+// fill lays out t's blocks (see table): each header, and the block's names
+// copied from the blob without their uvarint lengths. Blocks are
+// independent, so a big table is laid out on two goroutines, since Load
+// does this after the kernel's last read and nothing else can run
+// meanwhile (BenchmarkKallsyms/Load).
 func (b *builder) fill(t *table) {
-	nb := (t.n + markStride - 1) / markStride
-	t.offs = make([]uint32, nb)
-	t.data = make([]byte, nb*hdrSize+b.nbytes)
+	nb := len(b.blocks)
+	t.hdrs = newHeaders(nb)
+	t.names = make([]byte, b.nbytes)
 	t.plain = !b.esc
 	layout := func(from, to int) {
 		for k := from; k < to; k++ {
-			o := k*hdrSize + int(b.lens[k])
-			t.offs[k] = uint32(o)
-			b.writeBlock(t.data[o:o], k, t.base, t.wide != nil)
+			b.writeBlock(t, k)
 		}
 	}
 	if nb < parallelBlocks || runtime.GOMAXPROCS(0) < 2 {
@@ -199,35 +213,34 @@ func (b *builder) fill(t *table) {
 // goroutines: vmlinux has thousands, most modules a few dozen.
 const parallelBlocks = 1024
 
-// writeBlock lays out block k at dst, which has room for it: its header,
-// then its entries' names. Addresses are offsets from base, or padAddr in
-// a wide table.
+// writeBlock writes block k of t: its header, and its entries' names.
 //
 // Guarded by BenchmarkKallsyms/Load: Load builds vmlinux's table after the
 // kernel's last read.
-func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
-	var h header
-	ne.PutUint32(h[numOff:], uint32(k))
-	first := k * markStride
-	last := min(first+markStride, b.addrs.len())
-	bound0 := uint16(hdrSize)
+func (b *builder) writeBlock(t *table, k int) {
+	bs := b.blocks[k]
+	first, last := int(bs.entry), b.addrs.len()
+	end := b.blob.len() // blob offset after the block's last name
+	if k+1 < len(b.blocks) {
+		last, end = int(b.blocks[k+1].entry), int(b.blocks[k+1].blob)
+	}
+	h := t.hdr(k)
+	var start uint32
+	if t.wide == nil {
+		start = uint32(b.addrs.at(first) - t.base)
+		if b.meta[first]&pfxBit != 0 {
+			start -= pfxGap
+		}
+	}
+	ne.PutUint32(h[startOff:], start)
+	ne.PutUint32(h[namesOff:], bs.names)
+	ne.PutUint32(h[entryOff:], uint32(first))
+	var flags uint16
 	if first > 0 && b.addrs.at(first) == b.addrs.at(first-1) {
-		bound0 |= dupFlag
+		flags |= dupFlag
 	}
-	ne.PutUint16(h[endsOff:], bound0)
-	next, nextBound := uint32(padAddr), uint16(0)
-	if last < b.addrs.len() {
-		if !wide {
-			next = uint32(b.addrs.at(last) - base)
-		}
-		if b.meta[last]&pfxBit != 0 {
-			nextBound = pfxFlag
-		}
-	}
-	ne.PutUint32(h[4*nextSlot:], next)
-	ne.PutUint16(h[endsOff+2*nextSlot+2:], nextBound)
-	names := dst[hdrSize:hdrSize] // appended to in place, within dst's capacity
-	off := int(b.offs[k])         // blob offset of the block's first name
+	names := t.names[bs.names:bs.names] // appended to in place, within t.names
+	off := int(bs.blob)                 // blob offset of the block's first name
 	// The names stored without a uvarint length lie back to back in the
 	// blob: when the block has no other, they are copied at once.
 	short := true
@@ -235,20 +248,18 @@ func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
 		short = short && m&lenMask != lenEscape
 	}
 	if short {
-		end := b.blob.len()
-		if k+1 < len(b.offs) {
-			end = int(b.offs[k+1])
-		}
 		names = b.blob.appendRange(names, off, end)
 	}
 	var buf [markStride]uint64
 	addrs := b.addrs.appendRange(buf[:0], first, last)
-	end := hdrSize // the end of the names so far, in the block
+	bound := 0 // the end of the names so far, relative to the first
 	for s := range markStride {
-		i, a, bound := first+s, uint32(padAddr), end
+		i, lane := first+s, uint32(lanePad)
 		if i < last {
-			if !wide {
-				a = uint32(addrs[s] - base)
+			if t.wide == nil {
+				if lane = uint32(addrs[s]-t.base) - start; lane > laneMax {
+					panic("kallsyms: block too wide") // see push
+				}
 			}
 			l := int(b.meta[i] & lenMask)
 			if !short {
@@ -260,20 +271,18 @@ func (b *builder) writeBlock(dst []byte, k int, base uint64, wide bool) {
 				names = b.blob.appendRange(names, p, p+l)
 				off = p + l
 			}
-			if end += l; end > endMask {
-				panic("kallsyms: block names too long") // see header
-			}
-			if bound = end; b.meta[i]&pfxBit != 0 {
-				bound |= pfxFlag
+			bound += l
+			if b.meta[i]&pfxBit != 0 {
+				flags |= 1 << s
 			}
 		}
-		ne.PutUint32(h[4*s:], a)
-		ne.PutUint16(h[endsOff+2*s+2:], uint16(bound))
+		ne.PutUint16(h[lanesOff+2*s:], uint16(lane))
+		ne.PutUint16(h[boundsOff+2*s+2:], uint16(bound))
 	}
-	if end != hdrSize+len(names) {
+	ne.PutUint16(h[flagsOff:], flags)
+	if bound != len(names) || bound > blockNames {
 		panic("kallsyms: block names mislaid")
 	}
-	copy(dst[:hdrSize], h[:])
 }
 
 // uvarintAt reads the uvarint at blob offset p.
@@ -291,7 +300,7 @@ func (b *builder) uvarintAt(p int) (uint64, int) {
 // whose blocks cannot be numbered in 16 bits, or so sparse that buckets
 // of maxShift bits would outnumber their blocks 16 to 1, have none.
 func (t *table) buildIndex() {
-	nb := len(t.offs)
+	nb := t.nblocks()
 	if nb <= 4 || nb > blockMask {
 		return
 	}
@@ -304,10 +313,10 @@ func (t *table) buildIndex() {
 	if nk > 16*nb {
 		return
 	}
-	first := func(b int) uint64 { return uint64(t.hdr(int(t.offs[b])).addr(0)) }
+	first := func(b int) uint64 { return uint64(t.hdr(b).start()) }
 	t.shift = shift
 	t.index = make([]uint32, nk)
-	b := 0 // the last block whose first offset is <= k<<shift
+	b := 0 // the last block whose start is <= k<<shift
 	for k := range nk {
 		lo := uint64(k) << shift
 		for b+1 < nb && first(b+1) <= lo {

@@ -11,16 +11,16 @@
 // after all modules join their module's table. Names up to MaxNameLen
 // bytes are kept whole.
 //
-// Tables are compact: per symbol a 32-bit offset from the module's base and
-// a 16-bit name bound with a flag, grouped in blocks of twelve whose names
-// follow their header, so that a lookup reads one stretch of memory, with
-// an index of about four address buckets per block that names the block
-// of nearly every address; names are compressed
-// with a static dictionary trained on kernel names (about 56% of their
-// size). The __pfx_ padding symbols that precede most functions on 6.2+
-// kernels cost one flag bit: they resolve and list like other symbols but
-// store neither a name nor an address. On a 6.18 kernel this is about 11
-// bytes per symbol.
+// Tables are compact: symbols are grouped in blocks of up to twelve, each
+// described by one 64-byte header (a cache line) that holds the block's
+// start, a 16-bit address lane and a 16-bit name bound per symbol and a
+// flag bit each, with an index of about four address buckets per block
+// that names the block of nearly every address, so that a lookup reads
+// the index, one header and the name. Names are compressed with a static
+// dictionary trained on kernel names and lie back to back. The __pfx_
+// padding symbols that precede most functions on 6.2+ kernels cost one
+// flag bit: they resolve and list like other symbols but store neither a
+// name nor an address. On a 6.18 kernel this is about 10 bytes per symbol.
 //
 // ReadModules reads /sys/module/*/{sections/.text,coresize,initstate,
 // notes/.note.gnu.build-id}; with that metadata an address inside a module

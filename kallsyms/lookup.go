@@ -7,8 +7,9 @@ import (
 
 // find returns the symbol with the greatest start <= a; among symbols with
 // equal starts, the first in file order. ok is false when every symbol
-// starts above a. In a table that is not wide, it reads one block: the
-// index names it, and its header holds the next block's first entry too.
+// starts above a. In a table that is not wide, it reads the index and one
+// header, and nothing else: the index names the block, whose start is at
+// or below the address and whose next block's start is above it.
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) find(a uint64) (hit, bool) {
@@ -16,59 +17,57 @@ func (t *table) find(a uint64) (hit, bool) {
 		return hit{}, false
 	}
 	if t.wide != nil || a-t.base >= padAddr {
-		// (only the last block's padding compares above such offsets)
 		return t.findWide(a)
 	}
 	o := uint32(a - t.base)
-	var lo int // the data offset of the block holding o's entry
+	var b int // the block holding o's entry
 	if k := int(o >> t.shift); k < len(t.index) && t.index[k]&denseBit == 0 {
 		// the common case: a bucket of the index that is not dense
 		e := t.index[k]
-		lo = int(t.offs[e&blockMask+uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit))])
+		b = int(e&blockMask + uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit)))
 	} else {
-		lo = t.searchBlock(o)
+		b = t.searchBlock(o)
 	}
-	h := t.hdr(lo).ptr()
-	x := uint64(o)<<32 | uint64(o) | lanes
-	s := countHalf(h, 0, x) + countHalf(h, 24, x)
-	c := uintptr(s&0xff + s>>32) // slots <= o; each lane sums to at most 6
-	// Slot c holds the first entry above o: this block's, or the next
-	// block's first for c == nextSlot (padding: no pfx).
-	at, bound := load32(h, 4*c), load32(h, endsOff+2*c)
-	// Whether o is in the hidden __pfx_ symbol before that entry, tested
-	// with one well-predicted branch: the pfx flag alone is a coin flip. A
-	// pfx entry's offset is >= pfxGap (see builder.add).
-	j := int(load32(h, numOff))*markStride + int(c)
-	if b2u(bound&(pfxFlag<<16) != 0)&b2u(o >= at-pfxGap) != 0 {
-		if c == nextSlot {
-			return t.hitAt(j, true), true
-		}
-		return hit{idx: j, name: uint64(lo)<<16 + nameLoc(bound), pfx: true, start: t.base + uint64(at-pfxGap)}, true
+	h := unsafe.Pointer(&t.hdrs[b*hdrSize : (b+1)*hdrSize][0])
+	start := load32(h, startOff)
+	x := min(o-start, laneMax) // beyond laneMax: past every entry
+	c := countLanes(h, x)      // the entries at or below o
+	// Slot c holds the first entry above o, if any. Whether o is in the
+	// hidden __pfx_ symbol before it, tested with one well-predicted
+	// branch (the pfx flag alone is a coin flip): an unused slot, and slot
+	// markStride, have no flag. A pfx entry's lane is >= pfxGap (see
+	// builder.push).
+	flags, above := load16(h, flagsOff), load16(h, lanesOff+2*c)
+	j := int(load32(h, entryOff)) + int(c)
+	if b2u(flags>>c&1 != 0)&b2u(x >= above-pfxGap) != 0 {
+		return hit{idx: j, pfx: true, start: t.base + uint64(start+above-pfxGap),
+			name: nameLoc(load32(h, namesOff), load32(h, boundsOff+2*c))}, true
 	}
-	if c == 0 { // only in block 0: every entry is above o
+	if c == 0 { // o below the table's first symbol (not reached: o >= start)
 		return hit{}, false
 	}
 	// Entry j-1 is the answer unless the entry before it has its address.
-	at, bound = load32(h, 4*c-4), load32(h, endsOff+2*c-2)
-	if c > 1 && load32(h, 4*c-8) == at || c == 1 && bound&dupFlag != 0 {
+	at := load16(h, lanesOff+2*c-2)
+	if c > 1 && load16(h, lanesOff+2*c-4) == at || c == 1 && flags&dupFlag != 0 {
 		return t.firstAt(j - 1), true
 	}
-	return hit{idx: j - 1, name: uint64(lo)<<16 + nameLoc(bound), start: t.base + uint64(at)}, true
+	return hit{idx: j - 1, start: t.base + uint64(start+at),
+		name: nameLoc(load32(h, namesOff), load32(h, boundsOff+2*c-2))}, true
 }
 
-// searchBlock returns the data offset of the block that holds the last
-// entry at or below o, or of block 0 when every entry is above o, where
-// find's index lookup does not: in a table without an index, in a dense
-// bucket, or above the last bucket.
+// searchBlock returns the block that holds the last entry at or below o,
+// or block 0 when every entry is above o, where find's index lookup does
+// not: in a table without an index, in a dense bucket, or above the last
+// bucket.
 func (t *table) searchBlock(o uint32) int {
 	if t.index == nil {
-		return t.searchBlocks(0, len(t.offs)-1, o)
+		return t.searchBlocks(0, t.nblocks()-1, o)
 	}
 	k := min(int(o>>t.shift), len(t.index)-1)
 	e := t.index[k]
 	b := int(e & blockMask)
 	if e&denseBit != 0 { // the blocks that start in the bucket, and b
-		hi := len(t.offs) - 1
+		hi := t.nblocks() - 1
 		if k+1 < len(t.index) {
 			hi = int(t.index[k+1] & blockMask)
 		}
@@ -76,30 +75,26 @@ func (t *table) searchBlock(o uint32) int {
 	}
 	// (only the last bucket holds offsets beyond its 1<<shift bytes)
 	local := min(o-uint32(k)<<t.shift, 1<<t.shift-1)
-	b += int(b2u(local >= e>>splitOff&noSplit)) // noSplit > 1<<maxShift
-	return int(t.offs[b])
+	return b + int(b2u(local >= e>>splitOff&noSplit)) // noSplit > 1<<maxShift
 }
 
-// nameLoc returns where the name between the two bounds in b lies in its
-// block, as header.name does: its block offset << 16 | its length.
-func nameLoc(b uint32) uint64 {
-	start, end := b&endMask, b>>16&endMask
-	return uint64(start)<<16 | uint64(end-start)
-}
+// Lane masks: laneOnes has 1 in each 16-bit lane, laneHigh bit 15 of each.
+const (
+	laneOnes = 0x0001_0001_0001_0001
+	laneHigh = 0x8000_8000_8000_8000
+)
 
-// lanes marks bit 31 of each 32-bit lane.
-const lanes = 1<<63 | 1<<31
-
-// countHalf counts in each lane the addresses <= o among the six at
-// byte offset i of the header at h, for x holding o | 1<<31 in both lanes.
-// It compares two addresses at a time without branches, with SWAR
-// arithmetic: addresses and o are below 1<<31, so in (o | 1<<31) - a, per
-// 32-bit lane, bit 31 survives exactly when a <= o. find adds the counts
-// of a header's two halves to get the number of its addresses <= o
-// (addresses are sorted and the padding is above o).
-func countHalf(h unsafe.Pointer, i uintptr, x uint64) uint64 {
-	return (x-load64(h, i))&lanes>>31 + (x-load64(h, i+8))&lanes>>31 +
-		(x-load64(h, i+16))&lanes>>31
+// countLanes returns how many of the markStride lanes of the header at h
+// are <= x (x <= laneMax). It compares four lanes at a time without
+// branches, with SWAR arithmetic: lanes and x are below 1<<15, so in
+// (x | 1<<15) - lane, per 16-bit lane, bit 15 survives exactly when
+// lane <= x. Lanes are sorted and padding is above x, so the count is the
+// number of the block's entries at or below x.
+func countLanes(h unsafe.Pointer, x uint32) uintptr {
+	v := uint64(x)*laneOnes | laneHigh
+	s := (v-load64(h, lanesOff))&laneHigh>>15 + (v-load64(h, lanesOff+8))&laneHigh>>15 +
+		(v-load64(h, lanesOff+16))&laneHigh>>15
+	return uintptr(s * laneOnes >> 48) // the sum of the four lanes' counts
 }
 
 // findWide is find for a wide table, or for an address above every entry
@@ -127,18 +122,18 @@ func (t *table) firstAt(i int) hit {
 	return t.hitAt(i, false)
 }
 
-// searchBlocks returns the data offset of the last of blocks [lo, hi]
-// whose first address is <= o (block lo if none).
+// searchBlocks returns the last of blocks [lo, hi] whose start is <= o
+// (block lo if none).
 func (t *table) searchBlocks(lo, hi int, o uint32) int {
 	for lo < hi {
 		m := int(uint(lo+hi+1) >> 1)
-		if t.hdr(int(t.offs[m])).addr(0) <= o {
+		if t.hdr(m).start() <= o {
 			lo = m
 		} else {
 			hi = m - 1
 		}
 	}
-	return int(t.offs[lo])
+	return lo
 }
 
 // upperWide returns the index of the first entry whose address is > a, in

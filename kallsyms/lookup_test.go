@@ -218,7 +218,7 @@ func TestLookupLayouts(t *testing.T) {
 			sym(a-pfxGap, 't', pfxPrefix+name, "indexed")
 		}
 		sym(a, 't', name, "indexed")
-		if i%500 == 0 {
+		if i%37 == 0 {
 			sym(a, 't', name+"_alias", "indexed")
 		}
 	}
@@ -235,6 +235,20 @@ func TestLookupLayouts(t *testing.T) {
 	}
 	if dense == 0 || split == 0 || split+dense == len(idx.index) {
 		t.Fatalf("module indexed: %d buckets, %d dense, %d split: the index's cases are not all here", len(idx.index), dense, split)
+	}
+	// Blocks cut short by a wide gap, and blocks whose first entry has the
+	// address of the previous block's last.
+	var short, dup int
+	for b := range idx.nblocks() - 1 {
+		if idx.blockLen(b) < markStride {
+			short++
+		}
+		if idx.hdr(b).flags()&dupFlag != 0 {
+			dup++
+		}
+	}
+	if short == 0 || dup == 0 {
+		t.Fatalf("module indexed: %d short blocks, %d with a shared first address: the layout's cases are not all here", short, dup)
 	}
 	r := newRef(t, text, false, nil)
 	checkAll(t, snap, r)

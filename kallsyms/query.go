@@ -104,13 +104,14 @@ func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 // __pfx_ symbols whose function's encoded name is suffix (when non-nil).
 func (t *table) match(enc, suffix []byte) iter.Seq[hit] {
 	return func(yield func(hit) bool) {
-		for i, e := range t.encodedNames {
-			if suffix != nil && e.pfx && bytes.Equal(e.name, suffix) {
-				if !yield(t.hitAt(i, true)) {
+		for h, pfx := range t.entries {
+			name := t.encName(h)
+			if suffix != nil && pfx && bytes.Equal(name, suffix) {
+				if !yield(pfxHit(h)) {
 					return
 				}
 			}
-			if bytes.Equal(e.name, enc) && !yield(t.hitAt(i, false)) {
+			if bytes.Equal(name, enc) && !yield(h) {
 				return
 			}
 		}
@@ -124,11 +125,10 @@ func (s *Snapshot) All() iter.Seq[Symbol] {
 	return func(yield func(Symbol) bool) {
 		for i := range s.mods {
 			t := s.mods[i].tab
-			for j, e := range t.encodedNames {
-				name := names.decode("", e.name, t.plain)
-				h := t.hitAt(j, false)
-				if e.pfx {
-					ph := t.hitAt(j, true)
+			for h, pfx := range t.entries {
+				name := names.decode("", t.encName(h), t.plain)
+				if pfx {
+					ph := pfxHit(h)
 					if !yield(Symbol{Name: pfxPrefix + name, Module: t.name, Addr: ph.start, Type: t.typeOf(ph)}) {
 						return
 					}

@@ -11,35 +11,37 @@ import (
 // immutable form. It is built once by a builder and then only read, so any
 // number of goroutines may use it.
 //
-// Per entry it stores an address (a uint32 offset from base, below
-// padAddr, or a full uint64 in wide when the module spans 2 GiB or more),
-// an encoded name (names.go) and a flag saying that a hidden __pfx_
-// padding symbol, named "__pfx_" + the entry's name, starts pfxGap bytes
-// before the entry: the kernel emits one before most functions, and hiding
-// them costs one bit instead of a name and an address.
+// Per entry it stores an address, an encoded name (names.go) and a flag
+// saying that a hidden __pfx_ padding symbol, named "__pfx_" + the entry's
+// name, starts pfxGap bytes before the entry: the kernel emits one before
+// most functions, and hiding them costs one bit instead of a name and an
+// address.
 //
-// Entries are grouped in blocks of markStride, which lie back to back in
-// data, block b at offset offs[b]. A block is a hdrSize-byte header (see
-// header) followed by the names of its entries in order, so that a lookup
-// reads one stretch of adjacent cache lines for an entry and its name: the
-// header gives the addresses and where each name starts and ends, with no
-// lengths to sum. Unused slots of the last block hold address padAddr and
-// an empty name. plain says that no name holds escByte, so that every name
-// can be decoded with names.appendPlain.
+// Entries are grouped in blocks of at most markStride, each described by
+// one hdrSize-byte header (see header) in hdrs, a cache line of its own:
+// a lookup reads the index, one header and the name, three cache lines
+// whose addresses depend on each other in that order and on nothing else.
+// A block ends early where its next entry would lie too far from its
+// start for a 16-bit lane. The names of all entries lie back to back in
+// names. plain says that no name holds escByte, so that every name can be
+// decoded with names.appendPlain.
+//
+// A table whose addresses span 2 GiB or more is wide: its addresses are
+// in wide, and its headers' lanes are all padding.
 type table struct {
 	name   string
 	base   uint64
 	n      int
-	data   []byte   // the blocks
-	offs   []uint32 // data offset of every block
+	hdrs   []byte // nb headers, 64-byte aligned, followed by at least 64 bytes
+	names  []byte
 	wide   []uint64
 	types  []byte // kallsyms type letters, only with Options.Data
 	hidden int    // number of hidden __pfx_ symbols
 	plain  bool
 
-	// index[k] tells which block holds the symbol at or before k<<shift and
-	// the bucket's next few bytes (see the index entry's constants). index is nil for tables
-	// of at most four blocks or too sparse for a compact index (see
+	// index[k] tells which block holds the offsets from base in [k<<shift,
+	// (k+1)<<shift) (see the index entry's constants). index is nil for
+	// tables of at most four blocks or too sparse for a compact index (see
 	// buildIndex), which binary-search all blocks.
 	index []uint32
 	shift uint8
@@ -49,24 +51,28 @@ const (
 	pfxGap     = 16
 	pfxPrefix  = "__pfx_"
 	markStride = 12
-	padAddr    = 1<<31 - 1 // see countHalf
+	padAddr    = 1<<31 - 1 // offsets from base at or above it make a table wide
 
-	hdrSize  = 84     // bytes of a block header
-	numOff   = 52     // offset of the block number in a header
-	endsOff  = 56     // offset of the name bounds in a header
-	pfxFlag  = 0x8000 // in a name bound
-	endMask  = pfxFlag - 1
-	dupFlag  = pfxFlag // in bound 0: see header
-	nextSlot = markStride
+	hdrSize    = 64     // bytes of a block header: one cache line
+	startOff   = 0      // header offsets, see header
+	namesOff   = 4      //
+	entryOff   = 8      //
+	flagsOff   = 12     //
+	boundsOff  = 14     //
+	lanesOff   = 40     //
+	laneMax    = 0x7ffe // the highest lane value of an entry
+	lanePad    = 0x7fff // the lane value of an unused slot
+	dupFlag    = 1 << 15
+	blockNames = 1<<16 - 1 // the most name bytes a block may hold
 )
 
 // An index entry holds, for bucket k (offsets from base in [k<<shift,
 // (k+1)<<shift), the last bucket also everything above), the number b of
-// the last block whose first offset is <= k<<shift (block 0 if none) in
-// its low 16 bits; in bits 16-30, split: how far into the bucket block b+1
-// starts, or noSplit if it does not start in the bucket; and denseBit when
-// more blocks than b+1 start in the bucket. An offset o of the bucket thus
-// lies in block b, or in b+1 when o-k<<shift >= split, unless the bucket is
+// the last block whose start is <= k<<shift (block 0 if none) in its low
+// 16 bits; in bits 16-30, split: how far into the bucket block b+1 starts,
+// or noSplit if it does not start in the bucket; and denseBit when more
+// blocks than b+1 start in the bucket. An offset o of the bucket thus lies
+// in block b, or in b+1 when o-k<<shift >= split, unless the bucket is
 // dense. shift is at most maxShift, so that split fits.
 const (
 	blockMask = 1<<16 - 1
@@ -76,37 +82,36 @@ const (
 	maxShift  = 14
 )
 
-// header is the start of a block, with fields in the machine's byte order
-// (ne):
+// A header describes one block of at most markStride entries, with fields
+// in the machine's byte order (ne):
 //
-//	0:        addrs, markStride+1 uint32 address offsets from base: the
-//	          block's entries (padAddr in unused slots and in wide
-//	          tables), then the next block's first entry (padAddr if
-//	          none), so that an address past the block's last entry needs
-//	          no other block
-//	numOff:   the block's number, uint32
-//	endsOff:  markStride+2 uint16 name bounds: the block offset of the
-//	          first name (hdrSize), then the block offset of the end of
-//	          each slot's name, ORed with pfxFlag when the slot's entry has
-//	          a hidden __pfx_ symbol; the last bound only carries that flag,
-//	          for the next block's first entry (slot nextSlot). Bound 0 has
-//	          dupFlag when the block's first entry has the address of the
-//	          previous block's last entry.
+//	startOff:  uint32, the block's start S as an offset from base: its
+//	           first entry's address, less pfxGap when that entry has a
+//	           hidden __pfx_ symbol (0 in a wide table)
+//	namesOff:  uint32, the offset in names of the block's first name
+//	entryOff:  uint32, the index of the block's first entry
+//	flagsOff:  uint16, bit k set when entry k has a hidden __pfx_ symbol,
+//	           and dupFlag when the first entry has the address of the
+//	           previous block's last entry
+//	boundsOff: markStride+1 uint16 name bounds, relative to the block's
+//	           first name: 0, then the end of each slot's name (unused
+//	           slots repeat the last end), so that slot k's name lies
+//	           between bounds k and k+1, which one 32-bit load reads
+//	lanesOff:  markStride uint16 lanes: each entry's address less S, at
+//	           most laneMax; lanePad in unused slots and in wide tables
 //
-// The name of slot k thus lies between bounds k and k+1: a block's names
-// take at most 12 * 2 * MaxNameLen bytes, which fit in 15 bits.
+// Entries' lanes are sorted and below the padding, so counting the lanes
+// <= an offset finds its entry without a branch (see countLanes).
 type header [hdrSize]byte
 
-// addr returns the address offset of slot k (the next block's first entry
-// for nextSlot).
-func (h *header) addr(k int) uint32 { return ne.Uint32(h[4*k:]) }
-
 // ne is the byte order of headers: the machine's own, so that find reads
-// their fields with plain loads (load32, load64).
+// their fields with plain loads (load16, load32, load64).
 var ne = binary.NativeEndian
 
-// ptr returns the address of the header, for load32 and load64.
-func (h *header) ptr() unsafe.Pointer { return unsafe.Pointer(h) }
+// load16 returns the native-endian uint16 at byte offset i of the header
+// at h, without a bounds check: i+2 must be at most hdrSize, or the header
+// must be one of a table's (hdrs has 64 more bytes after the last).
+func load16(h unsafe.Pointer, i uintptr) uint32 { return uint32(*(*uint16)(unsafe.Add(h, i))) }
 
 // load32 returns the native-endian uint32 at byte offset i of the header
 // at h, without a bounds check: i+4 must be at most hdrSize.
@@ -116,17 +121,63 @@ func load32(h unsafe.Pointer, i uintptr) uint32 { return *(*uint32)(unsafe.Add(h
 // at h, without a bounds check: i+8 must be at most hdrSize.
 func load64(h unsafe.Pointer, i uintptr) uint64 { return *(*uint64)(unsafe.Add(h, i)) }
 
+func (h *header) start() uint32   { return ne.Uint32(h[startOff:]) }
+func (h *header) namesAt() uint32 { return ne.Uint32(h[namesOff:]) }
+func (h *header) entry() int      { return int(ne.Uint32(h[entryOff:])) }
+func (h *header) flags() uint16   { return ne.Uint16(h[flagsOff:]) }
+
+// lane returns slot k's lane.
+func (h *header) lane(k int) uint32 { return uint32(ne.Uint16(h[lanesOff+2*k:])) }
+
 // pfx reports whether the entry of slot k has a hidden __pfx_ symbol.
-func (h *header) pfx(k int) bool { return h[endsOff+2*k+3]&(pfxFlag>>8) != 0 }
+func (h *header) pfx(k int) bool { return h.flags()>>k&1 != 0 }
 
-// hdr returns the header of the block at data offset o.
-func (t *table) hdr(o int) *header { return (*header)(t.data[o : o+hdrSize]) }
+// name returns where the name of slot k lies in names (see nameLoc).
+func (h *header) name(k int) uint64 {
+	return nameLoc(h.namesAt(), ne.Uint32(h[boundsOff+2*k:]))
+}
 
-// blockOf returns the data offset of the block holding entry i.
-func (t *table) blockOf(i int) int { return int(t.offs[i/markStride]) }
+// nameLoc returns where the name between the two bounds in b (the lower
+// in the low 16 bits) of a block whose names start at offset n lies in
+// names: its offset << 16 | its length.
+func nameLoc(n, b uint32) uint64 {
+	start, end := b&0xffff, b>>16
+	return uint64(n+start)<<16 | uint64(end-start)
+}
+
+// nblocks returns the number of blocks.
+func (t *table) nblocks() int { return len(t.hdrs) / hdrSize }
+
+// hdr returns the header of block b.
+func (t *table) hdr(b int) *header { return (*header)(t.hdrs[b*hdrSize : (b+1)*hdrSize]) }
+
+// blockLen returns the number of entries of block b.
+func (t *table) blockLen(b int) int {
+	if b+1 < t.nblocks() {
+		return t.hdr(b+1).entry() - t.hdr(b).entry()
+	}
+	return t.n - t.hdr(b).entry()
+}
+
+// blockOf returns the block holding entry i and i's slot in it.
+func (t *table) blockOf(i int) (b, k int) {
+	lo, hi := 0, t.nblocks()-1
+	for lo < hi {
+		m := int(uint(lo+hi+1) >> 1)
+		if t.hdr(m).entry() <= i {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return lo, i - t.hdr(lo).entry()
+}
 
 // pfxAt reports whether entry i has a hidden __pfx_ symbol.
-func (t *table) pfxAt(i int) bool { return t.hdr(t.blockOf(i)).pfx(i % markStride) }
+func (t *table) pfxAt(i int) bool {
+	b, k := t.blockOf(i)
+	return t.hdr(b).pfx(k)
+}
 
 // len returns the number of stored entries (hidden __pfx_ symbols excluded).
 func (t *table) len() int { return t.n }
@@ -139,7 +190,7 @@ func (t *table) addr(i int) uint64 {
 	if t.wide != nil {
 		return t.wide[i]
 	}
-	return t.base + uint64(t.hdr(t.blockOf(i)).addr(i%markStride))
+	return t.hitAt(i, false).start
 }
 
 // start returns the lowest symbol address of the table; ok is false when it
@@ -163,34 +214,22 @@ func (t *table) last() (uint64, bool) {
 	return t.addr(t.len() - 1), true
 }
 
-// name returns where the name of slot k lies in data, for the block at
-// data offset o: its offset << 16 | its length.
-func (h *header) name(o, k int) uint64 {
-	return uint64(o)<<16 + nameLoc(ne.Uint32(h[endsOff+2*k:])) // bounds k and k+1
-}
-
-// nameAt returns the encoded name at loc (see header.name).
+// nameAt returns the encoded name at loc (see nameLoc).
 func (t *table) nameAt(loc uint64) []byte {
 	off := int(loc >> 16)
-	return t.data[off : off+int(loc&0xffff)]
+	return t.names[off : off+int(loc&0xffff)]
 }
 
 // encName returns the encoded name of the hit's entry.
 func (t *table) encName(h hit) []byte { return t.nameAt(h.name) }
 
-// encoded is an entry's encoded name and whether it has a hidden __pfx_
-// symbol.
-type encoded struct {
-	name []byte
-	pfx  bool
-}
-
-// encodedNames yields every entry's index with its encoded name, in order.
-func (t *table) encodedNames(yield func(int, encoded) bool) {
-	for b, o := range t.offs {
-		h := t.hdr(int(o))
-		for k := range min(markStride, t.n-b*markStride) {
-			if !yield(b*markStride+k, encoded{t.nameAt(h.name(int(o), k)), h.pfx(k)}) {
+// entries yields the hit of every entry, in order, with whether it has a
+// hidden __pfx_ symbol.
+func (t *table) entries(yield func(hit, bool) bool) {
+	for b := range t.nblocks() {
+		h := t.hdr(b)
+		for k := range t.blockLen(b) {
+			if !yield(t.slotHit(h, k), h.pfx(k)) {
 				return
 			}
 		}
@@ -199,7 +238,7 @@ func (t *table) encodedNames(yield func(int, encoded) bool) {
 
 // hit is one symbol of a table: entry idx, or the hidden __pfx_ symbol
 // before it when pfx is set. idx is -1 for "inside the module, before its
-// first symbol". name locates the entry's encoded name (see header.name).
+// first symbol". name locates the entry's encoded name (see nameLoc).
 // (A struct of at most four fields stays in registers.)
 type hit struct {
 	idx   int
@@ -210,24 +249,50 @@ type hit struct {
 
 // hitAt returns the hit of entry i, or of its hidden __pfx_ symbol.
 func (t *table) hitAt(i int, pfx bool) hit {
-	o := t.blockOf(i)
-	h := hit{idx: i, start: t.addr(i), name: t.hdr(o).name(o, i%markStride), pfx: pfx}
+	b, k := t.blockOf(i)
+	h := t.slotHit(t.hdr(b), k)
 	if pfx {
-		h.start -= pfxGap
+		return pfxHit(h)
 	}
 	return h
+}
+
+// pfxHit returns the hit of the hidden __pfx_ symbol of entry hit h.
+func pfxHit(h hit) hit {
+	h.pfx, h.start = true, h.start-pfxGap
+	return h
+}
+
+// slotHit returns the hit of the entry in slot k of the block with header
+// h.
+func (t *table) slotHit(h *header, k int) hit {
+	e := hit{idx: h.entry() + k, name: h.name(k)}
+	if t.wide != nil {
+		e.start = t.wide[e.idx]
+	} else {
+		e.start = t.base + uint64(h.start()+h.lane(k))
+	}
+	return e
 }
 
 // equal reports whether t and u hold the same symbols, so that a reload may
 // keep u in place of t.
 func (t *table) equal(u *table) bool {
 	return t.name == u.name && t.base == u.base && t.n == u.n && t.hidden == u.hidden &&
-		bytes.Equal(t.data, u.data) && slices.Equal(t.wide, u.wide) &&
-		bytes.Equal(t.types, u.types)
+		bytes.Equal(t.hdrs, u.hdrs) && bytes.Equal(t.names, u.names) &&
+		slices.Equal(t.wide, u.wide) && bytes.Equal(t.types, u.types)
 }
 
 // bytes returns the heap bytes the table retains.
 func (t *table) bytes() int {
-	return int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.data) + 4*cap(t.offs) +
+	return int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.hdrs) + 2*hdrSize + cap(t.names) +
 		8*cap(t.wide) + cap(t.types) + 4*cap(t.index)
+}
+
+// newHeaders returns room for nb headers, aligned to hdrSize, with at
+// least hdrSize bytes after them (see load16).
+func newHeaders(nb int) []byte {
+	buf := make([]byte, (nb+2)*hdrSize)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (hdrSize - 1))
+	return buf[skip : skip+nb*hdrSize : skip+nb*hdrSize]
 }
