@@ -156,6 +156,7 @@ func benchLookup(b *testing.B, appendName bool) {
 	// compete with the snapshot for the cache.
 	x := rand.Uint64() | 1
 	buf := make([]byte, 0, 1024)
+	var sym kallsyms.Symbol
 	b.ReportAllocs()
 	for b.Loop() {
 		x ^= x << 13
@@ -164,7 +165,7 @@ func benchLookup(b *testing.B, appendName bool) {
 		off, _ := bits.Mul64(x, text.len) // x%len without a 64-bit division
 		addr := text.at(off)
 		if appendName {
-			sym, name, err := s.LookupAppend(buf[:0], addr)
+			name, err := s.LookupAppend(&sym, buf[:0], addr)
 			if err != nil || len(name) == 0 || sym.Module == "" {
 				b.Fatal(err)
 			}
@@ -191,10 +192,11 @@ func benchLookupHot(b *testing.B) {
 		addrs[i] = text.at(rand.Uint64N(text.len))
 	}
 	buf := make([]byte, 0, 1024)
+	var sym kallsyms.Symbol
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		sym, name, err := s.LookupAppend(buf[:0], addrs[i&255])
+		name, err := s.LookupAppend(&sym, buf[:0], addrs[i&255])
 		if err != nil || len(name) == 0 || sym.Module == "" {
 			b.Fatal(err)
 		}

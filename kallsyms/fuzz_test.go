@@ -37,7 +37,8 @@ func checkConsistent(t *testing.T, s *Snapshot) {
 		if err != nil || got.Addr != sym.Addr {
 			t.Fatalf("Lookup(%#x) = %+v, %v; listed %+v", sym.Addr, got, err, sym)
 		}
-		app, name, err := s.LookupAppend(nil, sym.Addr)
+		var app Symbol
+		name, err := s.LookupAppend(&app, nil, sym.Addr)
 		if err != nil || string(name) != got.Name || app.Addr != got.Addr || app.Module != got.Module {
 			t.Fatalf("LookupAppend(%#x) = %+v %q, %v; Lookup %+v", sym.Addr, app, name, err, got)
 		}

@@ -104,7 +104,12 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
 			t.Errorf("Lookup(%#x): err %v, mismatch (-want +got):\n%s", a, err, cmp.Diff(want, got))
 			fails++
 		}
-		app, name, aerr := snap.LookupAppend([]byte("x"), a)
+		// LookupAppend overwrites every field, and leaves Name empty.
+		app := Symbol{Name: "stale", Module: "stale", Addr: 1, Offset: 2, Type: '?'}
+		name, aerr := snap.LookupAppend(&app, []byte("x"), a)
+		if app.Name != "" {
+			t.Errorf("LookupAppend(%#x) set Name %q", a, app.Name)
+		}
 		if app.Name = string(name[1:]); aerr != err || app != got {
 			t.Errorf("LookupAppend(%#x) = %+v, %v; Lookup %+v, %v", a, app, aerr, got, err)
 			fails++

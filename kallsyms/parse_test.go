@@ -78,7 +78,8 @@ func TestLongNames(t *testing.T) {
 		if err != nil || sym.Name != want {
 			t.Errorf("Lookup(%#x) = %q (%d bytes), %v; want %d bytes", addr, sym.Name, len(sym.Name), err, len(want))
 		}
-		got, buf, err := s.LookupAppend(nil, addr)
+		var got Symbol
+		buf, err := s.LookupAppend(&got, nil, addr)
 		if err != nil || string(buf) != want || got.Module != Vmlinux {
 			t.Errorf("LookupAppend(%#x) = %q, %v", addr, buf, err)
 		}
