@@ -30,19 +30,10 @@ type parser struct {
 	last    *builder
 	nonzero bool
 	lines   int
-	hex     [256]uint8 // hex digit values, 0xff for other bytes
 }
 
 func newParser(data bool) *parser {
-	p := &parser{data: data, mods: make(map[string]*builder)}
-	for c := range p.hex {
-		d := hexDigit(byte(c))
-		p.hex[c] = uint8(d)
-		if d < 0 {
-			p.hex[c] = 0xff
-		}
-	}
-	return p
+	return &parser{data: data, mods: make(map[string]*builder)}
 }
 
 // splitFast splits a line of the shape the kernel writes: 16 hex digits,
@@ -55,15 +46,12 @@ func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, o
 	if len(l) < 20 || l[16] != ' ' || l[18] != ' ' || isSpace(l[17]) {
 		return 0, 0, nil, nil, false
 	}
-	var bad uint8
-	for _, c := range l[:16] {
-		d := p.hex[c]
-		bad |= d
-		addr = addr<<4 | uint64(d)
-	}
+	hi, okHi := hex8(binary.BigEndian.Uint64(l[:8]))
+	lo, okLo := hex8(binary.BigEndian.Uint64(l[8:16]))
+	addr = hi<<32 | lo
 	typ, rest := l[17], l[19:]
 	end := nameEnd(rest)
-	if bad > 0xf || end == 0 || end > MaxNameLen {
+	if !okHi || !okLo || end == 0 || end > MaxNameLen {
 		return 0, 0, nil, nil, false
 	}
 	name, rest = rest[:end], rest[end:]
@@ -80,22 +68,61 @@ func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, o
 	return addr, typ, name, mod, true
 }
 
-// nameEnd returns the index of the first space or tab in b, or len(b). It
-// tests eight bytes at a time.
-func nameEnd(b []byte) int {
+// hex8 returns the value of the eight hex digits in x, the first in its
+// top byte; ok is false unless all eight are hex digits. It works on all
+// eight bytes at once: for a byte b below 0x80, b + (0x80-lo) has its top
+// bit set exactly when b >= lo, and b + (0x7f-hi) exactly when b > hi.
+//
+// Guarded by BenchmarkKallsyms/Load.
+func hex8(x uint64) (v uint64, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
+	l := x | 0x20*ones // 'A'-'F' to 'a'-'f'
+	letter := (l + (0x80-'a')*ones) &^ (l + (0x7f-'f')*ones)
+	ok = (digit|letter)&^x&highs == highs
+	// Digits' values: the low nibble, plus 9 for letters (bit 6 set).
+	d := x&(0x0f*ones) + (x>>6&ones)*9
+	d = (d>>4 | d) & 0x00ff00ff00ff00ff
+	d = (d>>8 | d) & 0x0000ffff0000ffff
+	return (d>>16 | d) & 0xffffffff, ok
+}
+
+// nameEnd returns the index of the first space or tab in b, or len(b). It
+// tests eight bytes at a time, the last eight overlapping those before.
+//
+// Guarded by BenchmarkKallsyms/Load.
+func nameEnd(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		s, t := x^0x2020202020202020, x^0x0909090909090909
-		// the lowest set high bit marks the first zero byte of s or t
-		if z := ((s-ones)&^s | (t-ones)&^t) & highs; z != 0 {
+		if z := spaces(binary.LittleEndian.Uint64(b[i:])); z != 0 {
 			return i + bits.TrailingZeros64(z)/8
 		}
 	}
-	for ; i < len(b) && !isSpace(b[i]); i++ {
+	if i == len(b) {
+		return i
 	}
-	return i
+	if len(b) < 8 {
+		for ; i < len(b) && !isSpace(b[i]); i++ {
+		}
+		return i
+	}
+	// The last eight bytes: drop those already tested (none is a space, so
+	// none disturbs the bytes above it in spaces).
+	skip := 8 - (len(b) - i)
+	if z := spaces(binary.LittleEndian.Uint64(b[len(b)-8:])) >> (8 * skip); z != 0 {
+		return i + bits.TrailingZeros64(z)/8
+	}
+	return len(b)
+}
+
+// spaces marks, with the top bit of its byte, the first space or tab
+// among the eight bytes of x (the lowest-addressed byte in its low bits),
+// and possibly bytes after it; it is 0 when there is none.
+func spaces(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	s, t := x^0x2020202020202020, x^0x0909090909090909
+	// the lowest set high bit marks the first zero byte of s or t
+	return ((s-ones)&^s | (t-ones)&^t) & highs
 }
 
 // feed parses the complete lines of chunk and keeps the incomplete tail.

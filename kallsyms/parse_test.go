@@ -2,7 +2,10 @@ package kallsyms
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +174,84 @@ func TestParseUevent(t *testing.T) {
 	for _, bad := range []string{"", "libudev\x00\xfe\xed", "@\x00", "add@\x00"} {
 		if _, err := parseUevent([]byte(bad)); err == nil {
 			t.Errorf("parseUevent(%q) accepted", bad)
+		}
+	}
+}
+
+// TestHex8 checks hex8 against hexDigit with every byte value at every
+// position among valid digits, and with random strings.
+func TestHex8(t *testing.T) {
+	slow := func(b []byte) (uint64, bool) {
+		var v uint64
+		for _, c := range b {
+			d := hexDigit(c)
+			if d < 0 {
+				return 0, false
+			}
+			v = v<<4 | uint64(d)
+		}
+		return v, true
+	}
+	check := func(b []byte) {
+		t.Helper()
+		want, wok := slow(b)
+		got, ok := hex8(binary.BigEndian.Uint64(b))
+		if ok != wok || ok && got != want {
+			t.Fatalf("hex8(%q) = %#x, %v; want %#x, %v", b, got, ok, want, wok)
+		}
+	}
+	base := []byte("fF09aA5e")
+	for i := range 8 {
+		for c := range 256 {
+			b := slices.Clone(base)
+			b[i] = byte(c)
+			check(b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const digits = "0123456789abcdefABCDEF"
+	for range 100000 {
+		var b [8]byte
+		for i := range b {
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(256))
+			} else {
+				b[i] = digits[rng.IntN(len(digits))]
+			}
+		}
+		check(b[:])
+	}
+}
+
+// TestNameEnd checks nameEnd against a byte loop, for every length up to
+// 40 with a space or tab at every position, or none.
+func TestNameEnd(t *testing.T) {
+	slow := func(b []byte) int {
+		i := 0
+		for i < len(b) && !isSpace(b[i]) {
+			i++
+		}
+		return i
+	}
+	for n := range 41 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abc_\x01\x08\x1f!~\x7f\xff"[i%11]
+		}
+		if got, want := nameEnd(b), slow(b); got != want {
+			t.Fatalf("nameEnd(%q) = %d, want %d", b, got, want)
+		}
+		for p := range n {
+			for _, c := range []byte{' ', '\t'} {
+				c2 := slices.Clone(b)
+				c2[p] = c
+				if p+1 < n {
+					c2[p+1] = ' ' // a second one after the first
+				}
+				if got, want := nameEnd(c2), slow(c2); got != want {
+					t.Fatalf("nameEnd(%q) = %d, want %d", c2, got, want)
+				}
+			}
 		}
 	}
 }
