@@ -21,10 +21,11 @@ func (t *table) find(a uint64) (hit, bool) {
 	}
 	o := uint32(a - t.base)
 	var b int // the block holding o's entry
-	if k := int(o >> t.shift); k < len(t.index) && t.index[k]&denseBit == 0 {
+	sh := t.shift & 31 // (<= maxShift: the mask only spares a shift's range check)
+	if k := int(o >> sh); k < len(t.index) && t.index[k]&denseBit == 0 {
 		// the common case: a bucket of the index that is not dense
 		e := t.index[k]
-		b = int(e&blockMask + uint32(b2u(o&(1<<t.shift-1) >= e>>splitOff&noSplit)))
+		b = int(e&blockMask + uint32(b2u(o&(1<<sh-1) >= e>>splitOff&noSplit)))
 	} else {
 		b = t.searchBlock(o)
 	}
