@@ -10,7 +10,7 @@ import (
 
 // A builder keeps, per entry, a meta byte: its low 7 bits are the length of
 // the encoded name in blob, or lenEscape when a uvarint length precedes
-// the name there (long names and names with escaped bytes); pfxBit says
+// the name there (names of 127 encoded bytes or more); pfxBit says
 // the entry has a hidden __pfx_ symbol.
 const (
 	pfxBit    = 0x80
@@ -52,7 +52,6 @@ type builder struct {
 	sorted bool
 
 	blockStart uint64 // the address where the last block starts
-	esc        bool   // a name has escByte
 
 	// A __pfx_ symbol is held back until the next line shows whether it
 	// can be hidden in front of its function.
@@ -60,8 +59,6 @@ type builder struct {
 	pendAddr uint64
 	pendType byte
 	pendName []byte // the full name, "__pfx_" included
-
-	enc encoder
 }
 
 func newBuilder(name string, data bool) *builder {
@@ -101,7 +98,7 @@ func (b *builder) flush() {
 }
 
 // push stores one entry. Its encoded name goes straight into the blob; a
-// uvarint length is inserted before it only for long or escaped names.
+// uvarint length is inserted before it only for long names.
 // It also decides where the table's blocks start (see table).
 //
 // Guarded by BenchmarkKallsyms/Load.
@@ -110,9 +107,8 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	if n > 0 && addr < b.addrs.last() {
 		b.sorted = false
 	}
-	enc, esc := b.enc.appendEncoded(b.name1[:0], name)
+	enc := names.appendTo(b.name1[:0], name)
 	b.name1 = enc
-	b.esc = b.esc || esc
 	// A block ends after markStride entries, before an entry too far from
 	// its start for a lane, and before its names would overflow their
 	// 16-bit bounds. (Unsorted input is laid out again by resorted.) A pfx
@@ -126,7 +122,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 		}
 		b.blocks = append(b.blocks, blockStart{entry: uint32(n), blob: uint32(b.blob.len()), names: uint32(b.nbytes)})
 	}
-	if l := len(enc); l < lenEscape && !esc {
+	if l := len(enc); l < lenEscape {
 		flags |= uint8(l)
 	} else {
 		var hdr [binary.MaxVarintLen64]byte
@@ -193,7 +189,6 @@ func (b *builder) fill(t *table) {
 	nb := len(b.blocks)
 	t.hdrs = newHeaders(nb)
 	t.names = make([]byte, b.nbytes)
-	t.plain = !b.esc
 	layout := func(from, to int) {
 		for k := from; k < to; k++ {
 			b.writeBlock(t, k)
@@ -345,7 +340,7 @@ func (b *builder) resorted() *table {
 	syms := make([]sym, 0, b.addrs.len()+b.hidden)
 	blob, off := b.blob.flat(), 0
 	for i, a := range b.addrs.flat() {
-		name := names.decode("", blobName(blob, off, b.meta[i]), b.meta[i]&lenMask != lenEscape)
+		name := names.decode("", blobName(blob, off, b.meta[i]))
 		off = blobSkip(blob, off, b.meta[i])
 		var typ byte
 		if b.data {

@@ -20,7 +20,7 @@ func (t *table) find(a uint64) (hit, bool) {
 		return t.findWide(a)
 	}
 	o := uint32(a - t.base)
-	var b int // the block holding o's entry
+	var b int          // the block holding o's entry
 	sh := t.shift & 31 // (<= maxShift: the mask only spares a shift's range check)
 	if k := int(o >> sh); k < len(t.index) && t.index[k]&denseBit == 0 {
 		// the common case: a bucket of the index that is not dense
@@ -164,20 +164,7 @@ func (t *table) symbolName(h hit) string {
 	if h.pfx {
 		prefix = pfxPrefix
 	}
-	return names.decode(prefix, t.encName(h), t.plain)
-}
-
-// appendName appends the name of the symbol h to dst.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
-func (t *table) appendName(dst []byte, h hit) []byte {
-	if h.pfx {
-		dst = append(dst, pfxPrefix...)
-	}
-	if !t.plain {
-		return names.appendDecoded(dst, t.encName(h))
-	}
-	return names.appendPlain(dst, t.encName(h))
+	return names.decode(prefix, t.encName(h))
 }
 
 // typeOf returns the kallsyms type letter of h, or 0 without Options.Data.

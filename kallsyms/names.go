@@ -4,248 +4,300 @@ package kallsyms
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
-// Symbol names are stored compressed with a static dictionary, in the spirit
-// of the kernel's own kallsyms token table: printable ASCII bytes
-// (0x20-0x7f) stand for themselves, the other code bytes 0x00-0x1f and
-// 0x80-0xfe each stand for one of the strings in nameTokens, and 0xff escapes
-// the next byte, which is then taken literally. Kernel symbol names are
-// printable, so escapes only appear for hostile input.
+// Symbol names are stored compressed with a static dictionary. An encoded
+// name is a sequence of codes, each a little-endian uint16: codes 0-255
+// stand for the byte of that value, and codes from byteCodes up for the
+// strings of nameTokens, 2 to maxTokenLen bytes each: words of kernel names
+// ("sched_", "x64_"), runs of words ("trace_event_") and word tails, trained
+// on the names of a real kernel by internal/gentokens. A typical name takes
+// four or five codes.
 //
-// The encoder looks at most at two tokens per position, so that it runs
-// without data-dependent branches: the longest token that starts with the
-// next two bytes, if it matches, else the two-byte token of those bytes, if
-// there is one, else the byte itself. It is deterministic, so two names are
-// equal exactly when their encodings are: name lookups compare encoded bytes
-// and never decode.
+// Every code has the same width so that decoding does not chain loads: the
+// offset of the next code is known before the current one is looked up,
+// and only the output position waits for a token's length. Decoding a code
+// is one load of a 16-byte entry of codec.dec and one 16-byte store.
+//
+// The encoder is greedy: at each position it takes the longest token that
+// the rest of the name starts with, else the byte itself. It is
+// deterministic, so two names are equal exactly when their encodings are:
+// name lookups compare encoded bytes and never decode. Any byte string
+// round-trips, bytes that no token holds (kernel names are printable ASCII)
+// at one code each, so there is no escape and no name needs a slower
+// decoder.
 
 const (
-	escByte = 0xff
-	// maxTokenLen bounds a token's expansion, so that decoding can copy
-	// every token as one 16-byte block; gentokens stays below it.
-	maxTokenLen = 16
+	// byteCodes is the number of codes that stand for a single byte.
+	byteCodes = 256
+	// numCodes is the size of the dictionary (gentokens -codes: 4096, a
+	// 64 KiB decoding table; 8192 would save 1.5 bytes a name for twice
+	// the tables, 2048 cost 2.4 bytes more). It is a power of two, so
+	// that masking any uint16 with codeMask gives a code of the table:
+	// decoding needs no bounds check and garbage decodes to something.
+	numCodes = byteCodes + len(nameTokens)
+	codeMask = uint16(numCodes - 1)
+	// maxTokenLen is the longest token: a decoding-table entry holds the
+	// token in its first 15 bytes and its length in the 16th, so that one
+	// 16-byte load brings both.
+	maxTokenLen = 15
+	// hashSize is the size of codec.hash, four times the number of
+	// tokens, so that cuckoo insertion finds room at once and most tokens
+	// sit in their first slot.
+	hashSize = uint32(4 * numCodes)
+	// maxKicks bounds the evictions of one cuckoo insertion.
+	maxKicks = 1000
+	// lensSize is the size of codec.lens, four times the number of
+	// tokens, so that few prefixes share a slot.
+	lensSize = uint32(4 * numCodes)
 )
 
-// An entry of codec.next describes what to emit at a position from the two
-// bytes found there: entEsc when the first byte must be escaped; otherwise
-// the low 8 bits are the fallback code (a pair token or the byte itself),
-// bit 8 is set when that fallback covers two bytes, and the bits from
-// entLongShift up index codec.long.
-const (
-	entEsc       = 0xffff
-	entPair      = 1 << 8
-	entLongShift = 9
-	maxLong      = 1<<(16-entLongShift) - 1 // the last index is entEsc's
-)
+// numCodes must be a power of two (this fails to compile otherwise).
+var _ [0]struct{} = [numCodes & (numCodes - 1)]struct{}{}
 
-// codec holds the encode tables and the decode table of the dictionary. It
-// is built once from nameTokens and never changes.
+// token is an entry of the decoding table: the token's bytes, zero-padded,
+// and its length in the last byte. Its size is a power of two, so that the
+// decoding loop finds it with one shift.
+type token [maxTokenLen + 1]byte
+
+// codec holds the decoding table of the dictionary and the encoder's
+// indexes of it. It is built once from nameTokens and never changes.
 type codec struct {
-	// dec holds exp as fixed 16-byte blocks, for fast decoding. (It comes
-	// first, so that the decoding loop addresses it without an offset.)
-	dec [256]token
-	// exp is the expansion of every code byte ("" for escByte).
-	exp [256]string
-	// next is indexed by the next two bytes of a name, little-endian (the
-	// second is 0 at the name's last byte). Names use only the printable
-	// rows, so about 19 KiB of the 128 KiB are touched while encoding.
-	next [1 << 16]uint16
-	// long holds, for each two-byte start, the longest token longer than
-	// two bytes; long[0] never matches.
-	long []candidate
-}
-
-// token is the expansion of a code byte: its first n bytes of b. Its size
-// is a power of two, so that the decoding loop finds it with one shift.
-type token struct {
-	b [maxTokenLen]byte
-	n uint8
-	_ [maxTokenLen - 1]byte
-}
-
-// candidate is a token as two little-endian words and their masks, so that
-// matching it against a zero-padded name costs two compares.
-type candidate struct {
-	lo, hi   uint64
-	mlo, mhi uint64
-	code, n  uint8
-}
-
-func newCandidate(code byte, t string) candidate {
-	var b [maxTokenLen]byte
-	copy(b[:], t)
-	c := candidate{code: code, n: uint8(len(t))}
-	c.lo, c.hi = binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
-	c.mlo = ^uint64(0) >> (64 - 8*min(len(t), 8))
-	c.mhi = ^uint64(0) >> (64 - 8*max(len(t)-8, 0))
-	return c
+	// dec is indexed by code. (It comes first, so that the decoding loop
+	// addresses it without an offset.)
+	dec [numCodes]token
+	// hash is a cuckoo hash table of the codes of the tokens, keyed by
+	// the two little-endian words of their dec entries (see tokenKey): a
+	// token is in one of its two slots (hashSlot1, hashSlot2), so a lookup
+	// reads at most two slots, with no probing loop. 0 marks an empty
+	// slot: it names dec[0], a single byte, which no key of two bytes or
+	// more matches.
+	hash [hashSize]uint16
+	// lens filters the token lengths worth looking up at a position: bit l
+	// of lens[lensSlot(l, lo)] is set when a token of length l may start
+	// with the name's next bytes, lo (little-endian). The slot depends on
+	// the first 2 bytes for lengths 2-3, the first 4 for lengths 4-7 and
+	// the first 8 for longer tokens, so that on the host's names the
+	// encoder looks up ~1.3 tokens per code, where the first two bytes
+	// alone leave ~4 lengths to try (many words start with "__" or "s").
+	// Slots are hashed: a collision only costs a lookup. (Bytes per
+	// region instead of a uint16 per slot, a smaller table, measured no
+	// faster.)
+	lens [lensSize]uint16
 }
 
 // names is the package's single, immutable name codec. It is a value, not
 // a pointer, so that encoding and decoding address its tables directly.
 var names = *newCodec(nameTokens[:])
 
-func tokenCode(k int) byte {
-	if k < 0x20 {
-		return byte(k)
-	}
-	return byte(0x80 + k - 0x20)
-}
-
-// literal reports whether byte b stands for itself in an encoding.
-func literal(b byte) bool { return b >= 0x20 && b < 0x80 }
-
+// newCodec builds the codec of tokens, which take the codes from byteCodes
+// on, in order. An empty token leaves its code unused (decoding to
+// nothing), for dictionaries smaller than numCodes.
 func newCodec(tokens []string) *codec {
+	if byteCodes+len(tokens) > numCodes {
+		panic("kallsyms: too many name tokens")
+	}
 	c := &codec{}
-	for b := 0x20; b < 0x80; b++ {
-		c.exp[b] = string(rune(b))
+	for b := range byteCodes {
+		c.dec[b][0], c.dec[b][maxTokenLen] = byte(b), 1
 	}
-	// The entry 0 of long is a token of one zero byte: names reach the
-	// encoder's matching only at a printable byte, so it never matches.
-	c.long = append(c.long, candidate{mlo: 0xff})
-	longest := make(map[uint16]int) // two-byte start -> index in tokens
-	pairs := make(map[uint16]byte)  // two-byte token -> its code
 	for k, t := range tokens {
-		if len(t) < 2 || len(t) > maxTokenLen || !printableASCII(t) {
-			panic("kallsyms: bad name token " + t)
-		}
-		code := tokenCode(k)
-		c.exp[code] = t
-		head := uint16(t[0]) | uint16(t[1])<<8
-		if len(t) == 2 {
-			pairs[head] = code
-		} else if j, ok := longest[head]; !ok || len(t) > len(tokens[j]) {
-			longest[head] = k // ties: the lower code
-		}
-	}
-	for b, t := range c.exp {
-		copy(c.dec[b].b[:], t)
-		c.dec[b].n = uint8(len(t))
-	}
-	for w := range c.next {
-		b0, b1 := byte(w), byte(w>>8)
-		if !literal(b0) {
-			c.next[w] = entEsc
+		if t == "" {
 			continue
 		}
-		e := uint16(b0)
-		if code, ok := pairs[uint16(w)]; ok {
-			e = entPair | uint16(code)
+		// The encoder relies on tokens holding no zero byte: a token
+		// that runs past a name's end then never matches its padding.
+		if len(t) < 2 || len(t) > maxTokenLen || strings.IndexByte(t, 0) >= 0 {
+			panic("kallsyms: bad name token " + t)
 		}
-		if k, ok := longest[uint16(w)]; ok && literal(b1) {
-			if len(c.long) == maxLong {
-				panic("kallsyms: too many long name tokens")
-			}
-			e |= uint16(len(c.long)) << entLongShift
-			c.long = append(c.long, newCandidate(tokenCode(k), tokens[k]))
-		}
-		c.next[w] = e
+		code := uint16(byteCodes + k)
+		e := &c.dec[code]
+		copy(e[:], t)
+		e[maxTokenLen] = byte(len(t))
+		lo, hi := tokenKey(e)
+		c.insert(code, lo, hi)
+		c.lens[lensSlot(len(t), lo)] |= 1 << len(t)
 	}
 	return c
 }
 
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !literal(s[i]) {
-			return false
+// tokenKey returns the entry e as two little-endian words: the hash key of
+// its token, with the length in the top byte of hi.
+func tokenKey(e *token) (lo, hi uint64) {
+	return binary.LittleEndian.Uint64(e[:8]), binary.LittleEndian.Uint64(e[8:])
+}
+
+// hashKey returns the hash of the token key lo, hi (see tokenKey).
+func hashKey(lo, hi uint64) uint64 {
+	return (lo*0x9e3779b97f4a7c15 + hi) * 0xc2b2ae3d27d4eb4f
+}
+
+// hashSlot1 and hashSlot2 return the two slots of codec.hash where the
+// token with key hash x may be: the top bits of x and of a remix of x (the
+// low bits of a product depend only on the low bits of its operands, which
+// many tokens share).
+func hashSlot1(x uint64) uint32 { return uint32(x>>40) % hashSize }
+
+func hashSlot2(x uint64) uint32 { return uint32((x^x>>29)*0xff51afd7ed558ccd>>40) % hashSize }
+
+// insert puts code, whose token has key lo, hi, in codec.hash: in its
+// first slot if free, else its second if free, else in the first, whose
+// code then moves to its own other slot, and so on (cuckoo hashing).
+// Tokens are inserted in code order, so the table depends only on the
+// dictionary.
+func (c *codec) insert(code uint16, lo, hi uint64) {
+	if c.find(lo, hi) != 0 {
+		panic("kallsyms: duplicate name token")
+	}
+	x := hashKey(lo, hi)
+	h, h2 := hashSlot1(x), hashSlot2(x)
+	if c.hash[h] != 0 && c.hash[h2] == 0 {
+		h = h2
+	}
+	for range maxKicks {
+		if code, c.hash[h] = c.hash[h], code; code == 0 {
+			return
+		}
+		if x := hashKey(tokenKey(&c.dec[code])); h == hashSlot1(x) {
+			h = hashSlot2(x)
+		} else {
+			h = hashSlot1(x)
 		}
 	}
-	return true
+	panic("kallsyms: name token hash table full")
 }
 
-// encoder encodes names with the package's codec. It owns a scratch
-// buffer, so it is used by one goroutine.
-type encoder struct {
-	pad []byte
-}
-
-// appendEncoded appends the encoding of name to dst; esc reports whether
-// the encoding has escapes.
-func (e *encoder) appendEncoded(dst, name []byte) (out []byte, esc bool) {
-	if cap(e.pad) < len(name)+2*maxTokenLen {
-		e.pad = make([]byte, max(len(name)+2*maxTokenLen, 256))
+// find returns the code of the token with key lo, hi (see tokenKey), or 0
+// if there is none.
+func (c *codec) find(lo, hi uint64) uint16 {
+	x := hashKey(lo, hi)
+	t1, t2 := c.hash[hashSlot1(x)], c.hash[hashSlot2(x)]
+	if e1, e2 := tokenKey(&c.dec[t1&codeMask]); e1 == lo && e2 == hi {
+		return t1
 	}
-	p := e.pad[:len(name)+maxTokenLen]
-	copy(p, name)
-	clear(p[len(name):])
-	return names.appendPadded(dst, p, len(name))
+	if e1, e2 := tokenKey(&c.dec[t2&codeMask]); e1 == lo && e2 == hi {
+		return t2
+	}
+	return 0
 }
 
-// appendPadded appends the encoding of p[:n] to dst. p holds at least
-// maxTokenLen zero bytes after the name, which no token matches, so that
-// a candidate is compared as two 64-bit words.
+// lensSlot returns the slot of codec.lens for a token of length l that
+// starts with the bytes of lo (little-endian).
+func lensSlot(l int, lo uint64) uint32 {
+	switch {
+	case l < 4:
+		return lens2(lo)
+	case l < 8:
+		return lens4(lo)
+	}
+	return lens8(lo)
+}
+
+// lens2, lens4 and lens8 return the slot of codec.lens for the tokens of
+// 2-3, 4-7 and 8 or more bytes that may start with the bytes of lo: a hash
+// of its first 2, 4 and 8 bytes.
+func lens2(lo uint64) uint32 { return uint32((lo&0xffff)*0x9e3779b97f4a7c15>>40) % lensSize }
+
+func lens4(lo uint64) uint32 {
+	return uint32((lo&0xffffffff)*0xc2b2ae3d27d4eb4f>>40) % lensSize
+}
+
+func lens8(lo uint64) uint32 { return uint32(lo*0xff51afd7ed558ccd>>40) % lensSize }
+
+// appendTo appends the encoding of name to dst: at each position, the
+// longest token the name continues with, else the byte (see next).
 //
-// Guarded by BenchmarkKallsyms/Load (every stored name passes through here).
-func (c *codec) appendPadded(dst, p []byte, n int) (out []byte, esc bool) {
-	dst = slices.Grow(dst, 2*n) // an escape takes two bytes
-	o, buf := len(dst), dst[:cap(dst)]
-	for i := 0; i < n && o+1 < len(buf); {
-		w := p[i : i+maxTokenLen]
-		lo, hi := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
-		e := c.next[uint16(lo)]
-		if e == entEsc {
-			buf[o], buf[o+1] = escByte, byte(lo)
-			o, i, esc = o+2, i+1, true
-			continue
+// Guarded by BenchmarkKallsyms/Load (every stored name passes through here)
+// and BenchmarkNames/Encode.
+func (c *codec) appendTo(dst, name []byte) []byte {
+	dst = slices.Grow(dst, 2*len(name)) // one code per byte at most
+	// The bytes at a position are read as two 64-bit words: those of the
+	// last positions from a zero-padded copy of the name's end.
+	var tail [2 * len(token{})]byte
+	t0 := max(len(name)-len(token{}), 0)
+	copy(tail[:], name[t0:])
+	for i := 0; i < len(name); {
+		var lo, hi uint64
+		if i < t0 {
+			lo, hi = binary.LittleEndian.Uint64(name[i:]), binary.LittleEndian.Uint64(name[i+8:])
+		} else {
+			w := tail[(i-t0)&(len(token{})-1):]
+			lo, hi = binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 		}
-		code, k := byte(e), 1+int(e>>8&1)
-		if l := &c.long[e>>entLongShift]; (lo^l.lo)&l.mlo|(hi^l.hi)&l.mhi == 0 {
-			code, k = l.code, int(l.n)
-		}
-		buf[o] = code
-		o, i = o+1, i+k
+		code, k := c.next(lo, hi)
+		dst = binary.LittleEndian.AppendUint16(dst, code)
+		i += k
 	}
-	return buf[:o], esc
+	return dst
 }
+
+// next returns the code of the longest token that starts with the 16 bytes
+// lo, hi (little-endian), else of the byte, and its length. A token that
+// runs past a name's end does not match: the bytes past it are zeros,
+// which no token has.
+func (c *codec) next(lo, hi uint64) (code uint16, k int) {
+	// The lengths of the tokens that may start here (see codec.lens),
+	// tried longest first.
+	m := c.lens[lens8(lo)]&0xff00 | c.lens[lens4(lo)]&0x00f0 | c.lens[lens2(lo)]&0x000c
+	for m != 0 {
+		l := bits.Len16(m) - 1
+		m &^= 1 << l
+		// The key of a token of length l (see tokenKey), looked up as in
+		// find, written out to be inlined.
+		mask := &keyMasks[l&maxTokenLen]
+		klo, khi := lo&mask[0], hi&mask[1]|uint64(l)<<56
+		// The second slot is read only when the first misses: most
+		// tokens sit in their first slot, and each slot read is likely a
+		// cache miss.
+		x := hashKey(klo, khi)
+		t := c.hash[hashSlot1(x)]
+		if e := &c.dec[t&codeMask]; binary.LittleEndian.Uint64(e[:8]) == klo && binary.LittleEndian.Uint64(e[8:]) == khi {
+			return t, l
+		}
+		t = c.hash[hashSlot2(x)]
+		if e := &c.dec[t&codeMask]; binary.LittleEndian.Uint64(e[:8]) == klo && binary.LittleEndian.Uint64(e[8:]) == khi {
+			return t, l
+		}
+	}
+	return uint16(uint8(lo)), 1
+}
+
+// keyMasks[l] masks the first l bytes of two little-endian words.
+var keyMasks = func() (m [maxTokenLen + 1][2]uint64) {
+	for l := range m {
+		m[l][0] = ^uint64(0) >> (64 - 8*min(l, 8))
+		m[l][1] = ^uint64(0) >> (128 - 8*max(l, 8))
+	}
+	return m
+}()
 
 // appendEncodedString appends the encoding of name to dst, for callers
 // outside the parser.
 func appendEncodedString(dst []byte, name string) []byte {
-	var e encoder
-	out, _ := e.appendEncoded(dst, []byte(name))
-	return out
+	return names.appendTo(dst, []byte(name))
 }
 
-// appendDecoded appends the name encoded in enc to dst. It grows dst to
-// hold a full token block per input byte, then copies 16-byte blocks.
+// appendDecoded appends the name encoded in enc to dst. It grows dst to hold
+// a full 16-byte entry per code, then copies whole entries: it may write up
+// to 16 bytes past the name's end, within dst's capacity. Any enc decodes
+// without fault: a code is masked into the table, and an odd last byte is
+// ignored.
 //
-// Guarded by BenchmarkKallsyms/LookupAppend.
+// Guarded by BenchmarkKallsyms/LookupAppend and BenchmarkNames/Decode.
 func (c *codec) appendDecoded(dst, enc []byte) []byte {
-	dst = slices.Grow(dst, len(enc)*maxTokenLen)
-	p, buf := len(dst), dst[:cap(dst)]
-	for i := 0; i < len(enc); i++ {
-		b := enc[i]
-		if b == escByte {
-			if i++; i < len(enc) {
-				buf[p] = enc[i]
-				p++
-			}
-			continue
-		}
-		*(*[maxTokenLen]byte)(buf[p : p+maxTokenLen]) = c.dec[b].b
-		p += int(c.dec[b].n)
-	}
-	return buf[:p]
-}
-
-// appendPlain appends the name encoded in enc, which holds no escByte, to
-// dst. It grows dst to hold a full token block per input byte, then copies
-// 16-byte blocks.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
-func (c *codec) appendPlain(dst, enc []byte) []byte {
-	dst = slices.Grow(dst, len(enc)*maxTokenLen)
-	// Before token i, p <= len(dst) + i*maxTokenLen (no token is longer),
-	// so each 16-byte store stays within the capacity just grown: the
-	// stores go through unsafe only to drop a bounds check per token.
+	dst = slices.Grow(dst, len(enc)/2*len(token{}))
+	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
+	// stays within the capacity just grown: the stores go through unsafe
+	// only to drop a bounds check per code.
 	p, base, dec := len(dst), unsafe.Pointer(unsafe.SliceData(dst)), &c.dec
-	for _, b := range enc {
-		t := &dec[b]
-		*(*[maxTokenLen]byte)(unsafe.Add(base, p)) = t.b
-		p += int(t.n)
+	for i := 1; i < len(enc); i += 2 {
+		t := &dec[(uint16(enc[i-1])|uint16(enc[i])<<8)&codeMask]
+		*(*token)(unsafe.Add(base, p)) = *t
+		p += int(t[maxTokenLen])
 	}
 	return dst[:p]
 }
@@ -254,13 +306,10 @@ func (c *codec) appendPlain(dst, enc []byte) []byte {
 // string: one allocation of the name's size.
 //
 // Guarded by BenchmarkKallsyms/Lookup.
-//
-// plain promises that enc holds no escByte (names with escapes are stored
-// in the long form, see table).
-func (c *codec) decode(prefix string, enc []byte, plain bool) string {
+func (c *codec) decode(prefix string, enc []byte) string {
 	var buf [512]byte
-	if !plain || len(prefix)+len(enc)*maxTokenLen > len(buf) {
+	if len(prefix)+len(enc)/2*len(token{}) > len(buf) {
 		return string(c.appendDecoded([]byte(prefix), enc))
 	}
-	return string(c.appendPlain(append(buf[:0], prefix...), enc))
+	return string(c.appendDecoded(append(buf[:0], prefix...), enc))
 }

@@ -185,10 +185,13 @@ func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, e
 	}
 	t := s.mods[mod].tab
 	s.fill(sym, t, h, addr)
-	if h.idx >= 0 {
-		dst = t.appendName(dst, h)
+	if h.idx < 0 {
+		return dst, nil
 	}
-	return dst, nil
+	if h.pfx {
+		dst = append(dst, pfxPrefix...)
+	}
+	return names.appendDecoded(dst, t.encName(h)), nil
 }
 
 // fill sets the fields of sym other than Name for the hit h of table t,

@@ -23,8 +23,7 @@ import (
 // whose addresses depend on each other in that order and on nothing else.
 // A block ends early where its next entry would lie too far from its
 // start for a 16-bit lane. The names of all entries lie back to back in
-// names. plain says that no name holds escByte, so that every name can be
-// decoded with names.appendPlain.
+// names.
 //
 // A table whose addresses span 2 GiB or more is wide: its addresses are
 // in wide, and its headers' lanes are all padding.
@@ -37,7 +36,6 @@ type table struct {
 	wide   []uint64
 	types  []byte // kallsyms type letters, only with Options.Data
 	hidden int    // number of hidden __pfx_ symbols
-	plain  bool
 
 	// index[k] tells which block holds the offsets from base in [k<<shift,
 	// (k+1)<<shift) (see the index entry's constants). index is nil for
