@@ -175,6 +175,7 @@ func (b *builder) finish() *table {
 	}
 	b.fill(t)
 	if t.wide == nil {
+		t.narrow = padAddr
 		t.buildIndex()
 	}
 	return t

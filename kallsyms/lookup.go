@@ -13,10 +13,7 @@ import (
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) find(a uint64) (hit, bool) {
-	if t.n == 0 || a < t.base {
-		return hit{}, false
-	}
-	if t.wide != nil || a-t.base >= padAddr {
+	if a-t.base >= t.narrow { // (below base, an empty or wide table, or beyond)
 		return t.findWide(a)
 	}
 	o := uint32(a - t.base)
@@ -29,7 +26,8 @@ func (t *table) find(a uint64) (hit, bool) {
 	} else {
 		b = t.searchBlock(o)
 	}
-	h := unsafe.Pointer(&t.hdrs[b*hdrSize : (b+1)*hdrSize][0])
+	// b < t.nblocks(): the index and searchBlock name existing blocks.
+	h := unsafe.Add(unsafe.Pointer(unsafe.SliceData(t.hdrs)), b*hdrSize)
 	start := load32(h, startOff)
 	x := min(o-start, laneMax) // beyond laneMax: past every entry
 	c := countLanes(h, x)      // the entries at or below o
@@ -98,9 +96,12 @@ func countLanes(h unsafe.Pointer, x uint32) uintptr {
 	return uintptr(s * laneOnes >> 48) // the sum of the four lanes' counts
 }
 
-// findWide is find for a wide table, or for an address above every entry
-// of a narrow one.
+// findWide is find for an empty or wide table, for an address below a
+// table's base, or for one at or above its narrow limit.
 func (t *table) findWide(a uint64) (hit, bool) {
+	if t.n == 0 || a < t.base {
+		return hit{}, false
+	}
 	j := t.n // the first entry whose address is > a
 	if t.wide != nil {
 		j = t.upperWide(a)

@@ -293,9 +293,12 @@ func (c *codec) appendDecoded(dst, enc []byte) []byte {
 	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
 	// stays within the capacity just grown: the stores go through unsafe
 	// only to drop a bounds check per code.
+	// The codes are read through unsafe as well, at i+1 < len(enc).
 	p, base, dec := len(dst), unsafe.Pointer(unsafe.SliceData(dst)), &c.dec
-	for i := 1; i < len(enc); i += 2 {
-		t := &dec[(uint16(enc[i-1])|uint16(enc[i])<<8)&codeMask]
+	src := unsafe.Pointer(unsafe.SliceData(enc))
+	for i := 0; i < len(enc)-1; i += 2 {
+		b := (*[2]byte)(unsafe.Add(src, i))
+		t := &dec[(uint16(b[0])|uint16(b[1])<<8)&codeMask]
 		*(*token)(unsafe.Add(base, p)) = *t
 		p += int(t[maxTokenLen])
 	}

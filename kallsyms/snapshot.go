@@ -24,7 +24,7 @@ type Snapshot struct {
 	// hotMod (hotLen is 0 if none): resolve tries it before searching, as
 	// it is usually the kernel's text.
 	hotStart, hotLen uint64
-	hotMod           int
+	hot              *modEntry // in mods
 	data             bool
 	load             time.Duration
 }
@@ -152,13 +152,15 @@ func (m *modEntry) best(a uint64) hit {
 //
 // Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
-	mod, h := s.hotMod, hit{}
+	var t *table
+	var h hit
 	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
-		h = s.mods[mod].best(addr)
-	} else if mod, h = s.resolve(addr); mod < 0 {
+		t, h = s.hot.tab, s.hot.best(addr)
+	} else if mod, hr := s.resolve(addr); mod >= 0 {
+		t, h = s.mods[mod].tab, hr
+	} else {
 		return sym, ErrNotFound
 	}
-	t := s.mods[mod].tab
 	s.fill(&sym, t, h, addr)
 	if h.idx >= 0 {
 		sym.Name = t.symbolName(h)
@@ -176,14 +178,16 @@ func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, error) {
-	mod, h := s.hotMod, hit{}
+	var t *table
+	var h hit
 	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
-		h = s.mods[mod].best(addr)
-	} else if mod, h = s.resolve(addr); mod < 0 {
+		t, h = s.hot.tab, s.hot.best(addr)
+	} else if mod, hr := s.resolve(addr); mod >= 0 {
+		t, h = s.mods[mod].tab, hr
+	} else {
 		*sym = Symbol{}
 		return dst, ErrNotFound
 	}
-	t := s.mods[mod].tab
 	s.fill(sym, t, h, addr)
 	if h.idx < 0 {
 		return dst, nil
@@ -299,7 +303,7 @@ func (s *Snapshot) buildSegments() {
 	}
 	for k := 0; k+1 < len(s.segs); k++ {
 		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
-			s.hotStart, s.hotLen, s.hotMod = g.start, s.segs[k+1].start-g.start, int(s.cands[g.off])
+			s.hotStart, s.hotLen, s.hot = g.start, s.segs[k+1].start-g.start, &s.mods[s.cands[g.off]]
 		}
 	}
 }

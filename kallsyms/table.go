@@ -43,6 +43,10 @@ type table struct {
 	// buildIndex), which binary-search all blocks.
 	index []uint32
 	shift uint8
+
+	// narrow is padAddr for a table that is neither empty nor wide, else
+	// 0: find handles offsets from base below it.
+	narrow uint64
 }
 
 const (
