@@ -16,11 +16,12 @@
 // start, a 16-bit address lane and a 16-bit name bound per symbol and a
 // flag bit each, with an index of about four address buckets per block
 // that names the block of nearly every address, so that a lookup reads
-// the index, one header and the name. Names are compressed with a static
-// dictionary trained on kernel names and lie back to back. The __pfx_
-// padding symbols that precede most functions on 6.2+ kernels cost one
-// flag bit: they resolve and list like other symbols but store neither a
-// name nor an address. On a 6.18 kernel this is about 10 bytes per symbol.
+// the index, one header and the name. Names lie back to back, as 16-bit
+// codes of a static dictionary of 4,096 single bytes and words of kernel
+// names ("sched_", "x64_"), about four codes a name. The __pfx_ padding
+// symbols that precede most functions on 6.2+ kernels cost one flag bit:
+// they resolve and list like other symbols but store neither a name nor an
+// address. On a 6.18 kernel this is about 8 bytes per symbol.
 //
 // ReadModules reads /sys/module/*/{sections/.text,coresize,initstate,
 // notes/.note.gnu.build-id}; with that metadata an address inside a module
@@ -31,10 +32,11 @@
 // # Lookups
 //
 // Snapshot.Lookup resolves an address; LookupAppend does the same without
-// allocating, decoding the name into the caller's buffer: with a reused
-// buffer it is the fast path for profilers (see BENCH.md). LookupName finds symbols by name with a linear scan over the
-// compressed names. Modules lists modules with their address ranges and
-// build IDs.
+// allocating, filling the caller's Symbol and decoding the name into the
+// caller's buffer: with a reused buffer it is the fast path for profilers
+// (see BENCH.md). LookupName finds symbols by name with a linear scan over
+// the compressed names. Modules lists modules with their address ranges
+// and build IDs.
 //
 // # Reloading
 //
