@@ -38,7 +38,7 @@ func (t *table) find(a uint64) (hit, bool) {
 	// builder.push).
 	flags, above := load16(h, flagsOff), load16(h, lanesOff+2*c)
 	j := int(load32(h, entryOff)) + int(c)
-	if b2u(flags>>c&1 != 0)&b2u(x >= above-pfxGap) != 0 {
+	if b2u(flags>>(c&31)&1 != 0)&b2u(x >= above-pfxGap) != 0 { // (c <= markStride)
 		return hit{idx: j, pfx: true, start: t.base + uint64(start+above-pfxGap),
 			name: nameLoc(load32(h, namesOff), load32(h, boundsOff+2*c))}, true
 	}
