@@ -157,17 +157,6 @@ func b2u(b bool) uint64 {
 	return u
 }
 
-// symbolName returns the name of the symbol h as a new string.
-//
-// Guarded by BenchmarkKallsyms/Lookup.
-func (t *table) symbolName(h hit) string {
-	prefix := ""
-	if h.pfx {
-		prefix = pfxPrefix
-	}
-	return names.decode(prefix, t.encName(h))
-}
-
 // typeOf returns the kallsyms type letter of h, or 0 without Options.Data.
 func (t *table) typeOf(h hit) byte {
 	if t.types == nil || h.idx < 0 {

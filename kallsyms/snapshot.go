@@ -152,20 +152,10 @@ func (m *modEntry) best(a uint64) hit {
 //
 // Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
-	var t *table
-	var h hit
-	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
-		t, h = s.hot.tab, s.hot.best(addr)
-	} else if mod, hr := s.resolve(addr); mod >= 0 {
-		t, h = s.mods[mod].tab, hr
-	} else {
-		return sym, ErrNotFound
-	}
-	s.fill(&sym, t, h, addr)
-	if h.idx >= 0 {
-		sym.Name = t.symbolName(h)
-	}
-	return sym, nil
+	var buf [512]byte // on the stack: the name's only allocation is its string
+	name, err := s.LookupAppend(&sym, buf[:0], addr)
+	sym.Name = string(name)
+	return sym, err
 }
 
 // LookupAppend is Lookup without allocation, the fast path for profilers
