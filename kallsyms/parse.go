@@ -69,6 +69,47 @@ func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, o
 	return addr, typ, name, mod, true
 }
 
+// kernelLine parses the line at the start of c if it has the shape the
+// kernel writes for its own symbols: 16 hex digits, a space, the type
+// letter, a space and the name, then the newline, with no module and no
+// carriage return. It finds the name's end and the line's in one pass. n is
+// the line's length with its newline, or 0 for any other line, and for a
+// line that c does not hold whole: parseLine then splits it, or rejects it
+// with its reason.
+//
+// Guarded by BenchmarkKallsyms/Load.
+func kernelLine(c []byte) (addr uint64, typ byte, name []byte, n int) {
+	const nameAt = 19
+	if len(c) < nameAt+8 || c[16] != ' ' || c[18] != ' ' || isSpace(c[17]) || c[17] == '\n' {
+		return 0, 0, nil, 0
+	}
+	hi, okHi := hex8(binary.BigEndian.Uint64(c[:8]))
+	lo, okLo := hex8(binary.BigEndian.Uint64(c[8:16]))
+	if !okHi || !okLo {
+		return 0, 0, nil, 0
+	}
+	for i := nameAt; i+8 <= len(c) && i <= nameAt+MaxNameLen; i += 8 {
+		z := stops(binary.LittleEndian.Uint64(c[i:]))
+		if z == 0 {
+			continue
+		}
+		j := i + bits.TrailingZeros64(z)/8
+		if c[j] != '\n' || j == nameAt || j-nameAt > MaxNameLen || c[j-1] == '\r' {
+			return 0, 0, nil, 0
+		}
+		return hi<<32 | lo, c[17], c[nameAt:j], j + 1
+	}
+	return 0, 0, nil, 0
+}
+
+// stops marks, with the top bit of its byte, the first space, tab or
+// newline among the eight bytes of x (see spaces).
+func stops(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := x ^ 0x0a0a0a0a0a0a0a0a
+	return spaces(x) | (n-ones)&^n&highs
+}
+
 // hex8 returns the value of the eight hex digits in x, the first in its
 // top byte; ok is false unless all eight are hex digits. It works on all
 // eight bytes at once: for a byte b below 0x80, b + (0x80-lo) has its top
@@ -141,6 +182,18 @@ func (p *parser) feed(chunk []byte) error {
 		chunk = chunk[i+1:]
 	}
 	for len(chunk) > 0 {
+		if addr, typ, name, n := kernelLine(chunk); n > 0 {
+			p.line++
+			p.lines++
+			if addr != 0 {
+				p.nonzero = true
+			}
+			if p.data || isText(typ) {
+				p.builder(nil).add(addr, typ, name)
+			}
+			chunk = chunk[n:]
+			continue
+		}
 		i := bytes.IndexByte(chunk, '\n')
 		if i < 0 {
 			return p.carry(chunk)

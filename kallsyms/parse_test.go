@@ -255,3 +255,57 @@ func TestNameEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelLine checks the one-pass line parser against the general path
+// (trim, then splitFast or splitLine) on lines the kernel writes and on
+// near misses: every line it takes, the general path splits the same way,
+// and it leaves alone what the general path must judge (modules, spaces,
+// carriage returns, bad digits, names too long, lines cut by the chunk).
+func TestKernelLine(t *testing.T) {
+	const addr = "ffffffff81000000"
+	lines := []string{
+		addr + " T _stext\n", addr + " t a\n", addr + " t ab\n", addr + " t abcdefg\n",
+		addr + " t abcdefgh\n", addr + " t abcdefghi\n", addr + " t __pfx_do_sys_open\n",
+		addr + " t f\t[mod]\n", addr + " t f \n", addr + " t f\r\n", addr + " t  f\n",
+		addr + "  t f\n", addr + " \nt f\n", addr + " \tf\n", addr + " t \n", addr + " t\n",
+		"ffffffff8100000g t f\n", "ffffffff8100000 t f\n", "Ffffffff81000000 t f\n",
+		addr + " t " + strings.Repeat("n", MaxNameLen) + "\n",
+		addr + " t " + strings.Repeat("n", MaxNameLen+1) + "\n",
+		addr + " t name", addr + " t name_without_a_newline_at_all",
+		addr + " t a b\n", addr + " t a\tb\n", addr + " t \xff\x80\n",
+	}
+	for _, l := range lines {
+		for cut := len(l); cut >= len(l)-3 && cut > 0; cut-- {
+			c := []byte(l[:cut])
+			a, typ, name, n := kernelLine(c)
+			if n == 0 {
+				continue
+			}
+			line := c[:n-1]
+			if n > len(c) || c[n-1] != '\n' || bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("kernelLine(%q) took %d bytes", c, n)
+			}
+			p := newParser(false)
+			trimmed := line
+			for len(trimmed) > 0 && (isSpace(trimmed[len(trimmed)-1]) || trimmed[len(trimmed)-1] == '\r') {
+				trimmed = trimmed[:len(trimmed)-1]
+			}
+			wa, wt, wn, wm, ok := p.splitFast(trimmed)
+			if !ok {
+				var msg string
+				if wa, wt, wn, wm, msg = splitLine(trimmed); msg != "" {
+					t.Fatalf("kernelLine(%q) took a line the general path rejects: %s", c, msg)
+				}
+			}
+			if a != wa || typ != wt || string(name) != string(wn) || wm != nil {
+				t.Fatalf("kernelLine(%q) = %#x %c %q, general path %#x %c %q [%s]", c, a, typ, name, wa, wt, wn, wm)
+			}
+		}
+	}
+	// The kernel's own lines must take the fast path.
+	for _, l := range lines[:7] {
+		if _, _, _, n := kernelLine([]byte(l + addr)); n != len(l) {
+			t.Fatalf("kernelLine(%q) = %d, want %d", l, n, len(l))
+		}
+	}
+}
