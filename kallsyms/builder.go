@@ -61,9 +61,34 @@ type builder struct {
 	pendName []byte // the full name, "__pfx_" included
 }
 
+// Pools of the builders' storage, reused by the next load: pieces (see
+// chunks), and the meta and blocks slices.
+var addrPieces, blobPieces, metas, blockStarts sync.Pool
+
 func newBuilder(name string, data bool) *builder {
-	return &builder{name: name, data: data, sorted: true,
-		addrs: newChunks[uint64](12), blob: newChunks[byte](16)}
+	b := &builder{name: name, data: data, sorted: true,
+		addrs: newChunks[uint64](12, &addrPieces), blob: newChunks[byte](16, &blobPieces)}
+	if p, ok := metas.Get().(*[]uint8); ok {
+		b.meta = (*p)[:0]
+	}
+	if p, ok := blockStarts.Get().(*[]blockStart); ok {
+		b.blocks = (*p)[:0]
+	}
+	return b
+}
+
+// release gives the builder's storage back to the pools, once its table
+// is finished; the builder must not be used again.
+func (b *builder) release() {
+	b.addrs.release()
+	b.blob.release()
+	if m := b.meta[:0]; cap(m) > 0 {
+		metas.Put(&m)
+	}
+	if bs := b.blocks[:0]; cap(bs) > 0 {
+		blockStarts.Put(&bs)
+	}
+	b.meta, b.blocks = nil, nil
 }
 
 // add records one symbol, in file order. name is not retained.
@@ -365,5 +390,7 @@ func (b *builder) resorted() *table {
 	for _, s := range syms {
 		nb.add(s.addr, s.typ, []byte(s.name))
 	}
-	return nb.finish()
+	t := nb.finish()
+	nb.release()
+	return t
 }

@@ -67,6 +67,7 @@ func build(bs []*builder, opts *Options) *Snapshot {
 	tabs := make([]*table, len(bs))
 	for i, b := range bs {
 		tabs[i] = b.finish()
+		b.release()
 		if opts.Reuse != nil {
 			if j, ok := opts.Reuse.byName[tabs[i].name]; ok {
 				if old := opts.Reuse.mods[j].tab; old.equal(tabs[i]) {

@@ -47,7 +47,7 @@ func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, o
 	if len(l) < 20 || l[16] != ' ' || l[18] != ' ' || isSpace(l[17]) {
 		return 0, 0, nil, nil, false
 	}
-	hi, okHi := hex8(binary.BigEndian.Uint64(l[:8]))
+	hi, okHi := hexHigh(binary.BigEndian.Uint64(l[:8]))
 	lo, okLo := hex8(binary.BigEndian.Uint64(l[8:16]))
 	addr = hi<<32 | lo
 	typ, rest := l[17], l[19:]
@@ -83,16 +83,19 @@ func kernelLine(c []byte) (addr uint64, typ byte, name []byte, n int) {
 	if len(c) < nameAt+8 || c[16] != ' ' || c[18] != ' ' || isSpace(c[17]) || c[17] == '\n' {
 		return 0, 0, nil, 0
 	}
-	hi, okHi := hex8(binary.BigEndian.Uint64(c[:8]))
+	hi, okHi := hexHigh(binary.BigEndian.Uint64(c[:8]))
 	lo, okLo := hex8(binary.BigEndian.Uint64(c[8:16]))
 	if !okHi || !okLo {
 		return 0, 0, nil, 0
 	}
 	for i := nameAt; i+8 <= len(c) && i <= nameAt+MaxNameLen; i += 8 {
-		z := stops(binary.LittleEndian.Uint64(c[i:]))
+		z := controls(binary.LittleEndian.Uint64(c[i:]))
 		if z == 0 {
 			continue
 		}
+		// The name ends at its first control byte or space, which must be
+		// the newline; a tab (a module follows), a space or any other
+		// byte below '!' is for parseLine to judge.
 		j := i + bits.TrailingZeros64(z)/8
 		if c[j] != '\n' || j == nameAt || j-nameAt > MaxNameLen || c[j-1] == '\r' {
 			return 0, 0, nil, 0
@@ -102,12 +105,25 @@ func kernelLine(c []byte) (addr uint64, typ byte, name []byte, n int) {
 	return 0, 0, nil, 0
 }
 
-// stops marks, with the top bit of its byte, the first space, tab or
-// newline among the eight bytes of x (see spaces).
-func stops(x uint64) uint64 {
+// controls marks, with the top bit of its byte, the first byte below '!'
+// (a space, tab, newline or other control byte) among the eight bytes of
+// x, the lowest-addressed in its low bits, and possibly bytes after it; it
+// is 0 when there is none. (A byte is below '!' exactly when subtracting
+// '!' borrows from its top bit while the byte's own top bit is clear; a
+// borrow reaches the next byte only from a byte that is marked.)
+func controls(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n := x ^ 0x0a0a0a0a0a0a0a0a
-	return spaces(x) | (n-ones)&^n&highs
+	return (x - '!'*ones) &^ x & highs
+}
+
+// hexHigh is hex8 for the high half of an address: on 64-bit kernels
+// almost every address starts with "ffffffff", which it recognizes with
+// one compare.
+func hexHigh(x uint64) (v uint64, ok bool) {
+	if x == 0x6666666666666666 { // "ffffffff"
+		return 0xffffffff, true
+	}
+	return hex8(x)
 }
 
 // hex8 returns the value of the eight hex digits in x, the first in its

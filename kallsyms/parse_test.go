@@ -272,7 +272,8 @@ func TestKernelLine(t *testing.T) {
 		addr + " t " + strings.Repeat("n", MaxNameLen) + "\n",
 		addr + " t " + strings.Repeat("n", MaxNameLen+1) + "\n",
 		addr + " t name", addr + " t name_without_a_newline_at_all",
-		addr + " t a b\n", addr + " t a\tb\n", addr + " t \xff\x80\n",
+		addr + " t a b\n", addr + " t a\tb\n", addr + " t \xff\x80\n", addr + " t a\x01b\n",
+		"FFFFFFFF81000000 t f\n", "ffffffffffffffff t f\n", "0000000000000000 t f\n",
 	}
 	for _, l := range lines {
 		for cut := len(l); cut >= len(l)-3 && cut > 0; cut-- {
