@@ -367,12 +367,14 @@ func skipSpace(b []byte) []byte {
 }
 
 // Load's reading goroutine hands the input to the parser in chunks of
-// chunkSize bytes, through nbuf buffers. Each hand-over wakes the parser
-// on the other CPU, which costs the reading side about as much as
-// parsing 50 KB does, so chunks are big; but the last chunk is parsed
-// after the kernel's last read, so they are not bigger
-// (BenchmarkKallsyms/Load measured 64 KiB chunks at 1.15x the floor,
-// 128-256 KiB at 1.07x, 512 KiB at 1.13x).
+// chunkSize bytes, through nbuf buffers. On the 2-CPU VM of
+// BenchmarkKallsyms/Load every hand-over (the parser, idle, is woken on
+// the other CPU) slows the kernel's read measurably, so chunks are big;
+// but the last chunk is parsed after the kernel's last read, so they are
+// not bigger. Load's time over the floor read, medians of alternating
+// rounds: 64 KiB chunks 1.13-1.15x, 160 KiB 1.11x, 256 KiB 1.06-1.07x,
+// 384 KiB 1.09x, 512 KiB 1.13x; a parser polling every millisecond
+// instead of being woken, 1.07x.
 const (
 	chunkSize = 256 << 10
 	nbuf      = 2
