@@ -290,19 +290,26 @@ func appendEncodedString(dst []byte, name string) []byte {
 // Guarded by BenchmarkKallsyms/LookupAppend and BenchmarkNames/Decode.
 func (c *codec) appendDecoded(dst, enc []byte) []byte {
 	dst = slices.Grow(dst, len(enc)/2*len(token{}))
+	return dst[:c.decodeAt(dst, len(dst), enc)]
+}
+
+// decodeAt writes the name encoded in enc to dst from offset p on, a full
+// 16-byte entry per code, and returns the offset after the name. cap(dst)
+// must be at least p + len(enc)/2*16 (as appendDecoded grows it). It is
+// small enough to be inlined into LookupAppend.
+func (c *codec) decodeAt(dst []byte, p int, enc []byte) int {
 	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
-	// stays within the capacity just grown: the stores go through unsafe
-	// only to drop a bounds check per code.
-	// The codes are read through unsafe as well, at i+1 < len(enc).
-	p, base, dec := len(dst), unsafe.Pointer(unsafe.SliceData(dst)), &c.dec
-	src := unsafe.Pointer(unsafe.SliceData(enc))
+	// stays within the capacity: the stores go through unsafe only to drop
+	// a bounds check per code. The codes are read through unsafe as well,
+	// at i+1 < len(enc).
+	base, src := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(enc))
 	for i := 0; i < len(enc)-1; i += 2 {
 		b := (*[2]byte)(unsafe.Add(src, i))
-		t := &dec[(uint16(b[0])|uint16(b[1])<<8)&codeMask]
+		t := &c.dec[(uint16(b[0])|uint16(b[1])<<8)&codeMask]
 		*(*token)(unsafe.Add(base, p)) = *t
 		p += int(t[maxTokenLen])
 	}
-	return dst[:p]
+	return p
 }
 
 // decode returns prefix followed by the name encoded in enc, as a new

@@ -25,6 +25,7 @@ type Snapshot struct {
 	// it is usually the kernel's text.
 	hotStart, hotLen uint64
 	hot              *modEntry // in mods
+	hotTab           *table    // hot.tab, one load nearer
 	data             bool
 	load             time.Duration
 }
@@ -171,7 +172,11 @@ func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, e
 	var t *table
 	var h hit
 	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
-		t, h = s.hot.tab, s.hot.best(addr)
+		t = s.hotTab
+		var ok bool
+		if h, ok = t.find(addr); !ok {
+			h = hit{idx: -1, start: s.hot.start}
+		}
 	} else if mod, hr := s.resolve(addr); mod >= 0 {
 		t, h = s.mods[mod].tab, hr
 	} else {
@@ -185,7 +190,11 @@ func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, e
 	if h.pfx {
 		dst = append(dst, pfxPrefix...)
 	}
-	return names.appendDecoded(dst, t.encName(h)), nil
+	// names.appendDecoded, written out so that the decoding loop is
+	// inlined here.
+	enc := t.encName(h)
+	dst = slices.Grow(dst, len(enc)/2*len(token{}))
+	return dst[:names.decodeAt(dst, len(dst), enc)], nil
 }
 
 // fill sets the fields of sym other than Name for the hit h of table t,
@@ -294,6 +303,7 @@ func (s *Snapshot) buildSegments() {
 	for k := 0; k+1 < len(s.segs); k++ {
 		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
 			s.hotStart, s.hotLen, s.hot = g.start, s.segs[k+1].start-g.start, &s.mods[s.cands[g.off]]
+			s.hotTab = s.hot.tab
 		}
 	}
 }
