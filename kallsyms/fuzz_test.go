@@ -58,9 +58,10 @@ func checkConsistent(t *testing.T, s *Snapshot) {
 }
 
 // FuzzUevent checks that parseUevent never panics, and that an event it
-// accepts parses back the same from the kernel's format. The seed corpus in testdata/fuzz/FuzzUevent holds a real
-// kernel event (writing "change" to /sys/devices/virtual/mem/null/uevent on
-// Linux 6.18, received with sender port id 0).
+// accepts parses back the same from the kernel's format. The seed corpus
+// in testdata/fuzz/FuzzUevent holds a real kernel event (writing "change"
+// to /sys/devices/virtual/mem/null/uevent on Linux 6.18, received with
+// sender port id 0).
 func FuzzUevent(f *testing.F) {
 	f.Add([]byte("add@/module/x\x00ACTION=add\x00DEVPATH=/module/x\x00SUBSYSTEM=module\x00SEQNUM=7\x00"))
 	f.Add([]byte("libudev\x00\xfe\xed\xca\xfe"))
