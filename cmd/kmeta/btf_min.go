@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
 type btfMinFlags struct {
@@ -121,5 +121,5 @@ func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags) error {
 		_, err = c.stdout.Write(data)
 		return err
 	}
-	return os.WriteFile(out, data, 0o644)
+	return atomicfile.WriteFile(out, data, 0o644)
 }

@@ -17,12 +17,29 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
+	if printable(err) {
 		fmt.Fprintf(os.Stderr, "kmeta: %v\n", err)
-		os.Exit(1)
+	}
+	os.Exit(exitStatus(ctx, err))
+}
+
+// signalContext returns a context that SIGINT or SIGTERM cancels, with the
+// signal as its cause, so that the exit status can be 128+signal.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if sig, ok := <-ch; ok {
+			cancel(signalCause{sig: sig.(syscall.Signal)})
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
 	}
 }
 
