@@ -45,6 +45,8 @@ func FuzzParse(f *testing.F) {
 	b.typ("", btf.KindPointer, 0, false, 2)
 	small := b.bytes()
 	f.Add(small)
+	// A big-endian header whose hdr_len ends inside the layout fields.
+	f.Add([]byte{0xeb, 0x9f, 1, 0, 0, 0, 0, 25, 24: 0})
 	base, err := btf.Parse(small)
 	if err != nil {
 		f.Fatal(err)

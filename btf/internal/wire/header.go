@@ -102,13 +102,23 @@ func parseHeader(b []byte, bo binary.ByteOrder) (Header, error) {
 		h.LayoutOff, h.LayoutLen = bo.Uint32(b[24:]), bo.Uint32(b[28:])
 	}
 	// A longer header than we know is allowed only if the rest is zero, as
-	// the kernel requires.
-	for i := min(h.HdrLen, HeaderLenLayout); i < h.HdrLen; i++ {
+	// the kernel requires. A header that ends inside the layout fields has
+	// none of them: its bytes past the 24 known ones are such a rest.
+	for i := h.known(); i < h.HdrLen; i++ {
 		if b[i] != 0 {
 			return h, fmt.Errorf("header: unknown non-zero header byte at offset %d", i)
 		}
 	}
 	return h, nil
+}
+
+// known returns how many bytes of the header hold fields kmeta knows: 32
+// with the layout section's, else 24.
+func (h Header) known() uint32 {
+	if h.HdrLen >= HeaderLenLayout {
+		return HeaderLenLayout
+	}
+	return HeaderLen
 }
 
 func (h Header) checkSections(total uint64) error {
@@ -163,7 +173,7 @@ func Swap(b []byte, h Header) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
 	swap16(out[0:2])
-	for i := 4; i < int(min(h.HdrLen, HeaderLenLayout)); i += 4 {
+	for i := 4; i < int(h.known()); i += 4 {
 		swap32(out[i : i+4])
 	}
 	types := out[h.HdrLen+h.TypeOff:][:h.TypeLen]

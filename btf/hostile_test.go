@@ -1,0 +1,77 @@
+package btf_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// TestHeaderLenShortOfLayout: a header whose hdr_len lies between the
+// 24-byte header and the 32-byte one must be rejected or read, never crash,
+// in either byte order, whatever follows it.
+func TestHeaderLenShortOfLayout(t *testing.T) {
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for hdrLen := uint32(25); hdrLen < 32; hdrLen++ {
+			for extra := 0; extra < 8; extra++ {
+				b := make([]byte, hdrLen+uint32(extra))
+				bo.PutUint16(b, 0xeb9f)
+				b[2] = 1
+				bo.PutUint32(b[4:], hdrLen)
+				if _, err := btf.Parse(b); err == nil {
+					t.Errorf("%v hdr_len %d +%d: no error", bo, hdrLen, extra)
+				}
+			}
+		}
+	}
+}
+
+// withHeader re-encodes a small native-order BTF blob in byte order bo with
+// a header of hdrLen bytes whose bytes past the 24 known ones are tail.
+func withHeader(t *testing.T, native []byte, bo binary.ByteOrder, hdrLen uint32, tail byte) []byte {
+	t.Helper()
+	h, err := wire.ParseHeader(native, binary.NativeEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := native[h.HdrLen:]
+	types := make([]byte, 0, h.TypeLen)
+	for i := uint32(0); i < h.TypeLen; i += 4 {
+		types = bo.(binary.AppendByteOrder).AppendUint32(types, binary.NativeEndian.Uint32(body[h.TypeOff+i:]))
+	}
+	h.HdrLen = 24
+	out := wire.AppendHeader(nil, h, bo.(binary.AppendByteOrder))
+	bo.PutUint32(out[4:], hdrLen)
+	for len(out) < int(hdrLen) {
+		out = append(out, tail)
+	}
+	out = append(out, types...)
+	return append(out, body[h.StrOff:h.StrOff+h.StrLen]...)
+}
+
+func TestHeaderLenTail(t *testing.T) {
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	native := b.bytes()
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for hdrLen := uint32(24); hdrLen < 32; hdrLen++ {
+			s, err := btf.Parse(withHeader(t, native, bo, hdrLen, 0))
+			if err != nil {
+				t.Errorf("%v hdr_len %d, zero tail: %v", bo, hdrLen, err)
+				continue
+			}
+			if got := s.HeaderLen(); got != int(hdrLen) {
+				t.Errorf("%v: HeaderLen %d, want %d", bo, got, hdrLen)
+			}
+			if typ, err := s.TypeByID(1); err != nil || typ.Name() != "int" {
+				t.Errorf("%v hdr_len %d: type 1 = %v, %v", bo, hdrLen, typ, err)
+			}
+			if hdrLen > 24 {
+				if _, err := btf.Parse(withHeader(t, native, bo, hdrLen, 1)); err == nil {
+					t.Errorf("%v hdr_len %d, non-zero tail: no error", bo, hdrLen)
+				}
+			}
+		}
+	}
+}
