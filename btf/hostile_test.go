@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -72,6 +73,24 @@ func TestHeaderLenTail(t *testing.T) {
 					t.Errorf("%v hdr_len %d, non-zero tail: no error", bo, hdrLen)
 				}
 			}
+		}
+	}
+}
+
+// TestKindZeroRejected: libbpf and the kernel reject a record of kind 0
+// (BTF_KIND_UNKN); so must Parse, whether the section is walked in one
+// piece or in two halves.
+func TestKindZeroRejected(t *testing.T) {
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	b.typ("", 0, 0, false, 0)
+	for _, split := range []bool{false, true} {
+		if split {
+			defer btf.SetSplitMin(0)()
+		}
+		_, err := btf.Parse(b.bytes())
+		if err == nil || !strings.Contains(err.Error(), "kind 0") {
+			t.Errorf("split %v: err = %v, want an error about kind 0", split, err)
 		}
 	}
 }

@@ -368,6 +368,8 @@ func (s *Spec) merge(wk *walker, h *half) {
 // recordError checks the kind and bounds of the record of type id at off.
 func recordError(id TypeID, off, end, info, fixed, size uint32) error {
 	switch {
+	case fixed == 0 && wire.InfoKind(info) == wire.KindUnknown:
+		return typeErr(id, off, "kind 0 (UNKN) is not a type record (libbpf and the kernel reject it)")
 	case fixed == 0:
 		return typeErr(id, off, "unknown kind %d", wire.InfoKind(info))
 	case size > end-off:

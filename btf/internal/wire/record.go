@@ -189,7 +189,9 @@ type Sizes struct {
 func (l *Layouts) Sizes() Sizes {
 	var s Sizes
 	for k, e := range l {
-		if e.Known {
+		// Kind 0 is void, never a record: libbpf and the kernel reject
+		// it, and a zero fixed size makes walkers reject it too.
+		if e.Known && k != int(KindUnknown) {
 			s.fixed[k] = TypeSize + uint32(e.InfoSize)
 			s.elem[k] = uint32(e.ElemSize)
 		}
@@ -198,7 +200,7 @@ func (l *Layouts) Sizes() Sizes {
 }
 
 // Parts returns the fixed size of a record of kind k (0 if the kind is not
-// described) and the size of one of its vlen elements.
+// described, or is kind 0) and the size of one of its vlen elements.
 func (s *Sizes) Parts(k Kind) (fixed, elem uint32) {
 	return s.fixed[k&infoKindMask], s.elem[k&infoKindMask]
 }
