@@ -1,0 +1,199 @@
+package input
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+)
+
+// Format is a compression format.
+type Format int
+
+// The formats Decompress reads. Zlib has no magic number of its own that
+// Detect looks for; it appears in compressed ELF sections.
+const (
+	None Format = iota
+	Gzip
+	Xz
+	Zstd
+	Zlib
+)
+
+func (f Format) String() string {
+	return [...]string{"none", "gzip", "xz", "zstd", "zlib"}[f]
+}
+
+// Magic numbers of the formats Detect recognizes.
+var (
+	magicGzip = []byte{0x1f, 0x8b}
+	magicXz   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
+	magicZstd = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// Detect tells the compression format of data from its first bytes: Gzip,
+// Xz, Zstd, or None.
+func Detect(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, magicGzip):
+		return Gzip
+	case bytes.HasPrefix(head, magicXz):
+		return Xz
+	case bytes.HasPrefix(head, magicZstd):
+		return Zstd
+	}
+	return None
+}
+
+// minWindow is the smallest window bound: every zstd level up to 19 and
+// every xz preset up to -6 fit in it.
+const minWindow = 8 << 20
+
+// maxWindow bounds the memory a decompressor may keep of its own (a zstd
+// window, an xz dictionary) for data limited to limit bytes.
+func maxWindow(limit int64) int64 { return max(limit/8, minWindow) }
+
+// Decompress returns a reader of what data, compressed in format f,
+// decompresses to, and the size it claims for that (0 if it claims none:
+// gzip's trailer is only a hint modulo 4 GiB). It refuses a claim over
+// limit, and a zstd window or an xz dictionary over an eighth of it.
+func Decompress(f Format, data []byte, limit int64) (io.Reader, int64, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	switch f {
+	case Gzip:
+		r, err := gzip.NewReader(bytes.NewReader(data))
+		return r, 0, err
+	case Zlib:
+		r, err := zlib.NewReader(bytes.NewReader(data))
+		return r, 0, err
+	case Xz:
+		return newXz(data, limit)
+	case Zstd:
+		return newZstd(data, limit)
+	}
+	return nil, 0, fmt.Errorf("compression format %v", f)
+}
+
+func newZstd(data []byte, limit int64) (io.Reader, int64, error) {
+	var h zstd.Header
+	if err := h.Decode(data); err != nil {
+		return nil, 0, err
+	}
+	var claim int64
+	if h.HasFCS {
+		claim = int64(min(h.FrameContentSize, 1<<62))
+		if claim > limit {
+			return nil, 0, &TooLargeError{What: "zstd data", Limit: limit, Claim: claim}
+		}
+	}
+	w := uint64(maxWindow(limit))
+	d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxWindow(w), zstd.WithDecoderMaxMemory(w), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return nil, 0, err
+	}
+	return closingZstd{d}, claim, nil
+}
+
+// closingZstd releases the decoder's goroutines and buffers at the end of
+// the stream or at the first error.
+type closingZstd struct{ d *zstd.Decoder }
+
+func (z closingZstd) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if err != nil {
+		z.d.Close()
+	}
+	return n, err
+}
+
+func newXz(data []byte, limit int64) (io.Reader, int64, error) {
+	size, dict, err := xzScan(data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("xz: %w", err)
+	}
+	if size > limit {
+		return nil, 0, &TooLargeError{What: "xz data", Limit: limit, Claim: size}
+	}
+	if w := maxWindow(limit); dict > w {
+		return nil, 0, fmt.Errorf("xz: dictionary of %s, more than the %s allowed for a limit of %s",
+			FormatSize(dict), FormatSize(w), FormatSize(limit))
+	}
+	r, err := xz.NewReader(bytes.NewReader(data))
+	return r, size, err
+}
+
+// Inflate decompresses data, in format f, into memory under o (whose
+// Claim it sets from the data's).
+func Inflate(ctx context.Context, f Format, data []byte, o Options) (*Data, error) {
+	r, claim, err := Decompress(f, data, o.limit())
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", f, err)
+	}
+	if claim > 0 {
+		o.Claim = claim
+	}
+	if o.What == "" {
+		o.What = "decompressed " + f.String() + " data"
+	}
+	d, err := ReadAll(ctx, r, o)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", f, err)
+	}
+	return d, nil
+}
+
+// ELF compression types (ch_type) and header sizes.
+const (
+	elfCompressZlib = 1
+	elfCompressZstd = 2
+	chdr32Len       = 12
+	chdr64Len       = 24
+)
+
+// InflateELFSection decompresses the contents of an ELF section flagged
+// SHF_COMPRESSED (an Elf32_Chdr or Elf64_Chdr, then zlib or zstd data),
+// of an ELF file of class 32 or 64 bits in byte order bo, under o.
+func InflateELFSection(ctx context.Context, sec []byte, is64 bool, bo binary.ByteOrder, o Options) (*Data, error) {
+	var typ uint32
+	var size uint64
+	hdr := chdr32Len
+	if is64 {
+		hdr = chdr64Len
+	}
+	if len(sec) < hdr {
+		return nil, fmt.Errorf("compressed section of %d bytes, shorter than its %d-byte header", len(sec), hdr)
+	}
+	typ = bo.Uint32(sec)
+	if is64 {
+		size = bo.Uint64(sec[8:])
+	} else {
+		size = uint64(bo.Uint32(sec[4:]))
+	}
+	f := map[uint32]Format{elfCompressZlib: Zlib, elfCompressZstd: Zstd}[typ]
+	if f == None {
+		return nil, fmt.Errorf("unknown ELF compression type %d", typ)
+	}
+	limit := o.limit()
+	if size > uint64(limit) {
+		return nil, &TooLargeError{What: o.what(), Limit: limit, Claim: int64(min(size, 1<<62))}
+	}
+	o.Claim = int64(size)
+	d, err := Inflate(ctx, f, sec[hdr:], o)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(d.Bytes())) != size {
+		d.Release()
+		return nil, fmt.Errorf("compressed section inflates to %d bytes, its header says %d", len(d.Bytes()), size)
+	}
+	return d, nil
+}

@@ -1,0 +1,124 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"golang.org/x/sys/unix"
+)
+
+// OpenFile opens path for reading without blocking: with O_NONBLOCK, so
+// that opening a FIFO does not wait for a writer. It accepts regular
+// files, FIFOs and character devices, and refuses anything else (a
+// directory, a socket) with an error that says what it is.
+func OpenFile(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular(), m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
+		return f, fi, nil
+	default:
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: not a regular file or a pipe (%v)", path, m.Type())
+	}
+}
+
+// File reads the file at path under o: a regular file of known size is
+// mapped (read-only, private) if it can be, or read; a FIFO or a file
+// without a size (procfs) is read until its end. Opening never blocks, and
+// reading stops when ctx is done (ctx may be nil). o.What defaults to
+// path.
+func File(ctx context.Context, path string, o Options) (*Data, error) {
+	f, fi, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if o.What == "" {
+		o.What = path
+	}
+	limit := o.limit()
+	if fi.Mode().IsRegular() && fi.Size() > 0 {
+		if fi.Size() > limit {
+			return nil, &TooLargeError{What: o.What, Limit: limit, Claim: fi.Size()}
+		}
+		if b, unmap, err := mmap.File(f, fi.Size()); err == nil {
+			d := &Data{b: b, unmap: unmap, Mapped: true}
+			if o.Check != nil {
+				if err := o.Check(b[:min(len(b), o.CheckLen)]); err != nil {
+					d.Release()
+					return nil, err
+				}
+			}
+			return d, nil
+		}
+		o.Claim = fi.Size() // sysfs before Linux 6.16 cannot be mapped
+	}
+	var r io.Reader = f
+	if fi.Mode()&os.ModeNamedPipe != 0 {
+		r = &fifoReader{f: f}
+	}
+	if ctx != nil {
+		// The file is non-blocking and so in Go's poller: a deadline
+		// interrupts a read that waits.
+		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	d, err := ReadAll(ctx, r, o)
+	if err != nil && ctx != nil && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return d, err
+}
+
+// fifoReader reads a FIFO opened with O_NONBLOCK. Such a read returns
+// end-of-file at once while no writer has opened the FIFO yet; the first
+// time that happens, fifoReader waits for the FIFO to become readable
+// instead (data, or a writer that came and went), as a blocking open and
+// read would, but interruptibly.
+type fifoReader struct {
+	f      *os.File
+	waited bool
+}
+
+func (r *fifoReader) Read(p []byte) (int, error) {
+	rc, err := r.f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		n, rerr = unix.Read(int(fd), p)
+		if rerr == unix.EAGAIN || rerr == unix.EINTR {
+			return false
+		}
+		if n == 0 && rerr == nil && !r.waited && len(p) > 0 {
+			r.waited = true
+			return false
+		}
+		r.waited = true
+		return true
+	})
+	if err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}

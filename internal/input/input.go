@@ -1,0 +1,229 @@
+// Package input reads kmeta's inputs whole into memory under one size
+// limit: standard input and pipes, files that cannot be mapped, and what
+// compressed data (.gz, .xz, .zst files, compressed ELF sections) inflates
+// to.
+//
+// Every reader here stops at the limit, refuses data that claims to be
+// bigger than the limit (a zstd frame's content size, an xz index, an ELF
+// compression header) before reading it, shows the first bytes that come
+// out to the caller's check (its magic numbers) before reading on, and
+// keeps peak memory close to the size of the data: the data grows in place
+// in an anonymous mapping (mmap.Growable, never two copies), and a
+// decompressor's own window is bounded by an eighth of the limit.
+//
+// # Concurrency
+//
+// Functions here are safe for concurrent use. A Data is not: release it
+// once, when no slice of it is in use.
+//
+// # Security
+//
+// Sizes from the input (claims, dictionary sizes, window sizes) are checked
+// against the limit before anything is allocated for them, so a small
+// malicious file cannot make a reader allocate more than about 1.125
+// times the limit.
+package input
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+// DefaultLimit is the size limit used when Options.Limit is zero: 1 GiB,
+// above any kernel's BTF or a vmlinux ELF file (a Debian vmlinux with
+// debug information is about 600 MB).
+const DefaultLimit int64 = 1 << 30
+
+// ErrTooLarge matches (errors.Is) every TooLargeError.
+var ErrTooLarge = errors.New("input too large")
+
+// TooLargeError reports input over the limit.
+type TooLargeError struct {
+	What  string // the input: "standard input", "decompressed data", ...
+	Limit int64
+	Claim int64 // the size the input claimed to have; 0 if its data ran over
+}
+
+// Error says what was too large, and by which measure.
+func (e *TooLargeError) Error() string {
+	if e.Claim > 0 {
+		return fmt.Sprintf("%s claims %s, more than the limit of %s", e.What, FormatSize(e.Claim), FormatSize(e.Limit))
+	}
+	return fmt.Sprintf("%s is larger than the limit of %s", e.What, FormatSize(e.Limit))
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Options say how much to read and how to check it.
+type Options struct {
+	// Limit is the largest size accepted; 0 means DefaultLimit.
+	Limit int64
+	// What names the input in errors.
+	What string
+	// Claim is the size the input says it has (0 if unknown). A claim over
+	// the limit is an error before anything is read; otherwise it sizes
+	// the first allocation.
+	Claim int64
+	// Check, if not nil, is called once with the first CheckLen bytes (or
+	// all of them, if fewer), before more is read. Its error ends the read.
+	Check    func(head []byte) error
+	CheckLen int
+}
+
+func (o *Options) limit() int64 {
+	if o.Limit <= 0 {
+		return DefaultLimit
+	}
+	return o.Limit
+}
+
+func (o *Options) what() string {
+	if o.What == "" {
+		return "input"
+	}
+	return o.What
+}
+
+// Data is input in memory: read, or mapped (see File). Release frees it.
+type Data struct {
+	b      []byte
+	g      *mmap.Growable
+	unmap  func() error
+	Mapped bool // the data is a file's mapping, not a copy in memory
+}
+
+// Bytes returns the data; it is invalid after Release.
+func (d *Data) Bytes() []byte { return d.b }
+
+// Release frees the memory. It is safe to call more than once.
+func (d *Data) Release() error {
+	d.b = nil
+	if d.unmap != nil {
+		unmap := d.unmap
+		d.unmap = nil
+		return unmap()
+	}
+	return d.g.Free()
+}
+
+// chunk bounds a single Read, so that a cancelled context is noticed
+// within one chunk.
+const chunk = 1 << 20
+
+// ReadAll reads r to its end, at most o.Limit bytes, stopping early when
+// ctx is done (ctx may be nil). See Options for the checks it makes.
+func ReadAll(ctx context.Context, r io.Reader, o Options) (*Data, error) {
+	limit := o.limit()
+	if o.Claim > limit {
+		return nil, &TooLargeError{What: o.what(), Limit: limit, Claim: o.Claim}
+	}
+	first := int64(chunk)
+	if o.Claim > 0 {
+		first = o.Claim + 1 // +1: see EOF without growing
+	}
+	g, err := mmap.NewGrowable(int(min(first, limit+1)))
+	if err != nil {
+		return nil, err
+	}
+	d := &Data{g: g}
+	if err := d.fill(ctx, r, &o, limit); err != nil {
+		d.Release()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) error {
+	buf, n, checked := d.g.Bytes(), 0, o.Check == nil
+	for {
+		if ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if n == len(buf) {
+			if int64(n) > limit {
+				return &TooLargeError{What: o.what(), Limit: limit}
+			}
+			var err error
+			if buf, err = d.g.Grow(int(min(2*int64(n), limit+1))); err != nil {
+				return err
+			}
+		}
+		m, err := r.Read(buf[n:min(len(buf), n+chunk)])
+		n += m
+		if !checked && (n >= o.CheckLen || err != nil) {
+			checked = true
+			if cerr := o.Check(buf[:min(n, o.CheckLen)]); cerr != nil {
+				return cerr
+			}
+		}
+		if err == io.EOF {
+			if int64(n) > limit {
+				return &TooLargeError{What: o.what(), Limit: limit}
+			}
+			d.b = buf[:n:n]
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// FormatSize writes a byte count the way ParseSize reads it: "1 GiB",
+// "512 MiB", or a plain number of bytes.
+func FormatSize(n int64) string {
+	for _, u := range units {
+		if n >= u.n && n%u.n == 0 {
+			return strconv.FormatInt(n/u.n, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+var units = []struct {
+	name string
+	n    int64
+}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// ParseSize reads a size: a number of bytes, optionally followed by K, M,
+// G or T (powers of 1024, also spelled KiB, KB, ...; any case).
+func ParseSize(s string) (int64, error) {
+	t, mult := strings.ToUpper(strings.TrimSpace(s)), int64(1)
+	for _, u := range units {
+		name := strings.ToUpper(u.name)
+		for _, suf := range [...]string{name, name[:1] + "B", name[:1]} {
+			if cut, ok := strings.CutSuffix(t, suf); ok {
+				t, mult = strings.TrimSpace(cut), u.n
+				break
+			}
+		}
+		if mult != 1 {
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q: want a positive number of bytes, optionally with K, M, G or T", s)
+	}
+	return n * mult, nil
+}
+
+// Slice returns a Data holding b, a slice of d's data, that takes over
+// d's memory: releasing it frees all of d, and d becomes empty.
+func Slice(d *Data, b []byte) *Data {
+	s := *d
+	s.b = b
+	*d = Data{}
+	return &s
+}
+
+// Copy returns a Data holding a copy of b on the heap.
+func Copy(b []byte) *Data { return &Data{b: bytes.Clone(b)} }

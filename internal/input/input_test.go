@@ -1,0 +1,167 @@
+package input
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/ulikunitz/xz"
+)
+
+// zeros is an endless stream of zero bytes after head.
+type zeros struct{ head []byte }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	n := copy(p, z.head)
+	z.head = z.head[n:]
+	clear(p[n:])
+	return len(p), nil
+}
+
+// panicReader fails the test if it is read.
+type panicReader struct{ t *testing.T }
+
+func (r panicReader) Read([]byte) (int, error) {
+	r.t.Fatal("read despite a claim over the limit")
+	return 0, nil
+}
+
+func TestReadAllLimit(t *testing.T) {
+	for _, tc := range []struct {
+		n, limit int64
+		ok       bool
+	}{{0, 10, true}, {10, 10, true}, {11, 10, false}, {3 << 20, 3 << 20, true}, {3<<20 + 1, 3 << 20, false}} {
+		d, err := ReadAll(nil, io.LimitReader(&zeros{}, tc.n), Options{Limit: tc.limit, What: "stdin"})
+		if tc.ok != (err == nil) {
+			t.Errorf("%d bytes, limit %d: err %v", tc.n, tc.limit, err)
+			continue
+		}
+		if err != nil {
+			var tl *TooLargeError
+			if !errors.As(err, &tl) || !errors.Is(err, ErrTooLarge) || tl.Limit != tc.limit || !strings.Contains(err.Error(), "stdin") {
+				t.Errorf("err = %#v", err)
+			}
+			continue
+		}
+		if int64(len(d.Bytes())) != tc.n {
+			t.Errorf("read %d bytes, want %d", len(d.Bytes()), tc.n)
+		}
+		d.Release()
+	}
+	if _, err := ReadAll(nil, &zeros{}, Options{Limit: 10 << 20}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("endless stream: %v", err)
+	}
+}
+
+func TestReadAllClaim(t *testing.T) {
+	_, err := ReadAll(nil, panicReader{t}, Options{Limit: 100, Claim: 101})
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Claim != 101 {
+		t.Fatalf("err = %v", err)
+	}
+	// A false claim is only a hint.
+	d, err := ReadAll(nil, strings.NewReader("abc"), Options{Limit: 100, Claim: 50})
+	if err != nil || string(d.Bytes()) != "abc" {
+		t.Fatalf("%q, %v", d.Bytes(), err)
+	}
+}
+
+func TestReadAllCheck(t *testing.T) {
+	bad := errors.New("bad magic")
+	var heads []string
+	check := func(h []byte) error {
+		heads = append(heads, string(h))
+		if !bytes.HasPrefix(h, []byte("OK")) {
+			return bad
+		}
+		return nil
+	}
+	if _, err := ReadAll(nil, &zeros{}, Options{Limit: 1 << 40, Check: check, CheckLen: 4}); err != bad {
+		t.Errorf("zeros: %v", err)
+	}
+	if _, err := ReadAll(nil, strings.NewReader("OKAY, go on"), Options{Check: check, CheckLen: 4}); err != nil {
+		t.Errorf("OKAY: %v", err)
+	}
+	if _, err := ReadAll(nil, strings.NewReader("O"), Options{Check: check, CheckLen: 4}); err != bad {
+		t.Errorf("O: %v", err)
+	}
+	if want := []string{"\x00\x00\x00\x00", "OKAY", "O"}; strings.Join(heads, "|") != strings.Join(want, "|") {
+		t.Errorf("heads %q, want %q", heads, want)
+	}
+}
+
+func TestReadAllCancel(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stop")
+	cancel(stop)
+	if _, err := ReadAll(ctx, &zeros{}, Options{}); err != stop {
+		t.Errorf("err = %v, want the context's cause", err)
+	}
+}
+
+func xzData(t *testing.T, data []byte, dictCap int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := xz.WriterConfig{DictCap: dictCap}.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestInflateXz(t *testing.T) {
+	small := xzData(t, []byte("hello, xz"), 1<<20)
+	two := append(append([]byte{}, small...), 0, 0, 0, 0)
+	two = append(two, xzData(t, []byte(" again"), 1<<20)...)
+	d, err := Inflate(nil, Xz, two, Options{})
+	if err != nil || string(d.Bytes()) != "hello, xz again" {
+		t.Fatalf("two streams: %q, %v", d.Bytes(), err)
+	}
+	var tl *TooLargeError
+	if _, err := Inflate(nil, Xz, xzData(t, make([]byte, 2<<20), 1<<20), Options{Limit: 1 << 20}); !errors.As(err, &tl) || tl.Claim != 2<<20 {
+		t.Errorf("2 MiB claimed, 1 MiB limit: %v", err)
+	}
+	// A 16 MiB dictionary is more than a 16 MiB limit allows (8 MiB).
+	if _, err := Inflate(nil, Xz, xzData(t, []byte("x"), 16<<20), Options{Limit: 16 << 20}); err == nil || !strings.Contains(err.Error(), "dictionary") {
+		t.Errorf("16 MiB dictionary: %v", err)
+	}
+	for i := range len(small) {
+		if _, err := Inflate(nil, Xz, small[:i], Options{}); err == nil {
+			t.Errorf("truncated to %d bytes: no error", i)
+		}
+	}
+}
+
+func TestInflateGzip(t *testing.T) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(make([]byte, 2<<20))
+	w.Close()
+	if _, err := Inflate(nil, Gzip, buf.Bytes(), Options{Limit: 1 << 20}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("2 MiB, 1 MiB limit: %v", err)
+	}
+}
+
+func TestSize(t *testing.T) {
+	for s, want := range map[string]int64{"1G": 1 << 30, "512m": 512 << 20, "2GiB": 2 << 30, "4096": 4096, "3 KB": 3 << 10} {
+		if got, err := ParseSize(s); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "G", "-1", "0", "1X", "99999999999T"} {
+		if _, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q): no error", s)
+		}
+	}
+	if got := FormatSize(1 << 30); got != "1 GiB" {
+		t.Errorf("FormatSize = %q", got)
+	}
+}
