@@ -39,8 +39,12 @@
 // string offset is checked before use; errors are *FormatError values that
 // name the section, the byte offset and the type. Allocations are bounded by
 // the size of the input (the offset index is one 4-byte word per four
-// records), never by a length field; decompression is capped at
-// MaxDecompressed. Chains of references are followed at most 32 deep, so
+// records), never by a length field. Every input (a file, a stream, what
+// compressed data inflates to, a compressed .BTF section) is capped at
+// ReadOptions.MaxSize (DefaultMaxSize, 1 GiB), sizes that compressed data
+// claims are checked against it before inflating, and inflated data must
+// start with a BTF or ELF magic number before more of it is inflated;
+// peak memory stays within about 1.125 times the limit (internal/input). Chains of references are followed at most 32 deep, so
 // cyclic BTF gives an error rather than a hang. FuzzParse and FuzzParseELF
 // exercise these paths.
 package btf

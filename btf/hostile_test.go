@@ -1,12 +1,15 @@
 package btf_test
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // TestHeaderLenShortOfLayout: a header whose hdr_len lies between the
@@ -92,5 +95,50 @@ func TestKindZeroRejected(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "kind 0") {
 			t.Errorf("split %v: err = %v, want an error about kind 0", split, err)
 		}
+	}
+}
+
+// TestCompressedSectionBomb: an ELF file whose compressed .BTF section
+// inflates to gigabytes is refused within the limit: by its claim, by the
+// magic number of its first bytes, or when its data runs over.
+func TestCompressedSectionBomb(t *testing.T) {
+	obj := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	for _, tc := range []struct {
+		name    string
+		claim   uint64
+		payload []byte
+	}{
+		{"claims 10 GiB", 10 << 30, testfixtures.ZstdZeros(-1, testfixtures.BTFMagic, 64<<20)},
+		{"zeros, no magic", 64 << 20, testfixtures.ZstdZeros(-1, nil, 64<<20)},
+		{"BTF magic, then zeros over the limit", 8 << 20, testfixtures.ZstdZeros(-1, testfixtures.BTFMagic, 64<<20)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			elfData := testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, tc.claim), tc.payload...))
+			var allocated uint64
+			allocated = bytesAllocated(func() {
+				_, err := btf.ReadWith(bytes.NewReader(elfData), btf.ReadOptions{MaxSize: 4 << 20})
+				if err == nil {
+					t.Fatal("no error")
+				}
+			})
+			if allocated > 8<<20 {
+				t.Errorf("%d bytes allocated", allocated)
+			}
+		})
+	}
+}
+
+// TestMagicBeforeInflating: compressed data that does not inflate to BTF or
+// ELF is refused at its first bytes, before the rest is inflated (it would
+// run over the limit).
+func TestMagicBeforeInflating(t *testing.T) {
+	bomb := testfixtures.ZstdZeros(-1, []byte("junk"), 64<<20)
+	_, err := btf.ReadWith(bytes.NewReader(bomb), btf.ReadOptions{MaxSize: 16 << 20})
+	if err == nil || errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), "not BTF") {
+		t.Fatalf("err = %v, want one about the magic number", err)
+	}
+	_, err = btf.ReadWith(bytes.NewReader(testfixtures.ZstdZeros(2<<30, testfixtures.BTFMagic, 4)), btf.ReadOptions{})
+	if !errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), "claims 2 GiB") {
+		t.Fatalf("2 GiB claim: %v", err)
 	}
 }

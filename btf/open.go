@@ -2,120 +2,85 @@ package btf
 
 import (
 	"bytes"
-	"compress/gzip"
+	"context"
 	"debug/elf"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"unsafe"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
-	"github.com/ulikunitz/xz"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
-// MaxDecompressed bounds how much data Open and Read accept after
-// decompressing a .gz, .xz or .zst file, so that a small malicious file
-// cannot make them allocate without limit.
-const MaxDecompressed = 2 << 30
+// DefaultMaxSize is the input size limit of Open and Read, and of
+// OpenWith and ReadWith when ReadOptions.MaxSize is zero: 1 GiB.
+const DefaultMaxSize = input.DefaultLimit
 
-// maxRead bounds how much Read takes from a stream of raw BTF or ELF.
-const maxRead = 4 << 30
+// ErrTooLarge matches (errors.Is) the error for input over the size
+// limit, whether the data ran over it or claimed to (a compressed file's
+// header, an ELF compression header).
+var ErrTooLarge = input.ErrTooLarge
+
+// ReadOptions says how OpenWith and ReadWith read their input.
+type ReadOptions struct {
+	// Base is the base Spec of split BTF, or nil.
+	Base *Spec
+	// MaxSize bounds every input: a file, a stream, and what compressed
+	// data (a .gz, .xz or .zst file, a compressed .BTF section) inflates
+	// to. Zero means DefaultMaxSize.
+	MaxSize int64
+	// Context, if not nil, stops reading a stream or a FIFO, and
+	// decompressing, when it is done; the error is then its cause.
+	Context context.Context
+}
 
 // Open reads BTF from the file at path: raw BTF (such as
 // /sys/kernel/btf/vmlinux), or an ELF file (vmlinux, a .ko, a BPF object)
 // whose .BTF section is used, also compressed as .gz, .xz or .zst. Raw BTF
 // and uncompressed ELF files are memory-mapped and read in place; where
 // mmap fails the file is read into memory. Close the Spec to release the
-// mapping.
+// mapping. Opening never blocks on a FIFO (see OpenWith).
 func Open(path string) (*Spec, error) {
-	return OpenSplit(path, nil)
+	return OpenWith(path, ReadOptions{})
 }
 
 // OpenSplit is Open for split BTF on top of base (module BTF on vmlinux).
 // A nil base makes it the same as Open.
 func OpenSplit(path string, base *Spec) (*Spec, error) {
-	f, err := os.Open(path)
+	return OpenWith(path, ReadOptions{Base: base})
+}
+
+// OpenWith is Open with options. It opens path without blocking
+// (O_NONBLOCK) and refuses what is not a regular file, a FIFO or a
+// character device; a FIFO is read once a writer has opened it, or until
+// o.Context is done.
+func OpenWith(path string, o ReadOptions) (*Spec, error) {
+	d, err := input.File(o.Context, path, input.Options{Limit: o.MaxSize, Check: checkOuter, CheckLen: magicLen})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, unmap, err := mapOrRead(f)
+	s, err := o.parseAny(d)
 	if err != nil {
-		return nil, err
-	}
-	s, err := parseAny(data, base)
-	if err != nil {
-		if unmap != nil {
-			unmap()
-		}
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if unmap != nil && s.aliases(data) {
-		s.closeFn = unmap
-	} else if unmap != nil {
-		unmap() // decompressed or byte-swapped: the Spec owns a copy
 	}
 	return s, nil
 }
 
-// mapOrRead maps a regular file, or reads it when it cannot be mapped (sysfs
-// on older kernels, pipes). unmap is nil when the data was read.
-func mapOrRead(f *os.File) (data []byte, unmap func() error, err error) {
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		if data, unmap, err := mmap.File(f, fi.Size()); err == nil {
-			return data, unmap, nil
-		}
-	}
-	data, err = readFile(f)
-	return data, nil, err
-}
-
-// readFile reads f whole. When stat gives a size (sysfs module BTF files
-// have one but cannot be mapped), the buffer is allocated once at that size
-// instead of growing.
-func readFile(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= 0 || fi.Size() > maxRead {
-		return readLimited(f, maxRead)
-	}
-	buf := make([]byte, 0, fi.Size()+1) // +1: see EOF without growing
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			rest, err := readLimited(f, maxRead-int64(len(buf)))
-			return append(buf, rest...), err
-		}
-	}
-}
-
 // Read reads BTF (raw, ELF, or compressed, as Open accepts) from r, on top
-// of base if it is not nil. The data is read into memory.
+// of base if it is not nil. The data is read into memory, which Close
+// releases.
 func Read(r io.Reader, base *Spec) (*Spec, error) {
-	data, err := readLimited(r, maxRead)
-	if err != nil {
-		return nil, err
-	}
-	return parseAny(data, base)
+	return ReadWith(r, ReadOptions{Base: base})
 }
 
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+// ReadWith is Read with options.
+func ReadWith(r io.Reader, o ReadOptions) (*Spec, error) {
+	d, err := input.ReadAll(o.Context, r, input.Options{Limit: o.MaxSize, What: "input", Check: checkOuter, CheckLen: magicLen})
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("input larger than %d bytes", limit)
-	}
-	return data, nil
+	return o.parseAny(d)
 }
 
 // aliases reports whether the Spec reads its records from data in place.
@@ -128,66 +93,75 @@ func (s *Spec) aliases(data []byte) bool {
 	return lo <= p && p <= hi
 }
 
-// Magic numbers of the formats parseAny recognizes.
-var (
-	magicELF  = []byte("\x7fELF")
-	magicGzip = []byte{0x1f, 0x8b}
-	magicXz   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
-	magicZstd = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
+// Magic numbers of the formats parseAny recognizes, besides BTF's and
+// the compression formats input.Detect knows.
+var magicELF = []byte("\x7fELF")
+
+// magicLen is how many first bytes checkOuter and checkInner look at.
+const magicLen = 6
+
+// checkInner accepts data that starts as BTF or ELF: what compressed
+// input must inflate to.
+func checkInner(head []byte) error {
+	if bytes.HasPrefix(head, magicELF) {
+		return nil
+	}
+	if len(head) >= 2 && (binary.LittleEndian.Uint16(head) == wire.Magic || binary.BigEndian.Uint16(head) == wire.Magic) {
+		return nil
+	}
+	if input.Detect(head) != input.None {
+		return fmt.Errorf("btf: nested compression is not supported")
+	}
+	return &FormatError{Section: "header", Offset: 0, Msg: fmt.Sprintf("bad magic %x: not BTF, ELF or compressed data", head)}
+}
+
+// checkOuter accepts what checkInner does, and compressed data.
+func checkOuter(head []byte) error {
+	if input.Detect(head) != input.None {
+		return nil
+	}
+	return checkInner(head)
+}
 
 // parseAny recognizes raw BTF, ELF, and compressed data by their magic
-// numbers.
-func parseAny(data []byte, base *Spec) (*Spec, error) {
-	switch {
-	case bytes.HasPrefix(data, magicELF):
-		sec, err := elfBTF(data)
+// numbers, and parses it. The Spec takes d over if it reads from it in
+// place; otherwise d is released.
+func (o *ReadOptions) parseAny(d *input.Data) (_ *Spec, err error) {
+	data := d.Bytes()
+	if f := input.Detect(data); f != input.None {
+		plain, err := input.Inflate(o.Context, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
+		d.Release()
 		if err != nil {
+			return nil, fmt.Errorf("btf: %w", err)
+		}
+		return o.parseAny(plain)
+	}
+	if bytes.HasPrefix(data, magicELF) {
+		sec, err := o.elfBTF(d)
+		if err != nil {
+			d.Release()
 			return nil, err
 		}
-		return ParseSplit(sec, base)
-	case bytes.HasPrefix(data, magicGzip), bytes.HasPrefix(data, magicXz), bytes.HasPrefix(data, magicZstd):
-		plain, err := decompress(data)
-		if err != nil {
-			return nil, err
+		if sec != d {
+			d.Release()
 		}
-		if bytes.HasPrefix(plain, magicGzip) || bytes.HasPrefix(plain, magicXz) || bytes.HasPrefix(plain, magicZstd) {
-			return nil, errors.New("btf: nested compression is not supported")
-		}
-		return parseAny(plain, base)
+		d, data = sec, sec.Bytes()
 	}
-	return ParseSplit(data, base)
+	s, err := ParseSplit(data, o.Base)
+	if err != nil || !s.aliases(data) {
+		d.Release() // the Spec owns a copy (byte-swapped), or failed
+	} else {
+		s.closeFn = d.Release
+	}
+	return s, err
 }
 
-func decompress(data []byte) ([]byte, error) {
-	var r io.Reader
-	var err error
-	switch {
-	case bytes.HasPrefix(data, magicGzip):
-		r, err = gzip.NewReader(bytes.NewReader(data))
-	case bytes.HasPrefix(data, magicXz):
-		r, err = xz.NewReader(bytes.NewReader(data))
-	default:
-		var d *zstd.Decoder
-		d, err = zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxDecompressed))
-		if err == nil {
-			defer d.Close()
-			r = d
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("btf: decompress: %w", err)
-	}
-	plain, err := readLimited(r, MaxDecompressed)
-	if err != nil {
-		return nil, fmt.Errorf("btf: decompress: %w", err)
-	}
-	return plain, nil
-}
-
-// elfBTF returns the .BTF section of an ELF image, in place when it is
-// stored uncompressed.
-func elfBTF(data []byte) ([]byte, error) {
+// elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to
+// the section, when it is stored uncompressed in a mapped file; a copy when
+// it is stored uncompressed in memory (so that the rest can be freed); the
+// inflated data when it is compressed.
+func (o *ReadOptions) elfBTF(d *input.Data) (*input.Data, error) {
+	data := d.Bytes()
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, &FormatError{Section: "elf", Offset: -1, Err: err}
@@ -199,16 +173,29 @@ func elfBTF(data []byte) ([]byte, error) {
 	if sec.Type == elf.SHT_NOBITS {
 		return nil, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
 	}
-	if sec.Flags&elf.SHF_COMPRESSED == 0 {
-		end := sec.Offset + sec.FileSize
-		if end < sec.Offset || end > uint64(len(data)) {
-			return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: ".BTF section lies outside the file"}
-		}
-		return data[sec.Offset:end], nil
+	end := sec.Offset + sec.FileSize
+	if end < sec.Offset || end > uint64(len(data)) {
+		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: ".BTF section lies outside the file"}
 	}
-	b, err := sec.Data()
+	raw := data[sec.Offset:end]
+	if sec.Flags&elf.SHF_COMPRESSED == 0 {
+		if d.Mapped {
+			return input.Slice(d, raw), nil
+		}
+		return input.Copy(raw), nil
+	}
+	plain, err := input.InflateELFSection(o.Context, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
+		input.Options{Limit: o.MaxSize, What: "compressed .BTF section", Check: checkBTF, CheckLen: 2})
 	if err != nil {
 		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed .BTF", Err: err}
 	}
-	return b, nil
+	return plain, nil
+}
+
+// checkBTF accepts data that starts with the BTF magic number.
+func checkBTF(head []byte) error {
+	if len(head) >= 2 && (binary.LittleEndian.Uint16(head) == wire.Magic || binary.BigEndian.Uint16(head) == wire.Magic) {
+		return nil
+	}
+	return &FormatError{Section: "header", Offset: 0, Err: wire.ErrNotBTF}
 }

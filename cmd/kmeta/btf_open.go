@@ -44,11 +44,11 @@ func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 
 func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 	if path == "-" {
-		s, err := btf.Read(c.stdin, base)
+		s, err := btf.ReadWith(c.stdinReader(), c.readOptions(base))
 		if err != nil {
 			return nil, fmt.Errorf("stdin: %w", err)
 		}
 		return s, nil
 	}
-	return btf.OpenSplit(path, base)
+	return btf.OpenWith(path, c.readOptions(base))
 }

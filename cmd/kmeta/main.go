@@ -49,27 +49,39 @@ type cli struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// ctx is cancelled by SIGINT and SIGTERM: long loops and reads check
+	// it.
+	ctx context.Context
+	// maxInput bounds every input (--max-input, KMETA_MAX_INPUT); 0 means
+	// btf.DefaultMaxSize.
+	maxInput int64
 }
 
 // run executes kmeta with args (without the program name). Errors are
 // returned, not printed, so that main prints exactly one line for them.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	root := c.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return root.ExecuteContext(ctx)
+	return withHint(root.ExecuteContext(ctx))
 }
 
 func (c *cli) rootCmd() *cobra.Command {
+	var maxInput string
 	root := &cobra.Command{
 		Use:           "kmeta",
 		Short:         "Read kernel metadata: BTF types and kallsyms",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return c.parseMaxInput(maxInput)
+		},
 	}
+	root.PersistentFlags().StringVar(&maxInput, "max-input", "",
+		"largest input to read, decompressed (`SIZE`: bytes, or with K, M, G; default 1G or $"+envMaxInput+")")
 	btfCmd := &cobra.Command{
 		Use:   "btf",
 		Short: "Inspect, search, write and print BTF type information",

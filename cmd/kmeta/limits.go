@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// envMaxInput names the environment variable that sets the input limit
+// when --max-input is not given.
+const envMaxInput = "KMETA_MAX_INPUT"
+
+// parseMaxInput sets c.maxInput from the --max-input flag, or else from
+// $KMETA_MAX_INPUT.
+func (c *cli) parseMaxInput(flag string) error {
+	v, from := flag, "--max-input"
+	if v == "" {
+		v, from = os.Getenv(envMaxInput), envMaxInput
+	}
+	if v == "" {
+		return nil
+	}
+	n, err := input.ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	c.maxInput = n
+	return nil
+}
+
+// withHint adds to an error about input over the size limit how to raise
+// the limit.
+func withHint(err error) error {
+	if errors.Is(err, btf.ErrTooLarge) {
+		return fmt.Errorf("%w (raise the limit with --max-input SIZE or %s)", err, envMaxInput)
+	}
+	return err
+}
+
+// readOptions are the options every command reads BTF with.
+func (c *cli) readOptions(base *btf.Spec) btf.ReadOptions {
+	return btf.ReadOptions{Base: base, MaxSize: c.maxInput, Context: c.ctx}
+}
+
+// stdinReader returns standard input, read so that a cancelled command
+// does not wait for a read that blocks (a terminal, a pipe nobody writes).
+func (c *cli) stdinReader() io.Reader {
+	return &ctxReader{ctx: c.ctx, r: c.stdin, res: make(chan readResult, 1)}
+}
+
+// ctxReader reads r on a goroutine, so that Read returns the context's
+// cause as soon as ctx is done even while r's read blocks; that goroutine
+// then ends with the process.
+type ctxReader struct {
+	ctx     context.Context
+	r       io.Reader
+	buf     []byte
+	res     chan readResult
+	pending bool
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	if !c.pending {
+		n := min(len(p), 1<<20)
+		if len(c.buf) < n {
+			c.buf = make([]byte, n)
+		}
+		buf := c.buf[:n]
+		go func() {
+			m, err := c.r.Read(buf)
+			c.res <- readResult{m, err}
+		}()
+		c.pending = true
+	}
+	select {
+	case r := <-c.res:
+		c.pending = false
+		return copy(p, c.buf[:r.n]), r.err
+	case <-c.ctx.Done():
+		return 0, context.Cause(c.ctx)
+	}
+}
