@@ -46,6 +46,11 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if f.out == "" {
 		return fmt.Errorf("missing -o OUT")
 	}
+	if f.out != "-" {
+		if err := checkOutput(f.out, path, f.base); err != nil {
+			return err
+		}
+	}
 	o, err := c.openSpec(path, f.base)
 	if err != nil {
 		return err
@@ -58,5 +63,5 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if err := b.CopyAll(o.spec); err != nil {
 		return err
 	}
-	return c.writeBTF(b, f.out, f.write)
+	return c.writeBTF(b, f.out, f.write, path, f.base)
 }

@@ -58,7 +58,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 		return err
 	}
 	defer o.Close()
-	w := bufio.NewWriterSize(c.stdout, 256<<10)
+	w := bufio.NewWriterSize(c.out(), 256<<10)
 	opts := rawdump.Options{Scope: btf.ScopeAll}
 	if o.base != nil {
 		opts.Scope = btf.ScopeOwn

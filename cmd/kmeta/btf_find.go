@@ -80,7 +80,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return err
 	}
 	opts.Kind = k
-	w := bufio.NewWriter(c.stdout)
+	w := bufio.NewWriter(c.out())
 	results := []findResult{}
 	found := 0
 	for _, file := range files {
@@ -184,7 +184,7 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 	default:
 		return err
 	}
-	w := bufio.NewWriter(c.stdout)
+	w := bufio.NewWriter(c.out())
 	if f.json {
 		results := []kernelFindResult{}
 		for _, m := range res.Matches {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
 type btfMinFlags struct {
@@ -49,6 +48,11 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 	if f.out == "" {
 		return fmt.Errorf("missing -o OUT")
 	}
+	if f.out != "-" {
+		if err := checkOutput(f.out, path, f.base); err != nil {
+			return err
+		}
+	}
 	names := splitNames(f.types)
 	if len(names) == 0 {
 		return fmt.Errorf("missing --types NAME[,NAME...]")
@@ -70,7 +74,7 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	return c.writeBTF(b, f.out, f.write)
+	return c.writeBTF(b, f.out, f.write, path, f.base)
 }
 
 // btfWriteFlags are the output options shared by min and copy.
@@ -102,8 +106,8 @@ func (w btfWriteFlags) options() (builder.Options, error) {
 }
 
 // writeBTF marshals b to out: raw BTF, or an ELF object for --elf and names
-// ending in ".o".
-func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags) error {
+// ending in ".o". out must not be one of inputs.
+func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags, inputs ...string) error {
 	opts, err := w.options()
 	if err != nil {
 		return err
@@ -117,9 +121,5 @@ func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags) error {
 	if err != nil {
 		return err
 	}
-	if out == "-" {
-		_, err = c.stdout.Write(data)
-		return err
-	}
-	return atomicfile.WriteFile(out, data, 0o644)
+	return c.writeOutput(out, data, inputs...)
 }

@@ -96,7 +96,7 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 }
 
 func (c *cli) printModules(infos []moduleInfo, asJSON bool) error {
-	w := bufio.NewWriter(c.stdout)
+	w := bufio.NewWriter(c.out())
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -82,7 +82,7 @@ func (f *ksymFlags) load() (*kallsyms.Snapshot, error) {
 }
 
 func (c *cli) printJSON(v any) error {
-	enc := json.NewEncoder(c.stdout)
+	enc := json.NewEncoder(c.out())
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -128,7 +128,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 		}
 		out = append(out, r)
 		if !f.json {
-			fmt.Fprintln(c.stdout, formatAddr(a, sym, err))
+			fmt.Fprintln(c.out(), formatAddr(a, sym, err))
 		}
 	}
 	if f.json {
@@ -181,7 +181,7 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 			if s.Module != kallsyms.Vmlinux {
 				line += " [" + s.Module + "]"
 			}
-			fmt.Fprintln(c.stdout, line)
+			fmt.Fprintln(c.out(), line)
 		}
 	}
 	if f.json {
@@ -213,7 +213,7 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 			if id == "" {
 				id = "-"
 			}
-			fmt.Fprintf(c.stdout, "%-24s %016x-%016x %8d %s\n", m.Name, m.Start, m.End, m.Symbols, id)
+			fmt.Fprintf(c.out(), "%-24s %016x-%016x %8d %s\n", m.Name, m.Start, m.End, m.Symbols, id)
 		}
 	}
 	if f.json {

@@ -12,9 +12,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
+
+// exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
+// command to notice the cancelled context and return.
+const exitGrace = 2 * time.Second
 
 func main() {
 	ctx, stop := signalContext()
@@ -27,15 +32,27 @@ func main() {
 }
 
 // signalContext returns a context that SIGINT or SIGTERM cancels, with the
-// signal as its cause, so that the exit status can be 128+signal.
+// signal as its cause, so that the exit status can be 128+signal. Commands
+// check the context and return; one that is stuck in a system call that
+// no context reaches (a write to a pipe nobody reads) is ended after
+// exitGrace, or at once by a second signal, with the same status.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ch := make(chan os.Signal, 1)
+	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		if sig, ok := <-ch; ok {
-			cancel(signalCause{sig: sig.(syscall.Signal)})
+		sig, ok := <-ch
+		if !ok {
+			return
 		}
+		status := 128 + int(sig.(syscall.Signal))
+		cancel(signalCause{sig: sig.(syscall.Signal)})
+		select {
+		case <-ch:
+		case <-time.After(exitGrace):
+		}
+		fmt.Fprintf(os.Stderr, "kmeta: interrupted by %v\n", sig)
+		os.Exit(status)
 	}()
 	return ctx, func() {
 		signal.Stop(ch)

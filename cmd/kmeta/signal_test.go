@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestOutputIsInput: an output path naming an input is refused before
+// anything is written, whether it exists (same file, any spelling) or not.
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	base := writeFile(t, dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
+	mod := writeFile(t, dir, "mod.btf", testfixtures.Modules(t)["af_key"])
+	before := testfixtures.ReadPath(t, base)
+	for _, args := range [][]string{
+		{"btf", "copy", "-B", base, mod, "-o", base},
+		{"btf", "copy", "-B", base, mod, "-o", filepath.Join(dir, ".", "sub", "..", "base.btf")},
+		{"btf", "copy", "-B", base, mod, "-o", mod},
+		{"btf", "min", base, "--types", "task_struct", "-o", base},
+		{"btf", "copy", filepath.Join(dir, "gone.btf"), "-o", filepath.Join(dir, "gone.btf")},
+	} {
+		_, err := kmeta(t, nil, args...)
+		if err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+			t.Errorf("%v: err = %v", args, err)
+		}
+	}
+	if after := testfixtures.ReadPath(t, base); string(after) != string(before) {
+		t.Fatal("the base was changed")
+	}
+}
+
+// buildKmeta builds the kmeta binary into a temporary directory.
+func buildKmeta(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "kmeta")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Skipf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSignals runs the real binary, interrupts it while it waits on
+// standard input, writes a dump into a pipe nobody reads, or writes an
+// output file, and checks that it exits promptly with 128+signal and
+// leaves no output file behind.
+func TestSignals(t *testing.T) {
+	bin := buildKmeta(t)
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		sig      syscall.Signal
+		stdout   bool // stdout is a pipe that nobody reads
+		wantFile bool
+	}{
+		{"dump from a silent stdin, SIGINT", []string{"btf", "dump", "-"}, syscall.SIGINT, false, false},
+		{"copy from a silent stdin, SIGTERM", []string{"btf", "copy", "-", "-o", "OUT"}, syscall.SIGTERM, false, false},
+		{"C dump into a full pipe, SIGINT", []string{"btf", "dump", "--format", "c", vmlinux}, syscall.SIGINT, true, false},
+		{"raw dump into a full pipe, SIGTERM", []string{"btf", "dump", vmlinux}, syscall.SIGTERM, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, a := range tc.args {
+				if a == "OUT" {
+					tc.args[i] = filepath.Join(dir, "out.btf")
+				}
+			}
+			cmd := exec.Command(bin, tc.args...)
+			stdinR, stdinW, _ := os.Pipe() // never written, never closed while it runs
+			defer stdinW.Close()
+			cmd.Stdin = stdinR
+			if tc.stdout {
+				r, w, _ := os.Pipe()
+				defer r.Close()
+				cmd.Stdout = w
+				defer w.Close()
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stdinR.Close()
+			time.Sleep(300 * time.Millisecond) // let it reach the blocking read or write
+			start := time.Now()
+			cmd.Process.Signal(tc.sig)
+			kill := time.AfterFunc(15*time.Second, func() { cmd.Process.Kill() })
+			defer kill.Stop()
+			err := cmd.Wait()
+			took := time.Since(start)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(tc.sig) {
+				t.Fatalf("exit: %v, want status %d; stderr %q", err, 128+int(tc.sig), stderr.String())
+			}
+			if took > 5*time.Second {
+				t.Errorf("took %v to exit", took)
+			}
+			if lines := strings.Count(stderr.String(), "\n"); lines > 1 {
+				t.Errorf("stderr has %d lines: %q", lines, stderr.String())
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("left behind: %v", ents)
+			}
+		})
+	}
+}
