@@ -26,10 +26,10 @@ type JSONType struct {
 	FwdKind      string       `json:"fwd_kind,omitempty"`
 	Linkage      string       `json:"linkage,omitempty"`
 	ComponentIdx *int32       `json:"component_idx,omitempty"`
-	Members      []JSONMember `json:"members,omitempty"`
-	Values       []JSONValue  `json:"values,omitempty"`
-	Params       []JSONMember `json:"params,omitempty"`
-	Vars         []JSONVar    `json:"vars,omitempty"`
+	Members      []JSONMember `json:"members,omitzero"`
+	Values       []JSONValue  `json:"values,omitzero"`
+	Params       []JSONMember `json:"params,omitzero"`
+	Vars         []JSONVar    `json:"vars,omitzero"`
 }
 
 // JSONMember is a struct or union member, or a function parameter.
