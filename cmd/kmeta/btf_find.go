@@ -110,7 +110,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return err
 	}
 	if found == 0 {
-		return fmt.Errorf("type %q: %w", name, btf.ErrNotFound)
+		return notFound("type %q: %w", name, btf.ErrNotFound)
 	}
 	return nil
 }
@@ -178,7 +178,13 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 	switch {
 	case err == nil:
 	case errors.Is(err, btf.ErrNotFound) && len(res.Failed) == 0:
-		// No match: print nothing, as for files.
+		// No match: print nothing (an empty list with --json), exit 1.
+		if f.json {
+			if err := c.printJSON([]kernelFindResult{}); err != nil {
+				return err
+			}
+		}
+		return notFound("type %q: %w", name, btf.ErrNotFound)
 	case errors.Is(err, btf.ErrNotFound):
 		return fmt.Errorf("%q not found, and %d module(s) could not be searched", name, len(res.Failed))
 	default:

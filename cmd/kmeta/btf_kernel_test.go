@@ -73,6 +73,12 @@ func TestBtfFindKernel(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			args := append([]string{"btf", "find", "--kernel", "--sysfs", dir}, tt.args...)
 			out, errOut, err := runKmeta(t, args...)
+			if tt.heads == nil { // no match: status 1
+				if st := exitStatus(context.Background(), err); st != exitNotFound || out != "" {
+					t.Fatalf("no match: status %d (%v), stdout %q", st, err, out)
+				}
+				return
+			}
 			if err != nil || errOut != "" {
 				t.Fatalf("err %v, stderr %q", err, errOut)
 			}

@@ -20,6 +20,7 @@ type ksymFlags struct {
 	kallsyms string
 	sysfs    string
 	json     bool
+	data     bool
 }
 
 func (c *cli) ksymCmd() *cobra.Command {
@@ -29,7 +30,8 @@ func (c *cli) ksymCmd() *cobra.Command {
 		Short: "Resolve kernel addresses and symbols from kallsyms",
 	}
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&f.kallsyms, "kallsyms", kallsyms.DefaultPath, "kallsyms `FILE`")
+	pf.StringVar(&f.kallsyms, "kallsyms", kallsyms.DefaultPath, "kallsyms `FILE` (\"-\": standard input)")
+	pf.BoolVar(&f.data, "data", false, "keep data symbols too (by default only text symbols: t, T, w, W)")
 	pf.StringVar(&f.sysfs, "sysfs", kallsyms.DefaultSysfs, "sysfs mount `DIR` (module metadata)")
 	pf.BoolVar(&f.json, "json", false, "print JSON")
 	var module string
@@ -72,13 +74,18 @@ func (c *cli) ksymCmd() *cobra.Command {
 	return cmd
 }
 
-// load reads sysfs module metadata and kallsyms into a snapshot.
-func (f *ksymFlags) load() (*kallsyms.Snapshot, error) {
+// load reads sysfs module metadata and kallsyms ("-": standard input)
+// into a snapshot.
+func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	infos, err := kallsyms.ReadModules(f.sysfs)
 	if err != nil {
 		return nil, err
 	}
-	return kallsyms.Load(f.kallsyms, &kallsyms.Options{Modules: infos})
+	opts := &kallsyms.Options{Modules: infos, Data: f.data}
+	if f.kallsyms == "-" {
+		return kallsyms.Parse(c.stdinReader(), opts)
+	}
+	return kallsyms.Load(f.kallsyms, opts)
 }
 
 func (c *cli) printJSON(v any) error {
@@ -113,7 +120,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 			return err
 		}
 	}
-	snap, err := f.load()
+	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
@@ -137,7 +144,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 		}
 	}
 	if missing > 0 {
-		return fmt.Errorf("%d of %d addresses not found", missing, len(addrs))
+		return notFound("%d of %d addresses not found", missing, len(addrs))
 	}
 	return nil
 }
@@ -160,11 +167,14 @@ func formatAddr(a uint64, sym kallsyms.Symbol, err error) string {
 }
 
 func (c *cli) ksymName(f *ksymFlags, name, module string) error {
-	snap, err := f.load()
+	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
 	syms, err := snap.LookupName(name, module)
+	if errors.Is(err, kallsyms.ErrNotFound) {
+		return notFound("%w", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -191,7 +201,7 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 }
 
 func (c *cli) ksymModules(f *ksymFlags) error {
-	snap, err := f.load()
+	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
@@ -223,7 +233,7 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 }
 
 func (c *cli) ksymStats(f *ksymFlags) error {
-	snap, err := f.load()
+	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}

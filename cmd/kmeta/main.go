@@ -110,6 +110,9 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfMinCmd(),
 		c.btfCopyCmd(),
 	)
-	root.AddCommand(btfCmd, c.ksymCmd())
+	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
+	root.Version = version()
+	root.SetVersionTemplate("kmeta {{.Version}}\n")
+	strictUsage(root)
 	return root
 }

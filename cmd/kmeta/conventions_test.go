@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// status runs kmeta in process and returns its stdout and the exit
+// status main would give.
+func status(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx := context.Background()
+	err := run(ctx, args, strings.NewReader(stdin), &out, &errOut)
+	msg := ""
+	if printable(err) {
+		msg = err.Error()
+	}
+	return out.String(), msg, exitStatus(ctx, err)
+}
+
+// TestExitStatuses: 0 success, 1 nothing found, 2 usage errors and every
+// other failure, the same for every command.
+func TestExitStatuses(t *testing.T) {
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	sysfs := fakeSysfs(t, nil)
+	ksym := ksymFiles(t)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"btf", "find", "task_struct", deb}, 0},
+		{[]string{"btf", "find", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "find", "no_such_type_xyz", "--kernel", "--sysfs", sysfs}, 1},
+		{[]string{"btf", "find", "xfs_mount", "--kernel", "--sysfs", sysfs, "--module", "vmlinux"}, 1},
+		{append([]string{"ksym", "name", "no_such_symbol"}, ksym...), 1},
+		{append([]string{"ksym", "name", "foo"}, ksym...), 0},
+		{[]string{"btf", "dump", "/no/such/file"}, 2},
+		{[]string{"btf", "dumpp"}, 2},
+		{[]string{"btf"}, 2},
+		{[]string{"bogus"}, 2},
+		{[]string{"btf", "dump", "--bogus"}, 2},
+		{[]string{"btf", "find"}, 2},
+	} {
+		if _, msg, got := status(t, "", tc.args...); got != tc.want {
+			t.Errorf("%v: status %d, want %d (%s)", tc.args, got, tc.want, msg)
+		}
+	}
+}
+
+// TestUsageErrors: a usage error names the command's usage line, and a
+// mistyped subcommand is one.
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"btf", "dumpp"}, "usage: kmeta btf COMMAND"},
+		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
+		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
+		{[]string{"frob"}, "usage: kmeta COMMAND"},
+		{[]string{"btf", "dump", "--bogus"}, "usage: kmeta btf dump [FILE]"},
+		{[]string{"btf", "dump", "a", "b"}, "usage: kmeta btf dump [FILE]"},
+		{[]string{"btf", "copy"}, "usage: kmeta btf copy FILE -o OUT"},
+	} {
+		out, msg, st := status(t, "", tc.args...)
+		if st != 2 || !strings.Contains(msg, tc.want) || out != "" {
+			t.Errorf("%v: status %d, error %q, stdout %q; want 2 and an error naming %q", tc.args, st, msg, out, tc.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, msg, st := status(t, "", args...)
+		if st != 0 || !strings.HasPrefix(out, "kmeta ") || !strings.Contains(out, runtime.Version()) {
+			t.Errorf("%v: status %d %s, output %q", args, st, msg, out)
+		}
+	}
+}
+
+// TestKallsymsStdin: --kallsyms - reads standard input.
+func TestKallsymsStdin(t *testing.T) {
+	out, msg, st := status(t, ksymKallsyms, "ksym", "name", "bar", "--kallsyms", "-", "--sysfs", t.TempDir())
+	if st != 0 || !strings.Contains(out, "ffffffff81000200 bar") {
+		t.Fatalf("status %d %s, output %q", st, msg, out)
+	}
+}
+
+// TestKsymData: with --data, an address in a data symbol names it.
+func TestKsymData(t *testing.T) {
+	text := "ffffffff81000000 T _stext\nffffffff81000100 T _etext\nffffffff82000000 D __start_rodata\nffffffff83000000 T _sinittext\n"
+	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "--data", "--kallsyms", "-", "--sysfs", t.TempDir())
+	if st != 0 || !strings.Contains(out, "__start_rodata+0x10") {
+		t.Fatalf("status %d %s, output %q", st, msg, out)
+	}
+}
