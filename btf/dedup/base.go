@@ -1,0 +1,120 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating
+// split BTF on it: its records, the hashes of its types (what libbpf's
+// btf_dedup_prep computes again for every split BTF), its string index and
+// the names that forward declarations resolve to. It is computed once by
+// NewBase, never changes afterwards, and is safe for concurrent use by any
+// number of Mergers.
+//
+// Deduplication against a Base never changes the base: split types equal to
+// base types are replaced by references to them.
+type Base struct {
+	spec  *btf.Spec
+	last  uint32 // last base id
+	recs  records
+	strs  baseStrings
+	table *table
+	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
+}
+
+// NewBase prepares spec, and the bases below it if any, as the base of split
+// deduplications. The Spec must stay open while the Base is used. A kind
+// that deduplication does not know gives an error, as in libbpf.
+func NewBase(spec *btf.Spec) (*Base, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("dedup: nil base")
+	}
+	if _, err := spec.TypeByID(0); err != nil {
+		return nil, fmt.Errorf("dedup: base: %w", err)
+	}
+	b := &Base{spec: spec, last: uint32(spec.LastID())}
+	for s := spec; s != nil; s = s.Base() {
+		data, start := s.StringSection()
+		b.strs.secs = append([][]byte{data}, b.strs.secs...)
+		b.strs.start = append([]uint32{start}, b.strs.start...)
+	}
+	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
+	b.strs.build()
+	b.recs.off = make([]uint32, 1, b.last+1)
+	for id, t := range spec.Types(btf.ScopeAll) {
+		if err := appendRecord(&b.recs, t.Record()); err != nil {
+			return nil, fmt.Errorf("dedup: base type %d: %w", id, err)
+		}
+	}
+	if b.recs.len() != b.last {
+		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
+	}
+	b.table = newTable(nil, int(b.last))
+	b.names = make(map[uint32]uint32)
+	for i := range b.last {
+		r := b.recs.rec(i)
+		id := i + 1
+		if h, ok := prepHash(r); ok {
+			b.table.add(h, id)
+		}
+		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
+			addName(b.names, r[wName], id)
+		}
+	}
+	return b, nil
+}
+
+// Spec returns the Spec the Base was made from.
+func (b *Base) Spec() *btf.Spec { return b.spec }
+
+// rec returns the record of base type id (1 <= id <= last).
+func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
+
+// prepHash is the hash under which btf_dedup_prep files a base type; VAR
+// and DATASEC are never deduplicated and are not filed.
+func prepHash(r record) (uint64, bool) {
+	switch kindOf(r) {
+	case btf.KindVar, btf.KindDatasec:
+		return 0, false
+	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
+		return hashShallow(r), true
+	case btf.KindEnum, btf.KindEnum64:
+		return hashEnum(r), true
+	}
+	return hashAll(r), true
+}
+
+// addName records a canonical struct or union for forward resolution
+// (btf_dedup_fill_unique_names_map): a name seen twice maps to 0.
+func addName(names map[uint32]uint32, name, id uint32) {
+	if _, ok := names[name]; ok {
+		names[name] = 0
+	} else {
+		names[name] = id
+	}
+}
+
+// appendRecord appends the bytes of one record, as words, to rs. Kinds
+// beyond those the wire package knows are refused: their references could
+// not be followed.
+func appendRecord(rs *records, rec []byte) error {
+	if len(rec) < wire.TypeSize {
+		return fmt.Errorf("record of %d bytes", len(rec))
+	}
+	info := wire.Word(rec, 4)
+	k := wire.InfoKind(info)
+	if k == wire.KindUnknown || int(k) >= wire.NumKinds {
+		return fmt.Errorf("kind %d cannot be deduplicated", k)
+	}
+	if size, _ := wire.DefaultLayouts.RecordSize(info); size != uint32(len(rec)) {
+		return fmt.Errorf("%v record of %d bytes, want %d", k, len(rec), size)
+	}
+	for i := 0; i < len(rec); i += 4 {
+		rs.w = append(rs.w, wire.Word(rec, uint32(i)))
+	}
+	rs.off = append(rs.off, uint32(len(rs.w)))
+	return nil
+}

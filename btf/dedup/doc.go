@@ -1,0 +1,47 @@
+// Package dedup deduplicates BTF as libbpf's btf__dedup does, with the same
+// result: the same types, in the same order, with the same ids and names.
+//
+// Deduplication makes every distinct type appear once. Strings are
+// deduplicated; integers, enums, floats and forward declarations are merged
+// when equal; structs, unions and typedefs are compared as graphs (a
+// hypothetical map from canonical to candidate ids, as in libbpf's
+// btf_dedup_is_equiv), which also resolves forward declarations to the
+// struct or union they declare; the reference kinds (pointers, qualifiers,
+// arrays, functions, prototypes, tags) are then made canonical bottom-up;
+// what is left is renumbered in its original order. libbpf's src/btf.c (the
+// comment above btf__dedup and the btf_dedup_* functions) is the
+// specification; where libbpf has a quirk that shows in its output, this
+// package has it too, with a comment saying so.
+//
+// Inputs are appended in order into one BTF and deduplicated once, as
+// libbpf's btf__add_btf followed by btf__dedup: standalone BTF, or split BTF
+// on one shared base, which then stays unchanged and is referenced by id.
+// The base is prepared once by NewBase (its hashes, its string index and its
+// forward-resolution names) and can serve any number of deduplications, also
+// at the same time.
+//
+// The package imports btf/builder, so Builders can be deduplicated
+// (AddBuilder, Marshal, Builder); builder itself cannot import dedup, which
+// is why deduplicating marshalling is dedup.Marshal and not a
+// builder.Options field.
+//
+// # Concurrency
+//
+// A Base is immutable after NewBase and safe for concurrent use by any
+// number of Mergers. A Merger is not safe for concurrent use; distinct
+// Mergers share nothing but their Base. The Specs that inputs come from must
+// stay open until the Merger's Dedup returns; Builders added are read when
+// added and may be reused afterwards. The package has no global mutable
+// state.
+//
+// # Security
+//
+// Inputs are btf.Specs, validated when parsed, and Builders, whose output is
+// parsed and validated the same way before use. Every allocation is bounded
+// by the size of the inputs (ids, strings and records are counted before
+// they are stored). The recursive steps of the algorithm (graph comparison,
+// reference resolution) are bounded by a depth limit and report an error
+// instead of exhausting the stack on hostile input; a reference cycle that
+// passes through no struct, union or typedef is an error, as in libbpf. The
+// package makes no system calls.
+package dedup

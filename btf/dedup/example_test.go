@@ -1,0 +1,49 @@
+package dedup_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+)
+
+// Two compilation units each describe int and a struct list_head; one of
+// them knows the struct only by a forward declaration. Deduplicated, one
+// copy of each type remains and the pointer to the declaration points to
+// the definition.
+func ExampleMarshal() {
+	b := builder.New()
+	// Unit 1: struct list_head { struct list_head *next; }; int.
+	lh1 := b.NextID()
+	b.AddStruct("list_head", 8, []builder.Member{{Name: "next", Type: lh1 + 1}})
+	b.AddPointer(lh1)
+	b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	// Unit 2: int; struct list_head; struct list_head *head.
+	i2, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	fwd, _ := b.AddForward("list_head", false)
+	p2, _ := b.AddPointer(fwd)
+	b.AddVar("head", p2, btf.LinkageGlobal)
+	b.AddVar("count", i2, btf.LinkageGlobal)
+
+	raw, err := dedup.Marshal(b, nil, builder.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := btf.Parse(raw)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rawdump.Write(os.Stdout, s, rawdump.Options{})
+	// Output:
+	// [1] STRUCT 'list_head' size=8 vlen=1
+	// 	'next' type_id=2 bits_offset=0
+	// [2] PTR '(anon)' type_id=1
+	// [3] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
+	// [4] VAR 'head' type_id=2, linkage=global
+	// [5] VAR 'count' type_id=3, linkage=global
+}

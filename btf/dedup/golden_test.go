@@ -1,0 +1,39 @@
+package dedup_test
+
+import (
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+)
+
+// TestGoldenSelfAppended checks against libbpf 1.8: a module appended to
+// itself on the base, then deduplicated (testdata/NAME-x2.dedup.btf.gz).
+func TestGoldenSelfAppended(t *testing.T) {
+	for _, name := range []string{"af_key", "kvm", "xfs"} {
+		t.Run(name, func(t *testing.T) {
+			vm, base := debian(t)
+			mod := module(t, name)
+			raw, err := dedup.Specs(base, mod, mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalDumps(t, dumpOwn(t, parse(t, raw, vm)), golden(t, name+"-x2", vm))
+		})
+	}
+}
+
+// TestGoldenModulesMerged checks against libbpf 1.8: all 1,121 modules
+// appended on the base in the golden's order, deduplicated once.
+func TestGoldenModulesMerged(t *testing.T) {
+	vm, base := debian(t)
+	var specs []*btf.Spec
+	for _, name := range mergedOrder(t) {
+		specs = append(specs, module(t, name))
+	}
+	raw, err := dedup.Specs(base, specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalDumps(t, dumpOwn(t, parse(t, raw, vm)), golden(t, "modules-merged", vm))
+}

@@ -1,0 +1,208 @@
+package dedup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+var nativeOrder = binary.NativeEndian
+
+// ErrDone is returned by a Merger used after Dedup.
+var ErrDone = errors.New("dedup: Merger already deduplicated")
+
+// Merger appends BTF inputs into one BTF and deduplicates it once, as
+// libbpf's btf__add_btf for each input followed by btf__dedup. Inputs keep
+// their order: the types of the first come first. With a Base the result
+// is split BTF on it; without, it is standalone.
+//
+// A Merger is not safe for concurrent use; it may be used once.
+type Merger struct {
+	base *Base
+	d    *state
+	done bool
+}
+
+// New returns an empty Merger whose output is split BTF on base, or
+// standalone BTF if base is nil.
+func New(base *Base) *Merger {
+	return &Merger{base: base, d: newState(base)}
+}
+
+// NumTypes returns the number of types appended so far.
+func (m *Merger) NumTypes() int { return int(m.d.n()) }
+
+// AddSpec appends the own types of s. s is standalone BTF (its ids are
+// renumbered after the types already appended), or split BTF on the
+// Merger's base Spec (its references to base types stay as they are). The
+// records are copied: s may be closed once AddSpec returns.
+func (m *Merger) AddSpec(s *btf.Spec) error {
+	if m.done {
+		return ErrDone
+	}
+	if s.Base() != nil && (m.base == nil || s.Base() != m.base.spec) {
+		return fmt.Errorf("dedup: split input on a base other than the Merger's")
+	}
+	if _, err := s.TypeByID(0); err != nil {
+		return err
+	}
+	srcFirst := uint32(s.FirstID())
+	shift := m.d.first + m.d.n() - srcFirst
+	if uint64(m.d.first)+uint64(m.d.n())+uint64(s.NumTypes()) > wire.MaxTypeID+1 {
+		return fmt.Errorf("dedup: more than %d types", wire.MaxTypeID)
+	}
+	sec, strStart := s.StringSection()
+	rs := &m.d.recs
+	mark := len(rs.off)
+	for id, t := range s.Types(btf.ScopeOwn) {
+		if err := appendRecord(rs, t.Record()); err != nil {
+			rs.truncate(mark)
+			return fmt.Errorf("dedup: type [%d]: %w", id, err)
+		}
+		r := rs.rec(rs.len() - 1)
+		forRefs(r, func(i int) {
+			if r[i] >= srcFirst {
+				r[i] += shift
+			}
+		})
+		var err error
+		forNames(r, func(i int) {
+			if err == nil && r[i] >= strStart && r[i] != 0 {
+				r[i], err = m.d.strs.intern(cstr(sec, r[i]-strStart))
+			}
+		})
+		if err != nil {
+			rs.truncate(mark)
+			return err
+		}
+	}
+	return nil
+}
+
+// cstr returns the NUL-terminated string at off of a string section (which
+// the btf package has validated).
+func cstr(sec []byte, off uint32) []byte {
+	rest := sec[off:]
+	for i, c := range rest {
+		if c == 0 {
+			return rest[:i]
+		}
+	}
+	return rest
+}
+
+func (rs *records) truncate(mark int) {
+	rs.off = rs.off[:mark]
+	rs.w = rs.w[:rs.off[mark-1]]
+}
+
+// AddBuilder appends the types of b, which must be standalone or split on
+// the Merger's base Spec. b is read now and may be reused afterwards.
+func (m *Merger) AddBuilder(b *builder.Builder) error {
+	var base *btf.Spec
+	if m.base != nil {
+		base = m.base.spec
+	}
+	if b.Base() != nil && b.Base() != base {
+		return fmt.Errorf("dedup: Builder on a base other than the Merger's")
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		return err
+	}
+	s, err := btf.ParseSplit(raw, b.Base())
+	if err != nil {
+		return fmt.Errorf("dedup: Builder output: %w", err)
+	}
+	return m.AddSpec(s)
+}
+
+// Dedup deduplicates what was appended and returns it as raw BTF, written
+// as opts says (builder.Options: byte order, layout section). Afterwards
+// the Merger can only be discarded.
+func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
+	if m.done {
+		return nil, ErrDone
+	}
+	m.done = true
+	if err := m.d.run(); err != nil {
+		return nil, err
+	}
+	raw, err := m.d.write()
+	if err != nil {
+		return nil, err
+	}
+	m.d = nil
+	if opts == (builder.Options{}) {
+		return raw, nil
+	}
+	b, err := m.toBuilder(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(opts)
+}
+
+// Builder deduplicates what was appended and returns it in a Builder, with
+// the ids the raw output has, ready for more types or for marshalling.
+func (m *Merger) Builder() (*builder.Builder, error) {
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return m.toBuilder(raw)
+}
+
+func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
+	var base *btf.Spec
+	if m.base != nil {
+		base = m.base.spec
+	}
+	s, err := btf.ParseSplit(raw, base)
+	if err != nil {
+		return nil, fmt.Errorf("dedup: own output: %w", err)
+	}
+	b, err := builder.NewSplit(base)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CopyAll(s); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Specs appends specs in order (see Merger.AddSpec) and deduplicates them
+// once, returning raw BTF in host byte order: split on base, or standalone
+// if base is nil.
+func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
+	m := New(base)
+	for _, s := range specs {
+		if err := m.AddSpec(s); err != nil {
+			return nil, err
+		}
+	}
+	return m.Dedup(builder.Options{})
+}
+
+// Marshal deduplicates the types of b and marshals them as b.Marshal(opts)
+// would: Builder output made canonical, as pahole and libbpf write BTF.
+// base, if not nil, must be made from b's base Spec; if b is split and base
+// is nil, a Base is made for this call.
+func Marshal(b *builder.Builder, base *Base, opts builder.Options) ([]byte, error) {
+	if base == nil && b.Base() != nil {
+		var err error
+		if base, err = NewBase(b.Base()); err != nil {
+			return nil, err
+		}
+	}
+	m := New(base)
+	if err := m.AddBuilder(b); err != nil {
+		return nil, err
+	}
+	return m.Dedup(opts)
+}

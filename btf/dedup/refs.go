@@ -1,0 +1,60 @@
+package dedup
+
+import "github.com/kmeta-dev/kmeta/btf"
+
+// refType makes a reference type canonical once what it references is
+// (btf_dedup_ref_type): its type ids are rewritten in place to canonical
+// ids, then it is looked up by all its words. It returns the canonical id,
+// or unprocessed on error (d.err).
+func (d *state) refType(id uint32) uint32 {
+	v := d.get(id)
+	if v == inProgress {
+		d.errorf("reference cycle through type [%d] without a struct, union or typedef", id)
+		return unprocessed
+	}
+	if v <= maxID {
+		return d.resolve(id)
+	}
+	r := d.rec(id)
+	d.set(id, inProgress)
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxDepth {
+		d.fail(errDepth)
+		return unprocessed
+	}
+	switch kindOf(r) {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindFunc, btf.KindTypeTag, btf.KindDeclTag, btf.KindArray, btf.KindFuncProto:
+	default:
+		d.errorf("unexpected %v [%d] among reference types", kindOf(r), id)
+		return unprocessed
+	}
+	// libbpf resolves an array's element type before its index type, a
+	// prototype's return type before its parameters: the order of the
+	// words, which decides the order of table insertions.
+	ok := true
+	forRefs(r, func(i int) {
+		if ok {
+			if r[i] = d.refType(r[i]); r[i] == unprocessed {
+				ok = false
+			}
+		}
+	})
+	if !ok {
+		return unprocessed
+	}
+	h := hashAll(r)
+	newID := id
+	for _, c := range d.candidates(h) {
+		if equalAll(r, d.rec(c)) {
+			newID = c
+			break
+		}
+	}
+	d.set(id, newID)
+	if newID == id {
+		d.tab.add(h, id)
+	}
+	return newID
+}

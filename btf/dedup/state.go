@@ -1,0 +1,226 @@
+package dedup
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Map values (libbpf's BTF_UNPROCESSED_ID, BTF_IN_PROGRESS_ID); a value
+// up to maxID is a type id.
+const (
+	unprocessed = ^uint32(0)
+	inProgress  = ^uint32(1)
+	maxID       = 0x7fffffff
+)
+
+// maxDepth bounds the recursion of the graph comparison and of reference
+// resolution, which libbpf leaves unbounded; real BTF stays far below it.
+const maxDepth = 1 << 16
+
+var errDepth = errors.New("dedup: type graph nested too deeply")
+
+// state is one deduplication: the appended types (own ids first..), on an
+// optional Base, and libbpf's btf_dedup fields.
+type state struct {
+	base  *Base  // nil for standalone BTF
+	blast uint32 // last base id, 0 without a base
+	first uint32 // first own id
+	recs  records
+	strs  strtab
+
+	m      []uint32          // canonical map of own types (index id-first)
+	over   map[uint32]uint32 // canonical map of base types that changed
+	hypot  map[uint32]uint32 // hypothetical map, canon id -> cand id
+	hlist  []uint32          // keys of hypot, in insertion order
+	adjust bool              // hypot_adjust_canon
+	tab    *table
+	cbuf   []uint32 // candidates scratch
+	depth  int
+	err    error
+}
+
+var voidRec = make(record, wHead)
+
+func newState(base *Base) *state {
+	d := &state{base: base, first: 1, over: map[uint32]uint32{}, hypot: map[uint32]uint32{}}
+	var bs *baseStrings
+	var under *table
+	if base != nil {
+		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
+	}
+	d.strs = newStrtab(bs, 0)
+	d.recs.off = []uint32{0}
+	d.tab = newTable(under, 0)
+	return d
+}
+
+func (d *state) n() uint32 { return d.recs.len() }
+
+func (d *state) rec(id uint32) record {
+	switch {
+	case id == 0:
+		return voidRec
+	case id <= d.blast:
+		return d.base.rec(id)
+	}
+	return d.recs.rec(id - d.first)
+}
+
+func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
+
+func (d *state) get(id uint32) uint32 {
+	switch {
+	case id == 0:
+		return 0
+	case id <= d.blast:
+		if v, ok := d.over[id]; ok {
+			return v
+		}
+		return id
+	}
+	return d.m[id-d.first]
+}
+
+func (d *state) set(id, v uint32) {
+	if id <= d.blast {
+		d.over[id] = v
+		return
+	}
+	d.m[id-d.first] = v
+}
+
+func (d *state) mapped(id uint32) bool { return d.get(id) <= maxID }
+
+// resolve follows the canonical map to its end (resolve_type_id).
+func (d *state) resolve(id uint32) uint32 {
+	for {
+		v := d.get(id)
+		if v > maxID || v == id {
+			return id
+		}
+		id = v
+	}
+}
+
+// resolveFwd resolves a FWD to the struct or union it was mapped to, if
+// any (resolve_fwd_id).
+func (d *state) resolveFwd(id uint32) uint32 {
+	if d.kind(id) != btf.KindForward {
+		return id
+	}
+	if r := d.resolve(id); d.kind(r) != btf.KindForward {
+		return r
+	}
+	return id
+}
+
+func (d *state) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// run performs libbpf's passes, in its order.
+func (d *state) run() error {
+	n := d.n()
+	d.m = make([]uint32, n)
+	for i := range n {
+		d.m[i] = unprocessed
+		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
+			d.m[i] = d.first + i
+		}
+	}
+	d.tab = newTable(d.tab.under, int(n))
+	for i := range n {
+		d.primType(d.first + i)
+	}
+	for i := range n {
+		d.structType(d.first + i)
+		if d.err != nil {
+			return d.err
+		}
+	}
+	d.resolveFwds()
+	for i := range n {
+		d.refType(d.first + i)
+		if d.err != nil {
+			return d.err
+		}
+	}
+	return nil
+}
+
+func (d *state) candidates(h uint64) []uint32 {
+	d.cbuf = d.tab.candidates(h, d.cbuf)
+	return d.cbuf
+}
+
+// primType deduplicates an INT, ENUM, ENUM64, FWD or FLOAT
+// (btf_dedup_prim_type).
+func (d *state) primType(id uint32) {
+	r := d.rec(id)
+	newID := id
+	var h uint64
+	switch kindOf(r) {
+	case btf.KindInt, btf.KindForward, btf.KindFloat:
+		h = hashAll(r)
+		for _, c := range d.candidates(h) {
+			if equalAll(r, d.rec(c)) {
+				newID = c
+				break
+			}
+		}
+	case btf.KindEnum, btf.KindEnum64:
+		h = hashEnum(r)
+		for _, c := range d.candidates(h) {
+			cr := d.rec(c)
+			if equalAll(r, cr) {
+				newID = c
+				break
+			}
+			if compatEnum(r, cr) {
+				if isEnumFwd(r) {
+					newID = c // resolve fwd to full enum
+					break
+				}
+				d.set(c, id) // resolve canonical enum fwd to full enum
+			}
+		}
+	default:
+		return
+	}
+	d.set(id, newID)
+	if newID == id {
+		d.tab.add(h, id)
+	}
+}
+
+func isAnyEnum(r record) bool {
+	k := kindOf(r)
+	return k == btf.KindEnum || k == btf.KindEnum64
+}
+
+func isEnumFwd(r record) bool { return isAnyEnum(r) && vlenOf(r) == 0 }
+
+// compatEnum is btf_compat_enum: equal, or one is a forward declaration
+// (vlen 0) of an enum of the same name, whatever the size or kind.
+func compatEnum(a, b record) bool {
+	if !isEnumFwd(a) && !isEnumFwd(b) {
+		return equalAll(a, b)
+	}
+	return a[wName] == b[wName] && isAnyEnum(a) && isAnyEnum(b)
+}
+
+// fwdKind is the kind a FWD declares.
+func fwdKind(r record) btf.Kind {
+	if kflagOf(r) {
+		return btf.KindUnion
+	}
+	return btf.KindStruct
+}
+
+func (d *state) errorf(format string, args ...any) {
+	d.fail(fmt.Errorf("dedup: "+format, args...))
+}
