@@ -109,6 +109,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfModulesCmd(),
 		c.btfMinCmd(),
 		c.btfCopyCmd(),
+		c.btfLayoutCmd(),
 	)
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()

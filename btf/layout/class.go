@@ -1,0 +1,445 @@
+package layout
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// maxNest bounds the nesting of anonymous structs, unions and prototypes
+// in corrupt BTF; real kernels nest a handful of levels.
+const maxNest = 64
+
+// sums are the running totals of __class__fprintf.
+type sums struct {
+	bytes, bits         uint32
+	holes, bitHoles     uint32
+	paddings            uint16
+	sumPaddings         uint32
+	forced, forcedHoles uint16
+	sumForcedHoles      uint32
+}
+
+// classFprintf is pahole's __class__fprintf for a struct.
+func (p *printer) classFprintf(c *class, cf conf, depth int) {
+	if cf.prefix != "" {
+		p.str(cf.prefix)
+		p.byte(' ')
+	}
+	p.str("struct")
+	if c.name != nil {
+		p.byte(' ')
+		p.bytes(c.name)
+	}
+	indent := min(cf.indent, len(tabs))
+	cc := cf
+	var cacheline uint32
+	if cc.cachelinep == nil {
+		cc.cachelinep = &cacheline
+	}
+	cc.indent = indent + 1
+	p.inferPacked(c)
+	p.str(" {\n")
+
+	var s sums
+	newline := false
+	nl := func() {
+		if !newline {
+			p.byte('\n')
+		}
+		newline = true
+	}
+	if c.preBitHole > 0 {
+		nl()
+		p.holeComment(cc.indent, "", uint64(c.preBitHole), "bit", "\n")
+		s.bitHoles += uint32(c.preBitHole)
+	}
+	if c.preHole > 0 {
+		nl()
+		p.holeComment(cc.indent, "", uint64(c.preHole), "byte", "\n")
+		s.holes += uint32(c.preHole)
+	}
+	var last *member
+	var lastSize uint64
+	for i := range c.members {
+		pos := &c.members[i]
+		if pos.alignment != 0 {
+			hole := c.preHole
+			if last != nil {
+				hole = last.hole
+			}
+			if hole != 0 {
+				s.forcedHoles++
+				s.sumForcedHoles += uint32(hole)
+			}
+			s.forced++
+		}
+		if last != nil && lastSize != 0 {
+			if last.bitHole != 0 && pos.bitfieldSize != 0 {
+				p.explicitBitHole(pos, last, cc, depth)
+			}
+			if pos.byteOffset < last.byteOffset ||
+				(pos.byteOffset == last.byteOffset && last.bitfieldSize == 0 && pos.bitfieldSize != 0) {
+				nl()
+				p.tabs(cc.indent)
+				p.str("/* Bitfield combined with previous fields */\n")
+			} else if d := int64(pos.byteOffset) - int64(last.byteOffset); d > 0 && uint64(d) < lastSize {
+				nl()
+				p.tabs(cc.indent)
+				p.str("/* Bitfield combined with next fields */\n")
+			}
+		}
+		if newline {
+			p.byte('\n')
+			newline = false
+		}
+		cc.lastMember = i == len(c.members)-1
+		cc.firstMember = last == nil
+		size := pos.byteSize
+		p.tabs(cc.indent)
+		pt := p.typ(pos.typ)
+		p.memberFprintf(pos, false, pt, cc, depth)
+		p.afterMember(pos, pt, cc, &s, &newline)
+		p.byte('\n')
+		if pos.bitfieldSize != 0 {
+			s.bits += uint32(pos.bitfieldSize)
+		} else {
+			s.bytes += uint32(pos.byteSize)
+		}
+		if last == nil || lastSize == 0 || last.byteOffset != pos.byteOffset {
+			lastSize = size
+		} else if last.bitfieldSize == 0 && pos.bitfieldSize != 0 {
+			lastSize = size
+		}
+		last = pos
+	}
+	if cc.emitStats {
+		p.stats(c, cc, &s)
+		p.last = s
+	}
+	p.tabs(indent)
+	p.byte('}')
+	if c.packed {
+		p.str(" __attribute__((__packed__))")
+	}
+	if cc.hasSuffix {
+		p.byte(' ')
+		p.bytes(cc.suffix)
+	}
+	if c.alignment != 0 && !c.packed {
+		p.str(" __attribute__((__aligned__(")
+		p.uint(uint64(c.alignment), 0)
+		p.str(")))")
+	}
+}
+
+// explicitBitHole prints the unnamed bitfield pahole shows where a bitfield
+// follows a bit hole.
+func (p *printer) explicitBitHole(pos, last *member, cc conf, depth int) {
+	bits := last.bitHole
+	if last.byteOffset != pos.byteOffset {
+		p.byte('\n')
+		p.tabs(cc.indent)
+		p.str("/* Force alignment to the next boundary: */\n")
+		bits = 0
+	}
+	p.tabs(cc.indent)
+	p.typeFprintf(pos.typ, []byte{}, true, cc, depth+1)
+	p.byte(':')
+	p.uint(uint64(bits), 0)
+	p.str(";\n")
+}
+
+// afterMember prints the comments that follow a member: the padding of a
+// struct member's type, then the bit hole and the hole after it.
+func (p *printer) afterMember(pos *member, pt btf.Type, cc conf, s *sums, newline *bool) {
+	nl := func() {
+		if !*newline {
+			p.byte('\n')
+		}
+		*newline = true
+	}
+	if p.kind(pt.ID()) == btf.KindStruct {
+		tc := p.class(pt.ID())
+		p.findHoles(tc)
+		p.inferPacked(tc)
+		if tc.padding > 0 {
+			s.paddings++
+			s.sumPaddings += uint32(tc.padding)
+			nl()
+			p.byte('\n')
+			p.tabs(cc.indent)
+			p.str("/* XXX last struct has ")
+			p.uint(uint64(tc.padding), 0)
+			p.str(" byte")
+			if tc.padding != 1 {
+				p.byte('s')
+			}
+			p.str(" of padding */")
+		}
+	}
+	if pos.bitHole != 0 {
+		nl()
+		p.holeComment(cc.indent, "\n", uint64(pos.bitHole), "bit", "")
+		s.bitHoles += uint32(pos.bitHole)
+	}
+	if pos.hole > 0 {
+		nl()
+		p.holeComment(cc.indent, "\n", uint64(pos.hole), "byte", "")
+		s.holes += uint32(pos.hole)
+	}
+}
+
+// holeComment prints "/* XXX n bytes hole, try to pack */".
+func (p *printer) holeComment(indent int, before string, n uint64, unit, after string) {
+	p.str(before)
+	p.tabs(indent)
+	p.str("/* XXX ")
+	p.uint(n, 0)
+	p.byte(' ')
+	p.str(unit)
+	if n != 1 {
+		p.byte('s')
+	}
+	p.str(" hole, try to pack */")
+	p.str(after)
+}
+
+// stats prints the summary comments of a top-level struct.
+func (p *printer) stats(c *class, cc conf, s *sums) {
+	p.str("\n")
+	p.tabs(cc.indent)
+	p.str("/* size: ")
+	p.uint(uint64(c.size), 0)
+	p.str(", cachelines: ")
+	size := uint64(c.size)
+	if c.size == 1 && c.nrMembers == 0 {
+		size = 0
+	}
+	p.uint((size+uint64(p.cacheline)-1)/uint64(p.cacheline), 0)
+	p.str(", members: ")
+	p.uint(uint64(c.nrMembers), 0)
+	p.str(" */\n")
+	if s.holes > 0 || s.bitHoles > 0 {
+		if s.bytes > 0 {
+			p.tabs(cc.indent)
+			p.str("/* sum members: ")
+			p.uint(uint64(s.bytes), 0)
+			if s.holes > 0 {
+				p.str(", holes: ")
+				p.uint(uint64(c.nrHoles), 0)
+				p.str(", sum holes: ")
+				p.uint(uint64(s.holes), 0)
+			}
+			p.str(" */\n")
+		}
+		if s.bits > 0 {
+			p.tabs(cc.indent)
+			p.str("/* sum bitfield members: ")
+			p.uint(uint64(s.bits), 0)
+			p.str(" bits")
+			if s.bitHoles > 0 {
+				p.str(", bit holes: ")
+				p.uint(uint64(c.nrBitHoles), 0)
+				p.str(", sum bit holes: ")
+				p.uint(uint64(s.bitHoles), 0)
+				p.str(" bits")
+			} else {
+				p.str(" (")
+				p.uint(uint64(s.bits/8), 0)
+				p.str(" bytes)")
+			}
+			p.str(" */\n")
+		}
+	}
+	p.statLine(cc.indent, "padding: ", uint64(c.padding), c.padding > 0)
+	if s.paddings > 0 {
+		p.tabs(cc.indent)
+		p.str("/* paddings: ")
+		p.uint(uint64(s.paddings), 0)
+		p.str(", sum paddings: ")
+		p.uint(uint64(s.sumPaddings), 0)
+		p.str(" */\n")
+	}
+	if c.bitPadding > 0 {
+		p.tabs(cc.indent)
+		p.str("/* bit_padding: ")
+		p.uint(uint64(c.bitPadding), 0)
+		p.str(" bits */\n")
+	}
+	if s.forced != 0 {
+		p.tabs(cc.indent)
+		p.str("/* forced alignments: ")
+		p.uint(uint64(s.forced), 0)
+		if s.forcedHoles != 0 {
+			p.str(", forced holes: ")
+			p.uint(uint64(s.forcedHoles), 0)
+			p.str(", sum forced holes: ")
+			p.uint(uint64(s.sumForcedHoles), 0)
+		}
+		p.str(" */\n")
+	}
+	if last := (cc.baseOffset + c.size) % p.cacheline; last != 0 {
+		p.tabs(cc.indent)
+		p.str("/* last cacheline: ")
+		p.uint(uint64(last), 0)
+		p.str(" bytes */\n")
+	}
+	p.brainFart(c, cc, s)
+}
+
+// statLine prints "/* what: n */" when show is set.
+func (p *printer) statLine(indent int, what string, n uint64, show bool) {
+	if !show {
+		return
+	}
+	p.tabs(indent)
+	p.str("/* ")
+	p.str(what)
+	p.uint(n, 0)
+	p.str(" */\n")
+}
+
+// brainFart prints pahole's warning for a struct whose members, holes and
+// padding do not add up to its size.
+func (p *printer) brainFart(c *class, cc conf, s *sums) {
+	diff := int32(c.size*8 - (s.bytes*8 + s.bits + s.holes*8 + s.bitHoles +
+		uint32(c.padding)*8 + uint32(c.bitPadding)))
+	if diff == 0 || c.nrMembers == 0 {
+		return
+	}
+	p.byte('\n')
+	p.tabs(cc.indent)
+	p.str("/* BRAIN FART ALERT! ")
+	p.int(int64(int32(c.size)))
+	p.str(" bytes != ")
+	p.uint(uint64(s.bytes), 0)
+	p.str(" (member bytes) + ")
+	p.uint(uint64(s.bits), 0)
+	p.str(" (member bits) + ")
+	p.uint(uint64(s.holes), 0)
+	p.str(" (byte holes) + ")
+	p.uint(uint64(s.bitHoles), 0)
+	p.str(" (bit holes), diff = ")
+	p.int(int64(diff))
+	p.str(" bits */\n")
+}
+
+func (p *printer) int(v int64) {
+	if v < 0 {
+		p.byte('-')
+		p.uint(uint64(-v), 0)
+		return
+	}
+	p.uint(uint64(v), 0)
+}
+
+// unionFprintf is pahole's union__fprintf.
+func (p *printer) unionFprintf(c *class, cf conf, depth int) {
+	indent := min(cf.indent, len(tabs))
+	if cf.prefix != "" {
+		p.str(cf.prefix)
+		p.byte(' ')
+	}
+	p.str("union")
+	if c.name != nil {
+		p.byte(' ')
+		p.bytes(c.name)
+	}
+	p.str(" {\n")
+	uc := cf
+	uc.indent = indent + 1
+	p.last = sums{}
+	p.inferUnionPacked(c)
+	var cacheline uint32
+	if uc.cachelinep == nil {
+		uc.cachelinep = &cacheline
+	}
+	initial := *uc.cachelinep
+	for i := range c.members {
+		pos := &c.members[i]
+		uc.unionMember = true
+		p.tabs(uc.indent)
+		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
+		p.byte('\n')
+		*uc.cachelinep = initial
+	}
+	p.tabs(indent)
+	p.byte('}')
+	if cf.hasSuffix {
+		p.byte(' ')
+		p.bytes(cf.suffix)
+	}
+}
+
+// memberFprintf is class_member__fprintf: the member's declaration and its
+// "/* offset size */" comment.
+func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf, depth int) {
+	if !p.step() {
+		return
+	}
+	sc := cf
+	offset := m.byteOffset
+	if !sc.relOffset {
+		offset += sc.baseOffset
+		if !unionMember {
+			sc.baseOffset = offset
+		}
+	}
+	if m.bitfieldOffset < 0 {
+		offset += uint32(m.byteSize)
+	}
+	p.cachelineBoundary(cf, offset)
+	start := len(p.buf)
+	name, hasName := m.name, m.name != nil
+	composite := p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID())
+	if composite {
+		p.typeFprintf(t.ID(), nil, false, sc, depth+1)
+		if hasName {
+			if t.NameOffset() == 0 {
+				p.byte(' ')
+			}
+			p.bytes(name)
+		}
+	} else {
+		p.typeFprintf(t.ID(), name, hasName, sc, depth+1)
+	}
+	if m.bitfieldSize != 0 {
+		p.byte(':')
+		p.uint(uint64(m.bitfieldSize), 0)
+	}
+	alignLen := 0
+	if m.alignment != 0 {
+		a := len(p.buf)
+		p.str(" __attribute__((__aligned__(")
+		p.uint(uint64(m.alignment), 0)
+		p.str(")))")
+		alignLen = len(p.buf) - a
+	}
+	p.byte(';')
+	if composite && t.NameOffset() == 0 {
+		slen := alignLen - 1
+		if hasName {
+			slen = alignLen + len(name)
+		}
+		if p.isStructTag(t.ID()) && p.class(t.ID()).packed {
+			slen += len("__attribute__((__packed__))") + 1
+		}
+		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
+	} else {
+		p.padLeft(" ", max(sc.typeSpacing+sc.nameSpacing-(len(p.buf)-start), 0))
+	}
+	p.str("/* ")
+	p.uint(uint64(offset), 5)
+	sizeSpacing := 5
+	if m.bitfieldSize != 0 {
+		p.byte(':')
+		bo := uint32(int32(m.bitfieldOffset))
+		if m.bitfieldOffset < 0 {
+			bo = uint32(m.byteSize*8) + uint32(int32(m.bitfieldOffset))
+		}
+		p.uint(uint64(bo), 2)
+		sizeSpacing -= 3
+	}
+	p.byte(' ')
+	p.uint(m.byteSize, sizeSpacing)
+	p.str(" */")
+}

@@ -1,0 +1,153 @@
+package layout
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Struct is the layout of one struct or union, as data: the facts that
+// Write prints.
+type Struct struct {
+	ID         btf.TypeID `json:"id"`
+	Kind       string     `json:"kind"` // "struct" or "union"
+	Name       string     `json:"name"`
+	Size       uint32     `json:"size"`
+	Cachelines uint32     `json:"cachelines"`
+	Members    []Member   `json:"members"`
+
+	SumMembers     uint32 `json:"sum_members"`   // bytes of non-bitfield members
+	SumBits        uint32 `json:"sum_bits"`      // bits of bitfield members
+	Holes          int    `json:"holes"`         // number of byte holes
+	SumHoles       uint32 `json:"sum_holes"`     // bytes in holes
+	BitHoles       int    `json:"bit_holes"`     // number of bit holes
+	SumBitHoles    uint32 `json:"sum_bit_holes"` // bits in bit holes
+	Padding        uint32 `json:"padding"`       // bytes after the last member
+	BitPadding     uint32 `json:"bit_padding"`   // bits after the last bitfield
+	Paddings       int    `json:"paddings"`      // members whose struct type has padding
+	SumPaddings    uint32 `json:"sum_paddings"`  // their padding, in bytes
+	Forced         int    `json:"forced_alignments"`
+	ForcedHoles    int    `json:"forced_holes"`
+	SumForcedHoles uint32 `json:"sum_forced_holes"`
+	LastCacheline  uint32 `json:"last_cacheline"` // bytes used in the last cacheline
+	Packed         bool   `json:"packed"`         // inferred __attribute__((__packed__))
+	Aligned        uint32 `json:"aligned,omitempty"`
+}
+
+// Member is one member of a Struct. Offsets count from the start of the
+// outermost struct, as pahole prints them, also inside anonymous structs
+// and unions, whose own members are in Members.
+type Member struct {
+	Name           string     `json:"name"`
+	Type           string     `json:"type"` // pahole's spelling of the type
+	TypeID         btf.TypeID `json:"type_id"`
+	Offset         uint32     `json:"offset"`
+	Size           uint64     `json:"size"`
+	BitfieldOffset *int       `json:"bitfield_offset,omitempty"`
+	BitfieldSize   int        `json:"bitfield_size,omitempty"`
+	Hole           int        `json:"hole,omitempty"`     // bytes of hole after the member
+	BitHole        int        `json:"bit_hole,omitempty"` // bits of hole after it
+	Aligned        uint32     `json:"aligned,omitempty"`  // inferred __aligned__
+	Members        []Member   `json:"members,omitempty"`
+}
+
+// Layouts returns the layouts that Write prints, in the same order, as
+// data.
+func Layouts(ctx context.Context, s *btf.Spec, opts Options) ([]Struct, error) {
+	var out []Struct
+	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
+		out = append(out, p.facts(id, c))
+		p.buf = p.buf[:0]
+		return nil
+	})
+	return out, err
+}
+
+// WriteJSON writes Layouts as a JSON array, one struct a line.
+func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
+	if _, err := io.WriteString(w, "["); err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	first := true
+	enc := json.NewEncoder(w)
+	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
+		p.buf = p.buf[:0]
+		sep := ","
+		if first {
+			sep, first = "\n", false
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		return enc.Encode(p.facts(id, c))
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "]\n"); err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	return nil
+}
+
+// facts turns the class just printed, and the sums its printing counted,
+// into a Struct.
+func (p *printer) facts(id btf.TypeID, c *class) Struct {
+	s := p.last
+	st := Struct{
+		ID: id, Kind: "struct", Name: string(c.name), Size: c.size,
+		Members:    p.memberFacts(c, 0),
+		SumMembers: s.bytes, SumBits: s.bits,
+		SumHoles: s.holes, SumBitHoles: s.bitHoles,
+		Paddings: int(s.paddings), SumPaddings: s.sumPaddings,
+		Forced: int(s.forced), ForcedHoles: int(s.forcedHoles), SumForcedHoles: s.sumForcedHoles,
+		LastCacheline: c.size % p.cacheline,
+	}
+	if c.union {
+		st.Kind = "union"
+	} else {
+		st.Holes, st.BitHoles = int(c.nrHoles), int(c.nrBitHoles)
+		st.Padding, st.BitPadding = uint32(c.padding), uint32(c.bitPadding)
+		st.Packed = c.packed
+		if !c.packed {
+			st.Aligned = c.alignment
+		}
+	}
+	size := uint64(c.size)
+	if c.size == 1 && c.nrMembers == 0 {
+		size = 0
+	}
+	st.Cachelines = uint32((size + uint64(p.cacheline) - 1) / uint64(p.cacheline))
+	return st
+}
+
+// memberFacts lists the members of c, at offset base.
+func (p *printer) memberFacts(c *class, base uint32) []Member {
+	out := make([]Member, 0, len(c.members))
+	for i := range c.members {
+		m := &c.members[i]
+		mf := Member{
+			Name:   string(m.name),
+			TypeID: m.typ,
+			Type:   string(p.appendTagName(nil, m.typ, bufPointer, 0)),
+			Offset: base + m.byteOffset,
+			Size:   m.byteSize,
+			Hole:   int(m.hole), BitHole: int(m.bitHole),
+			Aligned: m.alignment,
+		}
+		if m.bitfieldSize != 0 {
+			bo := int(m.bitfieldOffset)
+			mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
+		}
+		if p.typ(m.typ).NameOffset() == 0 {
+			if inner := p.class(m.typ); inner != nil {
+				mf.Members = p.memberFacts(inner, mf.Offset)
+			}
+		}
+		out = append(out, mf)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// DefaultCacheline is the cacheline size pahole uses on x86-64 and arm64
+// machines (it asks sysconf; these answer 64).
+const DefaultCacheline = 64
+
+// Options select what Write prints.
+type Options struct {
+	// Names, if not empty, limits the output to the structs and unions of
+	// these names. An unknown name makes Write fail with an error wrapping
+	// btf.ErrNotFound before anything is written.
+	Names []string
+
+	// Cacheline is the cacheline size in bytes; 0 means DefaultCacheline.
+	Cacheline int
+}
+
+// printer holds the state of one Write: pahole keeps per-type results
+// (holes, inferred packing) from one struct to the next, and what it
+// prints for a struct can depend on the structs printed before it.
+type printer struct {
+	spec      *btf.Spec
+	ptrSize   uint32
+	cacheline uint32
+	classes   []*class // by id, loaded on first use
+	nodes     []node   // by id, found once
+	slab      []member // storage for members, allocated in blocks
+	last      sums     // the sums of the last top-level struct printed
+	steps     int      // members and names printed so far
+	maxSteps  int      // the limit of steps, see ErrTooComplex
+	err       error    // ErrTooComplex once steps passed maxSteps
+	buf       []byte
+}
+
+func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
+	if s == nil {
+		return nil, errors.New("layout: nil Spec")
+	}
+	if _, err := s.TypeByID(0); err != nil {
+		return nil, fmt.Errorf("layout: %w", err)
+	}
+	if cacheline == 0 {
+		cacheline = DefaultCacheline
+	}
+	if cacheline < 0 || cacheline > 1<<16 {
+		return nil, fmt.Errorf("layout: cacheline size %d out of range", cacheline)
+	}
+	nodes := make([]node, s.LastID()+1)
+	for id, t := range s.All() {
+		k := t.Kind()
+		nodes[id] = node{t: t, kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
+	}
+	return &printer{
+		maxSteps:  stepsPerType*len(nodes) + 1<<20,
+		nodes:     nodes,
+		spec:      s,
+		ptrSize:   s.PointerSize(),
+		cacheline: uint32(cacheline),
+		classes:   make([]*class, len(nodes)),
+	}, nil
+}
+
+// ErrTooComplex is wrapped by the errors for BTF whose layouts would take
+// too long to print: anonymous types that several members share, or that
+// contain themselves, are printed in full at each use, and crafted BTF can
+// make that exponential. Real kernels take a few steps per type; the limit
+// is far above.
+var ErrTooComplex = errors.New("type graph too complex")
+
+// stepsPerType sets the step limit of ErrTooComplex.
+const stepsPerType = 64
+
+// step counts one member or name printed and reports whether the limit
+// allows it.
+func (p *printer) step() bool {
+	p.steps++
+	if p.steps <= p.maxSteps {
+		return true
+	}
+	p.err = ErrTooComplex
+	return false
+}
+
+// flushAt is the size at which Write hands its buffer to the writer.
+const flushAt = 64 << 10
+
+// Write prints the layout of every named struct and union of s to w, byte
+// for byte as "pahole -F btf FILE" (pahole 1.24) prints it: in id order,
+// each layout once (pahole skips a struct whose name, size and members
+// equal one already printed), anonymous types only inside the types that
+// embed them. With opts.Names it prints only the types of those names.
+//
+// ctx is checked between types. The Spec must stay open while Write runs.
+func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
+	flush := func(p *printer, _ btf.TypeID, _ *class) error {
+		if len(p.buf) < flushAt {
+			return nil
+		}
+		_, err := w.Write(p.buf)
+		p.buf = p.buf[:0]
+		return err
+	}
+	p, err := run(ctx, s, opts, flush)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(p.buf); err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	return nil
+}
+
+// each prints the structs and unions that opts select, one at a time, and
+// calls fn after each with what was printed in p.buf.
+func each(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.TypeID, *class) error) error {
+	_, err := run(ctx, s, opts, fn)
+	return err
+}
+
+// run is each, returning the printer for the output left in its buffer.
+func run(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
+	p, err := newPrinter(s, opts.Cacheline)
+	if err != nil {
+		return nil, err
+	}
+	want, err := wanted(s, opts.Names)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string][]*class)
+	p.buf = make([]byte, 0, flushAt+4<<10)
+	for i := range p.nodes {
+		id := btf.TypeID(i)
+		if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion {
+			continue
+		}
+		t := p.typ(id)
+		if t.NameOffset() == 0 {
+			continue
+		}
+		if want != nil {
+			if _, ok := want[string(t.NameBytes())]; !ok {
+				continue
+			}
+		}
+		c := p.class(id)
+		if len(c.name) == 0 {
+			continue // a name offset pointing at an empty string
+		}
+		// The map's keys alias the Spec's string section, which stays
+		// mapped while run runs.
+		key := unsafe.String(&c.name[0], len(c.name))
+		if slices.ContainsFunc(seen[key], c.same) {
+			continue
+		}
+		seen[key] = append(seen[key], c)
+		p.topLevel(c)
+		if p.err != nil {
+			return nil, fmt.Errorf("layout: %s: %w", t, p.err)
+		}
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if err := fn(p, id, c); err != nil {
+			return nil, fmt.Errorf("layout: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// wanted returns the set of names, nil for all, or an error for a name that
+// no struct or union has.
+func wanted(s *btf.Spec, names []string) (map[string]struct{}, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	want := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		n = strings.TrimPrefix(strings.TrimPrefix(n, "struct "), "union ")
+		found := false
+		for _, k := range []btf.Kind{btf.KindStruct, btf.KindUnion} {
+			ts, err := s.Find(n, btf.FindOptions{Kind: k})
+			if err != nil && !errors.Is(err, btf.ErrNotFound) {
+				return nil, fmt.Errorf("layout: %w", err)
+			}
+			found = found || len(ts) > 0
+		}
+		if !found {
+			return nil, fmt.Errorf("layout: no struct or union %q: %w", n, btf.ErrNotFound)
+		}
+		want[n] = struct{}{}
+	}
+	return want, nil
+}
+
+// same reports whether pahole takes c and o, of the same name, for one
+// struct already printed (type__compare): same size and member count, and
+// each member with the same bit offset, bitfield size and, when both have
+// one, name.
+func (c *class) same(o *class) bool {
+	if c.size != o.size || len(c.members) != len(o.members) {
+		return false
+	}
+	for i := range c.members {
+		a, b := &c.members[i], &o.members[i]
+		if a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
+			return false
+		}
+		if a.name != nil && b.name != nil && !bytes.Equal(a.name, b.name) {
+			return false
+		}
+	}
+	return true
+}
+
+// topLevel prints a struct or union as pahole's class_formatter does.
+func (p *printer) topLevel(c *class) {
+	cf := conf{typeSpacing: 26, nameSpacing: 23, emitStats: true}
+	if c.union {
+		cf.nameSpacing = 21
+		p.unionFprintf(c, cf, 0)
+	} else {
+		p.findHoles(c)
+		p.classFprintf(c, cf, 0)
+	}
+	p.str(";\n")
+}

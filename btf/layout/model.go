@@ -1,0 +1,488 @@
+package layout
+
+import (
+	"math/bits"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// A node is what pahole's BTF loader makes of one type record (its struct
+// tag): the kind as pahole sees it and, for structs and unions, the
+// members with the offsets and sizes that class__fixup_btf_bitfields
+// computes. Integer widths follow dwarves.h, so that values wrap where
+// pahole's wrap.
+type class struct {
+	members []member
+	size    uint32
+	union   bool
+	name    []byte // nil when anonymous
+
+	alignment  uint32 // inferred __aligned__ of the type, 0 for none
+	natural    uint16 // type__natural_alignment, 0 until known
+	loaded     bool
+	searched   bool // class__find_holes ran
+	inferred   bool // packed_attributes_inferred
+	packed     bool
+	nrHoles    uint8
+	nrBitHoles uint8
+	preHole    uint16
+	padding    uint16
+	preBitHole uint8
+	bitPadding uint8
+	nrMembers  uint16
+}
+
+// member is pahole's struct class_member for one BTF member.
+type member struct {
+	name           []byte // nil when anonymous
+	typ            btf.TypeID
+	bitOffset      uint32
+	bitSize        uint32
+	byteOffset     uint32
+	byteSize       uint64
+	bitfieldOffset int8
+	bitfieldSize   uint8
+	bitHole        uint8
+	hole           uint16
+	alignment      uint32
+}
+
+// maxChain bounds walks along typedef and qualifier chains in corrupt BTF.
+const maxChain = 64
+
+// typ returns the view of id; void (and ids out of range) give the zero
+// Type, whose kind is KindUnknown.
+func (p *printer) typ(id btf.TypeID) btf.Type {
+	if int(id) < len(p.nodes) {
+		return p.nodes[id].t
+	}
+	return btf.Type{}
+}
+
+// node caches what the hot paths ask of a type: its view, kind and
+// reference.
+type node struct {
+	t    btf.Type
+	ref  btf.TypeID
+	kind btf.Kind
+	fwdU bool // a FWD of a union
+}
+
+// kind returns the kind of id; KindUnknown for void and ids out of range.
+func (p *printer) kind(id btf.TypeID) btf.Kind {
+	if int(id) < len(p.nodes) {
+		return p.nodes[id].kind
+	}
+	return btf.KindUnknown
+}
+
+// ref returns Type.Ref of id.
+func (p *printer) ref(id btf.TypeID) btf.TypeID {
+	if int(id) < len(p.nodes) {
+		return p.nodes[id].ref
+	}
+	return 0
+}
+
+// isTransparent reports whether pahole's loader leaves kind k out of
+// tag__strip_typedefs_and_modifiers chains: typedefs and qualifiers.
+// TYPE_TAG, which pahole 1.24 cannot read, is skipped like a qualifier.
+func isModifier(k btf.Kind) bool {
+	switch k {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+		return true
+	}
+	return false
+}
+
+// strip follows typedefs and qualifiers from id (pahole's
+// tag__strip_typedefs_and_modifiers applied to a tag of type id).
+func (p *printer) strip(id btf.TypeID) btf.Type {
+	for range maxChain {
+		k := p.kind(id)
+		if k != btf.KindTypedef && !isModifier(k) {
+			return p.typ(id)
+		}
+		id = p.ref(id)
+	}
+	return btf.Type{}
+}
+
+// isStructTag reports whether pahole sees t as a struct: a STRUCT, or a FWD
+// of a struct.
+func (p *printer) isStructTag(id btf.TypeID) bool {
+	k := p.kind(id)
+	return k == btf.KindStruct || (k == btf.KindForward && !p.nodes[id].fwdU)
+}
+
+// isUnionTag is isStructTag for unions.
+func (p *printer) isUnionTag(id btf.TypeID) bool {
+	k := p.kind(id)
+	return k == btf.KindUnion || (k == btf.KindForward && p.nodes[id].fwdU)
+}
+
+// isEnumTag reports an ENUM or ENUM64.
+func (p *printer) isEnumTag(id btf.TypeID) bool {
+	k := p.kind(id)
+	return k == btf.KindEnum || k == btf.KindEnum64
+}
+
+// enumBits is the size pahole's loader gives an enum, in bits.
+func enumBits(t btf.Type) uint32 {
+	if t.Size() == 0 {
+		return 32
+	}
+	return t.Size() * 8
+}
+
+// baseSize is base_type__size: an INT's bits (not its size) / 8, a FLOAT's
+// size.
+func baseSize(t btf.Type) uint64 {
+	if t.Kind() == btf.KindInt {
+		return uint64(t.Int().Bits) / 8
+	}
+	return uint64(t.Size())
+}
+
+// sizeOf is pahole's tag__size.
+func (p *printer) sizeOf(id btf.TypeID, depth int) uint64 {
+	if depth > maxChain {
+		return 0
+	}
+	switch p.kind(id) {
+	case btf.KindUnknown:
+		return 0
+	case btf.KindPointer:
+		return uint64(p.ptrSize)
+	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindFuncProto:
+		if p.ref(id) == 0 {
+			return 0
+		}
+		return p.sizeOf(p.ref(id), depth+1)
+	}
+	t := p.typ(id)
+	switch p.kind(t.ID()) {
+	case btf.KindPointer:
+		return uint64(p.ptrSize)
+	case btf.KindInt, btf.KindFloat:
+		return baseSize(t)
+	case btf.KindEnum, btf.KindEnum64:
+		return uint64(enumBits(t) / 8)
+	case btf.KindStruct, btf.KindUnion:
+		if t.Size() == 1 && t.Vlen() == 0 {
+			return 0 // pahole's "empty base optimization trick"
+		}
+		return uint64(t.Size())
+	case btf.KindForward:
+		return 0
+	case btf.KindArray:
+		a := t.Array()
+		return p.sizeOf(a.Type, depth+1) * uint64(a.Nelems)
+	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindFuncProto:
+		if p.ref(t.ID()) == 0 {
+			return 0
+		}
+		return p.sizeOf(p.ref(t.ID()), depth+1)
+	}
+	return 0
+}
+
+// naturalAlign is pahole's tag__natural_alignment.
+func (p *printer) naturalAlign(t btf.Type, depth int) uint64 {
+	var a uint64 = 1
+	if depth > maxChain {
+		return a
+	}
+	switch {
+	case p.kind(t.ID()) == btf.KindPointer:
+		a = uint64(p.ptrSize)
+	case p.kind(t.ID()) == btf.KindInt || p.kind(t.ID()) == btf.KindFloat:
+		a = baseSize(t)
+	case p.isEnumTag(t.ID()):
+		a = uint64(enumBits(t) / 8)
+	case p.kind(t.ID()) == btf.KindStruct || p.kind(t.ID()) == btf.KindUnion:
+		a = uint64(p.typeNatural(t.ID(), depth+1))
+	case p.kind(t.ID()) == btf.KindForward:
+		a = 0
+	case p.kind(t.ID()) == btf.KindArray:
+		if e := p.strip(t.Array().Type); !e.IsVoid() {
+			a = p.naturalAlign(e, depth+1)
+		}
+	}
+	if a == 0 {
+		return 1
+	}
+	return a
+}
+
+// typeNatural is type__natural_alignment, cached as pahole caches it (a
+// result of 0 is computed again).
+func (p *printer) typeNatural(id btf.TypeID, depth int) uint16 {
+	c := p.class(id)
+	if c == nil {
+		return 0
+	}
+	if c.natural != 0 {
+		return c.natural
+	}
+	for i := range c.members {
+		mt := p.strip(c.members[i].typ)
+		if mt.IsVoid() {
+			continue
+		}
+		if a := uint16(p.naturalAlign(mt, depth)); c.natural < a {
+			c.natural = a
+		}
+	}
+	return c.natural
+}
+
+// class returns the loaded struct or union id, or nil for other kinds.
+func (p *printer) class(id btf.TypeID) *class {
+	if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion {
+		return nil
+	}
+	t := p.typ(id)
+	c := p.classes[id]
+	if c == nil {
+		c = &class{}
+		p.classes[id] = c
+	}
+	if !c.loaded {
+		c.loaded = true
+		p.load(c, t)
+	}
+	return c
+}
+
+// load fills c from the record of t (pahole's create_members and
+// class__fixup_btf_bitfields).
+func (p *printer) load(c *class, t btf.Type) {
+	c.size = t.Size()
+	c.union = p.kind(t.ID()) == btf.KindUnion
+	c.name = t.NameBytes()
+	n := t.Vlen()
+	c.nrMembers = uint16(n)
+	if len(p.slab) < n {
+		p.slab = make([]member, max(n, 4096))
+	}
+	c.members, p.slab = p.slab[:n:n], p.slab[n:]
+	for i := range n {
+		m := t.Member(i)
+		c.members[i] = member{
+			name:         m.NameBytes(),
+			typ:          m.Type,
+			bitOffset:    m.BitOffset,
+			bitfieldSize: uint8(m.BitfieldSize),
+			byteOffset:   m.BitOffset / 8,
+		}
+	}
+	var smallest uint32
+	var natural uint16
+	for i := range c.members {
+		m := &c.members[i]
+		mt := p.strip(m.typ)
+		if mt.IsVoid() {
+			continue
+		}
+		// type__natural_alignment, computed here once for the members
+		// rather than in a second pass.
+		a := p.naturalAlign(mt, 0)
+		natural = max(natural, uint16(a))
+		m.bitfieldOffset = 0
+		m.byteSize = p.sizeOf(mt.ID(), 0)
+		m.bitSize = uint32(m.byteSize * 8)
+		if m.byteSize == 0 {
+			continue
+		}
+		k := p.kind(mt.ID())
+		if k == btf.KindInt || k == btf.KindFloat || p.isEnumTag(mt.ID()) {
+			if m.bitfieldSize != 0 {
+				m.byteOffset = m.bitOffset / m.bitSize * m.bitSize / 8
+				m.bitfieldOffset = int8(m.bitOffset - m.byteOffset*8)
+				if m.bitfieldOffset < 0 {
+					m.bitfieldOffset += int8(m.bitSize)
+					m.byteOffset -= uint32(m.byteSize)
+					m.bitOffset = m.byteOffset*8 + uint32(int32(m.bitfieldOffset))
+				}
+			} else {
+				m.byteOffset = m.bitOffset / 8
+			}
+		}
+		m.alignment = p.inferAlignment(m.byteOffset, uint32(a), smallest)
+		smallest = m.byteOffset + uint32(m.byteSize)
+	}
+	c.natural = natural
+	c.alignment = p.inferAlignment(c.size, uint32(max(natural, 1)), smallest)
+}
+
+// inferAlignment is pahole's class__infer_alignment: an offset further from
+// the end of the previous member than natural alignment explains is taken
+// for an __attribute__((__aligned__)).
+func (p *printer) inferAlignment(byteOffset, natural, smallest uint32) uint32 {
+	var alignment uint32
+	if delta := byteOffset - smallest; delta != 0 && byteOffset%2 == 0 {
+		// 1 << (32 - clz(delta)): x86 masks the shift count to 5 bits.
+		alignment = 1 << ((32 - bits.LeadingZeros32(delta)) & 31)
+	}
+	switch {
+	case alignment <= natural || alignment == 1:
+		alignment = 0
+	case alignment < p.cacheline && p.cacheline%alignment == 0 && byteOffset%p.cacheline == 0:
+		alignment = p.cacheline
+	}
+	return alignment
+}
+
+// findHoles is pahole's class__find_holes (structs only).
+func (p *printer) findHoles(c *class) {
+	if c.union || c.searched {
+		return
+	}
+	c.nrHoles, c.nrBitHoles = 0, 0
+	curBitfieldEnd, curBitfieldSize := c.size*8, uint32(0)
+	var lastSeen uint32
+	inBitfield := false
+	var last *member
+	for i := range c.members {
+		pos := &c.members[i]
+		pos.bitHole, pos.hole = 0, 0
+		bitStart := pos.bitOffset
+		var bitEnd uint32
+		if pos.bitfieldSize != 0 {
+			bitEnd = bitStart + uint32(pos.bitfieldSize)
+		} else {
+			bitEnd = bitStart + uint32(pos.byteSize*8)
+		}
+		bitHoles, byteHoles := int32(0), int32(0)
+		if inBitfield {
+			end := min(bitStart, curBitfieldEnd)
+			bitHoles = int32(end - lastSeen)
+			lastSeen = end
+		}
+		if pos.bitfieldSize != 0 {
+			alignedStart := pos.byteOffset * 8
+			if lastSeen < alignedStart && alignedStart <= bitStart {
+				byteHoles = int32(pos.byteOffset - lastSeen/8)
+				lastSeen = alignedStart
+			}
+			bitHoles += int32(bitStart - lastSeen)
+		} else {
+			byteHoles = int32(bitStart/8 - lastSeen/8)
+		}
+		lastSeen = bitEnd
+		if pos.bitfieldSize != 0 {
+			inBitfield = true
+			if bitEnd > curBitfieldEnd || pos.bitSize > curBitfieldSize {
+				curBitfieldSize = pos.bitSize
+				curBitfieldEnd = pos.byteOffset*8 + curBitfieldSize
+				if bitEnd > curBitfieldEnd {
+					curBitfieldEnd += curBitfieldSize
+				}
+			}
+		} else {
+			inBitfield = false
+			curBitfieldSize = 0
+			curBitfieldEnd = bitEnd
+		}
+		if last != nil {
+			last.hole = uint16(byteHoles)
+			last.bitHole = uint8(bitHoles)
+		} else {
+			c.preHole = uint16(byteHoles)
+			c.preBitHole = uint8(bitHoles)
+		}
+		if bitHoles != 0 {
+			c.nrBitHoles++
+		}
+		if byteHoles != 0 {
+			c.nrHoles++
+		}
+		last = pos
+	}
+	if inBitfield {
+		end := min(c.size*8, curBitfieldEnd)
+		c.bitPadding = uint8(end - lastSeen)
+		lastSeen = end
+	} else {
+		c.bitPadding = 0
+	}
+	c.padding = uint16(c.size - lastSeen/8)
+	c.searched = true
+}
+
+// inferPacked is pahole's class__infer_packed_attributes (structs only).
+func (p *printer) inferPacked(c *class) bool {
+	if c.union {
+		return false
+	}
+	if c.inferred {
+		return c.packed
+	}
+	p.findHoles(c)
+	c.inferred = true
+	if c.padding != 0 || c.nrHoles != 0 {
+		p.markUnnatural(c)
+		c.packed = false
+		return false
+	}
+	var maxNatural uint64 = 1
+	for i := range c.members {
+		pos := &c.members[i]
+		mt := p.strip(pos.typ)
+		natural := p.naturalAlign(mt, 0)
+		if natural == 1 {
+			continue
+		}
+		maxNatural = max(maxNatural, natural)
+		if uint64(pos.byteOffset)%natural != 0 {
+			c.packed = true
+			return true
+		}
+	}
+	if (maxNatural != 1 && c.alignment == 1) || uint64(c.size)%maxNatural != 0 {
+		c.packed = true
+	}
+	return c.packed
+}
+
+// markUnnatural is type__check_structs_at_unnatural_alignments: a struct
+// member at an offset its alignment does not allow must be packed.
+func (p *printer) markUnnatural(c *class) {
+	for i := range c.members {
+		pos := &c.members[i]
+		mt := p.strip(pos.typ)
+		if p.kind(mt.ID()) != btf.KindStruct {
+			continue
+		}
+		if uint64(pos.byteOffset)%p.naturalAlign(mt, 0) != 0 {
+			p.forcePacked(mt.ID())
+		}
+	}
+}
+
+// forcePacked marks struct id packed, its inference done.
+func (p *printer) forcePacked(id btf.TypeID) {
+	if mc := p.class(id); mc != nil {
+		mc.packed = true
+		mc.inferred = true
+	}
+}
+
+// inferUnionPacked is union__infer_packed_attributes: a struct member whose
+// alignment does not divide the union's size must be packed.
+func (p *printer) inferUnionPacked(c *class) {
+	if c.inferred {
+		return
+	}
+	for i := range c.members {
+		mt := p.strip(c.members[i].typ)
+		if p.kind(mt.ID()) != btf.KindStruct {
+			continue
+		}
+		if uint64(c.size)%p.naturalAlign(mt, 0) != 0 {
+			p.forcePacked(mt.ID())
+		}
+	}
+	c.inferred = true
+}
