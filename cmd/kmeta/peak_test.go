@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestPeakMemory runs the real binary on decompression bombs and a stream
+// over the limit and checks that each ends with a one-line error about
+// the limit (status 2) and a peak RSS within 1.2 times the limit. It
+// writes gigabytes through pipes, so it runs only with KMETA_HEAVY=1; the
+// limit is KMETA_PEAK_LIMIT (default 256M).
+func TestPeakMemory(t *testing.T) {
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak memory of decompression bombs: set KMETA_HEAVY=1")
+	}
+	limit := int64(256 << 20)
+	if v := os.Getenv("KMETA_PEAK_LIMIT"); v != "" {
+		var err error
+		if limit, err = input.ParseSize(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := buildKmeta(t)
+	dir := t.TempDir()
+	magic := testfixtures.BTFMagic
+	obj := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	files := map[string][]byte{
+		"claims-2GiB.zst":    testfixtures.ZstdZeros(2<<30, magic, 4),
+		"stream-2GiB.zst":    testfixtures.ZstdZeros(-1, magic, 2<<30),
+		"elf-claims-10GiB.o": testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 10<<30), testfixtures.ZstdZeros(-1, magic, 1<<20)...)),
+		"elf-3GiB.o":         testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, uint64(limit)), testfixtures.ZstdZeros(-1, magic, 3<<30)...)),
+	}
+	for name, data := range files {
+		writeFile(t, dir, name, data)
+	}
+	for _, name := range []string{"claims-2GiB.zst", "stream-2GiB.zst", "elf-claims-10GiB.o", "elf-3GiB.o", "stdin-3GiB"} {
+		t.Run(name, func(t *testing.T) {
+			args := []string{"btf", "dump", "--max-input", strconv.FormatInt(limit, 10), filepath.Join(dir, name)}
+			cmd := exec.Command(bin, args...)
+			if name == "stdin-3GiB" {
+				args[len(args)-1] = "-"
+				cmd = exec.Command(bin, args...)
+				w, err := cmd.StdinPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					w.Write(magic)
+					io.Copy(w, io.LimitReader(zeroReader{}, 3<<30))
+					w.Close()
+				}()
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Fatalf("exit %v, stderr %q", err, stderr.String())
+			}
+			msg := stderr.String()
+			if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "limit of") || !strings.Contains(msg, "--max-input") {
+				t.Errorf("stderr %q, want one line about the limit", msg)
+			}
+			peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+			t.Logf("%s: peak RSS %d MiB for a limit of %d MiB (%.2fx): %s", name, peak>>20, limit>>20, float64(peak)/float64(limit), strings.TrimSpace(msg))
+			if float64(peak) > 1.2*float64(limit) {
+				t.Errorf("peak RSS %d bytes, over 1.2 times the %d-byte limit", peak, limit)
+			}
+		})
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
