@@ -71,6 +71,7 @@ func TestSignals(t *testing.T) {
 		{"raw dump into a full pipe, SIGTERM", []string{"btf", "dump", vmlinux}, syscall.SIGTERM, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for i, a := range tc.args {
 				if a == "OUT" {

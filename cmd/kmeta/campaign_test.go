@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// The CLI fuzz campaign: the real kmeta binary over mutated BTF, ELF and
+// compressed inputs, each run under a 1 GiB address-space limit (prlimit)
+// and a time limit. A run passes if it exits 0, 1, or 2 with a one-line
+// error; a panic, a runtime fatal error, a signal (the OOM killer, the
+// address-space limit), or a timeout fails the campaign and keeps the
+// input. KMETA_HEAVY=1 runs it; KMETA_CAMPAIGN sets its duration (default
+// 60s), KMETA_CAMPAIGN_SEED its seed, KMETA_CAMPAIGN_OUT where failing
+// inputs go.
+const (
+	campaignAS      = 1 << 30
+	campaignTimeout = 20 * time.Second
+	campaignLimit   = "256M" // --max-input: well inside the 1 GiB
+)
+
+// campaignInput is one input: its bytes, and whether it is split BTF on
+// the Debian base.
+type campaignInput struct {
+	name  string
+	data  []byte
+	split bool
+}
+
+func TestCLIFuzzCampaign(t *testing.T) {
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("the CLI fuzz campaign: set KMETA_HEAVY=1")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("the CLI fuzz campaign: needs prlimit (util-linux)")
+	}
+	dur := time.Minute
+	if v := os.Getenv("KMETA_CAMPAIGN"); v != "" {
+		if dur, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("KMETA_CAMPAIGN_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (KMETA_CAMPAIGN_SEED), %v", seed, dur)
+	bin := buildKmeta(t)
+	dir := t.TempDir()
+	base := writeFile(t, dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
+	out := os.Getenv("KMETA_CAMPAIGN_OUT")
+	if out == "" {
+		out = t.TempDir()
+	}
+	seeds := campaignSeeds(t)
+	held := heldBack(t)
+	var runs, failures atomic.Int64
+	check := func(w int, in campaignInput, rng *rand.Rand) {
+		path := filepath.Join(dir, fmt.Sprintf("w%d-in", w))
+		os.WriteFile(path, in.data, 0o644)
+		args := campaignArgs(rng, path, filepath.Join(dir, fmt.Sprintf("w%d-out", w)))
+		if in.split {
+			args = append(args, "-B", base)
+		}
+		runs.Add(1)
+		if msg := runLimited(prlimit, bin, args); msg != "" {
+			n := failures.Add(1)
+			keep := filepath.Join(out, fmt.Sprintf("fail-%d-%s", n, in.name))
+			os.WriteFile(keep, in.data, 0o644)
+			t.Errorf("kmeta %s: %s (input kept in %s)", strings.Join(args, " "), msg, keep)
+		}
+	}
+	for _, in := range held {
+		check(0, in, rand.New(rand.NewPCG(seed, 0)))
+	}
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(w)+1))
+			for time.Now().Before(deadline) && failures.Load() < 10 {
+				check(w, mutate(rng, seeds[rng.IntN(len(seeds))]), rng)
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("%d runs (%d held back), %d failures", runs.Load(), len(held), failures.Load())
+}
+
+// campaignArgs picks a command to run on in.
+func campaignArgs(rng *rand.Rand, in, out string) []string {
+	cmds := [][]string{
+		{"btf", "dump", in},
+		{"btf", "dump", "--format", "c", in},
+		{"btf", "dump", "--json", in},
+		{"btf", "find", "task_struct", "--flavors", in},
+		{"btf", "copy", in, "-o", out},
+		{"btf", "copy", in, "--endian", "big", "--elf", "-o", out},
+		{"btf", "min", in, "--types", "task_struct,sock", "-o", out},
+	}
+	return append(cmds[rng.IntN(len(cmds))], "--max-input", campaignLimit)
+}
+
+// runLimited runs kmeta under the address-space limit and the time limit
+// and returns what went wrong, or "".
+func runLimited(prlimit, bin string, args []string) string {
+	cmd := exec.Command(prlimit, append([]string{fmt.Sprintf("--as=%d", campaignAS), "--core=0", "--", bin}, args...)...)
+	// glibc reserves 64 MiB of address space for each thread's malloc
+	// arena (the binary links libc through cgo): under an address-space
+	// limit, that, not kmeta, would run out.
+	cmd.Env = append(os.Environ(), "MALLOC_ARENA_MAX=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return err.Error()
+	}
+	timer := time.AfterFunc(campaignTimeout, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	hung := !timer.Stop()
+	msg := stderr.String()
+	var ee *exec.ExitError
+	switch {
+	case hung:
+		return fmt.Sprintf("no exit within %v", campaignTimeout)
+	case strings.Contains(msg, "panic:") || strings.Contains(msg, "fatal error:") || strings.Contains(msg, "goroutine "):
+		return "crashed: " + firstLine(msg)
+	case err == nil:
+		return ""
+	case !errors.As(err, &ee) || ee.ExitCode() < 0:
+		return fmt.Sprintf("killed: %v: %s", err, firstLine(msg))
+	case ee.ExitCode() > 2:
+		return fmt.Sprintf("status %d: %s", ee.ExitCode(), firstLine(msg))
+	case ee.ExitCode() == 2 && (strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "kmeta: ")):
+		return fmt.Sprintf("error not one line: %q", msg)
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// campaignSeeds are real inputs from testdata, raw and in every container
+// kmeta reads: module BTF (split, on the Debian base), the same in big
+// endian, a BPF object and a kernel module (ELF), and their compressed
+// forms.
+func campaignSeeds(t *testing.T) []campaignInput {
+	mods := testfixtures.Modules(t)
+	obj := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	ko := testfixtures.Read(t, "elf/af_key.ko.gz")
+	base := testfixtures.DebianSpec(t)
+	seeds := []campaignInput{
+		{"af_key.btf", mods["af_key"], true},
+		{"vsock_loopback.btf", mods["vsock_loopback"], true},
+		{"af_key-be.btf", toBigEndian(t, mods["af_key"], base), true},
+		{"prog.bpf.o", obj, false},
+		{"af_key.ko", ko, true},
+		{"prog-compressed.o", compressedSection(t, obj), false},
+	}
+	for _, s := range seeds[:4] {
+		seeds = append(seeds,
+			campaignInput{s.name + ".gz", gz(s.data), s.split},
+			campaignInput{s.name + ".xz", xzc(t, s.data), s.split},
+			campaignInput{s.name + ".zst", zst(s.data), s.split})
+	}
+	return seeds
+}
+
+// heldBack are the inputs that found the problems of issue 19, run
+// before the mutants every time.
+func heldBack(t *testing.T) []campaignInput {
+	obj := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	magic := testfixtures.BTFMagic
+	var held []campaignInput
+	for hdrLen := byte(25); hdrLen < 32; hdrLen++ { // the header panic
+		held = append(held, campaignInput{fmt.Sprintf("be-hdr-%d", hdrLen), []byte{0xeb, 0x9f, 1, 0, 0, 0, 0, hdrLen, 24: 0}, false})
+	}
+	return append(held,
+		campaignInput{"elf-bomb-10GiB", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 10<<30), testfixtures.ZstdZeros(-1, magic, 1<<30)...)), false},
+		campaignInput{"elf-bomb-zeros", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 64<<20), testfixtures.ZstdZeros(-1, nil, 1<<30)...)), false},
+		campaignInput{"zst-claims-2GiB", testfixtures.ZstdZeros(2<<30, magic, 4), false},
+		campaignInput{"zst-stream-1GiB", testfixtures.ZstdZeros(-1, magic, 1<<30), false},
+		campaignInput{"zst-junk-1GiB", testfixtures.ZstdZeros(-1, []byte("junk"), 1<<30), false},
+	)
+}
+
+// mutate returns a mutant of a seed: a few byte, word or length mutations
+// of the seed itself, or, for a compressed seed, sometimes of what it
+// decompresses to, compressed again.
+func mutate(rng *rand.Rand, s campaignInput) campaignInput {
+	data := bytes.Clone(s.data)
+	if strings.HasSuffix(s.name, ".gz") && rng.IntN(2) == 0 {
+		if r, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+			var plain bytes.Buffer
+			plain.ReadFrom(r)
+			return campaignInput{s.name, gz(mutateBytes(rng, plain.Bytes())), s.split}
+		}
+	}
+	return campaignInput{s.name, mutateBytes(rng, data), s.split}
+}
+
+var interesting32 = []uint32{0, 1, 2, 3, 4, 12, 24, 0x7f, 0x80, 0xff, 0xffff, 0x10000, 0xfffff, 0x1000000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
+
+func mutateBytes(rng *rand.Rand, b []byte) []byte {
+	for range 1 + rng.IntN(4) {
+		if len(b) < 8 {
+			return append(b, byte(rng.IntN(256)))
+		}
+		// Most of BTF's structure sits in the first bytes (the header) and
+		// in the type section: favour them.
+		i := rng.IntN(len(b))
+		if rng.IntN(3) == 0 {
+			i = rng.IntN(min(len(b), 256))
+		}
+		switch rng.IntN(6) {
+		case 0:
+			b[i] ^= 1 << rng.IntN(8)
+		case 1:
+			b[i] = byte(interesting32[rng.IntN(len(interesting32))])
+		case 2:
+			i &^= 3
+			if i+4 <= len(b) {
+				binary.NativeEndian.PutUint32(b[i:], interesting32[rng.IntN(len(interesting32))])
+			}
+		case 3:
+			b = b[:i]
+		case 4:
+			j := rng.IntN(len(b))
+			n := rng.IntN(64)
+			b = append(b[:i:i], append(bytes.Clone(b[j:min(len(b), j+n)]), b[i:]...)...)
+		case 5:
+			j := min(len(b), i+rng.IntN(64))
+			b = append(b[:i:i], b[j:]...)
+		}
+	}
+	return b
+}
+
+func toBigEndian(t *testing.T, split []byte, base *btf.Spec) []byte {
+	s, err := btf.ParseSplit(split, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := builder.NewSplit(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyAll(s); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Marshal(builder.Options{ByteOrder: binary.BigEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// compressedSection returns the ELF object obj with its .BTF compressed
+// (zstd, SHF_COMPRESSED), as ld --compress-debug-sections would.
+func compressedSection(t *testing.T, obj []byte) []byte {
+	s, err := btf.Read(bytes.NewReader(obj), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := builder.New()
+	if err := b.CopyAll(s); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, uint64(len(raw))), zst(raw)...))
+}
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func xzc(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	w, err := xz.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func zst(b []byte) []byte {
+	enc, _ := zstd.NewWriter(nil)
+	defer enc.Close()
+	return enc.EncodeAll(b, nil)
+}
