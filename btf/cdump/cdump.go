@@ -24,10 +24,14 @@ type Options struct {
 }
 
 // ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
-// be ordered as C requires (a struct containing itself, an anonymous struct
-// reached from itself, a cycle of typedefs or qualifiers) or that nest
-// deeper than any C compiler accepts.
+// be ordered as C requires: a struct containing itself, an anonymous struct
+// reached from itself, a cycle of typedefs or qualifiers.
 var ErrTypeCycle = errors.New("unsatisfiable type cycle")
+
+// ErrTooDeep is wrapped by the errors of Write for BTF whose types nest,
+// without a cycle, deeper than maxDepth levels: deeper than any C compiler
+// accepts, and than the walk's recursion allows.
+var ErrTooDeep = fmt.Errorf("types nest deeper than %d levels", maxDepth)
 
 // ErrTooComplex is wrapped by the errors of Write for BTF whose type graph
 // would take too long to walk: prototypes and arrays are visited once per

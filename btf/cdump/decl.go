@@ -28,7 +28,9 @@ func (d *dumper) emitTypeDecl(id btf.TypeID, fname []byte, lvl int) {
 		return
 	}
 	if d.depth > maxDepth {
-		d.fail(id, "declaration nests too deep")
+		if d.err == nil {
+			d.err = d.deepError(id, "declaration nests too deep")
+		}
 		return
 	}
 	d.depth++
@@ -36,7 +38,9 @@ func (d *dumper) emitTypeDecl(id btf.TypeID, fname []byte, lvl int) {
 chain:
 	for n := 0; ; n++ {
 		if n > maxDepth {
-			d.fail(id, "declaration chain too long")
+			if d.err == nil {
+				d.err = d.deepError(id, "declaration chain too long")
+			}
 			d.decls = d.decls[:start]
 			d.depth--
 			return

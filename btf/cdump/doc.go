@@ -35,5 +35,6 @@
 //
 // Write accepts any Spec that btf.Parse accepts. Where libbpf would loop
 // forever or run out of stack on cyclic BTF, Write returns an error wrapping
-// ErrTypeCycle; it never panics.
+// ErrTypeCycle, and on types that nest deeper than 2048 levels without a
+// cycle, one wrapping ErrTooDeep; it never panics.
 package cdump

@@ -15,7 +15,9 @@ func (d *dumper) emitType(id, contID btf.TypeID) {
 		return
 	}
 	if d.depth > maxDepth {
-		d.fail(id, "types nest too deep")
+		if d.err == nil {
+			d.err = d.deepError(id, "types nest too deep")
+		}
 		return
 	}
 	d.depth++

@@ -25,7 +25,7 @@ func (d *dumper) order(id btf.TypeID, throughPtr bool, depth int) (strong bool, 
 		return true, nil
 	}
 	if depth > maxDepth {
-		return false, fmt.Errorf("cdump: %s: types nest too deep: %w", d.describe(id), ErrTypeCycle)
+		return false, d.deepError(id, "types nest too deep")
 	}
 	if !d.step(id) {
 		return false, d.err

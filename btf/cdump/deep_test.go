@@ -1,0 +1,42 @@
+package cdump_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+)
+
+// TestTooDeep: an acyclic chain deeper than the walk's limit is an error
+// that says so, not a cycle.
+func TestTooDeep(t *testing.T) {
+	for _, shape := range []string{"typedefs", "structs"} {
+		t.Run(shape, func(t *testing.T) {
+			g := newGen()
+			intT, _, _, _ := g.std()
+			// Each type refers to the next one, so that printing the
+			// first needs all the others first; the last one is int.
+			const n = 5000
+			first := intT + 4
+			for i := range btf.TypeID(n) {
+				next := first + i + 1
+				if i == n-1 {
+					next = intT
+				}
+				if shape == "typedefs" {
+					g.typedef(fmt.Sprintf("t%d", i), next)
+				} else {
+					g.strct(fmt.Sprintf("s%d", i), 4, member{"m", next, 0, 0})
+				}
+			}
+			err := cdump.Write(&bytes.Buffer{}, parse(t, g.bytes(), nil), cdump.Options{})
+			if !errors.Is(err, cdump.ErrTooDeep) || errors.Is(err, cdump.ErrTypeCycle) || !strings.Contains(err.Error(), "deeper than") {
+				t.Fatalf("err = %v, want ErrTooDeep and no cycle", err)
+			}
+		})
+	}
+}
