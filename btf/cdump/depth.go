@@ -71,4 +71,3 @@ func (d *dumper) cycleFrom(id btf.TypeID) bool {
 	}
 	return false
 }
-
