@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -98,5 +100,33 @@ func TestKsymData(t *testing.T) {
 	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "--data", "--kallsyms", "-", "--sysfs", t.TempDir())
 	if st != 0 || !strings.Contains(out, "__start_rodata+0x10") {
 		t.Fatalf("status %d %s, output %q", st, msg, out)
+	}
+}
+
+// TestControlCharsEscaped: names from sysfs and kallsyms that hold
+// control characters are printed escaped, never raw to the terminal.
+func TestControlCharsEscaped(t *testing.T) {
+	sys := t.TempDir()
+	mod := filepath.Join(sys, "module", "evil\x1b[2J")
+	os.MkdirAll(filepath.Join(mod, "sections"), 0o755)
+	os.WriteFile(filepath.Join(mod, "sections", ".text"), []byte("0xffffffffc0000000\n"), 0o644)
+	os.WriteFile(filepath.Join(mod, "coresize"), []byte("4096\n"), 0o644)
+	text := "ffffffff81000000 T _stext\nffffffff81000010 T bad\x7fname\n"
+	for _, args := range [][]string{
+		{"ksym", "modules"},
+		{"ksym", "addr", "ffffffff81000011", "ffffffffc0000010"},
+		{"ksym", "name", "bad\x7fname"},
+	} {
+		out, msg, _ := status(t, text, append(args, "--kallsyms", "-", "--sysfs", sys)...)
+		for _, c := range out + msg {
+			if c < 0x20 && c != '\n' || c == 0x7f {
+				t.Errorf("%v: output %q holds control character %#x", args, out, c)
+				break
+			}
+		}
+	}
+	out, _, _ := status(t, text, "ksym", "modules", "--kallsyms", "-", "--sysfs", sys)
+	if !strings.Contains(out, `evil\x1b[2J`) {
+		t.Errorf("modules: %q, want the name escaped", out)
 	}
 }

@@ -155,13 +155,13 @@ func formatAddr(a uint64, sym kallsyms.Symbol, err error) string {
 	if err != nil {
 		return fmt.Sprintf("%016x ?", a)
 	}
-	name := sym.Name
+	name := escapeName(sym.Name)
 	if name == "" {
 		name = "?"
 	}
 	s := fmt.Sprintf("%016x %s+0x%x", a, name, sym.Offset)
 	if sym.Module != kallsyms.Vmlinux {
-		s += " [" + sym.Module + "]"
+		s += " [" + escapeName(sym.Module) + "]"
 	}
 	return s
 }
@@ -187,9 +187,9 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 	for _, s := range syms {
 		out = append(out, nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module})
 		if !f.json {
-			line := fmt.Sprintf("%016x %s", s.Addr, s.Name)
+			line := fmt.Sprintf("%016x %s", s.Addr, escapeName(s.Name))
 			if s.Module != kallsyms.Vmlinux {
-				line += " [" + s.Module + "]"
+				line += " [" + escapeName(s.Module) + "]"
 			}
 			fmt.Fprintln(c.out(), line)
 		}
@@ -223,7 +223,7 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 			if id == "" {
 				id = "-"
 			}
-			fmt.Fprintf(c.out(), "%-24s %016x-%016x %8d %s\n", m.Name, m.Start, m.End, m.Symbols, id)
+			fmt.Fprintf(c.out(), "%-24s %016x-%016x %8d %s\n", escapeName(m.Name), m.Start, m.End, m.Symbols, id)
 		}
 	}
 	if f.json {
@@ -279,7 +279,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules})
 	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev kallsyms.Uevent, err error) {
 		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
-		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", ev.Action, ev.DevPath, ev.Subsystem, ev.PortID)
+		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", escapeName(ev.Action), escapeName(ev.DevPath), escapeName(ev.Subsystem), ev.PortID)
 		if err != nil {
 			v["ignored"] = err.Error()
 			text += " ignored: " + err.Error()
