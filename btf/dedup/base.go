@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -23,6 +24,8 @@ type Base struct {
 	strs  baseStrings
 	table *table
 	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
+	sigs  sigs              // see sig.go
+	pool  sync.Pool         // of *baseScratch
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
@@ -52,12 +55,18 @@ func NewBase(spec *btf.Spec) (*Base, error) {
 	if b.recs.len() != b.last {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
+	for i := range b.last {
+		if err := checkRefs(b.recs.rec(i), i+1, b.rec); err != nil {
+			return nil, err
+		}
+	}
+	b.computeSigs()
 	b.table = newTable(nil, int(b.last))
 	b.names = make(map[uint32]uint32)
 	for i := range b.last {
 		r := b.recs.rec(i)
 		id := i + 1
-		if h, ok := prepHash(r); ok {
+		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
 			b.table.add(h, id)
 		}
 		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
@@ -75,16 +84,38 @@ func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
 
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
 // and DATASEC are never deduplicated and are not filed.
-func prepHash(r record) (uint64, bool) {
+func prepHash(r record, top uint64) (uint64, bool) {
 	switch kindOf(r) {
 	case btf.KindVar, btf.KindDatasec:
 		return 0, false
 	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
-		return hashShallow(r), true
+		return structKey(r, top), true
 	case btf.KindEnum, btf.KindEnum64:
 		return hashEnum(r), true
 	}
 	return hashAll(r), true
+}
+
+// checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
+// except from a DATASEC's entries or as a DECL_TAG's target: such BTF is
+// invalid (the kernel rejects it), and libbpf's graph comparison would fail
+// on it. rec gives the record of an id; id is r's own.
+func checkRefs(r record, id uint32, rec func(uint32) record) error {
+	k := kindOf(r)
+	if k == btf.KindDatasec || k == btf.KindDeclTag {
+		return nil
+	}
+	var err error
+	forRefs(r, func(i int) {
+		if r[i] == 0 || err != nil {
+			return
+		}
+		switch tk := kindOf(rec(r[i])); tk {
+		case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
+			err = fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, tk, r[i])
+		}
+	})
+	return err
 }
 
 // addName records a canonical struct or union for forward resolution

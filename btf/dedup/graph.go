@@ -14,10 +14,9 @@ func (d *state) structType(id uint32) {
 	default:
 		return
 	}
-	h := hashShallow(r)
+	h := structKey(r, d.sig(id, sigTop))
 	newID := id
-	cands := append([]uint32(nil), d.candidates(h)...)
-	for _, c := range cands {
+	for c := range d.tab.candidates(h) {
 		// Shallow equality first, so that a FWD with the same hash is
 		// never picked (a FWD and its struct are "equivalent").
 		if !equalShallow(r, d.rec(c)) {
@@ -45,14 +44,16 @@ func (d *state) structType(id uint32) {
 }
 
 func (d *state) clearHypot() {
-	clear(d.hypot)
+	for _, id := range d.hlist {
+		d.setHypot(id, unprocessed)
+	}
 	d.hlist = d.hlist[:0]
 	d.adjust = false
 }
 
 func (d *state) hypotAdd(canon, cand uint32) {
 	d.hlist = append(d.hlist, canon)
-	d.hypot[canon] = cand
+	d.setHypot(canon, cand)
 }
 
 // isEquiv compares the graph of cand with that of canon
@@ -62,7 +63,7 @@ func (d *state) isEquiv(cand, canon uint32) int {
 		return 1
 	}
 	canon = d.resolveFwd(canon)
-	if hv, ok := d.hypot[canon]; ok {
+	if hv := d.hypot(canon); hv <= maxID {
 		if hv == cand || d.identical(hv, cand, 16) {
 			return 1
 		}
@@ -210,7 +211,7 @@ func (d *state) identicalRefs(t1, t2 record, depth int) bool {
 // candidate structs mapped to canonical ones.
 func (d *state) mergeHypot() {
 	for _, canon := range d.hlist {
-		t := d.resolve(d.hypot[canon])
+		t := d.resolve(d.hypot(canon))
 		c := d.resolve(canon)
 		tk, ck := d.kind(t), d.kind(c)
 		if tk != btf.KindForward && ck == btf.KindForward {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -58,6 +59,11 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs
 	mark := len(rs.off)
+	rs.w = slices.Grow(rs.w, len(s.TypeSection())/4)
+	rs.off = slices.Grow(rs.off, s.NumTypes())
+	// keys[off] is 1+ the key of the string at off of sec, once known:
+	// most names recur (member names), and this saves hashing them again.
+	keys := make([]uint32, len(sec))
 	for id, t := range s.Types(btf.ScopeOwn) {
 		if err := appendRecord(rs, t.Record()); err != nil {
 			rs.truncate(mark)
@@ -71,9 +77,16 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 		})
 		var err error
 		forNames(r, func(i int) {
-			if err == nil && r[i] >= strStart && r[i] != 0 {
-				r[i], err = m.d.strs.intern(cstr(sec, r[i]-strStart))
+			if err != nil || r[i] < strStart || r[i] == 0 {
+				return
 			}
+			off := r[i] - strStart
+			if k := keys[off]; k != 0 {
+				r[i] = k - 1
+				return
+			}
+			r[i], err = m.d.strs.intern(cstr(sec, off))
+			keys[off] = r[i] + 1
 		})
 		if err != nil {
 			rs.truncate(mark)
@@ -129,10 +142,12 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 		return nil, ErrDone
 	}
 	m.done = true
-	if err := m.d.run(); err != nil {
-		return nil, err
+	err := m.d.run()
+	var raw []byte
+	if err == nil {
+		raw, err = m.d.write()
 	}
-	raw, err := m.d.write()
+	m.d.release()
 	if err != nil {
 		return nil, err
 	}

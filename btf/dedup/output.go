@@ -36,10 +36,11 @@ func (d *state) write() ([]byte, error) {
 		}
 		return newIDs[r-d.first], true
 	}
-	out := newStrtab(nil, int(d.n()))
+	// The output strings: those of the kept types only, in order of use.
+	out := newStrtab(nil, len(d.strs.data())/8)
 	if d.base != nil {
 		out.start = d.base.strs.end
-		out.data = nil
+		out.own.data = nil
 	}
 	var types []byte
 	var err error
@@ -75,12 +76,12 @@ func (d *state) write() ([]byte, error) {
 		HdrLen:  wire.HeaderLen,
 		TypeLen: uint32(len(types)),
 		StrOff:  uint32(len(types)),
-		StrLen:  uint32(len(out.data)),
+		StrLen:  uint32(len(out.data())),
 	}
-	raw := make([]byte, 0, int(h.HdrLen)+len(types)+len(out.data))
+	raw := make([]byte, 0, int(h.HdrLen)+len(types)+len(out.data()))
 	raw = wire.AppendHeader(raw, h, nativeOrder)
 	raw = append(raw, types...)
-	raw = append(raw, out.data...)
+	raw = append(raw, out.data()...)
 	return raw, nil
 }
 

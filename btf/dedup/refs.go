@@ -46,7 +46,7 @@ func (d *state) refType(id uint32) uint32 {
 	}
 	h := hashAll(r)
 	newID := id
-	for _, c := range d.candidates(h) {
+	for c := range d.tab.candidates(h) {
 		if equalAll(r, d.rec(c)) {
 			newID = c
 			break

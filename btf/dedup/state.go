@@ -30,13 +30,13 @@ type state struct {
 	recs  records
 	strs  strtab
 
-	m      []uint32          // canonical map of own types (index id-first)
-	over   map[uint32]uint32 // canonical map of base types that changed
-	hypot  map[uint32]uint32 // hypothetical map, canon id -> cand id
-	hlist  []uint32          // keys of hypot, in insertion order
-	adjust bool              // hypot_adjust_canon
+	m      []uint32 // canonical map of own types (index id-first)
+	hyp    []uint32 // hypothetical map of own types, canon id -> cand id
+	bs     *baseScratch
+	hlist  []uint32 // keys of the hypothetical map, in insertion order
+	adjust bool     // hypot_adjust_canon
 	tab    *table
-	cbuf   []uint32 // candidates scratch
+	sigs   sigs // own types' signatures, computed on demand
 	depth  int
 	err    error
 }
@@ -44,7 +44,7 @@ type state struct {
 var voidRec = make(record, wHead)
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1, over: map[uint32]uint32{}, hypot: map[uint32]uint32{}}
+	d := &state{base: base, first: 1}
 	var bs *baseStrings
 	var under *table
 	if base != nil {
@@ -71,24 +71,46 @@ func (d *state) rec(id uint32) record {
 func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
 
 func (d *state) get(id uint32) uint32 {
-	switch {
-	case id == 0:
-		return 0
-	case id <= d.blast:
-		if v, ok := d.over[id]; ok {
-			return v
-		}
-		return id
+	if id <= d.blast {
+		return d.bs.m[id]
 	}
 	return d.m[id-d.first]
 }
 
 func (d *state) set(id, v uint32) {
 	if id <= d.blast {
-		d.over[id] = v
+		d.bs.set(id, v)
 		return
 	}
 	d.m[id-d.first] = v
+}
+
+func (d *state) hypot(id uint32) uint32 {
+	if id <= d.blast {
+		return d.bs.hyp[id]
+	}
+	return d.hyp[id-d.first]
+}
+
+func (d *state) setHypot(id, v uint32) {
+	if id <= d.blast {
+		d.bs.hyp[id] = v
+	} else {
+		d.hyp[id-d.first] = v
+	}
+}
+
+// release returns the base scratch to its pool, clean.
+func (d *state) release() {
+	if d.bs == nil {
+		return
+	}
+	d.clearHypot()
+	d.bs.reset()
+	if d.base != nil {
+		d.base.pool.Put(d.bs)
+	}
+	d.bs = nil
 }
 
 func (d *state) mapped(id uint32) bool { return d.get(id) <= maxID }
@@ -125,11 +147,19 @@ func (d *state) fail(err error) {
 // run performs libbpf's passes, in its order.
 func (d *state) run() error {
 	n := d.n()
+	d.bs = d.scratch()
 	d.m = make([]uint32, n)
+	d.hyp = make([]uint32, n)
 	for i := range n {
 		d.m[i] = unprocessed
+		d.hyp[i] = unprocessed
 		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
 			d.m[i] = d.first + i
+		}
+	}
+	for i := range n {
+		if err := checkRefs(d.recs.rec(i), d.first+i, d.rec); err != nil {
+			return err
 		}
 	}
 	d.tab = newTable(d.tab.under, int(n))
@@ -152,11 +182,6 @@ func (d *state) run() error {
 	return nil
 }
 
-func (d *state) candidates(h uint64) []uint32 {
-	d.cbuf = d.tab.candidates(h, d.cbuf)
-	return d.cbuf
-}
-
 // primType deduplicates an INT, ENUM, ENUM64, FWD or FLOAT
 // (btf_dedup_prim_type).
 func (d *state) primType(id uint32) {
@@ -166,7 +191,7 @@ func (d *state) primType(id uint32) {
 	switch kindOf(r) {
 	case btf.KindInt, btf.KindForward, btf.KindFloat:
 		h = hashAll(r)
-		for _, c := range d.candidates(h) {
+		for c := range d.tab.candidates(h) {
 			if equalAll(r, d.rec(c)) {
 				newID = c
 				break
@@ -174,7 +199,7 @@ func (d *state) primType(id uint32) {
 		}
 	case btf.KindEnum, btf.KindEnum64:
 		h = hashEnum(r)
-		for _, c := range d.candidates(h) {
+		for c := range d.tab.candidates(h) {
 			cr := d.rec(c)
 			if equalAll(r, cr) {
 				newID = c

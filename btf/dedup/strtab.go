@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
@@ -14,19 +15,103 @@ import (
 // (btf_dedup_strings: a string found in the base takes the base's lowest
 // offset; base records keep their offsets as they are).
 
-// strtab is an own string section with an index.
+// strset is a string section with an open-addressing index of its strings:
+// slots hold offset+1 within data, 0 when empty; the table is kept at most
+// half full. The seed changes no output: keys are offsets, given in the
+// order strings are added. Guarded by BenchmarkMerged.
+type strset struct {
+	seed  maphash.Seed
+	data  []byte
+	slots []uint32
+	count int
+}
+
+func newStrset(hint int) strset {
+	n := 64
+	for n < 2*hint {
+		n *= 2
+	}
+	return strset{seed: maphash.MakeSeed(), slots: make([]uint32, n)}
+}
+
+// find returns the offset of s in data, or false.
+func (t *strset) find(s []byte) (uint32, bool) {
+	mask := uint32(len(t.slots) - 1)
+	for i := uint32(maphash.Bytes(t.seed, s)) & mask; ; i = (i + 1) & mask {
+		slot := t.slots[i]
+		if slot == 0 {
+			return 0, false
+		}
+		if t.at(slot-1, s) {
+			return slot - 1, true
+		}
+	}
+}
+
+func (t *strset) at(off uint32, s []byte) bool {
+	rest := t.data[off:]
+	return len(rest) > len(s) && rest[len(s)] == 0 && bytes.Equal(rest[:len(s)], s)
+}
+
+// insert indexes the string at off of data, unless an equal one is there.
+func (t *strset) insert(off uint32, s []byte) {
+	if 2*(t.count+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint32(len(t.slots) - 1)
+	for i := uint32(maphash.Bytes(t.seed, s)) & mask; ; i = (i + 1) & mask {
+		slot := t.slots[i]
+		if slot == 0 {
+			t.slots[i] = off + 1
+			t.count++
+			return
+		}
+		if t.at(slot-1, s) {
+			return
+		}
+	}
+}
+
+func (t *strset) grow() {
+	old := t.slots
+	t.slots = make([]uint32, 2*len(old))
+	mask := uint32(len(t.slots) - 1)
+	for _, slot := range old {
+		if slot == 0 {
+			continue
+		}
+		s := cstr(t.data, slot-1)
+		i := uint32(maphash.Bytes(t.seed, s)) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = slot
+	}
+}
+
+// add returns the offset of s in data, appending it if needed.
+func (t *strset) add(s []byte) uint32 {
+	if off, ok := t.find(s); ok {
+		return off
+	}
+	off := uint32(len(t.data))
+	t.data = append(t.data, s...)
+	t.data = append(t.data, 0)
+	t.insert(off, s)
+	return off
+}
+
+// strtab is an own string section, on a base's strings if any.
 type strtab struct {
 	base  *baseStrings // nil for standalone BTF
-	start uint32       // key of data[0]
-	data  []byte
-	index map[string]uint32
+	start uint32       // key of own.data[0]
+	own   strset
 }
 
 func newStrtab(base *baseStrings, hint int) strtab {
-	t := strtab{base: base, index: make(map[string]uint32, hint)}
+	t := strtab{base: base, own: newStrset(hint)}
 	if base == nil {
-		t.data = []byte{0}
-		t.index[""] = 0
+		t.own.data = []byte{0}
 	} else {
 		t.start = base.end
 	}
@@ -39,21 +124,15 @@ func (t *strtab) intern(s []byte) (uint32, error) {
 		return 0, nil
 	}
 	if t.base != nil {
-		if off, ok := t.base.index[string(s)]; ok {
+		if off, ok := t.base.find(s); ok {
 			return off, nil
 		}
 	}
-	if off, ok := t.index[string(s)]; ok {
-		return off, nil
-	}
-	off := t.start + uint32(len(t.data))
-	if uint64(off)+uint64(len(s)) > wire.MaxNameOffset {
+	off := t.own.add(s)
+	if uint64(t.start)+uint64(len(t.own.data)) > wire.MaxNameOffset+1 {
 		return 0, fmt.Errorf("dedup: string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
 	}
-	t.data = append(t.data, s...)
-	t.data = append(t.data, 0)
-	t.index[string(s)] = off
-	return off, nil
+	return t.start + off, nil
 }
 
 // str returns the string of key k.
@@ -61,9 +140,11 @@ func (t *strtab) str(k uint32) []byte {
 	if k < t.start {
 		return t.base.str(k)
 	}
-	rest := t.data[k-t.start:]
-	return rest[:bytes.IndexByte(rest, 0)]
+	return cstr(t.own.data, k-t.start)
 }
+
+// data returns the own string section.
+func (t *strtab) data() []byte { return t.own.data }
 
 // baseStrings is a base's string space: its sections and an index of the
 // strings that start after a NUL, each at its lowest offset, as
@@ -72,41 +153,38 @@ type baseStrings struct {
 	secs  [][]byte // string sections, root first
 	start []uint32
 	end   uint32
-	index map[string]uint32
+	index strset // over all sections, concatenated
 }
 
 func (b *baseStrings) str(off uint32) []byte {
 	for k := len(b.secs) - 1; k >= 0; k-- {
 		if off >= b.start[k] {
-			rest := b.secs[k][off-b.start[k]:]
-			if i := bytes.IndexByte(rest, 0); i >= 0 {
-				return rest[:i]
-			}
-			return rest
+			return cstr(b.secs[k], off-b.start[k])
 		}
 	}
 	return nil
 }
 
+func (b *baseStrings) find(s []byte) (uint32, bool) { return b.index.find(s) }
+
+// build indexes the base strings. Offsets in the index are offsets in the
+// concatenated sections, which are the base's string offsets.
 func (b *baseStrings) build() {
 	n := 0
 	for _, s := range b.secs {
 		n += bytes.Count(s, []byte{0})
 	}
-	b.index = make(map[string]uint32, n)
-	for k, sec := range b.secs {
-		for off := 0; off < len(sec); {
-			i := bytes.IndexByte(sec[off:], 0)
-			if i < 0 {
-				break
-			}
-			if i > 0 {
-				s := string(sec[off : off+i])
-				if _, ok := b.index[s]; !ok {
-					b.index[s] = b.start[k] + uint32(off)
-				}
-			}
-			off += i + 1
+	b.index = newStrset(n)
+	b.index.data = bytes.Join(b.secs, nil)
+	data := b.index.data
+	for off := 0; off < len(data); {
+		i := bytes.IndexByte(data[off:], 0)
+		if i < 0 {
+			break
 		}
+		if i > 0 {
+			b.index.insert(uint32(off), data[off:off+i])
+		}
+		off += i + 1
 	}
 }

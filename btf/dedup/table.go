@@ -1,6 +1,6 @@
 package dedup
 
-import "slices"
+import "iter"
 
 // table is the index of canonical types by hash (libbpf's dedup_table).
 //
@@ -11,13 +11,18 @@ import "slices"
 // time the map grows (before an insertion that would fill it beyond 3/4,
 // doubling from 4 buckets) it re-links every bucket, which reverses the
 // order of the entries that share a hash. Entries record the number of
-// growths before them (their epoch); candidates() replays the reversals.
+// growths up to their insertion (their epoch); candidates replays the
+// reversals.
 //
 // A table may sit on a frozen one (a Base's), whose entries come first in
-// insertion order and are never changed.
+// insertion order and are never changed. Slots are found by open
+// addressing on the 64-bit hash. Guarded by BenchmarkMerged.
 type table struct {
-	under *table // frozen table below, or nil
-	heads map[uint64]int32
+	under *table   // frozen table below, or nil
+	keys  []uint64 // hash of the slot's chain
+	heads []int32  // 1+ index in ents of the chain's newest entry, 0 = empty
+	tails []int32  // 1+ index of its oldest entry
+	used  int
 	ents  []entry
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
@@ -27,15 +32,25 @@ type table struct {
 type entry struct {
 	id    uint32
 	epoch uint32
-	prev  int32 // previous entry with the same hash in ents, -1 if none
+	prev  int32 // 1+ index of the next older entry of the chain, 0 = none
+	next  int32 // 1+ index of the next newer one
 }
 
 func newTable(under *table, hint int) *table {
-	t := &table{under: under, heads: make(map[uint64]int32, hint), ents: make([]entry, 0, hint)}
+	n := 64
+	for n < 2*hint {
+		n *= 2
+	}
+	t := &table{under: under, ents: make([]entry, 0, hint)}
+	t.alloc(n)
 	if under != nil {
 		t.sz, t.cap, t.grows = under.sz, under.cap, under.grows
 	}
 	return t
+}
+
+func (t *table) alloc(n int) {
+	t.keys, t.heads, t.tails = make([]uint64, n), make([]int32, n), make([]int32, n)
 }
 
 // add appends a canonical type under hash h, as hashmap__append does.
@@ -45,53 +60,82 @@ func (t *table) add(h uint64, id uint32) {
 		t.grows++
 	}
 	t.sz++
-	prev, ok := t.heads[h]
-	if !ok {
-		prev = -1
+	if 2*(t.used+1) > len(t.keys) {
+		t.rehash()
 	}
-	t.heads[h] = int32(len(t.ents))
-	t.ents = append(t.ents, entry{id: id, epoch: t.grows, prev: prev})
+	i := t.slot(h)
+	if t.heads[i] == 0 {
+		t.keys[i] = h
+		t.tails[i] = int32(len(t.ents)) + 1
+		t.used++
+	} else {
+		t.ents[t.heads[i]-1].next = int32(len(t.ents)) + 1
+	}
+	t.ents = append(t.ents, entry{id: id, epoch: t.grows, prev: t.heads[i]})
+	t.heads[i] = int32(len(t.ents))
 }
 
-// candidates returns the ids stored under h in the order libbpf tries them,
-// using buf for storage.
-func (t *table) candidates(h uint64, buf []uint32) []uint32 {
-	var tmp [8]entry
-	es := tmp[:0]
-	es = t.chain(h, es)
-	if t.under != nil {
-		es = t.under.chain(h, es)
+// slot returns the slot of h: its own, or the empty one where it belongs.
+func (t *table) slot(h uint64) uint32 {
+	mask := uint32(len(t.keys) - 1)
+	i := uint32(h>>32) & mask
+	for t.heads[i] != 0 && t.keys[i] != h {
+		i = (i + 1) & mask
 	}
-	buf = buf[:0]
-	switch len(es) {
-	case 0:
-		return buf
-	case 1:
-		return append(buf, es[0].id)
-	}
-	slices.Reverse(es) // insertion order
-	cur := uint32(0)
-	for _, e := range es {
-		if (e.epoch-cur)%2 == 1 {
-			slices.Reverse(buf)
+	return i
+}
+
+func (t *table) rehash() {
+	keys, heads, tails := t.keys, t.heads, t.tails
+	t.alloc(2 * len(keys))
+	for j, hd := range heads {
+		if hd != 0 {
+			i := t.slot(keys[j])
+			t.keys[i], t.heads[i], t.tails[i] = keys[j], hd, tails[j]
 		}
-		cur = e.epoch
-		buf = slices.Insert(buf, 0, e.id)
 	}
-	if (t.grows-cur)%2 == 1 {
-		slices.Reverse(buf)
-	}
-	return buf
 }
 
-// chain appends the entries of t itself under h, newest first.
-func (t *table) chain(h uint64, es []entry) []entry {
-	i, ok := t.heads[h]
-	if !ok {
-		return es
+// ends returns the newest and oldest entries (1-based) filed under h.
+func (t *table) ends(h uint64) (head, tail int32) {
+	i := t.slot(h)
+	return t.heads[i], t.tails[i]
+}
+
+// candidates yields the ids filed under h in the order libbpf tries them.
+//
+// No list is built: an entry inserted while the number of growths so far
+// is even goes to the physical front of its bucket's list, one inserted
+// while it is odd to the back (as if the list had been turned around), so
+// the list is the even-epoch entries newest first, then the odd-epoch ones
+// oldest first; read the other way round if the growths are odd.
+func (t *table) candidates(h uint64) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		odd := t.grows%2 == 1
+		oh, ot := t.ends(h)
+		var uh, ut int32
+		if t.under != nil {
+			uh, ut = t.under.ends(h)
+		}
+		for _, c := range [2]struct {
+			t    *table
+			head int32
+		}{{t, oh}, {t.under, uh}} {
+			for i := c.head; i != 0; i = c.t.ents[i-1].prev {
+				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e.id) {
+					return
+				}
+			}
+		}
+		for _, c := range [2]struct {
+			t    *table
+			tail int32
+		}{{t.under, ut}, {t, ot}} {
+			for i := c.tail; i != 0; i = c.t.ents[i-1].next {
+				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e.id) {
+					return
+				}
+			}
+		}
 	}
-	for ; i >= 0; i = t.ents[i].prev {
-		es = append(es, t.ents[i])
-	}
-	return es
 }
