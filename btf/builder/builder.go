@@ -29,6 +29,7 @@ type Builder struct {
 	maxRef  btf.TypeID
 	strs    strTable
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
+	many    bool                  // AllowManyTypes was called
 }
 
 // New returns an empty Builder for standalone BTF: its first type gets id 1.
@@ -104,7 +105,7 @@ func (b *Builder) begin(name []byte, k btf.Kind, vlen int, kflag bool, sizeType 
 		return 0, fmt.Errorf("builder: %v with %d elements, at most %d", k, vlen, wire.MaxVlen)
 	}
 	id := b.NextID()
-	if id > wire.MaxTypeID {
+	if id > wire.MaxTypeID && (!b.many || id >= 1<<31) {
 		return 0, ErrTooManyTypes
 	}
 	off, err := b.strs.add(name)
