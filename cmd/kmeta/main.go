@@ -110,6 +110,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfMinCmd(),
 		c.btfCopyCmd(),
 		c.btfLayoutCmd(),
+		c.btfEncodeCmd(),
 	)
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()

@@ -1,0 +1,547 @@
+package dwarf2btf
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The loader turns one compile unit into the tables pahole 1.24's
+// dwarf_loader.c builds (types, tags, functions), in the same order, so
+// that the encoder can number types as pahole does: a type's BTF id is its
+// index in the CU's type table plus the number of types before the CU.
+// Container DIEs enter their table after their children (post-order), as
+// pahole adds a tag once die__process_tag has returned.
+
+// maxDepth bounds DIE nesting, so hostile input cannot recurse deeply.
+const maxDepth = 512
+
+// typeEntry is one entry of the type table.
+type typeEntry struct {
+	tag     uint16
+	decl    bool
+	enc     uint8 // base type: DW_AT_encoding
+	signed  bool  // enumeration: underlying type is signed
+	unspec  bool  // subroutine type: has "..."
+	name    []byte
+	typeRef uint32 // DW_AT_type target, a .debug_info offset
+	spec    uint32 // DW_AT_specification target
+	typeID  int32  // recoded: local type id, 0 for void
+	size    uint32 // struct/union/typedef: byte size; enum: bits; base: bits
+	lo, n   int32  // members, enumerators, params, dims or type tags
+	annLo   int32  // decl tags in cu.annots
+	annN    int32
+}
+
+type member struct {
+	name        []byte
+	typeRef     uint32
+	typeID      int32
+	byteSize    uint64 // DW_AT_byte_size of the member
+	bitfield    uint8
+	dwBitOffset int8   // DW_AT_bit_offset (DWARF 2-4 bitfields)
+	hasBitOff   bool   // DW_AT_data_bit_offset present
+	bitOffset   uint32 // final bit offset
+	byteOffset  uint32
+	isStatic    bool
+	isMember    bool // DW_TAG_member, not DW_TAG_inheritance
+}
+
+type enumerator struct {
+	name  []byte
+	value uint64
+}
+
+type param struct {
+	name    []byte
+	off     uint32
+	typeRef uint32
+	origin  uint32
+	typeID  int32
+}
+
+type annot struct {
+	value     []byte
+	component int32
+}
+
+type function struct {
+	name      []byte
+	decl      bool
+	external  bool
+	hasOrigin bool
+	origin    uint32
+	spec      uint32
+	typeRef   uint32
+	typeID    int32
+	lo, n     int32 // params
+	unspec    bool
+	annLo     int32
+	annN      int32
+	lexLo     int32 // variables of its lexical blocks in cu.lexVars
+	lexN      int32
+}
+
+// Variable scopes, as pahole's enum vscope.
+const (
+	scopeUnknown = iota
+	scopeGlobal
+	scopeOther
+)
+
+type variable struct {
+	name     []byte
+	typeRef  uint32
+	origin   uint32
+	spec     uint32
+	hasSpec  bool
+	specIdx  int32 // recoded spec: index in cu.vars, -1 if none
+	typeID   int32
+	decl     bool
+	external bool
+	scope    uint8
+	addr     uint64
+	annLo    int32
+	annN     int32
+}
+
+// Kinds of entries in the offset index.
+const (
+	idxType = iota + 1
+	idxParam
+	idxVar
+	idxFunc
+	idxOther
+)
+
+// cuData is one loaded compile unit. A worker reuses one for every unit.
+type cuData struct {
+	language uint64
+	little   bool
+	addrSize uint8
+
+	types   []typeEntry // types[0] is void
+	members []member
+	enums   []enumerator
+	params  []param
+	dims    []uint32
+	chain   []int32 // type tags of pointers, local ids in DIE order
+	annots  []annot
+	funcs   []function
+	vars    []variable
+	lexVars []int32 // indices in vars
+
+	hasUnspec bool  // the unit has a DW_TAG_unspecified_type
+	unspecID  int32 // local id of its last top-level one
+
+	base uint32  // .debug_info offset of the unit
+	idx  []int32 // by offset-base: kind<<28 | index+1
+}
+
+func (cu *cuData) reset(u unitHeader) {
+	cu.types = append(cu.types[:0], typeEntry{})
+	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
+	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
+	cu.base = u.off
+	cu.hasUnspec, cu.unspecID = false, 0
+	n := int(u.end - u.off)
+	if cap(cu.idx) < n {
+		cu.idx = make([]int32, n)
+	} else {
+		cu.idx = cu.idx[:n]
+		clear(cu.idx)
+	}
+	cu.addrSize = u.addrSize
+}
+
+func (cu *cuData) index(off uint32, kind int32, i int) {
+	if off >= cu.base && off-cu.base < uint32(len(cu.idx)) && i+1 < 1<<28 {
+		cu.idx[off-cu.base] = kind<<28 | int32(i+1)
+	}
+}
+
+// lookup returns the index of the entry of the given kind at off.
+func (cu *cuData) lookup(off uint32, kind int32) (int, bool) {
+	if off < cu.base || off-cu.base >= uint32(len(cu.idx)) {
+		return 0, false
+	}
+	v := cu.idx[off-cu.base]
+	if v == 0 || v>>28 != kind {
+		return 0, false
+	}
+	return int(v&(1<<28-1)) - 1, true
+}
+
+// loader walks one unit's DIEs into a cuData.
+type loader struct {
+	r     *unitReader
+	cu    *cuData
+	stack [maxDepth + 1]die
+}
+
+var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
+
+// load reads the unit into cu. A unit that is not a compile unit (a
+// partial or skeleton unit) leaves cu empty, as pahole skips it.
+func (l *loader) load() error {
+	x := &l.stack[0]
+	if !l.r.next(x) {
+		if l.r.c.err != nil {
+			return l.r.c.err
+		}
+		return nil
+	}
+	if x.tag != dwTagCompileUnit && x.tag != dwTagTypeUnit {
+		return nil
+	}
+	l.cu.language = numeric(x, slotLanguage)
+	if x.present(slotStrOffsetsBase) {
+		l.r.strOffsetsBase = x.attrs[slotStrOffsetsBase].u
+	} else if l.r.u.version >= 5 {
+		l.r.strOffsetsBase = 8
+	}
+	if x.present(slotAddrBase) {
+		l.r.addrBase = x.attrs[slotAddrBase].u
+	}
+	if !x.children {
+		return nil
+	}
+	return l.children(0, func(c *die, depth int) error { return l.processTag(c, depth) })
+}
+
+// children calls fn for each child of the DIE at depth-1 (whose children
+// follow in the stream), each decoded into the stack slot at depth. fn
+// must consume the child's own children.
+func (l *loader) children(depth int, fn func(c *die, depth int) error) error {
+	depth++
+	if depth > maxDepth {
+		return errFormat(uint64(l.r.c.pos), "DIEs nested deeper than %d", maxDepth)
+	}
+	c := &l.stack[depth]
+	for l.r.next(c) {
+		if err := fn(c, depth); err != nil {
+			return err
+		}
+	}
+	return l.r.c.err
+}
+
+// skip consumes the children of x.
+func (l *loader) skip(x *die, depth int) error {
+	if !x.children {
+		return nil
+	}
+	return l.children(depth, func(c *die, d int) error { return l.skip(c, d) })
+}
+
+// processTag is pahole's die__process_tag followed by adding the tag to
+// its table.
+func (l *loader) processTag(x *die, depth int) error {
+	switch x.tag {
+	case dwTagImportedUnit:
+		return errImportedUnit
+	case dwTagArrayType:
+		return l.newArray(x, depth)
+	case dwTagUnspecType:
+		// Debian's pahole 1.24-4 carries upstream's 1.25 change that
+		// turns functions returning DW_TAG_unspecified_type (GNU as
+		// 2.40 emits it for assembly routines) into void ones.
+		id := l.addType(x)
+		l.cu.hasUnspec = true
+		if depth == 1 {
+			l.cu.unspecID = int32(id)
+		}
+		return l.skip(x, depth)
+	case dwTagStringType, dwTagBaseType, dwTagConstType, dwTagReferenceType, dwTagRestrictType,
+		dwTagVolatileType, dwTagPtrToMember:
+		l.addType(x)
+		return l.skip(x, depth)
+	case dwTagImportedDecl, dwTagImportedModule:
+		l.cu.index(x.off, idxOther, 0)
+		return l.skip(x, depth)
+	case dwTagPointerType:
+		return l.newPointer(x, depth)
+	case dwTagEnumerationType:
+		return l.newEnum(x, depth)
+	case dwTagNamespace:
+		off := x.off
+		if err := l.skipOrEach(x, depth, l.processTag); err != nil {
+			return err
+		}
+		l.cu.index(off, idxOther, 0)
+		return nil
+	case dwTagClassType, dwTagInterfaceType, dwTagStructureType, dwTagUnionType:
+		return l.newComposite(x, depth)
+	case dwTagSubprogram:
+		return l.newFunction(x, depth)
+	case dwTagSubroutineType:
+		return l.newSubroutine(x, depth)
+	case dwTagRvalueRefType, dwTagTypedef:
+		return l.newTypedef(x, depth)
+	case dwTagVariable:
+		_, err := l.newVariable(x, depth)
+		return err
+	}
+	return l.skip(x, depth) // unsupported: neither it nor its children count
+}
+
+func (l *loader) skipOrEach(x *die, depth int, fn func(c *die, depth int) error) error {
+	if !x.children {
+		return nil
+	}
+	return l.children(depth, fn)
+}
+
+// addType appends x to the type table with the attributes every type
+// reads, and indexes it.
+func (l *loader) addType(x *die) int {
+	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), typeRef: ref(x, slotType)}
+	switch x.tag {
+	case dwTagBaseType:
+		t.size = uint32(uint16(numeric(x, slotByteSize) * 8))
+		t.enc = uint8(numeric(x, slotEncoding))
+	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
+		t.size = uint32(numeric(x, slotByteSize))
+		t.decl = numeric(x, slotDeclaration)&1 != 0
+		t.spec = ref(x, slotSpecification)
+	}
+	return l.appendType(x.off, t)
+}
+
+func (l *loader) appendType(off uint32, t typeEntry) int {
+	id := len(l.cu.types)
+	l.cu.types = append(l.cu.types, t)
+	l.cu.index(off, idxType, id)
+	return id
+}
+
+// annotations collects the btf_decl_tag annotations among x's direct
+// children (pahole's add_child_llvm_annotations), consuming them.
+func (l *loader) annotations(x *die, depth int, component int32) (lo, n int32, err error) {
+	lo = int32(len(l.cu.annots))
+	err = l.skipOrEach(x, depth, func(c *die, d int) error {
+		if c.tag == dwTagLLVMAnnotation {
+			l.addAnnot(c, component)
+		}
+		return l.skip(c, d)
+	})
+	return lo, int32(len(l.cu.annots)) - lo, err
+}
+
+func (l *loader) addAnnot(c *die, component int32) {
+	if string(l.r.str(c, slotName)) != "btf_decl_tag" {
+		return
+	}
+	l.cu.annots = append(l.cu.annots, annot{value: l.r.str(c, slotConstValue), component: component})
+}
+
+func (l *loader) newArray(x *die, depth int) error {
+	off := x.off
+	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.dims))}
+	err := l.skipOrEach(x, depth, func(c *die, d int) error {
+		if c.tag == dwTagSubrangeType && len(l.cu.dims)-int(t.lo) < 64 {
+			l.cu.dims = append(l.cu.dims, upperBound(c))
+		}
+		return l.skip(c, d)
+	})
+	t.n = int32(len(l.cu.dims)) - t.lo
+	l.appendType(off, t)
+	return err
+}
+
+// upperBound is pahole's attr_upper_bound, truncated to 32 bits.
+func upperBound(x *die) uint32 {
+	if x.present(slotUpperBound) {
+		v, ok := udata(x, slotUpperBound)
+		if !ok {
+			return 0
+		}
+		return uint32(v + 1)
+	}
+	if v, ok := udata(x, slotCount); ok {
+		return uint32(v)
+	}
+	return 0
+}
+
+func (l *loader) newPointer(x *die, depth int) error {
+	off := x.off
+	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.chain))}
+	err := l.skipOrEach(x, depth, func(c *die, d int) error {
+		if c.tag == dwTagLLVMAnnotation && string(l.r.str(c, slotName)) == "btf_type_tag" {
+			id := l.appendType(c.off, typeEntry{tag: dwTagLLVMAnnotation, name: l.r.str(c, slotConstValue)})
+			l.cu.chain = append(l.cu.chain, int32(id))
+		}
+		return l.skip(c, d)
+	})
+	t.n = int32(len(l.cu.chain)) - t.lo
+	l.appendType(off, t)
+	return err
+}
+
+func (l *loader) newEnum(x *die, depth int) error {
+	off := x.off
+	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), decl: numeric(x, slotDeclaration)&1 != 0, spec: ref(x, slotSpecification)}
+	t.size = uint32(numeric(x, slotByteSize)) * 8
+	if t.size == 0 {
+		t.size = 32
+	}
+	t.typeRef = ref(x, slotType)
+	t.lo = int32(len(l.cu.enums))
+	err := l.skipOrEach(x, depth, func(c *die, d int) error {
+		if c.tag == dwTagEnumerator {
+			l.cu.enums = append(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
+		}
+		return l.skip(c, d)
+	})
+	t.n = int32(len(l.cu.enums)) - t.lo
+	l.appendType(off, t)
+	return err
+}
+
+func (l *loader) newTypedef(x *die, depth int) error {
+	off := x.off
+	id := l.addType(x)
+	lo, n, err := l.annotations(x, depth, -1)
+	t := &l.cu.types[id]
+	t.annLo, t.annN = lo, n
+	_ = off
+	return err
+}
+
+func (l *loader) newComposite(x *die, depth int) error {
+	off := x.off
+	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), size: uint32(numeric(x, slotByteSize))}
+	t.decl = numeric(x, slotDeclaration)&1 != 0
+	t.spec = ref(x, slotSpecification)
+	isUnion := x.tag == dwTagUnionType
+	var mems []member
+	var anns []annot
+	idx := int32(0)
+	err := l.skipOrEach(x, depth, func(c *die, d int) error {
+		switch c.tag {
+		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
+			return l.skip(c, d)
+		case dwTagInheritance, dwTagMember:
+			mems = append(mems, newMember(l.r, c, isUnion))
+			lo := len(l.cu.annots)
+			_, _, err := l.annotations(c, d, idx)
+			anns = append(anns, l.cu.annots[lo:]...)
+			l.cu.annots = l.cu.annots[:lo]
+			idx++
+			return err
+		case dwTagLLVMAnnotation:
+			if string(l.r.str(c, slotName)) == "btf_decl_tag" {
+				anns = append(anns, annot{value: l.r.str(c, slotConstValue), component: -1})
+			}
+			return l.skip(c, d)
+		}
+		return l.processTag(c, d)
+	})
+	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
+	l.cu.members = append(l.cu.members, mems...)
+	t.annLo, t.annN = int32(len(l.cu.annots)), int32(len(anns))
+	l.cu.annots = append(l.cu.annots, anns...)
+	l.appendType(off, t)
+	return err
+}
+
+// newMember is pahole's class_member__new.
+func newMember(r *unitReader, c *die, inUnion bool) member {
+	m := member{name: r.str(c, slotName), typeRef: ref(c, slotType), isMember: c.tag == dwTagMember}
+	m.hasBitOff = c.present(slotDataBitOffset)
+	if m.hasBitOff {
+		m.bitOffset = uint32(memberOffset(c, slotDataBitOffset))
+	} else {
+		if c.present(slotMemberLocation) {
+			m.byteOffset = uint32(memberOffset(c, slotMemberLocation))
+		} else {
+			m.isStatic = !inUnion
+		}
+		m.bitOffset = m.byteOffset * 8
+		m.dwBitOffset = int8(numeric(c, slotBitOffset))
+	}
+	m.byteSize = numeric(c, slotByteSize)
+	m.bitfield = uint8(numeric(c, slotBitSize))
+	return m
+}
+
+func (l *loader) newSubroutine(x *die, depth int) error {
+	off := x.off
+	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
+	var ps []param
+	err := l.skipOrEach(x, depth, func(c *die, d int) error {
+		switch c.tag {
+		case dwTagSubrangeType:
+			return l.skip(c, d)
+		case dwTagFormalParameter:
+			ps = append(ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
+			return l.skip(c, d)
+		case dwTagUnspecParams:
+			t.unspec = true
+			return l.skip(c, d)
+		}
+		return l.processTag(c, d)
+	})
+	t.lo, t.n = int32(len(l.cu.params)), int32(len(ps))
+	for i, p := range ps {
+		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
+	}
+	l.cu.params = append(l.cu.params, ps...)
+	l.appendType(off, t)
+	return err
+}
+
+func (l *loader) newVariable(x *die, depth int) (int, error) {
+	v := variable{name: l.r.str(x, slotName), typeRef: ref(x, slotType), origin: ref(x, slotAbstractOrigin), specIdx: -1}
+	v.external = x.present(slotExternal)
+	v.decl = x.present(slotDeclaration)
+	v.hasSpec = x.present(slotSpecification)
+	v.spec = ref(x, slotSpecification)
+	if !v.decl {
+		v.scope, v.addr = l.location(x)
+	}
+	off := x.off
+	i := len(l.cu.vars)
+	l.cu.vars = append(l.cu.vars, v)
+	l.cu.index(off, idxVar, i)
+	lo, n, err := l.annotations(x, depth, -1)
+	l.cu.vars[i].annLo, l.cu.vars[i].annN = lo, n
+	return i, err
+}
+
+// location is pahole's dwarf__location: whether the variable lives at a
+// fixed address, and that address.
+func (l *loader) location(x *die) (uint8, uint64) {
+	if !x.present(slotLocation) {
+		return scopeOther, 0
+	}
+	v := &x.attrs[slotLocation]
+	if v.class != classBlock {
+		return scopeOther, 0
+	}
+	if len(v.b) == 0 {
+		return scopeUnknown, 0
+	}
+	c := cursor{b: v.b, pos: 1, order: l.r.d.order}
+	switch op := v.b[0]; {
+	case op == 0x03: // DW_OP_addr
+		var a uint64
+		if l.r.u.addrSize == 8 {
+			a = c.u64()
+		} else {
+			a = uint64(c.u32())
+		}
+		return scopeGlobal, a
+	case op == 0xa1: // DW_OP_addrx
+		a, _ := l.r.addrx(c.uleb())
+		return scopeGlobal, a
+	}
+	return scopeOther, 0
+}
+
+// errUnsupported reports a DWARF construct pahole 1.24 refuses to encode.
+type errUnsupported struct{ tag uint16 }
+
+func (e errUnsupported) Error() string {
+	return fmt.Sprintf("dwarf2btf: unsupported DW_TAG %#x", e.tag)
+}

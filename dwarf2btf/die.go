@@ -1,0 +1,370 @@
+package dwarf2btf
+
+// attrSpec is one attribute of an abbreviation.
+type attrSpec struct {
+	slot     uint8
+	form     uint16
+	implicit int64
+}
+
+// abbrev is one abbreviation declaration.
+type abbrev struct {
+	tag      uint16
+	children bool
+	attrs    []attrSpec
+}
+
+// abbrevTable maps abbreviation codes to declarations; codes are nearly
+// always small and dense, so a slice indexed by code serves them.
+type abbrevTable struct {
+	dense  []abbrev
+	sparse map[uint64]*abbrev
+}
+
+// maxAbbrevs bounds the declarations of one table.
+const maxAbbrevs = 1 << 20
+
+func (t *abbrevTable) get(code uint64) *abbrev {
+	if code < uint64(len(t.dense)) {
+		if a := &t.dense[code]; a.tag != 0 {
+			return a
+		}
+		return nil
+	}
+	return t.sparse[code]
+}
+
+// parseAbbrevs reads the table at off of .debug_abbrev.
+func (d *dwarfData) parseAbbrevs(off uint64) (*abbrevTable, error) {
+	c := cursor{b: d.abbrev, pos: off, order: d.order}
+	if off > uint64(len(d.abbrev)) {
+		return nil, errFormat(off, "abbreviation table offset beyond .debug_abbrev")
+	}
+	t := &abbrevTable{}
+	for n := 0; ; n++ {
+		code := c.uleb()
+		if code == 0 || c.err != nil {
+			break
+		}
+		if n >= maxAbbrevs {
+			return nil, errFormat(off, "too many abbreviations")
+		}
+		a := abbrev{}
+		tag := c.uleb()
+		if tag > 0xffff || tag == 0 {
+			return nil, errFormat(c.pos, "abbreviation tag %#x", tag)
+		}
+		a.tag = uint16(tag)
+		a.children = c.u8() != 0
+		for c.err == nil {
+			at, form := c.uleb(), c.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			s := attrSpec{slot: attrSlot(at), form: uint16(form)}
+			if form > 0xffff {
+				return nil, errFormat(c.pos, "form %#x", form)
+			}
+			if form == formImplicitConst {
+				s.implicit = c.sleb()
+			}
+			a.attrs = append(a.attrs, s)
+		}
+		if code < 1<<14 {
+			for uint64(len(t.dense)) <= code {
+				t.dense = append(t.dense, abbrev{})
+			}
+			t.dense[code] = a
+		} else {
+			if t.sparse == nil {
+				t.sparse = map[uint64]*abbrev{}
+			}
+			t.sparse[code] = &a
+		}
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	return t, nil
+}
+
+// die is one decoded DIE: its tag and the attributes the encoder reads.
+type die struct {
+	off      uint32
+	tag      uint16
+	children bool
+	has      uint32 // bit i set: attrs[i] present
+	attrs    [numSlots]attrVal
+}
+
+func (d *die) present(slot uint8) bool { return d.has&(1<<slot) != 0 }
+
+// unitReader walks the DIEs of one unit.
+type unitReader struct {
+	d      *dwarfData
+	u      unitHeader
+	abbrev *abbrevTable
+	c      cursor
+
+	strOffsetsBase uint64
+	addrBase       uint64
+}
+
+func (d *dwarfData) newUnitReader(u unitHeader, cache map[uint64]*abbrevTable) (*unitReader, error) {
+	t := cache[u.abbrevOff]
+	if t == nil {
+		var err error
+		if t, err = d.parseAbbrevs(u.abbrevOff); err != nil {
+			return nil, err
+		}
+		if cache != nil {
+			cache[u.abbrevOff] = t
+		}
+	}
+	r := &unitReader{d: d, u: u, abbrev: t}
+	r.c = cursor{b: d.info[:u.end], pos: uint64(u.dieOff), order: d.order}
+	return r, nil
+}
+
+// next decodes the next DIE into x. It returns false at a null entry
+// (the end of a sibling list), and sets r.c.err on malformed data.
+func (r *unitReader) next(x *die) bool {
+	x.off = uint32(r.c.pos)
+	code := r.c.uleb()
+	if code == 0 || r.c.err != nil {
+		return false
+	}
+	a := r.abbrev.get(code)
+	if a == nil {
+		r.c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
+		return false
+	}
+	x.tag, x.children, x.has = a.tag, a.children, 0
+	for i := range a.attrs {
+		s := &a.attrs[i]
+		v := r.form(s.form, s.implicit, 0)
+		if s.slot != slotNone {
+			x.attrs[s.slot] = v
+			x.has |= 1 << s.slot
+		}
+	}
+	return r.c.err == nil
+}
+
+// form decodes one attribute value of the given form.
+func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
+	c := &r.c
+	v := attrVal{form: form}
+	u := &r.u
+	switch form {
+	case formAddr:
+		v.class = classAddr
+		if u.addrSize == 8 {
+			v.u = c.u64()
+		} else {
+			v.u = uint64(c.u32())
+		}
+	case formData1:
+		v.class, v.u = classConst, uint64(c.u8())
+	case formData2:
+		v.class, v.u = classConst, uint64(c.u16())
+	case formData4:
+		v.class, v.u = classConst, uint64(c.u32())
+	case formData8:
+		v.class, v.u = classConst, c.u64()
+	case formSdata:
+		v.class, v.u = classConst, uint64(c.sleb())
+	case formUdata:
+		v.class, v.u = classConst, c.uleb()
+	case formImplicitConst:
+		v.class, v.u = classConst, uint64(implicit)
+	case formData16:
+		v.class = classOther
+		c.take(16)
+	case formFlag:
+		v.class = classFlag
+		if c.u8() != 0 {
+			v.u = 1
+		}
+	case formFlagPresent:
+		v.class, v.u = classFlag, 1
+	case formString:
+		v.class, v.b = classString, c.cstring()
+	case formStrp:
+		v.class, v.b = classString, strAt(r.d.str, c.offset(u.dwarf64))
+	case formLineStrp:
+		v.class, v.b = classString, strAt(r.d.lineStr, c.offset(u.dwarf64))
+	case formStrx, formGNUStrIndex:
+		v.class, v.u = classStrx, c.uleb()
+	case formStrx1:
+		v.class, v.u = classStrx, uint64(c.u8())
+	case formStrx2:
+		v.class, v.u = classStrx, uint64(c.u16())
+	case formStrx3:
+		v.class, v.u = classStrx, uint64(c.u24())
+	case formStrx4:
+		v.class, v.u = classStrx, uint64(c.u32())
+	case formAddrx, formGNUAddrIndex:
+		v.class, v.u = classAddrx, c.uleb()
+	case formAddrx1:
+		v.class, v.u = classAddrx, uint64(c.u8())
+	case formAddrx2:
+		v.class, v.u = classAddrx, uint64(c.u16())
+	case formAddrx3:
+		v.class, v.u = classAddrx, uint64(c.u24())
+	case formAddrx4:
+		v.class, v.u = classAddrx, uint64(c.u32())
+	case formRef1:
+		v.class, v.u = classRef, uint64(u.off)+uint64(c.u8())
+	case formRef2:
+		v.class, v.u = classRef, uint64(u.off)+uint64(c.u16())
+	case formRef4:
+		v.class, v.u = classRef, uint64(u.off)+uint64(c.u32())
+	case formRef8:
+		v.class, v.u = classRef, uint64(u.off)+c.u64()
+	case formRefUdata:
+		v.class, v.u = classRef, uint64(u.off)+c.uleb()
+	case formRefAddr:
+		v.class = classRef
+		if u.version <= 2 {
+			v.u = uint64(c.u32())
+			if u.addrSize == 8 {
+				c.pos -= 4
+				v.u = c.u64()
+			}
+		} else {
+			v.u = c.offset(u.dwarf64)
+		}
+	case formRefSig8:
+		v.class, v.u = classSig, c.u64()
+	case formRefSup4:
+		v.class = classOther
+		c.u32()
+	case formRefSup8:
+		v.class = classOther
+		c.u64()
+	case formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+		v.class = classOther
+		c.offset(u.dwarf64)
+	case formLoclistx, formRnglistx:
+		v.class = classOther
+		c.uleb()
+	case formBlock1:
+		v.class, v.b = classBlock, c.take(uint64(c.u8()))
+	case formBlock2:
+		v.class, v.b = classBlock, c.take(uint64(c.u16()))
+	case formBlock4:
+		v.class, v.b = classBlock, c.take(uint64(c.u32()))
+	case formBlock, formExprloc:
+		v.class, v.b = classBlock, c.take(c.uleb())
+	case formIndirect:
+		f := c.uleb()
+		if depth > 4 || f > 0xffff {
+			c.err = errFormat(c.pos, "indirect form %#x", f)
+			return v
+		}
+		var imp int64
+		if f == formImplicitConst {
+			imp = c.sleb()
+		}
+		return r.form(uint16(f), imp, depth+1)
+	default:
+		c.err = errFormat(c.pos, "unknown form %#x", form)
+	}
+	return v
+}
+
+// str returns a string attribute's bytes (nil when absent or not a
+// string), resolving DW_FORM_strx through .debug_str_offsets.
+func (r *unitReader) str(x *die, slot uint8) []byte {
+	if !x.present(slot) {
+		return nil
+	}
+	v := &x.attrs[slot]
+	switch v.class {
+	case classString:
+		return v.b
+	case classStrx:
+		size := uint64(4)
+		if r.u.dwarf64 {
+			size = 8
+		}
+		so := r.d.strOffsets
+		pos := r.strOffsetsBase + v.u*size
+		if v.u > uint64(len(so)) || pos > uint64(len(so)) || uint64(len(so))-pos < size {
+			return nil
+		}
+		var off uint64
+		if size == 8 {
+			off = r.d.order.Uint64(so[pos:])
+		} else {
+			off = uint64(r.d.order.Uint32(so[pos:]))
+		}
+		return strAt(r.d.str, off)
+	}
+	return nil
+}
+
+// addrx returns entry i of the unit's .debug_addr table.
+func (r *unitReader) addrx(i uint64) (uint64, bool) {
+	size := uint64(r.u.addrSize)
+	a := r.d.addr
+	pos := r.addrBase + i*size
+	if i > uint64(len(a)) || pos > uint64(len(a)) || uint64(len(a))-pos < size {
+		return 0, false
+	}
+	if size == 8 {
+		return r.d.order.Uint64(a[pos:]), true
+	}
+	return uint64(r.d.order.Uint32(a[pos:])), true
+}
+
+// numeric is pahole's attr_numeric: the value of an address, constant or
+// flag attribute, 0 for other forms and when absent.
+func numeric(x *die, slot uint8) uint64 {
+	if !x.present(slot) {
+		return 0
+	}
+	switch v := &x.attrs[slot]; v.class {
+	case classAddr, classConst, classFlag:
+		return v.u
+	}
+	return 0
+}
+
+// udata is libdw's dwarf_formudata: ok only for constant forms.
+func udata(x *die, slot uint8) (uint64, bool) {
+	if !x.present(slot) || x.attrs[slot].class != classConst {
+		return 0, false
+	}
+	return x.attrs[slot].u, true
+}
+
+// ref returns a reference attribute's target offset in .debug_info, 0 when
+// absent or not a plain reference.
+func ref(x *die, slot uint8) uint32 {
+	if !x.present(slot) || x.attrs[slot].class != classRef || x.attrs[slot].u >= 1<<32 {
+		return 0
+	}
+	return uint32(x.attrs[slot].u)
+}
+
+// memberOffset is pahole's __attr_offset: a constant, or a location
+// expression that is DW_OP_plus_uconst or DW_OP_constu N.
+func memberOffset(x *die, slot uint8) uint64 {
+	v := &x.attrs[slot]
+	switch v.class {
+	case classConst:
+		return v.u
+	case classBlock:
+		if len(v.b) == 0 {
+			return ^uint64(0)
+		}
+		if v.b[0] == 0x23 || v.b[0] == 0x10 { // DW_OP_plus_uconst, DW_OP_constu
+			c := cursor{b: v.b, pos: 1}
+			return c.uleb()
+		}
+		return ^uint64(0)
+	}
+	return 0
+}

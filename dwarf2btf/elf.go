@@ -1,0 +1,213 @@
+package dwarf2btf
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// maxSection bounds the size of one debug section after decompression, so
+// that a small hostile file cannot make the reader allocate without limit.
+const maxSection = 4 << 30
+
+// maxRatio bounds how many times larger than its compressed form a debug
+// section may be.
+const maxRatio = 64
+
+// object is an ELF file opened for encoding: its debug sections (inflated
+// and relocated where needed), its symbols and its per-CPU section.
+type object struct {
+	data   []byte // the whole file, usually mapped
+	order  binary.ByteOrder
+	rel    bool // ET_REL (a .ko): relocations apply
+	shdrs  []elf.Section64
+	names  []string
+	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	debug  map[string][]byte
+	symtab []elf.Symbol
+
+	percpuIdx  int // section index of .data..percpu, 0 if none
+	percpuAddr uint64
+	percpuSize uint64
+}
+
+// debugSections are the sections the DWARF reader uses.
+var debugSections = []string{
+	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+	".debug_str_offsets", ".debug_addr",
+}
+
+const percpuSection = ".data..percpu"
+
+// openObject parses the ELF image in data, which must stay valid (mapped)
+// as long as the object is used.
+func openObject(data []byte) (*object, error) {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("dwarf2btf: %w", err)
+	}
+	if f.Class != elf.ELFCLASS64 {
+		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
+	}
+	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}}
+	o.names = make([]string, len(f.Sections))
+	o.addrs = make([]uint64, len(f.Sections))
+	for i, s := range f.Sections {
+		o.names[i] = s.Name
+		o.addrs[i] = s.Addr
+	}
+	if o.rel {
+		o.layout(f)
+	}
+	for i, s := range f.Sections {
+		if s.Name == percpuSection {
+			o.percpuIdx, o.percpuAddr, o.percpuSize = i, o.addrs[i], s.Size
+		}
+	}
+	if err := o.readSymbols(f); err != nil {
+		return nil, err
+	}
+	for _, name := range debugSections {
+		s := f.Section(name)
+		if s == nil || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		b, err := o.sectionData(s)
+		if err != nil {
+			return nil, fmt.Errorf("dwarf2btf: section %s: %w", name, err)
+		}
+		o.debug[name] = b
+	}
+	if o.rel {
+		if err := o.relocate(f); err != nil {
+			return nil, err
+		}
+	}
+	if o.debug[".debug_info"] == nil {
+		return nil, ErrNoDWARF
+	}
+	return o, nil
+}
+
+// ErrNoDWARF is returned for an ELF file without a .debug_info section.
+var ErrNoDWARF = errors.New("dwarf2btf: no DWARF debug information (.debug_info)")
+
+// layout gives the allocated sections of a relocatable object distinct,
+// non-overlapping addresses, as libdwfl does when pahole opens a .ko, so
+// that a relocated DWARF address tells which section it lies in.
+func (o *object) layout(f *elf.File) {
+	next := uint64(0x10000)
+	for i, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 || s.Addr != 0 {
+			continue
+		}
+		align := max(s.Addralign, 1)
+		if align&(align-1) != 0 || align > 1<<20 {
+			align = 1
+		}
+		next = (next + align - 1) &^ (align - 1)
+		o.addrs[i] = next
+		next += min(s.Size, 1<<40)
+	}
+}
+
+// sectionData returns a section's contents: in place when stored plainly,
+// else inflated (zlib or zstd, SHF_COMPRESSED, or the old .zdebug form
+// is not supported). Sections to relocate are copied.
+func (o *object) sectionData(s *elf.Section) ([]byte, error) {
+	if s.Flags&elf.SHF_COMPRESSED == 0 {
+		end := s.Offset + s.FileSize
+		if end < s.Offset || end > uint64(len(o.data)) {
+			return nil, errors.New("lies outside the file")
+		}
+		b := o.data[s.Offset:end:end]
+		if o.rel {
+			b = bytes.Clone(b)
+		}
+		return b, nil
+	}
+	return o.inflate(s)
+}
+
+// inflate decompresses an SHF_COMPRESSED section.
+func (o *object) inflate(s *elf.Section) ([]byte, error) {
+	end := s.Offset + s.FileSize
+	if end < s.Offset || end > uint64(len(o.data)) || s.FileSize < 24 {
+		return nil, errors.New("compressed section lies outside the file")
+	}
+	raw := o.data[s.Offset:end]
+	var ch elf.Chdr64
+	if _, err := binary.Decode(raw[:24], o.order, &ch); err != nil {
+		return nil, err
+	}
+	// The claimed size is not trusted for the allocation: data grows as
+	// it inflates, up to the claim, and at most maxRatio times the
+	// compressed size, far above what debug sections compress by.
+	limit := min(uint64(maxSection), maxRatio*uint64(len(raw))+1<<20)
+	if ch.Size > limit {
+		return nil, fmt.Errorf("decompressed size %d too large for %d compressed bytes", ch.Size, len(raw))
+	}
+	var r io.Reader
+	switch elf.CompressionType(ch.Type) {
+	case elf.COMPRESS_ZLIB:
+		zr, err := zlib.NewReader(bytes.NewReader(raw[24:]))
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	case elf.COMPRESS_ZSTD:
+		zr, err := zstd.NewReader(bytes.NewReader(raw[24:]), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSection))
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, fmt.Errorf("unknown compression type %d", ch.Type)
+	}
+	out, err := io.ReadAll(io.LimitReader(r, int64(ch.Size)))
+	if err != nil {
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	if uint64(len(out)) != ch.Size {
+		return nil, fmt.Errorf("decompress: %d bytes, the header says %d", len(out), ch.Size)
+	}
+	return out, nil
+}
+
+// readSymbols reads .symtab (without the null symbol, as debug/elf gives
+// it).
+func (o *object) readSymbols(f *elf.File) error {
+	syms, err := f.Symbols()
+	if errors.Is(err, elf.ErrNoSymbols) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dwarf2btf: symbols: %w", err)
+	}
+	o.symtab = syms
+	return nil
+}
+
+// symValue is the relocation value of symbol i (1-based in the symbol
+// table): its value plus, in a relocatable object, its section's address.
+func (o *object) symValue(i uint32) (uint64, bool) {
+	if i == 0 {
+		return 0, true
+	}
+	if int(i) > len(o.symtab) {
+		return 0, false
+	}
+	s := o.symtab[i-1]
+	v := s.Value
+	if s.Section > elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) {
+		v += o.addrs[s.Section]
+	}
+	return v, true
+}

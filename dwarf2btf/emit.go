@@ -1,0 +1,311 @@
+package dwarf2btf
+
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// An encoded unit is what a worker hands to the merge: the records pahole
+// would add for one compile unit, with type references local to the unit
+// (0 is void, i is the unit's i-th type). The merge numbers them and
+// decides what depends on earlier units: the array index type and which
+// functions were already emitted.
+
+// refIndex marks an ARRAY's index type, which the merge resolves.
+const refIndex = ^uint32(0)
+
+type orec struct {
+	kind  btf.Kind
+	flag  bool // kind flag: union FWD, signed ENUM/ENUM64
+	name  []byte
+	a     uint32 // INT/FLOAT/STRUCT/UNION/ENUM size; referenced type
+	b     uint32 // INT encoding; ARRAY index; FUNC_PROTO unused
+	c     uint32 // ARRAY elements
+	lo, n int32  // elements in encoded.elems
+}
+
+type oelem struct {
+	name []byte
+	ref  uint32 // member/param type; enum value low bits
+	b    uint32 // member bit offset; enum value high bits
+	c    uint32 // member bitfield size
+}
+
+type otag struct {
+	value     []byte
+	target    uint32 // local type id; for functions/vars: unused
+	component int32
+}
+
+type ofunc struct {
+	name        []byte
+	proto       orec
+	tagLo, tagN int32
+}
+
+type ovar struct {
+	name        []byte
+	typ         uint32
+	linkage     btf.Linkage
+	offset      uint32
+	size        uint32
+	tagLo, tagN int32
+}
+
+// encoded is one unit's output.
+type encoded struct {
+	types     []orec
+	elems     []oelem
+	tags      []otag // decl tags of types, then of functions and variables
+	typeTagN  int32  // how many of tags belong to types
+	funcs     []ofunc
+	vars      []ovar
+	ntypes    uint32 // entries in the unit's type table
+	intID     uint32 // local id of the first base type named "int", 0 if none
+	hasArrays bool
+	skipped   bool // a unit the encoder leaves out (not C, or no unit)
+	err       error
+}
+
+// emitter turns a loaded unit into an encoded one.
+type emitter struct {
+	cu   *cuData
+	obj  *symbols
+	opts *Options
+	out  *encoded
+}
+
+func (e *emitter) emit() error {
+	cu, out := e.cu, e.out
+	out.ntypes = uint32(len(cu.types) - 1)
+	for i := 1; i < len(cu.types); i++ {
+		t := &cu.types[i]
+		if out.intID == 0 && t.tag == dwTagBaseType && string(t.name) == "int" {
+			out.intID = uint32(i)
+		}
+		if err := e.emitType(t); err != nil {
+			return err
+		}
+	}
+	for i := 1; i < len(cu.types); i++ {
+		t := &cu.types[i]
+		switch t.tag {
+		case dwTagStructureType, dwTagUnionType, dwTagTypedef:
+			e.addTags(uint32(i), t.annLo, t.annN)
+		}
+	}
+	out.typeTagN = int32(len(out.tags))
+	for i := range cu.funcs {
+		if err := e.emitFunc(&cu.funcs[i]); err != nil {
+			return err
+		}
+	}
+	return e.emitVars()
+}
+
+func (e *emitter) addTags(target uint32, lo, n int32) {
+	for _, a := range e.cu.annots[lo : lo+n] {
+		e.out.tags = append(e.out.tags, otag{value: a.value, target: target, component: a.component})
+	}
+}
+
+// Base type encodings (DW_ATE_*).
+const (
+	ateBoolean      = 0x02
+	ateComplexFloat = 0x03
+	ateFloat        = 0x04
+	ateSigned       = 0x05
+	ateSignedChar   = 0x06
+	ateImagFloat    = 0x09
+)
+
+func (e *emitter) emitType(t *typeEntry) error {
+	out := e.out
+	r := orec{name: t.name, a: uint32(t.typeID)}
+	switch t.tag {
+	case dwTagBaseType:
+		return e.emitBase(t)
+	case dwTagConstType:
+		r.kind, r.name = btf.KindConst, nil
+	case dwTagPointerType:
+		r.kind, r.name = btf.KindPointer, nil
+	case dwTagRestrictType:
+		r.kind, r.name = btf.KindRestrict, nil
+	case dwTagVolatileType:
+		r.kind, r.name = btf.KindVolatile, nil
+	case dwTagTypedef:
+		r.kind = btf.KindTypedef
+	case dwTagLLVMAnnotation:
+		r.kind = btf.KindTypeTag
+	case dwTagStructureType, dwTagUnionType, dwTagClassType:
+		if t.decl {
+			r = orec{kind: btf.KindForward, name: t.name, flag: t.tag == dwTagUnionType}
+			break
+		}
+		return e.emitComposite(t)
+	case dwTagArrayType:
+		out.hasArrays = true
+		n := uint32(1)
+		for i := int(t.n) - 1; i >= 0; i-- {
+			n *= e.cu.dims[int(t.lo)+i]
+		}
+		r = orec{kind: btf.KindArray, a: uint32(t.typeID), b: refIndex, c: n}
+	case dwTagEnumerationType:
+		return e.emitEnum(t)
+	case dwTagUnspecType:
+		// Not encoded, but it keeps its place in the numbering, so the
+		// references to the types after it are off by one, as pahole's.
+		return nil
+	case dwTagSubroutineType:
+		p, err := e.proto(uint32(t.typeID), t.lo, t.n, t.unspec)
+		if err != nil {
+			return err
+		}
+		r = p
+	default:
+		return errUnsupported{t.tag}
+	}
+	if (r.kind == btf.KindTypedef || r.kind == btf.KindTypeTag || r.kind == btf.KindForward) && len(r.name) == 0 {
+		return fmt.Errorf("dwarf2btf: %v without a name", r.kind)
+	}
+	out.types = append(out.types, r)
+	return nil
+}
+
+func (e *emitter) emitBase(t *typeEntry) error {
+	bytes := (t.size + 7) / 8
+	switch {
+	case t.enc == ateSigned || t.enc == ateSignedChar || t.enc == ateBoolean:
+	case !e.opts.NoFloats && (t.enc == ateFloat || t.enc == ateComplexFloat || t.enc == ateImagFloat):
+		if t.enc != ateFloat {
+			return fmt.Errorf("dwarf2btf: complex, interval and imaginary float types are not supported (%q)", t.name)
+		}
+		e.out.types = append(e.out.types, orec{kind: btf.KindFloat, name: t.name, a: bytes})
+		return nil
+	}
+	enc := uint32(0)
+	switch t.enc {
+	case ateSigned, ateSignedChar:
+		enc = uint32(btf.IntSigned)
+	case ateBoolean:
+		enc = uint32(btf.IntBool)
+	}
+	name := t.name
+	if bytes == 0 || bytes&(bytes-1) != 0 {
+		name, bytes = []byte("__SANITIZED_FAKE_INT__"), 4
+	}
+	if len(name) == 0 || bytes > 16 {
+		return fmt.Errorf("dwarf2btf: cannot encode base type %q of %d bytes", name, bytes)
+	}
+	e.out.types = append(e.out.types, orec{kind: btf.KindInt, name: name, a: bytes, b: enc})
+	return nil
+}
+
+func (e *emitter) emitComposite(t *typeEntry) error {
+	out := e.out
+	k := btf.KindStruct
+	if t.tag == dwTagUnionType {
+		k = btf.KindUnion
+	}
+	r := orec{kind: k, name: t.name, a: t.size, lo: int32(len(out.elems))}
+	for i := t.lo; i < t.lo+t.n; i++ {
+		m := &e.cu.members[i]
+		if !m.isMember {
+			continue
+		}
+		bits := uint32(m.bitfield)
+		if bits != 0 || m.bitOffset%8 != 0 {
+			if bits == 0 || m.bitOffset > 0xffffff {
+				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name, m.name, bits, m.bitOffset)
+			}
+			r.flag = true
+		}
+		if k == btf.KindUnion && m.bitOffset != 0 {
+			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name, m.name, m.bitOffset)
+		}
+		out.elems = append(out.elems, oelem{name: m.name, ref: uint32(m.typeID), b: m.bitOffset, c: bits})
+	}
+	r.n = int32(len(out.elems)) - r.lo
+	out.types = append(out.types, r)
+	return nil
+}
+
+func (e *emitter) emitEnum(t *typeEntry) error {
+	out := e.out
+	size := (t.size + 7) / 8
+	if size == 0 || size&(size-1) != 0 || size > 8 {
+		return fmt.Errorf("dwarf2btf: enum %q of %d bytes", t.name, size)
+	}
+	r := orec{kind: btf.KindEnum, name: t.name, a: size, lo: int32(len(out.elems))}
+	if size > 4 {
+		r.kind, r.flag = btf.KindEnum64, t.signed
+	}
+	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
+		if len(v.name) == 0 {
+			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name)
+		}
+		if r.kind == btf.KindEnum {
+			s := int64(v.value)
+			if s < -1<<31 || s > 1<<32-1 {
+				return fmt.Errorf("dwarf2btf: enum %q value %q = %d does not fit in 32 bits", t.name, v.name, s)
+			}
+			r.flag = r.flag || s < 0
+		}
+		out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value), b: uint32(v.value >> 32)})
+	}
+	r.n = int32(len(out.elems)) - r.lo
+	out.types = append(out.types, r)
+	return nil
+}
+
+// proto builds a FUNC_PROTO record; "..." is a last parameter of type 0.
+func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
+	out := e.out
+	if e.cu.hasUnspec && ret == uint32(e.cu.unspecID) {
+		ret = 0
+	}
+	r := orec{kind: btf.KindFuncProto, a: ret, lo: int32(len(out.elems))}
+	for _, p := range e.cu.params[lo : lo+n] {
+		out.elems = append(out.elems, oelem{name: p.name, ref: uint32(p.typeID)})
+	}
+	if unspec {
+		out.elems = append(out.elems, oelem{})
+	}
+	r.n = int32(len(out.elems)) - r.lo
+	if r.n > 0xffff {
+		return r, fmt.Errorf("dwarf2btf: function prototype with %d parameters", r.n)
+	}
+	return r, nil
+}
+
+// emitFunc applies pahole 1.24's function filter, except the check that
+// an earlier unit emitted the same name, which the merge makes.
+func (e *emitter) emitFunc(f *function) error {
+	if f.decl {
+		return nil
+	}
+	for _, p := range e.cu.params[f.lo : f.lo+f.n] {
+		if p.name == nil {
+			return nil
+		}
+	}
+	if e.obj.hasFuncs() {
+		if f.name == nil || !e.obj.isFunc(f.name) {
+			return nil
+		}
+	} else if !f.external {
+		return nil
+	}
+	if len(f.name) == 0 {
+		return fmt.Errorf("dwarf2btf: function without a name")
+	}
+	p, err := e.proto(uint32(f.typeID), f.lo, f.n, f.unspec)
+	if err != nil {
+		return err
+	}
+	lo := int32(len(e.out.tags))
+	e.addTags(0, f.annLo, f.annN)
+	e.out.funcs = append(e.out.funcs, ofunc{name: f.name, proto: p, tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+	return nil
+}

@@ -1,0 +1,183 @@
+package dwarf2btf
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// Options control Encode. The zero value encodes as Linux 6.1's
+// scripts/pahole-flags.sh runs pahole 1.24: floats as FLOAT, per-CPU
+// variables, Rust units left out, one worker per CPU.
+type Options struct {
+	// Base is vmlinux's BTF when encoding a module: the output is split
+	// BTF on it (pahole's --btf_base).
+	Base *btf.Spec
+	// Jobs is the number of workers; 0 means runtime.GOMAXPROCS(0). The
+	// output does not depend on it.
+	Jobs int
+	// NoFloats encodes floating-point types as INT, as pahole does
+	// without --btf_gen_floats.
+	NoFloats bool
+	// SkipVars leaves out per-CPU variables (--skip_encoding_btf_vars).
+	SkipVars bool
+	// Progress, if set, is called after each compile unit is merged, with
+	// the number of units merged and the total, from one goroutine.
+	Progress func(done, total int)
+}
+
+// DWARF language codes the encoder leaves out (--lang_exclude=rust).
+const langRust = 0x1c
+
+// Encode turns the DWARF of the ELF image data (a vmlinux or a .ko,
+// uncompressed) into BTF types, as pahole 1.24 -J -j1 adds them before its
+// final deduplication: the returned Builder holds every unit's types in
+// unit order. data must not change until Encode returns; the Builder
+// copies what it keeps.
+func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
+	o, err := openObject(data)
+	if err != nil {
+		return nil, err
+	}
+	syms, err := newSymbols(o, !opts.SkipVars)
+	if err != nil {
+		return nil, err
+	}
+	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
+		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
+		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
+	units, err := d.units()
+	if err != nil {
+		return nil, err
+	}
+	b, err := builder.NewSplit(opts.Base)
+	if err != nil {
+		return nil, err
+	}
+	b.AllowManyTypes()
+	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	if err := e.encode(ctx, newMerger(b)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// run is one Encode call's shared, read-only state.
+type run struct {
+	d      *dwarfData
+	syms   *symbols
+	opts   *Options
+	units  []unitHeader
+	little bool
+}
+
+// encode runs the workers and merges their units in order. Workers run at
+// most window units ahead of the merge, which bounds memory.
+func (e *run) encode(ctx context.Context, m *merger) error {
+	jobs := e.opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	n := len(e.units)
+	jobs = max(1, min(jobs, n))
+	window := 4 * jobs
+	results := make([]chan *encoded, n)
+	for i := range results {
+		results[i] = make(chan *encoded, 1)
+	}
+	tokens := make(chan struct{}, window)
+	free := make(chan *encoded, window+jobs)
+	ctx, cancel := context.WithCancel(ctx)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() { e.worker(ctx, &next, tokens, free, results) })
+	}
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	for i := range n {
+		var u *encoded
+		select {
+		case u = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if u.err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, u.err)
+		}
+		if err := m.add(u); err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+		}
+		<-tokens
+		select {
+		case free <- u:
+		default:
+		}
+		if e.opts.Progress != nil {
+			e.opts.Progress(i+1, n)
+		}
+	}
+	return m.finish()
+}
+
+func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct{}, free chan *encoded, results []chan *encoded) {
+	cu := &cuData{}
+	cache := map[uint64]*abbrevTable{}
+	for {
+		select {
+		case tokens <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		i := int(next.Add(1) - 1)
+		if i >= len(results) {
+			<-tokens
+			return
+		}
+		var out *encoded
+		select {
+		case out = <-free:
+			out.reset()
+		default:
+			out = &encoded{}
+		}
+		out.err = e.unit(e.units[i], cu, cache, out)
+		results[i] <- out
+	}
+}
+
+func (u *encoded) reset() {
+	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0]}
+}
+
+// unit loads, recodes and emits one unit.
+func (e *run) unit(u unitHeader, cu *cuData, cache map[uint64]*abbrevTable, out *encoded) error {
+	if len(cache) > 8 {
+		clear(cache)
+	}
+	r, err := e.d.newUnitReader(u, cache)
+	if err != nil {
+		return err
+	}
+	cu.reset(u)
+	l := &loader{r: r, cu: cu}
+	if err := l.load(); err != nil {
+		return err
+	}
+	if cu.language == langRust || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
+		out.skipped = true
+		return nil
+	}
+	if err := cu.recode(e.little); err != nil {
+		return err
+	}
+	em := &emitter{cu: cu, obj: e.syms, opts: e.opts, out: out}
+	return em.emit()
+}

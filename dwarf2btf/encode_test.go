@@ -1,0 +1,120 @@
+package dwarf2btf_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// smallModules are the debug modules committed under testdata/elf, with
+// pahole -j1's output for each under testdata/pahole/encode.
+var smallModules = []string{"af_key", "vsock_loopback", "vmw_vsock_virtio_transport"}
+
+// debianBase returns the Debian 6.1 vmlinux BTF the modules were built on.
+func debianBase(tb testing.TB) *btf.Spec {
+	tb.Helper()
+	s, err := btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.Builder {
+	tb.Helper()
+	b, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// TestIdenticalToPahole encodes the committed debug modules and compares
+// the deduplicated result with pahole 1.24's, byte for byte.
+func TestIdenticalToPahole(t *testing.T) {
+	base := debianBase(t)
+	dbase, err := dedup.NewBase(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range smallModules {
+		t.Run(m, func(t *testing.T) {
+			ko := testfixtures.Read(t, "elf/"+m+".ko.gz")
+			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
+			got, err := dedup.Marshal(encodeModule(t, ko, base, 0), dbase, builder.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes, pahole wrote %d; first difference at byte %d", m, len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestDeterministic checks that the encoded types do not depend on the
+// number of workers.
+func TestDeterministic(t *testing.T) {
+	base := debianBase(t)
+	ko := testfixtures.Read(t, "elf/af_key.ko.gz")
+	var first []byte
+	for _, jobs := range []int{1, 2, 8} {
+		raw, err := encodeModule(t, ko, base, jobs).Marshal(builder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = raw
+		} else if !bytes.Equal(raw, first) {
+			t.Errorf("-j%d differs from -j1 at byte %d", jobs, firstDiff(raw, first))
+		}
+	}
+}
+
+// TestHeavyModules compares kvm.ko and xfs.ko (too big for testdata) with
+// pahole's output, from the directory KMETA_DEBUG_MODULES names (the shared
+// fixtures' dbg/), when KMETA_HEAVY=1.
+func TestHeavyModules(t *testing.T) {
+	dir := os.Getenv("KMETA_DEBUG_MODULES")
+	if os.Getenv("KMETA_HEAVY") != "1" || dir == "" {
+		t.Skip("set KMETA_HEAVY=1 and KMETA_DEBUG_MODULES=DIR (with kvm.ko.gz, xfs.ko.gz)")
+	}
+	base := debianBase(t)
+	dbase, err := dedup.NewBase(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"kvm", "xfs"} {
+		t.Run(m, func(t *testing.T) {
+			b, err := dwarf2btf.EncodeFile(context.Background(), filepath.Join(dir, m+".ko.gz"), dwarf2btf.Options{Base: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dedup.Marshal(b, dbase, builder.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes, pahole wrote %d; first difference at byte %d", m, len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}

@@ -1,0 +1,116 @@
+package dwarf2btf
+
+// fnBuild collects a subprogram's children while its DIE is read.
+type fnBuild struct {
+	params  []param
+	annots  []annot
+	lexVars []int32
+	unspec  bool
+}
+
+// newFunction is pahole's die__create_new_function: the subprogram enters
+// the function table after everything inside it.
+func (l *loader) newFunction(x *die, depth int) error {
+	f := function{name: l.r.str(x, slotName), typeRef: ref(x, slotType)}
+	f.decl = x.present(slotDeclaration)
+	f.external = x.present(slotExternal)
+	f.hasOrigin = x.present(slotAbstractOrigin)
+	f.origin = ref(x, slotAbstractOrigin)
+	f.spec = ref(x, slotSpecification)
+	off := x.off
+	var b fnBuild
+	var err error
+	if x.children {
+		err = l.processFunction(&b, true, depth)
+	}
+	f.lo, f.n = int32(len(l.cu.params)), int32(len(b.params))
+	for i, p := range b.params {
+		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
+	}
+	l.cu.params = append(l.cu.params, b.params...)
+	f.unspec = b.unspec
+	f.annLo, f.annN = int32(len(l.cu.annots)), int32(len(b.annots))
+	l.cu.annots = append(l.cu.annots, b.annots...)
+	f.lexLo, f.lexN = int32(len(l.cu.lexVars)), int32(len(b.lexVars))
+	l.cu.lexVars = append(l.cu.lexVars, b.lexVars...)
+	l.cu.index(off, idxFunc, len(l.cu.funcs))
+	l.cu.funcs = append(l.cu.funcs, f)
+	return err
+}
+
+// processFunction is pahole's die__process_function over the children of
+// a subprogram (isProto set) or of a lexical block inside one.
+func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
+	paramIdx := int32(0)
+	return l.children(depth, func(c *die, d int) error {
+		switch c.tag {
+		case 0x48, 0x49, 0x4109, 0x410a, dwTagDwarfProcedure, // call sites
+			0x4107, 0x4108, 0x4106, 0x2f, 0x30, // template parameters
+			dwTagLabel:
+			return l.skip(c, d)
+		case dwTagFormalParameter:
+			p := param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+			idx := paramIdx
+			paramIdx++
+			if !isProto {
+				l.cu.index(c.off, idxParam, len(l.cu.params))
+				l.cu.params = append(l.cu.params, p)
+				return l.skip(c, d)
+			}
+			b.params = append(b.params, p)
+			lo, n, err := l.annotations(c, d, idx)
+			b.annots = append(b.annots, l.cu.annots[lo:lo+n]...)
+			l.cu.annots = l.cu.annots[:lo]
+			return err
+		case dwTagVariable:
+			i, err := l.newVariable(c, d)
+			b.lexVars = append(b.lexVars, int32(i))
+			return err
+		case dwTagUnspecParams:
+			if isProto {
+				b.unspec = true
+			}
+			return l.skip(c, d)
+		case dwTagInlinedSubr:
+			return l.inlineExpansion(b, c, d)
+		case dwTagLexicalBlock:
+			if !c.children {
+				return nil
+			}
+			return l.processFunction(b, false, d)
+		case dwTagLLVMAnnotation:
+			if isProto {
+				lo := len(l.cu.annots)
+				l.addAnnot(c, -1)
+				b.annots = append(b.annots, l.cu.annots[lo:]...)
+				l.cu.annots = l.cu.annots[:lo]
+			}
+			return l.skip(c, d)
+		}
+		return l.processTag(c, d)
+	})
+}
+
+// inlineExpansion is pahole's die__process_inline_expansion: lexical
+// blocks inside it join the enclosing function's blocks, other variables
+// and types are plain tags.
+func (l *loader) inlineExpansion(b *fnBuild, x *die, depth int) error {
+	l.cu.index(x.off, idxOther, 0)
+	if !x.children {
+		return nil
+	}
+	return l.children(depth, func(c *die, d int) error {
+		switch c.tag {
+		case 0x48, 0x49, 0x4109, 0x410a, dwTagFormalParameter, dwTagLabel:
+			return l.skip(c, d)
+		case dwTagLexicalBlock:
+			if !c.children {
+				return nil
+			}
+			return l.processFunction(b, false, d)
+		case dwTagInlinedSubr:
+			return l.inlineExpansion(b, c, d)
+		}
+		return l.processTag(c, d)
+	})
+}

@@ -1,0 +1,235 @@
+package dwarf2btf
+
+import "fmt"
+
+// recode resolves the unit's DIE references into local type ids, as
+// pahole's cu__recode_dwarf_types and cu__resolve_func_ret_types do, and
+// computes member bit offsets (class_member__cache_byte_size). The passes
+// run in pahole's order because later ones overwrite what earlier ones set.
+func (cu *cuData) recode(little bool) error {
+	for i := 1; i < len(cu.types); i++ {
+		cu.recodeType(i)
+	}
+	for i := range cu.params {
+		cu.params[i].typeID = cu.findType(cu.params[i].typeRef)
+	}
+	for i := range cu.vars {
+		v := &cu.vars[i]
+		if v.hasSpec && v.spec != 0 {
+			if j, ok := cu.lookup(v.spec, idxVar); ok {
+				v.specIdx = int32(j)
+			}
+		}
+		v.typeID = cu.findType(v.typeRef)
+	}
+	for i := range cu.funcs {
+		cu.recodeFunc(i)
+	}
+	for i := range cu.funcs {
+		f := &cu.funcs[i]
+		if f.typeID != 0 || !f.hasOrigin {
+			continue
+		}
+		j, ok := cu.lookup(f.origin, idxFunc)
+		if !ok {
+			return fmt.Errorf("dwarf2btf: function at %#x: abstract origin %#x not found", f.origin, f.origin)
+		}
+		f.typeID = cu.funcs[j].typeID
+	}
+	for i := 1; i < len(cu.types); i++ {
+		t := &cu.types[i]
+		if isComposite(t.tag) {
+			for j := t.lo; j < t.lo+t.n; j++ {
+				cu.cacheByteSize(&cu.members[j], little)
+			}
+		}
+	}
+	return nil
+}
+
+func isComposite(tag uint16) bool {
+	switch tag {
+	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType:
+		return true
+	}
+	return false
+}
+
+// findType is dwarf_cu__find_type_by_ref: the local id of the type DIE at
+// off, 0 (void) when there is none.
+func (cu *cuData) findType(off uint32) int32 {
+	if off == 0 {
+		return 0
+	}
+	if i, ok := cu.lookup(off, idxType); ok {
+		return int32(i)
+	}
+	return 0
+}
+
+func (cu *cuData) recodeType(i int) {
+	t := &cu.types[i]
+	switch t.tag {
+	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
+		if t.name == nil && t.spec != 0 {
+			if j := cu.findType(t.spec); j != 0 {
+				t.name = cu.types[j].name
+			}
+		}
+	}
+	switch t.tag {
+	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType:
+		for j := t.lo; j < t.lo+t.n; j++ {
+			m := &cu.members[j]
+			if m.typeRef != 0 {
+				m.typeID = cu.findType(m.typeRef)
+			}
+		}
+		return
+	case dwTagEnumerationType:
+		if j := cu.findType(t.typeRef); j != 0 && cu.types[j].tag == dwTagBaseType {
+			t.signed = cu.types[j].enc == 5 || cu.types[j].enc == 6
+		}
+		return
+	case dwTagSubroutineType:
+		cu.recodeParams(t.lo, t.n)
+	case dwTagPointerType:
+		if t.n > 0 {
+			prev := i
+			for j := t.lo + t.n - 1; j >= t.lo; j-- {
+				cu.types[prev].typeID = cu.chain[j]
+				prev = int(cu.chain[j])
+			}
+			cu.types[prev].typeID = cu.findType(cu.types[i].typeRef)
+			return
+		}
+	}
+	t.typeID = cu.findType(t.typeRef)
+}
+
+// recodeParams is ftype__recode_dwarf_types.
+func (cu *cuData) recodeParams(lo, n int32) {
+	for j := lo; j < lo+n; j++ {
+		p := &cu.params[j]
+		if p.typeRef != 0 {
+			p.typeID = cu.findType(p.typeRef)
+			continue
+		}
+		if p.origin == 0 {
+			p.typeID = 0
+			continue
+		}
+		if k, ok := cu.lookup(p.origin, idxParam); ok {
+			p.name = cu.params[k].name
+			p.typeID = cu.params[k].typeID
+		}
+	}
+}
+
+func (cu *cuData) recodeFunc(i int) {
+	f := &cu.funcs[i]
+	if f.name == nil && (f.origin != 0 || f.spec != 0) {
+		j, ok := cu.lookup(f.origin, idxFunc)
+		if !ok {
+			j, ok = cu.lookup(f.spec, idxFunc)
+		}
+		if ok {
+			f.name = cu.funcs[j].name
+		}
+	}
+	for _, vi := range cu.lexVars[f.lexLo : f.lexLo+f.lexN] {
+		v := &cu.vars[vi]
+		if v.typeRef != 0 || v.origin == 0 {
+			continue
+		}
+		if k, ok := cu.lookup(v.origin, idxVar); ok {
+			v.name = cu.vars[k].name
+			v.typeID = cu.vars[k].typeID
+		}
+	}
+	cu.recodeParams(f.lo, f.n)
+	f.typeID = cu.findType(f.typeRef)
+}
+
+// cacheByteSize is pahole's class_member__cache_byte_size, as far as it
+// decides a member's bit offset.
+func (cu *cuData) cacheByteSize(m *member, little bool) {
+	if m.isMember && m.isStatic || m.bitfield == 0 {
+		return
+	}
+	size := m.byteSize
+	if size == 0 {
+		size = cu.strippedSize(m.typeID)
+	}
+	if size == 0 {
+		return
+	}
+	if m.hasBitOff {
+		return
+	}
+	bitSize := int64(size * 8)
+	bfo := m.dwBitOffset
+	if little {
+		bfo = int8(bitSize - int64(bfo) - int64(m.bitfield))
+	}
+	m.bitOffset = m.byteOffset*8 + uint32(int32(bfo))
+}
+
+// strippedSize is the byte size of a bitfield's type with typedefs and
+// qualifiers removed, as class_member__cache_byte_size finds it.
+func (cu *cuData) strippedSize(id int32) uint64 {
+	for n := 0; id != 0 && n < len(cu.types); n++ {
+		t := &cu.types[id]
+		switch t.tag {
+		case dwTagTypedef, dwTagConstType, dwTagVolatileType, dwTagRestrictType:
+			id = t.typeID
+			continue
+		case dwTagEnumerationType:
+			return uint64(t.size) / 8
+		case dwTagBaseType:
+			return uint64(t.size) / 8
+		}
+		return cu.size(id, 0)
+	}
+	return 0
+}
+
+// size is pahole's tag__size for a local type id: 0 for void and
+// incomplete types; ^0 when it cannot tell (a loop).
+func (cu *cuData) size(id int32, depth int) uint64 {
+	if id <= 0 || int(id) >= len(cu.types) || depth > 64 {
+		return ^uint64(0)
+	}
+	t := &cu.types[id]
+	switch t.tag {
+	case dwTagPointerType, dwTagReferenceType:
+		return uint64(cu.addrSize)
+	case dwTagBaseType:
+		return uint64(t.size) / 8
+	case dwTagEnumerationType:
+		return uint64(t.size) / 8
+	case dwTagStringType:
+		return 1
+	}
+	if t.typeID == 0 {
+		if isComposite(t.tag) {
+			if t.size == 1 && t.n == 0 {
+				return 0
+			}
+			return uint64(t.size)
+		}
+		return uint64(t.size)
+	}
+	if t.typeID == id {
+		return ^uint64(0)
+	}
+	s := cu.size(t.typeID, depth+1)
+	if t.tag == dwTagArrayType {
+		n := uint64(1)
+		for _, d := range cu.dims[t.lo : t.lo+t.n] {
+			n *= uint64(d)
+		}
+		return s * n
+	}
+	return s
+}

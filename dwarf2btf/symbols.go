@@ -1,0 +1,145 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// maxPercpuVars is pahole 1.24's MAX_PERCPU_VAR_CNT.
+const maxPercpuVars = 4096
+
+// symbols is what the encoder takes from the ELF symbol table: the names
+// of functions (pahole emits a FUNC only for those) and the per-CPU
+// variables. It is read-only once built and shared by the workers.
+type symbols struct {
+	funcs      map[string]struct{}
+	percpu     []percpuVar // sorted by addr
+	percpuBase uint64
+	percpuSize uint64
+	hasPercpu  bool
+}
+
+type percpuVar struct {
+	addr uint64
+	size uint32
+	name string
+}
+
+func (s *symbols) hasFuncs() bool { return len(s.funcs) > 0 }
+
+func (s *symbols) isFunc(name []byte) bool {
+	_, ok := s.funcs[string(name)]
+	return ok
+}
+
+// newSymbols is btf_encoder__collect_symbols.
+func newSymbols(o *object, percpu bool) (*symbols, error) {
+	s := &symbols{funcs: map[string]struct{}{}}
+	if o.symtab == nil {
+		return s, nil
+	}
+	s.hasPercpu = o.percpuIdx != 0
+	s.percpuBase, s.percpuSize = o.percpuAddr, o.percpuSize
+	for _, sym := range o.symtab {
+		typ := elf.ST_TYPE(sym.Info)
+		if percpu && s.hasPercpu && int(sym.Section) == o.percpuIdx && typ == elf.STT_OBJECT && sym.Size != 0 {
+			if !validName(sym.Name) {
+				return nil, fmt.Errorf("dwarf2btf: per-CPU symbol %q has a name BTF cannot hold", sym.Name)
+			}
+			if len(s.percpu) == maxPercpuVars {
+				return nil, fmt.Errorf("dwarf2btf: more than %d per-CPU variables", maxPercpuVars)
+			}
+			addr := sym.Value
+			if !o.rel {
+				addr -= s.percpuBase
+			}
+			s.percpu = append(s.percpu, percpuVar{addr: addr, size: uint32(sym.Size), name: sym.Name})
+		}
+		if typ == elf.STT_FUNC && sym.Name != "" {
+			s.funcs[sym.Name] = struct{}{}
+		}
+	}
+	sort.SliceStable(s.percpu, func(i, j int) bool { return s.percpu[i].addr < s.percpu[j].addr })
+	return s, nil
+}
+
+// findPercpu finds the per-CPU symbol at a section offset.
+func (s *symbols) findPercpu(addr uint64) (*percpuVar, bool) {
+	i, ok := slices.BinarySearchFunc(s.percpu, addr, func(v percpuVar, a uint64) int {
+		switch {
+		case v.addr < a:
+			return -1
+		case v.addr > a:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return nil, false
+	}
+	return &s.percpu[i], true
+}
+
+// validName is pahole's btf_name_valid: an identifier (dots allowed) of at
+// most 128 characters.
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// emitVars is btf_encoder__encode_cu_variables.
+func (e *emitter) emitVars() error {
+	s, cu := e.obj, e.cu
+	if !s.hasPercpu || e.opts.SkipVars {
+		return nil
+	}
+	for i := range cu.vars {
+		v := &cu.vars[i]
+		if v.decl && v.specIdx < 0 || v.scope != scopeGlobal && v.specIdx < 0 {
+			continue
+		}
+		addr := v.addr
+		if addr < s.percpuBase || addr >= s.percpuBase+s.percpuSize {
+			continue
+		}
+		addr -= s.percpuBase
+		sym, ok := s.findPercpu(addr)
+		if !ok {
+			continue
+		}
+		if v.addr == 0 && (v.name == nil || string(v.name) != sym.name) {
+			continue
+		}
+		if v.specIdx >= 0 {
+			v = &cu.vars[v.specIdx]
+		}
+		if v.typeID == 0 {
+			return fmt.Errorf("dwarf2btf: variable %q has void type", sym.name)
+		}
+		if cu.size(v.typeID, 0) == 0 {
+			continue
+		}
+		linkage := btf.LinkageStatic
+		if v.external {
+			linkage = btf.LinkageGlobal
+		}
+		lo := int32(len(e.out.tags))
+		e.addTags(0, v.annLo, v.annN)
+		e.out.vars = append(e.out.vars, ovar{name: []byte(sym.name), typ: uint32(v.typeID), linkage: linkage,
+			offset: uint32(addr), size: sym.size, tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+	}
+	return nil
+}
