@@ -25,7 +25,8 @@ type Base struct {
 	table *table
 	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
 	sigs  sigs              // see sig.go
-	pool  sync.Pool         // of *baseScratch
+	enums enumIndex
+	pool  sync.Pool // of *baseScratch
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
@@ -62,12 +63,16 @@ func NewBase(spec *btf.Spec) (*Base, error) {
 	}
 	b.computeSigs()
 	b.table = newTable(nil, int(b.last))
+	b.enums = newEnumIndex(nil)
 	b.names = make(map[uint32]uint32)
 	for i := range b.last {
 		r := b.recs.rec(i)
 		id := i + 1
 		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
 			b.table.add(h, id)
+			if isAnyEnum(r) {
+				b.enums.file(r, b.table.ents[len(b.table.ents)-1])
+			}
 		}
 		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
 			addName(b.names, r[wName], id)

@@ -59,8 +59,8 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs
 	mark := len(rs.off)
-	rs.w = slices.Grow(rs.w, len(s.TypeSection())/4)
-	rs.off = slices.Grow(rs.off, s.NumTypes())
+	rs.reserve(len(s.TypeSection())/4, s.NumTypes())
+	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
 	// most names recur (member names), and this saves hashing them again.
 	keys := make([]uint32, len(sec))
@@ -106,6 +106,17 @@ func cstr(sec []byte, off uint32) []byte {
 		}
 	}
 	return rest
+}
+
+// reserve makes room for words more words and n more records, growing
+// geometrically so that many small inputs cost linear time.
+func (rs *records) reserve(words, n int) {
+	if cap(rs.w)-len(rs.w) < words {
+		rs.w = slices.Grow(rs.w, max(words, len(rs.w)))
+	}
+	if cap(rs.off)-len(rs.off) < n {
+		rs.off = slices.Grow(rs.off, max(n, len(rs.off)))
+	}
 }
 
 func (rs *records) truncate(mark int) {

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -36,13 +37,8 @@ func (d *state) write() ([]byte, error) {
 		}
 		return newIDs[r-d.first], true
 	}
-	// The output strings: those of the kept types only, in order of use.
-	out := newStrtab(nil, len(d.strs.data())/8)
-	if d.base != nil {
-		out.start = d.base.strs.end
-		out.own.data = nil
-	}
 	var types []byte
+	var nameAt []uint32 // where types holds own string keys
 	var err error
 	for i := range d.n() {
 		if newIDs[i] == 0 {
@@ -61,34 +57,54 @@ func (d *state) write() ([]byte, error) {
 			wire.PutWord(types[start:], uint32(4*j), v)
 		})
 		forNames(r, func(j int) {
-			k := r[j]
-			if k >= out.start && k != 0 {
-				k, err = out.internErr(d.strs.str(k), err)
+			if k := r[j]; k >= d.strs.start && k != 0 {
+				nameAt = append(nameAt, uint32(start+4*j))
 			}
-			wire.PutWord(types[start:], uint32(4*j), k)
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
+	strs := d.compactStrings(types, nameAt)
 	h := wire.Header{
 		Version: wire.Version,
 		HdrLen:  wire.HeaderLen,
 		TypeLen: uint32(len(types)),
 		StrOff:  uint32(len(types)),
-		StrLen:  uint32(len(out.data())),
+		StrLen:  uint32(len(strs)),
 	}
-	raw := make([]byte, 0, int(h.HdrLen)+len(types)+len(out.data()))
+	raw := make([]byte, 0, int(h.HdrLen)+len(types)+len(strs))
 	raw = wire.AppendHeader(raw, h, nativeOrder)
 	raw = append(raw, types...)
-	raw = append(raw, out.data()...)
+	raw = append(raw, strs...)
 	return raw, nil
 }
 
-// internErr interns s unless an error happened already.
-func (t *strtab) internErr(s []byte, err error) (uint32, error) {
-	if err != nil {
-		return 0, err
+// compactStrings returns the own string section that the records in
+// types use (their own string keys are at the byte offsets nameAt) (libbpf keeps every string of the input; the strings of
+// dropped types are left out here) and rewrites their names to it. The own
+// section already holds each string once, so this is a marking pass and a
+// copy, in the section's order.
+func (d *state) compactStrings(types []byte, nameAt []uint32) []byte {
+	data, start := d.strs.data(), d.strs.start
+	newKey := make([]uint32, len(data)) // 1+ new key, or 1 to mark use
+	for _, at := range nameAt {
+		newKey[wire.Word(types, at)-start] = 1
 	}
-	return t.intern(s)
+	var out []byte
+	if d.base == nil {
+		out = []byte{0}
+	}
+	for off := 0; off < len(data); {
+		end := off + bytes.IndexByte(data[off:], 0)
+		if newKey[off] != 0 && end > off {
+			newKey[off] = start + uint32(len(out)) + 1
+			out = append(out, data[off:end+1]...)
+		}
+		off = end + 1
+	}
+	for _, at := range nameAt {
+		wire.PutWord(types, at, newKey[wire.Word(types, at)-start]-1)
+	}
+	return out
 }

@@ -37,6 +37,7 @@ type state struct {
 	adjust bool     // hypot_adjust_canon
 	tab    *table
 	sigs   sigs // own types' signatures, computed on demand
+	enums  enumIndex
 	depth  int
 	err    error
 }
@@ -163,6 +164,11 @@ func (d *state) run() error {
 		}
 	}
 	d.tab = newTable(d.tab.under, int(n))
+	if d.base != nil {
+		d.enums = newEnumIndex(&d.base.enums)
+	} else {
+		d.enums = newEnumIndex(nil)
+	}
 	for i := range n {
 		d.primType(d.first + i)
 	}
@@ -199,26 +205,13 @@ func (d *state) primType(id uint32) {
 		}
 	case btf.KindEnum, btf.KindEnum64:
 		h = hashEnum(r)
-		for c := range d.tab.candidates(h) {
-			cr := d.rec(c)
-			if equalAll(r, cr) {
-				newID = c
-				break
-			}
-			if compatEnum(r, cr) {
-				if isEnumFwd(r) {
-					newID = c // resolve fwd to full enum
-					break
-				}
-				d.set(c, id) // resolve canonical enum fwd to full enum
-			}
-		}
+		newID = d.enumType(id, r)
 	default:
 		return
 	}
 	d.set(id, newID)
 	if newID == id {
-		d.tab.add(h, id)
+		d.addCanonical(h, id, r)
 	}
 }
 

@@ -16,13 +16,14 @@ import (
 // offset; base records keep their offsets as they are).
 
 // strset is a string section with an open-addressing index of its strings:
-// slots hold offset+1 within data, 0 when empty; the table is kept at most
-// half full. The seed changes no output: keys are offsets, given in the
+// slots hold 32 bits of the string's hash above its offset+1 within data,
+// 0 when empty, so that probes that meet another string rarely read it;
+// the table is kept at most half full. The seed changes no output: keys are offsets, given in the
 // order strings are added. Guarded by BenchmarkMerged.
 type strset struct {
 	seed  maphash.Seed
 	data  []byte
-	slots []uint32
+	slots []uint64
 	count int
 }
 
@@ -31,19 +32,28 @@ func newStrset(hint int) strset {
 	for n < 2*hint {
 		n *= 2
 	}
-	return strset{seed: maphash.MakeSeed(), slots: make([]uint32, n)}
+	return strset{seed: maphash.MakeSeed(), slots: make([]uint64, n)}
+}
+
+// reserve sizes the index for n more strings.
+func (t *strset) reserve(n int) {
+	for 2*(t.count+n) > len(t.slots) {
+		t.grow()
+	}
 }
 
 // find returns the offset of s in data, or false.
 func (t *strset) find(s []byte) (uint32, bool) {
+	h := maphash.Bytes(t.seed, s)
+	tag := h &^ (1<<32 - 1)
 	mask := uint32(len(t.slots) - 1)
-	for i := uint32(maphash.Bytes(t.seed, s)) & mask; ; i = (i + 1) & mask {
+	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
 		if slot == 0 {
 			return 0, false
 		}
-		if t.at(slot-1, s) {
-			return slot - 1, true
+		if slot&^(1<<32-1) == tag && t.at(uint32(slot)-1, s) {
+			return uint32(slot) - 1, true
 		}
 	}
 }
@@ -58,15 +68,17 @@ func (t *strset) insert(off uint32, s []byte) {
 	if 2*(t.count+1) > len(t.slots) {
 		t.grow()
 	}
+	h := maphash.Bytes(t.seed, s)
+	tag := h &^ (1<<32 - 1)
 	mask := uint32(len(t.slots) - 1)
-	for i := uint32(maphash.Bytes(t.seed, s)) & mask; ; i = (i + 1) & mask {
+	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
 		if slot == 0 {
-			t.slots[i] = off + 1
+			t.slots[i] = tag | uint64(off+1)
 			t.count++
 			return
 		}
-		if t.at(slot-1, s) {
+		if slot&^(1<<32-1) == tag && t.at(uint32(slot)-1, s) {
 			return
 		}
 	}
@@ -74,14 +86,14 @@ func (t *strset) insert(off uint32, s []byte) {
 
 func (t *strset) grow() {
 	old := t.slots
-	t.slots = make([]uint32, 2*len(old))
+	t.slots = make([]uint64, 2*len(old))
 	mask := uint32(len(t.slots) - 1)
 	for _, slot := range old {
 		if slot == 0 {
 			continue
 		}
-		s := cstr(t.data, slot-1)
-		i := uint32(maphash.Bytes(t.seed, s)) & mask
+		// The low 32 bits of the hash are not kept: hash again.
+		i := uint32(maphash.Bytes(t.seed, cstr(t.data, uint32(slot)-1))) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}

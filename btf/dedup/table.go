@@ -32,8 +32,9 @@ type table struct {
 type entry struct {
 	id    uint32
 	epoch uint32
-	prev  int32 // 1+ index of the next older entry of the chain, 0 = none
-	next  int32 // 1+ index of the next newer one
+	seq   uint32 // insertion number (libbpf's map size after it)
+	prev  int32  // 1+ index of the next older entry of the chain, 0 = none
+	next  int32  // 1+ index of the next newer one
 }
 
 func newTable(under *table, hint int) *table {
@@ -60,6 +61,13 @@ func (t *table) add(h uint64, id uint32) {
 		t.grows++
 	}
 	t.sz++
+	t.file(h, entry{id: id, epoch: t.grows, seq: uint32(t.sz)})
+}
+
+// file links e into the chain of h. An index other than libbpf's own
+// (see enums.go) files entries with the epoch and sequence number their
+// type got in the main table.
+func (t *table) file(h uint64, e entry) {
 	if 2*(t.used+1) > len(t.keys) {
 		t.rehash()
 	}
@@ -71,7 +79,8 @@ func (t *table) add(h uint64, id uint32) {
 	} else {
 		t.ents[t.heads[i]-1].next = int32(len(t.ents)) + 1
 	}
-	t.ents = append(t.ents, entry{id: id, epoch: t.grows, prev: t.heads[i]})
+	e.prev, e.next = t.heads[i], 0
+	t.ents = append(t.ents, e)
 	t.heads[i] = int32(len(t.ents))
 }
 
@@ -111,7 +120,19 @@ func (t *table) ends(h uint64) (head, tail int32) {
 // oldest first; read the other way round if the growths are odd.
 func (t *table) candidates(h uint64) iter.Seq[uint32] {
 	return func(yield func(uint32) bool) {
-		odd := t.grows%2 == 1
+		for e := range t.entries(h, t.grows) {
+			if !yield(e.id) {
+				return
+			}
+		}
+	}
+}
+
+// entries yields the entries filed under h in libbpf's order after the
+// given number of growths.
+func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
+	return func(yield func(*entry) bool) {
+		odd := grows%2 == 1
 		oh, ot := t.ends(h)
 		var uh, ut int32
 		if t.under != nil {
@@ -122,7 +143,7 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 			head int32
 		}{{t, oh}, {t.under, uh}} {
 			for i := c.head; i != 0; i = c.t.ents[i-1].prev {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e.id) {
+				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
 					return
 				}
 			}
@@ -132,10 +153,23 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 			tail int32
 		}{{t.under, ut}, {t, ot}} {
 			for i := c.tail; i != 0; i = c.t.ents[i-1].next {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e.id) {
+				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// before reports whether libbpf's list (after grows growths) has a
+// before b, for two entries that share a hash.
+func before(a, b *entry, grows uint32) bool {
+	ga, gb := (a.epoch+grows)%2, (b.epoch+grows)%2 // 0: newest-first half
+	if ga != gb {
+		return ga < gb
+	}
+	if ga == 0 {
+		return a.seq > b.seq
+	}
+	return a.seq < b.seq
 }
