@@ -142,3 +142,16 @@ func TestMagicBeforeInflating(t *testing.T) {
 		t.Fatalf("2 GiB claim: %v", err)
 	}
 }
+
+// TestWrongBase: split BTF parsed on a base other than its own is
+// refused with a hint, as libbpf asks "did you forget to provide base
+// BTF?", rather than read with garbage names.
+func TestWrongBase(t *testing.T) {
+	mod := testfixtures.Modules(t)["af_key"]
+	if _, err := btf.ParseSplit(mod, hostSpec(t)); err == nil || !strings.Contains(err.Error(), "wrong base?") {
+		t.Fatalf("af_key on the 6.18 base: err = %v, want a wrong-base hint", err)
+	}
+	if _, err := btf.ParseSplit(mod, debianSpec(t)); err != nil {
+		t.Fatalf("af_key on its own base: %v", err)
+	}
+}

@@ -175,9 +175,13 @@ func (s *Spec) indexTypes() error {
 	}
 	s.n = uint32(wk.id - s.firstID)
 	if wk.maxType <= uint32(s.LastID()) && wk.maxStr < s.strEnd() {
-		return nil
+		return s.checkBaseStrings()
 	}
-	return s.blame()
+	err := s.blame()
+	if fe, ok := err.(*FormatError); ok && s.base != nil {
+		fe.Msg += wrongBase
+	}
+	return err
 }
 
 // walker is the state of the walk of indexTypes: the next record's offset

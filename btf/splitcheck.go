@@ -1,0 +1,55 @@
+package btf
+
+import "github.com/kmeta-dev/kmeta/btf/internal/wire"
+
+// wrongBase is the hint added to errors in split BTF that point to a base
+// other than the one it was made for, as libbpf asks "did you forget to
+// provide base BTF?".
+const wrongBase = " (wrong base?)"
+
+// checkBaseStrings checks that every name offset of split BTF that falls
+// in the base's strings points at the start of one of them, as the
+// writers of split BTF (pahole, libbpf, the Builder) always make it. A
+// module parsed on another kernel's base has offsets that land in the
+// middle of the base's strings, and would print garbage names.
+func (s *Spec) checkBaseStrings() error {
+	if s.base == nil {
+		return nil
+	}
+	w := newWords(s.types)
+	off := uint32(0)
+	for i := range s.n {
+		info := w.at(off + 4)
+		kind := wire.InfoKind(info)
+		fixed, _ := s.sizes.Parts(kind)
+		size := s.sizes.Of(info)
+		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off)); err != nil {
+			return err
+		}
+		if sh := &refShapes[kind]; sh.elemSize != 0 && sh.nameMask != 0 {
+			for e := off + fixed; e < off+size; e += sh.elemSize {
+				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e)); err != nil {
+					return err
+				}
+			}
+		}
+		off += size
+	}
+	return nil
+}
+
+// baseString checks one name offset o of the record of type id at off.
+func (s *Spec) baseString(id TypeID, off, o uint32) error {
+	if o == 0 || o >= s.strStart {
+		return nil
+	}
+	for b := s.base; b != nil; b = b.base {
+		if o >= b.strStart {
+			if rel := o - b.strStart; rel != 0 && b.strs[rel-1] != 0 {
+				return typeErr(id, off, "name offset %d lands inside a string of the base, not at its start%s", o, wrongBase)
+			}
+			return nil
+		}
+	}
+	return nil
+}
