@@ -91,16 +91,23 @@ func (d *dumper) emitTypeChain(f *frame, fname []byte, lvl int) {
 			d.o.bytes(d.name(t))
 		case btf.KindStruct, btf.KindUnion:
 			d.emitMods(f)
-			if t.nameOff() == 0 {
+			switch {
+			case t.nameOff() == 0 && d.plain:
+				d.emitStructFwd(id, t)
+				d.o.str(" {...}")
+			case t.nameOff() == 0:
 				d.emitStructDef(id, t, lvl) // anonymous: defined inline
-			} else {
+			default:
 				d.emitStructFwd(id, t)
 			}
 		case btf.KindEnum, btf.KindEnum64:
 			d.emitMods(f)
-			if t.nameOff() == 0 {
+			switch {
+			case t.nameOff() == 0 && d.plain:
+				d.o.str("enum {...}")
+			case t.nameOff() == 0:
 				d.emitEnumDef(id, t, lvl)
-			} else {
+			default:
 				d.o.str("enum ")
 				d.o.bytes(d.typeName(id))
 			}

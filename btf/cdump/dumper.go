@@ -56,6 +56,7 @@ type dumper struct {
 	queue []btf.TypeID // types to emit for the current root, in order
 	decls []btf.TypeID // shared stack of declaration chains
 
+	plain    bool  // a Namer's dumper: own names, anonymous types abbreviated
 	depth    int   // current depth of emitType and emitTypeDecl recursion
 	steps    int   // calls of order, emitType and emitTypeDecl so far
 	maxSteps int   // the limit of steps, see ErrTooComplex
@@ -65,6 +66,25 @@ type dumper struct {
 
 // newDumper reads the records of s and prepares the state of a Write to w.
 func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
+	d, err := newDeclDumper(w, s)
+	if err != nil {
+		return nil, err
+	}
+	d.st[0].order = ordered
+	d.st[0].emit = emitted
+	tags, idents, err := d.markReferenced()
+	if err != nil {
+		return nil, err
+	}
+	// Sized for every name that can be counted, so that they never grow.
+	d.typeNames = make(map[string]uint32, tags)
+	d.identNames = make(map[string]uint32, idents)
+	return d, nil
+}
+
+// newDeclDumper prepares what printing declarations needs: the records,
+// the names, the per-type state. Write's dumper and a Namer's share it.
+func newDeclDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	recs, err := loadRecords(s)
 	if err != nil {
 		return nil, err
@@ -81,15 +101,6 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	}
 	d.ptrSize = d.pointerSize()
 	d.maxSteps = stepsPerType*n + 1<<20
-	d.st[0].order = ordered
-	d.st[0].emit = emitted
-	tags, idents, err := d.markReferenced()
-	if err != nil {
-		return nil, err
-	}
-	// Sized for every name that can be counted, so that they never grow.
-	d.typeNames = make(map[string]uint32, tags)
-	d.identNames = make(map[string]uint32, idents)
 	return d, nil
 }
 

@@ -35,6 +35,9 @@ func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 		return nil
 	}
 	name := d.name(t)
+	if d.plain {
+		return name
+	}
 	st := d.state(id)
 	if st.flags&nameResolved != 0 {
 		if st.dup > 1 {

@@ -111,6 +111,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfCopyCmd(),
 		c.btfLayoutCmd(),
 		c.btfEncodeCmd(),
+		c.btfDiffCmd(),
 	)
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()

@@ -1,0 +1,266 @@
+package diff
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// fact is one comparable property of a type: a struct's size, one member,
+// one enumerator, a prototype.
+type fact struct {
+	name, value string
+}
+
+// maxFlatten bounds the nesting of anonymous members that describe
+// flattens; real kernels nest a few levels.
+const maxFlatten = 32
+
+// signature appends the facts of type id that a diff compares, each as
+// name, NUL, value, NUL: a struct's size and members, an enum's
+// enumerators, a function's prototype, a typedef's target.
+func (sd *side) signature(dst []byte, id btf.TypeID) ([]byte, error) {
+	t, err := sd.spec.TypeByID(id)
+	if err != nil {
+		return dst, fmt.Errorf("diff: %w", err)
+	}
+	switch t.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		dst = num(dst, "size", uint64(t.Size()))
+		return sd.members(dst, t, nil, 0, 0)
+	case btf.KindEnum, btf.KindEnum64:
+		dst = num(dst, "size", uint64(t.Size()))
+		dst = str(dst, "signed", strconv.FormatBool(t.KindFlag()))
+		for _, v := range t.EnumValues() {
+			dst = append(dst, "enumerator "...)
+			dst = append(dst, v.NameBytes()...)
+			dst = append(dst, 0)
+			if v.Signed {
+				dst = strconv.AppendInt(dst, v.Int64(), 10)
+			} else {
+				dst = strconv.AppendUint(dst, v.Value, 10)
+			}
+			dst = append(dst, 0)
+		}
+		return dst, nil
+	case btf.KindFunc:
+		// The prototype's C name, with the parameter names: shared
+		// prototypes are named once.
+		proto, err := sd.typeName(t.Ref())
+		if err != nil {
+			return dst, err
+		}
+		dst = str(dst, "prototype", proto)
+		return str(dst, "linkage", t.Linkage().String()), nil
+	case btf.KindVar, btf.KindTypedef, btf.KindTypeTag, btf.KindDeclTag:
+		typ, err := sd.typeName(t.Ref())
+		if err != nil {
+			return dst, err
+		}
+		dst = str(dst, "type", typ)
+		switch t.Kind() {
+		case btf.KindVar:
+			dst = str(dst, "linkage", t.Linkage().String())
+		case btf.KindDeclTag:
+			dst = num(dst, "component", uint64(int64(t.ComponentIdx())))
+		}
+		return dst, nil
+	case btf.KindInt:
+		i := t.Int()
+		dst = num(dst, "size", uint64(t.Size()))
+		dst = num(dst, "encoding", uint64(i.Encoding))
+		dst = num(dst, "bits", uint64(i.Bits))
+		return num(dst, "bit offset", uint64(i.Offset)), nil
+	case btf.KindForward:
+		return str(dst, "union", strconv.FormatBool(t.IsUnionForward())), nil
+	}
+	return num(dst, "size", uint64(t.Size())), nil
+}
+
+func num(dst []byte, name string, v uint64) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, 0)
+	dst = strconv.AppendUint(dst, v, 10)
+	return append(dst, 0)
+}
+
+func str(dst []byte, name, v string) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, 0)
+	dst = append(dst, v...)
+	return append(dst, 0)
+}
+
+// facts splits a signature into its facts.
+func facts(sig []byte) []fact {
+	parts := strings.Split(string(sig), "\x00")
+	out := make([]fact, 0, len(parts)/2)
+	for i := 0; i+1 < len(parts); i += 2 {
+		out = append(out, fact{parts[i], parts[i+1]})
+	}
+	return out
+}
+
+// members appends a fact for each member of composite t, at bit offset
+// base: members of anonymous structs and unions are flattened into the
+// struct that holds them (as C lets code name them), members of named
+// members of anonymous type get the path "outer.inner".
+func (sd *side) members(dst []byte, t btf.Type, path []byte, base uint32, depth int) ([]byte, error) {
+	if depth > maxFlatten {
+		return dst, fmt.Errorf("diff: %v: anonymous members nest too deep", t)
+	}
+	var err error
+	for i, m := range t.Members() {
+		name := m.NameBytes()
+		mt, err := sd.spec.TypeByID(m.Type)
+		if err != nil {
+			return dst, fmt.Errorf("diff: %w", err)
+		}
+		off := base + m.BitOffset
+		if mt.IsComposite() && mt.NameOffset() == 0 {
+			inner := path
+			if len(name) > 0 {
+				inner = append(append(slices.Clip(path), name...), '.')
+			}
+			if dst, err = sd.members(dst, mt, inner, off, depth+1); err != nil {
+				return dst, err
+			}
+			if len(name) == 0 {
+				continue
+			}
+		}
+		dst = append(dst, "member "...)
+		dst = append(dst, path...)
+		if len(name) > 0 {
+			dst = append(dst, name...)
+		} else {
+			dst = append(dst, '#')
+			dst = strconv.AppendInt(dst, int64(i), 10)
+		}
+		dst = append(dst, "\x00offset "...)
+		dst = appendBitOffset(dst, off)
+		if m.BitfieldSize != 0 {
+			dst = append(dst, ", "...)
+			dst = strconv.AppendUint(dst, uint64(m.BitfieldSize), 10)
+			dst = append(dst, " bits"...)
+		}
+		typ, err := sd.typeName(m.Type)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, ", "...)
+		dst = append(dst, typ...)
+		dst = append(dst, 0)
+	}
+	return dst, err
+}
+
+// appendBitOffset spells a bit offset as bytes, with ":bits" when it is
+// not on a byte.
+func appendBitOffset(dst []byte, bits uint32) []byte {
+	dst = strconv.AppendUint(dst, uint64(bits/8), 10)
+	if bits%8 != 0 {
+		dst = append(dst, ':')
+		dst = strconv.AppendUint(dst, uint64(bits%8), 10)
+	}
+	return dst
+}
+
+// compareGroups compares the types of one kind and name in old (ga) and
+// new (gb). It returns nil when the two groups hold the same layouts,
+// whatever their order and ids.
+func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]string, error) {
+	da, err := signatures(a, ga)
+	if err != nil {
+		return nil, err
+	}
+	db, err := signatures(b, gb)
+	if err != nil {
+		return nil, err
+	}
+	// Remove the layouts found on both sides, as a multiset.
+	left := make(map[string]int)
+	for _, s := range da {
+		left[s]++
+	}
+	var onlyB [][]fact
+	for _, s := range db {
+		if left[s] > 0 {
+			left[s]--
+		} else {
+			onlyB = append(onlyB, facts([]byte(s)))
+		}
+	}
+	var onlyA [][]fact
+	for _, s := range da {
+		if left[s] > 0 {
+			left[s]--
+			onlyA = append(onlyA, facts([]byte(s)))
+		}
+	}
+	if len(onlyA) == 0 && len(onlyB) == 0 {
+		return nil, nil
+	}
+	var details []string
+	if len(ga) != 1 || len(gb) != 1 {
+		details = append(details, fmt.Sprintf("definitions: %d -> %d, %d old and %d new differ",
+			len(ga), len(gb), len(onlyA), len(onlyB)))
+	}
+	for i := range max(len(onlyA), len(onlyB)) {
+		switch {
+		case i >= len(onlyA):
+			details = append(details, "added definition")
+		case i >= len(onlyB):
+			details = append(details, "removed definition")
+		default:
+			details = append(details, factDiff(onlyA[i], onlyB[i])...)
+		}
+	}
+	if len(details) == 0 {
+		details = []string{"member order changed"}
+	}
+	return details, nil
+}
+
+func signatures(sd *side, ids []btf.TypeID) ([]string, error) {
+	out := make([]string, len(ids))
+	var buf []byte
+	for i, id := range ids {
+		var err error
+		if buf, err = sd.signature(buf[:0], id); err != nil {
+			return nil, err
+		}
+		out[i] = string(buf)
+	}
+	return out, nil
+}
+
+// factDiff lists what differs between two descriptions, in the order of
+// the old one, then what the new one adds.
+func factDiff(a, b []fact) []string {
+	nb := make(map[string]string, len(b))
+	for _, f := range b {
+		nb[f.name] = f.value
+	}
+	na := make(map[string]bool, len(a))
+	var out []string
+	for _, f := range a {
+		na[f.name] = true
+		v, ok := nb[f.name]
+		switch {
+		case !ok:
+			out = append(out, "removed "+f.name+" ("+f.value+")")
+		case v != f.value:
+			out = append(out, f.name+": "+f.value+" -> "+v)
+		}
+	}
+	for _, f := range b {
+		if !na[f.name] {
+			out = append(out, "added "+f.name+" ("+f.value+")")
+		}
+	}
+	return out
+}

@@ -1,0 +1,308 @@
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+)
+
+// Change is one difference between two BTFs: a type added, removed, or
+// changed, named by its kind and name.
+type Change struct {
+	Kind    string   `json:"kind"`   // bpftool's spelling in lower case: "struct", "func", "enum64", ...
+	Name    string   `json:"name"`   // the type's name
+	Change  string   `json:"change"` // "added", "removed" or "changed"
+	Details []string `json:"details,omitempty"`
+}
+
+// Changes of Change.Change.
+const (
+	Added   = "added"
+	Removed = "removed"
+	Changed = "changed"
+)
+
+// Options select what Compare compares.
+type Options struct {
+	// Types, if not empty, limits the comparison to the types of these
+	// names (of any kind) and the types they reach, in either BTF. A name
+	// that neither BTF has makes Compare fail with an error wrapping
+	// btf.ErrNotFound.
+	Types []string
+
+	// Scope is the part of each Spec compared: btf.ScopeAll (the zero
+	// value) for every type, btf.ScopeOwn for the split part only, as for
+	// two modules on their vmlinux.
+	Scope btf.Scope
+}
+
+// group is the types of one kind and name in one BTF. The name aliases
+// the Spec's string section, which stays mapped while Compare runs.
+type group struct {
+	name    string
+	kind    btf.Kind
+	dead    bool       // left out by Options.Types
+	matched bool       // a group of the other side has the same key
+	id      btf.TypeID // the first type of the group
+	more    []btf.TypeID
+}
+
+// ids returns the ids of the group's types.
+func (g *group) ids() []btf.TypeID { return append([]btf.TypeID{g.id}, g.more...) }
+
+// side is one BTF being compared: its named types grouped by kind and
+// name, found through a hash of the two.
+type side struct {
+	spec   *btf.Spec
+	seed   maphash.Seed
+	groups []group
+	index  map[uint64]int32 // hash -> first group with it
+	next   []int32          // the next group with the same hash, or -1
+	namer  *cdump.Namer
+	names  []string // C names by id, computed once
+}
+
+func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
+	return maphash.String(seed, name) ^ uint64(k)*0x9e3779b97f4a7c15
+}
+
+// find returns the group of kind k and name, or nil.
+func (sd *side) find(k btf.Kind, name string) *group {
+	i, ok := sd.index[hashKey(sd.seed, k, name)]
+	for ok && i >= 0 {
+		if g := &sd.groups[i]; g.kind == k && g.name == name {
+			return g
+		}
+		i = sd.next[i]
+	}
+	return nil
+}
+
+// typeName returns the C name of id, from the cache.
+func (sd *side) typeName(id btf.TypeID) (string, error) {
+	if int(id) >= len(sd.names) {
+		return "", fmt.Errorf("diff: type [%d]: %w", id, btf.ErrNotFound)
+	}
+	if n := sd.names[id]; n != "" {
+		return n, nil
+	}
+	n, err := sd.namer.TypeName(id)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	sd.names[id] = n
+	return n, nil
+}
+
+// Compare returns the differences from old to new, sorted by kind (as
+// spelled in Change.Kind) and name.
+// Types are matched by kind and name, never by id; types that share a kind
+// and a name (several "struct fib_table" in one kernel) are compared as a
+// group, and reported as changed when the layouts of the group differ.
+// Anonymous types are compared where named types use them (members of an
+// anonymous struct are members of the struct that holds it).
+//
+// ctx is checked between groups. Both Specs must stay open while Compare
+// runs.
+func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, error) {
+	if old == nil || new == nil {
+		return nil, errors.New("diff: nil Spec")
+	}
+	// The two sides are indexed at the same time: each reads its own Spec.
+	seed := maphash.MakeSeed()
+	var b *side
+	var errB error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b, errB = newSide(new, opts, seed)
+	}()
+	a, err := newSide(old, opts, seed)
+	<-done
+	if err == nil {
+		err = errB
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.Types) > 0 {
+		if err := restrict(a, b, opts.Types); err != nil {
+			return nil, err
+		}
+	}
+	var out []Change
+	var cmpBuf [2][]byte
+	for i := range a.groups {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		ga := &a.groups[i]
+		if ga.dead {
+			continue
+		}
+		gb := b.find(ga.kind, ga.name)
+		if gb == nil || gb.dead {
+			out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Removed})
+			continue
+		}
+		gb.matched = true
+		if ga.more == nil && gb.more == nil {
+			// The common case, one type on each side: compare signatures
+			// without building facts.
+			var err error
+			if cmpBuf[0], err = a.signature(cmpBuf[0][:0], ga.id); err != nil {
+				return nil, err
+			}
+			if cmpBuf[1], err = b.signature(cmpBuf[1][:0], gb.id); err != nil {
+				return nil, err
+			}
+			if bytes.Equal(cmpBuf[0], cmpBuf[1]) {
+				continue
+			}
+		}
+		details, err := compareGroups(a, b, ga.ids(), gb.ids())
+		if err != nil {
+			return nil, err
+		}
+		if details != nil {
+			out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Changed, Details: details})
+		}
+	}
+	for i := range b.groups {
+		if gb := &b.groups[i]; !gb.matched && !gb.dead {
+			out = append(out, Change{Kind: kindName(gb.kind), Name: gb.name, Change: Added})
+		}
+	}
+	slices.SortFunc(out, func(x, y Change) int {
+		return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Name, y.Name))
+	})
+	// The names alias the Specs' string sections: copy those handed out.
+	for i := range out {
+		out[i].Name = strings.Clone(out[i].Name)
+	}
+	return out, nil
+}
+
+// kindNames are bpftool's names of the kinds in lower case.
+var kindNames = func() (names [32]string) {
+	for k := range names {
+		names[k] = strings.ToLower(btf.Kind(k).String())
+	}
+	return names
+}()
+
+// kindName is bpftool's name of k in lower case.
+func kindName(k btf.Kind) string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return strings.ToLower(k.String())
+}
+
+func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
+	n, err := cdump.NewNamer(s)
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	sd := &side{
+		spec: s, seed: seed, namer: n,
+		names:  make([]string, s.LastID()+1),
+		groups: make([]group, 0, s.NumTypes()*3/4),
+		index:  make(map[uint64]int32, s.NumTypes()*3/4),
+		next:   make([]int32, 0, s.NumTypes()*3/4),
+	}
+	for id, t := range s.Types(opts.Scope) {
+		name := t.NameBytes()
+		if len(name) == 0 {
+			continue
+		}
+		k, str := t.Kind(), unsafe.String(&name[0], len(name))
+		if g := sd.find(k, str); g != nil {
+			g.more = append(g.more, id)
+			continue
+		}
+		h := hashKey(seed, k, str)
+		head, ok := sd.index[h]
+		if !ok {
+			head = -1
+		}
+		sd.index[h] = int32(len(sd.groups))
+		sd.next = append(sd.next, head)
+		sd.groups = append(sd.groups, group{name: str, kind: k, id: id})
+	}
+	return sd, nil
+}
+
+// restrict keeps in a and b only the groups of the types named in names
+// and of the types they reach.
+func restrict(a, b *side, names []string) error {
+	type key struct {
+		kind btf.Kind
+		name string
+	}
+	reach := make(map[key]bool)
+	found := false
+	for _, sd := range []*side{a, b} {
+		var roots []btf.TypeID
+		for i := range sd.groups {
+			if g := &sd.groups[i]; slices.Contains(names, g.name) {
+				roots = append(roots, g.ids()...)
+			}
+		}
+		found = found || len(roots) > 0
+		for _, id := range closure(sd.spec, roots) {
+			t, err := sd.spec.TypeByID(id)
+			if err != nil || len(t.NameBytes()) == 0 {
+				continue
+			}
+			reach[key{t.Kind(), string(t.NameBytes())}] = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("diff: no type named %s: %w", strings.Join(names, ", "), btf.ErrNotFound)
+	}
+	for _, sd := range []*side{a, b} {
+		for i := range sd.groups {
+			g := &sd.groups[i]
+			g.dead = !reach[key{g.kind, g.name}]
+		}
+	}
+	return nil
+}
+
+// closure returns roots and every type they reach.
+func closure(s *btf.Spec, roots []btf.TypeID) []btf.TypeID {
+	seen := make(map[btf.TypeID]bool)
+	stack := slices.Clone(roots)
+	var out []btf.TypeID
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if id == 0 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+		t, err := s.TypeByID(id)
+		if err != nil {
+			continue
+		}
+		for r := range t.Refs() {
+			if !seen[r] {
+				stack = append(stack, r)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package diff_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+func TestSameIsEmpty(t *testing.T) {
+	s := testfixtures.DebianSpec(t)
+	got, err := diff.Compare(context.Background(), s, s, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("%d changes between a BTF and itself, first %+v", len(got), got[0])
+	}
+}
+
+// rawTypeLine matches a named type in bpftool's raw dump:
+// "[12] STRUCT 'list_head' size=16 vlen=2".
+var rawTypeLine = regexp.MustCompile(`^\[\d+\] ([A-Z_0-9]+) '([^']+)'`)
+
+// namedSet parses a bpftool raw dump into the set of "KIND name" of its
+// named types, independently of kmeta's reader.
+func namedSet(t *testing.T, rel string) map[string]bool {
+	t.Helper()
+	set := make(map[string]bool)
+	sc := bufio.NewScanner(bytes.NewReader(testfixtures.Read(t, rel)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if m := rawTypeLine.FindStringSubmatch(sc.Text()); m != nil && m[2] != "(anon)" {
+			set[m[1]+" "+m[2]] = true
+		}
+	}
+	return set
+}
+
+// TestDebianToHost compares Debian 6.1 with the host 6.18: the added and
+// removed types must be those that bpftool's raw dumps of the two show.
+func TestDebianToHost(t *testing.T) {
+	oldSet := namedSet(t, "bpftool/debian-6.1.raw.txt.gz")
+	newSet := namedSet(t, "bpftool/host-6.18.44.raw.txt.gz")
+	want := map[string]bool{}
+	for k := range oldSet {
+		if !newSet[k] {
+			want["removed "+k] = true
+		}
+	}
+	for k := range newSet {
+		if !oldSet[k] {
+			want["added "+k] = true
+		}
+	}
+	oldSpec, newSpec := testfixtures.DebianSpec(t), testfixtures.HostSpec(t)
+	changes, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	changed := map[string]bool{}
+	for _, c := range changes {
+		k := c.Change + " " + btfKind(c.Kind) + " " + c.Name
+		if c.Change == diff.Changed {
+			changed[c.Kind+" "+c.Name] = true
+			continue
+		}
+		got[k] = true
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("added and removed types differ from the raw dumps' (-want +got):\n%s", diff)
+	}
+	t.Logf("%d added or removed, %d changed", len(got), len(changed))
+	checkStructsReported(t, oldSpec, newSpec, changed)
+}
+
+// btfKind is bpftool's spelling of a Change's kind.
+func btfKind(k string) string {
+	kind, ok := btf.ParseKind(k)
+	if !ok {
+		return "?" + k
+	}
+	return kind.String()
+}
+
+// checkStructsReported checks that every struct present once on each side
+// whose size or member offsets differ is reported as changed.
+func checkStructsReported(t *testing.T, a, b *btf.Spec, changed map[string]bool) {
+	t.Helper()
+	structs := func(s *btf.Spec) map[string][]btf.Type {
+		m := make(map[string][]btf.Type)
+		for _, typ := range s.All() {
+			if typ.Kind() == btf.KindStruct && typ.NameOffset() != 0 {
+				m[typ.Name()] = append(m[typ.Name()], typ)
+			}
+		}
+		return m
+	}
+	as, bs := structs(a), structs(b)
+	n := 0
+	for name, ta := range as {
+		tb := bs[name]
+		if len(ta) != 1 || len(tb) != 1 || sameOffsets(ta[0], tb[0]) {
+			continue
+		}
+		n++
+		if !changed["struct "+name] {
+			t.Errorf("struct %s: size or member offsets differ, not reported", name)
+		}
+	}
+	t.Logf("%d structs with a different size or member offsets", n)
+}
+
+func sameOffsets(x, y btf.Type) bool {
+	if x.Size() != y.Size() || x.Vlen() != y.Vlen() {
+		return false
+	}
+	for i := range x.Vlen() {
+		if x.Member(i).BitOffset != y.Member(i).BitOffset {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTypesRestriction(t *testing.T) {
+	oldSpec, newSpec := testfixtures.DebianSpec(t), testfixtures.HostSpec(t)
+	changes, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Types: []string{"list_head", "callback_head"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 0 {
+		t.Errorf("list_head and callback_head: %d changes, want none: %+v", len(changes), changes)
+	}
+	changes, err = diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Types: []string{"sk_buff"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range changes {
+		found = found || (c.Kind == "struct" && c.Name == "sk_buff" && c.Change == diff.Changed)
+	}
+	if !found {
+		t.Errorf("--types sk_buff: struct sk_buff not reported as changed")
+	}
+	if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Types: []string{"no_such_type"}}); err == nil {
+		t.Error("unknown type name: no error")
+	}
+}
+
+func BenchmarkCompareDebianHost(b *testing.B) {
+	oldSpec, newSpec := testfixtures.DebianSpec(b), testfixtures.HostSpec(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

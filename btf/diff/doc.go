@@ -1,0 +1,24 @@
+// Package diff compares two BTFs by kind and name, never by type id: which
+// types were added or removed, which structs and unions changed size,
+// members, member offsets or member types, which enums changed values,
+// which functions changed prototype and which typedefs point elsewhere.
+//
+// Types that share a kind and a name in one BTF (a kernel has several
+// "struct fib_table" from different files) are compared as a group: the
+// group is unchanged when the same layouts are on both sides, whatever
+// their number of copies, order and ids.
+//
+// Types are spelled in C by btf/cdump's Namer, so member types read as in
+// a vmlinux.h.
+//
+// # Concurrency
+//
+// Compare keeps its state in the call; several calls may share Specs,
+// which must stay open while they run.
+//
+// # Security
+//
+// Compare accepts any Specs that btf.Parse accepts. Memory is proportional
+// to the number of named types; walks through anonymous members are
+// bounded in depth, and naming a type is bounded as cdump's Write is.
+package diff

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+)
+
+type btfDiffFlags struct {
+	base    string
+	baseNew string
+	types   string
+	json    bool
+}
+
+func (c *cli) btfDiffCmd() *cobra.Command {
+	var f btfDiffFlags
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Compare two BTFs by kind and name",
+		Long: `Print what changed from OLD to NEW, matching types by kind and name, never
+by id: types added or removed; structs and unions whose size, members,
+member offsets or member types changed; enums whose values changed;
+functions whose prototype changed; typedefs that point elsewhere. Types
+sharing a name are compared as a group.
+
+-B OLD_BASE and --base-new NEW_BASE compare split BTF (modules) on their
+bases; only the split types are compared. --types NAME,... compares only
+those types and what they reach. Exits 0 when the two are equal and 1 when
+they differ, as diff(1) does.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.btfDiff(cmd.Context(), args[0], args[1], f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` of OLD")
+	cmd.Flags().StringVar(&f.baseNew, "base-new", "", "base BTF `FILE` of NEW (default: the base of OLD)")
+	cmd.Flags().StringVar(&f.types, "types", "", "compare only these type `NAMES` (comma separated) and what they reach")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	return cmd
+}
+
+func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFlags) error {
+	if oldPath == "-" && newPath == "-" {
+		return errors.New("OLD and NEW cannot both be standard input")
+	}
+	if f.baseNew == "" {
+		f.baseNew = f.base
+	}
+	oldSpec, err := c.openSpec(oldPath, f.base)
+	if err != nil {
+		return err
+	}
+	defer oldSpec.Close()
+	newSpec, err := c.openSpec(newPath, f.baseNew)
+	if err != nil {
+		return err
+	}
+	defer newSpec.Close()
+	opts := diff.Options{Types: splitNames(f.types)}
+	if f.base != "" {
+		opts.Scope = btf.ScopeOwn
+	}
+	changes, err := diff.Compare(ctx, oldSpec.spec, newSpec.spec, opts)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(c.stdout, 64<<10)
+	if f.json {
+		err = diff.WriteJSON(w, changes)
+	} else {
+		err = diff.WriteText(w, changes)
+	}
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		return errQuiet
+	}
+	return nil
+}
