@@ -46,10 +46,32 @@ func (c *chunks[T]) addAll(s []T) {
 	}
 }
 
+// firstPiece is the capacity of a sequence's first piece, which grows by
+// doubling into a whole one: most modules have a few dozen symbols, and a
+// whole piece for each (96 KiB of addresses and names) made memory grow
+// with the number of module names rather than with the input's size.
+const firstPiece = 16
+
 func (c *chunks[T]) next() {
-	if c.cur != nil {
-		c.full = append(c.full, c.cur)
+	if whole := 1 << c.shift; cap(c.cur) < whole {
+		// The first piece, not yet whole: grow it (to exactly whole
+		// elements at the end, which at and appendRange rely on).
+		n := firstPiece
+		if c.cur != nil {
+			n = 2 * cap(c.cur)
+		}
+		if n < whole {
+			c.cur = append(make([]T, 0, n), c.cur...)
+			return
+		}
+		if p, ok := c.pool.Get().(*[]T); ok && cap(*p) == whole {
+			c.cur = append((*p)[:0], c.cur...)
+			return
+		}
+		c.cur = append(make([]T, 0, whole), c.cur...)
+		return
 	}
+	c.full = append(c.full, c.cur)
 	if p, ok := c.pool.Get().(*[]T); ok && cap(*p) == 1<<c.shift {
 		c.cur = (*p)[:0]
 		return
