@@ -22,6 +22,19 @@
 // another. Lookups and iteration take a Scope: the whole chain, the Spec's
 // own types, or only its bases.
 //
+// # Low-level access
+//
+// Four names give the wire bytes behind the views, for code that copies or
+// prints every record and would pay for a Type per field: Type.Record (one
+// record), Spec.TypeSection (all of a Spec's own records, back to back),
+// Spec.StringSection (its own strings and their first offset) and
+// StringsRange (where the strings lie in raw BTF, from its header alone).
+// The bytes are in host byte order, belong to the Spec, must not be
+// modified, and are valid until Close (the first three return nil after
+// it). Their layout is the kernel's (Documentation/bpf/btf.rst); kmeta's
+// own packages decode it only through btf/internal/wire. Everything else
+// should use the views.
+//
 // # Concurrency
 //
 // A Spec and the Types from it are safe for concurrent use by any number of

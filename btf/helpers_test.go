@@ -30,7 +30,7 @@ func (b *rawBuilder) str(s string) uint32 {
 
 // typ appends a record: name, kind, vlen, kind flag, size/type, extra words.
 func (b *rawBuilder) typ(name string, k btf.Kind, vlen int, kflag bool, sizeType uint32, extra ...uint32) {
-	for _, w := range append([]uint32{b.str(name), wire.Info(k, vlen, kflag), sizeType}, extra...) {
+	for _, w := range append([]uint32{b.str(name), wire.Info(wire.Kind(k), vlen, kflag), sizeType}, extra...) {
 		b.types = wire.AppendWord(b.types, w)
 	}
 }

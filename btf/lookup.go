@@ -49,7 +49,7 @@ func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
 				if !yield(t.id, t) {
 					return
 				}
-				off += o.sizes.Of(wire.Word(o.types, off+4))
+				off += o.sizes.Of(wire.InfoWord(o.types, off))
 			}
 		}
 	}
@@ -147,9 +147,9 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 	}
 	off := uint32(0)
 	for i := range s.n {
-		info := wire.Word(s.types, off+4)
-		if opts.Kind == KindUnknown || wire.InfoKind(info) == opts.Kind {
-			b, _ := s.str(wire.Word(s.types, off))
+		info := wire.InfoWord(s.types, off)
+		if opts.Kind == KindUnknown || Kind(wire.InfoKind(info)) == opts.Kind {
+			b, _ := s.str(wire.Word(s.types, off+wire.NameAt))
 			if string(essentialBytes(b)) == name {
 				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
 					return false
@@ -177,8 +177,8 @@ func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
 		}
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
-			info := wire.Word(types, off+4)
-			if (kind == KindUnknown || wire.InfoKind(info) == kind) && s.nameIs(wire.Word(types, off), name) {
+			info := wire.InfoWord(types, off)
+			if (kind == KindUnknown || Kind(wire.InfoKind(info)) == kind) && s.nameIs(wire.Word(types, off+wire.NameAt), name) {
 				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
 					return false
 				}

@@ -18,12 +18,13 @@ type Member struct {
 // Member returns the i-th member of a STRUCT or UNION; the zero Member if t
 // is of another kind or i is out of range.
 func (t Type) Member(i int) Member {
-	e := t.elem(i, compositeKinds)
-	if e == nil {
+	r, ok := t.elem(i, compositeKinds)
+	if !ok {
 		return Member{}
 	}
-	m := Member{spec: t.spec, nameOff: wire.Word(e, 0), Type: TypeID(wire.Word(e, 4)), BitOffset: wire.Word(e, 8)}
-	if t.KindFlag() {
+	name, typ, off := r.Member(i)
+	m := Member{spec: t.spec, nameOff: name, Type: TypeID(typ), BitOffset: off}
+	if r.KindFlag() {
 		m.BitfieldSize = wire.MemberBitfieldSize(m.BitOffset)
 		m.BitOffset = wire.MemberBitOffset(m.BitOffset)
 	}
@@ -62,11 +63,12 @@ type Param struct {
 // Param returns the i-th parameter of a FUNC_PROTO; the zero Param if t is
 // of another kind or i is out of range.
 func (t Type) Param(i int) Param {
-	e := t.elem(i, protoKinds)
-	if e == nil {
+	r, ok := t.elem(i, protoKinds)
+	if !ok {
 		return Param{}
 	}
-	return Param{spec: t.spec, nameOff: wire.Word(e, 0), Type: TypeID(wire.Word(e, 4))}
+	name, typ := r.Param(i)
+	return Param{spec: t.spec, nameOff: name, Type: TypeID(typ)}
 }
 
 // Params iterates over the parameters of a FUNC_PROTO, with their index.
@@ -104,16 +106,12 @@ type EnumValue struct {
 // EnumValue returns the i-th enumerator of an ENUM or ENUM64; the zero
 // EnumValue if t is of another kind or i is out of range.
 func (t Type) EnumValue(i int) EnumValue {
-	e := t.elem(i, enumKinds)
-	if e == nil {
+	r, ok := t.elem(i, enumKinds)
+	if !ok {
 		return EnumValue{}
 	}
-	v := EnumValue{spec: t.spec, nameOff: wire.Word(e, 0), Value: uint64(wire.Word(e, 4)), Signed: t.KindFlag()}
-	if t.Kind() == KindEnum64 {
-		v.Is64 = true
-		v.Value |= uint64(wire.Word(e, 8)) << 32
-	}
-	return v
+	name, val := r.Enum(i)
+	return EnumValue{spec: t.spec, nameOff: name, Value: val, Signed: r.KindFlag(), Is64: r.Kind() == wire.KindEnum64}
 }
 
 // EnumValues iterates over the enumerators of an ENUM or ENUM64.
@@ -157,11 +155,12 @@ type VarSecinfo struct {
 // VarSecinfo returns the i-th variable of a DATASEC; the zero VarSecinfo if
 // t is of another kind or i is out of range.
 func (t Type) VarSecinfo(i int) VarSecinfo {
-	e := t.elem(i, datasecKinds)
-	if e == nil {
+	r, ok := t.elem(i, datasecKinds)
+	if !ok {
 		return VarSecinfo{}
 	}
-	return VarSecinfo{Type: TypeID(wire.Word(e, 0)), Offset: wire.Word(e, 4), Size: wire.Word(e, 8)}
+	typ, off, size := r.Secinfo(i)
+	return VarSecinfo{Type: TypeID(typ), Offset: off, Size: size}
 }
 
 // VarSecinfos iterates over the variables of a DATASEC.
@@ -177,7 +176,7 @@ func (t Type) VarSecinfos() iter.Seq2[int, VarSecinfo] {
 }
 
 func (t Type) vlenOf(set kindSet) int {
-	info := t.word(1)
+	info := t.record().Info()
 	if set&(1<<wire.InfoKind(info)) == 0 {
 		return 0
 	}

@@ -19,20 +19,20 @@ func (t Type) Refs() iter.Seq[TypeID] {
 		if r == nil {
 			return
 		}
-		info := wire.Word(r, 4)
-		sh := &refShapes[wire.InfoKind(info)]
-		if sh.word2 != 0 && !yield(TypeID(wire.Word(r, 8))) {
+		rec := wire.Record(r)
+		sh := &wire.RefShapes[rec.Kind()]
+		if sh.Ref0Mask != 0 && !yield(TypeID(wire.Word(r, sh.Ref0At))) {
 			return
 		}
-		if sh.array && (!yield(TypeID(wire.Word(r, 12))) || !yield(TypeID(wire.Word(r, 16)))) {
+		if sh.Ref1Mask != 0 && !yield(TypeID(wire.Word(r, sh.Ref1At))) {
 			return
 		}
-		if sh.typeMask == 0 {
+		if sh.ElemTypeMask == 0 {
 			return
 		}
-		e := r[wire.TypeSize:][:uint32(wire.InfoVlen(info))*sh.elemSize]
-		for ; len(e) > 0; e = e[sh.elemSize:] {
-			if !yield(TypeID(wire.Word(e, sh.typeAt))) {
+		e := r[sh.ElemStart:][:uint32(rec.Vlen())*sh.ElemSize]
+		for ; len(e) > 0; e = e[sh.ElemSize:] {
+			if !yield(TypeID(wire.Word(e, sh.ElemTypeAt))) {
 				return
 			}
 		}

@@ -206,26 +206,23 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 		if end-off < wire.TypeSize {
 			return typeErr(id, off, "record header truncated: %d bytes left", end-off)
 		}
-		info := w.at(off + 4)
+		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
-		s.kinds[len(s.kinds)-1] |= kindBit(kind)
+		s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
 		fixed, elem := s.sizes.Parts(kind)
 		size := fixed + elem*uint32(wire.InfoVlen(info))
 		if err := recordError(id, off, end, info, fixed, size); err != nil {
 			return err
 		}
-		// The references, as two maxima kept in registers; refShapes
+		// The references, as two maxima kept in registers; RefShapes
 		// spares a switch on the kind, which mispredicts on kernel BTF.
-		sh := &refShapes[kind]
-		maxStr = max(maxStr, w.at(off))
-		maxType = max(maxType, w.at(off+8)&sh.word2)
-		if sh.array {
-			maxType = max(maxType, w.at(off+12), w.at(off+16))
-		}
-		if sh.elemSize != 0 {
-			for e := off + wire.TypeSize; e < off+size; e += sh.elemSize {
-				maxStr = max(maxStr, w.at(e)&sh.nameMask)
-				maxType = max(maxType, w.at(e+sh.typeAt)&sh.typeMask)
+		sh := &wire.RefShapes[kind]
+		maxStr = max(maxStr, w.at(off+wire.NameAt))
+		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
+		if sh.ElemSize != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
+				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
 			}
 		}
 		off += size
@@ -296,19 +293,16 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 		if end-off < wire.TypeSize {
 			return false
 		}
-		info := w.at(off + 4)
+		info := w.at(off + wire.InfoAt)
 		fixed, elem := s.sizes.Parts(wire.InfoKind(info))
 		size := fixed + elem*uint32(wire.InfoVlen(info))
-		if info&infoUnused != 0 || fixed == 0 || size > end-off || w.at(off) >= s.strEnd() {
+		if info&wire.InfoUnused != 0 || fixed == 0 || size > end-off || w.at(off) >= s.strEnd() {
 			return false
 		}
 		off += size
 	}
 	return true
 }
-
-// infoUnused are the bits of an info word that no kind uses.
-const infoUnused = 0x60ff0000
 
 // walkHalf walks the records from h.start to the end of the section,
 // keeping each one's offset and kind in h, and closes h.done.
@@ -322,7 +316,7 @@ func (s *Spec) walkHalf(h *half) {
 			h.failed = true
 			return
 		}
-		info := w.at(off + 4)
+		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
 		fixed, elem := s.sizes.Parts(kind)
 		size := fixed + elem*uint32(wire.InfoVlen(info))
@@ -335,16 +329,13 @@ func (s *Spec) walkHalf(h *half) {
 		// The references, as walk takes them. (A function shared by both
 		// loops does not inline, cost 134 against 80, and a call per
 		// record is what this pass cannot afford.)
-		sh := &refShapes[kind]
-		maxStr = max(maxStr, w.at(off))
-		maxType = max(maxType, w.at(off+8)&sh.word2)
-		if sh.array {
-			maxType = max(maxType, w.at(off+12), w.at(off+16))
-		}
-		if sh.elemSize != 0 {
-			for e := off + wire.TypeSize; e < off+size; e += sh.elemSize {
-				maxStr = max(maxStr, w.at(e)&sh.nameMask)
-				maxType = max(maxType, w.at(e+sh.typeAt)&sh.typeMask)
+		sh := &wire.RefShapes[kind]
+		maxStr = max(maxStr, w.at(off+wire.NameAt))
+		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
+		if sh.ElemSize != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
+				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
 			}
 		}
 		off += size
@@ -378,7 +369,7 @@ func recordError(id TypeID, off, end, info, fixed, size uint32) error {
 		return typeErr(id, off, "unknown kind %d", wire.InfoKind(info))
 	case size > end-off:
 		return typeErr(id, off, "%v record of %d bytes (vlen %d) runs past the type section end",
-			wire.InfoKind(info), size, wire.InfoVlen(info))
+			Kind(wire.InfoKind(info)), size, wire.InfoVlen(info))
 	case uint64(id) >= 1<<31:
 		return typeErr(id, off, "too many types")
 	}
@@ -409,8 +400,8 @@ func (s *Spec) blame() error {
 	v.last = uint32(s.LastID())
 	off := uint32(0)
 	for i := range s.n {
-		info := wire.Word(s.types, off+4)
-		if err := v.check(s.firstID+TypeID(i), off, info); err != nil {
+		info := wire.InfoWord(s.types, off)
+		if err := v.check(s.firstID+TypeID(i), off); err != nil {
 			return err
 		}
 		off += s.sizes.Of(info)
@@ -484,7 +475,7 @@ func (s *Spec) offsetOf(id TypeID) uint32 {
 	i := uint32(id - s.firstID)
 	off := s.index[i>>indexShift]
 	for range i & (1<<indexShift - 1) {
-		off += s.sizes.Of(wire.Word(s.types, off+4))
+		off += s.sizes.Of(wire.InfoWord(s.types, off))
 	}
 	return off
 }

@@ -27,13 +27,20 @@ func (t Type) rec() []byte {
 	return t.spec.types[t.off:]
 }
 
-func (t Type) word(i uint32) uint32 {
+// record returns the record's bytes as a wire.Record; a zero record of the
+// fixed part's size for void and after Close, so that every accessor reads
+// zero.
+func (t Type) record() wire.Record {
 	r := t.rec()
 	if r == nil {
-		return 0
+		return zeroRecord[:]
 	}
-	return wire.Word(r, 4*i)
+	return wire.Record(r)
 }
+
+// zeroRecord is what void's accessors read: all fields zero. It is never
+// written.
+var zeroRecord [wire.TypeSize + 12]byte
 
 // ID returns the type's id; 0 for void.
 func (t Type) ID() TypeID { return t.id }
@@ -46,20 +53,20 @@ func (t Type) Spec() *Spec { return t.spec }
 func (t Type) IsVoid() bool { return t.spec == nil }
 
 // Kind returns the type's kind; KindUnknown for void.
-func (t Type) Kind() Kind { return wire.InfoKind(t.word(1)) }
+func (t Type) Kind() Kind { return Kind(t.record().Kind()) }
 
 // KindFlag returns the record's kind_flag bit. Its meaning depends on the
 // kind: bitfield member offsets for STRUCT and UNION, a union for FWD,
 // signedness for ENUM and ENUM64, an attribute for DECL_TAG and TYPE_TAG.
-func (t Type) KindFlag() bool { return wire.InfoKindFlag(t.word(1)) }
+func (t Type) KindFlag() bool { return t.record().KindFlag() }
 
 // Vlen returns the number of members, enumerators, parameters or variables;
 // for FUNC it is the linkage.
-func (t Type) Vlen() int { return wire.InfoVlen(t.word(1)) }
+func (t Type) Vlen() int { return t.record().Vlen() }
 
 // NameOffset returns the offset of the type's name in the string section of
 // its Spec chain.
-func (t Type) NameOffset() uint32 { return t.word(0) }
+func (t Type) NameOffset() uint32 { return t.record().NameOff() }
 
 // NameBytes returns the type's name without copying it; nil for an
 // anonymous type. The bytes belong to the Spec: they must not be modified,
@@ -82,7 +89,7 @@ func (t Type) Name() string {
 func (t Type) Size() uint32 {
 	switch t.Kind() {
 	case KindInt, KindEnum, KindEnum64, KindStruct, KindUnion, KindDatasec, KindFloat:
-		return t.word(2)
+		return t.record().SizeType()
 	}
 	return 0
 }
@@ -95,9 +102,10 @@ func (t Type) Ref() TypeID {
 	switch t.Kind() {
 	case KindPointer, KindTypedef, KindVolatile, KindConst, KindRestrict, KindTypeTag,
 		KindFunc, KindVar, KindDeclTag, KindFuncProto:
-		return TypeID(t.word(2))
+		return TypeID(t.record().SizeType())
 	case KindArray:
-		return TypeID(t.word(3))
+		typ, _, _ := t.record().Array()
+		return TypeID(typ)
 	}
 	return 0
 }
@@ -121,7 +129,7 @@ func (t Type) Int() IntInfo {
 	if t.Kind() != KindInt {
 		return IntInfo{}
 	}
-	w := t.word(3)
+	w := t.record().Extra()
 	return IntInfo{Encoding: wire.IntEncoding(w), Offset: wire.IntOffset(w), Bits: wire.IntBits(w)}
 }
 
@@ -138,7 +146,8 @@ func (t Type) Array() ArrayInfo {
 	if t.Kind() != KindArray {
 		return ArrayInfo{}
 	}
-	return ArrayInfo{Type: TypeID(t.word(3)), Index: TypeID(t.word(4)), Nelems: t.word(5)}
+	typ, index, n := t.record().Array()
+	return ArrayInfo{Type: TypeID(typ), Index: TypeID(index), Nelems: n}
 }
 
 // Linkage of a FUNC or VAR.
@@ -171,7 +180,7 @@ func (t Type) Linkage() Linkage {
 	case KindFunc:
 		return Linkage(t.Vlen())
 	case KindVar:
-		return Linkage(t.word(3))
+		return Linkage(t.record().Extra())
 	}
 	return 0
 }
@@ -183,7 +192,7 @@ func (t Type) ComponentIdx() int32 {
 	if t.Kind() != KindDeclTag {
 		return 0
 	}
-	return int32(t.word(3))
+	return int32(t.record().Extra())
 }
 
 // IsUnionForward reports whether a FWD declares a union (kind_flag set)
@@ -246,17 +255,17 @@ var (
 	datasecKinds   = kinds(KindDatasec)
 )
 
-// elem returns the bytes of the i-th vlen element, or nil if t's kind is not
-// in set or i is out of range. Guarded by BenchmarkFindTaskStruct.
-func (t Type) elem(i int, set kindSet) []byte {
+// elem returns t's record if its kind is in set and it has an i-th vlen
+// element; false otherwise and for void or after Close. Guarded by
+// BenchmarkFindTaskStruct.
+func (t Type) elem(i int, set kindSet) (wire.Record, bool) {
 	r := t.rec()
 	if r == nil {
-		return nil
+		return nil, false
 	}
-	info := wire.Word(r, 4)
-	k := wire.InfoKind(info)
-	if set&(1<<k) == 0 || uint(i) >= uint(wire.InfoVlen(info)) {
-		return nil
+	info := wire.Record(r).Info()
+	if set&(1<<wire.InfoKind(info)) == 0 || uint(i) >= uint(wire.InfoVlen(info)) {
+		return nil, false
 	}
-	return r[t.spec.sizes.Elem(k, uint32(i)):]
+	return wire.Record(r), true
 }

@@ -112,9 +112,7 @@ func (b *Builder) begin(name []byte, k btf.Kind, vlen int, kflag bool, sizeType 
 	if err != nil {
 		return 0, fmt.Errorf("builder: %v name: %w", k, err)
 	}
-	b.types = wire.AppendWord(b.types, off)
-	b.types = wire.AppendWord(b.types, wire.Info(k, vlen, kflag))
-	b.types = wire.AppendWord(b.types, sizeType)
+	b.types = wire.AppendFixed(b.types, off, wire.Info(wire.Kind(k), vlen, kflag), sizeType)
 	b.n++
 	return id, nil
 }
@@ -174,7 +172,7 @@ func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []M
 	}
 	if kflag {
 		for _, m := range members {
-			if m.BitfieldSize > 0xff || m.BitOffset > 0xffffff {
+			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
 				return 0, fmt.Errorf("builder: %v %q member %q: bitfield size %d or offset %d too large", k, name, m.Name, m.BitfieldSize, m.BitOffset)
 			}
 		}
@@ -191,7 +189,7 @@ func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []M
 		b.word(offs[i])
 		b.word(b.ref(m.Type))
 		if kflag {
-			b.word(m.BitfieldSize<<24 | m.BitOffset)
+			b.word(wire.MemberOffsetWord(m.BitfieldSize, m.BitOffset))
 		} else {
 			b.word(m.BitOffset)
 		}

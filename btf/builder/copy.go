@@ -302,7 +302,7 @@ func (c *copier) walk() {
 			c.err = btf.ErrClosed
 			return
 		}
-		info := wire.Word(rec, 4)
+		info := wire.Record(rec).Info()
 		k := wire.InfoKind(info)
 		if int(k) >= wire.NumKinds {
 			c.err = fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
@@ -311,7 +311,7 @@ func (c *copier) walk() {
 		c.elems += wire.InfoVlen(info)
 		c.recBytes += len(rec)
 		c.walked++
-		lv := childLevel(k, it.level)
+		lv := childLevel(btf.Kind(k), it.level)
 		f := &wire.KindFields[k]
 		if f.Ref0 != wire.NoField {
 			c.ref(src, btf.TypeID(wire.Word(rec, uint32(f.Ref0))), lv)

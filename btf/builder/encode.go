@@ -20,14 +20,14 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	if rec == nil {
 		return btf.ErrClosed
 	}
-	name, err := b.copyStr(src, wire.Word(rec, 0))
+	name, err := b.copyStr(src, wire.Record(rec).NameOff())
 	if err != nil {
 		return fmt.Errorf("builder: copy %v: %w", t, err)
 	}
-	info := wire.Word(rec, 4)
+	info := wire.Record(rec).Info()
 	k := wire.InfoKind(info)
 	if asFwd {
-		b.head(name, wire.Info(btf.KindForward, 0, k == btf.KindUnion), 0)
+		b.head(name, wire.Info(wire.KindForward, 0, k == wire.KindUnion), 0)
 		return nil
 	}
 	if int(k) >= wire.NumKinds {
@@ -37,7 +37,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	b.types = append(b.types, rec...)
 	out := b.types[start:]
 	b.n++
-	wire.PutWord(out, 0, name)
+	wire.PutWord(out, wire.NameAt, name)
 	f := &wire.KindFields[k]
 	if f.Ref0 != wire.NoField {
 		wire.PutWord(out, uint32(f.Ref0), uint32(src.mapped(btf.TypeID(wire.Word(out, uint32(f.Ref0))))))
@@ -69,11 +69,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 
 // head appends the fixed part of a record.
 func (b *Builder) head(name, info, sizeType uint32) {
-	b.types = append(b.types, make([]byte, wire.TypeSize)...)
-	rec := b.types[len(b.types)-wire.TypeSize:]
-	wire.PutWord(rec, 0, name)
-	wire.PutWord(rec, 4, info)
-	wire.PutWord(rec, 8, sizeType)
+	b.types = wire.AppendFixed(b.types, name, info, sizeType)
 	b.n++
 }
 

@@ -28,7 +28,7 @@ func (g *gen) str(s string) uint32 {
 
 // rec appends a record and returns its id.
 func (g *gen) rec(name string, k btf.Kind, vlen int, kflag bool, sizeType uint32, extra ...uint32) btf.TypeID {
-	for _, w := range append([]uint32{g.str(name), wire.Info(k, vlen, kflag), sizeType}, extra...) {
+	for _, w := range append([]uint32{g.str(name), wire.Info(wire.Kind(k), vlen, kflag), sizeType}, extra...) {
 		g.types = wire.AppendWord(g.types, w)
 	}
 	g.next++

@@ -24,7 +24,7 @@ func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
 	is64 := t.kind() == btf.KindEnum64
 	signed := t.kflag()
 	for i := range vlen {
-		nameOff, val := t.enumValue(i, is64)
+		nameOff, val := t.enumValue(i)
 		d.o.nl(lvl + 1)
 		name := d.strs.name(nameOff)
 		d.o.bytes(name)

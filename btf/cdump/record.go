@@ -2,53 +2,52 @@ package cdump
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // rec is one type record in host byte order, from btf.Spec.TypeSection.
 // The dumper reads every record many times (a struct's members are walked to
 // order it, to emit its dependencies, to check its packing and to print it),
-// so it decodes the wire words in place instead of going through the
-// btf.Type accessors. loadRecords checks that each record has the standard
-// size for its kind, so the offsets below are in bounds. The nil rec is void.
+// so it decodes the wire words in place, through wire.Record, instead of
+// going through the btf.Type accessors. loadRecords checks that each record
+// has the standard size for its kind, so the fields are in bounds. The nil
+// rec is void.
 type rec []byte
 
-const recHeader = 12 // name_off, info, size/type
-
-func (r rec) word(off int) uint32 { return binary.NativeEndian.Uint32(r[off : off+4]) }
+func (r rec) void() bool { return len(r) < wire.TypeSize }
 
 func (r rec) kind() btf.Kind {
-	if len(r) < recHeader {
+	if r.void() {
 		return btf.KindUnknown
 	}
-	return btf.Kind(r.word(4) >> 24 & 0x1f)
+	return btf.Kind(wire.Record(r).Kind())
 }
 
 func (r rec) nameOff() uint32 {
-	if len(r) < recHeader {
+	if r.void() {
 		return 0
 	}
-	return r.word(0)
+	return wire.Record(r).NameOff()
 }
 
 func (r rec) vlen() int {
-	if len(r) < recHeader {
+	if r.void() {
 		return 0
 	}
-	return int(r.word(4) & 0xffff)
+	return wire.Record(r).Vlen()
 }
 
-func (r rec) kflag() bool { return len(r) >= recHeader && r.word(4)>>31 != 0 }
+func (r rec) kflag() bool { return !r.void() && wire.Record(r).KindFlag() }
 
 // size is the size word of INT, STRUCT, UNION, ENUM, ENUM64, FLOAT, DATASEC.
 func (r rec) size() uint32 {
-	if len(r) < recHeader {
+	if r.void() {
 		return 0
 	}
-	return r.word(8)
+	return wire.Record(r).SizeType()
 }
 
 // ref is the type word of PTR, TYPEDEF, qualifiers, TYPE_TAG, FUNC,
@@ -61,64 +60,61 @@ func (r rec) isComposite() bool {
 }
 
 // arrayElem and arrayIndex and arrayLen read an ARRAY's btf_array.
-func (r rec) arrayElem() btf.TypeID  { return btf.TypeID(r.word(recHeader)) }
-func (r rec) arrayIndex() btf.TypeID { return btf.TypeID(r.word(recHeader + 4)) }
-func (r rec) arrayLen() uint32       { return r.word(recHeader + 8) }
+func (r rec) arrayElem() btf.TypeID {
+	typ, _, _ := wire.Record(r).Array()
+	return btf.TypeID(typ)
+}
+
+func (r rec) arrayIndex() btf.TypeID {
+	_, index, _ := wire.Record(r).Array()
+	return btf.TypeID(index)
+}
+
+func (r rec) arrayLen() uint32 {
+	_, _, n := wire.Record(r).Array()
+	return n
+}
 
 // member returns the i-th btf_member of a STRUCT or UNION: name offset,
 // type, bit offset and bitfield size (0 for a plain member).
 func (r rec) member(i int) (name uint32, typ btf.TypeID, off, bits uint32) {
-	p := recHeader + 12*i
-	name, typ, off = r.word(p), btf.TypeID(r.word(p+4)), r.word(p+8)
+	name, t, off := wire.Record(r).Member(i)
 	if r.kflag() {
-		bits, off = off>>24, off&0xffffff
+		bits, off = wire.MemberBitfieldSize(off), wire.MemberBitOffset(off)
 	}
-	return name, typ, off, bits
+	return name, btf.TypeID(t), off, bits
 }
 
 // memberType returns only the type of the i-th member.
-func (r rec) memberType(i int) btf.TypeID { return btf.TypeID(r.word(recHeader + 12*i + 4)) }
+func (r rec) memberType(i int) btf.TypeID {
+	_, typ, _ := wire.Record(r).Member(i)
+	return btf.TypeID(typ)
+}
 
 // param returns the i-th btf_param of a FUNC_PROTO.
 func (r rec) param(i int) (name uint32, typ btf.TypeID) {
-	p := recHeader + 8*i
-	return r.word(p), btf.TypeID(r.word(p + 4))
+	name, t := wire.Record(r).Param(i)
+	return name, btf.TypeID(t)
 }
 
 // paramType returns the type of the i-th parameter.
-func (r rec) paramType(i int) btf.TypeID { return btf.TypeID(r.word(recHeader + 8*i + 4)) }
+func (r rec) paramType(i int) btf.TypeID {
+	_, typ := r.param(i)
+	return typ
+}
 
 // enumValue returns the i-th value of an ENUM (low 32 bits) or ENUM64.
-func (r rec) enumValue(i int, is64 bool) (name uint32, val uint64) {
-	if is64 {
-		p := recHeader + 12*i
-		return r.word(p), uint64(r.word(p+4)) | uint64(r.word(p+8))<<32
-	}
-	p := recHeader + 8*i
-	return r.word(p), uint64(r.word(p + 4))
-}
+func (r rec) enumValue(i int) (name uint32, val uint64) { return wire.Record(r).Enum(i) }
 
 // secinfoType returns the variable of the i-th btf_var_secinfo of a DATASEC.
-func (r rec) secinfoType(i int) btf.TypeID { return btf.TypeID(r.word(recHeader + 12*i)) }
-
-// recordSize is the size of a record of kind k with vlen elements in the
-// standard layout, or -1 for a kind this package does not know.
-func recordSize(k btf.Kind, vlen int) int {
-	switch k {
-	case btf.KindPointer, btf.KindForward, btf.KindTypedef, btf.KindVolatile, btf.KindConst,
-		btf.KindRestrict, btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
-		return recHeader
-	case btf.KindInt, btf.KindVar, btf.KindDeclTag:
-		return recHeader + 4
-	case btf.KindArray:
-		return recHeader + 12
-	case btf.KindStruct, btf.KindUnion, btf.KindDatasec, btf.KindEnum64:
-		return recHeader + 12*vlen
-	case btf.KindEnum, btf.KindFuncProto:
-		return recHeader + 8*vlen
-	}
-	return -1
+func (r rec) secinfoType(i int) btf.TypeID {
+	typ, _, _ := wire.Record(r).Secinfo(i)
+	return btf.TypeID(typ)
 }
+
+// sizes sizes records as the kinds defined today have them; a kind the
+// wire package does not know has size 0, and loadRecords refuses it.
+var sizes = wire.DefaultLayouts.Sizes()
 
 // section is the type section of one Spec of a chain, with the offset of
 // each of its records: record first+i is data[offs[i]:offs[i+1]].
@@ -144,11 +140,11 @@ func loadRecords(s *btf.Spec) (records, error) {
 		offs := make([]uint32, 0, s.NumTypes()+1)
 		for off := 0; off < len(data); {
 			r := rec(data[off:])
-			if len(r) < recHeader {
+			if r.void() {
 				return nil, fmt.Errorf("cdump: type section truncated at %d", off)
 			}
-			size := recordSize(r.kind(), r.vlen())
-			if size < 0 || size > len(r) {
+			size := int(sizes.Of(wire.Record(r).Info()))
+			if size == 0 || size > len(r) {
 				return nil, fmt.Errorf("cdump: type [%d]: unsupported kind %v or record layout",
 					int(s.FirstID())+len(offs), r.kind())
 			}

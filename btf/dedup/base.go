@@ -140,13 +140,13 @@ func appendRecord(rs *records, rec []byte) error {
 	if len(rec) < wire.TypeSize {
 		return fmt.Errorf("record of %d bytes", len(rec))
 	}
-	info := wire.Word(rec, 4)
+	info := wire.Record(rec).Info()
 	k := wire.InfoKind(info)
 	if k == wire.KindUnknown || int(k) >= wire.NumKinds {
 		return fmt.Errorf("kind %d cannot be deduplicated", k)
 	}
 	if size, _ := wire.DefaultLayouts.RecordSize(info); size != uint32(len(rec)) {
-		return fmt.Errorf("%v record of %d bytes, want %d", k, len(rec), size)
+		return fmt.Errorf("%v record of %d bytes, want %d", btf.Kind(k), len(rec), size)
 	}
 	for i := 0; i < len(rec); i += 4 {
 		rs.w = append(rs.w, wire.Word(rec, uint32(i)))

@@ -29,7 +29,7 @@ const (
 	wHead = wire.TypeSize / 4
 )
 
-func kindOf(r record) btf.Kind { return wire.InfoKind(r[wInfo]) }
+func kindOf(r record) btf.Kind { return btf.Kind(wire.InfoKind(r[wInfo])) }
 func vlenOf(r record) int      { return wire.InfoVlen(r[wInfo]) }
 func kflagOf(r record) bool    { return wire.InfoKindFlag(r[wInfo]) }
 

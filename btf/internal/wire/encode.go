@@ -48,3 +48,44 @@ var (
 // PutWord overwrites the host-order 32-bit word at off. The caller has
 // checked the bounds.
 func PutWord(b []byte, off uint32, w uint32) { binary.NativeEndian.PutUint32(b[off:], w) }
+
+// RefShape is KindFields in the form the hot loops of the reader use: the
+// byte offsets of a record's references with a mask that is all ones where
+// the kind has the reference and zero where it does not, so that every
+// kind is treated with the same few instructions instead of a switch that
+// mispredicts on kernel BTF, whose kinds come in no order. An absent
+// fixed-part reference points at word NameAt, which every record has.
+type RefShape struct {
+	Ref0At, Ref0Mask uint32 // a type id in the fixed part or the word after
+	Ref1At, Ref1Mask uint32 // a second one (ARRAY's index type)
+	ElemStart        uint32 // offset of the first vlen element
+	ElemSize         uint32 // size of a vlen element; 0 if the kind has none
+	ElemNameAt       uint32 // string offset within an element, under ElemNameMask
+	ElemNameMask     uint32
+	ElemTypeAt       uint32 // type id within an element, under ElemTypeMask
+	ElemTypeMask     uint32
+}
+
+// RefShapes holds the RefShape of every kind number the info word can hold;
+// kinds this package does not know have no references.
+var RefShapes = func() (shapes [MaxKind + 1]RefShape) {
+	at := func(off uint8) (uint32, uint32) {
+		if off == NoField {
+			return NameAt, 0
+		}
+		return uint32(off), ^uint32(0)
+	}
+	for k := range NumKinds {
+		f, l := KindFields[k], DefaultLayouts[k]
+		sh := &shapes[k]
+		sh.Ref0At, sh.Ref0Mask = at(f.Ref0)
+		sh.Ref1At, sh.Ref1Mask = at(f.Ref1)
+		sh.ElemStart = TypeSize + uint32(l.InfoSize)
+		sh.ElemNameAt, sh.ElemNameMask = at(f.ElemName)
+		sh.ElemTypeAt, sh.ElemTypeMask = at(f.ElemRef)
+		if sh.ElemNameMask|sh.ElemTypeMask != 0 {
+			sh.ElemSize = uint32(l.ElemSize)
+		}
+	}
+	return shapes
+}()

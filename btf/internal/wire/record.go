@@ -79,7 +79,7 @@ func MemberBitfieldSize(w uint32) uint32 { return w >> 24 }
 
 // MemberBitOffset returns the bit offset of a member whose struct has the
 // kind flag set.
-func MemberBitOffset(w uint32) uint32 { return w & 0xffffff }
+func MemberBitOffset(w uint32) uint32 { return w & MaxBitOffset }
 
 // Linkage values of FUNC (in vlen) and VAR (in the extra word).
 const (
@@ -106,25 +106,25 @@ type Layouts [MaxKind + 1]Layout
 // DefaultLayouts describes the kinds defined today.
 var DefaultLayouts = Layouts{
 	KindUnknown:   {Known: true},
-	KindInt:       {InfoSize: 4, Known: true},
+	KindInt:       {InfoSize: extraSize, Known: true},
 	KindPointer:   {Known: true},
-	KindArray:     {InfoSize: 12, Known: true},
-	KindStruct:    {ElemSize: 12, Known: true},
-	KindUnion:     {ElemSize: 12, Known: true},
-	KindEnum:      {ElemSize: 8, Known: true},
+	KindArray:     {InfoSize: arraySize, Known: true},
+	KindStruct:    {ElemSize: memberSize, Known: true},
+	KindUnion:     {ElemSize: memberSize, Known: true},
+	KindEnum:      {ElemSize: enumSize, Known: true},
 	KindForward:   {Known: true},
 	KindTypedef:   {Known: true},
 	KindVolatile:  {Known: true},
 	KindConst:     {Known: true},
 	KindRestrict:  {Known: true},
 	KindFunc:      {Known: true},
-	KindFuncProto: {ElemSize: 8, Known: true},
-	KindVar:       {InfoSize: 4, Known: true},
-	KindDatasec:   {ElemSize: 12, Known: true},
+	KindFuncProto: {ElemSize: paramSize, Known: true},
+	KindVar:       {InfoSize: extraSize, Known: true},
+	KindDatasec:   {ElemSize: secinfoSize, Known: true},
 	KindFloat:     {Known: true},
-	KindDeclTag:   {InfoSize: 4, Known: true},
+	KindDeclTag:   {InfoSize: extraSize, Known: true},
 	KindTypeTag:   {Known: true},
-	KindEnum64:    {ElemSize: 12, Known: true},
+	KindEnum64:    {ElemSize: enum64Size, Known: true},
 }
 
 // ParseLayouts reads a layout section (host byte order) and merges it with
@@ -148,8 +148,8 @@ func ParseLayouts(sec []byte) (Layouts, error) {
 		if k < NumKinds {
 			want := DefaultLayouts[k]
 			if got.InfoSize != want.InfoSize || got.ElemSize != want.ElemSize {
-				return l, fmt.Errorf("layout section: kind %v described with info %d, elem %d; want %d, %d",
-					Kind(k), got.InfoSize, got.ElemSize, want.InfoSize, want.ElemSize)
+				return l, fmt.Errorf("layout section: kind %d described with info %d, elem %d; want %d, %d",
+					k, got.InfoSize, got.ElemSize, want.InfoSize, want.ElemSize)
 			}
 		}
 		if got.InfoSize%4 != 0 || got.ElemSize%4 != 0 {
@@ -221,3 +221,6 @@ func (s *Sizes) Of(info uint32) uint32 {
 	}
 	return f + s.elem[k]*(info&infoVlenMask)
 }
+
+// InfoUnused are the bits of an info word that no kind uses.
+const InfoUnused = ^uint32(infoVlenMask | infoKindMask<<infoKindShift | infoKFlag)
