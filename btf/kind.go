@@ -2,32 +2,36 @@ package btf
 
 import "github.com/kmeta-dev/kmeta/btf/internal/wire"
 
-// Kind is the kind of a BTF type. Its String method spells it as bpftool
-// does ("STRUCT", "FUNC_PROTO", ...).
-type Kind = wire.Kind
+//go:generate go tool stringer -type=Kind -linecomment -output=kind_string.go
 
-// The kinds defined by the kernel today.
+// Kind is the kind of a BTF type. Its String method spells it as bpftool
+// does ("STRUCT", "FUNC_PROTO", ...); kinds beyond those defined today print
+// as "Kind(N)".
+type Kind uint8
+
+// The kinds defined by the kernel today, with the numbers they have in the
+// info word of a record (wire's); the comments are their String spellings.
 const (
-	KindUnknown   = wire.KindUnknown // void, or "any kind" in lookups
-	KindInt       = wire.KindInt
-	KindPointer   = wire.KindPointer
-	KindArray     = wire.KindArray
-	KindStruct    = wire.KindStruct
-	KindUnion     = wire.KindUnion
-	KindEnum      = wire.KindEnum
-	KindForward   = wire.KindForward
-	KindTypedef   = wire.KindTypedef
-	KindVolatile  = wire.KindVolatile
-	KindConst     = wire.KindConst
-	KindRestrict  = wire.KindRestrict
-	KindFunc      = wire.KindFunc
-	KindFuncProto = wire.KindFuncProto
-	KindVar       = wire.KindVar
-	KindDatasec   = wire.KindDatasec
-	KindFloat     = wire.KindFloat
-	KindDeclTag   = wire.KindDeclTag
-	KindTypeTag   = wire.KindTypeTag
-	KindEnum64    = wire.KindEnum64
+	KindUnknown   Kind = Kind(wire.KindUnknown)   // UNKNOWN
+	KindInt       Kind = Kind(wire.KindInt)       // INT
+	KindPointer   Kind = Kind(wire.KindPointer)   // PTR
+	KindArray     Kind = Kind(wire.KindArray)     // ARRAY
+	KindStruct    Kind = Kind(wire.KindStruct)    // STRUCT
+	KindUnion     Kind = Kind(wire.KindUnion)     // UNION
+	KindEnum      Kind = Kind(wire.KindEnum)      // ENUM
+	KindForward   Kind = Kind(wire.KindForward)   // FWD
+	KindTypedef   Kind = Kind(wire.KindTypedef)   // TYPEDEF
+	KindVolatile  Kind = Kind(wire.KindVolatile)  // VOLATILE
+	KindConst     Kind = Kind(wire.KindConst)     // CONST
+	KindRestrict  Kind = Kind(wire.KindRestrict)  // RESTRICT
+	KindFunc      Kind = Kind(wire.KindFunc)      // FUNC
+	KindFuncProto Kind = Kind(wire.KindFuncProto) // FUNC_PROTO
+	KindVar       Kind = Kind(wire.KindVar)       // VAR
+	KindDatasec   Kind = Kind(wire.KindDatasec)   // DATASEC
+	KindFloat     Kind = Kind(wire.KindFloat)     // FLOAT
+	KindDeclTag   Kind = Kind(wire.KindDeclTag)   // DECL_TAG
+	KindTypeTag   Kind = Kind(wire.KindTypeTag)   // TYPE_TAG
+	KindEnum64    Kind = Kind(wire.KindEnum64)    // ENUM64
 )
 
 // ParseKind returns the kind spelled s, as bpftool prints it ("STRUCT") or

@@ -1,11 +1,10 @@
 package wire
 
-//go:generate go tool stringer -type=Kind -linecomment -output=kind_string.go
-
-// Kind is the kind of a BTF type record: bits 24-28 of its info word.
+// Kind is the kind of a BTF type record: bits 24-28 of its info word. Its
+// names for people, and its String method, are btf.Kind's.
 type Kind uint8
 
-// The kinds defined by the kernel today, spelled as bpftool prints them.
+// The kinds defined by the kernel today (include/uapi/linux/btf.h).
 const (
 	KindUnknown   Kind = iota // UNKNOWN
 	KindInt                   // INT
