@@ -19,16 +19,15 @@ func (s *Spec) checkBaseStrings() error {
 	w := newWords(s.types)
 	off := uint32(0)
 	for i := range s.n {
-		info := w.at(off + 4)
+		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
-		fixed, _ := s.sizes.Parts(kind)
 		size := s.sizes.Of(info)
-		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off)); err != nil {
+		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off+wire.NameAt)); err != nil {
 			return err
 		}
-		if sh := &refShapes[kind]; sh.elemSize != 0 && sh.nameMask != 0 {
-			for e := off + fixed; e < off+size; e += sh.elemSize {
-				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e)); err != nil {
+		if sh := &wire.RefShapes[kind]; sh.ElemSize != 0 && sh.ElemNameMask != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e+sh.ElemNameAt)); err != nil {
 					return err
 				}
 			}

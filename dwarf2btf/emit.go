@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
 // An encoded unit is what a worker hands to the merge: the records pahole
@@ -216,7 +217,7 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		}
 		bits := uint32(m.bitfield)
 		if bits != 0 || m.bitOffset%8 != 0 {
-			if bits == 0 || m.bitOffset > 0xffffff {
+			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
 				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name, m.name, bits, m.bitOffset)
 			}
 			r.flag = true
@@ -273,7 +274,7 @@ func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
 		out.elems = append(out.elems, oelem{})
 	}
 	r.n = int32(len(out.elems)) - r.lo
-	if r.n > 0xffff {
+	if r.n > builder.MaxElems {
 		return r, fmt.Errorf("dwarf2btf: function prototype with %d parameters", r.n)
 	}
 	return r, nil

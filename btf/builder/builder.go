@@ -70,6 +70,16 @@ func (b *Builder) NextID() btf.TypeID { return b.firstID + btf.TypeID(b.n) }
 // LastID returns the id of the last type added: NextID()-1.
 func (b *Builder) LastID() btf.TypeID { return b.NextID() - 1 }
 
+// Limits of what a record can hold: elements (members, parameters,
+// enumerators, variables) per type, and for a bitfield member its size
+// and bit offset. Add* returns an error beyond them; producers that check
+// ahead (dwarf2btf) compare with these.
+const (
+	MaxElems        = wire.MaxVlen
+	MaxBitfieldSize = wire.MaxBitfieldSize
+	MaxBitOffset    = wire.MaxBitOffset
+)
+
 // ErrTooManyTypes is returned when a Builder would hold more types than the
 // kernel accepts (wire.MaxTypeID, about a million).
 var ErrTooManyTypes = errors.New("builder: too many types")

@@ -79,6 +79,8 @@ type finding struct{ key, pos string }
 // allowed maps a finding's key to why it is not BTF layout.
 var allowed = map[string]string{
 	"btf/dedup/output.go: literal offset in PutWord()": "4*j turns the index of a 32-bit word of dedup's word-form record into a byte offset",
+	"dwarf2btf/die.go: vlen mask 0xffff":               "DWARF: limits of tag and form codes",
+	"dwarf2btf/reloc.go: literal offset in Uint64()":   "ELF: the fields of an Elf64_Rela",
 }
 
 func skipDir(name string) bool {
@@ -139,10 +141,11 @@ func scanLayout(path, rel string) ([]finding, error) {
 		case *ast.BasicLit:
 			if v, ok := intLit(n); ok && v == 0xeb9f {
 				report(n, "magic "+n.Value)
-			} else if ok && btfFile && layoutMasks[v] != "" && isHex(n) {
-				report(n, layoutMasks[v]+" "+n.Value)
 			}
 		case *ast.BinaryExpr:
+			if btfFile {
+				checkMask(n, report)
+			}
 			if btfFile && (n.Op == token.SHL || n.Op == token.SHR) {
 				x := n.X // 1<<31 and -1<<31 are limits, not fields
 				if u, ok := x.(*ast.UnaryExpr); ok {
@@ -195,7 +198,7 @@ func checkWordCall(c *ast.CallExpr, report func(ast.Node, string)) {
 		}
 	}
 	for _, o := range offs {
-		if o != nil && hasNonzeroLit(o) {
+		if o != nil && hasOffsetLit(o) {
 			report(c, "literal offset in "+name+"()")
 			return
 		}
@@ -218,15 +221,41 @@ func checkSizeConst(v *ast.ValueSpec, report func(ast.Node, string)) {
 	}
 }
 
-func hasNonzeroLit(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if v, ok := intLit(n); ok && v != 0 {
-			found = true
+// checkMask reports a layout mask or limit written in hex as an operand of
+// a bit operation or a comparison (a constant declared with the same value
+// is another format's, such as DWARF's).
+func checkMask(b *ast.BinaryExpr, report func(ast.Node, string)) {
+	switch b.Op {
+	case token.AND, token.AND_NOT, token.OR, token.GTR, token.GEQ, token.LSS, token.LEQ:
+	default:
+		return
+	}
+	for _, e := range []ast.Expr{b.X, b.Y} {
+		if l, ok := e.(*ast.BasicLit); ok && isHex(l) {
+			if v, _ := intLit(l); layoutMasks[v] != "" {
+				report(b, layoutMasks[v]+" "+l.Value)
+			}
 		}
-		return !found
-	})
-	return found
+	}
+}
+
+// hasOffsetLit reports whether e is, or adds or multiplies, a nonzero
+// multiple of 4: a field offset or an element size.
+func hasOffsetLit(e ast.Expr) bool {
+	if v, ok := intLit(e); ok {
+		return v != 0 && v%4 == 0
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return hasOffsetLit(e.X)
+	case *ast.CallExpr: // uint32(off+8)
+		return len(e.Args) == 1 && hasOffsetLit(e.Args[0])
+	case *ast.BinaryExpr:
+		if e.Op == token.ADD || e.Op == token.MUL {
+			return hasOffsetLit(e.X) || hasOffsetLit(e.Y)
+		}
+	}
+	return false
 }
 
 func intLit(n ast.Node) (uint64, bool) {
