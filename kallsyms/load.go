@@ -3,8 +3,9 @@ package kallsyms
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 // DefaultPath is where the kernel publishes its symbols.
@@ -50,12 +51,13 @@ func Load(path string, opts *Options) (*Snapshot, error) {
 		path = DefaultPath
 	}
 	start := time.Now()
-	f, err := os.Open(path)
+	// Opened without blocking: a FIFO is read once a writer comes.
+	f, fi, err := input.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("kallsyms: %w", err)
 	}
 	defer f.Close()
-	s, err := Parse(f, opts)
+	s, err := Parse(input.FileReader(f, fi), opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 // DefaultSysfs is where sysfs is mounted.
@@ -85,12 +87,18 @@ func readModule(dir, name string) (ModuleInfo, bool) {
 	return info, true
 }
 
+// readSmall reads a sysfs attribute. It opens it without blocking and
+// refuses what is not a regular file: a FIFO planted in a fake tree would
+// otherwise wait forever for a writer.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, fi, err := input.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
 	return io.ReadAll(io.LimitReader(f, maxSysfsFile))
 }
 

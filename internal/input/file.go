@@ -65,10 +65,7 @@ func File(ctx context.Context, path string, o Options) (*Data, error) {
 		}
 		o.Claim = fi.Size() // sysfs before Linux 6.16 cannot be mapped
 	}
-	var r io.Reader = f
-	if fi.Mode()&os.ModeNamedPipe != 0 {
-		r = &fifoReader{f: f}
-	}
+	r := FileReader(f, fi)
 	if ctx != nil {
 		// The file is non-blocking and so in Go's poller: a deadline
 		// interrupts a read that waits.
@@ -80,6 +77,17 @@ func File(ctx context.Context, path string, o Options) (*Data, error) {
 		return nil, context.Cause(ctx)
 	}
 	return d, err
+}
+
+// FileReader returns a reader of f, which OpenFile opened and fi
+// describes: f itself, or for a FIFO, a reader that waits for a writer
+// (interruptibly, by a read deadline on f) instead of seeing end-of-file
+// while none has opened it yet.
+func FileReader(f *os.File, fi os.FileInfo) io.Reader {
+	if fi.Mode()&os.ModeNamedPipe != 0 {
+		return &fifoReader{f: f}
+	}
+	return f
 }
 
 // fifoReader reads a FIFO opened with O_NONBLOCK. Such a read returns
