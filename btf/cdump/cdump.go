@@ -39,6 +39,12 @@ var ErrTooDeep = fmt.Errorf("types nest deeper than %d levels", maxDepth)
 // paths. Real kernels need about 3 steps per type; the limit is far above.
 var ErrTooComplex = errors.New("type graph too complex")
 
+// ErrHugePadding is wrapped by the errors of Write for a struct whose
+// members leave more than 1 MiB between them, or after the last one, as a
+// struct that claims a size of gigabytes does: bpftool prints such padding
+// as one line for every 8 bytes.
+var ErrHugePadding = errors.New("struct padding too large to print")
+
 // maxDepth bounds the recursion through the type graph. Real kernels need
 // a few dozen levels; hostile BTF could otherwise exhaust the stack.
 const maxDepth = 2048

@@ -1,6 +1,8 @@
 package cdump
 
 import (
+	"fmt"
+
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -26,6 +28,9 @@ func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
 		if !packed {
 			mAlign = d.alignOf(typ)
 		}
+		if !d.padSane(id, off, mOff) {
+			return
+		}
 		d.emitBitPadding(off, mOff, mAlign, prevBitfield && mBits != 0, lvl+1)
 		d.o.nl(lvl + 1)
 		d.emitTypeDecl(typ, d.strs.name(name), lvl+1)
@@ -44,6 +49,9 @@ func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
 		}
 	}
 	if isStruct {
+		if !d.padSane(id, off, int64(t.size())*8) {
+			return
+		}
 		d.emitBitPadding(off, int64(t.size())*8, align, false, lvl+1)
 	}
 	// An empty struct stays on one line: "struct empty {}".
@@ -54,6 +62,22 @@ func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
 	if packed {
 		d.o.str(" __attribute__((packed))")
 	}
+}
+
+// maxPadding bounds the padding between two members, or after the last,
+// that Write prints: bpftool prints a "long: 64;" line for every 8 bytes
+// of it, 6.4 GB of output for a struct that claims 4 GiB. Kernel structs
+// pad at most a page (page-aligned members).
+const maxPadding = 1 << 20
+
+// padSane reports whether the padding from bit cur to bit next of struct
+// id is small enough to print, and records ErrHugePadding if it is not.
+func (d *dumper) padSane(id btf.TypeID, cur, next int64) bool {
+	if n := (next - cur) / 8; n > maxPadding && d.err == nil {
+		d.err = fmt.Errorf("cdump: %s: %d bytes of padding, more than %d (bpftool would print %d lines of it): %w",
+			d.describe(id), n, maxPadding, n/8, ErrHugePadding)
+	}
+	return d.err == nil
 }
 
 // isPacked reports whether a struct's layout needs

@@ -40,3 +40,24 @@ func TestTooDeep(t *testing.T) {
 		})
 	}
 }
+
+// TestHugePadding: a struct claiming gigabytes is an error, not gigabytes
+// of "long: 64;" lines; a struct that pads a page is printed.
+func TestHugePadding(t *testing.T) {
+	for _, tc := range []struct {
+		size uint32
+		ok   bool
+	}{{4096, true}, {1 << 20, true}, {0xffffffff, false}, {1<<20 + 8, false}} {
+		g := newGen()
+		i, _, _, _ := g.std()
+		g.strct("big", tc.size, member{"x", i, 0, 0})
+		var buf bytes.Buffer
+		err := cdump.Write(&buf, parse(t, g.bytes(), nil), cdump.Options{})
+		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, cdump.ErrHugePadding) {
+			t.Errorf("size %d: err = %v", tc.size, err)
+		}
+		if !tc.ok && buf.Len() > 1<<20 {
+			t.Errorf("size %d: %d bytes written", tc.size, buf.Len())
+		}
+	}
+}
