@@ -130,3 +130,14 @@ func TestControlCharsEscaped(t *testing.T) {
 		t.Errorf("modules: %q, want the name escaped", out)
 	}
 }
+
+// TestKsymAddrOutsideText: without --data, an address past the end of the
+// text (in rodata) is not found, rather than named after the last text
+// symbol before it (_etext+0x...).
+func TestKsymAddrOutsideText(t *testing.T) {
+	text := "ffffffff81000000 T _stext\nffffffff81000100 T _etext\nffffffff82000000 D __start_rodata\nffffffff83000000 T _sinittext\n"
+	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "ffffffff81000010", "--kallsyms", "-", "--sysfs", t.TempDir())
+	if st != 1 || strings.Contains(out, "_etext") || !strings.Contains(out, "ffffffff82000010 ?") || !strings.Contains(out, "_stext+0x10") {
+		t.Fatalf("status %d %s, output %q", st, msg, out)
+	}
+}
