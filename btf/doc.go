@@ -59,5 +59,8 @@
 // start with a BTF or ELF magic number before more of it is inflated;
 // peak memory stays within about 1.125 times the limit (internal/input). Chains of references are followed at most 32 deep, so
 // cyclic BTF gives an error rather than a hang. FuzzParse and FuzzParseELF
-// exercise these paths.
+// exercise these paths. Open maps files: a file that another process
+// truncates while a Spec reads it faults (SIGBUS); callers that must
+// survive that either read with ReadWith, which copies, or set
+// debug.SetPanicOnFault in the goroutines that read, as cmd/kmeta does.
 package btf

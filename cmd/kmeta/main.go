@@ -76,7 +76,8 @@ type cli struct {
 
 // run executes kmeta with args (without the program name). Errors are
 // returned, not printed, so that main prints exactly one line for them.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	defer guardFaults(&err)()
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	root := c.rootCmd()
 	root.SetArgs(args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,5 +116,39 @@ func TestSignals(t *testing.T) {
 				t.Errorf("left behind: %v", ents)
 			}
 		})
+	}
+}
+
+// TestTruncatedInput truncates the file a running kmeta has mapped, while
+// kmeta waits to write its dump into a full pipe: its next reads of the
+// mapping fault, and kmeta must end with a one-line error and status 2,
+// not a crash.
+func TestTruncatedInput(t *testing.T) {
+	bin := buildKmeta(t)
+	path := writeFile(t, t.TempDir(), "vmlinux.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
+	cmd := exec.Command(bin, "btf", "dump", path)
+	r, w, _ := os.Pipe()
+	cmd.Stdout = w
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	head := make([]byte, 4096)
+	if _, err := io.ReadFull(r, head); err != nil { // it has started
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the pipe fills up
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	kill := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer kill.Stop()
+	io.Copy(io.Discard, r)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "changed while it was read") {
+		t.Fatalf("exit %v, stderr %q", err, stderr.String())
 	}
 }
