@@ -113,6 +113,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfLayoutCmd(),
 		c.btfEncodeCmd(),
 		c.btfDiffCmd(),
+		c.btfDedupCmd(),
 	)
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()

@@ -1,0 +1,150 @@
+package dedup_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// The tests in this file compare with the system's libbpf (Debian's
+// libbpf-dev 1.1 in CI): testdata/libbpf/libbpfdedup.c is built with the C
+// compiler and run on the same inputs. Without cc or libbpf-dev they skip.
+// KMETA_LIBBPFDEDUP=PATH uses a reference program built elsewhere instead
+// (against another libbpf, such as 1.8 built from source).
+
+var (
+	refOnce sync.Once
+	refPath string
+	refErr  error
+)
+
+// libbpfdedup returns the path of the built reference program.
+func libbpfdedup(tb testing.TB) string {
+	tb.Helper()
+	refOnce.Do(func() {
+		if p := os.Getenv("KMETA_LIBBPFDEDUP"); p != "" {
+			refPath = p
+			return
+		}
+		cc, err := exec.LookPath("cc")
+		if err != nil {
+			refErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "libbpfdedup")
+		if err != nil {
+			refErr = err
+			return
+		}
+		refPath = filepath.Join(dir, "libbpfdedup")
+		out, err := exec.Command(cc, "-O2", "-o", refPath, "testdata/libbpf/libbpfdedup.c", "-lbpf").CombinedOutput()
+		if err != nil {
+			refErr = &exec.Error{Name: string(out), Err: err}
+		}
+	})
+	if refErr != nil {
+		tb.Skipf("libbpf reference: needs a C compiler and libbpf-dev: %v", refErr)
+	}
+	return refPath
+}
+
+// refVersion returns the reference's libbpf version as major*100+minor.
+func refVersion(tb testing.TB) int {
+	tb.Helper()
+	out, err := exec.Command(libbpfdedup(tb), "-V").Output()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(string(out), "%d.%d", &major, &minor); err != nil {
+		tb.Fatalf("libbpfdedup -V: %q: %v", out, err)
+	}
+	return major*100 + minor
+}
+
+// before18 lists the modules whose deduplication differs between libbpf
+// 1.8 (whose result kmeta gives) and older versions, with the reason. Each
+// was checked against libbpf 1.8 built from source.
+var before18 = map[string]string{
+	// Before 1.8, a candidate graph that holds two distinct but
+	// identical types (here pointers and prototypes) where the canonical
+	// graph has one was found different, unless they were arrays
+	// (btf_dedup_identical_arrays); 1.8 compares them structurally
+	// (btf_dedup_identical_types), so struct nvdimm_bus_descriptor and
+	// what uses it are found in the base.
+	"libnvdimm": "libbpf before 1.8 compares only arrays structurally on a hypothetical-map conflict",
+}
+
+// writeTemp writes data to a file in a test directory and returns its path.
+func writeTemp(tb testing.TB, dir, name string, data []byte) string {
+	tb.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// runRef runs the reference program with args.
+func runRef(tb testing.TB, args ...string) {
+	tb.Helper()
+	if out, err := exec.Command(libbpfdedup(tb), args...).CombinedOutput(); err != nil {
+		tb.Fatalf("libbpfdedup %v: %v\n%s", args, err, out)
+	}
+}
+
+// readRef parses a file the reference program wrote.
+func readRef(tb testing.TB, path string, base *btf.Spec) *btf.Spec {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return parse(tb, b, base)
+}
+
+// TestLibbpfEachModule deduplicates modules one by one against the base,
+// with kmeta and with libbpf, and compares the raw dumps. The default run
+// takes a few modules; KMETA_HEAVY=1 takes all 1,121.
+func TestLibbpfEachModule(t *testing.T) {
+	known := map[string]string{}
+	if refVersion(t) < 108 {
+		known = before18
+	}
+	vm, base := debian(t)
+	names := []string{"af_key", "vsock_loopback", "kvm", "xfs", "btrfs", "mlx5_core"}
+	if os.Getenv("KMETA_HEAVY") == "1" {
+		names = mergedOrder(t)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.Mkdir(in, 0o755)
+	os.Mkdir(out, 0o755)
+	vmPath := writeTemp(t, dir, "vmlinux.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
+	args := []string{"-B", vmPath, "-d", out}
+	for _, name := range names {
+		args = append(args, writeTemp(t, in, name+".btf", testfixtures.Modules(t)[name]))
+	}
+	runRef(t, args...)
+	for _, name := range names {
+		raw, err := dedup.Specs(base, module(t, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := dumpOwn(t, parse(t, raw, vm))
+		want := dumpOwn(t, readRef(t, filepath.Join(out, name+".btf"), vm))
+		t.Run(name, func(t *testing.T) {
+			if why, ok := known[name]; ok {
+				t.Skipf("known difference: %s", why)
+			}
+			equalDumps(t, got, want)
+		})
+	}
+}

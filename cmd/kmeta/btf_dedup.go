@@ -1,0 +1,288 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+)
+
+type btfDedupFlags struct {
+	base  string
+	out   string
+	dir   string
+	each  bool
+	jobs  int
+	write btfWriteFlags
+}
+
+func (c *cli) btfDedupCmd() *cobra.Command {
+	var f btfDedupFlags
+	cmd := &cobra.Command{
+		Use:   "dedup FILE... -o OUT | dedup --each -B BASE -d OUTDIR FILE...",
+		Short: "Deduplicate BTF as libbpf's btf__dedup does (merge several, split on a base)",
+		Long: `Deduplicate BTF, with the result libbpf's btf__dedup gives: the same types, in
+the same order, with the same ids and names. One FILE is deduplicated on its
+own; several FILEs are appended in the order given (as btf__add_btf does) and
+deduplicated once. With -B BASE, the FILEs are split BTF on BASE and OUT is
+split BTF on it: types equal to base types become references to them.
+
+With --each, every FILE is deduplicated on its own against BASE and written
+to OUTDIR/<file name>; the base is prepared once and every CPU is used (-j
+sets the number of workers). A progress line appears when stderr is a
+terminal. "-" reads stdin (one FILE) or writes to stdout.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.each {
+				return c.btfDedupEach(args, f)
+			}
+			return c.btfDedup(args, f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` (vmlinux's) for split BTF")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
+	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "output `DIR` for --each")
+	cmd.Flags().BoolVar(&f.each, "each", false, "deduplicate each FILE separately against -B BASE into -d DIR")
+	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "workers for --each (default: every CPU)")
+	f.write.register(cmd)
+	return cmd
+}
+
+// openBase opens the base BTF, if any, and prepares it for deduplication.
+func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
+	if path == "" {
+		return nil, nil, nil
+	}
+	s, err := c.openOne(path, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("base: %w", err)
+	}
+	b, err := dedup.NewBase(s)
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("base %s: %w", path, err)
+	}
+	return s, b, nil
+}
+
+func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
+	if f.out == "" {
+		return fmt.Errorf("missing -o OUT")
+	}
+	if f.dir != "" || f.jobs != 0 {
+		return fmt.Errorf("-d and -j go with --each")
+	}
+	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
+	inputs := append([]string{f.base}, paths...)
+	if f.out != "-" {
+		if err := checkOutput(f.out, inputs...); err != nil {
+			return err
+		}
+	}
+	baseSpec, base, err := c.openBase(f.base)
+	if err != nil {
+		return err
+	}
+	if baseSpec != nil {
+		defer baseSpec.Close()
+	}
+	m := dedup.New(base)
+	for _, p := range paths {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		s, err := c.openOne(p, baseSpec)
+		if err != nil {
+			return err
+		}
+		err = m.AddSpec(s) // copies the records: s can go now
+		s.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	data, err := m.Dedup(opts)
+	if err != nil {
+		return err
+	}
+	return c.writeDeduped(f.out, data, f.write, inputs...)
+}
+
+// writeDeduped writes deduplicated raw BTF, wrapped in ELF if asked.
+func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, inputs ...string) error {
+	if w.elf || strings.HasSuffix(out, ".o") {
+		var err error
+		if data, err = builder.ELF(data); err != nil {
+			return err
+		}
+	}
+	return c.writeOutput(out, data, inputs...)
+}
+
+func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
+	switch {
+	case f.base == "":
+		return fmt.Errorf("--each needs -B BASE")
+	case f.dir == "":
+		return fmt.Errorf("--each needs -d OUTDIR")
+	case f.out != "":
+		return fmt.Errorf("--each writes into -d OUTDIR, not -o")
+	case f.jobs < 0:
+		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
+	}
+	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
+	outs, err := eachOutputs(paths, f.dir)
+	if err != nil {
+		return err
+	}
+	baseSpec, base, err := c.openBase(f.base)
+	if err != nil {
+		return err
+	}
+	defer baseSpec.Close()
+	jobs := f.jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		next, done atomic.Int64
+		errOnce    sync.Once
+		firstErr   error
+		wg         sync.WaitGroup
+	)
+	progress := c.progress("dedup", len(paths))
+	for range min(jobs, len(paths)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) || c.ctx.Err() != nil {
+					return
+				}
+				if err := c.dedupOne(paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					next.Store(int64(len(paths))) // stop the others
+					return
+				}
+				progress(int(done.Add(1)))
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return c.ctx.Err()
+}
+
+// eachOutputs returns OUTDIR/<file name> for every path, refusing two
+// inputs of the same name and an output that is one of the inputs (as
+// checkOutput does, with each input looked at once).
+func eachOutputs(paths []string, dir string) ([]string, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	}
+	seen := make(map[string]string, len(paths))
+	abs := make(map[string]string, len(paths))
+	outs := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			return nil, fmt.Errorf("--each reads files, not stdin")
+		}
+		name := filepath.Base(p)
+		if q, ok := seen[name]; ok {
+			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, name))
+		}
+		seen[name] = p
+		a, _ := filepath.Abs(p)
+		abs[a] = p
+		outs[i] = filepath.Join(dir, name)
+	}
+	var infos []os.FileInfo // of the inputs, read only if an output exists
+	for _, out := range outs {
+		a, _ := filepath.Abs(out)
+		if p, ok := abs[a]; ok {
+			return nil, fmt.Errorf("output %s is the input %s: refusing to overwrite it", out, p)
+		}
+		ofi, err := os.Stat(out)
+		if err != nil {
+			continue
+		}
+		if infos == nil {
+			for _, p := range paths {
+				if fi, err := os.Stat(p); err == nil {
+					infos = append(infos, fi)
+				}
+			}
+		}
+		for _, fi := range infos {
+			if os.SameFile(fi, ofi) {
+				return nil, fmt.Errorf("output %s is the input %s: refusing to overwrite it", out, fi.Name())
+			}
+		}
+	}
+	return outs, nil
+}
+
+func (c *cli) dedupOne(path, out string, baseSpec *btf.Spec, base *dedup.Base, opts builder.Options, w btfWriteFlags) error {
+	s, err := c.openOne(path, baseSpec)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	m := dedup.New(base)
+	if err := m.AddSpec(s); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	data, err := m.Dedup(opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if w.elf {
+		if data, err = builder.ELF(data); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteFile(out, data, 0o644)
+}
+
+// progress returns a function that shows "what: done/total" on stderr when
+// it is a terminal, and does nothing otherwise. It is safe for concurrent
+// use.
+func (c *cli) progress(what string, total int) func(done int) {
+	if !isTerminal(c.stderr) {
+		return func(int) {}
+	}
+	var mu sync.Mutex
+	last := 0
+	return func(done int) {
+		if done != total && done%16 != 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if done <= last {
+			return
+		}
+		last = done
+		fmt.Fprintf(c.stderr, "\r%s: %d/%d", what, done, total)
+		if done == total {
+			fmt.Fprintln(c.stderr)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestBTFDedup: "btf dedup" of a module appended to itself gives what the
+// library gives (checked against libbpf in btf/dedup), and --each writes
+// one file per module, each equal to that module deduplicated alone.
+func TestBTFDedup(t *testing.T) {
+	dir := t.TempDir()
+	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
+	vm := testfixtures.DebianSpec(t)
+	base, err := dedup.NewBase(vm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := testfixtures.Modules(t)
+	var paths []string
+	for _, name := range []string{"af_key", "vsock_loopback", "kvm"} {
+		p := filepath.Join(dir, name+".btf")
+		if err := os.WriteFile(p, mods[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	want := func(names ...string) []byte {
+		var specs []*btf.Spec
+		for _, n := range names {
+			specs = append(specs, testfixtures.Spec(t, mods[n], vm))
+		}
+		raw, err := dedup.Specs(base, specs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rawDump(t, testfixtures.Spec(t, raw, vm), btf.ScopeOwn)
+	}
+
+	out := filepath.Join(dir, "kvm2.btf")
+	if _, err := kmeta(t, nil, "btf", "dedup", "-B", vmPath, "-o", out, paths[2], paths[2]); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := readOut(t, out, vm)
+	testfixtures.CompareLines(t, rawDump(t, s, btf.ScopeOwn), want("kvm", "kvm"))
+
+	outDir := filepath.Join(dir, "each")
+	os.Mkdir(outDir, 0o755)
+	args := append([]string{"btf", "dedup", "--each", "-B", vmPath, "-d", outDir, "-j", "2"}, paths...)
+	if _, err := kmeta(t, nil, args...); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"af_key", "vsock_loopback", "kvm"} {
+		s, _ := readOut(t, filepath.Join(outDir, name+".btf"), vm)
+		testfixtures.CompareLines(t, rawDump(t, s, btf.ScopeOwn), want(name))
+	}
+}
+
+// TestBTFDedupStandalone: two standalone inputs merge into standalone
+// output that the kernel accepts.
+func TestBTFDedupStandalone(t *testing.T) {
+	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
+	out := filepath.Join(t.TempDir(), "x2.btf")
+	if _, err := kmeta(t, nil, "btf", "dedup", "-o", out, vmPath, vmPath); err != nil {
+		t.Fatal(err)
+	}
+	s, data := readOut(t, out, nil)
+	if s.NumTypes() != 95331 { // libbpf's count (testdata/README.md)
+		t.Errorf("%d types, libbpf gives 95331", s.NumTypes())
+	}
+	loadKernel(t, data)
+}
+
+func TestBTFDedupErrors(t *testing.T) {
+	dir := t.TempDir()
+	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"no output", []string{"btf", "dedup", vmPath}},
+		{"each without base", []string{"btf", "dedup", "--each", "-d", dir, vmPath}},
+		{"each without dir", []string{"btf", "dedup", "--each", "-B", vmPath, vmPath}},
+		{"output is input", []string{"btf", "dedup", "-o", vmPath, vmPath}},
+		{"each overwrites input", []string{"btf", "dedup", "--each", "-B", vmPath, "-d", filepath.Dir(vmPath), vmPath}},
+		{"missing file", []string{"btf", "dedup", "-o", filepath.Join(dir, "x"), filepath.Join(dir, "nope")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := kmeta(t, nil, c.args...); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
