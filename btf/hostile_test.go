@@ -114,8 +114,7 @@ func TestCompressedSectionBomb(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			elfData := testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, tc.claim), tc.payload...))
-			var allocated uint64
-			allocated = bytesAllocated(func() {
+			allocated := bytesAllocated(func() {
 				_, err := btf.ReadWith(bytes.NewReader(elfData), btf.ReadOptions{MaxSize: 4 << 20})
 				if err == nil {
 					t.Fatal("no error")

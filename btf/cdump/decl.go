@@ -28,9 +28,7 @@ func (d *dumper) emitTypeDecl(id btf.TypeID, fname []byte, lvl int) {
 		return
 	}
 	if d.depth > maxDepth {
-		if d.err == nil {
-			d.err = d.deepError(id, "declaration nests too deep")
-		}
+		d.failDeep(id, "declaration nests too deep")
 		return
 	}
 	d.depth++
@@ -38,9 +36,7 @@ func (d *dumper) emitTypeDecl(id btf.TypeID, fname []byte, lvl int) {
 chain:
 	for n := 0; ; n++ {
 		if n > maxDepth {
-			if d.err == nil {
-				d.err = d.deepError(id, "declaration chain too long")
-			}
+			d.failDeep(id, "declaration chain too long")
 			d.decls = d.decls[:start]
 			d.depth--
 			return

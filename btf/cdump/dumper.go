@@ -234,9 +234,10 @@ func (d *dumper) dumpType(id btf.TypeID) error {
 	return nil
 }
 
-// fail records the first emission error.
-func (d *dumper) fail(id btf.TypeID, what string) {
+// failDeep records the first emission error, for a walk from id that went
+// deeper than maxDepth (see deepError).
+func (d *dumper) failDeep(id btf.TypeID, what string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("cdump: %s: %s: %w", d.describe(id), what, ErrTypeCycle)
+		d.err = d.deepError(id, what)
 	}
 }

@@ -15,9 +15,7 @@ func (d *dumper) emitType(id, contID btf.TypeID) {
 		return
 	}
 	if d.depth > maxDepth {
-		if d.err == nil {
-			d.err = d.deepError(id, "types nest too deep")
-		}
+		d.failDeep(id, "types nest too deep")
 		return
 	}
 	d.depth++

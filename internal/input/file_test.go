@@ -62,15 +62,15 @@ func TestFileFIFOCancel(t *testing.T) {
 
 func TestFileKinds(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := File(nil, dir, Options{}); err == nil {
+	if _, err := File(context.Background(), dir, Options{}); err == nil {
 		t.Error("directory: no error")
 	}
 	path := filepath.Join(dir, "f")
 	os.WriteFile(path, make([]byte, 100), 0o600)
-	if _, err := File(nil, path, Options{Limit: 99}); !errors.Is(err, ErrTooLarge) {
+	if _, err := File(context.Background(), path, Options{Limit: 99}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("100 bytes, limit 99: %v", err)
 	}
-	d, err := File(nil, path, Options{})
+	d, err := File(context.Background(), path, Options{})
 	if err != nil || len(d.Bytes()) != 100 || !d.Mapped {
 		t.Errorf("regular file: %v", err)
 	}

@@ -35,7 +35,7 @@ func TestReadAllLimit(t *testing.T) {
 		n, limit int64
 		ok       bool
 	}{{0, 10, true}, {10, 10, true}, {11, 10, false}, {3 << 20, 3 << 20, true}, {3<<20 + 1, 3 << 20, false}} {
-		d, err := ReadAll(nil, io.LimitReader(&zeros{}, tc.n), Options{Limit: tc.limit, What: "stdin"})
+		d, err := ReadAll(context.Background(), io.LimitReader(&zeros{}, tc.n), Options{Limit: tc.limit, What: "stdin"})
 		if tc.ok != (err == nil) {
 			t.Errorf("%d bytes, limit %d: err %v", tc.n, tc.limit, err)
 			continue
@@ -52,19 +52,19 @@ func TestReadAllLimit(t *testing.T) {
 		}
 		d.Release()
 	}
-	if _, err := ReadAll(nil, &zeros{}, Options{Limit: 10 << 20}); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadAll(context.Background(), &zeros{}, Options{Limit: 10 << 20}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("endless stream: %v", err)
 	}
 }
 
 func TestReadAllClaim(t *testing.T) {
-	_, err := ReadAll(nil, panicReader{t}, Options{Limit: 100, Claim: 101})
+	_, err := ReadAll(context.Background(), panicReader{t}, Options{Limit: 100, Claim: 101})
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || tl.Claim != 101 {
 		t.Fatalf("err = %v", err)
 	}
 	// A false claim is only a hint.
-	d, err := ReadAll(nil, strings.NewReader("abc"), Options{Limit: 100, Claim: 50})
+	d, err := ReadAll(context.Background(), strings.NewReader("abc"), Options{Limit: 100, Claim: 50})
 	if err != nil || string(d.Bytes()) != "abc" {
 		t.Fatalf("%q, %v", d.Bytes(), err)
 	}
@@ -80,13 +80,13 @@ func TestReadAllCheck(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := ReadAll(nil, &zeros{}, Options{Limit: 1 << 40, Check: check, CheckLen: 4}); err != bad {
+	if _, err := ReadAll(context.Background(), &zeros{}, Options{Limit: 1 << 40, Check: check, CheckLen: 4}); err != bad {
 		t.Errorf("zeros: %v", err)
 	}
-	if _, err := ReadAll(nil, strings.NewReader("OKAY, go on"), Options{Check: check, CheckLen: 4}); err != nil {
+	if _, err := ReadAll(context.Background(), strings.NewReader("OKAY, go on"), Options{Check: check, CheckLen: 4}); err != nil {
 		t.Errorf("OKAY: %v", err)
 	}
-	if _, err := ReadAll(nil, strings.NewReader("O"), Options{Check: check, CheckLen: 4}); err != bad {
+	if _, err := ReadAll(context.Background(), strings.NewReader("O"), Options{Check: check, CheckLen: 4}); err != bad {
 		t.Errorf("O: %v", err)
 	}
 	if want := []string{"\x00\x00\x00\x00", "OKAY", "O"}; strings.Join(heads, "|") != strings.Join(want, "|") {
@@ -121,20 +121,20 @@ func TestInflateXz(t *testing.T) {
 	small := xzData(t, []byte("hello, xz"), 1<<20)
 	two := append(append([]byte{}, small...), 0, 0, 0, 0)
 	two = append(two, xzData(t, []byte(" again"), 1<<20)...)
-	d, err := Inflate(nil, Xz, two, Options{})
+	d, err := Inflate(context.Background(), Xz, two, Options{})
 	if err != nil || string(d.Bytes()) != "hello, xz again" {
 		t.Fatalf("two streams: %q, %v", d.Bytes(), err)
 	}
 	var tl *TooLargeError
-	if _, err := Inflate(nil, Xz, xzData(t, make([]byte, 2<<20), 1<<20), Options{Limit: 1 << 20}); !errors.As(err, &tl) || tl.Claim != 2<<20 {
+	if _, err := Inflate(context.Background(), Xz, xzData(t, make([]byte, 2<<20), 1<<20), Options{Limit: 1 << 20}); !errors.As(err, &tl) || tl.Claim != 2<<20 {
 		t.Errorf("2 MiB claimed, 1 MiB limit: %v", err)
 	}
 	// A 16 MiB dictionary is more than a 16 MiB limit allows (8 MiB).
-	if _, err := Inflate(nil, Xz, xzData(t, []byte("x"), 16<<20), Options{Limit: 16 << 20}); err == nil || !strings.Contains(err.Error(), "dictionary") {
+	if _, err := Inflate(context.Background(), Xz, xzData(t, []byte("x"), 16<<20), Options{Limit: 16 << 20}); err == nil || !strings.Contains(err.Error(), "dictionary") {
 		t.Errorf("16 MiB dictionary: %v", err)
 	}
 	for i := range len(small) {
-		if _, err := Inflate(nil, Xz, small[:i], Options{}); err == nil {
+		if _, err := Inflate(context.Background(), Xz, small[:i], Options{}); err == nil {
 			t.Errorf("truncated to %d bytes: no error", i)
 		}
 	}
@@ -145,7 +145,7 @@ func TestInflateGzip(t *testing.T) {
 	w := gzip.NewWriter(&buf)
 	w.Write(make([]byte, 2<<20))
 	w.Close()
-	if _, err := Inflate(nil, Gzip, buf.Bytes(), Options{Limit: 1 << 20}); !errors.Is(err, ErrTooLarge) {
+	if _, err := Inflate(context.Background(), Gzip, buf.Bytes(), Options{Limit: 1 << 20}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("2 MiB, 1 MiB limit: %v", err)
 	}
 }
