@@ -1,0 +1,164 @@
+package kimage
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pierrec/lz4/v4"
+	"github.com/ulikunitz/xz/lzma"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// Format is the compression of a kernel image's payload.
+type Format int
+
+// The compressors the kernel supports for x86 bzImages (CONFIG_KERNEL_*).
+const (
+	Unknown Format = iota
+	Gzip
+	Bzip2
+	Lzma
+	Xz
+	Lzo
+	Lz4
+	Zstd
+)
+
+func (f Format) String() string {
+	return [...]string{"unknown", "gzip", "bzip2", "lzma", "xz", "lzo", "lz4", "zstd"}[f]
+}
+
+// Offsets in the x86 boot sector and setup header (the kernel's
+// Documentation/arch/x86/boot.rst).
+const (
+	offSetupSects   = 0x1f1
+	offBootFlag     = 0x1fe // 0xAA55
+	offHeader       = 0x202 // "HdrS"
+	offVersion      = 0x206
+	offPayloadOff   = 0x248 // protocol 2.08+
+	offPayloadLen   = 0x24c
+	setupHeaderEnd  = 0x250
+	minProtocol     = 0x0208
+	sectorSize      = 512
+	defaultSetupLen = 4
+)
+
+// IsBzImage reports whether data starts like an x86 boot image with a
+// setup header.
+func IsBzImage(data []byte) bool {
+	return len(data) >= setupHeaderEnd &&
+		binary.LittleEndian.Uint16(data[offBootFlag:]) == 0xaa55 &&
+		string(data[offHeader:offHeader+4]) == "HdrS"
+}
+
+// Payload returns the compressed kernel inside an x86 bzImage, located by
+// its setup header (payload_offset and payload_length, boot protocol
+// 2.08 and later), and its compression format, told from its magic.
+func Payload(image []byte) ([]byte, Format, error) {
+	if !IsBzImage(image) {
+		return nil, Unknown, errors.New("kimage: not an x86 bzImage (no setup header)")
+	}
+	if v := binary.LittleEndian.Uint16(image[offVersion:]); v < minProtocol {
+		return nil, Unknown, fmt.Errorf("kimage: boot protocol %d.%02d has no payload fields (2.08+ needed)", v>>8, v&0xff)
+	}
+	setup := int(image[offSetupSects])
+	if setup == 0 {
+		setup = defaultSetupLen
+	}
+	start := uint64(setup+1)*sectorSize + uint64(binary.LittleEndian.Uint32(image[offPayloadOff:]))
+	end := start + uint64(binary.LittleEndian.Uint32(image[offPayloadLen:]))
+	if end > uint64(len(image)) || start >= end {
+		return nil, Unknown, fmt.Errorf("kimage: payload [%d, %d) lies outside the %d-byte image", start, end, len(image))
+	}
+	p := image[start:end]
+	f := Detect(p)
+	if f == Unknown {
+		return nil, Unknown, fmt.Errorf("kimage: payload compression not recognized (starts %x)", p[:min(len(p), 8)])
+	}
+	return p, f, nil
+}
+
+// Detect tells a kernel payload's compression from its first bytes.
+func Detect(p []byte) Format {
+	switch {
+	case bytes.HasPrefix(p, []byte{0x1f, 0x8b}):
+		return Gzip
+	case bytes.HasPrefix(p, []byte("BZh")):
+		return Bzip2
+	case bytes.HasPrefix(p, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return Xz
+	case bytes.HasPrefix(p, lzopMagic):
+		return Lzo
+	case bytes.HasPrefix(p, []byte{0x02, 0x21, 0x4c, 0x18}):
+		return Lz4
+	case bytes.HasPrefix(p, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return Zstd
+	case len(p) >= 13 && p[0] == 0x5d && p[1] == 0: // lzma "alone": lc=3 lp=0 pb=2
+		return Lzma
+	}
+	return Unknown
+}
+
+// sizeTrailer is the uncompressed size that the kernel's build appends to
+// every payload but a gzip one (scripts/Makefile.lib's size_append).
+const sizeTrailer = 4
+
+// Decompress returns a reader of the uncompressed kernel (a vmlinux ELF
+// file, for an x86 bzImage) from its payload p in format f, and the size
+// it claims (0 if none). limit bounds what a decompressor keeps for its
+// own use (dictionaries, windows); readers of the stream bound its size.
+func Decompress(p []byte, f Format, limit int64) (io.Reader, int64, error) {
+	if limit <= 0 {
+		limit = input.DefaultLimit
+	}
+	var claim int64
+	if f != Gzip && len(p) > sizeTrailer {
+		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
+		p = p[:len(p)-sizeTrailer]
+	} else if f == Gzip && len(p) > sizeTrailer {
+		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
+	}
+	if claim > limit {
+		return nil, 0, &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: limit, Claim: claim}
+	}
+	var r io.Reader
+	var err error
+	switch f {
+	case Gzip:
+		r, _, err = input.Decompress(input.Gzip, p, limit)
+	case Zstd:
+		r, _, err = input.Decompress(input.Zstd, p, limit)
+	case Xz:
+		r, err = newXz(p, limit)
+	case Bzip2:
+		r = bzip2.NewReader(bytes.NewReader(p))
+	case Lzma:
+		r, err = newLzma(p, limit)
+	case Lz4:
+		r = lz4.NewReader(bytes.NewReader(p))
+	case Lzo:
+		r, err = newLzopReader(bytes.NewReader(p))
+	default:
+		err = fmt.Errorf("unknown format %d", f)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("kimage: %v payload: %w", f, err)
+	}
+	return r, claim, nil
+}
+
+// newLzma reads the .lzma ("alone") stream the kernel's build writes,
+// refusing a dictionary larger than limit/8 (lzma -9 uses 64 MiB; the
+// default limit allows 128 MiB).
+func newLzma(p []byte, limit int64) (io.Reader, error) {
+	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
+	if dict > max(limit/8, 1<<20) {
+		return nil, fmt.Errorf("dictionary of %d bytes is too large", dict)
+	}
+	return lzma.NewReader(bytes.NewReader(p))
+}

@@ -1,0 +1,170 @@
+package kimage
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// A Debian package is an ar archive (debian-binary, control.tar.*,
+// data.tar.*); the files it installs are in data.tar, compressed with xz,
+// zstd or gzip (deb(5)). The ar container is parsed here; the rest is
+// archive/tar and internal/input's decompressors.
+
+const (
+	arMagic     = "!<arch>\n"
+	arHeaderLen = 60
+)
+
+// IsDeb reports whether data starts like a Debian binary package.
+func IsDeb(data []byte) bool {
+	return bytes.HasPrefix(data, []byte(arMagic)) &&
+		bytes.HasPrefix(data[len(arMagic):], []byte("debian-binary"))
+}
+
+// arMember is one member of an ar archive.
+type arMember struct {
+	name string
+	data []byte
+}
+
+// arMembers lists the members of the ar archive in data, in place.
+func arMembers(data []byte) ([]arMember, error) {
+	if !bytes.HasPrefix(data, []byte(arMagic)) {
+		return nil, errors.New("not an ar archive")
+	}
+	var out []arMember
+	for off := len(arMagic); off < len(data); {
+		if len(data)-off < arHeaderLen {
+			return nil, fmt.Errorf("ar member header at %d truncated", off)
+		}
+		h := data[off : off+arHeaderLen]
+		if string(h[58:60]) != "`\n" {
+			return nil, fmt.Errorf("ar member header at %d: bad magic", off)
+		}
+		size, err := strconv.ParseUint(strings.TrimSpace(string(h[48:58])), 10, 63)
+		if err != nil {
+			return nil, fmt.Errorf("ar member header at %d: size: %w", off, err)
+		}
+		off += arHeaderLen
+		if size > uint64(len(data)-off) {
+			return nil, fmt.Errorf("ar member at %d: %d bytes, past the end of the archive", off, size)
+		}
+		name := strings.TrimSuffix(strings.TrimSpace(string(h[:16])), "/")
+		out = append(out, arMember{name: name, data: data[off : off+int(size)]})
+		off += int(size) + int(size&1)
+	}
+	return out, nil
+}
+
+// Walk calls fn for each regular file in a Debian package's data.tar, with
+// its path (without "./") and a reader of its contents. It stops at fn's
+// first error; fn may return ErrStop to end the walk without an error.
+func Walk(ctx context.Context, deb []byte, limit int64, fn func(name string, size int64, r io.Reader) error) error {
+	members, err := arMembers(deb)
+	if err != nil {
+		return fmt.Errorf("kimage: package: %w", err)
+	}
+	for _, m := range members {
+		if !strings.HasPrefix(m.name, "data.tar") {
+			continue
+		}
+		var r io.Reader = bytes.NewReader(m.data)
+		if f := input.Detect(m.data); f != input.None {
+			if r, _, err = input.Decompress(f, m.data, limit); err != nil {
+				return fmt.Errorf("kimage: package %s: %w", m.name, err)
+			}
+		}
+		return walkTar(ctx, tar.NewReader(r), fn)
+	}
+	return errors.New("kimage: package has no data.tar member")
+}
+
+// ErrStop ends Walk early without an error.
+var ErrStop = errors.New("stop walking")
+
+func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Reader) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("kimage: package data: %w", err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
+		if err := fn(name, h.Size, tr); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// IsVmlinuz reports whether a package path is a kernel image:
+// boot/vmlinuz-VERSION.
+func IsVmlinuz(name string) bool {
+	return strings.HasPrefix(name, "boot/vmlinuz-") || strings.HasPrefix(name, "boot/vmlinux-")
+}
+
+// IsModule reports whether a package path is a kernel module, compressed
+// or not: lib/modules/VERSION/**.ko, .ko.xz, .ko.zst, .ko.gz.
+func IsModule(name string) bool {
+	if !strings.HasPrefix(name, "lib/modules/") && !strings.HasPrefix(name, "usr/lib/modules/") {
+		return false
+	}
+	for _, ext := range []string{".ko", ".ko.xz", ".ko.zst", ".ko.gz"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// ModuleName is a module's name from its path: "kvm" for
+// "lib/modules/6.1.0/kernel/arch/x86/kvm/kvm.ko.xz".
+func ModuleName(p string) string {
+	base := path.Base(p)
+	return base[:strings.Index(base, ".ko")]
+}
+
+// Vmlinuz returns the kernel image a Debian package installs
+// (boot/vmlinuz-*), read under limit, and its path.
+func Vmlinuz(ctx context.Context, deb []byte, limit int64) ([]byte, string, error) {
+	var image []byte
+	var name string
+	err := Walk(ctx, deb, limit, func(n string, size int64, r io.Reader) error {
+		if !IsVmlinuz(n) {
+			return nil
+		}
+		d, err := input.ReadAll(ctx, r, input.Options{Limit: limit, What: n, Claim: size})
+		if err != nil {
+			return err
+		}
+		image, name = bytes.Clone(d.Bytes()), n
+		d.Release()
+		return ErrStop
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if image == nil {
+		return nil, "", errors.New("kimage: package has no boot/vmlinuz-*")
+	}
+	return image, name, nil
+}

@@ -1,0 +1,80 @@
+package kimage_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/kimage"
+)
+
+// TestXzX86 round-trips a real x86 program through "xz --x86", the BCJ
+// filter the kernel's build uses for x86 kernels.
+func TestXzX86(t *testing.T) {
+	prog, err := os.ReadFile("/bin/ls")
+	if err != nil {
+		t.Skip("no /bin/ls to compress")
+	}
+	p := sizeAppend(cliCompress(t, prog, "xz", "--check=crc32", "--x86", "--lzma2=,dict=32MiB"), len(prog))
+	r, _, err := kimage.Decompress(p, kimage.Xz, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, prog) {
+		t.Fatalf("xz --x86: %d bytes back, want the %d of /bin/ls", len(got), len(prog))
+	}
+}
+
+// FuzzKernel reads mutated kernel images: any input gives an error or a
+// stream, never a panic.
+func FuzzKernel(f *testing.F) {
+	elf := vmlinux(f)
+	for _, args := range [][]string{{"gzip", "-9"}, {"lzop", "-9", "-c"}, {"bzip2", "-9"}, {"lz4", "-l", "stdin", "stdout"}} {
+		if _, err := exec.LookPath(args[0]); err != nil {
+			continue
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stdin = bytes.NewReader(elf[:4096])
+		out, err := cmd.Output()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(bzImage(sizeAppend(out, 4096)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, _, err := kimage.Kernel(context.Background(), data, 1<<20)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+	})
+}
+
+// FuzzLZO decodes mutated lzop streams.
+func FuzzLZO(f *testing.F) {
+	if _, err := exec.LookPath("lzop"); err == nil {
+		for _, n := range []int{100, 5000, 70000} {
+			cmd := exec.Command("lzop", "-9", "-c")
+			cmd.Stdin = bytes.NewReader(bytes.Repeat([]byte("kernel btf lzo "), n/15+1)[:n])
+			out, err := cmd.Output()
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(out)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, _, err := kimage.Decompress(sizeAppend(data, 1<<20), kimage.Lzo, 1<<24)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+	})
+}

@@ -1,0 +1,39 @@
+package kimage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Kernel returns a reader of the uncompressed kernel (the vmlinux ELF
+// file) inside data, an x86 bzImage or a Debian package that installs
+// one, and the size the image claims for it (0 if unknown). limit bounds
+// the package's vmlinuz and what decompressors keep for themselves; the
+// caller bounds the stream it reads.
+func Kernel(ctx context.Context, data []byte, limit int64) (io.Reader, int64, error) {
+	switch {
+	case IsDeb(data):
+		image, name, err := Vmlinuz(ctx, data, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		r, claim, err := imageKernel(image, limit)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		return r, claim, nil
+	case IsBzImage(data):
+		return imageKernel(data, limit)
+	}
+	return nil, 0, errors.New("kimage: neither an x86 bzImage nor a Debian package")
+}
+
+func imageKernel(image []byte, limit int64) (io.Reader, int64, error) {
+	p, f, err := Payload(image)
+	if err != nil {
+		return nil, 0, err
+	}
+	return Decompress(p, f, limit)
+}

@@ -1,0 +1,186 @@
+package kimage_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"io"
+	"os/exec"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/kimage"
+)
+
+// vmlinux is the ELF file the test images carry: a real BPF object with a
+// .BTF section stands in for a kernel.
+func vmlinux(tb testing.TB) []byte {
+	tb.Helper()
+	return testfixtures.Read(tb, "elf/prog.bpf.o.gz")
+}
+
+// bzImage wraps payload in a minimal x86 boot image: a boot sector with a
+// setup header (protocol 2.15) whose payload_offset and payload_length
+// locate it, as the kernel's arch/x86/boot/tools/build.c lays them out.
+func bzImage(payload []byte) []byte {
+	const setupSects = 3
+	const payloadOff = 0x3a0
+	img := make([]byte, (setupSects+1)*512+payloadOff)
+	img[0x1f1] = setupSects
+	binary.LittleEndian.PutUint16(img[0x1fe:], 0xaa55)
+	copy(img[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(img[0x206:], 0x020f)
+	binary.LittleEndian.PutUint32(img[0x248:], payloadOff)
+	binary.LittleEndian.PutUint32(img[0x24c:], uint32(len(payload)))
+	img = append(img, payload...)
+	return append(img, make([]byte, 100)...) // what follows the payload
+}
+
+// sizeAppend is the kernel build's size_append: the uncompressed size,
+// 32-bit little endian, after the compressed data.
+func sizeAppend(compressed []byte, size int) []byte {
+	return binary.LittleEndian.AppendUint32(compressed, uint32(size))
+}
+
+func goCompress(t *testing.T, f kimage.Format, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	var w io.WriteCloser
+	var err error
+	switch f {
+	case kimage.Gzip:
+		w = gzip.NewWriter(&b)
+	case kimage.Xz:
+		w, err = xz.WriterConfig{CheckSum: xz.CRC32}.NewWriter(&b)
+	case kimage.Lzma:
+		w, err = lzma.WriterConfig{Size: -1, EOSMarker: true}.NewWriter(&b)
+	case kimage.Lz4:
+		lw := lz4.NewWriter(&b)
+		err = lw.Apply(lz4.LegacyOption(true))
+		w = lw
+	case kimage.Zstd:
+		w, err = zstd.NewWriter(&b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// cliCompress runs a compressor as the kernel's build does.
+func cliCompress(t *testing.T, data []byte, name string, args ...string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s not installed", name)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+func TestCompressors(t *testing.T) {
+	elf := vmlinux(t)
+	want, err := btf.Read(bytes.NewReader(elf), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		format  kimage.Format
+		payload func(t *testing.T) []byte
+	}{
+		{"gzip", kimage.Gzip, func(t *testing.T) []byte { return goCompress(t, kimage.Gzip, elf) }},
+		{"gzip-cli", kimage.Gzip, func(t *testing.T) []byte { return cliCompress(t, elf, "gzip", "-n", "-9") }},
+		{"xz", kimage.Xz, func(t *testing.T) []byte { return sizeAppend(goCompress(t, kimage.Xz, elf), len(elf)) }},
+		{"xz-cli", kimage.Xz, func(t *testing.T) []byte {
+			return sizeAppend(cliCompress(t, elf, "xz", "--check=crc32", "--x86", "--lzma2=,dict=32MiB"), len(elf))
+		}},
+		{"lzma", kimage.Lzma, func(t *testing.T) []byte { return sizeAppend(goCompress(t, kimage.Lzma, elf), len(elf)) }},
+		{"lzma-cli", kimage.Lzma, func(t *testing.T) []byte { return sizeAppend(cliCompress(t, elf, "lzma", "-9"), len(elf)) }},
+		{"bzip2-cli", kimage.Bzip2, func(t *testing.T) []byte { return sizeAppend(cliCompress(t, elf, "bzip2", "-9"), len(elf)) }},
+		{"lz4", kimage.Lz4, func(t *testing.T) []byte { return sizeAppend(goCompress(t, kimage.Lz4, elf), len(elf)) }},
+		{"lz4-cli", kimage.Lz4, func(t *testing.T) []byte {
+			return sizeAppend(cliCompress(t, elf, "lz4", "-l", "-12", "--favor-decSpeed", "stdin", "stdout"), len(elf))
+		}},
+		{"zstd", kimage.Zstd, func(t *testing.T) []byte { return sizeAppend(goCompress(t, kimage.Zstd, elf), len(elf)) }},
+		{"zstd-cli", kimage.Zstd, func(t *testing.T) []byte {
+			return sizeAppend(cliCompress(t, elf, "zstd", "-22", "--ultra", "-c"), len(elf))
+		}},
+		{"lzo-cli", kimage.Lzo, func(t *testing.T) []byte { return sizeAppend(cliCompress(t, elf, "lzop", "-9", "-c"), len(elf)) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			img := bzImage(tc.payload(t))
+			p, f, err := kimage.Payload(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f != tc.format {
+				t.Fatalf("format %v, want %v", f, tc.format)
+			}
+			r, claim, err := kimage.Decompress(p, f, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, elf) {
+				t.Fatalf("decompressed %d bytes, not the %d of the ELF file", len(got), len(elf))
+			}
+			if claim != int64(len(elf)) {
+				t.Errorf("claimed size %d, want %d", claim, len(elf))
+			}
+			r, _, err = kimage.Kernel(context.Background(), img, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := btf.Read(r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.NumTypes() != want.NumTypes() {
+				t.Errorf("%d types, want %d", s.NumTypes(), want.NumTypes())
+			}
+		})
+	}
+}
+
+func TestBadImages(t *testing.T) {
+	img := bzImage(goCompress(t, kimage.Gzip, vmlinux(t)))
+	for name, edit := range map[string]func([]byte){
+		"payload past the end": func(b []byte) { binary.LittleEndian.PutUint32(b[0x24c:], 1<<30) },
+		"old protocol":         func(b []byte) { binary.LittleEndian.PutUint16(b[0x206:], 0x0206) },
+		"unknown compression":  func(b []byte) { b[4*512+0x3a0] = 0 },
+		"no header":            func(b []byte) { b[0x202] = 'X' },
+	} {
+		b := bytes.Clone(img)
+		edit(b)
+		if _, _, err := kimage.Kernel(context.Background(), b, 0); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// A payload claiming more than the limit is refused before reading.
+	p := sizeAppend(goCompress(t, kimage.Zstd, vmlinux(t)), 1<<30)
+	if _, _, err := kimage.Decompress(p, kimage.Zstd, 1<<20); err == nil {
+		t.Error("claim over the limit: no error")
+	}
+}
