@@ -20,6 +20,7 @@ type btfFindFlags struct {
 	json    bool
 	kernel  bool
 	module  string
+	pkg     string
 	kernelFlags
 }
 
@@ -37,16 +38,23 @@ Exits with an error, as grep does, when no file has a match.
 module with BTF (/sys/kernel/btf/*), or only the one --module names
 ("vmlinux" for vmlinux alone). Each match starts with "MODULE: ", the place
 the type was found, followed by its type id. --sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf;
---root DIR reads every path under DIR. A module whose BTF cannot be read is
+--root DIR reads every path under DIR. --package FILE.deb searches the
+kernel (vmlinux) and every module of a Debian kernel package instead. A module whose BTF cannot be read is
 reported on stderr and does not stop the search.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.kernel || f.module != "" || f.sysfs != "" || f.root != "" {
+			if f.kernel || f.module != "" || f.sysfs != "" || f.root != "" || f.pkg != "" {
 				if len(args) > 1 || f.base != "" {
 					return errors.New("--kernel searches the running kernel: it takes no FILE and no --base")
 				}
 				if !f.kernel {
 					return errors.New("--module, --sysfs and --root need --kernel")
+				}
+				if f.pkg != "" {
+					if f.sysfs != "" || f.root != "" {
+						return errors.New("--package reads a package: it takes no --sysfs and no --root")
+					}
+					return c.btfFindPackage(args[0], f.pkg, f)
 				}
 				return c.btfFindKernel(args[0], f)
 			}
@@ -62,6 +70,7 @@ reported on stderr and does not stop the search.`,
 	cmd.Flags().BoolVar(&f.flavors, "flavors", false, "also match CO-RE flavors (NAME___suffix)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.kernel, "kernel", false, "search the running kernel's vmlinux and module BTF")
+	cmd.Flags().StringVar(&f.pkg, "package", "", "with --kernel, search the kernel and modules of a Debian package `FILE.deb` instead")
 	cmd.Flags().StringVar(&f.module, "module", "", "with --kernel, search only `MODULE` (\"vmlinux\" for vmlinux)")
 	f.kernelFlags.register(cmd)
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ func (f *kernelFlags) options() kernel.Options {
 
 type btfModulesFlags struct {
 	json bool
+	pkg  string
 	kernelFlags
 }
 
@@ -41,13 +43,21 @@ sorted by name, with the number of types of its own (split BTF over vmlinux).
 A module whose BTF cannot be read is listed with "-" and its error is printed
 on stderr; the command then exits with status 1.
 --sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf; --root DIR reads
-every path under DIR.`,
+every path under DIR. --package FILE.deb lists the modules of a Debian kernel
+package instead, with their BTF on the package's vmlinux.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.pkg != "" {
+				if f.sysfs != "" || f.root != "" {
+					return errors.New("--package reads a package: it takes no --sysfs and no --root")
+				}
+				return c.btfModulesPackage(f.pkg, f.json)
+			}
 			return c.btfModules(f)
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	cmd.Flags().StringVar(&f.pkg, "package", "", "list the modules of a Debian kernel package `FILE.deb` instead")
 	f.kernelFlags.register(cmd)
 	return cmd
 }
