@@ -1,6 +1,7 @@
 package dedup_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,9 +34,15 @@ func libbpfdedup(tb testing.TB) string {
 			refPath = p
 			return
 		}
-		cc, err := exec.LookPath("cc")
-		if err != nil {
-			refErr = err
+		var cc string
+		for _, name := range []string{"cc", "gcc", "clang"} {
+			if p, err := exec.LookPath(name); err == nil {
+				cc = p
+				break
+			}
+		}
+		if cc == "" {
+			refErr = errors.New("no cc, gcc or clang in PATH")
 			return
 		}
 		dir, err := os.MkdirTemp("", "libbpfdedup")
@@ -146,5 +153,32 @@ func TestLibbpfEachModule(t *testing.T) {
 			}
 			equalDumps(t, got, want)
 		})
+	}
+}
+
+// TestLibbpfStandalone compares small standalone cases with libbpf: the
+// fuzz seeds (a BPF object's BTF, the example graph), alone and appended
+// to themselves.
+func TestLibbpfStandalone(t *testing.T) {
+	libbpfdedup(t)
+	dir := t.TempDir()
+	for i, seed := range fuzzSeeds(t) {
+		in := writeTemp(t, dir, fmt.Sprintf("seed%d.btf", i), seed)
+		s := parse(t, seed, nil)
+		for n, specs := range [][]*btf.Spec{{s}, {s, s}} {
+			t.Run(fmt.Sprintf("seed%d-x%d", i, n+1), func(t *testing.T) {
+				out := filepath.Join(dir, fmt.Sprintf("out%d-%d.btf", i, n))
+				args := []string{"-o", out, in}
+				if n == 1 {
+					args = append(args, in)
+				}
+				runRef(t, args...)
+				raw, err := dedup.Specs(nil, specs...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				equalDumps(t, dumpOwn(t, parse(t, raw, nil)), dumpOwn(t, readRef(t, out, nil)))
+			})
+		}
 	}
 }

@@ -1,0 +1,126 @@
+package dedup_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// fuzzSeeds returns raw standalone BTF to start from: the BTF of a real
+// CO-RE object (testdata/elf/prog.bpf.o.gz, with FUNCs, VARs and DATASECs),
+// the small graph of the package example, and the two appended.
+func fuzzSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	prog, err := btf.Read(bytes.NewReader(testfixtures.Read(tb, "elf/prog.bpf.o.gz")), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := builder.New()
+	if err := b.CopyAll(prog); err != nil {
+		tb.Fatal(err)
+	}
+	progRaw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ex, err := exampleBuilder().Marshal(builder.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return [][]byte{progRaw, ex}
+}
+
+// exampleBuilder holds two units' copies of int and struct list_head, one
+// of them only declared (as in ExampleMarshal).
+func exampleBuilder() *builder.Builder {
+	b := builder.New()
+	lh1 := b.NextID()
+	b.AddStruct("list_head", 8, []builder.Member{{Name: "next", Type: lh1 + 1}})
+	b.AddPointer(lh1)
+	b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	i2, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	fwd, _ := b.AddForward("list_head", false)
+	p2, _ := b.AddPointer(fwd)
+	b.AddVar("head", p2, btf.LinkageGlobal)
+	b.AddVar("count", i2, btf.LinkageGlobal)
+	return b
+}
+
+// FuzzDedup deduplicates parsed fuzz inputs, alone and appended to
+// themselves: no panic, the output parses, and deduplicating the output
+// again gives the same bytes.
+func FuzzDedup(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := btf.Parse(data)
+		if err != nil {
+			return
+		}
+		for _, in := range [][]*btf.Spec{{s}, {s, s}} {
+			out, err := dedup.Specs(nil, in...)
+			if err != nil {
+				continue // refused, as libbpf refuses what it cannot compare
+			}
+			o, err := btf.Parse(out)
+			if err != nil {
+				t.Fatalf("output does not parse: %v", err)
+			}
+			again, err := dedup.Specs(nil, o)
+			if err != nil {
+				t.Fatalf("output refused: %v", err)
+			}
+			if !bytes.Equal(again, out) {
+				t.Fatalf("second deduplication changed the output")
+			}
+		}
+	})
+}
+
+// TestKernelLoads: the kernel accepts standalone outputs (bpf(BPF_BTF_LOAD),
+// as root): the example graph, alone and appended to itself, the Debian
+// vmlinux appended to itself, and with KMETA_HEAVY=1 the Debian and host
+// vmlinux merged. (The BPF object's BTF is not loadable before libbpf
+// fixes its DATASEC sizes, deduplicated or not.)
+func TestKernelLoads(t *testing.T) {
+	requireKernel(t)
+	vm, _ := debian(t)
+	ex, err := exampleBuilder().Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := parse(t, ex, nil)
+	inputs := [][]*btf.Spec{{exs}, {exs, exs}, {vm, vm}}
+	if os.Getenv("KMETA_HEAVY") == "1" {
+		inputs = append(inputs, []*btf.Spec{vm, testfixtures.HostSpec(t)})
+	}
+	for _, in := range inputs {
+		raw, err := dedup.Specs(nil, in...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := bpfsys.LoadBTF(raw); err != nil {
+			t.Errorf("kernel rejected %d types: %.2000s", parse(t, raw, nil).NumTypes(), err)
+		} else {
+			f.Close()
+		}
+	}
+}
+
+// requireKernel skips unless running as root where bpf(BPF_BTF_LOAD) works.
+func requireKernel(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		tb.Skip("kernel acceptance needs root for bpf(BPF_BTF_LOAD)")
+	}
+	if err := bpfsys.Available(); err != nil {
+		tb.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
+	}
+}
