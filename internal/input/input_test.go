@@ -103,7 +103,7 @@ func TestReadAllCancel(t *testing.T) {
 	}
 }
 
-func xzData(t *testing.T, data []byte, dictCap int) []byte {
+func xzData(t testing.TB, data []byte, dictCap int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := xz.WriterConfig{DictCap: dictCap}.NewWriter(&buf)

@@ -92,10 +92,10 @@ func xzIndex(idx []byte) ([]xzBlock, error) {
 // xzBlockDict reads a block header and returns the dictionary size of its
 // LZMA2 filter (0 if it has none).
 func xzBlockDict(b []byte) (int64, error) {
-	if len(b) < 2 || b[0] == 0 || int(b[0]+1)*4 > len(b) {
+	if len(b) < 2 || b[0] == 0 || (int(b[0])+1)*4 > len(b) {
 		return 0, errXzLayout
 	}
-	h := b[:int(b[0]+1)*4]
+	h := b[:(int(b[0])+1)*4]
 	flags := h[1]
 	r := varints{b: h[2:]}
 	if flags&0x40 != 0 {
