@@ -72,6 +72,8 @@ func TestPeakMemory(t *testing.T) {
 			if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "limit of") || !strings.Contains(msg, "--max-input") {
 				t.Errorf("stderr %q, want one line about the limit", msg)
 			}
+			// (An upper bound: Linux counts in a child's maxrss the RSS of
+			// the test process it was cloned from, at exec.)
 			peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 			t.Logf("%s: peak RSS %d MiB for a limit of %d MiB (%.2fx): %s", name, peak>>20, limit>>20, float64(peak)/float64(limit), strings.TrimSpace(msg))
 			if float64(peak) > 1.2*float64(limit) {
