@@ -167,6 +167,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		wg         sync.WaitGroup
 	)
 	progress := c.progress("dedup", len(paths))
+	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
 	for range min(jobs, len(paths)) {
 		wg.Go(func() {
 			for {
@@ -174,7 +175,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 				if i >= len(paths) || c.ctx.Err() != nil {
 					return
 				}
-				if err := c.dedupOne(paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
+				if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					next.Store(int64(len(paths))) // stop the others
 					return
@@ -184,10 +185,14 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		})
 	}
 	wg.Wait()
+	if firstErr == nil {
+		firstErr = c.ctx.Err()
+	}
 	if firstErr != nil {
+		batch.Abort()
 		return firstErr
 	}
-	return c.ctx.Err()
+	return batch.Commit()
 }
 
 // eachOutputs returns OUTDIR/<file name> for every path, refusing two
@@ -239,7 +244,7 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 	return outs, nil
 }
 
-func (c *cli) dedupOne(path, out string, baseSpec *btf.Spec, base *dedup.Base, opts builder.Options, w btfWriteFlags) error {
+func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.Spec, base *dedup.Base, opts builder.Options, w btfWriteFlags) error {
 	s, err := c.openOne(path, baseSpec)
 	if err != nil {
 		return err
@@ -258,7 +263,7 @@ func (c *cli) dedupOne(path, out string, baseSpec *btf.Spec, base *dedup.Base, o
 			return err
 		}
 	}
-	return atomicfile.WriteFile(out, data, 0o644)
+	return batch.Add(out, data, 0o644)
 }
 
 // progress returns a function that shows "what: done/total" on stderr when
