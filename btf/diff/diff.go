@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -95,6 +97,12 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if n := sd.names[id]; n != "" {
 		return n, nil
 	}
+	if sd.namer == nil {
+		var err error
+		if sd.namer, err = cdump.NewNamer(sd.spec); err != nil {
+			return "", fmt.Errorf("diff: %w", err)
+		}
+	}
 	n, err := sd.namer.TypeName(id)
 	if err != nil {
 		return "", fmt.Errorf("diff: %w", err)
@@ -139,9 +147,59 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 			return nil, err
 		}
 	}
+	out, err := compareAll(ctx, a, b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range b.groups {
+		if gb := &b.groups[i]; !gb.matched && !gb.dead {
+			out = append(out, Change{Kind: kindName(gb.kind), Name: gb.name, Change: Added})
+		}
+	}
+	sortChanges(out)
+	// The names alias the Specs' string sections: copy those handed out.
+	for i := range out {
+		out[i].Name = strings.Clone(out[i].Name)
+	}
+	return out, nil
+}
+
+// compareAll compares the groups of a with those of b on every core: each
+// worker takes a contiguous share of a's groups, with Namers and name
+// caches of its own (a Namer is not safe for concurrent use); the Specs and
+// the indexes are only read. A group of b is marked matched by the one
+// worker whose group of a has its key.
+func compareAll(ctx context.Context, a, b *side) ([]Change, error) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(a.groups)/4096, 8))
+	outs := make([][]Change, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(a.groups)/workers, (w+1)*len(a.groups)/workers
+		wa, wb := a.worker(), b.worker()
+		wg.Go(func() { outs[w], errs[w] = compareRange(ctx, wa, wb, lo, hi) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(outs...), nil
+}
+
+// worker returns a copy of sd for one worker: the same Spec, groups and
+// index, its own Namer and name cache.
+func (sd *side) worker() *side {
+	w := *sd
+	w.namer = nil
+	w.names = make([]string, len(sd.names))
+	return &w
+}
+
+// compareRange compares a's groups lo to hi with b's.
+func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error) {
 	var out []Change
 	var cmpBuf [2][]byte
-	for i := range a.groups {
+	for i := lo; i < hi; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -158,8 +216,11 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 		}
 		gb.matched = true
 		if ga.more == nil && gb.more == nil {
-			// The common case, one type on each side: compare signatures
-			// without building facts.
+			// The common case, one type on each side: first the
+			// structural comparison, then the signatures.
+			if sameTop(a, b, ga.id, gb.id) {
+				continue
+			}
 			var err error
 			if cmpBuf[0], err = a.signature(cmpBuf[0][:0], ga.id); err != nil {
 				return nil, err
@@ -175,23 +236,77 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 		if err != nil {
 			return nil, err
 		}
-		if details != nil {
-			out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Changed, Details: details})
+		if details == nil {
+			continue
 		}
-	}
-	for i := range b.groups {
-		if gb := &b.groups[i]; !gb.matched && !gb.dead {
-			out = append(out, Change{Kind: kindName(gb.kind), Name: gb.name, Change: Added})
+		if ga.kind == btf.KindFunc && ga.more == nil && gb.more == nil {
+			if details, err = prototypes(a, b, ga.id, gb.id, details); err != nil {
+				return nil, err
+			}
 		}
-	}
-	slices.SortFunc(out, func(x, y Change) int {
-		return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Name, y.Name))
-	})
-	// The names alias the Specs' string sections: copy those handed out.
-	for i := range out {
-		out[i].Name = strings.Clone(out[i].Name)
+		out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Changed, Details: details})
 	}
 	return out, nil
+}
+
+// prototypes spells a changed prototype as declarations of the function:
+// "int f(int a) -> int f(int a, int b)" rather than the prototypes' type
+// names that the signatures compare.
+func prototypes(a, b *side, ia, ib btf.TypeID, details []string) ([]string, error) {
+	decl := func(sd *side, id btf.TypeID) (string, error) {
+		t, err := sd.spec.TypeByID(id)
+		if err != nil {
+			return "", fmt.Errorf("diff: %w", err)
+		}
+		if _, err := sd.typeName(t.Ref()); err != nil { // creates the Namer
+			return "", err
+		}
+		d, err := sd.namer.Decl(t.Ref(), t.Name())
+		if err != nil {
+			return "", fmt.Errorf("diff: %w", err)
+		}
+		return d, nil
+	}
+	for i, d := range details {
+		if !strings.HasPrefix(d, "prototype: ") {
+			continue
+		}
+		da, err := decl(a, ia)
+		if err != nil {
+			return nil, err
+		}
+		db, err := decl(b, ib)
+		if err != nil {
+			return nil, err
+		}
+		details[i] = "prototype: " + da + " -> " + db
+	}
+	return details, nil
+}
+
+// sortChanges sorts changes by kind and name. It sorts small keys and
+// permutes once: swapping whole Changes cost more than the comparisons.
+func sortChanges(out []Change) {
+	type sortKey struct {
+		name string
+		kind uint8 // rank of the kind's name
+		i    int32
+	}
+	keys := make([]sortKey, len(out))
+	for i, c := range out {
+		keys[i] = sortKey{c.Name, kindRank[c.Kind], int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y sortKey) int {
+		if x.kind != y.kind {
+			return cmp.Compare(x.kind, y.kind)
+		}
+		return strings.Compare(x.name, y.name)
+	})
+	sorted := make([]Change, len(out))
+	for i, k := range keys {
+		sorted[i] = out[k.i]
+	}
+	copy(out, sorted)
 }
 
 // kindNames are bpftool's names of the kinds in lower case.
@@ -200,6 +315,17 @@ var kindNames = func() (names [32]string) {
 		names[k] = strings.ToLower(btf.Kind(k).String())
 	}
 	return names
+}()
+
+// kindRank orders the kinds' names alphabetically.
+var kindRank = func() map[string]uint8 {
+	names := slices.Clone(kindNames[:])
+	slices.Sort(names)
+	rank := make(map[string]uint8, len(names))
+	for i, n := range names {
+		rank[n] = uint8(i)
+	}
+	return rank
 }()
 
 // kindName is bpftool's name of k in lower case.
@@ -211,12 +337,8 @@ func kindName(k btf.Kind) string {
 }
 
 func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
-	n, err := cdump.NewNamer(s)
-	if err != nil {
-		return nil, fmt.Errorf("diff: %w", err)
-	}
 	sd := &side{
-		spec: s, seed: seed, namer: n,
+		spec: s, seed: seed,
 		names:  make([]string, s.LastID()+1),
 		groups: make([]group, 0, s.NumTypes()*3/4),
 		index:  make(map[uint64]int32, s.NumTypes()*3/4),

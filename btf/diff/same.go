@@ -1,0 +1,129 @@
+package diff
+
+import (
+	"bytes"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// The fast path of Compare: most types of two kernels are the same, and
+// proving it structurally is much cheaper than spelling both in C. same and
+// sameTop are never looser than comparing signatures: when they say
+// "same", the signatures are equal; when they say "different", Compare
+// compares the signatures, which decide.
+
+// maxSame bounds the recursion of same through anonymous types.
+const maxSame = 64
+
+// sameTop reports whether the named types ia of a and ib of b have the
+// same facts.
+func sameTop(a, b *side, ia, ib btf.TypeID) bool {
+	ta, errA := a.spec.TypeByID(ia)
+	tb, errB := b.spec.TypeByID(ib)
+	if errA != nil || errB != nil || ta.Kind() != tb.Kind() {
+		return false
+	}
+	switch ta.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		return ta.Size() == tb.Size() && sameMembers(a, b, ta, tb, 0)
+	case btf.KindEnum, btf.KindEnum64:
+		return sameEnum(ta, tb)
+	case btf.KindFunc, btf.KindVar:
+		return ta.Linkage() == tb.Linkage() && same(a, b, ta.Ref(), tb.Ref(), 0)
+	case btf.KindTypedef, btf.KindTypeTag:
+		return same(a, b, ta.Ref(), tb.Ref(), 0)
+	case btf.KindDeclTag:
+		return ta.ComponentIdx() == tb.ComponentIdx() && same(a, b, ta.Ref(), tb.Ref(), 0)
+	case btf.KindInt:
+		return ta.Size() == tb.Size() && ta.Int() == tb.Int()
+	case btf.KindForward:
+		return ta.IsUnionForward() == tb.IsUnionForward()
+	}
+	return ta.Size() == tb.Size()
+}
+
+// sameMembers compares the members of two composites: names, offsets,
+// bitfield sizes and types.
+func sameMembers(a, b *side, ta, tb btf.Type, depth int) bool {
+	if ta.Vlen() != tb.Vlen() || depth > maxSame {
+		return false
+	}
+	for i := range ta.Vlen() {
+		ma, mb := ta.Member(i), tb.Member(i)
+		if ma.BitOffset != mb.BitOffset || ma.BitfieldSize != mb.BitfieldSize ||
+			!bytes.Equal(ma.NameBytes(), mb.NameBytes()) {
+			return false
+		}
+		// An anonymous struct or union member is compared by its members,
+		// as signature flattens them.
+		ea, _ := a.spec.TypeByID(ma.Type)
+		eb, _ := b.spec.TypeByID(mb.Type)
+		if ea.IsComposite() && ea.NameOffset() == 0 {
+			if ea.Kind() != eb.Kind() || eb.NameOffset() != 0 || !sameMembers(a, b, ea, eb, depth+1) {
+				return false
+			}
+			continue
+		}
+		if !same(a, b, ma.Type, mb.Type, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameEnum(ta, tb btf.Type) bool {
+	if ta.Size() != tb.Size() || ta.KindFlag() != tb.KindFlag() || ta.Vlen() != tb.Vlen() {
+		return false
+	}
+	for i := range ta.Vlen() {
+		va, vb := ta.EnumValue(i), tb.EnumValue(i)
+		if va.Value != vb.Value || !bytes.Equal(va.NameBytes(), vb.NameBytes()) {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether a reference to type ia in a reads as a reference
+// to ib in b: named types by kind and name, the others by structure.
+func same(a, b *side, ia, ib btf.TypeID, depth int) bool {
+	if ia == 0 || ib == 0 {
+		return ia == ib
+	}
+	if depth > maxSame {
+		return false
+	}
+	ta, errA := a.spec.TypeByID(ia)
+	tb, errB := b.spec.TypeByID(ib)
+	if errA != nil || errB != nil || ta.Kind() != tb.Kind() {
+		return false
+	}
+	if na, nb := ta.NameBytes(), tb.NameBytes(); len(na) > 0 || len(nb) > 0 {
+		switch ta.Kind() {
+		case btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
+		default:
+			return bytes.Equal(na, nb)
+		}
+	}
+	switch ta.Kind() {
+	case btf.KindPointer, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+		return bytes.Equal(ta.NameBytes(), tb.NameBytes()) && same(a, b, ta.Ref(), tb.Ref(), depth+1)
+	case btf.KindArray:
+		xa, xb := ta.Array(), tb.Array()
+		return xa.Nelems == xb.Nelems && same(a, b, xa.Type, xb.Type, depth+1)
+	case btf.KindFuncProto:
+		if ta.Vlen() != tb.Vlen() || !same(a, b, ta.Ref(), tb.Ref(), depth+1) {
+			return false
+		}
+		for i := range ta.Vlen() {
+			pa, pb := ta.Param(i), tb.Param(i)
+			if !bytes.Equal(pa.NameBytes(), pb.NameBytes()) || !same(a, b, pa.Type, pb.Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
+		return true // anonymous: C names them "struct {...}"
+	}
+	return false
+}
