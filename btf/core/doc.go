@@ -1,0 +1,53 @@
+// Package core resolves the CO-RE relocations of BPF objects against a
+// kernel's BTF as libbpf's loader does, and writes the minimal BTF that
+// keeps their results, as bpftool gen min_core_btf does.
+//
+// An Object is a BPF ELF object (clang -target bpf -g): its BTF, its
+// .BTF.ext records (package btf/ext) and its programs. A Target is the
+// BTF the relocations resolve against: a vmlinux BTF, optionally with
+// module BTFs on it. Resolve gives one Result per relocation: the value
+// libbpf patches into the instruction, or why the relocation fails (the
+// instruction is poisoned, or libbpf refuses the object). Minimal gives a
+// btf/builder.Builder holding only the target types and members the
+// relocations use; marshalled with the default options, its bytes are
+// bpftool's.
+//
+// The rules are libbpf's (relo_core.c, libbpf.c; version 1.8 where it
+// differs from 1.1, which only matters for the signedness of non-integer
+// fields and the load size of arrays), written anew in Go:
+//
+//   - candidates are the target types of a compatible kind whose name,
+//     without a "___flavor" suffix, is the local type's; module BTFs are
+//     searched only when vmlinux has none;
+//   - a field access spec matches a candidate when every named member is
+//     found (through anonymous members), array indexes are in bounds and
+//     the final types are compatible (bpf_core_fields_are_compat);
+//     type relocations use bpf_core_types_are_compat, type_matches the
+//     stricter __bpf_core_types_match;
+//   - all matching candidates must give the same result, else the
+//     relocation fails as ambiguous; a type's candidate list is then
+//     pruned to the matching ones, for the later relocations of the same
+//     object;
+//   - no match poisons field and enum-value relocations; existence
+//     relocations give 0;
+//   - the instruction is checked as bpf_core_patch_insn checks it: its
+//     current value must be the local one, offsets must fit 16 bits, and
+//     a load may change size only for pointers and unsigned integers.
+//
+// # Concurrency
+//
+// Objects and Targets are safe for concurrent use: a Target's candidate
+// cache is locked. Resolve and Minimal keep their other state in the
+// call, so many objects may be resolved against many targets in
+// parallel. The Specs involved must stay open while they run.
+//
+// # Security
+//
+// Objects are parsed as hostile input: ELF through debug/elf on bytes in
+// memory, .BTF by package btf, .BTF.ext by package ext, program symbols
+// checked against their sections. Resolution follows libbpf's bounds
+// (access strings of at most 64 steps, recursion at most 32 deep) and
+// bounds every walk libbpf leaves unbounded, so that cyclic BTF gives an
+// error, never a hang. Memory is proportional to the object and a few
+// bits per target type. FuzzResolve exercises these paths.
+package core

@@ -1,0 +1,137 @@
+package core_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// objects are the committed BPF objects (testdata/README.md), kernels the
+// committed vmlinux BTFs, by the names the goldens use.
+var (
+	objects = map[string]string{
+		"prog":    "elf/prog.bpf.o.gz",
+		"fields":  "core/fields.bpf.o.gz",
+		"types":   "core/types.bpf.o.gz",
+		"matches": "core/matches.bpf.o.gz",
+	}
+	objectOrder = []string{"prog", "fields", "types", "matches"}
+	kernels     = map[string]string{
+		"debian-6.1": testfixtures.DebianVmlinux,
+		"host-6.18":  testfixtures.HostVmlinux,
+	}
+)
+
+var specCache sync.Map
+
+// kernel returns the parsed vmlinux BTF called name, shared by the tests.
+func kernel(tb testing.TB, name string) *btf.Spec {
+	tb.Helper()
+	if s, ok := specCache.Load(name); ok {
+		return s.(*btf.Spec)
+	}
+	s, err := btf.Parse(testfixtures.Read(tb, kernels[name]))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s2, _ := specCache.LoadOrStore(name, s)
+	return s2.(*btf.Spec)
+}
+
+func object(tb testing.TB, name string) *core.Object {
+	tb.Helper()
+	obj, err := core.ParseObject(testfixtures.Read(tb, objects[name]))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return obj
+}
+
+// goldenRelo is what libbpf's debug log says about one relocation.
+type goldenRelo struct {
+	Local    string // "<byte_off> [13] struct task_struct.tgid (0:93 @ offset 1268)"
+	Target   string // the first matching candidate, "" if none
+	Value    string // the patched value, "" if poisoned
+	Poisoned bool
+}
+
+var (
+	reRelo    = regexp.MustCompile(`^libbpf: prog '([^']+)': relo #(\d+): (.*)$`)
+	reMatch   = regexp.MustCompile(`^matching candidate #\d+ (.*)$`)
+	rePatched = regexp.MustCompile(`^patched insn #\d+ \((?:ALU/ALU64|LDX/ST/STX|LDIMM64)\) (?:imm|off|imm64) \S+ -> (\d+)$`)
+)
+
+// parseGolden reads a libbpf log (testdata/core/libbpf/*.txt), keyed by
+// "prog #N".
+func parseGolden(tb testing.TB, data []byte) map[string]*goldenRelo {
+	tb.Helper()
+	out := map[string]*goldenRelo{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		m := reRelo.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		key := m[1] + " #" + m[2]
+		g := out[key]
+		if g == nil {
+			g = &goldenRelo{Local: m[3]}
+			out[key] = g
+			continue
+		}
+		switch msg := m[3]; {
+		case reMatch.MatchString(msg):
+			if g.Target == "" {
+				g.Target = reMatch.FindStringSubmatch(msg)[1]
+			}
+		case rePatched.MatchString(msg):
+			g.Value = rePatched.FindStringSubmatch(msg)[1]
+		case bytes.HasPrefix([]byte(msg), []byte("substituting insn")):
+			g.Poisoned = true
+		}
+	}
+	return out
+}
+
+// fromResults turns Results into the golden's shape.
+func fromResults(rs []core.Result) (map[string]*goldenRelo, error) {
+	out := map[string]*goldenRelo{}
+	for _, r := range rs {
+		if r.Skipped {
+			continue
+		}
+		if r.Err != nil {
+			return nil, fmt.Errorf("%s relo #%d: %w", r.Program, r.Index, r.Err)
+		}
+		g := &goldenRelo{Local: "<" + r.Kind.String() + "> " + r.LocalSpec, Poisoned: r.Poisoned}
+		if r.TargetSpec != "" {
+			g.Target = "<" + r.Kind.String() + "> " + r.TargetSpec
+		}
+		if !r.Poisoned {
+			g.Value = strconv.FormatUint(r.Value, 10)
+		}
+		out[fmt.Sprintf("%s #%d", r.Program, r.Index)] = g
+	}
+	return out, nil
+}
+
+var builderOptions = builder.Options{}
+
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,132 @@
+package core_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+func minimal(tb testing.TB, k string, objs ...string) []byte {
+	tb.Helper()
+	var list []*core.Object
+	for _, o := range objs {
+		list = append(list, object(tb, o))
+	}
+	b, err := core.Minimal(context.Background(), core.NewTarget(kernel(tb, k)), list)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// minCases are the bpftool min_core_btf goldens: each object alone, and
+// all four at once ("all").
+func minCases() map[string][]string {
+	m := map[string][]string{"all": objectOrder}
+	for _, o := range objectOrder {
+		m[o] = []string{o}
+	}
+	return m
+}
+
+// TestMinimalBpftool: Minimal writes the bytes bpftool gen min_core_btf
+// (bpftool 7.1) wrote, for each object and for all of them together.
+func TestMinimalBpftool(t *testing.T) {
+	for name, objs := range minCases() {
+		for k := range kernels {
+			t.Run(name+"/"+k, func(t *testing.T) {
+				want := testfixtures.Read(t, "core/bpftool/"+name+"."+k+".min.btf")
+				got := minimal(t, k, objs...)
+				if !bytes.Equal(got, want) {
+					t.Errorf("minimal BTF differs from bpftool's:\n%s", diffDumps(t, want, got))
+				}
+			})
+		}
+	}
+}
+
+func diffDumps(tb testing.TB, want, got []byte) string {
+	tb.Helper()
+	ws, err := btf.Parse(want)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	gs, err := btf.Parse(got)
+	if err != nil {
+		return err.Error()
+	}
+	var w, g bytes.Buffer
+	w.Write(testfixtures.RawDump(tb, ws, btf.ScopeAll))
+	g.Write(testfixtures.RawDump(tb, gs, btf.ScopeAll))
+	if bytes.Equal(w.Bytes(), g.Bytes()) {
+		return "same raw dump, different bytes"
+	}
+	return "want:\n" + w.String() + "\ngot:\n" + g.String()
+}
+
+// TestMinimalResolvesSame: every relocation of every object resolves on
+// the minimal BTF as on the full kernel BTF: the same value, or the same
+// poisoning. target_type_id values are ids, renumbered in the minimal
+// BTF: only whether they are 0 must agree.
+func TestMinimalResolvesSame(t *testing.T) {
+	for k := range kernels {
+		for _, o := range objectOrder {
+			full, err := core.Resolve(context.Background(), object(t, o), core.NewTarget(kernel(t, k)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, objs := range map[string][]string{o: {o}, "all": objectOrder} {
+				s, err := btf.Parse(minimal(t, k, objs...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				small, err := core.Resolve(context.Background(), object(t, o), core.NewTarget(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range full {
+					f, m := full[i], small[i]
+					if f.Kind == ext.TypeIDTarget {
+						f.Value, m.Value = min(f.Value, 1), min(m.Value, 1)
+					}
+					if f.Value != m.Value || f.Poisoned != m.Poisoned || (f.Err == nil) != (m.Err == nil) || f.Skipped != m.Skipped {
+						t.Errorf("%s on min(%s) of %s: %s relo #%d: full %d poisoned %v err %v; min %d poisoned %v err %v",
+							o, name, k, f.Section, f.Index, f.Value, f.Poisoned, f.Err, m.Value, m.Poisoned, m.Err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMinimalKernelLoads: the kernel accepts every minimal BTF.
+func TestMinimalKernelLoads(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("kernel acceptance needs root (CAP_BPF) for bpf(BPF_BTF_LOAD); skipped")
+	}
+	if err := bpfsys.Available(); err != nil {
+		t.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
+	}
+	for name, objs := range minCases() {
+		for k := range kernels {
+			f, err := bpfsys.LoadBTF(minimal(t, k, objs...))
+			if err != nil {
+				t.Errorf("%s on %s: kernel rejects the minimal BTF: %v", name, k, err)
+				continue
+			}
+			f.Close()
+		}
+	}
+}

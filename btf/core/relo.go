@@ -1,0 +1,157 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/ext"
+)
+
+// reloRes is libbpf's struct bpf_core_relo_res: the value the instruction
+// holds for the local BTF, the value for the target, and how to patch.
+type reloRes struct {
+	orig, val      uint64
+	poison         bool
+	validate       bool
+	failMemsz      bool
+	origSz, newSz  uint32
+	origTy, newTy  btf.TypeID
+	poisonNoTarget bool // poisoned because nothing matched
+}
+
+// calcRelo is bpf_core_calc_relo: the result for one candidate's target
+// spec, or for none (targ nil).
+func calcRelo(kind ext.Kind, local, targ *coreSpec) (reloRes, error) {
+	res := reloRes{validate: true}
+	var err error
+	switch {
+	case kind.IsField():
+		var lv, tv fieldVal
+		lv, err = calcField(kind, local)
+		if err == nil {
+			tv, err = calcField(kind, targ)
+		}
+		if err != nil {
+			break
+		}
+		res.orig, res.validate, res.origSz, res.origTy = lv.val, lv.validate, lv.memSize, lv.typeID
+		res.val, res.newSz, res.newTy = tv.val, tv.memSize, tv.typeID
+		if res.origSz != res.newSz {
+			res.failMemsz = !safeResize(local.s, res.origTy, targ.s, res.newTy)
+		}
+	case kind.IsType():
+		res.orig, err = calcType(kind, local)
+		if err == nil {
+			res.val, err = calcType(kind, targ)
+		}
+		if kind == ext.TypeIDTarget {
+			res.validate = false
+		}
+	case kind.IsEnumval():
+		res.orig, err = calcEnumval(kind, local)
+		if err == nil {
+			res.val, err = calcEnumval(kind, targ)
+		}
+	default:
+		err = fmt.Errorf("%w: unrecognized CO-RE relocation kind %d", ErrUnsupported, uint32(kind))
+	}
+	if err == errPoison {
+		res.poison, err = true, nil
+	}
+	return res, err
+}
+
+// safeResize reports whether a load of the field may change size: both
+// pointers, or both unsigned integers.
+func safeResize(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID) bool {
+	lt, _ := ls.TypeByID(lid)
+	tt, _ := ts.TypeByID(tid)
+	if lt.Kind() == btf.KindPointer && tt.Kind() == btf.KindPointer {
+		return true
+	}
+	return lt.Kind() == btf.KindInt && tt.Kind() == btf.KindInt &&
+		lt.Int().Encoding != btf.IntSigned && tt.Int().Encoding != btf.IntSigned
+}
+
+// outcome is what bpf_core_calc_relo_insn decides for one relocation.
+type outcome struct {
+	local, targ coreSpec
+	parsed      bool // local is complete
+	matched     bool // targ is the first matching candidate's spec
+	res         reloRes
+	ncands      int
+}
+
+// calcReloInsn is bpf_core_calc_relo_insn: parse the local spec, match
+// it against every candidate, check that all matches agree, and compute
+// the result. cands is pruned to the matching candidates when there are
+// some, as libbpf prunes its cached list.
+func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) error {
+	lt, err := local.TypeByID(r.TypeID)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := parseSpec(local, r, &out.local); err != nil {
+		return fmt.Errorf("parsing [%d] %s %s: %w", r.TypeID, kindStr(lt.Kind()), anon(lt.Name()), err)
+	}
+	out.parsed = true
+	if r.Kind == ext.TypeIDLocal {
+		out.res = reloRes{orig: uint64(r.TypeID), val: uint64(r.TypeID)}
+		return nil
+	}
+	if len(lt.NameBytes()) == 0 {
+		return fmt.Errorf("%w: <%s> relocation of an anonymous type", ErrUnsupported, r.Kind)
+	}
+	var candSpec coreSpec
+	j := 0
+	out.ncands = len(*cands)
+	for _, c := range *cands {
+		ok, err := specMatch(&out.local, c.s, c.id, &candSpec)
+		if err != nil {
+			return fmt.Errorf("matching candidate [%d]: %w", c.id, err)
+		}
+		if !ok {
+			continue
+		}
+		res, err := calcRelo(r.Kind, &out.local, &candSpec)
+		if err != nil {
+			return err
+		}
+		switch {
+		case j == 0:
+			out.res, out.targ, out.matched = res, candSpec, true
+		case candSpec.bitOffset != out.targ.bitOffset:
+			return fmt.Errorf("%w: field offset ambiguity: %d != %d", ErrInvalid, candSpec.bitOffset, out.targ.bitOffset)
+		case res.poison != out.res.poison || res.val != out.res.val:
+			return fmt.Errorf("%w: relocation decision ambiguity: %s %d != %s %d", ErrInvalid,
+				decision(res.poison), res.val, decision(out.res.poison), out.res.val)
+		}
+		(*cands)[j] = c
+		j++
+	}
+	if j > 0 {
+		*cands = (*cands)[:j]
+		return nil
+	}
+	res, err := calcRelo(r.Kind, &out.local, nil)
+	if err != nil {
+		return err
+	}
+	res.poisonNoTarget = res.poison
+	out.res = res
+	return nil
+}
+
+func decision(poison bool) string {
+	if poison {
+		return "failure"
+	}
+	return "success"
+}
+
+func anon(name string) string {
+	if name == "" {
+		return "<anon>"
+	}
+	return name
+}

@@ -1,0 +1,138 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Target is the BTF that relocations are resolved against: a kernel's
+// vmlinux BTF, and optionally module BTFs on it. As in libbpf, candidates
+// for a local type are searched in the main BTF (all of its chain, from id
+// 1), and only when it has none, in each module's own types, in the order
+// given.
+//
+// A Target caches the candidates it found, by essential name and kind, so
+// that resolving many objects against it scans its types once per batch
+// of new names. It is safe for concurrent use. Its Specs must stay open
+// while it is used.
+type Target struct {
+	main    *btf.Spec
+	modules []*btf.Spec
+
+	mu    sync.Mutex
+	cands map[string]*candEntry
+}
+
+// cand is a candidate target type.
+type cand struct {
+	s  *btf.Spec
+	id btf.TypeID
+}
+
+// candEntry holds the candidates of one essential name, by kind class.
+type candEntry struct {
+	done  uint32 // kind classes searched
+	lists [numClasses][]cand
+}
+
+// numClasses is the number of kind classes: every kind, with ENUM64
+// folded into ENUM.
+const numClasses = 32
+
+func kindClass(k btf.Kind) uint8 {
+	if k == btf.KindEnum64 {
+		return uint8(btf.KindEnum)
+	}
+	return uint8(k) % numClasses
+}
+
+// NewTarget returns a Target on main (a vmlinux BTF, or any standalone or
+// split BTF) and modules, split BTFs whose base is main.
+func NewTarget(main *btf.Spec, modules ...*btf.Spec) *Target {
+	return &Target{main: main, modules: modules, cands: map[string]*candEntry{}}
+}
+
+// Main returns the main BTF of the target.
+func (t *Target) Main() *btf.Spec { return t.main }
+
+// want is a candidate search to do: an essential name and a kind class.
+type want struct {
+	name  string
+	class uint8
+}
+
+// prepare makes sure the candidates of every w are cached, scanning the
+// target once for all that are not.
+func (t *Target) prepare(ws []want) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	missing := map[string]uint32{}
+	for _, w := range ws {
+		e := t.cands[w.name]
+		if e == nil {
+			e = &candEntry{}
+			t.cands[w.name] = e
+		}
+		if e.done&(1<<w.class) == 0 {
+			missing[w.name] |= 1 << w.class
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	t.scan(t.main, btf.ScopeAll, missing)
+	// modules are searched, all of them, only for what the main BTF lacks
+	left := map[string]uint32{}
+	for name, mask := range missing {
+		e := t.cands[name]
+		for c := range numClasses {
+			if mask&(1<<c) != 0 && len(e.lists[c]) == 0 {
+				left[name] |= 1 << c
+			}
+		}
+	}
+	for _, m := range t.modules {
+		if len(left) > 0 {
+			t.scan(m, btf.ScopeOwn, left)
+		}
+	}
+	for name, mask := range missing {
+		t.cands[name].done |= mask
+	}
+}
+
+// scan adds to the cache every type of s (in scope) whose essential name
+// and kind class are in missing: libbpf's bpf_core_add_cands.
+func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
+	var classes uint32
+	for _, mask := range missing {
+		classes |= mask
+	}
+	for id, typ := range s.Types(scope) {
+		c := kindClass(typ.Kind())
+		if classes&(1<<c) == 0 {
+			continue
+		}
+		name := typ.NameBytes()
+		if len(name) == 0 {
+			continue
+		}
+		mask, ok := missing[string(essential(name))]
+		if !ok || mask&(1<<c) == 0 {
+			continue
+		}
+		e := t.cands[string(essential(name))]
+		e.lists[c] = append(e.lists[c], cand{s: s, id: id})
+	}
+}
+
+// candidates returns the cached candidates of w; prepare must have run.
+func (t *Target) candidates(w want) []cand {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.cands[w.name]; e != nil {
+		return e.lists[w.class]
+	}
+	return nil
+}
