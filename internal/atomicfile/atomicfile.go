@@ -34,17 +34,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // contents, syncs it and renames it over path. If fill returns an error,
 // nothing is renamed and the error is returned as it is.
 func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
-	if fi, statErr := os.Stat(path); statErr == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		perm = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, perm, err := createTemp(path, perm)
 	if err != nil {
 		return err
 	}
@@ -71,4 +61,22 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 		return err
 	}
 	return nil
+}
+
+// createTemp creates the temporary file for path, beside it, and returns
+// the permissions the target will have: perm for a new file, an existing
+// target's own otherwise.
+func createTemp(path string, perm os.FileMode) (*os.File, os.FileMode, error) {
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, 0, fmt.Errorf("%s: not a regular file", path)
+		}
+		perm = fi.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	return f, perm, err
 }

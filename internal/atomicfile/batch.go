@@ -26,17 +26,7 @@ type Batch struct {
 // Add writes data to a temporary file for path, with permissions perm for
 // a new file (an existing target keeps its own).
 func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		perm = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, perm, err := createTemp(path, perm)
 	if err != nil {
 		return err
 	}
