@@ -89,7 +89,7 @@ func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
 
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
 // and DATASEC are never deduplicated and are not filed.
-func prepHash(r record, top uint64) (uint64, bool) {
+func prepHash(r record, top uint32) (uint64, bool) {
 	switch kindOf(r) {
 	case btf.KindVar, btf.KindDatasec:
 		return 0, false

@@ -25,6 +25,7 @@ var ErrDone = errors.New("dedup: Merger already deduplicated")
 type Merger struct {
 	base *Base
 	d    *state
+	keys []uint32 // AddSpec's string cache, reused
 	done bool
 }
 
@@ -63,7 +64,11 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
 	// most names recur (member names), and this saves hashing them again.
-	keys := make([]uint32, len(sec))
+	if cap(m.keys) < len(sec) {
+		m.keys = make([]uint32, len(sec))
+	}
+	keys := m.keys[:len(sec)]
+	clear(keys)
 	for id, t := range s.Types(btf.ScopeOwn) {
 		if err := appendRecord(rs, t.Record()); err != nil {
 			rs.truncate(mark)
@@ -207,6 +212,12 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 // if base is nil.
 func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 	m := New(base)
+	words, n := 0, 0
+	for _, s := range specs {
+		words += len(s.TypeSection()) / 4
+		n += s.NumTypes()
+	}
+	m.d.recs.reserve(words, n)
 	for _, s := range specs {
 		if err := m.AddSpec(s); err != nil {
 			return nil, err

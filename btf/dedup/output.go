@@ -9,24 +9,25 @@ import (
 
 // compact keeps the canonical types in their order and returns the new id
 // of every own type (0 for those dropped), as btf_dedup_compact_types.
-func (d *state) compact() []uint32 {
+func (d *state) compact() (newIDs []uint32, words int) {
 	n := d.n()
-	newIDs := make([]uint32, n)
+	newIDs = make([]uint32, n)
 	next := d.first
 	for i := range n {
 		if d.m[i] == d.first+i {
 			newIDs[i] = next
 			next++
+			words += int(d.recs.off[i+1] - d.recs.off[i])
 		}
 	}
-	return newIDs
+	return newIDs, words
 }
 
 // write returns the deduplicated BTF: header, the canonical types with
 // their ids remapped (btf_dedup_remap_types), and a string section holding
 // the strings they use. Raw BTF in host byte order with a 24-byte header.
 func (d *state) write() ([]byte, error) {
-	newIDs := d.compact()
+	newIDs, words := d.compact()
 	remap := func(id uint32) (uint32, bool) {
 		r := d.resolve(id)
 		if r <= d.blast {
@@ -37,7 +38,7 @@ func (d *state) write() ([]byte, error) {
 		}
 		return newIDs[r-d.first], true
 	}
-	var types []byte
+	types := make([]byte, 0, 4*words)
 	var nameAt []uint32 // where types holds own string keys
 	var err error
 	for i := range d.n() {

@@ -42,14 +42,14 @@ const (
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target
 )
 
-type sigs [sigTop + 1][]uint64
+type sigs [sigTop + 1][]uint32
 
 // sigClean makes h a valid memo entry: never 0, which means "not computed".
-func sigClean(h uint64) uint64 { return h | 1 }
+func sigClean(h uint64) uint32 { return uint32(h>>32) | 1 }
 
 // sigOf computes the signature of depth k (sigTop: the top signature) of
 // record r, with child giving those of referenced types.
-func sigOf(r record, k int, child func(id uint32, k int) uint64) uint64 {
+func sigOf(r record, k int, child func(id uint32, k int) uint32) uint32 {
 	kind := kindOf(r)
 	switch {
 	case kind == btf.KindInt || kind == btf.KindFloat:
@@ -78,10 +78,9 @@ func sigOf(r record, k int, child func(id uint32, k int) uint64) uint64 {
 }
 
 // refsSig mixes h with the signatures of depth k of r's references.
-func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint64) uint64 {
+func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint32) uint32 {
 	forRefs(r, func(i int) {
-		c := child(r[i], k)
-		h = mix(mix(h, uint32(c)), uint32(c>>32))
+		h = mix(h, child(r[i], k))
 	})
 	return sigClean(h)
 }
@@ -89,7 +88,7 @@ func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint64) uin
 var sigVoid = sigClean(0x766f6964)
 
 // sig returns the signature of depth k of type id.
-func (d *state) sig(id uint32, k int) uint64 {
+func (d *state) sig(id uint32, k int) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
@@ -98,7 +97,7 @@ func (d *state) sig(id uint32, k int) uint64 {
 	}
 	memo := d.sigs[k]
 	if memo == nil {
-		memo = make([]uint64, d.n())
+		memo = make([]uint32, d.n())
 		d.sigs[k] = memo
 	}
 	i := id - d.first
@@ -111,16 +110,14 @@ func (d *state) sig(id uint32, k int) uint64 {
 // structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow
 // hash (libbpf's btf_hash_struct, btf_hash_typedef) refined by its top
 // signature.
-func structKey(r record, top uint64) uint64 {
-	return mix(mix(hashShallow(r), uint32(top)), uint32(top>>32))
-}
+func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 
 // computeSigs fills the base's signatures, level by level.
 func (b *Base) computeSigs() {
 	for k := range b.sigs {
-		memo := make([]uint64, b.last+1)
+		memo := make([]uint32, b.last+1)
 		memo[0] = sigVoid
-		child := func(id uint32, k int) uint64 { return b.sigs[k][id] }
+		child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
 		for id := uint32(1); id <= b.last; id++ {
 			memo[id] = sigOf(b.rec(id), k, child)
 		}
