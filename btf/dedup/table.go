@@ -18,15 +18,21 @@ import "iter"
 // insertion order and are never changed. Slots are found by open
 // addressing on the 64-bit hash. Guarded by BenchmarkMerged.
 type table struct {
-	under *table   // frozen table below, or nil
-	keys  []uint64 // hash of the slot's chain
-	heads []int32  // 1+ index in ents of the chain's newest entry, 0 = empty
-	tails []int32  // 1+ index of its oldest entry
+	under *table // frozen table below, or nil
+	slots []slot
 	used  int
 	ents  []entry
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
 	grows uint32
+}
+
+// slot is one chain's place in the open-addressing index: one probe reads
+// one 16-byte slot.
+type slot struct {
+	key  uint64 // hash of the chain
+	head int32  // 1+ index in ents of the chain's newest entry, 0 = empty
+	tail int32  // 1+ index of its oldest entry
 }
 
 type entry struct {
@@ -50,9 +56,7 @@ func newTable(under *table, hint int) *table {
 	return t
 }
 
-func (t *table) alloc(n int) {
-	t.keys, t.heads, t.tails = make([]uint64, n), make([]int32, n), make([]int32, n)
-}
+func (t *table) alloc(n int) { t.slots = make([]slot, n) }
 
 // add appends a canonical type under hash h, as hashmap__append does.
 func (t *table) add(h uint64, id uint32) {
@@ -68,47 +72,46 @@ func (t *table) add(h uint64, id uint32) {
 // (see enums.go) files entries with the epoch and sequence number their
 // type got in the main table.
 func (t *table) file(h uint64, e entry) {
-	if 2*(t.used+1) > len(t.keys) {
+	if 2*(t.used+1) > len(t.slots) {
 		t.rehash()
 	}
-	i := t.slot(h)
-	if t.heads[i] == 0 {
-		t.keys[i] = h
-		t.tails[i] = int32(len(t.ents)) + 1
+	sl := &t.slots[t.slot(h)]
+	if sl.head == 0 {
+		sl.key = h
+		sl.tail = int32(len(t.ents)) + 1
 		t.used++
 	} else {
-		t.ents[t.heads[i]-1].next = int32(len(t.ents)) + 1
+		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
 	}
-	e.prev, e.next = t.heads[i], 0
+	e.prev, e.next = sl.head, 0
 	t.ents = append(t.ents, e)
-	t.heads[i] = int32(len(t.ents))
+	sl.head = int32(len(t.ents))
 }
 
 // slot returns the slot of h: its own, or the empty one where it belongs.
 func (t *table) slot(h uint64) uint32 {
-	mask := uint32(len(t.keys) - 1)
+	mask := uint32(len(t.slots) - 1)
 	i := uint32(h>>32) & mask
-	for t.heads[i] != 0 && t.keys[i] != h {
+	for t.slots[i].head != 0 && t.slots[i].key != h {
 		i = (i + 1) & mask
 	}
 	return i
 }
 
 func (t *table) rehash() {
-	keys, heads, tails := t.keys, t.heads, t.tails
-	t.alloc(2 * len(keys))
-	for j, hd := range heads {
-		if hd != 0 {
-			i := t.slot(keys[j])
-			t.keys[i], t.heads[i], t.tails[i] = keys[j], hd, tails[j]
+	old := t.slots
+	t.alloc(2 * len(old))
+	for _, sl := range old {
+		if sl.head != 0 {
+			t.slots[t.slot(sl.key)] = sl
 		}
 	}
 }
 
 // ends returns the newest and oldest entries (1-based) filed under h.
 func (t *table) ends(h uint64) (head, tail int32) {
-	i := t.slot(h)
-	return t.heads[i], t.tails[i]
+	sl := &t.slots[t.slot(h)]
+	return sl.head, sl.tail
 }
 
 // candidates yields the ids filed under h in the order libbpf tries them.
