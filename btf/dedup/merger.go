@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -105,10 +106,8 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 // the btf package has validated).
 func cstr(sec []byte, off uint32) []byte {
 	rest := sec[off:]
-	for i, c := range rest {
-		if c == 0 {
-			return rest[:i]
-		}
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		return rest[:i]
 	}
 	return rest
 }
@@ -212,12 +211,15 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 // if base is nil.
 func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 	m := New(base)
-	words, n := 0, 0
+	words, n, strs := 0, 0, 0
 	for _, s := range specs {
 		words += len(s.TypeSection()) / 4
 		n += s.NumTypes()
+		sec, _ := s.StringSection()
+		strs += len(sec)
 	}
 	m.d.recs.reserve(words, n)
+	m.d.strs.own.reserve(strs / 32) // most module strings are in the base or repeat
 	for _, s := range specs {
 		if err := m.AddSpec(s); err != nil {
 			return nil, err
