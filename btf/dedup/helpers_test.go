@@ -2,6 +2,7 @@ package dedup_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,3 +90,5 @@ func equalDumps(tb testing.TB, got, want []byte) {
 		testfixtures.CompareLines(tb, got, want)
 	}
 }
+
+func bigEndianOrder() binary.ByteOrder { return binary.BigEndian }

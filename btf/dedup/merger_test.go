@@ -1,0 +1,69 @@
+package dedup_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+)
+
+// TestMergerBuilders: a split Builder holding a module's types twice (one
+// copy from the Spec, one from a Builder of it) deduplicates like the
+// module appended to itself, and Builder() gives the same types back in a
+// Builder; a used Merger says ErrDone.
+func TestMergerBuilders(t *testing.T) {
+	vm, base := debian(t)
+	mod := module(t, "af_key")
+	b, err := builder.NewSplit(vm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyAll(mod); err != nil {
+		t.Fatal(err)
+	}
+	m := dedup.New(base)
+	if err := m.AddSpec(mod); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddBuilder(b); err != nil {
+		t.Fatal(err)
+	}
+	if m.NumTypes() != 2*mod.NumTypes() {
+		t.Fatalf("%d types appended, want %d", m.NumTypes(), 2*mod.NumTypes())
+	}
+	out, err := m.Builder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := out.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalDumps(t, dumpOwn(t, parse(t, raw, vm)), golden(t, "af_key-x2", vm))
+	if err := m.AddSpec(mod); !errors.Is(err, dedup.ErrDone) {
+		t.Errorf("AddSpec after Builder: %v, want ErrDone", err)
+	}
+	// Split input on another base is refused.
+	if err := dedup.New(nil).AddSpec(mod); err == nil {
+		t.Error("split input accepted by a standalone Merger")
+	}
+}
+
+// TestMarshalOptions: dedup.Marshal writes the byte order and header asked
+// for, with the same types.
+func TestMarshalOptions(t *testing.T) {
+	want, err := dedup.Marshal(exampleBuilder(), nil, builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dedup.Marshal(exampleBuilder(), nil, builder.Options{ByteOrder: bigEndianOrder(), Layout: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := parse(t, got, nil)
+	if s.HeaderLen() != 32 || s.ByteOrder() != bigEndianOrder() {
+		t.Errorf("header %d bytes, order %v; want 32, big endian", s.HeaderLen(), s.ByteOrder())
+	}
+	equalDumps(t, dumpOwn(t, s), dumpOwn(t, parse(t, want, nil)))
+}
