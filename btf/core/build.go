@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -52,19 +53,17 @@ func Minimal(ctx context.Context, t *Target, objs []*Object) (*builder.Builder, 
 // elements' names).
 func (m *marker) build() (*builder.Builder, error) {
 	ids := make([]btf.TypeID, len(m.types)*64)
-	next := btf.TypeID(1)
-	for id := range ids {
-		if m.types.has(uint32(id)) {
-			ids[id] = next
-			next++
+	var order []btf.TypeID
+	for w, word := range m.types {
+		for ; word != 0; word &= word - 1 {
+			id := btf.TypeID(w*64 + bits.TrailingZeros64(word))
+			order = append(order, id)
+			ids[id] = btf.TypeID(len(order))
 		}
 	}
 	b := builder.New()
-	for id := range ids {
-		if ids[id] == 0 {
-			continue
-		}
-		t, err := m.s.TypeByID(btf.TypeID(id))
+	for _, id := range order {
+		t, err := m.s.TypeByID(id)
 		if err != nil {
 			return nil, err
 		}

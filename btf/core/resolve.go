@@ -130,6 +130,11 @@ func (o *Object) resolveOne(secName string, i int, r ext.CORERelo, t *Target, ca
 		res.Skipped = true
 		if prog != nil {
 			res.Program = prog.Name
+			res.Insn -= prog.InsnOff
+		}
+		var spec coreSpec
+		if parseSpec(o.BTF, r, &spec) == nil {
+			res.LocalSpec = spec.format()
 		}
 		return res
 	}

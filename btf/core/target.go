@@ -103,27 +103,40 @@ func (t *Target) prepare(ws []want) {
 }
 
 // scan adds to the cache every type of s (in scope) whose essential name
-// and kind class are in missing: libbpf's bpf_core_add_cands.
+// and kind class are in missing: libbpf's bpf_core_add_cands, for all
+// the names at once.
 func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 	var classes uint32
 	for _, mask := range missing {
 		classes |= mask
 	}
-	for id, typ := range s.Types(scope) {
+	var kinds []btf.Kind
+	for k := btf.KindUnknown; k <= btf.KindEnum64; k++ {
+		if classes&(1<<kindClass(k)) != 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	var first [256]bool
+	for name := range missing {
+		if name != "" {
+			first[name[0]] = true
+		}
+	}
+	match := func(name []byte) bool {
+		if !first[name[0]] {
+			return false
+		}
+		_, ok := missing[string(essential(name))]
+		return ok
+	}
+	for typ := range s.FindNamed(kinds, scope, match) {
+		name := essential(typ.NameBytes())
 		c := kindClass(typ.Kind())
-		if classes&(1<<c) == 0 {
+		if missing[string(name)]&(1<<c) == 0 {
 			continue
 		}
-		name := typ.NameBytes()
-		if len(name) == 0 {
-			continue
-		}
-		mask, ok := missing[string(essential(name))]
-		if !ok || mask&(1<<c) == 0 {
-			continue
-		}
-		e := t.cands[string(essential(name))]
-		e.lists[c] = append(e.lists[c], cand{s: s, id: id})
+		e := t.cands[string(name)]
+		e.lists[c] = append(e.lists[c], cand{s: s, id: typ.ID()})
 	}
 }
 

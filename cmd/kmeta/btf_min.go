@@ -12,7 +12,10 @@ import (
 type btfMinFlags struct {
 	base        string
 	types       string
+	objs        []string
 	out         string
+	dir         string
+	jobs        int
 	fwdPointees bool
 	write       btfWriteFlags
 }
@@ -20,8 +23,8 @@ type btfMinFlags struct {
 func (c *cli) btfMinCmd() *cobra.Command {
 	var f btfMinFlags
 	cmd := &cobra.Command{
-		Use:   "min FILE --types NAME[,NAME...] -o OUT",
-		Short: "Write minimal BTF: the named types and everything they need",
+		Use:   "min FILE [-B BASE] (--types NAME[,NAME...] | --obj OBJ...) -o OUT",
+		Short: "Write minimal BTF: named types and what they need, or what BPF programs' CO-RE relocations use",
 		Long: `Write standalone BTF holding the types of FILE named by --types, all
 matches of each name, and every type they reference, with ids renumbered
 densely from 1. FILE may be split BTF (a module) with -B BASE; the output
@@ -29,10 +32,40 @@ is still standalone. A name may carry a kind: "struct:task_struct".
 
 --fwd-pointees turns named structs and unions that are reachable only
 through pointers into forward declarations, which makes the output much
-smaller. OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
+smaller. --obj OBJ (repeatable) writes instead the minimal BTF for the BPF
+objects' CO-RE relocations, byte for byte what "bpftool gen min_core_btf
+FILE OUT OBJ..." writes (bpftool 7.1): each relocation resolves on it as on
+FILE. With -B BASE, FILE is module BTF and BASE its vmlinux, searched
+first as libbpf does.
+
+Batch mode, -d OUTDIR --obj OBJ... K1 K2 ...: one minimal BTF per kernel
+BTF Ki, written to OUTDIR under Ki's file name (without .gz, .xz, .zst),
+the kernels processed in parallel (-j N, default: every core). A
+progress line appears when stderr is a terminal.
+
+OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
 section; "-" writes to stdout.`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.dir != "" {
+				return cobra.MinimumNArgs(1)(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(f.objs) > 0 && f.types != "":
+				return fmt.Errorf("--types and --obj exclude each other")
+			case len(f.objs) > 0 && f.fwdPointees:
+				return fmt.Errorf("--fwd-pointees applies to --types only")
+			case f.dir != "" && len(f.objs) == 0:
+				return fmt.Errorf("-d OUTDIR needs --obj")
+			case f.dir != "" && (f.out != "" || f.base != ""):
+				return fmt.Errorf("-d OUTDIR writes one file per kernel: it takes no -o and no -B")
+			case f.dir != "":
+				return c.btfMinBatch(args, f)
+			case len(f.objs) > 0:
+				return c.btfMinObjs(args[0], f)
+			}
 			return c.btfMin(args[0], f)
 		},
 	}
@@ -40,6 +73,9 @@ section; "-" writes to stdout.`,
 	cmd.Flags().StringVar(&f.types, "types", "", "type `NAMES` to keep, comma separated, each NAME or KIND:NAME")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
 	cmd.Flags().BoolVar(&f.fwdPointees, "fwd-pointees", false, "turn structs reachable only through pointers into FWDs")
+	cmd.Flags().StringArrayVar(&f.objs, "obj", nil, "BPF `OBJ` whose CO-RE relocations the output serves (repeatable)")
+	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "batch mode: write one output per kernel into `OUTDIR`")
+	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "batch mode: kernels processed at once (`N`, default: number of CPUs)")
 	f.write.register(cmd)
 	return cmd
 }
@@ -112,14 +148,18 @@ func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags, inputs .
 	if err != nil {
 		return err
 	}
-	var data []byte
-	if w.elf || strings.HasSuffix(out, ".o") {
-		data, err = b.MarshalELF(opts)
-	} else {
-		data, err = b.Marshal(opts)
-	}
+	data, err := marshalBTF(b, out, w, opts)
 	if err != nil {
 		return err
 	}
 	return c.writeOutput(out, data, inputs...)
+}
+
+// marshalBTF marshals b as raw BTF, or as an ELF object for --elf and
+// names ending in ".o".
+func marshalBTF(b *builder.Builder, out string, w btfWriteFlags, opts builder.Options) ([]byte, error) {
+	if w.elf || strings.HasSuffix(out, ".o") {
+		return b.MarshalELF(opts)
+	}
+	return b.Marshal(opts)
 }

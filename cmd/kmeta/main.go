@@ -109,6 +109,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfFindCmd(),
 		c.btfModulesCmd(),
 		c.btfMinCmd(),
+		c.btfCoreCmd(),
 		c.btfCopyCmd(),
 		c.btfLayoutCmd(),
 		c.btfEncodeCmd(),

@@ -1,0 +1,58 @@
+package core_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+)
+
+// BenchmarkMinimalFile is the work of "kmeta btf min FILE --obj prog.bpf.o"
+// without the process: open (map and validate) the host vmlinux BTF and
+// the object, resolve, build and marshal the minimal BTF. It guards the
+// candidate scan (Target.scan) and the marking.
+func BenchmarkMinimalFile(b *testing.B) {
+	dir := b.TempDir()
+	files := writeAll(b, dir, map[string]string{"host": kernels["host-6.18"]}, ".btf")
+	objs := writeAll(b, dir, map[string]string{"prog": objects["prog"]}, ".o")
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := btf.Open(files["host"])
+		if err != nil {
+			b.Fatal(err)
+		}
+		obj, err := core.OpenObject(objs["prog"], btf.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bld, err := core.Minimal(context.Background(), core.NewTarget(s), []*core.Object{obj})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bld.Marshal(builder.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		obj.Close()
+		s.Close()
+	}
+}
+
+// BenchmarkResolve resolves prog.bpf.o against a parsed kernel BTF, with
+// a new Target each time (so the candidate scan is included).
+func BenchmarkResolve(b *testing.B) {
+	s := kernel(b, "host-6.18")
+	obj := object(b, "prog")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := core.Resolve(context.Background(), obj, core.NewTarget(s)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var _ = os.Getpid
+var _ = filepath.Join

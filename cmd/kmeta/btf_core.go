@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/kernel"
+)
+
+type btfCoreFlags struct {
+	target string
+	base   string
+	kernel bool
+	kf     kernelFlags
+	json   bool
+}
+
+func (c *cli) btfCoreCmd() *cobra.Command {
+	var f btfCoreFlags
+	cmd := &cobra.Command{
+		Use:   "core OBJ [--target FILE [-B BASE] | --kernel]",
+		Short: "Resolve a BPF object's CO-RE relocations against a kernel, as libbpf does",
+		Long: `Resolve every CO-RE relocation of the BPF object OBJ (clang -target bpf -g)
+against a kernel's BTF with libbpf's rules, and print one line per
+relocation: the ELF section, the program, libbpf's relocation index, the
+instruction, the kind, the local access spec in libbpf's notation, and the
+value libbpf patches in, or why the relocation fails.
+
+--target FILE resolves against FILE (vmlinux BTF; with -B BASE, module BTF
+on its vmlinux, which is searched first, as libbpf does). --kernel, the
+default, resolves against the running kernel: vmlinux and its modules'
+BTF (--sysfs DIR, --root DIR as for "btf find --kernel").
+
+--json prints an array of objects with the keys section, program, index,
+insn, kind, local_type, local, target_type, target_spec, orig and target
+(the value, or null when the instruction would be poisoned or the
+relocation fails), and poisoned, skipped, error when they apply.
+
+Exits 0 when every relocation resolves, 1 when one does not (libbpf would
+poison its instruction or refuse the object: the program does not load
+unless that instruction is dead code).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.target != "" && (f.kernel || f.kf.sysfs != "" || f.kf.root != "") {
+				return errors.New("--target and --kernel exclude each other")
+			}
+			if f.base != "" && f.target == "" {
+				return errors.New("-B BASE needs --target FILE")
+			}
+			return c.btfCore(args[0], f)
+		},
+	}
+	cmd.Flags().StringVar(&f.target, "target", "", "target kernel BTF `FILE` (vmlinux, or module BTF with -B)")
+	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` of a module --target")
+	cmd.Flags().BoolVar(&f.kernel, "kernel", false, "resolve against the running kernel (the default)")
+	f.kf.register(cmd)
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	return cmd
+}
+
+func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
+	obj, err := core.OpenObject(objPath, c.readOptions(nil))
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	target, done, err := c.coreTarget(f)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rs, err := core.Resolve(c.ctx, obj, target)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		err = c.printCoreJSON(rs)
+	} else {
+		err = c.printCore(rs)
+	}
+	if err != nil {
+		return err
+	}
+	for i := range rs {
+		if !rs[i].Skipped && !rs[i].OK() {
+			return errQuiet
+		}
+	}
+	return nil
+}
+
+// coreTarget opens the target of btf core: --target FILE (on -B BASE), or
+// the running kernel's vmlinux and module BTFs.
+func (c *cli) coreTarget(f btfCoreFlags) (*core.Target, func(), error) {
+	if f.target != "" {
+		o, err := c.openSpec(f.target, f.base)
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.base != nil {
+			return core.NewTarget(o.base, o.spec), o.Close, nil
+		}
+		return core.NewTarget(o.spec), o.Close, nil
+	}
+	cache := kernel.NewCache(f.kf.options())
+	h, err := cache.Acquire()
+	if err != nil {
+		cache.Close()
+		return nil, nil, err
+	}
+	done := func() { h.Release(); cache.Close() }
+	names, err := h.Modules()
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	var mods []*btf.Spec
+	for _, name := range names {
+		m, err := h.Module(name)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
+			continue
+		}
+		mods = append(mods, m)
+	}
+	return core.NewTarget(h.Vmlinux(), mods...), done, nil
+}
+
+// coreValue is the text form of a Result's outcome.
+func coreValue(r *core.Result) string {
+	switch {
+	case r.Skipped:
+		return "skipped (program not loaded)"
+	case r.OK():
+		return fmt.Sprint(r.Value)
+	}
+	return "FAILS: " + r.Reason()
+}
+
+func (c *cli) printCore(rs []core.Result) error {
+	w := bufio.NewWriter(c.out())
+	for i := range rs {
+		r := &rs[i]
+		prog := r.Program
+		if prog == "" {
+			prog = "-"
+		}
+		local := r.LocalSpec
+		if local == "" {
+			local = fmt.Sprintf("[%d]", r.LocalType)
+		}
+		fmt.Fprintf(w, "%s %s relo #%d insn #%d <%s> %s -> %s\n", r.Section, prog, r.Index, r.Insn, r.Kind, local, coreValue(r))
+	}
+	return w.Flush()
+}
+
+// coreJSON is one relocation in --json output.
+type coreJSON struct {
+	Section    string  `json:"section"`
+	Program    string  `json:"program"`
+	Index      int     `json:"index"`
+	Insn       int     `json:"insn"`
+	Kind       string  `json:"kind"`
+	LocalType  uint32  `json:"local_type"`
+	Local      string  `json:"local"`
+	TargetType uint32  `json:"target_type,omitempty"`
+	TargetSpec string  `json:"target_spec,omitempty"`
+	Orig       *uint64 `json:"orig,omitempty"`
+	Target     *uint64 `json:"target"`
+	Poisoned   bool    `json:"poisoned,omitempty"`
+	Skipped    bool    `json:"skipped,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+func (c *cli) printCoreJSON(rs []core.Result) error {
+	out := make([]coreJSON, 0, len(rs))
+	for i := range rs {
+		r := &rs[i]
+		j := coreJSON{Section: r.Section, Program: r.Program, Index: r.Index, Insn: r.Insn, Kind: r.Kind.String(),
+			LocalType: uint32(r.LocalType), Local: r.LocalSpec, TargetType: uint32(r.TargetType), TargetSpec: r.TargetSpec,
+			Poisoned: r.Poisoned, Skipped: r.Skipped}
+		if r.Err != nil {
+			j.Error = r.Err.Error()
+		}
+		if !r.Skipped && r.Err == nil {
+			j.Orig = &r.Orig
+		}
+		if !r.Skipped && r.OK() {
+			j.Target = &r.Value
+		}
+		out = append(out, j)
+	}
+	w := bufio.NewWriter(c.out())
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	return w.Flush()
+}

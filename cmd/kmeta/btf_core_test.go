@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestBTFCore: the text and JSON output of btf core for the shared
+// fixture's program on the Debian kernel, and the exit statuses.
+func TestBTFCore(t *testing.T) {
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	prog := testfixtures.Path(t, "elf/prog.bpf.o.gz")
+	out, err := kmeta(t, nil, "btf", "core", prog, "--target", deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want0 := "tp_btf/sched_process_exec handle_exec relo #0 insn #9 <byte_off> [13] struct task_struct.tgid (0:93 @ offset 1268) -> 2420"
+	if len(lines) != 11 || lines[0] != want0 {
+		t.Fatalf("got %d lines, first %q", len(lines), lines[0])
+	}
+	js, err := kmeta(t, nil, "btf", "core", prog, "--target", deb, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []map[string]any
+	if err := json.Unmarshal([]byte(js), &rs); err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	for k, v := range map[string]any{"section": "tp_btf/sched_process_exec", "program": "handle_exec", "index": 0.0, "insn": 9.0, "kind": "byte_off", "target": 2420.0} {
+		if r[k] != v {
+			t.Errorf("%s = %v, want %v", k, r[k], v)
+		}
+	}
+
+	// A poisoned relocation exits 1 and has target null.
+	fields := testfixtures.Path(t, "core/fields.bpf.o.gz")
+	js, err = kmeta(t, nil, "btf", "core", fields, "--target", deb, "--json")
+	if exitStatus(t.Context(), err) != exitNotFound {
+		t.Fatalf("poisoned relocation: %v", err)
+	}
+	if err := json.Unmarshal([]byte(js), &rs); err != nil {
+		t.Fatal(err)
+	}
+	if rs[16]["target"] != nil || rs[16]["poisoned"] != true {
+		t.Errorf("relo #16: %v", rs[16])
+	}
+
+	// Usage errors and unreadable objects exit 2.
+	for _, args := range [][]string{
+		{"btf", "core", prog, "--target", deb, "--kernel"},
+		{"btf", "core", prog, "-B", deb},
+		{"btf", "core", deb, "--target", deb},
+	} {
+		if _, err := kmeta(t, nil, args...); exitStatus(t.Context(), err) != exitFailure {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// TestBTFMinObj: btf min --obj writes bpftool's bytes, for one object and
+// for several; batch mode writes one file per kernel.
+func TestBTFMinObj(t *testing.T) {
+	dir := t.TempDir()
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	host := testfixtures.File(t, testfixtures.HostVmlinux)
+	objs := map[string]string{}
+	for _, o := range []string{"core/fields.bpf.o.gz", "core/types.bpf.o.gz", "core/matches.bpf.o.gz", "elf/prog.bpf.o.gz"} {
+		objs[filepath.Base(o)] = testfixtures.Path(t, o)
+	}
+	out := filepath.Join(dir, "min.btf")
+	if _, err := kmeta(t, nil, "btf", "min", deb, "--obj", objs["prog.bpf.o.gz"], "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	same(t, out, "core/bpftool/prog.debian-6.1.min.btf")
+	args := []string{"btf", "min", host, "-o", out}
+	for _, o := range []string{"prog", "fields", "types", "matches"} {
+		args = append(args, "--obj", objs[o+".bpf.o.gz"])
+	}
+	if _, err := kmeta(t, nil, args...); err != nil {
+		t.Fatal(err)
+	}
+	same(t, out, "core/bpftool/all.host-6.18.min.btf")
+
+	// Batch: both kernels at once.
+	outDir := filepath.Join(dir, "out")
+	if err := os.Mkdir(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kmeta(t, nil, "btf", "min", "-d", outDir, "--obj", objs["prog.bpf.o.gz"], deb, host); err != nil {
+		t.Fatal(err)
+	}
+	same(t, filepath.Join(outDir, filepath.Base(deb)), "core/bpftool/prog.debian-6.1.min.btf")
+	same(t, filepath.Join(outDir, filepath.Base(host)), "core/bpftool/prog.host-6.18.min.btf")
+
+	for _, bad := range [][]string{
+		{"btf", "min", deb, "--obj", objs["prog.bpf.o.gz"], "--types", "task_struct", "-o", out},
+		{"btf", "min", "-d", outDir, deb},
+		{"btf", "min", "-d", outDir, "--obj", objs["prog.bpf.o.gz"], deb, deb},
+		{"btf", "min", deb, "--obj", deb, "-o", out},
+	} {
+		if _, err := kmeta(t, nil, bad...); exitStatus(t.Context(), err) != exitFailure {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}
+
+func same(tb testing.TB, path, golden string) {
+	tb.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !bytes.Equal(got, testfixtures.Read(tb, golden)) {
+		tb.Errorf("%s differs from %s", path, golden)
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+)
+
+// openObjects opens the BPF objects of --obj; close them with closeObjects.
+func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
+	objs := make([]*core.Object, 0, len(paths))
+	for _, p := range paths {
+		obj, err := core.OpenObject(p, c.readOptions(nil))
+		if err != nil {
+			closeObjects(objs)
+			return nil, err
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
+}
+
+func closeObjects(objs []*core.Object) {
+	for _, o := range objs {
+		o.Close()
+	}
+}
+
+// btfMinObjs writes the minimal BTF of FILE for the objects' relocations.
+func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
+	if f.out == "" {
+		return fmt.Errorf("missing -o OUT")
+	}
+	inputs := append([]string{path, f.base}, f.objs...)
+	if f.out != "-" {
+		if err := checkOutput(f.out, inputs...); err != nil {
+			return err
+		}
+	}
+	objs, err := c.openObjects(f.objs)
+	if err != nil {
+		return err
+	}
+	defer closeObjects(objs)
+	o, err := c.openSpec(path, f.base)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	t := core.NewTarget(o.spec)
+	if o.base != nil {
+		t = core.NewTarget(o.base, o.spec)
+	}
+	b, err := core.Minimal(c.ctx, t, objs)
+	if err != nil {
+		return err
+	}
+	return c.writeBTF(b, f.out, f.write, inputs...)
+}
+
+// btfMinBatch writes one minimal BTF per kernel into f.dir, the kernels
+// spread over f.jobs goroutines; the objects are read once and shared.
+func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
+	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
+	outs, err := batchOutputs(kernels, f.dir)
+	if err != nil {
+		return err
+	}
+	objs, err := c.openObjects(f.objs)
+	if err != nil {
+		return err
+	}
+	defer closeObjects(objs)
+	jobs := f.jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		batch atomicfile.Batch
+		next  atomic.Int64
+		done  atomic.Int64
+		errs  = make([]error, len(kernels))
+		wg    sync.WaitGroup
+	)
+	progress := c.progress("min", len(kernels))
+	for range min(jobs, len(kernels)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(kernels) && c.ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				errs[i] = c.minOne(&batch, kernels[i], outs[i], objs, f, opts)
+				progress(int(done.Add(1)))
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil && c.ctx.Err() != nil {
+			err = c.ctx.Err()
+		}
+		if err != nil {
+			batch.Abort()
+			return fmt.Errorf("%s: %w", kernels[i], err)
+		}
+	}
+	return batch.Commit()
+}
+
+// minOne writes the minimal BTF of one kernel into the batch.
+func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Object, f btfMinFlags, opts builder.Options) error {
+	s, err := c.openOne(kpath, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	b, err := core.Minimal(c.ctx, core.NewTarget(s), objs)
+	if err != nil {
+		return err
+	}
+	data, err := marshalBTF(b, out, f.write, opts)
+	if err != nil {
+		return err
+	}
+	return batch.Add(out, data, 0o644)
+}
+
+// batchOutputs names the output of each kernel: its file name in dir,
+// without a compression suffix. Two kernels with one name, or an output
+// that is an input, are refused.
+func batchOutputs(kernels []string, dir string) ([]string, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	}
+	seen := map[string]string{}
+	outs := make([]string, len(kernels))
+	for i, k := range kernels {
+		if k == "-" {
+			return nil, fmt.Errorf("batch mode reads kernels from files, not stdin")
+		}
+		name := filepath.Base(k)
+		for _, ext := range []string{".gz", ".xz", ".zst"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		if prev, ok := seen[name]; ok {
+			return nil, fmt.Errorf("%s and %s would both be written to %s", prev, k, filepath.Join(dir, name))
+		}
+		seen[name] = k
+		outs[i] = filepath.Join(dir, name)
+		if err := checkOutput(outs[i], kernels...); err != nil {
+			return nil, err
+		}
+	}
+	return outs, nil
+}
