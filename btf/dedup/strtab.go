@@ -147,14 +147,6 @@ func (t *strtab) intern(s []byte) (uint32, error) {
 	return t.start + off, nil
 }
 
-// str returns the string of key k.
-func (t *strtab) str(k uint32) []byte {
-	if k < t.start {
-		return t.base.str(k)
-	}
-	return cstr(t.own.data, k-t.start)
-}
-
 // data returns the own string section.
 func (t *strtab) data() []byte { return t.own.data }
 
@@ -166,15 +158,6 @@ type baseStrings struct {
 	start []uint32
 	end   uint32
 	index strset // over all sections, concatenated
-}
-
-func (b *baseStrings) str(off uint32) []byte {
-	for k := len(b.secs) - 1; k >= 0; k-- {
-		if off >= b.start[k] {
-			return cstr(b.secs[k], off-b.start[k])
-		}
-	}
-	return nil
 }
 
 func (b *baseStrings) find(s []byte) (uint32, bool) { return b.index.find(s) }
