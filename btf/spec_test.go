@@ -1,7 +1,6 @@
 package btf_test
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -311,67 +310,6 @@ func TestPointerSize(t *testing.T) {
 		}
 		if got := mustParse(t, b.bytes(), nil).PointerSize(); got != tc.want {
 			t.Errorf("INTs %q: PointerSize = %d, want %d", tc.ints, got, tc.want)
-		}
-	}
-}
-
-// TestSplitWalk parses the fixtures with the type section walked in one
-// piece and in two halves (see indexTypes), and checks that the Specs
-// agree on every type, and that the halves were used.
-func TestSplitWalk(t *testing.T) {
-	inputs := map[string][]byte{
-		"host":   testfixtures.Read(t, testfixtures.HostVmlinux),
-		"debian": testfixtures.Read(t, testfixtures.DebianVmlinux),
-	}
-	for name, data := range testfixtures.Modules(t) {
-		if len(inputs) < 40 {
-			inputs[name] = data
-		}
-	}
-	base := debianSpec(t)
-	used := 0
-	defer func() { t.Logf("the second half was used for %d of %d inputs", used, len(inputs)) }()
-	for name, data := range inputs {
-		parse := func() (*btf.Spec, error) {
-			if name == "host" || name == "debian" {
-				return btf.Parse(data)
-			}
-			return btf.ParseSplit(data, base)
-		}
-		restore := btf.SetSplitMin(1 << 31)
-		one, err := parse()
-		restore()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		before := btf.SplitMerges()
-		restore = btf.SetSplitMin(0)
-		two, err := parse()
-		restore()
-		if err != nil {
-			t.Fatalf("%s, in halves: %v", name, err)
-		}
-		if btf.SplitMerges() > before {
-			used++
-		} else if name == "host" || name == "debian" {
-			t.Errorf("%s: the second half was not used", name)
-		}
-		if one.NumTypes() != two.NumTypes() {
-			t.Fatalf("%s: %d types, in halves %d", name, one.NumTypes(), two.NumTypes())
-		}
-		for id := one.FirstID(); id <= one.LastID(); id++ {
-			a, errA := one.TypeByID(id)
-			b, errB := two.TypeByID(id)
-			if errA != nil || errB != nil || !bytes.Equal(a.Record(), b.Record()) {
-				t.Fatalf("%s: type %d differs: %v, %v", name, id, errA, errB)
-			}
-		}
-		for _, k := range []btf.Kind{btf.KindStruct, btf.KindFunc, btf.KindTypedef} {
-			a, _ := one.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
-			b, _ := two.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
-			if len(a) != len(b) {
-				t.Errorf("%s: Find task_struct (%v): %d vs %d", name, k, len(a), len(b))
-			}
 		}
 	}
 }
