@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -137,13 +135,13 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query, keep []bool) 
 	}
 	per := make([]found, len(mods))
 	dir := h.g.opts.BTFDir()
-	dirfd := unix.AT_FDCWD
+	dirfd := atFDCWD
 	if q.needle != nil && keep == nil {
 		// Modules are read by name relative to the directory, which
 		// spares the kernel a path walk per module.
 		if fd, err := openDir(dir); err == nil {
 			dirfd = fd
-			defer unix.Close(fd)
+			defer closeFD(fd)
 		}
 	}
 	parallel(len(mods), func(i int) {
@@ -246,7 +244,7 @@ const (
 // one open reports. q.needle must be set.
 func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Spec, error) {
 	name := m.name
-	if dirfd == unix.AT_FDCWD {
+	if dirfd == atFDCWD {
 		name = filepath.Join(dir, m.name)
 	}
 	if !mayHold(dirfd, name, q.needle) {
@@ -273,7 +271,7 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	defer unix.Close(fd)
+	defer closeFD(fd)
 	if cap(*buf) < headLen {
 		*buf = make([]byte, 0, headLen)
 	}

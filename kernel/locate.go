@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -83,11 +81,10 @@ func (o Options) VmlinuxPaths() ([]string, error) {
 func (o Options) release() (string, error) {
 	rel := o.Release
 	if rel == "" {
-		var u unix.Utsname
-		if err := unix.Uname(&u); err != nil {
+		var err error
+		if rel, err = runningRelease(); err != nil {
 			return "", fmt.Errorf("kernel: uname: %w", err)
 		}
-		rel = unix.ByteSliceToString(u.Release[:])
 	}
 	if !validName(rel) {
 		return "", fmt.Errorf("kernel: invalid release %q", rel)

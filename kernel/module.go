@@ -12,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -112,22 +110,22 @@ func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 // it exists), or, when the size is 0, until EOF. It reads at most
 // MaxModuleSize bytes.
 func readFile(path string) ([]byte, error) {
-	fd, err := openRead(unix.AT_FDCWD, path)
+	fd, err := openRead(atFDCWD, path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := fstat(fd, &st); err != nil {
+	defer closeFD(fd)
+	size, regular, err := fileSize(fd)
+	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if !regular {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
-	if st.Size > MaxModuleSize {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("file is %d bytes, more than MaxModuleSize (%d)", st.Size, MaxModuleSize)}
+	if size > MaxModuleSize {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("file is %d bytes, more than MaxModuleSize (%d)", size, MaxModuleSize)}
 	}
-	buf, err := readFd(fd, int(st.Size))
+	buf, err := readFd(fd, int(size))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
@@ -166,36 +164,6 @@ func readFd(fd, size int) ([]byte, error) {
 	}
 }
 
-func openRead(dirfd int, name string) (int, error) {
-	for {
-		// O_NONBLOCK: opening a FIFO planted under a fake root must not
-		// block; it is rejected as not a regular file. Reads of regular
-		// files ignore the flag.
-		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-// openDir opens the directory at path for openat.
-func openDir(path string) (int, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-func fstat(fd int, st *unix.Stat_t) error {
-	for {
-		if err := unix.Fstat(fd, st); err != unix.EINTR {
-			return err
-		}
-	}
-}
-
 // preadFull reads into b from offset off of fd until b is full or the
 // file ends, and returns the number of bytes read.
 func preadFull(fd int, b []byte, off int64) (int, error) {
@@ -211,24 +179,6 @@ func preadFull(fd int, b []byte, off int64) (int, error) {
 		n += m
 	}
 	return n, nil
-}
-
-func pread(fd int, b []byte, off int64) (int, error) {
-	for {
-		n, err := unix.Pread(fd, b, off)
-		if err != unix.EINTR {
-			return n, err
-		}
-	}
-}
-
-func read(fd int, b []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, b)
-		if err != unix.EINTR {
-			return n, err
-		}
-	}
 }
 
 // listModules lists the module BTF files in dir: every entry except vmlinux

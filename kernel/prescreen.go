@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
@@ -90,7 +88,7 @@ func (g *generation) prescreen(needle []byte) prescreen {
 	if err != nil {
 		return prescreen{}
 	}
-	defer unix.Close(dirfd)
+	defer closeFD(dirfd)
 	keep := make([]bool, len(mods))
 	parallel(len(mods), func(i int) { keep[i] = mayHold(dirfd, mods[i].name, needle) })
 	return prescreen{vmlinux: path, keep: keep}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
-	"golang.org/x/sys/unix"
 )
 
 // OpenFile opens path for reading without blocking: with O_NONBLOCK, so
@@ -16,7 +15,7 @@ import (
 // files, FIFOs and character devices, and refuses anything else (a
 // directory, a socket) with an error that says what it is.
 func OpenFile(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,48 +84,7 @@ func File(ctx context.Context, path string, o Options) (*Data, error) {
 // while none has opened it yet.
 func FileReader(f *os.File, fi os.FileInfo) io.Reader {
 	if fi.Mode()&os.ModeNamedPipe != 0 {
-		return &fifoReader{f: f}
+		return newFifoReader(f)
 	}
 	return f
-}
-
-// fifoReader reads a FIFO opened with O_NONBLOCK. Such a read returns
-// end-of-file at once while no writer has opened the FIFO yet; the first
-// time that happens, fifoReader waits for the FIFO to become readable
-// instead (data, or a writer that came and went), as a blocking open and
-// read would, but interruptibly.
-type fifoReader struct {
-	f      *os.File
-	waited bool
-}
-
-func (r *fifoReader) Read(p []byte) (int, error) {
-	rc, err := r.f.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
-		n, rerr = unix.Read(int(fd), p)
-		if rerr == unix.EAGAIN || rerr == unix.EINTR {
-			return false
-		}
-		if n == 0 && rerr == nil && !r.waited && len(p) > 0 {
-			r.waited = true
-			return false
-		}
-		r.waited = true
-		return true
-	})
-	if err != nil {
-		return 0, err
-	}
-	if rerr != nil {
-		return 0, rerr
-	}
-	if n == 0 && len(p) > 0 {
-		return 0, io.EOF
-	}
-	return n, nil
 }
