@@ -185,7 +185,7 @@ func benchLookup(b *testing.B, appendName bool) {
 		off, _ := bits.Mul64(x, text.len) // x%len without a 64-bit division
 		addr := text.at(off)
 		if appendName {
-			name, err := s.LookupAppend(&sym, buf[:0], addr)
+			name, err := s.LookupAppend(buf[:0], &sym, addr)
 			if err != nil || len(name) == 0 || sym.Module == "" {
 				b.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func benchLookupHot(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		name, err := s.LookupAppend(&sym, buf[:0], addrs[i&255])
+		name, err := s.LookupAppend(buf[:0], &sym, addrs[i&255])
 		if err != nil || len(name) == 0 || sym.Module == "" {
 			b.Fatal(err)
 		}

@@ -132,7 +132,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	if n > 0 && addr < b.addrs.last() {
 		b.sorted = false
 	}
-	enc := names.appendTo(b.name1[:0], name)
+	enc := names().appendTo(b.name1[:0], name)
 	b.name1 = enc
 	// A block ends after markStride entries, before an entry too far from
 	// its start for a lane, and before its names would overflow their
@@ -366,7 +366,7 @@ func (b *builder) resorted() *table {
 	syms := make([]sym, 0, b.addrs.len()+b.hidden)
 	blob, off := b.blob.flat(), 0
 	for i, a := range b.addrs.flat() {
-		name := names.decode("", blobName(blob, off, b.meta[i]))
+		name := names().decode("", blobName(blob, off, b.meta[i]))
 		off = blobSkip(blob, off, b.meta[i])
 		var typ byte
 		if b.data {

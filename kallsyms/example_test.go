@@ -24,7 +24,7 @@ ffffffffc0000010 t mod_init	[mymod]
 	var sym kallsyms.Symbol
 	buf := make([]byte, 0, 256)
 	for _, addr := range []uint64{0xffffffff81000108, 0xffffffff81000150, 0xffffffffc0000020} {
-		name, err := s.LookupAppend(&sym, buf[:0], addr)
+		name, err := s.LookupAppend(buf[:0], &sym, addr)
 		if err != nil {
 			panic(err)
 		}

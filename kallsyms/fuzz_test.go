@@ -39,7 +39,7 @@ func checkConsistent(t *testing.T, s *Snapshot) {
 			t.Fatalf("Lookup(%#x) = %+v, %v; listed %+v", sym.Addr, got, err, sym)
 		}
 		var app Symbol
-		name, err := s.LookupAppend(&app, nil, sym.Addr)
+		name, err := s.LookupAppend(nil, &app, sym.Addr)
 		if err != nil || string(name) != got.Name || app.Addr != got.Addr || app.Module != got.Module {
 			t.Fatalf("LookupAppend(%#x) = %+v %q, %v; Lookup %+v", sym.Addr, app, name, err, got)
 		}

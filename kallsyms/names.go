@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -90,9 +91,9 @@ type codec struct {
 	lens [lensSize]uint16
 }
 
-// names is the package's single, immutable name codec. It is a value, not
-// a pointer, so that encoding and decoding address its tables directly.
-var names = *newCodec(nameTokens[:])
+// names returns the package's single, immutable name codec (128 KiB of
+// tables), built on first use so that importing the package costs nothing.
+var names = sync.OnceValue(func() *codec { return newCodec(nameTokens[:]) })
 
 // newCodec builds the codec of tokens, which take the codes from byteCodes
 // on, in order. An empty token leaves its code unused (decoding to
@@ -278,7 +279,7 @@ var keyMasks = func() (m [maxTokenLen + 1][2]uint64) {
 // appendEncodedString appends the encoding of name to dst, for callers
 // outside the parser.
 func appendEncodedString(dst []byte, name string) []byte {
-	return names.appendTo(dst, []byte(name))
+	return names().appendTo(dst, []byte(name))
 }
 
 // appendDecoded appends the name encoded in enc to dst. It grows dst to hold
@@ -290,26 +291,19 @@ func appendEncodedString(dst []byte, name string) []byte {
 // Guarded by BenchmarkKallsyms/LookupAppend and BenchmarkNames/Decode.
 func (c *codec) appendDecoded(dst, enc []byte) []byte {
 	dst = slices.Grow(dst, len(enc)/2*len(token{}))
-	return dst[:c.decodeAt(dst, len(dst), enc)]
-}
-
-// decodeAt writes the name encoded in enc to dst from offset p on, a full
-// 16-byte entry per code, and returns the offset after the name. cap(dst)
-// must be at least p + len(enc)/2*16 (as appendDecoded grows it). It is
-// small enough to be inlined into LookupAppend.
-func (c *codec) decodeAt(dst []byte, p int, enc []byte) int {
 	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
-	// stays within the capacity: the stores go through unsafe only to drop
-	// a bounds check per code. The codes are read through unsafe as well,
-	// at i+1 < len(enc).
-	base, src := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(enc))
+	// stays within the capacity just grown: the stores go through unsafe
+	// only to drop a bounds check per code. The codes are read through
+	// unsafe as well, at i+1 < len(enc).
+	p, base, dec := len(dst), unsafe.Pointer(unsafe.SliceData(dst)), &c.dec
+	src := unsafe.Pointer(unsafe.SliceData(enc))
 	for i := 0; i < len(enc)-1; i += 2 {
 		b := (*[2]byte)(unsafe.Add(src, i))
-		t := &c.dec[(uint16(b[0])|uint16(b[1])<<8)&codeMask]
+		t := &dec[(uint16(b[0])|uint16(b[1])<<8)&codeMask]
 		*(*token)(unsafe.Add(base, p)) = *t
 		p += int(t[maxTokenLen])
 	}
-	return p
+	return dst[:p]
 }
 
 // decode returns prefix followed by the name encoded in enc, as a new

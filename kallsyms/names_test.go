@@ -100,7 +100,7 @@ func hostileNames() []string {
 // back.
 func checkName(t *testing.T, name []byte) {
 	t.Helper()
-	enc := names.appendTo([]byte("prefix"), name)
+	enc := names().appendTo([]byte("prefix"), name)
 	if string(enc[:6]) != "prefix" {
 		t.Fatalf("%q: appendTo changed dst", name)
 	}
@@ -111,13 +111,13 @@ func checkName(t *testing.T, name []byte) {
 	if got := appendEncodedString(nil, string(name)); !bytes.Equal(got, enc) {
 		t.Fatalf("%q: appendEncodedString gave %x, appendTo %x", name, got, enc)
 	}
-	if got := names.appendDecoded(nil, enc); !bytes.Equal(got, name) {
+	if got := names().appendDecoded(nil, enc); !bytes.Equal(got, name) {
 		t.Fatalf("%q: appendDecoded gave %q", name, got)
 	}
-	if got := names.appendDecoded([]byte("p"), enc); string(got) != "p"+string(name) {
+	if got := names().appendDecoded([]byte("p"), enc); string(got) != "p"+string(name) {
 		t.Fatalf("%q: appendDecoded after p gave %q", name, got)
 	}
-	if got := names.decode(pfxPrefix, enc); got != pfxPrefix+string(name) {
+	if got := names().decode(pfxPrefix, enc); got != pfxPrefix+string(name) {
 		t.Fatalf("%q: decode gave %q", name, got)
 	}
 }
@@ -165,11 +165,11 @@ func TestEncodeDeterministic(t *testing.T) {
 	seen := make(map[string]string)
 	long := []byte(strings.Repeat("\xfe_x64_sys_", MaxNameLen/10))
 	for i, name := range all {
-		a := names.appendTo(nil, []byte(name))
+		a := names().appendTo(nil, []byte(name))
 		if i%2 == 0 {
-			names.appendTo(nil, long) // encoding must keep no state
+			names().appendTo(nil, long) // encoding must keep no state
 		}
-		b := names.appendTo(make([]byte, 0, i%7), []byte(name))
+		b := names().appendTo(make([]byte, 0, i%7), []byte(name))
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%q: encoded %x, then %x", name, a, b)
 		}
@@ -190,19 +190,19 @@ func TestDecodeGarbage(t *testing.T) {
 		for i := range enc {
 			enc[i] = byte(r.Uint32())
 		}
-		got := names.appendDecoded([]byte("dst"), enc)
+		got := names().appendDecoded([]byte("dst"), enc)
 		if string(got[:3]) != "dst" || len(got)-3 > len(enc)/2*maxTokenLen {
 			t.Fatalf("%x: decoded %q", enc, got)
 		}
 		var want []byte
 		for i := 0; i+1 < len(enc); i += 2 {
-			e := &names.dec[int(uint16(enc[i])|uint16(enc[i+1])<<8)%numCodes]
+			e := &names().dec[int(uint16(enc[i])|uint16(enc[i+1])<<8)%numCodes]
 			want = append(want, e[:e[maxTokenLen]]...)
 		}
 		if !bytes.Equal(got[3:], want) {
 			t.Fatalf("%x: decoded %q, want %q", enc, got[3:], want)
 		}
-		if s := names.decode("", enc); s != string(want) {
+		if s := names().decode("", enc); s != string(want) {
 			t.Fatalf("%x: decode gave %q, want %q", enc, s, want)
 		}
 	}
@@ -213,7 +213,7 @@ func TestDecodeGarbage(t *testing.T) {
 func TestCodecTables(t *testing.T) {
 	for k, tok := range nameTokens {
 		code := uint16(byteCodes + k)
-		if got := names.appendDecoded(nil, []byte{byte(code), byte(code >> 8)}); string(got) != tok {
+		if got := names().appendDecoded(nil, []byte{byte(code), byte(code >> 8)}); string(got) != tok {
 			t.Fatalf("code %d decodes to %q, want %q", code, got, tok)
 		}
 		if tok == "" {
@@ -251,7 +251,7 @@ func BenchmarkNames(b *testing.B) {
 	var encs [][]byte
 	total := 0
 	for _, n := range all {
-		enc := names.appendTo(nil, n)
+		enc := names().appendTo(nil, n)
 		encs = append(encs, enc)
 		total += len(enc)
 	}
@@ -259,7 +259,7 @@ func BenchmarkNames(b *testing.B) {
 		var buf []byte
 		i := 0
 		for b.Loop() {
-			buf = names.appendTo(buf[:0], all[i])
+			buf = names().appendTo(buf[:0], all[i])
 			if i++; i == len(all) {
 				i = 0
 			}
@@ -270,7 +270,7 @@ func BenchmarkNames(b *testing.B) {
 		buf := make([]byte, 0, 1024)
 		i := 0
 		for b.Loop() {
-			buf = names.appendDecoded(buf[:0], encs[i])
+			buf = names().appendDecoded(buf[:0], encs[i])
 			if i++; i == len(encs) {
 				i = 0
 			}

@@ -82,7 +82,7 @@ func TestLongNames(t *testing.T) {
 			t.Errorf("Lookup(%#x) = %q (%d bytes), %v; want %d bytes", addr, sym.Name, len(sym.Name), err, len(want))
 		}
 		var got Symbol
-		buf, err := s.LookupAppend(&got, nil, addr)
+		buf, err := s.LookupAppend(nil, &got, addr)
 		if err != nil || string(buf) != want || got.Module != Vmlinux {
 			t.Errorf("LookupAppend(%#x) = %q, %v", addr, buf, err)
 		}

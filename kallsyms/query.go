@@ -126,7 +126,7 @@ func (s *Snapshot) All() iter.Seq[Symbol] {
 		for i := range s.mods {
 			t := s.mods[i].tab
 			for h, pfx := range t.entries {
-				name := names.decode("", t.encName(h))
+				name := names().decode("", t.encName(h))
 				if pfx {
 					ph := pfxHit(h)
 					if !yield(Symbol{Name: pfxPrefix + name, Module: t.name, Addr: ph.start, Type: t.typeOf(ph)}) {

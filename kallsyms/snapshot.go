@@ -25,7 +25,7 @@ type Snapshot struct {
 	// it is usually the kernel's text.
 	hotStart, hotLen uint64
 	hot              *modEntry // in mods
-	hotTab           *table    // hot.tab, one load nearer
+	names            *codec    // names(), kept so that lookups skip its once-check
 	data             bool
 	load             time.Duration
 }
@@ -66,7 +66,7 @@ type Symbol struct {
 
 // newSnapshot assembles a snapshot from module tables and sysfs metadata.
 func newSnapshot(tabs []*table, infos []ModuleInfo, data bool) *Snapshot {
-	s := &Snapshot{byName: make(map[string]int), data: data}
+	s := &Snapshot{byName: make(map[string]int), data: data, names: names()}
 	for _, t := range tabs {
 		s.byName[t.name] = len(s.mods)
 		s.mods = append(s.mods, modEntry{tab: t})
@@ -154,7 +154,7 @@ func (m *modEntry) best(a uint64) hit {
 // Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 	var buf [512]byte // on the stack: the name's only allocation is its string
-	name, err := s.LookupAppend(&sym, buf[:0], addr)
+	name, err := s.LookupAppend(buf[:0], &sym, addr)
 	sym.Name = string(name)
 	return sym, err
 }
@@ -168,15 +168,11 @@ func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 // on the stores that produced it: a few ns of a lookup.)
 //
 // Guarded by BenchmarkKallsyms/LookupAppend.
-func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, error) {
+func (s *Snapshot) LookupAppend(dst []byte, sym *Symbol, addr uint64) ([]byte, error) {
 	var t *table
 	var h hit
 	if addr-s.hotStart < s.hotLen { // resolve's first case, inlined
-		t = s.hotTab
-		var ok bool
-		if h, ok = t.find(addr); !ok {
-			h = hit{idx: -1, start: s.hot.start}
-		}
+		t, h = s.hot.tab, s.hot.best(addr)
 	} else if mod, hr := s.resolve(addr); mod >= 0 {
 		t, h = s.mods[mod].tab, hr
 	} else {
@@ -190,11 +186,7 @@ func (s *Snapshot) LookupAppend(sym *Symbol, dst []byte, addr uint64) ([]byte, e
 	if h.pfx {
 		dst = append(dst, pfxPrefix...)
 	}
-	// names.appendDecoded, written out so that the decoding loop is
-	// inlined here.
-	enc := t.encName(h)
-	dst = slices.Grow(dst, len(enc)/2*len(token{}))
-	return dst[:names.decodeAt(dst, len(dst), enc)], nil
+	return s.names.appendDecoded(dst, t.encName(h)), nil
 }
 
 // fill sets the fields of sym other than Name for the hit h of table t,
@@ -303,7 +295,6 @@ func (s *Snapshot) buildSegments() {
 	for k := 0; k+1 < len(s.segs); k++ {
 		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
 			s.hotStart, s.hotLen, s.hot = g.start, s.segs[k+1].start-g.start, &s.mods[s.cands[g.off]]
-			s.hotTab = s.hot.tab
 		}
 	}
 }
