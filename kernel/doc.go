@@ -2,6 +2,13 @@
 // shares it between goroutines and libraries through a Cache that gives the
 // memory back when nobody uses it.
 //
+// OpenVmlinux is the one call for the running kernel's BTF, a *btf.Spec the
+// caller closes:
+//
+//	spec, err := kernel.OpenVmlinux()
+//	...
+//	defer spec.Close()
+//
 // vmlinux BTF is read from /sys/kernel/btf/vmlinux (memory-mapped), or, when
 // sysfs has none, from the first of the on-disk places libbpf tries for the
 // kernel release R that holds usable BTF: /boot/vmlinux-R,

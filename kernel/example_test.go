@@ -15,9 +15,6 @@ func ExampleCache_Find() {
 	c := kernel.NewCache(kernel.Options{}) // or kernel.Default()
 	defer c.Close()
 	h, res, err := c.Find("xfs_mount", kernel.FindOptions{Kind: btf.KindStruct})
-	if h != nil {
-		defer h.Release() // the Types in res belong to h
-	}
 	for _, e := range res.Failed {
 		log.Printf("not searched: %v", e) // a module whose BTF is unreadable
 	}
@@ -28,6 +25,7 @@ func ExampleCache_Find() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer h.Release() // the Types in res belong to h
 	for _, m := range res.Matches {
 		fmt.Printf("%s: [%d] %s\n", m.Module, m.Type.ID(), m.Type.Name())
 	}
@@ -48,4 +46,27 @@ func ExampleCache_Acquire() {
 		log.Fatal(err)
 	}
 	fmt.Println(ts[0].Name())
+}
+
+// Open this kernel's BTF with one call, and find a type in it. The Spec is
+// the caller's to Close.
+func ExampleOpenVmlinux() {
+	spec, err := kernel.OpenVmlinux()
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, kernel.ErrNoVmlinux): no BTF on this machine
+	}
+	defer spec.Close()
+	ts, err := spec.FindOne("task_struct", btf.FindOptions{Kind: btf.KindStruct})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ts.Name(), ts.Size() > 0)
+}
+
+// Read another machine's files as if they were the running kernel's:
+// Options moves every path under a root directory.
+func ExampleOptions_OpenVmlinux() {
+	spec, err := kernel.Options{Root: "../testdata/no-such-root", Release: "6.1.0-test"}.OpenVmlinux()
+	fmt.Println(spec == nil, errors.Is(err, kernel.ErrNoVmlinux))
+	// Output: true true
 }

@@ -29,8 +29,11 @@ type Handle struct {
 // must not be used afterwards. If the Cache was flushed and this was the
 // last Handle on its Specs, they are closed before Release returns, and the
 // error is that of closing them. Release is idempotent: later calls do
-// nothing and return nil.
+// nothing and return nil, and so does Release on a nil Handle.
 func (h *Handle) Release() error {
+	if h == nil {
+		return nil
+	}
 	h.mu.Lock()
 	if h.released {
 		h.mu.Unlock()

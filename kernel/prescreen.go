@@ -10,9 +10,11 @@ import (
 )
 
 // Find acquires a Handle, as Acquire does, and searches it for types named
-// name, as Handle.Find does. The caller must Release the Handle, which is
-// returned whenever acquiring succeeded (also with a search error such as
-// btf.ErrNotFound); the Types of the Result belong to it.
+// name, as Handle.Find does. On success the caller must Release the
+// Handle, to which the Types of the Result belong. Whenever err is not nil
+// the Handle is nil (it has been released; the Result then holds no
+// Matches, only the modules that could not be searched), so callers test
+// err alone.
 //
 // When the Cache holds nothing yet, Find does not wait for vmlinux to be
 // parsed and validated before it looks at the modules: for an exact name
@@ -31,7 +33,7 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 			return nil, Result{}, err
 		}
 		res, err := h.Find(name, opts)
-		return h, res, err
+		return handleOrNil(h, err), res, err
 	}
 	needle := append([]byte(name), 0)
 	var ps prescreen
@@ -59,7 +61,16 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 		err = h.findAll(&res, name, opts)
 	}
 	res, err = res.outcome(err, name, opts)
-	return h, res, err
+	return handleOrNil(h, err), res, err
+}
+
+// handleOrNil returns h, or releases it and returns nil if err is set.
+func handleOrNil(h *Handle, err error) *Handle {
+	if err != nil {
+		h.Release()
+		return nil
+	}
+	return h
 }
 
 // prescreen is what Cache.Find learns before vmlinux is open: the path of

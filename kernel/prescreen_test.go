@@ -51,11 +51,17 @@ func TestCacheFind(t *testing.T) {
 			defer c.Close()
 			for round := range 2 { // cold, then warm
 				h, got, err := c.Find(tt.name, tt.opts)
-				if h == nil {
-					t.Fatalf("round %d: no Handle: %v", round, err)
+				if (h == nil) != (err != nil) {
+					t.Fatalf("round %d: Handle %v with err %v: want a Handle exactly when err is nil", round, h, err)
 				}
 				if (err == nil) != (wantErr == nil) || err != nil && errors.Is(err, btf.ErrNotFound) != errors.Is(wantErr, btf.ErrNotFound) {
 					t.Errorf("round %d: err %v, want %v", round, err, wantErr)
+				}
+				if h == nil { // not found: released, nothing more to look at
+					if len(got.Matches) != 0 || len(want.Matches) != 0 {
+						t.Errorf("round %d: matches %v with err %v; want %v", round, got.Matches, err, want.Matches)
+					}
+					continue
 				}
 				if diff := cmp.Diff(places(rh, want.Matches), places(h, got.Matches)); diff != "" {
 					t.Errorf("round %d: matches (-want +got):\n%s", round, diff)
@@ -111,7 +117,9 @@ func TestCacheFindCorruptModule(t *testing.T) {
 	c.Flush()
 
 	h, res, err = c.Find("xfs_mount", FindOptions{})
-	defer h.Release()
+	if h != nil {
+		t.Error("a Handle with an error")
+	}
 	var me *ModuleError
 	if !errors.Is(err, btf.ErrNotFound) || !errors.As(err, &me) || me.Module != "xfs" {
 		t.Errorf("find xfs_mount: %v, want ErrNotFound and the xfs *ModuleError", err)

@@ -177,10 +177,7 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 	cache := kernel.NewCache(f.options())
 	defer cache.Close()
 	h, res, err := cache.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
-	if h == nil {
-		return err
-	}
-	defer h.Release()
+	defer h.Release() // nil, and a no-op, when err is set
 	for _, e := range res.Failed {
 		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", e)
 	}

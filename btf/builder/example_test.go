@@ -1,0 +1,51 @@
+package builder_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// Write BTF for a small struct, then read it back.
+func Example() {
+	b := builder.New()
+	u32, err := b.AddInt("unsigned int", 4, btf.IntInfo{Bits: 32})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ptr, err := b.AddPointer(0) // void *
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = b.AddStruct("pair", 16, []builder.Member{
+		{Name: "count", Type: u32, BitOffset: 0},
+		{Name: "data", Type: ptr, BitOffset: 64},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{}) // host byte order, 24-byte header
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	spec, err := btf.Parse(raw)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pair, err := spec.FindOne("pair", btf.FindOptions{Kind: btf.KindStruct})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pair, len(raw), "bytes")
+	for _, m := range pair.Members() {
+		t, _ := spec.TypeByID(m.Type)
+		fmt.Printf("  +%d %s: %v\n", m.BitOffset/8, m.Name(), t)
+	}
+	// Output:
+	// STRUCT 'pair' [3] 118 bytes
+	//   +0 count: INT 'unsigned int' [1]
+	//   +8 data: PTR '(anon)' [2]
+}
