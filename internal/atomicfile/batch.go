@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // Batch writes many files atomically with one sync: each Add writes a
@@ -87,14 +85,4 @@ func (b *Batch) removeFrom(i int) {
 		os.Remove(tmp)
 	}
 	b.tmps = b.tmps[:i]
-}
-
-// syncfs flushes the file system that holds path.
-func syncfs(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return unix.Syncfs(int(f.Fd()))
 }
