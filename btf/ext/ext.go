@@ -8,11 +8,12 @@ import (
 	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // Magic is the first two bytes of .BTF.ext (and of .BTF), in the data's
 // byte order.
-const Magic = 0xeb9f
+const Magic = wire.Magic
 
 // Header sizes: the first version had func_info and line_info only; CO-RE
 // relocations came with the 32-byte header.

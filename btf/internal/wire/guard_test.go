@@ -56,7 +56,7 @@ func TestLayoutOnlyInWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings = slices.DeleteFunc(findings, func(f finding) bool { return allowed[f.key] != "" })
+	findings = slices.DeleteFunc(findings, func(f finding) bool { return allowed[f.key] != "" || otherFormat(f.key) })
 	if len(findings) > 0 {
 		var lines []string
 		for _, f := range findings {
@@ -81,6 +81,26 @@ var allowed = map[string]string{
 	"btf/dedup/output.go: literal offset in PutWord()": "4*j turns the index of a 32-bit word of dedup's word-form record into a byte offset",
 	"dwarf2btf/die.go: vlen mask 0xffff":               "DWARF: limits of tag and form codes",
 	"dwarf2btf/reloc.go: literal offset in Uint64()":   "ELF: the fields of an Elf64_Rela",
+}
+
+// otherFormats are files that own the layout of a format other than BTF's
+// records, whose constants look alike: only the magic number, which they
+// share with BTF, is checked in them.
+var otherFormats = map[string]string{
+	"btf/ext/":         ".BTF.ext (func_info, line_info, CO-RE relocations): its one home",
+	"btf/core/insn.go": "BPF instructions (struct bpf_insn)",
+}
+
+func otherFormat(key string) bool {
+	if strings.Contains(key, ": magic ") {
+		return false
+	}
+	for p := range otherFormats {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func skipDir(name string) bool {
