@@ -91,7 +91,10 @@ func fieldsCompat(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID) (b
 }
 
 // typesCompat is __bpf_core_types_are_compat, for type-based relocations.
-func typesCompat(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, level int) (bool, error) {
+func typesCompat(b *budget, ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, level int) (bool, error) {
+	if err := b.spend(); err != nil {
+		return false, err
+	}
 	lt0, _ := ls.TypeByID(lid)
 	tt0, _ := ts.TypeByID(tid)
 	if !kindCompat(lt0, tt0) {
@@ -128,7 +131,7 @@ func typesCompat(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, lev
 				}
 				lp, _ := ls.Resolve(lt.Param(i).Type)
 				tp, _ := ts.Resolve(tt.Param(i).Type)
-				ok, err := typesCompat(ls, lp.ID(), ts, tp.ID(), level-1)
+				ok, err := typesCompat(b, ls, lp.ID(), ts, tp.ID(), level-1)
 				if err != nil || !ok {
 					return ok, err
 				}
@@ -173,7 +176,7 @@ func enumsMatch(lt, tt btf.Type) bool {
 }
 
 // compositesMatch is bpf_core_composites_match.
-func compositesMatch(ls *btf.Spec, lt btf.Type, ts *btf.Spec, tt btf.Type, behindPtr bool, level int) (bool, error) {
+func compositesMatch(b *budget, ls *btf.Spec, lt btf.Type, ts *btf.Spec, tt btf.Type, behindPtr bool, level int) (bool, error) {
 	if lt.Vlen() > tt.Vlen() {
 		return false, nil
 	}
@@ -185,7 +188,7 @@ func compositesMatch(ls *btf.Spec, lt btf.Type, ts *btf.Spec, tt btf.Type, behin
 			if !namesMatch(lm.NameBytes(), tm.NameBytes()) {
 				continue
 			}
-			ok, err := typesMatch(ls, lm.Type, ts, tm.Type, behindPtr, level-1)
+			ok, err := typesMatch(b, ls, lm.Type, ts, tm.Type, behindPtr, level-1)
 			if err != nil {
 				return false, err
 			}
@@ -202,9 +205,12 @@ func compositesMatch(ls *btf.Spec, lt btf.Type, ts *btf.Spec, tt btf.Type, behin
 }
 
 // typesMatch is __bpf_core_types_match, for type_matches relocations.
-func typesMatch(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, behindPtr bool, level int) (bool, error) {
+func typesMatch(b *budget, ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, behindPtr bool, level int) (bool, error) {
 	if level <= 0 {
 		return false, fmt.Errorf("%w: types nested deeper than %d", ErrInvalid, maxDepth)
+	}
+	if err := b.spend(); err != nil {
+		return false, err
 	}
 	for depth := maxDepth; ; {
 		depth--
@@ -240,7 +246,7 @@ func typesMatch(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, behi
 			if lk != tk {
 				return false, nil
 			}
-			return compositesMatch(ls, lt, ts, tt, behindPtr, level)
+			return compositesMatch(b, ls, lt, ts, tt, behindPtr, level)
 		case btf.KindInt:
 			if lk != tk {
 				return false, nil
@@ -263,7 +269,7 @@ func typesMatch(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, behi
 				return false, nil
 			}
 			for i := range lt.Vlen() {
-				ok, err := typesMatch(ls, lt.Param(i).Type, ts, tt.Param(i).Type, behindPtr, level-1)
+				ok, err := typesMatch(b, ls, lt.Param(i).Type, ts, tt.Param(i).Type, behindPtr, level-1)
 				if err != nil || !ok {
 					return ok, err
 				}
@@ -279,13 +285,16 @@ func typesMatch(ls *btf.Spec, lid btf.TypeID, ts *btf.Spec, tid btf.TypeID, behi
 // local accessor la in target composite tid, descending into anonymous
 // members, and extends the target spec with its steps. It returns the
 // matched member's type id.
-func matchMember(ls *btf.Spec, la accessor, ts *btf.Spec, tid btf.TypeID, spec *coreSpec) (bool, btf.TypeID, error) {
+func matchMember(b *budget, ls *btf.Spec, la accessor, ts *btf.Spec, tid btf.TypeID, spec *coreSpec) (bool, btf.TypeID, error) {
 	tt, err := resolve(ts, tid)
 	if err != nil {
 		return false, 0, err
 	}
 	if !tt.IsComposite() {
 		return false, 0, nil
+	}
+	if err := b.spend(); err != nil {
+		return false, 0, err
 	}
 	tid = tt.ID()
 	lt, _ := ls.TypeByID(la.typeID)
@@ -300,7 +309,7 @@ func matchMember(ls *btf.Spec, la accessor, ts *btf.Spec, tid btf.TypeID, spec *
 		spec.rawLen++
 		name := m.NameBytes()
 		if len(name) == 0 {
-			found, next, err := matchMember(ls, la, ts, m.Type, spec)
+			found, next, err := matchMember(b, ls, la, ts, m.Type, spec)
 			if found || err != nil {
 				return found, next, err
 			}
@@ -321,13 +330,13 @@ func matchMember(ls *btf.Spec, la accessor, ts *btf.Spec, tid btf.TypeID, spec *
 
 // specMatch is bpf_core_spec_match: it matches local spec ls against
 // target type tid of ts and fills the target spec.
-func specMatch(local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *coreSpec) (bool, error) {
+func specMatch(b *budget, local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *coreSpec) (bool, error) {
 	*targ = coreSpec{s: ts, root: tid, kind: local.kind}
 	switch {
 	case local.kind == ext.TypeMatches:
-		return typesMatch(local.s, local.root, ts, tid, false, maxDepth)
+		return typesMatch(b, local.s, local.root, ts, tid, false, maxDepth)
 	case local.kind.IsType():
-		return typesCompat(local.s, local.root, ts, tid, maxDepth)
+		return typesCompat(b, local.s, local.root, ts, tid, maxDepth)
 	case local.kind.IsEnumval():
 		return enumvalMatch(local, ts, tid, targ)
 	case !local.kind.IsField():
@@ -341,7 +350,7 @@ func specMatch(local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *coreSpec) (b
 		}
 		tid = tt.ID()
 		if la.name != nil {
-			ok, next, err := matchMember(local.s, la, ts, tid, targ)
+			ok, next, err := matchMember(b, local.s, la, ts, tid, targ)
 			if !ok || err != nil {
 				return false, err
 			}
@@ -399,4 +408,22 @@ func enumvalMatch(local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *coreSpec)
 		}
 	}
 	return false, nil
+}
+
+// maxSteps bounds the work of matching one relocation against one
+// candidate. libbpf has no such bound: type_matches and prototype
+// compatibility recurse into every member or parameter, 32 levels deep, so
+// that BTF whose types refer to themselves more than once (which no
+// compiler writes) takes exponential time there; here it is an error.
+const maxSteps = 1 << 20
+
+// budget counts the steps of one match.
+type budget struct{ n int }
+
+func (b *budget) spend() error {
+	b.n++
+	if b.n > maxSteps {
+		return fmt.Errorf("%w: matching takes more than %d steps", ErrTooBig, maxSteps)
+	}
+	return nil
 }

@@ -106,7 +106,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 	j := 0
 	out.ncands = len(*cands)
 	for _, c := range *cands {
-		ok, err := specMatch(&out.local, c.s, c.id, &candSpec)
+		ok, err := specMatch(&budget{}, &out.local, c.s, c.id, &candSpec)
 		if err != nil {
 			return fmt.Errorf("matching candidate [%d]: %w", c.id, err)
 		}
