@@ -23,9 +23,9 @@ func (r *records) len() uint32 { return uint32(len(r.off) - 1) }
 
 // Word positions shared by every record.
 const (
-	wName = 0
-	wInfo = 1
-	wSize = 2 // size, or referenced type id
+	wName = wire.NameAt / 4
+	wInfo = wire.InfoAt / 4
+	wSize = wire.SizeTypeAt / 4 // size, or referenced type id
 	wHead = wire.TypeSize / 4
 )
 
