@@ -182,3 +182,28 @@ func TestLibbpfStandalone(t *testing.T) {
 		}
 	}
 }
+
+// TestLibbpfManyCopies appends the Debian vmlinux to itself 12 times:
+// 1,139,700 types in, more than BTF's 1,048,575 ids (libbpf appends that
+// many, and so does kmeta: only the output must fit), 98,891 out, the same
+// as libbpf's. KMETA_HEAVY=1 only.
+func TestLibbpfManyCopies(t *testing.T) {
+	heavy(t)
+	libbpfdedup(t)
+	vm, _ := debian(t)
+	dir := t.TempDir()
+	vmPath := writeTemp(t, dir, "vmlinux.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
+	out := filepath.Join(dir, "out.btf")
+	args := []string{"-o", out}
+	var specs []*btf.Spec
+	for range 12 {
+		args = append(args, vmPath)
+		specs = append(specs, vm)
+	}
+	runRef(t, args...)
+	raw, err := dedup.Specs(nil, specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalDumps(t, dumpOwn(t, parse(t, raw, nil)), dumpOwn(t, readRef(t, out, nil)))
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 var nativeOrder = binary.NativeEndian
@@ -55,8 +54,10 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	}
 	srcFirst := uint32(s.FirstID())
 	shift := m.d.first + m.d.n() - srcFirst
-	if uint64(m.d.first)+uint64(m.d.n())+uint64(s.NumTypes()) > wire.MaxTypeID+1 {
-		return fmt.Errorf("dedup: more than %d types", wire.MaxTypeID)
+	// The inputs may hold more types than BTF allows, as long as the
+	// output does not (libbpf appends up to 2^31): write checks that.
+	if uint64(m.d.first)+uint64(m.d.n())+uint64(s.NumTypes()) > maxID {
+		return fmt.Errorf("dedup: more than %d types appended", maxID)
 	}
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs

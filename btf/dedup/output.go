@@ -8,11 +8,12 @@ import (
 )
 
 // compact keeps the canonical types in their order and returns the new id
-// of every own type (0 for those dropped), as btf_dedup_compact_types.
-func (d *state) compact() (newIDs []uint32, words int) {
+// of every own type (0 for those dropped), as btf_dedup_compact_types,
+// with the number of words they hold and the id after the last.
+func (d *state) compact() (newIDs []uint32, words int, next uint32) {
 	n := d.n()
 	newIDs = make([]uint32, n)
-	next := d.first
+	next = d.first
 	for i := range n {
 		if d.m[i] == d.first+i {
 			newIDs[i] = next
@@ -20,14 +21,17 @@ func (d *state) compact() (newIDs []uint32, words int) {
 			words += int(d.recs.off[i+1] - d.recs.off[i])
 		}
 	}
-	return newIDs, words
+	return newIDs, words, next
 }
 
 // write returns the deduplicated BTF: header, the canonical types with
 // their ids remapped (btf_dedup_remap_types), and a string section holding
 // the strings they use. Raw BTF in host byte order with a 24-byte header.
 func (d *state) write() ([]byte, error) {
-	newIDs, words := d.compact()
+	newIDs, words, next := d.compact()
+	if next-1 > wire.MaxTypeID {
+		return nil, fmt.Errorf("dedup: last id %d after deduplication, BTF allows ids up to %d", next-1, wire.MaxTypeID)
+	}
 	remap := func(id uint32) (uint32, bool) {
 		r := d.resolve(id)
 		if r <= d.blast {
@@ -67,6 +71,9 @@ func (d *state) write() ([]byte, error) {
 		return nil, err
 	}
 	strs := d.compactStrings(types, nameAt)
+	if end := uint64(d.strs.start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
+		return nil, fmt.Errorf("dedup: %d bytes of strings after deduplication, BTF allows %d", end, wire.MaxNameOffset+1)
+	}
 	h := wire.Header{
 		Version: wire.Version,
 		HdrLen:  wire.HeaderLen,

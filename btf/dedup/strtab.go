@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
-
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // Names in records are string keys: the string offset in the base's string
@@ -141,8 +139,10 @@ func (t *strtab) intern(s []byte) (uint32, error) {
 		}
 	}
 	off := t.own.add(s)
-	if uint64(t.start)+uint64(len(t.own.data)) > wire.MaxNameOffset+1 {
-		return 0, fmt.Errorf("dedup: string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
+	// Strings of types that deduplication drops are counted here too;
+	// the output's own limit is checked when it is written.
+	if uint64(t.start)+uint64(len(t.own.data)) > maxID {
+		return 0, fmt.Errorf("dedup: more than %d bytes of strings appended", maxID)
 	}
 	return t.start + off, nil
 }

@@ -100,10 +100,12 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		defer baseSpec.Close()
 	}
 	m := dedup.New(base)
-	for _, p := range paths {
+	progress := c.progress("reading", len(paths))
+	for i, p := range paths {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
+		progress(i + 1)
 		s, err := c.openOne(p, baseSpec)
 		if err != nil {
 			return err
