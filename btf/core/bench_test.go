@@ -2,8 +2,6 @@ package core_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -53,6 +51,3 @@ func BenchmarkResolve(b *testing.B) {
 		}
 	}
 }
-
-var _ = os.Getpid
-var _ = filepath.Join

@@ -122,3 +122,23 @@ func same(tb testing.TB, path, golden string) {
 		tb.Errorf("%s differs from %s", path, golden)
 	}
 }
+
+// TestBTFCoreKernel: --kernel (with --sysfs) resolves against vmlinux and
+// the module BTFs, as libbpf on that kernel: kvm_mmu_page comes from kvm.
+func TestBTFCoreKernel(t *testing.T) {
+	sysfs := testfixtures.FakeSysfs(t, func(name string) bool { return name == "kvm" || name == "xfs" }, nil)
+	obj := testfixtures.Path(t, "core/module.bpf.o.gz")
+	out, err := kmeta(t, nil, "btf", "core", obj, "--kernel", "--sysfs", sysfs)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "struct kvm_mmu_page.unsync (0:0 @ offset 0) -> 33\n") {
+		t.Errorf("kvm_mmu_page not resolved from kvm:\n%s", out)
+	}
+	// Without the module the field is missing: exit 1.
+	sysfs = testfixtures.FakeSysfs(t, func(string) bool { return false }, nil)
+	out, err = kmeta(t, nil, "btf", "core", obj, "--sysfs", sysfs)
+	if exitStatus(t.Context(), err) != exitNotFound || !strings.Contains(out, "FAILS: no matching target") {
+		t.Errorf("without kvm: %v\n%s", err, out)
+	}
+}
