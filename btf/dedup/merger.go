@@ -61,7 +61,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	}
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs
-	mark := len(rs.off)
+	mark, strMark := len(rs.off), len(m.d.strs.own.data)
 	rs.reserve(len(s.TypeSection())/4, s.NumTypes())
 	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
@@ -74,6 +74,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	for id, t := range s.Types(btf.ScopeOwn) {
 		if err := appendRecord(rs, t.Record()); err != nil {
 			rs.truncate(mark)
+			m.d.strs.own.truncate(strMark)
 			return fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		r := rs.rec(rs.len() - 1)
@@ -97,6 +98,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 		})
 		if err != nil {
 			rs.truncate(mark)
+			m.d.strs.own.truncate(strMark)
 			return err
 		}
 	}

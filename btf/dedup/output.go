@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -25,8 +24,13 @@ func (d *state) compact() (newIDs []uint32, words int, next uint32) {
 }
 
 // write returns the deduplicated BTF: header, the canonical types with
-// their ids remapped (btf_dedup_remap_types), and a string section holding
-// the strings they use. Raw BTF in host byte order with a 24-byte header.
+// their ids remapped (btf_dedup_remap_types), and the own string section
+// as it was interned. Raw BTF in host byte order with a 24-byte header.
+//
+// The string section is libbpf's: btf_dedup_strings runs before any type
+// is deduplicated and gathers the strings of every input type, in type
+// order, and nothing removes them afterwards, so a string that only dropped
+// types use stays at its place. Names already hold their final offsets.
 func (d *state) write() ([]byte, error) {
 	newIDs, words, next := d.compact()
 	if next-1 > wire.MaxTypeID {
@@ -43,7 +47,6 @@ func (d *state) write() ([]byte, error) {
 		return newIDs[r-d.first], true
 	}
 	types := make([]byte, 0, 4*words)
-	var nameAt []uint32 // where types holds own string keys
 	var err error
 	for i := range d.n() {
 		if newIDs[i] == 0 {
@@ -61,18 +64,13 @@ func (d *state) write() ([]byte, error) {
 			}
 			wire.PutWord(types[start:], uint32(4*j), v)
 		})
-		forNames(r, func(j int) {
-			if k := r[j]; k >= d.strs.start && k != 0 {
-				nameAt = append(nameAt, uint32(start+4*j))
-			}
-		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	strs := d.compactStrings(types, nameAt)
+	strs := d.strs.data()
 	if end := uint64(d.strs.start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
-		return nil, fmt.Errorf("dedup: %d bytes of strings after deduplication, BTF allows %d", end, wire.MaxNameOffset+1)
+		return nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
 	}
 	h := wire.Header{
 		Version: wire.Version,
@@ -86,33 +84,4 @@ func (d *state) write() ([]byte, error) {
 	raw = append(raw, types...)
 	raw = append(raw, strs...)
 	return raw, nil
-}
-
-// compactStrings returns the own string section that the records in
-// types use (their own string keys are at the byte offsets nameAt) (libbpf keeps every string of the input; the strings of
-// dropped types are left out here) and rewrites their names to it. The own
-// section already holds each string once, so this is a marking pass and a
-// copy, in the section's order.
-func (d *state) compactStrings(types []byte, nameAt []uint32) []byte {
-	data, start := d.strs.data(), d.strs.start
-	newKey := make([]uint32, len(data)) // 1+ new key, or 1 to mark use
-	for _, at := range nameAt {
-		newKey[wire.Word(types, at)-start] = 1
-	}
-	var out []byte
-	if d.base == nil {
-		out = []byte{0}
-	}
-	for off := 0; off < len(data); {
-		end := off + bytes.IndexByte(data[off:], 0)
-		if newKey[off] != 0 && end > off {
-			newKey[off] = start + uint32(len(out)) + 1
-			out = append(out, data[off:end+1]...)
-		}
-		off = end + 1
-	}
-	for _, at := range nameAt {
-		wire.PutWord(types, at, newKey[wire.Word(types, at)-start]-1)
-	}
-	return out
 }

@@ -85,17 +85,39 @@ func (t *strset) insert(off uint32, s []byte) {
 func (t *strset) grow() {
 	old := t.slots
 	t.slots = make([]uint64, 2*len(old))
-	mask := uint32(len(t.slots) - 1)
 	for _, slot := range old {
-		if slot == 0 {
-			continue
+		if slot != 0 {
+			t.place(slot)
 		}
-		// The low 32 bits of the hash are not kept: hash again.
-		i := uint32(maphash.Bytes(t.seed, cstr(t.data, uint32(slot)-1))) & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
+	}
+}
+
+// place puts an existing slot into the index, which does not hold it yet.
+func (t *strset) place(slot uint64) {
+	mask := uint32(len(t.slots) - 1)
+	// The low 32 bits of the hash are not kept: hash again.
+	i := uint32(maphash.Bytes(t.seed, cstr(t.data, uint32(slot)-1))) & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = slot
+}
+
+// truncate forgets the strings from offset mark of data on, as if they had
+// never been added: an input that fails half-way leaves no string behind,
+// as libbpf's btf__add_btf restores the string section's size.
+func (t *strset) truncate(mark int) {
+	if mark >= len(t.data) {
+		return
+	}
+	t.data = t.data[:mark]
+	old := t.slots
+	t.slots, t.count = make([]uint64, len(old)), 0
+	for _, slot := range old {
+		if slot != 0 && int(uint32(slot)-1) < mark {
+			t.place(slot)
+			t.count++
 		}
-		t.slots[i] = slot
 	}
 }
 
