@@ -28,11 +28,11 @@
 // # Concurrency
 //
 // A Base is immutable after NewBase and safe for concurrent use by any
-// number of Mergers. A Merger is not safe for concurrent use; distinct
-// Mergers share nothing but their Base. The Specs that inputs come from must
-// stay open until the Merger's Dedup returns; Builders added are read when
-// added and may be reused afterwards. The package has no global mutable
-// state.
+// number of Mergers; its Spec must stay open while it is used. A Merger is
+// not safe for concurrent use; distinct Mergers share nothing but their
+// Base. Inputs are copied when added: their Specs may be closed, and their
+// Builders reused, once AddSpec or AddBuilder returns. The package has no
+// global mutable state.
 //
 // # Security
 //
