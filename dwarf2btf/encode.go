@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
 
 // Options control Encode. The zero value encodes as Linux 6.1's
@@ -29,6 +30,13 @@ type Options struct {
 	// Progress, if set, is called after each compile unit is merged, with
 	// the number of units merged and the total, from one goroutine.
 	Progress func(done, total int)
+	// MaxInput bounds the size of a file that EncodeFile or DedupFile
+	// reads, and of what it decompresses to; 0 means 1 GiB
+	// (internal/input's default).
+	MaxInput int64
+	// DedupBase, if not nil, is Base prepared for deduplication (made by
+	// dedup.NewBase from Base), for Dedup to reuse; nil makes one.
+	DedupBase *dedup.Base
 }
 
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
@@ -40,6 +48,41 @@ const langRust = 0x1c
 // unit order. data must not change until Encode returns; the Builder
 // copies what it keeps.
 func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
+	return encode(ctx, data, opts, nil)
+}
+
+// Dedup encodes as Encode and deduplicates the result as pahole's final
+// btf__dedup does (btf/dedup), returning raw BTF written as out says: the
+// same bytes as pahole 1.24 -j1, whatever opts.Jobs. The encoded types
+// are handed to the deduplication unit by unit (dedup.Merger.AddBuilder
+// and builder.Builder.Forget), so they are held once, in the Merger, and
+// a vmlinux's millions of types pass although BTF allows about one
+// million: only the deduplicated output must fit.
+func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
+	base := opts.DedupBase
+	if base == nil && opts.Base != nil {
+		var err error
+		if base, err = dedup.NewBase(opts.Base); err != nil {
+			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		}
+	}
+	m := dedup.New(base)
+	flush := func(b *builder.Builder) error {
+		if err := m.AddBuilder(b); err != nil {
+			return err
+		}
+		b.Forget()
+		return nil
+	}
+	if _, err := encode(ctx, data, opts, flush); err != nil {
+		return nil, err
+	}
+	return m.Dedup(out)
+}
+
+// encode encodes data into a Builder, calling flush, if not nil, with it
+// after each compile unit is merged into it and at the end.
+func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error) (*builder.Builder, error) {
 	o, err := openObject(data)
 	if err != nil {
 		return nil, err
@@ -61,7 +104,9 @@ func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, e
 	}
 	b.AllowManyTypes()
 	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
-	if err := e.encode(ctx, newMerger(b)); err != nil {
+	m := newMerger(b)
+	m.flush = flush
+	if err := e.encode(ctx, m); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -37,8 +37,10 @@ func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.B
 	return b
 }
 
-// TestIdenticalToPahole encodes the committed debug modules and compares
-// the deduplicated result with pahole 1.24's, byte for byte.
+// TestIdenticalToPahole encodes the committed debug modules with 1, 2 and
+// 8 workers and compares the deduplicated result with pahole 1.24 -j1's,
+// byte for byte: identical to pahole and deterministic through the final
+// deduplication.
 func TestIdenticalToPahole(t *testing.T) {
 	base := debianBase(t)
 	dbase, err := dedup.NewBase(base)
@@ -49,12 +51,14 @@ func TestIdenticalToPahole(t *testing.T) {
 		t.Run(m, func(t *testing.T) {
 			ko := testfixtures.Read(t, "elf/"+m+".ko.gz")
 			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
-			got, err := dedup.Marshal(encodeModule(t, ko, base, 0), dbase, builder.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s: %d bytes, pahole wrote %d; first difference at byte %d", m, len(got), len(want), firstDiff(got, want))
+			for _, jobs := range []int{1, 2, 8} {
+				got, err := dwarf2btf.Dedup(context.Background(), ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Jobs: jobs}, builder.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s -j%d: %d bytes, pahole wrote %d; first difference at byte %d", m, jobs, len(got), len(want), firstDiff(got, want))
+				}
 			}
 		})
 	}

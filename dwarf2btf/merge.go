@@ -22,6 +22,10 @@ type merger struct {
 	generated map[string]struct{}
 	secinfo   []btf.VarSecinfo
 
+	// flush, if not nil, takes the Builder's records after each unit and
+	// at the end (see Dedup).
+	flush func(*builder.Builder) error
+
 	members []builder.Member
 	params  []builder.Param
 	values  []builder.Enumerator
@@ -78,7 +82,14 @@ func (m *merger) add(u *encoded) error {
 		}
 		m.secinfo = append(m.secinfo, btf.VarSecinfo{Type: id, Offset: v.offset, Size: v.size})
 	}
-	return nil
+	return m.flushed()
+}
+
+func (m *merger) flushed() error {
+	if m.flush == nil {
+		return nil
+	}
+	return m.flush(m.b)
 }
 
 func (m *merger) declTag(t otag, target btf.TypeID) error {
@@ -113,12 +124,14 @@ func (m *merger) addFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 // finish adds the per-CPU DATASEC, its variables sorted by offset.
 func (m *merger) finish() error {
 	if len(m.secinfo) == 0 {
-		return nil
+		return m.flushed()
 	}
 	sort.SliceStable(m.secinfo, func(i, j int) bool { return m.secinfo[i].Offset < m.secinfo[j].Offset })
 	last := m.secinfo[len(m.secinfo)-1]
-	_, err := m.b.AddDatasec(percpuSection, last.Offset+last.Size, m.secinfo)
-	return err
+	if _, err := m.b.AddDatasec(percpuSection, last.Offset+last.Size, m.secinfo); err != nil {
+		return err
+	}
+	return m.flushed()
 }
 
 func (m *merger) ref(local uint32, off btf.TypeID) btf.TypeID {

@@ -30,6 +30,7 @@ type Builder struct {
 	strs    strTable
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
 	many    bool                  // AllowManyTypes was called
+	forgot  uint32                // types dropped by Forget, the first ones
 }
 
 // New returns an empty Builder for standalone BTF: its first type gets id 1.

@@ -272,3 +272,24 @@ func TestConcurrentBuilders(t *testing.T) {
 		t.Fatal("concurrent Minimal calls gave different outputs")
 	}
 }
+
+// TestForget checks Records, Strings and Forget: ids and strings go on
+// after the records are dropped, and the Builder no longer marshals.
+func TestForget(t *testing.T) {
+	b := builder.New()
+	i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if types, first := b.Records(); first != 1 || len(types) != 16 {
+		t.Fatalf("Records: %d bytes from [%d], want 16 from [1]", len(types), first)
+	}
+	b.Forget()
+	p, _ := b.AddPointer(i)
+	off, _ := b.AddString("int")
+	types, first := b.Records()
+	strs, start := b.Strings()
+	if p != 2 || first != 2 || len(types) != 12 || off != 1 || start != 0 || string(strs) != "\x00int\x00" {
+		t.Errorf("after Forget: PTR [%d], %d bytes from [%d], \"int\" at %d of %q from %d", p, len(types), first, off, strs, start)
+	}
+	if _, err := b.Marshal(builder.Options{}); !errors.Is(err, builder.ErrForgotten) {
+		t.Errorf("Marshal after Forget: %v, want ErrForgotten", err)
+	}
+}

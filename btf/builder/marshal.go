@@ -35,10 +35,13 @@ func isLittle(bo binary.ByteOrder) bool {
 // depends only on the sequence of calls that filled the Builder: the same
 // calls give the same bytes.
 //
-// Marshal fails if a type refers to an id that was never added, or if the
-// base was closed. It does not change the Builder, which can go on
+// Marshal fails if a type refers to an id that was never added, if the
+// base was closed, or if types were forgotten (ErrForgotten). It does not change the Builder, which can go on
 // growing and be marshalled again.
 func (b *Builder) Marshal(opts Options) ([]byte, error) {
+	if b.forgot != 0 {
+		return nil, ErrForgotten
+	}
 	if b.base != nil {
 		if _, err := b.base.TypeByID(0); err != nil {
 			return nil, fmt.Errorf("builder: base: %w", err)

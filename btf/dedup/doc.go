@@ -23,7 +23,11 @@
 // The package imports btf/builder, so Builders can be deduplicated
 // (AddBuilder, Marshal, Builder); builder itself cannot import dedup, which
 // is why deduplicating marshalling is dedup.Marshal and not a
-// builder.Options field.
+// builder.Options field. AddBuilder reads a Builder's records in place; a
+// producer of millions of types (a DWARF encoder) hands them over in
+// pieces, forgetting each (builder.Builder.Forget), so that they are held
+// once. Inputs may hold up to 2^31 types, as libbpf allows before
+// deduplication; the output must fit BTF's limits.
 //
 // # Concurrency
 //
@@ -36,8 +40,10 @@
 //
 // # Security
 //
-// Inputs are btf.Specs, validated when parsed, and Builders, whose output is
-// parsed and validated the same way before use. Every allocation is bounded
+// Inputs are btf.Specs, validated when parsed, and Builders, whose records
+// are well formed by construction: their sizes are checked as they are
+// read, and a reference to an id never added, which a Builder allows until
+// it is marshalled, is an error before deduplication starts. Every allocation is bounded
 // by the size of the inputs (ids, strings and records are counted before
 // they are stored). The recursive steps of the algorithm (graph comparison,
 // reference resolution) are bounded by a depth limit and report an error

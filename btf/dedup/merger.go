@@ -26,7 +26,11 @@ type Merger struct {
 	base *Base
 	d    *state
 	keys []uint32 // AddSpec's string cache, reused
-	done bool
+	src  builderSource
+	// maxRef is the largest id a Builder's record refers to; Builders
+	// allow references to types not added yet, so it is checked by Dedup.
+	maxRef uint32
+	done   bool
 }
 
 // New returns an empty Merger whose output is split BTF on base, or
@@ -56,8 +60,8 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	shift := m.d.first + m.d.n() - srcFirst
 	// The inputs may hold more types than BTF allows, as long as the
 	// output does not (libbpf appends up to 2^31): write checks that.
-	if uint64(m.d.first)+uint64(m.d.n())+uint64(s.NumTypes()) > maxID {
-		return fmt.Errorf("dedup: more than %d types appended", maxID)
+	if err := m.d.room(s.NumTypes()); err != nil {
+		return err
 	}
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs
@@ -131,27 +135,6 @@ func (rs *records) truncate(mark int) {
 	rs.w = rs.w[:rs.off[mark-1]]
 }
 
-// AddBuilder appends the types of b, which must be standalone or split on
-// the Merger's base Spec. b is read now and may be reused afterwards.
-func (m *Merger) AddBuilder(b *builder.Builder) error {
-	var base *btf.Spec
-	if m.base != nil {
-		base = m.base.spec
-	}
-	if b.Base() != nil && b.Base() != base {
-		return fmt.Errorf("dedup: Builder on a base other than the Merger's")
-	}
-	raw, err := b.Marshal(builder.Options{})
-	if err != nil {
-		return err
-	}
-	s, err := btf.ParseSplit(raw, b.Base())
-	if err != nil {
-		return fmt.Errorf("dedup: Builder output: %w", err)
-	}
-	return m.AddSpec(s)
-}
-
 // Dedup deduplicates what was appended and returns it as raw BTF, written
 // as opts says (builder.Options: byte order, layout section). Afterwards
 // the Merger can only be discarded.
@@ -160,7 +143,13 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 		return nil, ErrDone
 	}
 	m.done = true
-	err := m.d.run()
+	var err error
+	if m.maxRef >= m.d.first+m.d.n() {
+		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)
+	}
+	if err == nil {
+		err = m.d.run()
+	}
 	var raw []byte
 	if err == nil {
 		raw, err = m.d.write()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 )
 
@@ -53,7 +52,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if f.jobs < 0 {
 		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
 	}
-	opts := dwarf2btf.Options{Jobs: f.jobs}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
 	if f.base != "" {
 		base, err := btf.Open(f.base)
 		if err != nil {
@@ -72,24 +71,18 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 			}
 		}
 	}
-	b, err := dwarf2btf.EncodeFile(cmd.Context(), path, opts)
-	if err != nil {
-		return err
-	}
 	if f.noDedup {
+		b, err := dwarf2btf.EncodeFile(cmd.Context(), path, opts)
+		if err != nil {
+			return err
+		}
 		return c.writeBTF(b, f.out, f.write, path, f.base)
 	}
 	wopts, err := f.write.options()
 	if err != nil {
 		return err
 	}
-	var base *dedup.Base
-	if opts.Base != nil {
-		if base, err = dedup.NewBase(opts.Base); err != nil {
-			return fmt.Errorf("base: %w", err)
-		}
-	}
-	data, err := dedup.Marshal(b, base, wopts)
+	data, err := dwarf2btf.DedupFile(cmd.Context(), path, opts, wopts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,125 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// builderSource is the Builder whose records were appended last, so that
+// its next records continue it: the same id shift and string keys.
+type builderSource struct {
+	b     *builder.Builder
+	next  btf.TypeID // the Builder's id of the first record not appended yet
+	shift uint32     // Merger id = Builder id + shift, for own ids
+	keys  []uint32   // 1+ the key of the Builder's own string at each offset
+}
+
+// AddBuilder appends the types of b that b.Records returns, read straight
+// from the Builder's records, without marshalling them. b must be
+// standalone or split on the Merger's base Spec. b may go on growing
+// afterwards; when only its new types are wanted, b.Forget drops those
+// appended, and the next AddBuilder of b appends the rest as the
+// continuation of the same input: this is how a producer of millions of
+// types (a DWARF encoder) hands them over without holding them twice.
+// Otherwise each call appends all of b's types as a new input.
+//
+// A Builder may refer to ids it has not added yet; Dedup reports an error
+// if one was never added.
+func (m *Merger) AddBuilder(b *builder.Builder) error {
+	if m.done {
+		return ErrDone
+	}
+	var base *btf.Spec
+	if m.base != nil {
+		base = m.base.spec
+	}
+	if b.Base() != nil && b.Base() != base {
+		return fmt.Errorf("dedup: Builder on a base other than the Merger's")
+	}
+	types, first := b.Records()
+	src := &m.src
+	if src.b != b || first != src.next {
+		if first != b.FirstID() {
+			return fmt.Errorf("dedup: the Builder forgot types [%d, %d) that were never appended", b.FirstID(), first)
+		}
+		*src = builderSource{b: b, shift: m.d.first + m.d.n() - uint32(first), keys: src.keys[:0]}
+	}
+	n, err := m.appendRecords(types, b, src)
+	src.next = first + btf.TypeID(n)
+	return err
+}
+
+// appendRecords appends the Builder's records in types and returns how
+// many it appended; on error, none.
+func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSource) (int, error) {
+	strs, strStart := b.Strings()
+	for len(src.keys) < len(strs) {
+		src.keys = append(src.keys, 0)
+	}
+	rs := &m.d.recs
+	mark, strMark := len(rs.off), len(m.d.strs.own.data)
+	rs.reserve(len(types)/4, len(types)/(4*wHead))
+	own, maxRef := uint32(b.FirstID()), m.maxRef
+	n := 0
+	fail := func(err error) (int, error) {
+		rs.truncate(mark)
+		m.d.strs.own.truncate(strMark)
+		return 0, err
+	}
+	for off := 0; off < len(types); n++ {
+		var err error
+		size, ok := uint32(wire.TypeSize), len(types)-off >= wire.TypeSize
+		if ok {
+			size, ok = wire.DefaultLayouts.RecordSize(wire.Record(types[off:]).Info())
+		}
+		if !ok || int(size) > len(types)-off {
+			err = fmt.Errorf("record of %d bytes past the end", size)
+		} else {
+			err = appendRecord(rs, types[off:off+int(size)])
+		}
+		if err != nil {
+			return fail(fmt.Errorf("dedup: Builder's type [%d]: %w", m.d.first+m.d.n()-src.shift, err))
+		}
+		off += int(size)
+		r := rs.rec(rs.len() - 1)
+		forRefs(r, func(i int) {
+			if r[i] >= own {
+				r[i] += src.shift
+				maxRef = max(maxRef, r[i])
+			}
+		})
+		forNames(r, func(i int) {
+			if err != nil || r[i] < strStart || r[i] == 0 {
+				return
+			}
+			k := r[i] - strStart
+			if src.keys[k] == 0 {
+				var key uint32
+				key, err = m.d.strs.intern(cstr(strs, k))
+				src.keys[k] = key + 1
+			}
+			r[i] = src.keys[k] - 1
+		})
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if err := m.d.room(0); err != nil {
+		return fail(err)
+	}
+	m.maxRef = maxRef
+	return n, nil
+}
+
+// room checks that n more types can be appended: libbpf allows ids up to
+// 2^31-1 before deduplication; the output's limit (wire.MaxTypeID) is
+// checked when it is written.
+func (d *state) room(n int) error {
+	if uint64(d.first)+uint64(d.n())+uint64(n) > maxID {
+		return fmt.Errorf("dedup: more than %d types appended", maxID)
+	}
+	return nil
+}
