@@ -46,7 +46,10 @@ func TestConcurrentTarget(t *testing.T) {
 					errs <- o + ": " + diff
 				}
 			}
-			list := []*core.Object{objs["prog"], objs["fields"], objs["types"], objs["matches"]}
+			var list []*core.Object
+			for _, o := range objectOrder {
+				list = append(list, objs[o])
+			}
 			b, err := core.Minimal(context.Background(), shared, list)
 			if err != nil {
 				errs <- err.Error()

@@ -116,7 +116,7 @@ func TestLibbpfLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		for _, o := range objectOrder {
+		for _, o := range append(objectOrder, "ambig") {
 			log, err := exec.Command(bin, kpath, objs[o]).Output()
 			if err != nil {
 				t.Fatalf("coreref %s %s: %v", kpath, objs[o], err)

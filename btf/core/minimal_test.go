@@ -3,6 +3,7 @@ package core_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -34,7 +35,7 @@ func minimal(tb testing.TB, k string, objs ...string) []byte {
 // minCases are the bpftool min_core_btf goldens: each object alone, and
 // all four at once ("all").
 func minCases() map[string][]string {
-	m := map[string][]string{"all": objectOrder}
+	m := map[string][]string{"all": {"prog", "fields", "types", "matches"}}
 	for _, o := range objectOrder {
 		m[o] = []string{o}
 	}
@@ -128,5 +129,17 @@ func TestMinimalKernelLoads(t *testing.T) {
 			}
 			f.Close()
 		}
+	}
+}
+
+// TestMinimalFails: where bpftool fails (an ambiguous relocation on
+// Debian 6.1), Minimal fails; where it does not, the bytes are its.
+func TestMinimalFails(t *testing.T) {
+	_, err := core.Minimal(context.Background(), core.NewTarget(kernel(t, "debian-6.1")), []*core.Object{object(t, "ambig")})
+	if !errors.Is(err, core.ErrInvalid) {
+		t.Errorf("ambig on debian-6.1: got %v, want ErrInvalid", err)
+	}
+	if got, want := minimal(t, "host-6.18", "ambig"), testfixtures.Read(t, "core/bpftool/ambig.host-6.18.min.btf"); !bytes.Equal(got, want) {
+		t.Errorf("ambig on host-6.18 differs from bpftool's:\n%s", diffDumps(t, want, got))
 	}
 }

@@ -150,12 +150,12 @@ func (o *Object) resolveOne(secName string, i int, r ext.CORERelo, t *Target, ca
 		res.LocalSpec = oc.local.format()
 	}
 	res.Candidates = oc.ncands
+	if oc.matched {
+		res.TargetType, res.TargetSpec = oc.targ.root, oc.targ.format()
+	}
 	if err != nil {
 		res.Err = err
 		return res
-	}
-	if oc.matched {
-		res.TargetType, res.TargetSpec = oc.targ.root, oc.targ.format()
 	}
 	progInsns := insns[prog.InsnOff*insnSize : (prog.InsnOff+prog.InsnCnt)*insnSize]
 	res.Patch, res.Err = patch(progInsns, res.Insn, o.order, &oc.res)

@@ -14,7 +14,7 @@ import (
 // committed kernels, resolves as libbpf 1.8 resolved it (its own debug
 // log: local spec, first matching candidate, patched value or poisoning).
 func TestLibbpf(t *testing.T) {
-	for _, o := range objectOrder {
+	for _, o := range append(objectOrder, "ambig") {
 		for k := range kernels {
 			t.Run(o+"/"+k, func(t *testing.T) {
 				want := parseGolden(t, testfixtures.Read(t, "core/libbpf/"+o+"."+k+".txt"))
