@@ -30,6 +30,11 @@ import (
 // dump of the result is bpftool's. t may hold at most one module (a
 // split BTF on the main one): ids must be one space.
 func Minimal(ctx context.Context, t *Target, objs []*Object) (*builder.Builder, error) {
+	t.mu.Lock()
+	if t.load != nil {
+		t.modules, t.load = t.load(), nil
+	}
+	t.mu.Unlock()
 	s := t.main
 	switch len(t.modules) {
 	case 0:

@@ -102,3 +102,37 @@ func mustFind(tb testing.TB, s *btf.Spec, name string) btf.Type {
 	}
 	return t
 }
+
+// TestKernelTargetLazy: a kernel Target asks for its modules only when
+// vmlinux lacks a name, and once.
+func TestKernelTargetLazy(t *testing.T) {
+	deb := kernel(t, "debian-6.1")
+	kvm, err := btf.ParseSplit(testfixtures.Modules(t)["kvm"], deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	tg := core.NewKernelTarget(deb, func() []*btf.Spec { calls++; return []*btf.Spec{kvm} })
+	if _, err := core.Resolve(context.Background(), object(t, "prog"), tg); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Fatalf("modules loaded for a program of vmlinux types")
+	}
+	obj, err := core.ParseObject(testfixtures.Read(t, "core/module.bpf.o.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		rs, err := core.Resolve(context.Background(), obj, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rs[6].OK() {
+			t.Errorf("kvm_mmu_page.unsync: %s", rs[6].Reason())
+		}
+	}
+	if calls != 1 {
+		t.Errorf("modules loaded %d times", calls)
+	}
+}

@@ -19,6 +19,9 @@ import (
 type Target struct {
 	main    *btf.Spec
 	modules []*btf.Spec
+	// load, if not nil, gives the modules the first time they are needed
+	// (NewKernelTarget).
+	load func() []*btf.Spec
 
 	mu    sync.Mutex
 	cands map[string]*candEntry
@@ -51,6 +54,14 @@ func kindClass(k btf.Kind) uint8 {
 // split BTF) and modules, split BTFs whose base is main.
 func NewTarget(main *btf.Spec, modules ...*btf.Spec) *Target {
 	return &Target{main: main, modules: modules, cands: map[string]*candEntry{}}
+}
+
+// NewKernelTarget returns a Target on main whose modules are given by
+// modules, called at most once, and only when a name has no candidate in
+// main: libbpf too loads module BTFs only then. It suits a running
+// kernel, whose module BTFs are many and mostly not needed.
+func NewKernelTarget(main *btf.Spec, modules func() []*btf.Spec) *Target {
+	return &Target{main: main, load: modules, cands: map[string]*candEntry{}}
 }
 
 // Main returns the main BTF of the target.
@@ -91,6 +102,9 @@ func (t *Target) prepare(ws []want) {
 				left[name] |= 1 << c
 			}
 		}
+	}
+	if len(left) > 0 && t.load != nil {
+		t.modules, t.load = t.load(), nil
 	}
 	for _, m := range t.modules {
 		if len(left) > 0 {

@@ -115,21 +115,24 @@ func (c *cli) coreTarget(f btfCoreFlags) (*core.Target, func(), error) {
 		return nil, nil, err
 	}
 	done := func() { h.Release(); cache.Close() }
-	names, err := h.Modules()
-	if err != nil {
-		done()
-		return nil, nil, err
-	}
-	var mods []*btf.Spec
-	for _, name := range names {
-		m, err := h.Module(name)
+	modules := func() []*btf.Spec {
+		names, err := h.Modules()
 		if err != nil {
 			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
-			continue
+			return nil
 		}
-		mods = append(mods, m)
+		var mods []*btf.Spec
+		for _, name := range names {
+			m, err := h.Module(name)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
+				continue
+			}
+			mods = append(mods, m)
+		}
+		return mods
 	}
-	return core.NewTarget(h.Vmlinux(), mods...), done, nil
+	return core.NewKernelTarget(h.Vmlinux(), modules), done, nil
 }
 
 // coreValue is the text form of a Result's outcome.
