@@ -89,6 +89,7 @@ func TestModuleTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kernelAccepts(t, raw)
 	if diff := cmp.Diff(want, values(core.NewTarget(small))); diff != "" {
 		t.Errorf("minimal BTF (-want +got):\n%s", diff)
 	}
