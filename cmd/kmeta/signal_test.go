@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,18 +40,45 @@ func TestOutputIsInput(t *testing.T) {
 	}
 }
 
-// buildKmeta builds the kmeta binary into a temporary directory.
+// buildKmeta returns the kmeta binary, built once per test process into
+// a temporary directory that TestMain removes: four tests run it, and a
+// link each cost seconds of CPU.
 func buildKmeta(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "kmeta")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Skipf("go build: %v\n%s", err, out)
+	kmetaBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kmeta-test-bin")
+		if err != nil {
+			kmetaBin.err = err
+			return
+		}
+		kmetaBin.dir = dir
+		kmetaBin.path = filepath.Join(dir, "kmeta")
+		if out, err := exec.Command("go", "build", "-o", kmetaBin.path, ".").CombinedOutput(); err != nil {
+			kmetaBin.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if kmetaBin.err != nil {
+		t.Skipf("go build: %v", kmetaBin.err)
 	}
-	return bin
+	return kmetaBin.path
+}
+
+// kmetaBin is the binary buildKmeta built, shared by the tests that run it.
+var kmetaBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if kmetaBin.dir != "" {
+		os.RemoveAll(kmetaBin.dir)
+	}
+	os.Exit(code)
 }
 
 // TestSignals runs the real binary, interrupts it while it waits on
@@ -95,7 +124,7 @@ func TestSignals(t *testing.T) {
 				t.Fatal(err)
 			}
 			stdinR.Close()
-			time.Sleep(300 * time.Millisecond) // let it reach the blocking read or write
+			waitBlocked(t, cmd.Process.Pid) // at the blocking read or write
 			start := time.Now()
 			cmd.Process.Signal(tc.sig)
 			kill := time.AfterFunc(15*time.Second, func() { cmd.Process.Kill() })
@@ -151,4 +180,42 @@ func TestTruncatedInput(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "changed while it was read") {
 		t.Fatalf("exit %v, stderr %q", err, stderr.String())
 	}
+}
+
+// waitBlocked waits until every thread of process pid has been asleep for
+// a few checks in a row: the command then waits on its read or write, and
+// has long installed its signal handlers. A fixed sleep was too short on a
+// loaded machine. It gives up after 10 s and lets the test go on.
+func waitBlocked(t *testing.T, pid int) {
+	t.Helper()
+	time.Sleep(50 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for quiet := 0; quiet < 5 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if allAsleep(pid) {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+}
+
+// allAsleep reports whether every thread of pid is in state S (sleeping),
+// from /proc; false if it cannot tell.
+func allAsleep(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, p := range tasks {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		// The state follows the command name, which is in parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'S' {
+			return false
+		}
+	}
+	return true
 }
