@@ -39,6 +39,7 @@ func blobName(blob []byte, off int, m uint8) []byte {
 // builder collects the symbols of one module while the input is parsed and
 // turns them into a table. It is used by one goroutine.
 type builder struct {
+	codec  *codec // names(), once per builder rather than per name
 	name   string
 	data   bool // keep type letters
 	addrs  chunks[uint64]
@@ -66,7 +67,7 @@ type builder struct {
 var addrPieces, blobPieces, metas, blockStarts sync.Pool
 
 func newBuilder(name string, data bool) *builder {
-	b := &builder{name: name, data: data, sorted: true,
+	b := &builder{codec: names(), name: name, data: data, sorted: true,
 		addrs: newChunks[uint64](12, &addrPieces), blob: newChunks[byte](16, &blobPieces)}
 	if p, ok := metas.Get().(*[]uint8); ok {
 		b.meta = (*p)[:0]
@@ -132,7 +133,7 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	if n > 0 && addr < b.addrs.last() {
 		b.sorted = false
 	}
-	enc := names().appendTo(b.name1[:0], name)
+	enc := b.codec.appendTo(b.name1[:0], name)
 	b.name1 = enc
 	// A block ends after markStride entries, before an entry too far from
 	// its start for a lane, and before its names would overflow their
