@@ -79,8 +79,8 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	check := func(w int, in campaignInput, rng *rand.Rand) {
 		path := filepath.Join(dir, fmt.Sprintf("w%d-in", w))
 		os.WriteFile(path, in.data, 0o644)
-		args := campaignArgs(rng, path, filepath.Join(dir, fmt.Sprintf("w%d-out", w)))
-		if in.split {
+		args, objOnly := campaignArgs(rng, path, filepath.Join(dir, fmt.Sprintf("w%d-out", w)), base)
+		if in.split && !objOnly {
 			args = append(args, "-B", base)
 		}
 		runs.Add(1)
@@ -108,8 +108,18 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	t.Logf("%d runs (%d held back), %d failures", runs.Load(), len(held), failures.Load())
 }
 
-// campaignArgs picks a command to run on in.
-func campaignArgs(rng *rand.Rand, in, out string) []string {
+// campaignArgs picks a command to run on in. objOnly says that the command
+// reads in as a BPF object (CO-RE relocations against base), never as
+// split BTF.
+func campaignArgs(rng *rand.Rand, in, out, base string) (args []string, objOnly bool) {
+	if rng.IntN(4) == 0 {
+		cmds := [][]string{
+			{"btf", "core", in, "--target", base},
+			{"btf", "core", in, "--target", base, "--json"},
+			{"btf", "min", base, "--obj", in, "-o", out},
+		}
+		return append(cmds[rng.IntN(len(cmds))], "--max-input", campaignLimit), true
+	}
 	cmds := [][]string{
 		{"btf", "dump", in},
 		{"btf", "dump", "--format", "c", in},
@@ -119,7 +129,7 @@ func campaignArgs(rng *rand.Rand, in, out string) []string {
 		{"btf", "copy", in, "--endian", "big", "--elf", "-o", out},
 		{"btf", "min", in, "--types", "task_struct,sock", "-o", out},
 	}
-	return append(cmds[rng.IntN(len(cmds))], "--max-input", campaignLimit)
+	return append(cmds[rng.IntN(len(cmds))], "--max-input", campaignLimit), false
 }
 
 // runLimited runs kmeta under the address-space limit and the time limit
@@ -178,6 +188,8 @@ func campaignSeeds(t *testing.T) []campaignInput {
 		{"prog.bpf.o", obj, false},
 		{"af_key.ko", ko, true},
 		{"prog-compressed.o", compressedSection(t, obj), false},
+		{"fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"), false},
+		{"matches.bpf.o", testfixtures.Read(t, "core/matches.bpf.o.gz"), false},
 	}
 	for _, s := range seeds[:4] {
 		seeds = append(seeds,
