@@ -45,17 +45,16 @@
 // whose symbols did not change, and swaps it in; a failed reload keeps the
 // old snapshot. RequestReload throttles: requests within Config.Coalesce
 // share one reload, and reloads start at least Config.MinInterval apart.
-// Symbolizer.Watch listens for module uevents (see Monitor) and requests
-// reloads.
+// Symbolizer.Watch listens for module uevents (package uevent) and
+// requests reloads.
 //
 // # Concurrency
 //
 // Snapshot is immutable and safe for concurrent use; so are Symbolizer
 // (readers never block, reloads are serialized) and the package's
-// functions. A Monitor's Read must not be called concurrently, but Close
-// may be called at any time. The package has no mutable package-level
+// functions. The package has no mutable package-level
 // state: its only package-level values are the read-only name dictionary
-// and sentinel errors.
+// (built on first use) and sentinel errors.
 //
 // # Security
 //
@@ -70,8 +69,8 @@
 // read with a size limit and ELF notes are bounds-checked.
 //
 // Uevents on NETLINK_KOBJECT_UEVENT can be sent by any process with
-// CAP_NET_ADMIN in the network namespace. A Monitor accepts only messages
+// CAP_NET_ADMIN in the network namespace. Watch acts only on messages
 // whose sender port id is 0 (the kernel) unless told to trust other port
-// ids (MonitorOptions.TrustPortIDs, for tests); a forged event can at most
+// ids (uevent.Options.TrustPortIDs, for tests); a forged event can at most
 // cause a throttled reload, which re-reads the kernel's own files.
 package kallsyms

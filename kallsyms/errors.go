@@ -16,20 +16,8 @@ var (
 	// package refuses such input rather than resolve addresses wrongly.
 	ErrRestricted = errors.New("kallsyms: all addresses are zero (kernel.kptr_restrict hides them; read as root with CAP_SYSLOG or set kernel.kptr_restrict=0)")
 
-	// ErrClosed is returned by methods of a Symbolizer or Monitor after
-	// Close.
+	// ErrClosed is returned by methods of a Symbolizer after Close.
 	ErrClosed = errors.New("kallsyms: closed")
-
-	// ErrUntrustedSender is returned by Monitor.Read, together with the
-	// event, for a uevent whose sender port id is neither 0 (the kernel)
-	// nor one the Monitor was told to trust. Such events must be ignored:
-	// any process with CAP_NET_ADMIN can send them.
-	ErrUntrustedSender = errors.New("kallsyms: uevent not sent by the kernel")
-
-	// ErrOverflow is returned by Monitor.Read when the kernel dropped
-	// uevents because the socket's receive buffer was full (ENOBUFS). The
-	// caller must resynchronize, e.g. with a full reload.
-	ErrOverflow = errors.New("kallsyms: uevents lost (receive buffer overflow)")
 )
 
 // ParseError reports malformed kallsyms input. Line is 1-based.

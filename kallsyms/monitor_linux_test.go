@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/uevent"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,12 +59,12 @@ func triggerKernelEvent(tb testing.TB) {
 	}
 }
 
-func isNullChange(ev Uevent) bool {
+func isNullChange(ev uevent.Event) bool {
 	return ev.Action == "change" && ev.Subsystem == "mem" && ev.DevPath == "/devices/virtual/mem/null"
 }
 
 func testKernelEvent(t *testing.T) {
-	m, err := ListenUevents(MonitorOptions{})
+	m, err := uevent.Listen(uevent.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func testKernelEvent(t *testing.T) {
 		t.Errorf("Read after deadline: %v", err)
 	}
 	go func() { time.Sleep(50 * time.Millisecond); m.Close() }()
-	if _, err := m.Read(context.Background()); !errors.Is(err, ErrClosed) {
+	if _, err := m.Read(context.Background()); !errors.Is(err, uevent.ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
 }
@@ -132,25 +133,22 @@ type watchEnv struct {
 	sym                  *Symbolizer
 	reloads              chan ReloadEvent
 	events               chan error // per uevent: nil or why it was ignored
-	kernel               chan Uevent
-	overflow             chan struct{} // closed on the first ErrOverflow
+	kernel               chan uevent.Event
+	overflow             chan struct{} // closed on the first uevent.ErrOverflow
 	watchErr             chan error
 	cancel               context.CancelFunc
 }
 
-const baseKallsyms = "ffffffff81000000 T _stext\nffffffff81000010 t foo\n"
-const withModuleX = baseKallsyms + "ffffffffc0000000 t x_fn\t[x]\n"
-
 func startWatch(t *testing.T, trust []uint32) *watchEnv {
 	t.Helper()
-	return startWatchWith(t, MonitorOptions{TrustPortIDs: trust})
+	return startWatchWith(t, uevent.Options{TrustPortIDs: trust})
 }
 
-func startWatchWith(t *testing.T, mopts MonitorOptions) *watchEnv {
+func startWatchWith(t *testing.T, mopts uevent.Options) *watchEnv {
 	t.Helper()
 	dir := t.TempDir()
 	e := &watchEnv{dir: dir, kallsyms: filepath.Join(dir, "kallsyms"), sysfs: filepath.Join(dir, "sys"),
-		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan Uevent, 10),
+		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan uevent.Event, 10),
 		overflow: make(chan struct{}), watchErr: make(chan error, 1)}
 	var overflowed sync.Once
 	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
@@ -163,11 +161,11 @@ func startWatchWith(t *testing.T, mopts MonitorOptions) *watchEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() {
-		e.watchErr <- e.sym.Watch(ctx, WatchOptions{Monitor: mopts, OnEvent: func(ev Uevent, err error) {
+		e.watchErr <- e.sym.Watch(ctx, WatchOptions{Monitor: mopts, OnEvent: func(ev uevent.Event, err error) {
 			switch {
 			case isNullChange(ev):
 				e.kernel <- ev
-			case errors.Is(err, ErrOverflow):
+			case errors.Is(err, uevent.ErrOverflow):
 				overflowed.Do(func() { close(e.overflow) })
 			default:
 				select {
@@ -230,8 +228,8 @@ func testInjectedIgnored(t *testing.T) {
 	e.syncKernel(t)
 	select {
 	case err := <-e.events:
-		if !errors.Is(err, ErrUntrustedSender) {
-			t.Errorf("injected event: %v, want ErrUntrustedSender", err)
+		if !errors.Is(err, uevent.ErrUntrustedSender) {
+			t.Errorf("injected event: %v, want uevent.ErrUntrustedSender", err)
 		}
 	default:
 		t.Fatal("injected event not seen")
@@ -291,7 +289,7 @@ func waitReload(t *testing.T, e *watchEnv) ReloadEvent {
 // nothing else could have caused the reload.
 func testWatchResync(t *testing.T) {
 	in := newInjector(t)
-	e := startWatchWith(t, MonitorOptions{ReceiveBuffer: 4096})
+	e := startWatchWith(t, uevent.Options{ReceiveBuffer: 4096})
 	writeAtomic(t, e.kallsyms, []byte(withModuleX))
 	deadline := time.Now().Add(10 * time.Second)
 flood:
@@ -319,10 +317,10 @@ flood:
 }
 
 // testOverflow floods a monitor with a tiny receive buffer: Read reports
-// ErrOverflow, and the monitor keeps working.
+// uevent.ErrOverflow, and the monitor keeps working.
 func testOverflow(t *testing.T) {
 	in := newInjector(t)
-	m, err := ListenUevents(MonitorOptions{TrustPortIDs: []uint32{in.port}, ReceiveBuffer: 4096})
+	m, err := uevent.Listen(uevent.Options{TrustPortIDs: []uint32{in.port}, ReceiveBuffer: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +333,7 @@ func testOverflow(t *testing.T) {
 	overflow := false
 	for !overflow {
 		_, err := m.Read(ctx)
-		if errors.Is(err, ErrOverflow) {
+		if errors.Is(err, uevent.ErrOverflow) {
 			overflow = true
 		} else if err != nil {
 			t.Fatalf("Read: %v", err)
@@ -347,7 +345,7 @@ func testOverflow(t *testing.T) {
 		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		ev, err := m.Read(short)
 		cancel()
-		if err != nil && !errors.Is(err, ErrOverflow) && !errors.Is(err, context.DeadlineExceeded) {
+		if err != nil && !errors.Is(err, uevent.ErrOverflow) && !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Read after overflow: %v", err)
 		}
 		if isNullChange(ev) {

@@ -165,19 +165,6 @@ func TestBuildIDNote(t *testing.T) {
 	}
 }
 
-func TestParseUevent(t *testing.T) {
-	ev, err := parseUevent([]byte("add@/module/x\x00ACTION=add\x00DEVPATH=/module/x\x00SUBSYSTEM=module\x00SEQNUM=7\x00"))
-	want := Uevent{Action: "add", DevPath: "/module/x", Subsystem: "module", Seqnum: 7}
-	if diff := cmp.Diff(want, ev); err != nil || diff != "" || ev.Module() != "x" {
-		t.Errorf("parseUevent: %v %s", err, diff)
-	}
-	for _, bad := range []string{"", "libudev\x00\xfe\xed", "@\x00", "add@\x00"} {
-		if _, err := parseUevent([]byte(bad)); err == nil {
-			t.Errorf("parseUevent(%q) accepted", bad)
-		}
-	}
-}
-
 // TestHex8 checks hex8 against hexDigit with every byte value at every
 // position among valid digits, and with random strings.
 func TestHex8(t *testing.T) {

@@ -3,19 +3,30 @@ package kallsyms
 import (
 	"context"
 	"errors"
+
+	"github.com/kmeta-dev/kmeta/uevent"
 )
 
 // WatchOptions configures Symbolizer.Watch.
 type WatchOptions struct {
-	// Monitor configures the uevent socket (see MonitorOptions; its
+	// Monitor configures the uevent socket (see uevent.Options; its
 	// TrustPortIDs is for tests only).
-	Monitor MonitorOptions
+	Monitor uevent.Options
+	// Events, if set, is where Watch reads uevents instead of a socket it
+	// opens with uevent.Listen: a fake in tests. Watch closes it.
+	Events EventReader
 	// OnEvent, if set, is called for every uevent read, from Watch's
 	// goroutine. err is nil for an accepted event and matches
-	// ErrUntrustedSender for an ignored one; after a receive-buffer
-	// overflow it is called once with a zero Uevent and an error matching
-	// ErrOverflow.
-	OnEvent func(ev Uevent, err error)
+	// uevent.ErrUntrustedSender for an ignored one; after a receive-buffer
+	// overflow it is called once with a zero Event and an error matching
+	// uevent.ErrOverflow.
+	OnEvent func(ev uevent.Event, err error)
+}
+
+// EventReader is what Watch reads uevents from: a *uevent.Monitor.
+type EventReader interface {
+	Read(ctx context.Context) (uevent.Event, error)
+	Close() error
 }
 
 // Watch listens for module uevents until ctx ends or s is closed, and
@@ -30,9 +41,13 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 		return ErrClosed
 	default:
 	}
-	m, err := ListenUevents(opts.Monitor)
-	if err != nil {
-		return err
+	m := opts.Events
+	if m == nil {
+		um, err := uevent.Listen(opts.Monitor)
+		if err != nil {
+			return err
+		}
+		m = um
 	}
 	defer m.Close()
 	exit := make(chan struct{})
@@ -44,7 +59,7 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 		case <-exit:
 		}
 	}()
-	report := func(ev Uevent, err error) {
+	report := func(ev uevent.Event, err error) {
 		if opts.OnEvent != nil {
 			opts.OnEvent(ev, err)
 		}
@@ -52,13 +67,15 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 	for {
 		ev, err := m.Read(ctx)
 		switch {
-		case errors.Is(err, ErrUntrustedSender):
+		case errors.Is(err, uevent.ErrUntrustedSender):
 			report(ev, err)
 			continue
-		case errors.Is(err, ErrOverflow):
+		case errors.Is(err, uevent.ErrOverflow):
 			report(ev, err)
 			s.RequestReload("resync after lost uevents")
 			continue
+		case errors.Is(err, uevent.ErrClosed):
+			return ErrClosed // s was closed, which closed the monitor
 		case err != nil:
 			return err
 		}

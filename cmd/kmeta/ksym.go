@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/uevent"
 	"github.com/spf13/cobra"
 )
 
@@ -294,7 +295,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	st := sym.Snapshot().Stats()
 	emit(fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents", st.Symbols, st.Modules),
 		map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules})
-	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev kallsyms.Uevent, err error) {
+	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev uevent.Event, err error) {
 		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
 		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", escapeName(ev.Action), escapeName(ev.DevPath), escapeName(ev.Subsystem), ev.PortID)
 		if err != nil {
