@@ -176,6 +176,12 @@ type loader struct {
 	r     *unitReader
 	cu    *cuData
 	stack [maxDepth + 1]die
+	// Scratch stacks of the elements of the composites and subroutines
+	// being read: a nested one pushes after its parent's and pops its own
+	// before the parent goes on. A loader is reused from unit to unit.
+	mems []member
+	anns []annot
+	ps   []param
 }
 
 var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
@@ -414,33 +420,34 @@ func (l *loader) newComposite(x *die, depth int) error {
 	t.decl = numeric(x, slotDeclaration)&1 != 0
 	t.spec = ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
-	var mems []member
-	var anns []annot
+	memLo, annLo := len(l.mems), len(l.anns)
 	idx := int32(0)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			mems = append(mems, newMember(l.r, c, isUnion))
+			l.mems = append(l.mems, newMember(l.r, c, isUnion))
 			lo := len(l.cu.annots)
 			_, _, err := l.annotations(c, d, idx)
-			anns = append(anns, l.cu.annots[lo:]...)
+			l.anns = append(l.anns, l.cu.annots[lo:]...)
 			l.cu.annots = l.cu.annots[:lo]
 			idx++
 			return err
 		case dwTagLLVMAnnotation:
 			if string(l.r.str(c, slotName)) == "btf_decl_tag" {
-				anns = append(anns, annot{value: l.r.str(c, slotConstValue), component: -1})
+				l.anns = append(l.anns, annot{value: l.r.str(c, slotConstValue), component: -1})
 			}
 			return l.skip(c, d)
 		}
 		return l.processTag(c, d)
 	})
+	mems, anns := l.mems[memLo:], l.anns[annLo:]
 	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
 	l.cu.members = append(l.cu.members, mems...)
 	t.annLo, t.annN = int32(len(l.cu.annots)), int32(len(anns))
 	l.cu.annots = append(l.cu.annots, anns...)
+	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
 	l.appendType(off, t)
 	return err
 }
@@ -468,13 +475,13 @@ func newMember(r *unitReader, c *die, inUnion bool) member {
 func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
 	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
-	var ps []param
+	psLo := len(l.ps)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
-			ps = append(ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
+			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
 			return l.skip(c, d)
 		case dwTagUnspecParams:
 			t.unspec = true
@@ -482,11 +489,13 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 		}
 		return l.processTag(c, d)
 	})
+	ps := l.ps[psLo:]
 	t.lo, t.n = int32(len(l.cu.params)), int32(len(ps))
 	for i, p := range ps {
 		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
 	}
 	l.cu.params = append(l.cu.params, ps...)
+	l.ps = l.ps[:psLo]
 	l.appendType(off, t)
 	return err
 }

@@ -23,14 +23,15 @@ const maxRatio = 64
 // object is an ELF file opened for encoding: its debug sections (inflated
 // and relocated where needed), its symbols and its per-CPU section.
 type object struct {
-	data   []byte // the whole file, usually mapped
-	order  binary.ByteOrder
-	rel    bool // ET_REL (a .ko): relocations apply
-	shdrs  []elf.Section64
-	names  []string
-	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
-	debug  map[string][]byte
-	symtab []elf.Symbol
+	data     []byte // the whole file, usually mapped
+	order    binary.ByteOrder
+	rel      bool // ET_REL (a .ko): relocations apply
+	shdrs    []elf.Section64
+	names    []string
+	addrs    []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	debug    map[string][]byte
+	inflated map[string]bool // debug sections decompressed, not in place
+	symtab   []elf.Symbol
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
 	percpuAddr uint64
@@ -55,7 +56,7 @@ func openObject(data []byte) (*object, error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
 	}
-	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}}
+	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, inflated: map[string]bool{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
 	for i, s := range f.Sections {
@@ -83,6 +84,9 @@ func openObject(data []byte) (*object, error) {
 			return nil, fmt.Errorf("dwarf2btf: section %s: %w", name, err)
 		}
 		o.debug[name] = b
+		if s.Flags&elf.SHF_COMPRESSED != 0 {
+			o.inflated[name] = true
+		}
 	}
 	if o.rel {
 		if err := o.relocate(f); err != nil {
@@ -93,6 +97,12 @@ func openObject(data []byte) (*object, error) {
 		return nil, ErrNoDWARF
 	}
 	return o, nil
+}
+
+// debugMapped reports whether the debug section name is read in place from
+// the input, not a copy (relocated or decompressed).
+func (o *object) debugMapped(name string) bool {
+	return len(o.debug[name]) > 0 && !o.rel && !o.inflated[name]
 }
 
 // ErrNoDWARF is returned for an ELF file without a .debug_info section.

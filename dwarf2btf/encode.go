@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Options control Encode. The zero value encodes as Linux 6.1's
@@ -37,6 +38,10 @@ type Options struct {
 	// DedupBase, if not nil, is Base prepared for deduplication (made by
 	// dedup.NewBase from Base), for Dedup to reuse; nil makes one.
 	DedupBase *dedup.Base
+
+	// mapped tells that the data is a read-only file mapping, whose pages
+	// can be given back once read (EncodeFile, DedupFile).
+	mapped bool
 }
 
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
@@ -104,6 +109,13 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	}
 	b.AllowManyTypes()
 	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	if opts.mapped {
+		// Merged units' DWARF is not read again: give its pages back as
+		// the merge goes, and the whole file's at the end, so that the
+		// resident memory follows the units being encoded, not the file.
+		e.infoMapped = o.debugMapped(".debug_info")
+		defer mmap.Release(data)
+	}
 	m := newMerger(b)
 	m.flush = flush
 	if err := e.encode(ctx, m); err != nil {
@@ -119,7 +131,23 @@ type run struct {
 	opts   *Options
 	units  []unitHeader
 	little bool
+	// infoMapped tells that d.info lies in the input's file mapping, to be
+	// released behind the merge; released is how much of it was.
+	infoMapped bool
+	released   uint32
 }
+
+// releaseThrough gives back the pages of .debug_info before offset end,
+// in steps of at least releaseStep bytes, when they are a file's mapping.
+func (e *run) releaseThrough(end uint32) {
+	if !e.infoMapped || end < e.released+releaseStep && end < uint32(len(e.d.info)) {
+		return
+	}
+	mmap.Release(e.d.info[e.released:end])
+	e.released = end
+}
+
+const releaseStep = 4 << 20
 
 // encode runs the workers and merges their units in order. Workers run at
 // most window units ahead of the merge, which bounds memory.
@@ -160,6 +188,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 		if err := m.add(u); err != nil {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
+		e.releaseThrough(e.units[i].end)
 		<-tokens
 		select {
 		case free <- u:
@@ -174,6 +203,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 
 func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct{}, free chan *encoded, results []chan *encoded) {
 	cu := &cuData{}
+	l := &loader{cu: cu}
 	cache := map[uint64]*abbrevTable{}
 	for {
 		select {
@@ -193,7 +223,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 		default:
 			out = &encoded{}
 		}
-		out.err = e.unit(e.units[i], cu, cache, out)
+		out.err = e.unit(e.units[i], l, cache, out)
 		results[i] <- out
 	}
 }
@@ -203,7 +233,7 @@ func (u *encoded) reset() {
 }
 
 // unit loads, recodes and emits one unit.
-func (e *run) unit(u unitHeader, cu *cuData, cache map[uint64]*abbrevTable, out *encoded) error {
+func (e *run) unit(u unitHeader, l *loader, cache map[uint64]*abbrevTable, out *encoded) error {
 	if len(cache) > 8 {
 		clear(cache)
 	}
@@ -211,8 +241,10 @@ func (e *run) unit(u unitHeader, cu *cuData, cache map[uint64]*abbrevTable, out 
 	if err != nil {
 		return err
 	}
+	cu := l.cu
 	cu.reset(u)
-	l := &loader{r: r, cu: cu}
+	l.r = r
+	l.mems, l.anns, l.ps = l.mems[:0], l.anns[:0], l.ps[:0]
 	if err := l.load(); err != nil {
 		return err
 	}

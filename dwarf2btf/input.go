@@ -14,7 +14,8 @@ import (
 // opts.MaxInput.
 func EncodeFile(ctx context.Context, path string, opts Options) (*builder.Builder, error) {
 	var b *builder.Builder
-	err := withFile(ctx, path, opts.MaxInput, func(data []byte) (err error) {
+	err := withFile(ctx, path, opts.MaxInput, func(data []byte, mapped bool) (err error) {
+		opts.mapped = mapped
 		b, err = Encode(ctx, data, opts)
 		return err
 	})
@@ -24,7 +25,8 @@ func EncodeFile(ctx context.Context, path string, opts Options) (*builder.Builde
 // DedupFile is Dedup for the file at path, read as EncodeFile reads it.
 func DedupFile(ctx context.Context, path string, opts Options, out builder.Options) ([]byte, error) {
 	var raw []byte
-	err := withFile(ctx, path, opts.MaxInput, func(data []byte) (err error) {
+	err := withFile(ctx, path, opts.MaxInput, func(data []byte, mapped bool) (err error) {
+		opts.mapped = mapped
 		raw, err = Dedup(ctx, data, opts, out)
 		return err
 	})
@@ -32,8 +34,9 @@ func DedupFile(ctx context.Context, path string, opts Options, out builder.Optio
 }
 
 // withFile calls f with the contents of the file at path, decompressed if
-// they are compressed, through internal/input's one bounded path.
-func withFile(ctx context.Context, path string, limit int64, f func(data []byte) error) error {
+// they are compressed, through internal/input's one bounded path; mapped
+// tells that they are the file's read-only mapping.
+func withFile(ctx context.Context, path string, limit int64, f func(data []byte, mapped bool) error) error {
 	d, err := input.File(ctx, path, input.Options{Limit: limit})
 	if err != nil {
 		return err
@@ -48,7 +51,7 @@ func withFile(ctx context.Context, path string, limit int64, f func(data []byte)
 		d = in
 		defer in.Release()
 	}
-	if err := f(d.Bytes()); err != nil {
+	if err := f(d.Bytes(), d.Mapped); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

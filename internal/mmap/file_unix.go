@@ -5,6 +5,7 @@ package mmap
 import (
 	"fmt"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,4 +34,25 @@ func File(f *os.File, size int64) ([]byte, func() error, error) {
 		return nil, nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
 	return b, func() error { return unix.Munmap(b) }, nil
+}
+
+// Release tells the kernel that the pages wholly inside b, a part of a
+// mapping made by File, are not needed for now (MADV_DONTNEED): they leave
+// the process's resident memory, and are read again from the file (the
+// page cache) if touched later, with the same contents, since the mapping
+// is read-only. b must lie in a mapping File made; on memory of any other
+// kind (the heap) the call would lose data. Errors are ignored: the pages
+// merely stay.
+func Release(b []byte) {
+	page := uintptr(os.Getpagesize())
+	if uintptr(len(b)) < page {
+		return
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(b))) &^ (page - 1)
+	if hi <= lo {
+		return
+	}
+	unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
 }
