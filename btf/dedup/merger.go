@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -36,7 +37,11 @@ type Merger struct {
 // New returns an empty Merger whose output is split BTF on base, or
 // standalone BTF if base is nil.
 func New(base *Base) *Merger {
-	return &Merger{base: base, d: newState(base)}
+	m := &Merger{base: base, d: newState(base)}
+	mem := &recMem{}
+	m.d.recs.mem = mem
+	runtime.AddCleanup(m, (*recMem).free, mem)
+	return m
 }
 
 // NumTypes returns the number of types appended so far.
@@ -122,6 +127,11 @@ func cstr(sec []byte, off uint32) []byte {
 // reserve makes room for words more words and n more records, growing
 // geometrically so that many small inputs cost linear time.
 func (rs *records) reserve(words, n int) {
+	if rs.mem != nil {
+		rs.w = growMapped(rs.w, words, &rs.mem.w)
+		rs.off = growMapped(rs.off, n, &rs.mem.off)
+		return
+	}
 	if cap(rs.w)-len(rs.w) < words {
 		rs.w = slices.Grow(rs.w, max(words, len(rs.w)))
 	}
@@ -155,6 +165,7 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 		raw, err = m.d.write()
 	}
 	m.d.release()
+	m.d.recs.mem.free()
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,12 @@ import (
 type record = []uint32
 
 // records is a flat store of records: record i is w[off[i]:off[i+1]].
+// A Merger's grow in mem's mappings (see recmem.go); a Base's, made once,
+// are on the heap (mem nil).
 type records struct {
 	w   []uint32
 	off []uint32
+	mem *recMem
 }
 
 func (r *records) rec(i uint32) record { return r.w[r.off[i]:r.off[i+1]:r.off[i+1]] }
