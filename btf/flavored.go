@@ -1,56 +1,96 @@
 package btf
 
 import (
+	"bytes"
 	"iter"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
-// FindNamed iterates, in id order, over the named types of s (in scope)
-// whose kind is one of kinds and whose name match accepts. match gets the
-// name as bytes of the Spec, valid only during the call.
+// FindFlavors iterates, in id order, over the types of s (in scope) whose
+// kind is one of kinds and whose name without its CO-RE flavor suffix
+// (see EssentialName) is one of names: "task_struct" finds task_struct
+// and task_struct___2. Empty names are ignored.
 //
-// It serves searches for many names at once, such as the candidate
-// search of CO-RE relocations (libbpf's bpf_core_add_cands), where match
-// looks the essential name (EssentialName) up in a set: one walk over the
-// records, which skips groups of records holding none of the kinds and
-// reads the names of the others in place (btf/core's BenchmarkResolve).
-// Nothing is yielded once the Spec is closed.
-func (s *Spec) FindNamed(kinds []Kind, scope Scope, match func(name []byte) bool) iter.Seq[Type] {
-	var want uint16
-	var exact uint32
+// It is the candidate search of CO-RE relocations (libbpf's
+// bpf_core_add_cands) for many names at once: one walk over the records,
+// which skips groups of records holding none of the kinds, and for the
+// others compares the first bytes of the name in place before reading
+// the rest (btf/core's BenchmarkResolve). Nothing is yielded once the
+// Spec is closed.
+func (s *Spec) FindFlavors(names []string, kinds []Kind, scope Scope) iter.Seq[Type] {
+	var f flavorFilter
 	for _, k := range kinds {
-		want |= kindBit(k)
-		exact |= 1 << (k & 31)
+		f.groups |= kindBit(k)
+		f.kinds |= 1 << (k & 31)
+	}
+	for _, n := range names {
+		if n != "" {
+			f.first[n[0]] = append(f.first[n[0]], n)
+		}
 	}
 	return func(yield func(Type) bool) {
 		for _, o := range s.chain(scope) {
-			if !o.alive() || !o.findNamed(want, exact, match, yield) {
+			if !o.alive() || !o.findFlavors(&f, yield) {
 				return
 			}
 		}
 	}
 }
 
-func (s *Spec) findNamed(want uint16, exact uint32, match func([]byte) bool, yield func(Type) bool) bool {
+// flavorFilter is what FindFlavors looks for.
+type flavorFilter struct {
+	groups uint16        // kind bits of the group summaries
+	kinds  uint32        // 1<<kind of each kind
+	first  [256][]string // names by their first byte
+}
+
+func (s *Spec) findFlavors(f *flavorFilter, yield func(Type) bool) bool {
 	types := s.types
 	for g, off := range s.index {
-		if s.kinds[g]&want == 0 {
+		if s.kinds[g]&f.groups == 0 {
 			continue // no type of these kinds in the group
 		}
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
 			info := wire.InfoWord(types, off)
-			if exact&(1<<(wire.InfoKind(info)&31)) != 0 {
-				name, _ := s.str(wire.Word(types, off+wire.NameAt))
-				if len(name) > 0 && match(name) {
-					if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
-						return false
-					}
+			if f.kinds&(1<<(wire.InfoKind(info)&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) {
+				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
+					return false
 				}
 			}
 			off += s.sizes.Of(info)
 		}
 	}
 	return true
+}
+
+// nameHasEssential reports whether the string at off, without its flavor
+// suffix, is one of f's names. Strings whose first byte starts none of
+// them are ruled out without finding their end.
+func (s *Spec) nameHasEssential(off uint32, f *flavorFilter) bool {
+	for o := s; o != nil; o = o.base {
+		if off < o.strStart {
+			continue
+		}
+		rel := uint64(off - o.strStart)
+		if rel >= uint64(len(o.strs)) {
+			return false
+		}
+		rest := o.strs[rel:]
+		for _, n := range f.first[rest[0]] {
+			if len(rest) <= len(n) || string(rest[:len(n)]) != n {
+				continue
+			}
+			if rest[len(n)] == 0 {
+				return true
+			}
+			end := bytes.IndexByte(rest, 0)
+			if end >= 0 && essentialLen(rest[:end]) == len(n) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }

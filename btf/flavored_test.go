@@ -9,9 +9,9 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// TestFindNamed: a search for several essential names at once finds what
-// Find with Flavors finds for each, in id order.
-func TestFindNamed(t *testing.T) {
+// TestFindFlavors: a search for several essential names at once finds
+// what Find with Flavors finds for each, in id order.
+func TestFindFlavors(t *testing.T) {
 	s := testfixtures.HostSpec(t)
 	names := []string{"task_struct", "bpf_map_type", "file", "no_such_name"}
 	kinds := []btf.Kind{btf.KindStruct, btf.KindEnum, btf.KindEnum64}
@@ -23,12 +23,8 @@ func TestFindNamed(t *testing.T) {
 			}
 		}
 	}
-	set := map[string]bool{}
-	for _, n := range names {
-		set[n] = true
-	}
 	var got []btf.TypeID
-	for typ := range s.FindNamed(kinds, btf.ScopeAll, func(name []byte) bool { return set[btf.EssentialName(string(name))] }) {
+	for typ := range s.FindFlavors(names, kinds, btf.ScopeAll) {
 		got = append(got, typ.ID())
 	}
 	if len(want) < 3 {
@@ -38,7 +34,7 @@ func TestFindNamed(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// Stopping early is honoured.
-	for range s.FindNamed(kinds, btf.ScopeAll, func([]byte) bool { return true }) {
+	for range s.FindFlavors(names, kinds, btf.ScopeAll) {
 		break
 	}
 }

@@ -130,20 +130,11 @@ func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 			kinds = append(kinds, k)
 		}
 	}
-	var first [256]bool
+	names := make([]string, 0, len(missing))
 	for name := range missing {
-		if name != "" {
-			first[name[0]] = true
-		}
+		names = append(names, name)
 	}
-	match := func(name []byte) bool {
-		if !first[name[0]] {
-			return false
-		}
-		_, ok := missing[string(essential(name))]
-		return ok
-	}
-	for typ := range s.FindNamed(kinds, scope, match) {
+	for typ := range s.FindFlavors(names, kinds, scope) {
 		name := essential(typ.NameBytes())
 		c := kindClass(typ.Kind())
 		if missing[string(name)]&(1<<c) == 0 {
