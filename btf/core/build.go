@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -57,14 +57,16 @@ func Minimal(ctx context.Context, t *Target, objs []*Object) (*builder.Builder, 
 // Builder, strings added in libbpf's order (a record's name, then its
 // elements' names).
 func (m *marker) build() (*builder.Builder, error) {
-	ids := make([]btf.TypeID, len(m.types)*64)
-	var order []btf.TypeID
-	for w, word := range m.types {
-		for ; word != 0; word &= word - 1 {
-			id := btf.TypeID(w*64 + bits.TrailingZeros64(word))
+	order := make([]btf.TypeID, 0, len(m.flags))
+	for id, f := range m.flags {
+		if f&markedBit != 0 {
 			order = append(order, id)
-			ids[id] = btf.TypeID(len(order))
 		}
+	}
+	slices.Sort(order)
+	ids := make(map[btf.TypeID]btf.TypeID, len(order))
+	for i, id := range order {
+		ids[id] = btf.TypeID(i + 1)
 	}
 	b := builder.New()
 	for _, id := range order {
@@ -84,13 +86,8 @@ func (m *marker) build() (*builder.Builder, error) {
 }
 
 // add copies t into b with its references renumbered by ids.
-func (m *marker) add(b *builder.Builder, t btf.Type, ids []btf.TypeID) (btf.TypeID, error) {
-	ref := func(id btf.TypeID) btf.TypeID {
-		if int(id) < len(ids) {
-			return ids[id]
-		}
-		return 0
-	}
+func (m *marker) add(b *builder.Builder, t btf.Type, ids map[btf.TypeID]btf.TypeID) (btf.TypeID, error) {
+	ref := func(id btf.TypeID) btf.TypeID { return ids[id] }
 	name := t.Name()
 	if _, err := b.AddString(name); err != nil {
 		return 0, err
