@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -92,13 +91,14 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestHeavyModules compares kvm.ko and xfs.ko (too big for testdata) with
-// pahole's output, from the directory KMETA_DEBUG_MODULES names (the shared
-// fixtures' dbg/), when KMETA_HEAVY=1.
-func TestHeavyModules(t *testing.T) {
-	dir := os.Getenv("KMETA_DEBUG_MODULES")
-	if os.Getenv("KMETA_HEAVY") != "1" || dir == "" {
-		t.Skip("set KMETA_HEAVY=1 and KMETA_DEBUG_MODULES=DIR (with kvm.ko.gz, xfs.ko.gz)")
+// TestModules compares kvm.ko and xfs.ko, the biggest committed debug
+// modules (testdata/elf/NAME.ko.xz), with pahole 1.24 -j1's output, byte
+// for byte, encoded with 1, 2 and 8 workers, when KMETA_HEAVY=1 (it takes
+// several seconds; .ci/run sets it). The first run reads the file itself,
+// decompressing the .xz through internal/input.
+func TestModules(t *testing.T) {
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("heavy check (kvm.ko, xfs.ko, several seconds): set KMETA_HEAVY=1")
 	}
 	base := debianBase(t)
 	dbase, err := dedup.NewBase(base)
@@ -107,17 +107,25 @@ func TestHeavyModules(t *testing.T) {
 	}
 	for _, m := range []string{"kvm", "xfs"} {
 		t.Run(m, func(t *testing.T) {
-			b, err := dwarf2btf.EncodeFile(context.Background(), filepath.Join(dir, m+".ko.gz"), dwarf2btf.Options{Base: base})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := dedup.Marshal(b, dbase, builder.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
+			opts := dwarf2btf.Options{Base: base, DedupBase: dbase, Jobs: 1}
+			got, err := dwarf2btf.DedupFile(context.Background(), testfixtures.Path(t, "elf/"+m+".ko.xz"), opts, builder.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s: %d bytes, pahole wrote %d; first difference at byte %d", m, len(got), len(want), firstDiff(got, want))
+				t.Errorf("%s -j1: %d bytes, pahole wrote %d; first difference at byte %d", m, len(got), len(want), firstDiff(got, want))
+			}
+			ko := testfixtures.Read(t, "elf/"+m+".ko.xz")
+			for _, jobs := range []int{2, 8} {
+				opts.Jobs = jobs
+				got, err := dwarf2btf.Dedup(context.Background(), ko, opts, builder.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s -j%d: %d bytes, pahole wrote %d; first difference at byte %d", m, jobs, len(got), len(want), firstDiff(got, want))
+				}
 			}
 		})
 	}

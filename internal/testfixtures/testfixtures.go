@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ulikunitz/xz"
 )
 
 // Names of the committed BTF fixtures, relative to testdata/.
@@ -56,24 +58,29 @@ func Path(tb testing.TB, rel string) string {
 }
 
 // Read returns the contents of testdata/rel, decompressed if rel ends in
-// ".gz".
+// ".gz" or ".xz".
 func Read(tb testing.TB, rel string) []byte {
 	tb.Helper()
 	return ReadPath(tb, Path(tb, rel))
 }
 
 // ReadPath returns the contents of the file at path, decompressed if path
-// ends in ".gz"; for fixtures kept beside a package's own tests.
+// ends in ".gz" or ".xz"; for fixtures kept beside a package's own tests.
 func ReadPath(tb testing.TB, path string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if !strings.HasSuffix(path, ".gz") {
+	var zr io.Reader
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		zr, err = gzip.NewReader(bytes.NewReader(b))
+	case strings.HasSuffix(path, ".xz"):
+		zr, err = xz.NewReader(bytes.NewReader(b))
+	default:
 		return b
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		tb.Fatal(err)
 	}
