@@ -30,7 +30,7 @@ type object struct {
 	names    []string
 	addrs    []uint64 // section addresses: sh_addr, or a layout for ET_REL
 	debug    map[string][]byte
-	inflated map[string]bool // debug sections decompressed, not in place
+	copied map[string]bool // debug sections decompressed or relocated, not in place
 	symtab   []elf.Symbol
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
@@ -56,7 +56,7 @@ func openObject(data []byte) (*object, error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
 	}
-	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, inflated: map[string]bool{}}
+	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
 	for i, s := range f.Sections {
@@ -85,7 +85,7 @@ func openObject(data []byte) (*object, error) {
 		}
 		o.debug[name] = b
 		if s.Flags&elf.SHF_COMPRESSED != 0 {
-			o.inflated[name] = true
+			o.copied[name] = true
 		}
 	}
 	if o.rel {
@@ -102,7 +102,7 @@ func openObject(data []byte) (*object, error) {
 // debugMapped reports whether the debug section name is read in place from
 // the input, not a copy (relocated or decompressed).
 func (o *object) debugMapped(name string) bool {
-	return len(o.debug[name]) > 0 && !o.rel && !o.inflated[name]
+	return len(o.debug[name]) > 0 && !o.copied[name]
 }
 
 // ErrNoDWARF is returned for an ELF file without a .debug_info section.
@@ -129,18 +129,14 @@ func (o *object) layout(f *elf.File) {
 
 // sectionData returns a section's contents: in place when stored plainly,
 // else inflated (zlib or zstd, SHF_COMPRESSED, or the old .zdebug form
-// is not supported). Sections to relocate are copied.
+// is not supported). relocate copies the sections it changes.
 func (o *object) sectionData(s *elf.Section) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED == 0 {
 		end := s.Offset + s.FileSize
 		if end < s.Offset || end > uint64(len(o.data)) {
 			return nil, errors.New("lies outside the file")
 		}
-		b := o.data[s.Offset:end:end]
-		if o.rel {
-			b = bytes.Clone(b)
-		}
-		return b, nil
+		return o.data[s.Offset:end:end], nil
 	}
 	return o.inflate(s)
 }

@@ -1,13 +1,16 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
 )
 
 // relocate applies the RELA relocations of a relocatable object (a .ko) to
 // its debug sections, with symbol values placed by layout, as libdwfl does
-// for pahole. Only the absolute relocation types that compilers emit in
+// for pahole. A section is copied before its first change; those without
+// relocations (.debug_str) and the relocations themselves are read in
+// place. Only the absolute relocation types that compilers emit in
 // debug sections are supported: 64- and 32-bit on x86-64 and arm64.
 func (o *object) relocate(f *elf.File) error {
 	for _, rs := range f.Sections {
@@ -22,6 +25,10 @@ func (o *object) relocate(f *elf.File) error {
 		raw, err := o.sectionData(rs)
 		if err != nil {
 			return fmt.Errorf("dwarf2btf: section %s: %w", rs.Name, err)
+		}
+		if !o.copied[target] {
+			sec = bytes.Clone(sec)
+			o.debug[target], o.copied[target] = sec, true
 		}
 		if err := o.applyRela(sec, raw, f.Machine); err != nil {
 			return fmt.Errorf("dwarf2btf: relocating %s: %w", target, err)
