@@ -23,15 +23,15 @@ const maxRatio = 64
 // object is an ELF file opened for encoding: its debug sections (inflated
 // and relocated where needed), its symbols and its per-CPU section.
 type object struct {
-	data     []byte // the whole file, usually mapped
-	order    binary.ByteOrder
-	rel      bool // ET_REL (a .ko): relocations apply
-	shdrs    []elf.Section64
-	names    []string
-	addrs    []uint64 // section addresses: sh_addr, or a layout for ET_REL
-	debug    map[string][]byte
+	data   []byte // the whole file, usually mapped
+	order  binary.ByteOrder
+	rel    bool // ET_REL (a .ko): relocations apply
+	shdrs  []elf.Section64
+	names  []string
+	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	debug  map[string][]byte
 	copied map[string]bool // debug sections decompressed or relocated, not in place
-	symtab   []elf.Symbol
+	symtab []elf.Symbol
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
 	percpuAddr uint64
