@@ -19,7 +19,10 @@ import (
 // fakeSysfs builds the Debian 6.1 fake sysfs with every module.
 func fakeSysfs(tb testing.TB, edit func(name string, b []byte) []byte) string {
 	tb.Helper()
-	return testfixtures.FakeSysfs(tb, nil, edit)
+	if edit != nil {
+		return testfixtures.FakeSysfs(tb, nil, edit)
+	}
+	return testfixtures.SharedFakeSysfs(tb)
 }
 
 // runKmeta runs the CLI in process.

@@ -78,6 +78,7 @@ func TestMain(m *testing.M) {
 	if kmetaBin.dir != "" {
 		os.RemoveAll(kmetaBin.dir)
 	}
+	testfixtures.RemoveShared()
 	os.Exit(code)
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -56,6 +57,14 @@ func SysfsName(file string) string { return strings.ReplaceAll(file, "-", "_") }
 func FakeSysfs(tb testing.TB, keep func(name string) bool, edit func(name string, b []byte) []byte) string {
 	tb.Helper()
 	dir := tb.TempDir()
+	FillFakeSysfs(tb, dir, keep, edit)
+	return dir
+}
+
+// FillFakeSysfs is FakeSysfs into the directory dir, which the caller
+// removes: for a tree shared by the tests of one process.
+func FillFakeSysfs(tb testing.TB, dir string, keep func(name string) bool, edit func(name string, b []byte) []byte) {
+	tb.Helper()
 	btfDir := filepath.Join(dir, "kernel", "btf")
 	if err := os.MkdirAll(btfDir, 0o755); err != nil {
 		tb.Fatal(err)
@@ -76,5 +85,39 @@ func FakeSysfs(tb testing.TB, keep func(name string) bool, edit func(name string
 		}
 		write(name, b)
 	}
-	return dir
+}
+
+// SharedFakeSysfs is FakeSysfs with every module and no edits, built once
+// per test process into a directory that RemoveShared removes (call it
+// from TestMain): writing the 1,122 files took seconds of system time per
+// test. Tests must not change the tree.
+func SharedFakeSysfs(tb testing.TB) string {
+	tb.Helper()
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kmeta-fake-sysfs")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		shared.dir = dir
+		FillFakeSysfs(tb, dir, nil, nil)
+		shared.ok = true
+	})
+	if !shared.ok {
+		tb.Fatal("the shared fake sysfs could not be built")
+	}
+	return shared.dir
+}
+
+// RemoveShared removes what SharedFakeSysfs built, if anything.
+func RemoveShared() {
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}
+
+// shared is the tree of SharedFakeSysfs.
+var shared struct {
+	once sync.Once
+	dir  string
+	ok   bool
 }
