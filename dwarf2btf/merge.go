@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -30,6 +31,12 @@ type merger struct {
 	params  []builder.Param
 	values  []builder.Enumerator
 }
+
+// view returns b as a string without copying it, for the Builder's Add
+// calls, which copy what they keep: the merge passes tens of millions of
+// names (a vmlinux), and converting each cost a third of its time. The
+// Builder keeps no string it was given; m.generated's keys are copies.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func newMerger(b *builder.Builder) *merger {
 	return &merger{b: b, generated: map[string]struct{}{}}
@@ -71,7 +78,7 @@ func (m *merger) add(u *encoded) error {
 	}
 	for i := range u.vars {
 		v := &u.vars[i]
-		id, err := m.b.AddVar(string(v.name), off+btf.TypeID(v.typ), v.linkage)
+		id, err := m.b.AddVar(view(v.name), off+btf.TypeID(v.typ), v.linkage)
 		if err != nil {
 			return err
 		}
@@ -96,7 +103,7 @@ func (m *merger) declTag(t otag, target btf.TypeID) error {
 	if len(t.value) == 0 {
 		return fmt.Errorf("dwarf2btf: empty btf_decl_tag")
 	}
-	_, err := m.b.AddDeclTag(string(t.value), target, t.component, false)
+	_, err := m.b.AddDeclTag(view(t.value), target, t.component, false)
 	return err
 }
 
@@ -109,7 +116,7 @@ func (m *merger) addFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 	if err != nil {
 		return err
 	}
-	id, err := m.b.AddFunc(string(f.name), proto, btf.LinkageStatic)
+	id, err := m.b.AddFunc(view(f.name), proto, btf.LinkageStatic)
 	if err != nil {
 		return err
 	}
@@ -146,7 +153,7 @@ func (m *merger) ref(local uint32, off btf.TypeID) btf.TypeID {
 
 func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error) {
 	b := m.b
-	name := string(r.name)
+	name := view(r.name)
 	elems := u.elems[r.lo : r.lo+r.n]
 	switch r.kind {
 	case btf.KindInt:
@@ -175,7 +182,7 @@ func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error)
 		}
 		m.members = m.members[:0]
 		for _, e := range elems {
-			m.members = append(m.members, builder.Member{Name: string(e.name), Type: m.ref(e.ref, off), BitOffset: e.b, BitfieldSize: e.c})
+			m.members = append(m.members, builder.Member{Name: view(e.name), Type: m.ref(e.ref, off), BitOffset: e.b, BitfieldSize: e.c})
 		}
 		if r.kind == btf.KindUnion {
 			return b.AddUnion(name, r.a, m.members)
@@ -187,7 +194,7 @@ func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error)
 		}
 		m.values = m.values[:0]
 		for _, e := range elems {
-			m.values = append(m.values, builder.Enumerator{Name: string(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
+			m.values = append(m.values, builder.Enumerator{Name: view(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
 		}
 		if r.kind == btf.KindEnum {
 			for i := range m.values {
@@ -199,7 +206,7 @@ func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error)
 	case btf.KindFuncProto:
 		m.params = m.params[:0]
 		for _, e := range elems {
-			m.params = append(m.params, builder.Param{Name: string(e.name), Type: m.ref(e.ref, off)})
+			m.params = append(m.params, builder.Param{Name: view(e.name), Type: m.ref(e.ref, off)})
 		}
 		return b.AddFuncProto(m.ref(r.a, off), m.params)
 	}

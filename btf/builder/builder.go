@@ -3,6 +3,8 @@ package builder
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -31,7 +33,13 @@ type Builder struct {
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
 	many    bool                  // AllowManyTypes was called
 	forgot  uint32                // types dropped by Forget, the first ones
+	offs    []uint32              // names' scratch
 }
+
+// view returns the bytes of s without copying them, for reading only: the
+// string table hashes them and copies them into its own section, so that
+// names cost no conversion (a DWARF encoder adds tens of millions).
+func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // New returns an empty Builder for standalone BTF: its first type gets id 1.
 func New() *Builder {
@@ -137,13 +145,13 @@ func (b *Builder) ref(id btf.TypeID) uint32 {
 
 // addRef adds a kind whose record is a name and one type id.
 func (b *Builder) addRef(name string, k btf.Kind, vlen int, kflag bool, target btf.TypeID) (btf.TypeID, error) {
-	return b.begin([]byte(name), k, vlen, kflag, b.ref(target))
+	return b.begin(view(name), k, vlen, kflag, b.ref(target))
 }
 
 // AddInt adds an INT of size bytes. An error is returned when the Builder
 // is full or the name contains a NUL byte, as for every Add method.
 func (b *Builder) AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error) {
-	id, err := b.begin([]byte(name), btf.KindInt, 0, false, size)
+	id, err := b.begin(view(name), btf.KindInt, 0, false, size)
 	if err == nil {
 		b.word(wire.IntWord(info.Encoding, info.Offset, info.Bits))
 	}
@@ -192,7 +200,7 @@ func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []M
 	if err != nil {
 		return 0, err
 	}
-	id, err := b.begin([]byte(name), k, len(members), kflag, size)
+	id, err := b.begin(view(name), k, len(members), kflag, size)
 	if err != nil {
 		return 0, err
 	}
@@ -209,14 +217,16 @@ func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []M
 }
 
 // names interns the names of a record's elements before the record is
-// started, so that an error leaves no partial record.
+// started, so that an error leaves no partial record. The offsets are in
+// b.offs, valid until the next call.
 func (b *Builder) names(n int, name func(int) string) ([]uint32, error) {
 	if n > wire.MaxVlen {
 		return nil, fmt.Errorf("builder: %d elements, at most %d", n, wire.MaxVlen)
 	}
-	offs := make([]uint32, n)
+	offs := slices.Grow(b.offs[:0], n)[:n]
+	b.offs = offs
 	for i := range offs {
-		off, err := b.strs.add([]byte(name(i)))
+		off, err := b.strs.add(view(name(i)))
 		if err != nil {
 			return nil, fmt.Errorf("builder: element %d: %w", i, err)
 		}
@@ -238,7 +248,7 @@ func (b *Builder) AddEnum(name string, size uint32, signed bool, values []Enumer
 	if err != nil {
 		return 0, err
 	}
-	id, err := b.begin([]byte(name), btf.KindEnum, len(values), signed, size)
+	id, err := b.begin(view(name), btf.KindEnum, len(values), signed, size)
 	if err != nil {
 		return 0, err
 	}
@@ -255,7 +265,7 @@ func (b *Builder) AddEnum64(name string, size uint32, signed bool, values []Enum
 	if err != nil {
 		return 0, err
 	}
-	id, err := b.begin([]byte(name), btf.KindEnum64, len(values), signed, size)
+	id, err := b.begin(view(name), btf.KindEnum64, len(values), signed, size)
 	if err != nil {
 		return 0, err
 	}
@@ -270,7 +280,7 @@ func (b *Builder) AddEnum64(name string, size uint32, signed bool, values []Enum
 // AddForward adds a FWD: a declaration of a struct, or with union set of a
 // union, defined elsewhere. The kernel requires a name.
 func (b *Builder) AddForward(name string, union bool) (btf.TypeID, error) {
-	return b.begin([]byte(name), btf.KindForward, 0, union, 0)
+	return b.begin(view(name), btf.KindForward, 0, union, 0)
 }
 
 // AddTypedef adds a TYPEDEF of target named name.
@@ -333,7 +343,7 @@ func (b *Builder) AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.
 
 // AddDatasec adds a DATASEC of size bytes holding the given variables.
 func (b *Builder) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error) {
-	id, err := b.begin([]byte(name), btf.KindDatasec, len(vars), false, size)
+	id, err := b.begin(view(name), btf.KindDatasec, len(vars), false, size)
 	if err != nil {
 		return 0, err
 	}
@@ -347,7 +357,7 @@ func (b *Builder) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (b
 
 // AddFloat adds a FLOAT of size bytes.
 func (b *Builder) AddFloat(name string, size uint32) (btf.TypeID, error) {
-	return b.begin([]byte(name), btf.KindFloat, 0, false, size)
+	return b.begin(view(name), btf.KindFloat, 0, false, size)
 }
 
 // AddDeclTag adds a DECL_TAG with the given value on target: on the type
