@@ -116,7 +116,6 @@ const (
 // cuData is one loaded compile unit. A worker reuses one for every unit.
 type cuData struct {
 	language uint64
-	little   bool
 	addrSize uint8
 
 	types   []typeEntry // types[0] is void

@@ -26,7 +26,6 @@ type object struct {
 	data   []byte // the whole file, usually mapped
 	order  binary.ByteOrder
 	rel    bool // ET_REL (a .ko): relocations apply
-	shdrs  []elf.Section64
 	names  []string
 	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
 	debug  map[string][]byte
