@@ -4,23 +4,26 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// FuzzEncode feeds mutated debug modules to the encoder: it must return an
-// error or types, never panic, hang or allocate without bound. The seed is
-// the real vsock_loopback.ko (DWARF 5, relocations, per-CPU data).
+// FuzzEncode feeds mutated debug modules to the encoder and through the
+// final deduplication (Dedup): it must return an error or BTF, never
+// panic, hang or allocate without bound. The seed is the real
+// vsock_loopback.ko (DWARF 5, relocations, per-CPU data).
 func FuzzEncode(f *testing.F) {
 	f.Add(testfixtures.Read(f, "elf/vsock_loopback.ko.gz"))
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := dwarf2btf.Encode(context.Background(), data, dwarf2btf.Options{Jobs: 2})
+		raw, err := dwarf2btf.Dedup(context.Background(), data, dwarf2btf.Options{Jobs: 2}, builder.Options{})
 		if err != nil {
 			return
 		}
-		if b.NumTypes() < 0 {
-			t.Fatal("negative type count")
+		if _, err := btf.Parse(raw); err != nil {
+			t.Fatalf("deduplicated output does not parse: %v", err)
 		}
 	})
 }
