@@ -10,7 +10,11 @@ func (d *state) structType(id uint32) {
 	}
 	r := d.rec(id)
 	switch kindOf(r) {
-	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
+	case btf.KindStruct, btf.KindUnion:
+	case btf.KindTypedef:
+		if d.compat == Libbpf11 { // a reference type there (refType)
+			return
+		}
 	default:
 		return
 	}
@@ -64,7 +68,7 @@ func (d *state) isEquiv(cand, canon uint32) int {
 	}
 	canon = d.resolveFwd(canon)
 	if hv := d.hypot(canon); hv <= maxID {
-		if hv == cand || d.identical(hv, cand, 16) {
+		if hv == cand || d.sameOnConflict(hv, cand) {
 			return 1
 		}
 		return 0

@@ -23,9 +23,10 @@ func (d *state) refType(id uint32) uint32 {
 		d.fail(errDepth)
 		return unprocessed
 	}
-	switch kindOf(r) {
-	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
-		btf.KindFunc, btf.KindTypeTag, btf.KindDeclTag, btf.KindArray, btf.KindFuncProto:
+	switch k := kindOf(r); {
+	case k == btf.KindConst, k == btf.KindVolatile, k == btf.KindRestrict, k == btf.KindPointer,
+		k == btf.KindFunc, k == btf.KindTypeTag, k == btf.KindDeclTag, k == btf.KindArray, k == btf.KindFuncProto:
+	case k == btf.KindTypedef && d.compat == Libbpf11:
 	default:
 		d.errorf("unexpected %v [%d] among reference types", kindOf(r), id)
 		return unprocessed
@@ -45,6 +46,12 @@ func (d *state) refType(id uint32) uint32 {
 		return unprocessed
 	}
 	h := hashAll(r)
+	if kindOf(r) == btf.KindTypedef {
+		// libbpf 1.1 deduplicates typedefs here, equal word for word; the
+		// Base files its typedefs under their struct-pass key (libbpf
+		// 1.8's), which equal typedefs share.
+		h = structKey(r, d.sig(id, sigTop))
+	}
 	newID := id
 	for c := range d.tab.candidates(h) {
 		if equalAll(r, d.rec(c)) {

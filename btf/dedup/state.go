@@ -40,6 +40,7 @@ type state struct {
 	enums  enumIndex
 	depth  int
 	err    error
+	compat Compat
 }
 
 var voidRec = make(record, wHead)
