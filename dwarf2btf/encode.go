@@ -72,6 +72,8 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 		}
 	}
 	m := dedup.New(base)
+	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
+	m.SetCompat(dedup.Libbpf11)
 	flush := func(b *builder.Builder) error {
 		if err := m.AddBuilder(b); err != nil {
 			return err
