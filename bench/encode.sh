@@ -22,6 +22,7 @@ for r in $(seq "${ROUNDS:-5}"); do
 		base=() pbase=()
 		if [ "$f" != "$1" ]; then base=(-B "$tmp/base.btf") pbase=(--btf_base="$tmp/base.btf"); fi
 		n=$(basename "$f")
+		rm -f "$tmp/p.btf" "$tmp/k.btf" # pahole 1.24 does not truncate an existing output
 		/usr/bin/time -o "$tmp/t" -f "%e %M" pahole $flags --btf_encode_detached="$tmp/p.btf" "${pbase[@]}" "$f"
 		echo "pahole $n $(cat "$tmp/t")" >>"$tmp/log"
 		/usr/bin/time -o "$tmp/t" -f "%e %M" "$bin" btf encode "$f" "${base[@]}" -o "$tmp/k.btf" -j2
