@@ -164,8 +164,8 @@ func benchRetained(b *testing.B) {
 // The addresses are uniform over the bytes that vmlinux's symbols cover,
 // as a profiler's samples of the kernel's code would be: vmlinux's range
 // also spans a few gaps between its text sections (on this kernel 54% of
-// the range lies between _etext and _sinittext), and every address in a
-// gap resolves to the symbol before it, whose block then stays in cache.
+// the range lies between _etext and _sinittext), which resolve to no
+// symbol (kallsyms.ErrNotText) and are left out.
 func benchLookup(b *testing.B, appendName bool) {
 	s, err := kallsyms.Load(kallsymsPath, nil)
 	if err != nil {
@@ -251,8 +251,9 @@ func (t text) at(off uint64) uint64 {
 const maxSymbolGap = 1 << 20
 
 // textOf returns the stretches of vmlinux's range that its symbols cover,
-// the gaps between sections left out; the last symbol of a stretch covers
-// the rest of its page.
+// the gaps between sections left out, and so are the addresses that
+// resolve to no symbol (kallsyms.ErrNotText: from _etext to the next text
+// symbol); the last symbol of a stretch covers the rest of its page.
 func textOf(b *testing.B, s *kallsyms.Snapshot) text {
 	var addrs []uint64
 	for sym := range s.All() {
@@ -261,16 +262,23 @@ func textOf(b *testing.B, s *kallsyms.Snapshot) text {
 		}
 	}
 	slices.Sort(addrs)
+	addrs = slices.Compact(addrs)
 	if len(addrs) == 0 {
 		b.Fatal("no vmlinux symbols")
 	}
 	var t text
 	start := addrs[0]
 	for i, a := range addrs {
-		if i+1 == len(addrs) || addrs[i+1]-a > maxSymbolGap {
-			end := a | 0xfff + 1
-			t.runs = append(t.runs, run{start, end - start})
-			t.len += end - start
+		last := i+1 == len(addrs) || addrs[i+1]-a > maxSymbolGap // of a stretch
+		next := a | 0xfff + 1
+		if !last {
+			next = addrs[i+1]
+		}
+		if end := textEnd(s, a, next); last || end < next {
+			if end > start {
+				t.runs = append(t.runs, run{start, end - start})
+				t.len += end - start
+			}
 			if i+1 < len(addrs) {
 				start = addrs[i+1]
 			}
@@ -279,4 +287,21 @@ func textOf(b *testing.B, s *kallsyms.Snapshot) text {
 	// The widest first, so that at usually stops at once.
 	slices.SortFunc(t.runs, func(p, q run) int { return cmp.Compare(q.len, p.len) })
 	return t
+}
+
+// textEnd returns the first address of [lo, hi) that resolves to no
+// symbol, or hi: between two symbols, those addresses are a suffix.
+func textEnd(s *kallsyms.Snapshot, lo, hi uint64) uint64 {
+	if _, err := s.Lookup(hi - 1); err == nil {
+		return hi
+	}
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if _, err := s.Lookup(m); err == nil {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }

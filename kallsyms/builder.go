@@ -2,6 +2,7 @@ package kallsyms
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"runtime"
 	"slices"
@@ -60,6 +61,8 @@ type builder struct {
 	pendAddr uint64
 	pendType byte
 	pendName []byte // the full name, "__pfx_" included
+
+	text textEnds // where runs of text end, without Options.Data (textend.go)
 }
 
 // Pools of the builders' storage, reused by the next load: pieces (see
@@ -69,6 +72,8 @@ var addrPieces, blobPieces, metas, blockStarts sync.Pool
 func newBuilder(name string, data bool) *builder {
 	b := &builder{codec: names(), name: name, data: data, sorted: true,
 		addrs: newChunks[uint64](12, &addrPieces), blob: newChunks[byte](16, &blobPieces)}
+	b.text.stops = newChunks[uint64](12, &addrPieces)
+	b.text.named = name == Vmlinux && !data
 	if p, ok := metas.Get().(*[]uint8); ok {
 		b.meta = (*p)[:0]
 	}
@@ -83,6 +88,7 @@ func newBuilder(name string, data bool) *builder {
 func (b *builder) release() {
 	b.addrs.release()
 	b.blob.release()
+	b.text.stops.release()
 	if m := b.meta[:0]; cap(m) > 0 {
 		metas.Put(&m)
 	}
@@ -92,15 +98,22 @@ func (b *builder) release() {
 	b.meta, b.blocks = nil, nil
 }
 
-// add records one symbol, in file order. name is not retained.
+// add records one symbol, in file order: a text symbol, or with
+// Options.Data any symbol. name is not retained.
 //
 // Guarded by BenchmarkKallsyms/Load.
 func (b *builder) add(addr uint64, typ byte, name []byte) {
+	if b.text.pend && addr >= b.text.stopAt {
+		b.endRun(addr)
+	}
+	b.text.seen(addr)
 	if b.pend {
 		suffix := b.pendName[len(pfxPrefix):]
 		if addr == b.pendAddr+pfxGap && typ == b.pendType && bytes.Equal(name, suffix) &&
 			(b.addrs.len() == 0 || b.addrs.last() < b.pendAddr) {
 			b.pend = false
+			b.text.next = b.text.named && isTextEnd(name)
+			b.text.ended = b.text.next
 			b.push(addr, typ, name, pfxBit)
 			b.hidden++
 			return
@@ -110,6 +123,10 @@ func (b *builder) add(addr uint64, typ byte, name []byte) {
 	if bytes.HasPrefix(name, []byte(pfxPrefix)) {
 		b.pend, b.pendAddr, b.pendType = true, addr, typ
 		b.pendName = append(b.pendName[:0], name...)
+		return
+	}
+	if b.text.named && isTextEnd(name) {
+		b.pushNamedEnd(addr, typ, name)
 		return
 	}
 	b.push(addr, typ, name, 0)
@@ -140,13 +157,15 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	// 16-bit bounds. (Unsorted input is laid out again by resorted.) A pfx
 	// entry's lane is thus >= pfxGap: the block starts at its __pfx_
 	// symbol, or an earlier entry lies below that symbol (see add).
+	// An end of text starts a block too (see endFlag).
 	if cur := len(b.blocks) - 1; cur < 0 || n-int(b.blocks[cur].entry) == markStride ||
-		addr-b.blockStart > laneMax || b.nbytes+len(enc)-int(b.blocks[cur].names) > blockNames {
+		addr-b.blockStart > laneMax || b.nbytes+len(enc)-int(b.blocks[cur].names) > blockNames || b.text.next {
 		b.blockStart = addr
 		if flags&pfxBit != 0 {
 			b.blockStart -= pfxGap
 		}
-		b.blocks = append(b.blocks, blockStart{entry: uint32(n), blob: uint32(b.blob.len()), names: uint32(b.nbytes)})
+		b.blocks = append(b.blocks, blockStart{entry: uint32(n), blob: uint32(b.blob.len()), names: uint32(b.nbytes), end: b.text.next})
+		b.text.next = false
 	}
 	if l := len(enc); l < lenEscape {
 		flags |= uint8(l)
@@ -165,8 +184,12 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 }
 
 // blockStart is where a block starts in the builder: its first entry, the
-// blob offset of that entry's name, and the bytes of names before it.
-type blockStart struct{ entry, blob, names uint32 }
+// blob offset of that entry's name, and the bytes of names before it; end
+// is set when that entry is an end of text (see endFlag).
+type blockStart struct {
+	entry, blob, names uint32
+	end                bool
+}
 
 // grow makes room for n more elements in s, doubling its capacity when it
 // must grow: append's 1.25x growth of large slices would allocate and copy
@@ -181,11 +204,12 @@ func grow[T any](s []T, n int) []T {
 // finish returns the module's table. The builder must not be used again.
 func (b *builder) finish() *table {
 	b.flush()
-	if !b.sorted {
+	b.closeText()
+	if !b.sorted || b.text.late {
 		return b.resorted()
 	}
 	n := b.addrs.len()
-	t := &table{name: b.name, hidden: b.hidden, n: n}
+	t := &table{name: b.name, hidden: b.hidden, n: n, anon: b.text.anon}
 	if b.data {
 		t.types = slices.Clone(b.types)
 	}
@@ -260,6 +284,9 @@ func (b *builder) writeBlock(t *table, k int) {
 	var flags uint16
 	if first > 0 && b.addrs.at(first) == b.addrs.at(first-1) {
 		flags |= dupFlag
+	}
+	if bs.end {
+		flags |= endFlag
 	}
 	names := t.names[bs.names:bs.names] // appended to in place, within t.names
 	off := int(bs.blob)                 // blob offset of the block's first name
@@ -356,40 +383,46 @@ func (t *table) buildIndex() {
 }
 
 // resorted builds the table of a module whose symbols were not listed in
-// address order (module symbols come in symbol-table order): it decodes
-// them, sorts them stably by address and adds them again.
+// address order (module symbols come in symbol-table order), or whose
+// non-text symbols were not (see textEnds.late): it decodes them, sorts
+// them stably by address and adds them again, with every non-text address
+// seen.
 func (b *builder) resorted() *table {
 	type sym struct {
 		addr uint64
 		typ  byte
+		stop bool // a non-text address (see builder.stop)
 		name string
 	}
-	syms := make([]sym, 0, b.addrs.len()+b.hidden)
+	syms := make([]sym, 0, b.addrs.len()+b.hidden+b.text.stops.len())
 	blob, off := b.blob.flat(), 0
 	for i, a := range b.addrs.flat() {
-		name := names().decode("", blobName(blob, off, b.meta[i]))
+		enc := blobName(blob, off, b.meta[i])
 		off = blobSkip(blob, off, b.meta[i])
+		if len(enc) == 0 { // an anonymous end of text: stops has its address
+			continue
+		}
+		name := names().decode("", enc)
 		var typ byte
 		if b.data {
 			typ = b.types[i]
 		}
 		if b.meta[i]&pfxBit != 0 {
-			syms = append(syms, sym{a - pfxGap, typ, pfxPrefix + name})
+			syms = append(syms, sym{addr: a - pfxGap, typ: typ, name: pfxPrefix + name})
 		}
-		syms = append(syms, sym{a, typ, name})
+		syms = append(syms, sym{addr: a, typ: typ, name: name})
 	}
-	slices.SortStableFunc(syms, func(x, y sym) int {
-		switch {
-		case x.addr < y.addr:
-			return -1
-		case x.addr > y.addr:
-			return 1
-		}
-		return 0
-	})
+	for _, a := range b.text.stops.flat() {
+		syms = append(syms, sym{addr: a, stop: true})
+	}
+	slices.SortStableFunc(syms, func(x, y sym) int { return cmp.Compare(x.addr, y.addr) })
 	nb := newBuilder(b.name, b.data)
 	for _, s := range syms {
-		nb.add(s.addr, s.typ, []byte(s.name))
+		if s.stop {
+			nb.stop(s.addr)
+		} else {
+			nb.add(s.addr, s.typ, []byte(s.name))
+		}
 	}
 	t := nb.finish()
 	nb.release()

@@ -31,10 +31,14 @@
 //
 // # Lookups
 //
-// Snapshot.Lookup resolves an address; LookupAppend does the same without
-// allocating, filling the caller's Symbol and decoding the name into the
-// caller's buffer: with a reused buffer it is the fast path for profilers
-// (see BENCH.md). LookupName finds symbols by name with a linear scan over
+// Snapshot.Lookup resolves an address; a symbol ends where the next one
+// of its module starts. Without Options.Data, text also ends at vmlinux's
+// _etext and _einittext and at the first data symbol above a text symbol:
+// an address from there to the next text symbol (rodata, say) returns
+// ErrNotText, never the text symbol below it. LookupAppend does the same
+// without allocating, filling the caller's Symbol and decoding the name
+// into the caller's buffer: with a reused buffer it is the fast path for
+// profilers (see BENCH.md). LookupName finds symbols by name with a linear scan over
 // the compressed names. Modules lists modules with their address ranges
 // and build IDs.
 //

@@ -16,6 +16,13 @@ var (
 	// package refuses such input rather than resolve addresses wrongly.
 	ErrRestricted = errors.New("kallsyms: all addresses are zero (kernel.kptr_restrict hides them; read as root with CAP_SYSLOG or set kernel.kptr_restrict=0)")
 
+	// ErrNotText is returned, for a snapshot without Options.Data, by a
+	// lookup of an address inside a module's range but outside its runs of
+	// text symbols: at or above vmlinux's _etext or _einittext, or above
+	// the first data symbol after a text symbol, and below the next text
+	// symbol. It wraps ErrNotFound.
+	ErrNotText = fmt.Errorf("%w: address outside every text symbol (in data? Options.Data keeps data symbols)", ErrNotFound)
+
 	// ErrClosed is returned by methods of a Symbolizer after Close.
 	ErrClosed = errors.New("kallsyms: closed")
 )

@@ -15,7 +15,8 @@ const DefaultPath = "/proc/kallsyms"
 // *Options) loads text symbols only.
 type Options struct {
 	// Data keeps data symbols (types other than t, T, w, W) too, and the
-	// type letter of every symbol.
+	// type letter of every symbol. Without it, lookups of addresses outside
+	// the runs of text symbols return ErrNotText (see Snapshot.Lookup).
 	Data bool
 	// Modules is module metadata from sysfs (see ReadModules) to attach to
 	// the snapshot.
@@ -66,17 +67,21 @@ func Load(path string, opts *Options) (*Snapshot, error) {
 }
 
 func build(bs []*builder, opts *Options) *Snapshot {
-	tabs := make([]*table, len(bs))
-	for i, b := range bs {
-		tabs[i] = b.finish()
+	tabs := make([]*table, 0, len(bs))
+	for _, b := range bs {
+		t := b.finish()
 		b.release()
+		if t.len() == 0 { // only non-text symbols, without Options.Data
+			continue
+		}
 		if opts.Reuse != nil {
-			if j, ok := opts.Reuse.byName[tabs[i].name]; ok {
-				if old := opts.Reuse.mods[j].tab; old.equal(tabs[i]) {
-					tabs[i] = old
+			if j, ok := opts.Reuse.byName[t.name]; ok {
+				if old := opts.Reuse.mods[j].tab; old.equal(t) {
+					t = old
 				}
 			}
 		}
+		tabs = append(tabs, t)
 	}
 	return newSnapshot(tabs, opts.Modules, opts.Data)
 }

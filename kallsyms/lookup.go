@@ -45,9 +45,10 @@ func (t *table) find(a uint64) (hit, bool) {
 	if c == 0 { // o below the table's first symbol (not reached: o >= start)
 		return hit{}, false
 	}
-	// Entry j-1 is the answer unless the entry before it has its address.
+	// Entry j-1 is the answer unless the entry before it has its address,
+	// or it is an end of text (then slot 0: see endFlag).
 	at := load16(h, lanesOff+2*c-2)
-	if c > 1 && load16(h, lanesOff+2*c-4) == at || c == 1 && flags&dupFlag != 0 {
+	if c > 1 && load16(h, lanesOff+2*c-4) == at || c == 1 && flags&(dupFlag|endFlag) != 0 {
 		return t.firstAt(j - 1), true
 	}
 	return hit{idx: j - 1, start: t.base + uint64(start+at),
@@ -115,11 +116,15 @@ func (t *table) findWide(a uint64) (hit, bool) {
 	return t.firstAt(j - 1), true
 }
 
-// firstAt returns the hit of the first entry with the address of entry i.
+// firstAt returns the hit of the first entry with the address of entry i,
+// or an outsideText hit when that entry is an end of text.
 func (t *table) firstAt(i int) hit {
 	at := t.addr(i)
 	for i > 0 && t.addr(i-1) == at {
 		i--
+	}
+	if t.isEnd(i) {
+		return hit{idx: outsideText, start: at}
 	}
 	return t.hitAt(i, false)
 }

@@ -85,6 +85,9 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
 	}
 	for _, m := range r.mods {
 		addrs = append(addrs, m.start, m.start-1, m.end, m.end-1)
+		for _, a := range m.stops {
+			addrs = append(addrs, a, a-1, a+1)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20_000 {
@@ -93,12 +96,18 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
 	for range 1000 {
 		addrs = append(addrs, rng.Uint64())
 	}
-	pfx, clones, fails := 0, 0, 0
+	pfx, clones, outside, fails := 0, 0, 0, 0
 	for _, a := range addrs {
-		want, ok := r.lookup(a)
+		want, ok, notText := r.lookup(a)
 		got, err := snap.Lookup(a)
-		if !ok {
-			if !errors.Is(err, ErrNotFound) {
+		if notText {
+			outside++
+			if !errors.Is(err, ErrNotText) {
+				t.Errorf("Lookup(%#x) = %+v, %v; want ErrNotText", a, got, err)
+				fails++
+			}
+		} else if !ok {
+			if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotText) {
 				t.Errorf("Lookup(%#x) = %+v, %v; want ErrNotFound", a, got, err)
 				fails++
 			}
@@ -126,7 +135,7 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref) {
 			clones++
 		}
 	}
-	t.Logf("%d lookups, %d in __pfx_ symbols, %d in init clones", len(addrs), pfx, clones)
+	t.Logf("%d lookups, %d in __pfx_ symbols, %d in init clones, %d outside text", len(addrs), pfx, clones, outside)
 	if pfx == 0 {
 		t.Error("no lookup hit a __pfx_ symbol")
 	}
@@ -195,6 +204,19 @@ func TestLookupLayouts(t *testing.T) {
 			sym(a-pfxGap, 't', pfxPrefix+name, "")
 		}
 		sym(a, 't', name, "")
+		// Ends of text (see TestLookupOutsideText): data inside a run and
+		// at a text address, _etext and _einittext.
+		switch {
+		case i%41 == 0:
+			sym(a+8, 'd', fmt.Sprintf("data_%d", i), "")
+		case i%53 == 0:
+			sym(a, 'D', fmt.Sprintf("same_%d", i), "")
+		case i == 2500:
+			sym(a+1, 'T', "_etext", "")
+			sym(a+2, 'R', "__start_rodata", "")
+		case i == 4000:
+			sym(a+2, 'T', "_einittext", "")
+		}
 	}
 	for _, m := range []struct {
 		name string
@@ -207,6 +229,9 @@ func TestLookupLayouts(t *testing.T) {
 				off = m.span
 			}
 			sym(base+off, 't', fmt.Sprintf("%s_%d", m.name, i), m.name)
+			if i%7 == 0 {
+				sym(base+off+1, 'd', fmt.Sprintf("%s_data_%d", m.name, i), m.name)
+			}
 		}
 	}
 	// A module with a bucket index: blocks that start in their bucket (the
@@ -229,6 +254,9 @@ func TestLookupLayouts(t *testing.T) {
 		sym(a, 't', name, "indexed")
 		if i%37 == 0 {
 			sym(a, 't', name+"_alias", "indexed")
+		}
+		if i%29 == 0 {
+			sym(a+5, 'b', name+"_data", "indexed")
 		}
 	}
 	text := []byte(b.String())
@@ -263,4 +291,85 @@ func TestLookupLayouts(t *testing.T) {
 	checkAll(t, snap, r)
 	checkLookups(t, snap, r)
 	checkNames(t, snap, r)
+}
+
+// TestLookupOutsideText: without Options.Data, an address past a run of
+// text symbols (at or after _etext, or at and after the first data symbol
+// above a text symbol) returns ErrNotText, never the text symbol below it
+// (_etext+0x1f6678 for __start_rodata); with Data it names the data
+// symbol.
+func TestLookupOutsideText(t *testing.T) {
+	const text = `ffffffff81000000 T _stext
+ffffffff81000100 t f
+ffffffff81000200 T _etext
+ffffffff82000000 D __start_rodata
+ffffffff82000040 D __stop_rodata
+ffffffff83000000 T _sinittext
+ffffffff83000000 B __init_begin
+ffffffff83000010 t __pfx_init_f
+ffffffff83000020 t init_f
+ffffffff83000100 T _einittext
+ffffffff83000200 D __start_mcount_loc
+ffffffffc0000000 t m_f	[m]
+ffffffffc0002000 d m_data	[m]
+ffffffffc0000100 t m_g	[m]
+ffffffffc0000080 r m_tail	[m]
+`
+	type result struct {
+		Name   string
+		Offset uint64
+		Err    error
+	}
+	tests := []struct {
+		addr       uint64
+		text, data result
+	}{
+		{0xffffffff81000110, result{"f", 0x10, nil}, result{"f", 0x10, nil}},
+		{0xffffffff81000200, result{Err: ErrNotText}, result{"_etext", 0, nil}},
+		{0xffffffff81000208, result{Err: ErrNotText}, result{"_etext", 8, nil}},
+		{0xffffffff82000010, result{Err: ErrNotText}, result{"__start_rodata", 0x10, nil}},
+		{0xffffffff82000050, result{Err: ErrNotText}, result{"__stop_rodata", 0x10, nil}},
+		{0xffffffff83000000, result{"_sinittext", 0, nil}, result{"_sinittext", 0, nil}},
+		{0xffffffff83000018, result{"__pfx_init_f", 8, nil}, result{"__pfx_init_f", 8, nil}},
+		{0xffffffff830000ff, result{"init_f", 0xdf, nil}, result{"init_f", 0xdf, nil}},
+		{0xffffffff83000180, result{Err: ErrNotText}, result{"_einittext", 0x80, nil}},
+		{0xffffffff83000208, result{Err: ErrNotText}, result{"__start_mcount_loc", 8, nil}},
+		{0xffffffffc0000010, result{"m_f", 0x10, nil}, result{"m_f", 0x10, nil}},
+		{0xffffffffc0000090, result{Err: ErrNotText}, result{"m_tail", 0x10, nil}},
+		{0xffffffffc0000110, result{"m_g", 0x10, nil}, result{"m_g", 0x10, nil}},
+		{0xffffffffc0000f00, result{"m_g", 0xe00, nil}, result{"m_g", 0xe00, nil}},
+		{0xffffffffc0002008, result{Err: ErrNotFound}, result{"m_data", 8, nil}},
+	}
+	for _, data := range []bool{false, true} {
+		snap := mustParse(t, []byte(text), &Options{Data: data})
+		for _, tc := range tests {
+			want := tc.text
+			if data {
+				want = tc.data
+			}
+			sym, err := snap.Lookup(tc.addr)
+			got := result{sym.Name, sym.Offset, err}
+			switch {
+			case errors.Is(err, ErrNotText):
+				got = result{Err: ErrNotText}
+			case errors.Is(err, ErrNotFound):
+				got = result{Err: ErrNotFound}
+			}
+			if diff := cmp.Diff(want, got, cmp.Comparer(func(x, y error) bool { return x == y })); diff != "" {
+				t.Errorf("data %v: Lookup(%#x) mismatch (-want +got):\n%s", data, tc.addr, diff)
+			}
+		}
+		// The ends are no symbols of their own: _etext stays listed, the
+		// data symbols do not appear without Data.
+		var names []string
+		for s := range snap.All() {
+			names = append(names, s.Name)
+		}
+		if want := 15; !data && (len(names) != 9 || snap.Stats().Symbols != 9) || data && len(names) != want {
+			t.Errorf("data %v: All lists %q, Stats %+v", data, names, snap.Stats())
+		}
+		if syms, err := snap.LookupName("_etext", ""); err != nil || len(syms) != 1 {
+			t.Errorf("data %v: LookupName(_etext) = %v, %v", data, syms, err)
+		}
+	}
 }

@@ -206,6 +206,8 @@ func (p *parser) feed(chunk []byte) error {
 			}
 			if p.data || isText(typ) {
 				p.builder(nil).add(addr, typ, name)
+			} else {
+				p.builder(nil).stop(addr)
 			}
 			chunk = chunk[n:]
 			continue
@@ -266,10 +268,11 @@ func (p *parser) parseLine(l []byte) error {
 	if addr != 0 {
 		p.nonzero = true
 	}
+	b := p.builder(mod)
 	if !p.data && !isText(typ) {
+		b.stop(addr) // (a builder with only stops makes no table: see build)
 		return nil
 	}
-	b := p.builder(mod)
 	b.add(addr, typ, name)
 	return nil
 }

@@ -14,11 +14,22 @@ import (
 // stably sorted slice, no compression, no hidden __pfx_ symbols, no index.
 type ref struct {
 	mods []*refModule // vmlinux first, then by name
+	data bool
+}
+
+func hasInfo(infos []ModuleInfo, name string) bool {
+	for _, info := range infos {
+		if info.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 type refModule struct {
 	name       string
 	syms       []Symbol
+	stops      []uint64 // non-text addresses, without data
 	start, end uint64
 	hasAddr    bool
 }
@@ -37,9 +48,6 @@ func newRef(tb testing.TB, text []byte, data bool, infos []ModuleInfo) *ref {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if !data && !strings.ContainsAny(f[1], "tTwW") {
-			continue
-		}
 		mod := Vmlinux
 		if len(f) > 3 {
 			mod = strings.Trim(f[3], "[]")
@@ -48,6 +56,10 @@ func newRef(tb testing.TB, text []byte, data bool, infos []ModuleInfo) *ref {
 		if m == nil {
 			m = &refModule{name: mod}
 			byName[mod] = m
+		}
+		if !data && !strings.ContainsAny(f[1], "tTwW") {
+			m.stops = append(m.stops, addr)
+			continue
 		}
 		s := Symbol{Name: f[2], Module: mod, Addr: addr}
 		if data {
@@ -60,8 +72,11 @@ func newRef(tb testing.TB, text []byte, data bool, infos []ModuleInfo) *ref {
 			byName[info.Name] = &refModule{name: info.Name}
 		}
 	}
-	r := &ref{}
+	r := &ref{data: data}
 	for _, m := range byName {
+		if len(m.syms) == 0 && !hasInfo(infos, m.name) {
+			continue // only data symbols, without data
+		}
 		sort.SliceStable(m.syms, func(i, j int) bool { return m.syms[i].Addr < m.syms[j].Addr })
 		if len(m.syms) > 0 {
 			m.start, m.end, m.hasAddr = m.syms[0].Addr, (m.syms[len(m.syms)-1].Addr/4096+1)*4096, true
@@ -92,27 +107,54 @@ func newRef(tb testing.TB, text []byte, data bool, infos []ModuleInfo) *ref {
 // lookup applies the documented rule: among the modules whose range holds
 // a, the symbol with the greatest start <= a (the first of equal starts);
 // a module with no such symbol counts as starting at its range start.
-func (r *ref) lookup(a uint64) (Symbol, bool) {
+// Without data, a text symbol ends at the first non-text address above it,
+// and vmlinux's _etext and _einittext end text: an address from there to
+// the next text symbol is outside text (notText), at the nearest start.
+func (r *ref) lookup(a uint64) (sym Symbol, found, notText bool) {
 	var best Symbol
-	found := false
 	for _, m := range r.mods {
 		if !m.hasAddr || a < m.start || a >= m.end {
 			continue
 		}
-		cand := Symbol{Module: m.name, Addr: m.start}
+		cand, out := Symbol{Module: m.name, Addr: m.start}, false
 		i := sort.Search(len(m.syms), func(i int) bool { return m.syms[i].Addr > a }) - 1
 		if i >= 0 {
 			for i > 0 && m.syms[i-1].Addr == m.syms[i].Addr {
 				i--
 			}
 			cand = m.syms[i]
+			if !r.data {
+				cand, out = m.textEnd(cand, a)
+			}
 		}
 		if !found || cand.Addr > best.Addr {
-			best, found = cand, true
+			best, found, notText = cand, true, out
 		}
 	}
+	if notText {
+		return Symbol{}, false, true
+	}
 	best.Offset = a - best.Addr
-	return best, found
+	return best, found, false
+}
+
+// textEnd returns, for the text symbol sym with the greatest start <= a,
+// the end of text at or below a that ends sym's run, if any (out set, at
+// its address), or sym.
+func (m *refModule) textEnd(sym Symbol, a uint64) (Symbol, bool) {
+	if m.name == Vmlinux && (sym.Name == "_etext" || sym.Name == "_einittext") {
+		return Symbol{Addr: sym.Addr}, true
+	}
+	end, out := uint64(0), false
+	for _, s := range m.stops {
+		if s > sym.Addr && s <= a && (!out || s < end) {
+			end, out = s, true
+		}
+	}
+	if !out {
+		return sym, false
+	}
+	return Symbol{Addr: end}, true
 }
 
 // all lists every symbol in the order Snapshot.All promises.

@@ -136,16 +136,20 @@ func (m *modEntry) best(a uint64) hit {
 	if h, ok := m.tab.find(a); ok {
 		return h
 	}
-	return hit{idx: -1, start: m.start}
+	return hit{idx: beforeFirst, start: m.start}
 }
 
 // Lookup returns the symbol containing addr, with addr's offset from the
 // symbol's start. A symbol ends where the next symbol of its module starts;
-// the last one ends at the module's end (see Module). When module ranges overlap, the
-// symbol with the nearest start wins. An address inside a module known from
-// sysfs but before its first loaded symbol returns a Symbol with only
-// Module, Addr (the module's start) and Offset set. An address outside every
-// module returns ErrNotFound.
+// the last one ends at the module's end (see Module). Without
+// Options.Data, a text symbol also ends where its run of text does: at
+// vmlinux's _etext and _einittext, and at the first data symbol above it;
+// an address from there to the next text symbol returns ErrNotText (which
+// wraps ErrNotFound), never the text symbol below it. When module ranges
+// overlap, the symbol (or end of text) with the nearest start wins. An
+// address inside a module known from sysfs but before its first loaded
+// symbol returns a Symbol with only Module, Addr (the module's start) and
+// Offset set. An address outside every module returns ErrNotFound.
 //
 // Names are stored compressed, so Lookup allocates the returned Name (one
 // allocation of its exact size); LookupAppend, the fast path for callers
@@ -179,10 +183,15 @@ func (s *Snapshot) LookupAppend(dst []byte, sym *Symbol, addr uint64) ([]byte, e
 		*sym = Symbol{}
 		return dst, ErrNotFound
 	}
-	s.fill(sym, t, h, addr)
 	if h.idx < 0 {
+		if h.idx == outsideText {
+			*sym = Symbol{}
+			return dst, ErrNotText
+		}
+		s.fill(sym, t, h, addr)
 		return dst, nil
 	}
+	s.fill(sym, t, h, addr)
 	if h.pfx {
 		dst = append(dst, pfxPrefix...)
 	}

@@ -36,6 +36,7 @@ type table struct {
 	wide   []uint64
 	types  []byte // kallsyms type letters, only with Options.Data
 	hidden int    // number of hidden __pfx_ symbols
+	anon   int    // number of anonymous ends of text (textend.go)
 
 	// index[k] tells which block holds the offsets from base in [k<<shift,
 	// (k+1)<<shift) (see the index entry's constants). index is nil for
@@ -65,6 +66,7 @@ const (
 	laneMax    = 0x7ffe // the highest lane value of an entry
 	lanePad    = 0x7fff // the lane value of an unused slot
 	dupFlag    = 1 << 15
+	endFlag    = 1 << 14   // (above the pfx bits of markStride+1 slots)
 	blockNames = 1<<16 - 1 // the most name bytes a block may hold
 )
 
@@ -93,8 +95,9 @@ const (
 //	namesOff:  uint32, the offset in names of the block's first name
 //	entryOff:  uint32, the index of the block's first entry
 //	flagsOff:  uint16, bit k set when entry k has a hidden __pfx_ symbol,
-//	           and dupFlag when the first entry has the address of the
-//	           previous block's last entry
+//	           dupFlag when the first entry has the address of the
+//	           previous block's last entry, and endFlag when the first
+//	           entry is an end of text (textend.go)
 //	boundsOff: markStride+1 uint16 name bounds, relative to the block's
 //	           first name: 0, then the end of each slot's name (unused
 //	           slots repeat the last end), so that slot k's name lies
@@ -184,8 +187,9 @@ func (t *table) pfxAt(i int) bool {
 // len returns the number of stored entries (hidden __pfx_ symbols excluded).
 func (t *table) len() int { return t.n }
 
-// symbols returns the number of symbols, hidden __pfx_ ones included.
-func (t *table) symbols() int { return t.n + t.hidden }
+// symbols returns the number of symbols, hidden __pfx_ ones included and
+// anonymous ends of text excluded.
+func (t *table) symbols() int { return t.n + t.hidden - t.anon }
 
 // addr returns the address of entry i.
 func (t *table) addr(i int) uint64 {
@@ -208,12 +212,23 @@ func (t *table) start() (uint64, bool) {
 	return a, true
 }
 
-// last returns the highest symbol address of the table.
+// last returns the highest symbol address of the table (an anonymous end
+// of text is no symbol).
 func (t *table) last() (uint64, bool) {
-	if t.len() == 0 {
+	i := t.len() - 1
+	if i > 0 && t.hitAt(i, false).name&0xffff == 0 {
+		i-- // (anonymous ends follow a symbol, and never each other)
+	}
+	if i < 0 {
 		return 0, false
 	}
-	return t.addr(t.len() - 1), true
+	return t.addr(i), true
+}
+
+// isEnd reports whether entry i is an end of text.
+func (t *table) isEnd(i int) bool {
+	b, k := t.blockOf(i)
+	return k == 0 && t.hdr(b).flags()&endFlag != 0
 }
 
 // nameAt returns the encoded name at loc (see nameLoc).
@@ -225,13 +240,17 @@ func (t *table) nameAt(loc uint64) []byte {
 // encName returns the encoded name of the hit's entry.
 func (t *table) encName(h hit) []byte { return t.nameAt(h.name) }
 
-// entries yields the hit of every entry, in order, with whether it has a
-// hidden __pfx_ symbol.
+// entries yields the hit of every entry but the anonymous ends of text,
+// in order, with whether it has a hidden __pfx_ symbol.
 func (t *table) entries(yield func(hit, bool) bool) {
 	for b := range t.nblocks() {
 		h := t.hdr(b)
 		for k := range t.blockLen(b) {
-			if !yield(t.slotHit(h, k), h.pfx(k)) {
+			e := t.slotHit(h, k)
+			if e.name&0xffff == 0 { // (a symbol's name is never empty)
+				continue
+			}
+			if !yield(e, h.pfx(k)) {
 				return
 			}
 		}
@@ -239,8 +258,10 @@ func (t *table) entries(yield func(hit, bool) bool) {
 }
 
 // hit is one symbol of a table: entry idx, or the hidden __pfx_ symbol
-// before it when pfx is set. idx is -1 for "inside the module, before its
-// first symbol". name locates the entry's encoded name (see nameLoc).
+// before it when pfx is set. idx is -1 (beforeFirst) for "inside the
+// module, before its first symbol", and -2 (outsideText) for an address
+// at or above an end of text, at start, before the next symbol. name
+// locates the entry's encoded name (see nameLoc).
 // (A struct of at most four fields stays in registers.)
 type hit struct {
 	idx   int
@@ -248,6 +269,12 @@ type hit struct {
 	name  uint64
 	pfx   bool
 }
+
+// The idx of hits that are no symbol's.
+const (
+	beforeFirst = -1
+	outsideText = -2
+)
 
 // hitAt returns the hit of entry i, or of its hidden __pfx_ symbol.
 func (t *table) hitAt(i int, pfx bool) hit {

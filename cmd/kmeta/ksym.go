@@ -121,21 +121,18 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 			return err
 		}
 	}
-	// Without --data the data symbols are still loaded, only to tell an
-	// address past a text range (rodata after _etext) from one in the
-	// last text symbol before it.
-	withData := *f
-	withData.data = true
-	snap, err := c.load(&withData)
+	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
 	var out []addrJSON
 	missing := 0
 	for _, a := range addrs {
+		// Without --data, an address past a run of text (rodata after
+		// _etext) is kallsyms.ErrNotText, not the text symbol below it.
 		sym, err := snap.Lookup(a)
-		if err == nil && !f.data && sym.Type != 0 && !isTextType(sym.Type) {
-			sym, err = kallsyms.Symbol{}, fmt.Errorf("%#x is outside every text symbol (in data; --data names it)", a)
+		if errors.Is(err, kallsyms.ErrNotText) {
+			err = fmt.Errorf("%#x is outside every text symbol (in data? --data names it)", a)
 		}
 		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Symbol: sym.Name, Offset: sym.Offset, Module: sym.Module}
 		if err != nil {
@@ -156,15 +153,6 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 		return notFound("%d of %d addresses not found", missing, len(addrs))
 	}
 	return nil
-}
-
-// isTextType reports whether a kallsyms type letter is a text symbol's.
-func isTextType(t byte) bool {
-	switch t {
-	case 't', 'T', 'w', 'W':
-		return true
-	}
-	return false
 }
 
 // formatAddr renders "ADDR SYMBOL+0xOFFSET [MODULE]", the module omitted
