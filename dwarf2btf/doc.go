@@ -9,7 +9,8 @@
 // number of workers, and equals pahole -j1's output. Dedup hands each
 // merged unit's types straight to the deduplication (btf/dedup) and drops
 // them from the Builder, so that a vmlinux's 3.4 million encoded types are
-// held once.
+// held once. The deduplication follows libbpf 1.1's rules
+// (dedup.Libbpf11), those of the libbpf Debian 12's pahole 1.24 links.
 //
 // # Concurrency
 //
