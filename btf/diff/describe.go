@@ -47,13 +47,14 @@ func (sd *side) signature(dst []byte, id btf.TypeID) ([]byte, error) {
 		}
 		return dst, nil
 	case btf.KindFunc:
-		// The prototype's C name, with the parameter names: shared
-		// prototypes are named once.
-		proto, err := sd.typeName(t.Ref())
-		if err != nil {
+		// The declaration of the function, with its name and its
+		// parameters' ("int f(int a)"), so that a changed prototype
+		// reads as the function's, also among several definitions.
+		dst = append(dst, "prototype\x00"...)
+		if dst, err = sd.decl(dst, t.Ref(), t.Name()); err != nil {
 			return dst, err
 		}
-		dst = str(dst, "prototype", proto)
+		dst = append(dst, 0)
 		return str(dst, "linkage", t.Linkage().String()), nil
 	case btf.KindVar, btf.KindTypedef, btf.KindTypeTag, btf.KindDeclTag:
 		typ, err := sd.typeName(t.Ref())

@@ -97,11 +97,8 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if n := sd.names[id]; n != "" {
 		return n, nil
 	}
-	if sd.namer == nil {
-		var err error
-		if sd.namer, err = cdump.NewNamer(sd.spec); err != nil {
-			return "", fmt.Errorf("diff: %w", err)
-		}
+	if err := sd.newNamer(); err != nil {
+		return "", err
 	}
 	n, err := sd.namer.TypeName(id)
 	if err != nil {
@@ -109,6 +106,30 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	}
 	sd.names[id] = n
 	return n, nil
+}
+
+// decl appends the C declaration of name with type id to dst.
+func (sd *side) decl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
+	if err := sd.newNamer(); err != nil {
+		return dst, err
+	}
+	out, err := sd.namer.AppendDecl(dst, id, name)
+	if err != nil {
+		return dst, fmt.Errorf("diff: %w", err)
+	}
+	return out, nil
+}
+
+// newNamer creates the side's Namer on first use.
+func (sd *side) newNamer() error {
+	if sd.namer != nil {
+		return nil
+	}
+	var err error
+	if sd.namer, err = cdump.NewNamer(sd.spec); err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	return nil
 }
 
 // Compare returns the differences from old to new, sorted by kind (as
@@ -239,49 +260,9 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 		if details == nil {
 			continue
 		}
-		if ga.kind == btf.KindFunc && ga.more == nil && gb.more == nil {
-			if details, err = prototypes(a, b, ga.id, gb.id, details); err != nil {
-				return nil, err
-			}
-		}
 		out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Changed, Details: details})
 	}
 	return out, nil
-}
-
-// prototypes spells a changed prototype as declarations of the function:
-// "int f(int a) -> int f(int a, int b)" rather than the prototypes' type
-// names that the signatures compare.
-func prototypes(a, b *side, ia, ib btf.TypeID, details []string) ([]string, error) {
-	decl := func(sd *side, id btf.TypeID) (string, error) {
-		t, err := sd.spec.TypeByID(id)
-		if err != nil {
-			return "", fmt.Errorf("diff: %w", err)
-		}
-		if _, err := sd.typeName(t.Ref()); err != nil { // creates the Namer
-			return "", err
-		}
-		d, err := sd.namer.Decl(t.Ref(), t.Name())
-		if err != nil {
-			return "", fmt.Errorf("diff: %w", err)
-		}
-		return d, nil
-	}
-	for i, d := range details {
-		if !strings.HasPrefix(d, "prototype: ") {
-			continue
-		}
-		da, err := decl(a, ia)
-		if err != nil {
-			return nil, err
-		}
-		db, err := decl(b, ib)
-		if err != nil {
-			return nil, err
-		}
-		details[i] = "prototype: " + da + " -> " + db
-	}
-	return details, nil
 }
 
 // sortChanges sorts changes by kind and name. It sorts small keys and

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -163,5 +165,78 @@ func BenchmarkCompareDebianHost(b *testing.B) {
 		if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// funcsBTF returns a BTF with a function called name for each of params'
+// parameter types (int or long), as static functions of the same name
+// from different files are.
+func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
+	t.Helper()
+	b := builder.New()
+	ints := map[string]btf.TypeID{}
+	for n, size := range map[string]uint8{"int": 4, "long": 8} {
+		id, err := b.AddInt(n, uint32(size), btf.IntInfo{Encoding: btf.IntSigned, Bits: 8 * size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ints[n] = id
+	}
+	for _, p := range params {
+		proto, err := b.AddFuncProto(ints["int"], []builder.Param{{Name: "a", Type: ints[p]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.AddFunc(name, proto, btf.LinkageStatic); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestChangedFuncNamed: a changed function's prototype is spelled as a
+// declaration of the function, in the text and the JSON, also when the
+// name has several definitions.
+func TestChangedFuncNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new []string
+		want     []string
+	}{
+		{"one", []string{"int"}, []string{"long"},
+			[]string{"prototype: int f(int a) -> int f(long a)"}},
+		{"several", []string{"int", "int"}, []string{"int", "long"},
+			[]string{"definitions: 2 -> 2, 1 old and 1 new differ", "prototype: int f(int a) -> int f(long a)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			changes, err := diff.Compare(context.Background(), funcsBTF(t, "f", tc.old...), funcsBTF(t, "f", tc.new...), diff.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []diff.Change{{Kind: "func", Name: "f", Change: diff.Changed, Details: tc.want}}
+			if d := cmp.Diff(want, changes); d != "" {
+				t.Errorf("changes (-want +got):\n%s", d)
+			}
+			var text, js bytes.Buffer
+			if err := diff.WriteText(&text, changes); err != nil {
+				t.Fatal(err)
+			}
+			if err := diff.WriteJSON(&js, changes); err != nil {
+				t.Fatal(err)
+			}
+			for _, out := range []string{text.String(), js.String()} {
+				if !strings.Contains(out, "int f(long a)") {
+					t.Errorf("output does not name the function:\n%s", out)
+				}
+			}
+		})
 	}
 }
