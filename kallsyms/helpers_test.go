@@ -3,10 +3,12 @@ package kallsyms
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -18,44 +20,77 @@ const (
 	synthSysfsFixure = "testdata/synthetic-sysfs.tar.gz"
 )
 
-// extractSysfs unpacks the synthetic sysfs tree into a temporary directory
-// and returns the sysfs root (the directory holding module/).
-func extractSysfs(tb testing.TB) string {
+// sysfsInfos returns ReadModules of the synthetic sysfs tree. The tree
+// (a thousand small files: most of a second of system time) is extracted
+// and read once per test process; callers share the result and must not
+// modify it.
+func sysfsInfos(tb testing.TB) []ModuleInfo {
 	tb.Helper()
-	dir := tb.TempDir()
-	tr := tar.NewReader(bytes.NewReader(testfixtures.ReadPath(tb, synthSysfsFixure)))
+	tarball := testfixtures.ReadPath(tb, synthSysfsFixure)
+	sharedSysfs.once.Do(func() {
+		sharedSysfs.infos, sharedSysfs.err = readTarSysfs(tarball)
+	})
+	if sharedSysfs.err != nil {
+		tb.Fatal(sharedSysfs.err)
+	}
+	return sharedSysfs.infos
+}
+
+// sharedSysfs is what sysfsInfos read.
+var sharedSysfs struct {
+	once  sync.Once
+	infos []ModuleInfo
+	err   error
+}
+
+// readTarSysfs extracts the sysfs tree in tarball into a temporary
+// directory, reads it with ReadModules and removes it.
+func readTarSysfs(tarball []byte) ([]ModuleInfo, error) {
+	dir, err := os.MkdirTemp("", "kallsyms-sysfs")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := extractTar(dir, tarball); err != nil {
+		return nil, err
+	}
+	return ReadModules(filepath.Join(dir, "sys"))
+}
+
+// extractTar unpacks the tar archive b into dir.
+func extractTar(dir string, b []byte) error {
+	tr := tar.NewReader(bytes.NewReader(b))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			tb.Fatal(err)
+			return err
 		}
 		name := filepath.Clean(h.Name)
 		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			tb.Fatalf("bad tar entry %q", h.Name)
+			return fmt.Errorf("bad tar entry %q", h.Name)
 		}
 		p := filepath.Join(dir, name)
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(p, 0o755); err != nil {
-				tb.Fatal(err)
+				return err
 			}
 		case tar.TypeReg:
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				tb.Fatal(err)
+				return err
 			}
 			b, err := io.ReadAll(tr)
 			if err != nil {
-				tb.Fatal(err)
+				return err
 			}
 			if err := os.WriteFile(p, b, 0o644); err != nil {
-				tb.Fatal(err)
+				return err
 			}
 		}
 	}
-	return filepath.Join(dir, "sys")
 }
 
 // mustParse parses kallsyms text or fails the test.

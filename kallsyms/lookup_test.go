@@ -32,10 +32,7 @@ var lookupCases = []lookupCase{
 // All lists exactly the reference's symbols.
 func TestLookupMatchesReference(t *testing.T) {
 	// The sysfs tree is extracted once (thousands of small files).
-	sysfs, err := ReadModules(extractSysfs(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sysfs := sysfsInfos(t)
 	if len(sysfs) != 150 {
 		t.Fatalf("ReadModules: %d modules, want 150", len(sysfs))
 	}

@@ -97,10 +97,7 @@ func TestLongNames(t *testing.T) {
 // appears once, and clones belong to their module.
 func TestPseudoModulesAndInitClones(t *testing.T) {
 	text := testfixtures.ReadPath(t, synthFixture)
-	infos, err := ReadModules(extractSysfs(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	infos := sysfsInfos(t)
 	s := mustParse(t, text, &Options{Modules: infos})
 	mods := s.Modules()
 	seen := map[string]bool{}
@@ -136,10 +133,7 @@ func TestPseudoModulesAndInitClones(t *testing.T) {
 // TestModuleWithoutSymbols checks that an address inside a module known
 // only from sysfs resolves to module + offset, not to a wrong symbol.
 func TestModuleWithoutSymbols(t *testing.T) {
-	infos, err := ReadModules(extractSysfs(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	infos := sysfsInfos(t)
 	s := mustParse(t, testfixtures.ReadPath(t, hostFixture), &Options{Modules: infos})
 	got, err := s.Lookup(0xffffffffc0000123)
 	want := Symbol{Module: "synmod000", Addr: 0xffffffffc0000000, Offset: 0x123}

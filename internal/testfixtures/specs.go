@@ -54,11 +54,50 @@ func SysfsName(file string) string { return strings.ReplaceAll(file, "-", "_") }
 // 6.1 fixtures, DIR/kernel/btf/vmlinux and DIR/kernel/btf/MODULE for every
 // module that keep accepts (all if keep is nil), and returns DIR. edit, if
 // not nil, may replace a module's bytes; nil bytes give an empty file.
+//
+// A tree of every module (keep nil) hard-links the modules that edit leaves
+// unchanged to SharedFakeSysfs's tree instead of writing them again (a link
+// costs a small fraction of a create): such callers call RemoveShared from
+// TestMain.
 func FakeSysfs(tb testing.TB, keep func(name string) bool, edit func(name string, b []byte) []byte) string {
 	tb.Helper()
 	dir := tb.TempDir()
+	if keep == nil {
+		linkFakeSysfs(tb, dir, SharedFakeSysfs(tb), edit)
+		return dir
+	}
 	FillFakeSysfs(tb, dir, keep, edit)
 	return dir
+}
+
+// linkFakeSysfs fills dir as FillFakeSysfs with every module, linking each
+// file that edit leaves unchanged to its copy under shared.
+func linkFakeSysfs(tb testing.TB, dir, shared string, edit func(name string, b []byte) []byte) {
+	tb.Helper()
+	btfDir := filepath.Join(dir, "kernel", "btf")
+	if err := os.MkdirAll(btfDir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	put := func(name string, b, nb []byte) {
+		dst := filepath.Join(btfDir, name)
+		if bytes.Equal(b, nb) && (b == nil) == (nb == nil) {
+			if os.Link(filepath.Join(shared, "kernel", "btf", name), dst) == nil {
+				return
+			}
+		}
+		if err := os.WriteFile(dst, nb, 0o444); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	vmlinux := Read(tb, DebianVmlinux)
+	put("vmlinux", vmlinux, vmlinux)
+	for file, b := range Modules(tb) {
+		nb := b
+		if edit != nil {
+			nb = edit(SysfsName(file), b)
+		}
+		put(SysfsName(file), b, nb)
+	}
 }
 
 // FillFakeSysfs is FakeSysfs into the directory dir, which the caller
