@@ -1,67 +1,24 @@
 package kimage_test
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"testing"
 
-	"github.com/ulikunitz/xz"
-
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
-// arArchive writes an ar archive as dpkg-deb does.
-func arArchive(members ...[2][]byte) []byte {
-	var b bytes.Buffer
-	b.WriteString("!<arch>\n")
-	for _, m := range members {
-		fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8s%-10d`\n", m[0], 0, 0, 0, "100644", len(m[1]))
-		b.Write(m[1])
-		if len(m[1])%2 == 1 {
-			b.WriteByte('\n')
-		}
-	}
-	return b.Bytes()
-}
-
-// debPackage builds a Debian package whose data.tar.xz holds files.
-func debPackage(t *testing.T, files map[string][]byte, order []string) []byte {
-	t.Helper()
-	var tb bytes.Buffer
-	tw := tar.NewWriter(&tb)
-	for _, name := range order {
-		if err := tw.WriteHeader(&tar.Header{Name: "./" + name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(files[name])
-	}
-	tw.Close()
-	var xb bytes.Buffer
-	w, err := xz.NewWriter(&xb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(tb.Bytes())
-	w.Close()
-	return arArchive(
-		[2][]byte{[]byte("debian-binary"), []byte("2.0\n")},
-		[2][]byte{[]byte("control.tar.xz"), {}},
-		[2][]byte{[]byte("data.tar.xz"), xb.Bytes()},
-	)
-}
-
 func TestDeb(t *testing.T) {
 	elf := vmlinux(t)
-	img := bzImage(goCompress(t, kimage.Gzip, elf))
+	img := testfixtures.BzImage(goCompress(t, kimage.Gzip, elf))
 	files := map[string][]byte{
 		"lib/modules/6.1.0-x/kernel/net/key/af_key.ko.xz": []byte("module"),
 		"boot/config-6.1.0-x":                             []byte("CONFIG_X=y"),
 		"boot/vmlinuz-6.1.0-x":                            img,
 	}
-	deb := debPackage(t, files, []string{"lib/modules/6.1.0-x/kernel/net/key/af_key.ko.xz", "boot/config-6.1.0-x", "boot/vmlinuz-6.1.0-x"})
+	deb := testfixtures.DebPackage(t, files, []string{"lib/modules/6.1.0-x/kernel/net/key/af_key.ko.xz", "boot/config-6.1.0-x", "boot/vmlinuz-6.1.0-x"})
 	if !kimage.IsDeb(deb) {
 		t.Fatal("IsDeb: false")
 	}

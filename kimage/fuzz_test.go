@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -46,7 +47,7 @@ func FuzzKernel(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(bzImage(sizeAppend(out, 4096)))
+		f.Add(testfixtures.BzImage(sizeAppend(out, 4096)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, _, err := kimage.Kernel(context.Background(), data, 1<<20)

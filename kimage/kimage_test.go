@@ -26,23 +26,6 @@ func vmlinux(tb testing.TB) []byte {
 	return testfixtures.Read(tb, "elf/prog.bpf.o.gz")
 }
 
-// bzImage wraps payload in a minimal x86 boot image: a boot sector with a
-// setup header (protocol 2.15) whose payload_offset and payload_length
-// locate it, as the kernel's arch/x86/boot/tools/build.c lays them out.
-func bzImage(payload []byte) []byte {
-	const setupSects = 3
-	const payloadOff = 0x3a0
-	img := make([]byte, (setupSects+1)*512+payloadOff)
-	img[0x1f1] = setupSects
-	binary.LittleEndian.PutUint16(img[0x1fe:], 0xaa55)
-	copy(img[0x202:], "HdrS")
-	binary.LittleEndian.PutUint16(img[0x206:], 0x020f)
-	binary.LittleEndian.PutUint32(img[0x248:], payloadOff)
-	binary.LittleEndian.PutUint32(img[0x24c:], uint32(len(payload)))
-	img = append(img, payload...)
-	return append(img, make([]byte, 100)...) // what follows the payload
-}
-
 // sizeAppend is the kernel build's size_append: the uncompressed size,
 // 32-bit little endian, after the compressed data.
 func sizeAppend(compressed []byte, size int) []byte {
@@ -128,7 +111,7 @@ func TestCompressors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			img := bzImage(tc.payload(t))
+			img := testfixtures.BzImage(tc.payload(t))
 			p, f, err := kimage.Payload(img)
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +149,7 @@ func TestCompressors(t *testing.T) {
 }
 
 func TestBadImages(t *testing.T) {
-	img := bzImage(goCompress(t, kimage.Gzip, vmlinux(t)))
+	img := testfixtures.BzImage(goCompress(t, kimage.Gzip, vmlinux(t)))
 	for name, edit := range map[string]func([]byte){
 		"payload past the end": func(b []byte) { binary.LittleEndian.PutUint32(b[0x24c:], 1<<30) },
 		"old protocol":         func(b []byte) { binary.LittleEndian.PutUint16(b[0x206:], 0x0206) },

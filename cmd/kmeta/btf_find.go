@@ -70,7 +70,7 @@ reported on stderr and does not stop the search.`,
 	cmd.Flags().BoolVar(&f.flavors, "flavors", false, "also match CO-RE flavors (NAME___suffix)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.kernel, "kernel", false, "search the running kernel's vmlinux and module BTF")
-	cmd.Flags().StringVar(&f.pkg, "package", "", "with --kernel, search the kernel and modules of a Debian package `FILE.deb` instead")
+	cmd.Flags().StringVar(&f.pkg, "package", "", "with --kernel, search the kernel and modules of a Debian package `FILE.deb` (\"-\": standard input) instead")
 	cmd.Flags().StringVar(&f.module, "module", "", "with --kernel, search only `MODULE` (\"vmlinux\" for vmlinux)")
 	f.kernelFlags.register(cmd)
 	return cmd

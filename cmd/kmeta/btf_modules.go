@@ -57,7 +57,7 @@ package instead, with their BTF on the package's vmlinux.`,
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
-	cmd.Flags().StringVar(&f.pkg, "package", "", "list the modules of a Debian kernel package `FILE.deb` instead")
+	cmd.Flags().StringVar(&f.pkg, "package", "", "list the modules of a Debian kernel package `FILE.deb` (\"-\": standard input) instead")
 	f.kernelFlags.register(cmd)
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -47,16 +48,59 @@ func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 
 func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 	if path == "-" {
-		s, err := btf.ReadWith(c.stdinReader(), c.readOptions(base))
-		if err != nil {
-			return nil, fmt.Errorf("stdin: %w", err)
-		}
-		return s, nil
+		return c.openStdin(base)
 	}
 	if isKernelImage(path) {
-		return c.openKernelImage(path, base)
+		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		if err != nil {
+			return nil, withHint(err)
+		}
+		defer d.Release()
+		return c.kernelImageSpec(path, d.Bytes(), base)
 	}
 	return btf.OpenWith(path, c.readOptions(base))
+}
+
+// kernelHead is how much of an input tells a bzImage or a Debian package
+// (the setup header ends before it).
+const kernelHead = 0x250
+
+// openStdin reads BTF, an ELF file, compressed BTF, an x86 bzImage or a
+// Debian package from standard input, under the same limit as files: a
+// kernel image or package is read whole (bounded by --max-input) and then
+// decompressed as a file would be.
+func (c *cli) openStdin(base *btf.Spec) (*btf.Spec, error) {
+	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
+	head, _ := r.Peek(kernelHead) // (short input: what there is)
+	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
+		d, err := input.ReadAll(c.ctx, r, input.Options{Limit: c.maxInput, What: "standard input"})
+		if err != nil {
+			return nil, withHint(fmt.Errorf("stdin: %w", err))
+		}
+		defer d.Release()
+		return c.kernelImageSpec("stdin", d.Bytes(), base)
+	}
+	s, err := btf.ReadWith(r, c.readOptions(base))
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	return s, nil
+}
+
+// readArg reads the input named path ("-": standard input) whole, under
+// the input limit: a file is mapped if it can be.
+func (c *cli) readArg(path string) (*input.Data, error) {
+	var d *input.Data
+	var err error
+	if path == "-" {
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), input.Options{Limit: c.maxInput, What: "standard input"})
+	} else {
+		d, err = input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+	}
+	if err != nil {
+		return nil, withHint(err)
+	}
+	return d, nil
 }
 
 // isKernelImage reports whether path is a regular file that starts as an
@@ -70,27 +114,22 @@ func isKernelImage(path string) bool {
 	if !fi.Mode().IsRegular() {
 		return false
 	}
-	head := make([]byte, 0x250)
+	head := make([]byte, kernelHead)
 	n, _ := io.ReadFull(f, head)
 	return kimage.IsBzImage(head[:n]) || kimage.IsDeb(head[:n])
 }
 
-// openKernelImage reads the BTF of the kernel in an x86 bzImage or a
-// Debian package: the kernel is decompressed as a stream into btf's reader,
-// which keeps only the .BTF section.
-func (c *cli) openKernelImage(path string, base *btf.Spec) (*btf.Spec, error) {
-	d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+// kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
+// Debian package named name: the kernel is decompressed as a stream into
+// btf's reader, which keeps only the .BTF section.
+func (c *cli) kernelImageSpec(name string, data []byte, base *btf.Spec) (*btf.Spec, error) {
+	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
 	if err != nil {
-		return nil, withHint(err)
-	}
-	defer d.Release()
-	r, _, err := kimage.Kernel(c.ctx, d.Bytes(), c.maxInput)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", path, err))
+		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
 	s, err := btf.ReadWith(r, c.readOptions(base))
 	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", path, err))
+		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
 	return s, nil
 }

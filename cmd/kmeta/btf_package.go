@@ -29,9 +29,9 @@ type pkgModule struct {
 // fn is called with the vmlinux Spec first ("vmlinux"), then each module in
 // package order; the Specs are closed after fn returns.
 func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
-	d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+	d, err := c.readArg(path)
 	if err != nil {
-		return withHint(err)
+		return err
 	}
 	defer d.Release()
 	if !kimage.IsDeb(d.Bytes()) {
