@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,5 +69,41 @@ func TestBTFDiff(t *testing.T) {
 	}
 	if _, err := kmeta(t, nil, "btf", "diff", deb, "/nonexistent"); exitStatus(t.Context(), err) != exitFailure {
 		t.Errorf("diff with a missing file: err %v, want status 2", err)
+	}
+}
+
+// TestBTFLayoutSplit: "btf layout -B BASE MODULE" prints what pahole 1.24
+// prints for "pahole -F btf --btf_base=BASE MODULE": the base's structs
+// and unions (the vmlinux golden), then the module's own (the golden of
+// kvm's, testdata/README.md). Where pahole 1.24 is installed, two more
+// modules are checked against it directly.
+func TestBTFLayoutSplit(t *testing.T) {
+	base := testfixtures.File(t, testfixtures.DebianVmlinux)
+	vmlinux := testfixtures.Read(t, "pahole/debian-6.1.layout.txt.gz")
+	dir := t.TempDir()
+	layoutOf := func(mod string) string {
+		t.Helper()
+		path := filepath.Join(dir, mod+".btf")
+		if err := os.WriteFile(path, testfixtures.Modules(t)[mod], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := kmeta(t, nil, "btf", "layout", "-B", base, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := string(vmlinux) + string(testfixtures.Read(t, "pahole/debian-6.1-kvm.layout.txt.gz"))
+	testfixtures.CompareLines(t, []byte(layoutOf("kvm")), []byte(want))
+	if v, err := exec.Command("pahole", "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "v1.24" {
+		t.Skip("needs pahole 1.24 for more modules")
+	}
+	for _, mod := range []string{"af_key", "vsock_loopback"} {
+		got := layoutOf(mod) // (writes the module's file)
+		want, err := exec.Command("pahole", "-F", "btf", "--btf_base="+base, filepath.Join(dir, mod+".btf")).Output()
+		if err != nil {
+			t.Fatalf("pahole: %v", err)
+		}
+		testfixtures.CompareLines(t, []byte(got), want)
 	}
 }
