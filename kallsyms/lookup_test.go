@@ -142,13 +142,17 @@ func checkNames(t *testing.T, snap *Snapshot, r *ref) {
 	t.Helper()
 	all := r.all()
 	type key struct{ name, mod string }
-	byName := map[key][]Symbol{}
-	for _, s := range all {
-		k := key{s.Name, s.Module}
-		byName[k] = append(byName[k], s)
-	}
 	// LookupName scans a module's table: a sample of the names keeps this
-	// quick.
+	// quick. byName holds every symbol of each sampled name and module.
+	byName := map[key][]Symbol{}
+	for i := 0; i < len(all); i += 1009 {
+		byName[key{all[i].Name, all[i].Module}] = nil
+	}
+	for _, s := range all {
+		if v, ok := byName[key{s.Name, s.Module}]; ok {
+			byName[key{s.Name, s.Module}] = append(v, s)
+		}
+	}
 	for i := 0; i < len(all); i += 1009 {
 		name, mod := all[i].Name, all[i].Module
 		want := byName[key{name, mod}]

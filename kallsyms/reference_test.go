@@ -3,6 +3,7 @@ package kallsyms
 import (
 	"bufio"
 	"bytes"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,7 @@ func newRef(tb testing.TB, text []byte, data bool, infos []ModuleInfo) *ref {
 			continue // only data symbols, without data
 		}
 		sort.SliceStable(m.syms, func(i, j int) bool { return m.syms[i].Addr < m.syms[j].Addr })
+		slices.Sort(m.stops)
 		if len(m.syms) > 0 {
 			m.start, m.end, m.hasAddr = m.syms[0].Addr, (m.syms[len(m.syms)-1].Addr/4096+1)*4096, true
 		}
@@ -145,16 +147,13 @@ func (m *refModule) textEnd(sym Symbol, a uint64) (Symbol, bool) {
 	if m.name == Vmlinux && (sym.Name == "_etext" || sym.Name == "_einittext") {
 		return Symbol{Addr: sym.Addr}, true
 	}
-	end, out := uint64(0), false
-	for _, s := range m.stops {
-		if s > sym.Addr && s <= a && (!out || s < end) {
-			end, out = s, true
-		}
-	}
-	if !out {
+	// The first non-text address above sym (stops is sorted), if it is
+	// at or below a.
+	i := sort.Search(len(m.stops), func(i int) bool { return m.stops[i] > sym.Addr })
+	if i == len(m.stops) || m.stops[i] > a {
 		return sym, false
 	}
-	return Symbol{Addr: end}, true
+	return Symbol{Addr: m.stops[i]}, true
 }
 
 // all lists every symbol in the order Snapshot.All promises.
