@@ -20,6 +20,30 @@ const (
 	synthSysfsFixure = "testdata/synthetic-sysfs.tar.gz"
 )
 
+// readFixture returns the decompressed text of the kallsyms fixture at
+// path, read once per test process (the host fixture is gunzipped by ten
+// callers otherwise). Callers share the bytes and must not modify them.
+func readFixture(tb testing.TB, path string) []byte {
+	tb.Helper()
+	fixtures.mu.Lock()
+	defer fixtures.mu.Unlock()
+	if b, ok := fixtures.text[path]; ok {
+		return b
+	}
+	b := testfixtures.ReadPath(tb, path)
+	if fixtures.text == nil {
+		fixtures.text = map[string][]byte{}
+	}
+	fixtures.text[path] = b
+	return b
+}
+
+// fixtures is what readFixture read.
+var fixtures struct {
+	mu   sync.Mutex
+	text map[string][]byte
+}
+
 // sysfsInfos returns ReadModules of the synthetic sysfs tree. The tree
 // (a thousand small files: most of a second of system time) is extracted
 // and read once per test process; callers share the result and must not

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // lookupCase is one input checked against the reference implementation.
@@ -38,7 +37,7 @@ func TestLookupMatchesReference(t *testing.T) {
 	}
 	for _, tc := range lookupCases {
 		t.Run(tc.name, func(t *testing.T) {
-			text := testfixtures.ReadPath(t, tc.file)
+			text := readFixture(t, tc.file)
 			var infos []ModuleInfo
 			if tc.sysfs {
 				infos = sysfs

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // tokenCodes maps each token of nameTokens to its code, for
@@ -46,7 +44,7 @@ func referenceEncode(name []byte) []byte {
 func fixtureNames(tb testing.TB) []string {
 	tb.Helper()
 	var all []string
-	sc := bufio.NewScanner(bytes.NewReader(testfixtures.ReadPath(tb, hostFixture)))
+	sc := bufio.NewScanner(bytes.NewReader(readFixture(tb, hostFixture)))
 	for sc.Scan() {
 		if f := strings.Fields(sc.Text()); len(f) >= 3 {
 			all = append(all, f[2])
@@ -64,7 +62,7 @@ func fixtureNames(tb testing.TB) []string {
 func hostTextNames(tb testing.TB) [][]byte {
 	tb.Helper()
 	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(testfixtures.ReadPath(tb, hostFixture)))
+	sc := bufio.NewScanner(bytes.NewReader(readFixture(tb, hostFixture)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) >= 3 && strings.ContainsAny(f[1], "tTwW") && !strings.HasPrefix(f[2], pfxPrefix) {

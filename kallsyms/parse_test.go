@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -96,7 +95,7 @@ func TestLongNames(t *testing.T) {
 // programs and the init clones listed after all modules: each module
 // appears once, and clones belong to their module.
 func TestPseudoModulesAndInitClones(t *testing.T) {
-	text := testfixtures.ReadPath(t, synthFixture)
+	text := readFixture(t, synthFixture)
 	infos := sysfsInfos(t)
 	s := mustParse(t, text, &Options{Modules: infos})
 	mods := s.Modules()
@@ -134,7 +133,7 @@ func TestPseudoModulesAndInitClones(t *testing.T) {
 // only from sysfs resolves to module + offset, not to a wrong symbol.
 func TestModuleWithoutSymbols(t *testing.T) {
 	infos := sysfsInfos(t)
-	s := mustParse(t, testfixtures.ReadPath(t, hostFixture), &Options{Modules: infos})
+	s := mustParse(t, readFixture(t, hostFixture), &Options{Modules: infos})
 	got, err := s.Lookup(0xffffffffc0000123)
 	want := Symbol{Module: "synmod000", Addr: 0xffffffffc0000000, Offset: 0x123}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // reloadInputs returns kallsyms text for vmlinux (a slice of the host
@@ -22,12 +20,12 @@ import (
 func reloadInputs(tb testing.TB, nmods int) []byte {
 	tb.Helper()
 	var out bytes.Buffer
-	host := testfixtures.ReadPath(tb, hostFixture)
+	host := readFixture(tb, hostFixture)
 	sc := bufio.NewScanner(bytes.NewReader(host))
 	for i := 0; i < 5000 && sc.Scan(); i++ {
 		out.WriteString(sc.Text() + "\n")
 	}
-	sc = bufio.NewScanner(bytes.NewReader(testfixtures.ReadPath(tb, synthFixture)))
+	sc = bufio.NewScanner(bytes.NewReader(readFixture(tb, synthFixture)))
 	for sc.Scan() {
 		line := sc.Text()
 		i := strings.Index(line, "[synmod00")
