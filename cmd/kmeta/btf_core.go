@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -200,9 +199,7 @@ func (c *cli) printCoreJSON(rs []core.Result) error {
 		out = append(out, j)
 	}
 	w := bufio.NewWriter(c.out())
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := writeJSON(w, out); err != nil {
 		return err
 	}
 	return w.Flush()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -109,9 +108,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		}
 	}
 	if f.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := writeJSON(w, results); err != nil {
 			return err
 		}
 	}
@@ -202,9 +199,7 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 		for _, m := range res.Matches {
 			results = append(results, kernelFindResult{Module: m.Module, JSONType: rawdump.ToJSON(m.Type)})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := writeJSON(w, results); err != nil {
 			return err
 		}
 		return w.Flush()

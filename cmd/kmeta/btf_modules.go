@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -108,9 +107,7 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 func (c *cli) printModules(infos []moduleInfo, asJSON bool) error {
 	w := bufio.NewWriter(c.out())
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(infos); err != nil {
+		if err := writeJSON(w, infos); err != nil {
 			return err
 		}
 		return w.Flush()

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -181,9 +180,7 @@ func (c *cli) btfFindPackage(name, path string, f btfFindFlags) error {
 		return err
 	}
 	if f.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := writeJSON(w, results); err != nil {
 			return err
 		}
 	}

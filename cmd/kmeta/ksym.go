@@ -90,7 +90,12 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 }
 
 func (c *cli) printJSON(v any) error {
-	enc := json.NewEncoder(c.out())
+	return writeJSON(c.out(), v)
+}
+
+// writeJSON writes v to w as indented JSON, the form of every --json output.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
