@@ -70,7 +70,7 @@ var sharedSysfs struct {
 // readTarSysfs extracts the sysfs tree in tarball into a temporary
 // directory, reads it with ReadModules and removes it.
 func readTarSysfs(tarball []byte) ([]ModuleInfo, error) {
-	dir, err := os.MkdirTemp("", "kallsyms-sysfs")
+	dir, err := testfixtures.MkdirTemp("kallsyms-sysfs")
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func useOnce(c *Cache, module string, mu *sync.Mutex, specs map[*btf.Spec]bool) 
 }
 
 // rss returns the process's resident anonymous and file-backed memory, in
-// bytes, from /proc/self/status.
+// bytes, from /proc/self/status; file-backed includes shared memory.
 func rss(tb testing.TB) (anon, file int64) {
 	tb.Helper()
 	b, err := os.ReadFile("/proc/self/status")
@@ -273,8 +273,13 @@ func rss(tb testing.TB) (anon, file int64) {
 		if _, err := fmt.Sscanf(line, "RssAnon: %d kB", &kb); err == nil {
 			anon = kb << 10
 		}
+		// A file in a memory file system (the fake sysfs may be in
+		// /dev/shm) is mapped as shared memory, not as a file.
 		if _, err := fmt.Sscanf(line, "RssFile: %d kB", &kb); err == nil {
-			file = kb << 10
+			file += kb << 10
+		}
+		if _, err := fmt.Sscanf(line, "RssShmem: %d kB", &kb); err == nil {
+			file += kb << 10
 		}
 	}
 	return anon, file

@@ -68,15 +68,34 @@ func TestMinimal(t *testing.T) {
 		}
 		got := findOne(t, m, "task_struct", btf.KindStruct)
 		sameGraph(t, s, task.ID(), m, got.ID(), false)
-		// Ids keep the source order.
+		// Ids keep the source order. The named composites of the source,
+		// by kind and name, in one pass (a Find each took half a second).
+		type key struct {
+			kind btf.Kind
+			name string
+		}
+		srcID := map[key]btf.TypeID{}
+		for id, typ := range s.All() {
+			if typ.IsComposite() && typ.Name() != "" {
+				k := key{typ.Kind(), typ.Name()}
+				if _, dup := srcID[k]; dup {
+					srcID[k] = 0 // not unique: not expected in the output
+				} else {
+					srcID[k] = id
+				}
+			}
+		}
 		prev := btf.TypeID(0)
 		for _, typ := range m.All() {
 			if typ.IsComposite() && typ.Name() != "" {
-				src := findOne(t, s, typ.Name(), typ.Kind())
-				if src.ID() < prev {
+				src := srcID[key{typ.Kind(), typ.Name()}]
+				if src == 0 {
+					t.Fatalf("%v: no single source type of that kind and name", typ)
+				}
+				if src < prev {
 					t.Fatalf("%v out of source order", typ)
 				}
-				prev = src.ID()
+				prev = src
 			}
 		}
 	}

@@ -61,6 +61,9 @@ func TestAgainstBpftoolModules(t *testing.T) {
 	bpftool(t)
 	base := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	for _, name := range testfixtures.DebianGoldenModules {
+		if name == goldenModule {
+			continue // TestGoldenModule has bpftool's output committed
+		}
 		t.Run(name, func(t *testing.T) {
 			raw := testfixtures.Modules(t)[name]
 			want, err := bpftoolDump(t, raw, base)

@@ -14,6 +14,7 @@ import (
 // TestBTFCore: the text and JSON output of btf core for the shared
 // fixture's program on the Debian kernel, and the exit statuses.
 func TestBTFCore(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	prog := testfixtures.Path(t, "elf/prog.bpf.o.gz")
 	out, err := kmeta(t, nil, "btf", "core", prog, "--target", deb)
@@ -68,6 +69,7 @@ func TestBTFCore(t *testing.T) {
 // TestBTFMinObj: btf min --obj writes bpftool's bytes, for one object and
 // for several; batch mode writes one file per kernel.
 func TestBTFMinObj(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	host := testfixtures.File(t, testfixtures.HostVmlinux)
@@ -126,6 +128,7 @@ func same(tb testing.TB, path, golden string) {
 // TestBTFCoreKernel: --kernel (with --sysfs) resolves against vmlinux and
 // the module BTFs, as libbpf on that kernel: kvm_mmu_page comes from kvm.
 func TestBTFCoreKernel(t *testing.T) {
+	t.Parallel()
 	sysfs := testfixtures.FakeSysfs(t, func(name string) bool { return name == "kvm" || name == "xfs" }, nil)
 	obj := testfixtures.Path(t, "core/module.bpf.o.gz")
 	out, err := kmeta(t, nil, "btf", "core", obj, "--kernel", "--sysfs", sysfs)

@@ -101,6 +101,7 @@ func extractBTF(t *testing.T, vmlinuz string) string {
 // extracted by hand; "btf modules --package" must list every module with
 // the type count of its BTF in testdata.
 func TestDebianPackage(t *testing.T) {
+	t.Parallel()
 	deb := debianKernelPackage(t)
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		t.Skip("needs dpkg-deb")

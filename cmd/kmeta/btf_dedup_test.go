@@ -14,6 +14,7 @@ import (
 // library gives (checked against libbpf in btf/dedup), and --each writes
 // one file per module, each equal to that module deduplicated alone.
 func TestBTFDedup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
 	vm := testfixtures.DebianSpec(t)
@@ -64,6 +65,7 @@ func TestBTFDedup(t *testing.T) {
 // TestBTFDedupStandalone: two standalone inputs merge into standalone
 // output that the kernel accepts.
 func TestBTFDedupStandalone(t *testing.T) {
+	t.Parallel()
 	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out := filepath.Join(t.TempDir(), "x2.btf")
 	if _, err := kmeta(t, nil, "btf", "dedup", "-o", out, vmPath, vmPath); err != nil {
@@ -77,6 +79,7 @@ func TestBTFDedupStandalone(t *testing.T) {
 }
 
 func TestBTFDedupErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
 	for _, c := range []struct {

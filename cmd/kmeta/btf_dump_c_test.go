@@ -13,6 +13,7 @@ import (
 )
 
 func TestBTFDumpCGolden(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c")
 	if err != nil {
@@ -26,6 +27,7 @@ func TestBTFDumpCGolden(t *testing.T) {
 // TestBTFDumpCSplit prints a module read from stdin on its base with -B:
 // base and module types, as "bpftool -B vmlinux btf dump file kvm format c".
 func TestBTFDumpCSplit(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	mod := testfixtures.Modules(t)["kvm"]
 	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c")
@@ -39,6 +41,7 @@ func TestBTFDumpCSplit(t *testing.T) {
 
 // TestBTFDumpCLive compares with bpftool on this machine's kernel.
 func TestBTFDumpCLive(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(defaultVmlinux); err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}
@@ -62,6 +65,7 @@ func TestBTFDumpCLive(t *testing.T) {
 // TestBTFDumpCTypes makes the mini header of task_struct and sk_buff and
 // compiles it alone with clang -target bpf.
 func TestBTFDumpCTypes(t *testing.T) {
+	t.Parallel()
 	host := testfixtures.File(t, testfixtures.HostVmlinux)
 	out, err := kmetaBytes(t, nil, "btf", "dump", host, "--format", "c", "--types", "task_struct, sk_buff")
 	if err != nil {
@@ -95,6 +99,7 @@ func TestBTFDumpCTypes(t *testing.T) {
 }
 
 func TestBTFDumpCErrors(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c", "--types", "task_struct,no_such_type_xyz")
 	if !errors.Is(err, btf.ErrNotFound) {

@@ -12,6 +12,7 @@ import (
 // TestBTFEncode runs "kmeta btf encode" on a debug module (compressed, as
 // shipped) and compares the output with pahole 1.24's.
 func TestBTFEncode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "vmlinux.btf")
 	if err := os.WriteFile(base, testfixtures.Read(t, testfixtures.DebianVmlinux), 0o644); err != nil {

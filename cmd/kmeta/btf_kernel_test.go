@@ -56,6 +56,7 @@ func fixtureType(tb testing.TB, module, name string) (btf.TypeID, string) {
 }
 
 func TestBtfFindKernel(t *testing.T) {
+	t.Parallel()
 	dir := fakeSysfs(t, nil)
 	xfsID, xfsLine := fixtureType(t, "xfs", "xfs_mount")
 	_, tlsVmlinux := fixtureType(t, "", "tls_sw_context_tx")
@@ -131,6 +132,7 @@ func TestBtfFindKernel(t *testing.T) {
 }
 
 func TestBtfFindKernelErrors(t *testing.T) {
+	t.Parallel()
 	dir := fakeSysfs(t, func(name string, b []byte) []byte {
 		if name == "af_key" || name == "xfs" {
 			return b[:len(b)/3]
@@ -170,6 +172,7 @@ func TestBtfFindKernelErrors(t *testing.T) {
 }
 
 func TestBtfModules(t *testing.T) {
+	t.Parallel()
 	dir := fakeSysfs(t, nil)
 	out, errOut, err := runKmeta(t, "btf", "modules", "--sysfs", dir)
 	if err != nil || errOut != "" {
@@ -230,6 +233,7 @@ func TestBtfModules(t *testing.T) {
 }
 
 func TestBtfModulesCorrupt(t *testing.T) {
+	t.Parallel()
 	dir := fakeSysfs(t, func(name string, b []byte) []byte {
 		if name == "xfs" {
 			return b[:100]

@@ -30,6 +30,7 @@ func kernelImages(t *testing.T) (bz, deb, obj []byte) {
 // like a file does, for every command that opens FILE (btf dump, layout,
 // diff), and for --package; under the same input limit.
 func TestKernelImageStdin(t *testing.T) {
+	t.Parallel()
 	bz, deb, obj := kernelImages(t)
 	dir := t.TempDir()
 	objPath := filepath.Join(dir, "prog.bpf.o")

@@ -31,6 +31,7 @@ func kmetaBytes(tb testing.TB, stdin []byte, args ...string) ([]byte, error) {
 }
 
 func TestBTFDumpGolden(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmeta(t, nil, "btf", "dump", deb)
 	if err != nil {
@@ -53,6 +54,7 @@ func TestBTFDumpGolden(t *testing.T) {
 // TestBTFDumpLive compares the default command, which reads this machine's
 // kernel BTF, with bpftool's output for the same file.
 func TestBTFDumpLive(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(defaultVmlinux); err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}
@@ -74,6 +76,7 @@ func TestBTFDumpLive(t *testing.T) {
 }
 
 func TestBTFDumpJSON(t *testing.T) {
+	t.Parallel()
 	mod := testfixtures.File(t, "elf/af_key.ko.gz")
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmeta(t, nil, "btf", "dump", mod, "--base", deb, "--json")
@@ -102,6 +105,7 @@ func TestBTFDumpJSON(t *testing.T) {
 }
 
 func TestBTFFind(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	host := testfixtures.File(t, testfixtures.HostVmlinux)
 	out, err := kmeta(t, nil, "btf", "find", "list_head", deb, "--kind", "struct")
@@ -138,6 +142,7 @@ func TestBTFFind(t *testing.T) {
 }
 
 func TestBTFErrors(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	notBTF := filepath.Join(t.TempDir(), "text")
 	os.WriteFile(notBTF, []byte("hello"), 0o644)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestBTFLayout(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	out, err := kmeta(t, nil, "btf", "layout", deb)
 	if err != nil {
@@ -49,6 +50,7 @@ func TestBTFLayout(t *testing.T) {
 }
 
 func TestBTFDiff(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	host := testfixtures.File(t, testfixtures.HostVmlinux)
 	out, err := kmeta(t, nil, "btf", "diff", deb, deb)
@@ -78,6 +80,7 @@ func TestBTFDiff(t *testing.T) {
 // kvm's, testdata/README.md). Where pahole 1.24 is installed, two more
 // modules are checked against it directly.
 func TestBTFLayoutSplit(t *testing.T) {
+	t.Parallel()
 	base := testfixtures.File(t, testfixtures.DebianVmlinux)
 	vmlinux := testfixtures.Read(t, "pahole/debian-6.1.layout.txt.gz")
 	dir := t.TempDir()

@@ -59,6 +59,7 @@ func readOut(tb testing.TB, path string, base *btf.Spec) (*btf.Spec, []byte) {
 // struct definitions while mm_struct becomes a FWD), its output parses and
 // the kernel loads it.
 func TestBTFMin(t *testing.T) {
+	t.Parallel()
 	vmlinux := testfixtures.File(t, testfixtures.HostVmlinux)
 	dir := t.TempDir()
 	sizes := map[bool]int{}
@@ -94,6 +95,7 @@ func TestBTFMin(t *testing.T) {
 
 // TestBTFMinSplit: a module's types with -B give standalone BTF.
 func TestBTFMinSplit(t *testing.T) {
+	t.Parallel()
 	base := testfixtures.File(t, testfixtures.DebianVmlinux)
 	mod := filepath.Join(t.TempDir(), "xfs.btf")
 	if err := os.WriteFile(mod, testfixtures.Modules(t)["xfs"], 0o644); err != nil {
@@ -118,6 +120,7 @@ func TestBTFMinSplit(t *testing.T) {
 // TestBTFCopy: "btf copy" is a full round trip, in both byte orders, as raw
 // BTF and as ELF, plain and split; the dump equals bpftool's.
 func TestBTFCopy(t *testing.T) {
+	t.Parallel()
 	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
 	golden := testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz")
 	for _, tc := range []struct {
@@ -166,6 +169,7 @@ func TestBTFCopy(t *testing.T) {
 
 // TestBTFCopyKernel: the running kernel's BTF copied and loaded back.
 func TestBTFCopyKernel(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(defaultVmlinux); err != nil {
 		t.Skip("no kernel BTF")
 	}
@@ -178,6 +182,7 @@ func TestBTFCopyKernel(t *testing.T) {
 }
 
 func TestBTFWriteErrors(t *testing.T) {
+	t.Parallel()
 	vmlinux := testfixtures.File(t, testfixtures.HostVmlinux)
 	out := filepath.Join(t.TempDir(), "x.btf")
 	for _, tc := range []struct {
@@ -204,6 +209,7 @@ func TestBTFWriteErrors(t *testing.T) {
 
 // TestBTFMinStdout: "-o -" writes the BTF to stdout.
 func TestBTFMinStdout(t *testing.T) {
+	t.Parallel()
 	vmlinux := testfixtures.File(t, testfixtures.HostVmlinux)
 	stdout, err := kmeta(t, nil, "btf", "min", vmlinux, "--types", "list_head", "-o", "-")
 	if err != nil {

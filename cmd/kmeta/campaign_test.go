@@ -48,6 +48,7 @@ type campaignInput struct {
 }
 
 func TestCLIFuzzCampaign(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the CLI fuzz campaign: set KMETA_HEAVY=1")
 	}

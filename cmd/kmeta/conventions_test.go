@@ -29,6 +29,7 @@ func status(t *testing.T, stdin string, args ...string) (string, string, int) {
 // TestExitStatuses: 0 success, 1 nothing found, 2 usage errors and every
 // other failure, the same for every command.
 func TestExitStatuses(t *testing.T) {
+	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	sysfs := fakeSysfs(t, nil)
 	ksym := ksymFiles(t)
@@ -58,6 +59,7 @@ func TestExitStatuses(t *testing.T) {
 // TestUsageErrors: a usage error names the command's usage line, and a
 // mistyped subcommand is one.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -78,6 +80,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		out, msg, st := status(t, "", args...)
 		if st != 0 || !strings.HasPrefix(out, "kmeta ") || !strings.Contains(out, runtime.Version()) {
@@ -88,6 +91,7 @@ func TestVersion(t *testing.T) {
 
 // TestKallsymsStdin: --kallsyms - reads standard input.
 func TestKallsymsStdin(t *testing.T) {
+	t.Parallel()
 	out, msg, st := status(t, ksymKallsyms, "ksym", "name", "bar", "--kallsyms", "-", "--sysfs", t.TempDir())
 	if st != 0 || !strings.Contains(out, "ffffffff81000200 bar") {
 		t.Fatalf("status %d %s, output %q", st, msg, out)
@@ -96,6 +100,7 @@ func TestKallsymsStdin(t *testing.T) {
 
 // TestKsymData: with --data, an address in a data symbol names it.
 func TestKsymData(t *testing.T) {
+	t.Parallel()
 	text := "ffffffff81000000 T _stext\nffffffff81000100 T _etext\nffffffff82000000 D __start_rodata\nffffffff83000000 T _sinittext\n"
 	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "--data", "--kallsyms", "-", "--sysfs", t.TempDir())
 	if st != 0 || !strings.Contains(out, "__start_rodata+0x10") {
@@ -106,6 +111,7 @@ func TestKsymData(t *testing.T) {
 // TestControlCharsEscaped: names from sysfs and kallsyms that hold
 // control characters are printed escaped, never raw to the terminal.
 func TestControlCharsEscaped(t *testing.T) {
+	t.Parallel()
 	sys := t.TempDir()
 	mod := filepath.Join(sys, "module", "evil\x1b[2J")
 	os.MkdirAll(filepath.Join(mod, "sections"), 0o755)
@@ -135,6 +141,7 @@ func TestControlCharsEscaped(t *testing.T) {
 // text (in rodata) is not found, rather than named after the last text
 // symbol before it (_etext+0x...).
 func TestKsymAddrOutsideText(t *testing.T) {
+	t.Parallel()
 	text := "ffffffff81000000 T _stext\nffffffff81000100 T _etext\nffffffff82000000 D __start_rodata\nffffffff83000000 T _sinittext\n"
 	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "ffffffff81000010", "--kallsyms", "-", "--sysfs", t.TempDir())
 	if st != 1 || strings.Contains(out, "_etext") || !strings.Contains(out, "ffffffff82000010 ?") || !strings.Contains(out, "_stext+0x10") {

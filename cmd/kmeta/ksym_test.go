@@ -55,6 +55,7 @@ func runKsym(tb testing.TB, args ...string) (string, error) {
 }
 
 func TestKsymAddr(t *testing.T) {
+	t.Parallel()
 	flags := ksymFiles(t)
 	out, err := runKsym(t, append([]string{"addr", "ffffffff81000004", "0xffffffff81000105", "ffffffff81000120", "ffffffffc0000044", "ffffffffc0010008"}, flags...)...)
 	if err != nil {
@@ -84,6 +85,7 @@ ffffffffc0010008 ?+0x8 [n]
 }
 
 func TestKsymName(t *testing.T) {
+	t.Parallel()
 	flags := ksymFiles(t)
 	out, err := runKsym(t, append([]string{"name", "foo"}, flags...)...)
 	if want := "ffffffff81000110 foo\nffffffffc0000040 foo [m]\n"; err != nil || out != want {
@@ -99,6 +101,7 @@ func TestKsymName(t *testing.T) {
 }
 
 func TestKsymModulesAndStats(t *testing.T) {
+	t.Parallel()
 	flags := ksymFiles(t)
 	out, err := runKsym(t, append([]string{"modules"}, flags...)...)
 	if err != nil || !strings.Contains(out, "m ") || !strings.Contains(out, "abcd") || !strings.HasPrefix(out, "vmlinux") {
@@ -120,6 +123,7 @@ func TestKsymModulesAndStats(t *testing.T) {
 }
 
 func TestKsymRestricted(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	os.WriteFile(path, []byte("0000000000000000 T _stext\n0000000000000000 t foo\n"), 0o644)
 	_, err := runKsym(t, "addr", "ffffffff81000000", "--kallsyms", path, "--sysfs", t.TempDir())
@@ -129,6 +133,7 @@ func TestKsymRestricted(t *testing.T) {
 }
 
 func TestKsymWatch(t *testing.T) {
+	t.Parallel()
 	flags := ksymFiles(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()

@@ -19,7 +19,7 @@ import (
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
 // command to notice the cancelled context and return.
-const exitGrace = 2 * time.Second
+const exitGrace = 500 * time.Millisecond
 
 func main() {
 	ctx, stop := signalContext()

@@ -21,6 +21,7 @@ import (
 // writes gigabytes through pipes, so it runs only with KMETA_HEAVY=1; the
 // limit is KMETA_PEAK_LIMIT (default 256M).
 func TestPeakMemory(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("peak memory of decompression bombs: set KMETA_HEAVY=1")
 	}
