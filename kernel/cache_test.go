@@ -168,7 +168,7 @@ func TestConcurrentAcquireFlush(t *testing.T) {
 	mods := []string{"xfs", "tls", "af_key", "kvm", "btrfs", "vport_gre", "nf_nat_amanda", "bonding"}
 	c := NewCache(Options{Sysfs: fakeSysfs(t, only(mods...), nil)})
 	const goroutines = 8
-	iters := 200
+	iters := 100
 	if testing.Short() || raceEnabled {
 		iters = 60
 	}

@@ -2,6 +2,7 @@ package rawdump_test
 
 import (
 	"bytes"
+	"os/exec"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -48,4 +49,24 @@ func TestGoldenModules(t *testing.T) {
 			testfixtures.CompareLines(t, got.Bytes(), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
 		})
 	}
+}
+
+// TestBpftoolRunningKernel compares with bpftool on the kernel this test
+// runs on, when the goldens do not already cover its BTF.
+func TestBpftoolRunningKernel(t *testing.T) {
+	testfixtures.SkipIfHostFixture(t)
+	bpftool, err := exec.LookPath("bpftool")
+	if err != nil {
+		t.Skip("needs bpftool (apt-get install bpftool)")
+	}
+	want, err := exec.Command(bpftool, "btf", "dump", "file", testfixtures.RunningKernelBTF).Output()
+	if err != nil {
+		t.Fatalf("bpftool: %v", err)
+	}
+	s, err := btf.Open(testfixtures.RunningKernelBTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	testfixtures.CompareLines(t, testfixtures.RawDump(t, s, btf.ScopeAll), want)
 }

@@ -184,3 +184,21 @@ func MkdirTemp(pattern string) (string, error) {
 	}
 	return os.MkdirTemp("", pattern)
 }
+
+// RunningKernelBTF is where the running kernel exposes its BTF.
+const RunningKernelBTF = "/sys/kernel/btf/vmlinux"
+
+// SkipIfHostFixture skips a test that compares kmeta with a tool on the
+// running kernel's BTF when that BTF is the committed host fixture, whose
+// tool outputs are committed and checked by the golden tests: running the
+// tool again would check nothing new. On any other kernel the test runs.
+func SkipIfHostFixture(tb testing.TB) {
+	tb.Helper()
+	live, err := os.ReadFile(RunningKernelBTF)
+	if err != nil {
+		tb.Skipf("no kernel BTF here: %v", err)
+	}
+	if bytes.Equal(live, Read(tb, HostVmlinux)) {
+		tb.Skipf("%s is testdata's %s, whose bpftool outputs the golden tests compare", RunningKernelBTF, HostVmlinux)
+	}
+}

@@ -169,10 +169,11 @@ func readModules(file string) (map[string][]byte, error) {
 }
 
 // File decompresses testdata/rel (if it ends in ".gz") into a file in a
-// temporary directory that the test removes, and returns its path.
+// temporary directory that the test removes (in memory where it can be,
+// see MemTempDir), and returns its path.
 func File(tb testing.TB, rel string) string {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), strings.TrimSuffix(filepath.Base(rel), ".gz"))
+	path := filepath.Join(MemTempDir(tb), strings.TrimSuffix(filepath.Base(rel), ".gz"))
 	if err := os.WriteFile(path, Read(tb, rel), 0o644); err != nil {
 		tb.Fatal(err)
 	}
