@@ -56,6 +56,23 @@ func FuzzParse(f *testing.F) {
 		if err == nil {
 			exercise(one)
 		}
+		// Walking the type section in two halves gives the same result.
+		two, _, err2 := btf.ParseSplitWalk(data, nil, 0)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("in one piece: %v; in halves: %v", err, err2)
+		}
+		if err == nil {
+			if one.NumTypes() != two.NumTypes() {
+				t.Fatalf("%d types; in halves %d", one.NumTypes(), two.NumTypes())
+			}
+			for id := one.FirstID(); id <= one.LastID(); id++ {
+				a, _ := one.TypeByID(id)
+				b, _ := two.TypeByID(id)
+				if !bytes.Equal(a.Record(), b.Record()) {
+					t.Fatalf("type %d differs in halves", id)
+				}
+			}
+		}
 		s, err := btf.ParseSplit(data, base)
 		if err == nil {
 			exercise(s)

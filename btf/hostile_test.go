@@ -81,14 +81,20 @@ func TestHeaderLenTail(t *testing.T) {
 }
 
 // TestKindZeroRejected: libbpf and the kernel reject a record of kind 0
-// (BTF_KIND_UNKN); so must Parse.
+// (BTF_KIND_UNKN); so must Parse, whether the section is walked in one
+// piece or in two halves.
 func TestKindZeroRejected(t *testing.T) {
 	b := newRaw(0)
 	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
 	b.typ("", 0, 0, false, 0)
-	_, err := btf.Parse(b.bytes())
-	if err == nil || !strings.Contains(err.Error(), "kind 0") {
-		t.Errorf("err = %v, want an error about kind 0", err)
+	for _, split := range []bool{false, true} {
+		_, err := btf.Parse(b.bytes())
+		if split {
+			_, _, err = btf.ParseSplitWalk(b.bytes(), nil, 0)
+		}
+		if err == nil || !strings.Contains(err.Error(), "kind 0") {
+			t.Errorf("split %v: err = %v, want an error about kind 0", split, err)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -49,6 +50,8 @@ type Spec struct {
 
 	ptrOnce sync.Once
 	ptrSize uint32
+
+	halved bool // indexTypes walked the type section in two halves
 }
 
 // Parse reads raw BTF from b, which the caller keeps unchanged for as long as
@@ -63,6 +66,12 @@ func Parse(b []byte) (*Spec, error) {
 // ParseSplit reads split BTF from b on top of base. A nil base makes it the
 // same as Parse. The base must stay open while the split Spec is used.
 func ParseSplit(b []byte, base *Spec) (*Spec, error) {
+	return parseSplit(b, base, splitMin)
+}
+
+// parseSplit is ParseSplit, walking a type section of splitAt bytes or more
+// in two halves (see indexTypes); tests lower splitAt.
+func parseSplit(b []byte, base *Spec, splitAt uint32) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -92,7 +101,7 @@ func ParseSplit(b []byte, base *Spec) (*Spec, error) {
 	if err := s.checkStrings(); err != nil {
 		return nil, err
 	}
-	if err := s.indexTypes(); err != nil {
+	if err := s.indexTypes(splitAt); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -139,16 +148,35 @@ func (s *Spec) checkStrings() error {
 // kind summary, and notes the largest type id and string offset that any
 // record refers to. Only if those are out of range does blame make a second
 // pass to find the record at fault. Guarded by BenchmarkOpen and
-// BenchmarkFindTaskStruct. (Walking a big section in two halves on two
-// goroutines was measured no faster, and removed: see btf/BENCH.md.)
-func (s *Spec) indexTypes() error {
+// BenchmarkFindTaskStruct.
+//
+// A big type section (vmlinux's) is walked in two halves at once: a second
+// goroutine starts at a record boundary found near the middle (see
+// splitWalk), and its half is taken if this goroutine's walk lands on that
+// boundary; otherwise this goroutine walks on alone. The result is the same
+// either way. (Checking references on a second goroutine, behind one walk,
+// was measured slower: the ranges have to be walked again.)
+func (s *Spec) indexTypes(splitAt uint32) error {
 	s.alignTypes()
 	// Kernel records average about 26 bytes; start with room for 24-byte
 	// ones and let append grow the index for denser data.
 	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
 	s.kinds = make([]uint16, 0, cap(s.index))
+	end := uint32(len(s.types))
 	wk := walker{id: s.firstID}
-	if err := s.walk(&wk, uint32(len(s.types))); err != nil {
+	if h := s.splitWalk(splitAt); h != nil {
+		err := s.walk(&wk, h.start)
+		<-h.done
+		if err == nil && wk.off == h.start && !h.failed && uint64(wk.id)+uint64(len(h.offs)) < 1<<31 {
+			s.merge(&wk, h)
+			s.halved = true
+		}
+		halves.Put(h)
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.walk(&wk, end); err != nil {
 		return err
 	}
 	s.n = uint32(wk.id - s.firstID)
@@ -207,6 +235,130 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 	}
 	wk.off, wk.id, wk.maxType, wk.maxStr = off, id, maxType, maxStr
 	return nil
+}
+
+// splitMin is the size of type section from which indexTypes walks it in
+// two halves: vmlinux's is 2.5-3 MB, a module's a few KB to a few hundred.
+const splitMin = 1 << 20
+
+// half is the second half of a split walk: from start, every record's
+// offset and kind, and the largest type id and string offset referred to.
+// failed is set if a record was out of bounds or of no known kind; done is
+// closed when the walk is over.
+type half struct {
+	start           uint32
+	offs            []uint32
+	kinds           []uint8
+	maxType, maxStr uint32
+	failed          bool
+	done            chan struct{}
+}
+
+// halves recycles the buffers of split walks: a process that parses BTF
+// again and again (kernel.Cache, a server) reuses them, where allocating
+// the 300 KB each time cost more than the second goroutine saved.
+var halves = sync.Pool{New: func() any { return new(half) }}
+
+// splitWalk starts walking the second half of a big type section on a new
+// goroutine, from a record boundary found near its middle, and returns it;
+// nil if the section is small, GOMAXPROCS is 1, or no boundary is found.
+// The boundary is a guess (an offset from which 64 records in a row look
+// sound); indexTypes uses the half only if its own walk lands on it.
+func (s *Spec) splitWalk(splitAt uint32) *half {
+	end := uint32(len(s.types))
+	if end < splitAt || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	w := newWords(s.types)
+	mid := end / 2 &^ 3
+	for c := mid; c < end && c-mid < 64<<10; c += 4 {
+		if s.plausible(w, c, 64) {
+			h := halves.Get().(*half)
+			*h = half{start: c, offs: h.offs[:0], kinds: h.kinds[:0], done: make(chan struct{})}
+			go s.walkHalf(h)
+			return h
+		}
+	}
+	return nil
+}
+
+// plausible reports whether n records in a row from off (or all up to the
+// section's end) look sound: known kind, zero unused info bits, within the
+// section, a name offset below the strings' end.
+func (s *Spec) plausible(w words, off uint32, n int) bool {
+	end := uint32(len(s.types))
+	for range n {
+		if off == end {
+			return true
+		}
+		if end-off < wire.TypeSize {
+			return false
+		}
+		info := w.at(off + wire.InfoAt)
+		fixed, elem := s.sizes.Parts(wire.InfoKind(info))
+		size := fixed + elem*uint32(wire.InfoVlen(info))
+		if info&wire.InfoUnused != 0 || fixed == 0 || size > end-off || w.at(off) >= s.strEnd() {
+			return false
+		}
+		off += size
+	}
+	return true
+}
+
+// walkHalf walks the records from h.start to the end of the section,
+// keeping each one's offset and kind in h, and closes h.done.
+func (s *Spec) walkHalf(h *half) {
+	defer close(h.done)
+	w := newWords(s.types)
+	end := uint32(len(s.types))
+	var maxType, maxStr uint32
+	for off := h.start; off < end; {
+		if end-off < wire.TypeSize {
+			h.failed = true
+			return
+		}
+		info := w.at(off + wire.InfoAt)
+		kind := wire.InfoKind(info)
+		fixed, elem := s.sizes.Parts(kind)
+		size := fixed + elem*uint32(wire.InfoVlen(info))
+		if fixed == 0 || size > end-off {
+			h.failed = true
+			return
+		}
+		h.offs = append(h.offs, off)
+		h.kinds = append(h.kinds, uint8(kind))
+		// The references, as walk takes them. (A function shared by both
+		// loops does not inline, cost 134 against 80, and a call per
+		// record is what this pass cannot afford.)
+		sh := &wire.RefShapes[kind]
+		maxStr = max(maxStr, w.at(off+wire.NameAt))
+		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
+		if sh.ElemSize != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
+				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
+			}
+		}
+		off += size
+	}
+	h.maxType, h.maxStr = maxType, maxStr
+}
+
+// merge adds the records of the second half h, whose first record is the
+// next of the walk wk, to the index and the kind summary, and moves wk to
+// the end of the section.
+func (s *Spec) merge(wk *walker, h *half) {
+	id := wk.id
+	for j, off := range h.offs {
+		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
+			s.index = append(s.index, off)
+			s.kinds = append(s.kinds, 0)
+		}
+		s.kinds[len(s.kinds)-1] |= kindBit(Kind(h.kinds[j]))
+		id++
+	}
+	wk.off, wk.id = uint32(len(s.types)), id
+	wk.maxType, wk.maxStr = max(wk.maxType, h.maxType), max(wk.maxStr, h.maxStr)
 }
 
 // recordError checks the kind and bounds of the record of type id at off.

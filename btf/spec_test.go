@@ -1,8 +1,10 @@
 package btf_test
 
 import (
+	"bytes"
 	"errors"
 	"maps"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -320,6 +322,62 @@ func TestPointerSize(t *testing.T) {
 		}
 		if got := mustParse(t, b.bytes(), nil).PointerSize(); got != tc.want {
 			t.Errorf("INTs %q: PointerSize = %d, want %d", tc.ints, got, tc.want)
+		}
+	}
+}
+
+// TestSplitWalk parses the fixtures with the type section walked in one
+// piece and in two halves (see indexTypes), and checks that the Specs
+// agree on every type, and that the halves were used where a second
+// goroutine can run.
+func TestSplitWalk(t *testing.T) {
+	mods := testfixtures.Modules(t)
+	names := []string{"host", "debian"}
+	for _, name := range slices.Sorted(maps.Keys(mods)) {
+		if len(names) < 40 {
+			names = append(names, name)
+		}
+	}
+	base := debianSpec(t)
+	used := 0
+	defer func() { t.Logf("the second half was used for %d of %d inputs", used, len(names)) }()
+	for _, name := range names {
+		data, b := mods[name], base
+		switch name {
+		case "host":
+			data, b = testfixtures.Read(t, testfixtures.HostVmlinux), nil
+		case "debian":
+			data, b = testfixtures.Read(t, testfixtures.DebianVmlinux), nil
+		}
+		one, _, err := btf.ParseSplitWalk(data, b, 1<<31)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		two, halved, err := btf.ParseSplitWalk(data, b, 0)
+		if err != nil {
+			t.Fatalf("%s, in halves: %v", name, err)
+		}
+		if halved {
+			used++
+		} else if b == nil && runtime.GOMAXPROCS(0) > 1 {
+			t.Errorf("%s: the second half was not used", name)
+		}
+		if one.NumTypes() != two.NumTypes() {
+			t.Fatalf("%s: %d types, in halves %d", name, one.NumTypes(), two.NumTypes())
+		}
+		for id := one.FirstID(); id <= one.LastID(); id++ {
+			a, errA := one.TypeByID(id)
+			b, errB := two.TypeByID(id)
+			if errA != nil || errB != nil || !bytes.Equal(a.Record(), b.Record()) {
+				t.Fatalf("%s: type %d differs: %v, %v", name, id, errA, errB)
+			}
+		}
+		for _, k := range []btf.Kind{btf.KindStruct, btf.KindFunc, btf.KindTypedef} {
+			a, _ := one.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
+			b, _ := two.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
+			if len(a) != len(b) {
+				t.Errorf("%s: Find task_struct (%v): %d vs %d", name, k, len(a), len(b))
+			}
 		}
 	}
 }
