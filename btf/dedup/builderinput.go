@@ -56,8 +56,14 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 // many it appended; on error, none.
 func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSource) (int, error) {
 	strs, strStart := b.Strings()
-	for len(src.keys) < len(strs) {
-		src.keys = append(src.keys, 0)
+	if n, have := len(strs), len(src.keys); have < n {
+		// One word per byte of the Builder's strings: grown by an
+		// eighth, not doubled, as a vmlinux's run to megabytes.
+		if cap(src.keys) < n {
+			src.keys = append(make([]uint32, 0, n+n/8), src.keys...)
+		}
+		src.keys = src.keys[:n]
+		clear(src.keys[have:])
 	}
 	rs := &m.d.recs
 	mark, strMark := len(rs.off), len(m.d.strs.own.data)

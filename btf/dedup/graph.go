@@ -18,7 +18,7 @@ func (d *state) structType(id uint32) {
 	default:
 		return
 	}
-	h := structKey(r, d.sig(id, sigTop))
+	h := structKey(r, d.topSig(id))
 	newID := id
 	for c := range d.tab.candidates(h) {
 		// Shallow equality first, so that a FWD with the same hash is

@@ -153,6 +153,10 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 		return nil, ErrDone
 	}
 	m.done = true
+	// What only further inputs would need goes before the deduplication
+	// allocates its state: a Builder's string keys are megabytes for a
+	// DWARF encoder's vmlinux.
+	m.keys, m.src = nil, builderSource{}
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)

@@ -50,7 +50,7 @@ func (d *state) refType(id uint32) uint32 {
 		// libbpf 1.1 deduplicates typedefs here, equal word for word; the
 		// Base files its typedefs under their struct-pass key (libbpf
 		// 1.8's), which equal typedefs share.
-		h = structKey(r, d.sig(id, sigTop))
+		h = structKey(r, d.topSig(id))
 	}
 	newID := id
 	for c := range d.tab.candidates(h) {

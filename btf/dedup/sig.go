@@ -87,6 +87,76 @@ func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint32) uin
 
 var sigVoid = sigClean(0x766f6964)
 
+// isSigLeaf reports whether the signature of a record of kind k is made
+// from the record alone, at every depth: such signatures are computed, not
+// remembered.
+func isSigLeaf(k btf.Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion,
+		btf.KindForward, btf.KindEnum, btf.KindEnum64, btf.KindArray:
+		return true
+	}
+	return false
+}
+
+// sigWindow is how many own ids a sigMemo remembers densely.
+const sigWindow = 1 << 17
+
+// A sigMemo remembers the signatures of a window of own ids, the ids near
+// the type the pass is at, and those of any other id it meets in a map.
+//
+// Both passes that need signatures (struct and reference) go through the
+// types in id order, and the graph of a type lies near it: inputs are
+// appended whole, a DWARF encoder's compile unit at a time, and refer to
+// their own types and the base's. Remembering every signature of every
+// type, seven words per type, took 95 MB for a vmlinux's 3.4 million
+// encoded types; the window takes 3.5 MB. Signatures are a function of the
+// records, so what is forgotten and computed again comes out the same.
+type sigMemo struct {
+	lo   uint32 // first own id (index id-first) of the window
+	win  [sigTop + 1][]uint32
+	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
+}
+
+// moveTo makes the window cover index i, with half a window behind it,
+// forgetting everything remembered so far if it has to move. The passes
+// call it with the index they are at, in increasing order, so it moves at
+// most once per half window; types reached from there that lie outside the
+// window (forward references, or types far away) go to the map.
+func (m *sigMemo) moveTo(i uint32) {
+	if m.win[0] != nil && i-m.lo < sigWindow {
+		return
+	}
+	m.lo = max(i, sigWindow/2) - sigWindow/2
+	for k := range m.win {
+		if m.win[k] == nil {
+			m.win[k] = make([]uint32, sigWindow)
+		} else {
+			clear(m.win[k])
+		}
+	}
+	clear(m.away)
+}
+
+// get returns the remembered signature of depth k of index i, 0 if none.
+func (m *sigMemo) get(i uint32, k int) uint32 {
+	if i-m.lo < sigWindow {
+		return m.win[k][i-m.lo]
+	}
+	return m.away[uint64(i)<<3|uint64(k)]
+}
+
+func (m *sigMemo) put(i uint32, k int, v uint32) {
+	if i-m.lo < sigWindow {
+		m.win[k][i-m.lo] = v
+		return
+	}
+	if m.away == nil {
+		m.away = make(map[uint64]uint32)
+	}
+	m.away[uint64(i)<<3|uint64(k)] = v
+}
+
 // sig returns the signature of depth k of type id.
 func (d *state) sig(id uint32, k int) uint32 {
 	if id == 0 {
@@ -95,16 +165,23 @@ func (d *state) sig(id uint32, k int) uint32 {
 	if id <= d.blast {
 		return d.base.sigs[k][id]
 	}
-	memo := d.sigs[k]
-	if memo == nil {
-		memo = make([]uint32, d.n())
-		d.sigs[k] = memo
-	}
 	i := id - d.first
-	if memo[i] == 0 {
-		memo[i] = sigOf(d.recs.rec(i), k, d.sig)
+	r := d.recs.rec(i)
+	if isSigLeaf(kindOf(r)) && k < sigTop {
+		return sigOf(r, k, nil)
 	}
-	return memo[i]
+	if v := d.sigs.get(i, k); v != 0 {
+		return v
+	}
+	v := sigOf(r, k, d.sig)
+	d.sigs.put(i, k, v)
+	return v
+}
+
+// topSig returns the top signature of own type id. A pass asks once per
+// type, so it is not remembered.
+func (d *state) topSig(id uint32) uint32 {
+	return sigOf(d.recs.rec(id-d.first), sigTop, d.sig)
 }
 
 // structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow

@@ -31,12 +31,12 @@ type state struct {
 	strs  strtab
 
 	m      []uint32 // canonical map of own types (index id-first)
-	hyp    []uint32 // hypothetical map of own types, canon id -> cand id
+	hyp    []uint32 // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
 	bs     *baseScratch
 	hlist  []uint32 // keys of the hypothetical map, in insertion order
 	adjust bool     // hypot_adjust_canon
 	tab    *table
-	sigs   sigs // own types' signatures, computed on demand
+	sigs   sigMemo // own types' signatures, computed on demand
 	enums  enumIndex
 	depth  int
 	err    error
@@ -91,14 +91,14 @@ func (d *state) hypot(id uint32) uint32 {
 	if id <= d.blast {
 		return d.bs.hyp[id]
 	}
-	return d.hyp[id-d.first]
+	return d.hyp[id-d.first] - 1 // 0 - 1 == unprocessed
 }
 
 func (d *state) setHypot(id, v uint32) {
 	if id <= d.blast {
 		d.bs.hyp[id] = v
 	} else {
-		d.hyp[id-d.first] = v
+		d.hyp[id-d.first] = v + 1
 	}
 }
 
@@ -151,10 +151,11 @@ func (d *state) run() error {
 	n := d.n()
 	d.bs = d.scratch()
 	d.m = make([]uint32, n)
+	// hyp holds values plus one, so that it starts as zeros: the pages of
+	// the ids never compared as canonical types are never touched.
 	d.hyp = make([]uint32, n)
 	for i := range n {
 		d.m[i] = unprocessed
-		d.hyp[i] = unprocessed
 		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
 			d.m[i] = d.first + i
 		}
@@ -167,8 +168,8 @@ func (d *state) run() error {
 	// Only canonical types are filed, and most types are not: a DWARF
 	// encoder's vmlinux keeps 4% of its 3.4 million, a module's types mostly
 	// go to the base. Sized for all of them, the table took 190 MB for the
-	// vmlinux; it grows as needed.
-	d.tab = newTable(d.tab.under, int(n/8))
+	// vmlinux, and sized for an eighth 24 MB; it grows as needed.
+	d.tab = newTable(d.tab.under, int(n/32))
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
 	} else {
@@ -178,6 +179,7 @@ func (d *state) run() error {
 		d.primType(d.first + i)
 	}
 	for i := range n {
+		d.sigs.moveTo(i)
 		d.structType(d.first + i)
 		if d.err != nil {
 			return d.err
@@ -185,6 +187,7 @@ func (d *state) run() error {
 	}
 	d.resolveFwds()
 	for i := range n {
+		d.sigs.moveTo(i)
 		d.refType(d.first + i)
 		if d.err != nil {
 			return d.err
