@@ -117,11 +117,11 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		// resident memory follows the units being encoded, not the file.
 		e.infoMapped = o.debugMapped(".debug_info")
 		defer mmap.Release(data)
-		if o.rel {
-			// Relocating read the relocations and the sections it
-			// copied; what is read in place later faults back in.
-			mmap.Release(data)
-		}
+		// Reading the symbols, the unit headers and, in a module, the
+		// relocations brought in pages that are not read again (the
+		// headers' with the kernel's fault-around: most of a vmlinux's
+		// .debug_info); what is read in place later faults back in.
+		mmap.Release(data)
 	}
 	m := newMerger(b)
 	m.flush = flush

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -55,7 +54,7 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	}
 	// The comparison allocates many short-lived strings and then exits: a
 	// lazier collector costs less (see btf/diff/BENCH.md).
-	debug.SetGCPercent(400)
+	defer setGC(400)()
 	oldSpec, err := c.openSpec(oldPath, f.base)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +63,11 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		return err
 	}
 	defer o.Close()
-	defer relaxGC()()
+	// Printing every layout allocates about 10 MB that all stays live until
+	// the end, so the default collector's cycles free nothing; GOGC=400 made
+	// the whole command 10-15% faster in alternating runs
+	// (btf/layout/BENCH.md). The heap stays proportional to the input.
+	defer setGC(400)()
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
@@ -76,19 +79,4 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		return err
 	}
 	return w.Flush()
-}
-
-// relaxGC lets the heap grow to five times its live size between
-// collections (GOGC=400) unless the user set GOGC, and returns the function
-// that restores the previous setting. Printing every layout allocates about
-// 10 MB that all stays live until the end, so the default collector's
-// cycles free nothing; the looser setting made the whole command 10-15%
-// faster in alternating runs (btf/layout/BENCH.md). The heap stays
-// proportional to the input.
-func relaxGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	old := debug.SetGCPercent(400)
-	return func() { debug.SetGCPercent(old) }
 }
