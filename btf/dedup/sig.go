@@ -114,6 +114,7 @@ const sigWindow = 1 << 17
 // records, so what is forgotten and computed again comes out the same.
 type sigMemo struct {
 	lo   uint32 // first own id (index id-first) of the window
+	size uint32 // of the window: sigWindow, or fewer if there are fewer types
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
 }
@@ -124,13 +125,13 @@ type sigMemo struct {
 // most once per half window; types reached from there that lie outside the
 // window (forward references, or types far away) go to the map.
 func (m *sigMemo) moveTo(i uint32) {
-	if m.win[0] != nil && i-m.lo < sigWindow {
+	if m.win[0] != nil && i-m.lo < m.size {
 		return
 	}
-	m.lo = max(i, sigWindow/2) - sigWindow/2
+	m.lo = max(i, m.size/2) - m.size/2
 	for k := range m.win {
 		if m.win[k] == nil {
-			m.win[k] = make([]uint32, sigWindow)
+			m.win[k] = make([]uint32, m.size)
 		} else {
 			clear(m.win[k])
 		}
@@ -140,14 +141,14 @@ func (m *sigMemo) moveTo(i uint32) {
 
 // get returns the remembered signature of depth k of index i, 0 if none.
 func (m *sigMemo) get(i uint32, k int) uint32 {
-	if i-m.lo < sigWindow {
+	if i-m.lo < m.size {
 		return m.win[k][i-m.lo]
 	}
 	return m.away[uint64(i)<<3|uint64(k)]
 }
 
 func (m *sigMemo) put(i uint32, k int, v uint32) {
-	if i-m.lo < sigWindow {
+	if i-m.lo < m.size {
 		m.win[k][i-m.lo] = v
 		return
 	}

@@ -149,6 +149,7 @@ func (d *state) fail(err error) {
 // run performs libbpf's passes, in its order.
 func (d *state) run() error {
 	n := d.n()
+	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	d.m = make([]uint32, n)
 	// hyp holds values plus one, so that it starts as zeros: the pages of

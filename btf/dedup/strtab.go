@@ -192,7 +192,13 @@ func (b *baseStrings) build() {
 		n += bytes.Count(s, []byte{0})
 	}
 	b.index = newStrset(n)
-	b.index.data = bytes.Join(b.secs, nil)
+	// One section (a vmlinux) is indexed where it is, in the Spec; the
+	// index never appends to a base's strings.
+	if len(b.secs) == 1 {
+		b.index.data = b.secs[0]
+	} else {
+		b.index.data = bytes.Join(b.secs, nil)
+	}
 	data := b.index.data
 	for off := 0; off < len(data); {
 		i := bytes.IndexByte(data[off:], 0)

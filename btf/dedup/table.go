@@ -58,6 +58,19 @@ func newTable(under *table, hint int) *table {
 
 func (t *table) alloc(n int) { t.slots = make([]slot, n) }
 
+// freeze shrinks the index of a table that is complete (a Base's) to the
+// fewest slots that keep it at most 3/4 full: half the memory of a table
+// sized to grow, for probes a little longer.
+func (t *table) freeze() {
+	n := 64
+	for 4*t.used > 3*n {
+		n *= 2
+	}
+	if n < len(t.slots) {
+		t.resize(n)
+	}
+}
+
 // add appends a canonical type under hash h, as hashmap__append does.
 func (t *table) add(h uint64, id uint32) {
 	if t.cap == 0 || (t.sz+1)*4/3 > t.cap {
@@ -98,9 +111,12 @@ func (t *table) slot(h uint64) uint32 {
 	return i
 }
 
-func (t *table) rehash() {
+func (t *table) rehash() { t.resize(2 * len(t.slots)) }
+
+// resize moves the index to n slots.
+func (t *table) resize(n int) {
 	old := t.slots
-	t.alloc(2 * len(old))
+	t.alloc(n)
 	for _, sl := range old {
 		if sl.head != 0 {
 			t.slots[t.slot(sl.key)] = sl

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // TypeSize is the size of the fixed part of every type record:
@@ -224,3 +225,14 @@ func (s *Sizes) Of(info uint32) uint32 {
 
 // InfoUnused are the bits of an info word that no kind uses.
 const InfoUnused = ^uint32(infoVlenMask | infoKindMask<<infoKindShift | infoKFlag)
+
+// Words returns b as host-order 32-bit words, sharing b's memory, if b's
+// length is a multiple of 4 and its first byte is 4-byte aligned; otherwise
+// nil and false. A type section in host byte order (btf.Spec.TypeSection)
+// is such a run of words, whatever its records.
+func Words(b []byte) ([]uint32, bool) {
+	if len(b) == 0 || len(b)%4 != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), true
+}

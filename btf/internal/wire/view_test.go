@@ -2,6 +2,7 @@ package wire
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -87,5 +88,24 @@ func TestRefShapes(t *testing.T) {
 	}
 	if InfoUnused != 0x60ff0000 {
 		t.Errorf("InfoUnused = %#x", InfoUnused)
+	}
+}
+
+func TestWords(t *testing.T) {
+	buf := make([]uint32, 4)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 16)
+	PutWord(b, 4, 0x12345678)
+	w, ok := Words(b)
+	if !ok || len(w) != 4 || w[1] != 0x12345678 {
+		t.Fatalf("Words = %x, %v; want 4 words, the second 0x12345678", w, ok)
+	}
+	w[2] = 7 // shares b's memory
+	if Word(b, 8) != 7 {
+		t.Errorf("Words copied its input")
+	}
+	for _, bad := range [][]byte{nil, b[:6], b[1:13]} {
+		if w, ok := Words(bad); ok {
+			t.Errorf("Words(%d bytes at +%d) = %v, true; want false", len(bad), len(b)-cap(bad), w)
+		}
 	}
 }
