@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -84,6 +85,12 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	if _, err := encode(ctx, data, opts, flush); err != nil {
 		return nil, err
 	}
+	// The encoding's heap, its workers' buffers and their garbage, is
+	// dead now, and the deduplication is about to allocate its own state
+	// (for a vmlinux, 27 MB of maps) beside the records: give the dead
+	// heap back first, or the process peaks here (a vmlinux's run at 223
+	// instead of 201 MB). It costs one collection of a small live heap.
+	debug.FreeOSMemory()
 	return m.Dedup(out)
 }
 

@@ -96,7 +96,8 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		sec = spec.TypeSection()
 	}
 	w, inPlace := wire.Words(sec)
-	b.recs.off = make([]uint32, 1, b.last+1)
+	b.recs.off.rel = make([]uint16, 0, b.last+1)
+	b.recs.off.push(0)
 	pos := 0 // bytes of sec read, while in place
 	for id, t := range spec.Types(btf.ScopeAll) {
 		rec := t.Record()
@@ -108,11 +109,13 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 			b.recs.w = append(make([]uint32, 0, len(w)), w[:pos/4]...)
 		}
 		if !inPlace {
-			appendWords(&b.recs, rec)
+			if err := appendWords(&b.recs, rec); err != nil {
+				return fmt.Errorf("dedup: base type %d: %w", id, err)
+			}
 			continue
 		}
 		pos += len(rec)
-		b.recs.off = append(b.recs.off, uint32(pos/4))
+		b.recs.off.push(uint32(pos / 4))
 	}
 	if inPlace {
 		b.recs.w = w[: pos/4 : pos/4]
@@ -178,8 +181,7 @@ func appendRecord(rs *records, rec []byte) error {
 	if err := checkRecord(rec); err != nil {
 		return err
 	}
-	appendWords(rs, rec)
-	return nil
+	return appendWords(rs, rec)
 }
 
 // checkRecord refuses a record of a kind beyond those the wire package
@@ -200,9 +202,13 @@ func checkRecord(rec []byte) error {
 }
 
 // appendWords appends rec's words to rs as a record.
-func appendWords(rs *records, rec []byte) {
+func appendWords(rs *records, rec []byte) error {
+	if len(rs.w)+len(rec)/4 >= wideBit {
+		return fmt.Errorf("more than %d words of records", wideBit-1)
+	}
 	for i := 0; i < len(rec); i += 4 {
 		rs.w = append(rs.w, wire.Word(rec, uint32(i)))
 	}
-	rs.off = append(rs.off, uint32(len(rs.w)))
+	rs.off.push(uint32(len(rs.w)))
+	return nil
 }

@@ -57,16 +57,13 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSource) (int, error) {
 	strs, strStart := b.Strings()
 	if n, have := len(strs), len(src.keys); have < n {
-		// One word per byte of the Builder's strings: grown by an
-		// eighth, not doubled, as a vmlinux's run to megabytes.
-		if cap(src.keys) < n {
-			src.keys = append(make([]uint32, 0, n+n/8), src.keys...)
-		}
-		src.keys = src.keys[:n]
+		// One word per byte of the Builder's strings, 6 MB for a
+		// vmlinux's encoding: outside the Go heap, as the records.
+		src.keys = growMapped(src.keys, n-have, &m.d.recs.mem.keys)[:n]
 		clear(src.keys[have:])
 	}
 	rs := &m.d.recs
-	mark, strMark := len(rs.off), len(m.d.strs.own.data)
+	mark, strMark := rs.off.len(), len(m.d.strs.own.data)
 	rs.reserve(len(types)/4, len(types)/(4*wHead))
 	own, maxRef := uint32(b.FirstID()), m.maxRef
 	n := 0

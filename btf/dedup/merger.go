@@ -70,7 +70,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	}
 	sec, strStart := s.StringSection()
 	rs := &m.d.recs
-	mark, strMark := len(rs.off), len(m.d.strs.own.data)
+	mark, strMark := rs.off.len(), len(m.d.strs.own.data)
 	rs.reserve(len(s.TypeSection())/4, s.NumTypes())
 	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
@@ -129,20 +129,20 @@ func cstr(sec []byte, off uint32) []byte {
 func (rs *records) reserve(words, n int) {
 	if rs.mem != nil {
 		rs.w = growMapped(rs.w, words, &rs.mem.w)
-		rs.off = growMapped(rs.off, n, &rs.mem.off)
+		rs.off.rel = growMapped(rs.off.rel, n, &rs.mem.off)
 		return
 	}
 	if cap(rs.w)-len(rs.w) < words {
 		rs.w = slices.Grow(rs.w, max(words, len(rs.w)))
 	}
-	if cap(rs.off)-len(rs.off) < n {
-		rs.off = slices.Grow(rs.off, max(n, len(rs.off)))
+	if cap(rs.off.rel)-len(rs.off.rel) < n {
+		rs.off.rel = slices.Grow(rs.off.rel, max(n, len(rs.off.rel)))
 	}
 }
 
 func (rs *records) truncate(mark int) {
-	rs.off = rs.off[:mark]
-	rs.w = rs.w[:rs.off[mark-1]]
+	rs.off.truncate(mark)
+	rs.w = rs.w[:rs.off.at(uint32(mark-1))]
 }
 
 // Dedup deduplicates what was appended and returns it as raw BTF, written
@@ -157,6 +157,7 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	// allocates its state: a Builder's string keys are megabytes for a
 	// DWARF encoder's vmlinux.
 	m.keys, m.src = nil, builderSource{}
+	m.d.recs.mem.freeKeys()
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)

@@ -17,34 +17,36 @@ import (
 // by a cleanup if it is dropped before.
 type recMem struct {
 	w, off *mmap.Growable
+	keys   *mmap.Growable // a Builder's string keys (builderSource.keys)
 }
 
-// grow returns s with room for n more words, in *g's mapping. s is in that
-// mapping unless it was never grown there (its first words, on the heap)
-// or an append outgrew it (then on the heap too): either way its words
-// are copied over. If the mapping fails, s grows on the heap.
-func growMapped(s []uint32, n int, g **mmap.Growable) []uint32 {
+// growMapped returns s with room for n more elements, in *g's mapping. s
+// is in that mapping unless it was never grown there (its first elements,
+// on the heap) or an append outgrew it (then on the heap too): either way
+// its elements are copied over. If the mapping fails, s grows on the heap.
+func growMapped[T uint16 | uint32](s []T, n int, g **mmap.Growable) []T {
 	need := len(s) + n
 	if cap(s) >= need {
 		return s
 	}
 	c := max(need, 2*cap(s), 1<<12)
-	var old *uint32
+	size := int(unsafe.Sizeof(T(0)))
+	var old *T
 	var b []byte
 	var err error
 	if *g == nil {
-		*g, err = mmap.NewGrowable(4 * c)
+		*g, err = mmap.NewGrowable(size * c)
 		if err == nil {
 			b = (*g).Bytes()
 		}
 	} else {
-		old = (*uint32)(unsafe.Pointer(unsafe.SliceData((*g).Bytes())))
-		b, err = (*g).Grow(4 * c)
+		old = (*T)(unsafe.Pointer(unsafe.SliceData((*g).Bytes())))
+		b, err = (*g).Grow(size * c)
 	}
 	if err != nil {
 		return slices.Grow(s, c-len(s))
 	}
-	ns := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)[:len(s)]
+	ns := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)[:len(s)]
 	if unsafe.SliceData(s) != old {
 		copy(ns, s)
 	}
@@ -55,5 +57,12 @@ func growMapped(s []uint32, n int, g **mmap.Growable) []uint32 {
 func (m *recMem) free() {
 	m.w.Free()
 	m.off.Free()
+	m.freeKeys()
 	m.w, m.off = nil, nil
+}
+
+// freeKeys unmaps the string keys; they must not be used after.
+func (m *recMem) freeKeys() {
+	m.keys.Free()
+	m.keys = nil
 }

@@ -11,18 +11,21 @@ import (
 // told by wire.KindFields and wire.DefaultLayouts, never hard-coded here.
 type record = []uint32
 
-// records is a flat store of records: record i is w[off[i]:off[i+1]].
+// records is a flat store of records: record i is w[off.at(i):off.at(i+1)].
 // A Merger's grow in mem's mappings (see recmem.go); a Base's, made once,
 // are on the heap (mem nil).
 type records struct {
 	w   []uint32
-	off []uint32
+	off offsets
 	mem *recMem
 }
 
-func (r *records) rec(i uint32) record { return r.w[r.off[i]:r.off[i+1]:r.off[i+1]] }
+func (r *records) rec(i uint32) record {
+	start, end := r.off.at(i), r.off.at(i+1)
+	return r.w[start:end:end]
+}
 
-func (r *records) len() uint32 { return uint32(len(r.off) - 1) }
+func (r *records) len() uint32 { return uint32(r.off.len() - 1) }
 
 // Word positions shared by every record.
 const (

@@ -53,7 +53,7 @@ func newState(base *Base) *state {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
 	}
 	d.strs = newStrtab(bs, 0)
-	d.recs.off = []uint32{0}
+	d.recs.off.push(0)
 	d.tab = newTable(under, 0)
 	return d
 }
