@@ -123,6 +123,7 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		// the merge goes, and the whole file's at the end, so that the
 		// resident memory follows the units being encoded, not the file.
 		e.infoMapped = o.debugMapped(".debug_info")
+		e.abbrevMapped = o.debugMapped(".debug_abbrev")
 		defer mmap.Release(data)
 		// Reading the symbols, the unit headers and, in a module, the
 		// relocations brought in pages that are not read again (the
@@ -149,16 +150,32 @@ type run struct {
 	// released behind the merge; released is how much of it was.
 	infoMapped bool
 	released   uint32
+	// abbrevMapped tells the same of .debug_abbrev, whose tables come in
+	// the units' order in a kernel's objects (one per unit, in link
+	// order); abbrevReleased is how much of it was given back.
+	abbrevMapped   bool
+	abbrevReleased uint64
 }
 
-// releaseThrough gives back the pages of .debug_info before offset end,
-// in steps of at least releaseStep bytes, when they are a file's mapping.
-func (e *run) releaseThrough(end uint32) {
+// releaseThrough gives back, once unit i is merged, the pages of
+// .debug_info up to its end, in steps of at least releaseStep bytes, and
+// those of .debug_abbrev before the next unit's table, when they are a
+// file's mapping. A table shared with a later unit, out of that order,
+// only faults back in.
+func (e *run) releaseThrough(i int) {
+	end := e.units[i].end
 	if !e.infoMapped || end < e.released+releaseStep && end < uint32(len(e.d.info)) {
 		return
 	}
 	mmap.Release(e.d.info[e.released:end])
 	e.released = end
+	if !e.abbrevMapped || i+1 >= len(e.units) {
+		return
+	}
+	if a := e.units[i+1].abbrevOff; a > e.abbrevReleased && a <= uint64(len(e.d.abbrev)) {
+		mmap.Release(e.d.abbrev[e.abbrevReleased:a])
+		e.abbrevReleased = a
+	}
 }
 
 const releaseStep = 4 << 20
@@ -202,7 +219,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 		if err := m.add(u); err != nil {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
-		e.releaseThrough(e.units[i].end)
+		e.releaseThrough(i)
 		<-tokens
 		select {
 		case free <- u:
