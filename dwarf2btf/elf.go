@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // maxSection bounds the size of one debug section after decompression, so
@@ -30,6 +31,9 @@ type object struct {
 	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
 	debug  map[string][]byte
 	copied map[string]bool // debug sections decompressed or relocated, not in place
+	// anon holds the relocated sections that are copies in anonymous
+	// mappings (copyOut), by name; free unmaps them.
+	anon   map[string]*mmap.Growable
 	symtab []elf.Symbol
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
@@ -89,13 +93,32 @@ func openObject(data []byte) (*object, error) {
 	}
 	if o.rel {
 		if err := o.relocate(f); err != nil {
+			o.free()
 			return nil, err
 		}
 	}
 	if o.debug[".debug_info"] == nil {
+		o.free()
 		return nil, ErrNoDWARF
 	}
 	return o, nil
+}
+
+// releasable reports whether the pages of debug section name can be given
+// back once read (mmap.Release): in place in a mapped input (mapped), they
+// fault back in from the file; in an anonymous copy, they are never read
+// again by the caller's contract.
+func (o *object) releasable(name string, mapped bool) bool {
+	return mapped && o.debugMapped(name) || o.anon[name] != nil
+}
+
+// free unmaps the anonymous copies; the debug sections must not be used
+// afterwards.
+func (o *object) free() {
+	for _, g := range o.anon {
+		g.Free()
+	}
+	o.anon = nil
 }
 
 // debugMapped reports whether the debug section name is read in place from

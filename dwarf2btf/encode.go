@@ -101,6 +101,7 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	if err != nil {
 		return nil, err
 	}
+	defer o.free()
 	syms, err := newSymbols(o, !opts.SkipVars)
 	if err != nil {
 		return nil, err
@@ -118,12 +119,13 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	}
 	b.AllowManyTypes()
 	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	// Merged units' DWARF is not read again: give its pages back as the
+	// merge goes, in the file's mapping or in a relocated copy, so that
+	// the resident memory follows the units being encoded, not the file.
+	e.infoMapped = o.releasable(".debug_info", opts.mapped)
+	e.abbrevMapped = o.releasable(".debug_abbrev", opts.mapped)
 	if opts.mapped {
-		// Merged units' DWARF is not read again: give its pages back as
-		// the merge goes, and the whole file's at the end, so that the
-		// resident memory follows the units being encoded, not the file.
-		e.infoMapped = o.debugMapped(".debug_info")
-		e.abbrevMapped = o.debugMapped(".debug_abbrev")
+		// The whole file's pages go at the end.
 		defer mmap.Release(data)
 		// Reading the symbols, the unit headers and, in a module, the
 		// relocations brought in pages that are not read again (the
@@ -146,8 +148,8 @@ type run struct {
 	opts   *Options
 	units  []unitHeader
 	little bool
-	// infoMapped tells that d.info lies in the input's file mapping, to be
-	// released behind the merge; released is how much of it was.
+	// infoMapped tells that d.info's pages can be given back behind the
+	// merge (object.releasable); released is how much of it was.
 	infoMapped bool
 	released   uint32
 	// abbrevMapped tells the same of .debug_abbrev, whose tables come in

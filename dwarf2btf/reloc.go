@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // relocate applies the RELA relocations of a relocatable object (a .ko) to
@@ -27,7 +29,7 @@ func (o *object) relocate(f *elf.File) error {
 			return fmt.Errorf("dwarf2btf: section %s: %w", rs.Name, err)
 		}
 		if !o.copied[target] {
-			sec = bytes.Clone(sec)
+			sec = o.copyOut(target, sec)
 			o.debug[target], o.copied[target] = sec, true
 		}
 		if err := o.applyRela(sec, raw, f.Machine); err != nil {
@@ -35,6 +37,24 @@ func (o *object) relocate(f *elf.File) error {
 		}
 	}
 	return nil
+}
+
+// copyOut copies section name before it is changed: into an anonymous
+// mapping, whose pages the encoding can give back behind the merge as it
+// does a file's (kvm.ko's .debug_info is 4.4 MB), or onto the heap if the
+// mapping fails.
+func (o *object) copyOut(name string, sec []byte) []byte {
+	g, err := mmap.NewGrowable(len(sec))
+	if err != nil {
+		return bytes.Clone(sec)
+	}
+	b := g.Bytes()[:len(sec):len(sec)]
+	copy(b, sec)
+	if o.anon == nil {
+		o.anon = map[string]*mmap.Growable{}
+	}
+	o.anon[name] = g
+	return b
 }
 
 // relocSize returns the width in bytes of an absolute relocation type, or

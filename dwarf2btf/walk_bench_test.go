@@ -26,6 +26,7 @@ func BenchmarkWalk(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer o.free()
 			d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"], str: o.debug[".debug_str"]}
 			us, err := d.units()
 			if err != nil {
