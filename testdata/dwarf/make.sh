@@ -1,0 +1,51 @@
+#!/bin/sh
+# make.sh: rebuild the clang objects of testdata/dwarf and their pahole
+# goldens in testdata/pahole/dwarf, from this directory:
+#   cd testdata/dwarf && sh make.sh
+# Needs Debian bookworm's clang 14, binutils (ld, objcopy),
+# binutils-aarch64-linux-gnu (aarch64-linux-gnu-ld) and dwarves 1.24
+# (pahole), bpftool to check the tags. Objects are gzip -9n'd; the sources
+# need no system headers, so clang --target=aarch64* needs no sysroot.
+set -eu
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cc() { # OBJ FLAGS... SRC
+	o=$1; shift
+	clang -fdebug-prefix-map="$PWD"=. -O2 "$@" -o "$out/$o.o" -Wno-c2x-extensions
+}
+x86=--target=x86_64-linux-gnu
+arm=--target=aarch64-linux-gnu
+armbe=--target=aarch64_be-linux-gnu
+for s in tags percpu kinds kinds2; do
+	cc $s-x86_64 $x86 -g -c $s.c
+	cc $s-x86_64-dwarf4 $x86 -gdwarf-4 -c $s.c
+	cc $s-arm64 $arm -g -c $s.c
+	cc $s-arm64-dwarf4 $arm -gdwarf-4 -c $s.c
+	cc $s-arm64be $armbe -g -c $s.c
+done
+cc tags-x86_64-zlib $x86 -g -gz=zlib -c tags.c
+cc tags-x86_64-dwarf64 $x86 -g -gdwarf64 -c tags.c
+cc tags-arm64-zlib $arm -g -gz=zlib -c tags.c
+# Several units in one relocatable object.
+(cd "$out" && ld -r -o multi-x86_64.o kinds2-x86_64.o kinds-x86_64.o percpu-x86_64.o tags-x86_64.o)
+(cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64.o kinds2-arm64.o kinds-arm64.o percpu-arm64.o tags-arm64.o)
+(cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64-dwarf4.o kinds2-arm64-dwarf4.o kinds-arm64-dwarf4.o percpu-arm64-dwarf4.o tags-arm64-dwarf4.o)
+(cd "$out" && aarch64-linux-gnu-ld -EB -r -o multi-arm64be.o kinds2-arm64be.o kinds-arm64be.o percpu-arm64be.o tags-arm64be.o)
+# zstd-compressed debug sections: clang 14 cannot write them (-gz=zstd is
+# unsupported) and pahole 1.24 (elfutils 0.188) cannot read them, so this
+# one has no golden of its own: it must encode as multi-x86_64.o.
+objcopy --compress-debug-sections=zstd "$out/multi-x86_64.o" "$out/multi-x86_64-zstd.o"
+keep="tags-x86_64 tags-x86_64-dwarf4 tags-x86_64-zlib tags-x86_64-dwarf64
+tags-arm64 tags-arm64-dwarf4 tags-arm64-zlib tags-arm64be
+percpu-x86_64 percpu-arm64 percpu-arm64-dwarf4 kinds-x86_64 kinds-arm64
+multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be"
+mkdir -p ../pahole/dwarf
+for n in $keep; do
+	# pahole 1.24 does not truncate an existing output file.
+	rm -f "$out/$n.btf"
+	pahole -J --btf_gen_floats -j1 --lang_exclude=rust --btf_encode_detached="$out/$n.btf" "$out/$n.o"
+	bpftool btf dump file "$out/$n.btf" | grep -cE '^\[[0-9]+\] (DECL|TYPE)_TAG' >/dev/null
+	gzip -9n < "$out/$n.btf" > ../pahole/dwarf/$n.btf.gz
+	gzip -9n < "$out/$n.o" > $n.o.gz
+done
+gzip -9n < "$out/multi-x86_64-zstd.o" > multi-x86_64-zstd.o.gz
