@@ -199,13 +199,15 @@ func (l *loader) load() error {
 		return nil
 	}
 	l.cu.language = numeric(x, slotLanguage)
-	if x.present(slotStrOffsetsBase) {
-		l.r.strOffsetsBase = x.attrs[slotStrOffsetsBase].u
+	// Both bases are DW_FORM_sec_offset (clang writes them; gcc 12's
+	// units use neither DW_FORM_strx nor DW_FORM_addrx).
+	if v, ok := secOffset(x, slotStrOffsetsBase); ok {
+		l.r.strOffsetsBase = v
 	} else if l.r.u.version >= 5 {
 		l.r.strOffsetsBase = 8
 	}
-	if x.present(slotAddrBase) {
-		l.r.addrBase = x.attrs[slotAddrBase].u
+	if v, ok := secOffset(x, slotAddrBase); ok {
+		l.r.addrBase = v
 	}
 	if !x.children {
 		return nil

@@ -243,7 +243,11 @@ func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
 	case formRefSup8:
 		v.class = classOther
 		c.u64()
-	case formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+	case formSecOffset:
+		// DW_AT_str_offsets_base and DW_AT_addr_base (clang's units);
+		// location lists, which stay unread.
+		v.class, v.u = classOffset, c.offset(u.dwarf64)
+	case formStrpSup, formGNURefAlt, formGNUStrpAlt:
 		v.class = classOther
 		c.offset(u.dwarf64)
 	case formLoclistx, formRnglistx:
@@ -317,6 +321,20 @@ func (r *unitReader) addrx(i uint64) (uint64, bool) {
 		return r.d.order.Uint64(a[pos:]), true
 	}
 	return uint64(r.d.order.Uint32(a[pos:])), true
+}
+
+// secOffset is the value of a section offset attribute as libdw's
+// dwarf_formudata reads it for DW_AT_str_offsets_base and DW_AT_addr_base:
+// DW_FORM_sec_offset or a constant.
+func secOffset(x *die, slot uint8) (uint64, bool) {
+	if !x.present(slot) {
+		return 0, false
+	}
+	switch v := &x.attrs[slot]; v.class {
+	case classOffset, classConst:
+		return v.u, true
+	}
+	return 0, false
 }
 
 // numeric is pahole's attr_numeric: the value of an address, constant or

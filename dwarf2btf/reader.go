@@ -209,7 +209,8 @@ const (
 	classRef    // u is a .debug_info offset
 	classSig    // a type signature (unsupported target)
 	classBlock  // b holds the block
-	classOther  // section offsets and other forms the encoder ignores
+	classOffset // u is an offset into another section (DW_FORM_sec_offset)
+	classOther  // other forms the encoder ignores
 )
 
 // attrVal is one decoded attribute.

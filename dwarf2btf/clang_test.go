@@ -1,0 +1,162 @@
+package dwarf2btf_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// clangObjects are the relocatable objects under testdata/dwarf, compiled
+// by clang 14 from the sources there (testdata/dwarf/make.sh), with pahole
+// 1.24 -j1's output for each under testdata/pahole/dwarf. They hold what
+// the gcc-built Debian modules do not: btf_decl_tag and btf_type_tag
+// (DW_TAG_LLVM_annotation), DWARF 5 as clang writes it (DW_FORM_strx,
+// DW_OP_addrx), DWARF 4 and DWARF64, arm64 relocations (R_AARCH64_ABS32
+// and ABS64), zlib- and zstd-compressed debug sections and several units
+// in one object (ld -r).
+var clangObjects = []string{
+	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
+	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib",
+	"percpu-x86_64", "percpu-arm64", "percpu-arm64-dwarf4",
+	"kinds-x86_64", "kinds-arm64",
+	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4",
+	"multi-x86_64-zstd",
+}
+
+// clangGolden names the pahole output an object must equal: its own, but
+// pahole 1.24 (elfutils 0.188) cannot read zstd-compressed sections, so the
+// zstd object, objcopy'd from multi-x86_64.o, must equal that one's.
+func clangGolden(name string) string {
+	if g, ok := strings.CutSuffix(name, "-zstd"); ok {
+		return g
+	}
+	return name
+}
+
+// TestClangIdenticalToPahole encodes the clang objects with 1, 2 and 8
+// workers through the final deduplication and compares the result with
+// pahole 1.24 -j1's, byte for byte. The -j1 run reads the .o.gz file
+// itself (DedupFile).
+func TestClangIdenticalToPahole(t *testing.T) {
+	for _, name := range clangObjects {
+		t.Run(name, func(t *testing.T) {
+			want := testfixtures.Read(t, "pahole/dwarf/"+clangGolden(name)+".btf.gz")
+			for _, jobs := range []int{1, 2, 8} {
+				got := clangDedup(t, name, jobs)
+				if !bytes.Equal(got, want) {
+					t.Errorf("-j%d: %d bytes, pahole wrote %d; first difference at byte %d\n%s",
+						jobs, len(got), len(want), firstDiff(got, want), explainDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// clangDedup encodes testdata/dwarf/NAME.o.gz with jobs workers.
+func clangDedup(tb testing.TB, name string, jobs int) []byte {
+	tb.Helper()
+	rel := "dwarf/" + name + ".o.gz"
+	opts := dwarf2btf.Options{Jobs: jobs}
+	var got []byte
+	var err error
+	if jobs == 1 {
+		got, err = dwarf2btf.DedupFile(context.Background(), testfixtures.Path(tb, rel), opts, builder.Options{})
+	} else {
+		got, err = dwarf2btf.Dedup(context.Background(), testfixtures.Read(tb, rel), opts, builder.Options{})
+	}
+	if err != nil {
+		tb.Fatalf("%s -j%d: %v", name, jobs, err)
+	}
+	return got
+}
+
+// explainDiff tells how two raw BTF differ: the first type whose bpftool
+// raw dump differs, both ways, else where the headers or the string
+// sections part.
+func explainDiff(got, want []byte) string {
+	gs, err := btf.Parse(got)
+	if err != nil {
+		return fmt.Sprintf("ours does not parse: %v", err)
+	}
+	ws, err := btf.Parse(want)
+	if err != nil {
+		return fmt.Sprintf("pahole's does not parse: %v", err)
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "types: ours %d, pahole's %d\n", gs.NumTypes(), ws.NumTypes())
+	for id := btf.TypeID(1); int(id) <= max(gs.NumTypes(), ws.NumTypes()); id++ {
+		g, w2 := dumpType(gs, id), dumpType(ws, id)
+		if g != w2 {
+			fmt.Fprintf(&w, "first differing type:\nours:\n%spahole:\n%s", g, w2)
+			return w.String()
+		}
+	}
+	if gs.ByteOrder() != ws.ByteOrder() {
+		fmt.Fprintf(&w, "byte order: ours %v, pahole's %v\n", gs.ByteOrder(), ws.ByteOrder())
+	}
+	gstr, _ := gs.StringSection()
+	wstr, _ := ws.StringSection()
+	if i := firstDiff(gstr, wstr); i < max(len(gstr), len(wstr)) {
+		fmt.Fprintf(&w, "same types; string sections (%d and %d bytes) part at offset %d:\nours:   %q\npahole: %q\n",
+			len(gstr), len(wstr), i, around(gstr, i), around(wstr, i))
+	}
+	return w.String()
+}
+
+// dumpType is type id's bpftool raw dump, or "(none)".
+func dumpType(s *btf.Spec, id btf.TypeID) string {
+	t, err := s.TypeByID(id)
+	if err != nil {
+		return "(none)\n"
+	}
+	var b bytes.Buffer
+	if err := rawdump.WriteType(&b, t); err != nil {
+		return err.Error() + "\n"
+	}
+	return b.String()
+}
+
+// around is the bytes of b near offset i.
+func around(b []byte, i int) []byte {
+	return b[min(max(0, i-16), len(b)):min(len(b), i+32)]
+}
+
+// TestClangKernelAccepts loads each clang object's encoding into the
+// running kernel (BPF_BTF_LOAD), as root where bpf() works; output of the
+// other byte order than the host's is not loaded.
+func TestClangKernelAccepts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: BPF_BTF_LOAD needs CAP_BPF or CAP_SYS_ADMIN")
+	}
+	if err := bpfsys.Available(); err != nil {
+		t.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
+	}
+	for _, name := range clangObjects {
+		raw := clangDedup(t, name, 2)
+		s, err := btf.Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s.ByteOrder().Uint16([]byte{1, 0}) != binary.NativeEndian.Uint16([]byte{1, 0}) {
+			t.Logf("%s: %v BTF, not the host's byte order: not loaded", name, s.ByteOrder())
+			continue
+		}
+		f, err := bpfsys.LoadBTF(raw)
+		if err != nil {
+			t.Errorf("%s: the kernel rejected the BTF: %.2000s", name, err)
+			continue
+		}
+		f.Close()
+	}
+}
