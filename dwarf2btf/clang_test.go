@@ -23,14 +23,14 @@ import (
 // the gcc-built Debian modules do not: btf_decl_tag and btf_type_tag
 // (DW_TAG_LLVM_annotation), DWARF 5 as clang writes it (DW_FORM_strx,
 // DW_OP_addrx), DWARF 4 and DWARF64, arm64 relocations (R_AARCH64_ABS32
-// and ABS64), zlib- and zstd-compressed debug sections and several units
-// in one object (ld -r).
+// and ABS64), big-endian arm64, zlib- and zstd-compressed debug sections
+// and several units in one object (ld -r).
 var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
-	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib",
+	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib", "tags-arm64be",
 	"percpu-x86_64", "percpu-arm64", "percpu-arm64-dwarf4",
 	"kinds-x86_64", "kinds-arm64",
-	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4",
+	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
 	"multi-x86_64-zstd",
 }
 
@@ -158,5 +158,31 @@ func TestClangKernelAccepts(t *testing.T) {
 			continue
 		}
 		f.Close()
+	}
+}
+
+// TestClangByteOrder: asked for either byte order, Dedup writes pahole's
+// types and strings, the string section in libbpf's order included.
+func TestClangByteOrder(t *testing.T) {
+	const name = "multi-x86_64" // four units: the strings of dropped types come early
+	obj := testfixtures.Read(t, "dwarf/"+name+".o.gz")
+	want, err := btf.Parse(testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStrs, _ := want.StringSection()
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2}, builder.Options{ByteOrder: order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := btf.Parse(raw)
+		if err != nil {
+			t.Fatalf("%v: %v", order, err)
+		}
+		gotStrs, _ := got.StringSection()
+		if got.ByteOrder() != order || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gotStrs, wantStrs) {
+			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz")))
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -54,16 +56,20 @@ const langRust = 0x1c
 // unit order. data must not change until Encode returns; the Builder
 // copies what it keeps.
 func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
-	return encode(ctx, data, opts, nil)
+	b, _, err := encode(ctx, data, opts, nil)
+	return b, err
 }
 
 // Dedup encodes as Encode and deduplicates the result as pahole's final
 // btf__dedup does (btf/dedup), returning raw BTF written as out says: the
-// same bytes as pahole 1.24 -j1, whatever opts.Jobs. The encoded types
-// are handed to the deduplication unit by unit (dedup.Merger.AddBuilder
-// and builder.Builder.Forget), so they are held once, in the Merger, and
-// a vmlinux's millions of types pass although BTF allows about one
-// million: only the deduplicated output must fit.
+// same bytes as pahole 1.24 -j1, whatever opts.Jobs. A nil out.ByteOrder
+// means the ELF file's, not the host's: pahole 1.24 writes BTF in its
+// input's byte order (btf_encoder__new sets the BTF's endianness from
+// e_ident[EI_DATA]). The encoded types are handed to the deduplication
+// unit by unit (dedup.Merger.AddBuilder and builder.Builder.Forget), so
+// they are held once, in the Merger, and a vmlinux's millions of types
+// pass although BTF allows about one million: only the deduplicated
+// output must fit.
 func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
@@ -82,7 +88,8 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 		b.Forget()
 		return nil
 	}
-	if _, err := encode(ctx, data, opts, flush); err != nil {
+	_, order, err := encode(ctx, data, opts, flush)
+	if err != nil {
 		return nil, err
 	}
 	// The encoding's heap, its workers' buffers and their garbage, is
@@ -91,31 +98,78 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	// heap back first, or the process peaks here (a vmlinux's run at 223
 	// instead of 201 MB). It costs one collection of a small live heap.
 	debug.FreeOSMemory()
-	return m.Dedup(out)
+	if out.ByteOrder != nil {
+		order = out.ByteOrder
+	}
+	// Merger.Dedup given any option (even the host's byte order) rebuilds
+	// its output through a Builder, which lays the strings out again in the
+	// order the kept types use them; pahole's keep libbpf's order, that of
+	// every type before deduplication. The host-order output keeps it, and
+	// so does its copy in another order (inOrder).
+	if out.Layout {
+		out.ByteOrder = order
+		return m.Dedup(out)
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil || isNative(order) {
+		return raw, err
+	}
+	return inOrder(raw, opts.Base, order)
+}
+
+func isNative(order binary.ByteOrder) bool {
+	return order.Uint16([]byte{1, 2}) == binary.NativeEndian.Uint16([]byte{1, 2})
+}
+
+// inOrder returns raw, BTF in host byte order (split on base if base is not
+// nil), written in the given order with the same string section: a Builder
+// is given raw's strings in their order before its types. It is
+// dedup.Merger's own rebuilding (toBuilder) but for the strings; once that
+// keeps them in order, Dedup can hand the Merger any options again.
+func inOrder(raw []byte, base *btf.Spec, order binary.ByteOrder) ([]byte, error) {
+	s, err := btf.ParseSplit(raw, base)
+	if err != nil {
+		return nil, fmt.Errorf("dwarf2btf: deduplicated BTF: %w", err)
+	}
+	b, err := builder.NewSplit(base)
+	if err != nil {
+		return nil, err
+	}
+	strs, _ := s.StringSection()
+	for name := range bytes.SplitSeq(strs, []byte{0}) {
+		if _, err := b.AddString(view(name)); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.CopyAll(s); err != nil {
+		return nil, err
+	}
+	return b.Marshal(builder.Options{ByteOrder: order})
 }
 
 // encode encodes data into a Builder, calling flush, if not nil, with it
-// after each compile unit is merged into it and at the end.
-func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error) (*builder.Builder, error) {
+// after each compile unit is merged into it and at the end. It also
+// returns the ELF file's byte order.
+func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error) (*builder.Builder, binary.ByteOrder, error) {
 	o, err := openObject(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer o.free()
 	syms, err := newSymbols(o, !opts.SkipVars)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
 	units, err := d.units()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := builder.NewSplit(opts.Base)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b.AllowManyTypes()
 	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
@@ -136,9 +190,9 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	m := newMerger(b)
 	m.flush = flush
 	if err := e.encode(ctx, m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return b, nil
+	return b, o.order, nil
 }
 
 // run is one Encode call's shared, read-only state.
