@@ -29,7 +29,7 @@ var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
 	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib", "tags-arm64be",
 	"percpu-x86_64", "percpu-arm64", "percpu-arm64-dwarf4",
-	"kinds-x86_64", "kinds-arm64",
+	"kinds-x86_64", "kinds-arm64", "edge-x86_64", "edge-arm64",
 	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
 	"multi-x86_64-zstd",
 }

@@ -26,6 +26,8 @@ done
 cc tags-x86_64-zlib $x86 -g -gz=zlib -c tags.c
 cc tags-x86_64-dwarf64 $x86 -g -gdwarf64 -c tags.c
 cc tags-arm64-zlib $arm -g -gz=zlib -c tags.c
+cc edge-x86_64 $x86 -g -c edge.c
+cc edge-arm64 $arm -g -c edge.c
 # Several units in one relocatable object.
 (cd "$out" && ld -r -o multi-x86_64.o kinds2-x86_64.o kinds-x86_64.o percpu-x86_64.o tags-x86_64.o)
 (cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64.o kinds2-arm64.o kinds-arm64.o percpu-arm64.o tags-arm64.o)
@@ -38,6 +40,7 @@ objcopy --compress-debug-sections=zstd "$out/multi-x86_64.o" "$out/multi-x86_64-
 keep="tags-x86_64 tags-x86_64-dwarf4 tags-x86_64-zlib tags-x86_64-dwarf64
 tags-arm64 tags-arm64-dwarf4 tags-arm64-zlib tags-arm64be
 percpu-x86_64 percpu-arm64 percpu-arm64-dwarf4 kinds-x86_64 kinds-arm64
+edge-x86_64 edge-arm64
 multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be"
 mkdir -p ../pahole/dwarf
 for n in $keep; do
