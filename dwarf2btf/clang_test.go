@@ -17,21 +17,22 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// clangObjects are the relocatable objects under testdata/dwarf, compiled
+// clangObjects are the ELF objects under testdata/dwarf, compiled
 // by clang 14 from the sources there (testdata/dwarf/make.sh), with pahole
 // 1.24 -j1's output for each under testdata/pahole/dwarf. They hold what
 // the gcc-built Debian modules do not: btf_decl_tag and btf_type_tag
 // (DW_TAG_LLVM_annotation), DWARF 5 as clang writes it (DW_FORM_strx,
 // DW_OP_addrx), DWARF 4 and DWARF64, arm64 relocations (R_AARCH64_ABS32
-// and ABS64), big-endian arm64, zlib- and zstd-compressed debug sections
-// and several units in one object (ld -r).
+// and ABS64), big-endian arm64, zlib- and zstd-compressed debug sections,
+// several units in one object (ld -r) and executables whose per-CPU data
+// lies at address 0, as in a vmlinux.
 var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
 	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib", "tags-arm64be",
 	"percpu-x86_64", "percpu-arm64", "percpu-arm64-dwarf4",
 	"kinds-x86_64", "kinds-arm64", "edge-x86_64", "edge-arm64",
 	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
-	"multi-x86_64-zstd",
+	"exec-x86_64", "exec-arm64", "multi-x86_64-zstd",
 }
 
 // clangGolden names the pahole output an object must equal: its own, but

@@ -7,6 +7,7 @@
 # (pahole), bpftool to check the tags. Objects are gzip -9n'd; the sources
 # need no system headers, so clang --target=aarch64* needs no sysroot.
 set -eu
+src=$PWD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cc() { # OBJ FLAGS... SRC
@@ -33,6 +34,9 @@ cc edge-arm64 $arm -g -c edge.c
 (cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64.o kinds2-arm64.o kinds-arm64.o percpu-arm64.o tags-arm64.o)
 (cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64-dwarf4.o kinds2-arm64-dwarf4.o kinds-arm64-dwarf4.o percpu-arm64-dwarf4.o tags-arm64-dwarf4.o)
 (cd "$out" && aarch64-linux-gnu-ld -EB -r -o multi-arm64be.o kinds2-arm64be.o kinds-arm64be.o percpu-arm64be.o tags-arm64be.o)
+# Executables (ET_EXEC, no relocations), per-CPU data at address 0.
+(cd "$out" && ld -T "$src/exec.ld" -e 0 --unresolved-symbols=ignore-all -o exec-x86_64.o multi-x86_64.o)
+(cd "$out" && aarch64-linux-gnu-ld -T "$src/exec.ld" -e 0 --unresolved-symbols=ignore-all -o exec-arm64.o multi-arm64.o)
 # zstd-compressed debug sections: clang 14 cannot write them (-gz=zstd is
 # unsupported) and pahole 1.24 (elfutils 0.188) cannot read them, so this
 # one has no golden of its own: it must encode as multi-x86_64.o.
@@ -41,7 +45,7 @@ keep="tags-x86_64 tags-x86_64-dwarf4 tags-x86_64-zlib tags-x86_64-dwarf64
 tags-arm64 tags-arm64-dwarf4 tags-arm64-zlib tags-arm64be
 percpu-x86_64 percpu-arm64 percpu-arm64-dwarf4 kinds-x86_64 kinds-arm64
 edge-x86_64 edge-arm64
-multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be"
+multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be exec-x86_64 exec-arm64"
 mkdir -p ../pahole/dwarf
 for n in $keep; do
 	# pahole 1.24 does not truncate an existing output file.
