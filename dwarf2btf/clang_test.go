@@ -3,6 +3,7 @@ package dwarf2btf_test
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -23,8 +24,8 @@ import (
 // the gcc-built Debian modules do not: btf_decl_tag and btf_type_tag
 // (DW_TAG_LLVM_annotation), DWARF 5 as clang writes it (DW_FORM_strx,
 // DW_OP_addrx), DWARF 4 and DWARF64, arm64 relocations (R_AARCH64_ABS32
-// and ABS64), big-endian arm64, zlib- and zstd-compressed debug sections,
-// several units in one object (ld -r) and executables whose per-CPU data
+// and ABS64), big-endian arm64, debug sections compressed with zlib (ELF
+// and GNU .zdebug forms) and zstd, several units in one object (ld -r) and executables whose per-CPU data
 // lies at address 0, as in a vmlinux.
 var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
@@ -32,7 +33,8 @@ var clangObjects = []string{
 	"percpu-x86_64", "percpu-arm64", "percpu-arm64-dwarf4",
 	"kinds-x86_64", "kinds-arm64", "edge-x86_64", "edge-arm64",
 	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
-	"exec-x86_64", "exec-arm64", "multi-x86_64-zstd",
+	"exec-x86_64", "exec-arm64",
+	"multi-x86_64-zdebug", "tags-arm64-zdebug", "multi-x86_64-zstd",
 }
 
 // clangGolden names the pahole output an object must equal: its own, but
@@ -184,6 +186,35 @@ func TestClangByteOrder(t *testing.T) {
 		gotStrs, _ := got.StringSection()
 		if got.ByteOrder() != order || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gotStrs, wantStrs) {
 			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz")))
+		}
+	}
+}
+
+// TestZdebugBroken: a .zdebug section without its "ZLIB" header, or that
+// claims to inflate to far more than it can, is an error, not a panic or
+// a huge allocation.
+func TestZdebugBroken(t *testing.T) {
+	obj := testfixtures.Read(t, "dwarf/tags-arm64-zdebug.o.gz")
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Section(".zdebug_info")
+	if s == nil {
+		t.Fatal("no .zdebug_info")
+	}
+	for what, edit := range map[string]func(b []byte){
+		"no ZLIB header": func(b []byte) { copy(b, "ZLIX") },
+		"size claim":     func(b []byte) { binary.BigEndian.PutUint64(b[4:], 1<<40) },
+		"short claim":    func(b []byte) { binary.BigEndian.PutUint64(b[4:], 16) },
+		"cut stream":     func(b []byte) { clear(b[12+len(b)/2:]) },
+	} {
+		bad := bytes.Clone(obj)
+		edit(bad[s.Offset : s.Offset+s.Size])
+		if _, err := dwarf2btf.Dedup(context.Background(), bad, dwarf2btf.Options{Jobs: 2}, builder.Options{}); err == nil {
+			t.Errorf("%s: no error", what)
+		} else if !strings.Contains(err.Error(), ".zdebug_info") {
+			t.Errorf("%s: %v, not about .zdebug_info", what, err)
 		}
 	}
 }

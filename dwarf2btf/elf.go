@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -33,8 +35,10 @@ type object struct {
 	copied map[string]bool // debug sections decompressed or relocated, not in place
 	// anon holds the relocated sections that are copies in anonymous
 	// mappings (copyOut), by name; free unmaps them.
-	anon   map[string]*mmap.Growable
-	symtab []elf.Symbol
+	anon map[string]*mmap.Growable
+	// debugIdx is the ELF section index each debug section came from.
+	debugIdx map[string]int
+	symtab   []elf.Symbol
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
 	percpuAddr uint64
@@ -45,6 +49,20 @@ type object struct {
 var debugSections = []string{
 	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 	".debug_str_offsets", ".debug_addr",
+}
+
+// debugName returns the name of the debug section the reader uses that
+// the ELF section called name holds, "" if none, and whether it is in the
+// .zdebug form.
+func debugName(name string) (string, bool) {
+	gnu := strings.HasPrefix(name, ".zdebug_")
+	if gnu {
+		name = "." + name[2:]
+	}
+	if slices.Contains(debugSections, name) {
+		return name, gnu
+	}
+	return "", false
 }
 
 const percpuSection = ".data..percpu"
@@ -59,7 +77,7 @@ func openObject(data []byte) (*object, error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
 	}
-	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}}
+	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
 	for i, s := range f.Sections {
@@ -77,17 +95,26 @@ func openObject(data []byte) (*object, error) {
 	if err := o.readSymbols(f); err != nil {
 		return nil, err
 	}
-	for _, name := range debugSections {
-		s := f.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
+	// The first section of a name counts, as in libdw's check_section,
+	// which also takes .zdebug_X, GNU's older compressed form, for
+	// .debug_X (binutils' objcopy --compress-debug-sections=zlib-gnu).
+	for i, s := range f.Sections {
+		name, gnu := debugName(s.Name)
+		if _, seen := o.debugIdx[name]; name == "" || seen || s.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, err := o.sectionData(s)
-		if err != nil {
-			return nil, fmt.Errorf("dwarf2btf: section %s: %w", name, err)
+		var b []byte
+		var err error
+		if gnu {
+			b, err = o.inflateGNU(s)
+		} else {
+			b, err = o.sectionData(s)
 		}
-		o.debug[name] = b
-		if s.Flags&elf.SHF_COMPRESSED != 0 {
+		if err != nil {
+			return nil, fmt.Errorf("dwarf2btf: section %s: %w", s.Name, err)
+		}
+		o.debug[name], o.debugIdx[name] = b, i
+		if gnu || s.Flags&elf.SHF_COMPRESSED != 0 {
 			o.copied[name] = true
 		}
 	}
@@ -150,8 +177,8 @@ func (o *object) layout(f *elf.File) {
 }
 
 // sectionData returns a section's contents: in place when stored plainly,
-// else inflated (zlib or zstd, SHF_COMPRESSED, or the old .zdebug form
-// is not supported). relocate copies the sections it changes.
+// else inflated (zlib or zstd, SHF_COMPRESSED). relocate copies the
+// sections it changes.
 func (o *object) sectionData(s *elf.Section) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED == 0 {
 		end := s.Offset + s.FileSize
@@ -174,39 +201,87 @@ func (o *object) inflate(s *elf.Section) ([]byte, error) {
 	if _, err := binary.Decode(raw[:24], o.order, &ch); err != nil {
 		return nil, err
 	}
-	// The claimed size is not trusted for the allocation: data grows as
-	// it inflates, up to the claim, and at most maxRatio times the
-	// compressed size, far above what debug sections compress by.
-	limit := min(uint64(maxSection), maxRatio*uint64(len(raw))+1<<20)
-	if ch.Size > limit {
-		return nil, fmt.Errorf("decompressed size %d too large for %d compressed bytes", ch.Size, len(raw))
-	}
-	var r io.Reader
 	switch elf.CompressionType(ch.Type) {
 	case elf.COMPRESS_ZLIB:
-		zr, err := zlib.NewReader(bytes.NewReader(raw[24:]))
-		if err != nil {
+		return inflateZlib(raw[24:], ch.Size, len(raw))
+	case elf.COMPRESS_ZSTD:
+		if err := checkClaim(ch.Size, len(raw)); err != nil {
 			return nil, err
 		}
-		r = zr
-	case elf.COMPRESS_ZSTD:
 		zr, err := zstd.NewReader(bytes.NewReader(raw[24:]), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSection))
 		if err != nil {
 			return nil, err
 		}
 		defer zr.Close()
-		r = zr
-	default:
-		return nil, fmt.Errorf("unknown compression type %d", ch.Type)
+		return readInflated(zr, ch.Size)
 	}
-	out, err := io.ReadAll(io.LimitReader(r, int64(ch.Size)))
+	return nil, fmt.Errorf("unknown compression type %d", ch.Type)
+}
+
+// checkClaim bounds the size a compressed section of n bytes claims to
+// inflate to. The claim is not trusted for the allocation either: data
+// grows as it inflates, up to the claim, and at most maxRatio times the
+// compressed size, far above what debug sections compress by.
+func checkClaim(claim uint64, n int) error {
+	if limit := min(uint64(maxSection), maxRatio*uint64(n)+1<<20); claim > limit {
+		return fmt.Errorf("decompressed size %d too large for %d compressed bytes", claim, n)
+	}
+	return nil
+}
+
+// inflateZlib decompresses the zlib stream z of a section of n bytes that
+// claims to inflate to size bytes.
+func inflateZlib(z []byte, size uint64, n int) ([]byte, error) {
+	if err := checkClaim(size, n); err != nil {
+		return nil, err
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	return readInflated(zr, size)
+}
+
+// readInflated reads exactly size bytes from r, the decompressor, and
+// then the end of the stream (and its checksum), as libelf requires.
+func readInflated(r io.Reader, size uint64) ([]byte, error) {
+	out, err := io.ReadAll(io.LimitReader(r, int64(size)))
 	if err != nil {
 		return nil, fmt.Errorf("decompress: %w", err)
 	}
-	if uint64(len(out)) != ch.Size {
-		return nil, fmt.Errorf("decompress: %d bytes, the header says %d", len(out), ch.Size)
+	if uint64(len(out)) != size {
+		return nil, fmt.Errorf("decompress: %d bytes, the header says %d", len(out), size)
+	}
+	var more [1]byte
+	switch n, err := io.ReadFull(r, more[:]); {
+	case n > 0:
+		return nil, fmt.Errorf("decompress: more than the %d bytes the header says", size)
+	case err != io.EOF:
+		return nil, fmt.Errorf("decompress: %w", err)
 	}
 	return out, nil
+}
+
+// inflateGNU decompresses a .zdebug section: "ZLIB", the inflated size
+// as a big-endian 64-bit number, then a zlib stream, as libelf's
+// elf_compress_gnu reads it.
+func (o *object) inflateGNU(s *elf.Section) ([]byte, error) {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return nil, errors.New("compressed twice (SHF_COMPRESSED and .zdebug)")
+	}
+	raw, err := o.sectionData(s)
+	if err != nil {
+		return nil, err
+	}
+	var h struct {
+		Magic [4]byte
+		Size  uint64
+	}
+	n, err := binary.Decode(raw, binary.BigEndian, &h)
+	if err != nil || string(h.Magic[:]) != "ZLIB" {
+		return nil, errors.New("no ZLIB header")
+	}
+	return inflateZlib(raw[n:], h.Size, len(raw))
 }
 
 // readSymbols reads .symtab (without the null symbol, as debug/elf gives

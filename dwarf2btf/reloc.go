@@ -19,11 +19,11 @@ func (o *object) relocate(f *elf.File) error {
 		if rs.Type != elf.SHT_RELA || int(rs.Info) >= len(f.Sections) {
 			continue
 		}
-		target := f.Sections[rs.Info].Name
-		sec, ok := o.debug[target]
+		target, ok := o.debugAt(int(rs.Info))
 		if !ok {
 			continue
 		}
+		sec := o.debug[target]
 		raw, err := o.sectionData(rs)
 		if err != nil {
 			return fmt.Errorf("dwarf2btf: section %s: %w", rs.Name, err)
@@ -55,6 +55,17 @@ func (o *object) copyOut(name string, sec []byte) []byte {
 	}
 	o.anon[name] = g
 	return b
+}
+
+// debugAt returns the name of the debug section read from ELF section i,
+// if one was: relocations of a .zdebug section apply to it inflated.
+func (o *object) debugAt(i int) (string, bool) {
+	for name, j := range o.debugIdx {
+		if j == i {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // relocSize returns the width in bytes of an absolute relocation type, or

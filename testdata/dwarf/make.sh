@@ -37,6 +37,9 @@ cc edge-arm64 $arm -g -c edge.c
 # Executables (ET_EXEC, no relocations), per-CPU data at address 0.
 (cd "$out" && ld -T "$src/exec.ld" -e 0 --unresolved-symbols=ignore-all -o exec-x86_64.o multi-x86_64.o)
 (cd "$out" && aarch64-linux-gnu-ld -T "$src/exec.ld" -e 0 --unresolved-symbols=ignore-all -o exec-arm64.o multi-arm64.o)
+# GNU's older compressed form: .zdebug_* sections, "ZLIB" headers.
+objcopy --compress-debug-sections=zlib-gnu "$out/multi-x86_64.o" "$out/multi-x86_64-zdebug.o"
+aarch64-linux-gnu-objcopy --compress-debug-sections=zlib-gnu "$out/tags-arm64.o" "$out/tags-arm64-zdebug.o"
 # zstd-compressed debug sections: clang 14 cannot write them (-gz=zstd is
 # unsupported) and pahole 1.24 (elfutils 0.188) cannot read them, so this
 # one has no golden of its own: it must encode as multi-x86_64.o.
@@ -45,7 +48,8 @@ keep="tags-x86_64 tags-x86_64-dwarf4 tags-x86_64-zlib tags-x86_64-dwarf64
 tags-arm64 tags-arm64-dwarf4 tags-arm64-zlib tags-arm64be
 percpu-x86_64 percpu-arm64 percpu-arm64-dwarf4 kinds-x86_64 kinds-arm64
 edge-x86_64 edge-arm64
-multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be exec-x86_64 exec-arm64"
+multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be exec-x86_64 exec-arm64
+multi-x86_64-zdebug tags-arm64-zdebug"
 mkdir -p ../pahole/dwarf
 for n in $keep; do
 	# pahole 1.24 does not truncate an existing output file.
