@@ -12,6 +12,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
@@ -59,7 +60,35 @@ func TestClangIdenticalToPahole(t *testing.T) {
 				got := clangDedup(t, name, jobs)
 				if !bytes.Equal(got, want) {
 					t.Errorf("-j%d: %d bytes, pahole wrote %d; first difference at byte %d\n%s",
-						jobs, len(got), len(want), firstDiff(got, want), explainDiff(got, want))
+						jobs, len(got), len(want), firstDiff(got, want), explainDiff(got, want, nil))
+				}
+			}
+		})
+	}
+}
+
+// TestClangSplitIdenticalToPahole encodes multi-x86_64.o as a module,
+// split on the Debian 6.1 vmlinux BTF and on the 6.18 host's (which has
+// DECL_TAG and TYPE_TAG types of its own), with 1, 2 and 8 workers, and
+// compares with pahole 1.24 --btf_base's output byte for byte.
+func TestClangSplitIdenticalToPahole(t *testing.T) {
+	obj := testfixtures.Read(t, "dwarf/multi-x86_64.o.gz")
+	for base, file := range map[string]string{"debian-6.1": testfixtures.DebianVmlinux, "host-6.18.44": testfixtures.HostVmlinux} {
+		t.Run(base, func(t *testing.T) {
+			s := testfixtures.Spec(t, testfixtures.Read(t, file), nil)
+			dbase, err := dedup.NewBase(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := testfixtures.Read(t, "pahole/dwarf/multi-x86_64.on-"+base+".btf.gz")
+			for _, jobs := range []int{1, 2, 8} {
+				got, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Jobs: jobs}, builder.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("-j%d: %d bytes, pahole wrote %d; first difference at byte %d\n%s",
+						jobs, len(got), len(want), firstDiff(got, want), explainDiff(got, want, s))
 				}
 			}
 		})
@@ -84,21 +113,21 @@ func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	return got
 }
 
-// explainDiff tells how two raw BTF differ: the first type whose bpftool
-// raw dump differs, both ways, else where the headers or the string
-// sections part.
-func explainDiff(got, want []byte) string {
-	gs, err := btf.Parse(got)
+// explainDiff tells how two raw BTF, split on base if it is not nil,
+// differ: the first type whose bpftool raw dump differs, both ways, else
+// where the headers or the string sections part.
+func explainDiff(got, want []byte, base *btf.Spec) string {
+	gs, err := btf.ParseSplit(got, base)
 	if err != nil {
 		return fmt.Sprintf("ours does not parse: %v", err)
 	}
-	ws, err := btf.Parse(want)
+	ws, err := btf.ParseSplit(want, base)
 	if err != nil {
 		return fmt.Sprintf("pahole's does not parse: %v", err)
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "types: ours %d, pahole's %d\n", gs.NumTypes(), ws.NumTypes())
-	for id := btf.TypeID(1); int(id) <= max(gs.NumTypes(), ws.NumTypes()); id++ {
+	for id := gs.FirstID(); id < gs.FirstID()+btf.TypeID(max(gs.NumTypes(), ws.NumTypes())); id++ {
 		g, w2 := dumpType(gs, id), dumpType(ws, id)
 		if g != w2 {
 			fmt.Fprintf(&w, "first differing type:\nours:\n%spahole:\n%s", g, w2)
@@ -185,7 +214,7 @@ func TestClangByteOrder(t *testing.T) {
 		}
 		gotStrs, _ := got.StringSection()
 		if got.ByteOrder() != order || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gotStrs, wantStrs) {
-			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz")))
+			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"), nil))
 		}
 	}
 }

@@ -60,3 +60,11 @@ for n in $keep; do
 	gzip -9n < "$out/$n.o" > $n.o.gz
 done
 gzip -9n < "$out/multi-x86_64-zstd.o" > multi-x86_64-zstd.o.gz
+# Split BTF, as for a module: multi-x86_64.o on the Debian 6.1 vmlinux BTF
+# and on the 6.18 host's, which has tags of its own.
+for b in debian-6.1 host-6.18.44; do
+	zcat ../btf/$b.btf.gz > "$out/$b.btf"
+	rm -f "$out/split.btf"
+	pahole -J --btf_gen_floats -j1 --lang_exclude=rust --btf_base="$out/$b.btf" --btf_encode_detached="$out/split.btf" "$out/multi-x86_64.o"
+	gzip -9n < "$out/split.btf" > ../pahole/dwarf/multi-x86_64.on-$b.btf.gz
+done
