@@ -50,16 +50,26 @@ func TestIdenticalToPahole(t *testing.T) {
 		t.Run(m, func(t *testing.T) {
 			ko := testfixtures.Read(t, "elf/"+m+".ko.gz")
 			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
-			for _, jobs := range []int{1, 2, 8} {
-				got, err := dwarf2btf.Dedup(context.Background(), ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Jobs: jobs}, builder.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s -j%d: %d bytes, pahole wrote %d; first difference at byte %d", m, jobs, len(got), len(want), firstDiff(got, want))
-				}
-			}
+			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, want)
 		})
+	}
+}
+
+// samePahole encodes obj as opts say with 1, 2 and 8 workers through the
+// final deduplication and reports each result that is not want, pahole's,
+// byte for byte, with how they differ.
+func samePahole(t *testing.T, obj []byte, opts dwarf2btf.Options, want []byte) {
+	t.Helper()
+	for _, jobs := range []int{1, 2, 8} {
+		opts.Jobs = jobs
+		got, err := dwarf2btf.Dedup(context.Background(), obj, opts, builder.Options{})
+		if err != nil {
+			t.Fatalf("-j%d: %v", jobs, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("-j%d: %d bytes, pahole wrote %d; first difference at byte %d\n%s",
+				jobs, len(got), len(want), firstDiff(got, want), explainDiff(got, want, opts.Base))
+		}
 	}
 }
 
