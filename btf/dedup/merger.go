@@ -208,6 +208,15 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The strings first, in their order: libbpf's section keeps a string
+	// whose first user was dropped where it was, and a Builder given only
+	// the types would lay them out in the order the kept types use them.
+	strs, _ := s.StringSection()
+	for str := range bytes.SplitSeq(strs, []byte{0}) {
+		if _, err := b.AddString(string(str)); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.CopyAll(s); err != nil {
 		return nil, err
 	}

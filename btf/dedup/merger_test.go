@@ -1,9 +1,12 @@
 package dedup_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
@@ -66,4 +69,33 @@ func TestMarshalOptions(t *testing.T) {
 		t.Errorf("header %d bytes, order %v; want 32, big endian", s.HeaderLen(), s.ByteOrder())
 	}
 	equalDumps(t, dumpOwn(t, s), dumpOwn(t, parse(t, want, nil)))
+}
+
+// TestOptionsKeepStrings checks that deduplicating with options (here the
+// host's byte order, which changes no byte) gives the raw output's bytes:
+// the rebuild must keep libbpf's string order, in which a string whose
+// first user was dropped keeps its place.
+func TestOptionsKeepStrings(t *testing.T) {
+	_, base := debian(t)
+	var specs []*btf.Spec
+	for _, name := range mergedOrder(t)[:200] {
+		specs = append(specs, module(t, name))
+	}
+	raw, err := dedup.Specs(base, specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dedup.New(base)
+	for _, s := range specs {
+		if err := m.AddSpec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := m.Dedup(builder.Options{ByteOrder: binary.NativeEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, raw) {
+		t.Errorf("with the host's byte order: %d bytes, raw %d; first difference at byte %d", len(got), len(raw), firstDiff(got, raw))
+	}
 }
