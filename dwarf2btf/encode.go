@@ -1,7 +1,6 @@
 package dwarf2btf
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -101,50 +100,15 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	if out.ByteOrder != nil {
 		order = out.ByteOrder
 	}
-	// Merger.Dedup given any option (even the host's byte order) rebuilds
-	// its output through a Builder, which lays the strings out again in the
-	// order the kept types use them; pahole's keep libbpf's order, that of
-	// every type before deduplication. The host-order output keeps it, and
-	// so does its copy in another order (inOrder).
-	if out.Layout {
-		out.ByteOrder = order
-		return m.Dedup(out)
+	if !out.Layout && isNative(order) {
+		return m.Dedup(builder.Options{}) // raw, as it is
 	}
-	raw, err := m.Dedup(builder.Options{})
-	if err != nil || isNative(order) {
-		return raw, err
-	}
-	return inOrder(raw, opts.Base, order)
+	out.ByteOrder = order
+	return m.Dedup(out)
 }
 
 func isNative(order binary.ByteOrder) bool {
 	return order.Uint16([]byte{1, 2}) == binary.NativeEndian.Uint16([]byte{1, 2})
-}
-
-// inOrder returns raw, BTF in host byte order (split on base if base is not
-// nil), written in the given order with the same string section: a Builder
-// is given raw's strings in their order before its types. It is
-// dedup.Merger's own rebuilding (toBuilder) but for the strings; once that
-// keeps them in order, Dedup can hand the Merger any options again.
-func inOrder(raw []byte, base *btf.Spec, order binary.ByteOrder) ([]byte, error) {
-	s, err := btf.ParseSplit(raw, base)
-	if err != nil {
-		return nil, fmt.Errorf("dwarf2btf: deduplicated BTF: %w", err)
-	}
-	b, err := builder.NewSplit(base)
-	if err != nil {
-		return nil, err
-	}
-	strs, _ := s.StringSection()
-	for name := range bytes.SplitSeq(strs, []byte{0}) {
-		if _, err := b.AddString(view(name)); err != nil {
-			return nil, err
-		}
-	}
-	if err := b.CopyAll(s); err != nil {
-		return nil, err
-	}
-	return b.Marshal(builder.Options{ByteOrder: order})
 }
 
 // encode encodes data into a Builder, calling flush, if not nil, with it

@@ -42,6 +42,8 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "number of workers (default: every CPU)")
 	cmd.Flags().BoolVar(&f.noDedup, "no-dedup", false, "write the types as encoded, before deduplication")
 	f.write.register(cmd)
+	// pahole writes BTF in the byte order of the file it encodes.
+	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it; the host's with --no-dedup)"
 	return cmd
 }
 
