@@ -124,6 +124,10 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	if err != nil {
 		return nil, nil, err
 	}
+	// o lives to the end (its relocated copies are freed then), but its
+	// symbol table, 12 MB of debug/elf's Symbols for a vmlinux, is done
+	// with: newSymbols kept what the encoding needs.
+	o.symtab = nil
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
