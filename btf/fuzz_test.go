@@ -75,7 +75,7 @@ func FuzzParse(f *testing.F) {
 		}
 		// A lazy open finds the errors of records when they are handed out:
 		// taking them all in id order gives Parse's result.
-		lazy, _, err3 := btf.ParseLazy(data, btf.FlavorQuery{Names: []string{"s", "int"}, Kinds: []btf.Kind{btf.KindStruct, btf.KindInt}}, 0)
+		lazy, err3 := btf.ParseLazy(data, btf.FlavorQuery{Names: []string{"s", "int"}, Kinds: []btf.Kind{btf.KindStruct, btf.KindInt}})
 		if err3 == nil {
 			for id := lazy.FirstID(); id <= lazy.LastID(); id++ {
 				a, errA := lazy.TypeByID(id)

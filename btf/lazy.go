@@ -55,14 +55,9 @@ type foundFlavors struct {
 	offs []uint32
 }
 
-// lazySplitMin is the size of type section from which the lazy walk
-// follows two chains of records at once (see indexLazy).
-const lazySplitMin = 64 << 10
-
 // parseLazy is Parse for ReadOptions.Lazy, finding the types of q on the
-// way. The walk follows two chains of records from a type section of
-// splitAt bytes on; tests lower splitAt.
-func parseLazy(b []byte, q FlavorQuery, splitAt uint32) (*Spec, error) {
+// way.
+func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 	s, err := newSpec(b, nil)
 	if err != nil {
 		return nil, err
@@ -71,7 +66,7 @@ func parseLazy(b []byte, q FlavorQuery, splitAt uint32) (*Spec, error) {
 	if len(q.Names) > 0 {
 		s.found = &foundFlavors{f: q.filter()}
 	}
-	if err := s.indexLazy(splitAt); err != nil {
+	if err := s.indexLazy(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -81,122 +76,42 @@ func parseLazy(b []byte, q FlavorQuery, splitAt uint32) (*Spec, error) {
 // and bounds, fills the offset index and the kind summary, and collects
 // the types s.found asks for, without reading the references.
 //
-// Where each record starts depends on the size of the one before, so a
-// walk waits on every record's load in turn. From splitAt bytes on, a
-// second chain of records starts at a boundary guessed near the middle
-// (midBoundary), and one loop steps both chains, which the processor
-// overlaps on one core without a goroutine (a new thread, in a fresh
-// process). The second chain is taken if the first lands on its start;
-// otherwise the first walks on alone, and the result is the same.
-func (s *Spec) indexLazy(splitAt uint32) error {
+// It walks the records in one chain, on one goroutine. (A second chain
+// from a boundary near the middle, stepped in the same loop, made the
+// walk a third faster on data in the cache, 0.50 against 0.75 ms for
+// Debian 6.1's BTF, but kmeta btf min --obj 2-10% slower in a fresh
+// process: there the walk waits on the faults of the file's mapping, and
+// the second chain's offsets are fresh memory to fault in too. A second
+// goroutine did not pay either: btf/core/BENCH.md.)
+func (s *Spec) indexLazy() error {
 	s.alignTypes()
 	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
 	s.kinds = make([]uint16, 0, cap(s.index))
-	a := walker{id: s.firstID}
-	if uint32(len(s.types)) >= splitAt {
-		if err := s.walkLazyHalves(&a); err != nil {
-			return err
-		}
-	}
-	if err := s.walkLazy(&a, nil, nil); err != nil {
-		return err
-	}
-	s.n = uint32(a.id - s.firstID)
-	return nil
-}
-
-// walkLazyHalves walks the records from a.off in two chains, the second
-// from a boundary near the middle, and takes the second's records if the
-// first lands on its start; a is then at the end of the section, else
-// where the first chain stopped.
-func (s *Spec) walkLazyHalves(a *walker) error {
-	start, ok := s.midBoundary()
-	if !ok {
-		return nil
-	}
-	h := halves.Get().(*half)
-	defer halves.Put(h)
-	*h = half{start: start, offs: h.offs[:0], kinds: h.kinds[:0]}
-	if est := int(uint32(len(s.types))-start)/20 + 64; cap(h.offs) < est {
-		h.offs, h.kinds = make([]uint32, 0, est), make([]uint8, 0, est)
-	}
-	var hFound []uint32
-	if err := s.walkLazy(a, h, &hFound); err != nil {
-		return err
-	}
-	if a.off != h.start || h.failed || uint64(a.id)+uint64(len(h.offs)) >= 1<<31 {
-		return nil
-	}
-	first := a.id
-	s.merge(a, h)
-	s.halved = true
-	if s.found != nil {
-		for _, j := range hFound {
-			s.found.ids = append(s.found.ids, first+TypeID(j))
-			s.found.offs = append(s.found.offs, h.offs[j])
-		}
-	}
-	return nil
-}
-
-// walkLazy walks the records from a.off, adding them to the index, the
-// kind summary and s.found: up to h.start if h is not nil, and then in the
-// same loop the records of h from h.start on, whose offsets and kinds go to
-// h and whose finds (their numbers within h) to hFound; h.failed is set if
-// one is out of bounds or of no known kind. Without h, walkLazy walks to
-// the end of the section.
-func (s *Spec) walkLazy(a *walker, h *half, hFound *[]uint32) error {
-	w := newWords(s.types)
-	end := uint32(len(s.types))
-	stop, bOff := end, end
-	if h != nil {
-		stop, bOff = h.start, h.start
-	}
 	var f *flavorFilter
 	if s.found != nil {
 		f = s.found.f
 	}
-	off, id := a.off, a.id
-	for {
-		moreA, moreB := off < stop, bOff < end
-		if !moreA && !moreB {
-			break
+	w := newWords(s.types)
+	end := uint32(len(s.types))
+	id := s.firstID
+	for off := uint32(0); off < end; id++ {
+		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
+			s.index = append(s.index, off)
+			s.kinds = append(s.kinds, 0)
 		}
-		if moreA {
-			if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
-				s.index = append(s.index, off)
-				s.kinds = append(s.kinds, 0)
-			}
-			info, size, ok := s.recordAt(w, off, end)
-			if !ok || uint64(id) >= 1<<31 {
-				return s.recordErr(w, id, off)
-			}
-			kind := wire.InfoKind(info)
-			s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
-			if f != nil && f.kinds&(1<<(kind&31)) != 0 && s.nameHasEssential(w.at(off+wire.NameAt), f) {
-				s.found.ids = append(s.found.ids, id)
-				s.found.offs = append(s.found.offs, off)
-			}
-			off += size
-			id++
+		info, size, ok := s.recordAt(w, off, end)
+		if !ok || uint64(id) >= 1<<31 {
+			return s.recordErr(w, id, off)
 		}
-		if moreB {
-			info, size, ok := s.recordAt(w, bOff, end)
-			if !ok {
-				h.failed = true
-				bOff = end
-				continue
-			}
-			kind := wire.InfoKind(info)
-			if f != nil && f.kinds&(1<<(kind&31)) != 0 && s.nameHasEssential(w.at(bOff+wire.NameAt), f) {
-				*hFound = append(*hFound, uint32(len(h.offs)))
-			}
-			h.offs = append(h.offs, bOff)
-			h.kinds = append(h.kinds, uint8(kind))
-			bOff += size
+		kind := wire.InfoKind(info)
+		s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
+		if f != nil && f.kinds&(1<<(kind&31)) != 0 && s.nameHasEssential(w.at(off+wire.NameAt), f) {
+			s.found.ids = append(s.found.ids, id)
+			s.found.offs = append(s.found.offs, off)
 		}
+		off += size
 	}
-	a.off, a.id = off, id
+	s.n = uint32(id - s.firstID)
 	return nil
 }
 

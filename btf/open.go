@@ -165,7 +165,7 @@ func (o *ReadOptions) parseAny(d *input.Data) (_ *Spec, err error) {
 	}
 	var s *Spec
 	if o.Lazy && o.Base == nil {
-		s, err = parseLazy(data, o.Flavors, lazySplitMin)
+		s, err = parseLazy(data, o.Flavors)
 	} else {
 		s, err = ParseSplit(data, o.Base)
 	}

@@ -51,7 +51,7 @@ type Spec struct {
 	ptrOnce sync.Once
 	ptrSize uint32
 
-	halved bool // indexTypes or indexLazy walked the type section in two halves
+	halved bool // indexTypes walked the type section in two halves
 
 	// lazy is set for a Spec opened with ReadOptions.Lazy: the references
 	// of a record are checked when a view of it is handed out (see
@@ -288,28 +288,17 @@ func (s *Spec) splitWalk(splitAt uint32) *half {
 	if end < splitAt || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
-	c, ok := s.midBoundary()
-	if !ok {
-		return nil
-	}
-	h := halves.Get().(*half)
-	*h = half{start: c, offs: h.offs[:0], kinds: h.kinds[:0], done: make(chan struct{})}
-	go s.walkHalf(h)
-	return h
-}
-
-// midBoundary guesses a record boundary near the middle of the type
-// section: an offset from which 64 records in a row look sound.
-func (s *Spec) midBoundary() (uint32, bool) {
 	w := newWords(s.types)
-	end := uint32(len(s.types))
 	mid := end / 2 &^ 3
 	for c := mid; c < end && c-mid < 64<<10; c += 4 {
 		if s.plausible(w, c, 64) {
-			return c, true
+			h := halves.Get().(*half)
+			*h = half{start: c, offs: h.offs[:0], kinds: h.kinds[:0], done: make(chan struct{})}
+			go s.walkHalf(h)
+			return h
 		}
 	}
-	return 0, false
+	return nil
 }
 
 // plausible reports whether n records in a row from off (or all up to the
