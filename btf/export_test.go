@@ -10,3 +10,14 @@ func ParseSplitWalk(b []byte, base *Spec, splitAt uint32) (s *Spec, halved bool,
 	}
 	return s, s.halved, nil
 }
+
+// ParseLazy is a Lazy open of b that finds q on the way.
+func ParseLazy(b []byte, q FlavorQuery) (*Spec, error) {
+	return parseLazy(b, q)
+}
+
+// ReadsFound reports whether FindFlavors for q reads what the lazy walk
+// found instead of walking the records.
+func (s *Spec) ReadsFound(q FlavorQuery) bool {
+	return s.found != nil && s.found.f.covers(q.filter())
+}

@@ -19,26 +19,17 @@ import (
 // the rest (btf/core's BenchmarkResolve). Nothing is yielded once the
 // Spec is closed.
 func (s *Spec) FindFlavors(names []string, kinds []Kind, scope Scope) iter.Seq[Type] {
-	var f flavorFilter
-	for _, k := range kinds {
-		f.groups |= kindBit(k)
-		f.kinds |= 1 << (k & 31)
-	}
-	for _, n := range names {
-		if n != "" {
-			f.first[n[0]] = append(f.first[n[0]], n)
-		}
-	}
+	f := FlavorQuery{Names: names, Kinds: kinds}.filter()
 	return func(yield func(Type) bool) {
 		for _, o := range s.chain(scope) {
-			if !o.alive() || !o.findFlavors(&f, yield) {
+			if !o.alive() || !o.findFlavors(f, yield) {
 				return
 			}
 		}
 	}
 }
 
-// flavorFilter is what FindFlavors looks for.
+// flavorFilter is what FindFlavors looks for (FlavorQuery.filter).
 type flavorFilter struct {
 	groups uint16        // kind bits of the group summaries
 	kinds  uint32        // 1<<kind of each kind
@@ -47,6 +38,16 @@ type flavorFilter struct {
 
 func (s *Spec) findFlavors(f *flavorFilter, yield func(Type) bool) bool {
 	types := s.types
+	if s.found != nil && s.found.f.covers(f) {
+		for i, id := range s.found.ids {
+			off := s.found.offs[i]
+			if f.kinds&(1<<(wire.InfoKind(wire.InfoWord(types, off))&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) &&
+				!s.yieldType(id, off, yield) {
+				return false
+			}
+		}
+		return true
+	}
 	for g, off := range s.index {
 		if s.kinds[g]&f.groups == 0 {
 			continue // no type of these kinds in the group
@@ -54,10 +55,9 @@ func (s *Spec) findFlavors(f *flavorFilter, yield func(Type) bool) bool {
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
 			info := wire.InfoWord(types, off)
-			if f.kinds&(1<<(wire.InfoKind(info)&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) {
-				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
-					return false
-				}
+			if f.kinds&(1<<(wire.InfoKind(info)&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) &&
+				!s.yieldType(s.firstID+TypeID(i), off, yield) {
+				return false
 			}
 			off += s.sizes.Of(info)
 		}

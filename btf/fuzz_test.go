@@ -73,6 +73,25 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// A lazy open finds the errors of records when they are handed out:
+		// taking them all in id order gives Parse's result.
+		lazy, err3 := btf.ParseLazy(data, btf.FlavorQuery{Names: []string{"s", "int"}, Kinds: []btf.Kind{btf.KindStruct, btf.KindInt}})
+		if err3 == nil {
+			for id := lazy.FirstID(); id <= lazy.LastID(); id++ {
+				a, errA := lazy.TypeByID(id)
+				if err == nil {
+					b, _ := one.TypeByID(id)
+					if errA != nil || !bytes.Equal(a.Record(), b.Record()) {
+						t.Fatalf("type %d differs lazily: %v", id, errA)
+					}
+				}
+			}
+			err3 = lazy.Err()
+			exercise(lazy)
+		}
+		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
+			t.Fatalf("parsed: %v; lazily: %v", err, err3)
+		}
 		s, err := btf.ParseSplit(data, base)
 		if err == nil {
 			exercise(s)

@@ -1,6 +1,7 @@
 package btf_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
 
@@ -58,4 +59,20 @@ func names(ts []btf.Type) []string {
 		out = append(out, t.String())
 	}
 	return out
+}
+
+// sameRecords fails the test unless got has want's types, record for
+// record.
+func sameRecords(tb testing.TB, what string, want, got *btf.Spec) {
+	tb.Helper()
+	if want.NumTypes() != got.NumTypes() {
+		tb.Fatalf("%s: %d types, want %d", what, got.NumTypes(), want.NumTypes())
+	}
+	for id := want.FirstID(); id <= want.LastID(); id++ {
+		a, errA := want.TypeByID(id)
+		b, errB := got.TypeByID(id)
+		if errA != nil || errB != nil || !bytes.Equal(a.Record(), b.Record()) {
+			tb.Fatalf("%s: type %d differs: %v, %v", what, id, errA, errB)
+		}
+	}
 }

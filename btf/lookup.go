@@ -21,7 +21,13 @@ func (s *Spec) TypeByID(id TypeID) (Type, error) {
 	if o == nil {
 		return Type{}, fmt.Errorf("type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
 	}
-	return Type{spec: o, id: id, off: o.offsetOf(id)}, nil
+	off := o.offsetOf(id)
+	if o.lazy {
+		if err := o.checkOut(id, off); err != nil {
+			return Type{}, err
+		}
+	}
+	return Type{spec: o, id: id, off: off}, nil
 }
 
 // Scope selects which Specs of a split chain a lookup or iteration covers.
@@ -46,7 +52,7 @@ func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
 			off := uint32(0)
 			for i := range o.n {
 				t := Type{spec: o, id: o.firstID + TypeID(i), off: off}
-				if !yield(t.id, t) {
+				if o.lazy && o.checkOut(t.id, off) != nil || !yield(t.id, t) {
 					return
 				}
 				off += o.sizes.Of(wire.InfoWord(o.types, off))
@@ -150,10 +156,8 @@ func (s *Spec) findIn(name string, opts FindOptions, yield func(Type) bool) bool
 		info := wire.InfoWord(s.types, off)
 		if opts.Kind == KindUnknown || Kind(wire.InfoKind(info)) == opts.Kind {
 			b, _ := s.str(wire.Word(s.types, off+wire.NameAt))
-			if string(essentialBytes(b)) == name {
-				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
-					return false
-				}
+			if string(essentialBytes(b)) == name && !s.yieldType(s.firstID+TypeID(i), off, yield) {
+				return false
 			}
 		}
 		off += s.sizes.Of(info)
@@ -178,10 +182,9 @@ func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
 		first := uint32(g) << indexShift
 		for i := first; i < min(first+1<<indexShift, s.n); i++ {
 			info := wire.InfoWord(types, off)
-			if (kind == KindUnknown || Kind(wire.InfoKind(info)) == kind) && s.nameIs(wire.Word(types, off+wire.NameAt), name) {
-				if !yield(Type{spec: s, id: s.firstID + TypeID(i), off: off}) {
-					return false
-				}
+			if (kind == KindUnknown || Kind(wire.InfoKind(info)) == kind) && s.nameIs(wire.Word(types, off+wire.NameAt), name) &&
+				!s.yieldType(s.firstID+TypeID(i), off, yield) {
+				return false
 			}
 			off += s.sizes.Of(info)
 		}

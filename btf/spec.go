@@ -52,6 +52,15 @@ type Spec struct {
 	ptrSize uint32
 
 	halved bool // indexTypes walked the type section in two halves
+
+	// lazy is set for a Spec opened with ReadOptions.Lazy: the references
+	// of a record are checked when a view of it is handed out (see
+	// checkOut), and the first failure is kept in lazyErr.
+	lazy    bool
+	lazyErr atomic.Pointer[error]
+	// found holds the types the lazy walk found for ReadOptions.Flavors,
+	// which FindFlavors reads instead of walking the records again.
+	found *foundFlavors
 }
 
 // Parse reads raw BTF from b, which the caller keeps unchanged for as long as
@@ -72,6 +81,19 @@ func ParseSplit(b []byte, base *Spec) (*Spec, error) {
 // parseSplit is ParseSplit, walking a type section of splitAt bytes or more
 // in two halves (see indexTypes); tests lower splitAt.
 func parseSplit(b []byte, base *Spec, splitAt uint32) (*Spec, error) {
+	s, err := newSpec(b, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.indexTypes(splitAt); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newSpec checks the header and the string section of raw BTF b, on top of
+// base, and returns a Spec on them whose records are still to be walked.
+func newSpec(b []byte, base *Spec) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -99,9 +121,6 @@ func parseSplit(b []byte, base *Spec, splitAt uint32) (*Spec, error) {
 		s.strStart = base.strStart + uint32(len(base.strs))
 	}
 	if err := s.checkStrings(); err != nil {
-		return nil, err
-	}
-	if err := s.indexTypes(splitAt); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -291,13 +310,8 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 		if off == end {
 			return true
 		}
-		if end-off < wire.TypeSize {
-			return false
-		}
-		info := w.at(off + wire.InfoAt)
-		fixed, elem := s.sizes.Parts(wire.InfoKind(info))
-		size := fixed + elem*uint32(wire.InfoVlen(info))
-		if info&wire.InfoUnused != 0 || fixed == 0 || size > end-off || w.at(off) >= s.strEnd() {
+		info, size, ok := s.recordAt(w, off, end)
+		if !ok || info&wire.InfoUnused != 0 || w.at(off) >= s.strEnd() {
 			return false
 		}
 		off += size

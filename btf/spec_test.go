@@ -1,7 +1,6 @@
 package btf_test
 
 import (
-	"bytes"
 	"errors"
 	"maps"
 	"runtime"
@@ -362,16 +361,7 @@ func TestSplitWalk(t *testing.T) {
 		} else if b == nil && runtime.GOMAXPROCS(0) > 1 {
 			t.Errorf("%s: the second half was not used", name)
 		}
-		if one.NumTypes() != two.NumTypes() {
-			t.Fatalf("%s: %d types, in halves %d", name, one.NumTypes(), two.NumTypes())
-		}
-		for id := one.FirstID(); id <= one.LastID(); id++ {
-			a, errA := one.TypeByID(id)
-			b, errB := two.TypeByID(id)
-			if errA != nil || errB != nil || !bytes.Equal(a.Record(), b.Record()) {
-				t.Fatalf("%s: type %d differs: %v, %v", name, id, errA, errB)
-			}
-		}
+		sameRecords(t, name+", in halves", one, two)
 		for _, k := range []btf.Kind{btf.KindStruct, btf.KindFunc, btf.KindTypedef} {
 			a, _ := one.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
 			b, _ := two.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})

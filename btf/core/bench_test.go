@@ -10,20 +10,20 @@ import (
 )
 
 // BenchmarkMinimalFile is the work of "kmeta btf min FILE --obj prog.bpf.o"
-// without the process: open (map and validate) the host vmlinux BTF and
-// the object, resolve, build and marshal the minimal BTF. It guards the
-// candidate scan (Target.scan) and the marking.
+// without the process: open the object, open (map) the host vmlinux BTF
+// lazily with the candidate search made in the walk, resolve, build and
+// marshal the minimal BTF. It guards the lazy open and the marking.
 func BenchmarkMinimalFile(b *testing.B) {
 	dir := b.TempDir()
 	files := writeAll(b, dir, map[string]string{"host": kernels["host-6.18"]}, ".btf")
 	objs := writeAll(b, dir, map[string]string{"prog": objects["prog"]}, ".o")
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := btf.Open(files["host"])
+		obj, err := core.OpenObject(objs["prog"], btf.ReadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		obj, err := core.OpenObject(objs["prog"], btf.ReadOptions{})
+		s, err := btf.OpenWith(files["host"], btf.ReadOptions{Lazy: true, Flavors: core.TargetQuery(obj)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -28,8 +28,15 @@ import (
 // structs and unions keep only their kept members, and references to
 // types not kept become void. Strings are in order of first use. The raw
 // dump of the result is bpftool's. t may hold at most one module (a
-// split BTF on the main one): ids must be one space.
-func Minimal(ctx context.Context, t *Target, objs []*Object) (*builder.Builder, error) {
+// split BTF on the main one): ids must be one space. A record of a lazily
+// opened target (btf.ReadOptions.Lazy) that fails its check when it is
+// read makes Minimal return that error.
+func Minimal(ctx context.Context, t *Target, objs []*Object) (b *builder.Builder, err error) {
+	defer func() {
+		if lerr := t.err(); lerr != nil {
+			b, err = nil, lerr
+		}
+	}()
 	t.mu.Lock()
 	if t.load != nil {
 		t.modules, t.load = t.load(), nil

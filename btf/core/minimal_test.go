@@ -153,3 +153,59 @@ func TestMinimalFails(t *testing.T) {
 		t.Errorf("ambig on host-6.18 differs from bpftool's:\n%s", diffDumps(t, want, got))
 	}
 }
+
+// openLazy opens the BTF in data as kmeta btf min --obj opens a target: lazily, with the
+// objects' candidate search made while it is walked.
+func openLazy(tb testing.TB, data []byte, objs []*core.Object) *btf.Spec {
+	tb.Helper()
+	s, err := btf.ReadWith(bytes.NewReader(data), btf.ReadOptions{Lazy: true, Flavors: core.TargetQuery(objs...)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// TestMinimalLazyTarget: on a target opened lazily, with the candidate
+// search made while opening, Minimal writes bpftool's bytes too.
+func TestMinimalLazyTarget(t *testing.T) {
+	for name, objs := range minCases() {
+		for k := range kernels {
+			t.Run(name+"/"+k, func(t *testing.T) {
+				var list []*core.Object
+				for _, o := range objs {
+					list = append(list, object(t, o))
+				}
+				s := openLazy(t, testfixtures.Read(t, kernels[k]), list)
+				b, err := core.Minimal(context.Background(), core.NewTarget(s), list)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := b.Marshal(builder.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := testfixtures.Read(t, "core/bpftool/"+name+"."+k+".min.btf")
+				if !bytes.Equal(got, want) {
+					t.Errorf("minimal BTF differs from bpftool's:\n%s", diffDumps(t, want, got))
+				}
+			})
+		}
+	}
+}
+
+// TestMinimalLazyBadRecord: a record that the relocations reach and that
+// refers to a type past the last makes Minimal on the lazily opened target
+// fail with the error Parse gives for it.
+func TestMinimalLazyBadRecord(t *testing.T) {
+	data := testfixtures.BreakMembers(t, testfixtures.Read(t, kernels["debian-6.1"]), "task_struct")
+	_, want := btf.Parse(data)
+	if want == nil {
+		t.Fatal("Parse accepts the broken task_struct")
+	}
+	objs := []*core.Object{object(t, "prog")}
+	_, err := core.Minimal(context.Background(), core.NewTarget(openLazy(t, data, objs)), objs)
+	var fe *btf.FormatError
+	if !errors.As(err, &fe) || err.Error() != want.Error() {
+		t.Fatalf("Minimal: %v, want %v", err, want)
+	}
+}

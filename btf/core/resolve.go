@@ -76,7 +76,8 @@ func (r *Result) Reason() string {
 // relocation that fails: each Result says whether it resolved.
 //
 // The error is for what stops everything: a cancelled ctx (which may be
-// nil).
+// nil), or a record of a lazily opened target (btf.ReadOptions.Lazy) that
+// failed its check when it was read.
 func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
 	t.prepare(obj.wants())
 	cache := map[btf.TypeID][]cand{}
@@ -88,6 +89,9 @@ func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
 		for i, r := range sec.CORERelos() {
 			out = append(out, obj.resolveOne(sec.Name, i, r, t, cache))
 		}
+	}
+	if err := t.err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -120,21 +120,8 @@ func (t *Target) prepare(ws []want) {
 // and kind class are in missing: libbpf's bpf_core_add_cands, for all
 // the names at once.
 func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
-	var classes uint32
-	for _, mask := range missing {
-		classes |= mask
-	}
-	var kinds []btf.Kind
-	for k := btf.KindUnknown; k <= btf.KindEnum64; k++ {
-		if classes&(1<<kindClass(k)) != 0 {
-			kinds = append(kinds, k)
-		}
-	}
-	names := make([]string, 0, len(missing))
-	for name := range missing {
-		names = append(names, name)
-	}
-	for typ := range s.FindFlavors(names, kinds, scope) {
+	q := query(missing)
+	for typ := range s.FindFlavors(q.Names, q.Kinds, scope) {
 		name := essential(typ.NameBytes())
 		c := kindClass(typ.Kind())
 		if missing[string(name)]&(1<<c) == 0 {
@@ -143,6 +130,54 @@ func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 		e := t.cands[string(name)]
 		e.lists[c] = append(e.lists[c], cand{s: s, id: typ.ID()})
 	}
+}
+
+// query returns the FindFlavors search for the essential names and kind
+// classes of missing.
+func query(missing map[string]uint32) btf.FlavorQuery {
+	var classes uint32
+	for _, mask := range missing {
+		classes |= mask
+	}
+	var q btf.FlavorQuery
+	for k := btf.KindUnknown; k <= btf.KindEnum64; k++ {
+		if classes&(1<<kindClass(k)) != 0 {
+			q.Kinds = append(q.Kinds, k)
+		}
+	}
+	for name := range missing {
+		q.Names = append(q.Names, name)
+	}
+	return q
+}
+
+// TargetQuery returns the candidate search that resolving objs against a
+// Target makes in its BTF: open the target with it as
+// btf.ReadOptions.Flavors, Lazy, and the search is made in the walk that
+// opening does anyway (kmeta btf min --obj).
+func TargetQuery(objs ...*Object) btf.FlavorQuery {
+	missing := map[string]uint32{}
+	for _, obj := range objs {
+		for _, w := range obj.wants() {
+			missing[w.name] |= 1 << w.class
+		}
+	}
+	return query(missing)
+}
+
+// err returns the error of a record of the target's lazily opened BTF
+// (btf.ReadOptions.Lazy) that failed its check when it was read: results
+// computed since may have taken it for void.
+func (t *Target) err() error {
+	if err := t.main.Err(); err != nil {
+		return err
+	}
+	for _, m := range t.modules {
+		if err := m.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // candidates returns the cached candidates of w; prepare must have run.

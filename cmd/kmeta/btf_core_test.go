@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -111,6 +112,31 @@ func TestBTFMinObj(t *testing.T) {
 		if _, err := kmeta(t, nil, bad...); exitStatus(t.Context(), err) != exitFailure {
 			t.Errorf("%v: %v", bad, err)
 		}
+	}
+}
+
+// TestBTFMinObjBadTarget: the target is opened lazily, but a record the
+// relocations reach that refers to a type past the last still fails the
+// command with the error opening it in full gives, and writes nothing.
+func TestBTFMinObjBadTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := testfixtures.BreakMembers(t, testfixtures.Read(t, testfixtures.DebianVmlinux), "task_struct")
+	target := filepath.Join(dir, "bad.btf")
+	if err := os.WriteFile(target, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want := btf.Open(target)
+	if want == nil {
+		t.Fatal("Open accepts the broken task_struct")
+	}
+	out := filepath.Join(dir, "min.btf")
+	_, err := kmeta(t, nil, "btf", "min", target, "--obj", testfixtures.Path(t, "elf/prog.bpf.o.gz"), "-o", out)
+	if err == nil || err.Error() != want.Error() || exitStatus(t.Context(), err) != exitFailure {
+		t.Errorf("error %v (exit %d), want %v (exit %d)", err, exitStatus(t.Context(), err), want, exitFailure)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v", out, err)
 	}
 }
 

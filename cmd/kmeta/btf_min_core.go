@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
@@ -34,6 +35,25 @@ func closeObjects(objs []*core.Object) {
 	}
 }
 
+// targetOptions are the read options of a target BTF for objs (without
+// a base): opened lazily, the objects' candidate search made in the walk
+// that opening does (btf.ReadOptions.Lazy, core.TargetQuery).
+func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
+	o := c.readOptions(nil)
+	o.Lazy, o.Flavors = true, core.TargetQuery(objs...)
+	return o
+}
+
+// targetErr returns err, the error of a resolution on the target s read
+// from path, or the error of the record of s that failed its check if
+// there is one (btf.ReadOptions.Lazy), after the path, as opening gives it.
+func targetErr(path string, s *btf.Spec, err error) error {
+	if lerr := s.Err(); lerr != nil {
+		return fmt.Errorf("%s: %w", path, lerr)
+	}
+	return err
+}
+
 // btfMinObjs writes the minimal BTF of FILE for the objects' relocations.
 func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	if f.out == "" {
@@ -50,7 +70,14 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 		return err
 	}
 	defer closeObjects(objs)
-	o, err := c.openSpec(path, f.base)
+	var o *openedSpec
+	if f.base == "" {
+		var s *btf.Spec
+		s, err = c.openOneWith(path, c.targetOptions(objs))
+		o = &openedSpec{spec: s}
+	} else {
+		o, err = c.openSpec(path, f.base)
+	}
 	if err != nil {
 		return err
 	}
@@ -61,9 +88,27 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	}
 	b, err := core.Minimal(c.ctx, t, objs)
 	if err != nil {
+		return targetErr(path, o.spec, err)
+	}
+	opts, err := f.write.options()
+	if err != nil {
 		return err
 	}
-	return c.writeBTF(b, f.out, f.write, inputs...)
+	data, err := marshalBTF(b, f.out, f.write, opts)
+	if err != nil {
+		return err
+	}
+	// The inputs are unmapped while the output is written and synced:
+	// unmapping a vmlinux BTF costs 0.1-0.2 ms (btf/core/BENCH.md). The
+	// deferred closes then find them closed.
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		o.Close()
+		closeObjects(objs)
+	}()
+	defer func() { <-closed }()
+	return c.writeOutput(f.out, data, inputs...)
 }
 
 // btfMinBatch writes one minimal BTF per kernel into f.dir, the kernels
@@ -117,14 +162,14 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 
 // minOne writes the minimal BTF of one kernel into the batch.
 func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Object, f btfMinFlags, opts builder.Options) error {
-	s, err := c.openOne(kpath, nil)
+	s, err := c.openOneWith(kpath, c.targetOptions(objs))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	b, err := core.Minimal(c.ctx, core.NewTarget(s), objs)
 	if err != nil {
-		return err
+		return targetErr(kpath, s, err)
 	}
 	data, err := marshalBTF(b, out, f.write, opts)
 	if err != nil {

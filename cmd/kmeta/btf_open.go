@@ -47,8 +47,13 @@ func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 }
 
 func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
+	return c.openOneWith(path, c.readOptions(base))
+}
+
+// openOneWith is openOne with read options o, whose Base is the base.
+func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
 	if path == "-" {
-		return c.openStdin(base)
+		return c.openStdin(o)
 	}
 	if isKernelImage(path) {
 		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
@@ -56,9 +61,9 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 			return nil, withHint(err)
 		}
 		defer d.Release()
-		return c.kernelImageSpec(path, d.Bytes(), base)
+		return c.kernelImageSpec(path, d.Bytes(), o)
 	}
-	return btf.OpenWith(path, c.readOptions(base))
+	return btf.OpenWith(path, o)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
@@ -66,10 +71,10 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 const kernelHead = 0x250
 
 // openStdin reads BTF, an ELF file, compressed BTF, an x86 bzImage or a
-// Debian package from standard input, under the same limit as files: a
-// kernel image or package is read whole (bounded by --max-input) and then
-// decompressed as a file would be.
-func (c *cli) openStdin(base *btf.Spec) (*btf.Spec, error) {
+// Debian package from standard input, with read options o, under the same
+// limit as files: a kernel image or package is read whole (bounded by
+// --max-input) and then decompressed as a file would be.
+func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
 	head, _ := r.Peek(kernelHead) // (short input: what there is)
 	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
@@ -78,9 +83,9 @@ func (c *cli) openStdin(base *btf.Spec) (*btf.Spec, error) {
 			return nil, withHint(fmt.Errorf("stdin: %w", err))
 		}
 		defer d.Release()
-		return c.kernelImageSpec("stdin", d.Bytes(), base)
+		return c.kernelImageSpec("stdin", d.Bytes(), o)
 	}
-	s, err := btf.ReadWith(r, c.readOptions(base))
+	s, err := btf.ReadWith(r, o)
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
@@ -122,12 +127,12 @@ func isKernelImage(path string) bool {
 // kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
 // Debian package named name: the kernel is decompressed as a stream into
 // btf's reader, which keeps only the .BTF section.
-func (c *cli) kernelImageSpec(name string, data []byte, base *btf.Spec) (*btf.Spec, error) {
+func (c *cli) kernelImageSpec(name string, data []byte, o btf.ReadOptions) (*btf.Spec, error) {
 	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
-	s, err := btf.ReadWith(r, c.readOptions(base))
+	s, err := btf.ReadWith(r, o)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}

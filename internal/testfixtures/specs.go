@@ -24,6 +24,29 @@ func Spec(tb testing.TB, data []byte, base *btf.Spec) *btf.Spec {
 	return s
 }
 
+// BreakMembers returns a copy of host-order BTF data in which every
+// member of the struct called name refers to a type past the last: data
+// that opening in full rejects, and a lazy open (btf.ReadOptions.Lazy)
+// only once the struct is read.
+func BreakMembers(tb testing.TB, data []byte, name string) []byte {
+	tb.Helper()
+	data = bytes.Clone(data)
+	s, err := btf.Parse(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	t, err := s.FindOne(name, btf.FindOptions{Kind: btf.KindStruct})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := t.Record() // in data: Parse reads host-order BTF in place
+	for i := 16; i+4 <= len(rec); i += 12 {
+		copy(rec[i:], []byte{0xff, 0xff, 0xff, 0x0f}) // the member's type
+	}
+	return data
+}
+
 // HostSpec parses the 6.18 host vmlinux BTF.
 func HostSpec(tb testing.TB) *btf.Spec {
 	tb.Helper()

@@ -1,0 +1,120 @@
+package btf_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// flavorIDs collects what FindFlavors yields.
+func flavorIDs(s *btf.Spec, q btf.FlavorQuery) []btf.TypeID {
+	var ids []btf.TypeID
+	for t := range s.FindFlavors(q.Names, q.Kinds, btf.ScopeAll) {
+		ids = append(ids, t.ID())
+	}
+	return ids
+}
+
+// TestLazy: a Lazy open of the two vmlinux BTFs has the records of a full
+// one, and its FindFlavors, from what the walk found or from a new walk,
+// finds what the full Spec's does.
+func TestLazy(t *testing.T) {
+	q := btf.FlavorQuery{
+		Names: []string{"task_struct", "file", "pid_type", "u32", "bpf_map", "no_such_type"},
+		Kinds: []btf.Kind{btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindTypedef},
+	}
+	sub := btf.FlavorQuery{Names: []string{"file", "u32"}, Kinds: []btf.Kind{btf.KindStruct, btf.KindTypedef}}
+	other := btf.FlavorQuery{Names: []string{"task_struct", "mm_struct"}, Kinds: []btf.Kind{btf.KindStruct}}
+	for _, name := range []string{testfixtures.HostVmlinux, testfixtures.DebianVmlinux} {
+		data := testfixtures.Read(t, name)
+		full := mustParse(t, data, nil)
+		s, err := btf.ParseLazy(data, q)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sameRecords(t, name+", lazily", full, s)
+		if !s.ReadsFound(q) || !s.ReadsFound(sub) || s.ReadsFound(other) {
+			t.Errorf("%s: FindFlavors reads what was found: %v, %v, %v; want true, true, false",
+				name, s.ReadsFound(q), s.ReadsFound(sub), s.ReadsFound(other))
+		}
+		for _, fq := range []btf.FlavorQuery{q, sub, other} {
+			want, got := flavorIDs(full, fq), flavorIDs(s, fq)
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("%s: FindFlavors(%v) = %v, want %v", name, fq, got, want)
+			}
+		}
+		if err := s.Err(); err != nil {
+			t.Errorf("%s: Err() = %v", name, err)
+		}
+	}
+}
+
+// TestLazyBadReference: a record that refers to a type past the last is
+// found when it is handed out, with the error Parse gives for it; the
+// records before it are read, and Err keeps the error.
+func TestLazyBadReference(t *testing.T) {
+	b := newRaw(0)
+	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	b.typ("task_struct", btf.KindStruct, 1, false, 4, b.str("x"), 99, 0)
+	b.typ("", btf.KindPointer, 0, false, 2)
+	data := b.bytes()
+	_, want := btf.Parse(data)
+	var fe *btf.FormatError
+	if !errors.As(want, &fe) {
+		t.Fatalf("Parse: %v, want a FormatError", want)
+	}
+	open := func() *btf.Spec {
+		s, err := btf.ReadWith(bytes.NewReader(data), btf.ReadOptions{Lazy: true,
+			Flavors: btf.FlavorQuery{Names: []string{"task_struct"}, Kinds: []btf.Kind{btf.KindStruct}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	s := open()
+	if _, err := s.TypeByID(1); err != nil || s.Err() != nil {
+		t.Fatalf("TypeByID(1): %v; Err %v", err, s.Err())
+	}
+	if _, err := s.TypeByID(2); err == nil || err.Error() != want.Error() {
+		t.Fatalf("TypeByID(2): %v, want %v", err, want)
+	}
+	if err := s.Err(); err == nil || err.Error() != want.Error() {
+		t.Fatalf("Err: %v, want %v", err, want)
+	}
+
+	s = open()
+	var seen []btf.TypeID
+	for id := range s.All() {
+		seen = append(seen, id)
+	}
+	if !slices.Equal(seen, []btf.TypeID{1}) || s.Err() == nil {
+		t.Errorf("All: %v, Err %v; want [1] and an error", seen, s.Err())
+	}
+
+	s = open()
+	if ids := flavorIDs(s, btf.FlavorQuery{Names: []string{"task_struct"}, Kinds: []btf.Kind{btf.KindStruct}}); len(ids) != 0 || s.Err() == nil {
+		t.Errorf("FindFlavors: %v, Err %v; want nothing and an error", ids, s.Err())
+	}
+	s = open()
+	if ts, err := s.Find("task_struct", btf.FindOptions{}); err == nil || s.Err() == nil {
+		t.Errorf("Find: %v, %v, Err %v; want an error", ts, err, s.Err())
+	}
+}
+
+// TestLazySplitIgnored: with a base, Lazy is ignored and the split BTF is
+// checked whole.
+func TestLazySplitIgnored(t *testing.T) {
+	base := newRaw(0)
+	base.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+	bs := mustParse(t, base.bytes(), nil)
+	b := newRaw(uint32(bs.StringsLen()))
+	b.typ("", btf.KindPointer, 0, false, 99)
+	if _, err := btf.ReadWith(bytes.NewReader(b.bytes()), btf.ReadOptions{Base: bs, Lazy: true}); err == nil {
+		t.Fatal("split BTF with a bad reference opened lazily")
+	}
+}
