@@ -51,7 +51,11 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
-	b.strs.build()
+	// The string index is independent of the types: it is built on
+	// another core meanwhile.
+	var strs sync.WaitGroup
+	strs.Go(b.strs.build)
+	defer strs.Wait()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,11 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/btf"
+import (
+	"runtime"
+	"sync"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
 
 // Signatures let the struct pass skip candidates whose graph comparison
 // must fail, without running it. libbpf runs btf_dedup_is_equiv on every
@@ -191,14 +196,31 @@ func (d *state) topSig(id uint32) uint32 {
 func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 
 // computeSigs fills the base's signatures, level by level.
+// The types of a level are independent of each other, so with a second
+// core each level is computed in two halves at once.
 func (b *Base) computeSigs() {
+	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
 	for k := range b.sigs {
 		memo := make([]uint32, b.last+1)
 		memo[0] = sigVoid
-		child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
-		for id := uint32(1); id <= b.last; id++ {
-			memo[id] = sigOf(b.rec(id), k, child)
+		fill := func(lo, hi uint32) {
+			for id := lo; id < hi; id++ {
+				memo[id] = sigOf(b.rec(id), k, child)
+			}
+		}
+		mid := b.last/2 + 1
+		if runtime.GOMAXPROCS(0) > 1 && b.last >= minSplitSigs {
+			var wg sync.WaitGroup
+			wg.Go(func() { fill(mid, b.last+1) })
+			fill(1, mid)
+			wg.Wait()
+		} else {
+			fill(1, b.last+1)
 		}
 		b.sigs[k] = memo
 	}
 }
+
+// minSplitSigs is the smallest base whose signature levels are computed
+// in two halves: below it, starting a goroutine costs more than it saves.
+const minSplitSigs = 1 << 14
