@@ -90,25 +90,7 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	if err != nil {
 		return targetErr(path, o.spec, err)
 	}
-	opts, err := f.write.options()
-	if err != nil {
-		return err
-	}
-	data, err := marshalBTF(b, f.out, f.write, opts)
-	if err != nil {
-		return err
-	}
-	// The inputs are unmapped while the output is written and synced:
-	// unmapping a vmlinux BTF costs 0.1-0.2 ms (btf/core/BENCH.md). The
-	// deferred closes then find them closed.
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		o.Close()
-		closeObjects(objs)
-	}()
-	defer func() { <-closed }()
-	return c.writeOutput(f.out, data, inputs...)
+	return c.writeBTF(b, f.out, f.write, inputs...)
 }
 
 // btfMinBatch writes one minimal BTF per kernel into f.dir, the kernels

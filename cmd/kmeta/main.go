@@ -36,19 +36,11 @@ func main() {
 // check the context and return; one that is stuck in a system call that
 // no context reaches (a write to a pipe nobody reads) is ended after
 // exitGrace, or at once by a second signal, with the same status.
-//
-// The handlers are installed on the goroutine that waits for the signals:
-// signal.Notify waits for the runtime to start the thread that handles
-// signal masks, 0.1-0.2 ms in a fresh process, which so overlap the
-// command's start (btf/core/BENCH.md). A signal that comes before ends
-// kmeta as one that comes before it starts does, with the same status.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
-	installed := make(chan struct{})
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		close(installed)
 		sig, ok := <-ch
 		if !ok {
 			return
@@ -63,7 +55,6 @@ func signalContext() (context.Context, func()) {
 		os.Exit(status)
 	}()
 	return ctx, func() {
-		<-installed // for Stop to undo Notify
 		signal.Stop(ch)
 		cancel(nil)
 	}
