@@ -97,14 +97,10 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	// heap back first, or the process peaks here (a vmlinux's run at 223
 	// instead of 201 MB). It costs one collection of a small live heap.
 	debug.FreeOSMemory()
-	if out.ByteOrder != nil {
-		order = out.ByteOrder
+	if out.ByteOrder == nil && !isNative(order) {
+		out.ByteOrder = order
 	}
-	if !out.Layout && isNative(order) {
-		return m.Dedup(builder.Options{}) // raw, as it is
-	}
-	out.ByteOrder = order
-	return m.Dedup(out)
+	return m.Dedup(out) // raw, as it is, for no option
 }
 
 func isNative(order binary.ByteOrder) bool {
