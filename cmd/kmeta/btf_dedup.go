@@ -204,8 +204,8 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("-d %s: not a directory", dir)
 	}
+	inputs := newInputFiles(paths...)
 	seen := make(map[string]string, len(paths))
-	abs := make(map[string]string, len(paths))
 	outs := make([]string, len(paths))
 	for i, p := range paths {
 		if p == "-" {
@@ -216,31 +216,9 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, name))
 		}
 		seen[name] = p
-		a, _ := filepath.Abs(p)
-		abs[a] = p
 		outs[i] = filepath.Join(dir, name)
-	}
-	var infos []os.FileInfo // of the inputs, read only if an output exists
-	for _, out := range outs {
-		a, _ := filepath.Abs(out)
-		if p, ok := abs[a]; ok {
-			return nil, fmt.Errorf("output %s is the input %s: refusing to overwrite it", out, p)
-		}
-		ofi, err := os.Stat(out)
-		if err != nil {
-			continue
-		}
-		if infos == nil {
-			for _, p := range paths {
-				if fi, err := os.Stat(p); err == nil {
-					infos = append(infos, fi)
-				}
-			}
-		}
-		for _, fi := range infos {
-			if os.SameFile(fi, ofi) {
-				return nil, fmt.Errorf("output %s is the input %s: refusing to overwrite it", out, fi.Name())
-			}
+		if err := inputs.check(outs[i]); err != nil {
+			return nil, err
 		}
 	}
 	return outs, nil

@@ -167,6 +167,7 @@ func batchOutputs(kernels []string, dir string) ([]string, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("-d %s: not a directory", dir)
 	}
+	inputs := newInputFiles(kernels...)
 	seen := map[string]string{}
 	outs := make([]string, len(kernels))
 	for i, k := range kernels {
@@ -182,7 +183,7 @@ func batchOutputs(kernels []string, dir string) ([]string, error) {
 		}
 		seen[name] = k
 		outs[i] = filepath.Join(dir, name)
-		if err := checkOutput(outs[i], kernels...); err != nil {
+		if err := inputs.check(outs[i]); err != nil {
 			return nil, err
 		}
 	}
