@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
@@ -35,7 +37,8 @@ func main() {
 // signal as its cause, so that the exit status can be 128+signal. Commands
 // check the context and return; one that is stuck in a system call that
 // no context reaches (a write to a pipe nobody reads) is ended after
-// exitGrace, or at once by a second signal, with the same status.
+// exitGrace, or at once by a second signal, with the same status, and
+// without the temporary files of the outputs it was writing.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -51,6 +54,9 @@ func signalContext() (context.Context, func()) {
 		case <-ch:
 		case <-time.After(exitGrace):
 		}
+		// The command has not returned: remove the temporary files of
+		// the outputs it was writing, which its own cleanup would have.
+		atomicfile.RemoveTemporary()
 		fmt.Fprintf(os.Stderr, "kmeta: interrupted by %v\n", sig)
 		os.Exit(status)
 	}()

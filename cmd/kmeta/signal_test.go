@@ -229,3 +229,55 @@ func allAsleep(pid int) bool {
 	}
 	return true
 }
+
+// TestSecondSignalRemovesTemporary interrupts a batch (btf min -d) twice
+// once it has written some of its outputs, which wait as temporary files
+// for the batch's end: the second signal ends kmeta at once, without
+// waiting for the command to clean up, and the temporary files must go
+// with it.
+func TestSecondSignalRemovesTemporary(t *testing.T) {
+	t.Parallel()
+	bin := buildKmeta(t)
+	dir := t.TempDir()
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	obj := testfixtures.Path(t, "elf/prog.bpf.o.gz")
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"btf", "min", "-d", out, "--obj", obj}
+	for i := range 1000 { // a millisecond or two each: far longer than the test waits
+		k := filepath.Join(dir, fmt.Sprintf("k%d.btf", i))
+		if err := os.Symlink(vmlinux, k); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, k)
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer kill.Stop()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if ents, _ := os.ReadDir(out); len(ents) >= 10 || time.Now().After(deadline) {
+			break
+		}
+	}
+	// Two signals, pending together when kmeta resumes: two of one kind
+	// would merge into one.
+	cmd.Process.Signal(syscall.SIGSTOP)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGCONT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || (ee.ExitCode() != 128+int(syscall.SIGINT) && ee.ExitCode() != 128+int(syscall.SIGTERM)) {
+		t.Fatalf("exit: %v, want status %d or %d; stderr %q", err, 128+int(syscall.SIGINT), 128+int(syscall.SIGTERM), stderr.String())
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("left behind: %d files, the first %s", len(ents), ents[0].Name())
+	}
+}

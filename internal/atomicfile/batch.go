@@ -31,13 +31,13 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 	_, err = f.Write(data)
 	err = errors.Join(err, f.Chmod(perm), f.Close())
 	if err != nil {
-		os.Remove(f.Name())
+		remove(f.Name())
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
-		os.Remove(f.Name())
+		remove(f.Name())
 		return errors.New("atomicfile: Add after Commit or Abort")
 	}
 	b.tmps = append(b.tmps, f.Name())
@@ -68,7 +68,9 @@ func (b *Batch) Commit() error {
 			b.removeFrom(i)
 			return err
 		}
+		untrack(tmp)
 	}
+	b.tmps = nil
 	return nil
 }
 
@@ -82,7 +84,7 @@ func (b *Batch) Abort() {
 
 func (b *Batch) removeFrom(i int) {
 	for _, tmp := range b.tmps[i:] {
-		os.Remove(tmp)
+		remove(tmp)
 	}
 	b.tmps = b.tmps[:i]
 }
