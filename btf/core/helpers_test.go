@@ -26,11 +26,22 @@ var (
 		"matches": "core/matches.bpf.o.gz",
 		"edge":    "core/edge.bpf.o.gz",
 		"ambig":   "core/ambig.bpf.o.gz",
+		"gen1":    "core/gen/gen1.bpf.o.gz",
+		"gen2":    "core/gen/gen2.bpf.o.gz",
+		"flav1":   "core/gen/flav1.bpf.o.gz",
+		"flav2":   "core/gen/flav2.bpf.o.gz",
+		// arrshift fails on both kernels, after matching on one.
+		"arrshift": "core/gen/arrshift.bpf.o.gz",
 	}
 	// objectOrder are the objects that resolve on both kernels; ambig
 	// fails on Debian 6.1 (libbpf refuses it).
 	objectOrder = []string{"prog", "fields", "types", "matches", "edge"}
-	kernels     = map[string]string{
+	// generated are random relocations (testdata/core/gen, about 500
+	// each): of the host kernel's fields, types and enumerators, and of
+	// flavors of its structs and enums with members left out, retyped or
+	// made up. Their goldens are libbpf 1.1's and bpftool 7.1's results.
+	generated = []string{"gen1", "gen2", "flav1", "flav2"}
+	kernels   = map[string]string{
 		"debian-6.1": testfixtures.DebianVmlinux,
 		"host-6.18":  testfixtures.HostVmlinux,
 	}

@@ -3,9 +3,11 @@ package core_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,7 +65,7 @@ func TestBpftoolLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		for name, list := range minCases() {
+		for name, list := range mergeCases(minCases(), genMinCases()) {
 			out := filepath.Join(dir, "out.btf")
 			args := []string{"gen", "min_core_btf", kpath, out}
 			var loaded []*core.Object
@@ -116,7 +118,7 @@ func TestLibbpfLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		for _, o := range append(objectOrder, "ambig") {
+		for _, o := range slices.Concat(objectOrder, []string{"ambig", "arrshift"}, generated) {
 			log, err := exec.Command(bin, kpath, objs[o]).Output()
 			if err != nil {
 				t.Fatalf("coreref %s %s: %v", kpath, objs[o], err)
@@ -135,4 +137,14 @@ func TestLibbpfLive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mergeCases joins the min_core_btf cases of the handwritten and the
+// generated objects, naming the second "gen-...".
+func mergeCases(hand, gen map[string][]string) map[string][]string {
+	m := maps.Clone(hand)
+	for name, list := range gen {
+		m["gen-"+name] = list
+	}
+	return m
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -40,6 +41,31 @@ func minCases() map[string][]string {
 		m[o] = []string{o}
 	}
 	return m
+}
+
+// genMinCases are the bpftool goldens of the generated objects: each
+// alone, and the four at once.
+func genMinCases() map[string][]string {
+	m := map[string][]string{"all": generated}
+	for _, o := range generated {
+		m[o] = []string{o}
+	}
+	return m
+}
+
+// TestMinimalBpftoolGenerated: Minimal writes bpftool's bytes for the
+// generated objects.
+func TestMinimalBpftoolGenerated(t *testing.T) {
+	for name, objs := range genMinCases() {
+		for k := range kernels {
+			t.Run(name+"/"+k, func(t *testing.T) {
+				want := testfixtures.Read(t, "core/gen/bpftool/"+name+"."+k+".min.btf.gz")
+				if got := minimal(t, k, objs...); !bytes.Equal(got, want) {
+					t.Errorf("differs from bpftool:\n%s", diffDumps(t, want, got))
+				}
+			})
+		}
+	}
 }
 
 // TestMinimalBpftool: Minimal writes the bytes bpftool gen min_core_btf
@@ -83,12 +109,16 @@ func diffDumps(tb testing.TB, want, got []byte) string {
 // BTF: only whether they are 0 must agree.
 func TestMinimalResolvesSame(t *testing.T) {
 	for k := range kernels {
-		for _, o := range objectOrder {
+		for _, o := range slices.Concat(objectOrder, generated) {
 			full, err := core.Resolve(context.Background(), object(t, o), core.NewTarget(kernel(t, k)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for name, objs := range map[string][]string{o: {o}, "all": objectOrder} {
+			group := objectOrder
+			if slices.Contains(generated, o) {
+				group = generated
+			}
+			for name, objs := range map[string][]string{o: {o}, "all": group} {
 				s, err := btf.Parse(minimal(t, k, objs...))
 				if err != nil {
 					t.Fatal(err)
@@ -135,7 +165,7 @@ func TestMinimalKernelLoads(t *testing.T) {
 	if err := bpfsys.Available(); err != nil {
 		t.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
 	}
-	for name, objs := range minCases() {
+	for name, objs := range mergeCases(minCases(), genMinCases()) {
 		for k := range kernels {
 			t.Run(name+"/"+k, func(t *testing.T) { kernelAccepts(t, minimal(t, k, objs...)) })
 		}

@@ -113,13 +113,18 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 		if !ok {
 			continue
 		}
+		if j == 0 {
+			// The first match is known, and reported, even if the
+			// calculation below fails (libbpf logs it first too).
+			out.targ, out.matched = candSpec, true
+		}
 		res, err := calcRelo(r.Kind, &out.local, &candSpec)
 		if err != nil {
 			return err
 		}
 		switch {
 		case j == 0:
-			out.res, out.targ, out.matched = res, candSpec, true
+			out.res = res
 		case candSpec.bitOffset != out.targ.bitOffset:
 			return fmt.Errorf("%w: field offset ambiguity: %d != %d", ErrInvalid, candSpec.bitOffset, out.targ.bitOffset)
 		case res.poison != out.res.poison || res.val != out.res.val:
