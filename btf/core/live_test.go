@@ -118,7 +118,7 @@ func TestLibbpfLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		for _, o := range slices.Concat(objectOrder, []string{"ambig", "arrshift"}, generated) {
+		for _, o := range slices.Concat(objectOrder, []string{"ambig", "arrshift", "patchfail"}, generated) {
 			log, err := exec.Command(bin, kpath, objs[o]).Output()
 			if err != nil {
 				t.Fatalf("coreref %s %s: %v", kpath, objs[o], err)
