@@ -2,9 +2,9 @@ package core_test
 
 import (
 	"context"
-	"github.com/kmeta-dev/kmeta/btf"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"

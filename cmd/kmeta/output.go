@@ -80,6 +80,8 @@ type inputFile struct {
 	fi   os.FileInfo
 }
 
+// newInputFiles looks at each input once: its absolute path, and its
+// FileInfo if it exists. "" and "-" (standard input) are left out.
 func newInputFiles(inputs ...string) *inputFiles {
 	s := &inputFiles{byPath: map[string]string{}, bySize: map[int64][]inputFile{}}
 	for _, in := range inputs {
