@@ -2,7 +2,7 @@ package btf
 
 import "github.com/kmeta-dev/kmeta/btf/internal/wire"
 
-//go:generate go tool stringer -type=Kind -linecomment -output=kind_string.go
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Kind -linecomment -output=kind_string.go
 
 // Kind is the kind of a BTF type. Its String method spells it as bpftool
 // does ("STRUCT", "FUNC_PROTO", ...); kinds beyond those defined today print
