@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -109,35 +107,19 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 		return err
 	}
 	defer closeObjects(objs)
-	jobs := f.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		batch atomicfile.Batch
-		next  atomic.Int64
-		done  atomic.Int64
-		errs  = make([]error, len(kernels))
-		wg    sync.WaitGroup
-	)
 	progress := c.progress("min", len(kernels))
-	for range min(jobs, len(kernels)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(kernels) && c.ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				errs[i] = c.minOne(&batch, kernels[i], outs[i], objs, f, opts)
-				progress(int(done.Add(1)))
-			}
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err == nil && c.ctx.Err() != nil {
-			err = c.ctx.Err()
-		}
-		if err != nil {
-			batch.Abort()
+	var done atomic.Int64
+	var batch atomicfile.Batch
+	err = forEach(c.ctx, len(kernels), f.jobs, func(i int) error {
+		if err := c.minOne(&batch, kernels[i], outs[i], objs, f, opts); err != nil {
 			return fmt.Errorf("%s: %w", kernels[i], err)
 		}
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
+		batch.Abort()
+		return err
 	}
 	return batch.Commit()
 }
