@@ -1,6 +1,7 @@
 package btf_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -10,15 +11,15 @@ import (
 // A module's BTF is split BTF: its type ids continue after vmlinux's, and its
 // types refer to vmlinux's. Open vmlinux first, then the module on top of it;
 // ScopeOwn walks only the module's own types, as bpftool -B prints them.
-func ExampleOpenSplit() {
-	vmlinux, err := btf.Open("../testdata/btf/debian-6.1.btf.gz")
+func Example_split() {
+	vmlinux, err := btf.Open(context.Background(), "../testdata/btf/debian-6.1.btf.gz", btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer vmlinux.Close()
 
 	// The .BTF section of a compressed module, read on its base.
-	mod, err := btf.OpenSplit("../testdata/elf/af_key.ko.gz", vmlinux)
+	mod, err := btf.Open(context.Background(), "../testdata/elf/af_key.ko.gz", btf.Options{Base: vmlinux})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // Read the BTF of a kernel image as a distribution installs it: Kernel
 // finds the compressed vmlinux in the bzImage (or in a Debian package's
-// vmlinuz) and returns a stream of it, which btf.ReadWith reads to its .BTF
+// vmlinuz) and returns a stream of it, which btf.Read reads to its .BTF
 // section. The limits bound both the image and what it inflates to.
 func ExampleKernel() {
 	image, err := os.ReadFile("/boot/vmlinuz-6.1.0-47-cloud-amd64")
@@ -26,7 +26,7 @@ func ExampleKernel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	spec, err := btf.ReadWith(vmlinux, btf.ReadOptions{})
+	spec, err := btf.Read(context.Background(), vmlinux, btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package rawdump_test
 
 import (
+	"context"
 	"log"
 	"os"
 
@@ -11,7 +12,7 @@ import (
 // Print one type as "bpftool btf dump file FILE" prints it. Write prints a
 // whole Spec the same way, and WriteJSON as bpftool -j does.
 func ExampleWriteType() {
-	spec, err := btf.Open("../../testdata/btf/debian-6.1.btf.gz")
+	spec, err := btf.Open(context.Background(), "../../testdata/btf/debian-6.1.btf.gz", btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
 	objs := make([]*core.Object, 0, len(paths))
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, c.readOptions(nil))
+		obj, err := core.OpenObject(c.ctx, p, core.ObjectOptions{MaxSize: c.maxInput})
 		if err != nil {
 			closeObjects(objs)
 			return nil, err
@@ -35,8 +35,8 @@ func closeObjects(objs []*core.Object) {
 
 // targetOptions are the read options of a target BTF for objs (without
 // a base): opened lazily, the objects' candidate search made in the walk
-// that opening does (btf.ReadOptions.Lazy, core.TargetQuery).
-func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
+// that opening does (btf.Options.Lazy, core.TargetQuery).
+func (c *cli) targetOptions(objs []*core.Object) btf.Options {
 	o := c.readOptions(nil)
 	o.Lazy, o.Flavors = true, core.TargetQuery(objs...)
 	return o
@@ -44,7 +44,7 @@ func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
 
 // targetErr returns err, the error of a resolution on the target s read
 // from path, or the error of the record of s that failed its check if
-// there is one (btf.ReadOptions.Lazy), after the path, as opening gives it.
+// there is one (btf.Options.Lazy), after the path, as opening gives it.
 func targetErr(path string, s *btf.Spec, err error) error {
 	if lerr := s.Err(); lerr != nil {
 		return fmt.Errorf("%s: %w", path, lerr)
