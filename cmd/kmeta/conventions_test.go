@@ -65,6 +65,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"btf", "dumpp"}, "usage: kmeta btf COMMAND"},
+		{[]string{"btf", "dmup"}, `did you mean "dump"?`},
+		{[]string{"ksym", "nmae", "x"}, `did you mean "name"?`},
+		{[]string{"vresion"}, `did you mean "version"?`},
 		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
 		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
 		{[]string{"frob"}, "usage: kmeta COMMAND"},
