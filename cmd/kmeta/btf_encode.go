@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 )
@@ -61,7 +60,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	defer setGC(50)()
 	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
 	if f.base != "" {
-		base, err := btf.Open(f.base)
+		base, err := c.openOne(f.base, nil)
 		if err != nil {
 			return fmt.Errorf("base: %w", err)
 		}

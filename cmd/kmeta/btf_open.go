@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,6 +53,27 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 
 // openOneWith is openOne with read options o, whose Base is the base.
 func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(path, o)
+	if err != nil && o.Base == nil {
+		err = splitHint(err)
+	}
+	return s, err
+}
+
+// splitHint adds to an error from reading BTF without a base that the BTF
+// looks split, when it does: its string section is empty or does not
+// start with the empty string, as only split BTF's may (the base holds
+// it). Its types would then refer to ids and names of a base.
+func splitHint(err error) error {
+	var fe *btf.FormatError
+	if !errors.As(err, &fe) || fe.Section != "string" || fe.Offset != 0 {
+		return err
+	}
+	return fmt.Errorf("%w: this looks like split BTF (a module's): name its base with -B BASE "+
+		"(e.g. -B %s), or search the running kernel's modules with \"btf find --kernel\"", err, defaultVmlinux)
+}
+
+func (c *cli) openOneWithBase(path string, o btf.ReadOptions) (*btf.Spec, error) {
 	if path == "-" {
 		return c.openStdin(o)
 	}
