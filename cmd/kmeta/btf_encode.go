@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 type btfEncodeFlags struct {
@@ -48,8 +49,8 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	if f.jobs < 0 {
 		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
@@ -61,7 +62,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	defer setGC(50)()
 	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
 	if f.base != "" {
-		base, err := btf.Open(c.ctx, f.base, btf.Options{})
+		base, err := c.openOne(f.base, nil)
 		if err != nil {
 			return fmt.Errorf("base: %w", err)
 		}
@@ -69,19 +70,38 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		opts.Base = base
 	}
 	if isTerminal(c.stderr) {
-		opts.Progress = func(done, total int) {
-			if done == total || done%64 == 0 {
-				fmt.Fprintf(c.stderr, "\rencoding: %d/%d compile units", done, total)
-			}
-			if done == total {
-				fmt.Fprintln(c.stderr)
-			}
-		}
+		opts.Progress = c.counter("encoding compile units")
 	}
-	if f.noDedup {
-		b, err := dwarf2btf.EncodeFile(cmd.Context(), path, opts)
-		if err != nil {
+	if stdinTwice(path, f.base) {
+		return errors.New("FILE and -B BASE cannot both be standard input")
+	}
+	// A file is checked by its first bytes and then mapped by dwarf2btf,
+	// which gives its pages back as it goes; standard input, a pipe or a
+	// device is read whole here, its magic checked before the rest.
+	var data *input.Data
+	if regular, head, err := headOfFile(path, magicLen); path != "-" && err != nil {
+		return err
+	} else if regular {
+		if err := checkELF(path, "vmlinux or module")(head); err != nil {
 			return err
+		}
+	} else {
+		if data, err = c.readELF(path, "vmlinux or module"); err != nil {
+			return err
+		}
+		defer data.Release()
+	}
+	ctx := cmd.Context()
+	if f.noDedup {
+		var b *builder.Builder
+		var err error
+		if data != nil {
+			b, err = dwarf2btf.Encode(ctx, data.Bytes(), opts)
+		} else {
+			b, err = dwarf2btf.EncodeFile(ctx, path, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", inputName(path), err)
 		}
 		return c.writeBTF(b, f.out, f.write, path, f.base)
 	}
@@ -89,14 +109,22 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
-	data, err := dwarf2btf.DedupFile(cmd.Context(), path, opts, wopts)
+	var raw []byte
+	if data != nil {
+		raw, err = dwarf2btf.Dedup(ctx, data.Bytes(), opts, wopts)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", inputName(path), err)
+		}
+	} else {
+		raw, err = dwarf2btf.DedupFile(ctx, path, opts, wopts)
+	}
 	if err != nil {
 		return err
 	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		if data, err = builder.ELF(data); err != nil {
+		if raw, err = builder.ELF(raw); err != nil {
 			return err
 		}
 	}
-	return c.writeOutput(f.out, data, path, f.base)
+	return c.writeOutput(f.out, raw, path, f.base)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,6 +53,27 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 
 // openOneWith is openOne with read options o, whose Base is the base.
 func (c *cli) openOneWith(path string, o btf.Options) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(path, o)
+	if err != nil && o.Base == nil {
+		err = splitHint(err)
+	}
+	return s, err
+}
+
+// splitHint adds to an error from reading BTF without a base that the BTF
+// looks split, when it does: its string section is empty or does not
+// start with the empty string, as only split BTF's may (the base holds
+// it). Its types would then refer to ids and names of a base.
+func splitHint(err error) error {
+	var fe *btf.FormatError
+	if !errors.As(err, &fe) || fe.Section != "string" || fe.Offset != 0 {
+		return err
+	}
+	return fmt.Errorf("%w: this looks like split BTF (a module's): name its base with -B BASE "+
+		"(e.g. -B %s), or search the running kernel's modules with \"btf find --kernel\"", err, defaultVmlinux)
+}
+
+func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 	if path == "-" {
 		return c.openStdin(o)
 	}
@@ -93,14 +115,16 @@ func (c *cli) openStdin(o btf.Options) (*btf.Spec, error) {
 }
 
 // readArg reads the input named path ("-": standard input) whole, under
-// the input limit: a file is mapped if it can be.
-func (c *cli) readArg(path string) (*input.Data, error) {
+// the input limit: a file is mapped if it can be. check, if not nil, is
+// called with the first magicLen bytes before the rest is read.
+func (c *cli) readArg(path string, check func(head []byte) error) (*input.Data, error) {
 	var d *input.Data
 	var err error
+	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: magicLen}
 	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), input.Options{Limit: c.maxInput, What: "standard input"})
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
 	} else {
-		d, err = input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		d, err = input.File(c.ctx, path, o)
 	}
 	if err != nil {
 		return nil, withHint(err)
