@@ -3,6 +3,7 @@
 package bpfsys
 
 import (
+	"math"
 	"runtime"
 	"unsafe"
 
@@ -21,7 +22,7 @@ type getIDAttr struct {
 type infoAttr struct {
 	fd      uint32
 	infoLen uint32
-	info    uint64
+	info    pointer
 }
 
 func bpf(cmd int, attr unsafe.Pointer, size uintptr) (uintptr, error) {
@@ -78,7 +79,7 @@ func (f *FD) objInfo(info unsafe.Pointer, n uintptr) error {
 	if f == nil || f.fd < 0 {
 		return &Error{Op: "BPF_OBJ_GET_INFO_BY_FD", Err: unix.EBADF}
 	}
-	attr := infoAttr{fd: uint32(f.fd), infoLen: uint32(n), info: uint64(uintptr(info))}
+	attr := infoAttr{fd: uint32(f.fd), infoLen: uint32(n), info: pointer{p: info}}
 	_, err := bpf(unix.BPF_OBJ_GET_INFO_BY_FD, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 	runtime.KeepAlive(f)
 	if err != nil {
@@ -89,10 +90,10 @@ func (f *FD) objInfo(info unsafe.Pointer, n uintptr) error {
 
 // btfInfo is struct bpf_btf_info.
 type btfInfo struct {
-	btf       uint64
+	btf       pointer
 	btfSize   uint32
 	id        uint32
-	name      uint64
+	name      pointer
 	nameLen   uint32
 	kernelBTF uint32
 }
@@ -104,12 +105,12 @@ type btfInfo struct {
 func (f *FD) BTFInfo(data, name []byte) (BTFInfo, error) {
 	var in btfInfo
 	if len(data) > 0 {
-		in.btf = uint64(uintptr(unsafe.Pointer(&data[0])))
-		in.btfSize = uint32(min(len(data), 1<<32-1))
+		in.btf = pointer{p: unsafe.Pointer(&data[0])}
+		in.btfSize = uint32(min(uint64(len(data)), math.MaxUint32))
 	}
 	if len(name) > 0 {
-		in.name = uint64(uintptr(unsafe.Pointer(&name[0])))
-		in.nameLen = uint32(min(len(name), 1<<32-1))
+		in.name = pointer{p: unsafe.Pointer(&name[0])}
+		in.nameLen = uint32(min(uint64(len(name)), math.MaxUint32))
 	}
 	err := f.objInfo(unsafe.Pointer(&in), unsafe.Sizeof(in))
 	runtime.KeepAlive(data)
@@ -128,12 +129,12 @@ type progInfo struct {
 	tag             [8]byte
 	jitedProgLen    uint32
 	xlatedProgLen   uint32
-	jitedProgInsns  uint64
-	xlatedProgInsns uint64
+	jitedProgInsns  pointer
+	xlatedProgInsns pointer
 	loadTime        uint64
 	createdByUID    uint32
 	nrMapIDs        uint32
-	mapIDs          uint64
+	mapIDs          pointer
 	name            [16]byte
 	ifindex         uint32
 	gplCompatible   uint32
@@ -141,8 +142,8 @@ type progInfo struct {
 	netnsIno        uint64
 	nrJitedKsyms    uint32
 	nrJitedFuncLens uint32
-	jitedKsyms      uint64
-	jitedFuncLens   uint64
+	jitedKsyms      pointer
+	jitedFuncLens   pointer
 	btfID           uint32
 	_               uint32
 }
