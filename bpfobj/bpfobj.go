@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"syscall"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -60,22 +61,22 @@ type MapInfo struct {
 // during the walk are skipped. On an error (without privilege, for one) it
 // yields the error and stops.
 func BTFs() iter.Seq2[BTFInfo, error] {
-	return walk(bpfsys.NextBTFID, BTFByID)
+	return walk("BTF objects", bpfsys.NextBTFID, BTFByID)
 }
 
 // Progs yields the loaded BPF programs in id order, as BTFs does.
 func Progs() iter.Seq2[ProgInfo, error] {
-	return walk(bpfsys.NextProgID, ProgByID)
+	return walk("programs", bpfsys.NextProgID, ProgByID)
 }
 
 // Maps yields the BPF maps in id order, as BTFs does.
 func Maps() iter.Seq2[MapInfo, error] {
-	return walk(bpfsys.NextMapID, MapByID)
+	return walk("maps", bpfsys.NextMapID, MapByID)
 }
 
 // walk yields get(id) for every id that next finds, skipping the ids that
 // are gone when get runs.
-func walk[T any](next func(uint32) (uint32, error), get func(uint32) (T, error)) iter.Seq2[T, error] {
+func walk[T any](what string, next func(uint32) (uint32, error), get func(uint32) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		for id := uint32(0); ; {
@@ -84,7 +85,7 @@ func walk[T any](next func(uint32) (uint32, error), get func(uint32) (T, error))
 				return
 			}
 			if err != nil {
-				yield(zero, wrap(err))
+				yield(zero, wrap("listing "+what, err))
 				return
 			}
 			id = n
@@ -104,12 +105,12 @@ func walk[T any](next func(uint32) (uint32, error), get func(uint32) (T, error))
 func BTFByID(id uint32) (BTFInfo, error) {
 	f, err := bpfsys.BTFByID(id)
 	if err != nil {
-		return BTFInfo{}, wrap(err)
+		return BTFInfo{}, wrap(btfWhat(id), err)
 	}
 	defer f.Close()
 	info, name, err := btfInfo(f)
 	if err != nil {
-		return BTFInfo{}, err
+		return BTFInfo{}, wrap(btfWhat(id), err)
 	}
 	return BTFInfo{ID: info.ID, Name: name, Size: info.Size, Kernel: info.Kernel}, nil
 }
@@ -118,7 +119,7 @@ func BTFByID(id uint32) (BTFInfo, error) {
 func btfInfo(f *bpfsys.FD) (bpfsys.BTFInfo, string, error) {
 	info, err := f.BTFInfo(nil, nil)
 	if err != nil {
-		return info, "", wrap(err)
+		return info, "", err
 	}
 	if info.NameLen == 0 {
 		return info, "", nil
@@ -127,7 +128,7 @@ func btfInfo(f *bpfsys.FD) (bpfsys.BTFInfo, string, error) {
 	// bounds it (MODULE_NAME_LEN); so does this buffer.
 	name := make([]byte, min(info.NameLen, 4096)+1)
 	if info, err = f.BTFInfo(nil, name); err != nil {
-		return info, "", wrap(err)
+		return info, "", err
 	}
 	return info, cstring(name), nil
 }
@@ -137,12 +138,12 @@ func btfInfo(f *bpfsys.FD) (bpfsys.BTFInfo, string, error) {
 func ProgByID(id uint32) (ProgInfo, error) {
 	f, err := bpfsys.ProgByID(id)
 	if err != nil {
-		return ProgInfo{}, wrap(err)
+		return ProgInfo{}, wrap(progWhat(id), err)
 	}
 	defer f.Close()
 	p, err := f.ProgInfo()
 	if err != nil {
-		return ProgInfo{}, wrap(err)
+		return ProgInfo{}, wrap(progWhat(id), err)
 	}
 	return ProgInfo{ID: p.ID, Type: p.Type, Name: p.Name, Tag: p.Tag, BTFID: p.BTFID}, nil
 }
@@ -152,12 +153,12 @@ func ProgByID(id uint32) (ProgInfo, error) {
 func MapByID(id uint32) (MapInfo, error) {
 	f, err := bpfsys.MapByID(id)
 	if err != nil {
-		return MapInfo{}, wrap(err)
+		return MapInfo{}, wrap(mapWhat(id), err)
 	}
 	defer f.Close()
 	m, err := f.MapInfo()
 	if err != nil {
-		return MapInfo{}, wrap(err)
+		return MapInfo{}, wrap(mapWhat(id), err)
 	}
 	return MapInfo{
 		ID: m.ID, Type: m.Type, Name: m.Name,
@@ -207,19 +208,21 @@ func BTFUsers() (map[uint32]*Users, error) {
 	return users, nil
 }
 
-// wrap turns the errors of bpfsys into this package's: ENOENT wraps
-// ErrNotFound, and ErrUnsupported errors.ErrUnsupported.
-func wrap(err error) error {
+// wrap turns the errors of bpfsys about what into this package's: ENOENT
+// wraps ErrNotFound, and ErrUnsupported errors.ErrUnsupported.
+func wrap(what string, err error) error {
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, bpfsys.ErrUnsupported):
-		return fmt.Errorf("bpfobj: %w: %w", errors.ErrUnsupported, err)
+		return fmt.Errorf("bpfobj: %s: %w (%w)", what, errors.ErrUnsupported, err)
 	case errors.Is(err, syscall.ENOENT):
-		return fmt.Errorf("bpfobj: %w: %w", ErrNotFound, err)
+		return fmt.Errorf("bpfobj: %s: %w (%w)", what, ErrNotFound, err)
 	}
-	return fmt.Errorf("bpfobj: %w", err)
+	return fmt.Errorf("bpfobj: %s: %w", what, err)
 }
+
+func btfWhat(id uint32) string  { return "BTF object " + strconv.FormatUint(uint64(id), 10) }
+func progWhat(id uint32) string { return "program " + strconv.FormatUint(uint64(id), 10) }
+func mapWhat(id uint32) string  { return "map " + strconv.FormatUint(uint64(id), 10) }
 
 func cstring(b []byte) string {
 	for i, c := range b {

@@ -52,12 +52,12 @@ func (b *BTF) Close() error {
 func OpenBTF(id uint32, opts Options) (*BTF, error) {
 	f, err := bpfsys.BTFByID(id)
 	if err != nil {
-		return nil, wrap(err)
+		return nil, wrap(btfWhat(id), err)
 	}
 	defer f.Close()
 	info, name, err := btfInfo(f)
 	if err != nil {
-		return nil, err
+		return nil, wrap(btfWhat(id), err)
 	}
 	b := &BTF{Info: BTFInfo{ID: info.ID, Name: name, Size: info.Size, Kernel: info.Kernel}}
 	limit := opts.MaxSize
@@ -69,7 +69,7 @@ func OpenBTF(id uint32, opts Options) (*BTF, error) {
 	}
 	b.Raw = make([]byte, info.Size)
 	if _, err := f.BTFInfo(b.Raw, nil); err != nil {
-		return nil, fmt.Errorf("bpfobj: BTF object %d: %w", id, wrap(err))
+		return nil, wrap(btfWhat(id), err)
 	}
 	base := opts.Base
 	if b.Info.Module() && base == nil {
@@ -98,7 +98,7 @@ func OpenProgBTF(id uint32, opts Options) (*BTF, ProgInfo, error) {
 		return nil, p, err
 	}
 	if p.BTFID == 0 {
-		return nil, p, fmt.Errorf("bpfobj: program %d: %w", id, ErrNoBTF)
+		return nil, p, fmt.Errorf("bpfobj: program %d (%s): %w", id, p.Name, ErrNoBTF)
 	}
 	b, err := OpenBTF(p.BTFID, opts)
 	return b, p, err
@@ -113,7 +113,7 @@ func OpenMapBTF(id uint32, opts Options) (*BTF, MapInfo, error) {
 		return nil, m, err
 	}
 	if m.BTFID == 0 {
-		return nil, m, fmt.Errorf("bpfobj: map %d: %w", id, ErrNoBTF)
+		return nil, m, fmt.Errorf("bpfobj: map %d (%s): %w", id, m.Name, ErrNoBTF)
 	}
 	b, err := OpenBTF(m.BTFID, opts)
 	return b, m, err

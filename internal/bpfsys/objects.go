@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 )
 
@@ -52,9 +53,19 @@ type Error struct {
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s: %v", e.Op, e.Err)
 	if IsPermission(e.Err) {
-		msg += " (needs root, or CAP_BPF or CAP_SYS_ADMIN)"
+		msg += " (" + needs(e.Op) + ")"
 	}
 	return msg
+}
+
+// needs says what privilege a command needs. The commands that reach
+// objects by id need CAP_SYS_ADMIN, whatever the kernel's CAP_BPF allows
+// (kernel/bpf/syscall.c: bpf_obj_get_next_id, bpf_prog_get_fd_by_id, ...).
+func needs(op string) string {
+	if strings.HasSuffix(op, "_GET_NEXT_ID") || strings.HasSuffix(op, "_GET_FD_BY_ID") {
+		return "needs root or CAP_SYS_ADMIN"
+	}
+	return "needs root, or CAP_BPF or CAP_SYS_ADMIN"
 }
 
 // Unwrap returns the errno.
