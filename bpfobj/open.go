@@ -59,7 +59,7 @@ func OpenBTF(id uint32, opts Options) (*BTF, error) {
 	if err != nil {
 		return nil, wrap(btfWhat(id), err)
 	}
-	b := &BTF{Info: BTFInfo{ID: info.ID, Name: name, Size: info.Size, Kernel: info.Kernel}}
+	bi := BTFInfo{ID: info.ID, Name: name, Size: info.Size, Kernel: info.Kernel}
 	limit := opts.MaxSize
 	if limit <= 0 {
 		limit = btf.DefaultMaxSize
@@ -67,25 +67,34 @@ func OpenBTF(id uint32, opts Options) (*BTF, error) {
 	if int64(info.Size) > limit {
 		return nil, fmt.Errorf("bpfobj: BTF object %d: %d bytes: %w (limit %d)", id, info.Size, btf.ErrTooLarge, limit)
 	}
-	b.Raw = make([]byte, info.Size)
-	if _, err := f.BTFInfo(b.Raw, nil); err != nil {
+	raw := make([]byte, info.Size)
+	if _, err := f.BTFInfo(raw, nil); err != nil {
 		return nil, wrap(btfWhat(id), err)
 	}
-	base := opts.Base
-	if b.Info.Module() && base == nil {
-		if base, err = kernel.OpenVmlinux(); err != nil {
-			return nil, fmt.Errorf("bpfobj: BTF object %d (module %s) is split BTF on vmlinux: %w", id, name, err)
+	return fromRaw(bi, raw, opts)
+}
+
+// fromRaw opens the raw BTF of the object info: a module's on opts.Base or
+// on the running kernel's vmlinux, any other alone.
+func fromRaw(info BTFInfo, raw []byte, opts Options) (*BTF, error) {
+	b := &BTF{Info: info, Raw: raw}
+	var base *btf.Spec
+	if info.Module() {
+		base = opts.Base
+		if base == nil {
+			var err error
+			if base, err = kernel.OpenVmlinux(); err != nil {
+				return nil, fmt.Errorf("bpfobj: BTF object %d (module %s) is split BTF on vmlinux: %w", info.ID, info.Name, err)
+			}
+			b.base = base
 		}
-		b.base = base
 	}
-	if !b.Info.Module() {
-		base = nil
-	}
-	if b.Spec, err = btf.ParseSplit(b.Raw, base); err != nil {
+	var err error
+	if b.Spec, err = btf.ParseSplit(raw, base); err != nil {
 		if b.base != nil {
 			b.base.Close()
 		}
-		return nil, fmt.Errorf("bpfobj: BTF object %d: %w", id, err)
+		return nil, fmt.Errorf("bpfobj: %s: %w", btfWhat(info.ID), err)
 	}
 	return b, nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kmeta-dev/kmeta/internal/bpftest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -149,6 +151,39 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 		}
 	}
 	t.Logf("%d dumps identical to bpftool's", checked)
+	// --json: the same data as bpftool -j (kmeta puts one type on a line).
+	for _, d := range dumps {
+		if !ours[d.kind+" "+d.id] {
+			continue
+		}
+		bargs := []string{"-j", "btf", "dump", d.kind, d.id}
+		if d.kind != "id" {
+			bargs = slices.Insert(bargs, 4, "id")
+		}
+		args := []string{"btf", "dump", d.kind, d.id, "--json"}
+		if d.part != "" {
+			bargs = append(bargs, d.part)
+			args = append(args, d.part)
+		}
+		want, err := exec.Command(bpftool, bargs...).Output()
+		if err != nil {
+			t.Fatalf("bpftool %v: %v", bargs, err)
+		}
+		got, err := kmetaBytes(t, nil, args...)
+		if err != nil {
+			t.Fatalf("kmeta %v: %v", args, err)
+		}
+		var w, g any
+		if err := json.Unmarshal(want, &w); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("kmeta %v: %v", args, err)
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("kmeta %v differs from bpftool %v (-bpftool +kmeta):\n%s", args, bargs, diff)
+		}
+	}
 }
 
 // firstDiff shows where a and b first differ, by line.
