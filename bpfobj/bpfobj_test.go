@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -305,4 +306,33 @@ func TestModuleInfo(t *testing.T) {
 			t.Errorf("%+v: Module() = %v", c.info, got)
 		}
 	}
+}
+
+// TestConcurrent walks and opens from several goroutines at once (run
+// with -race): the package keeps no state.
+func TestConcurrent(t *testing.T) {
+	objs := load(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 10 {
+				for _, err := range bpfobj.BTFs() {
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				b, err := bpfobj.OpenBTF(objs[1].BTFID, bpfobj.Options{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := b.Spec.FindOne("flow_stats", btf.FindOptions{}); err != nil {
+					t.Error(err)
+				}
+				b.Close()
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -34,9 +34,9 @@
 //
 // # Security
 //
-// Reading BPF objects needs CAP_SYS_ADMIN (or CAP_BPF on kernels that
-// allow it, or root); without it the errors wrap os.ErrPermission and say
-// what is missing. The raw BTF comes from the kernel and is still parsed as
+// Reading BPF objects by id needs CAP_SYS_ADMIN (or root): the kernel
+// refuses BPF_*_GET_NEXT_ID and BPF_*_GET_FD_BY_ID to CAP_BPF alone. Without
+// it the errors wrap os.ErrPermission and say what is missing. The raw BTF comes from the kernel and is still parsed as
 // hostile input by package btf; its size, which the kernel reports, is
 // capped by Options.MaxSize before anything is allocated.
 package bpfobj
