@@ -21,7 +21,7 @@ type btfDumpFlags struct {
 func (c *cli) btfDumpCmd() *cobra.Command {
 	var f btfDumpFlags
 	cmd := &cobra.Command{
-		Use:   "dump [FILE | id ID | prog ID | map ID [key|value|kv|all]]",
+		Use:   "dump [FILE] | id ID | prog ID | map ID [key|value|kv|all]",
 		Short: "Print BTF as bpftool does (raw text, or C with --format c)",
 		Long: `Print the types of FILE (default ` + defaultVmlinux + `; "-" reads stdin).
 FILE may be raw BTF, or an ELF file (vmlinux, .ko, .o) with a .BTF section,
@@ -37,13 +37,13 @@ and value types (key, value, kv or all of its BTF), as "bpftool btf dump id
 ID", "prog id ID" and "map id ID" do; a module's BTF is read on -B BASE or
 on the running kernel's vmlinux. Needs root (CAP_SYS_ADMIN); an id that
 does not exist, or a program or map without BTF, gives exit status 1.`,
-		Args: cobra.MaximumNArgs(4),
+		Args: cobra.ArbitraryArgs, // checked in RunE: FILE, or id|prog|map ID ...
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if isLiveDump(args) {
 				return c.btfDumpLive(cmd, args, f)
 			}
-			if len(args) > 1 {
-				return usageError(cmd, fmt.Errorf("one FILE, or id, prog or map and an ID"))
+			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
+				return usageError(cmd, err)
 			}
 			path := defaultVmlinux
 			if len(args) == 1 {
