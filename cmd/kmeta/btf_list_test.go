@@ -19,11 +19,11 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// loadTestObjects loads testdata/bpfobj/objs.bpf.o twice with bpftool, or
-// skips the test.
-func loadTestObjects(t *testing.T) ([]bpftest.Object, string) {
+// loadTestObjects loads testdata/bpfobj/objs.bpf.o n times with bpftool,
+// or skips the test.
+func loadTestObjects(t *testing.T, n int) ([]bpftest.Object, string) {
 	t.Helper()
-	objs := bpftest.Load(t, testfixtures.Path(t, "bpfobj/objs.bpf.o"), 2)
+	objs := bpftest.Load(t, testfixtures.Path(t, "bpfobj/objs.bpf.o"), n)
 	return objs, bpftest.Bpftool(t)
 }
 
@@ -55,9 +55,10 @@ func stable(t *testing.T, bpftool []string, kmetaArgs []string) (want, got strin
 
 // TestBTFListBpftool compares "kmeta btf list" with "bpftool btf list",
 // and --json with "bpftool -j btf list", byte for byte, with the test
-// object loaded twice (and whatever else is loaded).
+// object loaded six times (and whatever else is loaded): 30 programs and
+// 42 maps with BTF, enough for bpftool's hashmaps to grow four times.
 func TestBTFListBpftool(t *testing.T) {
-	objs, bpftool := loadTestObjects(t)
+	objs, bpftool := loadTestObjects(t, 6)
 	want, got := stable(t, []string{bpftool, "btf", "list"}, []string{"btf", "list"})
 	if got != want {
 		t.Errorf("kmeta btf list differs from bpftool's:\n--- kmeta\n%s--- bpftool\n%s", got, want)
@@ -79,7 +80,7 @@ func TestBTFListBpftool(t *testing.T) {
 // of the test objects' maps. Objects that go away meanwhile (other
 // processes load and unload theirs) are skipped, not the test's own.
 func TestBTFDumpLiveBpftool(t *testing.T) {
-	objs, bpftool := loadTestObjects(t)
+	objs, bpftool := loadTestObjects(t, 2)
 	out, err := exec.Command(bpftool, "-j", "btf", "list").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func firstDiff(a, b []byte) string {
 // TestBTFLiveNotFound: an id that names nothing, and a map without BTF,
 // give status 1 and a one-line error.
 func TestBTFLiveNotFound(t *testing.T) {
-	objs, _ := loadTestObjects(t)
+	objs, _ := loadTestObjects(t, 1)
 	var noBTF string
 	for _, m := range objs[0].Maps {
 		out, err := exec.Command(bpftest.Bpftool(t), "-j", "map", "show", "id", strconv.Itoa(int(m))).Output()
