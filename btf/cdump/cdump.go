@@ -21,6 +21,13 @@ type Options struct {
 	// pointers. An unknown name makes Write fail with an error wrapping
 	// btf.ErrNotFound, before anything is written.
 	Types []string
+	// IDs, if not empty, limits the header to the types with these ids and
+	// the types they need, in this order (after those of Types), as
+	// libbpf's btf_dump__dump_type prints them one root at a time: this is
+	// what "bpftool btf dump map" prints for a map's key and value. Id 0
+	// (void) prints nothing; an id past the last type makes Write fail with
+	// an error wrapping btf.ErrNotFound, before anything is written.
+	IDs []btf.TypeID
 }
 
 // ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
@@ -87,6 +94,12 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 		if roots, err = findRoots(s, opts.Types); err != nil {
 			return err
 		}
+	}
+	for _, id := range opts.IDs {
+		if id > s.LastID() {
+			return fmt.Errorf("cdump: type id %d: %w", id, btf.ErrNotFound)
+		}
+		roots = append(roots, id)
 	}
 	d, err := newDumper(w, s)
 	if err != nil {

@@ -21,7 +21,7 @@ type btfDumpFlags struct {
 func (c *cli) btfDumpCmd() *cobra.Command {
 	var f btfDumpFlags
 	cmd := &cobra.Command{
-		Use:   "dump [FILE]",
+		Use:   "dump [FILE] | id ID | prog ID | map ID [key|value|kv|all]",
 		Short: "Print BTF as bpftool does (raw text, or C with --format c)",
 		Long: `Print the types of FILE (default ` + defaultVmlinux + `; "-" reads stdin).
 FILE may be raw BTF, or an ELF file (vmlinux, .ko, .o) with a .BTF section,
@@ -29,9 +29,22 @@ also compressed as .gz, .xz or .zst.
 
 --format raw (the default) prints what "bpftool btf dump file FILE" prints,
 byte for byte; with -B only the split types, as "bpftool -B BASE" does.
---format c prints a C header (vmlinux.h) as "bpftool ... format c" does.`,
-		Args: cobra.MaximumNArgs(1),
+--format c prints a C header (vmlinux.h) as "bpftool ... format c" does.
+
+"id ID", "prog ID" and "map ID" print a BTF object of the running kernel
+(see "kmeta btf list"), the BTF a program was loaded with, or a map's key
+and value types (key, value, kv or all of its BTF), as "bpftool btf dump id
+ID", "prog id ID" and "map id ID" do; a module's BTF is read on -B BASE or
+on the running kernel's vmlinux. Needs root (CAP_SYS_ADMIN); an id that
+does not exist, or a program or map without BTF, gives exit status 1.`,
+		Args: cobra.ArbitraryArgs, // checked in RunE: FILE, or id|prog|map ID ...
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isLiveDump(args) {
+				return c.btfDumpLive(cmd, args, f)
+			}
+			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
+				return usageError(cmd, err)
+			}
 			path := defaultVmlinux
 			if len(args) == 1 {
 				path = args[0]

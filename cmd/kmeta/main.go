@@ -149,6 +149,7 @@ func (c *cli) rootCmd() *cobra.Command {
 	}
 	btfCmd.AddCommand(
 		c.btfDumpCmd(),
+		c.btfListCmd(),
 		c.btfFindCmd(),
 		c.btfModulesCmd(),
 		c.btfMinCmd(),
