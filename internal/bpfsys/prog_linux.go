@@ -61,7 +61,17 @@ func LoadSocketFilter(name string) (*os.File, error) {
 		license:  uint64(uintptr(unsafe.Pointer(&gpl[0]))),
 	}
 	copy(attr.progName[:], name)
-	fd, _, errno := unix.Syscall(unix.SYS_BPF, unix.BPF_PROG_LOAD, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	// The verifier gives up with EAGAIN when a signal is pending, and Go's
+	// runtime signals its threads to preempt goroutines: retry, as libbpf
+	// does (sys_bpf_prog_load).
+	var fd uintptr
+	var errno unix.Errno
+	for range 10 {
+		fd, _, errno = unix.Syscall(unix.SYS_BPF, unix.BPF_PROG_LOAD, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+		if errno != unix.EAGAIN {
+			break
+		}
+	}
 	runtime.KeepAlive(&insns)
 	if errno != 0 {
 		return nil, fmt.Errorf("bpfsys: BPF_PROG_LOAD %q: %w", name, errno)
