@@ -246,9 +246,9 @@ func TestModuleRangeFirst(t *testing.T) {
 	ev := &fakeEvents{ch: make(chan uevent.Event), closed: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() { done <- sym.Watch(context.Background(), WatchOptions{Events: ev}) }()
-	// sync sends an event of another subsystem: once Watch reads it, it
+	// settle sends an event of another subsystem: once Watch reads it, it
 	// has handled the event before.
-	sync := func() {
+	settle := func() {
 		ev.ch <- uevent.Event{Action: "change", DevPath: "/devices/virtual/mem/null", Subsystem: "mem"}
 	}
 	const text = 0xffffffffc0878000 // synmod050's sections/.text; coresize 167936
@@ -256,7 +256,7 @@ func TestModuleRangeFirst(t *testing.T) {
 		t.Fatalf("before the event: %v", err)
 	}
 	ev.ch <- uevent.Event{Action: "add", DevPath: "/module/synmod050", Subsystem: "module"}
-	sync()
+	settle()
 	got, err := sym.Lookup(text + 0x10)
 	if err != nil || got.Module != "synmod050" || got.Name != "" || got.Addr != text || got.Offset != 0x10 {
 		t.Errorf("after the add event: %+v, %v; want synmod050+0x10", got, err)
@@ -278,7 +278,7 @@ func TestModuleRangeFirst(t *testing.T) {
 	}
 	<-reloads
 	ev.ch <- uevent.Event{Action: "remove", DevPath: "/module/x", Subsystem: "module"}
-	sync()
+	settle()
 	if got, err := sym.Lookup(0xffffffffc0000000); !errors.Is(err, ErrNotFound) {
 		t.Errorf("module x after its remove event: %+v, %v", got, err)
 	}

@@ -22,7 +22,8 @@ import (
 // followed.
 type Reader struct {
 	rings   []ring
-	wake    int // an eventfd that Close and a done context write to
+	wakeMu  sync.Mutex // guards wake against a wakeup racing with Close
+	wake    int        // an eventfd that Close and a done context write to
 	pfds    []unix.PollFd
 	mu      sync.Mutex // held by Read; Close takes it to free the rings
 	closed  atomic.Bool
@@ -255,13 +256,18 @@ func (r *Reader) drainAll(dst []Record) []Record {
 	return dst
 }
 
-// wakeup interrupts a blocked Read.
+// wakeup interrupts a blocked Read. It may run on any goroutine, also
+// after Close (a context's AfterFunc).
 func (r *Reader) wakeup() {
 	one := [8]byte{1}
 	if !isLittle() {
 		one = [8]byte{7: 1}
 	}
-	unix.Write(r.wake, one[:])
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if r.wake >= 0 {
+		unix.Write(r.wake, one[:])
+	}
 }
 
 // Close stops the events, unmaps the rings and ends a blocked Read with
@@ -283,6 +289,8 @@ func (r *Reader) free() {
 		r.rings[i].close()
 	}
 	r.rings, r.pfds = nil, nil
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
 	if r.wake >= 0 {
 		unix.Close(r.wake)
 		r.wake = -1
