@@ -66,7 +66,7 @@ func (c *cli) ksymCmd() *cobra.Command {
 		},
 		&cobra.Command{
 			Use:   "watch",
-			Short: "Print module events and reloads until interrupted",
+			Short: "Print module events, BPF symbols added and removed, and reloads until interrupted",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if f.kallsyms == "-" {
@@ -266,9 +266,10 @@ func (c *cli) ksymStats(f *ksymFlags) error {
 	return err
 }
 
-// ksymWatch prints module events and reloads until ctx ends.
+// ksymWatch prints module events, BPF symbol events and reloads until ctx
+// ends.
 func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
-	var mu sync.Mutex // OnEvent and OnReload run on different goroutines
+	var mu sync.Mutex // OnEvent, OnKsym and OnReload run on different goroutines
 	lines := newJSONLines(c.stdout)
 	emit := func(text string, v map[string]any) {
 		mu.Lock()
@@ -282,14 +283,20 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	sym, err := kallsyms.Open(kallsyms.Config{
 		Kallsyms: f.kallsyms, Sysfs: f.sysfs,
 		OnReload: func(ev kallsyms.ReloadEvent) { emitReload(emit, ev) },
+		OnKsym:   func(ev kallsyms.KsymEvent) { emitKsym(emit, ev) },
 	})
 	if err != nil {
 		return err
 	}
 	defer sym.Close()
 	st := sym.Snapshot().Stats()
-	emit(fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents", st.Symbols, st.Modules),
-		map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules})
+	text := fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents and BPF symbols", st.Symbols, st.Modules)
+	v := map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules, "ksym_events": true}
+	if kerr := sym.KsymEventsErr(); kerr != nil {
+		text = fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents (%v)", st.Symbols, st.Modules, kerr)
+		v["ksym_events"], v["ksym_error"] = false, kerr.Error()
+	}
+	emit(text, v)
 	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev uevent.Event, err error) {
 		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
 		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", escapeName(ev.Action), escapeName(ev.DevPath), escapeName(ev.Subsystem), ev.PortID)
@@ -305,6 +312,22 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		return context.Cause(ctx)
 	}
 	return err
+}
+
+// emitKsym prints one ksymbol event: "bpf add NAME addr=0x... len=N" (or
+// "ool" for out-of-line code), or the kernel's lost events.
+func emitKsym(emit func(string, map[string]any), ev kallsyms.KsymEvent) {
+	if ev.Op == kallsyms.KsymLost {
+		emit(fmt.Sprintf("ksym lost %d events; resync", ev.Lost), map[string]any{"type": "ksym", "action": "lost", "lost": ev.Lost})
+		return
+	}
+	kind := map[uint16]string{kallsyms.KsymTypeBPF: "bpf", kallsyms.KsymTypeOOL: "ool"}[ev.Type]
+	if kind == "" {
+		kind = fmt.Sprintf("type%d", ev.Type)
+	}
+	emit(fmt.Sprintf("%s %s %s addr=0x%x len=%d", kind, ev.Op, escapeName(ev.Name), ev.Addr, ev.Len),
+		map[string]any{"type": "ksym", "action": ev.Op.String(), "kind": kind, "name": ev.Name,
+			"addr": fmt.Sprintf("0x%x", ev.Addr), "len": ev.Len})
 }
 
 func emitReload(emit func(string, map[string]any), ev kallsyms.ReloadEvent) {
