@@ -24,6 +24,9 @@ const (
 		"#endif /* __VMLINUX_H__ */\n"
 )
 
+// v71 prints as Debian 12's bpftool 7.1, the oracle of the older goldens.
+var v71 = cdump.Options{Compat: cdump.CompatBpftool71}
+
 var (
 	parse      = testfixtures.Spec
 	hostSpec   = testfixtures.HostSpec

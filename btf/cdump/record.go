@@ -106,6 +106,10 @@ func (r rec) paramType(i int) btf.TypeID {
 // enumValue returns the i-th value of an ENUM (low 32 bits) or ENUM64.
 func (r rec) enumValue(i int) (name uint32, val uint64) { return wire.Record(r).Enum(i) }
 
+// declTagComponent returns a DECL_TAG's component_idx: -1 for the tagged
+// type or function itself, else a member or parameter index.
+func (r rec) declTagComponent() int32 { return int32(wire.Record(r).Extra()) }
+
 // secinfoType returns the variable of the i-th btf_var_secinfo of a DATASEC.
 func (r rec) secinfoType(i int) btf.TypeID {
 	typ, _, _ := wire.Record(r).Secinfo(i)

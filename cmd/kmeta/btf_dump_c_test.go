@@ -16,7 +16,7 @@ import (
 func TestBTFDumpCGolden(t *testing.T) {
 	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
-	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c")
+	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c", "--compat", "bpftool-7.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestBTFDumpCSplit(t *testing.T) {
 	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	mod := testfixtures.Modules(t)["kvm"]
-	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c")
+	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c", "--compat", "bpftool-7.1")
 	if err != nil {
 		t.Fatal(err)
 	}
