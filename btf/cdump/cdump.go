@@ -163,7 +163,7 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 		return err
 	}
 	d.v75 = opts.Compat == CompatNone
-	var order []btf.TypeID
+	var order []sortKey
 	if roots == nil && d.v75 && !opts.Unsorted {
 		if order, err = d.sortedIDs(); err != nil {
 			return err
@@ -184,11 +184,11 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 			}
 		}
 	case order != nil:
-		for _, id := range order {
-			if id == 0 {
+		for _, k := range order {
+			if k.id == 0 {
 				continue // void: nothing to print
 			}
-			if err = d.dumpType(id); err != nil {
+			if err = d.dumpType(k.id); err != nil {
 				break
 			}
 		}

@@ -47,9 +47,9 @@ type sortKey struct {
 	hash     uint64
 }
 
-// sortedIDs returns every id of the Spec chain, void included, in bpftool
-// 7.5's sorted order.
-func (d *dumper) sortedIDs() ([]btf.TypeID, error) {
+// sortedIDs returns the keys of every type of the Spec chain, void
+// included, in bpftool 7.5's sorted order.
+func (d *dumper) sortedIDs() ([]sortKey, error) {
 	keys := make([]sortKey, d.n)
 	for i := range keys {
 		id := btf.TypeID(i)
@@ -83,11 +83,7 @@ func (d *dumper) sortedIDs() ([]btf.TypeID, error) {
 		}
 		return int(a.id) - int(b.id)
 	})
-	ids := make([]btf.TypeID, len(keys))
-	for i, k := range keys {
-		ids[i] = k.id
-	}
-	return ids, nil
+	return keys, nil
 }
 
 // sortRank is bpftool's btf_type_rank: a name met anywhere from id down
