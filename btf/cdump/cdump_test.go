@@ -244,10 +244,12 @@ func TestTypeCycle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := newGen()
 			build(g)
-			var buf bytes.Buffer
-			err := cdump.Write(&buf, parse(t, g.bytes(), nil), v71)
-			if !errors.Is(err, cdump.ErrTypeCycle) {
-				t.Fatalf("err = %v, want ErrTypeCycle", err)
+			s := parse(t, g.bytes(), nil)
+			for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+				err := cdump.Write(&bytes.Buffer{}, s, opts)
+				if !errors.Is(err, cdump.ErrTypeCycle) {
+					t.Fatalf("%+v: err = %v, want ErrTypeCycle", opts, err)
+				}
 			}
 		})
 	}
@@ -268,10 +270,12 @@ func TestTooComplex(t *testing.T) {
 		g.proto(i, param{"a", next}, param{"b", next})
 	}
 	g.typedef("fn_t", first)
-	var buf bytes.Buffer
-	err := cdump.Write(&buf, parse(t, g.bytes(), nil), v71)
-	if !errors.Is(err, cdump.ErrTooComplex) {
-		t.Fatalf("err = %v, want ErrTooComplex", err)
+	s := parse(t, g.bytes(), nil)
+	for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+		err := cdump.Write(&bytes.Buffer{}, s, opts)
+		if !errors.Is(err, cdump.ErrTooComplex) {
+			t.Fatalf("%+v: err = %v, want ErrTooComplex", opts, err)
+		}
 	}
 }
 
@@ -381,21 +385,39 @@ func TestClosedSpec(t *testing.T) {
 	}
 }
 
-// TestEmpty checks BTF without types: only the header and footer.
+// TestEmpty checks BTF without types: only the header and footer, and for
+// bpftool 7.5 the macros and an empty kfunc block.
 func TestEmpty(t *testing.T) {
-	got := dumpC(t, parse(t, newGen().bytes(), nil), v71)
-	if string(got) != wantHeader+wantFooter {
-		t.Errorf("got %q", got)
+	s := parse(t, newGen().bytes(), nil)
+	if got := dumpC(t, s, v71); string(got) != wantHeader+wantFooter {
+		t.Errorf("bpftool 7.1: got %q", got)
+	}
+	want75 := prologue75 + "\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n#endif\n\n" + wantFooter
+	for _, opts := range []cdump.Options{{}, {Unsorted: true}} {
+		if got := dumpC(t, s, opts); string(got) != want75 {
+			t.Errorf("%+v: got %q", opts, got)
+		}
+	}
+	if got := dumpSkipFirst(t, s); string(got) != want75 {
+		t.Errorf("first left out: got %q", got)
 	}
 }
 
-// BenchmarkWrite prints the host fixture's vmlinux.h to io.Discard.
+// BenchmarkWrite prints the host fixture's vmlinux.h to io.Discard, as
+// bpftool 7.5 (sorted and unsorted) and 7.1 do.
 func BenchmarkWrite(b *testing.B) {
 	s := hostSpec(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := cdump.Write(io.Discard, s, v71); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		opts cdump.Options
+	}{{"sorted", cdump.Options{}}, {"unsorted", cdump.Options{Unsorted: true}}, {"bpftool-7.1", v71}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := cdump.Write(io.Discard, s, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -33,9 +33,12 @@ func TestTooDeep(t *testing.T) {
 					g.strct(fmt.Sprintf("s%d", i), 4, member{"m", next, 0, 0})
 				}
 			}
-			err := cdump.Write(&bytes.Buffer{}, parse(t, g.bytes(), nil), v71)
-			if !errors.Is(err, cdump.ErrTooDeep) || errors.Is(err, cdump.ErrTypeCycle) || !strings.Contains(err.Error(), "deeper than") {
-				t.Fatalf("err = %v, want ErrTooDeep and no cycle", err)
+			s := parse(t, g.bytes(), nil)
+			for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+				err := cdump.Write(&bytes.Buffer{}, s, opts)
+				if !errors.Is(err, cdump.ErrTooDeep) || errors.Is(err, cdump.ErrTypeCycle) || !strings.Contains(err.Error(), "deeper than") {
+					t.Fatalf("%+v: err = %v, want ErrTooDeep and no cycle", opts, err)
+				}
 			}
 		})
 	}
