@@ -31,9 +31,9 @@ also compressed as .gz, .xz or .zst.
 --format raw (the default) prints what "bpftool btf dump file FILE" prints,
 byte for byte; with -B only the split types, as "bpftool -B BASE" does.
 --format c prints a C header (vmlinux.h) as bpftool 7.5's "format c" does,
-types sorted by name (but see the README for the one type bpftool leaves
-out); --unsorted prints them in id order, as "format c unsorted";
---compat bpftool-7.1 prints what Debian 12's bpftool 7.1 prints.`,
+types sorted by name, but with the type that sorts first, which bpftool 7.5
+leaves out by mistake; --unsorted prints them in id order, as "format c
+unsorted"; --compat bpftool-7.1 prints what Debian 12's bpftool 7.1 prints.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := defaultVmlinux
