@@ -31,9 +31,10 @@ type Options struct {
 	// instead: see Compat.
 	Compat Compat
 
-	// skipFirst leaves out the type that sorts first, as bpftool 7.5 does
-	// (for its tests, see export_test.go).
-	skipFirst bool
+	// skipFirst leaves out the type that sorts first, as bpftool 7.5 does;
+	// sortAll sorts every type, also those that print nothing (for tests,
+	// see export_test.go).
+	skipFirst, sortAll bool
 }
 
 // Compat names an earlier tool whose C header Write can reproduce byte for
@@ -165,7 +166,9 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 	d.v75 = opts.Compat == CompatNone
 	var order []sortKey
 	if roots == nil && d.v75 && !opts.Unsorted {
-		if order, err = d.sortedIDs(); err != nil {
+		// Sorting every type, as bpftool does, is needed only to know
+		// which one it leaves out.
+		if order, err = d.sortedIDs(opts.skipFirst || opts.sortAll); err != nil {
 			return err
 		}
 		if opts.skipFirst && len(order) > 0 {

@@ -12,3 +12,10 @@ func WriteSkipFirst(w io.Writer, s *btf.Spec, opts Options) error {
 	opts.skipFirst = true
 	return Write(w, s, opts)
 }
+
+// WriteSortAll writes s sorted as Write does, but sorting every type, as
+// bpftool does, also those that print nothing.
+func WriteSortAll(w io.Writer, s *btf.Spec, opts Options) error {
+	opts.sortAll = true
+	return Write(w, s, opts)
+}

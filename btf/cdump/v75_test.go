@@ -201,3 +201,25 @@ func TestCompileVmlinux75Module(t *testing.T) {
 	compile(t, dumpC(t, hostSpec(t), cdump.Options{Unsorted: true}),
 		"int size_of_task(void) { return sizeof(struct task_struct); }")
 }
+
+// TestSortPrintingOnly checks that sorting only the types that print
+// something, as Write does, gives the same header as sorting every type,
+// as bpftool does.
+func TestSortPrintingOnly(t *testing.T) {
+	specs := map[string]*btf.Spec{"host-6.18.44": hostSpec(t)}
+	if !testing.Short() {
+		specs["debian-6.1 kvm"] = moduleSpec(t, goldenModule)
+	}
+	for _, c := range cases {
+		specs[c.name] = parse(t, c.raw(), nil)
+	}
+	for name, s := range specs {
+		var all bytes.Buffer
+		if err := cdump.WriteSortAll(&all, s, cdump.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := dumpC(t, s, cdump.Options{}); !bytes.Equal(got, all.Bytes()) {
+			t.Errorf("%s: sorting only the printing types changes the header: %s", name, firstDiff(got, all.Bytes()))
+		}
+	}
+}
