@@ -57,6 +57,7 @@ type dumper struct {
 	decls []btf.TypeID // shared stack of declaration chains
 
 	plain    bool  // a Namer's dumper: own names, anonymous types abbreviated
+	v75      bool  // bpftool 7.5's output (libbpf 1.5), not 7.1's
 	depth    int   // current depth of emitType and emitTypeDecl recursion
 	steps    int   // calls of order, emitType and emitTypeDecl so far
 	maxSteps int   // the limit of steps, see ErrTooComplex

@@ -16,6 +16,7 @@ type btfDumpFlags struct {
 	format string
 	types  string
 	json   bool
+	c      dumpCFlags
 }
 
 func (c *cli) btfDumpCmd() *cobra.Command {
@@ -29,7 +30,10 @@ also compressed as .gz, .xz or .zst.
 
 --format raw (the default) prints what "bpftool btf dump file FILE" prints,
 byte for byte; with -B only the split types, as "bpftool -B BASE" does.
---format c prints a C header (vmlinux.h) as "bpftool ... format c" does.
+--format c prints a C header (vmlinux.h) as bpftool 7.5's "format c" does,
+types sorted by name, but with the type that sorts first, which bpftool 7.5
+leaves out by mistake; --unsorted prints them in id order, as "format c
+unsorted"; --compat bpftool-7.1 prints what Debian 12's bpftool 7.1 prints.
 
 "id ID", "prog ID" and "map ID" print a BTF object of the running kernel
 (see "kmeta btf list"), the BTF a program was loaded with, or a map's key
@@ -56,6 +60,7 @@ does not exist, or a program or map without BTF, gives exit status 1.`,
 	cmd.Flags().StringVar(&f.format, "format", "raw", "output format: raw or c")
 	cmd.Flags().StringVar(&f.types, "types", "", "with --format c: only these type `NAMES` (comma separated) and what they need")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (raw format only)")
+	f.c.register(cmd)
 	return cmd
 }
 
@@ -65,6 +70,10 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	}
 	if f.types != "" && f.format != "c" {
 		return fmt.Errorf("--types works with --format c only")
+	}
+	copts, err := f.c.options(f.format, f.types)
+	if err != nil {
+		return err
 	}
 	o, err := c.openSpec(path, f.base)
 	if err != nil {
@@ -82,7 +91,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	case f.format == "raw":
 		err = rawdump.Write(w, o.spec, opts)
 	case f.format == "c":
-		err = c.btfDumpC(w, o.spec, splitNames(f.types))
+		err = c.btfDumpC(w, o.spec, copts)
 	default:
 		return fmt.Errorf("unknown --format %q: want raw or c", f.format)
 	}

@@ -279,7 +279,11 @@ func (c *cli) btfDumpLive(cmd *cobra.Command, args []string, f btfDumpFlags) err
 	}
 	switch {
 	case f.format == "c":
-		err = cdump.Write(w, b.Spec, cdump.Options{Types: splitNames(f.types), IDs: roots})
+		var copts cdump.Options
+		if copts, err = f.c.options(f.format, f.types); err == nil {
+			copts.IDs = roots
+			err = cdump.Write(w, b.Spec, copts)
+		}
 	case roots != nil:
 		err = writeRoots(w, b.Spec, roots, f.json)
 	case f.json:

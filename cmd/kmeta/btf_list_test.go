@@ -136,6 +136,10 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 				bargs = append(bargs, d.part)
 			}
 			args = append(args, "--format", format)
+			if format == "c" {
+				// The oracle here is Debian 12's bpftool 7.1.
+				args = append(args, "--compat", "bpftool-7.1")
+			}
 			bargs = append(bargs, "format", format)
 			want, berr := exec.Command(bpftool, bargs...).Output()
 			got, kerr := kmetaBytes(t, nil, args...)
