@@ -190,20 +190,6 @@ func fakeSysfs(tb testing.TB, vmlinux []byte, modules map[string][]byte) string 
 	return dir
 }
 
-// needBPF skips the test unless this process can load BPF programs
-// against the running kernel's BTF.
-func needBPF(tb testing.TB) {
-	tb.Helper()
-	if _, err := os.Stat(testfixtures.RunningKernelBTF); err != nil {
-		tb.Skipf("no kernel BTF here (%v): the loads need the running kernel's types", err)
-	}
-	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1})
-	if err != nil {
-		tb.Skipf("cannot create a BPF map (%v): loading programs needs root or CAP_BPF and CAP_PERFMON, and the bpf() syscall", err)
-	}
-	m.Close()
-}
-
 // TestLoadRunningKernel: every object loads into the running kernel with
 // kmeta's minimal types as KernelTypes (the verifier accepts every
 // program), and each program is the one cilium/ebpf's default load makes:
