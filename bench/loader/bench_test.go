@@ -25,45 +25,45 @@ var loadSets = []struct {
 	{"all", objects},
 }
 
-// loadWay loads the collections of specs into the kernel, one way, and
-// returns them.
+// loadWay loads the collections of the objects at paths into the kernel,
+// one way, and returns them.
 type loadWay struct {
 	name string
-	load func(tb testing.TB, paths []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection
+	load func(tb testing.TB, paths []string) []*ebpf.Collection
 }
 
 var loadWays = []loadWay{
 	// cilium/ebpf's default: no options, so every collection gets a fresh
 	// btf.Cache, which reads the kernel's BTF (LoadKernelSpec, and every
 	// module's) for the relocations.
-	{"cilium", func(tb testing.TB, _ []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection {
-		return loadAll(tb, specs, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{} })
+	{"cilium", func(tb testing.TB, paths []string) []*ebpf.Collection {
+		return loadAll(tb, paths, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{} })
 	}},
 	// cilium/ebpf with one btf.Cache shared by the collections, as its
 	// documentation advises for several loads: the kernel's BTF once.
-	{"cilium-cache", func(tb testing.TB, _ []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection {
+	{"cilium-cache", func(tb testing.TB, paths []string) []*ebpf.Collection {
 		c := cbtf.NewCache()
-		return loadAll(tb, specs, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Cache: c} })
+		return loadAll(tb, paths, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Cache: c} })
 	}},
 	// kmeta's minimal BTF of the running kernel for all the objects'
 	// relocations, computed once, as KernelTypes of every collection.
-	{"kmeta", func(tb testing.TB, paths []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection {
+	{"kmeta", func(tb testing.TB, paths []string) []*ebpf.Collection {
 		opts, err := ProgramOptions(context.Background(), kernel.Options{}, paths...)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		return loadAll(tb, specs, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts} })
+		return loadAll(tb, paths, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts} })
 	}},
 	// kmeta's types, and one btf.Cache shared by the collections for
 	// what cilium/ebpf looks up in the kernel's BTF besides relocations
 	// (tp_btf attach targets).
-	{"kmeta-cache", func(tb testing.TB, paths []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection {
+	{"kmeta-cache", func(tb testing.TB, paths []string) []*ebpf.Collection {
 		opts, err := ProgramOptions(context.Background(), kernel.Options{}, paths...)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		c := cbtf.NewCache()
-		return loadAll(tb, specs, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts, Cache: c} })
+		return loadAll(tb, paths, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts, Cache: c} })
 	}},
 }
 
@@ -75,15 +75,20 @@ func floorWay(tb testing.TB, paths []string) loadWay {
 		tb.Fatal(err)
 	}
 	c := cbtf.NewCache()
-	return loadWay{"floor", func(tb testing.TB, _ []string, specs []*ebpf.CollectionSpec) []*ebpf.Collection {
-		return loadAll(tb, specs, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts, Cache: c} })
+	return loadWay{"floor", func(tb testing.TB, paths []string) []*ebpf.Collection {
+		return loadAll(tb, paths, func() ebpf.CollectionOptions { return ebpf.CollectionOptions{Programs: opts, Cache: c} })
 	}}
 }
 
-// loadAll loads every spec with the options opts gives.
-func loadAll(tb testing.TB, specs []*ebpf.CollectionSpec, opts func() ebpf.CollectionOptions) []*ebpf.Collection {
-	colls := make([]*ebpf.Collection, 0, len(specs))
-	for _, spec := range specs {
+// loadAll reads the objects at paths and loads them with the options
+// opts gives, in order.
+func loadAll(tb testing.TB, paths []string, opts func() ebpf.CollectionOptions) []*ebpf.Collection {
+	colls := make([]*ebpf.Collection, 0, len(paths))
+	for _, p := range paths {
+		spec, err := ebpf.LoadCollectionSpec(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		coll, err := ebpf.NewCollectionWithOptions(spec, opts())
 		if err != nil {
 			tb.Fatal(err)
@@ -91,19 +96,6 @@ func loadAll(tb testing.TB, specs []*ebpf.CollectionSpec, opts func() ebpf.Colle
 		colls = append(colls, coll)
 	}
 	return colls
-}
-
-// readSpecs reads the objects as cilium/ebpf does before loading them.
-func readSpecs(tb testing.TB, paths []string) []*ebpf.CollectionSpec {
-	specs := make([]*ebpf.CollectionSpec, 0, len(paths))
-	for _, p := range paths {
-		spec, err := ebpf.LoadCollectionSpec(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		specs = append(specs, spec)
-	}
-	return specs
 }
 
 func closeAll(colls []*ebpf.Collection) {
@@ -128,7 +120,7 @@ func BenchmarkLoad(b *testing.B) {
 		paths := objectPaths(b, set.objs...)
 		for _, way := range append(loadWays, floorWay(b, paths)) {
 			b.Run(set.name+"/"+way.name, func(b *testing.B) {
-				op := func() []*ebpf.Collection { return way.load(b, paths, readSpecs(b, paths)) }
+				op := func() []*ebpf.Collection { return way.load(b, paths) }
 				closeAll(op()) // cilium/ebpf's feature probes, once per process
 				var colls []*ebpf.Collection
 				peak := peakHeap(func() { colls = op() })
@@ -186,4 +178,24 @@ func peakHeap(fn func()) uint64 {
 	end := readHeap()
 	close(stop)
 	return max(<-done, end) - base
+}
+
+// BenchmarkProgramOptions is kmeta's part of the "kmeta" way: the objects
+// opened, the running kernel's vmlinux opened lazily, the minimal BTF
+// made and marshalled, and read back by cilium/ebpf.
+func BenchmarkProgramOptions(b *testing.B) {
+	if _, err := kernel.OpenVmlinux(); err != nil {
+		b.Skip(err)
+	}
+	for _, set := range loadSets {
+		paths := objectPaths(b, set.objs...)
+		b.Run(set.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ProgramOptions(context.Background(), kernel.Options{}, paths...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
