@@ -84,6 +84,10 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETy
 // addModules adds the minimal BTF of every module that has a type of one
 // of the missing names and kinds.
 func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*core.Object) error {
+	// A kernel without module BTF: no need to open vmlinux again.
+	if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
+		return nil
+	}
 	c := NewCache(o)
 	defer c.Close()
 	h, err := c.Acquire()

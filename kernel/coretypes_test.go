@@ -122,3 +122,37 @@ func TestMinimalCOREAmbiguous(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestMinimalCORENoModules: a kernel without module BTF, and an object
+// relocating a type that vmlinux lacks (types.bpf.o): no module, no error.
+func TestMinimalCORENoModules(t *testing.T) {
+	dir := fakeSysfs(t, only(), nil)
+	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, "core/types.bpf.o.gz")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := marshal(t, ct.Vmlinux), testfixtures.Read(t, "core/bpftool/types.debian-6.1.min.btf"); !bytes.Equal(got, want) {
+		t.Errorf("vmlinux: %d bytes, bpftool's %d, and they differ", len(got), len(want))
+	}
+	if len(ct.Modules) != 0 || len(ct.Failed) != 0 {
+		t.Errorf("modules %v, failed %v, want none", ct.Modules, ct.Failed)
+	}
+}
+
+// TestMinimalCOREFailedModule: a module whose BTF cannot be read is
+// reported in Failed, and the types come from vmlinux alone.
+func TestMinimalCOREFailedModule(t *testing.T) {
+	dir := fakeSysfs(t, only("kvm", "xfs"), func(name string, b []byte) []byte {
+		if name == "kvm" {
+			return b[:40]
+		}
+		return b
+	})
+	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, "core/module.bpf.o.gz")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ct.Modules) != 0 || len(ct.Failed) != 1 || ct.Failed[0].Module != "kvm" {
+		t.Errorf("modules %v, failed %v, want kvm failed", ct.Modules, ct.Failed)
+	}
+}
