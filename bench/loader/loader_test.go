@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,9 @@ import (
 	"github.com/cilium/ebpf"
 	cbtf "github.com/cilium/ebpf/btf"
 
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
@@ -245,4 +249,48 @@ func tag(tb testing.TB, p *ebpf.Program) string {
 		tb.Fatal(err)
 	}
 	return info.Tag
+}
+
+// TestKernelTypesAsBpftool: the KernelTypes of all the objects on the
+// running kernel are bpftool gen min_core_btf's output for them, byte
+// for byte (the BTF bytes cilium/ebpf reads back; kernel's own tests
+// compare with bpftool's goldens on fixture kernels).
+func TestKernelTypesAsBpftool(t *testing.T) {
+	bpftool, err := exec.LookPath("bpftool")
+	if err != nil {
+		t.Skip("bpftool is not installed (apt-get install bpftool)")
+	}
+	if _, err := os.Stat(testfixtures.RunningKernelBTF); err != nil {
+		t.Skipf("no kernel BTF here: %v", err)
+	}
+	paths := objectPaths(t, objects...)
+	out := filepath.Join(t.TempDir(), "min.btf")
+	args := append([]string{"gen", "min_core_btf", testfixtures.RunningKernelBTF, out}, paths...)
+	if b, err := exec.Command(bpftool, args...).CombinedOutput(); err != nil {
+		t.Fatalf("bpftool %v: %v\n%s", args, err, b)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := make([]*core.Object, 0, len(paths))
+	for _, p := range paths {
+		obj, err := core.OpenObject(p, btf.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer obj.Close()
+		objs = append(objs, obj)
+	}
+	ct, err := kernel.Options{}.MinimalCORE(context.Background(), objs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ct.Vmlinux.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("kmeta's %d bytes differ from bpftool's %d", len(got), len(want))
+	}
 }
