@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testfixtures.RemoveShared() // BenchmarkRelocateDistro's fake sysfs
+	os.Exit(code)
 }
 
 // cannotLoad says why this process cannot load BPF programs against the
