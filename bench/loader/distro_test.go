@@ -69,36 +69,42 @@ func BenchmarkRelocateDistro(b *testing.B) {
 		}
 		specs = append(specs, spec)
 	}
-	b.Run("cilium", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			// one collection's worth per object, as NewCollection does
-			for _, spec := range specs {
-				base, err := cbtf.LoadSpec(filepath.Join(btfDir, "vmlinux"))
-				if err != nil {
-					b.Fatal(err)
-				}
-				targets := []*cbtf.Spec{base}
-				for _, m := range mods {
-					s, err := cbtf.LoadSplitSpec(filepath.Join(btfDir, m), base)
-					if err != nil {
-						b.Fatal(err)
-					}
-					targets = append(targets, s)
-				}
-				relocateAll(b, []*ebpf.CollectionSpec{spec}, targets)
-			}
-		}
-		b.ReportMetric(float64(len(mods)), "modules")
-	})
-	b.Run("kmeta", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			opts, err := ProgramOptions(context.Background(), kernel.Options{Sysfs: dir}, paths...)
+	cilium := func(b testing.TB) {
+		// one collection's worth per object, as NewCollection does
+		for _, spec := range specs {
+			base, err := cbtf.LoadSpec(filepath.Join(btfDir, "vmlinux"))
 			if err != nil {
 				b.Fatal(err)
 			}
-			relocateAll(b, specs, append([]*cbtf.Spec{opts.KernelTypes}, opts.ExtraRelocationTargets...))
+			targets := []*cbtf.Spec{base}
+			for _, m := range mods {
+				s, err := cbtf.LoadSplitSpec(filepath.Join(btfDir, m), base)
+				if err != nil {
+					b.Fatal(err)
+				}
+				targets = append(targets, s)
+			}
+			relocateAll(b, []*ebpf.CollectionSpec{spec}, targets)
 		}
-	})
+	}
+	kmeta := func(b testing.TB) {
+		opts, err := ProgramOptions(context.Background(), kernel.Options{Sysfs: dir}, paths...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		relocateAll(b, specs, append([]*cbtf.Spec{opts.KernelTypes}, opts.ExtraRelocationTargets...))
+	}
+	for _, way := range []struct {
+		name string
+		op   func(testing.TB)
+	}{{"cilium", cilium}, {"kmeta", kmeta}} {
+		b.Run(way.name, func(b *testing.B) {
+			peak := peakHeap(func() { way.op(b) })
+			b.ReportAllocs()
+			for b.Loop() {
+				way.op(b)
+			}
+			b.ReportMetric(float64(peak), "peak-heap-B")
+		})
+	}
 }
