@@ -58,7 +58,9 @@ type ModuleTypes struct {
 // minimal BTF. A relocation that libbpf refuses makes MinimalCORE return
 // core.Minimal's error. The error wraps ErrNoVmlinux when no usable
 // vmlinux BTF was found. The objects must stay open while it runs; the
-// returned Builders hold no reference to the kernel's files.
+// returned Builders hold no reference to the kernel's files. It is safe
+// to call from several goroutines at once, also on the same objects: each
+// call opens the kernel's BTF for itself.
 func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETypes, error) {
 	q := core.TargetQuery(objs...)
 	vmlinux, path, err := openVmlinuxWith(o, btf.ReadOptions{Lazy: true, Flavors: q})

@@ -156,3 +156,29 @@ func TestMinimalCOREFailedModule(t *testing.T) {
 		t.Errorf("modules %v, failed %v, want kvm failed", ct.Modules, ct.Failed)
 	}
 }
+
+// TestMinimalCOREConcurrent: calls on the same objects from several
+// goroutines give bpftool's bytes each (under -race in CI).
+func TestMinimalCOREConcurrent(t *testing.T) {
+	dir := fakeSysfs(t, only("kvm"), nil)
+	objs := openObjects(t, "elf/prog.bpf.o.gz", "core/fields.bpf.o.gz", "core/types.bpf.o.gz", "core/matches.bpf.o.gz")
+	want := testfixtures.Read(t, "core/bpftool/all.debian-6.1.min.btf")
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), objs...)
+			if err == nil {
+				var got []byte
+				if got, err = ct.Vmlinux.Marshal(builder.Options{}); err == nil && !bytes.Equal(got, want) {
+					err = errors.New("not bpftool's bytes")
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
