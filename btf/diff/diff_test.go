@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -100,7 +101,7 @@ func checkStructsReported(t *testing.T, a, b *btf.Spec, changed map[string]bool)
 	structs := func(s *btf.Spec) map[string][]btf.Type {
 		m := make(map[string][]btf.Type)
 		for _, typ := range s.All() {
-			if typ.Kind() == btf.KindStruct && typ.NameOffset() != 0 {
+			if typ.Kind() == btf.KindStruct && btfraw.NameOff(typ) != 0 {
 				m[typ.Name()] = append(m[typ.Name()], typ)
 			}
 		}
@@ -195,7 +196,7 @@ func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ unless that instruction is dead code).`,
 }
 
 func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
-	obj, err := core.OpenObject(objPath, c.readOptions(nil))
+	obj, err := core.OpenObject(c.ctx, objPath, core.ObjectOptions{MaxSize: c.maxInput})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestBTFMinObjBadTarget(t *testing.T) {
 	if err := os.WriteFile(target, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, want := btf.Open(target)
+	_, want := btf.Open(context.Background(), target, btf.Options{})
 	if want == nil {
 		t.Fatal("Open accepts the broken task_struct")
 	}

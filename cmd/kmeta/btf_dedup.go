@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,29 +91,51 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 			return err
 		}
 	}
-	baseSpec, base, err := c.openBase(f.base)
-	if err != nil {
-		return err
-	}
-	if baseSpec != nil {
+	// The base is prepared for deduplication (dedup.NewBase) while the
+	// inputs are opened and validated, on every core; they are appended
+	// in the order given, on this goroutine.
+	var baseSpec *btf.Spec
+	if f.base != "" {
+		if baseSpec, err = c.openOne(f.base, nil); err != nil {
+			return fmt.Errorf("base: %w", err)
+		}
 		defer baseSpec.Close()
 	}
-	m := dedup.New(base)
+	var (
+		base     *dedup.Base
+		baseErr  error
+		baseDone = make(chan struct{})
+	)
+	go func() {
+		defer close(baseDone)
+		if baseSpec != nil {
+			if base, baseErr = dedup.NewBase(baseSpec); baseErr != nil {
+				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
+			}
+		}
+	}()
+	var m *dedup.Merger
 	progress := c.progress("reading", len(paths))
-	for i, p := range paths {
-		if err := c.ctx.Err(); err != nil {
-			return err
-		}
-		progress(i + 1)
-		s, err := c.openOne(p, baseSpec)
-		if err != nil {
-			return err
-		}
-		err = m.AddSpec(s) // copies the records: s can go now
-		s.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
+	err = inOrder(c.ctx, len(paths), 0, 64,
+		func(i int) (*btf.Spec, error) { return c.openOne(paths[i], baseSpec) },
+		func(i int, s *btf.Spec) error {
+			defer s.Close() // AddSpec copies the records
+			if m == nil {
+				if <-baseDone; baseErr != nil {
+					return baseErr
+				}
+				m = dedup.New(base)
+			}
+			progress(i + 1)
+			if err := m.AddSpec(s); err != nil {
+				return fmt.Errorf("%s: %w", paths[i], err)
+			}
+			return nil
+		},
+		func(s *btf.Spec) { s.Close() })
+	<-baseDone
+	if err != nil {
+		return err
 	}
 	data, err := m.Dedup(opts)
 	if err != nil {
@@ -158,41 +179,19 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	defer baseSpec.Close()
-	jobs := f.jobs
-	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		next, done atomic.Int64
-		errOnce    sync.Once
-		firstErr   error
-		wg         sync.WaitGroup
-	)
 	progress := c.progress("dedup", len(paths))
+	var done atomic.Int64
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
-	for range min(jobs, len(paths)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) || c.ctx.Err() != nil {
-					return
-				}
-				if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					next.Store(int64(len(paths))) // stop the others
-					return
-				}
-				progress(int(done.Add(1)))
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = c.ctx.Err()
-	}
-	if firstErr != nil {
+	err = forEach(c.ctx, len(paths), f.jobs, func(i int) error {
+		if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
+			return err
+		}
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
 		batch.Abort()
-		return firstErr
+		return err
 	}
 	return batch.Commit()
 }

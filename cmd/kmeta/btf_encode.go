@@ -61,7 +61,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	defer setGC(50)()
 	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
 	if f.base != "" {
-		base, err := btf.Open(f.base)
+		base, err := btf.Open(c.ctx, f.base, btf.Options{})
 		if err != nil {
 			return fmt.Errorf("base: %w", err)
 		}

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -19,7 +17,7 @@ import (
 func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
 	objs := make([]*core.Object, 0, len(paths))
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, c.readOptions(nil))
+		obj, err := core.OpenObject(c.ctx, p, core.ObjectOptions{MaxSize: c.maxInput})
 		if err != nil {
 			closeObjects(objs)
 			return nil, err
@@ -37,8 +35,8 @@ func closeObjects(objs []*core.Object) {
 
 // targetOptions are the read options of a target BTF for objs (without
 // a base): opened lazily, the objects' candidate search made in the walk
-// that opening does (btf.ReadOptions.Lazy, core.TargetQuery).
-func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
+// that opening does (btf.Options.Lazy, core.TargetQuery).
+func (c *cli) targetOptions(objs []*core.Object) btf.Options {
 	o := c.readOptions(nil)
 	o.Lazy, o.Flavors = true, core.TargetQuery(objs...)
 	return o
@@ -46,7 +44,7 @@ func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
 
 // targetErr returns err, the error of a resolution on the target s read
 // from path, or the error of the record of s that failed its check if
-// there is one (btf.ReadOptions.Lazy), after the path, as opening gives it.
+// there is one (btf.Options.Lazy), after the path, as opening gives it.
 func targetErr(path string, s *btf.Spec, err error) error {
 	if lerr := s.Err(); lerr != nil {
 		return fmt.Errorf("%s: %w", path, lerr)
@@ -109,35 +107,19 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 		return err
 	}
 	defer closeObjects(objs)
-	jobs := f.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		batch atomicfile.Batch
-		next  atomic.Int64
-		done  atomic.Int64
-		errs  = make([]error, len(kernels))
-		wg    sync.WaitGroup
-	)
 	progress := c.progress("min", len(kernels))
-	for range min(jobs, len(kernels)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(kernels) && c.ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				errs[i] = c.minOne(&batch, kernels[i], outs[i], objs, f, opts)
-				progress(int(done.Add(1)))
-			}
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err == nil && c.ctx.Err() != nil {
-			err = c.ctx.Err()
-		}
-		if err != nil {
-			batch.Abort()
+	var done atomic.Int64
+	var batch atomicfile.Batch
+	err = forEach(c.ctx, len(kernels), f.jobs, func(i int) error {
+		if err := c.minOne(&batch, kernels[i], outs[i], objs, f, opts); err != nil {
 			return fmt.Errorf("%s: %w", kernels[i], err)
 		}
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
+		batch.Abort()
+		return err
 	}
 	return batch.Commit()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ func (f *kernelFlags) register(cmd *cobra.Command) {
 }
 
 func (f *kernelFlags) options() kernel.Options {
-	return kernel.Options{Root: f.root, Sysfs: f.sysfs}
+	return kernel.Options{Root: f.root, Sysfs: f.sysfs, Workers: runtime.GOMAXPROCS(0)}
 }
 
 type btfModulesFlags struct {

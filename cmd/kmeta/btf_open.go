@@ -51,7 +51,7 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 // openOneWith is openOne with read options o, whose Base is the base.
-func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) openOneWith(path string, o btf.Options) (*btf.Spec, error) {
 	if path == "-" {
 		return c.openStdin(o)
 	}
@@ -63,7 +63,7 @@ func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
 		defer d.Release()
 		return c.kernelImageSpec(path, d.Bytes(), o)
 	}
-	return btf.OpenWith(path, o)
+	return btf.Open(c.ctx, path, o)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
@@ -74,7 +74,7 @@ const kernelHead = 0x250
 // Debian package from standard input, with read options o, under the same
 // limit as files: a kernel image or package is read whole (bounded by
 // --max-input) and then decompressed as a file would be.
-func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) openStdin(o btf.Options) (*btf.Spec, error) {
 	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
 	head, _ := r.Peek(kernelHead) // (short input: what there is)
 	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
@@ -85,7 +85,7 @@ func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 		defer d.Release()
 		return c.kernelImageSpec("stdin", d.Bytes(), o)
 	}
-	s, err := btf.ReadWith(r, o)
+	s, err := btf.Read(c.ctx, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
@@ -127,12 +127,12 @@ func isKernelImage(path string) bool {
 // kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
 // Debian package named name: the kernel is decompressed as a stream into
 // btf's reader, which keeps only the .BTF section.
-func (c *cli) kernelImageSpec(name string, data []byte, o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) kernelImageSpec(name string, data []byte, o btf.Options) (*btf.Spec, error) {
 	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
-	s, err := btf.ReadWith(r, o)
+	s, err := btf.Read(c.ctx, r, o)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}

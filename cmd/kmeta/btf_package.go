@@ -43,7 +43,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 	}
 	var waiting []early
 	module := func(name string, data []byte) error {
-		s, err := btf.ReadWith(bytes.NewReader(data), c.readOptions(base))
+		s, err := btf.Read(c.ctx, bytes.NewReader(data), c.readOptions(base))
 		if err != nil {
 			err = fmt.Errorf("%s: %w", name, withHint(err))
 		}
@@ -74,7 +74,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if base, err = btf.ReadWith(kr, c.readOptions(nil)); err != nil {
+		if base, err = btf.Read(c.ctx, kr, c.readOptions(nil)); err != nil {
 			return fmt.Errorf("%s: %w", name, withHint(err))
 		}
 		if err := fn(pkgModule{name: "vmlinux", spec: base}); err != nil {

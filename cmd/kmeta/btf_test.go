@@ -55,7 +55,7 @@ func TestBTFDumpGolden(t *testing.T) {
 // TestBpftoolLive compares that one with bpftool's.
 func TestBTFDumpLive(t *testing.T) {
 	t.Parallel()
-	spec, err := btf.Open(defaultVmlinux)
+	spec, err := btf.Open(context.Background(), defaultVmlinux, btf.Options{})
 	if err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -42,9 +43,10 @@ func withHint(err error) error {
 	return err
 }
 
-// readOptions are the options every command reads BTF with.
-func (c *cli) readOptions(base *btf.Spec) btf.ReadOptions {
-	return btf.ReadOptions{Base: base, MaxSize: c.maxInput, Context: c.ctx}
+// readOptions are the options every command reads BTF with: a big type
+// section is checked on every core.
+func (c *cli) readOptions(base *btf.Spec) btf.Options {
+	return btf.Options{Base: base, MaxSize: c.maxInput, Workers: runtime.GOMAXPROCS(0)}
 }
 
 // stdinReader returns standard input, read so that a cancelled command

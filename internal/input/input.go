@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,8 +60,22 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than the limit of %s", e.What, FormatSize(e.Limit))
 }
 
-// Is makes errors.Is(err, ErrTooLarge) true.
-func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+// Is makes errors.Is(err, ErrTooLarge) true, and errors.Is(err, E) for
+// every E passed to RegisterTooLarge.
+func (e *TooLargeError) Is(target error) bool {
+	return target == ErrTooLarge || slices.Contains(tooLarge, target)
+}
+
+// tooLarge holds the public packages' sentinels for a TooLargeError
+// (btf.ErrTooLarge).
+var tooLarge []error
+
+// RegisterTooLarge makes errors.Is(err, target) true for every
+// TooLargeError err, so that a public package gives its users a sentinel of
+// its own without naming this internal one in its API. It may be called
+// only from package initialization, which runs before any goroutine reads
+// the list.
+func RegisterTooLarge(target error) { tooLarge = append(tooLarge, target) }
 
 // Options say how much to read and how to check it.
 type Options struct {
