@@ -47,7 +47,7 @@ type ModuleTypes struct {
 // CO-RE relocations of objs: "which kernel types do these programs need",
 // without keeping the kernel's BTF open. It opens vmlinux lazily, with the
 // objects' candidate search made in the walk that opening does
-// (btf.ReadOptions.Lazy and Flavors, as kmeta btf min --obj does), runs
+// (btf.Options.Lazy and Flavors, as kmeta btf min --obj does), runs
 // core.Minimal on it, and closes it. Module BTF is read only when vmlinux
 // lacks a name that the objects relocate: the modules whose strings hold
 // the name are then searched (as Cache.Find does), and each that has a
@@ -63,7 +63,7 @@ type ModuleTypes struct {
 // call opens the kernel's BTF for itself.
 func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETypes, error) {
 	q := core.TargetQuery(objs...)
-	vmlinux, path, err := openVmlinuxWith(o, btf.ReadOptions{Lazy: true, Flavors: q})
+	vmlinux, path, err := openVmlinuxWith(ctx, o, btf.Options{Lazy: true, Flavors: q, Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +157,9 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 	return missing
 }
 
-// openVmlinuxWith is openVmlinux with read options: the first usable
-// vmlinux BTF of o's paths, and its path.
-func openVmlinuxWith(o Options, ro btf.ReadOptions) (*btf.Spec, string, error) {
+// openVmlinuxWith is openVmlinux with a context and read options: the
+// first usable vmlinux BTF of o's paths, and its path.
+func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
 	paths, err := o.VmlinuxPaths()
 	if err != nil {
 		return nil, "", err
@@ -178,11 +178,13 @@ func openVmlinuxWith(o Options, ro btf.ReadOptions) (*btf.Spec, string, error) {
 			errs = append(errs, fmt.Errorf("%s: not a regular file", p))
 			continue
 		}
-		s, err := btf.OpenWith(p, ro)
+		s, err := btf.Open(ctx, p, bo)
 		if err == nil {
 			return s, p, nil
 		}
-		errs = append(errs, err)
+		if !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
 	}
 	err = fmt.Errorf("%w (tried %s)", ErrNoVmlinux, strings.Join(paths, ", "))
 	return nil, "", errors.Join(append([]error{err}, errs...)...)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/kernel"
@@ -14,7 +13,7 @@ import (
 // The running kernel's types that a BPF object's CO-RE relocations use, as
 // minimal BTF to hand to a loader (bench/loader does so for cilium/ebpf).
 func ExampleOptions_MinimalCORE() {
-	obj, err := core.OpenObject("prog.bpf.o", btf.ReadOptions{})
+	obj, err := core.OpenObject(context.Background(), "prog.bpf.o", core.ObjectOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

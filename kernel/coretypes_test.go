@@ -17,7 +17,7 @@ func openObjects(tb testing.TB, rels ...string) []*core.Object {
 	tb.Helper()
 	var objs []*core.Object
 	for _, rel := range rels {
-		obj, err := core.OpenObject(testfixtures.Path(tb, rel), btf.ReadOptions{})
+		obj, err := core.OpenObject(context.Background(), testfixtures.Path(tb, rel), core.ObjectOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestMinimalCOREModule(t *testing.T) {
 		t.Fatalf("modules %v, want kvm only", ct.Modules)
 	}
 	spec := func(b *builder.Builder) *btf.Spec {
-		s, err := btf.Parse(marshal(t, b))
+		s, err := btf.Parse(marshal(t, b), btf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,6 @@ import (
 	"github.com/cilium/ebpf"
 	cbtf "github.com/cilium/ebpf/btf"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/kernel"
@@ -50,7 +49,7 @@ func ProgramOptions(ctx context.Context, k kernel.Options, paths ...string) (ebp
 		}
 	}()
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, btf.ReadOptions{})
+		obj, err := core.OpenObject(ctx, p, core.ObjectOptions{})
 		if err != nil {
 			return opts, err
 		}

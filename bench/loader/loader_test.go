@@ -16,7 +16,6 @@ import (
 	"github.com/cilium/ebpf"
 	cbtf "github.com/cilium/ebpf/btf"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -275,7 +274,7 @@ func TestKernelTypesAsBpftool(t *testing.T) {
 	}
 	objs := make([]*core.Object, 0, len(paths))
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, btf.ReadOptions{})
+		obj, err := core.OpenObject(context.Background(), p, core.ObjectOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
