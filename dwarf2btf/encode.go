@@ -41,9 +41,22 @@ type Options struct {
 	// dedup.NewBase from Base), for Dedup to reuse; nil makes one.
 	DedupBase *dedup.Base
 
+	// Like chooses whose output Encode reproduces; the zero value,
+	// LikeKernel, decides from the input's kernel release.
+	Like Like
+	// Features is the feature set of LikePahole130 (pahole's
+	// --btf_features); zero means DefaultFeatures. With it, NoFloats and
+	// SkipVars are ignored: the float and var features decide. It must
+	// hold type_tag and enum64, whose absence this package does not
+	// encode.
+	Features Features
+
 	// mapped tells that the data is a read-only file mapping, whose pages
 	// can be given back once read (EncodeFile, DedupFile).
 	mapped bool
+	// like and features are Like and Features resolved for the input.
+	like     Like
+	features Features
 }
 
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
@@ -55,7 +68,7 @@ const langRust = 0x1c
 // unit order. data must not change until Encode returns; the Builder
 // copies what it keeps.
 func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
-	b, _, err := encode(ctx, data, opts, nil)
+	b, _, err := encode(ctx, data, opts, nil, nil)
 	return b, err
 }
 
@@ -87,7 +100,7 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 		b.Forget()
 		return nil
 	}
-	_, order, err := encode(ctx, data, opts, flush)
+	_, order, err := encode(ctx, data, opts, flush, m.AddString)
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +123,19 @@ func isNative(order binary.ByteOrder) bool {
 // encode encodes data into a Builder, calling flush, if not nil, with it
 // after each compile unit is merged into it and at the end. It also
 // returns the ELF file's byte order.
-func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error) (*builder.Builder, binary.ByteOrder, error) {
+func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error, intern func([]byte) error) (*builder.Builder, binary.ByteOrder, error) {
 	o, err := openObject(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer o.free()
-	syms, err := newSymbols(o, !opts.SkipVars)
-	if err != nil {
+	if err := opts.resolve(o); err != nil {
+		return nil, nil, err
+	}
+	var syms *symbols
+	if opts.like == LikePahole130 {
+		syms = newSymbols130(o, opts.features&FeatureDeclTagKfuncs != 0)
+	} else if syms, err = newSymbols(o, !opts.SkipVars); err != nil {
 		return nil, nil, err
 	}
 	// o lives to the end (its relocated copies are freed then), but its
@@ -152,11 +170,46 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		mmap.Release(data)
 	}
 	m := newMerger(b)
-	m.flush = flush
+	m.flush, m.intern = flush, intern
+	if opts.like == LikePahole130 {
+		m.like130, m.elf, m.features = true, syms.elf, opts.features
+	}
 	if err := e.encode(ctx, m); err != nil {
 		return nil, nil, err
 	}
 	return b, o.order, nil
+}
+
+// resolve decides opts.like and opts.features for the object.
+func (opts *Options) resolve(o *object) error {
+	opts.like = opts.Like
+	if opts.like == LikeKernel {
+		opts.like = LikeFor(o.release())
+	}
+	switch opts.like {
+	case LikePahole124:
+		opts.features = FeatureVar | FeatureFloat | FeatureDeclTag | FeatureTypeTag | FeatureEnum64
+		if opts.NoFloats {
+			opts.features &^= FeatureFloat
+		}
+		if opts.SkipVars {
+			opts.features &^= FeatureVar
+		}
+		return nil
+	case LikePahole130:
+	default:
+		return fmt.Errorf("dwarf2btf: unknown encoder %v", opts.like)
+	}
+	opts.features = opts.Features
+	if opts.features == 0 {
+		opts.features = DefaultFeatures
+	}
+	if need := FeatureTypeTag | FeatureEnum64; opts.features&need != need {
+		return fmt.Errorf("dwarf2btf: encoding without the type_tag or enum64 feature is not supported")
+	}
+	opts.NoFloats = opts.features&FeatureFloat == 0
+	opts.SkipVars = opts.features&FeatureVar == 0
+	return nil
 }
 
 // run is one Encode call's shared, read-only state.
@@ -280,7 +333,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 }
 
 func (u *encoded) reset() {
-	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0]}
+	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0], sigs: u.sigs[:0]}
 }
 
 // unit loads, recodes and emits one unit.

@@ -75,6 +75,8 @@ const (
 	atDataBitOffset  = 0x6b
 	atStrOffsetsBase = 0x72
 	atAddrBase       = 0x73
+	atArtificial     = 0x34
+	atLoclistsBase   = 0x8c
 )
 
 // attrSlot maps an attribute to its index in die.attrs; 0 means unused.
@@ -118,6 +120,10 @@ func attrSlot(at uint64) uint8 {
 		return slotStrOffsetsBase
 	case atAddrBase:
 		return slotAddrBase
+	case atArtificial:
+		return slotArtificial
+	case atLoclistsBase:
+		return slotLoclistsBase
 	}
 	return 0
 }
@@ -143,6 +149,8 @@ const (
 	slotDataBitOffset
 	slotStrOffsetsBase
 	slotAddrBase
+	slotArtificial
+	slotLoclistsBase
 	numSlots
 )
 
