@@ -52,11 +52,13 @@ type enumerator struct {
 }
 
 type param struct {
-	name    []byte
-	off     uint32
-	typeRef uint32
-	origin  uint32
-	typeID  int32
+	// unexpected is pahole 1.30's parameter.unexpected_reg (location.go).
+	unexpected bool
+	name       []byte
+	off        uint32
+	typeRef    uint32
+	origin     uint32
+	typeID     int32
 }
 
 type annot struct {
@@ -213,6 +215,9 @@ func (l *loader) load() error {
 	}
 	if v, ok := secOffset(x, slotAddrBase); ok {
 		l.r.addrBase = v
+	}
+	if v, ok := secOffset(x, slotLoclistsBase); ok {
+		l.r.loclistsBase = v
 	}
 	if !x.children {
 		return nil

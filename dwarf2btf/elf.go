@@ -26,13 +26,14 @@ const maxRatio = 64
 // object is an ELF file opened for encoding: its debug sections (inflated
 // and relocated where needed), its symbols and its per-CPU section.
 type object struct {
-	data   []byte // the whole file, usually mapped
-	order  binary.ByteOrder
-	rel    bool // ET_REL (a .ko): relocations apply
-	names  []string
-	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
-	debug  map[string][]byte
-	copied map[string]bool // debug sections decompressed or relocated, not in place
+	data    []byte // the whole file, usually mapped
+	machine uint16
+	order   binary.ByteOrder
+	rel     bool // ET_REL (a .ko): relocations apply
+	names   []string
+	addrs   []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	debug   map[string][]byte
+	copied  map[string]bool // debug sections decompressed or relocated, not in place
 	// anon holds the relocated sections that are copies in anonymous
 	// mappings (copyOut), by name; free unmaps them.
 	anon map[string]*mmap.Growable
@@ -63,7 +64,7 @@ type object struct {
 // debugSections are the sections the DWARF reader uses.
 var debugSections = []string{
 	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-	".debug_str_offsets", ".debug_addr",
+	".debug_str_offsets", ".debug_addr", ".debug_loclists", ".debug_loc",
 }
 
 // debugName returns the name of the debug section the reader uses that
@@ -92,7 +93,7 @@ func openObject(data []byte) (*object, error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
 	}
-	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
+	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
 	o.sizes = make([]uint64, len(f.Sections))

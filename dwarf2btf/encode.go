@@ -145,6 +145,10 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
+	if opts.like == LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
+		d.regParams = registerParams(o.machine)
+	}
 	units, err := d.units()
 	if err != nil {
 		return nil, nil, err
