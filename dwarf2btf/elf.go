@@ -55,6 +55,9 @@ type object struct {
 	btfIDs     []byte
 	btfIDsIdx  int
 	btfIDsAddr uint64
+	// btfSec is the file's own .BTF, if any: in a -dbg file, the BTF
+	// the ids in .BTF_ids refer to.
+	btfSec []byte
 	// banner is linux_banner's text in a vmlinux, modinfo a module's
 	// .modinfo: where the kernel release is read.
 	banner  []byte
@@ -106,6 +109,9 @@ func openObject(data []byte) (*object, error) {
 			if b, err := o.sectionData(s); err == nil {
 				o.btfIDs, o.btfIDsIdx, o.btfIDsAddr = b, i, s.Addr
 			}
+		}
+		if s.Name == ".BTF" && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
+			o.btfSec, _ = o.sectionData(s)
 		}
 		if s.Name == ".modinfo" && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
 			o.modinfo, _ = o.sectionData(s)

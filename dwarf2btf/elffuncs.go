@@ -2,7 +2,11 @@ package dwarf2btf
 
 import (
 	"debug/elf"
+	"slices"
 	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/btfids"
 )
 
 // elfFunc is one STT_FUNC symbol in pahole 1.30's table of ELF functions
@@ -129,45 +133,113 @@ const (
 
 // markKfuncs is pahole 1.30's btf_encoder__collect_kfuncs: the functions
 // whose __BTF_ID__func__ symbol lies in a BTF_SET8 flagged as a kfunc set
-// are kfuncs, with the flags of the (id, flags) pair at that symbol. ids
-// is .BTF_ids's contents and addr its sh_addr, idx its section index.
-func (t *elfFuncs) markKfuncs(syms []elf.Symbol, ids []byte, idx int, addr uint64, order interface{ Uint32([]byte) uint32 }) {
-	type span struct{ start, end uint64 }
-	var sets []span
-	for _, s := range syms {
-		if int(s.Section) != idx || !strings.HasPrefix(s.Name, btfIDSet8Pfx) {
-			continue
-		}
-		off := s.Value - addr
-		if off >= uint64(len(ids)) || uint64(len(ids))-off < 8 {
-			continue
-		}
-		if order.Uint32(ids[off+4:])&btfSet8Kfuncs != 0 {
-			sets = append(sets, span{s.Value, s.Value + s.Size})
+// are kfuncs, with the flags of the (id, flags) pair at that symbol, as
+// kfuncPairs reads them.
+func (t *elfFuncs) markKfuncs(k *kfuncInfo) {
+	// pahole walks the symbols in their table's order.
+	bySym := make([]int, len(k.pairs))
+	for i := range bySym {
+		bySym[i] = i
+	}
+	slices.SortStableFunc(bySym, func(a, b int) int { return k.sym[a] - k.sym[b] })
+	for _, j := range bySym {
+		p := k.pairs[j]
+		if i := t.find([]byte(p.Name), 0); i >= 0 {
+			t.funcs[i].kfunc = true
+			t.funcs[i].flags = p.Flags
 		}
 	}
-	for _, s := range syms {
-		if int(s.Section) != idx {
+}
+
+// kfuncInfo is what .BTF_ids says of the kfuncs: every (function, flags)
+// pair of the kfunc sets, set by set in descending order of set names (as
+// resolve_btfids walks them), pairs in section order.
+type kfuncInfo struct {
+	pairs []btfids.Kfunc
+	sym   []int // each pair's symbol's index in the symbol table
+}
+
+type btfIDSym struct {
+	addr uint64
+	size uint64
+	name string
+}
+
+// kfuncPairs reads the kfunc sets of .BTF_ids. The flags of a pair are
+// those the build saw: a -dbg file holds the section as linked, after
+// resolve_btfids sorted each set's pairs by BTF id, so that the pair at a
+// function's symbol is another function's; when the ids are filled in and
+// the file's own .BTF names them, each symbol gets the flags of the pair
+// whose id names its function. base is the base of the file's .BTF (a
+// module's).
+func (o *object) kfuncPairs(base *btf.Spec) *kfuncInfo {
+	k := &kfuncInfo{}
+	if o.btfIDsIdx == 0 || o.symtab == nil {
+		return k
+	}
+	var sets []btfIDSym
+	type funcSym struct {
+		name string
+		idx  int
+	}
+	funcs := map[uint64]funcSym{}
+	for i, s := range o.symtab {
+		if int(s.Section) != o.btfIDsIdx {
 			continue
 		}
-		name, ok := btfIDFuncName(s.Name)
-		if !ok {
+		if name, ok := strings.CutPrefix(s.Name, btfIDSet8Pfx); ok && name != "" {
+			sets = append(sets, btfIDSym{s.Value, s.Size, name})
+		} else if name, ok := btfIDFuncName(s.Name); ok {
+			funcs[s.Value] = funcSym{name, i}
+		}
+	}
+	slices.SortStableFunc(sets, func(a, b btfIDSym) int { return strings.Compare(b.name, a.name) })
+	var spec *btf.Spec
+	if len(o.btfSec) > 0 {
+		spec, _ = btf.ParseSplit(o.btfSec, base)
+	}
+	ids := o.btfIDs
+	word := func(addr uint64) (uint32, bool) {
+		off := addr - o.btfIDsAddr
+		if addr < o.btfIDsAddr || off >= uint64(len(ids)) || uint64(len(ids))-off < 4 {
+			return 0, false
+		}
+		return o.order.Uint32(ids[off:]), true
+	}
+	for _, set := range sets {
+		flags, ok := word(set.addr + 4)
+		if !ok || flags&btfSet8Kfuncs == 0 || set.size < 8 {
 			continue
 		}
-		for _, r := range sets {
-			if r.start <= s.Value && s.Value < r.end {
-				off := s.Value - addr
-				if off >= uint64(len(ids)) || uint64(len(ids))-off < 8 {
-					break
-				}
-				if i := t.find([]byte(name), 0); i >= 0 {
-					t.funcs[i].kfunc = true
-					t.funcs[i].flags = order.Uint32(ids[off+4:])
-				}
-				break
+		n := set.size/8 - 1
+		// The flags of each function named by a pair's id, when the
+		// ids are filled in.
+		byName := map[string]uint32{}
+		for i := range n {
+			id, _ := word(set.addr + 8 + 8*i)
+			f, _ := word(set.addr + 12 + 8*i)
+			if id == 0 || spec == nil {
+				continue
+			}
+			if t, err := spec.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFunc {
+				byName[t.Name()] = f
 			}
 		}
+		for i := range n {
+			addr := set.addr + 8 + 8*i
+			fs, ok := funcs[addr]
+			if !ok {
+				continue
+			}
+			f, ok := byName[fs.name]
+			if !ok {
+				f, _ = word(addr + 4)
+			}
+			k.pairs = append(k.pairs, btfids.Kfunc{Name: fs.name, Flags: f})
+			k.sym = append(k.sym, fs.idx)
+		}
 	}
+	return k
 }
 
 // btfIDFuncName is pahole's get_func_name: vfs_close from

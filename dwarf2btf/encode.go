@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/btfids"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -100,10 +101,11 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 		b.Forget()
 		return nil
 	}
-	_, order, err := encode(ctx, data, opts, flush, m.AddString)
+	_, info, err := encode(ctx, data, opts, flush, m.AddString)
 	if err != nil {
 		return nil, err
 	}
+	order := info.order
 	// The encoding's heap, its workers' buffers and their garbage, is
 	// dead now, and the deduplication is about to allocate its own state
 	// (for a vmlinux, 27 MB of maps) beside the records: give the dead
@@ -113,7 +115,28 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	if out.ByteOrder == nil && !isNative(order) {
 		out.ByteOrder = order
 	}
-	return m.Dedup(out) // raw, as it is, for no option
+	if info.like != LikeLinux7 {
+		return m.Dedup(out) // raw, as it is, for no option
+	}
+	if out.ByteOrder != nil && !isNative(out.ByteOrder) {
+		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding in the byte order opposite to the host's is not supported")
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var kf []btfids.Kfunc
+	if info.kfuncs != nil {
+		kf = info.kfuncs.pairs
+	}
+	raw, err = btfids.Finalize(raw, btfids.Options{Base: opts.Base, DedupBase: base, Kfuncs: kf})
+	if err != nil {
+		return nil, fmt.Errorf("dwarf2btf: %w", err)
+	}
+	if out.Layout {
+		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding with a layout section is not supported")
+	}
+	return raw, nil
 }
 
 func isNative(order binary.ByteOrder) bool {
@@ -123,7 +146,8 @@ func isNative(order binary.ByteOrder) bool {
 // encode encodes data into a Builder, calling flush, if not nil, with it
 // after each compile unit is merged into it and at the end. It also
 // returns the ELF file's byte order.
-func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error, intern func([]byte) error) (*builder.Builder, binary.ByteOrder, error) {
+func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error, intern func([]byte) error) (*builder.Builder, *encodeInfo, error) {
+	info := &encodeInfo{}
 	o, err := openObject(data)
 	if err != nil {
 		return nil, nil, err
@@ -133,8 +157,15 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		return nil, nil, err
 	}
 	var syms *symbols
-	if opts.like == LikePahole130 {
-		syms = newSymbols130(o, opts.features&FeatureDeclTagKfuncs != 0)
+	if opts.like >= LikePahole130 {
+		var tag *kfuncInfo
+		if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
+			info.kfuncs = o.kfuncPairs(opts.Base)
+			if opts.features&FeatureDeclTagKfuncs != 0 {
+				tag = info.kfuncs
+			}
+		}
+		syms = newSymbols130(o, tag)
 	} else if syms, err = newSymbols(o, !opts.SkipVars); err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +176,7 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
-	if opts.like == LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
 		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
 		d.regParams = registerParams(o.machine)
 	}
@@ -175,13 +206,22 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	}
 	m := newMerger(b)
 	m.flush, m.intern = flush, intern
-	if opts.like == LikePahole130 {
+	if opts.like >= LikePahole130 {
 		m.like130, m.elf, m.features = true, syms.elf, opts.features
 	}
 	if err := e.encode(ctx, m); err != nil {
 		return nil, nil, err
 	}
-	return b, o.order, nil
+	info.order, info.like = o.order, opts.like
+	return b, info, nil
+}
+
+// encodeInfo is what Dedup needs of the input besides the types: its byte
+// order, the encoder chosen, and the kfuncs of its .BTF_ids.
+type encodeInfo struct {
+	order  binary.ByteOrder
+	like   Like
+	kfuncs *kfuncInfo
 }
 
 // resolve decides opts.like and opts.features for the object.
@@ -200,7 +240,7 @@ func (opts *Options) resolve(o *object) error {
 			opts.features &^= FeatureVar
 		}
 		return nil
-	case LikePahole130:
+	case LikePahole130, LikeLinux7:
 	default:
 		return fmt.Errorf("dwarf2btf: unknown encoder %v", opts.like)
 	}

@@ -23,6 +23,12 @@ const (
 	// with libbpf 1.5 (which on these inputs deduplicates as 1.1): what
 	// Linux 6.12's scripts/Makefile.btf runs (Debian 13's kernels).
 	LikePahole130
+	// LikeLinux7 is LikePahole130 followed by what Linux 7.x's
+	// scripts/gen-btf.sh runs next, resolve_btfids --btf (btf/btfids):
+	// kfunc tags and prototypes, a second deduplication with today's
+	// libbpf, types sorted by name. Only Dedup and DedupFile apply that
+	// step; Encode gives pahole's types.
+	LikeLinux7
 )
 
 // String returns the name the CLI's --like takes.
@@ -34,28 +40,37 @@ func (l Like) String() string {
 		return "pahole-1.24"
 	case LikePahole130:
 		return "pahole-1.30"
+	case LikeLinux7:
+		return "linux-7"
 	}
 	return fmt.Sprintf("Like(%d)", int(l))
 }
 
-// ParseLike parses a Like name: "kernel", "pahole-1.24" or "pahole-1.30".
+// ParseLike parses a Like name: "kernel", "pahole-1.24", "pahole-1.30" or
+// "linux-7".
 func ParseLike(s string) (Like, error) {
-	for _, l := range []Like{LikeKernel, LikePahole124, LikePahole130} {
+	for _, l := range []Like{LikeKernel, LikePahole124, LikePahole130, LikeLinux7} {
 		if s == l.String() {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("dwarf2btf: unknown encoder %q (want kernel, pahole-1.24 or pahole-1.30)", s)
+	return 0, fmt.Errorf("dwarf2btf: unknown encoder %q (want kernel, pahole-1.24, pahole-1.30 or linux-7)", s)
 }
 
 // LikeFor returns what the build of a kernel of the given release ran:
 // pahole 1.24's choices before Linux 6.12 (Debian 12's 6.1 was built so),
-// pahole 1.30's from 6.12 on. Releases it cannot parse give
-// LikePahole130.
+// pahole 1.30's from 6.12 on (Debian 13's 6.12), and from 7.0 on pahole
+// 1.30 followed by resolve_btfids --btf (Debian 13 backports' 7.3).
+// Releases it cannot parse give LikePahole130.
 func LikeFor(release string) Like {
 	major, minor, ok := parseRelease(release)
-	if ok && (major < 6 || major == 6 && minor < 12) {
+	switch {
+	case !ok:
+		return LikePahole130
+	case major < 6 || major == 6 && minor < 12:
 		return LikePahole124
+	case major >= 7:
+		return LikeLinux7
 	}
 	return LikePahole130
 }

@@ -80,15 +80,15 @@ func newSymbols(o *object, percpu bool) (*symbols, error) {
 // newSymbols130 is what pahole 1.30 takes from the symbol table: the ELF
 // functions (with kfuncs marked from .BTF_ids if kfuncs), the sections,
 // and the per-CPU section's object names.
-func newSymbols130(o *object, kfuncs bool) *symbols {
+func newSymbols130(o *object, kfuncs *kfuncInfo) *symbols {
 	s := &symbols{elf: &elfFuncs{}, secAddrs: o.addrs, secSizes: o.sizes, secTypes: o.types,
 		percpuIdx: o.percpuIdx, percpuObjects: map[string]struct{}{}}
 	if o.symtab == nil {
 		return s
 	}
 	s.elf = newElfFuncs(o.symtab)
-	if kfuncs && o.btfIDsIdx != 0 {
-		s.elf.markKfuncs(o.symtab, o.btfIDs, o.btfIDsIdx, o.btfIDsAddr, o.order)
+	if kfuncs != nil {
+		s.elf.markKfuncs(kfuncs)
 	}
 	for _, sym := range o.symtab {
 		if o.percpuIdx != 0 && int(sym.Section) == o.percpuIdx && elf.ST_TYPE(sym.Info) == elf.STT_OBJECT {
