@@ -7,7 +7,9 @@
 # module is encoded on shipped/vmlinux.btf. With no option kmeta encodes
 # as the kernel's own build did (the release is read from the input).
 # JOBS lists the -j values (default "1 2 8"). Prints SAME or DIFF per
-# file and -j; exits 1 if any differs.
+# file and -j; exits 1 if any differs. As root, the encoded vmlinux BTF is
+# then loaded into the running kernel (BPF_BTF_LOAD, dwarf2btf's
+# TestKernelAcceptsFiles).
 # Usage: bench/encode-kernel.sh KDIR [MOD...]   (default MODs: af_key tun xfs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,4 +38,7 @@ for m in "${mods[@]}"; do
 done
 check vmlinux "$k/shipped/vmlinux.btf" "$k/dbg/vmlinux"
 echo "$diff different"
+if [ "$(id -u)" = 0 ]; then
+	(cd "$here/.." && KMETA_LOAD_BTF="$tmp/k.btf" go test -count=1 -run TestKernelAcceptsFiles ./dwarf2btf/) || diff=$((diff + 1))
+fi
 [ "$diff" -eq 0 ]
