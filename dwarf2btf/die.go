@@ -109,6 +109,8 @@ type unitReader struct {
 	strOffsetsBase uint64
 	addrBase       uint64
 	loclistsBase   uint64
+	// locMax is the end of the furthest location list entry read.
+	locMax uint64
 }
 
 func (d *dwarfData) newUnitReader(u unitHeader, cache map[uint64]*abbrevTable) (*unitReader, error) {

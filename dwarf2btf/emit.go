@@ -75,7 +75,8 @@ type encoded struct {
 	ntypes    uint32 // entries in the unit's type table
 	intID     uint32 // local id of the first base type named "int", 0 if none
 	hasArrays bool
-	skipped   bool // a unit the encoder leaves out (not C, or no unit)
+	skipped   bool   // a unit the encoder leaves out (not C, or no unit)
+	locMax    uint64 // how far into .debug_loclists the unit was read
 	err       error
 }
 

@@ -16,9 +16,8 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
-// Options control Encode. The zero value encodes as Linux 6.1's
-// scripts/pahole-flags.sh runs pahole 1.24: floats as FLOAT, per-CPU
-// variables, Rust units left out, one worker per CPU.
+// Options control Encode. The zero value encodes as the input kernel's
+// own build ran pahole (Like), with one worker per CPU.
 type Options struct {
 	// Base is vmlinux's BTF when encoding a module: the output is split
 	// BTF on it (pahole's --btf_base).
@@ -26,8 +25,8 @@ type Options struct {
 	// Jobs is the number of workers; 0 means runtime.GOMAXPROCS(0). The
 	// output does not depend on it.
 	Jobs int
-	// NoFloats encodes floating-point types as INT, as pahole does
-	// without --btf_gen_floats.
+	// NoFloats encodes floating-point types as INT, as pahole 1.24 does
+	// without --btf_gen_floats (LikePahole124 only).
 	NoFloats bool
 	// SkipVars leaves out per-CPU variables (--skip_encoding_btf_vars).
 	SkipVars bool
@@ -45,7 +44,7 @@ type Options struct {
 	// Like chooses whose output Encode reproduces; the zero value,
 	// LikeKernel, decides from the input's kernel release.
 	Like Like
-	// Features is the feature set of LikePahole130 (pahole's
+	// Features is the feature set of LikePahole130 and LikeLinux7 (pahole's
 	// --btf_features); zero means DefaultFeatures. With it, NoFloats and
 	// SkipVars are ignored: the float and var features decide. It must
 	// hold type_tag and enum64, whose absence this package does not
@@ -195,6 +194,9 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	// the resident memory follows the units being encoded, not the file.
 	e.infoMapped = o.releasable(".debug_info", opts.mapped)
 	e.abbrevMapped = o.releasable(".debug_abbrev", opts.mapped)
+	// Only a file mapping: an anonymous copy released would read back as
+	// zeros, should a unit read lists out of order.
+	e.locMapped = d.loclists != nil && opts.mapped && o.debugMapped(".debug_loclists")
 	if opts.mapped {
 		// The whole file's pages go at the end.
 		defer mmap.Release(data)
@@ -272,6 +274,21 @@ type run struct {
 	// order); abbrevReleased is how much of it was given back.
 	abbrevMapped   bool
 	abbrevReleased uint64
+	// locMapped tells the same of .debug_loclists, whose lists come in
+	// the units' order too; locReleased is how much of it was given back.
+	locMapped   bool
+	locReleased uint64
+}
+
+// releaseLoc gives back the pages of .debug_loclists before end, the
+// furthest a merged unit read, in steps of at least releaseStep bytes.
+// A later unit that reads before it only faults pages back in.
+func (e *run) releaseLoc(end uint64) {
+	if !e.locMapped || end < e.locReleased+releaseStep || end > uint64(len(e.d.loclists)) {
+		return
+	}
+	mmap.Release(e.d.loclists[e.locReleased:end])
+	e.locReleased = end
 }
 
 // releaseThrough gives back, once unit i is merged, the pages of
@@ -337,6 +354,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		e.releaseThrough(i)
+		e.releaseLoc(u.locMax)
 		<-tokens
 		select {
 		case free <- u:
@@ -392,6 +410,7 @@ func (e *run) unit(u unitHeader, l *loader, cache map[uint64]*abbrevTable, out *
 	cu := l.cu
 	cu.reset(u)
 	l.r = r
+	defer func() { out.locMax = r.locMax }()
 	l.mems, l.anns, l.ps = l.mems[:0], l.anns[:0], l.ps[:0]
 	if err := l.load(); err != nil {
 		return err

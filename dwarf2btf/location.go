@@ -208,6 +208,8 @@ func (r *unitReader) loclist(off uint64, fn func([]byte) bool) {
 	if off > uint64(len(c.b)) {
 		return
 	}
+	// How far the unit's lists were read, for run.releaseLoc.
+	defer func() { r.locMax = max(r.locMax, c.pos) }()
 	addr := uint64(r.u.addrSize)
 	for range maxLocations {
 		code := c.u8()

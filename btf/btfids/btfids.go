@@ -121,6 +121,10 @@ func parse(raw []byte, base *btf.Spec) (*rawBTF, error) {
 		r.startID = uint32(base.LastID()) + 1
 		r.strStart = uint32(len(r.baseStrs))
 	}
+	if uint64(h.HdrLen)+uint64(h.TypeOff)+uint64(h.TypeLen) > uint64(len(raw)) ||
+		uint64(h.HdrLen)+uint64(h.StrOff)+uint64(h.StrLen) > uint64(len(raw)) {
+		return nil, errors.New("btfids: sections past the end of the data")
+	}
 	types := raw[h.HdrLen+h.TypeOff : h.HdrLen+h.TypeOff+h.TypeLen]
 	r.strs = bytes.Clone(raw[h.HdrLen+h.StrOff : h.HdrLen+h.StrOff+h.StrLen])
 	for off := uint32(0); off < uint32(len(types)); {

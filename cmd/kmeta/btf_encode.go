@@ -35,12 +35,15 @@ By default the output is what FILE's kernel's own build writes. The kernel
 release is read from FILE: the "Linux version RELEASE" text of the
 linux_banner symbol in a vmlinux, the vermagic of a module's .modinfo.
 Releases before 6.12 are encoded as pahole 1.24 does when Linux 6.1's
-build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12), later
-ones, and files without a release, as pahole 1.30 does with the flags of
+build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12), 6.12
+to 6.x, and files without a release, as pahole 1.30 does with the flags of
 Linux 6.12's scripts/Makefile.btf (--btf_features=default, that is
 encode_force, var, float, decl_tag, type_tag, enum64, optimized_func,
-consistent_func and decl_tag_kfuncs, with --lang_exclude=rust: Debian 13).
---like pahole-1.24 or pahole-1.30 chooses instead of the release;
+consistent_func and decl_tag_kfuncs, with --lang_exclude=rust: Debian 13),
+and 7.0 on as pahole 1.30 followed by resolve_btfids --btf, as Linux 7's
+scripts/gen-btf.sh runs them (kfunc tags and prototypes, a second
+deduplication, types sorted by name: Debian 13's backports). --like
+pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
 --features LIST takes pahole's --btf_features syntax (names separated by
 commas, "default", a leading "+" adds to the defaults) and implies
 pahole-1.30. -j N sets the number of workers (default: every CPU); the
@@ -55,8 +58,8 @@ terminal.`,
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "number of workers (default: every CPU)")
 	cmd.Flags().BoolVar(&f.noDedup, "no-dedup", false, "write the types as encoded, before deduplication")
-	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24 or pahole-1.30")
-	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30)")
+	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24, pahole-1.30 or linux-7")
+	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
 	f.write.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it; the host's with --no-dedup)"
@@ -90,7 +93,9 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		if opts.Features == 0 {
 			return usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
 		}
-		opts.Like = dwarf2btf.LikePahole130
+		if like != dwarf2btf.LikeLinux7 {
+			opts.Like = dwarf2btf.LikePahole130
+		}
 	}
 	if f.base != "" {
 		base, err := btf.Open(f.base)
