@@ -13,26 +13,43 @@ import (
 )
 
 type btfEncodeFlags struct {
-	base    string
-	out     string
-	jobs    int
-	noDedup bool
-	write   btfWriteFlags
+	base     string
+	out      string
+	jobs     int
+	noDedup  bool
+	like     string
+	features string
+	write    btfWriteFlags
 }
 
 func (c *cli) btfEncodeCmd() *cobra.Command {
 	var f btfEncodeFlags
 	cmd := &cobra.Command{
 		Use:   "encode FILE [-B BASE] -o OUT [-j N]",
-		Short: "Encode BTF from the DWARF of a vmlinux or module, as pahole -J",
+		Short: "Encode BTF from the DWARF of a vmlinux or module, as the kernel's build does",
 		Long: `Encode the DWARF debug information of FILE (a vmlinux, or a .ko, also
-.ko.gz, .ko.xz or .ko.zst) as BTF, making the choices pahole 1.24 makes
-when Linux 6.1's build runs it (-J --btf_gen_floats --lang_exclude=rust),
-and write it to OUT: raw BTF, or with --elf (or OUT ending in ".o") an ELF
-object holding a .BTF section. With -B BASE (vmlinux's BTF), FILE is a
-module and OUT is split BTF on BASE. -j N sets the number of workers
-(default: every CPU); the output is the same for every N, and equals
-pahole -j1's. A progress line appears when stderr is a terminal.`,
+.ko.gz, .ko.xz or .ko.zst) as BTF, and write it to OUT: raw BTF, or with
+--elf (or OUT ending in ".o") an ELF object holding a .BTF section. With
+-B BASE (vmlinux's BTF), FILE is a module and OUT is split BTF on BASE.
+
+By default the output is what FILE's kernel's own build writes. The kernel
+release is read from FILE: the "Linux version RELEASE" text of the
+linux_banner symbol in a vmlinux, the vermagic of a module's .modinfo.
+Releases before 6.12 are encoded as pahole 1.24 does when Linux 6.1's
+build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12), 6.12
+to 6.x, and files without a release, as pahole 1.30 does with the flags of
+Linux 6.12's scripts/Makefile.btf (--btf_features=default, that is
+encode_force, var, float, decl_tag, type_tag, enum64, optimized_func,
+consistent_func and decl_tag_kfuncs, with --lang_exclude=rust: Debian 13),
+and 7.0 on as pahole 1.30 followed by resolve_btfids --btf, as Linux 7's
+scripts/gen-btf.sh runs them (kfunc tags and prototypes, a second
+deduplication, types sorted by name: Debian 13's backports). --like
+pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
+--features LIST takes pahole's --btf_features syntax (names separated by
+commas, "default", a leading "+" adds to the defaults) and implies
+pahole-1.30. -j N sets the number of workers (default: every CPU); the
+output is the same for every N. A progress line appears when stderr is a
+terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfEncode(cmd, args[0], f)
@@ -42,6 +59,8 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "number of workers (default: every CPU)")
 	cmd.Flags().BoolVar(&f.noDedup, "no-dedup", false, "write the types as encoded, before deduplication")
+	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24, pahole-1.30 or linux-7")
+	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
 	f.write.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it; the host's with --no-dedup)"
@@ -60,7 +79,25 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
 	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
-	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
+	like, err := dwarf2btf.ParseLike(f.like)
+	if err != nil {
+		return usageError(cmd, err)
+	}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput, Like: like}
+	if f.features != "" {
+		if like == dwarf2btf.LikePahole124 {
+			return usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
+		}
+		if opts.Features, err = dwarf2btf.ParseFeatures(f.features); err != nil {
+			return usageError(cmd, err)
+		}
+		if opts.Features == 0 {
+			return usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
+		}
+		if like != dwarf2btf.LikeLinux7 {
+			opts.Like = dwarf2btf.LikePahole130
+		}
+	}
 	if f.base != "" {
 		base, err := c.openOne(f.base, nil)
 		if err != nil {
