@@ -78,7 +78,8 @@ func TestBTFListBpftool(t *testing.T) {
 // bpftool's "btf dump id|prog id|map id", raw and C, for every BTF object
 // that bpftool lists, every program and map that uses one, and every part
 // of the test objects' maps. Objects that go away meanwhile (other
-// processes load and unload theirs) are skipped, not the test's own.
+// processes load and unload theirs) are skipped, not the test's own; of
+// other processes' objects, the first 100 are compared.
 func TestBTFDumpLiveBpftool(t *testing.T) {
 	objs, bpftool := loadTestObjects(t, 2)
 	out, err := exec.Command(bpftool, "-j", "btf", "list").Output()
@@ -121,8 +122,14 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 			}
 		}
 	}
-	checked := 0
+	checked, foreign := 0, 0
 	for _, d := range dumps {
+		if !ours[d.kind+" "+d.id] && d.id != "1" {
+			// Other processes' objects: a sample, however many they load.
+			if foreign++; foreign > 100 {
+				continue
+			}
+		}
 		for _, format := range []string{"raw", "c"} {
 			args := []string{"btf", "dump", d.kind}
 			bargs := []string{"btf", "dump", d.kind}
