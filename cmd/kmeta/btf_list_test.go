@@ -72,6 +72,16 @@ func TestBTFListBpftool(t *testing.T) {
 	if got != want {
 		t.Errorf("kmeta btf list --json differs from bpftool -j btf list:\n--- kmeta\n%s--- bpftool\n%s", got, want)
 	}
+	for _, id := range []string{"1", strconv.Itoa(int(objs[0].BTFID))} {
+		want, got = stable(t, []string{bpftool, "btf", "list", "id", id}, []string{"btf", "list", "id", id})
+		if got != want {
+			t.Errorf("kmeta btf list id %s: %q, bpftool: %q", id, got, want)
+		}
+		want, got = stable(t, []string{bpftool, "-j", "btf", "list", "id", id}, []string{"btf", "list", "id", id, "--json"})
+		if got != want {
+			t.Errorf("kmeta btf list id %s --json: %q, bpftool -j: %q", id, got, want)
+		}
+	}
 }
 
 // TestBTFDumpLiveBpftool compares "kmeta btf dump id|prog|map" with
@@ -217,6 +227,7 @@ func TestBTFLiveNotFound(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
+		{"btf", "list", "id", "4294967295"},
 		{"btf", "dump", "id", "4294967295"},
 		{"btf", "dump", "prog", "4294967295"},
 		{"btf", "dump", "map", "4294967295", "--format", "c"},
@@ -237,9 +248,13 @@ func TestBTFLiveUsage(t *testing.T) {
 		{"btf", "dump", "map", "1", "keys"},
 		{"btf", "dump", "id", "1", "key"},
 		{"btf", "dump", "a", "b"},
+		{"btf", "list", "x"},
+		{"btf", "list", "id"},
+		{"btf", "list", "id", "x"},
+		{"btf", "list", "id", "1", "2"},
 	} {
 		_, msg, code := status(t, "", args...)
-		if code != exitFailure || !strings.Contains(msg, "usage: kmeta btf dump") {
+		if code != exitFailure || !strings.Contains(msg, "usage: kmeta btf "+args[1]) {
 			t.Errorf("kmeta %v: status %d, error %q", args, code, msg)
 		}
 	}
