@@ -83,6 +83,7 @@ func TestAgainstBpftool(t *testing.T) {
 	objs := load(t)
 	bpftool := bpftest.Bpftool(t)
 	var diff string
+	compared := false
 	for range 20 {
 		before := bpftoolList(t, bpftool)
 		got := kmetaList(t)
@@ -90,9 +91,13 @@ func TestAgainstBpftool(t *testing.T) {
 		if !cmp.Equal(before, after) {
 			continue
 		}
+		compared = true
 		if diff = cmp.Diff(before, got); diff == "" {
 			break
 		}
+	}
+	if !compared {
+		t.Skip("the kernel's BPF objects changed during every one of 20 tries")
 	}
 	if diff != "" {
 		t.Fatalf("BTFs and BTFUsers differ from bpftool btf list (-bpftool +kmeta):\n%s", diff)

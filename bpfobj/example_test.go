@@ -68,3 +68,19 @@ func ExampleOpenMapBTF() {
 		b.Close()
 	}
 }
+
+// Which BTF objects OpenBTF opens on vmlinux: modules' only. vmlinux and
+// the BTF of programs and maps stand alone.
+func ExampleBTFInfo_Module() {
+	for _, info := range []bpfobj.BTFInfo{
+		{ID: 1, Name: "vmlinux", Kernel: true},
+		{ID: 2, Name: "xfs", Kernel: true},
+		{ID: 40}, // loaded with a BPF program
+	} {
+		fmt.Printf("%d %q: module %v\n", info.ID, info.Name, info.Module())
+	}
+	// Output:
+	// 1 "vmlinux": module false
+	// 2 "xfs": module true
+	// 40 "": module false
+}

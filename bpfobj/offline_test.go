@@ -32,7 +32,7 @@ func TestKernelBTFOffline(t *testing.T) {
 	}
 	testfixtures.CompareLines(t, out.Bytes(), testfixtures.Read(t, "bpftool/bpfobj/objs.kernel.raw.txt"))
 	out.Reset()
-	if err := cdump.Write(&out, b.Spec, cdump.Options{}); err != nil {
+	if err := cdump.Write(&out, b.Spec, cdump.Options{Compat: cdump.CompatBpftool71}); err != nil { // the goldens are bpftool 7.1's
 		t.Fatal(err)
 	}
 	testfixtures.CompareLines(t, out.Bytes(), testfixtures.Read(t, "bpftool/bpfobj/objs.kernel.h"))
@@ -48,7 +48,7 @@ func TestKernelBTFOffline(t *testing.T) {
 	}
 	testfixtures.CompareLines(t, out.Bytes(), testfixtures.Read(t, "bpftool/bpfobj/flows.raw.txt"))
 	out.Reset()
-	if err := cdump.Write(&out, b.Spec, cdump.Options{IDs: []btf.TypeID{flowsKey, flowsValue}}); err != nil {
+	if err := cdump.Write(&out, b.Spec, cdump.Options{IDs: []btf.TypeID{flowsKey, flowsValue}, Compat: cdump.CompatBpftool71}); err != nil {
 		t.Fatal(err)
 	}
 	testfixtures.CompareLines(t, out.Bytes(), testfixtures.Read(t, "bpftool/bpfobj/flows.h"))

@@ -20,17 +20,31 @@ import (
 func (c *cli) btfListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [id ID]",
 		Short: "List the kernel's BTF objects, as bpftool btf list does",
 		Long: `List the BTF objects the running kernel holds (vmlinux, modules, and the BTF
 of loaded BPF programs and maps) with their ids, names and sizes, and the
 programs and maps that use each: what "bpftool btf list" prints (bpftool
 7.1, which prints no pids), byte for byte; --json prints what "bpftool -j
-btf list" prints. Print one object's types with "kmeta btf dump id ID".
-Needs root (CAP_SYS_ADMIN).`,
-		Args: cobra.NoArgs,
+btf list" prints. "id ID" lists that object only, as "bpftool btf list id
+ID" does; an id that does not exist gives exit status 1. Print an object's
+types with "kmeta btf dump id ID". Needs root (CAP_SYS_ADMIN).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 0 && (len(args) != 2 || args[0] != "id") {
+				return errors.New(`want no arguments, or "id ID"`)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.btfList(asJSON)
+			if len(args) == 0 {
+				return c.btfList(asJSON, nil)
+			}
+			id, err := strconv.ParseUint(args[1], 0, 32)
+			if err != nil {
+				return usageError(cmd, fmt.Errorf("bad BTF id %q: want a number", args[1]))
+			}
+			one := uint32(id)
+			return c.btfList(asJSON, &one)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, as bpftool -j does")
@@ -48,32 +62,45 @@ type btfListJSON struct {
 	Name    string   `json:"name,omitempty"`
 }
 
-func (c *cli) btfList(asJSON bool) error {
+// btfList prints every BTF object, or the one with id *one.
+func (c *cli) btfList(asJSON bool, one *uint32) error {
 	progs, maps, err := bpftoolUsers()
 	if err != nil {
 		return liveError(err)
 	}
 	w := bufio.NewWriter(c.out())
-	var objs []btfListJSON
-	for info, err := range bpfobj.BTFs() {
-		if err != nil {
-			return liveError(err)
-		}
+	objs := []btfListJSON{} // bpftool -j prints [] for none
+	add := func(info bpfobj.BTFInfo) {
 		o := btfListJSON{ID: info.ID, Size: info.Size, ProgIDs: progs.get(info.ID),
 			MapIDs: maps.get(info.ID), Kernel: info.Kernel, Name: info.Name}
 		if asJSON {
 			objs = append(objs, o)
-			continue
+		} else {
+			writeBTFListLine(w, o)
 		}
-		writeBTFListLine(w, o)
+	}
+	if one != nil {
+		info, err := bpfobj.BTFByID(*one)
+		if err != nil {
+			return liveError(err)
+		}
+		add(info)
+	} else {
+		for info, err := range bpfobj.BTFs() {
+			if err != nil {
+				return liveError(err)
+			}
+			add(info)
+		}
 	}
 	if asJSON {
+		var v any = objs
+		if one != nil {
+			v = objs[0] // bpftool -j prints the object alone
+		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		if objs == nil {
-			objs = []btfListJSON{}
-		}
-		if err := enc.Encode(objs); err != nil {
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,8 @@
 //
 // Compiled with Debian bookworm's clang 14.0.6 and libbpf-dev 1.1:
 //
-//	clang -g -O2 -target bpf -I/usr/include/x86_64-linux-gnu -c objs.bpf.c -o objs.bpf.o && llvm-strip -g objs.bpf.o
+//	clang -g -O2 -target bpf -fdebug-prefix-map=$PWD=. -I/usr/include/x86_64-linux-gnu \
+//		-c objs.bpf.c -o objs.bpf.o && llvm-strip -g objs.bpf.o
 //
 // and loaded by the tests with "bpftool prog loadall objs.bpf.o DIR".
 
