@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/kernel"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 type btfFindFlags struct {
@@ -53,9 +54,13 @@ reported on stderr and does not stop the search.`,
 					if f.sysfs != "" || f.root != "" {
 						return errors.New("--package reads a package: it takes no --sysfs and no --root")
 					}
-					return c.btfFindPackage(args[0], f.pkg, f)
+					pkg, err := c.openPackage(f.pkg)
+					if err != nil {
+						return err
+					}
+					return c.btfFindKernel(args[0], f, pkg)
 				}
-				return c.btfFindKernel(args[0], f)
+				return c.btfFindKernel(args[0], f, nil)
 			}
 			files := args[1:]
 			if len(files) == 0 {
@@ -165,15 +170,20 @@ type kernelFindResult struct {
 }
 
 // btfFindKernel searches vmlinux and the modules of the running kernel (or
-// of the one under --root / --sysfs).
-func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
+// of the one under --root / --sysfs, or of a kernel package).
+func (c *cli) btfFindKernel(name string, f btfFindFlags, pkg *kimage.Package) error {
 	k, err := parseKindFlag(f.kind)
 	if err != nil {
 		return err
 	}
-	cache := kernel.NewCache(f.options())
+	opts := f.options()
+	where := opts.BTFDir()
+	if pkg != nil {
+		opts.Package, where = pkg, pkg.String()
+	}
+	cache := kernel.NewCache(opts)
 	defer cache.Close()
-	done := c.busy(fmt.Sprintf("searching the kernel's BTF in %s for %q", f.options().BTFDir(), name))
+	done := c.busy(fmt.Sprintf("searching the kernel's BTF in %s for %q", where, name))
 	h, res, err := cache.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
 	done()
 	defer h.Release() // nil, and a no-op, when err is set

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -75,90 +72,16 @@ func splitHint(err error) error {
 
 func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 	if path == "-" {
-		return c.openStdin(o)
-	}
-	if isKernelImage(path) {
-		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		s, err := kimage.ReadBTF(c.ctx, c.stdinReader(), o)
 		if err != nil {
-			return nil, withHint(err)
+			return nil, withHint(fmt.Errorf("stdin: %w", err))
 		}
-		defer d.Release()
-		return c.kernelImageSpec(path, d.Bytes(), o)
+		return s, nil
 	}
-	return btf.Open(c.ctx, path, o)
+	s, err := kimage.OpenBTF(c.ctx, path, o)
+	return s, withHint(err)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
 // (the setup header ends before it).
 const kernelHead = 0x250
-
-// openStdin reads BTF, an ELF file, compressed BTF, an x86 bzImage or a
-// Debian package from standard input, with read options o, under the same
-// limit as files: a kernel image or package is read whole (bounded by
-// --max-input) and then decompressed as a file would be.
-func (c *cli) openStdin(o btf.Options) (*btf.Spec, error) {
-	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
-	head, _ := r.Peek(kernelHead) // (short input: what there is)
-	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
-		d, err := input.ReadAll(c.ctx, r, input.Options{Limit: c.maxInput, What: "standard input"})
-		if err != nil {
-			return nil, withHint(fmt.Errorf("stdin: %w", err))
-		}
-		defer d.Release()
-		return c.kernelImageSpec("stdin", d.Bytes(), o)
-	}
-	s, err := btf.Read(c.ctx, r, o)
-	if err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
-	}
-	return s, nil
-}
-
-// readArg reads the input named path ("-": standard input) whole, under
-// the input limit: a file is mapped if it can be. check, if not nil, is
-// called with the first magicLen bytes before the rest is read.
-func (c *cli) readArg(path string, check func(head []byte) error) (*input.Data, error) {
-	var d *input.Data
-	var err error
-	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: magicLen}
-	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
-	} else {
-		d, err = input.File(c.ctx, path, o)
-	}
-	if err != nil {
-		return nil, withHint(err)
-	}
-	return d, nil
-}
-
-// isKernelImage reports whether path is a regular file that starts as an
-// x86 bzImage or a Debian package.
-func isKernelImage(path string) bool {
-	f, fi, err := input.OpenFile(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, kernelHead)
-	n, _ := io.ReadFull(f, head)
-	return kimage.IsBzImage(head[:n]) || kimage.IsDeb(head[:n])
-}
-
-// kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
-// Debian package named name: the kernel is decompressed as a stream into
-// btf's reader, which keeps only the .BTF section.
-func (c *cli) kernelImageSpec(name string, data []byte, o btf.Options) (*btf.Spec, error) {
-	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", name, err))
-	}
-	s, err := btf.Read(c.ctx, r, o)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", name, err))
-	}
-	return s, nil
-}

@@ -260,5 +260,9 @@ func Slice(d *Data, b []byte) *Data {
 	return &s
 }
 
+// Borrow returns a Data holding b itself, which the caller keeps unchanged
+// while the Data is used; Release only drops the reference.
+func Borrow(b []byte) *Data { return &Data{b: b} }
+
 // Copy returns a Data holding a copy of b on the heap.
 func Copy(b []byte) *Data { return &Data{b: bytes.Clone(b)} }
