@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -249,4 +251,55 @@ func pinToOneCPU(tb testing.TB) {
 		unix.SchedSetaffinity(0, &old)
 		runtime.UnlockOSThread()
 	})
+}
+
+const unprivEnv = "PERFEVENT_TEST_UNPRIVILEGED"
+
+// TestOpenUnprivileged re-executes the test binary as nobody, without
+// capabilities (setpriv), where a CPU-wide perf event needs
+// kernel.perf_event_paranoid <= 0: Open must fail with an error that
+// matches os.ErrPermission and names the setting.
+func TestOpenUnprivileged(t *testing.T) {
+	if os.Getenv(unprivEnv) == "1" {
+		_, err := Open(nil)
+		if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "perf_event_paranoid") {
+			t.Fatalf("Open as nobody: %v", err)
+		}
+		t.Logf("Open as nobody: %v", err)
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to nobody")
+	}
+	p, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	if n, err2 := strconv.Atoi(strings.TrimSpace(string(p))); err != nil || err2 != nil || n <= 0 {
+		t.Skipf("perf_event_paranoid is %q: unprivileged CPU-wide events are allowed", p)
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv not installed")
+	}
+	// The test binary lies in a directory only root may enter: copy it.
+	dir, err := os.MkdirTemp("", "perfevent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "perfevent.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil || os.Chmod(dir, 0o755) != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+		bin, "-test.run=^TestOpenUnprivileged$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), unprivEnv+"=1")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("as nobody:\n%s", out)
+	if err != nil {
+		t.Fatalf("setpriv: %v", err)
+	}
 }
