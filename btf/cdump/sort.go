@@ -78,6 +78,10 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 		}
 	}
 	keys := make([]sortKey, 0, n)
+	// The hashes without members are memoized: they are those of member
+	// types, the same few (int, list_head, pointers) again and again.
+	d.hashMemo, d.hashDone = make([]uint64, d.n), make([]uint64, (d.n+63)/64)
+	defer func() { d.hashMemo, d.hashDone = nil, nil }()
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
 	var protos []btf.TypeID
@@ -251,6 +255,10 @@ func (d *dumper) sortName(id btf.TypeID) uint32 {
 // to, with array lengths. Names hash as libbpf's str_hash, whose char is
 // signed on x86.
 func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
+	memo := !members && int(id) < len(d.hashMemo)
+	if memo && d.hashDone[id/64]&(1<<(id%64)) != 0 {
+		return d.hashMemo[id]
+	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
 		return 0
@@ -281,6 +289,10 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	case btf.KindArray:
 		h = h*31 + uint64(t.arrayLen())
 		h = h*31 + d.sortHash(t.arrayElem(), members, depth+1)
+	}
+	if memo {
+		d.hashMemo[id] = h
+		d.hashDone[id/64] |= 1 << (id % 64)
 	}
 	return h
 }
