@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/kmeta
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 
 # Same bytes first: the comparison is only fair if the outputs are equal.
 if ! cmp -s <("$bin" btf dump "$file" --format c --compat bpftool-7.1) <(bpftool btf dump file "$file" format c); then

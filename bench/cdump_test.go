@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -33,7 +34,7 @@ func BenchmarkCDumpVmlinux(b *testing.B) {
 			b.ReportAllocs()
 			w := bufio.NewWriterSize(devnull, 256<<10)
 			for b.Loop() {
-				s, err := btf.Open(vmlinux)
+				s, err := btf.Open(context.Background(), vmlinux, btf.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

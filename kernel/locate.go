@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,11 @@ type Options struct {
 	// vmlinux locations. "" means the running kernel's release, which is
 	// rarely right for another machine's files under Root.
 	Release string
+	// Workers is how many goroutines a call may use: to check vmlinux's
+	// type section in two halves, to list the module BTF directory while
+	// vmlinux is read, and to read or screen many modules at once. 0 or 1
+	// runs every call on the caller's goroutine alone.
+	Workers int
 }
 
 // sysfs returns the directory that stands for /sys.
@@ -117,7 +123,7 @@ func openVmlinux(o Options) (*btf.Spec, string, error) {
 			}
 			continue
 		}
-		s, err := btf.Open(p)
+		s, err := btf.Open(context.Background(), p, btf.Options{Workers: o.Workers})
 		if err == nil {
 			return s, p, nil
 		}

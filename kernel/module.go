@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -52,13 +51,13 @@ func (m *module) set(spec *btf.Spec, err error) {
 	m.opened.Store(true)
 }
 
-// parallel calls fn(i) for every i in [0, n), on up to GOMAXPROCS
-// goroutines when n is large enough to pay for them, and returns when all
-// calls have returned. Reading or screening 1,121 modules is mostly
-// system calls, several milliseconds of them on one core (see
+// parallel calls fn(i) for every i in [0, n), on up to workers goroutines
+// (Options.Workers) when n is large enough to pay for them, and returns
+// when all calls have returned. Reading or screening 1,121 modules is
+// mostly system calls, several milliseconds of them on one core (see
 // BenchmarkFindAcrossModules).
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/64+1)
+func parallel(workers, n int, fn func(i int)) {
+	workers = min(workers, n/64+1)
 	if workers <= 1 {
 		for i := range n {
 			fn(i)
@@ -102,7 +101,7 @@ func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return btf.ParseSplit(data, base)
+	return btf.Parse(data, btf.Options{Base: base})
 }
 
 // readFile reads the file at path: as many bytes as fstat reports (sysfs

@@ -9,7 +9,7 @@
 // ulikunitz/xz/lzma, lz4 (the kernel's legacy frames) with pierrec/lz4,
 // and lzo with the small LZO1X decoder of this package, since no
 // maintained Go package has one. What comes out is the vmlinux ELF file,
-// whose .BTF section btf.ReadWith then reads.
+// whose .BTF section btf.Read then reads.
 //
 // A Debian package is an ar archive whose data.tar (xz, zstd or gzip) holds
 // boot/vmlinuz-* and the modules under lib/modules; Walk streams through
@@ -26,5 +26,5 @@
 // against the data before use. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
-// Callers bound the decompressed stream (btf.ReadWith's MaxSize).
+// Callers bound the decompressed stream (btf.Options.MaxSize).
 package kimage

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // encode appends a copy of t's record with its type ids mapped through src
@@ -16,7 +17,7 @@ import (
 // numbered before encoding, so references to types later in the batch
 // (cycles through pointers) map too. Guarded by BenchmarkMinimalTaskStruct.
 func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
-	rec := t.Record()
+	rec := btfraw.Record(t)
 	if rec == nil {
 		return btf.ErrClosed
 	}

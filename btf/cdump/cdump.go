@@ -22,6 +22,13 @@ type Options struct {
 	// btf.ErrNotFound, before anything is written. A header limited to
 	// some types has no kfunc block.
 	Types []string
+	// IDs, if not empty, limits the header to the types with these ids and
+	// the types they need, in this order (after those of Types), as
+	// libbpf's btf_dump__dump_type prints them one root at a time: this is
+	// what "bpftool btf dump map" prints for a map's key and value. Id 0
+	// (void) prints nothing; an id past the last type makes Write fail with
+	// an error wrapping btf.ErrNotFound, before anything is written.
+	IDs []btf.TypeID
 
 	// Unsorted prints the types in the order of their ids, as bpftool 7.5's
 	// "format c unsorted" does, instead of sorted by name.
@@ -158,6 +165,12 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 		if roots, err = findRoots(s, opts.Types); err != nil {
 			return err
 		}
+	}
+	for _, id := range opts.IDs {
+		if id > s.LastID() {
+			return fmt.Errorf("cdump: type id %d: %w", id, btf.ErrNotFound)
+		}
+		roots = append(roots, id)
 	}
 	d, err := newDumper(w, s)
 	if err != nil {

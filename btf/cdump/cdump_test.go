@@ -372,7 +372,7 @@ func TestConcurrent(t *testing.T) {
 func TestClosedSpec(t *testing.T) {
 	g := newGen()
 	g.std()
-	s, err := btf.Parse(g.bytes())
+	s, err := btf.Parse(g.bytes(), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // rec is one type record in host byte order, from btf.Spec.TypeSection.
@@ -138,7 +139,7 @@ type records []section
 func loadRecords(s *btf.Spec) (records, error) {
 	var rs records
 	for ; s != nil; s = s.Base() {
-		data := s.TypeSection()
+		data := btfraw.TypeSection(s)
 		if data == nil && s.NumTypes() > 0 {
 			return nil, fmt.Errorf("cdump: %w", btf.ErrClosed)
 		}
@@ -191,7 +192,7 @@ type strSection struct {
 func newStrtab(s *btf.Spec) strtab {
 	var t strtab
 	for ; s != nil; s = s.Base() {
-		data, start := s.StringSection()
+		data, start := btfraw.StringSection(s)
 		t = append(t, strSection{start, data})
 	}
 	return t

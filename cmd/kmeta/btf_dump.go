@@ -22,7 +22,7 @@ type btfDumpFlags struct {
 func (c *cli) btfDumpCmd() *cobra.Command {
 	var f btfDumpFlags
 	cmd := &cobra.Command{
-		Use:   "dump [FILE]",
+		Use:   "dump [FILE] | id ID | prog ID | map ID [key|value|kv|all]",
 		Short: "Print BTF as bpftool does (raw text, or C with --format c)",
 		Long: `Print the types of FILE (default ` + defaultVmlinux + `; "-" reads stdin).
 FILE may be raw BTF, or an ELF file (vmlinux, .ko, .o) with a .BTF section,
@@ -33,9 +33,22 @@ byte for byte; with -B only the split types, as "bpftool -B BASE" does.
 --format c prints a C header (vmlinux.h) as bpftool 7.5's "format c" does,
 types sorted by name, but with the type that sorts first, which bpftool 7.5
 leaves out by mistake; --unsorted prints them in id order, as "format c
-unsorted"; --compat bpftool-7.1 prints what Debian 12's bpftool 7.1 prints.`,
-		Args: cobra.MaximumNArgs(1),
+unsorted"; --compat bpftool-7.1 prints what Debian 12's bpftool 7.1 prints.
+
+"id ID", "prog ID" and "map ID" print a BTF object of the running kernel
+(see "kmeta btf list"), the BTF a program was loaded with, or a map's key
+and value types (key, value, kv or all of its BTF), as "bpftool btf dump id
+ID", "prog id ID" and "map id ID" do; a module's BTF is read on -B BASE or
+on the running kernel's vmlinux. Needs root (CAP_SYS_ADMIN); an id that
+does not exist, or a program or map without BTF, gives exit status 1.`,
+		Args: cobra.ArbitraryArgs, // checked in RunE: FILE, or id|prog|map ID ...
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isLiveDump(args) {
+				return c.btfDumpLive(cmd, args, f)
+			}
+			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
+				return usageError(cmd, err)
+			}
 			path := defaultVmlinux
 			if len(args) == 1 {
 				path = args[0]
@@ -74,7 +87,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	}
 	switch {
 	case f.format == "raw" && f.json:
-		err = rawdump.WriteJSON(w, o.spec, opts)
+		err = writeTypesJSONLines(w, o.spec, opts.Scope)
 	case f.format == "raw":
 		err = rawdump.Write(w, o.spec, opts)
 	case f.format == "c":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -47,7 +48,7 @@ func TestBTFDumpCSplit(t *testing.T) {
 // TestAgainstBpftoolRunningKernel compares that one with bpftool's.
 func TestBTFDumpCLive(t *testing.T) {
 	t.Parallel()
-	spec, err := btf.Open(defaultVmlinux)
+	spec, err := btf.Open(context.Background(), defaultVmlinux, btf.Options{})
 	if err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ func (f *kernelFlags) register(cmd *cobra.Command) {
 }
 
 func (f *kernelFlags) options() kernel.Options {
-	return kernel.Options{Root: f.root, Sysfs: f.sysfs}
+	return kernel.Options{Root: f.root, Sysfs: f.sysfs, Workers: runtime.GOMAXPROCS(0)}
 }
 
 type btfModulesFlags struct {
@@ -81,10 +82,12 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 	if err != nil {
 		return err
 	}
+	progress := c.progress("reading module BTF", len(names))
 	infos := make([]moduleInfo, len(names))
 	failed := 0
 	for i, name := range names {
 		infos[i].Module = name
+		progress(i + 1)
 		spec, err := h.Module(name)
 		if err != nil {
 			infos[i].Error = err.Error()

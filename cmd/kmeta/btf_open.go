@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -51,7 +52,28 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 // openOneWith is openOne with read options o, whose Base is the base.
-func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) openOneWith(path string, o btf.Options) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(path, o)
+	if err != nil && o.Base == nil {
+		err = splitHint(err)
+	}
+	return s, err
+}
+
+// splitHint adds to an error from reading BTF without a base that the BTF
+// looks split, when it does: its string section is empty or does not
+// start with the empty string, as only split BTF's may (the base holds
+// it). Its types would then refer to ids and names of a base.
+func splitHint(err error) error {
+	var fe *btf.FormatError
+	if !errors.As(err, &fe) || fe.Section != "string" || fe.Offset != 0 {
+		return err
+	}
+	return fmt.Errorf("%w: this looks like split BTF (a module's): name its base with -B BASE "+
+		"(e.g. -B %s), or search the running kernel's modules with \"btf find --kernel\"", err, defaultVmlinux)
+}
+
+func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 	if path == "-" {
 		return c.openStdin(o)
 	}
@@ -63,7 +85,7 @@ func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
 		defer d.Release()
 		return c.kernelImageSpec(path, d.Bytes(), o)
 	}
-	return btf.OpenWith(path, o)
+	return btf.Open(c.ctx, path, o)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
@@ -74,7 +96,7 @@ const kernelHead = 0x250
 // Debian package from standard input, with read options o, under the same
 // limit as files: a kernel image or package is read whole (bounded by
 // --max-input) and then decompressed as a file would be.
-func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) openStdin(o btf.Options) (*btf.Spec, error) {
 	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
 	head, _ := r.Peek(kernelHead) // (short input: what there is)
 	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
@@ -85,7 +107,7 @@ func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 		defer d.Release()
 		return c.kernelImageSpec("stdin", d.Bytes(), o)
 	}
-	s, err := btf.ReadWith(r, o)
+	s, err := btf.Read(c.ctx, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
@@ -93,14 +115,16 @@ func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 }
 
 // readArg reads the input named path ("-": standard input) whole, under
-// the input limit: a file is mapped if it can be.
-func (c *cli) readArg(path string) (*input.Data, error) {
+// the input limit: a file is mapped if it can be. check, if not nil, is
+// called with the first magicLen bytes before the rest is read.
+func (c *cli) readArg(path string, check func(head []byte) error) (*input.Data, error) {
 	var d *input.Data
 	var err error
+	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: magicLen}
 	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), input.Options{Limit: c.maxInput, What: "standard input"})
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
 	} else {
-		d, err = input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		d, err = input.File(c.ctx, path, o)
 	}
 	if err != nil {
 		return nil, withHint(err)
@@ -127,12 +151,12 @@ func isKernelImage(path string) bool {
 // kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
 // Debian package named name: the kernel is decompressed as a stream into
 // btf's reader, which keeps only the .BTF section.
-func (c *cli) kernelImageSpec(name string, data []byte, o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) kernelImageSpec(name string, data []byte, o btf.Options) (*btf.Spec, error) {
 	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
-	s, err := btf.ReadWith(r, o)
+	s, err := btf.Read(c.ctx, r, o)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}

@@ -28,13 +28,19 @@ type pkgModule struct {
 // fn is called with the vmlinux Spec first ("vmlinux"), then each module in
 // package order; the Specs are closed after fn returns.
 func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
-	d, err := c.readArg(path)
+	defer c.busy("reading the kernel and modules of " + inputName(path))()
+	d, err := c.readArg(path, func(head []byte) error {
+		if !bytes.HasPrefix(head, []byte("!<arch>\n")) {
+			return fmt.Errorf("%s: not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\n\"", inputName(path), head)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer d.Release()
 	if !kimage.IsDeb(d.Bytes()) {
-		return fmt.Errorf("%s: not a Debian package", path)
+		return fmt.Errorf("%s: not a Debian package", inputName(path))
 	}
 	var base *btf.Spec
 	type early struct {
@@ -43,7 +49,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 	}
 	var waiting []early
 	module := func(name string, data []byte) error {
-		s, err := btf.ReadWith(bytes.NewReader(data), c.readOptions(base))
+		s, err := btf.Read(c.ctx, bytes.NewReader(data), c.readOptions(base))
 		if err != nil {
 			err = fmt.Errorf("%s: %w", name, withHint(err))
 		}
@@ -74,7 +80,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if base, err = btf.ReadWith(kr, c.readOptions(nil)); err != nil {
+		if base, err = btf.Read(c.ctx, kr, c.readOptions(nil)); err != nil {
 			return fmt.Errorf("%s: %w", name, withHint(err))
 		}
 		if err := fn(pkgModule{name: "vmlinux", spec: base}); err != nil {
@@ -102,7 +108,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 
 // btfModulesPackage lists the modules of a kernel package with BTF.
 func (c *cli) btfModulesPackage(path string, asJSON bool) error {
-	var infos []moduleInfo
+	infos := []moduleInfo{}
 	failed := 0
 	err := c.walkPackage(path, func(m pkgModule) error {
 		if m.name == "vmlinux" {
@@ -171,9 +177,7 @@ func (c *cli) btfFindPackage(name, path string, f btfFindFlags) error {
 				return err
 			}
 		}
-		if !f.json {
-			return w.Flush()
-		}
+		// Printed at the end, after the progress line is erased.
 		return nil
 	})
 	if err != nil {

@@ -39,6 +39,8 @@ func TestExitStatuses(t *testing.T) {
 	}{
 		{[]string{"btf", "find", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", "--kernel", "--sysfs", sysfs}, 1},
 		{[]string{"btf", "find", "xfs_mount", "--kernel", "--sysfs", sysfs, "--module", "vmlinux"}, 1},
 		{append([]string{"ksym", "name", "no_such_symbol"}, ksym...), 1},
@@ -65,6 +67,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"btf", "dumpp"}, "usage: kmeta btf COMMAND"},
+		{[]string{"btf", "dmup"}, `did you mean "dump"?`},
+		{[]string{"ksym", "nmae", "x"}, `did you mean "name"?`},
+		{[]string{"vresion"}, `did you mean "version"?`},
 		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
 		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
 		{[]string{"frob"}, "usage: kmeta COMMAND"},
