@@ -35,7 +35,7 @@ func exampleSpec() *btf.Spec {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
