@@ -54,6 +54,12 @@ type dumper struct {
 	renamed    map[btf.TypeID][]byte
 
 	queue []btf.TypeID // types to emit for the current root, in order
+
+	// While sorting: sortHash's results without members, and which of
+	// them are known (a bit per type).
+	hashMemo []uint64
+	hashDone []uint64
+
 	decls []btf.TypeID // shared stack of declaration chains
 
 	plain    bool  // a Namer's dumper: own names, anonymous types abbreviated

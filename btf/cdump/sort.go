@@ -78,10 +78,21 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 		}
 	}
 	keys := make([]sortKey, 0, n)
+	// The hashes without members are memoized: they are those of member
+	// types, the same few (int, list_head, pointers) again and again.
+	d.hashMemo, d.hashDone = make([]uint64, d.n), make([]uint64, (d.n+63)/64)
+	defer func() { d.hashMemo, d.hashDone = nil, nil }()
+	// Unnamed prototypes, a quarter of a kernel's types, all have the key
+	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
+	var protos []btf.TypeID
 	for i := range d.n {
 		id := btf.TypeID(i)
 		t := d.typ(id)
 		if !all && (id == 0 || silent(t.kind())) {
+			continue
+		}
+		if !all && t.kind() == btf.KindFuncProto && t.nameOff() == 0 {
+			protos = append(protos, id)
 			continue
 		}
 		name := d.sortName(id)
@@ -120,7 +131,40 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 		}
 		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
 	})
-	return keys, nil
+	return d.mergeProtos(keys, protos), nil
+}
+
+// mergeProtos inserts the unnamed prototypes, in id order, into the sorted
+// keys: their key is the smallest of rankOther, so they go first there,
+// merged by id with the other types whose key is the same (pointers to
+// void, for one). keys has room for them.
+func (d *dumper) mergeProtos(keys []sortKey, protos []btf.TypeID) []sortKey {
+	if len(protos) == 0 {
+		return keys
+	}
+	i0, _ := slices.BinarySearchFunc(keys, uint8(rankOther), func(k sortKey, r uint8) int {
+		return cmp.Compare(k.rank, r)
+	})
+	j := i0
+	for j < len(keys) && keys[j].pre == [2]uint64{} && keys[j].hash == 0 &&
+		len(d.strs.name(keys[j].ownName)) == 0 {
+		j++
+	}
+	n, p := len(keys), len(protos)
+	keys = keys[:n+p]
+	copy(keys[j+p:], keys[j:n])
+	// Merge keys[i0:j] and protos into keys[i0:j+p], from the back.
+	a, b := j-1, p-1
+	for w := j + p - 1; b >= 0; w-- {
+		if a >= i0 && keys[a].id > protos[b] {
+			keys[w] = keys[a]
+			a--
+		} else {
+			keys[w] = sortKey{id: protos[b], rank: rankOther}
+			b--
+		}
+	}
+	return keys
 }
 
 // sortRank is bpftool's btf_type_rank: a name met anywhere from id down
@@ -211,6 +255,10 @@ func (d *dumper) sortName(id btf.TypeID) uint32 {
 // to, with array lengths. Names hash as libbpf's str_hash, whose char is
 // signed on x86.
 func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
+	memo := !members && int(id) < len(d.hashMemo)
+	if memo && d.hashDone[id/64]&(1<<(id%64)) != 0 {
+		return d.hashMemo[id]
+	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
 		return 0
@@ -241,6 +289,10 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	case btf.KindArray:
 		h = h*31 + uint64(t.arrayLen())
 		h = h*31 + d.sortHash(t.arrayElem(), members, depth+1)
+	}
+	if memo {
+		d.hashMemo[id] = h
+		d.hashDone[id/64] |= 1 << (id % 64)
 	}
 	return h
 }
