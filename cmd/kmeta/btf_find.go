@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,7 @@ func (c *cli) btfFindCmd() *cobra.Command {
 		Long: `Print every type named NAME in each FILE (default ` + defaultVmlinux + `),
 in bpftool's raw format. With several files each line starts with "FILE: ".
 --flavors also matches CO-RE flavors: NAME___suffix.
-Exits with an error, as grep does, when no file has a match.
+Exits with status 1, as grep does, when no file has a match.
 
 --kernel searches the running kernel instead of files: vmlinux and every
 module with BTF (/sys/kernel/btf/*), or only the one --module names
@@ -93,6 +94,9 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return err
 	}
 	opts.Kind = k
+	if stdinTwice(append(files, f.base)...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+	}
 	w := bufio.NewWriter(c.out())
 	results := []findResult{}
 	found := 0
@@ -158,7 +162,14 @@ func parseKindFlag(kind string) (btf.Kind, error) {
 	}
 	k, ok := btf.ParseKind(kind)
 	if !ok {
-		return 0, fmt.Errorf("unknown kind %q", kind)
+		var names []string
+		for k := btf.KindUnknown + 1; ; k++ {
+			if _, ok := btf.ParseKind(k.String()); !ok {
+				break
+			}
+			names = append(names, strings.ToLower(k.String()))
+		}
+		return 0, fmt.Errorf("unknown --kind %q: want one of %s", kind, strings.Join(names, ", "))
 	}
 	return k, nil
 }
