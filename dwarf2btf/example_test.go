@@ -43,6 +43,6 @@ func ExampleKernelRelease() {
 		return
 	}
 	fmt.Println(rel, dwarf2btf.LikeFor(rel))
-	raw, err := dwarf2btf.Dedup(context.Background(), ko, dwarf2btf.Options{}, builder.Options{})
+	raw, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{}, builder.Options{})
 	fmt.Println(len(raw), err)
 }
