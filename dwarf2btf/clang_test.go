@@ -82,7 +82,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := testfixtures.Read(t, "pahole/dwarf/multi-x86_64.on-"+base+".btf.gz")
-			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase}, want)
+			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Like: dwarf2btf.LikePahole124}, want)
 		})
 	}
 }
@@ -91,7 +91,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	tb.Helper()
 	rel := "dwarf/" + name + ".o.gz"
-	opts := dwarf2btf.Options{Jobs: jobs}
+	opts := dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}
 	var got []byte
 	var err error
 	if jobs == 1 {
@@ -204,7 +204,7 @@ func TestClangByteOrder(t *testing.T) {
 	}
 	wantStrs, _ := btfraw.StringSection(want)
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2}, builder.Options{ByteOrder: order})
+		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package kallsyms
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,26 @@ type Config struct {
 	// OnReload, if set, is called after every reload attempt, from the
 	// goroutine that ran it. It must not call Reload.
 	OnReload func(ReloadEvent)
+
+	// NoKsymEvents turns off following ksymbol events. By default a
+	// Symbolizer of the running kernel (Kallsyms empty or DefaultPath)
+	// follows them: BPF programs, trampolines and dispatchers that the
+	// kernel registers or unregisters patch the BPF pseudo-module's table
+	// at once, without a reload (see Symbolizer.KsymEventsErr).
+	NoKsymEvents bool
+	// KsymEvents, if set, is where the Symbolizer reads ksymbol events
+	// instead of perf events: a fake in tests, or events of a kallsyms
+	// file that is not the running kernel's. The Symbolizer closes it.
+	KsymEvents KsymReader
+	// OnKsym, if set, is called for every ksymbol event read, after the
+	// batch that holds it has been applied, from the goroutine that
+	// follows them. It must not call Reload.
+	OnKsym func(KsymEvent)
+
+	// openKsyms, if set, replaces the opening of perf events for a
+	// Symbolizer of the running kernel's kallsyms or, in tests, of any
+	// file: a seam for failures.
+	openKsyms func() (KsymReader, error)
 }
 
 // ReloadEvent reports one reload attempt.
@@ -51,8 +72,15 @@ type ReloadEvent struct {
 // unchanged modules, and swap it in atomically; a failed reload keeps the
 // old snapshot.
 //
+// A Symbolizer of the running kernel also follows the kernel's ksymbol
+// events (see Config.NoKsymEvents): a BPF program's symbols are added to
+// the BPF pseudo-module when it loads and removed when it unloads, by
+// patching that one table into a new snapshot, without rereading
+// /proc/kallsyms. When the kernel reports lost events, one throttled
+// reload resynchronizes.
+//
 // A Symbolizer is safe for concurrent use. Close stops its background
-// goroutine; Snapshot and Lookup keep working on the last snapshot after
+// goroutines; Snapshot and Lookup keep working on the last snapshot after
 // Close, while Reload returns ErrClosed.
 type Symbolizer struct {
 	cfg    Config
@@ -66,11 +94,23 @@ type Symbolizer struct {
 
 	reqMu   sync.Mutex
 	reasons []string
+
+	ctx     context.Context // done at Close
+	cancel  context.CancelFunc
+	ksym    KsymReader    // nil when not following ksymbol events
+	now     func() uint64 // the clock of the events' times
+	live    liveSyms      // the BPF symbols; guarded by mu
+	patches atomic.Int64  // snapshots published by applyKsyms
+	ksymMu  sync.Mutex
+	ksymErr error // guarded by ksymMu
 }
 
 // Open loads the first snapshot and starts the goroutine that runs
-// throttled reloads. It returns the load's error, and no Symbolizer, when
-// that first load fails.
+// throttled reloads and, when it follows ksymbol events, the goroutine
+// that reads them (it opens their perf events before the load, so that
+// none is missed). It returns the load's error, and no Symbolizer, when
+// that first load fails. Perf events that cannot be opened are not an
+// error: KsymEventsErr says why.
 func Open(cfg Config) (*Symbolizer, error) {
 	if cfg.Coalesce == 0 {
 		cfg.Coalesce = 100 * time.Millisecond
@@ -78,15 +118,35 @@ func Open(cfg Config) (*Symbolizer, error) {
 	if cfg.MinInterval == 0 {
 		cfg.MinInterval = time.Second
 	}
-	s := &Symbolizer{cfg: cfg, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &Symbolizer{cfg: cfg, kick: make(chan struct{}, 1), done: make(chan struct{}), now: func() uint64 { return 0 }}
+	s.startKsyms()
+	at := s.now()
 	snap, err := s.load(nil)
 	if err != nil {
+		if s.ksym != nil {
+			s.ksym.Close()
+		}
 		return nil, err
 	}
 	s.cur.Store(snap)
+	s.live.reset(snap.tableOf(BPF), resyncTime(at))
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.loop()
+	if s.ksym != nil {
+		s.wg.Add(1)
+		go s.follow()
+	}
 	return s, nil
+}
+
+// resyncTime is the time from which events are applied over a snapshot
+// read at time at (see resyncSlack).
+func resyncTime(at uint64) uint64 {
+	if at < resyncSlack {
+		return 0
+	}
+	return at - resyncSlack
 }
 
 // Snapshot returns the current snapshot. It never blocks and never returns
@@ -146,12 +206,14 @@ func (s *Symbolizer) reload(reasons []string) error {
 		return ErrClosed
 	}
 	start := time.Now()
+	at := s.now()
 	old := s.cur.Load()
 	snap, err := s.load(old)
 	ev := ReloadEvent{Reasons: reasons, Snapshot: old, Duration: time.Since(start)}
 	if err != nil {
 		ev.Err = fmt.Errorf("kallsyms: reload: %w", err)
 	} else {
+		s.live.reset(snap.tableOf(BPF), resyncTime(at))
 		s.cur.Store(snap)
 		ev.Snapshot, ev.Reused = snap, snap.Shares(old)
 	}
@@ -219,11 +281,17 @@ func (s *Symbolizer) sleep(d time.Duration) bool {
 	}
 }
 
-// Close stops throttled reloads and any Watch, and waits for a reload in
-// progress to finish. It is safe to call more than once; it always returns
-// nil.
+// Close stops throttled reloads, the following of ksymbol events (closing
+// their reader) and any Watch, and waits for a reload in progress to
+// finish. It is safe to call more than once; it always returns nil.
 func (s *Symbolizer) Close() error {
-	s.once.Do(func() { close(s.done) })
+	s.once.Do(func() {
+		close(s.done)
+		s.cancel()
+		if s.ksym != nil {
+			s.ksym.Close()
+		}
+	})
 	s.wg.Wait()
 	s.mu.Lock() // waits for a Reload running on another goroutine
 	s.closed = true

@@ -3,6 +3,7 @@ package kallsyms
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/kmeta-dev/kmeta/uevent"
 )
@@ -32,6 +33,11 @@ type EventReader interface {
 // Watch listens for module uevents until ctx ends or s is closed, and
 // requests a throttled reload for every module add or remove event sent by
 // the kernel, and a full resync reload when events were lost (ENOBUFS).
+// Before that reload, on an add event it publishes at once a snapshot
+// with the module's range from sysfs (sections/.text and coresize, unless
+// Config.NoSysfs), so that the module's addresses resolve to the module
+// and an offset while kallsyms has yet to be read; on a remove event,
+// one without the module.
 // Events from other senders and other subsystems cause no reload. It
 // returns ctx.Err() when ctx ends, ErrClosed when s is closed, or the
 // error that stopped the socket.
@@ -81,7 +87,44 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 		}
 		report(ev, nil)
 		if ev.Subsystem == "module" && (ev.Action == "add" || ev.Action == "remove") {
+			s.publishRange(ev.Action, ev.Module())
 			s.RequestReload(ev.Action + " " + ev.Module())
 		}
+	}
+}
+
+// publishRange publishes, ahead of the reload that reads kallsyms, a
+// snapshot with the range of a module just added (from sysfs) or without a
+// module just removed. A module whose sysfs entry is unreadable, or whose
+// .text address is hidden, is left to the reload.
+func (s *Symbolizer) publishRange(action, name string) {
+	if name == "" || name == Vmlinux || IsPseudoModule(name) {
+		return
+	}
+	var info ModuleInfo
+	if action == "add" {
+		if s.cfg.NoSysfs {
+			return
+		}
+		root := s.cfg.Sysfs
+		if root == "" {
+			root = DefaultSysfs
+		}
+		var ok bool
+		info, ok = readModule(filepath.Join(root, "module", name), name)
+		if !ok || info.Text == 0 || info.Size == 0 {
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	old := s.cur.Load()
+	if action == "add" {
+		s.cur.Store(old.withModuleInfo(info))
+	} else if _, ok := old.byName[name]; ok {
+		s.cur.Store(old.without(name))
 	}
 }

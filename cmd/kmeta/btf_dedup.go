@@ -1,11 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -75,9 +74,6 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	if f.dir != "" || f.jobs != 0 {
 		return fmt.Errorf("-d and -j go with --each")
 	}
@@ -86,10 +82,11 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	inputs := append([]string{f.base}, paths...)
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+	}
+	if err := checkOutput(f.out, inputs...); err != nil {
+		return err
 	}
 	// The base is prepared for deduplication (dedup.NewBase) while the
 	// inputs are opened and validated, on every core; they are appended
@@ -174,6 +171,9 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBTFFiles(paths); err != nil {
+		return err
+	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {
 		return err
@@ -200,8 +200,8 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 // inputs of the same name and an output that is one of the inputs (as
 // checkOutput does, with each input looked at once).
 func eachOutputs(paths []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(paths...)
 	seen := make(map[string]string, len(paths))
@@ -243,30 +243,4 @@ func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.
 		}
 	}
 	return batch.Add(out, data, 0o644)
-}
-
-// progress returns a function that shows "what: done/total" on stderr when
-// it is a terminal, and does nothing otherwise. It is safe for concurrent
-// use.
-func (c *cli) progress(what string, total int) func(done int) {
-	if !isTerminal(c.stderr) {
-		return func(int) {}
-	}
-	var mu sync.Mutex
-	last := 0
-	return func(done int) {
-		if done != total && done%16 != 0 {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if done <= last {
-			return
-		}
-		last = done
-		fmt.Fprintf(c.stderr, "\r%s: %d/%d", what, done, total)
-		if done == total {
-			fmt.Fprintln(c.stderr)
-		}
-	}
 }

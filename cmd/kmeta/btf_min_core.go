@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -13,24 +13,35 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
-// openObjects opens the BPF objects of --obj; close them with closeObjects.
-func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
-	objs := make([]*core.Object, 0, len(paths))
+// openObjects opens the BPF objects of --obj ("-": standard input, once),
+// each checked by its magic before it is read; the function returned
+// closes them.
+func (c *cli) openObjects(paths []string) ([]*core.Object, func(), error) {
+	objs := make([]*object, 0, len(paths))
+	closeAll := func() {
+		for _, o := range objs {
+			o.Close()
+		}
+	}
+	stdin := false
 	for _, p := range paths {
-		obj, err := core.OpenObject(c.ctx, p, core.ObjectOptions{MaxSize: c.maxInput})
+		if p == "-" && stdin {
+			closeAll()
+			return nil, nil, fmt.Errorf("--obj -: standard input can be read once only")
+		}
+		stdin = stdin || p == "-"
+		obj, err := c.openObject(p)
 		if err != nil {
-			closeObjects(objs)
-			return nil, err
+			closeAll()
+			return nil, nil, err
 		}
 		objs = append(objs, obj)
 	}
-	return objs, nil
-}
-
-func closeObjects(objs []*core.Object) {
-	for _, o := range objs {
-		o.Close()
+	cobjs := make([]*core.Object, len(objs))
+	for i, o := range objs {
+		cobjs[i] = o.Object
 	}
+	return cobjs, closeAll, nil
 }
 
 // targetOptions are the read options of a target BTF for objs (without
@@ -54,20 +65,18 @@ func targetErr(path string, s *btf.Spec, err error) error {
 
 // btfMinObjs writes the minimal BTF of FILE for the objects' relocations.
 func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	inputs := append([]string{path, f.base}, f.objs...)
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
 	}
-	objs, err := c.openObjects(f.objs)
+	if err := checkOutput(f.out, inputs...); err != nil {
+		return err
+	}
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
+	defer closeObjs()
 	var o *openedSpec
 	if f.base == "" {
 		var s *btf.Spec
@@ -102,11 +111,11 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	objs, err := c.openObjects(f.objs)
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
+	defer closeObjs()
 	progress := c.progress("min", len(kernels))
 	var done atomic.Int64
 	var batch atomicfile.Batch
@@ -146,8 +155,8 @@ func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Ob
 // without a compression suffix. Two kernels with one name, or an output
 // that is an input, are refused.
 func batchOutputs(kernels []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(kernels...)
 	seen := map[string]string{}

@@ -1,0 +1,234 @@
+package kallsyms
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+)
+
+// BPF is the pseudo-module of BPF programs, trampolines and dispatchers in
+// /proc/kallsyms ("[bpf]").
+const BPF = "bpf"
+
+// KsymOp says what a KsymEvent reports.
+type KsymOp uint8
+
+const (
+	// KsymAdd: the kernel registered a symbol.
+	KsymAdd KsymOp = iota + 1
+	// KsymRemove: the kernel unregistered a symbol.
+	KsymRemove
+	// KsymLost: the kernel dropped events (a full ring buffer), or a ring
+	// could not be read; only Lost is set.
+	KsymLost
+)
+
+// String returns "add", "remove" or "lost".
+func (op KsymOp) String() string {
+	switch op {
+	case KsymAdd:
+		return "add"
+	case KsymRemove:
+		return "remove"
+	case KsymLost:
+		return "lost"
+	}
+	return "unknown"
+}
+
+// Values of KsymEvent.Type (PERF_RECORD_KSYMBOL_TYPE_*).
+const (
+	KsymTypeUnknown = 0
+	KsymTypeBPF     = 1 // BPF programs, trampolines, dispatchers: the BPF pseudo-module
+	KsymTypeOOL     = 2 // out-of-line code: ftrace and kprobe trampolines (__builtin__*)
+)
+
+// KsymEvent is a kernel symbol registered or unregistered at run time, as
+// the kernel reports it in a PERF_RECORD_KSYMBOL: a BPF program's
+// bpf_prog_<tag>_<name>, a trampoline, a dispatcher, or out-of-line code.
+// These symbols send no uevent.
+type KsymEvent struct {
+	Op   KsymOp
+	Type uint16 // KsymTypeBPF, KsymTypeOOL, ...
+	Name string
+	Addr uint64
+	Len  uint32 // the symbol's length in bytes
+	// Time is when the kernel sent the event, in CLOCK_MONOTONIC
+	// nanoseconds, or 0 when unknown: then the event is applied after
+	// the events before it in its batch, whatever their time.
+	Time uint64
+	// Lost is, for KsymLost, how many events the kernel dropped (0 when
+	// unknown).
+	Lost uint64
+}
+
+// KsymReader is what a Symbolizer reads ksymbol events from: by default,
+// perf events of every CPU (Config.KsymEvents sets another, a fake in
+// tests). Read appends the events available to dst, blocking until there
+// is at least one, ctx is done or the reader is closed; it returns them in
+// the order the kernel sent them (by Time, where set). Close ends a
+// blocked Read.
+type KsymReader interface {
+	Read(ctx context.Context, dst []KsymEvent) ([]KsymEvent, error)
+	Close() error
+}
+
+// ErrNoKsymEvents is wrapped by Symbolizer.KsymEventsErr when the
+// Symbolizer does not follow ksymbol events: BPF symbols are then current
+// only after a reload, as before events were followed.
+var ErrNoKsymEvents = errors.New("kallsyms: not following BPF symbol (ksymbol) events")
+
+// liveSyms is the BPF pseudo-module's symbols as the events left them:
+// by address, with removed addresses kept a while (tombstones) with the
+// time of their removal, so that an older event arriving late (from
+// another CPU's ring) cannot resurrect them.
+type liveSyms struct {
+	m       map[uint64]liveSym
+	present int
+	newest  uint64 // the latest event time seen
+}
+
+type liveSym struct {
+	name    string
+	size    uint32 // 0 when unknown (a symbol read from kallsyms)
+	time    uint64
+	present bool
+}
+
+// tombstoneAge is how long (in event time) a removed address remembers
+// its removal.
+const tombstoneAge = 10e9
+
+// reset makes the symbols of table t (the BPF table of a fresh reload, or
+// nil) the live set, as of time at.
+func (l *liveSyms) reset(t *table, at uint64) {
+	l.m, l.present = make(map[uint64]liveSym), 0
+	if t == nil {
+		return
+	}
+	for h := range t.entries {
+		l.m[h.start] = liveSym{name: names().decode("", t.encName(h)), time: at, present: true}
+		l.present++
+	}
+}
+
+// apply applies one add or remove event and reports whether the set
+// changed. An event older than what its address last saw is ignored.
+func (l *liveSyms) apply(ev *KsymEvent) bool {
+	if ev.Name == "" || len(ev.Name) > MaxNameLen {
+		return false
+	}
+	l.newest = max(l.newest, ev.Time)
+	cur, ok := l.m[ev.Addr]
+	if ok && ev.Time != 0 && ev.Time < cur.time {
+		return false
+	}
+	if ev.Op == KsymRemove {
+		l.m[ev.Addr] = liveSym{time: ev.Time}
+		if ok && cur.present {
+			l.present--
+			return true
+		}
+		return false
+	}
+	l.m[ev.Addr] = liveSym{name: ev.Name, size: ev.Len, time: ev.Time, present: true}
+	if ok && cur.present {
+		return cur.name != ev.Name || cur.size != ev.Len
+	}
+	l.present++
+	return true
+}
+
+// prune forgets tombstones older than tombstoneAge when they outnumber
+// the symbols.
+func (l *liveSyms) prune() {
+	if len(l.m) < 2*l.present+64 {
+		return
+	}
+	for a, s := range l.m {
+		if !s.present && (s.time == 0 || s.time+tombstoneAge < l.newest) {
+			delete(l.m, a)
+		}
+	}
+}
+
+// table builds the BPF table of the live symbols: each symbol ends where
+// its length says (an anonymous end of text, see textend.go) unless the
+// next one starts first, so that a lookup between programs is ErrNotText
+// rather than the program below with a large offset.
+func (l *liveSyms) table(data bool) *table {
+	type sym struct {
+		addr uint64
+		s    liveSym
+	}
+	syms := make([]sym, 0, l.present)
+	for a, s := range l.m {
+		if s.present {
+			syms = append(syms, sym{a, s})
+		}
+	}
+	slices.SortFunc(syms, func(a, b sym) int { return cmp.Compare(a.addr, b.addr) })
+	b := newBuilder(BPF, data)
+	for i, s := range syms {
+		b.push(s.addr, 't', []byte(s.s.name), 0)
+		if end := s.addr + uint64(s.s.size); s.s.size > 0 && end > s.addr && (i+1 == len(syms) || syms[i+1].addr > end) {
+			b.pushAnonEnd(end)
+		}
+	}
+	t := b.finish()
+	b.release()
+	return t
+}
+
+// withTable returns a snapshot with s's tables and module metadata, but t
+// in place of the table of t's module. s is not changed.
+func (s *Snapshot) withTable(t *table) *Snapshot {
+	return s.rebuild(t.name, "", t, nil)
+}
+
+// withModuleInfo returns a snapshot with s's tables and module metadata,
+// info in place of its module's. s is not changed.
+func (s *Snapshot) withModuleInfo(info ModuleInfo) *Snapshot {
+	return s.rebuild("", info.Name, nil, &info)
+}
+
+// without returns a snapshot with s's tables and module metadata except
+// module name's. s is not changed.
+func (s *Snapshot) without(name string) *Snapshot {
+	return s.rebuild(name, name, nil, nil)
+}
+
+// rebuild returns a new snapshot of s's tables but dropTab's and its
+// module metadata but dropInfo's, with the table t and the metadata info
+// added when not nil.
+func (s *Snapshot) rebuild(dropTab, dropInfo string, t *table, info *ModuleInfo) *Snapshot {
+	tabs := make([]*table, 0, len(s.mods)+1)
+	var infos []ModuleInfo
+	for i := range s.mods {
+		m := &s.mods[i]
+		if m.tab.name != dropTab && m.tab.len() > 0 {
+			tabs = append(tabs, m.tab)
+		}
+		if m.tab.name != dropInfo && m.hasInfo {
+			infos = append(infos, m.info)
+		}
+	}
+	if t != nil && t.len() > 0 {
+		tabs = append(tabs, t)
+	}
+	if info != nil {
+		infos = append(infos, *info)
+	}
+	n := newSnapshot(tabs, infos, s.data)
+	n.load = s.load
+	return n
+}
+
+// tableOf returns the table of module name, or nil.
+func (s *Snapshot) tableOf(name string) *table {
+	if i, ok := s.byName[name]; ok {
+		return s.mods[i].tab
+	}
+	return nil
+}
