@@ -43,8 +43,8 @@ type ModuleTypes struct {
 	Types *builder.Builder
 }
 
-// MinimalCORE returns the minimal BTF of the kernel that o locates for the
-// CO-RE relocations of objs: "which kernel types do these programs need",
+// MinimalCORE returns the minimal BTF of the kernel that o locates (or
+// of o.Package) for the CO-RE relocations of objs: "which kernel types do these programs need",
 // without keeping the kernel's BTF open. It opens vmlinux lazily, with the
 // objects' candidate search made in the walk that opening does
 // (btf.Options.Lazy and Flavors, as kmeta btf min --obj does), runs
@@ -87,7 +87,11 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETy
 // of the missing names and kinds.
 func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*core.Object) error {
 	// A kernel without module BTF: no need to open vmlinux again.
-	if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
+	if o.Package != nil {
+		if len(o.Package.Modules()) == 0 {
+			return nil
+		}
+	} else if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
 		return nil
 	}
 	c := NewCache(o)
@@ -160,6 +164,17 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 // openVmlinuxWith is openVmlinux with a context and read options: the
 // first usable vmlinux BTF of o's paths, and its path.
 func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
+	if o.Package != nil {
+		raw, err := o.Package.File(Vmlinux)
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := btf.Parse(raw, bo)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", o.Package, Vmlinux, err)
+		}
+		return s, o.Package.String(), nil
+	}
 	paths, err := o.VmlinuxPaths()
 	if err != nil {
 		return nil, "", err
