@@ -31,7 +31,8 @@ type Options struct {
 	IDs []btf.TypeID
 
 	// Unsorted prints the types in the order of their ids, as bpftool 7.5's
-	// "format c unsorted" does, instead of sorted by name.
+	// "format c unsorted" does, instead of sorted by name. Headers limited
+	// by Types or IDs keep the order given there, sorted or not.
 	Unsorted bool
 
 	// Compat, if not CompatNone, prints what an older tool printed
