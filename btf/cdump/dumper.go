@@ -55,10 +55,7 @@ type dumper struct {
 
 	queue []btf.TypeID // types to emit for the current root, in order
 
-	// While sorting: sortHash's results without members, and which of
-	// them are known (a bit per type).
-	hashMemo []uint64
-	hashDone []uint64
+	memo *sortMemo // while sorting
 
 	decls []btf.TypeID // shared stack of declaration chains
 
