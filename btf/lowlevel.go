@@ -19,6 +19,7 @@ func init() {
 		StringSection: (*Spec).stringSection,
 		HeaderLen:     func(s *Spec) int { return int(s.hdr.HdrLen) },
 		StringsRange:  stringsRange,
+		Extract:       extract,
 	}
 }
 

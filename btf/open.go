@@ -137,27 +137,12 @@ func checkOuter(head []byte) error {
 // parseAny recognizes raw BTF, ELF, and compressed data by their magic
 // numbers, and parses it. The Spec takes d over if it reads from it in
 // place; otherwise d is released.
-func (o *Options) parseAny(ctx context.Context, d *input.Data) (_ *Spec, err error) {
+func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
+	d, err := o.rawAny(ctx, d)
+	if err != nil {
+		return nil, err
+	}
 	data := d.Bytes()
-	if f := input.Detect(data); f != input.None {
-		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
-		d.Release()
-		if err != nil {
-			return nil, fmt.Errorf("btf: %w", err)
-		}
-		return o.parseAny(ctx, plain)
-	}
-	if bytes.HasPrefix(data, magicELF) {
-		sec, err := o.elfBTF(ctx, d)
-		if err != nil {
-			d.Release()
-			return nil, err
-		}
-		if sec != d {
-			d.Release()
-		}
-		d, data = sec, sec.Bytes()
-	}
 	s, err := o.parse(data)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
@@ -165,6 +150,49 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (_ *Spec, err err
 		s.closeFn = d.Release
 	}
 	return s, err
+}
+
+// rawAny returns the raw BTF in d: d itself for raw BTF, the .BTF section
+// of an ELF file, what compressed data inflates to (and then its .BTF
+// section). d is taken over: released, or returned (sliced).
+func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, error) {
+	data := d.Bytes()
+	if f := input.Detect(data); f != input.None {
+		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
+		d.Release()
+		if err != nil {
+			return nil, fmt.Errorf("btf: %w", err)
+		}
+		return o.rawAny(ctx, plain)
+	}
+	if !bytes.HasPrefix(data, magicELF) {
+		return d, nil
+	}
+	sec, err := o.elfBTF(ctx, d)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	if sec != d {
+		d.Release()
+	}
+	return sec, nil
+}
+
+// extract returns a copy of the raw BTF in data (raw BTF, an ELF file's
+// .BTF section, compressed or not), unparsed: split BTF whose base is not
+// at hand yet can be kept this way.
+func extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
+	o := Options{MaxSize: maxSize}
+	d, err := o.rawAny(ctx, input.Borrow(data))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	if err := checkBTF(d.Bytes()); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(d.Bytes()), nil
 }
 
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to

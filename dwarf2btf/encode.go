@@ -45,7 +45,7 @@ type Options struct {
 	// LikeKernel, decides from the input's kernel release.
 	Like Like
 	// Features is the feature set of LikePahole130 and LikeLinux7 (pahole's
-	// --btf_features); zero means DefaultFeatures. With it, NoFloats and
+	// --btf_features); zero means DefaultFeatures. There NoFloats and
 	// SkipVars are ignored: the float and var features decide. It must
 	// hold type_tag and enum64, whose absence this package does not
 	// encode.

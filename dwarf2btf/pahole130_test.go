@@ -61,7 +61,8 @@ func TestLikeFor(t *testing.T) {
 		"5.10.0":                     dwarf2btf.LikePahole124,
 		"6.11.9":                     dwarf2btf.LikePahole124,
 		"6.12.118+deb13-cloud-amd64": dwarf2btf.LikePahole130,
-		"7.3.4+deb13-cloud-amd64":    dwarf2btf.LikePahole130,
+		"7.3.4+deb13-cloud-amd64":    dwarf2btf.LikeLinux7,
+		"6.19.1":                     dwarf2btf.LikePahole130,
 		"":                           dwarf2btf.LikePahole130,
 		"x.y":                        dwarf2btf.LikePahole130,
 	} {

@@ -91,6 +91,13 @@
 // line number, and memory grows only with the input. Sysfs attributes are
 // read with a size limit and ELF notes are bounds-checked.
 //
+// Following ksymbol events needs a CPU-wide perf event on every CPU:
+// CAP_PERFMON (or CAP_SYS_ADMIN) unless kernel.perf_event_paranoid is at
+// most 0. The events come from the kernel only; their records are
+// bounds-checked (internal/perfevent), names are bounded, and a corrupt
+// ring is treated as lost events, which cause a reload of the kernel's
+// own files.
+//
 // Uevents on NETLINK_KOBJECT_UEVENT can be sent by any process with
 // CAP_NET_ADMIN in the network namespace. Watch acts only on messages
 // whose sender port id is 0 (the kernel) unless told to trust other port

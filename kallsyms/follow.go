@@ -21,7 +21,7 @@ type perfKsyms struct {
 }
 
 // openPerfKsyms opens the perf events, or says why it cannot.
-func openPerfKsyms() (*perfKsyms, error) {
+func openPerfKsyms() (KsymReader, error) {
 	r, err := perfevent.Open(nil)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (p *perfKsyms) Read(ctx context.Context, dst []KsymEvent) ([]KsymEvent, err
 		var err error
 		p.recs, err = p.r.Read(ctx, p.recs[:0])
 		if errors.Is(err, perfevent.ErrClosed) {
-			return dst, fmt.Errorf("%w", ErrClosed)
+			return dst, ErrClosed
 		}
 		if err != nil {
 			return dst, err
@@ -75,11 +75,15 @@ func (s *Symbolizer) startKsyms() {
 	case s.cfg.NoKsymEvents:
 		s.ksymErr = fmt.Errorf("%w: Config.NoKsymEvents is set", ErrNoKsymEvents)
 		return
-	case s.cfg.Kallsyms != "" && s.cfg.Kallsyms != DefaultPath:
+	case s.cfg.Kallsyms != "" && s.cfg.Kallsyms != DefaultPath && s.cfg.openKsyms == nil:
 		s.ksymErr = fmt.Errorf("%w: %s is not the running kernel's %s", ErrNoKsymEvents, s.cfg.Kallsyms, DefaultPath)
 		return
 	}
-	r, err := openPerfKsyms()
+	open := s.cfg.openKsyms
+	if open == nil {
+		open = openPerfKsyms
+	}
+	r, err := open()
 	if err != nil {
 		s.ksymErr = fmt.Errorf("%w: %w", ErrNoKsymEvents, err)
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -214,6 +215,33 @@ func TestKsymOff(t *testing.T) {
 			t.Log(err)
 		}
 		sym.Close()
+	}
+}
+
+// TestKsymUnavailable checks the fallback where perf events cannot be
+// opened (here a seam fails as perf_event_open does without
+// CAP_PERFMON): Open succeeds, KsymEventsErr says why, matching both
+// ErrNoKsymEvents and os.ErrPermission, and module reloads keep working.
+func TestKsymUnavailable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	writeAtomic(t, path, []byte(baseKallsyms))
+	sym, err := Open(Config{Kallsyms: path, NoSysfs: true, openKsyms: func() (KsymReader, error) {
+		return nil, fmt.Errorf("perfevent: perf_event_open on cpu 0: %w", syscall.EACCES)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	kerr := sym.KsymEventsErr()
+	if !errors.Is(kerr, ErrNoKsymEvents) || !errors.Is(kerr, os.ErrPermission) {
+		t.Errorf("KsymEventsErr = %v", kerr)
+	}
+	writeAtomic(t, path, []byte(withModuleX))
+	if err := sym.Reload("module x"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sym.Lookup(0xffffffffc0000000); err != nil || got.Name != "x_fn" {
+		t.Errorf("after a reload: %+v, %v", got, err)
 	}
 }
 

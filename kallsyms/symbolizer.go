@@ -43,6 +43,11 @@ type Config struct {
 	// batch that holds it has been applied, from the goroutine that
 	// follows them. It must not call Reload.
 	OnKsym func(KsymEvent)
+
+	// openKsyms, if set, replaces the opening of perf events for a
+	// Symbolizer of the running kernel's kallsyms or, in tests, of any
+	// file: a seam for failures.
+	openKsyms func() (KsymReader, error)
 }
 
 // ReloadEvent reports one reload attempt.

@@ -184,6 +184,10 @@ type generation struct {
 // modules lists the module BTF files the first time it is called.
 func (g *generation) modules() ([]*module, error) {
 	g.listOnce.Do(func() {
+		if g.opts.Package != nil {
+			g.mods = packageModules(g.opts.Package)
+			return
+		}
 		g.mods, g.listErr = listModules(g.opts.BTFDir())
 	})
 	return g.mods, g.listErr

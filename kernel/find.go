@@ -244,6 +244,14 @@ const (
 // or strings cannot be read this way is opened, so that its error is the
 // one open reports. q.needle must be set.
 func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Spec, error) {
+	if m.pkg != nil {
+		if raw, err := m.pkg.File(m.name); err == nil {
+			if strs, ok := rawStrings(raw); ok && !containsName(strs, q.needle) {
+				return nil, nil
+			}
+		}
+		return m.open(base)
+	}
 	name := m.name
 	if dirfd == atFDCWD {
 		name = filepath.Join(dir, m.name)
@@ -252,6 +260,16 @@ func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Sp
 		return nil, nil
 	}
 	return m.open(base)
+}
+
+// rawStrings returns the string section of raw BTF in memory; ok is false
+// if its header cannot be read or the section lies outside it.
+func rawStrings(raw []byte) (strs []byte, ok bool) {
+	off, size, err := btfraw.StringsRange(raw[:min(len(raw), headLen)])
+	if err != nil || off+size > int64(len(raw)) {
+		return nil, false
+	}
+	return raw[off : off+size], true
 }
 
 // mayHold reports whether the string section of the BTF file name in

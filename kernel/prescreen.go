@@ -86,6 +86,9 @@ type prescreen struct {
 // openVmlinux will try is raw BTF whose strings lack needle, screens every
 // module's strings for it.
 func (g *generation) prescreen(needle []byte) prescreen {
+	if g.opts.Package != nil {
+		return prescreen{} // in memory: screened as it is searched
+	}
 	mods, err := g.modules()
 	if err != nil || len(mods) == 0 {
 		return prescreen{}

@@ -59,7 +59,7 @@ does not exist, or a program or map without BTF, gives exit status 1.`,
 	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` for split BTF (module BTF on vmlinux)")
 	cmd.Flags().StringVar(&f.format, "format", "raw", "output format: raw or c")
 	cmd.Flags().StringVar(&f.types, "types", "", "with --format c: only these type `NAMES` (comma separated) and what they need")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (raw format only)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON Lines, one record per type (raw format only)")
 	f.c.register(cmd)
 	return cmd
 }

@@ -49,7 +49,8 @@ pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
 commas, "default", a leading "+" adds to the defaults) and implies
 pahole-1.30. -j N sets the number of workers (default: every CPU); the
 output is the same for every N. A progress line appears when stderr is a
-terminal.`,
+terminal and the work takes over a second. FILE "-" reads standard input;
+OUT "-" writes to standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfEncode(cmd, args[0], f)
@@ -68,6 +69,9 @@ terminal.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
+	if stdinTwice(path, f.base) {
+		return errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+	}
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}
@@ -108,9 +112,6 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	}
 	if isTerminal(c.stderr) {
 		opts.Progress = c.counter("encoding compile units")
-	}
-	if stdinTwice(path, f.base) {
-		return errors.New("FILE and -B BASE cannot both be standard input")
 	}
 	// A file is checked by its first bytes and then mapped by dwarf2btf,
 	// which gives its pages back as it goes; standard input, a pipe or a

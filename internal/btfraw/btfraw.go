@@ -10,6 +10,8 @@
 package btfraw
 
 import (
+	"context"
+
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfraw/hook"
 )
@@ -55,3 +57,13 @@ func HeaderLen(s *btf.Spec) int { return f.HeaderLen(s) }
 // this section (or its base's), which lets a caller rule out, by reading
 // the strings alone, BTF that cannot hold a name.
 func StringsRange(head []byte) (off, n int64, err error) { return f.StringsRange(head) }
+
+// Extract returns a copy of the raw BTF in data, without parsing it: data
+// itself if it is raw BTF, the .BTF section of an ELF file (inflated if
+// the section is compressed), after inflating gzip, xz or zstd data. Split
+// BTF whose base is not at hand yet (a module met before its kernel in a
+// package) is kept this way. maxSize bounds what is inflated (0:
+// btf.DefaultMaxSize).
+func Extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
+	return f.Extract(ctx, data, maxSize)
+}

@@ -20,7 +20,8 @@
 //
 // A Reader may be used by one reading goroutine at a time; Close may be
 // called from any goroutine and interrupts a blocked Read. The package
-// starts no goroutines.
+// starts no goroutines of its own; Read arranges with context.AfterFunc
+// for a done context to wake it.
 //
 // # Security
 //

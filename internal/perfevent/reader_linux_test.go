@@ -5,12 +5,16 @@ package perfevent
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,10 +51,13 @@ func loadOrSkip(tb testing.TB, name string) *os.File {
 	return f
 }
 
-// readUntil appends records to all until one satisfies ok or 5 seconds
-// pass.
+// readUntil appends records to all until one of them satisfies ok or 5
+// seconds pass.
 func readUntil(tb testing.TB, r *Reader, all []Record, ok func(Record) bool) []Record {
 	tb.Helper()
+	if slices.ContainsFunc(all, ok) {
+		return all
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for {
@@ -71,7 +78,10 @@ func readUntil(tb testing.TB, r *Reader, all []Record, ok func(Record) bool) []R
 // TestKsymbolLive loads and unloads a program and checks the register and
 // unregister records of its symbol, bpf_prog_<tag>_<name>, and the BPF
 // events of its load and unload: the oracle is the kernel's own
-// /proc/kallsyms line for the program.
+// /proc/kallsyms line for the program. Other processes may load programs
+// meanwhile (the same trivial filter, with the same tag): the BPF events
+// are matched by the program id of the load event that follows the
+// symbol's registration on its CPU.
 func TestKsymbolLive(t *testing.T) {
 	r := openOrSkip(t, &Options{BPFEvents: true})
 	var mu sync.Mutex
@@ -81,7 +91,7 @@ func TestKsymbolLive(t *testing.T) {
 		raws = append(raws, append([]byte(nil), b...))
 		mu.Unlock()
 	}
-	const name = "kmeta_perf_t"
+	name := fmt.Sprintf("kmp%d", os.Getpid()%100000)
 	before := Now()
 	f := loadOrSkip(t, name)
 	addr, ok := kallsymsAddr(t, "_"+name)
@@ -92,25 +102,92 @@ func TestKsymbolLive(t *testing.T) {
 	isOurs := func(rec Record) bool { return rec.Type == RecordKsymbol && strings.HasSuffix(rec.Name, "_"+name) }
 	recs := readUntil(t, r, nil, isOurs)
 	f.Close()
-	recs = readUntil(t, r, recs, func(rec Record) bool { return rec.Type == RecordBPFEvent && rec.BPFType == BPFEventProgUnload })
+	recs = readUntil(t, r, recs, func(rec Record) bool { return isOurs(rec) && rec.Unregister() })
+	var id uint32
 	var got []string
+	for i, rec := range recs {
+		if !isOurs(rec) {
+			continue
+		}
+		if rec.Addr != addr || rec.Len == 0 || rec.KsymType != KsymTypeBPF || rec.Time < before || rec.Time > Now() {
+			t.Errorf("record %+v: want address %#x from kallsyms, a length, type BPF and a time after %d", rec, addr, before)
+		}
+		got = append(got, fmt.Sprintf("ksymbol unregister=%v", rec.Unregister()))
+		if !rec.Unregister() {
+			for _, ev := range recs[i+1:] {
+				if ev.Type == RecordBPFEvent && ev.CPU == rec.CPU && ev.BPFType == BPFEventProgLoad && strings.Contains(rec.Name, hex.EncodeToString(ev.Tag[:])) {
+					id = ev.ProgID
+					break
+				}
+			}
+		}
+	}
+	recs = readUntil(t, r, recs, func(rec Record) bool {
+		return rec.Type == RecordBPFEvent && rec.ProgID == id && rec.BPFType == BPFEventProgUnload
+	})
+	got = got[:0]
 	for _, rec := range recs {
 		switch {
 		case isOurs(rec):
-			if rec.Addr != addr || rec.Len == 0 || rec.KsymType != KsymTypeBPF || rec.Time < before || rec.Time > Now() {
-				t.Errorf("record %+v: want address %#x from kallsyms, a length, type BPF and a time after %d", rec, addr, before)
-			}
 			got = append(got, fmt.Sprintf("ksymbol unregister=%v", rec.Unregister()))
-		case rec.Type == RecordBPFEvent && rec.ProgID != 0:
+		case rec.Type == RecordBPFEvent && rec.ProgID == id:
 			got = append(got, fmt.Sprintf("bpf_event %d", rec.BPFType))
 		}
 	}
-	t.Logf("records: %q", got)
-	if want := "ksymbol unregister=false,bpf_event 1,ksymbol unregister=true,bpf_event 2"; strings.Join(got, ",") != want {
+	t.Logf("program id %d, records: %q", id, got)
+	if want := "ksymbol unregister=false,bpf_event 1,ksymbol unregister=true,bpf_event 2"; id == 0 || strings.Join(got, ",") != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if *capture {
 		writeSeeds(t, raws)
+	}
+}
+
+// TestTwoReaders follows ksymbol records with two readers at once, as two
+// processes would: the kernel writes the second one's records longer than
+// their fields (see Parse), and both must decode the same symbol at the
+// same time.
+func TestTwoReaders(t *testing.T) {
+	r1, r2 := openOrSkip(t, nil), openOrSkip(t, nil)
+	sizes := [2]map[int]bool{{}, {}}
+	var mu sync.Mutex
+	var grown [][]byte
+	for i, r := range []*Reader{r1, r2} {
+		r.raw = func(_ int, b []byte) {
+			if rec, _, err := Parse(b, true); err == nil && rec.Type == RecordKsymbol {
+				mu.Lock()
+				sizes[i][len(b)] = true
+				if len(b) > 24+(len(rec.Name)+8)&^7+8 && len(grown) < 1 {
+					grown = append(grown, append([]byte(nil), b...))
+				}
+				mu.Unlock()
+			}
+		}
+	}
+	name := fmt.Sprintf("kmt%d", os.Getpid()%100000)
+	f := loadOrSkip(t, name)
+	f.Close()
+	isOurs := func(rec Record) bool {
+		return rec.Type == RecordKsymbol && strings.HasSuffix(rec.Name, "_"+name) && rec.Unregister()
+	}
+	var last [2]Record
+	for i, r := range []*Reader{r1, r2} {
+		for _, rec := range readUntil(t, r, nil, isOurs) {
+			if isOurs(rec) {
+				last[i] = rec
+			}
+		}
+	}
+	// Each event reads the clock itself: the times differ by the kernel's
+	// work between the two.
+	t0, t1 := last[0].Time, last[1].Time
+	last[0].Time, last[1].Time = 0, 0
+	if last[0] != last[1] || t0 == 0 || t1 == 0 || max(t0, t1)-min(t0, t1) > 1e9 {
+		t.Errorf("the readers decode the unregistration differently:\n%+v at %d\n%+v at %d", last[0], t0, last[1], t1)
+	}
+	t.Logf("ksymbol record sizes seen by the two readers: %v", sizes)
+	if *capture {
+		writeSeeds(t, grown)
 	}
 }
 
@@ -150,16 +227,23 @@ func kallsymsAddr(tb testing.TB, suffix string) (uint64, bool) {
 }
 
 // TestCloseInterruptsRead checks that Close and a done context end a
-// blocked Read.
+// blocked Read (records of other processes' programs may come first).
 func TestCloseInterruptsRead(t *testing.T) {
 	r := openOrSkip(t, nil)
+	readErr := func(ctx context.Context) error {
+		for {
+			if _, err := r.Read(ctx, nil); err != nil {
+				return err
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := r.Read(ctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := readErr(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Read with a deadline: %v", err)
 	}
 	go func() { time.Sleep(50 * time.Millisecond); r.Close() }()
-	if _, err := r.Read(context.Background(), nil); !errors.Is(err, ErrClosed) {
+	if err := readErr(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
 	if err := r.Close(); err != nil {
@@ -249,4 +333,55 @@ func pinToOneCPU(tb testing.TB) {
 		unix.SchedSetaffinity(0, &old)
 		runtime.UnlockOSThread()
 	})
+}
+
+const unprivEnv = "PERFEVENT_TEST_UNPRIVILEGED"
+
+// TestOpenUnprivileged re-executes the test binary as nobody, without
+// capabilities (setpriv), where a CPU-wide perf event needs
+// kernel.perf_event_paranoid <= 0: Open must fail with an error that
+// matches os.ErrPermission and names the setting.
+func TestOpenUnprivileged(t *testing.T) {
+	if os.Getenv(unprivEnv) == "1" {
+		_, err := Open(nil)
+		if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "perf_event_paranoid") {
+			t.Fatalf("Open as nobody: %v", err)
+		}
+		t.Logf("Open as nobody: %v", err)
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to nobody")
+	}
+	p, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	if n, err2 := strconv.Atoi(strings.TrimSpace(string(p))); err != nil || err2 != nil || n <= 0 {
+		t.Skipf("perf_event_paranoid is %q: unprivileged CPU-wide events are allowed", p)
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv not installed")
+	}
+	// The test binary lies in a directory only root may enter: copy it.
+	dir, err := os.MkdirTemp("", "perfevent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "perfevent.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil || os.Chmod(dir, 0o755) != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+		bin, "-test.run=^TestOpenUnprivileged$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), unprivEnv+"=1")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("as nobody:\n%s", out)
+	if err != nil {
+		t.Fatalf("setpriv: %v", err)
+	}
 }

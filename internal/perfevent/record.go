@@ -90,13 +90,20 @@ var ErrShort = errors.New("record cut short")
 // Parse decodes the record at the start of b, in the machine's byte order,
 // and returns it with its size (the header's, a multiple of 8 for records
 // the kernel writes). withTime says that the perf event was opened with
-// sample_id_all and PERF_SAMPLE_TIME alone, so that every record but a
-// sample ends with its time. Records of types it does not decode are
-// returned with only Type, Misc and Time set. A record whose header
-// claims fewer bytes than its type needs, more bytes than b holds, or a
-// ksymbol name without its NUL or longer than MaxNameLen returns a
-// *ParseError; nothing is read outside b and the name is the only
-// allocation.
+// sample_id_all and PERF_SAMPLE_TIME alone, so that the record's fields
+// are followed by its time. Records of types it does not decode are
+// returned with only Type and Misc set. A record whose header claims
+// fewer bytes than its type needs, more bytes than b holds, or a ksymbol
+// name without its NUL or longer than MaxNameLen returns a *ParseError;
+// nothing is read outside b and the name is the only allocation.
+//
+// The time is read where the fields end, not from the record's end: the
+// kernel (perf_event_ksymbol_output and perf_event_bpf_output, at least
+// to 6.18) grows one shared header's size by the sample_id's for every
+// event with sample_id_all on the CPU, and does not restore it, so that
+// where several processes follow these records, all but the first see
+// records longer than their fields, with bytes the kernel did not write
+// at the end. Those bytes are ignored.
 func Parse(b []byte, withTime bool) (Record, int, error) {
 	bo := binary.NativeEndian
 	if len(b) < headerSize {
@@ -111,19 +118,13 @@ func Parse(b []byte, withTime bool) (Record, int, error) {
 		return Record{}, 0, &ParseError{6, fmt.Sprintf("size %d, only %d bytes: %v", size, len(b), ErrShort)}
 	}
 	body := b[headerSize:size]
-	if withTime {
-		if len(body) < 8 {
-			return Record{}, 0, &ParseError{headerSize, "no room for the time of sample_id"}
-		}
-		r.Time = bo.Uint64(body[len(body)-8:])
-		body = body[:len(body)-8]
-	}
 	if need := bodySize(r.Type); len(body) < need {
 		return Record{}, 0, &ParseError{headerSize, fmt.Sprintf("type %d: %d bytes of body, want at least %d", r.Type, len(body), need)}
 	}
+	end := 0 // where the fields end in body, for the time after them
 	switch r.Type {
 	case RecordLost:
-		r.ID, r.Lost = bo.Uint64(body), bo.Uint64(body[8:])
+		r.ID, r.Lost, end = bo.Uint64(body), bo.Uint64(body[8:]), 16
 	case RecordKsymbol:
 		r.Addr, r.Len = bo.Uint64(body), bo.Uint32(body[8:])
 		r.KsymType, r.Flags = bo.Uint16(body[12:]), bo.Uint16(body[14:])
@@ -136,9 +137,19 @@ func Parse(b []byte, withTime bool) (Record, int, error) {
 			return Record{}, 0, &ParseError{headerSize + 16, fmt.Sprintf("ksymbol name of %d bytes, more than %d", n, MaxNameLen)}
 		}
 		r.Name = string(name[:n])
+		end = 16 + (n+1+7)&^7 // the kernel pads the name with NULs to 8 bytes
 	case RecordBPFEvent:
 		r.BPFType, r.BPFFlags, r.ProgID = bo.Uint16(body), bo.Uint16(body[2:]), bo.Uint32(body[4:])
 		copy(r.Tag[:], body[8:16])
+		end = 16
+	default:
+		return r, size, nil // the fields' size is not known: nor is the time's place
+	}
+	if withTime {
+		if end+8 > len(body) {
+			return Record{}, 0, &ParseError{headerSize + end, fmt.Sprintf("type %d: no room for the time after %d bytes of fields in a body of %d", r.Type, end, len(body))}
+		}
+		r.Time = bo.Uint64(body[end:])
 	}
 	return r, size, nil
 }

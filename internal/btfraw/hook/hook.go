@@ -4,6 +4,8 @@
 // btf, reads them back with btf's types.
 package hook
 
+import "context"
+
 // Funcs are btf's raw-byte accessors, instantiated with btf's Type,
 // Member, Param, EnumValue and Spec.
 type Funcs[Type, Member, Param, EnumValue, Spec any] struct {
@@ -16,6 +18,7 @@ type Funcs[Type, Member, Param, EnumValue, Spec any] struct {
 	StringSection func(*Spec) ([]byte, uint32)
 	HeaderLen     func(*Spec) int
 	StringsRange  func(head []byte) (off, n int64, err error)
+	Extract       func(ctx context.Context, data []byte, maxSize int64) ([]byte, error)
 }
 
 // BTF is the btf package's *Funcs, set during its initialization.
