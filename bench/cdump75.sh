@@ -23,9 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-${KMETA_MODERN:-}}
 [ -n "$dir" ] || { echo "usage: $0 DIR (or set KMETA_MODERN)" >&2; exit 2; }
 b75=$dir/bin/bpftool
-"$b75" version | grep -q ' v7\.5\.' || { echo "$b75 is not bpftool 7.5" >&2; exit 2; }
+# (the versions are read whole: grep -q would close the pipe early, and
+# pipefail would see bpftool's SIGPIPE)
+case $("$b75" version) in *" v7.5."*) ;; *) echo "$b75 is not bpftool 7.5" >&2; exit 2 ;; esac
 b71=${BPFTOOL71:-$(command -v bpftool || true)}
-if [ -n "$b71" ] && ! "$b71" version | grep -q ' v7\.1\.'; then b71=; fi
+if [ -n "$b71" ]; then
+	case $("$b71" version) in *" v7.1."*) ;; *) b71= ;; esac
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/kmeta

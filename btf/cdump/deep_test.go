@@ -64,3 +64,27 @@ func TestHugePadding(t *testing.T) {
 		}
 	}
 }
+
+// TestLongChain: a chain of typedefs as deep as the walk allows prints in
+// every mode; the sort walks each link once, not once per type that leads
+// through it (which would cost n²/2 steps and fail with ErrTooComplex).
+func TestLongChain(t *testing.T) {
+	g := newGen()
+	intT, _, _, _ := g.std()
+	const n = 1800
+	first := intT + 4
+	for i := range btf.TypeID(n) {
+		next := first + i + 1
+		if i == n-1 {
+			next = intT
+		}
+		g.typedef(fmt.Sprintf("t%d", i), next)
+	}
+	s := parse(t, g.bytes(), nil)
+	for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+		out := dumpC(t, s, opts)
+		if !bytes.Contains(out, []byte("typedef t1 t0;")) {
+			t.Errorf("%+v: no typedef t0 in %d bytes", opts, len(out))
+		}
+	}
+}

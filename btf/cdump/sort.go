@@ -78,10 +78,8 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 		}
 	}
 	keys := make([]sortKey, 0, n)
-	// The hashes without members are memoized: they are those of member
-	// types, the same few (int, list_head, pointers) again and again.
-	d.hashMemo, d.hashDone = make([]uint64, d.n), make([]uint64, (d.n+63)/64)
-	defer func() { d.hashMemo, d.hashDone = nil, nil }()
+	d.memo = newSortMemo(d.n)
+	defer func() { d.memo = nil }()
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
 	var protos []btf.TypeID
@@ -167,54 +165,93 @@ func (d *dumper) mergeProtos(keys []sortKey, protos []btf.TypeID) []sortKey {
 	return keys
 }
 
+// sortMemo keeps, while sorting, what the walks along chains of typedefs,
+// qualifiers, pointers and arrays found, so that each link is walked once
+// whatever the number of types that lead through it: without it, a chain
+// of n typedefs costs n²/2 steps. About 21 bytes per type.
+type sortMemo struct {
+	rank     []uint8  // rankNamed + 1; 0 until known
+	name     []uint32 // sortNameRef
+	nameDone []uint64 // a bit per type: name is known
+	hash     [2][]uint64
+	hashDone [2][]uint64 // a bit per type: hash[members] is known
+}
+
+func newSortMemo(n int) *sortMemo {
+	words := (n + 63) / 64
+	return &sortMemo{
+		rank: make([]uint8, n), name: make([]uint32, n), nameDone: make([]uint64, words),
+		hash:     [2][]uint64{make([]uint64, n), make([]uint64, n)},
+		hashDone: [2][]uint64{make([]uint64, words), make([]uint64, words)},
+	}
+}
+
+func isSet(bits []uint64, id btf.TypeID) bool { return bits[id/64]&(1<<(id%64)) != 0 }
+func set(bits []uint64, id btf.TypeID)        { bits[id/64] |= 1 << (id % 64) }
+
+// chainNext returns what a typedef, qualifier, type tag, pointer, array or
+// decl tag leads to, the links that bpftool's sort follows.
+func chainNext(t rec) (btf.TypeID, bool) {
+	switch t.kind() {
+	case btf.KindArray:
+		return t.arrayElem(), true
+	case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
+		btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
+		return t.ref(), true
+	}
+	return 0, false
+}
+
 // sortRank is bpftool's btf_type_rank: a name met anywhere from id down
 // the chain of typedefs, qualifiers, pointers and arrays makes the chain
-// take the rank of the type it ends at.
+// take the rank of the type it ends at; without a name, the type's own kind
+// decides.
 func (d *dumper) sortRank(id btf.TypeID) uint8 {
-	hasName := false
-	for n := 0; n <= maxDepth; n++ {
-		t := d.typ(id)
-		if t.nameOff() != 0 {
-			hasName = true
-		}
-		switch t.kind() {
-		case btf.KindEnum, btf.KindEnum64:
-			if hasName {
-				return rankEnum
-			}
-			return rankAnonEnum
-		case btf.KindInt, btf.KindFloat:
-			return rankScalar
-		case btf.KindStruct, btf.KindUnion:
-			if hasName {
-				return rankRecord
-			}
-			return rankOther
-		case btf.KindFuncProto:
-			if hasName {
-				return rankProto
-			}
-			return rankOther
-		case btf.KindArray:
-			if !hasName {
-				return rankOther
-			}
-			id = t.arrayElem()
-		case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
-			btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
-			if !hasName {
-				return rankOther
-			}
-			id = t.ref()
-		default:
-			return rankOther
-		}
-		if !d.step(id) {
-			return rankOther
+	t := d.typ(id)
+	if t.nameOff() != 0 {
+		return d.rankNamed(id, 0)
+	}
+	switch t.kind() {
+	case btf.KindEnum, btf.KindEnum64:
+		return rankAnonEnum
+	case btf.KindInt, btf.KindFloat:
+		return rankScalar
+	}
+	return rankOther // anonymous structs, unions and prototypes; unnamed chains
+}
+
+// rankNamed is btf_type_rank once a name has been met.
+func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
+	if int(id) < len(d.memo.rank) && d.memo.rank[id] != 0 {
+		return d.memo.rank[id] - 1
+	}
+	if depth > maxDepth {
+		d.failDeep(id, "type chain too long to sort")
+		return rankOther
+	}
+	if !d.step(id) {
+		return rankOther
+	}
+	t := d.typ(id)
+	r := uint8(rankOther)
+	switch t.kind() {
+	case btf.KindEnum, btf.KindEnum64:
+		r = rankEnum
+	case btf.KindInt, btf.KindFloat:
+		r = rankScalar
+	case btf.KindStruct, btf.KindUnion:
+		r = rankRecord
+	case btf.KindFuncProto:
+		r = rankProto
+	default:
+		if next, ok := chainNext(t); ok {
+			r = d.rankNamed(next, depth+1)
 		}
 	}
-	d.failDeep(id, "type chain too long to sort")
-	return rankOther
+	if int(id) < len(d.memo.rank) {
+		d.memo.rank[id] = r + 1
+	}
+	return r
 }
 
 // sortName is bpftool's btf_type_sort_name: the name offset of the type
@@ -222,31 +259,43 @@ func (d *dumper) sortRank(id btf.TypeID) uint8 {
 // anonymous enum sorts by its first enumerator, unless reached through
 // such a chain.
 func (d *dumper) sortName(id btf.TypeID) uint32 {
-	fromRef := false
-	for n := 0; n <= maxDepth; n++ {
-		t := d.typ(id)
-		switch t.kind() {
-		case btf.KindEnum, btf.KindEnum64:
-			off := t.nameOff()
-			if !fromRef && off == 0 && t.vlen() > 0 {
-				off, _ = t.enumValue(0)
-			}
-			return off
-		case btf.KindArray:
-			id = t.arrayElem()
-		case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
-			btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
-			id = t.ref()
-		default:
-			return t.nameOff()
-		}
-		fromRef = true
-		if !d.step(id) {
-			return 0
-		}
+	t := d.typ(id)
+	switch k := t.kind(); {
+	case (k == btf.KindEnum || k == btf.KindEnum64) && t.nameOff() == 0 && t.vlen() > 0:
+		off, _ := t.enumValue(0)
+		return off
+	case k == btf.KindEnum || k == btf.KindEnum64:
+		return t.nameOff()
 	}
-	d.failDeep(id, "type chain too long to sort")
-	return 0
+	if next, ok := chainNext(t); ok {
+		return d.sortNameRef(next, 0)
+	}
+	return t.nameOff()
+}
+
+// sortNameRef is btf_type_sort_name of a type reached through a chain.
+func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
+	memo := int(id) < len(d.memo.name)
+	if memo && isSet(d.memo.nameDone, id) {
+		return d.memo.name[id]
+	}
+	if depth > maxDepth {
+		d.failDeep(id, "type chain too long to sort")
+		return 0
+	}
+	if !d.step(id) {
+		return 0
+	}
+	t := d.typ(id)
+	off := t.nameOff()
+	if next, ok := chainNext(t); ok {
+		off = d.sortNameRef(next, depth+1)
+	}
+	if memo {
+		d.memo.name[id] = off
+		set(d.memo.nameDone, id)
+	}
+	return off
 }
 
 // sortHash is bpftool's btf_type_disambig_hash: h*31+v over the type's
@@ -255,9 +304,13 @@ func (d *dumper) sortName(id btf.TypeID) uint32 {
 // to, with array lengths. Names hash as libbpf's str_hash, whose char is
 // signed on x86.
 func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
-	memo := !members && int(id) < len(d.hashMemo)
-	if memo && d.hashDone[id/64]&(1<<(id%64)) != 0 {
-		return d.hashMemo[id]
+	m := 0
+	if members {
+		m = 1
+	}
+	memo := int(id) < len(d.memo.hash[m])
+	if memo && isSet(d.memo.hashDone[m], id) {
+		return d.memo.hash[m][id]
 	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
@@ -283,16 +336,17 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 			h = d.nameHash(h, name)
 			h = h*31 + d.sortHash(typ, false, depth+1)
 		}
-	case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
-		btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
-		h = h*31 + d.sortHash(t.ref(), members, depth+1)
 	case btf.KindArray:
 		h = h*31 + uint64(t.arrayLen())
 		h = h*31 + d.sortHash(t.arrayElem(), members, depth+1)
+	default:
+		if next, ok := chainNext(t); ok {
+			h = h*31 + d.sortHash(next, members, depth+1)
+		}
 	}
 	if memo {
-		d.hashMemo[id] = h
-		d.hashDone[id/64] |= 1 << (id % 64)
+		d.memo.hash[m][id] = h
+		set(d.memo.hashDone[m], id)
 	}
 	return h
 }

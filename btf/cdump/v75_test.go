@@ -248,6 +248,29 @@ int use_kfuncs(void)
 }`)
 }
 
+// TestCompileVmlinux75Debian13 compiles the sorted headers of Debian 13's
+// 6.12 and 7.3 kernels, with a program that calls their kfuncs.
+func TestCompileVmlinux75Debian13(t *testing.T) {
+	clang(t)
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, kver := range []string{"6.12", "7.3"} {
+		t.Run(kver, func(t *testing.T) {
+			compile(t, dumpC(t, modern(kver, "")(t), cdump.Options{}), `
+int use_kfuncs(struct task_struct *task)
+{
+	struct task_struct *acquired = bpf_task_acquire(task);
+
+	if (!acquired)
+		return 0;
+	bpf_task_release(acquired);
+	return bpf_cpumask_first(task->cpus_ptr);
+}`)
+		})
+	}
+}
+
 // TestCompileVmlinux75Module compiles the sorted header of a Debian 6.1
 // module on its base, and the unsorted header of the host.
 func TestCompileVmlinux75Module(t *testing.T) {
