@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"os"
+	"runtime"
 	"testing"
 
 	cbtf "github.com/cilium/ebpf/btf"
@@ -24,7 +26,7 @@ func needVmlinux(b *testing.B) {
 func openVmlinux(b *testing.B) *btf.Spec {
 	b.Helper()
 	needVmlinux(b)
-	s, err := btf.Open(vmlinux)
+	s, err := btf.Open(context.Background(), vmlinux, btf.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func BenchmarkOpen(b *testing.B) {
 	b.Run("kmeta", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s, err := btf.Open(vmlinux)
+			s, err := btf.Open(context.Background(), vmlinux, btf.Options{Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -64,7 +66,7 @@ func BenchmarkFindTaskStruct(b *testing.B) {
 		b.ReportAllocs()
 		var n int
 		for b.Loop() {
-			s, err := btf.Open(vmlinux)
+			s, err := btf.Open(context.Background(), vmlinux, btf.Options{Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -186,7 +188,7 @@ func BenchmarkIterateNames(b *testing.B) {
 		b.ReportAllocs()
 		var types, bytes int
 		for b.Loop() {
-			s, err := btf.Open(vmlinux)
+			s, err := btf.Open(context.Background(), vmlinux, btf.Options{Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -248,7 +250,7 @@ func BenchmarkParseMemory(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := btf.Parse(data); err != nil {
+		if _, err := btf.Parse(data, btf.Options{Workers: runtime.GOMAXPROCS(0)}); err != nil {
 			b.Fatal(err)
 		}
 	}

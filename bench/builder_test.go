@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"testing"
 
 	cbtf "github.com/cilium/ebpf/btf"
@@ -80,7 +81,7 @@ func benchKmetaMinimal(b *testing.B, fwd bool) {
 	want := []builder.Want{{Name: "task_struct", Kind: btf.KindStruct}}
 	for b.Loop() {
 		b.StopTimer()
-		s, err := btf.Open(vmlinux)
+		s, err := btf.Open(context.Background(), vmlinux, btf.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -13,9 +14,11 @@ import (
 
 // BenchmarkCDumpVmlinux: print the kernel's BTF as a C header (vmlinux.h)
 // to /dev/null. kmeta opens the file and writes the header through a
-// buffer, as "kmeta btf dump --format c" does; the peer is bpftool itself,
-// run as a process ("bpftool btf dump file ... format c"), which is how
-// people make vmlinux.h. bench/cdump.sh times the two CLIs with hyperfine.
+// buffer, as "kmeta btf dump --format c --compat bpftool-7.1" does; the
+// peer is Debian 12's bpftool 7.1 itself, run as a process ("bpftool btf
+// dump file ... format c"), which is how people make vmlinux.h.
+// "kmeta-7.5" is the default, sorted output of bpftool 7.5.
+// bench/cdump.sh and bench/cdump75.sh time the CLIs with hyperfine.
 func BenchmarkCDumpVmlinux(b *testing.B) {
 	needVmlinux(b)
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -23,23 +26,28 @@ func BenchmarkCDumpVmlinux(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer devnull.Close()
-	b.Run("kmeta", func(b *testing.B) {
-		b.ReportAllocs()
-		w := bufio.NewWriterSize(devnull, 256<<10)
-		for b.Loop() {
-			s, err := btf.Open(vmlinux)
-			if err != nil {
-				b.Fatal(err)
+	for name, opts := range map[string]cdump.Options{
+		"kmeta":     {Compat: cdump.CompatBpftool71},
+		"kmeta-7.5": {},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			w := bufio.NewWriterSize(devnull, 256<<10)
+			for b.Loop() {
+				s, err := btf.Open(context.Background(), vmlinux, btf.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cdump.Write(w, s, opts); err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
 			}
-			if err := cdump.Write(w, s, cdump.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			if err := w.Flush(); err != nil {
-				b.Fatal(err)
-			}
-			s.Close()
-		}
-	})
+		})
+	}
 	b.Run("bpftool", func(b *testing.B) {
 		bin, err := exec.LookPath("bpftool")
 		if err != nil {

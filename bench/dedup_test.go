@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,14 +151,14 @@ func runTool(b *testing.B, name string, args ...string) (float64, map[string]flo
 
 func parseModules(b *testing.B, f dedupFiles) (*btf.Spec, *dedup.Base, []*btf.Spec) {
 	b.Helper()
-	vm, err := btf.Open(f.vmlinux)
+	vm, err := btf.Open(context.Background(), f.vmlinux, btf.Options{})
 	must(b, err)
 	b.Cleanup(func() { vm.Close() })
 	base, err := dedup.NewBase(vm)
 	must(b, err)
 	var specs []*btf.Spec
 	for _, p := range f.mods {
-		s, err := btf.OpenSplit(p, vm)
+		s, err := btf.Open(context.Background(), p, btf.Options{Base: vm})
 		must(b, err)
 		b.Cleanup(func() { s.Close() })
 		specs = append(specs, s)

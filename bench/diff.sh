@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 zcat "$here/../testdata/btf/debian-6.1.btf.gz" >"$tmp/old.btf"
 zcat "$here/../testdata/btf/host-6.18.44.btf.gz" >"$tmp/new.btf"
 bin=$tmp/kmeta
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 hyperfine --warmup 2 --runs "${RUNS:-20}" -N -i --export-json "$tmp/h.json" \
 	-n diff "$bin btf diff $tmp/old.btf $tmp/new.btf" \
 	-n floor "$bin btf find no_such_type $tmp/new.btf" --output=null >&2

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/kmeta
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 same=0 diff=0
 while IFS= read -r -d '' f; do
 	rm -f "$tmp/p.btf" "$tmp/k.btf" # pahole 1.24 does not truncate an existing output

@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ $# -ge 1 ] || { echo "usage: $0 VMLINUX [MODULE.ko...]" >&2; exit 2; }
 bin=$tmp/kmeta
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 zcat "$here/../testdata/btf/debian-6.1.btf.gz" >"$tmp/base.btf"
 flags="-J --btf_gen_floats -j2 --lang_exclude=rust"
 for r in $(seq "${ROUNDS:-5}"); do

@@ -40,7 +40,7 @@ func ciliumCount(tb testing.TB, data []byte, base *cbtf.Spec) int {
 // base) and finds the same number of types.
 func TestInteropCilium(t *testing.T) {
 	hostRaw := testfixtures.Read(t, "btf/host-6.18.44.btf.gz")
-	host, err := btf.Parse(hostRaw)
+	host, err := btf.Parse(hostRaw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestInteropCilium(t *testing.T) {
 // cilium's LoadSplitSpecFromReader on that base.
 func TestInteropCiliumSplit(t *testing.T) {
 	baseRaw := testfixtures.Read(t, "btf/debian-6.1.btf.gz")
-	base, err := btf.Parse(baseRaw)
+	base, err := btf.Parse(baseRaw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

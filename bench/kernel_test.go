@@ -124,14 +124,14 @@ func BenchmarkKernelModules(b *testing.B) {
 	dir, names := debianSysfs(b)
 	b.Run("kmeta", func(b *testing.B) {
 		before := heapInUse()
-		c := kernel.NewCache(kernel.Options{Sysfs: dir})
+		c := kernel.NewCache(kernel.Options{Sysfs: dir, Workers: runtime.GOMAXPROCS(0)})
 		h := kmetaFindAll(b, c)
 		retained := heapInUse() - before
 		h.Release()
 		c.Close()
 		b.ReportAllocs()
 		for b.Loop() {
-			c := kernel.NewCache(kernel.Options{Sysfs: dir})
+			c := kernel.NewCache(kernel.Options{Sysfs: dir, Workers: runtime.GOMAXPROCS(0)})
 			h := kmetaFindAll(b, c)
 			h.Release()
 			c.Close()
@@ -213,7 +213,7 @@ func readAll(b *testing.B, paths []string, read bool) {
 func BenchmarkKernelFindWarm(b *testing.B) {
 	dir, names := debianSysfs(b)
 	b.Run("kmeta", func(b *testing.B) {
-		c := kernel.NewCache(kernel.Options{Sysfs: dir})
+		c := kernel.NewCache(kernel.Options{Sysfs: dir, Workers: runtime.GOMAXPROCS(0)})
 		defer c.Close()
 		// The first search opens every module; after a few, the Cache
 		// builds its name index.
@@ -247,7 +247,7 @@ func BenchmarkKernelFindWarm(b *testing.B) {
 // memory: the work libbpf does in 13-25 ms (btf__parse_split per module),
 // without the file system.
 func BenchmarkKernelParseModules(b *testing.B) {
-	base, err := btf.Parse(testfixtures.Read(b, testfixtures.DebianVmlinux))
+	base, err := btf.Parse(testfixtures.Read(b, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func BenchmarkKernelParseModules(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, data := range mods {
-				if _, err := btf.ParseSplit(data, base); err != nil {
+				if _, err := btf.Parse(data, btf.Options{Base: base}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,7 +14,7 @@ if [ -z "$file" ]; then
 	zcat "$here/../testdata/btf/debian-6.1.btf.gz" >"$file"
 fi
 bin=$tmp/kmeta
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 if ! cmp -s <("$bin" btf layout "$file") <(pahole -F btf "$file"); then
 	echo "outputs differ for $file" >&2
 	exit 1

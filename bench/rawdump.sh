@@ -8,7 +8,7 @@ file=${1:-/sys/kernel/btf/vmlinux}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(mktemp -d)/kmeta
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-(cd "$here/.." && CGO_ENABLED=0 go build -o "$bin" ./cmd/kmeta) # static, as README installs it
+(cd "$here/.." && go build -tags netgo,osusergo -o "$bin" ./cmd/kmeta) # static, as README installs it
 
 # Same bytes first: the comparison is only fair if the outputs are equal.
 if ! cmp -s <("$bin" btf dump "$file") <(bpftool btf dump file "$file"); then

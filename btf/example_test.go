@@ -1,6 +1,7 @@
 package btf_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -11,7 +12,7 @@ import (
 // byte offsets and type names. (For the running kernel's BTF, use
 // kernel.OpenVmlinux or a kernel.Cache.)
 func Example() {
-	spec, err := btf.Open("../testdata/btf/debian-6.1.btf.gz") // raw BTF, ELF, compressed or not
+	spec, err := btf.Open(context.Background(), "../testdata/btf/debian-6.1.btf.gz", btf.Options{}) // raw BTF, ELF, compressed or not
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package btf
 
-// ParseSplitWalk is ParseSplit walking a type section of splitAt bytes or
+// ParseSplitWalk is Parse with a base walking a type section of splitAt bytes or
 // more in two halves (0: any section), and reports whether the second half
 // was used.
 func ParseSplitWalk(b []byte, base *Spec, splitAt uint32) (s *Spec, halved bool, err error) {

@@ -2,11 +2,13 @@ package btf_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -29,7 +31,7 @@ func exercise(s *btf.Spec) {
 	_, _ = s.Find("task_struct", btf.FindOptions{Flavors: true})
 }
 
-// FuzzParse feeds arbitrary bytes to Parse, and to ParseSplit on a small
+// FuzzParse feeds arbitrary bytes to Parse, alone and with a small base
 // base. Seeds: real module BTF (split and, unsplit, invalid), the host
 // kernel's first bytes, and hand-made edge cases.
 func FuzzParse(f *testing.F) {
@@ -47,12 +49,12 @@ func FuzzParse(f *testing.F) {
 	f.Add(small)
 	// A big-endian header whose hdr_len ends inside the layout fields.
 	f.Add([]byte{0xeb, 0x9f, 1, 0, 0, 0, 0, 25, 24: 0})
-	base, err := btf.Parse(small)
+	base, err := btf.Parse(small, btf.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		one, err := btf.Parse(data)
+		one, err := btf.Parse(data, btf.Options{})
 		if err == nil {
 			exercise(one)
 		}
@@ -68,7 +70,7 @@ func FuzzParse(f *testing.F) {
 			for id := one.FirstID(); id <= one.LastID(); id++ {
 				a, _ := one.TypeByID(id)
 				b, _ := two.TypeByID(id)
-				if !bytes.Equal(a.Record(), b.Record()) {
+				if !bytes.Equal(btfraw.Record(a), btfraw.Record(b)) {
 					t.Fatalf("type %d differs in halves", id)
 				}
 			}
@@ -81,7 +83,7 @@ func FuzzParse(f *testing.F) {
 				a, errA := lazy.TypeByID(id)
 				if err == nil {
 					b, _ := one.TypeByID(id)
-					if errA != nil || !bytes.Equal(a.Record(), b.Record()) {
+					if errA != nil || !bytes.Equal(btfraw.Record(a), btfraw.Record(b)) {
 						t.Fatalf("type %d differs lazily: %v", id, errA)
 					}
 				}
@@ -92,16 +94,16 @@ func FuzzParse(f *testing.F) {
 		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
 			t.Fatalf("parsed: %v; lazily: %v", err, err3)
 		}
-		s, err := btf.ParseSplit(data, base)
+		s, err := btf.Parse(data, btf.Options{Base: base})
 		if err == nil {
 			exercise(s)
 		}
 		// StringsRange, given the first 256 bytes (which hold the
 		// header unless it is longer), agrees with a
 		// successful parse.
-		off, n, rerr := btf.StringsRange(data[:min(len(data), 256)])
-		if err == nil && s.HeaderLen() <= 256 {
-			strs, _ := s.StringSection()
+		off, n, rerr := btfraw.StringsRange(data[:min(len(data), 256)])
+		if err == nil && btfraw.HeaderLen(s) <= 256 {
+			strs, _ := btfraw.StringSection(s)
 			if rerr != nil || off+n > int64(len(data)) || !bytes.Equal(data[off:off+n], strs) {
 				t.Fatalf("StringsRange = %d, %d, %v; the Spec has %d string bytes", off, n, rerr, len(strs))
 			}
@@ -118,7 +120,7 @@ func FuzzParseELF(f *testing.F) {
 	raw, _ := io.ReadAll(bytes.NewReader(mustRead(f, testfixtures.Path(f, "elf/prog.bpf.o.gz"))))
 	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if s, err := btf.Read(bytes.NewReader(data), nil); err == nil {
+		if s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{}); err == nil {
 			exercise(s)
 		}
 	})

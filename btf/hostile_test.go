@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -23,7 +25,7 @@ func TestHeaderLenShortOfLayout(t *testing.T) {
 				bo.PutUint16(b, 0xeb9f)
 				b[2] = 1
 				bo.PutUint32(b[4:], hdrLen)
-				if _, err := btf.Parse(b); err == nil {
+				if _, err := btf.Parse(b, btf.Options{}); err == nil {
 					t.Errorf("%v hdr_len %d +%d: no error", bo, hdrLen, extra)
 				}
 			}
@@ -60,19 +62,19 @@ func TestHeaderLenTail(t *testing.T) {
 	native := b.bytes()
 	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 		for hdrLen := uint32(24); hdrLen < 32; hdrLen++ {
-			s, err := btf.Parse(withHeader(t, native, bo, hdrLen, 0))
+			s, err := btf.Parse(withHeader(t, native, bo, hdrLen, 0), btf.Options{})
 			if err != nil {
 				t.Errorf("%v hdr_len %d, zero tail: %v", bo, hdrLen, err)
 				continue
 			}
-			if got := s.HeaderLen(); got != int(hdrLen) {
+			if got := btfraw.HeaderLen(s); got != int(hdrLen) {
 				t.Errorf("%v: HeaderLen %d, want %d", bo, got, hdrLen)
 			}
 			if typ, err := s.TypeByID(1); err != nil || typ.Name() != "int" {
 				t.Errorf("%v hdr_len %d: type 1 = %v, %v", bo, hdrLen, typ, err)
 			}
 			if hdrLen > 24 {
-				if _, err := btf.Parse(withHeader(t, native, bo, hdrLen, 1)); err == nil {
+				if _, err := btf.Parse(withHeader(t, native, bo, hdrLen, 1), btf.Options{}); err == nil {
 					t.Errorf("%v hdr_len %d, non-zero tail: no error", bo, hdrLen)
 				}
 			}
@@ -88,7 +90,7 @@ func TestKindZeroRejected(t *testing.T) {
 	b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
 	b.typ("", 0, 0, false, 0)
 	for _, split := range []bool{false, true} {
-		_, err := btf.Parse(b.bytes())
+		_, err := btf.Parse(b.bytes(), btf.Options{})
 		if split {
 			_, _, err = btf.ParseSplitWalk(b.bytes(), nil, 0)
 		}
@@ -115,7 +117,7 @@ func TestCompressedSectionBomb(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			elfData := testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, tc.claim), tc.payload...))
 			allocated := bytesAllocated(func() {
-				_, err := btf.ReadWith(bytes.NewReader(elfData), btf.ReadOptions{MaxSize: 4 << 20})
+				_, err := btf.Read(context.Background(), bytes.NewReader(elfData), btf.Options{MaxSize: 4 << 20})
 				if err == nil {
 					t.Fatal("no error")
 				}
@@ -132,11 +134,11 @@ func TestCompressedSectionBomb(t *testing.T) {
 // run over the limit).
 func TestMagicBeforeInflating(t *testing.T) {
 	bomb := testfixtures.ZstdZeros(-1, []byte("junk"), 64<<20)
-	_, err := btf.ReadWith(bytes.NewReader(bomb), btf.ReadOptions{MaxSize: 16 << 20})
+	_, err := btf.Read(context.Background(), bytes.NewReader(bomb), btf.Options{MaxSize: 16 << 20})
 	if err == nil || errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), "not BTF") {
 		t.Fatalf("err = %v, want one about the magic number", err)
 	}
-	_, err = btf.ReadWith(bytes.NewReader(testfixtures.ZstdZeros(2<<30, testfixtures.BTFMagic, 4)), btf.ReadOptions{})
+	_, err = btf.Read(context.Background(), bytes.NewReader(testfixtures.ZstdZeros(2<<30, testfixtures.BTFMagic, 4)), btf.Options{})
 	if !errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), "claims 2 GiB") {
 		t.Fatalf("2 GiB claim: %v", err)
 	}
@@ -147,10 +149,10 @@ func TestMagicBeforeInflating(t *testing.T) {
 // BTF?", rather than read with garbage names.
 func TestWrongBase(t *testing.T) {
 	mod := testfixtures.Modules(t)["af_key"]
-	if _, err := btf.ParseSplit(mod, hostSpec(t)); err == nil || !strings.Contains(err.Error(), "wrong base?") {
+	if _, err := btf.Parse(mod, btf.Options{Base: hostSpec(t)}); err == nil || !strings.Contains(err.Error(), "wrong base?") {
 		t.Fatalf("af_key on the 6.18 base: err = %v, want a wrong-base hint", err)
 	}
-	if _, err := btf.ParseSplit(mod, debianSpec(t)); err != nil {
+	if _, err := btf.Parse(mod, btf.Options{Base: debianSpec(t)}); err != nil {
 		t.Fatalf("af_key on its own base: %v", err)
 	}
 }

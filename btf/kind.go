@@ -2,7 +2,7 @@ package btf
 
 import "github.com/kmeta-dev/kmeta/btf/internal/wire"
 
-//go:generate go tool stringer -type=Kind -linecomment -output=kind_string.go
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Kind -linecomment -output=kind_string.go
 
 // Kind is the kind of a BTF type. Its String method spells it as bpftool
 // does ("STRUCT", "FUNC_PROTO", ...); kinds beyond those defined today print
@@ -12,26 +12,26 @@ type Kind uint8
 // The kinds defined by the kernel today, with the numbers they have in the
 // info word of a record (wire's); the comments are their String spellings.
 const (
-	KindUnknown   Kind = Kind(wire.KindUnknown)   // UNKNOWN
-	KindInt       Kind = Kind(wire.KindInt)       // INT
-	KindPointer   Kind = Kind(wire.KindPointer)   // PTR
-	KindArray     Kind = Kind(wire.KindArray)     // ARRAY
-	KindStruct    Kind = Kind(wire.KindStruct)    // STRUCT
-	KindUnion     Kind = Kind(wire.KindUnion)     // UNION
-	KindEnum      Kind = Kind(wire.KindEnum)      // ENUM
-	KindForward   Kind = Kind(wire.KindForward)   // FWD
-	KindTypedef   Kind = Kind(wire.KindTypedef)   // TYPEDEF
-	KindVolatile  Kind = Kind(wire.KindVolatile)  // VOLATILE
-	KindConst     Kind = Kind(wire.KindConst)     // CONST
-	KindRestrict  Kind = Kind(wire.KindRestrict)  // RESTRICT
-	KindFunc      Kind = Kind(wire.KindFunc)      // FUNC
-	KindFuncProto Kind = Kind(wire.KindFuncProto) // FUNC_PROTO
-	KindVar       Kind = Kind(wire.KindVar)       // VAR
-	KindDatasec   Kind = Kind(wire.KindDatasec)   // DATASEC
-	KindFloat     Kind = Kind(wire.KindFloat)     // FLOAT
-	KindDeclTag   Kind = Kind(wire.KindDeclTag)   // DECL_TAG
-	KindTypeTag   Kind = Kind(wire.KindTypeTag)   // TYPE_TAG
-	KindEnum64    Kind = Kind(wire.KindEnum64)    // ENUM64
+	KindUnknown   Kind = 0  // UNKNOWN
+	KindInt       Kind = 1  // INT
+	KindPointer   Kind = 2  // PTR
+	KindArray     Kind = 3  // ARRAY
+	KindStruct    Kind = 4  // STRUCT
+	KindUnion     Kind = 5  // UNION
+	KindEnum      Kind = 6  // ENUM
+	KindForward   Kind = 7  // FWD
+	KindTypedef   Kind = 8  // TYPEDEF
+	KindVolatile  Kind = 9  // VOLATILE
+	KindConst     Kind = 10 // CONST
+	KindRestrict  Kind = 11 // RESTRICT
+	KindFunc      Kind = 12 // FUNC
+	KindFuncProto Kind = 13 // FUNC_PROTO
+	KindVar       Kind = 14 // VAR
+	KindDatasec   Kind = 15 // DATASEC
+	KindFloat     Kind = 16 // FLOAT
+	KindDeclTag   Kind = 17 // DECL_TAG
+	KindTypeTag   Kind = 18 // TYPE_TAG
+	KindEnum64    Kind = 19 // ENUM64
 )
 
 // ParseKind returns the kind spelled s, as bpftool prints it ("STRUCT") or

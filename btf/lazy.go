@@ -6,7 +6,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
-// This file is the lazy open of ReadOptions.Lazy: one walk over the
+// This file is the lazy open of Options.Lazy: one walk over the
 // records that checks only what locating them needs, and makes a
 // FindFlavors search on the way; the references of a record are checked
 // when a view of it is handed out.
@@ -55,7 +55,7 @@ type foundFlavors struct {
 	offs []uint32
 }
 
-// parseLazy is Parse for ReadOptions.Lazy, finding the types of q on the
+// parseLazy is Parse for Options.Lazy, finding the types of q on the
 // way.
 func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 	s, err := newSpec(b, nil)
@@ -82,7 +82,7 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 // Debian 6.1's BTF, but kmeta btf min --obj 2-10% slower in a fresh
 // process: there the walk waits on the faults of the file's mapping, and
 // the second chain's offsets are fresh memory to fault in too. A second
-// goroutine did not pay either: btf/core/BENCH.md.)
+// goroutine did not pay either.)
 func (s *Spec) indexLazy() error {
 	s.alignTypes()
 	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
@@ -161,7 +161,7 @@ func (s *Spec) yieldType(id TypeID, off uint32, yield func(Type) bool) bool {
 	return yield(Type{spec: s, id: id, off: off})
 }
 
-// Err returns, for a Spec opened with ReadOptions.Lazy or on such a base,
+// Err returns, for a Spec opened with Options.Lazy or on such a base,
 // the error of the first record that failed its check when a view of it
 // was to be handed out, and nil if none has. Code that iterates over a
 // lazy Spec, or that takes a failed TypeByID for void, checks Err when

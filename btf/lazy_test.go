@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -62,14 +63,15 @@ func TestLazyBadReference(t *testing.T) {
 	b.typ("task_struct", btf.KindStruct, 1, false, 4, b.str("x"), 99, 0)
 	b.typ("", btf.KindPointer, 0, false, 2)
 	data := b.bytes()
-	_, want := btf.Parse(data)
+	_, want := btf.Parse(data, btf.Options{})
 	var fe *btf.FormatError
 	if !errors.As(want, &fe) {
 		t.Fatalf("Parse: %v, want a FormatError", want)
 	}
 	open := func() *btf.Spec {
-		s, err := btf.ReadWith(bytes.NewReader(data), btf.ReadOptions{Lazy: true,
+		s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{Lazy: true,
 			Flavors: btf.FlavorQuery{Names: []string{"task_struct"}, Kinds: []btf.Kind{btf.KindStruct}}})
+
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +116,7 @@ func TestLazySplitIgnored(t *testing.T) {
 	bs := mustParse(t, base.bytes(), nil)
 	b := newRaw(uint32(bs.StringsLen()))
 	b.typ("", btf.KindPointer, 0, false, 99)
-	if _, err := btf.ReadWith(bytes.NewReader(b.bytes()), btf.ReadOptions{Base: bs, Lazy: true}); err == nil {
+	if _, err := btf.Read(context.Background(), bytes.NewReader(b.bytes()), btf.Options{Base: bs, Lazy: true}); err == nil {
 		t.Fatal("split BTF with a bad reference opened lazily")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // TestTypeSection checks that the type section is the records of the
@@ -15,10 +16,10 @@ func TestTypeSection(t *testing.T) {
 	b.typ("x", btf.KindInt, 0, false, 4, 32)
 	s := mustParse(t, b.bytes(), nil)
 	for _, spec := range []*btf.Spec{base, s} {
-		sec := spec.TypeSection()
+		sec := btfraw.TypeSection(spec)
 		off := 0
 		for _, ty := range spec.Types(btf.ScopeOwn) {
-			r := ty.Record()
+			r := btfraw.Record(ty)
 			if !bytes.Equal(sec[off:off+len(r)], r) {
 				t.Fatalf("%v: record at %d differs from Record()", ty, off)
 			}
@@ -29,7 +30,7 @@ func TestTypeSection(t *testing.T) {
 		}
 	}
 	s.Close()
-	if s.TypeSection() != nil {
+	if btfraw.TypeSection(s) != nil {
 		t.Error("TypeSection after Close is not nil")
 	}
 }

@@ -43,9 +43,6 @@ func (t Type) Members() iter.Seq2[int, Member] {
 	}
 }
 
-// NameOffset returns the offset of the member's name in the string section.
-func (m Member) NameOffset() uint32 { return m.nameOff }
-
 // NameBytes returns the member's name without copying; nil if anonymous.
 // Valid until the Spec is closed.
 func (m Member) NameBytes() []byte { return strBytes(m.spec, m.nameOff) }
@@ -82,9 +79,6 @@ func (t Type) Params() iter.Seq2[int, Param] {
 		}
 	}
 }
-
-// NameOffset returns the offset of the parameter's name.
-func (p Param) NameOffset() uint32 { return p.nameOff }
 
 // NameBytes returns the parameter's name without copying; nil if unnamed.
 // Valid until the Spec is closed.
@@ -134,9 +128,6 @@ func (v EnumValue) Int64() int64 {
 	}
 	return int64(v.Value)
 }
-
-// NameOffset returns the offset of the enumerator's name.
-func (v EnumValue) NameOffset() uint32 { return v.nameOff }
 
 // NameBytes returns the enumerator's name without copying. Valid until the
 // Spec is closed.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"unsafe"
@@ -13,44 +14,50 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
-// DefaultMaxSize is the input size limit of Open and Read, and of
-// OpenWith and ReadWith when ReadOptions.MaxSize is zero: 1 GiB.
-const DefaultMaxSize = input.DefaultLimit
+// DefaultMaxSize is the input size limit when Options.MaxSize is zero:
+// 1 GiB.
+const DefaultMaxSize = 1 << 30
 
 // ErrTooLarge matches (errors.Is) the error for input over the size
 // limit, whether the data ran over it or claimed to (a compressed file's
 // header, an ELF compression header).
-var ErrTooLarge = input.ErrTooLarge
+var ErrTooLarge = errors.New("btf: input over the size limit")
 
-// ReadOptions says how OpenWith and ReadWith read their input.
-type ReadOptions struct {
-	// Base is the base Spec of split BTF, or nil.
+func init() { input.RegisterTooLarge(ErrTooLarge) }
+
+// Options say how Open, Read and Parse read BTF. The zero value reads
+// standalone BTF, with every record checked, under DefaultMaxSize, on the
+// caller's goroutine.
+type Options struct {
+	// Base is the base Spec of split BTF (a module's BTF on vmlinux's),
+	// or nil. It must stay open while the split Spec is used.
 	Base *Spec
 	// MaxSize bounds every input: a file, a stream, and what compressed
 	// data (a .gz, .xz or .zst file, a compressed .BTF section) inflates
-	// to. Zero means DefaultMaxSize.
+	// to. Zero means DefaultMaxSize. Parse, whose input is in memory,
+	// ignores it.
 	MaxSize int64
-	// Context, if not nil, stops reading a stream or a FIFO, and
-	// decompressing, when it is done; the error is then its cause.
-	Context context.Context
 	// Lazy makes opening check only what finding records needs: the
 	// header, the string section's ends, and every record's kind and
 	// bounds. The type ids and string offsets that a record refers to
 	// are checked when a view of it is handed out (TypeByID, Find,
-	// FindFlavors, the iterations), with the errors Parse would give:
-	// TypeByID returns the error, an iteration stops before the record,
-	// and Err reports the first such error from then on. Opening a big
-	// BTF to read a few of its types (kmeta btf min --obj) costs less:
-	// Debian 6.1's vmlinux BTF from a file, with a FindFlavors search,
-	// 0.87 ms lazily against 1.5 ms (btf/core/BENCH.md). Records read
-	// through TypeSection are not checked.
-	// Lazy is ignored for split BTF (Base set).
+	// FindFlavors, the iterations), with the errors a full check would
+	// give: TypeByID returns the error, an iteration stops before the
+	// record, and Err reports the first such error from then on. Opening
+	// a big BTF to read a few of its types costs less (see btf/core's
+	// minimal BTF for CO-RE). Lazy is ignored for split BTF (Base set).
 	Lazy bool
 	// Flavors, for a Lazy open, are the names and kinds of a FindFlavors
 	// search to make during the walk that opening does anyway: a later
 	// FindFlavors for some of these names and kinds reads what was found
 	// instead of walking the records again.
 	Flavors FlavorQuery
+	// Workers is the number of goroutines that may check a big type
+	// section (a vmlinux's): 0 or 1 is the caller's alone; 2 or more lets
+	// a second goroutine walk the second half of the records while the
+	// caller walks the first. Small sections are always walked on the
+	// caller's goroutine.
+	Workers int
 }
 
 // Open reads BTF from the file at path: raw BTF (such as
@@ -58,47 +65,33 @@ type ReadOptions struct {
 // whose .BTF section is used, also compressed as .gz, .xz or .zst. Raw BTF
 // and uncompressed ELF files are memory-mapped and read in place; where
 // mmap fails the file is read into memory. Close the Spec to release the
-// mapping. Opening never blocks on a FIFO (see OpenWith).
-func Open(path string) (*Spec, error) {
-	return OpenWith(path, ReadOptions{})
-}
-
-// OpenSplit is Open for split BTF on top of base (module BTF on vmlinux).
-// A nil base makes it the same as Open.
-func OpenSplit(path string, base *Spec) (*Spec, error) {
-	return OpenWith(path, ReadOptions{Base: base})
-}
-
-// OpenWith is Open with options. It opens path without blocking
-// (O_NONBLOCK) and refuses what is not a regular file, a FIFO or a
-// character device; a FIFO is read once a writer has opened it, or until
-// o.Context is done.
-func OpenWith(path string, o ReadOptions) (*Spec, error) {
-	d, err := input.File(o.Context, path, input.Options{Limit: o.MaxSize, Check: checkOuter, CheckLen: magicLen})
+// mapping.
+//
+// Open opens path without blocking (O_NONBLOCK) and refuses what is not a
+// regular file, a FIFO or a character device; a FIFO is read once a writer
+// has opened it. ctx stops the wait for a writer, the reading of a stream
+// and decompression; the error is then ctx's cause.
+func Open(ctx context.Context, path string, opts Options) (*Spec, error) {
+	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize, Check: checkOuter, CheckLen: magicLen})
 	if err != nil {
 		return nil, err
 	}
-	s, err := o.parseAny(d)
+	s, err := opts.parseAny(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// Read reads BTF (raw, ELF, or compressed, as Open accepts) from r, on top
-// of base if it is not nil. The data is read into memory, which Close
-// releases.
-func Read(r io.Reader, base *Spec) (*Spec, error) {
-	return ReadWith(r, ReadOptions{Base: base})
-}
-
-// ReadWith is Read with options.
-func ReadWith(r io.Reader, o ReadOptions) (*Spec, error) {
-	d, err := input.ReadAll(o.Context, r, input.Options{Limit: o.MaxSize, What: "input", Check: checkOuter, CheckLen: magicLen})
+// Read reads BTF (raw, ELF, or compressed, as Open accepts) from r. The
+// data is read into memory, which Close releases. ctx stops the reading and
+// decompression, as for Open.
+func Read(ctx context.Context, r io.Reader, opts Options) (*Spec, error) {
+	d, err := input.ReadAll(ctx, r, input.Options{Limit: opts.MaxSize, What: "input", Check: checkOuter, CheckLen: magicLen})
 	if err != nil {
 		return nil, err
 	}
-	return o.parseAny(d)
+	return opts.parseAny(ctx, d)
 }
 
 // aliases reports whether the Spec reads its records from data in place.
@@ -144,33 +137,13 @@ func checkOuter(head []byte) error {
 // parseAny recognizes raw BTF, ELF, and compressed data by their magic
 // numbers, and parses it. The Spec takes d over if it reads from it in
 // place; otherwise d is released.
-func (o *ReadOptions) parseAny(d *input.Data) (_ *Spec, err error) {
+func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
+	d, err := o.rawAny(ctx, d)
+	if err != nil {
+		return nil, err
+	}
 	data := d.Bytes()
-	if f := input.Detect(data); f != input.None {
-		plain, err := input.Inflate(o.Context, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
-		d.Release()
-		if err != nil {
-			return nil, fmt.Errorf("btf: %w", err)
-		}
-		return o.parseAny(plain)
-	}
-	if bytes.HasPrefix(data, magicELF) {
-		sec, err := o.elfBTF(d)
-		if err != nil {
-			d.Release()
-			return nil, err
-		}
-		if sec != d {
-			d.Release()
-		}
-		d, data = sec, sec.Bytes()
-	}
-	var s *Spec
-	if o.Lazy && o.Base == nil {
-		s, err = parseLazy(data, o.Flavors)
-	} else {
-		s, err = ParseSplit(data, o.Base)
-	}
+	s, err := o.parse(data)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
@@ -179,11 +152,54 @@ func (o *ReadOptions) parseAny(d *input.Data) (_ *Spec, err error) {
 	return s, err
 }
 
+// rawAny returns the raw BTF in d: d itself for raw BTF, the .BTF section
+// of an ELF file, what compressed data inflates to (and then its .BTF
+// section). d is taken over: released, or returned (sliced).
+func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, error) {
+	data := d.Bytes()
+	if f := input.Detect(data); f != input.None {
+		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
+		d.Release()
+		if err != nil {
+			return nil, fmt.Errorf("btf: %w", err)
+		}
+		return o.rawAny(ctx, plain)
+	}
+	if !bytes.HasPrefix(data, magicELF) {
+		return d, nil
+	}
+	sec, err := o.elfBTF(ctx, d)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	if sec != d {
+		d.Release()
+	}
+	return sec, nil
+}
+
+// extract returns a copy of the raw BTF in data (raw BTF, an ELF file's
+// .BTF section, compressed or not), unparsed: split BTF whose base is not
+// at hand yet can be kept this way.
+func extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
+	o := Options{MaxSize: maxSize}
+	d, err := o.rawAny(ctx, input.Borrow(data))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	if err := checkBTF(d.Bytes()); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(d.Bytes()), nil
+}
+
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to
 // the section, when it is stored uncompressed in a mapped file; a copy when
 // it is stored uncompressed in memory (so that the rest can be freed); the
 // inflated data when it is compressed.
-func (o *ReadOptions) elfBTF(d *input.Data) (*input.Data, error) {
+func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, error) {
 	data := d.Bytes()
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
@@ -207,7 +223,7 @@ func (o *ReadOptions) elfBTF(d *input.Data) (*input.Data, error) {
 		}
 		return input.Copy(raw), nil
 	}
-	plain, err := input.InflateELFSection(o.Context, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
+	plain, err := input.InflateELFSection(ctx, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
 		input.Options{Limit: o.MaxSize, What: "compressed .BTF section", Check: checkBTF, CheckLen: 2})
 	if err != nil {
 		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed .BTF", Err: err}

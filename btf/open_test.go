@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -42,13 +44,13 @@ func TestELFModule(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := btf.OpenSplit(path, base)
+			s, err := btf.Open(context.Background(), path, btf.Options{Base: base})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
 			testfixtures.CompareLines(t, dump(t, s, btf.ScopeOwn), want)
-			r, err := btf.Read(bytes.NewReader(data), base)
+			r, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{Base: base})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +64,7 @@ func TestBPFObject(t *testing.T) {
 	if err := os.WriteFile(path, testfixtures.Read(t, "elf/prog.bpf.o.gz"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Open(path)
+	s, err := btf.Open(context.Background(), path, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestELFWithoutBTF(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := btf.Open(exe); !errors.Is(err, btf.ErrNoBTF) {
+	if _, err := btf.Open(context.Background(), exe, btf.Options{}); !errors.Is(err, btf.ErrNoBTF) {
 		t.Fatalf("Open(test binary) = %v, want ErrNoBTF", err)
 	}
 }
@@ -87,7 +89,7 @@ func TestOpenRawFile(t *testing.T) {
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Open(path)
+	s, err := btf.Open(context.Background(), path, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +139,8 @@ func withLayout(tb testing.TB, raw []byte, extra []wire.Layout, moreTypes []byte
 func TestLayoutHeader(t *testing.T) {
 	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	s := mustParse(t, withLayout(t, raw, nil, nil), nil)
-	if s.HeaderLen() != 32 {
-		t.Fatalf("HeaderLen = %d", s.HeaderLen())
+	if btfraw.HeaderLen(s) != 32 {
+		t.Fatalf("HeaderLen = %d", btfraw.HeaderLen(s))
 	}
 	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
 
@@ -160,7 +162,7 @@ func TestLayoutHeader(t *testing.T) {
 		t.Fatalf("type after the future kind: %v %v", ptr, err)
 	}
 	// Without the layout entry, the same data is rejected with a clear error.
-	_, err = btf.Parse(withLayout(t, raw, nil, future))
+	_, err = btf.Parse(withLayout(t, raw, nil, future), btf.Options{})
 	var fe *btf.FormatError
 	if !errors.As(err, &fe) || fe.TypeID != 94976 {
 		t.Fatalf("unknown kind without layout: %v", err)
@@ -252,7 +254,7 @@ func TestMalformed(t *testing.T) {
 		{"huge vlen", func() []byte { b := good(); b.typ("e", btf.KindEnum, 0xffff, false, 4); return b.bytes() }(), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := btf.Parse(tc.data)
+			_, err := btf.Parse(tc.data, btf.Options{})
 			var fe *btf.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Parse = %v, want a *FormatError", err)
@@ -297,7 +299,7 @@ func TestHugeLengthsDoNotAllocate(t *testing.T) {
 		data := append([]byte{}, raw...)
 		binary.NativeEndian.PutUint32(data[field:], 0xffffffff)
 		allocated := bytesAllocated(func() {
-			if _, err := btf.Parse(data); err == nil {
+			if _, err := btf.Parse(data, btf.Options{}); err == nil {
 				t.Fatalf("header field at %d claiming 4 GiB was accepted", field)
 			}
 		})
@@ -324,7 +326,7 @@ func TestHugeLengthsDoNotAllocate(t *testing.T) {
 	// Elf64_Shdr.sh_size is at offset 32.
 	binary.LittleEndian.PutUint64(elfData[shoff+uint64(idx)*shentsize+32:], 0xffffffff)
 	allocated := bytesAllocated(func() {
-		if _, err := btf.Read(bytes.NewReader(elfData), nil); err == nil {
+		if _, err := btf.Read(context.Background(), bytes.NewReader(elfData), btf.Options{}); err == nil {
 			t.Fatal("ELF with a 4 GiB .BTF section was accepted")
 		}
 	})
@@ -358,7 +360,7 @@ func TestOpenUnmappable(t *testing.T) {
 		f.Write(raw)
 		f.Close()
 	}()
-	s, err := btf.Open(path)
+	s, err := btf.Open(context.Background(), path, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,7 @@ type TypeID uint32
 
 // indexShift sets the density of the offset index: one 4-byte offset is kept
 // for every 1<<indexShift types, and a lookup by id walks at most
-// (1<<indexShift)-1 records from there. Guarded by BenchmarkFindTaskStruct
-// (allocated bytes) and BenchmarkTypeByID.
+// (1<<indexShift)-1 records from there.
 const indexShift = 2
 
 // Spec is a read-only view of BTF data: a validated header, an index of
@@ -53,33 +52,41 @@ type Spec struct {
 
 	halved bool // indexTypes walked the type section in two halves
 
-	// lazy is set for a Spec opened with ReadOptions.Lazy: the references
+	// lazy is set for a Spec opened with Options.Lazy: the references
 	// of a record are checked when a view of it is handed out (see
 	// checkOut), and the first failure is kept in lazyErr.
 	lazy    bool
 	lazyErr atomic.Pointer[error]
-	// found holds the types the lazy walk found for ReadOptions.Flavors,
+	// found holds the types the lazy walk found for Options.Flavors,
 	// which FindFlavors reads instead of walking the records again.
 	found *foundFlavors
 }
 
-// Parse reads raw BTF from b, which the caller keeps unchanged for as long as
-// the Spec is used: b is not copied, unless it is in the byte order opposite
-// to the host's, in which case a converted copy is made. It validates the
-// header and every record (bounds, kinds, type ids and string offsets) in one
-// pass and returns a *FormatError for the first problem found.
-func Parse(b []byte) (*Spec, error) {
-	return ParseSplit(b, nil)
+// Parse reads raw BTF from b, which the caller keeps unchanged for as long
+// as the Spec is used: b is not copied, unless it is in the byte order
+// opposite to the host's, in which case a converted copy is made. It
+// validates the header and every record (bounds, kinds, type ids and string
+// offsets) in one pass, unless opts.Lazy, and returns a *FormatError for the
+// first problem found. With opts.Base, b is split BTF on that base.
+func Parse(b []byte, opts Options) (*Spec, error) {
+	return opts.parse(b)
 }
 
-// ParseSplit reads split BTF from b on top of base. A nil base makes it the
-// same as Parse. The base must stay open while the split Spec is used.
-func ParseSplit(b []byte, base *Spec) (*Spec, error) {
-	return parseSplit(b, base, splitMin)
+// parse is Parse.
+func (o *Options) parse(b []byte) (*Spec, error) {
+	if o.Lazy && o.Base == nil {
+		return parseLazy(b, o.Flavors)
+	}
+	splitAt := uint32(splitMin)
+	if o.Workers < 2 {
+		splitAt = noSplit
+	}
+	return parseSplit(b, o.Base, splitAt)
 }
 
-// parseSplit is ParseSplit, walking a type section of splitAt bytes or more
-// in two halves (see indexTypes); tests lower splitAt.
+// parseSplit parses split BTF from b on base (nil: standalone), walking a
+// type section of splitAt bytes or more in two halves (see indexTypes);
+// tests lower splitAt.
 func parseSplit(b []byte, base *Spec, splitAt uint32) (*Spec, error) {
 	s, err := newSpec(b, base)
 	if err != nil {
@@ -166,8 +173,7 @@ func (s *Spec) checkStrings() error {
 // record's bounds and kind, fills the sparse offset index and the per-group
 // kind summary, and notes the largest type id and string offset that any
 // record refers to. Only if those are out of range does blame make a second
-// pass to find the record at fault. Guarded by BenchmarkOpen and
-// BenchmarkFindTaskStruct.
+// pass to find the record at fault.
 //
 // A big type section (vmlinux's) is walked in two halves at once: a second
 // goroutine starts at a record boundary found near the middle (see
@@ -259,6 +265,10 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 // splitMin is the size of type section from which indexTypes walks it in
 // two halves: vmlinux's is 2.5-3 MB, a module's a few KB to a few hundred.
 const splitMin = 1 << 20
+
+// noSplit is a splitAt that no type section reaches: one walk, on the
+// caller's goroutine.
+const noSplit = ^uint32(0)
 
 // half is the second half of a split walk: from start, every record's
 // offset and kind, and the largest type id and string offset referred to.
@@ -440,10 +450,6 @@ func (s *Spec) LastID() TypeID { return s.firstID + TypeID(s.n) - 1 }
 
 // ByteOrder returns the byte order of the data the Spec was read from.
 func (s *Spec) ByteOrder() binary.ByteOrder { return s.order }
-
-// HeaderLen returns the length of the header the data had: 24, or 32 for
-// data with a layout section.
-func (s *Spec) HeaderLen() int { return int(s.hdr.HdrLen) }
 
 // StringsLen returns the size of the Spec's own string section.
 func (s *Spec) StringsLen() int { return len(s.strs) }

@@ -1,6 +1,7 @@
 package btf_test
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"runtime"
@@ -233,10 +234,10 @@ func TestCyclicTypedefs(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
-	if _, err := btf.Open(testfixtures.Path(t, "elf/af_key.ko.gz")); err == nil {
+	if _, err := btf.Open(context.Background(), testfixtures.Path(t, "elf/af_key.ko.gz"), btf.Options{}); err == nil {
 		t.Fatal("af_key.ko is split BTF; opening it without a base must fail")
 	}
-	s, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	s, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

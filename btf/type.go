@@ -64,15 +64,15 @@ func (t Type) KindFlag() bool { return t.record().KindFlag() }
 // for FUNC it is the linkage.
 func (t Type) Vlen() int { return t.record().Vlen() }
 
-// NameOffset returns the offset of the type's name in the string section of
+// nameOff returns the offset of the type's name in the string section of
 // its Spec chain.
-func (t Type) NameOffset() uint32 { return t.record().NameOff() }
+func (t Type) nameOff() uint32 { return t.record().NameOff() }
 
 // NameBytes returns the type's name without copying it; nil for an
 // anonymous type. The bytes belong to the Spec: they must not be modified,
 // and they are valid only until the Spec is closed. Use Name to keep a name.
 func (t Type) NameBytes() []byte {
-	return strBytes(t.spec, t.NameOffset())
+	return strBytes(t.spec, t.nameOff())
 }
 
 // Name returns a copy of the type's name; "" for an anonymous type or void.
@@ -119,9 +119,9 @@ type IntInfo struct {
 
 // INT encoding bits.
 const (
-	IntSigned = wire.IntSigned
-	IntChar   = wire.IntChar
-	IntBool   = wire.IntBool
+	IntSigned = 1 << 0
+	IntChar   = 1 << 1
+	IntBool   = 1 << 2
 )
 
 // Int returns an INT's encoding, bit offset and bits; zero for other kinds.
@@ -155,9 +155,9 @@ type Linkage uint32
 
 // Linkage values.
 const (
-	LinkageStatic Linkage = wire.LinkageStatic
-	LinkageGlobal Linkage = wire.LinkageGlobal
-	LinkageExtern Linkage = wire.LinkageExtern
+	LinkageStatic Linkage = 0
+	LinkageGlobal Linkage = 1
+	LinkageExtern Linkage = 2
 )
 
 // String returns "static", "global", "extern", or "(unknown)", as bpftool
@@ -256,8 +256,7 @@ var (
 )
 
 // elem returns t's record if its kind is in set and it has an i-th vlen
-// element; false otherwise and for void or after Close. Guarded by
-// BenchmarkFindTaskStruct.
+// element; false otherwise and for void or after Close.
 func (t Type) elem(i int, set kindSet) (wire.Record, bool) {
 	r := t.rec()
 	if r == nil {

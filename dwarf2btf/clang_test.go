@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -81,7 +82,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := testfixtures.Read(t, "pahole/dwarf/multi-x86_64.on-"+base+".btf.gz")
-			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase}, want)
+			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Like: dwarf2btf.LikePahole124}, want)
 		})
 	}
 }
@@ -90,7 +91,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	tb.Helper()
 	rel := "dwarf/" + name + ".o.gz"
-	opts := dwarf2btf.Options{Jobs: jobs}
+	opts := dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}
 	var got []byte
 	var err error
 	if jobs == 1 {
@@ -108,11 +109,11 @@ func clangDedup(tb testing.TB, name string, jobs int) []byte {
 // differ: the first type whose bpftool raw dump differs, both ways, else
 // where the headers or the string sections part.
 func explainDiff(got, want []byte, base *btf.Spec) string {
-	gs, err := btf.ParseSplit(got, base)
+	gs, err := btf.Parse(got, btf.Options{Base: base})
 	if err != nil {
 		return fmt.Sprintf("ours does not parse: %v", err)
 	}
-	ws, err := btf.ParseSplit(want, base)
+	ws, err := btf.Parse(want, btf.Options{Base: base})
 	if err != nil {
 		return fmt.Sprintf("pahole's does not parse: %v", err)
 	}
@@ -128,8 +129,8 @@ func explainDiff(got, want []byte, base *btf.Spec) string {
 	if gs.ByteOrder() != ws.ByteOrder() {
 		fmt.Fprintf(&w, "byte order: ours %v, pahole's %v\n", gs.ByteOrder(), ws.ByteOrder())
 	}
-	gstr, _ := gs.StringSection()
-	wstr, _ := ws.StringSection()
+	gstr, _ := btfraw.StringSection(gs)
+	wstr, _ := btfraw.StringSection(ws)
 	if i := firstDiff(gstr, wstr); i < max(len(gstr), len(wstr)) {
 		fmt.Fprintf(&w, "same types; string sections (%d and %d bytes) part at offset %d:\nours:   %q\npahole: %q\n",
 			len(gstr), len(wstr), i, around(gstr, i), around(wstr, i))
@@ -168,7 +169,7 @@ func TestClangKernelAccepts(t *testing.T) {
 	}
 	for _, name := range clangObjects {
 		raw := clangDedup(t, name, 2)
-		s, err := btf.Parse(raw)
+		s, err := btf.Parse(raw, btf.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -197,22 +198,22 @@ func TestClangKernelAccepts(t *testing.T) {
 func TestClangByteOrder(t *testing.T) {
 	const name = "multi-x86_64" // four units: the strings of dropped types come early
 	obj := testfixtures.Read(t, "dwarf/"+name+".o.gz")
-	want, err := btf.Parse(testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"))
+	want, err := btf.Parse(testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStrs, _ := want.StringSection()
+	wantStrs, _ := btfraw.StringSection(want)
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2}, builder.Options{ByteOrder: order})
+		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := btf.Parse(raw)
+		got, err := btf.Parse(raw, btf.Options{})
 		if err != nil {
 			t.Fatalf("%v: %v", order, err)
 		}
-		gotStrs, _ := got.StringSection()
-		if got.ByteOrder() != order || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gotStrs, wantStrs) {
+		gotStrs, _ := btfraw.StringSection(got)
+		if got.ByteOrder() != order || !bytes.Equal(btfraw.TypeSection(got), btfraw.TypeSection(want)) || !bytes.Equal(gotStrs, wantStrs) {
 			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"), nil))
 		}
 	}

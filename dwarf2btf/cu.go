@@ -52,11 +52,13 @@ type enumerator struct {
 }
 
 type param struct {
-	name    []byte
-	off     uint32
-	typeRef uint32
-	origin  uint32
-	typeID  int32
+	// unexpected is pahole 1.30's parameter.unexpected_reg (location.go).
+	unexpected bool
+	name       []byte
+	off        uint32
+	typeRef    uint32
+	origin     uint32
+	typeID     int32
 }
 
 type annot struct {
@@ -71,14 +73,17 @@ type function struct {
 	hasOrigin bool
 	origin    uint32
 	spec      uint32
-	typeRef   uint32
-	typeID    int32
-	lo, n     int32 // params
-	unspec    bool
-	annLo     int32
-	annN      int32
-	lexLo     int32 // variables of its lexical blocks in cu.lexVars
-	lexN      int32
+	// unexpectedReg is pahole 1.30's ftype.unexpected_reg: a parameter
+	// lives in another register than the ABI's, and none is a struct.
+	unexpectedReg bool
+	typeRef       uint32
+	typeID        int32
+	lo, n         int32 // params
+	unspec        bool
+	annLo         int32
+	annN          int32
+	lexLo         int32 // variables of its lexical blocks in cu.lexVars
+	lexN          int32
 }
 
 // Variable scopes, as pahole's enum vscope.
@@ -89,19 +94,21 @@ const (
 )
 
 type variable struct {
-	name     []byte
-	typeRef  uint32
-	origin   uint32
-	spec     uint32
-	hasSpec  bool
-	specIdx  int32 // recoded spec: index in cu.vars, -1 if none
-	typeID   int32
-	decl     bool
-	external bool
-	scope    uint8
-	addr     uint64
-	annLo    int32
-	annN     int32
+	name       []byte
+	typeRef    uint32
+	origin     uint32
+	spec       uint32
+	hasSpec    bool
+	specIdx    int32 // recoded spec: index in cu.vars, -1 if none
+	typeID     int32
+	decl       bool
+	external   bool
+	topLevel   bool // a child of the unit's DIE
+	artificial bool
+	scope      uint8
+	addr       uint64
+	annLo      int32
+	annN       int32
 }
 
 // Kinds of entries in the offset index.
@@ -208,6 +215,9 @@ func (l *loader) load() error {
 	}
 	if v, ok := secOffset(x, slotAddrBase); ok {
 		l.r.addrBase = v
+	}
+	if v, ok := secOffset(x, slotLoclistsBase); ok {
+		l.r.loclistsBase = v
 	}
 	if !x.children {
 		return nil
@@ -505,6 +515,8 @@ func (l *loader) newVariable(x *die, depth int) (int, error) {
 	v := variable{name: l.r.str(x, slotName), typeRef: ref(x, slotType), origin: ref(x, slotAbstractOrigin), specIdx: -1}
 	v.external = x.present(slotExternal)
 	v.decl = x.present(slotDeclaration)
+	v.topLevel = depth == 1
+	v.artificial = x.present(slotArtificial)
 	v.hasSpec = x.present(slotSpecification)
 	v.spec = ref(x, slotSpecification)
 	if !v.decl {

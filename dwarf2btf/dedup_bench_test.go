@@ -20,7 +20,7 @@ func BenchmarkDedupFile(b *testing.B) {
 	}
 	var opts dwarf2btf.Options
 	if p := os.Getenv("KMETA_DWARF_BASE"); p != "" {
-		base, err := btf.Open(p)
+		base, err := btf.Open(context.Background(), p, btf.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -108,6 +108,9 @@ type unitReader struct {
 
 	strOffsetsBase uint64
 	addrBase       uint64
+	loclistsBase   uint64
+	// locMax is the end of the furthest location list entry read.
+	locMax uint64
 }
 
 func (d *dwarfData) newUnitReader(u unitHeader, cache map[uint64]*abbrevTable) (*unitReader, error) {
@@ -250,7 +253,9 @@ func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
 	case formStrpSup, formGNURefAlt, formGNUStrpAlt:
 		v.class = classOther
 		c.offset(u.dwarf64)
-	case formLoclistx, formRnglistx:
+	case formLoclistx:
+		v.class, v.u = classLoclistx, c.uleb()
+	case formRnglistx:
 		v.class = classOther
 		c.uleb()
 	case formBlock1:

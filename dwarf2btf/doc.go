@@ -1,6 +1,23 @@
 // Package dwarf2btf encodes BTF from DWARF, making the same choices as
-// pahole 1.24 run by Linux 6.1's build (pahole -J --btf_gen_floats -j
-// --lang_exclude=rust, with --btf_base vmlinux for modules).
+// the kernel's own build: pahole 1.30 with the flags of Linux 6.12's
+// scripts/Makefile.btf (--btf_features=default --lang_exclude=rust, with
+// --btf_base vmlinux for modules); from Linux 7.0 on also resolve_btfids
+// --btf after it (btf/btfids); and pahole 1.24 run by Linux 6.1's build
+// (pahole -J --btf_gen_floats -j --lang_exclude=rust). Options.Like
+// chooses; by default the input's kernel release does (KernelRelease,
+// LikeFor): the text of the linux_banner symbol of a vmlinux, the vermagic
+// of a module's .modinfo.
+//
+// pahole 1.30 differs from 1.24 in its functions and variables, not its
+// types: it saves each unit's functions and emits them all at the end,
+// sorted by their ELF symbol with glibc's merge sort (pahole's comparison
+// of names is not a total order, so the algorithm shows); it matches
+// functions the compiler renamed (foo.isra.0) by prefix (optimized_func);
+// it leaves out those whose prototypes differ between units and those
+// with a parameter in another register than the ABI's, which it reads
+// from the parameters' DWARF locations (consistent_func); it tags the
+// kfuncs that .BTF_ids lists (decl_tag_kfuncs); and it finds per-CPU
+// variables by their DWARF address and the ELF sections, not the symbols.
 //
 // Compile units are read and encoded by concurrent workers, each into its
 // own records with unit-local type ids; a merge appends them to one
@@ -10,7 +27,9 @@
 // merged unit's types straight to the deduplication (btf/dedup) and drops
 // them from the Builder, so that a vmlinux's 3.4 million encoded types are
 // held once. The deduplication follows libbpf 1.1's rules
-// (dedup.Libbpf11), those of the libbpf Debian 12's pahole 1.24 links.
+// (dedup.Libbpf11), those of the libbpf Debian 12's pahole 1.24 links;
+// the libbpf 1.5 that Debian 13's pahole 1.30 links deduplicates the same
+// way (its btf__dedup is 1.1's but for comments).
 //
 // # Concurrency
 //

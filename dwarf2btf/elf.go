@@ -26,13 +26,14 @@ const maxRatio = 64
 // object is an ELF file opened for encoding: its debug sections (inflated
 // and relocated where needed), its symbols and its per-CPU section.
 type object struct {
-	data   []byte // the whole file, usually mapped
-	order  binary.ByteOrder
-	rel    bool // ET_REL (a .ko): relocations apply
-	names  []string
-	addrs  []uint64 // section addresses: sh_addr, or a layout for ET_REL
-	debug  map[string][]byte
-	copied map[string]bool // debug sections decompressed or relocated, not in place
+	data    []byte // the whole file, usually mapped
+	machine uint16
+	order   binary.ByteOrder
+	rel     bool // ET_REL (a .ko): relocations apply
+	names   []string
+	addrs   []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	debug   map[string][]byte
+	copied  map[string]bool // debug sections decompressed or relocated, not in place
 	// anon holds the relocated sections that are copies in anonymous
 	// mappings (copyOut), by name; free unmaps them.
 	anon map[string]*mmap.Growable
@@ -43,12 +44,30 @@ type object struct {
 	percpuIdx  int // section index of .data..percpu, 0 if none
 	percpuAddr uint64
 	percpuSize uint64
+
+	// sizes and types are the sections' sizes and types (pahole 1.30
+	// finds a variable's section by address among them).
+	sizes []uint64
+	types []elf.SectionType
+	// btfIDs is .BTF_ids's contents (the last section of that name, as
+	// pahole takes it), btfIDsIdx its index (0: none), btfIDsAddr its
+	// sh_addr as the file has it.
+	btfIDs     []byte
+	btfIDsIdx  int
+	btfIDsAddr uint64
+	// btfSec is the file's own .BTF, if any: in a -dbg file, the BTF
+	// the ids in .BTF_ids refer to.
+	btfSec []byte
+	// banner is linux_banner's text in a vmlinux, modinfo a module's
+	// .modinfo: where the kernel release is read.
+	banner  []byte
+	modinfo []byte
 }
 
 // debugSections are the sections the DWARF reader uses.
 var debugSections = []string{
 	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-	".debug_str_offsets", ".debug_addr",
+	".debug_str_offsets", ".debug_addr", ".debug_loclists", ".debug_loc",
 }
 
 // debugName returns the name of the debug section the reader uses that
@@ -77,12 +96,26 @@ func openObject(data []byte) (*object, error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
 	}
-	o := &object{data: data, order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
+	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
+	o.sizes = make([]uint64, len(f.Sections))
+	o.types = make([]elf.SectionType, len(f.Sections))
 	for i, s := range f.Sections {
 		o.names[i] = s.Name
 		o.addrs[i] = s.Addr
+		o.sizes[i], o.types[i] = s.Size, s.Type
+		if s.Name == btfIDsSection && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
+			if b, err := o.sectionData(s); err == nil {
+				o.btfIDs, o.btfIDsIdx, o.btfIDsAddr = b, i, s.Addr
+			}
+		}
+		if s.Name == ".BTF" && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
+			o.btfSec, _ = o.sectionData(s)
+		}
+		if s.Name == ".modinfo" && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
+			o.modinfo, _ = o.sectionData(s)
+		}
 	}
 	if o.rel {
 		o.layout(f)
@@ -95,6 +128,7 @@ func openObject(data []byte) (*object, error) {
 	if err := o.readSymbols(f); err != nil {
 		return nil, err
 	}
+	o.readBanner(f)
 	// The first section of a name counts, as in libdw's check_section,
 	// which also takes .zdebug_X, GNU's older compressed form, for
 	// .debug_X (binutils' objcopy --compress-debug-sections=zlib-gnu).
@@ -313,4 +347,60 @@ func (o *object) symValue(i uint32) (uint64, bool) {
 		v += o.addrs[s.Section]
 	}
 	return v, true
+}
+
+// readBanner keeps the text of the linux_banner symbol, if any.
+func (o *object) readBanner(f *elf.File) {
+	for _, s := range o.symtab {
+		if s.Name != "linux_banner" || elf.ST_TYPE(s.Info) != elf.STT_OBJECT || int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		if sec.Type != elf.SHT_PROGBITS || sec.Flags&elf.SHF_COMPRESSED != 0 {
+			return
+		}
+		b, err := o.sectionData(sec)
+		off := s.Value - sec.Addr
+		if err != nil || s.Value < sec.Addr || off >= uint64(len(b)) {
+			return
+		}
+		o.banner = b[off:min(uint64(len(b)), off+min(s.Size, 512))]
+		return
+	}
+}
+
+// release returns the kernel release the object was built for: from
+// linux_banner ("Linux version RELEASE (...") in a vmlinux, from
+// .modinfo's vermagic ("vermagic=RELEASE SMP ...") in a module; "" if
+// neither is there.
+func (o *object) release() string {
+	if r, ok := bytes.CutPrefix(o.banner, []byte("Linux version ")); ok {
+		if i := bytes.IndexAny(r, " \x00\n"); i > 0 {
+			return string(r[:i])
+		}
+	}
+	for f := range bytes.SplitSeq(o.modinfo, []byte{0}) {
+		if r, ok := bytes.CutPrefix(f, []byte("vermagic=")); ok {
+			if i := bytes.IndexAny(r, " \x00"); i > 0 {
+				return string(r[:i])
+			} else if len(r) > 0 {
+				return string(r)
+			}
+		}
+	}
+	return ""
+}
+
+// KernelRelease returns the release of the kernel that the ELF image data
+// (a vmlinux or a module, uncompressed) belongs to, as LikeKernel reads
+// it: the text after "Linux version " in the linux_banner symbol of a
+// vmlinux, or the first word of a module's .modinfo vermagic. It returns
+// "" when data has neither.
+func KernelRelease(data []byte) (string, error) {
+	o, err := openObject(data)
+	if err != nil {
+		return "", err
+	}
+	defer o.free()
+	return o.release(), nil
 }

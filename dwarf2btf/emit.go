@@ -43,6 +43,15 @@ type ofunc struct {
 	name        []byte
 	proto       orec
 	tagLo, tagN int32
+
+	// pahole 1.30's: the ELF function's index in symbols.elf, whether
+	// it matched by prefix, whether a parameter is in an unexpected
+	// register, and the prototype's description (emitter.sig) in
+	// encoded.sigs.
+	elf         int32
+	prefix      bool
+	unexpected  bool
+	sigLo, sigN int32
 }
 
 type ovar struct {
@@ -62,10 +71,12 @@ type encoded struct {
 	typeTagN  int32  // how many of tags belong to types
 	funcs     []ofunc
 	vars      []ovar
+	sigs      []byte
 	ntypes    uint32 // entries in the unit's type table
 	intID     uint32 // local id of the first base type named "int", 0 if none
 	hasArrays bool
-	skipped   bool // a unit the encoder leaves out (not C, or no unit)
+	skipped   bool   // a unit the encoder leaves out (not C, or no unit)
+	locMax    uint64 // how far into .debug_loclists the unit was read
 	err       error
 }
 
@@ -89,7 +100,7 @@ func (e *emitter) emit() error {
 			return err
 		}
 	}
-	for i := 1; i < len(cu.types); i++ {
+	for i := 1; i < len(cu.types) && e.opts.features&FeatureDeclTag != 0; i++ {
 		t := &cu.types[i]
 		switch t.tag {
 		case dwTagStructureType, dwTagUnionType, dwTagTypedef:
@@ -97,6 +108,14 @@ func (e *emitter) emit() error {
 		}
 	}
 	out.typeTagN = int32(len(out.tags))
+	if e.opts.like >= LikePahole130 {
+		for i := range cu.funcs {
+			if err := e.emitFunc130(&cu.funcs[i]); err != nil {
+				return err
+			}
+		}
+		return e.emitVars130()
+	}
 	for i := range cu.funcs {
 		if err := e.emitFunc(&cu.funcs[i]); err != nil {
 			return err

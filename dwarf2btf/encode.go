@@ -10,14 +10,14 @@ import (
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/btfids"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
-// Options control Encode. The zero value encodes as Linux 6.1's
-// scripts/pahole-flags.sh runs pahole 1.24: floats as FLOAT, per-CPU
-// variables, Rust units left out, one worker per CPU.
+// Options control Encode. The zero value encodes as the input kernel's
+// own build ran pahole (Like), with one worker per CPU.
 type Options struct {
 	// Base is vmlinux's BTF when encoding a module: the output is split
 	// BTF on it (pahole's --btf_base).
@@ -25,8 +25,8 @@ type Options struct {
 	// Jobs is the number of workers; 0 means runtime.GOMAXPROCS(0). The
 	// output does not depend on it.
 	Jobs int
-	// NoFloats encodes floating-point types as INT, as pahole does
-	// without --btf_gen_floats.
+	// NoFloats encodes floating-point types as INT, as pahole 1.24 does
+	// without --btf_gen_floats (LikePahole124 only).
 	NoFloats bool
 	// SkipVars leaves out per-CPU variables (--skip_encoding_btf_vars).
 	SkipVars bool
@@ -41,9 +41,22 @@ type Options struct {
 	// dedup.NewBase from Base), for Dedup to reuse; nil makes one.
 	DedupBase *dedup.Base
 
+	// Like chooses whose output Encode reproduces; the zero value,
+	// LikeKernel, decides from the input's kernel release.
+	Like Like
+	// Features is the feature set of LikePahole130 and LikeLinux7 (pahole's
+	// --btf_features); zero means DefaultFeatures. There NoFloats and
+	// SkipVars are ignored: the float and var features decide. It must
+	// hold type_tag and enum64, whose absence this package does not
+	// encode.
+	Features Features
+
 	// mapped tells that the data is a read-only file mapping, whose pages
 	// can be given back once read (EncodeFile, DedupFile).
 	mapped bool
+	// like and features are Like and Features resolved for the input.
+	like     Like
+	features Features
 }
 
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
@@ -55,7 +68,7 @@ const langRust = 0x1c
 // unit order. data must not change until Encode returns; the Builder
 // copies what it keeps.
 func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
-	b, _, err := encode(ctx, data, opts, nil)
+	b, _, err := encode(ctx, data, opts, nil, nil)
 	return b, err
 }
 
@@ -87,10 +100,11 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 		b.Forget()
 		return nil
 	}
-	_, order, err := encode(ctx, data, opts, flush)
+	_, info, err := encode(ctx, data, opts, flush, m.AddString)
 	if err != nil {
 		return nil, err
 	}
+	order := info.order
 	// The encoding's heap, its workers' buffers and their garbage, is
 	// dead now, and the deduplication is about to allocate its own state
 	// (for a vmlinux, 27 MB of maps) beside the records: give the dead
@@ -100,7 +114,28 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	if out.ByteOrder == nil && !isNative(order) {
 		out.ByteOrder = order
 	}
-	return m.Dedup(out) // raw, as it is, for no option
+	if info.like != LikeLinux7 {
+		return m.Dedup(out) // raw, as it is, for no option
+	}
+	if out.ByteOrder != nil && !isNative(out.ByteOrder) {
+		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding in the byte order opposite to the host's is not supported")
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var kf []btfids.Kfunc
+	if info.kfuncs != nil {
+		kf = info.kfuncs.pairs
+	}
+	raw, err = btfids.Finalize(raw, btfids.Options{Base: opts.Base, DedupBase: base, Kfuncs: kf})
+	if err != nil {
+		return nil, fmt.Errorf("dwarf2btf: %w", err)
+	}
+	if out.Layout {
+		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding with a layout section is not supported")
+	}
+	return raw, nil
 }
 
 func isNative(order binary.ByteOrder) bool {
@@ -110,14 +145,27 @@ func isNative(order binary.ByteOrder) bool {
 // encode encodes data into a Builder, calling flush, if not nil, with it
 // after each compile unit is merged into it and at the end. It also
 // returns the ELF file's byte order.
-func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error) (*builder.Builder, binary.ByteOrder, error) {
+func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error, intern func([]byte) error) (*builder.Builder, *encodeInfo, error) {
+	info := &encodeInfo{}
 	o, err := openObject(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer o.free()
-	syms, err := newSymbols(o, !opts.SkipVars)
-	if err != nil {
+	if err := opts.resolve(o); err != nil {
+		return nil, nil, err
+	}
+	var syms *symbols
+	if opts.like >= LikePahole130 {
+		var tag *kfuncInfo
+		if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
+			info.kfuncs = o.kfuncPairs(opts.Base)
+			if opts.features&FeatureDeclTagKfuncs != 0 {
+				tag = info.kfuncs
+			}
+		}
+		syms = newSymbols130(o, tag)
+	} else if syms, err = newSymbols(o, !opts.SkipVars); err != nil {
 		return nil, nil, err
 	}
 	// o lives to the end (its relocated copies are freed then), but its
@@ -127,6 +175,10 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
+	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
+		d.regParams = registerParams(o.machine)
+	}
 	units, err := d.units()
 	if err != nil {
 		return nil, nil, err
@@ -142,6 +194,9 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	// the resident memory follows the units being encoded, not the file.
 	e.infoMapped = o.releasable(".debug_info", opts.mapped)
 	e.abbrevMapped = o.releasable(".debug_abbrev", opts.mapped)
+	// Only a file mapping: an anonymous copy released would read back as
+	// zeros, should a unit read lists out of order.
+	e.locMapped = d.loclists != nil && opts.mapped && o.debugMapped(".debug_loclists")
 	if opts.mapped {
 		// The whole file's pages go at the end.
 		defer mmap.Release(data)
@@ -152,11 +207,55 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		mmap.Release(data)
 	}
 	m := newMerger(b)
-	m.flush = flush
+	m.flush, m.intern = flush, intern
+	if opts.like >= LikePahole130 {
+		m.like130, m.elf, m.features = true, syms.elf, opts.features
+	}
 	if err := e.encode(ctx, m); err != nil {
 		return nil, nil, err
 	}
-	return b, o.order, nil
+	info.order, info.like = o.order, opts.like
+	return b, info, nil
+}
+
+// encodeInfo is what Dedup needs of the input besides the types: its byte
+// order, the encoder chosen, and the kfuncs of its .BTF_ids.
+type encodeInfo struct {
+	order  binary.ByteOrder
+	like   Like
+	kfuncs *kfuncInfo
+}
+
+// resolve decides opts.like and opts.features for the object.
+func (opts *Options) resolve(o *object) error {
+	opts.like = opts.Like
+	if opts.like == LikeKernel {
+		opts.like = LikeFor(o.release())
+	}
+	switch opts.like {
+	case LikePahole124:
+		opts.features = FeatureVar | FeatureFloat | FeatureDeclTag | FeatureTypeTag | FeatureEnum64
+		if opts.NoFloats {
+			opts.features &^= FeatureFloat
+		}
+		if opts.SkipVars {
+			opts.features &^= FeatureVar
+		}
+		return nil
+	case LikePahole130, LikeLinux7:
+	default:
+		return fmt.Errorf("dwarf2btf: unknown encoder %v", opts.like)
+	}
+	opts.features = opts.Features
+	if opts.features == 0 {
+		opts.features = DefaultFeatures
+	}
+	if need := FeatureTypeTag | FeatureEnum64; opts.features&need != need {
+		return fmt.Errorf("dwarf2btf: encoding without the type_tag or enum64 feature is not supported")
+	}
+	opts.NoFloats = opts.features&FeatureFloat == 0
+	opts.SkipVars = opts.features&FeatureVar == 0
+	return nil
 }
 
 // run is one Encode call's shared, read-only state.
@@ -175,6 +274,21 @@ type run struct {
 	// order); abbrevReleased is how much of it was given back.
 	abbrevMapped   bool
 	abbrevReleased uint64
+	// locMapped tells the same of .debug_loclists, whose lists come in
+	// the units' order too; locReleased is how much of it was given back.
+	locMapped   bool
+	locReleased uint64
+}
+
+// releaseLoc gives back the pages of .debug_loclists before end, the
+// furthest a merged unit read, in steps of at least releaseStep bytes.
+// A later unit that reads before it only faults pages back in.
+func (e *run) releaseLoc(end uint64) {
+	if !e.locMapped || end < e.locReleased+releaseStep || end > uint64(len(e.d.loclists)) {
+		return
+	}
+	mmap.Release(e.d.loclists[e.locReleased:end])
+	e.locReleased = end
 }
 
 // releaseThrough gives back, once unit i is merged, the pages of
@@ -240,6 +354,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		e.releaseThrough(i)
+		e.releaseLoc(u.locMax)
 		<-tokens
 		select {
 		case free <- u:
@@ -280,7 +395,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 }
 
 func (u *encoded) reset() {
-	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0]}
+	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0], sigs: u.sigs[:0]}
 }
 
 // unit loads, recodes and emits one unit.
@@ -295,6 +410,7 @@ func (e *run) unit(u unitHeader, l *loader, cache map[uint64]*abbrevTable, out *
 	cu := l.cu
 	cu.reset(u)
 	l.r = r
+	defer func() { out.locMax = r.locMax }()
 	l.mems, l.anns, l.ps = l.mems[:0], l.anns[:0], l.ps[:0]
 	if err := l.load(); err != nil {
 		return err

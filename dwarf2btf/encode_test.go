@@ -20,7 +20,7 @@ var smallModules = []string{"af_key", "vsock_loopback", "vmw_vsock_virtio_transp
 // debianBase returns the Debian 6.1 vmlinux BTF the modules were built on.
 func debianBase(tb testing.TB) *btf.Spec {
 	tb.Helper()
-	s, err := btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux))
+	s, err := btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -57,6 +57,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 				l.cu.params = append(l.cu.params, p)
 				return l.skip(c, d)
 			}
+			p.unexpected = l.r.unexpectedReg(c, int(idx))
 			b.params = append(b.params, p)
 			lo, n, err := l.annotations(c, d, idx)
 			b.annots = append(b.annots, l.cu.annots[lo:lo+n]...)

@@ -28,7 +28,7 @@ func FuzzEncode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := btf.Parse(raw); err != nil {
+		if _, err := btf.Parse(raw, btf.Options{}); err != nil {
 			t.Fatalf("deduplicated output does not parse: %v", err)
 		}
 	})

@@ -26,6 +26,16 @@ type merger struct {
 	// flush, if not nil, takes the Builder's records after each unit and
 	// at the end (see Dedup).
 	flush func(*builder.Builder) error
+	// intern, if not nil, adds a string to the deduplication's strings
+	// (dedup.Merger.AddString), after flush has taken the records.
+	intern func([]byte) error
+
+	// pahole 1.30's: the ELF functions, the saved functions, and the
+	// feature set; like130 tells that functions are saved.
+	like130  bool
+	elf      *elfFuncs
+	saved    []savedFunc
+	features Features
 
 	members []builder.Member
 	params  []builder.Param
@@ -71,7 +81,20 @@ func (m *merger) add(u *encoded) error {
 			return err
 		}
 	}
+	if m.like130 && len(u.funcs) > 0 {
+		// The saved functions add strings before the variables'
+		// records: hand over the records before them.
+		if err := m.flushed(); err != nil {
+			return err
+		}
+	}
 	for i := range u.funcs {
+		if m.like130 {
+			if err := m.saveFunc(u, &u.funcs[i], off); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := m.addFunc(u, &u.funcs[i], off); err != nil {
 			return err
 		}
@@ -130,6 +153,11 @@ func (m *merger) addFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 
 // finish adds the per-CPU DATASEC, its variables sorted by offset.
 func (m *merger) finish() error {
+	if m.like130 {
+		if err := m.addSaved(); err != nil {
+			return err
+		}
+	}
 	if len(m.secinfo) == 0 {
 		return m.flushed()
 	}

@@ -75,6 +75,8 @@ const (
 	atDataBitOffset  = 0x6b
 	atStrOffsetsBase = 0x72
 	atAddrBase       = 0x73
+	atArtificial     = 0x34
+	atLoclistsBase   = 0x8c
 )
 
 // attrSlot maps an attribute to its index in die.attrs; 0 means unused.
@@ -118,6 +120,10 @@ func attrSlot(at uint64) uint8 {
 		return slotStrOffsetsBase
 	case atAddrBase:
 		return slotAddrBase
+	case atArtificial:
+		return slotArtificial
+	case atLoclistsBase:
+		return slotLoclistsBase
 	}
 	return 0
 }
@@ -143,6 +149,8 @@ const (
 	slotDataBitOffset
 	slotStrOffsetsBase
 	slotAddrBase
+	slotArtificial
+	slotLoclistsBase
 	numSlots
 )
 
@@ -199,18 +207,19 @@ const (
 
 // Value classes of a decoded attribute.
 const (
-	classNone   = iota
-	classConst  // u holds the value (sdata sign-extended)
-	classFlag   // u is 0 or 1
-	classAddr   // u is an address (DW_FORM_addr)
-	classAddrx  // u is an index into .debug_addr
-	classString // b holds the bytes, without the NUL
-	classStrx   // u is an index into .debug_str_offsets
-	classRef    // u is a .debug_info offset
-	classSig    // a type signature (unsupported target)
-	classBlock  // b holds the block
-	classOffset // u is an offset into another section (DW_FORM_sec_offset)
-	classOther  // other forms the encoder ignores
+	classNone     = iota
+	classConst    // u holds the value (sdata sign-extended)
+	classFlag     // u is 0 or 1
+	classAddr     // u is an address (DW_FORM_addr)
+	classAddrx    // u is an index into .debug_addr
+	classString   // b holds the bytes, without the NUL
+	classStrx     // u is an index into .debug_str_offsets
+	classRef      // u is a .debug_info offset
+	classSig      // a type signature (unsupported target)
+	classBlock    // b holds the block
+	classOffset   // u is an offset into another section (DW_FORM_sec_offset)
+	classOther    // other forms the encoder ignores
+	classLoclistx // u is an index into the unit's location list offsets
 )
 
 // attrVal is one decoded attribute.
@@ -230,6 +239,12 @@ type dwarfData struct {
 	lineStr    []byte
 	strOffsets []byte
 	addr       []byte
+	// loclists and loc are .debug_loclists and .debug_loc, and
+	// regParams the ABI's parameter registers (location.go): set only
+	// when the encoding looks at parameters' locations.
+	loclists  []byte
+	loc       []byte
+	regParams []uint8
 }
 
 // unitHeader describes one unit of .debug_info.

@@ -27,6 +27,7 @@ func (cu *cuData) recode(little bool) error {
 	}
 	for i := range cu.funcs {
 		f := &cu.funcs[i]
+		f.unexpectedReg = cu.unexpectedReg(f)
 		if f.typeID != 0 || !f.hasOrigin {
 			continue
 		}
@@ -122,6 +123,9 @@ func (cu *cuData) recodeParams(lo, n int32) {
 		if k, ok := cu.lookup(p.origin, idxParam); ok {
 			p.name = cu.params[k].name
 			p.typeID = cu.params[k].typeID
+			// pahole 1.30 shares the register finding with the
+			// abstract origin.
+			cu.params[k].unexpected = cu.params[k].unexpected || p.unexpected
 		}
 	}
 }
@@ -232,4 +236,40 @@ func (cu *cuData) size(id int32, depth int) uint64 {
 		return s * n
 	}
 	return s
+}
+
+// unexpectedReg is cu__resolve_func_ret_types_optimized's unexpected_reg:
+// a parameter is in an unexpected register, and none is a struct (passed
+// in several registers, which throws the mapping off).
+func (cu *cuData) unexpectedReg(f *function) bool {
+	ps := cu.params[f.lo : f.lo+f.n]
+	found := false
+	for i := range ps {
+		found = found || ps[i].unexpected
+	}
+	if !found {
+		return false
+	}
+	for i := range ps {
+		if cu.isStruct(ps[i].typeID) {
+			return false
+		}
+	}
+	return true
+}
+
+// isStruct is pahole's param__is_struct: a struct, also behind typedefs
+// and const.
+func (cu *cuData) isStruct(id int32) bool {
+	for n := 0; id > 0 && int(id) < len(cu.types) && n < 64; n++ {
+		switch t := &cu.types[id]; t.tag {
+		case dwTagStructureType:
+			return true
+		case dwTagConstType, dwTagTypedef:
+			id = t.typeID
+		default:
+			return false
+		}
+	}
+	return false
 }

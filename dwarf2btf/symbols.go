@@ -21,6 +21,16 @@ type symbols struct {
 	percpuBase uint64
 	percpuSize uint64
 	hasPercpu  bool
+
+	// pahole 1.30's: the ELF functions table, the sections by address
+	// (addrs, sizes, types as in object) and the names of the STT_OBJECT
+	// symbols of .data..percpu.
+	elf           *elfFuncs
+	secAddrs      []uint64
+	secSizes      []uint64
+	secTypes      []elf.SectionType
+	percpuIdx     int
+	percpuObjects map[string]struct{}
 }
 
 type percpuVar struct {
@@ -65,6 +75,109 @@ func newSymbols(o *object, percpu bool) (*symbols, error) {
 	}
 	sort.SliceStable(s.percpu, func(i, j int) bool { return s.percpu[i].addr < s.percpu[j].addr })
 	return s, nil
+}
+
+// newSymbols130 is what pahole 1.30 takes from the symbol table: the ELF
+// functions (with kfuncs marked from .BTF_ids if kfuncs), the sections,
+// and the per-CPU section's object names.
+func newSymbols130(o *object, kfuncs *kfuncInfo) *symbols {
+	s := &symbols{elf: &elfFuncs{}, secAddrs: o.addrs, secSizes: o.sizes, secTypes: o.types,
+		percpuIdx: o.percpuIdx, percpuObjects: map[string]struct{}{}}
+	if o.symtab == nil {
+		return s
+	}
+	s.elf = newElfFuncs(o.symtab)
+	if kfuncs != nil {
+		s.elf.markKfuncs(kfuncs)
+	}
+	for _, sym := range o.symtab {
+		if o.percpuIdx != 0 && int(sym.Section) == o.percpuIdx && elf.ST_TYPE(sym.Info) == elf.STT_OBJECT {
+			s.percpuObjects[sym.Name] = struct{}{}
+		}
+	}
+	return s
+}
+
+// section is pahole 1.30's get_elf_section: the first PROGBITS or NOBITS
+// section holding addr, 0 if none.
+func (s *symbols) section(addr uint64) int {
+	for i := 1; i < len(s.secAddrs); i++ {
+		if s.secTypes[i] != elf.SHT_PROGBITS && s.secTypes[i] != elf.SHT_NOBITS {
+			continue
+		}
+		if s.secAddrs[i] <= addr && addr-s.secAddrs[i] < s.secSizes[i] {
+			return i
+		}
+	}
+	return 0
+}
+
+// filteredVar is pahole 1.30's filter_variable_name.
+func filteredVar(name []byte) bool {
+	if len(name) == 0 || name[0] != '_' {
+		return false
+	}
+	for _, p := range []string{"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"} {
+		if len(name) >= len(p) && string(name[:len(p)]) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// emitVars130 is pahole 1.30's btf_encoder__encode_cu_variables for the
+// per-CPU variables (the only section it includes without global_var).
+func (e *emitter) emitVars130() error {
+	s, cu := e.obj, e.cu
+	if s.percpuIdx == 0 || e.opts.features&FeatureVar == 0 {
+		return nil
+	}
+	force := e.opts.features&FeatureEncodeForce != 0
+	for i := range cu.vars {
+		v := &cu.vars[i]
+		if v.decl && v.specIdx < 0 || !v.topLevel || v.artificial || v.scope != scopeGlobal {
+			continue
+		}
+		shndx := s.section(v.addr)
+		if shndx == 0 || shndx != s.percpuIdx {
+			continue
+		}
+		addr := v.addr - s.secAddrs[shndx]
+		if v.specIdx >= 0 {
+			v = &cu.vars[v.specIdx]
+		}
+		if v.name == nil || filteredVar(v.name) {
+			continue
+		}
+		if _, ok := s.percpuObjects[string(v.name)]; addr == 0 && !ok {
+			continue
+		}
+		if !validName(string(v.name)) {
+			if force {
+				continue
+			}
+			return fmt.Errorf("dwarf2btf: variable %q has a name BTF cannot hold", v.name)
+		}
+		if v.typeID == 0 {
+			if force {
+				continue
+			}
+			return fmt.Errorf("dwarf2btf: variable %q has void type", v.name)
+		}
+		size := cu.size(v.typeID, 0)
+		if size == 0 || size > 1<<32-1 || addr > 1<<32-1 {
+			continue
+		}
+		linkage := btf.LinkageStatic
+		if v.external {
+			linkage = btf.LinkageGlobal
+		}
+		lo := int32(len(e.out.tags))
+		e.addTags(0, v.annLo, v.annN)
+		e.out.vars = append(e.out.vars, ovar{name: v.name, typ: uint32(v.typeID), linkage: linkage,
+			offset: uint32(addr), size: uint32(size), tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+	}
+	return nil
 }
 
 // findPercpu finds the per-CPU symbol at a section offset.

@@ -81,3 +81,31 @@ func paholeVmlinux(tb testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// TestKernelAcceptsFiles loads each raw BTF file that $KMETA_LOAD_BTF
+// lists (separated by colons) into the running kernel (BPF_BTF_LOAD), as
+// root: bench/encode-kernel.sh runs it on the vmlinux BTF it encodes.
+func TestKernelAcceptsFiles(t *testing.T) {
+	list := os.Getenv("KMETA_LOAD_BTF")
+	if list == "" {
+		t.Skip("set KMETA_LOAD_BTF to raw BTF files to load (bench/encode-kernel.sh does)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("not root: BPF_BTF_LOAD needs CAP_BPF or CAP_SYS_ADMIN")
+	}
+	if err := bpfsys.Available(); err != nil {
+		t.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
+	}
+	for _, p := range filepath.SplitList(list) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := bpfsys.LoadBTF(raw)
+		if err != nil {
+			t.Errorf("%s: the kernel rejected the BTF: %.2000s", p, err)
+			continue
+		}
+		f.Close()
+	}
+}

@@ -11,7 +11,7 @@ func BenchmarkFindAcrossModules(b *testing.B) {
 	dir := fakeSysfs(b, nil, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		c := NewCache(Options{Sysfs: dir})
+		c := NewCache(Options{Workers: 4, Sysfs: dir})
 		h, err := c.Acquire()
 		if err != nil {
 			b.Fatal(err)
@@ -28,7 +28,7 @@ func BenchmarkFindAcrossModules(b *testing.B) {
 // BenchmarkBuildIndex builds the name index of vmlinux and all 1,121
 // Debian 6.1 modules, as the second search across all modules does.
 func BenchmarkBuildIndex(b *testing.B) {
-	c := NewCache(Options{Sysfs: fakeSysfs(b, nil, nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(b, nil, nil)})
 	defer c.Close()
 	h, err := c.Acquire()
 	if err != nil {
@@ -39,11 +39,11 @@ func BenchmarkBuildIndex(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	parallel(len(mods), func(i int) { mods[i].open(h.g.vmlinux) })
+	parallel(2, len(mods), func(i int) { mods[i].open(h.g.vmlinux) })
 	b.ReportAllocs()
 	var x *nameIndex
 	for b.Loop() {
-		x = buildIndex(h.g.vmlinux, mods)
+		x = buildIndex(h.g.opts.Workers, h.g.vmlinux, mods)
 	}
 	b.ReportMetric(float64(len(x.entries)), "entries")
 }

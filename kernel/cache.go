@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -32,10 +33,11 @@ func NewCache(opts Options) *Cache {
 }
 
 // defaultCache is the explicit process-wide cache returned by Default.
-var defaultCache = NewCache(Options{})
+var defaultCache = NewCache(Options{Workers: runtime.GOMAXPROCS(0)})
 
-// Default returns the process-wide Cache for the running kernel (zero
-// Options). It holds nothing until its first Acquire; Flush it to give its
+// Default returns the process-wide Cache for the running kernel: zero
+// Options but for Workers, which is GOMAXPROCS as the package is
+// initialized. It holds nothing until its first Acquire; Flush it to give its
 // memory back. Libraries that share it share one vmlinux Spec. Closing it
 // makes every later Acquire on it fail, so call only Flush on it unless the
 // process is done with kernel BTF.
@@ -70,16 +72,22 @@ func (c *Cache) Acquire() (*Handle, error) {
 }
 
 // openGeneration opens vmlinux into a new current generation, calling
-// beside(g) on a second goroutine meanwhile; beside is done when the
-// returned channel is closed. On error nothing is cached, and beside is
-// done before openGeneration returns. c.mu is held.
+// beside(g) on a second goroutine meanwhile if the options allow one, else
+// first; beside is done when the returned channel is closed. On error
+// nothing is cached, and beside is done before openGeneration returns.
+// c.mu is held.
 func (c *Cache) openGeneration(beside func(*generation)) (*generation, <-chan struct{}, error) {
 	g := &generation{opts: c.opts}
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	if c.opts.Workers < 2 {
 		beside(g)
-	}()
+		close(done)
+	} else {
+		go func() {
+			defer close(done)
+			beside(g)
+		}()
+	}
 	spec, path, err := openVmlinux(c.opts)
 	if err != nil {
 		<-done
@@ -176,6 +184,10 @@ type generation struct {
 // modules lists the module BTF files the first time it is called.
 func (g *generation) modules() ([]*module, error) {
 	g.listOnce.Do(func() {
+		if g.opts.Package != nil {
+			g.mods = packageModules(g.opts.Package)
+			return
+		}
 		g.mods, g.listErr = listModules(g.opts.BTFDir())
 	})
 	return g.mods, g.listErr

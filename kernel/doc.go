@@ -23,7 +23,7 @@
 //
 // A Cache holds one generation of Specs at a time. Acquire returns a Handle
 // on the current generation, opening vmlinux (and listing the module BTF
-// directory on a second goroutine meanwhile) if needed; Release gives it
+// directory) if needed; Release gives it
 // back. Flush detaches the generation: the next Acquire opens the files
 // again, and the detached Specs are closed (unmapped) as soon as the last
 // Handle on them is released. Nothing is cached outside a Cache value:
@@ -37,9 +37,15 @@
 // can be, so that a search for a type of one module opens that module only.
 // Cache.Find acquires a Handle and searches it in one call; on a Cache that
 // holds nothing yet, it screens the modules' string sections while vmlinux
-// is being opened, instead of after.
+// is being opened, instead of after, when it may use a second goroutine.
 //
 // # Concurrency
+//
+// Calls run on the caller's goroutine unless Options.Workers allows more:
+// then vmlinux's records are checked on two goroutines, the module
+// directory is listed (or the modules screened) on another while vmlinux is
+// read, and many modules are read or screened on up to Workers goroutines.
+// Default's Cache allows GOMAXPROCS.
 //
 // Cache and Handle are safe for concurrent use by multiple goroutines. Flush
 // never closes a Spec that a live Handle can reach: Specs are closed only

@@ -1,12 +1,14 @@
 package kernel_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/kernel"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // Find a type wherever the running kernel has it, in vmlinux or in a
@@ -69,4 +71,29 @@ func ExampleOptions_OpenVmlinux() {
 	spec, err := kernel.Options{Root: "../testdata/no-such-root", Release: "6.1.0-test"}.OpenVmlinux()
 	fmt.Println(spec == nil, errors.Is(err, kernel.ErrNoVmlinux))
 	// Output: true true
+}
+
+// A kernel package (linux-image-*.deb) stands for a kernel: the Cache
+// finds types across its vmlinux and its modules as it does for the
+// running kernel's.
+func ExampleOptions_package() {
+	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := kernel.NewCache(kernel.Options{Package: pkg})
+	defer c.Close()
+	for _, name := range []string{"demo_dev", "list_head"} {
+		h, res, err := c.Find(name, kernel.FindOptions{Kind: btf.KindStruct})
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, m := range res.Matches {
+			fmt.Printf("%s: [%d] %s, %d bytes\n", m.Module, m.Type.ID(), m.Type.Name(), m.Type.Size())
+		}
+		h.Release()
+	}
+	// Output:
+	// demo: [4] demo_dev, 24 bytes
+	// vmlinux: [2] list_head, 16 bytes
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // FindOptions narrow a search across the kernel.
@@ -144,7 +145,7 @@ func (h *Handle) scanModules(res *Result, mods []*module, q query, keep []bool) 
 			defer closeFD(fd)
 		}
 	}
-	parallel(len(mods), func(i int) {
+	parallel(h.g.opts.Workers, len(mods), func(i int) {
 		m := mods[i]
 		var spec *btf.Spec
 		var err error
@@ -211,7 +212,7 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 	// A name offset may point into the middle of a string, so look for
 	// the name followed by a NUL, not for a whole string.
 	needle := append([]byte(q.name), 0)
-	if strs, _ := vmlinux.StringSection(); !containsName(strs, needle) {
+	if strs, _ := btfraw.StringSection(vmlinux); !containsName(strs, needle) {
 		q.needle = needle
 	}
 	return q
@@ -243,6 +244,14 @@ const (
 // or strings cannot be read this way is opened, so that its error is the
 // one open reports. q.needle must be set.
 func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Spec, error) {
+	if m.pkg != nil {
+		if raw, err := m.pkg.File(m.name); err == nil {
+			if strs, ok := rawStrings(raw); ok && !containsName(strs, q.needle) {
+				return nil, nil
+			}
+		}
+		return m.open(base)
+	}
 	name := m.name
 	if dirfd == atFDCWD {
 		name = filepath.Join(dir, m.name)
@@ -251,6 +260,16 @@ func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Sp
 		return nil, nil
 	}
 	return m.open(base)
+}
+
+// rawStrings returns the string section of raw BTF in memory; ok is false
+// if its header cannot be read or the section lies outside it.
+func rawStrings(raw []byte) (strs []byte, ok bool) {
+	off, size, err := btfraw.StringsRange(raw[:min(len(raw), headLen)])
+	if err != nil || off+size > int64(len(raw)) {
+		return nil, false
+	}
+	return raw[off : off+size], true
 }
 
 // mayHold reports whether the string section of the BTF file name in
@@ -282,7 +301,7 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	off, size, err := btf.StringsRange(head[:n])
+	off, size, err := btfraw.StringsRange(head[:n])
 	if err != nil || size > maxScreen {
 		return nil, false
 	}
@@ -303,7 +322,7 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 // an error.
 func (q query) appendTo(dst []btf.Type, s *btf.Spec) ([]btf.Type, error) {
 	if q.needle != nil && s.Base() != nil {
-		if strs, _ := s.StringSection(); strs != nil && !containsName(strs, q.needle) {
+		if strs, _ := btfraw.StringSection(s); strs != nil && !containsName(strs, q.needle) {
 			return dst, nil
 		}
 	}

@@ -30,7 +30,7 @@ func places(h *Handle, ms []Match) []place {
 }
 
 func TestFindAcrossKernel(t *testing.T) {
-	c := NewCache(Options{Sysfs: fakeSysfs(t, nil, nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(t, nil, nil)})
 	defer c.Close()
 	h := acquire(t, c)
 
@@ -82,7 +82,7 @@ func TestFindAcrossKernel(t *testing.T) {
 // that every place reports it at most once, and that each match's id lies
 // in the place that reports it.
 func TestFindOncePerPlace(t *testing.T) {
-	c := NewCache(Options{Sysfs: fakeSysfs(t, nil, nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(t, nil, nil)})
 	defer c.Close()
 	h := acquire(t, c)
 	res, err := h.Find("module", FindOptions{Kind: btf.KindStruct})
@@ -109,7 +109,7 @@ func TestFindOncePerPlace(t *testing.T) {
 }
 
 func TestFindNotFound(t *testing.T) {
-	c := NewCache(Options{Sysfs: fakeSysfs(t, only("xfs", "tls"), nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(t, only("xfs", "tls"), nil)})
 	defer c.Close()
 	h := acquire(t, c)
 	tests := []struct {
@@ -156,7 +156,7 @@ func TestCorruptModule(t *testing.T) {
 		}
 		return b
 	})
-	c := NewCache(Options{Sysfs: dir})
+	c := NewCache(Options{Workers: 4, Sysfs: dir})
 	defer c.Close()
 	h := acquire(t, c)
 
@@ -214,7 +214,7 @@ func TestCorruptModule(t *testing.T) {
 }
 
 func TestModuleNames(t *testing.T) {
-	c := NewCache(Options{Sysfs: fakeSysfs(t, only("xfs", "vport_gre"), nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(t, only("xfs", "vport_gre"), nil)})
 	defer c.Close()
 	h := acquire(t, c)
 	mods, err := h.Modules()
@@ -266,7 +266,7 @@ func corruptXFSSysfs(t *testing.T) string {
 }
 
 func TestFindScreensModules(t *testing.T) {
-	c := NewCache(Options{Sysfs: corruptXFSSysfs(t)})
+	c := NewCache(Options{Workers: 4, Sysfs: corruptXFSSysfs(t)})
 	defer c.Close()
 	h := acquire(t, c)
 

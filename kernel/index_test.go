@@ -35,7 +35,7 @@ func TestIndexMatchesScan(t *testing.T) {
 		}
 		return b
 	})
-	c := NewCache(Options{Sysfs: dir})
+	c := NewCache(Options{Workers: 4, Sysfs: dir})
 	defer c.Close()
 	h := acquire(t, c)
 

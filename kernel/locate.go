@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // Options say where a Cache finds the kernel's BTF. The zero value reads the
@@ -25,6 +27,16 @@ type Options struct {
 	// vmlinux locations. "" means the running kernel's release, which is
 	// rarely right for another machine's files under Root.
 	Release string
+	// Package, if not nil, is the kernel's BTF instead of the files above
+	// (Root, Sysfs and Release are then ignored): a kernel package's
+	// vmlinux and modules, read by kimage.OpenPackage, as if it were the
+	// running kernel. It must stay usable while the Cache is.
+	Package *kimage.Package
+	// Workers is how many goroutines a call may use: to check vmlinux's
+	// type section in two halves, to list the module BTF directory while
+	// vmlinux is read, and to read or screen many modules at once. 0 or 1
+	// runs every call on the caller's goroutine alone.
+	Workers int
 }
 
 // sysfs returns the directory that stands for /sys.
@@ -102,6 +114,10 @@ func validName(name string) bool {
 // (a debug vmlinux without a .BTF section, say). The error wraps
 // ErrNoVmlinux and the reasons the existing files were rejected.
 func openVmlinux(o Options) (*btf.Spec, string, error) {
+	if o.Package != nil {
+		s, err := o.Package.Open(Vmlinux, nil)
+		return s, o.Package.String(), err
+	}
 	paths, err := o.VmlinuxPaths()
 	if err != nil {
 		return nil, "", err
@@ -117,7 +133,7 @@ func openVmlinux(o Options) (*btf.Spec, string, error) {
 			}
 			continue
 		}
-		s, err := btf.Open(p)
+		s, err := btf.Open(context.Background(), p, btf.Options{Workers: o.Workers})
 		if err == nil {
 			return s, p, nil
 		}

@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // MaxModuleSize bounds the size of one module's BTF file. Module BTF is
@@ -24,7 +24,8 @@ const MaxModuleSize = 256 << 20
 // first use. spec and err are written once, inside once.
 type module struct {
 	name   string
-	dir    string // the module BTF directory
+	dir    string          // the module BTF directory
+	pkg    *kimage.Package // or the package that holds the module's BTF
 	once   sync.Once
 	spec   *btf.Spec
 	err    error
@@ -35,13 +36,23 @@ type module struct {
 // A failure is kept: the module is not retried until the next generation.
 func (m *module) open(base *btf.Spec) (*btf.Spec, error) {
 	m.once.Do(func() {
+		if m.pkg != nil {
+			m.set(m.pkg.Open(m.name, base))
+			return
+		}
 		m.set(readSplit(m.path(), base))
 	})
 	return m.spec, m.err
 }
 
-// path returns the path of the module's BTF file.
-func (m *module) path() string { return filepath.Join(m.dir, m.name) }
+// path returns the path of the module's BTF file, or the package's and
+// the module's name.
+func (m *module) path() string {
+	if m.pkg != nil {
+		return m.pkg.String() + ":" + m.name
+	}
+	return filepath.Join(m.dir, m.name)
+}
 
 // set records the outcome of opening the module, inside once.
 func (m *module) set(spec *btf.Spec, err error) {
@@ -52,13 +63,13 @@ func (m *module) set(spec *btf.Spec, err error) {
 	m.opened.Store(true)
 }
 
-// parallel calls fn(i) for every i in [0, n), on up to GOMAXPROCS
-// goroutines when n is large enough to pay for them, and returns when all
-// calls have returned. Reading or screening 1,121 modules is mostly
-// system calls, several milliseconds of them on one core (see
+// parallel calls fn(i) for every i in [0, n), on up to workers goroutines
+// (Options.Workers) when n is large enough to pay for them, and returns
+// when all calls have returned. Reading or screening 1,121 modules is
+// mostly system calls, several milliseconds of them on one core (see
 // BenchmarkFindAcrossModules).
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/64+1)
+func parallel(workers, n int, fn func(i int)) {
+	workers = min(workers, n/64+1)
 	if workers <= 1 {
 		for i := range n {
 			fn(i)
@@ -102,7 +113,7 @@ func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return btf.ParseSplit(data, base)
+	return btf.Parse(data, btf.Options{Base: base})
 }
 
 // readFile reads the file at path: as many bytes as fstat reports (sysfs
@@ -203,6 +214,19 @@ func listModules(dir string) ([]*module, error) {
 		mods = append(mods, &all[i])
 	}
 	return mods, nil
+}
+
+// packageModules lists the modules of a kernel package with BTF, sorted by
+// name.
+func packageModules(p *kimage.Package) []*module {
+	names := p.Modules()
+	all := make([]module, len(names))
+	mods := make([]*module, len(names))
+	for i, name := range names {
+		all[i] = module{name: name, pkg: p}
+		mods[i] = &all[i]
+	}
+	return mods
 }
 
 // readDirNames lists dir without the stat calls of os.ReadDir.

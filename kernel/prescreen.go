@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -86,6 +86,9 @@ type prescreen struct {
 // openVmlinux will try is raw BTF whose strings lack needle, screens every
 // module's strings for it.
 func (g *generation) prescreen(needle []byte) prescreen {
+	if g.opts.Package != nil {
+		return prescreen{} // in memory: screened as it is searched
+	}
 	mods, err := g.modules()
 	if err != nil || len(mods) == 0 {
 		return prescreen{}
@@ -101,7 +104,7 @@ func (g *generation) prescreen(needle []byte) prescreen {
 	}
 	defer closeFD(dirfd)
 	keep := make([]bool, len(mods))
-	parallel(len(mods), func(i int) { keep[i] = mayHold(dirfd, mods[i].name, needle) })
+	parallel(g.opts.Workers, len(mods), func(i int) { keep[i] = mayHold(dirfd, mods[i].name, needle) })
 	return prescreen{vmlinux: path, keep: keep}
 }
 
@@ -142,7 +145,7 @@ func vmlinuxHas(path string, needle []byte) bool {
 		return true
 	}
 	defer unmap()
-	off, n, err := btf.StringsRange(data)
+	off, n, err := btfraw.StringsRange(data)
 	if err != nil || off+n > int64(len(data)) {
 		return true
 	}

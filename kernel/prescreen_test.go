@@ -42,12 +42,12 @@ func TestCacheFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ref := NewCache(Options{Sysfs: dir})
+			ref := NewCache(Options{Workers: 4, Sysfs: dir})
 			defer ref.Close()
 			rh := acquire(t, ref)
 			want, wantErr := rh.Find(tt.name, tt.opts)
 
-			c := NewCache(Options{Sysfs: dir})
+			c := NewCache(Options{Workers: 4, Sysfs: dir})
 			defer c.Close()
 			for round := range 2 { // cold, then warm
 				h, got, err := c.Find(tt.name, tt.opts)
@@ -84,12 +84,12 @@ func TestCacheFind(t *testing.T) {
 		})
 	}
 
-	c := NewCache(Options{Sysfs: dir})
+	c := NewCache(Options{Workers: 4, Sysfs: dir})
 	c.Close()
 	if h, _, err := c.Find("xfs_mount", FindOptions{}); h != nil || !errors.Is(err, ErrClosed) {
 		t.Errorf("Find on a closed Cache: %v, %v; want ErrClosed", h, err)
 	}
-	c = NewCache(Options{Sysfs: t.TempDir()})
+	c = NewCache(Options{Workers: 4, Sysfs: t.TempDir()})
 	if h, _, err := c.Find("xfs_mount", FindOptions{}); h != nil || !errors.Is(err, ErrNoVmlinux) {
 		t.Errorf("Find without vmlinux: %v, %v; want ErrNoVmlinux", h, err)
 	}
@@ -98,7 +98,7 @@ func TestCacheFind(t *testing.T) {
 // TestCacheFindCorruptModule is TestFindScreensModules for a cold
 // Cache.Find (see corruptXFSSysfs).
 func TestCacheFindCorruptModule(t *testing.T) {
-	c := NewCache(Options{Sysfs: corruptXFSSysfs(t)})
+	c := NewCache(Options{Workers: 4, Sysfs: corruptXFSSysfs(t)})
 	defer c.Close()
 	h, res, err := c.Find("btrfs_fs_info", FindOptions{})
 	if err != nil {
@@ -132,7 +132,7 @@ func TestCacheFindCorruptModule(t *testing.T) {
 // TestCacheFindConcurrent runs cold and warm Finds, Flushes and Releases
 // on one Cache from 8 goroutines (run it with -race).
 func TestCacheFindConcurrent(t *testing.T) {
-	c := NewCache(Options{Sysfs: fakeSysfs(t, nil, nil)})
+	c := NewCache(Options{Workers: 4, Sysfs: fakeSysfs(t, nil, nil)})
 	defer c.Close()
 	var wg sync.WaitGroup
 	for g := range 8 {

@@ -2,6 +2,12 @@
 // kernel images (bzImage, /boot/vmlinuz-*) and Debian kernel packages
 // (linux-image-*.deb).
 //
+// OpenBTF and ReadBTF read BTF from any input kmeta reads: what btf.Open
+// reads, and the kernel's BTF in a vmlinuz or a package. OpenPackage reads
+// a package's BTF, its kernel's and every module's, once; as
+// kernel.Options.Package it stands for that kernel, to find types across
+// its modules as on a running system.
+//
 // A bzImage's compressed kernel is found through its setup header
 // (payload_offset and payload_length, x86 boot protocol 2.08 and later)
 // and inflated with the compressor its magic number names: gzip, xz and
@@ -9,7 +15,7 @@
 // ulikunitz/xz/lzma, lz4 (the kernel's legacy frames) with pierrec/lz4,
 // and lzo with the small LZO1X decoder of this package, since no
 // maintained Go package has one. What comes out is the vmlinux ELF file,
-// whose .BTF section btf.ReadWith then reads.
+// whose .BTF section btf.Read then reads.
 //
 // A Debian package is an ar archive whose data.tar (xz, zstd or gzip) holds
 // boot/vmlinuz-* and the modules under lib/modules; Walk streams through
@@ -17,8 +23,9 @@
 //
 // # Concurrency
 //
-// Functions here keep their state in the call and are safe for concurrent
-// use; a reader they return is not.
+// Every call runs on the caller's goroutine. Functions here keep their
+// state in the call and are safe for concurrent use; a reader they return
+// is not. A Package is immutable and safe for concurrent use.
 //
 // # Security
 //
@@ -26,5 +33,7 @@
 // against the data before use. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
-// Callers bound the decompressed stream (btf.ReadWith's MaxSize).
+// Callers bound the decompressed stream (btf.Options.MaxSize); OpenBTF,
+// ReadBTF and OpenPackage bound it themselves, and check a package's magic
+// before they read the rest.
 package kimage

@@ -79,3 +79,30 @@ func FuzzLZO(f *testing.F) {
 		_, _ = io.Copy(io.Discard, io.LimitReader(r, 1<<24))
 	})
 }
+
+// FuzzPackage reads mutated kernel packages (seeded with the Examples'
+// package, whose data.tar is xz): an error or a Package whose files all
+// parse or fail cleanly, never a panic, within a 1 MiB limit.
+func FuzzPackage(f *testing.F) {
+	demo, err := os.ReadFile(demoPackage)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(demo)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), 1<<20)
+		if err != nil {
+			return
+		}
+		vmlinux, err := p.Open("vmlinux", nil)
+		if err != nil {
+			return
+		}
+		defer vmlinux.Close()
+		for _, m := range p.Modules() {
+			if s, err := p.Open(m, vmlinux); err == nil {
+				s.Close()
+			}
+		}
+	})
+}

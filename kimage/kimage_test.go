@@ -81,7 +81,7 @@ func cliCompress(t *testing.T, data []byte, name string, args ...string) []byte 
 
 func TestCompressors(t *testing.T) {
 	elf := vmlinux(t)
-	want, err := btf.Read(bytes.NewReader(elf), nil)
+	want, err := btf.Read(context.Background(), bytes.NewReader(elf), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCompressors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := btf.Read(r, nil)
+			s, err := btf.Read(context.Background(), r, btf.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package builder_test
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -115,7 +116,7 @@ func TestELF(t *testing.T) {
 		if _, err := f.Symbols(); err != nil {
 			t.Fatalf("symbol table: %v", err)
 		}
-		s, err := btf.Read(bytes.NewReader(obj), nil)
+		s, err := btf.Read(context.Background(), bytes.NewReader(obj), btf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

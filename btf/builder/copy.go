@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // source records what a Builder copied from one Spec (that Spec's own
@@ -213,12 +214,12 @@ func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
 // reads while copying (a Spec's data may be remapped between copies).
 func (src *source) refresh() {
 	for _, o := range src.chain {
-		o.strs, o.strStart = o.spec.StringSection()
+		o.strs, o.strStart = btfraw.StringSection(o.spec)
 	}
 }
 
 func namedComposite(t btf.Type) bool {
-	return t.IsComposite() && t.NameOffset() != 0
+	return t.IsComposite() && btfraw.NameOff(t) != 0
 }
 
 // visit marks t for copying, unless it is already copied, and queues it for
@@ -297,7 +298,7 @@ func (c *copier) walk() {
 		c.stack = c.stack[:len(c.stack)-1]
 		p := &c.pending[it.pend]
 		t, src := p.t, p.src
-		rec := t.Record()
+		rec := btfraw.Record(t)
 		if rec == nil {
 			c.err = btf.ErrClosed
 			return

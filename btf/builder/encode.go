@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // encode appends a copy of t's record with its type ids mapped through src
@@ -14,9 +15,9 @@ import (
 // copied as it is and then patched where wire.KindFields says it holds type
 // ids and string offsets, so every bit the reader accepted survives. Ids are
 // numbered before encoding, so references to types later in the batch
-// (cycles through pointers) map too. Guarded by BenchmarkMinimalTaskStruct.
+// (cycles through pointers) map too.
 func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
-	rec := t.Record()
+	rec := btfraw.Record(t)
 	if rec == nil {
 		return btf.ErrClosed
 	}

@@ -31,7 +31,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	spec, err := btf.Parse(raw)
+	spec, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

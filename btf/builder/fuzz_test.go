@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // FuzzRoundTrip: whatever btf.Parse accepts, the Builder copies and
@@ -52,10 +53,10 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add(marshal(f, sb, builder.Options{}))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if s, err := btf.Parse(data); err == nil {
+		if s, err := btf.Parse(data, btf.Options{}); err == nil {
 			roundTrip(t, s, nil)
 		}
-		if s, err := btf.ParseSplit(data, base); err == nil {
+		if s, err := btf.Parse(data, btf.Options{Base: base}); err == nil {
 			roundTrip(t, s, base)
 		}
 	})
@@ -78,7 +79,7 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
 	}
-	got, err := btf.ParseSplit(out, base)
+	got, err := btf.Parse(out, btf.Options{Base: base})
 	if err != nil {
 		t.Fatalf("parse of our output: %v", err)
 	}
@@ -100,7 +101,7 @@ func sameRecords(t *testing.T, a, b *btf.Spec) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rx, ry := x.Record(), y.Record()
+		rx, ry := btfraw.Record(x), btfraw.Record(y)
 		if len(rx) != len(ry) {
 			t.Fatalf("type %d: record of %d bytes, want %d", id, len(ry), len(rx))
 		}
@@ -128,7 +129,7 @@ func sameRecords(t *testing.T, a, b *btf.Spec) {
 // str returns the string at offset off of s's string space.
 func str(s *btf.Spec, off uint32) string {
 	for o := s; o != nil; o = o.Base() {
-		data, start := o.StringSection()
+		data, start := btfraw.StringSection(o)
 		if off >= start {
 			rest := data[off-start:]
 			return string(rest[:bytes.IndexByte(rest, 0)])

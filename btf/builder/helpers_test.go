@@ -14,7 +14,7 @@ import (
 
 func mustParse(tb testing.TB, b []byte, base *btf.Spec) *btf.Spec {
 	tb.Helper()
-	s, err := btf.ParseSplit(b, base)
+	s, err := btf.Parse(b, btf.Options{Base: base})
 	if err != nil {
 		tb.Fatal(err)
 	}

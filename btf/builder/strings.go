@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // strTable is a Builder's own string section with a hash index, so that
@@ -20,7 +21,6 @@ import (
 // zero, so that a zero slot is empty and most probes that meet another
 // string are decided without reading it. The hash seed is random but never
 // affects the output, which depends only on the order strings are added.
-// Guarded by BenchmarkMinimalTaskStruct.
 type strTable struct {
 	data  []byte   // own string section
 	start uint32   // string offset of data[0]
@@ -46,7 +46,7 @@ func newStrTable(base *btf.Spec) strTable {
 		t.data = []byte{0}
 		return t
 	}
-	data, start := base.StringSection()
+	data, start := btfraw.StringSection(base)
 	t.start = start + uint32(len(data))
 	return t
 }
@@ -176,7 +176,7 @@ func newStrIndex(base *btf.Spec) *strIndex {
 	x := &strIndex{seed: maphash.MakeSeed()}
 	n := 0
 	for s := base; s != nil; s = s.Base() {
-		data, start := s.StringSection()
+		data, start := btfraw.StringSection(s)
 		x.secs = append(x.secs, data)
 		x.start = append(x.start, start)
 		n += bytes.Count(data, []byte{0})

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/kmeta-dev/kmeta/btf/cdump"
 )
 
 func (c cCase) raw() []byte {
@@ -25,7 +23,7 @@ func TestCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := dumpC(t, parse(t, c.raw(), nil), cdump.Options{})
+			got := dumpC(t, parse(t, c.raw(), nil), v71)
 			if !bytes.Equal(got, want) {
 				t.Errorf("differs from bpftool's %s: %s\ngot body:\n%s", c.golden(), firstDiff(got, want), body(t, got))
 			}
@@ -53,7 +51,7 @@ func TestCasesAgainstBpftool(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := dumpC(t, parse(t, raw, nil), cdump.Options{})
+			got := dumpC(t, parse(t, raw, nil), v71)
 			if !bytes.Equal(got, want) {
 				t.Errorf("differs from bpftool: %s", firstDiff(got, want))
 			}
@@ -69,7 +67,7 @@ func TestCasesCompile(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			compile(t, dumpC(t, parse(t, c.raw(), nil), cdump.Options{}), "")
+			compile(t, dumpC(t, parse(t, c.raw(), nil), v71), "")
 		})
 	}
 }

@@ -19,8 +19,69 @@ type Options struct {
 	// the types of the function's return value and parameters, or of the
 	// variable, with full definitions even of the types they use through
 	// pointers. An unknown name makes Write fail with an error wrapping
-	// btf.ErrNotFound, before anything is written.
+	// btf.ErrNotFound, before anything is written. A header limited to
+	// some types has no kfunc block.
 	Types []string
+	// IDs, if not empty, limits the header to the types with these ids and
+	// the types they need, in this order (after those of Types), as
+	// libbpf's btf_dump__dump_type prints them one root at a time: this is
+	// what "bpftool btf dump map" prints for a map's key and value. Id 0
+	// (void) prints nothing; an id past the last type makes Write fail with
+	// an error wrapping btf.ErrNotFound, before anything is written.
+	IDs []btf.TypeID
+
+	// Unsorted prints the types in the order of their ids, as bpftool 7.5's
+	// "format c unsorted" does, instead of sorted by name.
+	Unsorted bool
+
+	// Compat, if not CompatNone, prints what an older tool printed
+	// instead: see Compat.
+	Compat Compat
+
+	// skipFirst leaves out the type that sorts first, as bpftool 7.5 does;
+	// sortAll sorts every type, also those that print nothing (for tests,
+	// see export_test.go).
+	skipFirst, sortAll bool
+}
+
+// Compat names an earlier tool whose C header Write can reproduce byte for
+// byte.
+type Compat int
+
+const (
+	// CompatNone prints what bpftool 7.5 prints (the default).
+	CompatNone Compat = iota
+	// CompatBpftool71 prints what Debian 12's bpftool 7.1 (libbpf 1.1 of
+	// Linux 6.1) prints: the types in id order, without the __ksym and
+	// __weak macros, the kfunc prototypes and the mode(byte) and
+	// mode(word) attributes of 1- and 8-byte enums. Options.Unsorted
+	// changes nothing in this mode.
+	CompatBpftool71
+)
+
+// compatNames are the spellings of Compat that ParseCompat accepts.
+var compatNames = [...]string{CompatNone: "bpftool-7.5", CompatBpftool71: "bpftool-7.1"}
+
+// String returns the name of c that ParseCompat accepts.
+func (c Compat) String() string {
+	if c >= 0 && int(c) < len(compatNames) {
+		return compatNames[c]
+	}
+	return fmt.Sprintf("Compat(%d)", int(c))
+}
+
+// ParseCompat returns the Compat named name: "bpftool-7.1", or
+// "bpftool-7.5" (and "") for the default.
+func ParseCompat(name string) (Compat, error) {
+	if name == "" {
+		return CompatNone, nil
+	}
+	for c, n := range compatNames {
+		if n == name {
+			return Compat(c), nil
+		}
+	}
+	return CompatNone, fmt.Errorf("cdump: unknown compatibility mode %q (want bpftool-7.1 or bpftool-7.5)", name)
 }
 
 // ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
@@ -58,6 +119,18 @@ const header = `#ifndef __VMLINUX_H__
 
 `
 
+// macros75 is the block that bpftool 7.5 prints after the header, for the
+// kfunc prototypes.
+const macros75 = `#ifndef __ksym
+#define __ksym __attribute__((section(".ksyms")))
+#endif
+
+#ifndef __weak
+#define __weak __attribute__((weak))
+#endif
+
+`
+
 const footer = `#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 #pragma clang attribute pop
 #endif
@@ -65,10 +138,12 @@ const footer = `#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 #endif /* __VMLINUX_H__ */
 `
 
-// Write prints s as a C header to w, as bpftool's "btf dump file ... format
-// c" does (bpftool's dump_btf_c): for split BTF, the base types come first,
-// as with "bpftool -B". With opts.Types it prints a mini header with only
-// those types and what they need.
+// Write prints s as a C header to w, as bpftool 7.5's "btf dump file ...
+// format c" does (bpftool's dump_btf_c): for split BTF, the base types come
+// first, as with "bpftool -B". With opts.Types it prints a mini header with
+// only those types and what they need. See the package documentation for
+// the order of the types, and for the one way the output differs from
+// bpftool 7.5's.
 //
 // Output goes through a buffer of its own, flushed as it fills and at the
 // end; w need not be buffered. On error, what was printed so far has been
@@ -81,6 +156,9 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 	if _, err := s.TypeByID(0); err != nil {
 		return fmt.Errorf("cdump: %w", err)
 	}
+	if opts.Compat != CompatNone && opts.Compat != CompatBpftool71 {
+		return fmt.Errorf("cdump: unknown compatibility mode %v", opts.Compat)
+	}
 	var roots []btf.TypeID
 	if len(opts.Types) > 0 {
 		var err error
@@ -88,21 +166,55 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 			return err
 		}
 	}
+	for _, id := range opts.IDs {
+		if id > s.LastID() {
+			return fmt.Errorf("cdump: type id %d: %w", id, btf.ErrNotFound)
+		}
+		roots = append(roots, id)
+	}
 	d, err := newDumper(w, s)
 	if err != nil {
 		return err
 	}
-	d.o.str(header)
-	if roots == nil {
-		for id := btf.TypeID(1); int(id) < d.n && err == nil; id++ {
-			err = d.dumpType(id)
+	d.v75 = opts.Compat == CompatNone
+	var order []sortKey
+	if roots == nil && d.v75 && !opts.Unsorted {
+		// Sorting every type, as bpftool does, is needed only to know
+		// which one it leaves out.
+		if order, err = d.sortedIDs(opts.skipFirst || opts.sortAll); err != nil {
+			return err
 		}
-	} else {
+		if opts.skipFirst && len(order) > 0 {
+			order = order[1:]
+		}
+	}
+	d.o.str(header)
+	if d.v75 {
+		d.o.str(macros75)
+	}
+	switch {
+	case roots != nil:
 		for _, id := range roots {
 			if err = d.dumpType(id); err != nil {
 				break
 			}
 		}
+	case order != nil:
+		for _, k := range order {
+			if k.id == 0 {
+				continue // void: nothing to print
+			}
+			if err = d.dumpType(k.id); err != nil {
+				break
+			}
+		}
+	default:
+		for id := btf.TypeID(1); int(id) < d.n && err == nil; id++ {
+			err = d.dumpType(id)
+		}
+	}
+	if err == nil && roots == nil && d.v75 {
+		err = d.emitKfuncs()
 	}
 	if err == nil {
 		d.o.str(footer)

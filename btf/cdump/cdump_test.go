@@ -31,7 +31,7 @@ func moduleSpec(tb testing.TB, name string) *btf.Spec {
 func checkGolden(t *testing.T, s *btf.Spec, golden string) {
 	t.Helper()
 	want := testfixtures.Read(t, golden)
-	got := dumpC(t, s, cdump.Options{})
+	got := dumpC(t, s, v71)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("output differs from bpftool's %s (%d bytes, want %d): %s",
 			golden, len(got), len(want), firstDiff(got, want))
@@ -70,7 +70,7 @@ func TestAgainstBpftoolModules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := dumpC(t, parse(t, raw, parse(t, base, nil)), cdump.Options{})
+			got := dumpC(t, parse(t, raw, parse(t, base, nil)), v71)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("differs from bpftool: %s", firstDiff(got, want))
 			}
@@ -91,7 +91,7 @@ func TestAgainstBpftoolRunningKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := dumpC(t, parse(t, raw, nil), cdump.Options{})
+	got := dumpC(t, parse(t, raw, nil), v71)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("differs from bpftool on %s: %s", path, firstDiff(got, want))
 	}
@@ -100,7 +100,7 @@ func TestAgainstBpftoolRunningKernel(t *testing.T) {
 // TestCompileVmlinux compiles the full host header with clang -target bpf.
 func TestCompileVmlinux(t *testing.T) {
 	clang(t)
-	compile(t, dumpC(t, hostSpec(t), cdump.Options{}),
+	compile(t, dumpC(t, hostSpec(t), v71),
 		"int size_of_task(void) { return sizeof(struct task_struct) + sizeof(struct sk_buff); }")
 }
 
@@ -109,7 +109,7 @@ func TestCompileVmlinuxDebianModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	compile(t, dumpC(t, moduleSpec(t, goldenModule), cdump.Options{}),
+	compile(t, dumpC(t, moduleSpec(t, goldenModule), v71),
 		"int size_of_kvm(void) { return sizeof(struct kvm_vcpu); }")
 }
 
@@ -118,8 +118,8 @@ func TestCompileVmlinuxDebianModule(t *testing.T) {
 // compiles on its own.
 func TestMiniHeader(t *testing.T) {
 	s := hostSpec(t)
-	full := dumpC(t, s, cdump.Options{})
-	mini := dumpC(t, s, cdump.Options{Types: []string{"task_struct", "sk_buff"}})
+	full := dumpC(t, s, v71)
+	mini := dumpC(t, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{"task_struct", "sk_buff"}})
 	b := body(t, mini)
 	for _, want := range []string{"\nstruct task_struct {\n", "\nstruct sk_buff {\n", "\nstruct list_head {\n", "\ntypedef __kernel_pid_t pid_t;\n"} {
 		if !strings.Contains("\n"+b, want) {
@@ -147,8 +147,8 @@ unsigned int len_of(struct sk_buff *skb) { return skb->len; }`)
 // which depend on what else is printed).
 func TestMiniHeaderMatchesFullHeader(t *testing.T) {
 	s := hostSpec(t)
-	full := string(dumpC(t, s, cdump.Options{}))
-	mini := body(t, dumpC(t, s, cdump.Options{Types: []string{"struct task_struct"}}))
+	full := string(dumpC(t, s, v71))
+	mini := body(t, dumpC(t, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{"struct task_struct"}}))
 	for _, def := range strings.Split(mini, "\n\n") {
 		if def == "" || strings.Contains(def, "___") {
 			continue
@@ -174,7 +174,7 @@ func TestMiniHeaderKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			err := cdump.Write(&buf, s, cdump.Options{Types: []string{tc.name}})
+			err := cdump.Write(&buf, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{tc.name}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestMiniHeaderFunc(t *testing.T) {
 	st := g.strct("arg", 4, member{"x", i, 0, 0})
 	g.fn("take", g.proto(i, param{"a", g.ptr(st)}, param{"n", i}))
 	g.strct("unrelated", 4, member{"y", i, 0, 0})
-	got := body(t, dumpC(t, parse(t, g.bytes(), nil), cdump.Options{Types: []string{"take"}}))
+	got := body(t, dumpC(t, parse(t, g.bytes(), nil), cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{"take"}}))
 	if want := "struct arg {\n\tint x;\n};\n\n"; got != want {
 		t.Errorf("got %q", got)
 	}
@@ -202,7 +202,7 @@ func TestUnknownType(t *testing.T) {
 	s := hostSpec(t)
 	for _, names := range [][]string{{"no_such_type_xyz"}, {"task_struct", "no_such_type_xyz"}, {"enum task_struct"}, {"struct "}} {
 		var buf bytes.Buffer
-		err := cdump.Write(&buf, s, cdump.Options{Types: names})
+		err := cdump.Write(&buf, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: names})
 		if !errors.Is(err, btf.ErrNotFound) {
 			t.Errorf("%q: err = %v, want ErrNotFound", names, err)
 		}
@@ -244,10 +244,12 @@ func TestTypeCycle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := newGen()
 			build(g)
-			var buf bytes.Buffer
-			err := cdump.Write(&buf, parse(t, g.bytes(), nil), cdump.Options{})
-			if !errors.Is(err, cdump.ErrTypeCycle) {
-				t.Fatalf("err = %v, want ErrTypeCycle", err)
+			s := parse(t, g.bytes(), nil)
+			for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+				err := cdump.Write(&bytes.Buffer{}, s, opts)
+				if !errors.Is(err, cdump.ErrTypeCycle) {
+					t.Fatalf("%+v: err = %v, want ErrTypeCycle", opts, err)
+				}
 			}
 		})
 	}
@@ -268,10 +270,12 @@ func TestTooComplex(t *testing.T) {
 		g.proto(i, param{"a", next}, param{"b", next})
 	}
 	g.typedef("fn_t", first)
-	var buf bytes.Buffer
-	err := cdump.Write(&buf, parse(t, g.bytes(), nil), cdump.Options{})
-	if !errors.Is(err, cdump.ErrTooComplex) {
-		t.Fatalf("err = %v, want ErrTooComplex", err)
+	s := parse(t, g.bytes(), nil)
+	for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+		err := cdump.Write(&bytes.Buffer{}, s, opts)
+		if !errors.Is(err, cdump.ErrTooComplex) {
+			t.Fatalf("%+v: err = %v, want ErrTooComplex", opts, err)
+		}
 	}
 }
 
@@ -295,7 +299,7 @@ func TestWriterError(t *testing.T) {
 	s := debianSpec(t)
 	boom := errors.New("boom")
 	for _, n := range []int{0, 100, 1 << 20} {
-		err := cdump.Write(&errWriter{n: n, err: boom}, s, cdump.Options{})
+		err := cdump.Write(&errWriter{n: n, err: boom}, s, v71)
 		if !errors.Is(err, boom) {
 			t.Errorf("after %d bytes: err = %v, want boom", n, err)
 		}
@@ -318,7 +322,7 @@ func (w *sizeWriter) Write(p []byte) (int, error) {
 func TestStreaming(t *testing.T) {
 	s := hostSpec(t)
 	var w sizeWriter
-	if err := cdump.Write(&w, s, cdump.Options{}); err != nil {
+	if err := cdump.Write(&w, s, v71); err != nil {
 		t.Fatal(err)
 	}
 	if w.max > 128<<10 {
@@ -327,13 +331,13 @@ func TestStreaming(t *testing.T) {
 	// The bytes allocated by two Writes after a warm-up one, measured as
 	// testing.Benchmark does (MemStats.TotalAlloc) without its second of
 	// repeated runs.
-	if err := cdump.Write(io.Discard, s, cdump.Options{}); err != nil {
+	if err := cdump.Write(io.Discard, s, v71); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for range 2 {
-		if err := cdump.Write(io.Discard, s, cdump.Options{}); err != nil {
+		if err := cdump.Write(io.Discard, s, v71); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -349,12 +353,12 @@ func TestStreaming(t *testing.T) {
 // TestConcurrent dumps one Spec from several goroutines (run with -race).
 func TestConcurrent(t *testing.T) {
 	s := debianSpec(t)
-	want := dumpC(t, s, cdump.Options{Types: []string{"sk_buff"}})
+	want := dumpC(t, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{"sk_buff"}})
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			var buf bytes.Buffer
-			if err := cdump.Write(&buf, s, cdump.Options{Types: []string{"sk_buff"}}); err != nil {
+			if err := cdump.Write(&buf, s, cdump.Options{Compat: cdump.CompatBpftool71, Types: []string{"sk_buff"}}); err != nil {
 				t.Error(err)
 			}
 			if !bytes.Equal(buf.Bytes(), want) {
@@ -368,34 +372,52 @@ func TestConcurrent(t *testing.T) {
 func TestClosedSpec(t *testing.T) {
 	g := newGen()
 	g.std()
-	s, err := btf.Parse(g.bytes())
+	s, err := btf.Parse(g.bytes(), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	if err := cdump.Write(io.Discard, s, cdump.Options{}); !errors.Is(err, btf.ErrClosed) {
+	if err := cdump.Write(io.Discard, s, v71); !errors.Is(err, btf.ErrClosed) {
 		t.Errorf("err = %v, want ErrClosed", err)
 	}
-	if err := cdump.Write(io.Discard, nil, cdump.Options{}); err == nil {
+	if err := cdump.Write(io.Discard, nil, v71); err == nil {
 		t.Error("nil Spec: no error")
 	}
 }
 
-// TestEmpty checks BTF without types: only the header and footer.
+// TestEmpty checks BTF without types: only the header and footer, and for
+// bpftool 7.5 the macros and an empty kfunc block.
 func TestEmpty(t *testing.T) {
-	got := dumpC(t, parse(t, newGen().bytes(), nil), cdump.Options{})
-	if string(got) != wantHeader+wantFooter {
-		t.Errorf("got %q", got)
+	s := parse(t, newGen().bytes(), nil)
+	if got := dumpC(t, s, v71); string(got) != wantHeader+wantFooter {
+		t.Errorf("bpftool 7.1: got %q", got)
+	}
+	want75 := prologue75 + "\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n#endif\n\n" + wantFooter
+	for _, opts := range []cdump.Options{{}, {Unsorted: true}} {
+		if got := dumpC(t, s, opts); string(got) != want75 {
+			t.Errorf("%+v: got %q", opts, got)
+		}
+	}
+	if got := dumpSkipFirst(t, s); string(got) != want75 {
+		t.Errorf("first left out: got %q", got)
 	}
 }
 
-// BenchmarkWrite prints the host fixture's vmlinux.h to io.Discard.
+// BenchmarkWrite prints the host fixture's vmlinux.h to io.Discard, as
+// bpftool 7.5 (sorted and unsorted) and 7.1 do.
 func BenchmarkWrite(b *testing.B) {
 	s := hostSpec(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := cdump.Write(io.Discard, s, cdump.Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		opts cdump.Options
+	}{{"sorted", cdump.Options{}}, {"unsorted", cdump.Options{Unsorted: true}}, {"bpftool-7.1", v71}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := cdump.Write(io.Discard, s, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

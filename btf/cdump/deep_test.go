@@ -33,9 +33,12 @@ func TestTooDeep(t *testing.T) {
 					g.strct(fmt.Sprintf("s%d", i), 4, member{"m", next, 0, 0})
 				}
 			}
-			err := cdump.Write(&bytes.Buffer{}, parse(t, g.bytes(), nil), cdump.Options{})
-			if !errors.Is(err, cdump.ErrTooDeep) || errors.Is(err, cdump.ErrTypeCycle) || !strings.Contains(err.Error(), "deeper than") {
-				t.Fatalf("err = %v, want ErrTooDeep and no cycle", err)
+			s := parse(t, g.bytes(), nil)
+			for _, opts := range []cdump.Options{v71, {Unsorted: true}, {}} {
+				err := cdump.Write(&bytes.Buffer{}, s, opts)
+				if !errors.Is(err, cdump.ErrTooDeep) || errors.Is(err, cdump.ErrTypeCycle) || !strings.Contains(err.Error(), "deeper than") {
+					t.Fatalf("%+v: err = %v, want ErrTooDeep and no cycle", opts, err)
+				}
 			}
 		})
 	}
@@ -52,7 +55,7 @@ func TestHugePadding(t *testing.T) {
 		i, _, _, _ := g.std()
 		g.strct("big", tc.size, member{"x", i, 0, 0})
 		var buf bytes.Buffer
-		err := cdump.Write(&buf, parse(t, g.bytes(), nil), cdump.Options{})
+		err := cdump.Write(&buf, parse(t, g.bytes(), nil), v71)
 		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, cdump.ErrHugePadding) {
 			t.Errorf("size %d: err = %v", tc.size, err)
 		}

@@ -54,9 +54,16 @@ type dumper struct {
 	renamed    map[btf.TypeID][]byte
 
 	queue []btf.TypeID // types to emit for the current root, in order
+
+	// While sorting: sortHash's results without members, and which of
+	// them are known (a bit per type).
+	hashMemo []uint64
+	hashDone []uint64
+
 	decls []btf.TypeID // shared stack of declaration chains
 
 	plain    bool  // a Namer's dumper: own names, anonymous types abbreviated
+	v75      bool  // bpftool 7.5's output (libbpf 1.5), not 7.1's
 	depth    int   // current depth of emitType and emitTypeDecl recursion
 	steps    int   // calls of order, emitType and emitTypeDecl so far
 	maxSteps int   // the limit of steps, see ErrTooComplex

@@ -7,9 +7,10 @@ import (
 // emitEnumDef prints an enum with its values indented to lvl+1 (libbpf's
 // btf_dump_emit_enum_def). An enum without values prints as a declaration.
 //
-// Later libbpf releases force 1- and 8-byte enums with
-// __attribute__((mode(byte))) or mode(word) (libbpf commit e6e0e3fd);
-// Debian's bpftool 7.1 does not, and neither does this.
+// libbpf 1.5 (bpftool 7.5) forces the size of 1- and 8-byte enums with
+// __attribute__((mode(byte))) or mode(word) (libbpf commit e6e0e3fd,
+// "Handle non-standardly sized enums better in BTF-to-C dumper"); Debian's
+// bpftool 7.1 does not, and neither does the CompatBpftool71 mode.
 func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
 	d.o.str("enum")
 	if t.nameOff() != 0 {
@@ -52,4 +53,31 @@ func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
 	}
 	d.o.nl(lvl)
 	d.o.byte('}')
+	if d.v75 {
+		d.emitEnumMode(t, is64)
+	}
+}
+
+// emitEnumMode prints the attribute that gives an enum of 1 or 8 bytes its
+// size: mode(byte) for 1 byte; mode(word) for 8 bytes (on 64-bit targets),
+// unless the enum is an ENUM64 with a value that does not fit in 32 bits,
+// which makes the compiler choose 8 bytes by itself.
+func (d *dumper) emitEnumMode(t rec, is64 bool) {
+	switch {
+	case t.size() == 1:
+		d.o.str(" __attribute__((mode(byte)))")
+	case t.size() == 8 && d.ptrSize == 8:
+		word := true
+		if is64 {
+			for i := range t.vlen() {
+				if _, v := t.enumValue(i); v>>32 != 0 {
+					word = false
+					break
+				}
+			}
+		}
+		if word {
+			d.o.str(" __attribute__((mode(word)))")
+		}
+	}
 }

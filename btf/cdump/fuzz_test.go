@@ -32,13 +32,15 @@ func FuzzDump(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := btf.Parse(data)
+		s, err := btf.Parse(data, btf.Options{})
 		if err != nil {
 			return
 		}
 		defer s.Close()
-		w := &errWriter{n: fuzzOutputLimit, err: errLimit}
-		_ = cdump.Write(w, s, cdump.Options{})
+		for _, opts := range []cdump.Options{{}, {Unsorted: true}, v71} {
+			w := &errWriter{n: fuzzOutputLimit, err: errLimit}
+			_ = cdump.Write(w, s, opts)
+		}
 		var name string
 		for _, ty := range s.All() {
 			if n := ty.Name(); n != "" {
@@ -46,7 +48,7 @@ func FuzzDump(f *testing.F) {
 			}
 		}
 		if name != "" {
-			w = &errWriter{n: fuzzOutputLimit, err: errLimit}
+			w := &errWriter{n: fuzzOutputLimit, err: errLimit}
 			_ = cdump.Write(w, s, cdump.Options{Types: []string{name}})
 		}
 	})
@@ -89,7 +91,7 @@ func TestProgBTF(t *testing.T) {
 	if raw == nil {
 		t.Skip("no testdata/elf/prog.bpf.o.gz")
 	}
-	got := dumpC(t, parse(t, raw, nil), cdump.Options{})
+	got := dumpC(t, parse(t, raw, nil), v71)
 	want, err := bpftoolDump(t, raw, nil)
 	if err != nil {
 		t.Fatal(err)

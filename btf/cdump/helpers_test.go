@@ -24,6 +24,9 @@ const (
 		"#endif /* __VMLINUX_H__ */\n"
 )
 
+// v71 prints as Debian 12's bpftool 7.1, the oracle of the older goldens.
+var v71 = cdump.Options{Compat: cdump.CompatBpftool71}
+
 var (
 	parse      = testfixtures.Spec
 	hostSpec   = testfixtures.HostSpec
@@ -79,21 +82,64 @@ func lastLines(b []byte, n int) string {
 	return strings.Join(ls[max(0, len(ls)-n):], "\n")
 }
 
-// bpftool returns the path of bpftool, or skips the test.
+// bpftool returns the path of Debian 12's bpftool 7.1, the oracle of
+// CompatBpftool71, or skips the test: "bpftool" on the PATH, if it is 7.1.
 func bpftool(tb testing.TB) string {
 	tb.Helper()
 	p, err := exec.LookPath("bpftool")
 	if err != nil {
 		tb.Skip("bpftool not installed: skipping the comparison with it")
 	}
+	if v := bpftoolVersion(tb, p); !strings.Contains(v, " v7.1.") {
+		tb.Skipf("%s is %q, not bpftool 7.1: skipping the comparison with it", p, v)
+	}
 	return p
 }
 
-// bpftoolDump runs "bpftool btf dump file FILE format c" on raw BTF (and
-// with -B on a base file, if base is not nil).
-func bpftoolDump(tb testing.TB, raw, base []byte, roots ...string) ([]byte, error) {
+// bpftool75 returns the path of bpftool 7.5 (Debian 13's), the oracle of
+// the default output, or skips the test: $KMETA_BPFTOOL75, or
+// $KMETA_MODERN/bin/bpftool (see ../shared/fixtures/fetch-modern.sh), or
+// "bpftool" on the PATH if it is 7.5.
+func bpftool75(tb testing.TB) string {
 	tb.Helper()
-	bin := bpftool(tb)
+	p := os.Getenv("KMETA_BPFTOOL75")
+	if p == "" && os.Getenv("KMETA_MODERN") != "" {
+		p = filepath.Join(os.Getenv("KMETA_MODERN"), "bin", "bpftool")
+	}
+	if p == "" {
+		var err error
+		if p, err = exec.LookPath("bpftool"); err != nil {
+			tb.Skip("no bpftool 7.5 (set KMETA_BPFTOOL75 or KMETA_MODERN): skipping the comparison with it")
+		}
+	}
+	if v := bpftoolVersion(tb, p); !strings.Contains(v, " v7.5.") {
+		tb.Skipf("%s is %q, not bpftool 7.5 (set KMETA_BPFTOOL75 or KMETA_MODERN): skipping the comparison with it", p, v)
+	}
+	return p
+}
+
+// bpftoolVersion returns the first line of "bpftool version".
+func bpftoolVersion(tb testing.TB, bin string) string {
+	tb.Helper()
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		tb.Skipf("%s version: %v", bin, err)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return first
+}
+
+// bpftoolDump runs "bpftool btf dump file FILE format c" of bpftool 7.1 on
+// raw BTF (and with -B on a base file, if base is not nil).
+func bpftoolDump(tb testing.TB, raw, base []byte) ([]byte, error) {
+	tb.Helper()
+	return runBpftool(tb, bpftool(tb), raw, base)
+}
+
+// runBpftool runs "bin btf dump file FILE format c ARGS..." on raw BTF
+// (and with -B on a base file, if base is not nil).
+func runBpftool(tb testing.TB, bin string, raw, base []byte, extra ...string) ([]byte, error) {
+	tb.Helper()
 	dir := tb.TempDir()
 	file := filepath.Join(dir, "t.btf")
 	if err := os.WriteFile(file, raw, 0o644); err != nil {
@@ -108,6 +154,7 @@ func bpftoolDump(tb testing.TB, raw, base []byte, roots ...string) ([]byte, erro
 		args = append(args, "-B", bf)
 	}
 	args = append(args, "btf", "dump", "file", file, "format", "c")
+	args = append(args, extra...)
 	var stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = &stderr

@@ -2,10 +2,12 @@ package cdump
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // rec is one type record in host byte order, from btf.Spec.TypeSection.
@@ -106,6 +108,10 @@ func (r rec) paramType(i int) btf.TypeID {
 // enumValue returns the i-th value of an ENUM (low 32 bits) or ENUM64.
 func (r rec) enumValue(i int) (name uint32, val uint64) { return wire.Record(r).Enum(i) }
 
+// declTagComponent returns a DECL_TAG's component_idx: -1 for the tagged
+// type or function itself, else a member or parameter index.
+func (r rec) declTagComponent() int32 { return int32(wire.Record(r).Extra()) }
+
 // secinfoType returns the variable of the i-th btf_var_secinfo of a DATASEC.
 func (r rec) secinfoType(i int) btf.TypeID {
 	typ, _, _ := wire.Record(r).Secinfo(i)
@@ -133,7 +139,7 @@ type records []section
 func loadRecords(s *btf.Spec) (records, error) {
 	var rs records
 	for ; s != nil; s = s.Base() {
-		data := s.TypeSection()
+		data := btfraw.TypeSection(s)
 		if data == nil && s.NumTypes() > 0 {
 			return nil, fmt.Errorf("cdump: %w", btf.ErrClosed)
 		}
@@ -186,7 +192,7 @@ type strSection struct {
 func newStrtab(s *btf.Spec) strtab {
 	var t strtab
 	for ; s != nil; s = s.Base() {
-		data, start := s.StringSection()
+		data, start := btfraw.StringSection(s)
 		t = append(t, strSection{start, data})
 	}
 	return t
@@ -212,4 +218,51 @@ func (t strtab) name(off uint32) []byte {
 		}
 	}
 	return nil
+}
+
+// section returns the bytes from off to the end of its string section; nil
+// for an offset outside the sections.
+func (t strtab) from(off uint32) []byte {
+	for _, sec := range t {
+		if off >= sec.start {
+			off -= sec.start
+			if off >= uint32(len(sec.data)) {
+				return nil
+			}
+			return sec.data[off:]
+		}
+	}
+	return nil
+}
+
+// hash returns libbpf's str_hash of the string at off: h*31+c over its
+// bytes, each a signed char as on x86.
+func (t strtab) hash(off uint32) uint64 {
+	var h uint64
+	for _, c := range t.from(off) {
+		if c == 0 {
+			break
+		}
+		h = h*31 + uint64(int64(int8(c)))
+	}
+	return h
+}
+
+// prefix returns the first 16 bytes of the string at off as two big-endian
+// words, which compare as the bytes do; the zeros after a shorter string
+// sort it first, as its NUL does in strcmp.
+func (t strtab) prefix(off uint32) (p [2]uint64) {
+	if off == 0 {
+		return p
+	}
+	var b [16]byte
+	for i, c := range t.from(off) {
+		if c == 0 || i == len(b) {
+			break
+		}
+		b[i] = c
+	}
+	p[0] = binary.BigEndian.Uint64(b[:8])
+	p[1] = binary.BigEndian.Uint64(b[8:])
+	return p
 }

@@ -19,11 +19,11 @@ func BenchmarkMinimalFile(b *testing.B) {
 	objs := writeAll(b, dir, map[string]string{"prog": objects["prog"]}, ".o")
 	b.ReportAllocs()
 	for b.Loop() {
-		obj, err := core.OpenObject(objs["prog"], btf.ReadOptions{})
+		obj, err := core.OpenObject(context.Background(), objs["prog"], core.ObjectOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := btf.OpenWith(files["host"], btf.ReadOptions{Lazy: true, Flavors: core.TargetQuery(obj)})
+		s, err := btf.Open(context.Background(), files["host"], btf.Options{Lazy: true, Flavors: core.TargetQuery(obj)})
 		if err != nil {
 			b.Fatal(err)
 		}

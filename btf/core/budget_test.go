@@ -41,7 +41,7 @@ func ladder(t *testing.T, leafSize uint32) (*btf.Spec, uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 // types not kept become void. Strings are in order of first use. The raw
 // dump of the result is bpftool's. t may hold at most one module (a
 // split BTF on the main one): ids must be one space. A record of a lazily
-// opened target (btf.ReadOptions.Lazy) that fails its check when it is
+// opened target (btf.Options.Lazy) that fails its check when it is
 // read makes Minimal return that error.
 func Minimal(ctx context.Context, t *Target, objs []*Object) (b *builder.Builder, err error) {
 	defer func() {

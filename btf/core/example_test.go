@@ -13,12 +13,12 @@ import (
 // Resolve a program's relocations against a kernel's BTF, as libbpf would
 // when loading it there.
 func ExampleResolve() {
-	obj, err := core.OpenObject("../../testdata/elf/prog.bpf.o.gz", btf.ReadOptions{})
+	obj, err := core.OpenObject(context.Background(), "../../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer obj.Close()
-	vmlinux, err := btf.Open("../../testdata/btf/debian-6.1.btf.gz")
+	vmlinux, err := btf.Open(context.Background(), "../../testdata/btf/debian-6.1.btf.gz", btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,12 +34,12 @@ func ExampleResolve() {
 
 // Minimal BTF for a program, as bpftool gen min_core_btf writes it.
 func ExampleMinimal() {
-	obj, err := core.OpenObject("../../testdata/elf/prog.bpf.o.gz", btf.ReadOptions{})
+	obj, err := core.OpenObject(context.Background(), "../../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer obj.Close()
-	vmlinux, err := btf.Open("../../testdata/btf/host-6.18.44.btf.gz")
+	vmlinux, err := btf.Open(context.Background(), "../../testdata/btf/host-6.18.44.btf.gz", btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

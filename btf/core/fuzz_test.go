@@ -22,7 +22,7 @@ func FuzzResolve(f *testing.F) {
 	for _, o := range []string{"matches", "types", "fields", "flav2", "arrshift", "patchfail"} {
 		f.Add(testfixtures.Read(f, objects[o]))
 	}
-	small, err := btf.Parse(testfixtures.Read(f, "core/gen/bpftool/all.debian-6.1.min.btf.gz"))
+	small, err := btf.Parse(testfixtures.Read(f, "core/gen/bpftool/all.debian-6.1.min.btf.gz"), btf.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

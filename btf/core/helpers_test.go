@@ -57,7 +57,7 @@ func kernel(tb testing.TB, name string) *btf.Spec {
 	if s, ok := specCache.Load(name); ok {
 		return s.(*btf.Spec)
 	}
-	s, err := btf.Parse(testfixtures.Read(tb, kernels[name]))
+	s, err := btf.Parse(testfixtures.Read(tb, kernels[name]), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestBpftoolLive(t *testing.T) {
 	dir := t.TempDir()
 	ks, objs := liveKernels(t, dir), liveObjects(t, dir)
 	for kname, kpath := range ks {
-		s, err := btf.Open(kpath)
+		s, err := btf.Open(context.Background(), kpath, btf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestLibbpfLive(t *testing.T) {
 	}
 	ks, objs := liveKernels(t, dir), liveObjects(t, dir)
 	for kname, kpath := range ks {
-		s, err := btf.Open(kpath)
+		s, err := btf.Open(context.Background(), kpath, btf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,11 +86,11 @@ func TestMinimalBpftool(t *testing.T) {
 
 func diffDumps(tb testing.TB, want, got []byte) string {
 	tb.Helper()
-	ws, err := btf.Parse(want)
+	ws, err := btf.Parse(want, btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	gs, err := btf.Parse(got)
+	gs, err := btf.Parse(got, btf.Options{})
 	if err != nil {
 		return err.Error()
 	}
@@ -119,7 +119,7 @@ func TestMinimalResolvesSame(t *testing.T) {
 				group = generated
 			}
 			for name, objs := range map[string][]string{o: {o}, "all": group} {
-				s, err := btf.Parse(minimal(t, k, objs...))
+				s, err := btf.Parse(minimal(t, k, objs...), btf.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +188,7 @@ func TestMinimalFails(t *testing.T) {
 // objects' candidate search made while it is walked.
 func openLazy(tb testing.TB, data []byte, objs []*core.Object) *btf.Spec {
 	tb.Helper()
-	s, err := btf.ReadWith(bytes.NewReader(data), btf.ReadOptions{Lazy: true, Flavors: core.TargetQuery(objs...)})
+	s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{Lazy: true, Flavors: core.TargetQuery(objs...)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestMinimalLazyTarget(t *testing.T) {
 // fail with the error Parse gives for it.
 func TestMinimalLazyBadRecord(t *testing.T) {
 	data := testfixtures.BreakMembers(t, testfixtures.Read(t, kernels["debian-6.1"]), "task_struct")
-	_, want := btf.Parse(data)
+	_, want := btf.Parse(data, btf.Options{})
 	if want == nil {
 		t.Fatal("Parse accepts the broken task_struct")
 	}

@@ -36,7 +36,7 @@ func memberOffset(tb testing.TB, s *btf.Spec, typ, name string) uint64 {
 // results.
 func TestModuleTarget(t *testing.T) {
 	deb := kernel(t, "debian-6.1")
-	kvm, err := btf.ParseSplit(testfixtures.Modules(t)["kvm"], deb)
+	kvm, err := btf.Parse(testfixtures.Modules(t)["kvm"], btf.Options{Base: deb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestModuleTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := btf.Parse(raw)
+	small, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func mustFind(tb testing.TB, s *btf.Spec, name string) btf.Type {
 // vmlinux lacks a name, and once.
 func TestKernelTargetLazy(t *testing.T) {
 	deb := kernel(t, "debian-6.1")
-	kvm, err := btf.ParseSplit(testfixtures.Modules(t)["kvm"], deb)
+	kvm, err := btf.Parse(testfixtures.Modules(t)["kvm"], btf.Options{Base: deb})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -52,15 +53,22 @@ type Program struct {
 	Autoload bool // false for sections named "?..." (libbpf's convention)
 }
 
+// ObjectOptions say how OpenObject reads an object.
+type ObjectOptions struct {
+	// MaxSize bounds the file and what it inflates to; zero means
+	// btf.DefaultMaxSize.
+	MaxSize int64
+}
+
 // OpenObject reads the BPF object at path, also compressed (.gz, .xz,
-// .zst). o.MaxSize bounds the input; o.Base is ignored.
-func OpenObject(path string, o btf.ReadOptions) (*Object, error) {
-	d, err := input.File(o.Context, path, input.Options{Limit: o.MaxSize})
+// .zst). ctx stops the reading (of a FIFO, say) and decompression.
+func OpenObject(ctx context.Context, path string, o ObjectOptions) (*Object, error) {
+	d, err := input.File(ctx, path, input.Options{Limit: o.MaxSize})
 	if err != nil {
 		return nil, err
 	}
 	if f := input.Detect(d.Bytes()); f != input.None {
-		plain, err := input.Inflate(o.Context, f, d.Bytes(), input.Options{Limit: o.MaxSize})
+		plain, err := input.Inflate(ctx, f, d.Bytes(), input.Options{Limit: o.MaxSize})
 		d.Release()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -120,7 +128,7 @@ func parseObject(data []byte) (*Object, error) {
 	if b == nil {
 		return nil, btf.ErrNoBTF
 	}
-	if obj.BTF, err = btf.Parse(b); err != nil {
+	if obj.BTF, err = btf.Parse(b, btf.Options{}); err != nil {
 		return nil, err
 	}
 	b, err = raw(".BTF.ext")

@@ -76,7 +76,7 @@ func (r *Result) Reason() string {
 // relocation that fails: each Result says whether it resolved.
 //
 // The error is for what stops everything: a cancelled ctx (which may be
-// nil), or a record of a lazily opened target (btf.ReadOptions.Lazy) that
+// nil), or a record of a lazily opened target (btf.Options.Lazy) that
 // failed its check when it was read.
 func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
 	t.prepare(obj.wants())

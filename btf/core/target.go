@@ -153,7 +153,7 @@ func query(missing map[string]uint32) btf.FlavorQuery {
 
 // TargetQuery returns the candidate search that resolving objs against a
 // Target makes in its BTF: open the target with it as
-// btf.ReadOptions.Flavors, Lazy, and the search is made in the walk that
+// btf.Options.Flavors, Lazy, and the search is made in the walk that
 // opening does anyway (kmeta btf min --obj).
 func TargetQuery(objs ...*Object) btf.FlavorQuery {
 	missing := map[string]uint32{}
@@ -166,7 +166,7 @@ func TargetQuery(objs ...*Object) btf.FlavorQuery {
 }
 
 // err returns the error of a record of the target's lazily opened BTF
-// (btf.ReadOptions.Lazy) that failed its check when it was read: results
+// (btf.Options.Lazy) that failed its check when it was read: results
 // computed since may have taken it for void.
 func (t *Target) err() error {
 	if err := t.main.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating
@@ -46,7 +47,7 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	}
 	b := &Base{spec: spec, last: uint32(spec.LastID())}
 	for s := spec; s != nil; s = s.Base() {
-		data, start := s.StringSection()
+		data, start := btfraw.StringSection(s)
 		b.strs.secs = append([][]byte{data}, b.strs.secs...)
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
@@ -97,14 +98,14 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 	var sec []byte
 	if spec.Base() == nil && inPlace {
-		sec = spec.TypeSection()
+		sec = btfraw.TypeSection(spec)
 	}
 	w, inPlace := wire.Words(sec)
 	b.recs.off.rel = make([]uint16, 0, b.last+1)
 	b.recs.off.push(0)
 	pos := 0 // bytes of sec read, while in place
 	for id, t := range spec.Types(btf.ScopeAll) {
-		rec := t.Record()
+		rec := btfraw.Record(t)
 		if err := checkRecord(rec); err != nil {
 			return fmt.Errorf("dedup: base type %d: %w", id, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -13,12 +14,12 @@ import (
 // in place, and that deduplicating a module on it gives the same bytes as
 // on a Base that copied the records.
 func TestBaseRecordsInPlace(t *testing.T) {
-	s, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	s, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mod := testfixtures.Spec(t, testfixtures.Modules(t)["kvm"], s)
-	sec := s.TypeSection()
+	sec := btfraw.TypeSection(s)
 	var outs [][]byte
 	for _, inPlace := range []bool{true, false} {
 		b, err := newBase(s, inPlace)

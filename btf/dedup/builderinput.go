@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -125,4 +126,22 @@ func (d *state) room(n int) error {
 		return fmt.Errorf("dedup: more than %d types appended", maxID)
 	}
 	return nil
+}
+
+// AddString adds s to the output's strings, after those of the records
+// added so far, as libbpf's btf__add_str does when a producer adds a
+// string before the type that uses it, or one that no type ends up using:
+// libbpf keeps such strings, in the order they came, since it does not
+// rebuild the string section of BTF built from scratch (see
+// btf_ensure_modifiable's strs_deduped). A string in the base, or one
+// added before, is not added again.
+func (m *Merger) AddString(s []byte) error {
+	if m.done {
+		return ErrDone
+	}
+	if bytes.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("dedup: string %q holds a NUL byte", s)
+	}
+	_, err := m.d.strs.intern(s)
+	return err
 }

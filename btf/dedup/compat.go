@@ -18,7 +18,10 @@ const (
 	// or unions (btf_dedup_identical_structs); libbpf 1.8 compares any two
 	// types structurally (btf_dedup_identical_types). Encoded DWARF meets
 	// this case: of 69 Debian 6.1 debug modules, sctp and sunrpc keep two
-	// more types with 1.1.
+	// more types with 1.1. libbpf 1.2 to 1.5 deduplicate as 1.1 does
+	// (their btf__dedup differs from 1.1's only in comments and in how
+	// it walks string offsets), so this is also the rule of Debian 13's
+	// pahole 1.30, which links libbpf 1.5.
 	Libbpf11
 )
 

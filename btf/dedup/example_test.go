@@ -33,7 +33,7 @@ func ExampleMarshal() {
 		fmt.Println(err)
 		return
 	}
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

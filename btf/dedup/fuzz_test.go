@@ -2,6 +2,7 @@ package dedup_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // the small graph of the package example, and the two appended.
 func fuzzSeeds(tb testing.TB) [][]byte {
 	tb.Helper()
-	prog, err := btf.Read(bytes.NewReader(testfixtures.Read(tb, "elf/prog.bpf.o.gz")), nil)
+	prog, err := btf.Read(context.Background(), bytes.NewReader(testfixtures.Read(tb, "elf/prog.bpf.o.gz")), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func FuzzDedup(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := btf.Parse(data)
+		s, err := btf.Parse(data, btf.Options{})
 		if err != nil {
 			return
 		}
@@ -69,7 +70,7 @@ func FuzzDedup(f *testing.F) {
 			if err != nil {
 				continue // refused, as libbpf refuses what it cannot compare
 			}
-			o, err := btf.Parse(out)
+			o, err := btf.Parse(out, btf.Options{})
 			if err != nil {
 				t.Fatalf("output does not parse: %v", err)
 			}
@@ -134,7 +135,7 @@ func FuzzDedupSplit(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	bs, err := btf.Parse(baseRaw)
+	bs, err := btf.Parse(baseRaw, btf.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func FuzzDedupSplit(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := btf.ParseSplit(data, bs)
+		s, err := btf.Parse(data, btf.Options{Base: bs})
 		if err != nil {
 			return
 		}
@@ -162,7 +163,7 @@ func FuzzDedupSplit(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			o, err := btf.ParseSplit(out, bs)
+			o, err := btf.Parse(out, btf.Options{Base: bs})
 			if err != nil {
 				t.Fatalf("output does not parse: %v", err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -25,7 +26,7 @@ var (
 func debian(tb testing.TB) (*btf.Spec, *dedup.Base) {
 	tb.Helper()
 	baseOnce.Do(func() {
-		baseSpec, baseErr = btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux))
+		baseSpec, baseErr = btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux), btf.Options{})
 		if baseErr == nil {
 			baseDD, baseErr = dedup.NewBase(baseSpec)
 		}
@@ -91,9 +92,9 @@ func heavy(tb testing.TB) {
 func equalBTF(tb testing.TB, got, want []byte, base *btf.Spec) {
 	tb.Helper()
 	g, w := parse(tb, got, base), parse(tb, want, base)
-	gs, _ := g.StringSection()
-	ws, _ := w.StringSection()
-	if bytes.Equal(g.TypeSection(), w.TypeSection()) && bytes.Equal(gs, ws) {
+	gs, _ := btfraw.StringSection(g)
+	ws, _ := btfraw.StringSection(w)
+	if bytes.Equal(btfraw.TypeSection(g), btfraw.TypeSection(w)) && bytes.Equal(gs, ws) {
 		return
 	}
 	if gd, wd := dumpOwn(tb, g), dumpOwn(tb, w); !bytes.Equal(gd, wd) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 var nativeOrder = binary.NativeEndian
@@ -68,10 +69,10 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	if err := m.d.room(s.NumTypes()); err != nil {
 		return err
 	}
-	sec, strStart := s.StringSection()
+	sec, strStart := btfraw.StringSection(s)
 	rs := &m.d.recs
 	mark, strMark := rs.off.len(), len(m.d.strs.own.data)
-	rs.reserve(len(s.TypeSection())/4, s.NumTypes())
+	rs.reserve(len(btfraw.TypeSection(s))/4, s.NumTypes())
 	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
 	// most names recur (member names), and this saves hashing them again.
@@ -81,7 +82,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	keys := m.keys[:len(sec)]
 	clear(keys)
 	for id, t := range s.Types(btf.ScopeOwn) {
-		if err := appendRecord(rs, t.Record()); err != nil {
+		if err := appendRecord(rs, btfraw.Record(t)); err != nil {
 			rs.truncate(mark)
 			m.d.strs.own.truncate(strMark)
 			return fmt.Errorf("dedup: type [%d]: %w", id, err)
@@ -200,7 +201,7 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 	if m.base != nil {
 		base = m.base.spec
 	}
-	s, err := btf.ParseSplit(raw, base)
+	s, err := btf.Parse(raw, btf.Options{Base: base})
 	if err != nil {
 		return nil, fmt.Errorf("dedup: own output: %w", err)
 	}
@@ -211,7 +212,7 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 	// The strings first, in their order: libbpf's section keeps a string
 	// whose first user was dropped where it was, and a Builder given only
 	// the types would lay them out in the order the kept types use them.
-	strs, _ := s.StringSection()
+	strs, _ := btfraw.StringSection(s)
 	for str := range bytes.SplitSeq(strs, []byte{0}) {
 		if _, err := b.AddString(string(str)); err != nil {
 			return nil, err
@@ -230,9 +231,9 @@ func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 	m := New(base)
 	words, n, strs := 0, 0, 0
 	for _, s := range specs {
-		words += len(s.TypeSection()) / 4
+		words += len(btfraw.TypeSection(s)) / 4
 		n += s.NumTypes()
-		sec, _ := s.StringSection()
+		sec, _ := btfraw.StringSection(s)
 		strs += len(sec)
 	}
 	m.d.recs.reserve(words, n)

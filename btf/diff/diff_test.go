@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -100,7 +101,7 @@ func checkStructsReported(t *testing.T, a, b *btf.Spec, changed map[string]bool)
 	structs := func(s *btf.Spec) map[string][]btf.Type {
 		m := make(map[string][]btf.Type)
 		for _, typ := range s.All() {
-			if typ.Kind() == btf.KindStruct && typ.NameOffset() != 0 {
+			if typ.Kind() == btf.KindStruct && btfraw.NameOff(typ) != 0 {
 				m[typ.Name()] = append(m[typ.Name()], typ)
 			}
 		}
@@ -153,6 +154,17 @@ func TestTypesRestriction(t *testing.T) {
 	if !found {
 		t.Errorf("--types sk_buff: struct sk_buff not reported as changed")
 	}
+	// The named type comes first; the thousands of types it reaches
+	// follow, marked.
+	if len(changes) < 100 || changes[0].Name != "sk_buff" || changes[0].Reached {
+		t.Errorf("--types sk_buff: %d changes, the first %+v; want sk_buff first, unmarked", len(changes), changes[0])
+	}
+	for i, c := range changes[1:] {
+		if !c.Reached || c.Name == "sk_buff" {
+			t.Errorf("change %d, %s %s: Reached = %v", i+1, c.Kind, c.Name, c.Reached)
+			break
+		}
+	}
 	if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Types: []string{"no_such_type"}}); err == nil {
 		t.Error("unknown type name: no error")
 	}
@@ -195,7 +207,7 @@ func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

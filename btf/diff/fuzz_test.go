@@ -47,7 +47,7 @@ func minimalBTF(tb testing.TB, s *btf.Spec, want ...builder.Want) []byte {
 // the same whichever way round the pair is compared.
 func FuzzCompare(f *testing.F) {
 	deb, host := testfixtures.DebianSpec(f), testfixtures.HostSpec(f)
-	obj, err := btf.Read(bytes.NewReader(testfixtures.Read(f, "elf/prog.bpf.o.gz")), nil)
+	obj, err := btf.Read(context.Background(), bytes.NewReader(testfixtures.Read(f, "elf/prog.bpf.o.gz")), btf.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func FuzzCompare(f *testing.F) {
 	}
 	f.Add(minimalBTF(f, deb, fuzzPairs[:3]...), minimalBTF(f, host, fuzzPairs[3:]...))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		sa, err := btf.Parse(a)
+		sa, err := btf.Parse(a, btf.Options{})
 		if err != nil {
 			return
 		}
-		sb, err := btf.Parse(b)
+		sb, err := btf.Parse(b, btf.Options{})
 		if err != nil {
 			return
 		}

@@ -34,7 +34,7 @@ func ExampleParse() {
 	}
 	btfData, _ := ef.Section(".BTF").Data()
 	extData, _ := ef.Section(".BTF.ext").Data()
-	s, err := btf.Parse(btfData)
+	s, err := btf.Parse(btfData, btf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

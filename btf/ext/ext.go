@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Magic is the first two bytes of .BTF.ext (and of .BTF), in the data's
@@ -203,7 +204,7 @@ func (s Section) LineInfos() iter.Seq2[int, LineInfo] {
 // string has no terminating NUL.
 func String(s *btf.Spec, off uint32) (_ []byte, ok bool) {
 	for s != nil {
-		data, start := s.StringSection()
+		data, start := btfraw.StringSection(s)
 		if off >= start {
 			rel := uint64(off - start)
 			if rel >= uint64(len(data)) {

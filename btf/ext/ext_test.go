@@ -30,7 +30,7 @@ func sections(tb testing.TB, rel string) (*btf.Spec, []byte) {
 		}
 		return b
 	}
-	s, err := btf.Parse(get(".BTF"))
+	s, err := btf.Parse(get(".BTF"), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

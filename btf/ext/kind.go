@@ -1,6 +1,6 @@
 package ext
 
-//go:generate go tool stringer -type=Kind -linecomment -output=kind_string.go
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Kind -linecomment -output=kind_string.go
 
 // Kind is the kind of a CO-RE relocation (the kernel's enum
 // bpf_core_relo_kind). String spells it as libbpf does.

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // maxNest bounds the nesting of anonymous structs, unions and prototypes
@@ -394,7 +395,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 	if composite {
 		p.typeFprintf(t.ID(), nil, false, sc, depth+1)
 		if hasName {
-			if t.NameOffset() == 0 {
+			if btfraw.NameOff(t) == 0 {
 				p.byte(' ')
 			}
 			p.bytes(name)
@@ -415,7 +416,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		alignLen = len(p.buf) - a
 	}
 	p.byte(';')
-	if composite && t.NameOffset() == 0 {
+	if composite && btfraw.NameOff(t) == 0 {
 		slen := alignLen - 1
 		if hasName {
 			slen = alignLen + len(name)

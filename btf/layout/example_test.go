@@ -11,7 +11,7 @@ import (
 
 // Print the layout of struct list_head as pahole -C list_head does.
 func ExampleWrite() {
-	s, err := btf.Open("/sys/kernel/btf/vmlinux")
+	s, err := btf.Open(context.Background(), "/sys/kernel/btf/vmlinux", btf.Options{})
 	if err != nil {
 		fmt.Println("no kernel BTF:", err)
 		return
@@ -25,7 +25,7 @@ func ExampleWrite() {
 
 // Find the structs with the most bytes lost to holes.
 func ExampleLayouts() {
-	s, err := btf.Open("/sys/kernel/btf/vmlinux")
+	s, err := btf.Open(context.Background(), "/sys/kernel/btf/vmlinux", btf.Options{})
 	if err != nil {
 		fmt.Println("no kernel BTF:", err)
 		return

@@ -27,7 +27,7 @@ func FuzzWrite(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := btf.Parse(data)
+		s, err := btf.Parse(data, btf.Options{})
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Struct is the layout of one struct or union, as data: the facts that
@@ -142,7 +143,7 @@ func (p *printer) memberFacts(c *class, base uint32) []Member {
 			bo := int(m.bitfieldOffset)
 			mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
 		}
-		if p.typ(m.typ).NameOffset() == 0 {
+		if btfraw.NameOff(p.typ(m.typ)) == 0 {
 			if inner := p.class(m.typ); inner != nil {
 				mf.Members = p.memberFacts(inner, mf.Offset)
 			}

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // DefaultCacheline is the cacheline size pahole uses on x86-64 and arm64
@@ -148,7 +149,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.T
 			continue
 		}
 		t := p.typ(id)
-		if t.NameOffset() == 0 {
+		if btfraw.NameOff(t) == 0 {
 			continue
 		}
 		if want != nil {

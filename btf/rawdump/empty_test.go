@@ -38,7 +38,7 @@ func emptyAggregates() []byte {
 // bpftool at hand, every key bpftool prints is printed.
 func TestJSONEmptyLists(t *testing.T) {
 	raw := emptyAggregates()
-	s, err := btf.Parse(raw)
+	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Options select what Write prints.
@@ -90,7 +91,7 @@ func (p *printer) typ(t btf.Type) {
 	kind := t.Kind()
 	w.WriteString(kindName(kind))
 	w.WriteString(" '")
-	p.str(t.NameOffset(), t.NameBytes())
+	p.str(btfraw.NameOff(t), t.NameBytes())
 	w.WriteByte('\'')
 	switch kind {
 	case btf.KindInt:
@@ -144,7 +145,7 @@ func (p *printer) composite(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, m := range t.Members() {
 		p.w.WriteString("\n\t'")
-		p.str(m.NameOffset(), m.NameBytes())
+		p.str(btfraw.MemberNameOff(m), m.NameBytes())
 		p.w.WriteByte('\'')
 		p.kv(" type_id=", uint64(m.Type))
 		p.kv(" bits_offset=", uint64(m.BitOffset))
@@ -164,7 +165,7 @@ func (p *printer) enum(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, v := range t.EnumValues() {
 		p.w.WriteString("\n\t'")
-		p.str(v.NameOffset(), v.NameBytes())
+		p.str(btfraw.EnumNameOff(v), v.NameBytes())
 		p.w.WriteString("' val=")
 		switch {
 		case v.Signed:
@@ -187,7 +188,7 @@ func (p *printer) proto(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, a := range t.Params() {
 		p.w.WriteString("\n\t'")
-		p.str(a.NameOffset(), a.NameBytes())
+		p.str(btfraw.ParamNameOff(a), a.NameBytes())
 		p.w.WriteByte('\'')
 		p.kv(" type_id=", uint64(a.Type))
 	}
@@ -207,7 +208,7 @@ func (p *printer) datasec(t btf.Type) {
 		p.w.WriteString(" (")
 		p.w.WriteString(kindName(vt.Kind()))
 		p.w.WriteString(" '")
-		p.str(vt.NameOffset(), vt.NameBytes())
+		p.str(btfraw.NameOff(vt), vt.NameBytes())
 		p.w.WriteString("')")
 	}
 }

@@ -2,6 +2,7 @@ package rawdump_test
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestGoldenVmlinux(t *testing.T) {
 		{testfixtures.DebianVmlinux, "bpftool/debian-6.1.raw.txt.gz"},
 	} {
 		t.Run(tc.btf, func(t *testing.T) {
-			s, err := btf.Parse(testfixtures.Read(t, tc.btf))
+			s, err := btf.Parse(testfixtures.Read(t, tc.btf), btf.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,14 +32,14 @@ func TestGoldenVmlinux(t *testing.T) {
 }
 
 func TestGoldenModules(t *testing.T) {
-	base, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	base, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mods := testfixtures.Modules(t)
 	for _, name := range testfixtures.DebianGoldenModules {
 		t.Run(name, func(t *testing.T) {
-			s, err := btf.ParseSplit(mods[name], base)
+			s, err := btf.Parse(mods[name], btf.Options{Base: base})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +64,7 @@ func TestBpftoolRunningKernel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bpftool: %v", err)
 	}
-	s, err := btf.Open(testfixtures.RunningKernelBTF)
+	s, err := btf.Open(context.Background(), testfixtures.RunningKernelBTF, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,8 @@ instruction, the kind, the local access spec in libbpf's notation, and the
 value libbpf patches in, or why the relocation fails.
 
 --target FILE resolves against FILE (vmlinux BTF; with -B BASE, module BTF
-on its vmlinux, which is searched first, as libbpf does). --kernel, the
+on its vmlinux, which is searched first, as libbpf does). Any one of OBJ,
+FILE and BASE may be "-", standard input. --kernel, the
 default, resolves against the running kernel: vmlinux and its modules'
 BTF (--sysfs DIR, --root DIR as for "btf find --kernel").
 
@@ -64,17 +65,23 @@ unless that instruction is dead code).`,
 }
 
 func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
-	obj, err := core.OpenObject(objPath, c.readOptions(nil))
+	if objPath == "-" && f.target == "-" {
+		return errors.New("OBJ and --target cannot both be standard input")
+	}
+	o, err := c.openObject(objPath)
 	if err != nil {
 		return err
 	}
-	defer obj.Close()
+	defer o.Close()
+	obj := o.Object
 	target, done, err := c.coreTarget(f)
 	if err != nil {
 		return err
 	}
 	defer done()
+	stop := c.busy("resolving the relocations of " + inputName(objPath))
 	rs, err := core.Resolve(c.ctx, obj, target)
+	stop()
 	if err != nil {
 		return err
 	}

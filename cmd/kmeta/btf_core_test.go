@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -126,13 +127,13 @@ func TestBTFMinObjBadTarget(t *testing.T) {
 	if err := os.WriteFile(target, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, want := btf.Open(target)
+	_, want := btf.Open(context.Background(), target, btf.Options{})
 	if want == nil {
 		t.Fatal("Open accepts the broken task_struct")
 	}
 	out := filepath.Join(dir, "min.btf")
 	_, err := kmeta(t, nil, "btf", "min", target, "--obj", testfixtures.Path(t, "elf/prog.bpf.o.gz"), "-o", out)
-	if err == nil || err.Error() != want.Error() || exitStatus(t.Context(), err) != exitFailure {
+	if err == nil || !strings.HasPrefix(err.Error(), "btf min: "+want.Error()) || exitStatus(t.Context(), err) != exitFailure {
 		t.Errorf("error %v (exit %d), want %v (exit %d)", err, exitStatus(t.Context(), err), want, exitFailure)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

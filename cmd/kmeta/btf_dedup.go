@@ -1,12 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -76,9 +74,6 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	if f.dir != "" || f.jobs != 0 {
 		return fmt.Errorf("-d and -j go with --each")
 	}
@@ -87,34 +82,57 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	inputs := append([]string{f.base}, paths...)
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
-	baseSpec, base, err := c.openBase(f.base)
-	if err != nil {
+	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
 	}
-	if baseSpec != nil {
+	// The base is prepared for deduplication (dedup.NewBase) while the
+	// inputs are opened and validated, on every core; they are appended
+	// in the order given, on this goroutine.
+	var baseSpec *btf.Spec
+	if f.base != "" {
+		if baseSpec, err = c.openOne(f.base, nil); err != nil {
+			return fmt.Errorf("base: %w", err)
+		}
 		defer baseSpec.Close()
 	}
-	m := dedup.New(base)
+	var (
+		base     *dedup.Base
+		baseErr  error
+		baseDone = make(chan struct{})
+	)
+	go func() {
+		defer close(baseDone)
+		if baseSpec != nil {
+			if base, baseErr = dedup.NewBase(baseSpec); baseErr != nil {
+				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
+			}
+		}
+	}()
+	var m *dedup.Merger
 	progress := c.progress("reading", len(paths))
-	for i, p := range paths {
-		if err := c.ctx.Err(); err != nil {
-			return err
-		}
-		progress(i + 1)
-		s, err := c.openOne(p, baseSpec)
-		if err != nil {
-			return err
-		}
-		err = m.AddSpec(s) // copies the records: s can go now
-		s.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
+	err = inOrder(c.ctx, len(paths), 0, 64,
+		func(i int) (*btf.Spec, error) { return c.openOne(paths[i], baseSpec) },
+		func(i int, s *btf.Spec) error {
+			defer s.Close() // AddSpec copies the records
+			if m == nil {
+				if <-baseDone; baseErr != nil {
+					return baseErr
+				}
+				m = dedup.New(base)
+			}
+			progress(i + 1)
+			if err := m.AddSpec(s); err != nil {
+				return fmt.Errorf("%s: %w", paths[i], err)
+			}
+			return nil
+		},
+		func(s *btf.Spec) { s.Close() })
+	<-baseDone
+	if err != nil {
+		return err
 	}
 	data, err := m.Dedup(opts)
 	if err != nil {
@@ -153,46 +171,27 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBTFFiles(paths); err != nil {
+		return err
+	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {
 		return err
 	}
 	defer baseSpec.Close()
-	jobs := f.jobs
-	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		next, done atomic.Int64
-		errOnce    sync.Once
-		firstErr   error
-		wg         sync.WaitGroup
-	)
 	progress := c.progress("dedup", len(paths))
+	var done atomic.Int64
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
-	for range min(jobs, len(paths)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) || c.ctx.Err() != nil {
-					return
-				}
-				if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					next.Store(int64(len(paths))) // stop the others
-					return
-				}
-				progress(int(done.Add(1)))
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = c.ctx.Err()
-	}
-	if firstErr != nil {
+	err = forEach(c.ctx, len(paths), f.jobs, func(i int) error {
+		if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
+			return err
+		}
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
 		batch.Abort()
-		return firstErr
+		return err
 	}
 	return batch.Commit()
 }
@@ -201,8 +200,8 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 // inputs of the same name and an output that is one of the inputs (as
 // checkOutput does, with each input looked at once).
 func eachOutputs(paths []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(paths...)
 	seen := make(map[string]string, len(paths))
@@ -244,30 +243,4 @@ func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.
 		}
 	}
 	return batch.Add(out, data, 0o644)
-}
-
-// progress returns a function that shows "what: done/total" on stderr when
-// it is a terminal, and does nothing otherwise. It is safe for concurrent
-// use.
-func (c *cli) progress(what string, total int) func(done int) {
-	if !isTerminal(c.stderr) {
-		return func(int) {}
-	}
-	var mu sync.Mutex
-	last := 0
-	return func(done int) {
-		if done != total && done%16 != 0 {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if done <= last {
-			return
-		}
-		last = done
-		fmt.Fprintf(c.stderr, "\r%s: %d/%d", what, done, total)
-		if done == total {
-			fmt.Fprintln(c.stderr)
-		}
-	}
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -16,7 +19,7 @@ import (
 func TestBTFDumpCGolden(t *testing.T) {
 	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
-	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c")
+	out, err := kmetaBytes(t, nil, "btf", "dump", deb, "--format", "c", "--compat", "bpftool-7.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func TestBTFDumpCSplit(t *testing.T) {
 	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
 	mod := testfixtures.Modules(t)["kvm"]
-	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c")
+	out, err := kmetaBytes(t, mod, "btf", "dump", "-", "-B", deb, "--format", "c", "--compat", "bpftool-7.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func TestBTFDumpCSplit(t *testing.T) {
 // TestAgainstBpftoolRunningKernel compares that one with bpftool's.
 func TestBTFDumpCLive(t *testing.T) {
 	t.Parallel()
-	spec, err := btf.Open(defaultVmlinux)
+	spec, err := btf.Open(context.Background(), defaultVmlinux, btf.Options{})
 	if err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}
@@ -99,6 +102,45 @@ func TestBTFDumpCTypes(t *testing.T) {
 	}
 }
 
+// TestBTFDumpC75 checks the default header, --unsorted and --compat on the
+// host fixture against the library, whose tests compare it with bpftool
+// 7.5 and 7.1, and the unsorted header against the SHA-256 of bpftool
+// 7.5's "format c unsorted" (see btf/cdump's TestGolden75).
+func TestBTFDumpC75(t *testing.T) {
+	t.Parallel()
+	host := testfixtures.File(t, testfixtures.HostVmlinux)
+	spec := testfixtures.HostSpec(t)
+	for _, tc := range []struct {
+		args []string
+		opts cdump.Options
+	}{
+		{nil, cdump.Options{}},
+		{[]string{"--compat", "bpftool-7.5"}, cdump.Options{}},
+		{[]string{"--unsorted"}, cdump.Options{Unsorted: true}},
+		{[]string{"--compat", "bpftool-7.1"}, cdump.Options{Compat: cdump.CompatBpftool71}},
+		{[]string{"--compat", "bpftool-7.1", "--unsorted"}, cdump.Options{Compat: cdump.CompatBpftool71}},
+		{[]string{"--types", "task_struct"}, cdump.Options{Types: []string{"task_struct"}}},
+	} {
+		out, err := kmetaBytes(t, nil, append([]string{"btf", "dump", host, "--format", "c"}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		var want bytes.Buffer
+		if err := cdump.Write(&want, spec, tc.opts); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, want.Bytes()) {
+			t.Errorf("%q: differs from cdump.Write with %+v", tc.args, tc.opts)
+		}
+		if len(tc.args) == 1 && tc.args[0] == "--unsorted" {
+			const bpftool75Unsorted = "7c1569270a1af87ced83b05738bebce6aac6b3d7a483b9cd4e36dd262e4f6237"
+			if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != bpftool75Unsorted {
+				t.Error("--unsorted differs from bpftool 7.5's format c unsorted")
+			}
+		}
+	}
+}
+
 func TestBTFDumpCErrors(t *testing.T) {
 	t.Parallel()
 	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
@@ -114,6 +156,10 @@ func TestBTFDumpCErrors(t *testing.T) {
 		{"btf", "dump", deb, "--format", "raw", "--types", "task"}, // idem
 		{"btf", "dump", deb, "--format", "c", "--json"},            // JSON is raw only
 		{"btf", "dump", deb, "--format", "h"},
+		{"btf", "dump", deb, "--unsorted"},                                     // --unsorted needs --format c
+		{"btf", "dump", deb, "--compat", "bpftool-7.1"},                        // idem
+		{"btf", "dump", deb, "--format", "c", "--compat", "bpftool-7.3"},       // no such mode
+		{"btf", "dump", deb, "--format", "c", "--unsorted", "--types", "task"}, // a mini header has no order to choose
 	} {
 		if _, err := kmetaBytes(t, nil, args...); err == nil {
 			t.Errorf("%q: no error", args)

@@ -1,37 +1,56 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 type btfEncodeFlags struct {
-	base    string
-	out     string
-	jobs    int
-	noDedup bool
-	write   btfWriteFlags
+	base     string
+	out      string
+	jobs     int
+	noDedup  bool
+	like     string
+	features string
+	write    btfWriteFlags
 }
 
 func (c *cli) btfEncodeCmd() *cobra.Command {
 	var f btfEncodeFlags
 	cmd := &cobra.Command{
 		Use:   "encode FILE [-B BASE] -o OUT [-j N]",
-		Short: "Encode BTF from the DWARF of a vmlinux or module, as pahole -J",
+		Short: "Encode BTF from the DWARF of a vmlinux or module, as the kernel's build does",
 		Long: `Encode the DWARF debug information of FILE (a vmlinux, or a .ko, also
-.ko.gz, .ko.xz or .ko.zst) as BTF, making the choices pahole 1.24 makes
-when Linux 6.1's build runs it (-J --btf_gen_floats --lang_exclude=rust),
-and write it to OUT: raw BTF, or with --elf (or OUT ending in ".o") an ELF
-object holding a .BTF section. With -B BASE (vmlinux's BTF), FILE is a
-module and OUT is split BTF on BASE. -j N sets the number of workers
-(default: every CPU); the output is the same for every N, and equals
-pahole -j1's. A progress line appears when stderr is a terminal.`,
+.ko.gz, .ko.xz or .ko.zst) as BTF, and write it to OUT: raw BTF, or with
+--elf (or OUT ending in ".o") an ELF object holding a .BTF section. With
+-B BASE (vmlinux's BTF), FILE is a module and OUT is split BTF on BASE.
+
+By default the output is what FILE's kernel's own build writes. The kernel
+release is read from FILE: the "Linux version RELEASE" text of the
+linux_banner symbol in a vmlinux, the vermagic of a module's .modinfo.
+Releases before 6.12 are encoded as pahole 1.24 does when Linux 6.1's
+build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12), 6.12
+to 6.x, and files without a release, as pahole 1.30 does with the flags of
+Linux 6.12's scripts/Makefile.btf (--btf_features=default, that is
+encode_force, var, float, decl_tag, type_tag, enum64, optimized_func,
+consistent_func and decl_tag_kfuncs, with --lang_exclude=rust: Debian 13),
+and 7.0 on as pahole 1.30 followed by resolve_btfids --btf, as Linux 7's
+scripts/gen-btf.sh runs them (kfunc tags and prototypes, a second
+deduplication, types sorted by name: Debian 13's backports). --like
+pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
+--features LIST takes pahole's --btf_features syntax (names separated by
+commas, "default", a leading "+" adds to the defaults) and implies
+pahole-1.30. -j N sets the number of workers (default: every CPU); the
+output is the same for every N. A progress line appears when stderr is a
+terminal and the work takes over a second. FILE "-" reads standard input;
+OUT "-" writes to standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfEncode(cmd, args[0], f)
@@ -41,6 +60,8 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "number of workers (default: every CPU)")
 	cmd.Flags().BoolVar(&f.noDedup, "no-dedup", false, "write the types as encoded, before deduplication")
+	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24, pahole-1.30 or linux-7")
+	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
 	f.write.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it; the host's with --no-dedup)"
@@ -48,8 +69,11 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
+	if stdinTwice(path, f.base) {
+		return errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+	}
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	if f.jobs < 0 {
 		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
@@ -59,9 +83,27 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
 	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
-	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
+	like, err := dwarf2btf.ParseLike(f.like)
+	if err != nil {
+		return usageError(cmd, err)
+	}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput, Like: like}
+	if f.features != "" {
+		if like == dwarf2btf.LikePahole124 {
+			return usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
+		}
+		if opts.Features, err = dwarf2btf.ParseFeatures(f.features); err != nil {
+			return usageError(cmd, err)
+		}
+		if opts.Features == 0 {
+			return usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
+		}
+		if like != dwarf2btf.LikeLinux7 {
+			opts.Like = dwarf2btf.LikePahole130
+		}
+	}
 	if f.base != "" {
-		base, err := btf.Open(f.base)
+		base, err := c.openOne(f.base, nil)
 		if err != nil {
 			return fmt.Errorf("base: %w", err)
 		}
@@ -69,19 +111,35 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		opts.Base = base
 	}
 	if isTerminal(c.stderr) {
-		opts.Progress = func(done, total int) {
-			if done == total || done%64 == 0 {
-				fmt.Fprintf(c.stderr, "\rencoding: %d/%d compile units", done, total)
-			}
-			if done == total {
-				fmt.Fprintln(c.stderr)
-			}
-		}
+		opts.Progress = c.counter("encoding compile units")
 	}
-	if f.noDedup {
-		b, err := dwarf2btf.EncodeFile(cmd.Context(), path, opts)
-		if err != nil {
+	// A file is checked by its first bytes and then mapped by dwarf2btf,
+	// which gives its pages back as it goes; standard input, a pipe or a
+	// device is read whole here, its magic checked before the rest.
+	var data *input.Data
+	if regular, head, err := headOfFile(path, magicLen); path != "-" && err != nil {
+		return err
+	} else if regular {
+		if err := checkELF(path, "vmlinux or module")(head); err != nil {
 			return err
+		}
+	} else {
+		if data, err = c.readELF(path, "vmlinux or module"); err != nil {
+			return err
+		}
+		defer data.Release()
+	}
+	ctx := cmd.Context()
+	if f.noDedup {
+		var b *builder.Builder
+		var err error
+		if data != nil {
+			b, err = dwarf2btf.Encode(ctx, data.Bytes(), opts)
+		} else {
+			b, err = dwarf2btf.EncodeFile(ctx, path, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", inputName(path), err)
 		}
 		return c.writeBTF(b, f.out, f.write, path, f.base)
 	}
@@ -89,14 +147,22 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
-	data, err := dwarf2btf.DedupFile(cmd.Context(), path, opts, wopts)
+	var raw []byte
+	if data != nil {
+		raw, err = dwarf2btf.Dedup(ctx, data.Bytes(), opts, wopts)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", inputName(path), err)
+		}
+	} else {
+		raw, err = dwarf2btf.DedupFile(ctx, path, opts, wopts)
+	}
 	if err != nil {
 		return err
 	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		if data, err = builder.ELF(data); err != nil {
+		if raw, err = builder.ELF(raw); err != nil {
 			return err
 		}
 	}
-	return c.writeOutput(f.out, data, path, f.base)
+	return c.writeOutput(f.out, raw, path, f.base)
 }

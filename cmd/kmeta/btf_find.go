@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/kernel"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 type btfFindFlags struct {
@@ -31,7 +33,7 @@ func (c *cli) btfFindCmd() *cobra.Command {
 		Long: `Print every type named NAME in each FILE (default ` + defaultVmlinux + `),
 in bpftool's raw format. With several files each line starts with "FILE: ".
 --flavors also matches CO-RE flavors: NAME___suffix.
-Exits with an error, as grep does, when no file has a match.
+Exits with status 1, as grep does, when no file has a match.
 
 --kernel searches the running kernel instead of files: vmlinux and every
 module with BTF (/sys/kernel/btf/*), or only the one --module names
@@ -53,9 +55,13 @@ reported on stderr and does not stop the search.`,
 					if f.sysfs != "" || f.root != "" {
 						return errors.New("--package reads a package: it takes no --sysfs and no --root")
 					}
-					return c.btfFindPackage(args[0], f.pkg, f)
+					pkg, err := c.openPackage(f.pkg)
+					if err != nil {
+						return err
+					}
+					return c.btfFindKernel(args[0], f, pkg)
 				}
-				return c.btfFindKernel(args[0], f)
+				return c.btfFindKernel(args[0], f, nil)
 			}
 			files := args[1:]
 			if len(files) == 0 {
@@ -88,6 +94,9 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return err
 	}
 	opts.Kind = k
+	if stdinTwice(append(files, f.base)...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+	}
 	w := bufio.NewWriter(c.out())
 	results := []findResult{}
 	found := 0
@@ -153,7 +162,14 @@ func parseKindFlag(kind string) (btf.Kind, error) {
 	}
 	k, ok := btf.ParseKind(kind)
 	if !ok {
-		return 0, fmt.Errorf("unknown kind %q", kind)
+		var names []string
+		for k := btf.KindUnknown + 1; ; k++ {
+			if _, ok := btf.ParseKind(k.String()); !ok {
+				break
+			}
+			names = append(names, strings.ToLower(k.String()))
+		}
+		return 0, fmt.Errorf("unknown --kind %q: want one of %s", kind, strings.Join(names, ", "))
 	}
 	return k, nil
 }
@@ -165,15 +181,22 @@ type kernelFindResult struct {
 }
 
 // btfFindKernel searches vmlinux and the modules of the running kernel (or
-// of the one under --root / --sysfs).
-func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
+// of the one under --root / --sysfs, or of a kernel package).
+func (c *cli) btfFindKernel(name string, f btfFindFlags, pkg *kimage.Package) error {
 	k, err := parseKindFlag(f.kind)
 	if err != nil {
 		return err
 	}
-	cache := kernel.NewCache(f.options())
+	opts := f.options()
+	where := opts.BTFDir()
+	if pkg != nil {
+		opts.Package, where = pkg, pkg.String()
+	}
+	cache := kernel.NewCache(opts)
 	defer cache.Close()
+	done := c.busy(fmt.Sprintf("searching the kernel's BTF in %s for %q", where, name))
 	h, res, err := cache.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
+	done()
 	defer h.Release() // nil, and a no-op, when err is set
 	for _, e := range res.Failed {
 		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", e)

@@ -38,13 +38,13 @@ func runKmeta(tb testing.TB, args ...string) (stdout, stderr string, err error) 
 // directly with package btf.
 func fixtureType(tb testing.TB, module, name string) (btf.TypeID, string) {
 	tb.Helper()
-	base, err := btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux))
+	base, err := btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	spec := base
 	if module != "" {
-		if spec, err = btf.ParseSplit(testfixtures.Modules(tb)[module], base); err != nil {
+		if spec, err = btf.Parse(testfixtures.Modules(tb)[module], btf.Options{Base: base}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -191,13 +191,13 @@ func TestBtfModules(t *testing.T) {
 		counts[f[0]] = f[1]
 	}
 	// Every count is the fixture's, read directly.
-	base, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux))
+	base, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	total := 0
 	for file, b := range testfixtures.Modules(t) {
-		s, err := btf.ParseSplit(b, base)
+		s, err := btf.Parse(b, btf.Options{Base: base})
 		if err != nil {
 			t.Fatal(err)
 		}

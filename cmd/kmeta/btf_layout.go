@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
 )
 
@@ -71,9 +72,25 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
-		err = layout.WriteJSON(ctx, w, o.spec, opts)
+		var ls []layout.Struct
+		if ls, err = layout.Layouts(ctx, o.spec, opts); err == nil {
+			err = writeLayoutsJSON(w, ls)
+		}
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
+	}
+	if errors.Is(err, btf.ErrNotFound) {
+		// A NAME that is no struct or union: nothing found, as for find
+		// (and with --json, an empty list).
+		if f.json {
+			if err := writeLayoutsJSON(w, nil); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		return &statusError{status: exitNotFound, err: err}
 	}
 	if err != nil {
 		return err

@@ -44,7 +44,8 @@ the kernels processed in parallel (-j N, default: every core). A
 progress line appears when stderr is a terminal.
 
 OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
-section; "-" writes to stdout.`,
+section; "-" writes to stdout, and reads stdin for one of FILE, BASE and
+OBJ (not in batch mode).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.dir != "" {
 				return cobra.MinimumNArgs(1)(cmd, args)
@@ -81,13 +82,8 @@ section; "-" writes to stdout.`,
 }
 
 func (c *cli) btfMin(path string, f btfMinFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
-	if f.out != "-" {
-		if err := checkOutput(f.out, path, f.base); err != nil {
-			return err
-		}
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	names := splitNames(f.types)
 	if len(names) == 0 {

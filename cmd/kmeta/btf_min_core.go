@@ -1,12 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -15,30 +13,41 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
-// openObjects opens the BPF objects of --obj; close them with closeObjects.
-func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
-	objs := make([]*core.Object, 0, len(paths))
+// openObjects opens the BPF objects of --obj ("-": standard input, once),
+// each checked by its magic before it is read; the function returned
+// closes them.
+func (c *cli) openObjects(paths []string) ([]*core.Object, func(), error) {
+	objs := make([]*object, 0, len(paths))
+	closeAll := func() {
+		for _, o := range objs {
+			o.Close()
+		}
+	}
+	stdin := false
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, c.readOptions(nil))
+		if p == "-" && stdin {
+			closeAll()
+			return nil, nil, fmt.Errorf("--obj -: standard input can be read once only")
+		}
+		stdin = stdin || p == "-"
+		obj, err := c.openObject(p)
 		if err != nil {
-			closeObjects(objs)
-			return nil, err
+			closeAll()
+			return nil, nil, err
 		}
 		objs = append(objs, obj)
 	}
-	return objs, nil
-}
-
-func closeObjects(objs []*core.Object) {
-	for _, o := range objs {
-		o.Close()
+	cobjs := make([]*core.Object, len(objs))
+	for i, o := range objs {
+		cobjs[i] = o.Object
 	}
+	return cobjs, closeAll, nil
 }
 
 // targetOptions are the read options of a target BTF for objs (without
 // a base): opened lazily, the objects' candidate search made in the walk
-// that opening does (btf.ReadOptions.Lazy, core.TargetQuery).
-func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
+// that opening does (btf.Options.Lazy, core.TargetQuery).
+func (c *cli) targetOptions(objs []*core.Object) btf.Options {
 	o := c.readOptions(nil)
 	o.Lazy, o.Flavors = true, core.TargetQuery(objs...)
 	return o
@@ -46,7 +55,7 @@ func (c *cli) targetOptions(objs []*core.Object) btf.ReadOptions {
 
 // targetErr returns err, the error of a resolution on the target s read
 // from path, or the error of the record of s that failed its check if
-// there is one (btf.ReadOptions.Lazy), after the path, as opening gives it.
+// there is one (btf.Options.Lazy), after the path, as opening gives it.
 func targetErr(path string, s *btf.Spec, err error) error {
 	if lerr := s.Err(); lerr != nil {
 		return fmt.Errorf("%s: %w", path, lerr)
@@ -56,20 +65,18 @@ func targetErr(path string, s *btf.Spec, err error) error {
 
 // btfMinObjs writes the minimal BTF of FILE for the objects' relocations.
 func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	inputs := append([]string{path, f.base}, f.objs...)
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
 	}
-	objs, err := c.openObjects(f.objs)
+	if err := checkOutput(f.out, inputs...); err != nil {
+		return err
+	}
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
+	defer closeObjs()
 	var o *openedSpec
 	if f.base == "" {
 		var s *btf.Spec
@@ -104,40 +111,24 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	objs, err := c.openObjects(f.objs)
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
-	jobs := f.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		batch atomicfile.Batch
-		next  atomic.Int64
-		done  atomic.Int64
-		errs  = make([]error, len(kernels))
-		wg    sync.WaitGroup
-	)
+	defer closeObjs()
 	progress := c.progress("min", len(kernels))
-	for range min(jobs, len(kernels)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(kernels) && c.ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				errs[i] = c.minOne(&batch, kernels[i], outs[i], objs, f, opts)
-				progress(int(done.Add(1)))
-			}
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err == nil && c.ctx.Err() != nil {
-			err = c.ctx.Err()
-		}
-		if err != nil {
-			batch.Abort()
+	var done atomic.Int64
+	var batch atomicfile.Batch
+	err = forEach(c.ctx, len(kernels), f.jobs, func(i int) error {
+		if err := c.minOne(&batch, kernels[i], outs[i], objs, f, opts); err != nil {
 			return fmt.Errorf("%s: %w", kernels[i], err)
 		}
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
+		batch.Abort()
+		return err
 	}
 	return batch.Commit()
 }
@@ -164,8 +155,8 @@ func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Ob
 // without a compression suffix. Two kernels with one name, or an output
 // that is an input, are refused.
 func batchOutputs(kernels []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(kernels...)
 	seen := map[string]string{}

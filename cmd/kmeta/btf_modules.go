@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/kernel"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // kernelFlags say where the kernel's BTF is read: the flags --sysfs and
@@ -23,7 +25,7 @@ func (f *kernelFlags) register(cmd *cobra.Command) {
 }
 
 func (f *kernelFlags) options() kernel.Options {
-	return kernel.Options{Root: f.root, Sysfs: f.sysfs}
+	return kernel.Options{Root: f.root, Sysfs: f.sysfs, Workers: runtime.GOMAXPROCS(0)}
 }
 
 type btfModulesFlags struct {
@@ -40,7 +42,7 @@ func (c *cli) btfModulesCmd() *cobra.Command {
 		Long: `List every module of the running kernel that has BTF (/sys/kernel/btf/MODULE),
 sorted by name, with the number of types of its own (split BTF over vmlinux).
 A module whose BTF cannot be read is listed with "-" and its error is printed
-on stderr; the command then exits with status 1.
+on stderr; the command then exits with status 2, as for any failure.
 --sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf; --root DIR reads
 every path under DIR. --package FILE.deb lists the modules of a Debian kernel
 package instead, with their BTF on the package's vmlinux.`,
@@ -50,9 +52,13 @@ package instead, with their BTF on the package's vmlinux.`,
 				if f.sysfs != "" || f.root != "" {
 					return errors.New("--package reads a package: it takes no --sysfs and no --root")
 				}
-				return c.btfModulesPackage(f.pkg, f.json)
+				pkg, err := c.openPackage(f.pkg)
+				if err != nil {
+					return err
+				}
+				return c.btfModules(f, pkg)
 			}
-			return c.btfModules(f)
+			return c.btfModules(f, nil)
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
@@ -69,8 +75,12 @@ type moduleInfo struct {
 	Error   string `json:"error,omitempty"`
 }
 
-func (c *cli) btfModules(f btfModulesFlags) error {
-	cache := kernel.NewCache(f.options())
+// btfModules lists the modules of the running kernel (or of the one under
+// --root / --sysfs, or of a kernel package) that have BTF.
+func (c *cli) btfModules(f btfModulesFlags, pkg *kimage.Package) error {
+	opts := f.options()
+	opts.Package = pkg
+	cache := kernel.NewCache(opts)
 	defer cache.Close()
 	h, err := cache.Acquire()
 	if err != nil {
@@ -81,14 +91,16 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 	if err != nil {
 		return err
 	}
+	progress := c.progress("reading module BTF", len(names))
 	infos := make([]moduleInfo, len(names))
 	failed := 0
 	for i, name := range names {
 		infos[i].Module = name
+		progress(i + 1)
 		spec, err := h.Module(name)
 		if err != nil {
 			infos[i].Error = err.Error()
-			fmt.Fprintf(c.stderr, "kmeta: %v\n", err)
+			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
 			failed++
 			continue
 		}

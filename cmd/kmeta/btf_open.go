@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -29,6 +28,9 @@ func (o *openedSpec) Close() {
 
 // openSpec opens path ("-" for stdin), on top of basePath if not empty.
 func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
+	if stdinTwice(path, basePath) {
+		return nil, errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+	}
 	var base *btf.Spec
 	if basePath != "" {
 		var err error
@@ -51,90 +53,48 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 // openOneWith is openOne with read options o, whose Base is the base.
-func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
+func (c *cli) openOneWith(path string, o btf.Options) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(path, o)
+	if err != nil && o.Base == nil {
+		err = splitHint(err)
+	}
+	return s, err
+}
+
+// splitHint adds to an error from reading BTF without a base that the BTF
+// looks split, when it does: its string section is empty or does not
+// start with the empty string, as only split BTF's may (the base holds
+// it). A split BTF whose strings happen to start with one fails later, on
+// a type or a name beyond its own (its ids and offsets continue the
+// base's): then the hint is a question, since a damaged file fails the
+// same way. The FormatError's message is all that tells these apart.
+func splitHint(err error) error {
+	var fe *btf.FormatError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	const hint = "name its base with -B BASE (e.g. -B " + defaultVmlinux + "), or search the running kernel's modules with \"btf find --kernel\""
+	switch {
+	case fe.Section == "string" && fe.Offset == 0:
+		return fmt.Errorf("%w: this looks like split BTF (a module's): %s", err, hint)
+	case fe.Section == "type" && (strings.Contains(fe.Msg, "beyond the last type") || strings.Contains(fe.Msg, "outside the string section")):
+		return fmt.Errorf("%w (split BTF, a module's? %s)", err, hint)
+	}
+	return err
+}
+
+func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 	if path == "-" {
-		return c.openStdin(o)
-	}
-	if isKernelImage(path) {
-		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		s, err := kimage.ReadBTF(c.ctx, c.stdinReader(), o)
 		if err != nil {
-			return nil, withHint(err)
+			return nil, withHint(fmt.Errorf("stdin: %w", err))
 		}
-		defer d.Release()
-		return c.kernelImageSpec(path, d.Bytes(), o)
+		return s, nil
 	}
-	return btf.OpenWith(path, o)
+	s, err := kimage.OpenBTF(c.ctx, path, o)
+	return s, withHint(err)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
 // (the setup header ends before it).
 const kernelHead = 0x250
-
-// openStdin reads BTF, an ELF file, compressed BTF, an x86 bzImage or a
-// Debian package from standard input, with read options o, under the same
-// limit as files: a kernel image or package is read whole (bounded by
-// --max-input) and then decompressed as a file would be.
-func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
-	r := bufio.NewReaderSize(c.stdinReader(), kernelHead)
-	head, _ := r.Peek(kernelHead) // (short input: what there is)
-	if kimage.IsBzImage(head) || kimage.IsDeb(head) {
-		d, err := input.ReadAll(c.ctx, r, input.Options{Limit: c.maxInput, What: "standard input"})
-		if err != nil {
-			return nil, withHint(fmt.Errorf("stdin: %w", err))
-		}
-		defer d.Release()
-		return c.kernelImageSpec("stdin", d.Bytes(), o)
-	}
-	s, err := btf.ReadWith(r, o)
-	if err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
-	}
-	return s, nil
-}
-
-// readArg reads the input named path ("-": standard input) whole, under
-// the input limit: a file is mapped if it can be.
-func (c *cli) readArg(path string) (*input.Data, error) {
-	var d *input.Data
-	var err error
-	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), input.Options{Limit: c.maxInput, What: "standard input"})
-	} else {
-		d, err = input.File(c.ctx, path, input.Options{Limit: c.maxInput})
-	}
-	if err != nil {
-		return nil, withHint(err)
-	}
-	return d, nil
-}
-
-// isKernelImage reports whether path is a regular file that starts as an
-// x86 bzImage or a Debian package.
-func isKernelImage(path string) bool {
-	f, fi, err := input.OpenFile(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, kernelHead)
-	n, _ := io.ReadFull(f, head)
-	return kimage.IsBzImage(head[:n]) || kimage.IsDeb(head[:n])
-}
-
-// kernelImageSpec reads the BTF of the kernel in data, an x86 bzImage or a
-// Debian package named name: the kernel is decompressed as a stream into
-// btf's reader, which keeps only the .BTF section.
-func (c *cli) kernelImageSpec(name string, data []byte, o btf.ReadOptions) (*btf.Spec, error) {
-	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", name, err))
-	}
-	s, err := btf.ReadWith(r, o)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("%s: %w", name, err))
-	}
-	return s, nil
-}

@@ -55,7 +55,7 @@ func TestBTFDumpGolden(t *testing.T) {
 // TestBpftoolLive compares that one with bpftool's.
 func TestBTFDumpLive(t *testing.T) {
 	t.Parallel()
-	spec, err := btf.Open(defaultVmlinux)
+	spec, err := btf.Open(context.Background(), defaultVmlinux, btf.Options{})
 	if err != nil {
 		t.Skipf("no kernel BTF here: %v", err)
 	}
@@ -78,18 +78,22 @@ func TestBTFDumpJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Types []struct {
-			ID      btf.TypeID `json:"id"`
-			Kind    string     `json:"kind"`
-			Name    string     `json:"name"`
-			Members []struct {
-				Name string `json:"name"`
-			} `json:"members"`
-		} `json:"types"`
+	// JSON Lines: one type per line.
+	type jsonType struct {
+		ID      btf.TypeID `json:"id"`
+		Kind    string     `json:"kind"`
+		Name    string     `json:"name"`
+		Members []struct {
+			Name string `json:"name"`
+		} `json:"members"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
+	var doc struct{ Types []jsonType }
+	for line := range strings.Lines(out) {
+		var tt jsonType
+		if err := json.Unmarshal([]byte(line), &tt); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		doc.Types = append(doc.Types, tt)
 	}
 	if len(doc.Types) != 176 || doc.Types[0].ID != 94976 {
 		t.Fatalf("%d types from %d; want af_key's 176 from 94976", len(doc.Types), doc.Types[0].ID)
@@ -151,7 +155,7 @@ func TestBTFErrors(t *testing.T) {
 		{[]string{"btf", "dump", deb, "--format", "c", "--json"}, "--json works with --format raw only"},
 		{[]string{"btf", "dump", deb, "--types", "x"}, "--types works with --format c only"},
 		{[]string{"btf", "dump", deb, "-B", "/nonexistent"}, "base: open /nonexistent"},
-		{[]string{"btf", "find", "x", deb, "--kind", "bogus"}, `unknown kind "bogus"`},
+		{[]string{"btf", "find", "x", deb, "--kind", "bogus"}, `unknown --kind "bogus": want one of int, ptr`},
 		{[]string{"btf", "find"}, "requires at least 1 arg"},
 		{[]string{"btf", "dump", "a", "b"}, "accepts at most 1 arg"},
 	} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -48,7 +49,7 @@ func readOut(tb testing.TB, path string, base *btf.Spec) (*btf.Spec, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := btf.Read(bytes.NewReader(data), base)
+	s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{Base: base})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestBTFCopy(t *testing.T) {
 	if _, err := kmeta(t, nil, "btf", "copy", mod, "-B", vmlinux, "-o", out); err != nil {
 		t.Fatal(err)
 	}
-	base, err := btf.Open(vmlinux)
+	base, err := btf.Open(context.Background(), vmlinux, btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestBTFMinStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Parse([]byte(stdout))
+	s, err := btf.Parse([]byte(stdout), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

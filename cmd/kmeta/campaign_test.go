@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -281,7 +282,7 @@ func mutateBytes(rng *rand.Rand, b []byte) []byte {
 }
 
 func toBigEndian(t *testing.T, split []byte, base *btf.Spec) []byte {
-	s, err := btf.ParseSplit(split, base)
+	s, err := btf.Parse(split, btf.Options{Base: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func toBigEndian(t *testing.T, split []byte, base *btf.Spec) []byte {
 // compressedSection returns the ELF object obj with its .BTF compressed
 // (zstd, SHF_COMPRESSED), as ld --compress-debug-sections would.
 func compressedSection(t *testing.T, obj []byte) []byte {
-	s, err := btf.Read(bytes.NewReader(obj), nil)
+	s, err := btf.Read(context.Background(), bytes.NewReader(obj), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -39,6 +40,8 @@ func TestExitStatuses(t *testing.T) {
 	}{
 		{[]string{"btf", "find", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", "--kernel", "--sysfs", sysfs}, 1},
 		{[]string{"btf", "find", "xfs_mount", "--kernel", "--sysfs", sysfs, "--module", "vmlinux"}, 1},
 		{append([]string{"ksym", "name", "no_such_symbol"}, ksym...), 1},
@@ -49,6 +52,11 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"bogus"}, 2},
 		{[]string{"btf", "dump", "--bogus"}, 2},
 		{[]string{"btf", "find"}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"help", "btf", "dump"}, 0},
+		{[]string{"help", "bogus"}, 2},
+		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "bogus"}, 2},
 	} {
 		if _, msg, got := status(t, "", tc.args...); got != tc.want {
 			t.Errorf("%v: status %d, want %d (%s)", tc.args, got, tc.want, msg)
@@ -65,6 +73,12 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"btf", "dumpp"}, "usage: kmeta btf COMMAND"},
+		{[]string{"btf", "dmup"}, `did you mean "dump"?`},
+		{[]string{"ksym", "nmae", "x"}, `did you mean "name"?`},
+		{[]string{"vresion"}, `did you mean "version"?`},
+		{[]string{"completion", "bassh"}, `did you mean "bash"?`},
+		{[]string{"completion"}, "usage: kmeta completion COMMAND"},
+		{[]string{"help", "btf", "dmup"}, `did you mean "dump"?`},
 		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
 		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
 		{[]string{"frob"}, "usage: kmeta COMMAND"},
@@ -146,5 +160,44 @@ func TestKsymAddrOutsideText(t *testing.T) {
 	out, msg, st := status(t, text, "ksym", "addr", "ffffffff82000010", "ffffffff81000010", "--kallsyms", "-", "--sysfs", t.TempDir())
 	if st != 1 || strings.Contains(out, "_etext") || !strings.Contains(out, "ffffffff82000010 ?") || !strings.Contains(out, "_stext+0x10") {
 		t.Fatalf("status %d %s, output %q", st, msg, out)
+	}
+}
+
+// TestStdinOnce: standard input can stand for one input only; naming it
+// twice is refused before anything is read.
+func TestStdinOnce(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"btf", "find", "x", "-", "-"},
+		{"btf", "dump", "-", "-B", "-"},
+		{"btf", "copy", "-", "-B", "-", "-o", "-"},
+		{"btf", "dedup", "-", "-", "-o", "-"},
+		{"btf", "diff", "-", "-"},
+		{"btf", "core", "-", "--target", "-"},
+		{"btf", "min", "-", "--obj", "-", "-o", "-"},
+		{"btf", "encode", "-", "-B", "-", "-o", "-"},
+	} {
+		out, msg, st := status(t, "", args...)
+		if st != 2 || !strings.Contains(msg, "standard input") || out != "" {
+			t.Errorf("%v: status %d, error %q; want 2 and an error about standard input", args, st, msg)
+		}
+	}
+}
+
+// TestSplitWithoutBaseNUL: split BTF whose strings happen to start with
+// NUL passes the string check and fails on a type beyond its own; the
+// error still names -B, as a question.
+func TestSplitWithoutBaseNUL(t *testing.T) {
+	t.Parallel()
+	b := bytes.Clone(testfixtures.Modules(t)["af_key"])
+	hdrLen := binary.LittleEndian.Uint32(b[4:])
+	strOff := binary.LittleEndian.Uint32(b[16:])
+	b[hdrLen+strOff] = 0
+	path := writeFile(t, t.TempDir(), "af_key.btf", b)
+	for _, args := range [][]string{{"btf", "dump", path}, {"btf", "layout", path}, {"btf", "find", "x", path}} {
+		_, msg, st := status(t, "", args...)
+		if st != 2 || !strings.Contains(msg, "split BTF, a module's?") || !strings.Contains(msg, "-B BASE") {
+			t.Errorf("%v: status %d, error %q; want 2 and an error naming -B BASE", args, st, msg)
+		}
 	}
 }

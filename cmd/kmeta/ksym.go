@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,7 +68,12 @@ func (c *cli) ksymCmd() *cobra.Command {
 			Use:   "watch",
 			Short: "Print module events, BPF symbols added and removed, and reloads until interrupted",
 			Args:  cobra.NoArgs,
-			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymWatch(cmd.Context(), f) },
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if f.kallsyms == "-" {
+					return usageError(cmd, errors.New("--kallsyms -: watch rereads kallsyms when modules come and go, and standard input cannot be read twice; name a file"))
+				}
+				return c.ksymWatch(cmd.Context(), f)
+			},
 		},
 	)
 	return cmd
@@ -91,13 +95,6 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 
 func (c *cli) printJSON(v any) error {
 	return writeJSON(c.out(), v)
-}
-
-// writeJSON writes v to w as indented JSON, the form of every --json output.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func parseAddr(s string) (uint64, error) {
@@ -130,7 +127,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out []addrJSON
+	out := []addrJSON{}
 	missing := 0
 	for _, a := range addrs {
 		// Without --data, an address past a run of text (rodata after
@@ -184,6 +181,11 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 	}
 	syms, err := snap.LookupName(name, module)
 	if errors.Is(err, kallsyms.ErrNotFound) {
+		if f.json { // nothing found: an empty list, as btf find prints
+			if err := c.printJSON([]struct{}{}); err != nil {
+				return err
+			}
+		}
 		return notFound("%w", err)
 	}
 	if err != nil {
@@ -194,7 +196,7 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 		Name   string `json:"name"`
 		Module string `json:"module"`
 	}
-	var out []nameJSON
+	out := []nameJSON{}
 	for _, s := range syms {
 		out = append(out, nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module})
 		if !f.json {
@@ -225,7 +227,7 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 		State   string `json:"state,omitempty"`
 		Pseudo  bool   `json:"pseudo,omitempty"`
 	}
-	var out []modJSON
+	out := []modJSON{}
 	for _, m := range snap.Modules() {
 		j := modJSON{m.Name, fmt.Sprintf("0x%x", m.Start), fmt.Sprintf("0x%x", m.End), m.Symbols, hex.EncodeToString(m.BuildID), m.State, m.Pseudo}
 		out = append(out, j)
@@ -268,12 +270,12 @@ func (c *cli) ksymStats(f *ksymFlags) error {
 // ends.
 func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	var mu sync.Mutex // OnEvent, OnKsym and OnReload run on different goroutines
+	lines := newJSONLines(c.stdout)
 	emit := func(text string, v map[string]any) {
 		mu.Lock()
 		defer mu.Unlock()
 		if f.json {
-			b, _ := json.Marshal(v)
-			fmt.Fprintf(c.stdout, "%s\n", b)
+			lines.Encode(v)
 			return
 		}
 		io.WriteString(c.stdout, text+"\n")
@@ -304,8 +306,10 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		}
 		emit(text, v)
 	}})
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // interrupted: done
-		return nil
+	if ctx.Err() != nil {
+		// Interrupted: the output is complete up to here, and the exit
+		// status says how it ended (130 or 143), as for every command.
+		return context.Cause(ctx)
 	}
 	return err
 }

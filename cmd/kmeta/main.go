@@ -7,10 +7,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,10 +29,24 @@ func main() {
 	ctx, stop := signalContext()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if printable(err) {
-		fmt.Fprintf(os.Stderr, "kmeta: %v\n", err)
+	if line := errorLine(ctx, err); line != "" {
+		fmt.Fprintln(os.Stderr, line)
 	}
 	os.Exit(exitStatus(ctx, err))
+}
+
+// errorLine is the one line kmeta prints on stderr for the error err, or
+// "" for none. A command that a signal ended says only that, in the same
+// words whatever it was doing (reading a FIFO, deduplicating, writing),
+// and as a second signal does.
+func errorLine(ctx context.Context, err error) string {
+	if sig, ok := context.Cause(ctx).(signalCause); ok && err != nil {
+		return "kmeta: " + sig.Error()
+	}
+	if printable(err) {
+		return "kmeta: " + err.Error()
+	}
+	return ""
 }
 
 // signalContext returns a context that SIGINT or SIGTERM cancels, with the
@@ -57,7 +73,7 @@ func signalContext() (context.Context, func()) {
 		// The command has not returned: remove the temporary files of
 		// the outputs it was writing, which its own cleanup would have.
 		atomicfile.RemoveTemporary()
-		fmt.Fprintf(os.Stderr, "kmeta: interrupted by %v\n", sig)
+		fmt.Fprintf(os.Stderr, "kmeta: %v\n", signalCause{sig: sig.(syscall.Signal)})
 		os.Exit(status)
 	}()
 	return ctx, func() {
@@ -90,8 +106,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return withHint(root.ExecuteContext(ctx))
+	cmd, err := root.ExecuteContextC(ctx)
+	return nameCommand(cmd, withHint(err))
 }
+
+// nameCommand starts the message of err with the command that failed,
+// "btf copy: -o /tmp: is a directory", unless err is a usage error, which
+// names the command's usage line, or says nothing (errQuiet).
+func nameCommand(cmd *cobra.Command, err error) error {
+	var se *statusError
+	if err == nil || err == errQuiet || cmd == nil || !cmd.HasParent() || errors.As(err, &se) && se.usage {
+		return err
+	}
+	return &commandError{name: strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), err: err}
+}
+
+// commandError is an error of the command name.
+type commandError struct {
+	name string
+	err  error
+}
+
+func (e *commandError) Error() string { return e.name + ": " + e.err.Error() }
+func (e *commandError) Unwrap() error { return e.err }
 
 func (c *cli) rootCmd() *cobra.Command {
 	var maxInput string
@@ -112,6 +149,7 @@ func (c *cli) rootCmd() *cobra.Command {
 	}
 	btfCmd.AddCommand(
 		c.btfDumpCmd(),
+		c.btfListCmd(),
 		c.btfFindCmd(),
 		c.btfModulesCmd(),
 		c.btfMinCmd(),
@@ -125,6 +163,14 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()
 	root.SetVersionTemplate("kmeta {{.Version}}\n")
+	// cobra adds its completion and help commands when it runs: add them
+	// now, so that strictUsage makes "completion bassh" a usage error
+	// with a suggestion, as for every command, not help and status 0.
+	// The completion command takes its output stream when it is made.
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.InitDefaultCompletionCmd()
+	root.SetHelpCommand(helpCmd())
 	strictUsage(root)
 	return root
 }

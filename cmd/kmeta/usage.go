@@ -12,7 +12,7 @@ import (
 
 // usageError is a usage error of cmd: status 2, naming cmd's usage line.
 func usageError(cmd *cobra.Command, err error) error {
-	return &statusError{status: exitFailure, err: fmt.Errorf("%w (usage: %s)", err, usageLine(cmd))}
+	return &statusError{status: exitFailure, err: fmt.Errorf("%w (usage: %s)", err, usageLine(cmd)), usage: true}
 }
 
 // usageLine is cmd's usage line without cobra's "[flags]": "kmeta btf dump
@@ -56,10 +56,63 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("missing command")
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		msg += fmt.Sprintf(", did you mean %q?", s[0])
+	if s := suggest(cmd, args[0]); s != "" {
+		msg += fmt.Sprintf(", did you mean %q?", s)
 	}
 	return errors.New(msg)
+}
+
+// suggest returns the subcommand of cmd nearest to typed, as git and
+// cobra suggest one: within two edits, where swapping two neighbouring
+// letters is one edit ("dmup" is one from "dump", two from "dedup"), or
+// the only one that typed starts. cobra's own SuggestionsFor counts a swap
+// as two and lists every command within its distance unsorted (and none
+// when SuggestionsMinimumDistance is left 0).
+func suggest(cmd *cobra.Command, typed string) string {
+	best, bestDist, prefixed := "", 3, []string{}
+	for _, sub := range cmd.Commands() {
+		if !sub.IsAvailableCommand() {
+			continue
+		}
+		for _, name := range append([]string{sub.Name()}, sub.Aliases...) {
+			if d := editDistance(strings.ToLower(typed), name); d < bestDist {
+				best, bestDist = sub.Name(), d
+			}
+			if typed != "" && strings.HasPrefix(name, strings.ToLower(typed)) {
+				prefixed = append(prefixed, sub.Name())
+			}
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		best = prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbouring bytes.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // version returns kmeta's module version (or "(devel)"), its VCS revision
@@ -90,6 +143,33 @@ func (c *cli) versionCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := fmt.Fprintf(c.out(), "kmeta %s\n", version())
 			return err
+		},
+	}
+}
+
+// helpCmd is "kmeta help [COMMAND...]": cobra's own prints "Unknown help
+// topic" for a command that does not exist, and exits 0.
+func helpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND...]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := cmd.Root().Find(args)
+			if err != nil || len(rest) > 0 || target == nil {
+				parent := cmd.Root()
+				if target != nil {
+					parent = target
+				}
+				name := strings.Join(args, " ")
+				msg := fmt.Sprintf("no help for %q: no such command", name)
+				if len(rest) > 0 {
+					if s := suggest(parent, rest[0]); s != "" {
+						msg += fmt.Sprintf(", did you mean %q?", s)
+					}
+				}
+				return usageError(cmd, errors.New(msg))
+			}
+			return target.Help()
 		},
 	}
 }

@@ -15,8 +15,8 @@ import (
 // btfLoadAttr is the BPF_BTF_LOAD part of union bpf_attr, up to
 // btf_log_true_size (Linux 6.4); older kernels see zeros past what they know.
 type btfLoadAttr struct {
-	btf         uint64
-	logBuf      uint64
+	btf         pointer
+	logBuf      pointer
 	size        uint32
 	logSize     uint32
 	logLevel    uint32
@@ -52,11 +52,11 @@ func LoadBTF(data []byte) (*os.File, error) {
 
 func load(data, log []byte) (int, error) {
 	attr := btfLoadAttr{
-		btf:  uint64(uintptr(unsafe.Pointer(&data[0]))),
+		btf:  pointer{p: unsafe.Pointer(&data[0])},
 		size: uint32(len(data)),
 	}
 	if len(log) > 0 {
-		attr.logBuf = uint64(uintptr(unsafe.Pointer(&log[0])))
+		attr.logBuf = pointer{p: unsafe.Pointer(&log[0])}
 		attr.logSize = uint32(len(log))
 		attr.logLevel = 1
 	}

@@ -1,14 +1,20 @@
 // Package bpfsys loads BTF into the kernel with bpf(BPF_BTF_LOAD), so that
-// tests can check what kmeta writes against the kernel's own BTF verifier.
-// It is the one place in kmeta that makes the bpf system call.
+// tests can check what kmeta writes against the kernel's own BTF verifier,
+// and reads the kernel's BPF objects: it walks the ids of BTF objects,
+// programs and maps (BPF_*_GET_NEXT_ID), opens them by id
+// (BPF_*_GET_FD_BY_ID) and reads their information and raw BTF
+// (BPF_OBJ_GET_INFO_BY_FD). It is the one place in kmeta that makes the bpf
+// system call; package bpfobj is the public API over the reading side.
 //
 // # Concurrency
 //
-// LoadBTF and Available are safe for concurrent use; they keep no state.
+// The functions are safe for concurrent use; they keep no state. An FD
+// must not be closed while another goroutine uses it.
 //
 // # Security
 //
-// Loading BTF needs CAP_BPF (or root). The data is passed to the kernel as
+// Loading BTF, and reading the kernel's BPF objects, needs CAP_BPF or
+// CAP_SYS_ADMIN (or root); the errors for EPERM and EACCES say so. The data is passed to the kernel as
 // is; the kernel's verifier checks it. The log buffer is bounded (MaxLog).
 package bpfsys
 

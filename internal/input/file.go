@@ -29,8 +29,26 @@ func OpenFile(path string) (*os.File, os.FileInfo, error) {
 		return f, fi, nil
 	default:
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file or a pipe (%v)", path, m.Type())
+		return nil, nil, fmt.Errorf("%s: %s, not a file or a pipe", path, describeMode(m))
 	}
+}
+
+// describeMode names the type of file m describes, for errors: "is a
+// directory". (os.FileMode's String prints the type and permission bits
+// of the mode given to it, and m.Type() has no permission bits:
+// "d---------".)
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "is a directory"
+	case m&os.ModeSocket != 0:
+		return "is a socket"
+	case m&os.ModeDevice != 0:
+		return "is a block device"
+	case m&os.ModeSymlink != 0:
+		return "is a symbolic link"
+	}
+	return "is not a regular file (mode " + m.String() + ")"
 }
 
 // File reads the file at path under o: a regular file of known size is

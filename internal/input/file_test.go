@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -62,8 +63,9 @@ func TestFileFIFOCancel(t *testing.T) {
 
 func TestFileKinds(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := File(context.Background(), dir, Options{}); err == nil {
-		t.Error("directory: no error")
+	// The error says what the file is, not "(d---------)".
+	if _, err := File(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v, want an error saying it is a directory", err)
 	}
 	path := filepath.Join(dir, "f")
 	os.WriteFile(path, make([]byte, 100), 0o600)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Spec parses data (split on base, if not nil) and closes the Spec when the
 // test ends.
 func Spec(tb testing.TB, data []byte, base *btf.Spec) *btf.Spec {
 	tb.Helper()
-	s, err := btf.ParseSplit(data, base)
+	s, err := btf.Parse(data, btf.Options{Base: base})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,12 +27,12 @@ func Spec(tb testing.TB, data []byte, base *btf.Spec) *btf.Spec {
 
 // BreakMembers returns a copy of host-order BTF data in which every
 // member of the struct called name refers to a type past the last: data
-// that opening in full rejects, and a lazy open (btf.ReadOptions.Lazy)
+// that opening in full rejects, and a lazy open (btf.Options.Lazy)
 // only once the struct is read.
 func BreakMembers(tb testing.TB, data []byte, name string) []byte {
 	tb.Helper()
 	data = bytes.Clone(data)
-	s, err := btf.Parse(data)
+	s, err := btf.Parse(data, btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func BreakMembers(tb testing.TB, data []byte, name string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rec := t.Record() // in data: Parse reads host-order BTF in place
+	rec := btfraw.Record(t) // in data: Parse reads host-order BTF in place
 	for i := 16; i+4 <= len(rec); i += 12 {
 		copy(rec[i:], []byte{0xff, 0xff, 0xff, 0x0f}) // the member's type
 	}

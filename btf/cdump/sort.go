@@ -1,0 +1,342 @@
+package cdump
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// The sorted order of bpftool 7.5's "btf dump ... format c" (bpftool's
+// sort_btf_c and btf_type_compare, tools/bpf/bpftool/btf.c of Linux 6.12):
+// every type of the Spec chain, void included, is sorted by
+//
+//  1. a rank: anonymous enums first, then named enums, integers and floats,
+//     named structs and unions, named function prototypes, and everything
+//     else; typedefs, qualifiers, pointers and arrays with a name anywhere
+//     along their chain take the rank of what they lead to;
+//  2. a sort name: the type's own name, or for typedefs, qualifiers,
+//     pointers and arrays the name of what they lead to, or for an anonymous
+//     enum its first enumerator's name;
+//  3. the type's own name;
+//  4. a hash of the names in the type (enumerators, members and their
+//     types' names, array lengths), which keeps structs of the same name
+//     apart;
+//  5. the type id.
+//
+// Names compare as C's strcmp does, byte by byte.
+
+// Ranks of btf_type_rank.
+const (
+	rankAnonEnum = 0
+	rankEnum     = 1
+	rankScalar   = 2
+	rankRecord   = 3
+	rankProto    = 4
+	rankOther    = 10
+)
+
+// sortKey is what the sort compares of one type: 40 bytes per type. The
+// first 16 bytes of the sort name are kept in pre, big-endian and padded
+// with zeros, so that most comparisons do not read the string section;
+// names that share them are compared in full.
+type sortKey struct {
+	pre      [2]uint64
+	hash     uint64
+	id       btf.TypeID
+	sortName uint32
+	ownName  uint32
+	rank     uint8
+}
+
+// silent are the kinds whose dumpType prints nothing and changes nothing
+// wherever it is called (libbpf's btf_dump_order_type only marks them
+// ordered): leaving them out of the sort does not change the output.
+// They are more than half of a kernel's types (FUNC alone is 45%).
+func silent(k btf.Kind) bool {
+	switch k {
+	case btf.KindFunc, btf.KindVar, btf.KindDatasec, btf.KindDeclTag, btf.KindInt, btf.KindFloat:
+		return true
+	}
+	return false
+}
+
+// sortedIDs returns the keys of the types of the Spec chain in bpftool
+// 7.5's sorted order: those that dumpType prints, or with all, every type,
+// void included, as bpftool sorts them.
+func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
+	n := 0
+	if all {
+		n = d.n
+	} else {
+		for id := 1; id < d.n; id++ {
+			if !silent(d.typ(btf.TypeID(id)).kind()) {
+				n++
+			}
+		}
+	}
+	keys := make([]sortKey, 0, n)
+	// The hashes without members are memoized: they are those of member
+	// types, the same few (int, list_head, pointers) again and again.
+	d.hashMemo, d.hashDone = make([]uint64, d.n), make([]uint64, (d.n+63)/64)
+	defer func() { d.hashMemo, d.hashDone = nil, nil }()
+	// Unnamed prototypes, a quarter of a kernel's types, all have the key
+	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
+	var protos []btf.TypeID
+	for i := range d.n {
+		id := btf.TypeID(i)
+		t := d.typ(id)
+		if !all && (id == 0 || silent(t.kind())) {
+			continue
+		}
+		if !all && t.kind() == btf.KindFuncProto && t.nameOff() == 0 {
+			protos = append(protos, id)
+			continue
+		}
+		name := d.sortName(id)
+		keys = append(keys, sortKey{
+			pre:      d.strs.prefix(name),
+			hash:     d.sortHash(id, true, 0),
+			id:       id,
+			sortName: name,
+			ownName:  t.nameOff(),
+			rank:     d.sortRank(id),
+		})
+		if d.err != nil {
+			return nil, d.err
+		}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if a.rank != b.rank {
+			return int(a.rank) - int(b.rank)
+		}
+		if c := cmp.Compare(a.pre[0], b.pre[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.pre[1], b.pre[1]); c != 0 {
+			return c
+		}
+		if a.sortName != b.sortName && a.pre[1]&0xff != 0 {
+			// Both names are longer than the prefix.
+			if c := bytes.Compare(d.strs.name(a.sortName), d.strs.name(b.sortName)); c != 0 {
+				return c
+			}
+		}
+		if a.ownName != b.ownName {
+			if c := bytes.Compare(d.strs.name(a.ownName), d.strs.name(b.ownName)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
+	})
+	return d.mergeProtos(keys, protos), nil
+}
+
+// mergeProtos inserts the unnamed prototypes, in id order, into the sorted
+// keys: their key is the smallest of rankOther, so they go first there,
+// merged by id with the other types whose key is the same (pointers to
+// void, for one). keys has room for them.
+func (d *dumper) mergeProtos(keys []sortKey, protos []btf.TypeID) []sortKey {
+	if len(protos) == 0 {
+		return keys
+	}
+	i0, _ := slices.BinarySearchFunc(keys, uint8(rankOther), func(k sortKey, r uint8) int {
+		return cmp.Compare(k.rank, r)
+	})
+	j := i0
+	for j < len(keys) && keys[j].pre == [2]uint64{} && keys[j].hash == 0 &&
+		len(d.strs.name(keys[j].ownName)) == 0 {
+		j++
+	}
+	n, p := len(keys), len(protos)
+	keys = keys[:n+p]
+	copy(keys[j+p:], keys[j:n])
+	// Merge keys[i0:j] and protos into keys[i0:j+p], from the back.
+	a, b := j-1, p-1
+	for w := j + p - 1; b >= 0; w-- {
+		if a >= i0 && keys[a].id > protos[b] {
+			keys[w] = keys[a]
+			a--
+		} else {
+			keys[w] = sortKey{id: protos[b], rank: rankOther}
+			b--
+		}
+	}
+	return keys
+}
+
+// sortRank is bpftool's btf_type_rank: a name met anywhere from id down
+// the chain of typedefs, qualifiers, pointers and arrays makes the chain
+// take the rank of the type it ends at.
+func (d *dumper) sortRank(id btf.TypeID) uint8 {
+	hasName := false
+	for n := 0; n <= maxDepth; n++ {
+		t := d.typ(id)
+		if t.nameOff() != 0 {
+			hasName = true
+		}
+		switch t.kind() {
+		case btf.KindEnum, btf.KindEnum64:
+			if hasName {
+				return rankEnum
+			}
+			return rankAnonEnum
+		case btf.KindInt, btf.KindFloat:
+			return rankScalar
+		case btf.KindStruct, btf.KindUnion:
+			if hasName {
+				return rankRecord
+			}
+			return rankOther
+		case btf.KindFuncProto:
+			if hasName {
+				return rankProto
+			}
+			return rankOther
+		case btf.KindArray:
+			if !hasName {
+				return rankOther
+			}
+			id = t.arrayElem()
+		case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
+			btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
+			if !hasName {
+				return rankOther
+			}
+			id = t.ref()
+		default:
+			return rankOther
+		}
+		if !d.step(id) {
+			return rankOther
+		}
+	}
+	d.failDeep(id, "type chain too long to sort")
+	return rankOther
+}
+
+// sortName is bpftool's btf_type_sort_name: the name offset of the type
+// that id's chain of typedefs, qualifiers, pointers and arrays ends at; an
+// anonymous enum sorts by its first enumerator, unless reached through
+// such a chain.
+func (d *dumper) sortName(id btf.TypeID) uint32 {
+	fromRef := false
+	for n := 0; n <= maxDepth; n++ {
+		t := d.typ(id)
+		switch t.kind() {
+		case btf.KindEnum, btf.KindEnum64:
+			off := t.nameOff()
+			if !fromRef && off == 0 && t.vlen() > 0 {
+				off, _ = t.enumValue(0)
+			}
+			return off
+		case btf.KindArray:
+			id = t.arrayElem()
+		case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
+			btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
+			id = t.ref()
+		default:
+			return t.nameOff()
+		}
+		fromRef = true
+		if !d.step(id) {
+			return 0
+		}
+	}
+	d.failDeep(id, "type chain too long to sort")
+	return 0
+}
+
+// sortHash is bpftool's btf_type_disambig_hash: h*31+v over the type's
+// name, its enumerators' names, its members' names and (without their own
+// members) types, and what typedefs, qualifiers, pointers and arrays lead
+// to, with array lengths. Names hash as libbpf's str_hash, whose char is
+// signed on x86.
+func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
+	memo := !members && int(id) < len(d.hashMemo)
+	if memo && d.hashDone[id/64]&(1<<(id%64)) != 0 {
+		return d.hashMemo[id]
+	}
+	if depth > maxDepth {
+		d.failDeep(id, "type chain too long to sort")
+		return 0
+	}
+	if !d.step(id) {
+		return 0
+	}
+	t := d.typ(id)
+	h := d.nameHash(0, t.nameOff())
+	switch t.kind() {
+	case btf.KindEnum, btf.KindEnum64:
+		for i := range t.vlen() {
+			off, _ := t.enumValue(i)
+			h = d.nameHash(h, off)
+		}
+	case btf.KindStruct, btf.KindUnion:
+		if !members {
+			break
+		}
+		for i := range t.vlen() {
+			name, typ, _, _ := t.member(i)
+			h = d.nameHash(h, name)
+			h = h*31 + d.sortHash(typ, false, depth+1)
+		}
+	case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
+		btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
+		h = h*31 + d.sortHash(t.ref(), members, depth+1)
+	case btf.KindArray:
+		h = h*31 + uint64(t.arrayLen())
+		h = h*31 + d.sortHash(t.arrayElem(), members, depth+1)
+	}
+	if memo {
+		d.hashMemo[id] = h
+		d.hashDone[id/64] |= 1 << (id % 64)
+	}
+	return h
+}
+
+// nameHash folds the name at off into h (bpftool's btf_name_hasher); the
+// empty name leaves h as it is.
+func (d *dumper) nameHash(h uint64, off uint32) uint64 {
+	if off == 0 {
+		return h
+	}
+	return h*31 + d.strs.hash(off)
+}
+
+// kfuncTag is the DECL_TAG that marks a kernel function callable from BPF
+// (pahole's decl_tag_kfuncs, resolve_btfids --btf).
+const kfuncTag = "bpf_kfunc"
+
+// emitKfuncs prints bpftool 7.5's block of kfunc prototypes (bpftool's
+// dump_btf_kfuncs): an extern declaration for the FUNC of every DECL_TAG
+// "bpf_kfunc" on a whole function, in the order of the tags' ids, base
+// types included. bpftool 7.5 does not sort them by name (later versions
+// do), nor dedupe a function tagged twice.
+func (d *dumper) emitKfuncs() error {
+	d.o.str("\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n")
+	for id := 1; id < d.n; id++ {
+		t := d.typ(btf.TypeID(id))
+		if t.kind() != btf.KindDeclTag || t.declTagComponent() != -1 ||
+			string(d.name(t)) != kfuncTag {
+			continue
+		}
+		fn := d.typ(t.ref())
+		if fn.kind() != btf.KindFunc {
+			continue
+		}
+		d.o.str("extern ")
+		d.emitTypeDecl(fn.ref(), d.name(fn), 0)
+		d.o.str(" __weak __ksym;\n")
+		if d.err != nil {
+			return d.err
+		}
+		if d.o.err != nil {
+			return fmt.Errorf("cdump: %w", d.o.err)
+		}
+	}
+	d.o.str("#endif\n\n")
+	return nil
+}

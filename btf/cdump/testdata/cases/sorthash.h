@@ -1,0 +1,28 @@
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+struct h {
+	int €;
+};
+
+struct h___2 {
+	int a;
+};
+
+struct h___3 {
+	int ÿþ;
+};
+
+struct h___4 {
+	int b;
+};
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* __VMLINUX_H__ */

@@ -1,0 +1,65 @@
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+#ifndef __ksym
+#define __ksym __attribute__((section(".ksyms")))
+#endif
+
+#ifndef __weak
+#define __weak __attribute__((weak))
+#endif
+
+enum {
+	TOP_A = 3,
+} __attribute__((mode(byte)));
+
+enum e16 {
+	E16_A = 1,
+};
+
+enum e64big {
+	X_BIG = 1099511627776ULL,
+};
+
+enum e64byte {
+	X_BYTE = 1ULL,
+} __attribute__((mode(byte)));
+
+enum e64small {
+	X_SMALL = 1ULL,
+} __attribute__((mode(word)));
+
+enum e8 {
+	E8_A = 1,
+} __attribute__((mode(byte)));
+
+enum empty1;
+
+enum ew {
+	EW_A = 1,
+} __attribute__((mode(word)));
+
+struct holder {
+	enum {
+		IN_A = 0,
+		IN_B = 1,
+	} __attribute__((mode(byte))) f;
+	enum e8 g;
+	char c;
+	int: 0;
+};
+
+
+/* BPF kfuncs */
+#ifndef BPF_NO_KFUNC_PROTOTYPES
+#endif
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* __VMLINUX_H__ */

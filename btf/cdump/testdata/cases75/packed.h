@@ -1,0 +1,47 @@
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+#ifndef __ksym
+#define __ksym __attribute__((section(".ksyms")))
+#endif
+
+#ifndef __weak
+#define __weak __attribute__((weak))
+#endif
+
+struct empty {};
+
+struct inner {
+	char c;
+	int i;
+} __attribute__((packed));
+
+struct odd_size {
+	long int l;
+	int i;
+} __attribute__((packed));
+
+struct outer {
+	char c;
+	struct inner in;
+};
+
+union u_packed {
+	int i;
+	char c;
+};
+
+
+/* BPF kfuncs */
+#ifndef BPF_NO_KFUNC_PROTOTYPES
+#endif
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* __VMLINUX_H__ */

@@ -1,0 +1,36 @@
+package rawdump_test
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/rawdump"
+)
+
+// Print one type as "bpftool btf dump file FILE" prints it. Write prints a
+// whole Spec the same way, and WriteJSON as bpftool -j does.
+func ExampleWriteType() {
+	spec, err := btf.Open(context.Background(), "../../testdata/btf/debian-6.1.btf.gz", btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer spec.Close()
+
+	for _, id := range []btf.TypeID{102, 104} {
+		t, err := spec.TypeByID(id)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := rawdump.WriteType(os.Stdout, t); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// [102] STRUCT 'callback_head' size=16 vlen=2
+	// 	'next' type_id=103 bits_offset=0
+	// 	'func' type_id=105 bits_offset=64
+	// [104] FUNC_PROTO '(anon)' ret_type_id=0 vlen=1
+	// 	'(anon)' type_id=103
+}

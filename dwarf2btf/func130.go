@@ -1,0 +1,250 @@
+package dwarf2btf
+
+import (
+	"encoding/binary"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// pahole 1.30 does not emit a function when it meets it: each unit saves
+// the functions that match an ELF function (btf_encoder__save_func), and
+// once every unit is encoded the saved ones are sorted by ELF function,
+// those of one name compared, and emitted (btf_encoder__add_saved_funcs),
+// after all the types and variables and before the DATASECs.
+
+// emitFunc130 applies pahole 1.30's function filter and saves the
+// function with the index of its ELF function.
+func (e *emitter) emitFunc130(f *function) error {
+	if f.decl {
+		return nil
+	}
+	for _, p := range e.cu.params[f.lo : f.lo+f.n] {
+		if p.name == nil {
+			return nil
+		}
+	}
+	t := e.obj.elf
+	if len(t.funcs) == 0 || f.name == nil {
+		return nil
+	}
+	i, prefix := t.find(f.name, 0), false
+	if i < 0 && t.suffixCnt > 0 && e.opts.features&FeatureOptimizedFunc != 0 {
+		i = t.find(f.name, len(f.name))
+		prefix = i >= 0
+	}
+	if i < 0 {
+		return nil
+	}
+	p, err := e.proto(uint32(f.typeID), f.lo, f.n, f.unspec)
+	if err != nil {
+		return err
+	}
+	lo := int32(len(e.out.tags))
+	if e.opts.features&FeatureDeclTag != 0 {
+		e.addTags(0, f.annLo, f.annN)
+	}
+	sigLo := int32(len(e.out.sigs))
+	e.out.sigs = binary.AppendUvarint(e.out.sigs, uint64(p.n))
+	e.out.sigs = e.sig(e.out.sigs, p.a)
+	for _, el := range e.out.elems[p.lo : p.lo+p.n] {
+		e.out.sigs = e.sig(e.out.sigs, el.ref)
+	}
+	e.out.funcs = append(e.out.funcs, ofunc{name: f.name, proto: p, tagLo: lo, tagN: int32(len(e.out.tags)) - lo,
+		elf: int32(i), prefix: prefix, unexpected: f.unexpectedReg,
+		sigLo: sigLo, sigN: int32(len(e.out.sigs)) - sigLo})
+	return nil
+}
+
+// sig appends a description of the type with local id id such that two
+// types have equal descriptions when pahole 1.30's types__match finds them
+// equal: names for named types (a FWD as the struct or union it
+// declares), sizes and encodings for numbers, element counts for arrays,
+// and the return type and parameter count of prototypes; CONSTs do not
+// count unless they stand right before void. The unit's records are in
+// e.out.types, local id i at index i-1.
+func (e *emitter) sig(b []byte, id uint32) []byte {
+	consts := 0
+	for range 256 {
+		if id == 0 {
+			for range consts {
+				b = append(b, 'C')
+			}
+			return append(b, 'v')
+		}
+		if id == refIndex || int(id) > len(e.out.types) {
+			return append(b, '?')
+		}
+		r := &e.out.types[id-1]
+		if r.kind == btf.KindConst {
+			consts++
+			id = r.a
+			continue
+		}
+		consts = 0
+		switch r.kind {
+		case btf.KindInt:
+			b = append(b, 'I', byte(r.a), byte(r.b))
+			return appendName(b, r.name)
+		case btf.KindFloat:
+			b = append(b, 'f', byte(r.a))
+			return appendName(b, r.name)
+		case btf.KindTypedef:
+			return appendName(append(b, 'T'), r.name)
+		case btf.KindStruct:
+			return appendName(append(b, 'S'), r.name)
+		case btf.KindUnion:
+			return appendName(append(b, 'U'), r.name)
+		case btf.KindForward:
+			if r.flag {
+				return appendName(append(b, 'U'), r.name)
+			}
+			return appendName(append(b, 'S'), r.name)
+		case btf.KindEnum:
+			return appendName(append(b, 'E'), r.name)
+		case btf.KindEnum64:
+			return appendName(append(b, 'e'), r.name)
+		case btf.KindPointer, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			b = append(b, byte('0'+r.kind))
+			id = r.a
+		case btf.KindArray:
+			b = binary.AppendUvarint(append(b, 'A'), uint64(r.c))
+			id = r.a
+		case btf.KindFuncProto:
+			// types__match compares the return type, and, by a slip
+			// in its loop, the return type again for each parameter.
+			b = binary.AppendUvarint(append(b, 'F'), uint64(r.n))
+			return e.sig(b, r.a)
+		default:
+			return append(b, '?')
+		}
+	}
+	return append(b, '?')
+}
+
+func appendName(b, name []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	return append(b, name...)
+}
+
+// savedFunc is pahole 1.30's btf_encoder_func_state.
+type savedFunc struct {
+	elf          int32
+	prefix       bool
+	unexpected   bool
+	inconsistent bool
+	ret          btf.TypeID
+	params       []builder.Param
+	tags         []otag
+	sig          string
+}
+
+// saveFunc keeps a unit's function for addSaved, its types numbered. As
+// pahole, it adds the parameters' names and the annotations to the string
+// table now: the strings' order shows in the output.
+func (m *merger) saveFunc(u *encoded, f *ofunc, off btf.TypeID) error {
+	s := savedFunc{elf: f.elf, prefix: f.prefix, unexpected: f.unexpected, ret: m.ref(f.proto.a, off),
+		sig: string(u.sigs[f.sigLo : f.sigLo+f.sigN])}
+	for i, el := range u.elems[f.proto.lo : f.proto.lo+f.proto.n] {
+		if i < int(f.proto.n)-1 || el.ref != 0 || len(el.name) != 0 {
+			// Not the "..." of a variadic function.
+			if err := m.addString(el.name); err != nil {
+				return err
+			}
+		}
+		s.params = append(s.params, builder.Param{Name: string(el.name), Type: m.ref(el.ref, off)})
+	}
+	for _, t := range u.tags[f.tagLo : f.tagLo+f.tagN] {
+		if err := m.addString(t.value); err != nil {
+			return err
+		}
+		s.tags = append(s.tags, otag{value: append([]byte(nil), t.value...), component: t.component})
+	}
+	m.saved = append(m.saved, s)
+	return nil
+}
+
+// addSaved is btf_encoder__add_saved_funcs.
+func (m *merger) addSaved() error {
+	t := m.elf
+	fs := m.saved
+	order := msort(len(fs), func(i, j int) int { return functionsCmp(&t.funcs[fs[i].elf], &t.funcs[fs[j].elf]) })
+	// An ELF function matched by its prefix (foo.isra.0 for foo) is
+	// emitted under the prefix, pahole's alias.
+	alias := make(map[int32]bool)
+	for i := range fs {
+		if fs[i].prefix {
+			alias[fs[i].elf] = true
+		}
+	}
+	for i := 0; i < len(order); {
+		a := &fs[order[i]]
+		j := i + 1
+		for ; j < len(order); j++ {
+			b := &fs[order[j]]
+			ea, eb := &t.funcs[a.elf], &t.funcs[b.elf]
+			if strncmp(ea.name, eb.name, max(ea.prefixLen, eb.prefixLen)) != 0 {
+				break
+			}
+			unexpected := a.unexpected || b.unexpected
+			inconsistent := a.inconsistent || b.inconsistent
+			if !unexpected && !inconsistent && a.sig != b.sig {
+				inconsistent = true
+			}
+			a.unexpected, b.unexpected = unexpected, unexpected
+			a.inconsistent, b.inconsistent = inconsistent, inconsistent
+		}
+		keep := m.features&FeatureConsistentFunc == 0 || !a.unexpected && !a.inconsistent
+		if keep {
+			if err := m.addSavedFunc(a, alias[a.elf]); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	m.saved = nil
+	return nil
+}
+
+// addSavedFunc is btf_encoder__add_func.
+func (m *merger) addSavedFunc(s *savedFunc, alias bool) error {
+	ef := &m.elf.funcs[s.elf]
+	name := ef.name
+	if alias {
+		name = name[:ef.prefixLen]
+	}
+	proto, err := m.b.AddFuncProto(s.ret, s.params)
+	if err != nil {
+		return err
+	}
+	id, err := m.b.AddFunc(name, proto, btf.LinkageStatic)
+	if err != nil {
+		return err
+	}
+	if ef.kfunc && m.features&FeatureDeclTagKfuncs != 0 && m.features&FeatureDeclTag != 0 {
+		if _, err := m.b.AddDeclTag("bpf_kfunc", id, -1, false); err != nil {
+			return err
+		}
+		if ef.flags&kfFastcall != 0 {
+			if _, err := m.b.AddDeclTag("bpf_fastcall", id, -1, false); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range s.tags {
+		if err := m.declTag(t, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addString adds s to the strings: to the deduplication's (intern) once
+// the records before it are handed over, or to the Builder's.
+func (m *merger) addString(s []byte) error {
+	if m.intern != nil {
+		return m.intern(s)
+	}
+	_, err := m.b.AddString(view(s))
+	return err
+}

@@ -1,0 +1,34 @@
+package kernel_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/kernel"
+)
+
+// The kernel types that a BPF object's CO-RE relocations use, as minimal
+// BTF to hand to a loader (bench/loader does so for cilium/ebpf): here of
+// the Debian 6.1 kernel's sysfs as testdata holds it; kernel.Options{} is
+// the running kernel.
+func ExampleOptions_MinimalCORE() {
+	ctx := context.Background()
+	obj, err := core.OpenObject(ctx, "../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer obj.Close()
+	ct, err := kernel.Options{Sysfs: "../testdata/sysfs/debian-6.1"}.MinimalCORE(ctx, obj)
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, kernel.ErrNoVmlinux): no BTF there
+	}
+	raw, err := ct.Vmlinux.Marshal(builder.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("vmlinux: %d types, %d bytes; %d modules\n", ct.Vmlinux.NumTypes(), len(raw), len(ct.Modules))
+	// Output: vmlinux: 20 types, 1666 bytes; 0 modules
+}
