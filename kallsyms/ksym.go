@@ -55,8 +55,10 @@ type KsymEvent struct {
 	Addr uint64 // the symbol's address
 	Len  uint32 // the symbol's length in bytes
 	// Time is when the kernel sent the event, in CLOCK_MONOTONIC
-	// nanoseconds, or 0 when unknown: then the event is applied after
-	// the events before it in its batch, whatever their time.
+	// nanoseconds. An event older than the last one applied at its address
+	// is ignored (the kernel reports a symbol's registration and removal
+	// on the CPUs where they happen, which a reader drains in turn). 0
+	// means unknown: the event is applied in its turn, never ignored.
 	Time uint64
 	// Lost is, for KsymLost, how many events the kernel dropped (0 when
 	// unknown).
