@@ -326,6 +326,9 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 	}
 	n := len(e.units)
 	jobs = max(1, min(jobs, n))
+	if jobs == 1 {
+		return e.encodeInline(ctx, m)
+	}
 	window := 4 * jobs
 	results := make([]chan *encoded, n)
 	for i := range results {
@@ -363,6 +366,34 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 		case free <- u:
 		default:
 		}
+		if e.opts.Progress != nil {
+			e.opts.Progress(i+1, n)
+		}
+	}
+	return m.finish()
+}
+
+// encodeInline reads, encodes and merges every unit on the calling
+// goroutine, one after the other, as pahole -j1 does: Options.Jobs 1 asks
+// for no goroutine besides the caller's.
+func (e *run) encodeInline(ctx context.Context, m *merger) error {
+	l := &loader{cu: &cuData{}}
+	cache := map[uint64]*abbrevTable{}
+	u := &encoded{}
+	n := len(e.units)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		u.reset()
+		if err := e.unit(e.units[i], l, cache, u); err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+		}
+		if err := m.add(u); err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+		}
+		e.releaseThrough(i)
+		e.releaseLoc(u.locMax)
 		if e.opts.Progress != nil {
 			e.opts.Progress(i+1, n)
 		}
