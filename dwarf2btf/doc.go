@@ -33,9 +33,23 @@
 //
 // # Concurrency
 //
-// Encode may be called concurrently on distinct inputs. Inside one call,
-// workers share only read-only state (the mapped sections and the symbol
-// tables); the merge runs on the calling goroutine.
+// Encode may be called concurrently on distinct inputs. What runs where
+// inside one call:
+//
+//   - Options.Jobs 1 (pahole -j1): everything on the calling goroutine,
+//     one unit after the other: read, encode, merge, then deduplicate.
+//   - Options.Jobs N > 1: N worker goroutines read and encode units, at
+//     most 4N ahead of the merge, sharing only read-only state (the mapped
+//     sections and the symbol tables); the merge, which must go in unit
+//     order, and the deduplication after it, which is libbpf's ordered
+//     algorithm, run on the calling goroutine.
+//   - With a Base and no DedupBase, dedup.NewBase prepares the Base first,
+//     as btf/dedup says.
+//
+// The deduplication is the part that does not scale: on the 6.12 debug
+// vmlinux it is about a quarter of the CPU time, after the encoding
+// (BENCH.md says why the encoder cannot hand it fewer types or start it
+// earlier without changing its output).
 //
 // # Security
 //
