@@ -172,6 +172,9 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	}
 	m.d.release()
 	m.d.recs.mem.free()
+	if m.d.pipe != nil {
+		m.d.pipe.free()
+	}
 	if err != nil {
 		return nil, err
 	}

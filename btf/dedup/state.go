@@ -41,6 +41,7 @@ type state struct {
 	depth  int
 	err    error
 	compat Compat
+	pipe   *pipeline // see Merger.Pipeline
 }
 
 var voidRec = make(record, wHead)
@@ -149,6 +150,14 @@ func (d *state) fail(err error) {
 // run performs libbpf's passes, in its order.
 func (d *state) run() error {
 	n := d.n()
+	from := uint32(0) // where the struct pass starts
+	if d.pipe != nil {
+		var err error
+		if from, err = d.pipeFinish(); err != nil {
+			return err
+		}
+		goto structs
+	}
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	d.m = make([]uint32, n)
@@ -179,7 +188,8 @@ func (d *state) run() error {
 	for i := range n {
 		d.primType(d.first + i)
 	}
-	for i := range n {
+structs:
+	for i := from; i < n; i++ {
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
 		if d.err != nil {
