@@ -40,16 +40,17 @@
 //     one unit after the other: read, encode, merge, then deduplicate.
 //   - Options.Jobs N > 1: N worker goroutines read and encode units, at
 //     most 4N ahead of the merge, sharing only read-only state (the mapped
-//     sections and the symbol tables); the merge, which must go in unit
-//     order, and the deduplication after it, which is libbpf's ordered
-//     algorithm, run on the calling goroutine.
+//     sections and the symbol tables). The merge, which must go in unit
+//     order, runs on the calling goroutine, and so does the deduplication,
+//     libbpf's ordered algorithm: pipelined (dedup.Merger.Pipeline), its
+//     checks, primitive types and structs run unit by unit as the merge
+//     appends them, beside the workers; what is left (forward declarations,
+//     reference types, the output) runs after the last unit.
 //   - With a Base and no DedupBase, dedup.NewBase prepares the Base first,
 //     as btf/dedup says.
 //
-// The deduplication is the part that does not scale: on the 6.12 debug
-// vmlinux it is about a quarter of the CPU time, after the encoding
-// (BENCH.md says why the encoder cannot hand it fewer types or start it
-// earlier without changing its output).
+// With one job nothing is pipelined: the maps the deduplication keeps
+// would be held during the encoding for no gain in time.
 //
 // # Security
 //

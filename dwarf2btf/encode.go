@@ -66,6 +66,14 @@ type Options struct {
 	features Features
 }
 
+// jobs is Jobs resolved: 0 means GOMAXPROCS.
+func (opts *Options) jobs() int {
+	if opts.Jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return opts.Jobs
+}
+
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
 const langRust = 0x1c
 
@@ -103,6 +111,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	m := dedup.New(base)
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
 	m.SetCompat(dedup.Libbpf11)
+	if opts.jobs() > 1 {
+		// The merge, on the caller's goroutine, deduplicates each unit
+		// as it goes, beside the workers encoding the next ones.
+		if err := m.Pipeline(); err != nil {
+			return nil, err
+		}
+	}
 	flush := func(b *builder.Builder) error {
 		if err := m.AddBuilder(b); err != nil {
 			return err
@@ -320,10 +335,7 @@ const releaseStep = 4 << 20
 // encode runs the workers and merges their units in order. Workers run at
 // most window units ahead of the merge, which bounds memory.
 func (e *run) encode(ctx context.Context, m *merger) error {
-	jobs := e.opts.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := e.opts.jobs()
 	n := len(e.units)
 	jobs = max(1, min(jobs, n))
 	if jobs == 1 {
