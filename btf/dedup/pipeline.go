@@ -32,7 +32,9 @@ import (
 // after it, to Dedup. Structs and unions it decided are filed in the
 // table at the end, in their order, where libbpf would have filed them.
 //
-// Pipeline must be called before the first AddBuilder.
+// Pipeline must be called before the first input is appended; called
+// later, it does nothing. Inputs appended with AddSpec are deduplicated
+// by Dedup, as without a pipeline.
 func (m *Merger) Pipeline() error {
 	if m.done {
 		return ErrDone

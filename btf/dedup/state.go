@@ -152,6 +152,8 @@ func (d *state) run() error {
 	n := d.n()
 	from := uint32(0) // where the struct pass starts
 	if d.pipe != nil {
+		// A pipeline (Merger.Pipeline) did what comes before the
+		// struct pass, and the struct pass up to from.
 		var err error
 		if from, err = d.pipeFinish(); err != nil {
 			return err
