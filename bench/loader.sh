@@ -2,7 +2,9 @@
 # Loads the CO-RE objects of testdata/loader into the running kernel in
 # fresh processes, alternating cilium/ebpf's default kernel types, its
 # shared btf.Cache and kmeta's minimal BTF (loader.TestLoadOnce), and prints
-# a markdown table of medians with kmeta/cilium ratios: the op's wall time
+# a markdown table of medians with kmeta/cilium ratios ("floor": the loads
+# with kmeta's types made before the op, i.e. what cilium/ebpf and the
+# kernel take without reading any kernel BTF): the op's wall time
 # (from reading the objects to verified programs), the whole process's
 # wall time, the op's peak heap growth and allocation, and the process's
 # peak RSS, at the default GOGC=100; and the op's peak heap with GOGC=1,
@@ -20,7 +22,7 @@ cd loader
 : > ../loader.out
 for ((i = 0; i < rounds; i++)); do
 	for set in kprobe-tp all; do
-		for way in cilium cilium-cache kmeta kmeta-cache idle; do
+		for way in cilium cilium-cache kmeta kmeta-cache floor idle; do
 			for gogc in 100 1; do
 				start=$(date +%s%N)
 				line=$(GOGC=$gogc KMETA_LOADER_WAY=$way KMETA_LOADER_SET=$set /tmp/kmeta-loader.test -test.run '^TestLoadOnce$' | grep '^LOADONCE')

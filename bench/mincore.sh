@@ -6,7 +6,8 @@
 # ("kmeta btf min -d OUTDIR --obj OBJ K1 K2 K3" against three bpftool runs
 # in one shell). The outputs are checked equal first. kmeta is built both
 # as Go builds it by default (cgo on: the spf13/pflag dependency imports
-# net, so the binary is dynamically linked) and with CGO_ENABLED=0.
+# net, so the binary is dynamically linked) and static, as the README
+# installs it (-tags netgo,osusergo).
 # Usage: bench/mincore.sh [OBJ] (default testdata/elf/prog.bpf.o.gz)
 # Needs bpftool and hyperfine (apt-get install bpftool hyperfine).
 set -euo pipefail
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root="$here/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/kmeta" ./cmd/kmeta && CGO_ENABLED=0 go build -o "$tmp/kmeta-static" ./cmd/kmeta)
+(cd "$root" && go build -o "$tmp/kmeta" ./cmd/kmeta && go build -tags netgo,osusergo -o "$tmp/kmeta-static" ./cmd/kmeta)
 obj="$tmp/prog.bpf.o"
 zcat -f "${1:-$root/testdata/elf/prog.bpf.o.gz}" > "$obj"
 zcat "$root/testdata/btf/debian-6.1.btf.gz" > "$tmp/debian-6.1.btf"
@@ -57,4 +58,38 @@ hyperfine --warmup 3 --runs 30 --export-json "$json" -S bash \
 	-n kmeta "$tmp/kmeta btf min -d $tmp/out --obj $obj $kernels" \
 	-n kmeta-static "$tmp/kmeta-static btf min -d $tmp/out --obj $obj $kernels" >&2
 ratios "batch, one object x $(echo $kernels | wc -w) kernels"
+
+# BTFHub's workload: several objects over several kernels. Six CO-RE
+# objects (the shared fixture's, three of the CO-RE tests' and two of the
+# loader benchmark's) over Debian 6.1, Debian 13's 6.12 and this machine's
+# 6.18 BTF, as one kmeta batch (on every core, and with -j 1) against one
+# bpftool run per kernel.
+objs=""
+for o in prog fields types matches; do
+	src="$root/testdata/core/$o.bpf.o.gz"
+	[ -e "$src" ] || src="$root/testdata/elf/$o.bpf.o.gz"
+	zcat "$src" > "$tmp/$o.bpf.o"
+	objs="$objs $tmp/$o.bpf.o"
+done
+for o in kprobe sched; do
+	cp "$here/testdata/loader/$o.bpf.o" "$tmp/$o.bpf.o"
+	objs="$objs $tmp/$o.bpf.o"
+done
+xz -dc "$root/testdata/btf/debian-6.12-cloud.btf.xz" > "$tmp/debian-6.12.btf"
+kernels3="$tmp/debian-6.1.btf $tmp/debian-6.12.btf $tmp/host-6.18.btf"
+mkdir "$tmp/out6" "$tmp/ref6"
+for k in $kernels3; do
+	bpftool gen min_core_btf "$k" "$tmp/ref6/$(basename "$k")" $objs
+done
+kobjs=$(for o in $objs; do printf -- '--obj %s ' "$o"; done)
+"$tmp/kmeta-static" btf min -d "$tmp/out6" $kobjs $kernels3
+for k in $kernels3; do
+	cmp "$tmp/out6/$(basename "$k")" "$tmp/ref6/$(basename "$k")"
+done
+batch6="for k in $kernels3; do bpftool gen min_core_btf \$k $tmp/ref6/\$(basename \$k) $objs; done"
+hyperfine --warmup 3 --runs 30 --export-json "$json" -S bash \
+	-n bpftool "$batch6" \
+	-n kmeta-static "$tmp/kmeta-static btf min -d $tmp/out6 $kobjs $kernels3" \
+	-n kmeta-static-j1 "$tmp/kmeta-static btf min -j 1 -d $tmp/out6 $kobjs $kernels3" >&2
+ratios "batch, six objects x three kernels"
 rm -f "$json"

@@ -82,7 +82,7 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 // Debian 6.1's BTF, but kmeta btf min --obj 2-10% slower in a fresh
 // process: there the walk waits on the faults of the file's mapping, and
 // the second chain's offsets are fresh memory to fault in too. A second
-// goroutine did not pay either: btf/core/BENCH.md.)
+// goroutine did not pay either.)
 func (s *Spec) indexLazy() error {
 	s.alignTypes()
 	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)

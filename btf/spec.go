@@ -16,8 +16,7 @@ type TypeID uint32
 
 // indexShift sets the density of the offset index: one 4-byte offset is kept
 // for every 1<<indexShift types, and a lookup by id walks at most
-// (1<<indexShift)-1 records from there. Guarded by BenchmarkFindTaskStruct
-// (allocated bytes) and BenchmarkTypeByID.
+// (1<<indexShift)-1 records from there.
 const indexShift = 2
 
 // Spec is a read-only view of BTF data: a validated header, an index of
@@ -174,8 +173,7 @@ func (s *Spec) checkStrings() error {
 // record's bounds and kind, fills the sparse offset index and the per-group
 // kind summary, and notes the largest type id and string offset that any
 // record refers to. Only if those are out of range does blame make a second
-// pass to find the record at fault. Guarded by BenchmarkOpen and
-// BenchmarkFindTaskStruct.
+// pass to find the record at fault.
 //
 // A big type section (vmlinux's) is walked in two halves at once: a second
 // goroutine starts at a record boundary found near the middle (see

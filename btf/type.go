@@ -256,8 +256,7 @@ var (
 )
 
 // elem returns t's record if its kind is in set and it has an i-th vlen
-// element; false otherwise and for void or after Close. Guarded by
-// BenchmarkFindTaskStruct.
+// element; false otherwise and for void or after Close.
 func (t Type) elem(i int, set kindSet) (wire.Record, bool) {
 	r := t.rec()
 	if r == nil {

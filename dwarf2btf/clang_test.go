@@ -52,7 +52,7 @@ func clangGolden(name string) string {
 // TestClangIdenticalToPahole encodes the clang objects with 1, 2 and 8
 // workers through the final deduplication and compares the result with
 // pahole 1.24 -j1's, byte for byte. The -j1 run reads the .o.gz file
-// itself (DedupFile).
+// itself (EncodeFile).
 func TestClangIdenticalToPahole(t *testing.T) {
 	for _, name := range clangObjects {
 		t.Run(name, func(t *testing.T) {
@@ -92,12 +92,16 @@ func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	tb.Helper()
 	rel := "dwarf/" + name + ".o.gz"
 	opts := dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}
+	data := testfixtures.Read(tb, rel)
+	order, err := dwarf2btf.ByteOrder(data) // pahole writes the input's
+	if err != nil {
+		tb.Fatal(err)
+	}
 	var got []byte
-	var err error
 	if jobs == 1 {
-		got, err = dwarf2btf.DedupFile(context.Background(), testfixtures.Path(tb, rel), opts, builder.Options{})
+		got, err = dwarf2btf.EncodeFile(context.Background(), testfixtures.Path(tb, rel), opts, builder.Options{ByteOrder: order})
 	} else {
-		got, err = dwarf2btf.Dedup(context.Background(), testfixtures.Read(tb, rel), opts, builder.Options{})
+		got, err = dwarf2btf.Encode(context.Background(), data, opts, builder.Options{ByteOrder: order})
 	}
 	if err != nil {
 		tb.Fatalf("%s -j%d: %v", name, jobs, err)
@@ -204,7 +208,7 @@ func TestClangByteOrder(t *testing.T) {
 	}
 	wantStrs, _ := btfraw.StringSection(want)
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		raw, err := dwarf2btf.Dedup(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
+		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +244,7 @@ func TestZdebugBroken(t *testing.T) {
 	} {
 		bad := bytes.Clone(obj)
 		edit(bad[s.Offset : s.Offset+s.Size])
-		if _, err := dwarf2btf.Dedup(context.Background(), bad, dwarf2btf.Options{Jobs: 2}, builder.Options{}); err == nil {
+		if _, err := dwarf2btf.Encode(context.Background(), bad, dwarf2btf.Options{Jobs: 2}, builder.Options{}); err == nil {
 			t.Errorf("%s: no error", what)
 		} else if !strings.Contains(err.Error(), ".zdebug_info") {
 			t.Errorf("%s: %v, not about .zdebug_info", what, err)

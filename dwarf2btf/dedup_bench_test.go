@@ -10,10 +10,10 @@ import (
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 )
 
-// BenchmarkDedupFile encodes and deduplicates $KMETA_DWARF_FILE (a vmlinux
+// BenchmarkEncodeFile encodes and deduplicates $KMETA_DWARF_FILE (a vmlinux
 // or a module, on the base BTF $KMETA_DWARF_BASE if set), as kmeta btf
 // encode does, for profiles (-cpuprofile, -memprofile); see BENCH.md.
-func BenchmarkDedupFile(b *testing.B) {
+func BenchmarkEncodeFile(b *testing.B) {
 	path := os.Getenv("KMETA_DWARF_FILE")
 	if path == "" {
 		b.Skip("set KMETA_DWARF_FILE to an ELF file with DWARF (and KMETA_DWARF_BASE for a module)")
@@ -29,7 +29,7 @@ func BenchmarkDedupFile(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := dwarf2btf.DedupFile(context.Background(), path, opts, builder.Options{}); err != nil {
+		if _, err := dwarf2btf.EncodeFile(context.Background(), path, opts, builder.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

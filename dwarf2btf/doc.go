@@ -23,7 +23,7 @@
 // own records with unit-local type ids; a merge appends them to one
 // builder.Builder in unit order, carrying the little state pahole carries
 // from unit to unit. The result, deduplicated, is the same whatever the
-// number of workers, and equals pahole -j1's output. Dedup hands each
+// number of workers, and equals pahole -j1's output. Encode hands each
 // merged unit's types straight to the deduplication (btf/dedup) and drops
 // them from the Builder, so that a vmlinux's 3.4 million encoded types are
 // held once. The deduplication follows libbpf 1.1's rules

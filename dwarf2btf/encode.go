@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -33,12 +32,20 @@ type Options struct {
 	// Progress, if set, is called after each compile unit is merged, with
 	// the number of units merged and the total, from one goroutine.
 	Progress func(done, total int)
-	// MaxInput bounds the size of a file that EncodeFile or DedupFile
+	// Encoded, if set, is called by Encode on the caller's goroutine once
+	// every unit is encoded and before the deduplication starts: the
+	// encoder's own heap (its workers' buffers) is garbage then, and the
+	// deduplication is about to allocate its maps. A program that wants
+	// that memory back before the peak calls debug.FreeOSMemory here, as
+	// kmeta's CLI does: a vmlinux's run then peaks at 201 instead of 223
+	// MB. The package itself never changes process-wide settings.
+	Encoded func()
+	// MaxSize bounds the size of a file that EncodeFile or EncodeFileNoDedup
 	// reads, and of what it decompresses to; 0 means 1 GiB
 	// (internal/input's default).
-	MaxInput int64
+	MaxSize int64
 	// DedupBase, if not nil, is Base prepared for deduplication (made by
-	// dedup.NewBase from Base), for Dedup to reuse; nil makes one.
+	// dedup.NewBase from Base), for Encode to reuse; nil makes one.
 	DedupBase *dedup.Base
 
 	// Like chooses whose output Encode reproduces; the zero value,
@@ -52,7 +59,7 @@ type Options struct {
 	Features Features
 
 	// mapped tells that the data is a read-only file mapping, whose pages
-	// can be given back once read (EncodeFile, DedupFile).
+	// can be given back once read (EncodeFile, EncodeFileNoDedup).
 	mapped bool
 	// like and features are Like and Features resolved for the input.
 	like     Like
@@ -62,27 +69,30 @@ type Options struct {
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
 const langRust = 0x1c
 
-// Encode turns the DWARF of the ELF image data (a vmlinux or a .ko,
-// uncompressed) into BTF types, as pahole 1.24 -J -j1 adds them before its
-// final deduplication: the returned Builder holds every unit's types in
-// unit order. data must not change until Encode returns; the Builder
-// copies what it keeps.
-func Encode(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
+// EncodeNoDedup turns the DWARF of the ELF image data (a vmlinux or a
+// .ko, uncompressed) into BTF types, as pahole adds them before its final
+// deduplication: the returned Builder holds every unit's types in unit
+// order (kmeta btf encode --no-dedup). It is the first half of Encode; for
+// LikeLinux7 it stops before resolve_btfids's step too. data must not
+// change until EncodeNoDedup returns; the Builder copies what it keeps.
+func EncodeNoDedup(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
 	b, _, err := encode(ctx, data, opts, nil, nil)
 	return b, err
 }
 
-// Dedup encodes as Encode and deduplicates the result as pahole's final
-// btf__dedup does (btf/dedup), returning raw BTF written as out says: the
-// same bytes as pahole 1.24 -j1, whatever opts.Jobs. A nil out.ByteOrder
-// means the ELF file's, not the host's: pahole 1.24 writes BTF in its
-// input's byte order (btf_encoder__new sets the BTF's endianness from
-// e_ident[EI_DATA]). The encoded types are handed to the deduplication
-// unit by unit (dedup.Merger.AddBuilder and builder.Builder.Forget), so
-// they are held once, in the Merger, and a vmlinux's millions of types
-// pass although BTF allows about one million: only the deduplicated
-// output must fit.
-func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
+// Encode turns the DWARF of the ELF image data (a vmlinux or a .ko,
+// uncompressed) into the BTF its kernel's build makes of it (see Options.Like):
+// it encodes as EncodeNoDedup, deduplicates as pahole's final btf__dedup
+// does (btf/dedup), and for LikeLinux7 finishes as resolve_btfids --btf does
+// (btf/btfids). It returns raw BTF written as out says: the same bytes as
+// the tool, whatever opts.Jobs. A nil out.ByteOrder means the host's, as
+// everywhere in kmeta; pahole writes BTF in its input's byte order
+// (btf_encoder__new sets it from e_ident[EI_DATA]), which ByteOrder(data)
+// returns. The encoded types are handed to the deduplication unit by unit
+// (dedup.Merger.AddBuilder and builder.Builder.Forget), so they are held
+// once, in the Merger, and a vmlinux's millions of types pass although BTF
+// allows about one million: only the deduplicated output must fit.
+func Encode(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
 		var err error
@@ -104,15 +114,8 @@ func Dedup(ctx context.Context, data []byte, opts Options, out builder.Options) 
 	if err != nil {
 		return nil, err
 	}
-	order := info.order
-	// The encoding's heap, its workers' buffers and their garbage, is
-	// dead now, and the deduplication is about to allocate its own state
-	// (for a vmlinux, 27 MB of maps) beside the records: give the dead
-	// heap back first, or the process peaks here (a vmlinux's run at 223
-	// instead of 201 MB). It costs one collection of a small live heap.
-	debug.FreeOSMemory()
-	if out.ByteOrder == nil && !isNative(order) {
-		out.ByteOrder = order
+	if opts.Encoded != nil {
+		opts.Encoded()
 	}
 	if info.like != LikeLinux7 {
 		return m.Dedup(out) // raw, as it is, for no option
@@ -218,7 +221,7 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 	return b, info, nil
 }
 
-// encodeInfo is what Dedup needs of the input besides the types: its byte
+// encodeInfo is what Encode needs of the input besides the types: its byte
 // order, the encoder chosen, and the kfuncs of its .BTF_ids.
 type encodeInfo struct {
 	order  binary.ByteOrder
@@ -258,7 +261,7 @@ func (opts *Options) resolve(o *object) error {
 	return nil
 }
 
-// run is one Encode call's shared, read-only state.
+// run is one encoding's shared, read-only state.
 type run struct {
 	d      *dwarfData
 	syms   *symbols

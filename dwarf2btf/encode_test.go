@@ -29,7 +29,7 @@ func debianBase(tb testing.TB) *btf.Spec {
 
 func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.Builder {
 	tb.Helper()
-	b, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs})
+	b, err := dwarf2btf.EncodeNoDedup(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func samePahole(t *testing.T, obj []byte, opts dwarf2btf.Options, want []byte) {
 	t.Helper()
 	for _, jobs := range []int{1, 2, 8} {
 		opts.Jobs = jobs
-		got, err := dwarf2btf.Dedup(context.Background(), obj, opts, builder.Options{})
+		got, err := dwarf2btf.Encode(context.Background(), obj, opts, builder.Options{})
 		if err != nil {
 			t.Fatalf("-j%d: %v", jobs, err)
 		}
@@ -119,7 +119,7 @@ func TestModules(t *testing.T) {
 		t.Run(m, func(t *testing.T) {
 			want := testfixtures.Read(t, "pahole/encode/"+m+".btf.gz")
 			opts := dwarf2btf.Options{Base: base, DedupBase: dbase, Jobs: 1}
-			got, err := dwarf2btf.DedupFile(context.Background(), testfixtures.Path(t, "elf/"+m+".ko.xz"), opts, builder.Options{})
+			got, err := dwarf2btf.EncodeFile(context.Background(), testfixtures.Path(t, "elf/"+m+".ko.xz"), opts, builder.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func TestModules(t *testing.T) {
 			ko := testfixtures.Read(t, "elf/"+m+".ko.xz")
 			for _, jobs := range []int{2, 8} {
 				opts.Jobs = jobs
-				got, err := dwarf2btf.Dedup(context.Background(), ko, opts, builder.Options{})
+				got, err := dwarf2btf.Encode(context.Background(), ko, opts, builder.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

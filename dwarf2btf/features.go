@@ -26,7 +26,7 @@ const (
 	// LikeLinux7 is LikePahole130 followed by what Linux 7.x's
 	// scripts/gen-btf.sh runs next, resolve_btfids --btf (btf/btfids):
 	// kfunc tags and prototypes, a second deduplication with today's
-	// libbpf, types sorted by name. Only Dedup and DedupFile apply that
+	// libbpf, types sorted by name. Only Encode and EncodeFile apply that
 	// step; Encode gives pahole's types.
 	LikeLinux7
 )

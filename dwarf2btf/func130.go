@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -127,24 +128,55 @@ func appendName(b, name []byte) []byte {
 	return append(b, name...)
 }
 
-// savedFunc is pahole 1.30's btf_encoder_func_state.
+// savedFunc is pahole 1.30's btf_encoder_func_state. Its parameters,
+// tags and description live in the merger's arenas (savedArena): a
+// vmlinux saves some 60,000 functions until the end of the encoding,
+// when memory peaks, and one allocation per name would cost twice the
+// memory.
 type savedFunc struct {
 	elf          int32
 	prefix       bool
 	unexpected   bool
 	inconsistent bool
 	ret          btf.TypeID
-	params       []builder.Param
-	tags         []otag
-	sig          string
+	pLo, pN      int32 // in arena.params
+	tLo, tN      int32 // in arena.tags
+	sigLo, sigN  uint32
 }
+
+// savedArena holds the saved functions' variable parts.
+type savedArena struct {
+	bytes  []byte // names, tag values and descriptions
+	params []savedParam
+	tags   []savedTag
+}
+
+type savedParam struct {
+	nameLo, nameN uint32 // in bytes
+	typ           btf.TypeID
+}
+
+type savedTag struct {
+	valLo, valN uint32
+	component   int32
+}
+
+func (a *savedArena) put(b []byte) (uint32, uint32) {
+	lo := uint32(len(a.bytes))
+	a.bytes = append(a.bytes, b...)
+	return lo, uint32(len(b))
+}
+
+func (a *savedArena) get(lo, n uint32) []byte { return a.bytes[lo : lo+n] }
 
 // saveFunc keeps a unit's function for addSaved, its types numbered. As
 // pahole, it adds the parameters' names and the annotations to the string
 // table now: the strings' order shows in the output.
 func (m *merger) saveFunc(u *encoded, f *ofunc, off btf.TypeID) error {
-	s := savedFunc{elf: f.elf, prefix: f.prefix, unexpected: f.unexpected, ret: m.ref(f.proto.a, off),
-		sig: string(u.sigs[f.sigLo : f.sigLo+f.sigN])}
+	a := &m.arena
+	s := savedFunc{elf: f.elf, prefix: f.prefix, unexpected: f.unexpected, ret: m.ref(f.proto.a, off)}
+	s.sigLo, s.sigN = a.put(u.sigs[f.sigLo : f.sigLo+f.sigN])
+	s.pLo = int32(len(a.params))
 	for i, el := range u.elems[f.proto.lo : f.proto.lo+f.proto.n] {
 		if i < int(f.proto.n)-1 || el.ref != 0 || len(el.name) != 0 {
 			// Not the "..." of a variadic function.
@@ -152,14 +184,19 @@ func (m *merger) saveFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 				return err
 			}
 		}
-		s.params = append(s.params, builder.Param{Name: string(el.name), Type: m.ref(el.ref, off)})
+		lo, n := a.put(el.name)
+		a.params = append(a.params, savedParam{nameLo: lo, nameN: n, typ: m.ref(el.ref, off)})
 	}
+	s.pN = int32(len(a.params)) - s.pLo
+	s.tLo = int32(len(a.tags))
 	for _, t := range u.tags[f.tagLo : f.tagLo+f.tagN] {
 		if err := m.addString(t.value); err != nil {
 			return err
 		}
-		s.tags = append(s.tags, otag{value: append([]byte(nil), t.value...), component: t.component})
+		lo, n := a.put(t.value)
+		a.tags = append(a.tags, savedTag{valLo: lo, valN: n, component: t.component})
 	}
+	s.tN = int32(len(a.tags)) - s.tLo
 	m.saved = append(m.saved, s)
 	return nil
 }
@@ -188,7 +225,7 @@ func (m *merger) addSaved() error {
 			}
 			unexpected := a.unexpected || b.unexpected
 			inconsistent := a.inconsistent || b.inconsistent
-			if !unexpected && !inconsistent && a.sig != b.sig {
+			if !unexpected && !inconsistent && !bytes.Equal(m.arena.get(a.sigLo, a.sigN), m.arena.get(b.sigLo, b.sigN)) {
 				inconsistent = true
 			}
 			a.unexpected, b.unexpected = unexpected, unexpected
@@ -202,7 +239,7 @@ func (m *merger) addSaved() error {
 		}
 		i = j
 	}
-	m.saved = nil
+	m.saved, m.arena = nil, savedArena{}
 	return nil
 }
 
@@ -213,7 +250,12 @@ func (m *merger) addSavedFunc(s *savedFunc, alias bool) error {
 	if alias {
 		name = name[:ef.prefixLen]
 	}
-	proto, err := m.b.AddFuncProto(s.ret, s.params)
+	a := &m.arena
+	m.params = m.params[:0]
+	for _, p := range a.params[s.pLo : s.pLo+s.pN] {
+		m.params = append(m.params, builder.Param{Name: view(a.get(p.nameLo, p.nameN)), Type: p.typ})
+	}
+	proto, err := m.b.AddFuncProto(s.ret, m.params)
 	if err != nil {
 		return err
 	}
@@ -231,8 +273,8 @@ func (m *merger) addSavedFunc(s *savedFunc, alias bool) error {
 			}
 		}
 	}
-	for _, t := range s.tags {
-		if err := m.declTag(t, id); err != nil {
+	for _, t := range a.tags[s.tLo : s.tLo+s.tN] {
+		if err := m.declTag(otag{value: a.get(t.valLo, t.valN), component: t.component}, id); err != nil {
 			return err
 		}
 	}

@@ -24,7 +24,7 @@ func FuzzEncode(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		raw, err := dwarf2btf.Dedup(context.Background(), data, dwarf2btf.Options{Jobs: 2}, builder.Options{})
+		raw, err := dwarf2btf.Encode(context.Background(), data, dwarf2btf.Options{Jobs: 2}, builder.Options{})
 		if err != nil {
 			return
 		}

@@ -2,32 +2,36 @@ package dwarf2btf
 
 import (
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
-// EncodeFile is Encode for the file at path: an ELF file, mapped and read
-// in place, or one compressed with gzip, xz or zstd (a .ko.gz, .ko.xz or
-// .ko.zst module), decompressed into memory first. Neither may exceed
-// opts.MaxInput.
-func EncodeFile(ctx context.Context, path string, opts Options) (*builder.Builder, error) {
+// EncodeFileNoDedup is EncodeNoDedup for the file at path, read as
+// EncodeFile reads it.
+func EncodeFileNoDedup(ctx context.Context, path string, opts Options) (*builder.Builder, error) {
 	var b *builder.Builder
-	err := withFile(ctx, path, opts.MaxInput, func(data []byte, mapped bool) (err error) {
+	err := withFile(ctx, path, opts.MaxSize, func(data []byte, mapped bool) (err error) {
 		opts.mapped = mapped
-		b, err = Encode(ctx, data, opts)
+		b, err = EncodeNoDedup(ctx, data, opts)
 		return err
 	})
 	return b, err
 }
 
-// DedupFile is Dedup for the file at path, read as EncodeFile reads it.
-func DedupFile(ctx context.Context, path string, opts Options, out builder.Options) ([]byte, error) {
+// EncodeFile is Encode for the file at path: an ELF file, mapped and read
+// in place, or one compressed with gzip, xz or zstd (a .ko.gz, .ko.xz or
+// .ko.zst module), decompressed into memory first. Neither may exceed
+// opts.MaxSize.
+func EncodeFile(ctx context.Context, path string, opts Options, out builder.Options) ([]byte, error) {
 	var raw []byte
-	err := withFile(ctx, path, opts.MaxInput, func(data []byte, mapped bool) (err error) {
+	err := withFile(ctx, path, opts.MaxSize, func(data []byte, mapped bool) (err error) {
 		opts.mapped = mapped
-		raw, err = Dedup(ctx, data, opts, out)
+		raw, err = Encode(ctx, data, opts, out)
 		return err
 	})
 	return raw, err
@@ -55,4 +59,30 @@ func withFile(ctx context.Context, path string, limit int64, f func(data []byte,
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// ByteOrder returns the byte order of the ELF file in data, also
+// compressed with gzip, xz or zstd (only its first bytes are inflated):
+// the order pahole writes BTF in, which Encode's out.ByteOrder takes for
+// pahole's bytes on an input of the other endianness than the host's.
+func ByteOrder(data []byte) (binary.ByteOrder, error) {
+	if f := input.Detect(data); f != input.None {
+		r, _, err := input.Decompress(f, data, input.DefaultLimit)
+		if err != nil {
+			return nil, err
+		}
+		head := make([]byte, elf.EI_NIDENT)
+		n, _ := io.ReadFull(r, head)
+		data = head[:n]
+	}
+	if len(data) < elf.EI_NIDENT || string(data[:4]) != elf.ELFMAG {
+		return nil, &FormatError{Offset: 0, Msg: "ELF header: not an ELF file"}
+	}
+	switch elf.Data(data[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		return binary.LittleEndian, nil
+	case elf.ELFDATA2MSB:
+		return binary.BigEndian, nil
+	}
+	return nil, &FormatError{Offset: elf.EI_DATA, Msg: fmt.Sprintf("ELF header: unknown byte order %d", data[elf.EI_DATA])}
 }

@@ -35,6 +35,7 @@ type merger struct {
 	like130  bool
 	elf      *elfFuncs
 	saved    []savedFunc
+	arena    savedArena
 	features Features
 
 	members []builder.Member

@@ -27,7 +27,7 @@ func TestVmlinux(t *testing.T) {
 	}
 	var first []byte
 	for _, jobs := range []int{1, 2, 8} {
-		got, err := dwarf2btf.DedupFile(context.Background(), path, dwarf2btf.Options{Jobs: jobs}, builder.Options{})
+		got, err := dwarf2btf.EncodeFile(context.Background(), path, dwarf2btf.Options{Jobs: jobs}, builder.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

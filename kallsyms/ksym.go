@@ -39,7 +39,7 @@ func (op KsymOp) String() string {
 
 // Values of KsymEvent.Type (PERF_RECORD_KSYMBOL_TYPE_*).
 const (
-	KsymTypeUnknown = 0
+	KsymTypeUnknown = 0 // not said
 	KsymTypeBPF     = 1 // BPF programs, trampolines, dispatchers: the BPF pseudo-module
 	KsymTypeOOL     = 2 // out-of-line code: ftrace and kprobe trampolines (__builtin__*)
 )
@@ -49,14 +49,16 @@ const (
 // bpf_prog_<tag>_<name>, a trampoline, a dispatcher, or out-of-line code.
 // These symbols send no uevent.
 type KsymEvent struct {
-	Op   KsymOp
+	Op   KsymOp // KsymAdd, KsymRemove or KsymLost
 	Type uint16 // KsymTypeBPF, KsymTypeOOL, ...
-	Name string
-	Addr uint64
+	Name string // as /proc/kallsyms lists it: bpf_prog_<tag>_<name>, bpf_trampoline_<id>, ...
+	Addr uint64 // the symbol's address
 	Len  uint32 // the symbol's length in bytes
 	// Time is when the kernel sent the event, in CLOCK_MONOTONIC
-	// nanoseconds, or 0 when unknown: then the event is applied after
-	// the events before it in its batch, whatever their time.
+	// nanoseconds. An event older than the last one applied at its address
+	// is ignored (the kernel reports a symbol's registration and removal
+	// on the CPUs where they happen, which a reader drains in turn). 0
+	// means unknown: the event is applied in its turn, never ignored.
 	Time uint64
 	// Lost is, for KsymLost, how many events the kernel dropped (0 when
 	// unknown).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/uevent"
 	"golang.org/x/sys/unix"
 )
@@ -29,6 +30,7 @@ func TestMonitorEndToEnd(t *testing.T) {
 		t.Run("InjectedTrusted", testInjectedTrusted)
 		t.Run("Overflow", testOverflow)
 		t.Run("WatchResync", testWatchResync)
+		t.Run("RangeFirst", testRangeFirst)
 		return
 	}
 	if os.Geteuid() != 0 {
@@ -146,6 +148,13 @@ func startWatch(t *testing.T, trust []uint32) *watchEnv {
 
 func startWatchWith(t *testing.T, mopts uevent.Options) *watchEnv {
 	t.Helper()
+	return startWatchCoalesce(t, mopts, 10*time.Millisecond)
+}
+
+// startWatchCoalesce is startWatchWith with the Symbolizer's
+// Config.Coalesce.
+func startWatchCoalesce(t *testing.T, mopts uevent.Options, coalesce time.Duration) *watchEnv {
+	t.Helper()
 	dir := t.TempDir()
 	e := &watchEnv{dir: dir, kallsyms: filepath.Join(dir, "kallsyms"), sysfs: filepath.Join(dir, "sys"),
 		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan uevent.Event, 10),
@@ -153,7 +162,7 @@ func startWatchWith(t *testing.T, mopts uevent.Options) *watchEnv {
 	var overflowed sync.Once
 	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	var err error
-	e.sym, err = Open(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: 10 * time.Millisecond, MinInterval: -1,
+	e.sym, err = Open(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +290,42 @@ func waitReload(t *testing.T, e *watchEnv) ReloadEvent {
 		t.Fatal("no reload")
 	}
 	return ReloadEvent{}
+}
+
+// testRangeFirst: a module's add uevent, sent through the kernel's
+// uevent socket (from a trusted injector), publishes the module's range
+// from sysfs (the synthetic fixture's synmod050) before any reload: the
+// reload that it requests waits an hour here. Its remove uevent drops it.
+func testRangeFirst(t *testing.T) {
+	in := newInjector(t)
+	e := startWatchCoalesce(t, uevent.Options{TrustPortIDs: []uint32{in.port}}, time.Hour)
+	fixture := t.TempDir()
+	if err := extractTar(fixture, testfixtures.ReadPath(t, synthSysfsFixure)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(e.sysfs, "module"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(fixture, "sys", "module", "synmod050"), filepath.Join(e.sysfs, "module", "synmod050")); err != nil {
+		t.Fatal(err)
+	}
+	const text = 0xffffffffc0878000 // synmod050's sections/.text
+	in.send(t, "add", "synmod050")
+	e.syncKernel(t) // the kernel's event comes after the injected one
+	if sym, err := e.sym.Lookup(text + 0x10); err != nil || sym.Module != "synmod050" || sym.Offset != 0x10 {
+		t.Errorf("after the add uevent: %+v, %v", sym, err)
+	}
+	in.send(t, "remove", "synmod050")
+	e.syncKernel(t)
+	if _, err := e.sym.Snapshot().Module("synmod050"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after the remove uevent: %v", err)
+	}
+	select {
+	case ev := <-e.reloads:
+		t.Errorf("a reload, %+v: the range came from it, not first", ev)
+	default:
+	}
+	e.stop(t, true)
 }
 
 // testWatchResync: module x is loaded, but its uevent is lost in a flood

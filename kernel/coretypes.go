@@ -21,7 +21,7 @@ import (
 // whole vmlinux and module BTF.
 type CORETypes struct {
 	// Vmlinux holds the vmlinux types the relocations use, made as
-	// core.Minimal makes it (bpftool gen min_core_btf's bytes once
+	// core.TypesFor makes it (bpftool gen min_core_btf's bytes once
 	// marshalled): standalone BTF, numbered from 1.
 	Vmlinux *builder.Builder
 	// Modules holds one entry for each module that has a candidate for a
@@ -37,18 +37,18 @@ type CORETypes struct {
 type ModuleTypes struct {
 	// Module is the module's name, as in /sys/kernel/btf.
 	Module string
-	// Types is core.Minimal on a target of vmlinux and this module:
+	// Types is core.TypesFor on a target of vmlinux and this module:
 	// standalone BTF holding the vmlinux types the relocations use and
 	// the module's, numbered from 1.
 	Types *builder.Builder
 }
 
-// MinimalCORE returns the minimal BTF of the kernel that o locates for the
-// CO-RE relocations of objs: "which kernel types do these programs need",
+// MinimalCORE returns the minimal BTF of the kernel that o locates (or
+// of o.Package) for the CO-RE relocations of objs: "which kernel types do these programs need",
 // without keeping the kernel's BTF open. It opens vmlinux lazily, with the
 // objects' candidate search made in the walk that opening does
 // (btf.Options.Lazy and Flavors, as kmeta btf min --obj does), runs
-// core.Minimal on it, and closes it. Module BTF is read only when vmlinux
+// core.TypesFor on it, and closes it. Module BTF is read only when vmlinux
 // lacks a name that the objects relocate: the modules whose strings hold
 // the name are then searched (as Cache.Find does), and each that has a
 // candidate gets its own ModuleTypes.
@@ -56,7 +56,7 @@ type ModuleTypes struct {
 // The ids of the minimal BTF are not the kernel's: a loader that writes
 // target type ids into programs (bpf_core_type_id_kernel) gets ids of the
 // minimal BTF. A relocation that libbpf refuses makes MinimalCORE return
-// core.Minimal's error. The error wraps ErrNoVmlinux when no usable
+// core.TypesFor's error. The error wraps ErrNoVmlinux when no usable
 // vmlinux BTF was found. The objects must stay open while it runs; the
 // returned Builders hold no reference to the kernel's files. It is safe
 // to call from several goroutines at once, also on the same objects: each
@@ -68,7 +68,7 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETy
 		return nil, err
 	}
 	defer vmlinux.Close()
-	b, err := core.Minimal(ctx, core.NewTarget(vmlinux), objs)
+	b, err := core.TypesFor(ctx, core.NewTarget(vmlinux), objs)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: minimal BTF of %s: %w", path, err)
 	}
@@ -87,7 +87,11 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETy
 // of the missing names and kinds.
 func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*core.Object) error {
 	// A kernel without module BTF: no need to open vmlinux again.
-	if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
+	if o.Package != nil {
+		if len(o.Package.Modules()) == 0 {
+			return nil
+		}
+	} else if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
 		return nil
 	}
 	c := NewCache(o)
@@ -118,7 +122,7 @@ func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string
 		if err != nil {
 			return err
 		}
-		b, err := core.Minimal(ctx, core.NewTarget(h.Vmlinux(), spec), objs)
+		b, err := core.TypesFor(ctx, core.NewTarget(h.Vmlinux(), spec), objs)
 		if err != nil {
 			return fmt.Errorf("kernel: minimal BTF of module %s: %w", name, err)
 		}
@@ -160,6 +164,17 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 // openVmlinuxWith is openVmlinux with a context and read options: the
 // first usable vmlinux BTF of o's paths, and its path.
 func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
+	if o.Package != nil {
+		raw, err := o.Package.File(Vmlinux)
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := btf.Parse(raw, bo)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", o.Package, Vmlinux, err)
+		}
+		return s, o.Package.String(), nil
+	}
 	paths, err := o.VmlinuxPaths()
 	if err != nil {
 		return nil, "", err

@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // openObjects opens testdata objects, closed when the test ends.
@@ -180,5 +181,38 @@ func TestMinimalCOREConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestMinimalCOREPackage: on a kernel package (Options.Package), the
+// types are those of the same kernel's sysfs: bpftool's bytes for
+// vmlinux, and kvm's for module.bpf.o.
+func TestMinimalCOREPackage(t *testing.T) {
+	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, []string{"kvm"}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Package: pkg, Root: t.TempDir()} // Root: nothing of this machine's
+	ct, err := o.MinimalCORE(context.Background(), openObjects(t, "elf/prog.bpf.o.gz")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := marshal(t, ct.Vmlinux), testfixtures.Read(t, "core/bpftool/prog.debian-6.1.min.btf"); !bytes.Equal(got, want) {
+		t.Errorf("vmlinux: %d bytes, bpftool's %d, and they differ", len(got), len(want))
+	}
+	mod := openObjects(t, "core/module.bpf.o.gz")
+	fromPkg, err := o.MinimalCORE(context.Background(), mod...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSysfs, err := Options{Sysfs: fakeSysfs(t, only("kvm", "xfs"), nil)}.MinimalCORE(context.Background(), mod...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fromPkg.Modules) != 1 || fromPkg.Modules[0].Module != "kvm" {
+		t.Fatalf("modules %v, want kvm", fromPkg.Modules)
+	}
+	if !bytes.Equal(marshal(t, fromPkg.Modules[0].Types), marshal(t, fromSysfs.Modules[0].Types)) {
+		t.Error("kvm's types from the package differ from the sysfs'")
 	}
 }

@@ -25,14 +25,14 @@ const (
 )
 
 // newXz returns a reader of the xz stream p.
-func newXz(p []byte, limit int64) (io.Reader, error) {
+func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	ids, props, data, err := xzBlock(p)
 	if err != nil {
 		return nil, fmt.Errorf("xz: %w", err)
 	}
 	switch {
 	case len(ids) == 1 && ids[0] == xzFilterLZMA2:
-		r, _, err := input.Decompress(input.Xz, p, limit)
+		r, _, err := input.Decompress(input.Xz, p, maxSize)
 		return r, err
 	case len(ids) == 2 && ids[0] == xzFilterX86 && ids[1] == xzFilterLZMA2:
 	default:
@@ -52,7 +52,7 @@ func newXz(p []byte, limit int64) (io.Reader, error) {
 	if bits == 40 {
 		dict = 1<<32 - 1
 	}
-	if dict > max(limit/8, 1<<20) {
+	if dict > max(maxSize/8, 1<<20) {
 		return nil, fmt.Errorf("xz: dictionary of %d bytes is too large", dict)
 	}
 	lr, err := lzma.Reader2Config{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader2(bytes.NewReader(data))

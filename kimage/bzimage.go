@@ -110,11 +110,11 @@ const sizeTrailer = 4
 
 // Decompress returns a reader of the uncompressed kernel (a vmlinux ELF
 // file, for an x86 bzImage) from its payload p in format f, and the size
-// it claims (0 if none). limit bounds what a decompressor keeps for its
+// it claims (0 if none). maxSize (0: 1 GiB) bounds what a decompressor keeps for its
 // own use (dictionaries, windows); readers of the stream bound its size.
-func Decompress(p []byte, f Format, limit int64) (io.Reader, int64, error) {
-	if limit <= 0 {
-		limit = input.DefaultLimit
+func Decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
+	if maxSize <= 0 {
+		maxSize = input.DefaultLimit
 	}
 	var claim int64
 	if f != Gzip && len(p) > sizeTrailer {
@@ -123,22 +123,22 @@ func Decompress(p []byte, f Format, limit int64) (io.Reader, int64, error) {
 	} else if f == Gzip && len(p) > sizeTrailer {
 		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
 	}
-	if claim > limit {
-		return nil, 0, &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: limit, Claim: claim}
+	if claim > maxSize {
+		return nil, 0, &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim}
 	}
 	var r io.Reader
 	var err error
 	switch f {
 	case Gzip:
-		r, _, err = input.Decompress(input.Gzip, p, limit)
+		r, _, err = input.Decompress(input.Gzip, p, maxSize)
 	case Zstd:
-		r, _, err = input.Decompress(input.Zstd, p, limit)
+		r, _, err = input.Decompress(input.Zstd, p, maxSize)
 	case Xz:
-		r, err = newXz(p, limit)
+		r, err = newXz(p, maxSize)
 	case Bzip2:
 		r = bzip2.NewReader(bytes.NewReader(p))
 	case Lzma:
-		r, err = newLzma(p, limit)
+		r, err = newLzma(p, maxSize)
 	case Lz4:
 		r = lz4.NewReader(bytes.NewReader(p))
 	case Lzo:
@@ -153,11 +153,11 @@ func Decompress(p []byte, f Format, limit int64) (io.Reader, int64, error) {
 }
 
 // newLzma reads the .lzma ("alone") stream the kernel's build writes,
-// refusing a dictionary larger than limit/8 (lzma -9 uses 64 MiB; the
-// default limit allows 128 MiB).
-func newLzma(p []byte, limit int64) (io.Reader, error) {
+// refusing a dictionary larger than maxSize/8 (lzma -9 uses 64 MiB; the
+// default maxSize allows 128 MiB).
+func newLzma(p []byte, maxSize int64) (io.Reader, error) {
 	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
-	if dict > max(limit/8, 1<<20) {
+	if dict > max(maxSize/8, 1<<20) {
 		return nil, fmt.Errorf("dictionary of %d bytes is too large", dict)
 	}
 	return lzma.NewReader(bytes.NewReader(p))

@@ -68,7 +68,7 @@ func arMembers(data []byte) ([]arMember, error) {
 // Walk calls fn for each regular file in a Debian package's data.tar, with
 // its path (without "./") and a reader of its contents. It stops at fn's
 // first error; fn may return ErrStop to end the walk without an error.
-func Walk(ctx context.Context, deb []byte, limit int64, fn func(name string, size int64, r io.Reader) error) error {
+func Walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
 	members, err := arMembers(deb)
 	if err != nil {
 		return fmt.Errorf("kimage: package: %w", err)
@@ -79,7 +79,7 @@ func Walk(ctx context.Context, deb []byte, limit int64, fn func(name string, siz
 		}
 		var r io.Reader = bytes.NewReader(m.data)
 		if f := input.Detect(m.data); f != input.None {
-			if r, _, err = input.Decompress(f, m.data, limit); err != nil {
+			if r, _, err = input.Decompress(f, m.data, maxSize); err != nil {
 				return fmt.Errorf("kimage: package %s: %w", m.name, err)
 			}
 		}
@@ -144,15 +144,15 @@ func ModuleName(p string) string {
 }
 
 // Vmlinuz returns the kernel image a Debian package installs
-// (boot/vmlinuz-*), read under limit, and its path.
-func Vmlinuz(ctx context.Context, deb []byte, limit int64) ([]byte, string, error) {
+// (boot/vmlinuz-*), read under maxSize, and its path.
+func Vmlinuz(ctx context.Context, deb []byte, maxSize int64) ([]byte, string, error) {
 	var image []byte
 	var name string
-	err := Walk(ctx, deb, limit, func(n string, size int64, r io.Reader) error {
+	err := Walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
 		if !IsVmlinuz(n) {
 			return nil
 		}
-		d, err := input.ReadAll(ctx, r, input.Options{Limit: limit, What: n, Claim: size})
+		d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: n, Claim: size})
 		if err != nil {
 			return err
 		}

@@ -293,3 +293,21 @@ func TestKernelTypesAsBpftool(t *testing.T) {
 		t.Errorf("kmeta's %d bytes differ from bpftool's %d", len(got), len(want))
 	}
 }
+
+// TestProgramOptionsErrors: a missing object, and an object whose
+// relocation libbpf refuses on the target (btf/core's ambig.bpf.o on
+// Debian 6.1: a field at two offsets), give errors, not options.
+func TestProgramOptionsErrors(t *testing.T) {
+	sysfs := fakeSysfs(t, testfixtures.Read(t, testfixtures.DebianVmlinux), nil)
+	k := kernel.Options{Sysfs: sysfs}
+	if _, err := ProgramOptions(context.Background(), k, filepath.Join(t.TempDir(), "missing.bpf.o")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing object: %v, want fs.ErrNotExist", err)
+	}
+	ambig := filepath.Join(t.TempDir(), "ambig.bpf.o")
+	if err := os.WriteFile(ambig, testfixtures.Read(t, "core/ambig.bpf.o.gz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if opts, err := ProgramOptions(context.Background(), k, ambig); err == nil {
+		t.Errorf("ambiguous relocation: got options %+v, want an error", opts)
+	}
+}

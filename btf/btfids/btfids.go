@@ -429,7 +429,9 @@ func (r *rawBTF) arena(k kfunc) error {
 		if err != nil {
 			return err
 		}
-		wire.PutWord(r.rec(id), wire.TypeSize+uint32(i)*8+4, t)
+		sizes := wire.DefaultLayouts.Sizes()
+		fixed, elem := sizes.Parts(wire.KindFuncProto)
+		wire.PutWord(r.rec(id), fixed+uint32(i)*elem+uint32(wire.KindFields[wire.KindFuncProto].ElemRef), t)
 	}
 	wire.PutWord(r.rec(k.id), wire.SizeTypeAt, id)
 	return nil

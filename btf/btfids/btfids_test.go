@@ -42,13 +42,14 @@ func TestIdenticalToResolveBTFIDs(t *testing.T) {
 	}
 }
 
-// TestKfuncs tags a kfunc, rewrites the prototype of one with an implicit
-// argument, and refuses a kfunc listed with two sets of flags.
+// TestKfuncs tags kfuncs, rewrites the prototype of one with an implicit
+// argument and of one with an arena pointer, and refuses a kfunc listed
+// with two sets of flags.
 func TestKfuncs(t *testing.T) {
 	base := base73(t)
 	in := testfixtures.Read(t, "pahole/encode/debian-7.3/af_key.pahole.btf.gz")
 	out, err := btfids.Finalize(in, btfids.Options{Base: base, Kfuncs: []btfids.Kfunc{
-		{Name: "pfkey_send_notify", Flags: btfids.FlagFastcall},
+		{Name: "pfkey_send_notify", Flags: btfids.FlagFastcall | btfids.FlagArenaArg1},
 		{Name: "pfkey_sendmsg", Flags: btfids.FlagImplicitArgs},
 	}})
 	if err != nil {
@@ -76,6 +77,9 @@ func TestKfuncs(t *testing.T) {
 	}
 	if _, err := s.FindOne("pfkey_sendmsg_impl", btf.FindOptions{Scope: btf.ScopeOwn}); err != nil {
 		t.Errorf("no pfkey_sendmsg_impl: %v", err)
+	}
+	if _, err := s.FindOne("address_space(1)", btf.FindOptions{Scope: btf.ScopeOwn}); err != nil {
+		t.Errorf("no arena attribute: %v", err)
 	}
 	_, err = btfids.Finalize(in, btfids.Options{Base: base, Kfuncs: []btfids.Kfunc{
 		{Name: "pfkey_sendmsg", Flags: 1}, {Name: "pfkey_sendmsg", Flags: 2},

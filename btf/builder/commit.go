@@ -11,7 +11,7 @@ import (
 // order sets c.perm to the pending types in output order: by source (bases
 // first, then in order of first use) and by id within a source. A type's
 // rank among the marked types of its source gives its place directly, so
-// nothing is sorted but the sources. Guarded by BenchmarkMinimalTaskStruct.
+// nothing is sorted but the sources.
 func (c *copier) order() {
 	slices.SortFunc(c.srcs, func(x, y *source) int {
 		return cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.seq, y.seq))

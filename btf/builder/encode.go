@@ -15,7 +15,7 @@ import (
 // copied as it is and then patched where wire.KindFields says it holds type
 // ids and string offsets, so every bit the reader accepted survives. Ids are
 // numbered before encoding, so references to types later in the batch
-// (cycles through pointers) map too. Guarded by BenchmarkMinimalTaskStruct.
+// (cycles through pointers) map too.
 func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	rec := btfraw.Record(t)
 	if rec == nil {

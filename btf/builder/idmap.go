@@ -41,7 +41,7 @@ func (s bitset) rank(prefix []uint32, i uint32) uint32 {
 // four bytes, which matters because Minimal copies a few percent of a large
 // Spec into a fresh Builder: allocating, zeroing and reading a table of
 // every source type was most of its cost. A second copy from the same
-// source turns the map dense. Guarded by BenchmarkMinimalTaskStruct.
+// source turns the map dense.
 type idMap struct {
 	// Dense form.
 	dense []btf.TypeID // Builder id of each type copied whole; 0 = none

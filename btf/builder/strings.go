@@ -21,7 +21,6 @@ import (
 // zero, so that a zero slot is empty and most probes that meet another
 // string are decided without reading it. The hash seed is random but never
 // affects the output, which depends only on the order strings are added.
-// Guarded by BenchmarkMinimalTaskStruct.
 type strTable struct {
 	data  []byte   // own string section
 	start uint32   // string offset of data[0]

@@ -27,7 +27,7 @@ func BenchmarkMinimalFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bld, err := core.Minimal(context.Background(), core.NewTarget(s), []*core.Object{obj})
+		bld, err := core.TypesFor(context.Background(), core.NewTarget(s), []*core.Object{obj})
 		if err != nil {
 			b.Fatal(err)
 		}

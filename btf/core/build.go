@@ -10,7 +10,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
-// Minimal returns the smallest BTF on which every CO-RE relocation of objs
+// TypesFor returns the smallest BTF on which every CO-RE relocation of objs
 // resolves as on t, made as bpftool gen min_core_btf (bpftool 7.1) makes
 // it: the relocations of each object are resolved in order (an error in
 // any stops it), and the target types and members they use are kept:
@@ -30,8 +30,8 @@ import (
 // dump of the result is bpftool's. t may hold at most one module (a
 // split BTF on the main one): ids must be one space. A record of a lazily
 // opened target (btf.Options.Lazy) that fails its check when it is
-// read makes Minimal return that error.
-func Minimal(ctx context.Context, t *Target, objs []*Object) (b *builder.Builder, err error) {
+// read makes TypesFor return that error.
+func TypesFor(ctx context.Context, t *Target, objs []*Object) (b *builder.Builder, err error) {
 	defer func() {
 		if lerr := t.err(); lerr != nil {
 			b, err = nil, lerr

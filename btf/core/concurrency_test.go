@@ -50,7 +50,7 @@ func TestConcurrentTarget(t *testing.T) {
 			for _, o := range objectOrder {
 				list = append(list, objs[o])
 			}
-			b, err := core.Minimal(context.Background(), shared, list)
+			b, err := core.TypesFor(context.Background(), shared, list)
 			if err != nil {
 				errs <- err.Error()
 				return

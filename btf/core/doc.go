@@ -7,7 +7,7 @@
 // BTF the relocations resolve against: a vmlinux BTF, optionally with
 // module BTFs on it. Resolve gives one Result per relocation: the value
 // libbpf patches into the instruction, or why the relocation fails (the
-// instruction is poisoned, or libbpf refuses the object). Minimal gives a
+// instruction is poisoned, or libbpf refuses the object). TypesFor gives a
 // btf/builder.Builder holding only the target types and members the
 // relocations use; marshalled with the default options, its bytes are
 // bpftool's.
@@ -37,7 +37,7 @@
 // # Concurrency
 //
 // Objects and Targets are safe for concurrent use: a Target's candidate
-// cache is locked. Resolve and Minimal keep their other state in the
+// cache is locked. Resolve and TypesFor keep their other state in the
 // call, so many objects may be resolved against many targets in
 // parallel. The Specs involved must stay open while they run.
 //

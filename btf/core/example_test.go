@@ -33,7 +33,7 @@ func ExampleResolve() {
 }
 
 // Minimal BTF for a program, as bpftool gen min_core_btf writes it.
-func ExampleMinimal() {
+func ExampleTypesFor() {
 	obj, err := core.OpenObject(context.Background(), "../../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
 	if err != nil {
 		log.Fatal(err)
@@ -44,7 +44,7 @@ func ExampleMinimal() {
 		log.Fatal(err)
 	}
 	defer vmlinux.Close()
-	b, err := core.Minimal(context.Background(), core.NewTarget(vmlinux), []*core.Object{obj})
+	b, err := core.TypesFor(context.Background(), core.NewTarget(vmlinux), []*core.Object{obj})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzResolve feeds mutated BPF objects to ParseObject, and what parses
-// to Resolve and Minimal: no panic, no hang, and a minimal BTF that
+// to Resolve and TypesFor: no panic, no hang, and a minimal BTF that
 // marshals. Seeds: committed objects, handwritten and generated, and two
 // that libbpf refuses. The target is the minimal BTF that bpftool made of
 // Debian 6.1's for the generated objects (the 69 KB of types their
@@ -39,7 +39,7 @@ func FuzzResolve(f *testing.F) {
 		for i := range rs {
 			_ = rs[i].Reason()
 		}
-		b, err := core.Minimal(context.Background(), target, []*core.Object{obj})
+		b, err := core.TypesFor(context.Background(), target, []*core.Object{obj})
 		if err != nil {
 			return
 		}

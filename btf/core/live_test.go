@@ -51,7 +51,7 @@ func writeAll(tb testing.TB, dir string, files map[string]string, suffix string)
 
 // TestBpftoolLive runs bpftool gen min_core_btf itself, on the committed
 // kernels and the running one, for each object and all of them, and
-// compares its output with Minimal's.
+// compares its output with TypesFor's.
 func TestBpftoolLive(t *testing.T) {
 	bpftool, err := exec.LookPath("bpftool")
 	if err != nil {
@@ -76,7 +76,7 @@ func TestBpftoolLive(t *testing.T) {
 			if msg, err := exec.Command(bpftool, args...).CombinedOutput(); err != nil {
 				t.Fatalf("bpftool %v: %v\n%s", args, err, msg)
 			}
-			b, err := core.Minimal(context.Background(), core.NewTarget(s), loaded)
+			b, err := core.TypesFor(context.Background(), core.NewTarget(s), loaded)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
 
-// ErrUnsupportedKind is returned by Minimal when a relocation reaches a
+// ErrUnsupportedKind is returned by TypesFor when a relocation reaches a
 // kind that bpftool's min_core_btf cannot copy (a DECL_TAG, a TYPE_TAG
 // reached through a followed pointer, a FUNC, a VAR...).
 var ErrUnsupportedKind = errors.New("unsupported kind")

@@ -22,7 +22,7 @@ func minimal(tb testing.TB, k string, objs ...string) []byte {
 	for _, o := range objs {
 		list = append(list, object(tb, o))
 	}
-	b, err := core.Minimal(context.Background(), core.NewTarget(kernel(tb, k)), list)
+	b, err := core.TypesFor(context.Background(), core.NewTarget(kernel(tb, k)), list)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func genMinCases() map[string][]string {
 	return m
 }
 
-// TestMinimalBpftoolGenerated: Minimal writes bpftool's bytes for the
+// TestMinimalBpftoolGenerated: TypesFor writes bpftool's bytes for the
 // generated objects.
 func TestMinimalBpftoolGenerated(t *testing.T) {
 	for name, objs := range genMinCases() {
@@ -68,7 +68,7 @@ func TestMinimalBpftoolGenerated(t *testing.T) {
 	}
 }
 
-// TestMinimalBpftool: Minimal writes the bytes bpftool gen min_core_btf
+// TestMinimalBpftool: TypesFor writes the bytes bpftool gen min_core_btf
 // (bpftool 7.1) wrote, for each object and for all of them together.
 func TestMinimalBpftool(t *testing.T) {
 	for name, objs := range minCases() {
@@ -173,9 +173,9 @@ func TestMinimalKernelLoads(t *testing.T) {
 }
 
 // TestMinimalFails: where bpftool fails (an ambiguous relocation on
-// Debian 6.1), Minimal fails; where it does not, the bytes are its.
+// Debian 6.1), TypesFor fails; where it does not, the bytes are its.
 func TestMinimalFails(t *testing.T) {
-	_, err := core.Minimal(context.Background(), core.NewTarget(kernel(t, "debian-6.1")), []*core.Object{object(t, "ambig")})
+	_, err := core.TypesFor(context.Background(), core.NewTarget(kernel(t, "debian-6.1")), []*core.Object{object(t, "ambig")})
 	if !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("ambig on debian-6.1: got %v, want ErrInvalid", err)
 	}
@@ -196,7 +196,7 @@ func openLazy(tb testing.TB, data []byte, objs []*core.Object) *btf.Spec {
 }
 
 // TestMinimalLazyTarget: on a target opened lazily, with the candidate
-// search made while opening, Minimal writes bpftool's bytes too.
+// search made while opening, TypesFor writes bpftool's bytes too.
 func TestMinimalLazyTarget(t *testing.T) {
 	for name, objs := range minCases() {
 		for k := range kernels {
@@ -206,7 +206,7 @@ func TestMinimalLazyTarget(t *testing.T) {
 					list = append(list, object(t, o))
 				}
 				s := openLazy(t, testfixtures.Read(t, kernels[k]), list)
-				b, err := core.Minimal(context.Background(), core.NewTarget(s), list)
+				b, err := core.TypesFor(context.Background(), core.NewTarget(s), list)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -224,7 +224,7 @@ func TestMinimalLazyTarget(t *testing.T) {
 }
 
 // TestMinimalLazyBadRecord: a record that the relocations reach and that
-// refers to a type past the last makes Minimal on the lazily opened target
+// refers to a type past the last makes TypesFor on the lazily opened target
 // fail with the error Parse gives for it.
 func TestMinimalLazyBadRecord(t *testing.T) {
 	data := testfixtures.BreakMembers(t, testfixtures.Read(t, kernels["debian-6.1"]), "task_struct")
@@ -233,9 +233,9 @@ func TestMinimalLazyBadRecord(t *testing.T) {
 		t.Fatal("Parse accepts the broken task_struct")
 	}
 	objs := []*core.Object{object(t, "prog")}
-	_, err := core.Minimal(context.Background(), core.NewTarget(openLazy(t, data, objs)), objs)
+	_, err := core.TypesFor(context.Background(), core.NewTarget(openLazy(t, data, objs)), objs)
 	var fe *btf.FormatError
 	if !errors.As(err, &fe) || err.Error() != want.Error() {
-		t.Fatalf("Minimal: %v, want %v", err, want)
+		t.Fatalf("TypesFor: %v, want %v", err, want)
 	}
 }

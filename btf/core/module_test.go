@@ -77,7 +77,7 @@ func TestModuleTarget(t *testing.T) {
 	if alone[6] != "fails" || alone[7] != uint64(0) {
 		t.Errorf("vmlinux alone: %v", alone)
 	}
-	b, err := core.Minimal(context.Background(), both, []*core.Object{obj})
+	b, err := core.TypesFor(context.Background(), both, []*core.Object{obj})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,7 +89,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return usageError(cmd, err)
 	}
-	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput, Like: like}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxSize: c.maxInput, Like: like}
 	if f.features != "" {
 		if like == dwarf2btf.LikePahole124 {
 			return usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
@@ -130,31 +132,41 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		defer data.Release()
 	}
 	ctx := cmd.Context()
-	if f.noDedup {
-		var b *builder.Builder
-		var err error
-		if data != nil {
-			b, err = dwarf2btf.Encode(ctx, data.Bytes(), opts)
-		} else {
-			b, err = dwarf2btf.EncodeFile(ctx, path, opts)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", inputName(path), err)
-		}
-		return c.writeBTF(b, f.out, f.write, path, f.base)
-	}
 	wopts, err := f.write.options()
 	if err != nil {
 		return err
 	}
+	if wopts.ByteOrder == nil {
+		// pahole writes BTF in its input's byte order.
+		if wopts.ByteOrder, err = c.elfByteOrder(path, data); err != nil {
+			return err
+		}
+	}
+	// The encoder's heap is garbage once the units are encoded: give it
+	// back before the deduplication allocates its maps, which lowers the
+	// peak (dwarf2btf.Options.Encoded).
+	opts.Encoded = debug.FreeOSMemory
+	if f.noDedup {
+		var b *builder.Builder
+		var err error
+		if data != nil {
+			b, err = dwarf2btf.EncodeNoDedup(ctx, data.Bytes(), opts)
+		} else {
+			b, err = dwarf2btf.EncodeFileNoDedup(ctx, path, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", inputName(path), err)
+		}
+		return c.writeBTFWith(b, f.out, f.write, wopts, path, f.base)
+	}
 	var raw []byte
 	if data != nil {
-		raw, err = dwarf2btf.Dedup(ctx, data.Bytes(), opts, wopts)
+		raw, err = dwarf2btf.Encode(ctx, data.Bytes(), opts, wopts)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", inputName(path), err)
 		}
 	} else {
-		raw, err = dwarf2btf.DedupFile(ctx, path, opts, wopts)
+		raw, err = dwarf2btf.EncodeFile(ctx, path, opts, wopts)
 	}
 	if err != nil {
 		return err
@@ -165,4 +177,22 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		}
 	}
 	return c.writeOutput(f.out, raw, path, f.base)
+}
+
+// elfByteOrder returns the byte order of the ELF input path, read whole as
+// data when it is not a regular file, or else mapped for its first bytes.
+func (c *cli) elfByteOrder(path string, data *input.Data) (binary.ByteOrder, error) {
+	if data == nil {
+		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		if err != nil {
+			return nil, err
+		}
+		defer d.Release()
+		data = d
+	}
+	order, err := dwarf2btf.ByteOrder(data.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(path), err)
+	}
+	return order, nil
 }

@@ -144,6 +144,11 @@ func (c *cli) writeBTF(b *builder.Builder, out string, w btfWriteFlags, inputs .
 	if err != nil {
 		return err
 	}
+	return c.writeBTFWith(b, out, w, opts, inputs...)
+}
+
+// writeBTFWith is writeBTF with the marshal options already made.
+func (c *cli) writeBTFWith(b *builder.Builder, out string, w btfWriteFlags, opts builder.Options, inputs ...string) error {
 	data, err := marshalBTF(b, out, w, opts)
 	if err != nil {
 		return err

@@ -93,7 +93,7 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	if o.base != nil {
 		t = core.NewTarget(o.base, o.spec)
 	}
-	b, err := core.Minimal(c.ctx, t, objs)
+	b, err := core.TypesFor(c.ctx, t, objs)
 	if err != nil {
 		return targetErr(path, o.spec, err)
 	}
@@ -140,7 +140,7 @@ func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Ob
 		return err
 	}
 	defer s.Close()
-	b, err := core.Minimal(c.ctx, core.NewTarget(s), objs)
+	b, err := core.TypesFor(c.ctx, core.NewTarget(s), objs)
 	if err != nil {
 		return targetErr(kpath, s, err)
 	}

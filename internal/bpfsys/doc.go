@@ -3,8 +3,11 @@
 // and reads the kernel's BPF objects: it walks the ids of BTF objects,
 // programs and maps (BPF_*_GET_NEXT_ID), opens them by id
 // (BPF_*_GET_FD_BY_ID) and reads their information and raw BTF
-// (BPF_OBJ_GET_INFO_BY_FD). It is the one place in kmeta that makes the bpf
-// system call; package bpfobj is the public API over the reading side.
+// (BPF_OBJ_GET_INFO_BY_FD). For tests of kernel symbols it also loads a
+// trivial named socket filter (BPF_PROG_LOAD, LoadSocketFilter), whose
+// load and unload make the kernel register and unregister a symbol. It is
+// the one place in kmeta that makes the bpf system call; package bpfobj
+// is the public API over the reading side.
 //
 // # Concurrency
 //
