@@ -98,13 +98,17 @@ func newSnapshot(tabs []*table, infos []ModuleInfo, data bool) *Snapshot {
 }
 
 // setRange computes the module's address range: from the lower of its
-// .text address and its first symbol, to the higher of .text+coresize and
-// the end of the page holding its last symbol.
+// .text address and its first symbol, to the highest of .text+coresize,
+// the end of the page holding its last symbol, and that symbol's end when
+// its length is known.
 func (m *modEntry) setRange() {
 	first, ok := m.tab.start()
 	if ok {
 		last, _ := m.tab.last()
 		m.start, m.end, m.hasAddr = first, pageEnd(last), true
+		if m.end != 0 && m.tab.end > m.end { // a last symbol of known length, past its page
+			m.end = m.tab.end
+		}
 	}
 	if m.hasInfo && m.info.Text != 0 && m.info.Size != 0 {
 		end := m.info.Text + m.info.Size
