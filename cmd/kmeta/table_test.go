@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -42,6 +43,7 @@ type command struct {
 	split   bool     // IN may be split BTF: without -B, the error must name -B
 	noStdin bool     // IN names files, never standard input (batch modes; ksym watch rereads it): "-" is a usage error
 	stream  bool     // runs until interrupted (ksym watch)
+	live    bool     // reads the running kernel's BPF objects: root and bpf() only
 }
 
 // commands is the table: every command, and each exit status it has.
@@ -80,6 +82,12 @@ var commands = []command{
 	{args: []string{"ksym", "modules", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", json: document},
 	{args: []string{"ksym", "stats", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", json: document},
 	{args: []string{"ksym", "watch", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", json: jsonLines, stream: true, noStdin: true},
+	{args: []string{"btf", "list"}, json: document, live: true},
+	{args: []string{"btf", "list", "id", "4294967295"}, status: 1, json: document, live: true},
+	{args: []string{"btf", "dump", "id", "1"}, json: jsonLines, live: true},
+	{args: []string{"btf", "dump", "id", "4294967295"}, status: 1, json: jsonLines, live: true},
+	{args: []string{"btf", "dump", "prog", "4294967295"}, status: 1, json: jsonLines, live: true},
+	{args: []string{"btf", "dump", "map", "4294967295"}, status: 1, json: jsonLines, live: true},
 	{args: []string{"version"}},
 	{args: []string{"completion", "bash"}},
 }
@@ -237,6 +245,9 @@ func TestConventions(t *testing.T) {
 	for _, c := range commands {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
+			if c.live {
+				requireLiveBPF(t)
+			}
 			in := f.inputs[c.in]
 			args, _ := f.args(t, c, in, "", "")
 			r := runTable(c, args, strings.NewReader(""))
@@ -275,6 +286,9 @@ func TestConventions(t *testing.T) {
 					r := runTable(c, append(args, "--json"), strings.NewReader(""))
 					if r.status != c.wantStatus() {
 						t.Fatalf("status %d (%v), want %d", r.status, r.err, c.wantStatus())
+					}
+					if c.json == jsonLines && c.status == 1 && r.stdout == "" {
+						return // nothing found: no record
 					}
 					checkJSONForm(t, c.json, r.stdout)
 				})
@@ -493,5 +507,17 @@ func TestWrongMagicCost(t *testing.T) {
 				t.Errorf("%s, %v: peak RSS %d MiB", mode, c.args, rss>>20)
 			}
 		}
+	}
+}
+
+// requireLiveBPF skips a test that reads the running kernel's BPF objects
+// where that is not allowed (not root, or no bpf()).
+func requireLiveBPF(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("not root: the kernel's BPF objects need CAP_SYS_ADMIN")
+	}
+	if err := bpfsys.Available(); err != nil {
+		t.Skipf("bpf() unavailable: %v", err)
 	}
 }
