@@ -44,13 +44,14 @@ func openLive(t *testing.T, prefix string) *liveEnv {
 	}
 	probe.Close()
 	e := &liveEnv{prefix: prefix, events: make(chan KsymEvent, 1024)}
-	e.sym, err = Open(Config{NoSysfs: true,
+	e.sym, err = NewSymbolizer(Config{NoSysfs: true,
 		OnKsym: func(ev KsymEvent) {
 			if strings.Contains(ev.Name, "_"+prefix) {
 				e.events <- ev
 			}
 		},
 		OnReload: func(ReloadEvent) { e.reloads.Add(1) }})
+
 	if errors.Is(err, ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)
 	}
@@ -307,7 +308,7 @@ func TestKsymLostLive(t *testing.T) {
 	prefix := fmt.Sprintf("kmx%d_", os.Getpid()%10000)
 	hold, held := make(chan struct{}), make(chan struct{}, 1)
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := Open(Config{NoSysfs: true,
+	sym, err := NewSymbolizer(Config{NoSysfs: true,
 		openKsyms: func() (KsymReader, error) {
 			r, err := perfevent.Open(&perfevent.Options{Pages: 1})
 			if err != nil {
@@ -325,6 +326,7 @@ func TestKsymLostLive(t *testing.T) {
 			}
 		},
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
+
 	if errors.Is(err, ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)
 	}

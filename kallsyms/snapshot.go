@@ -158,8 +158,6 @@ func (m *modEntry) best(a uint64) hit {
 // Names are stored compressed, so Lookup allocates the returned Name (one
 // allocation of its exact size); LookupAppend, the fast path for callers
 // that resolve many addresses, avoids that.
-//
-// Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 	var buf [512]byte // on the stack: the name's only allocation is its string
 	name, err := s.LookupAppend(buf[:0], &sym, addr)
@@ -174,8 +172,6 @@ func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 // returned unchanged. (Filling the caller's Symbol instead of returning
 // one spares the caller a copy of the struct through memory, which stalls
 // on the stores that produced it: a few ns of a lookup.)
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) LookupAppend(dst []byte, sym *Symbol, addr uint64) ([]byte, error) {
 	var t *table
 	var h hit
@@ -213,8 +209,6 @@ func (s *Snapshot) fill(sym *Symbol, t *table, h hit, addr uint64) {
 // resolve finds the module index and symbol for addr; mod is -1 when no
 // module range holds addr. Its callers try the hot segment first (see
 // Snapshot.hotStart); resolve answers for every address all the same.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) resolve(addr uint64) (mod int, best hit) {
 	mod = -1
 	var cands []int32
