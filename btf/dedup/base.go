@@ -2,11 +2,13 @@ package dedup
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating
@@ -28,6 +30,27 @@ type Base struct {
 	sigs  sigs              // see sig.go
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
+	mem   *baseMem
+}
+
+// baseMem is what a Base holds in mappings (see makeMapped): given back
+// when the Base is collected.
+type baseMem struct {
+	tables []*table
+	strs   *strset
+	sigs   [sigTop + 1]*mmap.Growable
+}
+
+func (m *baseMem) free() {
+	for _, t := range m.tables {
+		t.free()
+	}
+	if m.strs != nil {
+		m.strs.free()
+	}
+	for k := range m.sigs {
+		freeMapped(&m.sigs[k])
+	}
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
@@ -45,7 +68,8 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	if _, err := spec.TypeByID(0); err != nil {
 		return nil, fmt.Errorf("dedup: base: %w", err)
 	}
-	b := &Base{spec: spec, last: uint32(spec.LastID())}
+	b := &Base{spec: spec, last: uint32(spec.LastID()), mem: new(baseMem)}
+	runtime.AddCleanup(b, (*baseMem).free, b.mem)
 	for s := spec; s != nil; s = s.Base() {
 		data, start := btfraw.StringSection(s)
 		b.strs.secs = append([][]byte{data}, b.strs.secs...)
@@ -56,7 +80,10 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	// another core meanwhile.
 	var strs sync.WaitGroup
 	strs.Go(b.strs.build)
-	defer strs.Wait()
+	defer func() {
+		strs.Wait()
+		b.mem.strs = b.strs.index
+	}()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
 	}
@@ -72,6 +99,7 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	b.table = newTable(nil, int(b.last))
 	defer b.table.freeze()
 	b.enums = newEnumIndex(nil)
+	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)
 	for i := range b.last {
 		r := b.recs.rec(i)

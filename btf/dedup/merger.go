@@ -39,9 +39,10 @@ type Merger struct {
 // standalone BTF if base is nil.
 func New(base *Base) *Merger {
 	m := &Merger{base: base, d: newState(base)}
-	mem := &recMem{}
-	m.d.recs.mem = mem
-	runtime.AddCleanup(m, (*recMem).free, mem)
+	m.d.recs.mem = &recMem{}
+	// The records, strings and tables are in mappings (recmem.go), given
+	// back by Dedup, or here if the Merger is dropped before.
+	runtime.AddCleanup(m, (*state).free, m.d)
 	return m
 }
 
@@ -166,12 +167,14 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	if err == nil {
 		err = m.d.run()
 	}
+	// The output takes the place of what only the passes needed.
+	m.d.freeScratch()
 	var raw []byte
 	if err == nil {
 		raw, err = m.d.write()
 	}
 	m.d.release()
-	m.d.recs.mem.free()
+	m.d.free()
 	if err != nil {
 		return nil, err
 	}

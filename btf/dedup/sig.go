@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Signatures let the struct pass skip candidates whose graph comparison
@@ -122,6 +123,16 @@ type sigMemo struct {
 	size uint32 // of the window: sigWindow, or fewer if there are fewer types
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
+	mem  [sigTop + 1]*mmap.Growable
+}
+
+// free gives back the window's mappings and forgets every signature.
+func (m *sigMemo) free() {
+	for k := range m.win {
+		freeMapped(&m.mem[k])
+		m.win[k] = nil
+	}
+	m.away = nil
 }
 
 // moveTo makes the window cover index i, with half a window behind it,
@@ -136,7 +147,7 @@ func (m *sigMemo) moveTo(i uint32) {
 	m.lo = max(i, m.size/2) - m.size/2
 	for k := range m.win {
 		if m.win[k] == nil {
-			m.win[k] = make([]uint32, m.size)
+			m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
 		} else {
 			clear(m.win[k])
 		}
@@ -201,7 +212,7 @@ func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 func (b *Base) computeSigs() {
 	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
 	for k := range b.sigs {
-		memo := make([]uint32, b.last+1)
+		memo := makeMapped[uint32](int(b.last)+1, &b.mem.sigs[k])
 		memo[0] = sigVoid
 		fill := func(lo, hi uint32) {
 			for id := lo; id < hi; id++ {

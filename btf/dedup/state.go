@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Map values (libbpf's BTF_UNPROCESSED_ID, BTF_IN_PROGRESS_ID); a value
@@ -41,6 +42,31 @@ type state struct {
 	depth  int
 	err    error
 	compat Compat
+
+	mMem, hypMem *mmap.Growable // of m and hyp
+}
+
+// freeScratch gives back what only the passes of run use: the
+// hypothetical map, the tables and the signatures. They are in mappings
+// (see makeMapped), so their memory is free for the output at once.
+func (d *state) freeScratch() {
+	d.clearHypot()
+	freeMapped(&d.hypMem)
+	d.hyp = nil
+	d.tab.free()
+	d.enums.defs.free()
+	d.enums.decls.free()
+	d.sigs.free()
+}
+
+// free gives back all of d's mappings; d must not be used afterwards. It
+// may be called more than once.
+func (d *state) free() {
+	d.freeScratch()
+	freeMapped(&d.mMem)
+	d.m = nil
+	d.strs.own.free()
+	d.recs.mem.free()
 }
 
 var voidRec = make(record, wHead)
@@ -151,10 +177,10 @@ func (d *state) run() error {
 	n := d.n()
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
-	d.m = make([]uint32, n)
+	d.m = makeMapped[uint32](int(n), &d.mMem)
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
-	d.hyp = make([]uint32, n)
+	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
 	for i := range n {
 		d.m[i] = unprocessed
 		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Names in records are string keys: the string offset in the base's string
@@ -18,11 +20,16 @@ import (
 // 0 when empty, so that probes that meet another string rarely read it;
 // the table is kept at most half full. The seed changes no output: keys are offsets, given in the
 // order strings are added. Guarded by BenchmarkMerged.
+//
+// A large index, and data the strset appends to, are in mappings (see
+// makeMapped), given back by free.
 type strset struct {
 	seed  maphash.Seed
 	data  []byte
 	slots []uint64
 	count int
+
+	dataMem, slotsMem *mmap.Growable
 }
 
 func newStrset(hint int) strset {
@@ -30,7 +37,27 @@ func newStrset(hint int) strset {
 	for n < 2*hint {
 		n *= 2
 	}
-	return strset{seed: maphash.MakeSeed(), slots: make([]uint64, n)}
+	t := strset{seed: maphash.MakeSeed()}
+	t.slots = makeMapped[uint64](n, &t.slotsMem)
+	return t
+}
+
+// free gives back the strset's mappings; it must not be used afterwards.
+func (t *strset) free() {
+	freeMapped(&t.dataMem, &t.slotsMem)
+	t.data, t.slots = nil, nil
+}
+
+// reserveData makes room for n more bytes of strings.
+func (t *strset) reserveData(n int) { t.data = growMapped(t.data, n, &t.dataMem) }
+
+// setSlots replaces the index by n empty slots, returning the old ones and
+// their mapping, to be freed once moved.
+func (t *strset) setSlots(n int) ([]uint64, *mmap.Growable) {
+	old, mem := t.slots, t.slotsMem
+	t.slotsMem = nil
+	t.slots = makeMapped[uint64](n, &t.slotsMem)
+	return old, mem
 }
 
 // reserve sizes the index for n more strings.
@@ -83,13 +110,13 @@ func (t *strset) insert(off uint32, s []byte) {
 }
 
 func (t *strset) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	old, mem := t.setSlots(2 * len(t.slots))
 	for _, slot := range old {
 		if slot != 0 {
 			t.place(slot)
 		}
 	}
+	mem.Free()
 }
 
 // place puts an existing slot into the index, which does not hold it yet.
@@ -111,14 +138,15 @@ func (t *strset) truncate(mark int) {
 		return
 	}
 	t.data = t.data[:mark]
-	old := t.slots
-	t.slots, t.count = make([]uint64, len(old)), 0
+	old, mem := t.setSlots(len(t.slots))
+	t.count = 0
 	for _, slot := range old {
 		if slot != 0 && int(uint32(slot)-1) < mark {
 			t.place(slot)
 			t.count++
 		}
 	}
+	mem.Free()
 }
 
 // add returns the offset of s in data, appending it if needed.
@@ -127,6 +155,7 @@ func (t *strset) add(s []byte) uint32 {
 		return off
 	}
 	off := uint32(len(t.data))
+	t.reserveData(len(s) + 1)
 	t.data = append(t.data, s...)
 	t.data = append(t.data, 0)
 	t.insert(off, s)
@@ -179,7 +208,7 @@ type baseStrings struct {
 	secs  [][]byte // string sections, root first
 	start []uint32
 	end   uint32
-	index strset // over all sections, concatenated
+	index *strset // over all sections, concatenated
 }
 
 func (b *baseStrings) find(s []byte) (uint32, bool) { return b.index.find(s) }
@@ -191,7 +220,8 @@ func (b *baseStrings) build() {
 	for _, s := range b.secs {
 		n += bytes.Count(s, []byte{0})
 	}
-	b.index = newStrset(n)
+	index := newStrset(n)
+	b.index = &index
 	// One section (a vmlinux) is indexed where it is, in the Spec; the
 	// index never appends to a base's strings.
 	if len(b.secs) == 1 {

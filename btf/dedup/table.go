@@ -1,6 +1,10 @@
 package dedup
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
 
 // table is the index of canonical types by hash (libbpf's dedup_table).
 //
@@ -25,6 +29,9 @@ type table struct {
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
 	grows uint32
+	// The slots and entries of a large table are in mappings (see
+	// makeMapped), given back by free.
+	slotsMem, entsMem *mmap.Growable
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
@@ -48,7 +55,8 @@ func newTable(under *table, hint int) *table {
 	for n < 2*hint {
 		n *= 2
 	}
-	t := &table{under: under, ents: make([]entry, 0, hint)}
+	t := &table{under: under}
+	t.ents = makeMapped[entry](hint, &t.entsMem)[:0]
 	t.alloc(n)
 	if under != nil {
 		t.sz, t.cap, t.grows = under.sz, under.cap, under.grows
@@ -56,7 +64,20 @@ func newTable(under *table, hint int) *table {
 	return t
 }
 
-func (t *table) alloc(n int) { t.slots = make([]slot, n) }
+// alloc gives the table n empty slots; the old ones, if in a mapping, must
+// be freed by the caller once moved.
+func (t *table) alloc(n int) {
+	t.slotsMem = nil
+	t.slots = makeMapped[slot](n, &t.slotsMem)
+}
+
+// free gives back the table's mappings; it must not be used afterwards.
+func (t *table) free() {
+	if t != nil {
+		freeMapped(&t.slotsMem, &t.entsMem)
+		t.slots, t.ents = nil, nil
+	}
+}
 
 // freeze shrinks the index of a table that is complete (a Base's) to the
 // fewest slots that keep it at most 3/4 full: half the memory of a table
@@ -97,7 +118,7 @@ func (t *table) file(h uint64, e entry) {
 		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
 	}
 	e.prev, e.next = sl.head, 0
-	t.ents = append(t.ents, e)
+	t.ents = append(growMapped(t.ents, 1, &t.entsMem), e)
 	sl.head = int32(len(t.ents))
 }
 
@@ -115,13 +136,14 @@ func (t *table) rehash() { t.resize(2 * len(t.slots)) }
 
 // resize moves the index to n slots.
 func (t *table) resize(n int) {
-	old := t.slots
+	old, mem := t.slots, t.slotsMem
 	t.alloc(n)
 	for _, sl := range old {
 		if sl.head != 0 {
 			t.slots[t.slot(sl.key)] = sl
 		}
 	}
+	mem.Free()
 }
 
 // ends returns the newest and oldest entries (1-based) filed under h.
