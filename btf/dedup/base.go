@@ -114,6 +114,10 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 			addName(b.names, r[wName], id)
 		}
 	}
+	// The top signatures only file the base types: deduplication asks for
+	// those of own types alone.
+	freeMapped(&b.mem.sigs[sigTop])
+	b.sigs[sigTop] = nil
 	return b, nil
 }
 

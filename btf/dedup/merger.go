@@ -160,6 +160,8 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	// DWARF encoder's vmlinux.
 	m.keys, m.src = nil, builderSource{}
 	m.d.recs.mem.freeKeys()
+	// Names are keys by now: the index of the own strings is not needed.
+	m.d.strs.own.freeIndex()
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)

@@ -106,7 +106,7 @@ func isSigLeaf(k btf.Kind) bool {
 }
 
 // sigWindow is how many own ids a sigMemo remembers densely.
-const sigWindow = 1 << 17
+const sigWindow = 1 << 15
 
 // A sigMemo remembers the signatures of a window of own ids, the ids near
 // the type the pass is at, and those of any other id it meets in a map.

@@ -100,7 +100,7 @@ func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
 
 func (d *state) get(id uint32) uint32 {
 	if id <= d.blast {
-		return d.bs.m[id]
+		return d.bs.get(id)
 	}
 	return d.m[id-d.first]
 }
@@ -115,14 +115,14 @@ func (d *state) set(id, v uint32) {
 
 func (d *state) hypot(id uint32) uint32 {
 	if id <= d.blast {
-		return d.bs.hyp[id]
+		return d.bs.hypot(id)
 	}
 	return d.hyp[id-d.first] - 1 // 0 - 1 == unprocessed
 }
 
 func (d *state) setHypot(id, v uint32) {
 	if id <= d.blast {
-		d.bs.hyp[id] = v
+		d.bs.setHypot(id, v)
 	} else {
 		d.hyp[id-d.first] = v + 1
 	}

@@ -28,8 +28,20 @@ type strset struct {
 	data  []byte
 	slots []uint64
 	count int
+	// dense keeps the index up to 3/4 full instead of 1/2: for an index
+	// built once, whose size is known (a Base's), half the memory for
+	// probes a little longer.
+	dense bool
 
 	dataMem, slotsMem *mmap.Growable
+}
+
+// full reports whether the index would be too full with n more strings.
+func (t *strset) full(n int) bool {
+	if t.dense {
+		return 4*(t.count+n) > 3*len(t.slots)
+	}
+	return 2*(t.count+n) > len(t.slots)
 }
 
 func newStrset(hint int) strset {
@@ -48,6 +60,12 @@ func (t *strset) free() {
 	t.data, t.slots = nil, nil
 }
 
+// freeIndex gives back the index; the strset may then only be read.
+func (t *strset) freeIndex() {
+	freeMapped(&t.slotsMem)
+	t.slots = nil
+}
+
 // reserveData makes room for n more bytes of strings.
 func (t *strset) reserveData(n int) { t.data = growMapped(t.data, n, &t.dataMem) }
 
@@ -62,7 +80,7 @@ func (t *strset) setSlots(n int) ([]uint64, *mmap.Growable) {
 
 // reserve sizes the index for n more strings.
 func (t *strset) reserve(n int) {
-	for 2*(t.count+n) > len(t.slots) {
+	for t.full(n) {
 		t.grow()
 	}
 }
@@ -90,7 +108,7 @@ func (t *strset) at(off uint32, s []byte) bool {
 
 // insert indexes the string at off of data, unless an equal one is there.
 func (t *strset) insert(off uint32, s []byte) {
-	if 2*(t.count+1) > len(t.slots) {
+	if t.full(1) {
 		t.grow()
 	}
 	h := maphash.Bytes(t.seed, s)
@@ -220,7 +238,9 @@ func (b *baseStrings) build() {
 	for _, s := range b.secs {
 		n += bytes.Count(s, []byte{0})
 	}
-	index := newStrset(n)
+	index := newStrset(0)
+	index.dense = true
+	index.reserve(n)
 	b.index = &index
 	// One section (a vmlinux) is indexed where it is, in the Spec; the
 	// index never appends to a base's strings.
