@@ -57,11 +57,12 @@ func (m *baseMem) free() {
 // deduplications. The Spec must stay open while the Base is used: the Base
 // reads its records and strings where the Spec holds them. A kind that
 // deduplication does not know gives an error, as in libbpf.
-func NewBase(spec *btf.Spec) (*Base, error) { return newBase(spec, true) }
+// NewBase works on the calling goroutine; NewBaseWith may use more.
+func NewBase(spec *btf.Spec) (*Base, error) { return newBase(spec, true, 1) }
 
-// newBase is NewBase; inPlace false copies the records even where they
-// could be read in place (for tests).
-func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
+// newBase is NewBaseWith; inPlace false copies the records even where
+// they could be read in place (for tests).
+func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("dedup: nil base")
 	}
@@ -76,10 +77,14 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
-	// The string index is independent of the types: it is built on
-	// another core meanwhile.
+	// The string index is independent of the types: with a second
+	// worker it is built meanwhile.
 	var strs sync.WaitGroup
-	strs.Go(b.strs.build)
+	if workers > 1 {
+		strs.Go(b.strs.build)
+	} else {
+		b.strs.build()
+	}
 	defer func() {
 		strs.Wait()
 		b.mem.strs = b.strs.index
@@ -95,7 +100,7 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 			return nil, err
 		}
 	}
-	b.computeSigs()
+	b.computeSigs(workers)
 	b.table = newTable(nil, int(b.last))
 	defer b.table.freeze()
 	b.enums = newEnumIndex(nil)

@@ -43,7 +43,10 @@ type state struct {
 	err    error
 	compat Compat
 
-	mMem, hypMem *mmap.Growable // of m and hyp
+	workers int      // see Options
+	tops    []uint32 // top signatures (computeTops), index id-first
+
+	mMem, hypMem, topsMem *mmap.Growable // of m, hyp and tops
 }
 
 // freeScratch gives back what only the passes of run use: the
@@ -57,6 +60,8 @@ func (d *state) freeScratch() {
 	d.enums.defs.free()
 	d.enums.decls.free()
 	d.sigs.free()
+	freeMapped(&d.topsMem)
+	d.tops = nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
@@ -72,7 +77,7 @@ func (d *state) free() {
 var voidRec = make(record, wHead)
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1}
+	d := &state{base: base, first: 1, workers: 1}
 	var bs *baseStrings
 	var under *table
 	if base != nil {
@@ -202,6 +207,7 @@ func (d *state) run() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
+	d.computeTops()
 	for i := range n {
 		d.primType(d.first + i)
 	}
