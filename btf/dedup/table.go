@@ -35,12 +35,14 @@ type table struct {
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
-// one 16-byte slot.
+// one 12-byte slot. The chain's oldest entry is not kept: a walk from the
+// newest reaches it (see entries).
 type slot struct {
-	key  uint64 // hash of the chain
-	head int32  // 1+ index in ents of the chain's newest entry, 0 = empty
-	tail int32  // 1+ index of its oldest entry
+	keyLo, keyHi uint32 // hash of the chain, in two halves to pack the slot
+	head         int32  // 1+ index in ents of the chain's newest entry, 0 = empty
 }
+
+func (s *slot) key() uint64 { return uint64(s.keyHi)<<32 | uint64(s.keyLo) }
 
 type entry struct {
 	id    uint32
@@ -111,8 +113,7 @@ func (t *table) file(h uint64, e entry) {
 	}
 	sl := &t.slots[t.slot(h)]
 	if sl.head == 0 {
-		sl.key = h
-		sl.tail = int32(len(t.ents)) + 1
+		sl.keyLo, sl.keyHi = uint32(h), uint32(h>>32)
 		t.used++
 	} else {
 		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
@@ -126,7 +127,7 @@ func (t *table) file(h uint64, e entry) {
 func (t *table) slot(h uint64) uint32 {
 	mask := uint32(len(t.slots) - 1)
 	i := uint32(h>>32) & mask
-	for t.slots[i].head != 0 && t.slots[i].key != h {
+	for t.slots[i].head != 0 && t.slots[i].key() != h {
 		i = (i + 1) & mask
 	}
 	return i
@@ -140,17 +141,14 @@ func (t *table) resize(n int) {
 	t.alloc(n)
 	for _, sl := range old {
 		if sl.head != 0 {
-			t.slots[t.slot(sl.key)] = sl
+			t.slots[t.slot(sl.key())] = sl
 		}
 	}
 	mem.Free()
 }
 
-// ends returns the newest and oldest entries (1-based) filed under h.
-func (t *table) ends(h uint64) (head, tail int32) {
-	sl := &t.slots[t.slot(h)]
-	return sl.head, sl.tail
-}
+// head returns the newest entry (1-based) filed under h, 0 if none.
+func (t *table) head(h uint64) int32 { return t.slots[t.slot(h)].head }
 
 // candidates yields the ids filed under h in the order libbpf tries them.
 //
@@ -174,27 +172,31 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
 	return func(yield func(*entry) bool) {
 		odd := grows%2 == 1
-		oh, ot := t.ends(h)
-		var uh, ut int32
-		if t.under != nil {
-			uh, ut = t.under.ends(h)
+		type chain struct {
+			t          *table
+			head, tail int32
 		}
-		for _, c := range [2]struct {
-			t    *table
-			head int32
-		}{{t, oh}, {t.under, uh}} {
-			for i := c.head; i != 0; i = c.t.ents[i-1].prev {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+		chains := [2]chain{{t: t, head: t.head(h)}}
+		if t.under != nil {
+			chains[1] = chain{t: t.under, head: t.under.head(h)}
+		}
+		// Newest first, own chain then the one below: the entries of
+		// the one parity. The walk ends at each chain's oldest entry,
+		// where the second walk starts.
+		for c := range chains {
+			ch := &chains[c]
+			for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
+				ch.tail = i
+				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
 					return
 				}
 			}
 		}
-		for _, c := range [2]struct {
-			t    *table
-			tail int32
-		}{{t.under, ut}, {t, ot}} {
-			for i := c.tail; i != 0; i = c.t.ents[i-1].next {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+		// Oldest first, the chain below then the own one: the others.
+		for c := len(chains) - 1; c >= 0; c-- {
+			ch := &chains[c]
+			for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
+				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
 					return
 				}
 			}
