@@ -53,15 +53,25 @@ type state struct {
 // hypothetical map, the tables and the signatures. They are in mappings
 // (see makeMapped), so their memory is free for the output at once.
 func (d *state) freeScratch() {
-	d.clearHypot()
-	freeMapped(&d.hypMem)
-	d.hyp = nil
+	d.freeEnums()
+	d.freeGraphs()
 	d.tab.free()
+	d.sigs.free()
+}
+
+// freeEnums gives back the enum index, which only the first pass uses.
+func (d *state) freeEnums() {
 	d.enums.defs.free()
 	d.enums.decls.free()
-	d.sigs.free()
-	freeMapped(&d.topsMem)
-	d.tops = nil
+}
+
+// freeGraphs gives back the hypothetical map and the top signatures,
+// which only the struct pass uses (but for libbpf 1.1's typedefs, whose
+// signatures the reference pass computes again).
+func (d *state) freeGraphs() {
+	d.clearHypot()
+	freeMapped(&d.hypMem, &d.topsMem)
+	d.hyp, d.tops = nil, nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
@@ -211,6 +221,9 @@ func (d *state) run() error {
 	for i := range n {
 		d.primType(d.first + i)
 	}
+	// Each pass's scratch goes before the next, whose table grows to the
+	// largest thing a deduplication holds.
+	d.freeEnums()
 	for i := range n {
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
@@ -218,6 +231,7 @@ func (d *state) run() error {
 			return d.err
 		}
 	}
+	d.freeGraphs()
 	d.resolveFwds()
 	for i := range n {
 		d.sigs.moveTo(i)
