@@ -86,8 +86,12 @@ func (t *strset) reserve(n int) {
 }
 
 // find returns the offset of s in data, or false.
-func (t *strset) find(s []byte) (uint32, bool) {
-	h := maphash.Bytes(t.seed, s)
+func (t *strset) find(s []byte) (uint32, bool) { return t.findHash(s, t.hash(s)) }
+
+func (t *strset) hash(s []byte) uint64 { return maphash.Bytes(t.seed, s) }
+
+// findHash is find, with h the hash of s.
+func (t *strset) findHash(s []byte, h uint64) (uint32, bool) {
 	tag := h &^ (1<<32 - 1)
 	mask := uint32(len(t.slots) - 1)
 	for i := uint32(h) & mask; ; i = (i + 1) & mask {
@@ -168,16 +172,31 @@ func (t *strset) truncate(mark int) {
 }
 
 // add returns the offset of s in data, appending it if needed.
-func (t *strset) add(s []byte) uint32 {
-	if off, ok := t.find(s); ok {
-		return off
+func (t *strset) add(s []byte) uint32 { return t.addHash(s, t.hash(s)) }
+
+// addHash is add, with h the hash of s: one probe finds s or the slot
+// where it goes.
+func (t *strset) addHash(s []byte, h uint64) uint32 {
+	if t.full(1) {
+		t.grow()
 	}
-	off := uint32(len(t.data))
-	t.reserveData(len(s) + 1)
-	t.data = append(t.data, s...)
-	t.data = append(t.data, 0)
-	t.insert(off, s)
-	return off
+	tag := h &^ (1<<32 - 1)
+	mask := uint32(len(t.slots) - 1)
+	for i := uint32(h) & mask; ; i = (i + 1) & mask {
+		slot := t.slots[i]
+		if slot == 0 {
+			off := uint32(len(t.data))
+			t.reserveData(len(s) + 1)
+			t.data = append(t.data, s...)
+			t.data = append(t.data, 0)
+			t.slots[i] = tag | uint64(off+1)
+			t.count++
+			return off
+		}
+		if slot&^(1<<32-1) == tag && t.at(uint32(slot)-1, s) {
+			return uint32(slot) - 1
+		}
+	}
 }
 
 // strtab is an own string section, on a base's strings if any.
@@ -189,6 +208,9 @@ type strtab struct {
 
 func newStrtab(base *baseStrings, hint int) strtab {
 	t := strtab{base: base, own: newStrset(hint)}
+	if base != nil {
+		t.own.seed = base.index.seed
+	}
 	if base == nil {
 		t.own.data = []byte{0}
 	} else {
@@ -202,12 +224,14 @@ func (t *strtab) intern(s []byte) (uint32, error) {
 	if len(s) == 0 {
 		return 0, nil
 	}
+	// The own index shares the base's seed: one hash serves both.
+	h := t.own.hash(s)
 	if t.base != nil {
-		if off, ok := t.base.find(s); ok {
+		if off, ok := t.base.index.findHash(s, h); ok {
 			return off, nil
 		}
 	}
-	off := t.own.add(s)
+	off := t.own.addHash(s, h)
 	// Strings of types that deduplication drops are counted here too;
 	// the output's own limit is checked when it is written.
 	if uint64(t.start)+uint64(len(t.own.data)) > maxID {
