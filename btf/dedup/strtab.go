@@ -253,8 +253,6 @@ type baseStrings struct {
 	index *strset // over all sections, concatenated
 }
 
-func (b *baseStrings) find(s []byte) (uint32, bool) { return b.index.find(s) }
-
 // build indexes the base strings. Offsets in the index are offsets in the
 // concatenated sections, which are the base's string offsets.
 func (b *baseStrings) build() {
