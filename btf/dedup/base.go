@@ -101,8 +101,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		}
 	}
 	b.computeSigs(workers)
-	b.table = newTable(nil, int(b.last))
-	defer b.table.freeze()
+	b.table = newDenseTable(int(b.last))
 	b.enums = newEnumIndex(nil)
 	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)

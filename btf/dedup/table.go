@@ -29,6 +29,9 @@ type table struct {
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
 	grows uint32
+	// dense keeps the index up to 3/4 full instead of 1/2: a table built
+	// once to a known size (a Base's), sized so from the start.
+	dense bool
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
 	slotsMem, entsMem *mmap.Growable
@@ -52,12 +55,18 @@ type entry struct {
 	next  int32  // 1+ index of the next newer one
 }
 
-func newTable(under *table, hint int) *table {
+func newTable(under *table, hint int) *table { return newTableLoad(under, hint, false) }
+
+// newDenseTable returns a table for at most n chains, kept up to 3/4
+// full: the slots it will have when complete, so that it is never moved.
+func newDenseTable(n int) *table { return newTableLoad(nil, n, true) }
+
+func newTableLoad(under *table, hint int, dense bool) *table {
 	n := 64
-	for n < 2*hint {
+	for !dense && n < 2*hint || dense && 3*n < 4*hint {
 		n *= 2
 	}
-	t := &table{under: under}
+	t := &table{under: under, dense: dense}
 	t.ents = makeMapped[entry](hint, &t.entsMem)[:0]
 	t.alloc(n)
 	if under != nil {
@@ -81,19 +90,6 @@ func (t *table) free() {
 	}
 }
 
-// freeze shrinks the index of a table that is complete (a Base's) to the
-// fewest slots that keep it at most 3/4 full: half the memory of a table
-// sized to grow, for probes a little longer.
-func (t *table) freeze() {
-	n := 64
-	for 4*t.used > 3*n {
-		n *= 2
-	}
-	if n < len(t.slots) {
-		t.resize(n)
-	}
-}
-
 // add appends a canonical type under hash h, as hashmap__append does.
 func (t *table) add(h uint64, id uint32) {
 	if t.cap == 0 || (t.sz+1)*4/3 > t.cap {
@@ -108,7 +104,7 @@ func (t *table) add(h uint64, id uint32) {
 // (see enums.go) files entries with the epoch and sequence number their
 // type got in the main table.
 func (t *table) file(h uint64, e entry) {
-	if 2*(t.used+1) > len(t.slots) {
+	if t.dense && 4*(t.used+1) > 3*len(t.slots) || !t.dense && 2*(t.used+1) > len(t.slots) {
 		t.rehash()
 	}
 	sl := &t.slots[t.slot(h)]
