@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 
@@ -64,7 +65,7 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	b, err := dedup.NewBase(s)
+	b, err := dedup.NewBaseWith(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("base %s: %w", path, err)
@@ -98,7 +99,9 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	}
 	// The base is prepared for deduplication (dedup.NewBase) while the
 	// inputs are opened and validated, on every core; they are appended
-	// in the order given, on this goroutine.
+	// in the order given, on this goroutine. The deduplication itself
+	// computes its signatures on every core too.
+	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
 	var baseSpec *btf.Spec
 	if f.base != "" {
 		if baseSpec, err = c.openOne(f.base, nil); err != nil {
@@ -114,7 +117,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	go func() {
 		defer close(baseDone)
 		if baseSpec != nil {
-			if base, baseErr = dedup.NewBase(baseSpec); baseErr != nil {
+			if base, baseErr = dedup.NewBaseWith(baseSpec, workers); baseErr != nil {
 				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
 			}
 		}
@@ -129,7 +132,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				if <-baseDone; baseErr != nil {
 					return baseErr
 				}
-				m = dedup.New(base)
+				m = dedup.NewWith(base, workers)
 			}
 			progress(i + 1)
 			if err := m.AddSpec(s); err != nil {
