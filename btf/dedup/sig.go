@@ -38,8 +38,6 @@ import (
 // reached from a graph would make libbpf's comparison fail with an error;
 // such references are refused before deduplication (see checkRefs), so no
 // signature has to account for them.
-//
-// Guarded by BenchmarkMerged.
 const (
 	sigDepth = 5            // depth of the member signatures
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target

@@ -19,7 +19,7 @@ import (
 // slots hold 32 bits of the string's hash above its offset+1 within data,
 // 0 when empty, so that probes that meet another string rarely read it;
 // the table is kept at most half full. The seed changes no output: keys are offsets, given in the
-// order strings are added. Guarded by BenchmarkMerged.
+// order strings are added.
 //
 // A large index, and data the strset appends to, are in mappings (see
 // makeMapped), given back by free.

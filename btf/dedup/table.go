@@ -20,7 +20,7 @@ import (
 //
 // A table may sit on a frozen one (a Base's), whose entries come first in
 // insertion order and are never changed. Slots are found by open
-// addressing on the 64-bit hash. Guarded by BenchmarkMerged.
+// addressing on the 64-bit hash.
 type table struct {
 	under *table // frozen table below, or nil
 	slots []slot
