@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -76,7 +77,7 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return err
 	}
 	defer newSpec.Close()
-	opts := diff.Options{Types: splitNames(f.types)}
+	opts := diff.Options{Types: splitNames(f.types), Workers: runtime.GOMAXPROCS(0)}
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn
 	}
