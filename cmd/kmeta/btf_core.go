@@ -64,11 +64,15 @@ unless that instruction is dead code).`,
 }
 
 func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
-	obj, err := core.OpenObject(objPath, c.readOptions(nil))
+	if objPath == "-" && f.target == "-" {
+		return errors.New("OBJ and --target cannot both be standard input")
+	}
+	o, err := c.openObject(objPath)
 	if err != nil {
 		return err
 	}
-	defer obj.Close()
+	defer o.Close()
+	obj := o.Object
 	target, done, err := c.coreTarget(f)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 type btfEncodeFlags struct {
@@ -77,10 +79,36 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 			}
 		}
 	}
-	if f.noDedup {
-		b, err := dwarf2btf.EncodeFile(cmd.Context(), path, opts)
-		if err != nil {
+	if stdinTwice(path, f.base) {
+		return errors.New("FILE and -B BASE cannot both be standard input")
+	}
+	// A file is checked by its first bytes and then mapped by dwarf2btf,
+	// which gives its pages back as it goes; standard input, a pipe or a
+	// device is read whole here, its magic checked before the rest.
+	var data *input.Data
+	if regular, head, err := headOfFile(path, magicLen); path != "-" && err != nil {
+		return err
+	} else if regular {
+		if err := checkELF(path, "vmlinux or module")(head); err != nil {
 			return err
+		}
+	} else {
+		if data, err = c.readELF(path, "vmlinux or module"); err != nil {
+			return err
+		}
+		defer data.Release()
+	}
+	ctx := cmd.Context()
+	if f.noDedup {
+		var b *builder.Builder
+		var err error
+		if data != nil {
+			b, err = dwarf2btf.Encode(ctx, data.Bytes(), opts)
+		} else {
+			b, err = dwarf2btf.EncodeFile(ctx, path, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", inputName(path), err)
 		}
 		return c.writeBTF(b, f.out, f.write, path, f.base)
 	}
@@ -88,14 +116,22 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
-	data, err := dwarf2btf.DedupFile(cmd.Context(), path, opts, wopts)
+	var raw []byte
+	if data != nil {
+		raw, err = dwarf2btf.Dedup(ctx, data.Bytes(), opts, wopts)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", inputName(path), err)
+		}
+	} else {
+		raw, err = dwarf2btf.DedupFile(ctx, path, opts, wopts)
+	}
 	if err != nil {
 		return err
 	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		if data, err = builder.ELF(data); err != nil {
+		if raw, err = builder.ELF(raw); err != nil {
 			return err
 		}
 	}
-	return c.writeOutput(f.out, data, path, f.base)
+	return c.writeOutput(f.out, raw, path, f.base)
 }

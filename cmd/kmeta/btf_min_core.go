@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,24 +16,35 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 )
 
-// openObjects opens the BPF objects of --obj; close them with closeObjects.
-func (c *cli) openObjects(paths []string) ([]*core.Object, error) {
-	objs := make([]*core.Object, 0, len(paths))
+// openObjects opens the BPF objects of --obj ("-": standard input, once),
+// each checked by its magic before it is read; the function returned
+// closes them.
+func (c *cli) openObjects(paths []string) ([]*core.Object, func(), error) {
+	objs := make([]*object, 0, len(paths))
+	closeAll := func() {
+		for _, o := range objs {
+			o.Close()
+		}
+	}
+	stdin := false
 	for _, p := range paths {
-		obj, err := core.OpenObject(p, c.readOptions(nil))
+		if p == "-" && stdin {
+			closeAll()
+			return nil, nil, fmt.Errorf("--obj -: standard input can be read once only")
+		}
+		stdin = stdin || p == "-"
+		obj, err := c.openObject(p)
 		if err != nil {
-			closeObjects(objs)
-			return nil, err
+			closeAll()
+			return nil, nil, err
 		}
 		objs = append(objs, obj)
 	}
-	return objs, nil
-}
-
-func closeObjects(objs []*core.Object) {
-	for _, o := range objs {
-		o.Close()
+	cobjs := make([]*core.Object, len(objs))
+	for i, o := range objs {
+		cobjs[i] = o.Object
 	}
+	return cobjs, closeAll, nil
 }
 
 // targetOptions are the read options of a target BTF for objs (without
@@ -60,16 +72,19 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 		return fmt.Errorf("missing -o OUT")
 	}
 	inputs := append([]string{path, f.base}, f.objs...)
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
+	}
 	if f.out != "-" {
 		if err := checkOutput(f.out, inputs...); err != nil {
 			return err
 		}
 	}
-	objs, err := c.openObjects(f.objs)
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
+	defer closeObjs()
 	var o *openedSpec
 	if f.base == "" {
 		var s *btf.Spec
@@ -104,11 +119,11 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	objs, err := c.openObjects(f.objs)
+	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
-	defer closeObjects(objs)
+	defer closeObjs()
 	jobs := f.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)

@@ -115,14 +115,16 @@ func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 }
 
 // readArg reads the input named path ("-": standard input) whole, under
-// the input limit: a file is mapped if it can be.
-func (c *cli) readArg(path string) (*input.Data, error) {
+// the input limit: a file is mapped if it can be. check, if not nil, is
+// called with the first magicLen bytes before the rest is read.
+func (c *cli) readArg(path string, check func(head []byte) error) (*input.Data, error) {
 	var d *input.Data
 	var err error
+	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: magicLen}
 	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), input.Options{Limit: c.maxInput, What: "standard input"})
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
 	} else {
-		d, err = input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		d, err = input.File(c.ctx, path, o)
 	}
 	if err != nil {
 		return nil, withHint(err)

@@ -28,13 +28,18 @@ type pkgModule struct {
 // fn is called with the vmlinux Spec first ("vmlinux"), then each module in
 // package order; the Specs are closed after fn returns.
 func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
-	d, err := c.readArg(path)
+	d, err := c.readArg(path, func(head []byte) error {
+		if !bytes.HasPrefix(head, []byte("!<arch>\n")) {
+			return fmt.Errorf("%s: not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\n\"", inputName(path), head)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer d.Release()
 	if !kimage.IsDeb(d.Bytes()) {
-		return fmt.Errorf("%s: not a Debian package", path)
+		return fmt.Errorf("%s: not a Debian package", inputName(path))
 	}
 	var base *btf.Spec
 	type early struct {

@@ -34,13 +34,28 @@ func (c *cli) parseMaxInput(flag string) error {
 }
 
 // withHint adds to an error about input over the size limit how to raise
-// the limit.
+// the limit, and to one about memory running out below the limit (under a
+// memory rlimit) how to lower it; once, however often it is called on the
+// way out.
 func withHint(err error) error {
-	if errors.Is(err, btf.ErrTooLarge) {
-		return fmt.Errorf("%w (raise the limit with --max-input SIZE or %s)", err, envMaxInput)
+	var h *hintError
+	var mem *input.MemoryError
+	switch {
+	case err == nil || errors.As(err, &h):
+		return err
+	case errors.As(err, &mem):
+		return &hintError{fmt.Errorf("%w (lower the input limit with --max-input SIZE or %s, or allow more memory)", err, envMaxInput)}
+	case errors.Is(err, btf.ErrTooLarge):
+		return &hintError{fmt.Errorf("%w (raise the limit with --max-input SIZE or %s)", err, envMaxInput)}
 	}
 	return err
 }
+
+// hintError is an error withHint has added its hint to.
+type hintError struct{ err error }
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
 
 // readOptions are the options every command reads BTF with.
 func (c *cli) readOptions(base *btf.Spec) btf.ReadOptions {

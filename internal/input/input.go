@@ -62,6 +62,25 @@ func (e *TooLargeError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// MemoryError reports that memory ran out while reading input that was
+// still below the limit: under a memory rlimit (prlimit --data, a cgroup)
+// lower than the limit, the data's mapping could not grow.
+type MemoryError struct {
+	What  string // the input
+	Size  int64  // the size the data was to grow to
+	Limit int64  // the input limit in force
+	Err   error  // the failed mmap or mremap
+}
+
+// Error names the input, the size it reached and the limit.
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%s: out of memory holding %s of it (the input limit is %s): %v",
+		e.What, FormatSize(e.Size), FormatSize(e.Limit), e.Err)
+}
+
+// Unwrap returns the failed system call's error (ENOMEM).
+func (e *MemoryError) Unwrap() error { return e.Err }
+
 // Options say how much to read and how to check it.
 type Options struct {
 	// Limit is the largest size accepted; 0 means DefaultLimit.
@@ -131,7 +150,7 @@ func ReadAll(ctx context.Context, r io.Reader, o Options) (*Data, error) {
 	}
 	g, err := mmap.NewGrowable(int(min(first, limit+1)))
 	if err != nil {
-		return nil, err
+		return nil, &MemoryError{What: o.what(), Size: min(first, limit+1), Limit: limit, Err: err}
 	}
 	d := &Data{g: g}
 	if err := d.fill(ctx, r, &o, limit); err != nil {
@@ -152,8 +171,9 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 				return &TooLargeError{What: o.what(), Limit: limit}
 			}
 			var err error
-			if buf, err = d.g.Grow(int(min(2*int64(n), limit+1))); err != nil {
-				return err
+			size := min(2*int64(n), limit+1)
+			if buf, err = d.g.Grow(int(size)); err != nil {
+				return &MemoryError{What: o.what(), Size: size, Limit: limit, Err: err}
 			}
 		}
 		m, err := r.Read(buf[n:min(len(buf), n+chunk)])

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// magicLen is how much of an input its magic check looks at.
+const magicLen = 8
+
+// elfMagic starts every ELF file.
+var elfMagic = []byte("\x7fELF")
+
+// checkELF returns the check of an input that must be an ELF file (what:
+// "BPF object", "vmlinux or module"), or compressed data (.gz, .xz, .zst)
+// that inflates to one; it is made on the first bytes, before the rest is
+// read, so that /dev/zero or a wrong file fails at once.
+func checkELF(name, what string) func(head []byte) error {
+	return func(head []byte) error {
+		if bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None {
+			return nil
+		}
+		return fmt.Errorf("%s: not a %s: it starts with %x, not with ELF's magic (7f454c46) or a compressor's", name, what, head)
+	}
+}
+
+// inputName names path in errors: "standard input" for "-".
+func inputName(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	return path
+}
+
+// readELF reads the ELF input path ("-": standard input) whole, under the
+// input limit and checking its magic first (checkELF), and inflates it if
+// it is compressed, checking the inflated data's magic as it comes out.
+func (c *cli) readELF(path, what string) (*input.Data, error) {
+	name := inputName(path)
+	o := input.Options{Limit: c.maxInput, What: name, Check: checkELF(name, what), CheckLen: magicLen}
+	var d *input.Data
+	var err error
+	if path == "-" {
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
+	} else {
+		d, err = input.File(c.ctx, path, o)
+	}
+	if err != nil {
+		return nil, withHint(err)
+	}
+	f := input.Detect(d.Bytes())
+	if f == input.None {
+		return d, nil
+	}
+	check := func(head []byte) error {
+		if !bytes.HasPrefix(head, elfMagic) {
+			return fmt.Errorf("%s: not a %s: it inflates to data that starts with %x, not with ELF's magic", name, what, head)
+		}
+		return nil
+	}
+	plain, err := input.Inflate(c.ctx, f, d.Bytes(), input.Options{Limit: c.maxInput, What: name, Check: check, CheckLen: len(elfMagic)})
+	d.Release()
+	if err != nil {
+		return nil, withHint(fmt.Errorf("%s: %w", name, err))
+	}
+	return plain, nil
+}
+
+// object is a BPF object opened from the command line, with the memory
+// that holds it.
+type object struct {
+	*core.Object
+	data *input.Data
+}
+
+// Close releases the object and its memory.
+func (o *object) Close() {
+	o.Object.Close()
+	o.data.Release()
+}
+
+// openObject opens the BPF object at path ("-": standard input), checking
+// its magic before reading it.
+func (c *cli) openObject(path string) (*object, error) {
+	d, err := c.readELF(path, "BPF object")
+	if err != nil {
+		return nil, err
+	}
+	obj, err := core.ParseObject(d.Bytes())
+	if err != nil {
+		d.Release()
+		return nil, fmt.Errorf("%s: %w", inputName(path), err)
+	}
+	return &object{Object: obj, data: d}, nil
+}
+
+// headOfFile returns whether path is a regular file, and if it is, its
+// first n bytes (fewer if it is shorter), read without consuming anything:
+// a pipe or a device cannot be looked at twice, and is read whole instead.
+func headOfFile(path string, n int) (regular bool, head []byte, err error) {
+	f, fi, err := input.OpenFile(path)
+	if err != nil {
+		return false, nil, err
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return false, nil, nil
+	}
+	head = make([]byte, n)
+	m, _ := f.ReadAt(head, 0)
+	return true, head[:m], nil
+}
+
+// stdinTwice reports whether more than one of inputs is "-": standard
+// input can be read once.
+func stdinTwice(inputs ...string) bool {
+	n := 0
+	for _, in := range inputs {
+		if in == "-" {
+			n++
+		}
+	}
+	return n > 1
+}
