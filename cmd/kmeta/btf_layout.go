@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
 )
 
@@ -74,6 +75,10 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		err = layout.WriteJSON(ctx, w, o.spec, opts)
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
+	}
+	if errors.Is(err, btf.ErrNotFound) {
+		// A NAME that is no struct or union: nothing found, as for find.
+		return &statusError{status: exitNotFound, err: err}
 	}
 	if err != nil {
 		return err

@@ -39,6 +39,8 @@ func TestExitStatuses(t *testing.T) {
 	}{
 		{[]string{"btf", "find", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "no_such_type_xyz", deb}, 1},
+		{[]string{"btf", "layout", "task_struct", deb}, 0},
 		{[]string{"btf", "find", "no_such_type_xyz", "--kernel", "--sysfs", sysfs}, 1},
 		{[]string{"btf", "find", "xfs_mount", "--kernel", "--sysfs", sysfs, "--module", "vmlinux"}, 1},
 		{append([]string{"ksym", "name", "no_such_symbol"}, ksym...), 1},

@@ -54,7 +54,17 @@ func exitStatus(ctx context.Context, err error) int {
 // signalCause is the cause of a context cancelled by a signal.
 type signalCause struct{ sig syscall.Signal }
 
-func (s signalCause) Error() string { return "interrupted by " + s.sig.String() }
+// Error is the message of every interrupted command: "interrupted by
+// SIGINT".
+func (s signalCause) Error() string {
+	switch s.sig {
+	case syscall.SIGINT:
+		return "interrupted by SIGINT"
+	case syscall.SIGTERM:
+		return "interrupted by SIGTERM"
+	}
+	return "interrupted by " + s.sig.String()
+}
 
 // printable reports whether err should be printed: errQuiet is not.
 func printable(err error) bool {

@@ -297,8 +297,10 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		}
 		emit(text, v)
 	}})
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // interrupted: done
-		return nil
+	if ctx.Err() != nil {
+		// Interrupted: the output is complete up to here, and the exit
+		// status says how it ended (130 or 143), as for every command.
+		return context.Cause(ctx)
 	}
 	return err
 }

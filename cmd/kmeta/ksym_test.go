@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,17 +133,21 @@ func TestKsymRestricted(t *testing.T) {
 	}
 }
 
+// TestKsymWatch: watch prints until it is interrupted, and then exits
+// with 128+signal, as every command does (it used to exit 0).
 func TestKsymWatch(t *testing.T) {
 	t.Parallel()
 	flags := ksymFiles(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	var out bytes.Buffer
-	err := run(ctx, append([]string{"ksym", "watch"}, flags...), nil, &out, &out)
-	if err != nil {
-		t.Fatalf("watch: %v", err)
-	}
-	if !strings.HasPrefix(out.String(), "loaded 6 symbols, 2 modules") {
-		t.Errorf("watch output %q", out.String())
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(300*time.Millisecond, func() { cancel(signalCause{sig: sig}) })
+		var out bytes.Buffer
+		err := run(ctx, append([]string{"ksym", "watch"}, flags...), nil, &out, &out)
+		if st := exitStatus(ctx, err); st != 128+int(sig) {
+			t.Errorf("watch, %v: status %d (%v), want %d", sig, st, err, 128+int(sig))
+		}
+		if !strings.HasPrefix(out.String(), "loaded 6 symbols, 2 modules") {
+			t.Errorf("watch output %q", out.String())
+		}
 	}
 }

@@ -27,10 +27,24 @@ func main() {
 	ctx, stop := signalContext()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if printable(err) {
-		fmt.Fprintf(os.Stderr, "kmeta: %v\n", err)
+	if line := errorLine(ctx, err); line != "" {
+		fmt.Fprintln(os.Stderr, line)
 	}
 	os.Exit(exitStatus(ctx, err))
+}
+
+// errorLine is the one line kmeta prints on stderr for the error err, or
+// "" for none. A command that a signal ended says only that, in the same
+// words whatever it was doing (reading a FIFO, deduplicating, writing),
+// and as a second signal does.
+func errorLine(ctx context.Context, err error) string {
+	if sig, ok := context.Cause(ctx).(signalCause); ok && err != nil {
+		return "kmeta: " + sig.Error()
+	}
+	if printable(err) {
+		return "kmeta: " + err.Error()
+	}
+	return ""
 }
 
 // signalContext returns a context that SIGINT or SIGTERM cancels, with the
@@ -57,7 +71,7 @@ func signalContext() (context.Context, func()) {
 		// The command has not returned: remove the temporary files of
 		// the outputs it was writing, which its own cleanup would have.
 		atomicfile.RemoveTemporary()
-		fmt.Fprintf(os.Stderr, "kmeta: interrupted by %v\n", sig)
+		fmt.Fprintf(os.Stderr, "kmeta: %v\n", signalCause{sig: sig.(syscall.Signal)})
 		os.Exit(status)
 	}()
 	return ctx, func() {
