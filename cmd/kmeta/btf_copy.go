@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -43,13 +42,8 @@ BTF on the same base, its strings shared with the base where it has them.
 }
 
 func (c *cli) btfCopy(path string, f btfCopyFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
-	if f.out != "-" {
-		if err := checkOutput(f.out, path, f.base); err != nil {
-			return err
-		}
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	o, err := c.openSpec(path, f.base)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -76,9 +75,6 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	if f.dir != "" || f.jobs != 0 {
 		return fmt.Errorf("-d and -j go with --each")
 	}
@@ -87,10 +83,8 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	inputs := append([]string{f.base}, paths...)
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if err := checkOutput(f.out, inputs...); err != nil {
+		return err
 	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {
@@ -201,8 +195,8 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 // inputs of the same name and an output that is one of the inputs (as
 // checkOutput does, with each input looked at once).
 func eachOutputs(paths []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(paths...)
 	seen := make(map[string]string, len(paths))

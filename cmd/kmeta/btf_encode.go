@@ -49,8 +49,8 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	if f.jobs < 0 {
 		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)

@@ -81,13 +81,8 @@ section; "-" writes to stdout.`,
 }
 
 func (c *cli) btfMin(path string, f btfMinFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
-	if f.out != "-" {
-		if err := checkOutput(f.out, path, f.base); err != nil {
-			return err
-		}
+	if err := checkOutput(f.out, path, f.base); err != nil {
+		return err
 	}
 	names := splitNames(f.types)
 	if len(names) == 0 {

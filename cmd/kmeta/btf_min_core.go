@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -68,17 +67,12 @@ func targetErr(path string, s *btf.Spec, err error) error {
 
 // btfMinObjs writes the minimal BTF of FILE for the objects' relocations.
 func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
-	if f.out == "" {
-		return fmt.Errorf("missing -o OUT")
-	}
 	inputs := append([]string{path, f.base}, f.objs...)
 	if stdinTwice(inputs...) {
 		return errors.New("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
 	}
-	if f.out != "-" {
-		if err := checkOutput(f.out, inputs...); err != nil {
-			return err
-		}
+	if err := checkOutput(f.out, inputs...); err != nil {
+		return err
 	}
 	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
@@ -179,8 +173,8 @@ func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*core.Ob
 // without a compression suffix. Two kernels with one name, or an output
 // that is an input, are refused.
 func batchOutputs(kernels []string, dir string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("-d %s: not a directory", dir)
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
 	}
 	inputs := newInputFiles(kernels...)
 	seen := map[string]string{}

@@ -44,7 +44,7 @@ func TestBTFLayout(t *testing.T) {
 	if len(got) != 1 || got[0].Name != "list_head" || got[0].Size != 16 || len(got[0].Members) != 2 {
 		t.Errorf("layout --json list_head = %+v", got)
 	}
-	if _, err := kmeta(t, nil, "btf", "layout", "no_such_struct", deb); err == nil || exitStatus(t.Context(), err) != exitFailure {
+	if _, err := kmeta(t, nil, "btf", "layout", "no_such_struct", deb); err == nil || exitStatus(t.Context(), err) != exitNotFound {
 		t.Errorf("unknown struct: err %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,7 +39,7 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 		_, err := c.out().Write(data)
 		return err
 	}
-	if err := checkOutput(path, inputs...); err != nil {
+	if err := newInputFiles(inputs...).check(path); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
@@ -57,12 +58,37 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 	})
 }
 
-// checkOutput refuses an output path that names one of the inputs: the
-// same file (os.SameFile) if both exist, else the same cleaned absolute
-// path. Writing over an input ("copy -B base.btf mod.btf -o base.btf")
-// would destroy it before, or while, it is read.
+// checkOutput checks the output path of -o before a command's work: it
+// must be given; "-" is standard output; a file must be one that can be
+// written (atomicfile.Check: not a directory, in a directory that exists
+// and takes files; a device or FIFO is written straight into); and it
+// must not name one of the inputs: the same file (os.SameFile) if both
+// exist, else the same cleaned absolute path. Writing over an input
+// ("copy -B base.btf mod.btf -o base.btf") would destroy it before, or
+// while, it is read.
 func checkOutput(out string, inputs ...string) error {
-	return newInputFiles(inputs...).check(out)
+	switch out {
+	case "":
+		return errors.New("missing -o OUT (\"-\" for standard output)")
+	case "-":
+		return nil
+	}
+	if err := newInputFiles(inputs...).check(out); err != nil {
+		return err
+	}
+	if err := atomicfile.Check(out); err != nil {
+		return fmt.Errorf("-o %w", err)
+	}
+	return nil
+}
+
+// checkOutputDir checks the output directory of -d before a command's
+// work, as checkOutput checks a file.
+func checkOutputDir(dir string) error {
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("-d %w", err)
+	}
+	return nil
 }
 
 // inputFiles are a command's input files, for refusing an output that

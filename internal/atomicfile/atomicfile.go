@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // WriteFile writes data to path atomically, with permissions perm (before
@@ -41,7 +43,14 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // Write creates a temporary file beside path, calls fill to write its
 // contents, syncs it and renames it over path. If fill returns an error,
 // nothing is renamed and the error is returned as it is.
+//
+// A path that is a character device or a FIFO (/dev/null, /dev/stdout, a
+// named pipe) is written straight into, since nothing can be renamed onto
+// it: what fill writes is what a reader gets, complete or not.
 func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && isStream(fi.Mode()) {
+		return writeStream(path, fill)
+	}
 	f, perm, err := createTemp(path, perm)
 	if err != nil {
 		return err
@@ -69,6 +78,79 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 		return err
 	}
 	untrack(tmp)
+	return nil
+}
+
+// isStream reports whether m is the mode of a file that is written
+// straight into, not replaced: a character device or a FIFO.
+func isStream(m os.FileMode) bool {
+	return m&os.ModeCharDevice != 0 || m&os.ModeNamedPipe != 0
+}
+
+// writeStream opens the device or FIFO path and calls fill on it. Opening
+// a FIFO waits for a reader, as a shell's redirection does.
+func writeStream(path string, fill func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Check reports whether Write could write path, without writing it: for a
+// command to refuse a bad output before its work rather than after. path
+// must be a regular file or name none yet, in a directory where a file
+// can be created (a temporary file is made and removed to see), or be a
+// character device or a FIFO. The error says what is wrong: "is a
+// directory", "no directory ...".
+func Check(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case err == nil && isStream(fi.Mode()):
+		return nil
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file, a device or a FIFO", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return err
+	}
+	return probe(path, filepath.Dir(path))
+}
+
+// CheckDir reports whether files can be written into dir (Batch.Add), as
+// Check does for a file.
+func CheckDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such directory", dir)
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return probe(filepath.Join(dir, "x"), dir)
+}
+
+// probe creates a temporary file for path in dir and removes it.
+func probe(path, dir string) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%s: no directory %s", path, dir)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	f, _, err := createTemp(path, 0o600)
+	if err != nil {
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	remove(f.Name())
 	return nil
 }
 

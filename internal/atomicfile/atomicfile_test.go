@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -108,4 +109,39 @@ func readDir(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestCheck: an output that cannot be written is refused before any work,
+// without leaving a file; one that can is accepted.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "old.btf")
+	if err := os.WriteFile(regular, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want string // "" for no error
+	}{
+		{dir, "is a directory"},
+		{filepath.Join(dir, "no", "out.btf"), "no directory"},
+		{filepath.Join(regular, "out.btf"), "is not a directory"},
+		{regular, ""},
+		{filepath.Join(dir, "new.btf"), ""},
+		{os.DevNull, ""},
+	} {
+		err := Check(tc.path)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	if err := CheckDir(dir); err != nil {
+		t.Errorf("CheckDir(%s): %v", dir, err)
+	}
+	if err := CheckDir(regular); err == nil {
+		t.Errorf("CheckDir(%s): no error for a file", regular)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left in the directory: %v", ents)
+	}
 }
