@@ -5,8 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
