@@ -25,13 +25,15 @@ func WriteText(w io.Writer, changes []Change) error {
 }
 
 // WriteJSON prints changes as a JSON array of objects with the keys kind,
-// name, change and details.
+// name, change and details, indented by two spaces, with <, > and &
+// written as they are (the details hold "->").
 func WriteJSON(w io.Writer, changes []Change) error {
 	if changes == nil {
 		changes = []Change{}
 	}
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(changes); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}

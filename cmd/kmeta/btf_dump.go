@@ -65,7 +65,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	}
 	switch {
 	case f.format == "raw" && f.json:
-		err = rawdump.WriteJSON(w, o.spec, opts)
+		err = writeTypesJSONLines(w, o.spec, opts.Scope)
 	case f.format == "raw":
 		err = rawdump.Write(w, o.spec, opts)
 	case f.format == "c":

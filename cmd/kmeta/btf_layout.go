@@ -72,7 +72,10 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
-		err = layout.WriteJSON(ctx, w, o.spec, opts)
+		var ls []layout.Struct
+		if ls, err = layout.Layouts(ctx, o.spec, opts); err == nil {
+			err = writeLayoutsJSON(w, ls)
+		}
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
 	}

@@ -78,18 +78,22 @@ func TestBTFDumpJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Types []struct {
-			ID      btf.TypeID `json:"id"`
-			Kind    string     `json:"kind"`
-			Name    string     `json:"name"`
-			Members []struct {
-				Name string `json:"name"`
-			} `json:"members"`
-		} `json:"types"`
+	// JSON Lines: one type per line.
+	type jsonType struct {
+		ID      btf.TypeID `json:"id"`
+		Kind    string     `json:"kind"`
+		Name    string     `json:"name"`
+		Members []struct {
+			Name string `json:"name"`
+		} `json:"members"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
+	var doc struct{ Types []jsonType }
+	for line := range strings.Lines(out) {
+		var tt jsonType
+		if err := json.Unmarshal([]byte(line), &tt); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		doc.Types = append(doc.Types, tt)
 	}
 	if len(doc.Types) != 176 || doc.Types[0].ID != 94976 {
 		t.Fatalf("%d types from %d; want af_key's 176 from 94976", len(doc.Types), doc.Types[0].ID)

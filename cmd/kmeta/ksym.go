@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,12 +92,6 @@ func (c *cli) printJSON(v any) error {
 	return writeJSON(c.out(), v)
 }
 
-// writeJSON writes v to w as indented JSON, the form of every --json output.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
 
 func parseAddr(s string) (uint64, error) {
 	a, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
@@ -130,7 +123,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out []addrJSON
+	out := []addrJSON{}
 	missing := 0
 	for _, a := range addrs {
 		// Without --data, an address past a run of text (rodata after
@@ -194,7 +187,7 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 		Name   string `json:"name"`
 		Module string `json:"module"`
 	}
-	var out []nameJSON
+	out := []nameJSON{}
 	for _, s := range syms {
 		out = append(out, nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module})
 		if !f.json {
@@ -225,7 +218,7 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 		State   string `json:"state,omitempty"`
 		Pseudo  bool   `json:"pseudo,omitempty"`
 	}
-	var out []modJSON
+	out := []modJSON{}
 	for _, m := range snap.Modules() {
 		j := modJSON{m.Name, fmt.Sprintf("0x%x", m.Start), fmt.Sprintf("0x%x", m.End), m.Symbols, hex.EncodeToString(m.BuildID), m.State, m.Pseudo}
 		out = append(out, j)
@@ -267,12 +260,12 @@ func (c *cli) ksymStats(f *ksymFlags) error {
 // ksymWatch prints module events and reloads until ctx ends.
 func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	var mu sync.Mutex // OnEvent and OnReload run on different goroutines
+	lines := newJSONLines(c.stdout)
 	emit := func(text string, v map[string]any) {
 		mu.Lock()
 		defer mu.Unlock()
 		if f.json {
-			b, _ := json.Marshal(v)
-			fmt.Fprintf(c.stdout, "%s\n", b)
+			lines.Encode(v)
 			return
 		}
 		io.WriteString(c.stdout, text+"\n")
