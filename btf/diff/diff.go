@@ -24,6 +24,10 @@ type Change struct {
 	Name    string   `json:"name"`   // the type's name
 	Change  string   `json:"change"` // "added", "removed" or "changed"
 	Details []string `json:"details,omitempty"`
+	// Reached is set, when Options.Types names the types to compare, for
+	// a change to a type it does not name, compared because a named type
+	// reaches it.
+	Reached bool `json:"reached,omitempty"`
 }
 
 // Changes of Change.Change.
@@ -38,7 +42,8 @@ type Options struct {
 	// Types, if not empty, limits the comparison to the types of these
 	// names (of any kind) and the types they reach, in either BTF. A name
 	// that neither BTF has makes Compare fail with an error wrapping
-	// btf.ErrNotFound.
+	// btf.ErrNotFound. The changes to the named types come first; those
+	// to the types they reach follow, marked Reached.
 	Types []string
 
 	// Scope is the part of each Spec compared: btf.ScopeAll (the zero
@@ -133,7 +138,8 @@ func (sd *side) newNamer() error {
 }
 
 // Compare returns the differences from old to new, sorted by kind (as
-// spelled in Change.Kind) and name.
+// spelled in Change.Kind) and name; with Options.Types, those of the named
+// types first, then those of the types they reach (Change.Reached).
 // Types are matched by kind and name, never by id; types that share a kind
 // and a name (several "struct fib_table" in one kernel) are compared as a
 // group, and reported as changed when the layouts of the group differ.
@@ -178,6 +184,9 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 		}
 	}
 	sortChanges(out)
+	if len(opts.Types) > 0 {
+		markReached(out, opts.Types)
+	}
 	// The names alias the Specs' string sections: copy those handed out.
 	for i := range out {
 		out[i].Name = strings.Clone(out[i].Name)
@@ -267,6 +276,29 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 
 // sortChanges sorts changes by kind and name. It sorts small keys and
 // permutes once: swapping whole Changes cost more than the comparisons.
+// markReached marks the changes to types not named in names as Reached,
+// and moves them after the others, each part keeping its order. A
+// "--types sk_buff" between two kernels changes thousands of types that
+// sk_buff reaches; the change to sk_buff itself was line 6,384 of 8,079.
+func markReached(out []Change, names []string) {
+	named := make(map[string]bool, len(names))
+	for _, n := range names {
+		named[n] = true
+	}
+	for i := range out {
+		out[i].Reached = !named[out[i].Name]
+	}
+	slices.SortStableFunc(out, func(x, y Change) int {
+		switch {
+		case x.Reached == y.Reached:
+			return 0
+		case y.Reached:
+			return -1
+		}
+		return 1
+	})
+}
+
 func sortChanges(out []Change) {
 	type sortKey struct {
 		name string

@@ -153,6 +153,17 @@ func TestTypesRestriction(t *testing.T) {
 	if !found {
 		t.Errorf("--types sk_buff: struct sk_buff not reported as changed")
 	}
+	// The named type comes first; the thousands of types it reaches
+	// follow, marked.
+	if len(changes) < 100 || changes[0].Name != "sk_buff" || changes[0].Reached {
+		t.Errorf("--types sk_buff: %d changes, the first %+v; want sk_buff first, unmarked", len(changes), changes[0])
+	}
+	for i, c := range changes[1:] {
+		if !c.Reached || c.Name == "sk_buff" {
+			t.Errorf("change %d, %s %s: Reached = %v", i+1, c.Kind, c.Name, c.Reached)
+			break
+		}
+	}
 	if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Types: []string{"no_such_type"}}); err == nil {
 		t.Error("unknown type name: no error")
 	}

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +18,7 @@ type btfDiffFlags struct {
 	base    string
 	baseNew string
 	types   string
+	reached bool
 	json    bool
 }
 
@@ -31,8 +35,11 @@ sharing a name are compared as a group.
 
 -B OLD_BASE and --base-new NEW_BASE compare split BTF (modules) on their
 bases; only the split types are compared. --types NAME,... compares only
-those types and what they reach. Exits 0 when the two are equal and 1 when
-they differ, as diff(1) does.`,
+those types and what they reach: the changes to the named types are
+printed, then one line counting the changes to the types they reach
+("reached N more changes ..."), which --reached lists instead. Exits 0
+when the two are equal and 1 when they differ, as diff(1) does, also
+when only types they reach differ.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfDiff(cmd.Context(), args[0], args[1], f)
@@ -41,6 +48,7 @@ they differ, as diff(1) does.`,
 	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` of OLD")
 	cmd.Flags().StringVar(&f.baseNew, "base-new", "", "base BTF `FILE` of NEW (default: the base of OLD)")
 	cmd.Flags().StringVar(&f.types, "types", "", "compare only these type `NAMES` (comma separated) and what they reach")
+	cmd.Flags().BoolVar(&f.reached, "reached", false, "with --types, also list the changes to the types the named ones reach")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	return cmd
 }
@@ -73,11 +81,23 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(c.stdout, 64<<10)
+	if f.reached && len(opts.Types) == 0 {
+		return errors.New("--reached goes with --types")
+	}
+	// With --types the named types' changes come first, then the
+	// reached ones (diff.Change.Reached), which only --reached prints.
+	shown := changes
+	if !f.reached {
+		shown = slices.DeleteFunc(slices.Clone(changes), func(c diff.Change) bool { return c.Reached })
+	}
+	w := bufio.NewWriterSize(c.out(), 64<<10)
 	if f.json {
-		err = diff.WriteJSON(w, changes)
+		err = diff.WriteJSON(w, shown)
 	} else {
-		err = diff.WriteText(w, changes)
+		err = diff.WriteText(w, shown)
+		if err == nil && len(shown) < len(changes) {
+			err = writeReachedSummary(w, changes[len(shown):], opts.Types)
+		}
 	}
 	if err != nil {
 		return err
@@ -89,4 +109,20 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return errQuiet
 	}
 	return nil
+}
+
+// writeReachedSummary writes the line that stands for the changes to the
+// types that the named ones reach, in the changelog's columns.
+func writeReachedSummary(w io.Writer, reached []diff.Change, names []string) error {
+	n := map[string]int{}
+	for _, c := range reached {
+		n[c.Change]++
+	}
+	what := "these reach"
+	if len(names) == 1 {
+		what = names[0] + " reaches"
+	}
+	_, err := fmt.Fprintf(w, "%-7s %d more changes in the types %s (%d added, %d removed, %d changed): --reached lists them\n",
+		"reached", len(reached), what, n[diff.Added], n[diff.Removed], n[diff.Changed])
+	return err
 }

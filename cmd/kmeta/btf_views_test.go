@@ -61,13 +61,33 @@ func TestBTFDiff(t *testing.T) {
 	if !errors.Is(err, errQuiet) || exitStatus(t.Context(), err) != exitNotFound {
 		t.Fatalf("diff of different BTFs: err %v, want status 1", err)
 	}
-	if !strings.Contains(out, "changed struct sk_buff\n\tsize: 232 -> 224\n") {
-		t.Errorf("diff --types sk_buff:\n%s", out)
+	// The named type first, then one line for the rest (it was at line
+	// 6,384 of 8,079 of the types sk_buff reaches).
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if !strings.HasPrefix(out, "changed struct sk_buff\n\tsize: 232 -> 224\n") || len(lines) > 200 ||
+		!strings.HasPrefix(lines[len(lines)-1], "reached ") || !strings.HasSuffix(lines[len(lines)-1], "--reached lists them") {
+		t.Errorf("diff --types sk_buff: %d lines:\n%s", len(lines), out)
 	}
-	out, _ = kmeta(t, nil, "btf", "diff", "--json", "--types", "sk_buff", deb, host)
-	var changes []struct{ Kind, Name, Change string }
-	if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) == 0 {
-		t.Fatalf("diff --json: %v, %d changes", err, len(changes))
+	all, _ := kmeta(t, nil, "btf", "diff", "--types", "sk_buff", "--reached", deb, host)
+	if !strings.HasPrefix(all, strings.Join(lines[:len(lines)-1], "\n")) || strings.Count(all, "\n") < 5000 {
+		t.Errorf("diff --types sk_buff --reached: %d lines, want sk_buff's change first and thousands after", strings.Count(all, "\n"))
+	}
+	for _, reached := range []bool{false, true} {
+		args := []string{"btf", "diff", "--json", "--types", "sk_buff", deb, host}
+		if reached {
+			args = append(args, "--reached")
+		}
+		out, _ = kmeta(t, nil, args...)
+		var changes []struct {
+			Kind, Name, Change string
+			Reached            bool
+		}
+		if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) == 0 || changes[0].Name != "sk_buff" || changes[0].Reached {
+			t.Fatalf("%v: %v, %d changes", args, err, len(changes))
+		}
+		if n := len(changes); reached && (n < 100 || !changes[n-1].Reached) || !reached && n != 1 {
+			t.Errorf("%v: %d changes", args, n)
+		}
 	}
 	if _, err := kmeta(t, nil, "btf", "diff", deb, "/nonexistent"); exitStatus(t.Context(), err) != exitFailure {
 		t.Errorf("diff with a missing file: err %v, want status 2", err)
