@@ -92,7 +92,6 @@ func (c *cli) printJSON(v any) error {
 	return writeJSON(c.out(), v)
 }
 
-
 func parseAddr(s string) (uint64, error) {
 	a, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
 	if err != nil {
