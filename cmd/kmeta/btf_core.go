@@ -78,7 +78,9 @@ func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 		return err
 	}
 	defer done()
+	stop := c.busy("resolving the relocations of " + inputName(objPath))
 	rs, err := core.Resolve(c.ctx, obj, target)
+	stop()
 	if err != nil {
 		return err
 	}

@@ -239,29 +239,3 @@ func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.
 	}
 	return batch.Add(out, data, 0o644)
 }
-
-// progress returns a function that shows "what: done/total" on stderr when
-// it is a terminal, and does nothing otherwise. It is safe for concurrent
-// use.
-func (c *cli) progress(what string, total int) func(done int) {
-	if !isTerminal(c.stderr) {
-		return func(int) {}
-	}
-	var mu sync.Mutex
-	last := 0
-	return func(done int) {
-		if done != total && done%16 != 0 {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if done <= last {
-			return
-		}
-		last = done
-		fmt.Fprintf(c.stderr, "\r%s: %d/%d", what, done, total)
-		if done == total {
-			fmt.Fprintln(c.stderr)
-		}
-	}
-}

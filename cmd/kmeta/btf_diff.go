@@ -77,7 +77,9 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn
 	}
+	done := c.busy("comparing " + inputName(oldPath) + " and " + inputName(newPath))
 	changes, err := diff.Compare(ctx, oldSpec.spec, newSpec.spec, opts)
+	done()
 	if err != nil {
 		return err
 	}

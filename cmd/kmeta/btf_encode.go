@@ -70,14 +70,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		opts.Base = base
 	}
 	if isTerminal(c.stderr) {
-		opts.Progress = func(done, total int) {
-			if done == total || done%64 == 0 {
-				fmt.Fprintf(c.stderr, "\rencoding: %d/%d compile units", done, total)
-			}
-			if done == total {
-				fmt.Fprintln(c.stderr)
-			}
-		}
+		opts.Progress = c.counter("encoding compile units")
 	}
 	if stdinTwice(path, f.base) {
 		return errors.New("FILE and -B BASE cannot both be standard input")

@@ -173,7 +173,9 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 	}
 	cache := kernel.NewCache(f.options())
 	defer cache.Close()
+	done := c.busy(fmt.Sprintf("searching the kernel's BTF in %s for %q", f.options().BTFDir(), name))
 	h, res, err := cache.Find(name, kernel.FindOptions{Kind: k, Flavors: f.flavors, Module: f.module})
+	done()
 	defer h.Release() // nil, and a no-op, when err is set
 	for _, e := range res.Failed {
 		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", e)

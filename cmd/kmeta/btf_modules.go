@@ -81,10 +81,12 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 	if err != nil {
 		return err
 	}
+	progress := c.progress("reading module BTF", len(names))
 	infos := make([]moduleInfo, len(names))
 	failed := 0
 	for i, name := range names {
 		infos[i].Module = name
+		progress(i + 1)
 		spec, err := h.Module(name)
 		if err != nil {
 			infos[i].Error = err.Error()

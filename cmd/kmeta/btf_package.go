@@ -28,6 +28,7 @@ type pkgModule struct {
 // fn is called with the vmlinux Spec first ("vmlinux"), then each module in
 // package order; the Specs are closed after fn returns.
 func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
+	defer c.busy("reading the kernel and modules of " + inputName(path))()
 	d, err := c.readArg(path, func(head []byte) error {
 		if !bytes.HasPrefix(head, []byte("!<arch>\n")) {
 			return fmt.Errorf("%s: not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\n\"", inputName(path), head)
@@ -176,9 +177,7 @@ func (c *cli) btfFindPackage(name, path string, f btfFindFlags) error {
 				return err
 			}
 		}
-		if !f.json {
-			return w.Flush()
-		}
+		// Printed at the end, after the progress line is erased.
 		return nil
 	})
 	if err != nil {
