@@ -147,6 +147,9 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBTFFiles(paths); err != nil {
+		return err
+	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {
 		return err

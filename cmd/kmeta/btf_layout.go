@@ -80,7 +80,16 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		err = layout.Write(ctx, w, o.spec, opts)
 	}
 	if errors.Is(err, btf.ErrNotFound) {
-		// A NAME that is no struct or union: nothing found, as for find.
+		// A NAME that is no struct or union: nothing found, as for find
+		// (and with --json, an empty list).
+		if f.json {
+			if err := writeLayoutsJSON(w, nil); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
 		return &statusError{status: exitNotFound, err: err}
 	}
 	if err != nil {

@@ -108,7 +108,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 
 // btfModulesPackage lists the modules of a kernel package with BTF.
 func (c *cli) btfModulesPackage(path string, asJSON bool) error {
-	var infos []moduleInfo
+	infos := []moduleInfo{}
 	failed := 0
 	err := c.walkPackage(path, func(m pkgModule) error {
 		if m.name == "vmlinux" {

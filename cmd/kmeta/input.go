@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // magicLen is how much of an input its magic check looks at.
@@ -124,4 +125,27 @@ func stdinTwice(inputs ...string) bool {
 		}
 	}
 	return n > 1
+}
+
+// checkBTFFiles checks, before a batch's costly preparation (dedup
+// --each's base), that every input is a regular file that starts as BTF
+// input: raw BTF of either byte order, ELF, compressed data or a kernel
+// image. A pipe or a device would be read whole by a worker, after the
+// preparation, and cannot be looked at first without consuming it.
+func checkBTFFiles(paths []string) error {
+	for _, p := range paths {
+		regular, head, err := headOfFile(p, kernelHead)
+		if err != nil {
+			return err
+		}
+		if !regular {
+			return fmt.Errorf("%s: not a regular file: the batch reads files", p)
+		}
+		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
+			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None || kimage.IsBzImage(head) || kimage.IsDeb(head) {
+			continue
+		}
+		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's or a compressor's", p, head[:min(len(head), magicLen)])
+	}
+	return nil
 }

@@ -68,7 +68,12 @@ func (c *cli) ksymCmd() *cobra.Command {
 			Use:   "watch",
 			Short: "Print module events and reloads until interrupted",
 			Args:  cobra.NoArgs,
-			RunE:  func(cmd *cobra.Command, args []string) error { return c.ksymWatch(cmd.Context(), f) },
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if f.kallsyms == "-" {
+					return usageError(cmd, errors.New("--kallsyms -: watch rereads kallsyms when modules come and go, and standard input cannot be read twice; name a file"))
+				}
+				return c.ksymWatch(cmd.Context(), f)
+			},
 		},
 	)
 	return cmd
@@ -176,6 +181,11 @@ func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 	}
 	syms, err := snap.LookupName(name, module)
 	if errors.Is(err, kallsyms.ErrNotFound) {
+		if f.json { // nothing found: an empty list, as btf find prints
+			if err := c.printJSON([]struct{}{}); err != nil {
+				return err
+			}
+		}
 		return notFound("%w", err)
 	}
 	if err != nil {
