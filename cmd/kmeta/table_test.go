@@ -22,9 +22,9 @@ import (
 type jsonForm int
 
 const (
-	noJSON   jsonForm = iota
-	document          // one value, indented by two spaces
-	jsonLines         // one compact record per line
+	noJSON    jsonForm = iota
+	document           // one value, indented by two spaces
+	jsonLines          // one compact record per line
 )
 
 // command is one row of the table of every kmeta command that
