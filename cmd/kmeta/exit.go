@@ -18,6 +18,7 @@ const (
 type statusError struct {
 	status int
 	err    error
+	usage  bool // a usage error, which names the command's usage line
 }
 
 func (e *statusError) Error() string { return e.err.Error() }

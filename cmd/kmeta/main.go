@@ -7,10 +7,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -104,8 +106,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return withHint(root.ExecuteContext(ctx))
+	cmd, err := root.ExecuteContextC(ctx)
+	return nameCommand(cmd, withHint(err))
 }
+
+// nameCommand starts the message of err with the command that failed,
+// "btf copy: -o /tmp: is a directory", unless err is a usage error, which
+// names the command's usage line, or says nothing (errQuiet).
+func nameCommand(cmd *cobra.Command, err error) error {
+	var se *statusError
+	if err == nil || err == errQuiet || cmd == nil || !cmd.HasParent() || errors.As(err, &se) && se.usage {
+		return err
+	}
+	return &commandError{name: strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), err: err}
+}
+
+// commandError is an error of the command name.
+type commandError struct {
+	name string
+	err  error
+}
+
+func (e *commandError) Error() string { return e.name + ": " + e.err.Error() }
+func (e *commandError) Unwrap() error { return e.err }
 
 func (c *cli) rootCmd() *cobra.Command {
 	var maxInput string

@@ -12,7 +12,7 @@ import (
 
 // usageError is a usage error of cmd: status 2, naming cmd's usage line.
 func usageError(cmd *cobra.Command, err error) error {
-	return &statusError{status: exitFailure, err: fmt.Errorf("%w (usage: %s)", err, usageLine(cmd))}
+	return &statusError{status: exitFailure, err: fmt.Errorf("%w (usage: %s)", err, usageLine(cmd)), usage: true}
 }
 
 // usageLine is cmd's usage line without cobra's "[flags]": "kmeta btf dump
