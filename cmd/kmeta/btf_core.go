@@ -32,7 +32,8 @@ instruction, the kind, the local access spec in libbpf's notation, and the
 value libbpf patches in, or why the relocation fails.
 
 --target FILE resolves against FILE (vmlinux BTF; with -B BASE, module BTF
-on its vmlinux, which is searched first, as libbpf does). --kernel, the
+on its vmlinux, which is searched first, as libbpf does). Any one of OBJ,
+FILE and BASE may be "-", standard input. --kernel, the
 default, resolves against the running kernel: vmlinux and its modules'
 BTF (--sysfs DIR, --root DIR as for "btf find --kernel").
 

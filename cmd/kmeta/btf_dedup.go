@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -83,6 +84,9 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	inputs := append([]string{f.base}, paths...)
+	if stdinTwice(inputs...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+	}
 	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
 	}

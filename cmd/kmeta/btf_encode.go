@@ -32,7 +32,9 @@ and write it to OUT: raw BTF, or with --elf (or OUT ending in ".o") an ELF
 object holding a .BTF section. With -B BASE (vmlinux's BTF), FILE is a
 module and OUT is split BTF on BASE. -j N sets the number of workers
 (default: every CPU); the output is the same for every N, and equals
-pahole -j1's. A progress line appears when stderr is a terminal.`,
+pahole -j1's. A progress line appears when stderr is a terminal and the
+work takes over a second. FILE "-" reads standard input; OUT "-" writes
+to standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfEncode(cmd, args[0], f)
@@ -49,6 +51,9 @@ pahole -j1's. A progress line appears when stderr is a terminal.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
+	if stdinTwice(path, f.base) {
+		return errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+	}
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}
@@ -71,9 +76,6 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	}
 	if isTerminal(c.stderr) {
 		opts.Progress = c.counter("encoding compile units")
-	}
-	if stdinTwice(path, f.base) {
-		return errors.New("FILE and -B BASE cannot both be standard input")
 	}
 	// A file is checked by its first bytes and then mapped by dwarf2btf,
 	// which gives its pages back as it goes; standard input, a pipe or a

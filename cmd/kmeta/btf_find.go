@@ -88,6 +88,9 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return err
 	}
 	opts.Kind = k
+	if stdinTwice(append(files, f.base)...) {
+		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+	}
 	w := bufio.NewWriter(c.out())
 	results := []findResult{}
 	found := 0

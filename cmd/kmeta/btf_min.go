@@ -44,7 +44,8 @@ the kernels processed in parallel (-j N, default: every core). A
 progress line appears when stderr is a terminal.
 
 OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
-section; "-" writes to stdout.`,
+section; "-" writes to stdout, and reads stdin for one of FILE, BASE and
+OBJ (not in batch mode).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.dir != "" {
 				return cobra.MinimumNArgs(1)(cmd, args)

@@ -153,3 +153,24 @@ func TestKsymAddrOutsideText(t *testing.T) {
 		t.Fatalf("status %d %s, output %q", st, msg, out)
 	}
 }
+
+// TestStdinOnce: standard input can stand for one input only; naming it
+// twice is refused before anything is read.
+func TestStdinOnce(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"btf", "find", "x", "-", "-"},
+		{"btf", "dump", "-", "-B", "-"},
+		{"btf", "copy", "-", "-B", "-", "-o", "-"},
+		{"btf", "dedup", "-", "-", "-o", "-"},
+		{"btf", "diff", "-", "-"},
+		{"btf", "core", "-", "--target", "-"},
+		{"btf", "min", "-", "--obj", "-", "-o", "-"},
+		{"btf", "encode", "-", "-B", "-", "-o", "-"},
+	} {
+		out, msg, st := status(t, "", args...)
+		if st != 2 || !strings.Contains(msg, "standard input") || out != "" {
+			t.Errorf("%v: status %d, error %q; want 2 and an error about standard input", args, st, msg)
+		}
+	}
+}
