@@ -90,3 +90,41 @@ func (zeroReader) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// TestOutOfMemoryNamesLimit runs the real binary under a memory rlimit
+// (prlimit --data) below the input limit, on a stream that grows past
+// the rlimit: the error must name the input and --max-input, where it was
+// the bare "mremap to 268435456 bytes: cannot allocate memory".
+func TestOutOfMemoryNamesLimit(t *testing.T) {
+	t.Parallel()
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit (util-linux) to set a memory rlimit")
+	}
+	bin := buildKmeta(t)
+	cmd := exec.Command(prlimit, "--data=400000000", bin, "btf", "dump", "-")
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(testfixtures.BTFMagic)
+		io.Copy(w, io.LimitReader(zeroReader{}, 900<<20))
+		w.Close()
+	}()
+	err = cmd.Wait()
+	msg := stderr.String()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2; stderr %q", err, msg)
+	}
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "out of memory") || !strings.Contains(msg, "--max-input") ||
+		!strings.Contains(msg, "stdin") || !strings.Contains(msg, "limit is 1 GiB") {
+		t.Errorf("stderr %q; want one line naming the input, the limit and --max-input", msg)
+	}
+}

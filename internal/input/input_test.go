@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ulikunitz/xz"
@@ -163,5 +164,15 @@ func TestSize(t *testing.T) {
 	}
 	if got := FormatSize(1 << 30); got != "1 GiB" {
 		t.Errorf("FormatSize = %q", got)
+	}
+}
+
+// TestMemoryError: memory running out below the limit names the input,
+// how far it got and the limit, and still matches ENOMEM.
+func TestMemoryError(t *testing.T) {
+	err := error(&MemoryError{What: "standard input", Size: 256 << 20, Limit: 1 << 30, Err: syscall.ENOMEM})
+	want := "standard input: out of memory holding 256 MiB of it (the input limit is 1 GiB): cannot allocate memory"
+	if err.Error() != want || !errors.Is(err, syscall.ENOMEM) {
+		t.Errorf("%q, want %q wrapping ENOMEM", err.Error(), want)
 	}
 }
