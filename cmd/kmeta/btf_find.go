@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -156,7 +157,14 @@ func parseKindFlag(kind string) (btf.Kind, error) {
 	}
 	k, ok := btf.ParseKind(kind)
 	if !ok {
-		return 0, fmt.Errorf("unknown kind %q", kind)
+		var names []string
+		for k := btf.KindUnknown + 1; ; k++ {
+			if _, ok := btf.ParseKind(k.String()); !ok {
+				break
+			}
+			names = append(names, strings.ToLower(k.String()))
+		}
+		return 0, fmt.Errorf("unknown --kind %q: want one of %s", kind, strings.Join(names, ", "))
 	}
 	return k, nil
 }
