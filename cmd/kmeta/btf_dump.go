@@ -42,7 +42,7 @@ byte for byte; with -B only the split types, as "bpftool -B BASE" does.
 	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` for split BTF (module BTF on vmlinux)")
 	cmd.Flags().StringVar(&f.format, "format", "raw", "output format: raw or c")
 	cmd.Flags().StringVar(&f.types, "types", "", "with --format c: only these type `NAMES` (comma separated) and what they need")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (raw format only)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON Lines, one record per type (raw format only)")
 	return cmd
 }
 
