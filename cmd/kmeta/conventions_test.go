@@ -51,6 +51,11 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"bogus"}, 2},
 		{[]string{"btf", "dump", "--bogus"}, 2},
 		{[]string{"btf", "find"}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"help", "btf", "dump"}, 0},
+		{[]string{"help", "bogus"}, 2},
+		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "bogus"}, 2},
 	} {
 		if _, msg, got := status(t, "", tc.args...); got != tc.want {
 			t.Errorf("%v: status %d, want %d (%s)", tc.args, got, tc.want, msg)
@@ -70,6 +75,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"btf", "dmup"}, `did you mean "dump"?`},
 		{[]string{"ksym", "nmae", "x"}, `did you mean "name"?`},
 		{[]string{"vresion"}, `did you mean "version"?`},
+		{[]string{"completion", "bassh"}, `did you mean "bash"?`},
+		{[]string{"completion"}, "usage: kmeta completion COMMAND"},
+		{[]string{"help", "btf", "dmup"}, `did you mean "dump"?`},
 		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
 		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
 		{[]string{"frob"}, "usage: kmeta COMMAND"},

@@ -162,6 +162,14 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
 	root.Version = version()
 	root.SetVersionTemplate("kmeta {{.Version}}\n")
+	// cobra adds its completion and help commands when it runs: add them
+	// now, so that strictUsage makes "completion bassh" a usage error
+	// with a suggestion, as for every command, not help and status 0.
+	// The completion command takes its output stream when it is made.
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.InitDefaultCompletionCmd()
+	root.SetHelpCommand(helpCmd())
 	strictUsage(root)
 	return root
 }

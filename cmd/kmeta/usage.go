@@ -146,3 +146,30 @@ func (c *cli) versionCmd() *cobra.Command {
 		},
 	}
 }
+
+// helpCmd is "kmeta help [COMMAND...]": cobra's own prints "Unknown help
+// topic" for a command that does not exist, and exits 0.
+func helpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND...]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := cmd.Root().Find(args)
+			if err != nil || len(rest) > 0 || target == nil {
+				parent := cmd.Root()
+				if target != nil {
+					parent = target
+				}
+				name := strings.Join(args, " ")
+				msg := fmt.Sprintf("no help for %q: no such command", name)
+				if len(rest) > 0 {
+					if s := suggest(parent, rest[0]); s != "" {
+						msg += fmt.Sprintf(", did you mean %q?", s)
+					}
+				}
+				return usageError(cmd, errors.New(msg))
+			}
+			return target.Help()
+		},
+	}
+}
