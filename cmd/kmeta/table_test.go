@@ -113,11 +113,10 @@ func newTableFixtures(t *testing.T) *tableFixtures {
 
 // tableRun is one run of a command of the table.
 type tableRun struct {
-	stdout  string
-	err     error
-	status  int
-	readIn  int64 // bytes read from standard input
-	outPath string
+	stdout string
+	err    error
+	status int
+	readIn int64 // bytes read from standard input
 }
 
 // args returns c's arguments with the placeholders filled: IN by in,
