@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -66,14 +67,23 @@ func (c *cli) openOneWith(path string, o btf.ReadOptions) (*btf.Spec, error) {
 // splitHint adds to an error from reading BTF without a base that the BTF
 // looks split, when it does: its string section is empty or does not
 // start with the empty string, as only split BTF's may (the base holds
-// it). Its types would then refer to ids and names of a base.
+// it). A split BTF whose strings happen to start with one fails later, on
+// a type or a name beyond its own (its ids and offsets continue the
+// base's): then the hint is a question, since a damaged file fails the
+// same way. The FormatError's message is all that tells these apart.
 func splitHint(err error) error {
 	var fe *btf.FormatError
-	if !errors.As(err, &fe) || fe.Section != "string" || fe.Offset != 0 {
+	if !errors.As(err, &fe) {
 		return err
 	}
-	return fmt.Errorf("%w: this looks like split BTF (a module's): name its base with -B BASE "+
-		"(e.g. -B %s), or search the running kernel's modules with \"btf find --kernel\"", err, defaultVmlinux)
+	const hint = "name its base with -B BASE (e.g. -B " + defaultVmlinux + "), or search the running kernel's modules with \"btf find --kernel\""
+	switch {
+	case fe.Section == "string" && fe.Offset == 0:
+		return fmt.Errorf("%w: this looks like split BTF (a module's): %s", err, hint)
+	case fe.Section == "type" && (strings.Contains(fe.Msg, "beyond the last type") || strings.Contains(fe.Msg, "outside the string section")):
+		return fmt.Errorf("%w (split BTF, a module's? %s)", err, hint)
+	}
+	return err
 }
 
 func (c *cli) openOneWithBase(path string, o btf.ReadOptions) (*btf.Spec, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -179,6 +180,24 @@ func TestStdinOnce(t *testing.T) {
 		out, msg, st := status(t, "", args...)
 		if st != 2 || !strings.Contains(msg, "standard input") || out != "" {
 			t.Errorf("%v: status %d, error %q; want 2 and an error about standard input", args, st, msg)
+		}
+	}
+}
+
+// TestSplitWithoutBaseNUL: split BTF whose strings happen to start with
+// NUL passes the string check and fails on a type beyond its own; the
+// error still names -B, as a question.
+func TestSplitWithoutBaseNUL(t *testing.T) {
+	t.Parallel()
+	b := bytes.Clone(testfixtures.Modules(t)["af_key"])
+	hdrLen := binary.LittleEndian.Uint32(b[4:])
+	strOff := binary.LittleEndian.Uint32(b[16:])
+	b[hdrLen+strOff] = 0
+	path := writeFile(t, t.TempDir(), "af_key.btf", b)
+	for _, args := range [][]string{{"btf", "dump", path}, {"btf", "layout", path}, {"btf", "find", "x", path}} {
+		_, msg, st := status(t, "", args...)
+		if st != 2 || !strings.Contains(msg, "split BTF, a module's?") || !strings.Contains(msg, "-B BASE") {
+			t.Errorf("%v: status %d, error %q; want 2 and an error naming -B BASE", args, st, msg)
 		}
 	}
 }
