@@ -32,7 +32,7 @@ func (c *cli) btfFindCmd() *cobra.Command {
 		Long: `Print every type named NAME in each FILE (default ` + defaultVmlinux + `),
 in bpftool's raw format. With several files each line starts with "FILE: ".
 --flavors also matches CO-RE flavors: NAME___suffix.
-Exits with an error, as grep does, when no file has a match.
+Exits with status 1, as grep does, when no file has a match.
 
 --kernel searches the running kernel instead of files: vmlinux and every
 module with BTF (/sys/kernel/btf/*), or only the one --module names

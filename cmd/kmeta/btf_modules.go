@@ -40,7 +40,7 @@ func (c *cli) btfModulesCmd() *cobra.Command {
 		Long: `List every module of the running kernel that has BTF (/sys/kernel/btf/MODULE),
 sorted by name, with the number of types of its own (split BTF over vmlinux).
 A module whose BTF cannot be read is listed with "-" and its error is printed
-on stderr; the command then exits with status 1.
+on stderr; the command then exits with status 2, as for any failure.
 --sysfs DIR reads DIR/kernel/btf instead of /sys/kernel/btf; --root DIR reads
 every path under DIR. --package FILE.deb lists the modules of a Debian kernel
 package instead, with their BTF on the package's vmlinux.`,
@@ -90,7 +90,7 @@ func (c *cli) btfModules(f btfModulesFlags) error {
 		spec, err := h.Module(name)
 		if err != nil {
 			infos[i].Error = err.Error()
-			fmt.Fprintf(c.stderr, "kmeta: %v\n", err)
+			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
 			failed++
 			continue
 		}

@@ -120,7 +120,7 @@ func (c *cli) btfModulesPackage(path string, asJSON bool) error {
 				return nil // a module without BTF is not listed
 			}
 			info.Error = m.err.Error()
-			fmt.Fprintf(c.stderr, "kmeta: %v\n", m.err)
+			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", m.err)
 			failed++
 		} else {
 			info.Types, info.FirstID = m.spec.NumTypes(), uint32(m.spec.FirstID())
