@@ -1,0 +1,65 @@
+package diff_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+)
+
+// kernel builds a small BTF: struct sk_buff holds a struct net_device,
+// whose flags are an integer named flagsType.
+func kernel(flagsType string, flagsSize uint32) *btf.Spec {
+	b := builder.New()
+	flags, _ := b.AddInt(flagsType, flagsSize, btf.IntInfo{Bits: uint8(8 * flagsSize)})
+	dev, _ := b.AddStruct("net_device", flagsSize, []builder.Member{{Name: "flags", Type: flags}})
+	b.AddStruct("sk_buff", flagsSize, []builder.Member{{Name: "dev", Type: dev}})
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := btf.Parse(raw)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return s
+}
+
+// Compare the types that sk_buff reaches between two kernels: the
+// changes to sk_buff itself come first, then those to the types it
+// reaches, marked Reached.
+func ExampleCompare() {
+	changes, err := diff.Compare(context.Background(), kernel("unsigned int", 4), kernel("long unsigned int", 8), diff.Options{Types: []string{"sk_buff"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range changes {
+		if c.Reached {
+			fmt.Printf("(reached) %s %s %s\n", c.Change, c.Kind, c.Name)
+			continue
+		}
+		fmt.Printf("%s %s %s\n", c.Change, c.Kind, c.Name)
+	}
+	diff.WriteJSON(os.Stdout, changes[len(changes)-1:])
+	// Output:
+	// changed struct sk_buff
+	// (reached) added int long unsigned int
+	// (reached) removed int unsigned int
+	// (reached) changed struct net_device
+	// [
+	//   {
+	//     "kind": "struct",
+	//     "name": "net_device",
+	//     "change": "changed",
+	//     "details": [
+	//       "size: 4 -> 8",
+	//       "member flags: offset 0, unsigned int -> offset 0, long unsigned int"
+	//     ],
+	//     "reached": true
+	//   }
+	// ]
+}
