@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -30,10 +31,11 @@ const (
 // command is one row of the table of every kmeta command that
 // TestConventions runs with each of the CLI's conventions. In args, IN is
 // the input under test, of the kind in; OUT is an output file, OUTDIR an
-// output directory; VM, MOD, OBJ, HOST, SYSFS and KSYSFS are fixtures.
+// output directory; VM, SMALL, MOD, OBJ, HOST, SYSFS and KSYSFS are
+// fixtures.
 type command struct {
 	args    []string
-	in      string   // what IN is: "btf", "split" (af_key on -B VM), "obj", "dwarf", "deb", "kallsyms"; "" for none
+	in      string   // what IN is: "btf" (vmlinux), "small" (a few of its types), "split" (af_key on -B VM), "obj", "dwarf", "deb", "kallsyms"; "" for none
 	status  int      // the exit status with the fixtures: 0, or 1 for nothing found or a difference
 	json    jsonForm // what --json gives
 	split   bool     // IN may be split BTF: without -B, the error must name -B
@@ -44,29 +46,29 @@ type command struct {
 // commands is the table: every command, and each exit status it has.
 // Add a row for a new command or mode.
 var commands = []command{
-	{args: []string{"btf", "dump", "IN"}, in: "btf", json: jsonLines, split: true},
+	{args: []string{"btf", "dump", "IN"}, in: "small", json: jsonLines, split: true},
 	{args: []string{"btf", "dump", "IN", "-B", "VM"}, in: "split", json: jsonLines},
-	{args: []string{"btf", "dump", "IN", "--format", "c", "--types", "list_head"}, in: "btf", split: true},
-	{args: []string{"btf", "find", "task_struct", "IN"}, in: "btf", json: document, split: true},
-	{args: []string{"btf", "find", "no_such_type", "IN"}, in: "btf", status: 1, json: document},
+	{args: []string{"btf", "dump", "IN", "--format", "c", "--types", "list_head"}, in: "small", split: true},
+	{args: []string{"btf", "find", "task_struct", "IN"}, in: "small", json: document, split: true},
+	{args: []string{"btf", "find", "no_such_type", "IN"}, in: "small", status: 1, json: document},
 	{args: []string{"btf", "find", "xfs_mount", "--kernel", "--sysfs", "SYSFS"}, json: document},
 	{args: []string{"btf", "find", "no_such_type", "--kernel", "--sysfs", "SYSFS"}, status: 1, json: document},
 	{args: []string{"btf", "find", "task_struct", "--kernel", "--package", "IN"}, in: "deb", json: document},
 	{args: []string{"btf", "modules", "--sysfs", "SYSFS"}, json: document},
 	{args: []string{"btf", "modules", "--package", "IN"}, in: "deb", json: document},
-	{args: []string{"btf", "layout", "list_head", "IN"}, in: "btf", json: document, split: true},
-	{args: []string{"btf", "layout", "no_such_type", "IN"}, in: "btf", status: 1, json: document},
-	{args: []string{"btf", "diff", "IN", "VM"}, in: "btf", json: document, split: true},
+	{args: []string{"btf", "layout", "list_head", "IN"}, in: "small", json: document, split: true},
+	{args: []string{"btf", "layout", "no_such_type", "IN"}, in: "small", status: 1, json: document},
+	{args: []string{"btf", "diff", "IN", "SMALL"}, in: "small", json: document, split: true},
 	{args: []string{"btf", "diff", "IN", "HOST", "--types", "list_head,sk_buff"}, in: "btf", status: 1, json: document},
-	{args: []string{"btf", "min", "IN", "--types", "task_struct", "-o", "OUT"}, in: "btf", split: true},
+	{args: []string{"btf", "min", "IN", "--types", "task_struct", "-o", "OUT"}, in: "small", split: true},
 	{args: []string{"btf", "min", "VM", "--obj", "IN", "-o", "OUT"}, in: "obj"},
 	{args: []string{"btf", "min", "IN", "--obj", "OBJ", "-o", "OUT"}, in: "btf", split: true},
 	{args: []string{"btf", "min", "-d", "OUTDIR", "--obj", "OBJ", "IN"}, in: "btf", noStdin: true},
 	{args: []string{"btf", "core", "IN", "--target", "VM"}, in: "obj", json: document},
 	{args: []string{"btf", "core", "OBJ", "--target", "IN"}, in: "btf", json: document, split: true},
 	{args: []string{"btf", "encode", "IN", "-o", "OUT"}, in: "dwarf"},
-	{args: []string{"btf", "copy", "IN", "-o", "OUT"}, in: "btf", split: true},
-	{args: []string{"btf", "dedup", "IN", "-o", "OUT"}, in: "btf", split: true},
+	{args: []string{"btf", "copy", "IN", "-o", "OUT"}, in: "small", split: true},
+	{args: []string{"btf", "dedup", "IN", "-o", "OUT"}, in: "small", split: true},
 	{args: []string{"btf", "dedup", "--each", "-B", "VM", "-d", "OUTDIR", "IN"}, in: "split", noStdin: true},
 	{args: []string{"ksym", "addr", "ffffffff81000200", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", json: document},
 	{args: []string{"ksym", "addr", "1", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", status: 1, json: document},
@@ -93,6 +95,7 @@ func newTableFixtures(t *testing.T) *tableFixtures {
 	f := &tableFixtures{
 		vars: map[string]string{
 			"VM":     testfixtures.File(t, testfixtures.DebianVmlinux),
+			"SMALL":  writeFile(t, dir, "small.btf", smallBTF(t)),
 			"HOST":   testfixtures.File(t, testfixtures.HostVmlinux),
 			"MOD":    writeFile(t, dir, "af_key.btf", testfixtures.Modules(t)["af_key"]),
 			"OBJ":    testfixtures.File(t, "elf/prog.bpf.o.gz"),
@@ -102,6 +105,7 @@ func newTableFixtures(t *testing.T) *tableFixtures {
 	}
 	f.inputs = map[string]string{
 		"btf":      f.vars["VM"],
+		"small":    f.vars["SMALL"],
 		"split":    f.vars["MOD"],
 		"obj":      f.vars["OBJ"],
 		"dwarf":    testfixtures.File(t, "dwarf/kinds-x86_64.o.gz"),
@@ -109,6 +113,24 @@ func newTableFixtures(t *testing.T) *tableFixtures {
 		"kallsyms": ksym[1],
 	}
 	return f
+}
+
+// smallBTF returns the types of the Debian vmlinux that task_struct,
+// list_head and sk_buff need, the structs they reach through pointers
+// only declared: a few hundred types where vmlinux has 95,000, for the
+// commands whose work the table need not repeat at full size.
+func smallBTF(t *testing.T) []byte {
+	t.Helper()
+	want := []builder.Want{{Name: "task_struct"}, {Name: "list_head"}, {Name: "sk_buff"}}
+	b, err := builder.Minimal(testfixtures.DebianSpec(t), want, builder.MinimalOptions{FwdPointees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // tableRun is one run of a command of the table.
