@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,6 +66,12 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
 	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
+	// The input's magic is checked before the base is read.
+	src, err := c.openEncodeSource(path)
+	if err != nil {
+		return err
+	}
+	defer src.release()
 	opts := dwarf2btf.Options{Jobs: f.jobs, MaxInput: c.maxInput}
 	if f.base != "" {
 		base, err := c.openOne(f.base, nil)
@@ -77,33 +84,11 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if isTerminal(c.stderr) {
 		opts.Progress = c.counter("encoding compile units")
 	}
-	// A file is checked by its first bytes and then mapped by dwarf2btf,
-	// which gives its pages back as it goes; standard input, a pipe or a
-	// device is read whole here, its magic checked before the rest.
-	var data *input.Data
-	if regular, head, err := headOfFile(path, magicLen); path != "-" && err != nil {
-		return err
-	} else if regular {
-		if err := checkELF(path, "vmlinux or module")(head); err != nil {
-			return err
-		}
-	} else {
-		if data, err = c.readELF(path, "vmlinux or module"); err != nil {
-			return err
-		}
-		defer data.Release()
-	}
 	ctx := cmd.Context()
 	if f.noDedup {
-		var b *builder.Builder
-		var err error
-		if data != nil {
-			b, err = dwarf2btf.Encode(ctx, data.Bytes(), opts)
-		} else {
-			b, err = dwarf2btf.EncodeFile(ctx, path, opts)
-		}
+		b, err := src.encode(ctx, opts)
 		if err != nil {
-			return fmt.Errorf("%s: %w", inputName(path), err)
+			return err
 		}
 		return c.writeBTF(b, f.out, f.write, path, f.base)
 	}
@@ -111,15 +96,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
-	var raw []byte
-	if data != nil {
-		raw, err = dwarf2btf.Dedup(ctx, data.Bytes(), opts, wopts)
-		if err != nil {
-			err = fmt.Errorf("%s: %w", inputName(path), err)
-		}
-	} else {
-		raw, err = dwarf2btf.DedupFile(ctx, path, opts, wopts)
-	}
+	raw, err := src.dedup(ctx, opts, wopts)
 	if err != nil {
 		return err
 	}
@@ -129,4 +106,59 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		}
 	}
 	return c.writeOutput(f.out, raw, path, f.base)
+}
+
+// encodeSource is the input of btf encode: a file, which dwarf2btf maps
+// and gives its pages back as it goes, or standard input, a pipe or a
+// device, read whole here.
+type encodeSource struct {
+	path string
+	data *input.Data // nil for a file
+}
+
+// openEncodeSource checks the magic of the input at path ("-": standard
+// input) before anything else: a file by its first bytes, anything else
+// as it is read.
+func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
+	const what = "vmlinux or module"
+	regular, head, err := headOfFile(path, magicLen)
+	if path != "-" && err != nil {
+		return nil, err
+	}
+	if regular {
+		return &encodeSource{path: path}, checkELF(path, what)(head)
+	}
+	d, err := c.readELF(path, what)
+	if err != nil {
+		return nil, err
+	}
+	return &encodeSource{path: path, data: d}, nil
+}
+
+func (s *encodeSource) encode(ctx context.Context, opts dwarf2btf.Options) (*builder.Builder, error) {
+	if s.data == nil {
+		return dwarf2btf.EncodeFile(ctx, s.path, opts)
+	}
+	b, err := dwarf2btf.Encode(ctx, s.data.Bytes(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
+	}
+	return b, nil
+}
+
+func (s *encodeSource) dedup(ctx context.Context, opts dwarf2btf.Options, out builder.Options) ([]byte, error) {
+	if s.data == nil {
+		return dwarf2btf.DedupFile(ctx, s.path, opts, out)
+	}
+	raw, err := dwarf2btf.Dedup(ctx, s.data.Bytes(), opts, out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
+	}
+	return raw, nil
+}
+
+func (s *encodeSource) release() {
+	if s.data != nil {
+		s.data.Release()
+	}
 }
