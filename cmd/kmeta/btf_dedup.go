@@ -90,6 +90,12 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
 	}
+	// The inputs are checked before the base is prepared, which takes a
+	// fifth of a second for a vmlinux.
+	defer c.releasePreread()
+	if err := c.checkBTFInputs(paths, false); err != nil {
+		return err
+	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {
 		return err
@@ -151,7 +157,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkBTFFiles(paths); err != nil {
+	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
 	baseSpec, base, err := c.openBase(f.base)

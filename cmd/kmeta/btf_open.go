@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +88,17 @@ func splitHint(err error) error {
 }
 
 func (c *cli) openOneWithBase(path string, o btf.ReadOptions) (*btf.Spec, error) {
+	if d, ok := c.preread[path]; ok {
+		name := inputName(path)
+		if kimage.IsBzImage(d.Bytes()) || kimage.IsDeb(d.Bytes()) {
+			return c.kernelImageSpec(name, d.Bytes(), o)
+		}
+		s, err := btf.ReadWith(bytes.NewReader(d.Bytes()), o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return s, nil
+	}
 	if path == "-" {
 		return c.openStdin(o)
 	}
@@ -129,11 +141,11 @@ func (c *cli) openStdin(o btf.ReadOptions) (*btf.Spec, error) {
 
 // readArg reads the input named path ("-": standard input) whole, under
 // the input limit: a file is mapped if it can be. check, if not nil, is
-// called with the first magicLen bytes before the rest is read.
-func (c *cli) readArg(path string, check func(head []byte) error) (*input.Data, error) {
+// called with the first checkLen bytes before the rest is read.
+func (c *cli) readArg(path string, check func(head []byte) error, checkLen int) (*input.Data, error) {
 	var d *input.Data
 	var err error
-	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: magicLen}
+	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: checkLen}
 	if path == "-" {
 		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
 	} else {

@@ -34,7 +34,7 @@ func (c *cli) walkPackage(path string, fn func(m pkgModule) error) error {
 			return fmt.Errorf("%s: not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\n\"", inputName(path), head)
 		}
 		return nil
-	})
+	}, magicLen)
 	if err != nil {
 		return err
 	}

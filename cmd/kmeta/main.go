@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
@@ -94,6 +95,10 @@ type cli struct {
 	// maxInput bounds every input (--max-input, KMETA_MAX_INPUT); 0 means
 	// btf.DefaultMaxSize.
 	maxInput int64
+	// preread holds inputs that could be checked only by reading them
+	// (standard input, a pipe), read before a command's costly
+	// preparation, by name (checkBTFInputs).
+	preread map[string]*input.Data
 }
 
 // run executes kmeta with args (without the program name). Errors are

@@ -69,6 +69,7 @@ var commands = []command{
 	{args: []string{"btf", "encode", "IN", "-o", "OUT"}, in: "dwarf"},
 	{args: []string{"btf", "copy", "IN", "-o", "OUT"}, in: "small", split: true},
 	{args: []string{"btf", "dedup", "IN", "-o", "OUT"}, in: "small", split: true},
+	{args: []string{"btf", "dedup", "IN", "-B", "VM", "-o", "OUT"}, in: "split"},
 	{args: []string{"btf", "dedup", "--each", "-B", "VM", "-d", "OUTDIR", "IN"}, in: "split", noStdin: true},
 	{args: []string{"ksym", "addr", "ffffffff81000200", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", json: document},
 	{args: []string{"ksym", "addr", "1", "--kallsyms", "IN", "--sysfs", "KSYSFS"}, in: "kallsyms", status: 1, json: document},
