@@ -91,10 +91,13 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	// The inputs are checked before the base is prepared, which takes a
-	// fifth of a second for a vmlinux.
-	defer c.releasePreread()
-	if err := c.checkBTFInputs(paths, false); err != nil {
-		return err
+	// fifth of a second for a vmlinux. (Standard input is then held
+	// twice, briefly, as it is read; without a base it is read once.)
+	if f.base != "" {
+		defer c.releasePreread()
+		if err := c.checkBTFInputs(paths, false); err != nil {
+			return err
+		}
 	}
 	baseSpec, base, err := c.openBase(f.base)
 	if err != nil {

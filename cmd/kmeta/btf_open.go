@@ -89,6 +89,9 @@ func splitHint(err error) error {
 
 func (c *cli) openOneWithBase(path string, o btf.ReadOptions) (*btf.Spec, error) {
 	if d, ok := c.preread[path]; ok {
+		// Read once: what is read from it is a copy.
+		delete(c.preread, path)
+		defer d.Release()
 		name := inputName(path)
 		if kimage.IsBzImage(d.Bytes()) || kimage.IsDeb(d.Bytes()) {
 			return c.kernelImageSpec(name, d.Bytes(), o)
