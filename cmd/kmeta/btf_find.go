@@ -103,7 +103,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 				return nil
 			}
 			if len(files) > 1 {
-				w.WriteString(file + ": ")
+				w.WriteString(findLabel(file) + ": ")
 			}
 			return rawdump.WriteType(w, t)
 		})
@@ -224,4 +224,13 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags) error {
 		}
 	}
 	return w.Flush()
+}
+
+// findLabel is the label of a file's matches when several files are
+// searched: its name, or "(standard input)" for "-", as grep labels it.
+func findLabel(file string) string {
+	if file == "-" {
+		return "(standard input)"
+	}
+	return file
 }
