@@ -37,9 +37,10 @@ sharing a name are compared as a group.
 bases; only the split types are compared. --types NAME,... compares only
 those types and what they reach: the changes to the named types are
 printed, then one line counting the changes to the types they reach
-("reached N more changes ..."), which --reached lists instead. Exits 0
-when the two are equal and 1 when they differ, as diff(1) does, also
-when only types they reach differ.`,
+("reached N more changes ..."), which --reached lists instead. --json
+gives the same changes as an array, those of reached types marked
+"reached": true. Exits 0 when the two are equal and 1 when they differ,
+as diff(1) does, also when only types they reach differ.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfDiff(cmd.Context(), args[0], args[1], f)
