@@ -113,7 +113,12 @@ func (c *cli) openOneWithBase(path string, o btf.ReadOptions) (*btf.Spec, error)
 		defer d.Release()
 		return c.kernelImageSpec(path, d.Bytes(), o)
 	}
-	return btf.OpenWith(path, o)
+	s, err := btf.OpenWith(path, o)
+	if err != nil && !strings.Contains(err.Error(), path) {
+		// Some of btf's errors (a bad magic number) do not name the file.
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return s, err
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
