@@ -49,6 +49,7 @@ type command struct {
 var commands = []command{
 	{args: []string{"btf", "dump", "IN"}, in: "small", json: jsonLines, split: true},
 	{args: []string{"btf", "dump", "IN", "-B", "VM"}, in: "split", json: jsonLines},
+	{args: []string{"btf", "dump", "MOD", "-B", "IN"}, in: "btf", json: jsonLines},
 	{args: []string{"btf", "dump", "IN", "--format", "c", "--types", "list_head"}, in: "small", split: true},
 	{args: []string{"btf", "find", "task_struct", "IN"}, in: "small", json: document, split: true},
 	{args: []string{"btf", "find", "no_such_type", "IN"}, in: "small", status: 1, json: document},
