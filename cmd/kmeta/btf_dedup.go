@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -77,7 +76,7 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if f.dir != "" || f.jobs != 0 {
-		return fmt.Errorf("-d and -j go with --each")
+		return usagef("-d and -j go with --each")
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -85,7 +84,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	}
 	inputs := append([]string{f.base}, paths...)
 	if stdinTwice(inputs...) {
-		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+		return usagef("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
 	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
@@ -144,13 +143,13 @@ func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, inputs ...s
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	switch {
 	case f.base == "":
-		return fmt.Errorf("--each needs -B BASE")
+		return usagef("--each needs -B BASE")
 	case f.dir == "":
-		return fmt.Errorf("--each needs -d OUTDIR")
+		return usagef("--each needs -d OUTDIR")
 	case f.out != "":
-		return fmt.Errorf("--each writes into -d OUTDIR, not -o")
+		return usagef("--each writes into -d OUTDIR, not -o")
 	case f.jobs < 0:
-		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
+		return usagef("-j %d: want a positive number of workers", f.jobs)
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -219,7 +218,7 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 	outs := make([]string, len(paths))
 	for i, p := range paths {
 		if p == "-" {
-			return nil, fmt.Errorf("--each reads files, not stdin")
+			return nil, usagef("--each reads files, not stdin")
 		}
 		name := filepath.Base(p)
 		if q, ok := seen[name]; ok {

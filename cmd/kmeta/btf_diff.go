@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -55,8 +54,11 @@ as diff(1) does, also when only types they reach differ.`,
 }
 
 func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFlags) error {
+	if f.reached && len(splitNames(f.types)) == 0 {
+		return usagef("--reached goes with --types")
+	}
 	if oldPath == "-" && newPath == "-" {
-		return errors.New("OLD and NEW cannot both be standard input")
+		return usagef("OLD and NEW cannot both be standard input")
 	}
 	if f.baseNew == "" {
 		f.baseNew = f.base
@@ -83,9 +85,6 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	done()
 	if err != nil {
 		return err
-	}
-	if f.reached && len(opts.Types) == 0 {
-		return errors.New("--reached goes with --types")
 	}
 	// With --types the named types' changes come first, then the
 	// reached ones (diff.Change.Reached), which only --reached prints.

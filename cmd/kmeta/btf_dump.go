@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,10 +47,10 @@ byte for byte; with -B only the split types, as "bpftool -B BASE" does.
 
 func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	if f.json && f.format != "raw" {
-		return fmt.Errorf("--json works with --format raw only")
+		return usagef("--json works with --format raw only")
 	}
 	if f.types != "" && f.format != "c" {
-		return fmt.Errorf("--types works with --format c only")
+		return usagef("--types works with --format c only")
 	}
 	o, err := c.openSpec(path, f.base)
 	if err != nil {
@@ -71,7 +70,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	case f.format == "c":
 		err = c.btfDumpC(w, o.spec, splitNames(f.types))
 	default:
-		return fmt.Errorf("unknown --format %q: want raw or c", f.format)
+		return usagef("unknown --format %q: want raw or c", f.format)
 	}
 	if err != nil {
 		return err

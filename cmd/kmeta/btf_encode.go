@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -53,13 +52,13 @@ to standard output.`,
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
 	if stdinTwice(path, f.base) {
-		return errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+		return usagef("FILE and -B BASE cannot both be standard input (\"-\")")
 	}
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}
 	if f.jobs < 0 {
-		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
+		return usagef("-j %d: want a positive number of workers", f.jobs)
 	}
 	// The encoder's heap is small beside its records, which are not on
 	// it, and its garbage is mostly pointer-free: collecting at half the

@@ -33,7 +33,7 @@ func (o *openedSpec) Close() {
 // openSpec opens path ("-" for stdin), on top of basePath if not empty.
 func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 	if stdinTwice(path, basePath) {
-		return nil, errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+		return nil, usagef("FILE and -B BASE cannot both be standard input (\"-\")")
 	}
 	var base *btf.Spec
 	if basePath != "" {

@@ -112,6 +112,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	var um *usageMistake
+	if errors.As(err, &um) && cmd != nil {
+		err = usageError(cmd, um.err)
+	}
 	return nameCommand(cmd, withHint(err))
 }
 
