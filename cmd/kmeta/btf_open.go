@@ -185,6 +185,7 @@ func isKernelImage(path string) bool {
 // Debian package named name: the kernel is decompressed as a stream into
 // btf's reader, which keeps only the .BTF section.
 func (c *cli) kernelImageSpec(name string, data []byte, o btf.ReadOptions) (*btf.Spec, error) {
+	defer c.busy("reading the BTF of the kernel in " + name)()
 	r, _, err := kimage.Kernel(c.ctx, data, c.maxInput)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
