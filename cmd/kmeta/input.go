@@ -58,7 +58,7 @@ func (c *cli) readELF(path, what string) (*input.Data, error) {
 	}
 	check := func(head []byte) error {
 		if !bytes.HasPrefix(head, elfMagic) {
-			return fmt.Errorf("%s: not a %s: it inflates to data that starts with %x, not with ELF's magic", name, what, head)
+			return fmt.Errorf("not a %s: it inflates to data that starts with %x, not with ELF's magic", what, head)
 		}
 		return nil
 	}
