@@ -121,7 +121,7 @@ type encodeSource struct {
 func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
 	const what = "vmlinux or module"
 	regular, head, err := headOfFile(path, magicLen)
-	if path != "-" && err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if regular {

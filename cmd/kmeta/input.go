@@ -101,7 +101,11 @@ func (c *cli) openObject(path string) (*object, error) {
 // headOfFile returns whether path is a regular file, and if it is, its
 // first n bytes (fewer if it is shorter), read without consuming anything:
 // a pipe or a device cannot be looked at twice, and is read whole instead.
+// "-" is standard input, never a file.
 func headOfFile(path string, n int) (regular bool, head []byte, err error) {
+	if path == "-" {
+		return false, nil, nil
+	}
 	f, fi, err := input.OpenFile(path)
 	if err != nil {
 		return false, nil, err
@@ -152,7 +156,7 @@ func (c *cli) checkBTFInputs(paths []string, batch bool) error {
 			continue
 		}
 		regular, head, err := headOfFile(p, kernelHead)
-		if p != "-" && err != nil {
+		if err != nil {
 			return err
 		}
 		if regular {
