@@ -1,10 +1,7 @@
 package dedup
 
 import (
-	"runtime"
-
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Pipeline makes the Merger deduplicate as it goes: from then on, each
@@ -52,7 +49,6 @@ func (m *Merger) Pipeline() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
-	runtime.AddCleanup(m, (*pipeline).free, p)
 	return nil
 }
 
@@ -67,8 +63,6 @@ type pipeline struct {
 
 	stab  map[uint64][]uint32 // canonical structs by key, decided here
 	sents []sent              // the same, in the order they were filed
-
-	mMem, hypMem *mmap.Growable // of state.m and state.hyp
 }
 
 type sent struct {
@@ -76,24 +70,16 @@ type sent struct {
 	id uint32
 }
 
-// free unmaps the maps; the state must not be used after.
-func (p *pipeline) free() {
-	p.mMem.Free()
-	p.hypMem.Free()
-	p.mMem, p.hypMem = nil, nil
-}
-
 // grow makes the canonical and hypothetical maps cover n own types.
 func (d *state) growMaps(n uint32) {
-	p := d.pipe
 	have := uint32(len(d.m))
 	if n <= have {
 		return
 	}
-	d.m = growMapped(d.m, int(n-have), &p.mMem)[:n]
+	d.m = growMapped(d.m, int(n-have), &d.mMem)[:n]
 	// New memory is zeros, as the hypothetical map starts (state.hyp),
 	// and only what is written is touched.
-	d.hyp = growMapped(d.hyp, int(n-have), &p.hypMem)[:n]
+	d.hyp = growMapped(d.hyp, int(n-have), &d.hypMem)[:n]
 	for i := have; i < n; i++ {
 		d.m[i] = unprocessed
 		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
