@@ -70,7 +70,7 @@ type sent struct {
 	id uint32
 }
 
-// grow makes the canonical and hypothetical maps cover n own types.
+// growMaps makes the canonical and hypothetical maps cover n own types.
 func (d *state) growMaps(n uint32) {
 	have := uint32(len(d.m))
 	if n <= have {
