@@ -66,6 +66,14 @@ type Options struct {
 	features Features
 }
 
+// jobs is Jobs resolved: 0 means GOMAXPROCS.
+func (opts *Options) jobs() int {
+	if opts.Jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return opts.Jobs
+}
+
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
 const langRust = 0x1c
 
@@ -103,6 +111,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	m := dedup.New(base)
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
 	m.SetCompat(dedup.Libbpf11)
+	if opts.jobs() > 1 {
+		// The merge, on the caller's goroutine, deduplicates each unit
+		// as it goes, beside the workers encoding the next ones.
+		if err := m.Pipeline(); err != nil {
+			return nil, err
+		}
+	}
 	flush := func(b *builder.Builder) error {
 		if err := m.AddBuilder(b); err != nil {
 			return err
@@ -320,12 +335,12 @@ const releaseStep = 4 << 20
 // encode runs the workers and merges their units in order. Workers run at
 // most window units ahead of the merge, which bounds memory.
 func (e *run) encode(ctx context.Context, m *merger) error {
-	jobs := e.opts.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := e.opts.jobs()
 	n := len(e.units)
 	jobs = max(1, min(jobs, n))
+	if jobs == 1 {
+		return e.encodeInline(ctx, m)
+	}
 	window := 4 * jobs
 	results := make([]chan *encoded, n)
 	for i := range results {
@@ -363,6 +378,34 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 		case free <- u:
 		default:
 		}
+		if e.opts.Progress != nil {
+			e.opts.Progress(i+1, n)
+		}
+	}
+	return m.finish()
+}
+
+// encodeInline reads, encodes and merges every unit on the calling
+// goroutine, one after the other, as pahole -j1 does: Options.Jobs 1 asks
+// for no goroutine besides the caller's.
+func (e *run) encodeInline(ctx context.Context, m *merger) error {
+	l := &loader{cu: &cuData{}}
+	cache := map[uint64]*abbrevTable{}
+	u := &encoded{}
+	n := len(e.units)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		u.reset()
+		if err := e.unit(e.units[i], l, cache, u); err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+		}
+		if err := m.add(u); err != nil {
+			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+		}
+		e.releaseThrough(i)
+		e.releaseLoc(u.locMax)
 		if e.opts.Progress != nil {
 			e.opts.Progress(i+1, n)
 		}

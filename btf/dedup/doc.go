@@ -28,8 +28,12 @@
 // builder.Options field. AddBuilder reads a Builder's records in place; a
 // producer of millions of types (a DWARF encoder) hands them over in
 // pieces, forgetting each (builder.Builder.Forget), so that they are held
-// once. Inputs may hold up to 2^31 types, as libbpf allows before
-// deduplication; the output must fit BTF's limits.
+// once. Such a producer may also make the Merger pipelined
+// (Merger.Pipeline): each AddBuilder then runs the first passes over what
+// it can of the types appended so far, on the caller's goroutine, while
+// the producer's other goroutines make the next. Inputs may hold up to
+// 2^31 types, as libbpf allows before deduplication; the output must fit
+// BTF's limits.
 //
 // # Concurrency
 //

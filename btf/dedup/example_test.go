@@ -100,3 +100,48 @@ func ExampleNewWith() {
 	// [3] VAR 'a' type_id=2, linkage=global
 	// [4] VAR 'b' type_id=2, linkage=global
 }
+
+// A producer hands its units to a pipelined Merger one at a time: each
+// AddBuilder deduplicates what it can of the unit just appended, Dedup
+// the rest. The output is the same as without Pipeline.
+func ExampleMerger_Pipeline() {
+	m := dedup.New(nil)
+	if err := m.Pipeline(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := builder.New()
+	for unit := range 3 {
+		// Each unit: int; struct node { struct node *next; int v; }.
+		i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+		node := b.NextID()
+		b.AddStruct("node", 16, []builder.Member{{Name: "next", Type: node + 1}, {Name: "v", Type: i, BitOffset: 64}})
+		b.AddPointer(node)
+		b.AddVar(fmt.Sprintf("head%d", unit), node+1, btf.LinkageGlobal)
+		if err := m.AddBuilder(b); err != nil {
+			fmt.Println(err)
+			return
+		}
+		b.Forget()
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rawdump.Write(os.Stdout, s, rawdump.Options{})
+	// Output:
+	// [1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
+	// [2] STRUCT 'node' size=16 vlen=2
+	// 	'next' type_id=3 bits_offset=0
+	// 	'v' type_id=1 bits_offset=64
+	// [3] PTR '(anon)' type_id=2
+	// [4] VAR 'head0' type_id=3, linkage=global
+	// [5] VAR 'head1' type_id=3, linkage=global
+	// [6] VAR 'head2' type_id=3, linkage=global
+}

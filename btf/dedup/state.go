@@ -42,6 +42,7 @@ type state struct {
 	depth  int
 	err    error
 	compat Compat
+	pipe   *pipeline // see Merger.Pipeline
 
 	workers int      // see Options
 	tops    []uint32 // top signatures (computeTops), index id-first
@@ -190,6 +191,16 @@ func (d *state) fail(err error) {
 // run performs libbpf's passes, in its order.
 func (d *state) run() error {
 	n := d.n()
+	from := uint32(0) // where the struct pass starts
+	if d.pipe != nil {
+		// A pipeline (Merger.Pipeline) did what comes before the
+		// struct pass, and the struct pass up to from.
+		var err error
+		if from, err = d.pipeFinish(); err != nil {
+			return err
+		}
+		goto structs
+	}
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	d.m = makeMapped[uint32](int(n), &d.mMem)
@@ -223,8 +234,9 @@ func (d *state) run() error {
 	}
 	// Each pass's scratch goes before the next, whose table grows to the
 	// largest thing a deduplication holds.
+structs:
 	d.freeEnums()
-	for i := range n {
+	for i := from; i < n; i++ {
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
 		if d.err != nil {

@@ -1,0 +1,52 @@
+package dwarf2btf_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestJobsOneInline checks the concurrency policy: Options.Jobs 1 reads,
+// encodes and merges on the caller's goroutine alone, so while Encode
+// runs (its Progress callback) there are no more goroutines than before.
+// kvm.ko has dozens of units, so a worker goroutine would still be
+// running at the first callback.
+func TestJobsOneInline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses and encodes kvm.ko")
+	}
+	data := testfixtures.Read(t, "elf/kvm.ko.xz")
+	before := runtime.NumGoroutine()
+	during, calls := 0, 0
+	opts := dwarf2btf.Options{Jobs: 1, Progress: func(done, total int) {
+		calls++
+		during = max(during, runtime.NumGoroutine())
+	}}
+	if _, err := dwarf2btf.EncodeNoDedup(context.Background(), data, opts); err != nil {
+		t.Fatal(err)
+	}
+	if calls < 2 {
+		t.Fatalf("Progress called %d times", calls)
+	}
+	if during > before {
+		t.Errorf("-j1: %d goroutines while encoding, %d before", during, before)
+	}
+}
+
+// TestJobsCanceled checks that a canceled context stops every -j.
+func TestJobsCanceled(t *testing.T) {
+	data := testfixtures.Read(t, "dwarf/kinds-x86_64.o.gz")
+	for _, jobs := range []int{1, 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := dwarf2btf.Encode(ctx, data, dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}, builder.Options{})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("-j%d: %v, want context.Canceled", jobs, err)
+		}
+	}
+}
