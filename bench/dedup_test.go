@@ -154,7 +154,7 @@ func parseModules(b *testing.B, f dedupFiles) (*btf.Spec, *dedup.Base, []*btf.Sp
 	vm, err := btf.Open(context.Background(), f.vmlinux, btf.Options{})
 	must(b, err)
 	b.Cleanup(func() { vm.Close() })
-	base, err := dedup.NewBase(vm)
+	base, err := dedup.NewBase(vm, dedup.Options{})
 	must(b, err)
 	var specs []*btf.Spec
 	for _, p := range f.mods {
@@ -198,7 +198,7 @@ func BenchmarkDedupEach(b *testing.B) {
 		vm, _, specs := parseModules(b, f)
 		b.ReportAllocs()
 		for b.Loop() {
-			base, err := dedup.NewBase(vm)
+			base, err := dedup.NewBase(vm, dedup.Options{})
 			must(b, err)
 			var next atomic.Int64
 			var wg sync.WaitGroup

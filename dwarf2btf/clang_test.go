@@ -77,7 +77,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 	for base, file := range map[string]string{"debian-6.1": testfixtures.DebianVmlinux, "host-6.18.44": testfixtures.HostVmlinux} {
 		t.Run(base, func(t *testing.T) {
 			s := testfixtures.Spec(t, testfixtures.Read(t, file), nil)
-			dbase, err := dedup.NewBase(s)
+			dbase, err := dedup.NewBase(s, dedup.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

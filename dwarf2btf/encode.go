@@ -104,11 +104,11 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
 		var err error
-		if base, err = dedup.NewBase(opts.Base); err != nil {
+		if base, err = dedup.NewBase(opts.Base, dedup.Options{Workers: opts.jobs()}); err != nil {
 			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
 		}
 	}
-	m := dedup.New(base)
+	m := dedup.New(base, dedup.Options{Workers: opts.jobs()})
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
 	m.SetCompat(dedup.Libbpf11)
 	if opts.jobs() > 1 {

@@ -42,7 +42,7 @@ func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.B
 // deduplication.
 func TestIdenticalToPahole(t *testing.T) {
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base)
+	dbase, err := dedup.NewBase(base, dedup.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestModules(t *testing.T) {
 		t.Skip("heavy check (kvm.ko, xfs.ko, several seconds): set KMETA_HEAVY=1")
 	}
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base)
+	dbase, err := dedup.NewBase(base, dedup.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

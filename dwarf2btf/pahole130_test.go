@@ -22,7 +22,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbase, err := dedup.NewBase(base)
+	dbase, err := dedup.NewBase(base, dedup.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,11 +85,11 @@ func Finalize(raw []byte, opts Options) ([]byte, error) {
 	}
 	dbase := opts.DedupBase
 	if dbase == nil && opts.Base != nil {
-		if dbase, err = dedup.NewBase(opts.Base); err != nil {
+		if dbase, err = dedup.NewBase(opts.Base, dedup.Options{}); err != nil {
 			return nil, fmt.Errorf("btfids: base: %w", err)
 		}
 	}
-	m := dedup.New(dbase)
+	m := dedup.New(dbase, dedup.Options{})
 	if err := m.AddSpec(spec); err != nil {
 		return nil, fmt.Errorf("btfids: %w", err)
 	}

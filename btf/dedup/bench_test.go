@@ -78,7 +78,7 @@ func BenchmarkNewBase(b *testing.B) {
 			b.ReportAllocs()
 			c := startCPU()
 			for b.Loop() {
-				if _, err := dedup.NewBaseWith(s, dedup.Options{Workers: w}); err != nil {
+				if _, err := dedup.NewBase(s, dedup.Options{Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -97,7 +97,7 @@ func BenchmarkMergedWorkers(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				m := dedup.NewWith(base, dedup.Options{Workers: w})
+				m := dedup.New(base, dedup.Options{Workers: w})
 				for _, s := range specs {
 					if err := m.AddSpec(s); err != nil {
 						b.Fatal(err)

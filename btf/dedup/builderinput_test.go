@@ -23,7 +23,7 @@ func TestAddBuilderPieces(t *testing.T) {
 			// The same Copy calls fill whole and pieces; pieces is
 			// handed on every 97 types.
 			whole, pieces := newSplit(t, vm), newSplit(t, vm)
-			m := dedup.New(base)
+			m := dedup.New(base, dedup.Options{})
 			n := 0
 			for id, typ := range mod.Types(btf.ScopeOwn) {
 				for _, b := range []*builder.Builder{whole, pieces} {
@@ -85,13 +85,13 @@ func TestAddBuilderErrors(t *testing.T) {
 	i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
 	b.Forget()
 	b.AddPointer(i)
-	if err := dedup.New(nil).AddBuilder(b); err == nil {
+	if err := dedup.New(nil, dedup.Options{}).AddBuilder(b); err == nil {
 		t.Error("a Builder that forgot types before they were appended was accepted")
 	}
 
 	b = builder.New()
 	p, _ := b.AddPointer(2) // to a type added later
-	m := dedup.New(nil)
+	m := dedup.New(nil, dedup.Options{})
 	if err := m.AddBuilder(b); err != nil {
 		t.Fatal(err)
 	}

@@ -50,11 +50,11 @@ func TestConcurrentBase(t *testing.T) {
 // four goroutines, and the result is still libbpf 1.8's.
 func TestWorkersGolden(t *testing.T) {
 	vm, _ := debian(t)
-	base, err := dedup.NewBaseWith(vm, dedup.Options{Workers: 4})
+	base, err := dedup.NewBase(vm, dedup.Options{Workers: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := dedup.NewWith(base, dedup.Options{Workers: 4})
+	m := dedup.New(base, dedup.Options{Workers: 4})
 	for _, name := range mergedOrder(t) {
 		if err := m.AddSpec(module(t, name)); err != nil {
 			t.Fatal(err)

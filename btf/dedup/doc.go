@@ -45,7 +45,7 @@
 // global mutable state.
 //
 // Calls run on the calling goroutine unless their Options ask for workers
-// (NewBaseWith, NewWith): then a Base's signatures and string index, and
+// (NewBase, New): then a Base's signatures and string index, and
 // the signatures a deduplication files structs and typedefs under, are
 // computed on that many goroutines; what libbpf does in order (the choice
 // of canonical types, the output order) stays on the calling one, and the

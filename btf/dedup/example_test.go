@@ -50,7 +50,7 @@ func ExampleMarshal() {
 
 // A base and two split inputs on it, merged and deduplicated with up to
 // four workers: the result is the same for any number of them.
-func ExampleNewWith() {
+func ExampleNew_workers() {
 	vb := builder.New()
 	vb.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
 	vraw, _ := vb.Marshal(builder.Options{})
@@ -60,12 +60,12 @@ func ExampleNewWith() {
 		return
 	}
 	opts := dedup.Options{Workers: 4}
-	base, err := dedup.NewBaseWith(vmlinux, opts)
+	base, err := dedup.NewBase(vmlinux, opts)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	m := dedup.NewWith(base, opts)
+	m := dedup.New(base, opts)
 	for _, name := range []string{"a", "b"} {
 		// Each module: its own int, and a pointer to it.
 		mb, _ := builder.NewSplit(vmlinux)
@@ -105,7 +105,7 @@ func ExampleNewWith() {
 // AddBuilder deduplicates what it can of the unit just appended, Dedup
 // the rest. The output is the same as without Pipeline.
 func ExampleMerger_Pipeline() {
-	m := dedup.New(nil)
+	m := dedup.New(nil, dedup.Options{})
 	if err := m.Pipeline(); err != nil {
 		fmt.Println(err)
 		return

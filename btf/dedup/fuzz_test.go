@@ -139,7 +139,7 @@ func FuzzDedupSplit(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	base, err := dedup.NewBase(bs)
+	base, err := dedup.NewBase(bs, dedup.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func debian(tb testing.TB) (*btf.Spec, *dedup.Base) {
 	baseOnce.Do(func() {
 		baseSpec, baseErr = btf.Parse(testfixtures.Read(tb, testfixtures.DebianVmlinux), btf.Options{})
 		if baseErr == nil {
-			baseDD, baseErr = dedup.NewBase(baseSpec)
+			baseDD, baseErr = dedup.NewBase(baseSpec, dedup.Options{})
 		}
 	})
 	if baseErr != nil {

@@ -138,7 +138,7 @@ func TestLibbpfEachModule(t *testing.T) {
 	}
 	runRef(t, args...)
 	for _, name := range names {
-		m := dedup.New(base)
+		m := dedup.New(base, dedup.Options{})
 		m.SetCompat(compat)
 		if err := m.AddSpec(module(t, name)); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -36,9 +36,11 @@ type Merger struct {
 }
 
 // New returns an empty Merger whose output is split BTF on base, or
-// standalone BTF if base is nil.
-func New(base *Base) *Merger {
+// standalone BTF if base is nil. Its Dedup works on the calling goroutine
+// unless opts.Workers allows more.
+func New(base *Base, opts Options) *Merger {
 	m := &Merger{base: base, d: newState(base)}
+	m.d.workers = opts.workers()
 	m.d.recs.mem = &recMem{}
 	// The records, strings and tables are in mappings (recmem.go), given
 	// back by Dedup, or here if the Merger is dropped before.
@@ -233,7 +235,7 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 // once, returning raw BTF in host byte order: split on base, or standalone
 // if base is nil.
 func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
-	m := New(base)
+	m := New(base, Options{})
 	words, n, strs := 0, 0, 0
 	for _, s := range specs {
 		words += len(btfraw.TypeSection(s)) / 4
@@ -258,11 +260,11 @@ func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 func Marshal(b *builder.Builder, base *Base, opts builder.Options) ([]byte, error) {
 	if base == nil && b.Base() != nil {
 		var err error
-		if base, err = NewBase(b.Base()); err != nil {
+		if base, err = NewBase(b.Base(), Options{}); err != nil {
 			return nil, err
 		}
 	}
-	m := New(base)
+	m := New(base, Options{})
 	if err := m.AddBuilder(b); err != nil {
 		return nil, err
 	}

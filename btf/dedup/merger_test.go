@@ -26,7 +26,7 @@ func TestMergerBuilders(t *testing.T) {
 	if err := b.CopyAll(mod); err != nil {
 		t.Fatal(err)
 	}
-	m := dedup.New(base)
+	m := dedup.New(base, dedup.Options{})
 	if err := m.AddSpec(mod); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestMergerBuilders(t *testing.T) {
 		t.Errorf("AddSpec after Builder: %v, want ErrDone", err)
 	}
 	// Split input on another base is refused.
-	if err := dedup.New(nil).AddSpec(mod); err == nil {
+	if err := dedup.New(nil, dedup.Options{}).AddSpec(mod); err == nil {
 		t.Error("split input accepted by a standalone Merger")
 	}
 }
@@ -86,7 +86,7 @@ func TestOptionsKeepStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := dedup.New(base)
+	m := dedup.New(base, dedup.Options{})
 	for _, s := range specs {
 		if err := m.AddSpec(s); err != nil {
 			t.Fatal(err)

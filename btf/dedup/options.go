@@ -3,11 +3,9 @@ package dedup
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// Options tunes NewBaseWith and NewWith.
+// Options tune NewBase and New.
 type Options struct {
 	// Workers is how many goroutines a call may use for the work that
 	// does not depend on order: a Base's signatures and string index, and
@@ -19,18 +17,6 @@ type Options struct {
 }
 
 func (o Options) workers() int { return max(o.Workers, 1) }
-
-// NewBaseWith is NewBase with options.
-func NewBaseWith(spec *btf.Spec, opts Options) (*Base, error) {
-	return newBase(spec, true, opts.workers())
-}
-
-// NewWith is New with options.
-func NewWith(base *Base, opts Options) *Merger {
-	m := New(base)
-	m.d.workers = opts.workers()
-	return m
-}
 
 // parallel calls fn(w, lo, hi) over [0, n) in chunks of chunk, on up to
 // workers goroutines (the calling one among them), w being the worker's

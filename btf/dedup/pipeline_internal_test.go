@@ -18,11 +18,11 @@ func TestPipelineProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := NewBase(vm)
+	base, err := NewBase(vm, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(base)
+	m := New(base, Options{})
 	if err := m.Pipeline(); err != nil {
 		t.Fatal(err)
 	}

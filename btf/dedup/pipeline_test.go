@@ -25,7 +25,7 @@ func TestPipeline(t *testing.T) {
 	for _, compat := range []dedup.Compat{dedup.Libbpf18, dedup.Libbpf11} {
 		var outs [2][]byte
 		for i, pipe := range []bool{false, true} {
-			m := dedup.New(base)
+			m := dedup.New(base, dedup.Options{})
 			if err := m.SetCompat(compat); err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestPipeline(t *testing.T) {
 // nothing, and after Dedup fails.
 func TestPipelineLate(t *testing.T) {
 	vm, base := debian(t)
-	m := dedup.New(base)
+	m := dedup.New(base, dedup.Options{})
 	b := newSplit(t, vm)
 	if err := b.CopyAll(module(t, "af_key")); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	b, err := dedup.NewBaseWith(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
+	b, err := dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("base %s: %w", path, err)
@@ -117,7 +117,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	go func() {
 		defer close(baseDone)
 		if baseSpec != nil {
-			if base, baseErr = dedup.NewBaseWith(baseSpec, workers); baseErr != nil {
+			if base, baseErr = dedup.NewBase(baseSpec, workers); baseErr != nil {
 				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
 			}
 		}
@@ -132,7 +132,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				if <-baseDone; baseErr != nil {
 					return baseErr
 				}
-				m = dedup.NewWith(base, workers)
+				m = dedup.New(base, workers)
 			}
 			progress(i + 1)
 			if err := m.AddSpec(s); err != nil {
@@ -240,7 +240,7 @@ func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.
 		return err
 	}
 	defer s.Close()
-	m := dedup.New(base)
+	m := dedup.New(base, dedup.Options{})
 	if err := m.AddSpec(s); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

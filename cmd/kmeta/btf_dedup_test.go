@@ -18,7 +18,7 @@ func TestBTFDedup(t *testing.T) {
 	dir := t.TempDir()
 	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
 	vm := testfixtures.DebianSpec(t)
-	base, err := dedup.NewBase(vm)
+	base, err := dedup.NewBase(vm, dedup.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
