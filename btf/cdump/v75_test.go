@@ -305,3 +305,29 @@ func TestSortPrintingOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCompat: the names of the modes round-trip, others are errors,
+// and Write refuses a mode it does not know before writing anything.
+func TestParseCompat(t *testing.T) {
+	for _, c := range []cdump.Compat{cdump.CompatNone, cdump.CompatBpftool71} {
+		got, err := cdump.ParseCompat(c.String())
+		if err != nil || got != c {
+			t.Errorf("ParseCompat(%q) = %v, %v; want %v", c.String(), got, err, c)
+		}
+	}
+	if got, err := cdump.ParseCompat(""); err != nil || got != cdump.CompatNone {
+		t.Errorf(`ParseCompat("") = %v, %v`, got, err)
+	}
+	for _, name := range []string{"bpftool-7.3", "bpftool", "7.1", "BPFTOOL-7.1"} {
+		if _, err := cdump.ParseCompat(name); err == nil {
+			t.Errorf("ParseCompat(%q): no error", name)
+		}
+	}
+	var buf bytes.Buffer
+	if err := cdump.Write(&buf, parse(t, newGen().bytes(), nil), cdump.Options{Compat: 7}); err == nil || buf.Len() != 0 {
+		t.Errorf("Compat(7): err %v, %d bytes written", err, buf.Len())
+	}
+	if s := cdump.Compat(7).String(); s != "Compat(7)" {
+		t.Errorf("Compat(7).String() = %q", s)
+	}
+}
