@@ -95,7 +95,7 @@ func benchLoad(b *testing.B) {
 		floor := readFloor(b, buf)
 		b.StartTimer()
 		c0, start := cpuTime(), time.Now()
-		if _, err := kallsyms.Load(kallsymsPath, nil); err != nil {
+		if _, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		ratios = append(ratios, float64(time.Since(start))/float64(floor))
@@ -118,7 +118,7 @@ func benchParse(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := kallsyms.Parse(bytes.NewReader(data), nil); err != nil {
+		if _, err := kallsyms.Parse(bytes.NewReader(data), kallsyms.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -146,7 +146,7 @@ func benchRetained(b *testing.B) {
 	var perSym float64
 	for b.Loop() {
 		before := heapAlloc()
-		s, err := kallsyms.Load(kallsymsPath, nil)
+		s, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func benchRetained(b *testing.B) {
 // the range lies between _etext and _sinittext), which resolve to no
 // symbol (kallsyms.ErrNotText) and are left out.
 func benchLookup(b *testing.B, appendName bool) {
-	s, err := kallsyms.Load(kallsymsPath, nil)
+	s, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func benchLookup(b *testing.B, appendName bool) {
 // text, over and over, as a profiler sees a busy kernel's few hot
 // functions: the snapshot's blocks that they touch stay in the cache.
 func benchLookupHot(b *testing.B) {
-	s, err := kallsyms.Load(kallsymsPath, nil)
+	s, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,6 +27,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // The functions keep no state and are safe for concurrent use. A BTF, once
 // opened, is a copy of the kernel's data: it is safe for concurrent use
 // (see btf.Spec) and stays valid when the kernel object goes away, until

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"runtime"
+
 	"slices"
 	"sync"
 )
@@ -63,6 +63,9 @@ type builder struct {
 	pendName []byte // the full name, "__pfx_" included
 
 	text textEnds // where runs of text end, without Options.Data (textend.go)
+	// parallel lets fill lay out a big table on two goroutines
+	// (Options.Workers).
+	parallel bool
 }
 
 // Pools of the builders' storage, reused by the next load: pieces (see
@@ -100,8 +103,6 @@ func (b *builder) release() {
 
 // add records one symbol, in file order: a text symbol, or with
 // Options.Data any symbol. name is not retained.
-//
-// Guarded by BenchmarkKallsyms/Load.
 func (b *builder) add(addr uint64, typ byte, name []byte) {
 	if b.text.pend && addr >= b.text.stopAt {
 		b.endRun(addr)
@@ -143,8 +144,6 @@ func (b *builder) flush() {
 // push stores one entry. Its encoded name goes straight into the blob; a
 // uvarint length is inserted before it only for long names.
 // It also decides where the table's blocks start (see table).
-//
-// Guarded by BenchmarkKallsyms/Load.
 func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	n := b.addrs.len()
 	if n > 0 && addr < b.addrs.last() {
@@ -233,9 +232,9 @@ func (b *builder) finish() *table {
 
 // fill lays out t's blocks (see table): each header, and the block's names
 // copied from the blob without their uvarint lengths. Blocks are
-// independent, so a big table is laid out on two goroutines, since Load
-// does this after the kernel's last read and nothing else can run
-// meanwhile (BenchmarkKallsyms/Load).
+// independent, so a big table is laid out on two goroutines when the
+// options allow it (b.parallel), since loading does this after the
+// kernel's last read and nothing else can run meanwhile.
 func (b *builder) fill(t *table) {
 	nb := len(b.blocks)
 	t.hdrs = newHeaders(nb)
@@ -245,7 +244,7 @@ func (b *builder) fill(t *table) {
 			b.writeBlock(t, k)
 		}
 	}
-	if nb < parallelBlocks || runtime.GOMAXPROCS(0) < 2 {
+	if nb < parallelBlocks || !b.parallel {
 		layout(0, nb)
 		return
 	}
@@ -261,8 +260,7 @@ const parallelBlocks = 1024
 
 // writeBlock writes block k of t: its header, and its entries' names.
 //
-// Guarded by BenchmarkKallsyms/Load: Load builds vmlinux's table after the
-// kernel's last read.
+// Loading builds vmlinux's table after the kernel's last read.
 func (b *builder) writeBlock(t *table, k int) {
 	bs := b.blocks[k]
 	first, last := int(bs.entry), b.addrs.len()

@@ -4,7 +4,7 @@
 //
 // # Reading
 //
-// Parse and Load build an immutable Snapshot: one table per module
+// Parse and ReadFile build an immutable Snapshot: one table per module
 // (Vmlinux for the kernel image, pseudo-modules such as "bpf" and
 // "__builtin__ftrace" too). Text symbols are kept by default, data symbols
 // with Options.Data. The ftrace-cloned init symbols that the kernel lists
@@ -38,13 +38,14 @@
 // ErrNotText, never the text symbol below it. LookupAppend does the same
 // without allocating, filling the caller's Symbol and decoding the name
 // into the caller's buffer: with a reused buffer it is the fast path for
-// profilers (see BENCH.md). LookupName finds symbols by name with a linear scan over
-// the compressed names. Modules lists modules with their address ranges
+// profilers. LookupName finds symbols by name with a linear scan over the
+// compressed names. Modules lists modules with their address ranges
 // and build IDs.
 //
 // # Reloading
 //
-// A Symbolizer holds the current Snapshot in an atomic pointer. Reload
+// A Symbolizer (NewSymbolizer) follows a kernel: it holds the current
+// Snapshot in an atomic pointer. Reload
 // builds a new snapshot beside the old one, reusing the tables of modules
 // whose symbols did not change, and swaps it in; a failed reload keeps the
 // old snapshot. RequestReload throttles: requests within Config.Coalesce
@@ -70,12 +71,15 @@
 // (readers never block, reloads and patches are serialized) and the
 // package's functions.
 //
-// Goroutines: Parse and Load read their input on a goroutine of their own
-// until it ends. Open starts one goroutine for throttled reloads and,
-// when it follows ksymbol events, one that reads and applies them; both
-// end at Close. A reload reads sysfs on a second goroutine. Watch runs on
-// the caller's goroutine, with a helper that closes its socket at Close.
-// Callbacks (OnReload, OnKsym, OnEvent) run on those goroutines. The package has no mutable package-level
+// Goroutines: Parse and ReadFile run on the caller's goroutine unless
+// Options.Workers is 2 or more: then they read their input on a goroutine
+// of their own until it ends, and lay out a big table on two.
+// NewSymbolizer starts one goroutine for throttled reloads and, when it
+// follows ksymbol events, one that reads and applies them; both end at
+// Close. A reload reads sysfs on a second goroutine when Config.Workers
+// is 2 or more. Watch runs on the caller's goroutine, with a helper that
+// closes its socket at Close. Callbacks (OnReload, OnKsym, OnEvent) run on
+// those goroutines. The package has no mutable package-level
 // state: its only package-level values are the read-only name dictionary
 // (built on first use) and sentinel errors.
 //

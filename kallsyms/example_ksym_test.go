@@ -43,8 +43,9 @@ func ExampleKsymReader() {
 
 	ev := &events{batches: make(chan []kallsyms.KsymEvent), closed: make(chan struct{})}
 	applied := make(chan kallsyms.KsymEvent)
-	sym, err := kallsyms.Open(kallsyms.Config{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
+	sym, err := kallsyms.NewSymbolizer(kallsyms.Config{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
 		OnKsym: func(e kallsyms.KsymEvent) { applied <- e }})
+
 	if err != nil {
 		panic(err)
 	}

@@ -17,7 +17,7 @@ ffffffff81000200 T do_more
 ffffffffc0000000 t __pfx_mod_init	[mymod]
 ffffffffc0000010 t mod_init	[mymod]
 `
-	s, err := kallsyms.Parse(strings.NewReader(text), nil)
+	s, err := kallsyms.Parse(strings.NewReader(text), kallsyms.Options{})
 	if err != nil {
 		panic(err)
 	}

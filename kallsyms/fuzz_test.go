@@ -14,7 +14,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("ffffffff81000000 T _stext\nffffffff81000010 t __pfx_f\nffffffff81000020 t f\t[m]\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, data := range []bool{false, true} {
-			s, err := Parse(bytes.NewReader(in), &Options{Data: data})
+			s, err := Parse(bytes.NewReader(in), Options{Data: data})
 			if err != nil {
 				var pe *ParseError
 				if !errors.As(err, &pe) && !errors.Is(err, ErrRestricted) {

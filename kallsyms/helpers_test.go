@@ -120,7 +120,10 @@ func extractTar(dir string, b []byte) error {
 // mustParse parses kallsyms text or fails the test.
 func mustParse(tb testing.TB, text []byte, opts *Options) *Snapshot {
 	tb.Helper()
-	s, err := Parse(bytes.NewReader(text), opts)
+	if opts == nil {
+		opts = &Options{}
+	}
+	s, err := Parse(bytes.NewReader(text), *opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -180,6 +180,9 @@ func (l *liveSyms) table(data bool) *table {
 	}
 	t := b.finish()
 	b.release()
+	for _, s := range syms {
+		t.end = max(t.end, s.addr+uint64(s.s.size))
+	}
 	return t
 }
 

@@ -37,7 +37,7 @@ func hostSymbolizer(b *testing.B) *Symbolizer {
 	if err := os.WriteFile(path, readFixture(b, hostFixture), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	sym, err := Open(Config{Kallsyms: path, NoSysfs: true, KsymEvents: newFakeKsyms()})
+	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, KsymEvents: newFakeKsyms()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func BenchmarkKsymReload(b *testing.B) {
 		reportCPU(b, start, 0)
 	})
 	b.Run("Proc", func(b *testing.B) {
-		sym, err := Open(Config{NoSysfs: true, NoKsymEvents: true})
+		sym, err := NewSymbolizer(Config{NoSysfs: true, NoKsymEvents: true})
 		if err != nil {
 			b.Skip(err)
 		}
@@ -112,7 +112,7 @@ func BenchmarkKsymLive(b *testing.B) {
 		name := map[bool]string{true: "Follow", false: "Off"}[follow]
 		b.Run(name, func(b *testing.B) {
 			removed := make(chan struct{}, 1)
-			sym, err := Open(Config{NoSysfs: true, NoKsymEvents: !follow, OnKsym: func(ev KsymEvent) {
+			sym, err := NewSymbolizer(Config{NoSysfs: true, NoKsymEvents: !follow, OnKsym: func(ev KsymEvent) {
 				if ev.Op == KsymRemove {
 					select {
 					case removed <- struct{}{}:
@@ -120,6 +120,7 @@ func BenchmarkKsymLive(b *testing.B) {
 					}
 				}
 			}})
+
 			if err != nil {
 				b.Skip(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/perfevent"
+	"golang.org/x/sys/unix"
 )
 
 // liveEnv is a Symbolizer of the running kernel that follows ksymbol
@@ -41,13 +44,14 @@ func openLive(t *testing.T, prefix string) *liveEnv {
 	}
 	probe.Close()
 	e := &liveEnv{prefix: prefix, events: make(chan KsymEvent, 1024)}
-	e.sym, err = Open(Config{NoSysfs: true,
+	e.sym, err = NewSymbolizer(Config{NoSysfs: true,
 		OnKsym: func(ev KsymEvent) {
 			if strings.Contains(ev.Name, "_"+prefix) {
 				e.events <- ev
 			}
 		},
 		OnReload: func(ReloadEvent) { e.reloads.Add(1) }})
+
 	if errors.Is(err, ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)
 	}
@@ -290,4 +294,111 @@ func checkAgainstKallsyms(t *testing.T, sym *Symbolizer) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Errorf("BPF symbols differ from /proc/kallsyms:\n%s", strings.Join(diff, "\n"))
+}
+
+// TestKsymLostLive makes the kernel drop ksymbol records: the Symbolizer
+// follows with one-page rings, and its follower is held (in OnKsym) while
+// 60 programs on one CPU load and unload. Once it goes on, the kernel's
+// PERF_RECORD_LOST must cause one throttled full reload, after which the
+// BPF table equals /proc/kallsyms'.
+func TestKsymLostLive(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: needs CAP_BPF, CAP_PERFMON and kallsyms addresses")
+	}
+	prefix := fmt.Sprintf("kmx%d_", os.Getpid()%10000)
+	hold, held := make(chan struct{}), make(chan struct{}, 1)
+	reloads := make(chan ReloadEvent, 10)
+	sym, err := NewSymbolizer(Config{NoSysfs: true,
+		openKsyms: func() (KsymReader, error) {
+			r, err := perfevent.Open(&perfevent.Options{Pages: 1})
+			if err != nil {
+				return nil, err
+			}
+			return &perfKsyms{r: r}, nil
+		},
+		OnKsym: func(ev KsymEvent) {
+			if strings.Contains(ev.Name, "_"+prefix+"hold") {
+				select {
+				case held <- struct{}{}:
+				default:
+				}
+				<-hold
+			}
+		},
+		OnReload: func(ev ReloadEvent) { reloads <- ev }})
+
+	if errors.Is(err, ErrRestricted) {
+		t.Skipf("kallsyms: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	release := sync.OnceFunc(func() { close(hold) })
+	defer release() // before Close, which waits for the follower
+	if err := sym.KsymEventsErr(); err != nil {
+		t.Skipf("ksymbol events unavailable: %v", err)
+	}
+	pinToOneCPU(t)
+	load := func(name string) {
+		f, err := bpfsys.LoadSocketFilter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	load(prefix + "hold")
+	select {
+	case <-held:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the follower did not reach the held event")
+	}
+	for i := range 60 {
+		load(fmt.Sprintf("%s%d", prefix, i))
+	}
+	release()
+	time.Sleep(100 * time.Millisecond) // the follower drains the ring
+	load(prefix + "after")             // the kernel writes the lost record before this one's
+	select {
+	case ev := <-reloads:
+		if ev.Err != nil || len(ev.Reasons) == 0 || !strings.HasPrefix(ev.Reasons[0], "resync after") {
+			t.Errorf("reload %+v, want a resync after lost events", ev)
+		}
+		t.Logf("reload: %q in %v", ev.Reasons, ev.Duration)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reload after lost records")
+	}
+	checkAgainstKallsyms(t, sym)
+	select {
+	case ev := <-reloads:
+		t.Errorf("a second reload: %+v", ev)
+	default:
+	}
+}
+
+// pinToOneCPU runs the calling goroutine on its thread, bound to the CPU
+// it may use first, until the test ends: every ksymbol record then goes
+// to that CPU's ring.
+func pinToOneCPU(tb testing.TB) {
+	tb.Helper()
+	runtime.LockOSThread()
+	var old, one unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		runtime.UnlockOSThread()
+		tb.Skipf("sched_getaffinity: %v", err)
+	}
+	for c := range 1 << 10 {
+		if old.IsSet(c) {
+			one.Set(c)
+			break
+		}
+	}
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		runtime.UnlockOSThread()
+		tb.Skipf("sched_setaffinity: %v", err)
+	}
+	tb.Cleanup(func() {
+		unix.SchedSetaffinity(0, &old)
+		runtime.UnlockOSThread()
+	})
 }

@@ -58,10 +58,11 @@ func newKsymEnv(t *testing.T, text string, data bool) *ksymEnv {
 		path: filepath.Join(t.TempDir(), "kallsyms")}
 	writeAtomic(t, e.path, []byte(text))
 	var err error
-	e.sym, err = Open(Config{Kallsyms: e.path, NoSysfs: true, Data: data, KsymEvents: e.fake,
+	e.sym, err = NewSymbolizer(Config{Kallsyms: e.path, NoSysfs: true, Data: data, KsymEvents: e.fake,
 		Coalesce: time.Millisecond, MinInterval: -1,
 		OnKsym:   func(ev KsymEvent) { e.applied <- ev },
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestKsymOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	writeAtomic(t, path, []byte(baseKallsyms))
 	for _, cfg := range []Config{{Kallsyms: path, NoSysfs: true}, {NoKsymEvents: true, NoSysfs: true, Kallsyms: path}} {
-		sym, err := Open(cfg)
+		sym, err := NewSymbolizer(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,9 +226,10 @@ func TestKsymOff(t *testing.T) {
 func TestKsymUnavailable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	writeAtomic(t, path, []byte(baseKallsyms))
-	sym, err := Open(Config{Kallsyms: path, NoSysfs: true, openKsyms: func() (KsymReader, error) {
+	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, openKsyms: func() (KsymReader, error) {
 		return nil, fmt.Errorf("perfevent: perf_event_open on cpu 0: %w", syscall.EACCES)
 	}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +263,9 @@ func TestModuleRangeFirst(t *testing.T) {
 	path := filepath.Join(dir, "kallsyms")
 	writeAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := Open(Config{Kallsyms: path, Sysfs: filepath.Join(dir, "sys"), Coalesce: time.Hour, MinInterval: -1,
+	sym, err := NewSymbolizer(Config{Kallsyms: path, Sysfs: filepath.Join(dir, "sys"), Coalesce: time.Hour, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
+
 	if err != nil {
 		t.Fatal(err)
 	}

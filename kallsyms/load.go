@@ -24,30 +24,35 @@ type Options struct {
 	// Reuse is a previous snapshot whose module tables are kept in place of
 	// equal new ones, so unchanged modules share memory across reloads.
 	Reuse *Snapshot
+	// Workers is how many goroutines loading may use: 0 or 1 reads and
+	// parses on the caller's goroutine alone; 2 or more reads the input on
+	// a second goroutine while the caller parses (the kernel's time to
+	// produce /proc/kallsyms then overlaps with parsing) and lays out a big
+	// table on two.
+	Workers int
 }
 
 // Parse reads kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines) from r and
 // returns its snapshot. Empty input gives an empty snapshot. Input whose
 // addresses are all zero returns ErrRestricted; a malformed line returns a
-// *ParseError. r is read on a separate goroutine until EOF or an error; if
-// parsing fails first, that goroutine stops after its current Read.
-func Parse(r io.Reader, opts *Options) (*Snapshot, error) {
+// *ParseError. With opts.Workers of 2 or more, r is read on a separate
+// goroutine until EOF or an error; if parsing fails first, that goroutine
+// stops after its current Read.
+func Parse(r io.Reader, opts Options) (*Snapshot, error) {
 	start := time.Now()
-	if opts == nil {
-		opts = &Options{}
-	}
-	bs, err := readAll(r, opts.Data)
+	bs, err := readAll(r, opts.Data, opts.Workers >= 2)
 	if err != nil {
 		return nil, err
 	}
-	s := build(bs, opts)
+	s := build(bs, &opts)
 	s.load = time.Since(start)
 	return s, nil
 }
 
-// Load reads the kallsyms file at path (DefaultPath for "") and returns its
-// snapshot, as Parse does. The file is closed before Load returns.
-func Load(path string, opts *Options) (*Snapshot, error) {
+// ReadFile reads the kallsyms file at path (DefaultPath for "") and returns
+// its snapshot, as Parse does. The file is closed before ReadFile returns.
+// For a Symbolizer that follows the running kernel, see NewSymbolizer.
+func ReadFile(path string, opts Options) (*Snapshot, error) {
 	if path == "" {
 		path = DefaultPath
 	}
@@ -69,6 +74,7 @@ func Load(path string, opts *Options) (*Snapshot, error) {
 func build(bs []*builder, opts *Options) *Snapshot {
 	tabs := make([]*table, 0, len(bs))
 	for _, b := range bs {
+		b.parallel = opts.Workers >= 2
 		t := b.finish()
 		b.release()
 		if t.len() == 0 { // only non-text symbols, without Options.Data

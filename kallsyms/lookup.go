@@ -10,8 +10,6 @@ import (
 // starts above a. In a table that is not wide, it reads the index and one
 // header, and nothing else: the index names the block, whose start is at
 // or below the address and whose next block's start is above it.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
 func (t *table) find(a uint64) (hit, bool) {
 	if a-t.base >= t.narrow { // (below base, an empty or wide table, or beyond)
 		return t.findWide(a)

@@ -19,7 +19,7 @@ func TestMemoryPerModule(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := Parse(strings.NewReader(b.String()), nil)
+	s, err := Parse(strings.NewReader(b.String()), Options{})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

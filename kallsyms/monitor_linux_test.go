@@ -162,8 +162,9 @@ func startWatchCoalesce(t *testing.T, mopts uevent.Options, coalesce time.Durati
 	var overflowed sync.Once
 	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	var err error
-	e.sym, err = Open(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
+	e.sym, err = NewSymbolizer(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,8 +212,7 @@ func lens8(lo uint64) uint32 { return uint32(lo*0xff51afd7ed558ccd>>40) % lensSi
 // appendTo appends the encoding of name to dst: at each position, the
 // longest token the name continues with, else the byte (see next).
 //
-// Guarded by BenchmarkKallsyms/Load (every stored name passes through here)
-// and BenchmarkNames/Encode.
+// Every stored name passes through here.
 func (c *codec) appendTo(dst, name []byte) []byte {
 	dst = slices.Grow(dst, 2*len(name)) // one code per byte at most
 	// The bytes at a position are read as two 64-bit words: those of the
@@ -287,8 +286,6 @@ func appendEncodedString(dst []byte, name string) []byte {
 // to 16 bytes past the name's end, within dst's capacity. Any enc decodes
 // without fault: a code is masked into the table, and an odd last byte is
 // ignored.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend and BenchmarkNames/Decode.
 func (c *codec) appendDecoded(dst, enc []byte) []byte {
 	dst = slices.Grow(dst, len(enc)/2*len(token{}))
 	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
@@ -308,8 +305,6 @@ func (c *codec) appendDecoded(dst, enc []byte) []byte {
 
 // decode returns prefix followed by the name encoded in enc, as a new
 // string: one allocation of the name's size.
-//
-// Guarded by BenchmarkKallsyms/Lookup.
 func (c *codec) decode(prefix string, enc []byte) string {
 	var buf [512]byte
 	if len(prefix)+len(enc)/2*len(token{}) > len(buf) {

@@ -41,8 +41,6 @@ func newParser(data bool) *parser {
 // a space, the type letter, a space, the name and optionally a tab and
 // "[MODULE]". ok is false for any other line, which splitLine then splits
 // or rejects with its reason.
-//
-// Guarded by BenchmarkKallsyms/Load.
 func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, ok bool) {
 	if len(l) < 20 || l[16] != ' ' || l[18] != ' ' || isSpace(l[17]) {
 		return 0, 0, nil, nil, false
@@ -76,8 +74,6 @@ func (p *parser) splitFast(l []byte) (addr uint64, typ byte, name, mod []byte, o
 // the line's length with its newline, or 0 for any other line, and for a
 // line that c does not hold whole: parseLine then splits it, or rejects it
 // with its reason.
-//
-// Guarded by BenchmarkKallsyms/Load.
 func kernelLine(c []byte) (addr uint64, typ byte, name []byte, n int) {
 	const nameAt = 19
 	if len(c) < nameAt+8 || c[16] != ' ' || c[18] != ' ' || isSpace(c[17]) || c[17] == '\n' {
@@ -130,8 +126,6 @@ func hexHigh(x uint64) (v uint64, ok bool) {
 // top byte; ok is false unless all eight are hex digits. It works on all
 // eight bytes at once: for a byte b below 0x80, b + (0x80-lo) has its top
 // bit set exactly when b >= lo, and b + (0x7f-hi) exactly when b > hi.
-//
-// Guarded by BenchmarkKallsyms/Load.
 func hex8(x uint64) (v uint64, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
@@ -147,8 +141,6 @@ func hex8(x uint64) (v uint64, ok bool) {
 
 // nameEnd returns the index of the first space or tab in b, or len(b). It
 // tests eight bytes at a time, the last eight overlapping those before.
-//
-// Guarded by BenchmarkKallsyms/Load.
 func nameEnd(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
@@ -247,8 +239,6 @@ func (p *parser) end() ([]*builder, error) {
 
 // parseLine parses one line: "ADDR TYPE NAME" optionally followed by
 // "\t[MODULE]".
-//
-// Guarded by BenchmarkKallsyms/Load.
 func (p *parser) parseLine(l []byte) error {
 	p.line++
 	for len(l) > 0 && (isSpace(l[len(l)-1]) || l[len(l)-1] == '\r') {
@@ -390,9 +380,13 @@ var chunkPool = sync.Pool{New: func() any {
 	return &b
 }}
 
-// readAll feeds r to a new parser, reading on a second goroutine so that
-// the kernel's time to produce /proc/kallsyms overlaps with parsing.
-func readAll(r io.Reader, data bool) ([]*builder, error) {
+// readAll feeds r to a new parser. With async, it reads on a second
+// goroutine so that the kernel's time to produce /proc/kallsyms overlaps
+// with parsing; without, on this one.
+func readAll(r io.Reader, data, async bool) ([]*builder, error) {
+	if !async {
+		return readAllSync(r, data)
+	}
 	full := make(chan []byte, nbuf)
 	free := make(chan []byte, nbuf)
 	for range nbuf {
@@ -442,6 +436,27 @@ func readAll(r io.Reader, data bool) ([]*builder, error) {
 		return nil, rerr
 	}
 	return p.end()
+}
+
+// readAllSync is readAll on the caller's goroutine alone.
+func readAllSync(r io.Reader, data bool) ([]*builder, error) {
+	bufp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bufp)
+	p := newParser(data)
+	for {
+		n, err := fill(r, *bufp)
+		if n > 0 {
+			if err := p.feed((*bufp)[:n]); err != nil {
+				return nil, err
+			}
+		}
+		if err == io.EOF {
+			return p.end()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // fill reads from r until buf is nearly full, an error, or EOF. procfs

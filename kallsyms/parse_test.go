@@ -31,7 +31,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse(strings.NewReader(tc.in), nil)
+			_, err := Parse(strings.NewReader(tc.in), Options{})
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("Parse: %v, want *ParseError", err)
@@ -45,7 +45,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestRestricted(t *testing.T) {
 	in := "0000000000000000 T _stext\n0000000000000000 t foo\t[mod]\n"
-	if _, err := Parse(strings.NewReader(in), nil); !errors.Is(err, ErrRestricted) {
+	if _, err := Parse(strings.NewReader(in), Options{}); !errors.Is(err, ErrRestricted) {
 		t.Fatalf("Parse: %v, want ErrRestricted", err)
 	}
 	if !strings.Contains(ErrRestricted.Error(), "kptr_restrict") {

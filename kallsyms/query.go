@@ -15,7 +15,9 @@ type Module struct {
 	// Start and End bound the module's address range [Start, End): from
 	// the lower of its .text address and its first symbol to the higher of
 	// .text+coresize and the end of the 4 KiB page that holds its last
-	// symbol (the size of that symbol is not known). End is 0 for a range
+	// symbol (the size of that symbol is not known; in the BPF
+	// pseudo-module that ksymbol events patched it is, and End is at least
+	// that symbol's end). End is 0 for a range
 	// that reaches the top of the address space. Both are 0 for a module
 	// with neither symbols nor a known address.
 	Start, End uint64

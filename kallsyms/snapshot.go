@@ -98,13 +98,17 @@ func newSnapshot(tabs []*table, infos []ModuleInfo, data bool) *Snapshot {
 }
 
 // setRange computes the module's address range: from the lower of its
-// .text address and its first symbol, to the higher of .text+coresize and
-// the end of the page holding its last symbol.
+// .text address and its first symbol, to the highest of .text+coresize,
+// the end of the page holding its last symbol, and that symbol's end when
+// its length is known.
 func (m *modEntry) setRange() {
 	first, ok := m.tab.start()
 	if ok {
 		last, _ := m.tab.last()
 		m.start, m.end, m.hasAddr = first, pageEnd(last), true
+		if m.end != 0 && m.tab.end > m.end { // a last symbol of known length, past its page
+			m.end = m.tab.end
+		}
 	}
 	if m.hasInfo && m.info.Text != 0 && m.info.Size != 0 {
 		end := m.info.Text + m.info.Size
@@ -154,8 +158,6 @@ func (m *modEntry) best(a uint64) hit {
 // Names are stored compressed, so Lookup allocates the returned Name (one
 // allocation of its exact size); LookupAppend, the fast path for callers
 // that resolve many addresses, avoids that.
-//
-// Guarded by BenchmarkKallsyms/Lookup.
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 	var buf [512]byte // on the stack: the name's only allocation is its string
 	name, err := s.LookupAppend(buf[:0], &sym, addr)
@@ -170,8 +172,6 @@ func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 // returned unchanged. (Filling the caller's Symbol instead of returning
 // one spares the caller a copy of the struct through memory, which stalls
 // on the stores that produced it: a few ns of a lookup.)
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) LookupAppend(dst []byte, sym *Symbol, addr uint64) ([]byte, error) {
 	var t *table
 	var h hit
@@ -209,8 +209,6 @@ func (s *Snapshot) fill(sym *Symbol, t *table, h hit, addr uint64) {
 // resolve finds the module index and symbol for addr; mod is -1 when no
 // module range holds addr. Its callers try the hot segment first (see
 // Snapshot.hotStart); resolve answers for every address all the same.
-//
-// Guarded by BenchmarkKallsyms/LookupAppend.
 func (s *Snapshot) resolve(addr uint64) (mod int, best hit) {
 	mod = -1
 	var cands []int32

@@ -19,6 +19,10 @@ type Config struct {
 	NoSysfs bool
 	// Data keeps data symbols too (see Options.Data).
 	Data bool
+	// Workers is Options.Workers for the Symbolizer's loads: 2 or more
+	// also reads sysfs beside kallsyms. The Symbolizer's own goroutines
+	// (reloads, ksymbol events) run whatever it says.
+	Workers int
 	// Coalesce is how long a requested reload waits for more requests to
 	// join it; 100ms when 0, none when negative.
 	Coalesce time.Duration
@@ -105,13 +109,13 @@ type Symbolizer struct {
 	ksymErr error // guarded by ksymMu
 }
 
-// Open loads the first snapshot and starts the goroutine that runs
+// NewSymbolizer loads the first snapshot and starts the goroutine that runs
 // throttled reloads and, when it follows ksymbol events, the goroutine
 // that reads them (it opens their perf events before the load, so that
 // none is missed). It returns the load's error, and no Symbolizer, when
 // that first load fails. Perf events that cannot be opened are not an
 // error: KsymEventsErr says why.
-func Open(cfg Config) (*Symbolizer, error) {
+func NewSymbolizer(cfg Config) (*Symbolizer, error) {
 	if cfg.Coalesce == 0 {
 		cfg.Coalesce = 100 * time.Millisecond
 	}
@@ -156,22 +160,27 @@ func (s *Symbolizer) Snapshot() *Snapshot { return s.cur.Load() }
 // Lookup is s.Snapshot().Lookup(addr).
 func (s *Symbolizer) Lookup(addr uint64) (Symbol, error) { return s.cur.Load().Lookup(addr) }
 
-// load reads sysfs (concurrently) and kallsyms into a new snapshot.
+// load reads sysfs (beside kallsyms when Workers allows it) and kallsyms
+// into a new snapshot.
 func (s *Symbolizer) load(prev *Snapshot) (*Snapshot, error) {
 	type result struct {
 		infos []ModuleInfo
 		err   error
 	}
 	ch := make(chan result, 1)
-	if s.cfg.NoSysfs {
-		ch <- result{}
-	} else {
-		go func() {
-			infos, err := ReadModules(s.cfg.Sysfs)
-			ch <- result{infos, err}
-		}()
+	readSysfs := func() {
+		infos, err := ReadModules(s.cfg.Sysfs)
+		ch <- result{infos, err}
 	}
-	snap, err := Load(s.cfg.Kallsyms, &Options{Data: s.cfg.Data, Reuse: prev})
+	switch {
+	case s.cfg.NoSysfs:
+		ch <- result{}
+	case s.cfg.Workers >= 2:
+		go readSysfs()
+	default:
+		readSysfs()
+	}
+	snap, err := ReadFile(s.cfg.Kallsyms, Options{Data: s.cfg.Data, Reuse: prev, Workers: s.cfg.Workers})
 	r := <-ch
 	if err != nil {
 		return nil, err

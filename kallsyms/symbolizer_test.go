@@ -55,7 +55,7 @@ func TestConcurrentReloads(t *testing.T) {
 	path := filepath.Join(dir, "kallsyms")
 	withFive, withSix := reloadInputs(t, 5), reloadInputs(t, 6)
 	writeAtomic(t, path, withFive)
-	sym, err := Open(Config{Kallsyms: path, NoSysfs: true})
+	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +140,12 @@ func TestThrottle(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	writeAtomic(t, path, []byte("ffffffff81000000 T _stext\n"))
 	events := make(chan ReloadEvent, 10)
-	sym, err := Open(Config{
+	sym, err := NewSymbolizer(Config{
 		Kallsyms: path, NoSysfs: true,
 		Coalesce: 50 * time.Millisecond, MinInterval: 400 * time.Millisecond,
 		OnReload: func(ev ReloadEvent) { events <- ev },
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

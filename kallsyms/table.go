@@ -37,6 +37,9 @@ type table struct {
 	types  []byte // kallsyms type letters, only with Options.Data
 	hidden int    // number of hidden __pfx_ symbols
 	anon   int    // number of anonymous ends of text (textend.go)
+	// end is where the table's last symbol ends when its length is known
+	// (the BPF table patched by ksymbol events), else 0.
+	end uint64
 
 	// index[k] tells which block holds the offsets from base in [k<<shift,
 	// (k+1)<<shift) (see the index entry's constants). index is nil for
@@ -307,7 +310,7 @@ func (t *table) slotHit(h *header, k int) hit {
 // equal reports whether t and u hold the same symbols, so that a reload may
 // keep u in place of t.
 func (t *table) equal(u *table) bool {
-	return t.name == u.name && t.base == u.base && t.n == u.n && t.hidden == u.hidden &&
+	return t.name == u.name && t.base == u.base && t.n == u.n && t.hidden == u.hidden && t.end == u.end &&
 		bytes.Equal(t.hdrs, u.hdrs) && bytes.Equal(t.names, u.names) &&
 		slices.Equal(t.wide, u.wide) && bytes.Equal(t.types, u.types)
 }

@@ -50,8 +50,9 @@ func TestWatchFake(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	writeAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := Open(Config{Kallsyms: path, NoSysfs: true, Coalesce: time.Millisecond, MinInterval: -1,
+	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, Coalesce: time.Millisecond, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
+
 	if err != nil {
 		t.Fatal(err)
 	}

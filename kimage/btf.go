@@ -114,7 +114,13 @@ var ErrNoModule = errors.New("kimage: no such module with BTF in the package")
 // left out; a module whose BTF cannot be read is listed, and File and Open
 // return its error. The package must hold a kernel image.
 func OpenPackage(ctx context.Context, path string, maxSize int64) (*Package, error) {
-	d, err := input.File(ctx, path, input.Options{Limit: maxSize, What: path, Check: checkDeb, CheckLen: debHeadLen})
+	check := func(head []byte) error {
+		if err := checkDeb(head); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	d, err := input.File(ctx, path, input.Options{Limit: maxSize, What: path, Check: check, CheckLen: debHeadLen})
 	if err != nil {
 		return nil, err
 	}

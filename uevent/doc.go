@@ -12,6 +12,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // Read must not be called from two goroutines at once; Close may be called
 // at any time from any goroutine, and makes a blocked Read return
 // ErrClosed. Events are values.

@@ -11,6 +11,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // Finalize may be called concurrently; it shares nothing but the base,
 // which it only reads.
 //

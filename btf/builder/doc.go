@@ -14,6 +14,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // A Builder is not safe for concurrent use: one goroutine fills it and
 // marshals it. Distinct Builders share nothing and may be used in parallel,
 // also when they copy from the same Spec, since Specs are safe for

@@ -73,4 +73,8 @@
 // forever or run out of stack on cyclic BTF, Write returns an error wrapping
 // ErrTypeCycle, and on types that nest deeper than 2048 levels without a
 // cycle, one wrapping ErrTooDeep; it never panics.
+//
+// # Concurrency
+//
+// Every call runs on the caller's goroutine; the package starts none.
 package cdump

@@ -36,6 +36,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // Objects and Targets are safe for concurrent use: a Target's candidate
 // cache is locked. Resolve and TypesFor keep their other state in the
 // call, so many objects may be resolved against many targets in

@@ -2,11 +2,13 @@ package dedup
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating
@@ -28,35 +30,65 @@ type Base struct {
 	sigs  sigs              // see sig.go
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
+	mem   *baseMem
+}
+
+// baseMem is what a Base holds in mappings (see makeMapped): given back
+// when the Base is collected.
+type baseMem struct {
+	tables []*table
+	strs   *strset
+	sigs   [sigTop + 1]*mmap.Growable
+}
+
+func (m *baseMem) free() {
+	for _, t := range m.tables {
+		t.free()
+	}
+	if m.strs != nil {
+		m.strs.free()
+	}
+	for k := range m.sigs {
+		freeMapped(&m.sigs[k])
+	}
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
 // deduplications. The Spec must stay open while the Base is used: the Base
 // reads its records and strings where the Spec holds them. A kind that
 // deduplication does not know gives an error, as in libbpf.
-func NewBase(spec *btf.Spec) (*Base, error) { return newBase(spec, true) }
+// NewBase works on the calling goroutine; NewBaseWith may use more.
+func NewBase(spec *btf.Spec) (*Base, error) { return newBase(spec, true, 1) }
 
-// newBase is NewBase; inPlace false copies the records even where they
-// could be read in place (for tests).
-func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
+// newBase is NewBaseWith; inPlace false copies the records even where
+// they could be read in place (for tests).
+func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("dedup: nil base")
 	}
 	if _, err := spec.TypeByID(0); err != nil {
 		return nil, fmt.Errorf("dedup: base: %w", err)
 	}
-	b := &Base{spec: spec, last: uint32(spec.LastID())}
+	b := &Base{spec: spec, last: uint32(spec.LastID()), mem: new(baseMem)}
+	runtime.AddCleanup(b, (*baseMem).free, b.mem)
 	for s := spec; s != nil; s = s.Base() {
 		data, start := btfraw.StringSection(s)
 		b.strs.secs = append([][]byte{data}, b.strs.secs...)
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
-	// The string index is independent of the types: it is built on
-	// another core meanwhile.
+	// The string index is independent of the types: with a second
+	// worker it is built meanwhile.
 	var strs sync.WaitGroup
-	strs.Go(b.strs.build)
-	defer strs.Wait()
+	if workers > 1 {
+		strs.Go(b.strs.build)
+	} else {
+		b.strs.build()
+	}
+	defer func() {
+		strs.Wait()
+		b.mem.strs = b.strs.index
+	}()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
 	}
@@ -68,10 +100,10 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 			return nil, err
 		}
 	}
-	b.computeSigs()
-	b.table = newTable(nil, int(b.last))
-	defer b.table.freeze()
+	b.computeSigs(workers)
+	b.table = newDenseTable(int(b.last))
 	b.enums = newEnumIndex(nil)
+	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)
 	for i := range b.last {
 		r := b.recs.rec(i)
@@ -86,6 +118,10 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 			addName(b.names, r[wName], id)
 		}
 	}
+	// The top signatures only file the base types: deduplication asks for
+	// those of own types alone.
+	freeMapped(&b.mem.sigs[sigTop])
+	b.sigs[sigTop] = nil
 	return b, nil
 }
 

@@ -1,11 +1,13 @@
 package dedup_test
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -67,13 +69,48 @@ func BenchmarkEach(b *testing.B) {
 	c.report(b)
 }
 
-// BenchmarkNewBase: preparing the Debian vmlinux as a base.
+// BenchmarkNewBase: preparing the Debian vmlinux as a base, with 1 and 2
+// workers.
 func BenchmarkNewBase(b *testing.B) {
 	s := testfixtures.DebianSpec(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := dedup.NewBase(s); err != nil {
-			b.Fatal(err)
-		}
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.ReportAllocs()
+			c := startCPU()
+			for b.Loop() {
+				if _, err := dedup.NewBaseWith(s, dedup.Options{Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.report(b)
+		})
+	}
+}
+
+// BenchmarkMergedWorkers: BenchmarkMerged's deduplication alone (the
+// inputs appended beforehand), with 1 and 2 workers.
+func BenchmarkMergedWorkers(b *testing.B) {
+	_, base := debian(b)
+	specs := allModules(b)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				m := dedup.NewWith(base, dedup.Options{Workers: w})
+				for _, s := range specs {
+					if err := m.AddSpec(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				c := cpuNow()
+				if _, err := m.Dedup(builder.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				cpu += cpuNow() - c
+			}
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
 	}
 }

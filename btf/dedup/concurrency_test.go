@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
 
@@ -42,4 +43,26 @@ func TestConcurrentBase(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestWorkersGolden merges all 1,121 modules with workers (run it with
+// -race): a Base and a Merger given 4 workers compute their signatures on
+// four goroutines, and the result is still libbpf 1.8's.
+func TestWorkersGolden(t *testing.T) {
+	vm, _ := debian(t)
+	base, err := dedup.NewBaseWith(vm, dedup.Options{Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dedup.NewWith(base, dedup.Options{Workers: 4})
+	for _, name := range mergedOrder(t) {
+		if err := m.AddSpec(module(t, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalBTF(t, raw, golden(t, "modules-merged"), vm)
 }

@@ -40,6 +40,13 @@
 // Builders reused, once AddSpec or AddBuilder returns. The package has no
 // global mutable state.
 //
+// Calls run on the calling goroutine unless their Options ask for workers
+// (NewBaseWith, NewWith): then a Base's signatures and string index, and
+// the signatures a deduplication files structs and typedefs under, are
+// computed on that many goroutines; what libbpf does in order (the choice
+// of canonical types, the output order) stays on the calling one, and the
+// result is the same for any number of workers.
+//
 // # Security
 //
 // Inputs are btf.Specs, validated when parsed, and Builders, whose records
@@ -51,5 +58,6 @@
 // reference resolution) are bounded by a depth limit and report an error
 // instead of exhausting the stack on hostile input; a reference cycle that
 // passes through no struct, union or typedef is an error, as in libbpf. The
-// package makes no system calls.
+// only system calls are for anonymous memory mappings (mmap, mremap,
+// munmap), which hold the large arrays outside the Go heap (recmem.go).
 package dedup

@@ -9,7 +9,7 @@ import "github.com/kmeta-dev/kmeta/btf"
 // definitions by all their words, declarations by name. Both keep each
 // entry's place in libbpf's list (epoch and sequence number), so the
 // first equal definition and the declarations libbpf meets before it are
-// found as libbpf finds them. Guarded by BenchmarkMerged.
+// found as libbpf finds them.
 type enumIndex struct {
 	defs, decls *table
 }

@@ -47,3 +47,56 @@ func ExampleMarshal() {
 	// [4] VAR 'head' type_id=2, linkage=global
 	// [5] VAR 'count' type_id=3, linkage=global
 }
+
+// A base and two split inputs on it, merged and deduplicated with up to
+// four workers: the result is the same for any number of them.
+func ExampleNewWith() {
+	vb := builder.New()
+	vb.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	vraw, _ := vb.Marshal(builder.Options{})
+	vmlinux, err := btf.Parse(vraw, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	opts := dedup.Options{Workers: 4}
+	base, err := dedup.NewBaseWith(vmlinux, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := dedup.NewWith(base, opts)
+	for _, name := range []string{"a", "b"} {
+		// Each module: its own int, and a pointer to it.
+		mb, _ := builder.NewSplit(vmlinux)
+		i, _ := mb.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+		p, _ := mb.AddPointer(i)
+		mb.AddVar(name, p, btf.LinkageGlobal)
+		mraw, _ := mb.Marshal(builder.Options{})
+		mod, err := btf.Parse(mraw, btf.Options{Base: vmlinux})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := m.AddSpec(mod); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := btf.Parse(raw, btf.Options{Base: vmlinux})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rawdump.Write(os.Stdout, s, rawdump.Options{})
+	// Output:
+	// [1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
+	// [2] PTR '(anon)' type_id=1
+	// [3] VAR 'a' type_id=2, linkage=global
+	// [4] VAR 'b' type_id=2, linkage=global
+}

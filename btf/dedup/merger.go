@@ -39,9 +39,10 @@ type Merger struct {
 // standalone BTF if base is nil.
 func New(base *Base) *Merger {
 	m := &Merger{base: base, d: newState(base)}
-	mem := &recMem{}
-	m.d.recs.mem = mem
-	runtime.AddCleanup(m, (*recMem).free, mem)
+	m.d.recs.mem = &recMem{}
+	// The records, strings and tables are in mappings (recmem.go), given
+	// back by Dedup, or here if the Merger is dropped before.
+	runtime.AddCleanup(m, (*state).free, m.d)
 	return m
 }
 
@@ -159,6 +160,8 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	// DWARF encoder's vmlinux.
 	m.keys, m.src = nil, builderSource{}
 	m.d.recs.mem.freeKeys()
+	// Names are keys by now: the index of the own strings is not needed.
+	m.d.strs.own.freeIndex()
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)
@@ -166,12 +169,14 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	if err == nil {
 		err = m.d.run()
 	}
+	// The output takes the place of what only the passes needed.
+	m.d.freeScratch()
 	var raw []byte
 	if err == nil {
 		raw, err = m.d.write()
 	}
 	m.d.release()
-	m.d.recs.mem.free()
+	m.d.free()
 	if err != nil {
 		return nil, err
 	}

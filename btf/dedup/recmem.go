@@ -20,17 +20,27 @@ type recMem struct {
 	keys   *mmap.Growable // a Builder's string keys (builderSource.keys)
 }
 
+// plain lists the element types kept in mappings: none holds a pointer,
+// which the collector would not see there.
+type plain interface {
+	uint16 | uint32 | uint64 | byte | slot | entry
+}
+
+// minMapped is the fewest bytes worth a mapping of their own; smaller
+// slices stay on the heap.
+const minMapped = 64 << 10
+
 // growMapped returns s with room for n more elements, in *g's mapping. s
 // is in that mapping unless it was never grown there (its first elements,
 // on the heap) or an append outgrew it (then on the heap too): either way
 // its elements are copied over. If the mapping fails, s grows on the heap.
-func growMapped[T uint16 | uint32](s []T, n int, g **mmap.Growable) []T {
+func growMapped[T plain](s []T, n int, g **mmap.Growable) []T {
 	need := len(s) + n
 	if cap(s) >= need {
 		return s
 	}
-	c := max(need, 2*cap(s), 1<<12)
-	size := int(unsafe.Sizeof(T(0)))
+	size := int(unsafe.Sizeof(*new(T)))
+	c := max(need, 2*cap(s), minMapped/size)
 	var old *T
 	var b []byte
 	var err error
@@ -51,6 +61,32 @@ func growMapped[T uint16 | uint32](s []T, n int, g **mmap.Growable) []T {
 		copy(ns, s)
 	}
 	return ns
+}
+
+// makeMapped returns n zeroed elements in a new mapping, which *g then
+// holds (*g must hold none), or on the heap if they are few or the mapping
+// fails. Pages never written cost no memory, and *g's Free gives the
+// others back at once, where the heap would keep them until a collection.
+func makeMapped[T plain](n int, g **mmap.Growable) []T {
+	size := int(unsafe.Sizeof(*new(T)))
+	if n*size < minMapped {
+		return make([]T, n)
+	}
+	m, err := mmap.NewGrowable(n * size)
+	if err != nil {
+		return make([]T, n)
+	}
+	*g = m
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m.Bytes()))), n)
+}
+
+// freeMapped frees the mappings gs point to and forgets them; each may be
+// nil or hold nothing.
+func freeMapped(gs ...**mmap.Growable) {
+	for _, g := range gs {
+		(*g).Free()
+		*g = nil
+	}
 }
 
 // free unmaps the records' memory; the records must not be used after.

@@ -1,10 +1,8 @@
 package dedup
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Signatures let the struct pass skip candidates whose graph comparison
@@ -40,8 +38,6 @@ import (
 // reached from a graph would make libbpf's comparison fail with an error;
 // such references are refused before deduplication (see checkRefs), so no
 // signature has to account for them.
-//
-// Guarded by BenchmarkMerged.
 const (
 	sigDepth = 5            // depth of the member signatures
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target
@@ -105,7 +101,7 @@ func isSigLeaf(k btf.Kind) bool {
 }
 
 // sigWindow is how many own ids a sigMemo remembers densely.
-const sigWindow = 1 << 17
+const sigWindow = 1 << 15
 
 // A sigMemo remembers the signatures of a window of own ids, the ids near
 // the type the pass is at, and those of any other id it meets in a map.
@@ -122,6 +118,16 @@ type sigMemo struct {
 	size uint32 // of the window: sigWindow, or fewer if there are fewer types
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
+	mem  [sigTop + 1]*mmap.Growable
+}
+
+// free gives back the window's mappings and forgets every signature.
+func (m *sigMemo) free() {
+	for k := range m.win {
+		freeMapped(&m.mem[k])
+		m.win[k] = nil
+	}
+	m.away = nil
 }
 
 // moveTo makes the window cover index i, with half a window behind it,
@@ -129,17 +135,16 @@ type sigMemo struct {
 // call it with the index they are at, in increasing order, so it moves at
 // most once per half window; types reached from there that lie outside the
 // window (forward references, or types far away) go to the map.
+//
+// The window's levels are allocated when first written: a pass whose
+// signatures were computed beforehand (computeTops) never needs them.
 func (m *sigMemo) moveTo(i uint32) {
-	if m.win[0] != nil && i-m.lo < m.size {
+	if i-m.lo < m.size {
 		return
 	}
 	m.lo = max(i, m.size/2) - m.size/2
-	for k := range m.win {
-		if m.win[k] == nil {
-			m.win[k] = make([]uint32, m.size)
-		} else {
-			clear(m.win[k])
-		}
+	for _, w := range m.win {
+		clear(w)
 	}
 	clear(m.away)
 }
@@ -147,6 +152,9 @@ func (m *sigMemo) moveTo(i uint32) {
 // get returns the remembered signature of depth k of index i, 0 if none.
 func (m *sigMemo) get(i uint32, k int) uint32 {
 	if i-m.lo < m.size {
+		if m.win[k] == nil {
+			return 0
+		}
 		return m.win[k][i-m.lo]
 	}
 	return m.away[uint64(i)<<3|uint64(k)]
@@ -154,6 +162,9 @@ func (m *sigMemo) get(i uint32, k int) uint32 {
 
 func (m *sigMemo) put(i uint32, k int, v uint32) {
 	if i-m.lo < m.size {
+		if m.win[k] == nil {
+			m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+		}
 		m.win[k][i-m.lo] = v
 		return
 	}
@@ -163,8 +174,12 @@ func (m *sigMemo) put(i uint32, k int, v uint32) {
 	m.away[uint64(i)<<3|uint64(k)] = v
 }
 
-// sig returns the signature of depth k of type id.
-func (d *state) sig(id uint32, k int) uint32 {
+// sig returns the signature of depth k of type id, remembered in d.sigs.
+func (d *state) sig(id uint32, k int) uint32 { return d.sigIn(&d.sigs, d.sig, id, k) }
+
+// sigIn returns the signature of depth k of type id, remembered in m;
+// child is the same for the types id refers to.
+func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k int) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
@@ -176,18 +191,57 @@ func (d *state) sig(id uint32, k int) uint32 {
 	if isSigLeaf(kindOf(r)) && k < sigTop {
 		return sigOf(r, k, nil)
 	}
-	if v := d.sigs.get(i, k); v != 0 {
+	if v := m.get(i, k); v != 0 {
 		return v
 	}
-	v := sigOf(r, k, d.sig)
-	d.sigs.put(i, k, v)
+	v := sigOf(r, k, child)
+	m.put(i, k, v)
 	return v
 }
 
-// topSig returns the top signature of own type id. A pass asks once per
-// type, so it is not remembered.
+// topSig returns the top signature of own type id: computed beforehand
+// (computeTops), or now.
 func (d *state) topSig(id uint32) uint32 {
-	return sigOf(d.recs.rec(id-d.first), sigTop, d.sig)
+	i := id - d.first
+	if d.tops != nil && d.tops[i] != 0 {
+		return d.tops[i]
+	}
+	return sigOf(d.recs.rec(i), sigTop, d.sig)
+}
+
+// computeTops computes the top signatures of the own structs, unions and
+// (but with libbpf 1.1's rules, where the reference pass files them)
+// typedefs, which the struct pass files them under: on d.workers
+// goroutines, each with its own window, since signatures depend on the
+// records alone. This is the part of the struct pass that does not depend
+// on order.
+func (d *state) computeTops() {
+	n := d.n()
+	d.tops = makeMapped[uint32](int(n), &d.topsMem)
+	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
+	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
+		m := &memos[w]
+		m.size = min(n+1, sigWindow)
+		var child func(uint32, int) uint32
+		child = func(id uint32, k int) uint32 { return d.sigIn(m, child, id, k) }
+		for i := lo; i < hi; i++ {
+			m.moveTo(i)
+			r := d.recs.rec(i)
+			switch kindOf(r) {
+			case btf.KindTypedef:
+				if d.compat == Libbpf11 {
+					continue
+				}
+			case btf.KindStruct, btf.KindUnion:
+			default:
+				continue
+			}
+			d.tops[i] = sigOf(r, sigTop, child)
+		}
+	})
+	for w := range memos {
+		memos[w].free()
+	}
 }
 
 // structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow
@@ -195,32 +249,25 @@ func (d *state) topSig(id uint32) uint32 {
 // signature.
 func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 
-// computeSigs fills the base's signatures, level by level.
-// The types of a level are independent of each other, so with a second
-// core each level is computed in two halves at once.
-func (b *Base) computeSigs() {
+// computeSigs fills the base's signatures, level by level. The types of a
+// level are independent of each other: each level is shared among the
+// workers.
+func (b *Base) computeSigs(workers int) {
 	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
 	for k := range b.sigs {
-		memo := make([]uint32, b.last+1)
+		memo := makeMapped[uint32](int(b.last)+1, &b.mem.sigs[k])
 		memo[0] = sigVoid
-		fill := func(lo, hi uint32) {
-			for id := lo; id < hi; id++ {
+		// Ids lo+1..hi: id 0 is void.
+		parallel(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
+			for id := lo + 1; id <= hi; id++ {
 				memo[id] = sigOf(b.rec(id), k, child)
 			}
-		}
-		mid := b.last/2 + 1
-		if runtime.GOMAXPROCS(0) > 1 && b.last >= minSplitSigs {
-			var wg sync.WaitGroup
-			wg.Go(func() { fill(mid, b.last+1) })
-			fill(1, mid)
-			wg.Wait()
-		} else {
-			fill(1, b.last+1)
-		}
+		})
 		b.sigs[k] = memo
 	}
 }
 
-// minSplitSigs is the smallest base whose signature levels are computed
-// in two halves: below it, starting a goroutine costs more than it saves.
-const minSplitSigs = 1 << 14
+// sigChunk is how many types a worker computes signatures for at a time:
+// enough that handing out chunks costs nothing, few enough that the
+// workers finish together.
+const sigChunk = 1 << 13

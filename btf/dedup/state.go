@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Map values (libbpf's BTF_UNPROCESSED_ID, BTF_IN_PROGRESS_ID); a value
@@ -41,12 +42,52 @@ type state struct {
 	depth  int
 	err    error
 	compat Compat
+
+	workers int      // see Options
+	tops    []uint32 // top signatures (computeTops), index id-first
+
+	mMem, hypMem, topsMem *mmap.Growable // of m, hyp and tops
+}
+
+// freeScratch gives back what only the passes of run use: the
+// hypothetical map, the tables and the signatures. They are in mappings
+// (see makeMapped), so their memory is free for the output at once.
+func (d *state) freeScratch() {
+	d.freeEnums()
+	d.freeGraphs()
+	d.tab.free()
+	d.sigs.free()
+}
+
+// freeEnums gives back the enum index, which only the first pass uses.
+func (d *state) freeEnums() {
+	d.enums.defs.free()
+	d.enums.decls.free()
+}
+
+// freeGraphs gives back the hypothetical map and the top signatures,
+// which only the struct pass uses (but for libbpf 1.1's typedefs, whose
+// signatures the reference pass computes again).
+func (d *state) freeGraphs() {
+	d.clearHypot()
+	freeMapped(&d.hypMem, &d.topsMem)
+	d.hyp, d.tops = nil, nil
+}
+
+// free gives back all of d's mappings; d must not be used afterwards. It
+// may be called more than once.
+func (d *state) free() {
+	d.freeScratch()
+	freeMapped(&d.mMem)
+	d.m = nil
+	d.strs.own.free()
+	d.recs.mem.free()
 }
 
 var voidRec = make(record, wHead)
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1}
+	d := &state{base: base, first: 1, workers: 1}
 	var bs *baseStrings
 	var under *table
 	if base != nil {
@@ -74,7 +115,7 @@ func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
 
 func (d *state) get(id uint32) uint32 {
 	if id <= d.blast {
-		return d.bs.m[id]
+		return d.bs.get(id)
 	}
 	return d.m[id-d.first]
 }
@@ -89,14 +130,14 @@ func (d *state) set(id, v uint32) {
 
 func (d *state) hypot(id uint32) uint32 {
 	if id <= d.blast {
-		return d.bs.hyp[id]
+		return d.bs.hypot(id)
 	}
 	return d.hyp[id-d.first] - 1 // 0 - 1 == unprocessed
 }
 
 func (d *state) setHypot(id, v uint32) {
 	if id <= d.blast {
-		d.bs.hyp[id] = v
+		d.bs.setHypot(id, v)
 	} else {
 		d.hyp[id-d.first] = v + 1
 	}
@@ -151,10 +192,10 @@ func (d *state) run() error {
 	n := d.n()
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
-	d.m = make([]uint32, n)
+	d.m = makeMapped[uint32](int(n), &d.mMem)
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
-	d.hyp = make([]uint32, n)
+	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
 	for i := range n {
 		d.m[i] = unprocessed
 		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
@@ -176,9 +217,13 @@ func (d *state) run() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
+	d.computeTops()
 	for i := range n {
 		d.primType(d.first + i)
 	}
+	// Each pass's scratch goes before the next, whose table grows to the
+	// largest thing a deduplication holds.
+	d.freeEnums()
 	for i := range n {
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
@@ -186,6 +231,7 @@ func (d *state) run() error {
 			return d.err
 		}
 	}
+	d.freeGraphs()
 	d.resolveFwds()
 	for i := range n {
 		d.sigs.moveTo(i)

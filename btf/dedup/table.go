@@ -1,6 +1,10 @@
 package dedup
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
 
 // table is the index of canonical types by hash (libbpf's dedup_table).
 //
@@ -16,7 +20,7 @@ import "iter"
 //
 // A table may sit on a frozen one (a Base's), whose entries come first in
 // insertion order and are never changed. Slots are found by open
-// addressing on the 64-bit hash. Guarded by BenchmarkMerged.
+// addressing on the 64-bit hash.
 type table struct {
 	under *table // frozen table below, or nil
 	slots []slot
@@ -25,15 +29,23 @@ type table struct {
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
 	grows uint32
+	// dense keeps the index up to 3/4 full instead of 1/2: a table built
+	// once to a known size (a Base's), sized so from the start.
+	dense bool
+	// The slots and entries of a large table are in mappings (see
+	// makeMapped), given back by free.
+	slotsMem, entsMem *mmap.Growable
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
-// one 16-byte slot.
+// one 12-byte slot. The chain's oldest entry is not kept: a walk from the
+// newest reaches it (see entries).
 type slot struct {
-	key  uint64 // hash of the chain
-	head int32  // 1+ index in ents of the chain's newest entry, 0 = empty
-	tail int32  // 1+ index of its oldest entry
+	keyLo, keyHi uint32 // hash of the chain, in two halves to pack the slot
+	head         int32  // 1+ index in ents of the chain's newest entry, 0 = empty
 }
+
+func (s *slot) key() uint64 { return uint64(s.keyHi)<<32 | uint64(s.keyLo) }
 
 type entry struct {
 	id    uint32
@@ -43,12 +55,19 @@ type entry struct {
 	next  int32  // 1+ index of the next newer one
 }
 
-func newTable(under *table, hint int) *table {
+func newTable(under *table, hint int) *table { return newTableLoad(under, hint, false) }
+
+// newDenseTable returns a table for at most n chains, kept up to 3/4
+// full: the slots it will have when complete, so that it is never moved.
+func newDenseTable(n int) *table { return newTableLoad(nil, n, true) }
+
+func newTableLoad(under *table, hint int, dense bool) *table {
 	n := 64
-	for n < 2*hint {
+	for !dense && n < 2*hint || dense && 3*n < 4*hint {
 		n *= 2
 	}
-	t := &table{under: under, ents: make([]entry, 0, hint)}
+	t := &table{under: under, dense: dense}
+	t.ents = makeMapped[entry](hint, &t.entsMem)[:0]
 	t.alloc(n)
 	if under != nil {
 		t.sz, t.cap, t.grows = under.sz, under.cap, under.grows
@@ -56,18 +75,18 @@ func newTable(under *table, hint int) *table {
 	return t
 }
 
-func (t *table) alloc(n int) { t.slots = make([]slot, n) }
+// alloc gives the table n empty slots; the old ones, if in a mapping, must
+// be freed by the caller once moved.
+func (t *table) alloc(n int) {
+	t.slotsMem = nil
+	t.slots = makeMapped[slot](n, &t.slotsMem)
+}
 
-// freeze shrinks the index of a table that is complete (a Base's) to the
-// fewest slots that keep it at most 3/4 full: half the memory of a table
-// sized to grow, for probes a little longer.
-func (t *table) freeze() {
-	n := 64
-	for 4*t.used > 3*n {
-		n *= 2
-	}
-	if n < len(t.slots) {
-		t.resize(n)
+// free gives back the table's mappings; it must not be used afterwards.
+func (t *table) free() {
+	if t != nil {
+		freeMapped(&t.slotsMem, &t.entsMem)
+		t.slots, t.ents = nil, nil
 	}
 }
 
@@ -85,19 +104,18 @@ func (t *table) add(h uint64, id uint32) {
 // (see enums.go) files entries with the epoch and sequence number their
 // type got in the main table.
 func (t *table) file(h uint64, e entry) {
-	if 2*(t.used+1) > len(t.slots) {
+	if t.dense && 4*(t.used+1) > 3*len(t.slots) || !t.dense && 2*(t.used+1) > len(t.slots) {
 		t.rehash()
 	}
 	sl := &t.slots[t.slot(h)]
 	if sl.head == 0 {
-		sl.key = h
-		sl.tail = int32(len(t.ents)) + 1
+		sl.keyLo, sl.keyHi = uint32(h), uint32(h>>32)
 		t.used++
 	} else {
 		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
 	}
 	e.prev, e.next = sl.head, 0
-	t.ents = append(t.ents, e)
+	t.ents = append(growMapped(t.ents, 1, &t.entsMem), e)
 	sl.head = int32(len(t.ents))
 }
 
@@ -105,7 +123,7 @@ func (t *table) file(h uint64, e entry) {
 func (t *table) slot(h uint64) uint32 {
 	mask := uint32(len(t.slots) - 1)
 	i := uint32(h>>32) & mask
-	for t.slots[i].head != 0 && t.slots[i].key != h {
+	for t.slots[i].head != 0 && t.slots[i].key() != h {
 		i = (i + 1) & mask
 	}
 	return i
@@ -115,20 +133,18 @@ func (t *table) rehash() { t.resize(2 * len(t.slots)) }
 
 // resize moves the index to n slots.
 func (t *table) resize(n int) {
-	old := t.slots
+	old, mem := t.slots, t.slotsMem
 	t.alloc(n)
 	for _, sl := range old {
 		if sl.head != 0 {
-			t.slots[t.slot(sl.key)] = sl
+			t.slots[t.slot(sl.key())] = sl
 		}
 	}
+	mem.Free()
 }
 
-// ends returns the newest and oldest entries (1-based) filed under h.
-func (t *table) ends(h uint64) (head, tail int32) {
-	sl := &t.slots[t.slot(h)]
-	return sl.head, sl.tail
-}
+// head returns the newest entry (1-based) filed under h, 0 if none.
+func (t *table) head(h uint64) int32 { return t.slots[t.slot(h)].head }
 
 // candidates yields the ids filed under h in the order libbpf tries them.
 //
@@ -152,27 +168,31 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
 	return func(yield func(*entry) bool) {
 		odd := grows%2 == 1
-		oh, ot := t.ends(h)
-		var uh, ut int32
-		if t.under != nil {
-			uh, ut = t.under.ends(h)
+		type chain struct {
+			t          *table
+			head, tail int32
 		}
-		for _, c := range [2]struct {
-			t    *table
-			head int32
-		}{{t, oh}, {t.under, uh}} {
-			for i := c.head; i != 0; i = c.t.ents[i-1].prev {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+		chains := [2]chain{{t: t, head: t.head(h)}}
+		if t.under != nil {
+			chains[1] = chain{t: t.under, head: t.under.head(h)}
+		}
+		// Newest first, own chain then the one below: the entries of
+		// the one parity. The walk ends at each chain's oldest entry,
+		// where the second walk starts.
+		for c := range chains {
+			ch := &chains[c]
+			for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
+				ch.tail = i
+				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
 					return
 				}
 			}
 		}
-		for _, c := range [2]struct {
-			t    *table
-			tail int32
-		}{{t.under, ut}, {t, ot}} {
-			for i := c.tail; i != 0; i = c.t.ents[i-1].next {
-				if e := &c.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+		// Oldest first, the chain below then the own one: the others.
+		for c := len(chains) - 1; c >= 0; c-- {
+			ch := &chains[c]
+			for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
+				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
 					return
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +49,12 @@ type Options struct {
 	// value) for every type, btf.ScopeOwn for the split part only, as for
 	// two modules on their vmlinux.
 	Scope btf.Scope
+
+	// Workers is how many goroutines Compare may use: 0 or 1 compares on
+	// the caller's goroutine alone; 2 or more indexes the two sides at
+	// once and compares a big BTF's groups on up to Workers goroutines (at
+	// most 8).
+	Workers int
 }
 
 // group is the types of one kind and name in one BTF. The name aliases
@@ -152,15 +157,21 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 	if old == nil || new == nil {
 		return nil, errors.New("diff: nil Spec")
 	}
-	// The two sides are indexed at the same time: each reads its own Spec.
+	// With workers, the two sides are indexed at the same time: each reads
+	// its own Spec.
 	seed := maphash.MakeSeed()
 	var b *side
 	var errB error
 	done := make(chan struct{})
-	go func() {
+	index := func() {
 		defer close(done)
 		b, errB = newSide(new, opts, seed)
-	}()
+	}
+	if opts.Workers >= 2 {
+		go index()
+	} else {
+		index()
+	}
 	a, err := newSide(old, opts, seed)
 	<-done
 	if err == nil {
@@ -174,7 +185,7 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 			return nil, err
 		}
 	}
-	out, err := compareAll(ctx, a, b)
+	out, err := compareAll(ctx, a, b, opts.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +205,14 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 	return out, nil
 }
 
-// compareAll compares the groups of a with those of b on every core: each
-// worker takes a contiguous share of a's groups, with Namers and name
+// compareAll compares the groups of a with those of b on up to workers
+// goroutines, when there are enough groups to pay for them: each worker
+// takes a contiguous share of a's groups, with Namers and name
 // caches of its own (a Namer is not safe for concurrent use); the Specs and
 // the indexes are only read. A group of b is marked matched by the one
 // worker whose group of a has its key.
-func compareAll(ctx context.Context, a, b *side) ([]Change, error) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(a.groups)/4096, 8))
+func compareAll(ctx context.Context, a, b *side, workers int) ([]Change, error) {
+	workers = max(1, min(workers, len(a.groups)/4096, 8))
 	outs := make([][]Change, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup

@@ -64,7 +64,7 @@ func TestDebianToHost(t *testing.T) {
 		}
 	}
 	oldSpec, newSpec := testfixtures.DebianSpec(t), testfixtures.HostSpec(t)
-	changes, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{})
+	changes, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Workers: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func BenchmarkCompareDebianHost(b *testing.B) {
 	oldSpec, newSpec := testfixtures.DebianSpec(b), testfixtures.HostSpec(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{}); err != nil {
+		if _, err := diff.Compare(context.Background(), oldSpec, newSpec, diff.Options{Workers: 4}); err != nil {
 			b.Fatal(err)
 		}
 	}

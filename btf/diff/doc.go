@@ -13,8 +13,10 @@
 //
 // # Concurrency
 //
-// Compare keeps its state in the call; several calls may share Specs,
-// which must stay open while they run.
+// Compare runs on the caller's goroutine unless Options.Workers is 2 or
+// more: then it indexes the two BTFs at once and compares a big BTF on up
+// to Workers goroutines. It keeps its state in the call; several calls
+// may share Specs, which must stay open while they run.
 //
 // # Security
 //

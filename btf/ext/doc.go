@@ -20,6 +20,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // An Ext and its Sections are immutable after Parse and safe for
 // concurrent use. They read the object's BTF Spec, which must stay open.
 //

@@ -19,6 +19,7 @@
 //
 // # Concurrency
 //
+// Every call runs on the caller's goroutine; the package starts none.
 // Write, WriteJSON and Layouts keep their state in the call; several calls
 // may share a Spec, which must stay open while they run.
 //

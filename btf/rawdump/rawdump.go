@@ -4,6 +4,10 @@
 //
 // Output is streamed through a small buffer; memory use does not grow with
 // the size of the BTF.
+//
+// # Concurrency
+//
+// Every call runs on the caller's goroutine; the package starts none.
 package rawdump
 
 import (

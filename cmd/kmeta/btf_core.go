@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -48,10 +47,10 @@ unless that instruction is dead code).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.target != "" && (f.kernel || f.kf.sysfs != "" || f.kf.root != "") {
-				return errors.New("--target and --kernel exclude each other")
+				return usagef("--target and --kernel exclude each other")
 			}
 			if f.base != "" && f.target == "" {
-				return errors.New("-B BASE needs --target FILE")
+				return usagef("-B BASE needs --target FILE")
 			}
 			return c.btfCore(args[0], f)
 		},
@@ -66,7 +65,7 @@ unless that instruction is dead code).`,
 
 func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 	if objPath == "-" && f.target == "-" {
-		return errors.New("OBJ and --target cannot both be standard input")
+		return usagef("OBJ and --target cannot both be standard input")
 	}
 	o, err := c.openObject(objPath)
 	if err != nil {

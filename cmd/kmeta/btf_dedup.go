@@ -1,9 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 
@@ -65,7 +65,7 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	b, err := dedup.NewBase(s)
+	b, err := dedup.NewBaseWith(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("base %s: %w", path, err)
@@ -75,7 +75,7 @@ func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if f.dir != "" || f.jobs != 0 {
-		return fmt.Errorf("-d and -j go with --each")
+		return usagef("-d and -j go with --each")
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -83,14 +83,25 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	}
 	inputs := append([]string{f.base}, paths...)
 	if stdinTwice(inputs...) {
-		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+		return usagef("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
 	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
 	}
+	// The inputs are checked before the base is prepared, which takes a
+	// fifth of a second for a vmlinux. (Standard input is then held
+	// twice, briefly, as it is read; without a base it is read once.)
+	if f.base != "" {
+		defer c.releasePreread()
+		if err := c.checkBTFInputs(paths, false); err != nil {
+			return err
+		}
+	}
 	// The base is prepared for deduplication (dedup.NewBase) while the
 	// inputs are opened and validated, on every core; they are appended
-	// in the order given, on this goroutine.
+	// in the order given, on this goroutine. The deduplication itself
+	// computes its signatures on every core too.
+	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
 	var baseSpec *btf.Spec
 	if f.base != "" {
 		if baseSpec, err = c.openOne(f.base, nil); err != nil {
@@ -106,7 +117,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	go func() {
 		defer close(baseDone)
 		if baseSpec != nil {
-			if base, baseErr = dedup.NewBase(baseSpec); baseErr != nil {
+			if base, baseErr = dedup.NewBaseWith(baseSpec, workers); baseErr != nil {
 				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
 			}
 		}
@@ -121,7 +132,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				if <-baseDone; baseErr != nil {
 					return baseErr
 				}
-				m = dedup.New(base)
+				m = dedup.NewWith(base, workers)
 			}
 			progress(i + 1)
 			if err := m.AddSpec(s); err != nil {
@@ -155,13 +166,13 @@ func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, inputs ...s
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	switch {
 	case f.base == "":
-		return fmt.Errorf("--each needs -B BASE")
+		return usagef("--each needs -B BASE")
 	case f.dir == "":
-		return fmt.Errorf("--each needs -d OUTDIR")
+		return usagef("--each needs -d OUTDIR")
 	case f.out != "":
-		return fmt.Errorf("--each writes into -d OUTDIR, not -o")
+		return usagef("--each writes into -d OUTDIR, not -o")
 	case f.jobs < 0:
-		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
+		return usagef("-j %d: want a positive number of workers", f.jobs)
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -171,7 +182,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkBTFFiles(paths); err != nil {
+	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
 	baseSpec, base, err := c.openBase(f.base)
@@ -208,7 +219,7 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 	outs := make([]string, len(paths))
 	for i, p := range paths {
 		if p == "-" {
-			return nil, fmt.Errorf("--each reads files, not stdin")
+			return nil, usagef("--each reads files, not stdin")
 		}
 		name := filepath.Base(p)
 		if q, ok := seen[name]; ok {

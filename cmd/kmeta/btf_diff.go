@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -37,9 +37,10 @@ sharing a name are compared as a group.
 bases; only the split types are compared. --types NAME,... compares only
 those types and what they reach: the changes to the named types are
 printed, then one line counting the changes to the types they reach
-("reached N more changes ..."), which --reached lists instead. Exits 0
-when the two are equal and 1 when they differ, as diff(1) does, also
-when only types they reach differ.`,
+("reached N more changes ..."), which --reached lists instead. --json
+gives the same changes as an array, those of reached types marked
+"reached": true. Exits 0 when the two are equal and 1 when they differ,
+as diff(1) does, also when only types they reach differ.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.btfDiff(cmd.Context(), args[0], args[1], f)
@@ -54,8 +55,11 @@ when only types they reach differ.`,
 }
 
 func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFlags) error {
+	if f.reached && len(splitNames(f.types)) == 0 {
+		return usagef("--reached goes with --types")
+	}
 	if oldPath == "-" && newPath == "-" {
-		return errors.New("OLD and NEW cannot both be standard input")
+		return usagef("OLD and NEW cannot both be standard input")
 	}
 	if f.baseNew == "" {
 		f.baseNew = f.base
@@ -73,7 +77,7 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return err
 	}
 	defer newSpec.Close()
-	opts := diff.Options{Types: splitNames(f.types)}
+	opts := diff.Options{Types: splitNames(f.types), Workers: runtime.GOMAXPROCS(0)}
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn
 	}
@@ -82,9 +86,6 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	done()
 	if err != nil {
 		return err
-	}
-	if f.reached && len(opts.Types) == 0 {
-		return errors.New("--reached goes with --types")
 	}
 	// With --types the named types' changes come first, then the
 	// reached ones (diff.Change.Reached), which only --reached prints.

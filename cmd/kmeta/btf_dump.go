@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,10 +65,10 @@ does not exist, or a program or map without BTF, gives exit status 1.`,
 
 func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	if f.json && f.format != "raw" {
-		return fmt.Errorf("--json works with --format raw only")
+		return usagef("--json works with --format raw only")
 	}
 	if f.types != "" && f.format != "c" {
-		return fmt.Errorf("--types works with --format c only")
+		return usagef("--types works with --format c only")
 	}
 	copts, err := f.c.options(f.format, f.types)
 	if err != nil {
@@ -93,7 +92,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	case f.format == "c":
 		err = c.btfDumpC(w, o.spec, copts)
 	default:
-		return fmt.Errorf("unknown --format %q: want raw or c", f.format)
+		return usagef("unknown --format %q: want raw or c", f.format)
 	}
 	if err != nil {
 		return err

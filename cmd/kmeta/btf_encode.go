@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -66,19 +66,19 @@ OUT "-" writes to standard output.`,
 	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
 	f.write.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
-	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it; the host's with --no-dedup)"
+	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it)"
 	return cmd
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
 	if stdinTwice(path, f.base) {
-		return errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+		return usagef("FILE and -B BASE cannot both be standard input (\"-\")")
 	}
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}
 	if f.jobs < 0 {
-		return fmt.Errorf("-j %d: want a positive number of workers", f.jobs)
+		return usagef("-j %d: want a positive number of workers", f.jobs)
 	}
 	// The encoder's heap is small beside its records, which are not on
 	// it, and its garbage is mostly pointer-free: collecting at half the
@@ -104,6 +104,12 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 			opts.Like = dwarf2btf.LikePahole130
 		}
 	}
+	// The input's magic is checked before the base is read.
+	src, err := c.openEncodeSource(path)
+	if err != nil {
+		return err
+	}
+	defer src.release()
 	if f.base != "" {
 		base, err := c.openOne(f.base, nil)
 		if err != nil {
@@ -115,22 +121,6 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if isTerminal(c.stderr) {
 		opts.Progress = c.counter("encoding compile units")
 	}
-	// A file is checked by its first bytes and then mapped by dwarf2btf,
-	// which gives its pages back as it goes; standard input, a pipe or a
-	// device is read whole here, its magic checked before the rest.
-	var data *input.Data
-	if regular, head, err := headOfFile(path, magicLen); path != "-" && err != nil {
-		return err
-	} else if regular {
-		if err := checkELF(path, "vmlinux or module")(head); err != nil {
-			return err
-		}
-	} else {
-		if data, err = c.readELF(path, "vmlinux or module"); err != nil {
-			return err
-		}
-		defer data.Release()
-	}
 	ctx := cmd.Context()
 	wopts, err := f.write.options()
 	if err != nil {
@@ -138,7 +128,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	}
 	if wopts.ByteOrder == nil {
 		// pahole writes BTF in its input's byte order.
-		if wopts.ByteOrder, err = c.elfByteOrder(path, data); err != nil {
+		if wopts.ByteOrder, err = src.byteOrder(c); err != nil {
 			return err
 		}
 	}
@@ -147,27 +137,13 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// peak (dwarf2btf.Options.Encoded).
 	opts.Encoded = debug.FreeOSMemory
 	if f.noDedup {
-		var b *builder.Builder
-		var err error
-		if data != nil {
-			b, err = dwarf2btf.EncodeNoDedup(ctx, data.Bytes(), opts)
-		} else {
-			b, err = dwarf2btf.EncodeFileNoDedup(ctx, path, opts)
-		}
+		b, err := src.encode(ctx, opts)
 		if err != nil {
-			return fmt.Errorf("%s: %w", inputName(path), err)
+			return err
 		}
 		return c.writeBTFWith(b, f.out, f.write, wopts, path, f.base)
 	}
-	var raw []byte
-	if data != nil {
-		raw, err = dwarf2btf.Encode(ctx, data.Bytes(), opts, wopts)
-		if err != nil {
-			err = fmt.Errorf("%s: %w", inputName(path), err)
-		}
-	} else {
-		raw, err = dwarf2btf.EncodeFile(ctx, path, opts, wopts)
-	}
+	raw, err := src.build(ctx, opts, wopts)
 	if err != nil {
 		return err
 	}
@@ -179,11 +155,63 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	return c.writeOutput(f.out, raw, path, f.base)
 }
 
-// elfByteOrder returns the byte order of the ELF input path, read whole as
-// data when it is not a regular file, or else mapped for its first bytes.
-func (c *cli) elfByteOrder(path string, data *input.Data) (binary.ByteOrder, error) {
+// encodeSource is the input of btf encode: a file, which dwarf2btf maps
+// and gives its pages back as it goes, or standard input, a pipe or a
+// device, read whole here.
+type encodeSource struct {
+	path string
+	data *input.Data // nil for a file
+}
+
+// openEncodeSource checks the magic of the input at path ("-": standard
+// input) before anything else: a file by its first bytes, anything else
+// as it is read.
+func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
+	const what = "vmlinux or module"
+	regular, head, err := headOfFile(path, magicLen)
+	if err != nil {
+		return nil, err
+	}
+	if regular {
+		return &encodeSource{path: path}, checkELF(path, what)(head)
+	}
+	d, err := c.readELF(path, what)
+	if err != nil {
+		return nil, err
+	}
+	return &encodeSource{path: path, data: d}, nil
+}
+
+// encode returns the input's types before deduplication.
+func (s *encodeSource) encode(ctx context.Context, opts dwarf2btf.Options) (*builder.Builder, error) {
+	if s.data == nil {
+		return dwarf2btf.EncodeFileNoDedup(ctx, s.path, opts)
+	}
+	b, err := dwarf2btf.EncodeNoDedup(ctx, s.data.Bytes(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
+	}
+	return b, nil
+}
+
+// build returns the input's BTF as its kernel's build makes it.
+func (s *encodeSource) build(ctx context.Context, opts dwarf2btf.Options, out builder.Options) ([]byte, error) {
+	if s.data == nil {
+		return dwarf2btf.EncodeFile(ctx, s.path, opts, out)
+	}
+	raw, err := dwarf2btf.Encode(ctx, s.data.Bytes(), opts, out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
+	}
+	return raw, nil
+}
+
+// byteOrder returns the byte order of the input's ELF file: read whole
+// already, or else mapped for its first bytes.
+func (s *encodeSource) byteOrder(c *cli) (binary.ByteOrder, error) {
+	data := s.data
 	if data == nil {
-		d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+		d, err := input.File(c.ctx, s.path, input.Options{Limit: c.maxInput})
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +220,13 @@ func (c *cli) elfByteOrder(path string, data *input.Data) (binary.ByteOrder, err
 	}
 	order, err := dwarf2btf.ByteOrder(data.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inputName(path), err)
+		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
 	}
 	return order, nil
+}
+
+func (s *encodeSource) release() {
+	if s.data != nil {
+		s.data.Release()
+	}
 }

@@ -46,14 +46,14 @@ reported on stderr and does not stop the search.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.kernel || f.module != "" || f.sysfs != "" || f.root != "" || f.pkg != "" {
 				if len(args) > 1 || f.base != "" {
-					return errors.New("--kernel searches the running kernel: it takes no FILE and no --base")
+					return usagef("--kernel searches the running kernel: it takes no FILE and no --base")
 				}
 				if !f.kernel {
-					return errors.New("--module, --sysfs and --root need --kernel")
+					return usagef("--module, --sysfs and --root need --kernel")
 				}
 				if f.pkg != "" {
 					if f.sysfs != "" || f.root != "" {
-						return errors.New("--package reads a package: it takes no --sysfs and no --root")
+						return usagef("--package reads a package: it takes no --sysfs and no --root")
 					}
 					pkg, err := c.openPackage(f.pkg)
 					if err != nil {
@@ -95,7 +95,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 	}
 	opts.Kind = k
 	if stdinTwice(append(files, f.base)...) {
-		return errors.New("standard input (\"-\") can be only one of the FILEs and -B BASE")
+		return usagef("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
 	w := bufio.NewWriter(c.out())
 	results := []findResult{}
@@ -108,7 +108,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 				return nil
 			}
 			if len(files) > 1 {
-				w.WriteString(file + ": ")
+				w.WriteString(findLabel(file) + ": ")
 			}
 			return rawdump.WriteType(w, t)
 		})
@@ -234,4 +234,13 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags, pkg *kimage.Package) er
 		}
 	}
 	return w.Flush()
+}
+
+// findLabel is the label of a file's matches when several files are
+// searched: its name, or "(standard input)" for "-", as grep labels it.
+func findLabel(file string) string {
+	if file == "-" {
+		return "(standard input)"
+	}
+	return file
 }

@@ -36,7 +36,7 @@ them. The last argument is taken for FILE when it is "-" or an existing file.
 				path, args = args[n-1], args[:n-1]
 			}
 			if f.kernel && f.base != "" {
-				return errors.New("--kernel reads the running kernel: it takes no --base")
+				return usagef("--kernel reads the running kernel: it takes no --base")
 			}
 			return c.btfLayout(cmd.Context(), path, args, f)
 		},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +24,10 @@ func (c *cli) btfListCmd() *cobra.Command {
 		Long: `List the BTF objects the running kernel holds (vmlinux, modules, and the BTF
 of loaded BPF programs and maps) with their ids, names and sizes, and the
 programs and maps that use each: what "bpftool btf list" prints (bpftool
-7.1, which prints no pids), byte for byte; --json prints what "bpftool -j
-btf list" prints. "id ID" lists that object only, as "bpftool btf list id
-ID" does; an id that does not exist gives exit status 1. Print an object's
+7.1, which prints no pids), byte for byte; --json prints the data of
+"bpftool -j btf list" as a JSON document, an array of objects (also for
+one id). "id ID" lists that object only, as "bpftool btf list id ID" does;
+an id that does not exist gives exit status 1 (and [] with --json). Print an object's
 types with "kmeta btf dump id ID". Needs root (CAP_SYS_ADMIN).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 0 && (len(args) != 2 || args[0] != "id") {
@@ -47,7 +47,7 @@ types with "kmeta btf dump id ID". Needs root (CAP_SYS_ADMIN).`,
 			return c.btfList(asJSON, &one)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, as bpftool -j does")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: an array of objects with bpftool -j's keys")
 	return cmd
 }
 
@@ -82,6 +82,13 @@ func (c *cli) btfList(asJSON bool, one *uint32) error {
 	if one != nil {
 		info, err := bpfobj.BTFByID(*one)
 		if err != nil {
+			if asJSON && errors.Is(err, bpfobj.ErrNotFound) {
+				// Nothing found: an empty list, as btf find prints.
+				if err := writeJSON(w, objs); err != nil {
+					return err
+				}
+				w.Flush()
+			}
 			return liveError(err)
 		}
 		add(info)
@@ -94,13 +101,9 @@ func (c *cli) btfList(asJSON bool, one *uint32) error {
 		}
 	}
 	if asJSON {
-		var v any = objs
-		if one != nil {
-			v = objs[0] // bpftool -j prints the object alone
-		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
+		// A document, as every --json list: an array also for one id
+		// (bpftool -j prints that object alone).
+		if err := writeJSON(w, objs); err != nil {
 			return err
 		}
 	}
@@ -314,7 +317,7 @@ func (c *cli) btfDumpLive(cmd *cobra.Command, args []string, f btfDumpFlags) err
 	case roots != nil:
 		err = writeRoots(w, b.Spec, roots, f.json)
 	case f.json:
-		err = rawdump.WriteJSON(w, b.Spec, rawdump.Options{Scope: scope})
+		err = writeTypesJSONLines(w, b.Spec, scope)
 	default:
 		err = rawdump.Write(w, b.Spec, rawdump.Options{Scope: scope})
 	}
@@ -350,7 +353,8 @@ func openLive(src liveSource, opts bpfobj.Options) (*bpfobj.BTF, []btf.TypeID, e
 	return b, nil, err
 }
 
-// writeRoots prints the types roots in bpftool's raw format (or its JSON).
+// writeRoots prints the types roots in bpftool's raw format, or as JSON
+// Lines (one type a line, as btf dump --json prints).
 func writeRoots(w io.Writer, s *btf.Spec, roots []btf.TypeID, asJSON bool) error {
 	types := make([]btf.Type, len(roots))
 	for i, id := range roots {
@@ -368,17 +372,13 @@ func writeRoots(w io.Writer, s *btf.Spec, roots []btf.TypeID, asJSON bool) error
 		}
 		return nil
 	}
-	io.WriteString(w, "{\"types\":[")
-	for i, t := range types {
-		b, err := json.Marshal(rawdump.ToJSON(t))
-		if err != nil {
+	enc := newJSONLines(w)
+	for _, t := range types {
+		if err := enc.Encode(rawdump.ToJSON(t)); err != nil {
 			return err
 		}
-		io.WriteString(w, cond(i == 0, "\n", ",\n"))
-		w.Write(b)
 	}
-	_, err := io.WriteString(w, "\n]}\n")
-	return err
+	return nil
 }
 
 // liveError gives the errors of reading kernel objects their exit status:

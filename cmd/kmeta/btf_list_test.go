@@ -68,9 +68,10 @@ func TestBTFListBpftool(t *testing.T) {
 			t.Errorf("BTF object %d of the test object not listed", o.BTFID)
 		}
 	}
+	// --json: bpftool -j's data, as kmeta's JSON document (indented).
 	want, got = stable(t, []string{bpftool, "-j", "btf", "list"}, []string{"btf", "list", "--json"})
-	if got != want {
-		t.Errorf("kmeta btf list --json differs from bpftool -j btf list:\n--- kmeta\n%s--- bpftool\n%s", got, want)
+	if diff := cmp.Diff(jsonValue(t, want), jsonValue(t, got)); diff != "" {
+		t.Errorf("kmeta btf list --json differs from bpftool -j btf list (-bpftool +kmeta):\n%s", diff)
 	}
 	for _, id := range []string{"1", strconv.Itoa(int(objs[0].BTFID))} {
 		want, got = stable(t, []string{bpftool, "btf", "list", "id", id}, []string{"btf", "list", "id", id})
@@ -78,8 +79,9 @@ func TestBTFListBpftool(t *testing.T) {
 			t.Errorf("kmeta btf list id %s: %q, bpftool: %q", id, got, want)
 		}
 		want, got = stable(t, []string{bpftool, "-j", "btf", "list", "id", id}, []string{"btf", "list", "id", id, "--json"})
-		if got != want {
-			t.Errorf("kmeta btf list id %s --json: %q, bpftool -j: %q", id, got, want)
+		// bpftool prints the object alone, kmeta a list of it.
+		if diff := cmp.Diff([]any{jsonValue(t, want)}, jsonValue(t, got)); diff != "" {
+			t.Errorf("kmeta btf list id %s --json differs from bpftool -j (-bpftool +kmeta):\n%s", id, diff)
 		}
 	}
 }
@@ -195,13 +197,14 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kmeta %v: %v", args, err)
 		}
-		var w, g any
-		if err := json.Unmarshal(want, &w); err != nil {
-			t.Fatal(err)
+		// kmeta prints JSON Lines, one type a line; bpftool a document
+		// {"types": [...]}.
+		w := jsonValue(t, string(want))
+		types := []any{}
+		for line := range strings.Lines(string(got)) {
+			types = append(types, jsonValue(t, line))
 		}
-		if err := json.Unmarshal(got, &g); err != nil {
-			t.Fatalf("kmeta %v: %v", args, err)
-		}
+		g := any(map[string]any{"types": types})
 		if diff := cmp.Diff(w, g); diff != "" {
 			t.Errorf("kmeta %v differs from bpftool %v (-bpftool +kmeta):\n%s", args, bargs, diff)
 		}
@@ -378,4 +381,14 @@ func TestLibbpfHashmapOrder(t *testing.T) {
 	if got := new(libbpfHashmap).get(1); got == nil || len(got) != 0 {
 		t.Errorf("empty map: %v", got)
 	}
+}
+
+// jsonValue decodes a JSON document.
+func jsonValue(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%.200q: %v", s, err)
+	}
+	return v
 }

@@ -55,13 +55,13 @@ OBJ (not in batch mode).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(f.objs) > 0 && f.types != "":
-				return fmt.Errorf("--types and --obj exclude each other")
+				return usagef("--types and --obj exclude each other")
 			case len(f.objs) > 0 && f.fwdPointees:
-				return fmt.Errorf("--fwd-pointees applies to --types only")
+				return usagef("--fwd-pointees applies to --types only")
 			case f.dir != "" && len(f.objs) == 0:
-				return fmt.Errorf("-d OUTDIR needs --obj")
+				return usagef("-d OUTDIR needs --obj")
 			case f.dir != "" && (f.out != "" || f.base != ""):
-				return fmt.Errorf("-d OUTDIR writes one file per kernel: it takes no -o and no -B")
+				return usagef("-d OUTDIR writes one file per kernel: it takes no -o and no -B")
 			case f.dir != "":
 				return c.btfMinBatch(args, f)
 			case len(f.objs) > 0:
@@ -87,7 +87,7 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 	}
 	names := splitNames(f.types)
 	if len(names) == 0 {
-		return fmt.Errorf("missing --types NAME[,NAME...]")
+		return usagef("missing --types NAME[,NAME...]")
 	}
 	want := make([]builder.Want, 0, len(names))
 	for _, n := range names {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -67,7 +66,7 @@ func targetErr(path string, s *btf.Spec, err error) error {
 func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	inputs := append([]string{path, f.base}, f.objs...)
 	if stdinTwice(inputs...) {
-		return errors.New("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
+		return usagef("standard input (\"-\") can be only one of FILE, -B BASE and --obj OBJ")
 	}
 	if err := checkOutput(f.out, inputs...); err != nil {
 		return err
@@ -163,7 +162,7 @@ func batchOutputs(kernels []string, dir string) ([]string, error) {
 	outs := make([]string, len(kernels))
 	for i, k := range kernels {
 		if k == "-" {
-			return nil, fmt.Errorf("batch mode reads kernels from files, not stdin")
+			return nil, usagef("batch mode reads kernels from files, not stdin")
 		}
 		name := filepath.Base(k)
 		for _, ext := range []string{".gz", ".xz", ".zst"} {

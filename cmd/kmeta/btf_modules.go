@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -50,7 +49,7 @@ package instead, with their BTF on the package's vmlinux.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.pkg != "" {
 				if f.sysfs != "" || f.root != "" {
-					return errors.New("--package reads a package: it takes no --sysfs and no --root")
+					return usagef("--package reads a package: it takes no --sysfs and no --root")
 				}
 				pkg, err := c.openPackage(f.pkg)
 				if err != nil {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -29,7 +31,7 @@ func (o *openedSpec) Close() {
 // openSpec opens path ("-" for stdin), on top of basePath if not empty.
 func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 	if stdinTwice(path, basePath) {
-		return nil, errors.New("FILE and -B BASE cannot both be standard input (\"-\")")
+		return nil, usagef("FILE and -B BASE cannot both be standard input (\"-\")")
 	}
 	var base *btf.Spec
 	if basePath != "" {
@@ -84,6 +86,16 @@ func splitHint(err error) error {
 }
 
 func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
+	if d, ok := c.takePreread(path); ok {
+		// Read once: what is read from it is a copy.
+		defer d.Release()
+		name := inputName(path)
+		s, err := kimage.ReadBTF(c.ctx, bytes.NewReader(d.Bytes()), o)
+		if err != nil {
+			return nil, withHint(fmt.Errorf("%s: %w", name, err))
+		}
+		return s, nil
+	}
 	if path == "-" {
 		s, err := kimage.ReadBTF(c.ctx, c.stdinReader(), o)
 		if err != nil {
@@ -92,9 +104,41 @@ func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 		return s, nil
 	}
 	s, err := kimage.OpenBTF(c.ctx, path, o)
+	if err != nil && !strings.Contains(err.Error(), path) {
+		// Some of btf's errors (a bad magic number) do not name the file.
+		err = fmt.Errorf("%s: %w", path, err)
+	}
 	return s, withHint(err)
 }
 
 // kernelHead is how much of an input tells a bzImage or a Debian package
 // (the setup header ends before it).
 const kernelHead = 0x250
+
+// readArg reads the input named path ("-": standard input) whole, under
+// the input limit: a file is mapped if it can be. check, if not nil, is
+// called with the first checkLen bytes before the rest is read.
+func (c *cli) readArg(path string, check func(head []byte) error, checkLen int) (*input.Data, error) {
+	var d *input.Data
+	var err error
+	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: checkLen}
+	if path == "-" {
+		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
+	} else {
+		d, err = input.File(c.ctx, path, o)
+	}
+	if err != nil {
+		return nil, withHint(err)
+	}
+	return d, nil
+}
+
+// takePreread returns, and forgets, the input that checkBTFInputs read
+// for path. Inputs are opened on several goroutines at once (btf dedup).
+func (c *cli) takePreread(path string) (*input.Data, bool) {
+	c.prereadMu.Lock()
+	defer c.prereadMu.Unlock()
+	d, ok := c.preread[path]
+	delete(c.preread, path)
+	return d, ok
+}

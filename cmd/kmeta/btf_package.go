@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -10,7 +12,9 @@ func (c *cli) openPackage(path string) (*kimage.Package, error) {
 	var pkg *kimage.Package
 	var err error
 	if path == "-" {
-		pkg, err = kimage.ReadPackage(c.ctx, c.stdinReader(), c.maxInput)
+		if pkg, err = kimage.ReadPackage(c.ctx, c.stdinReader(), c.maxInput); err != nil {
+			err = fmt.Errorf("standard input: %w", err)
+		}
 	} else {
 		pkg, err = kimage.OpenPackage(c.ctx, path, c.maxInput)
 	}

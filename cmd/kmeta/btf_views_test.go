@@ -130,3 +130,40 @@ func TestBTFLayoutSplit(t *testing.T) {
 		testfixtures.CompareLines(t, []byte(got), want)
 	}
 }
+
+// TestBTFLayoutJSONTypes: member types in layout's JSON have no spaces at
+// their ends or doubled (pahole's text has "union " for an anonymous
+// union, and "const char  *"), and anonymous ones are named by kind.
+func TestBTFLayoutJSONTypes(t *testing.T) {
+	t.Parallel()
+	deb := testfixtures.File(t, testfixtures.DebianVmlinux)
+	out, err := kmeta(t, nil, "btf", "layout", "task_struct", "sk_buff", "kobj_type", deb, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type member struct {
+		Type    string   `json:"type"`
+		Members []member `json:"members"`
+	}
+	var got []struct{ Members []member }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	var walk func(ms []member)
+	walk = func(ms []member) {
+		for _, m := range ms {
+			if m.Type != strings.TrimSpace(m.Type) || strings.Contains(m.Type, "  ") {
+				t.Errorf("member type %q", m.Type)
+			}
+			kinds[m.Type] = true
+			walk(m.Members)
+		}
+	}
+	for _, s := range got {
+		walk(s.Members)
+	}
+	if !kinds["union"] || !kinds["struct"] {
+		t.Errorf("no anonymous union or struct named by its kind among %d types", len(kinds))
+	}
+}

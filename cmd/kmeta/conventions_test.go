@@ -85,6 +85,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"btf", "dump", "--bogus"}, "usage: kmeta btf dump [FILE]"},
 		{[]string{"btf", "dump", "a", "b"}, "usage: kmeta btf dump [FILE]"},
 		{[]string{"btf", "copy"}, "usage: kmeta btf copy FILE -o OUT"},
+		// Mistakes the commands find themselves are usage errors too.
+		{[]string{"btf", "copy", "x.btf"}, "missing -o OUT (\"-\" for standard output) (usage: kmeta btf copy FILE -o OUT)"},
+		{[]string{"btf", "core", "x.o", "--target", "y", "--kernel"}, "exclude each other (usage: kmeta btf core OBJ"},
+		{[]string{"btf", "dump", "--format", "c", "--json"}, "(usage: kmeta btf dump [FILE]"},
+		{[]string{"btf", "diff", "a", "b", "--reached"}, "--reached goes with --types (usage: kmeta btf diff OLD NEW)"},
+		{[]string{"btf", "dedup", "--each", "x"}, "--each needs -B BASE (usage: kmeta btf dedup"},
+		{[]string{"btf", "find", "x", "--module", "m"}, "need --kernel (usage: kmeta btf find NAME [FILE...])"},
 	} {
 		out, msg, st := status(t, "", tc.args...)
 		if st != 2 || !strings.Contains(msg, tc.want) || out != "" {

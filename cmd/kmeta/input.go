@@ -58,7 +58,7 @@ func (c *cli) readELF(path, what string) (*input.Data, error) {
 	}
 	check := func(head []byte) error {
 		if !bytes.HasPrefix(head, elfMagic) {
-			return fmt.Errorf("%s: not a %s: it inflates to data that starts with %x, not with ELF's magic", name, what, head)
+			return fmt.Errorf("not a %s: it inflates to data that starts with %x, not with ELF's magic", what, head)
 		}
 		return nil
 	}
@@ -101,7 +101,11 @@ func (c *cli) openObject(path string) (*object, error) {
 // headOfFile returns whether path is a regular file, and if it is, its
 // first n bytes (fewer if it is shorter), read without consuming anything:
 // a pipe or a device cannot be looked at twice, and is read whole instead.
+// "-" is standard input, never a file.
 func headOfFile(path string, n int) (regular bool, head []byte, err error) {
+	if path == "-" {
+		return false, nil, nil
+	}
 	f, fi, err := input.OpenFile(path)
 	if err != nil {
 		return false, nil, err
@@ -127,25 +131,63 @@ func stdinTwice(inputs ...string) bool {
 	return n > 1
 }
 
-// checkBTFFiles checks, before a batch's costly preparation (dedup
-// --each's base), that every input is a regular file that starts as BTF
-// input: raw BTF of either byte order, ELF, compressed data or a kernel
-// image. A pipe or a device would be read whole by a worker, after the
-// preparation, and cannot be looked at first without consuming it.
-func checkBTFFiles(paths []string) error {
+// checkBTF returns the check of an input read as BTF (name names it):
+// raw BTF of either byte order, ELF, compressed data, an x86 bzImage or a
+// Debian package, told by the first kernelHead bytes.
+func checkBTF(name string) func(head []byte) error {
+	return func(head []byte) error {
+		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
+			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None ||
+			kimage.IsBzImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) {
+			return nil
+		}
+		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's or a compressor's", name, head[:min(len(head), magicLen)])
+	}
+}
+
+// checkBTFInputs checks, before a command's costly preparation (dedup's
+// base), that every input starts as BTF input (checkBTF): a file by its
+// first bytes; standard input, a pipe or a device by reading it, since it
+// cannot be read twice: it is kept in c.preread for openOne. Batch modes
+// (batch) read files only.
+func (c *cli) checkBTFInputs(paths []string, batch bool) error {
 	for _, p := range paths {
+		if p == "" {
+			continue
+		}
 		regular, head, err := headOfFile(p, kernelHead)
 		if err != nil {
 			return err
 		}
-		if !regular {
-			return fmt.Errorf("%s: not a regular file: the batch reads files", p)
-		}
-		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
-			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None || kimage.IsBzImage(head) || kimage.IsDeb(head) {
+		if regular {
+			if err := checkBTF(p)(head); err != nil {
+				return err
+			}
 			continue
 		}
-		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's or a compressor's", p, head[:min(len(head), magicLen)])
+		if batch {
+			return fmt.Errorf("%s: not a regular file: the batch reads files", p)
+		}
+		d, err := c.readArg(p, checkBTF(inputName(p)), kernelHead)
+		if err != nil {
+			return err
+		}
+		c.prereadMu.Lock()
+		if c.preread == nil {
+			c.preread = map[string]*input.Data{}
+		}
+		c.preread[p] = d
+		c.prereadMu.Unlock()
 	}
 	return nil
+}
+
+// releasePreread frees what checkBTFInputs read.
+func (c *cli) releasePreread() {
+	c.prereadMu.Lock()
+	defer c.prereadMu.Unlock()
+	for p, d := range c.preread {
+		d.Release()
+		delete(c.preread, p)
+	}
 }

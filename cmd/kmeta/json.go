@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
@@ -53,20 +54,17 @@ func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
 	return err
 }
 
-// writeLayoutsJSON writes the layouts as a document. The anonymous
-// structs, unions and enums among member types are named by their kind
-// alone: layout spells them as pahole does before a body, "union " with
-// a trailing space.
+// writeLayoutsJSON writes the layouts as a document. Member types are
+// layout's spellings, which are pahole's, with the spaces pahole leaves
+// at their ends and doubles inside trimmed: an anonymous union is
+// "union", not "union ", and "const char *" not "const char  *".
 func writeLayoutsJSON(w io.Writer, ls []layout.Struct) error {
 	if ls == nil {
 		ls = []layout.Struct{}
 	}
 	for i := range ls {
 		for m := range allMembers(ls[i].Members) {
-			switch m.Type {
-			case "struct ", "union ", "enum ":
-				m.Type = m.Type[:len(m.Type)-1]
-			}
+			m.Type = strings.Join(strings.Fields(m.Type), " ")
 		}
 	}
 	return writeJSON(w, ls)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,11 +87,11 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := &kallsyms.Options{Modules: infos, Data: f.data}
+	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0)}
 	if f.kallsyms == "-" {
 		return kallsyms.Parse(c.stdinReader(), opts)
 	}
-	return kallsyms.Load(f.kallsyms, opts)
+	return kallsyms.ReadFile(f.kallsyms, opts)
 }
 
 func (c *cli) printJSON(v any) error {
@@ -280,11 +281,13 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		}
 		io.WriteString(c.stdout, text+"\n")
 	}
-	sym, err := kallsyms.Open(kallsyms.Config{
+	sym, err := kallsyms.NewSymbolizer(kallsyms.Config{
+		Workers:  runtime.GOMAXPROCS(0),
 		Kallsyms: f.kallsyms, Sysfs: f.sysfs,
 		OnReload: func(ev kallsyms.ReloadEvent) { emitReload(emit, ev) },
 		OnKsym:   func(ev kallsyms.KsymEvent) { emitKsym(emit, ev) },
 	})
+
 	if err != nil {
 		return err
 	}

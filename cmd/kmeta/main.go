@@ -13,12 +13,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
@@ -94,6 +96,11 @@ type cli struct {
 	// maxInput bounds every input (--max-input, KMETA_MAX_INPUT); 0 means
 	// btf.DefaultMaxSize.
 	maxInput int64
+	// preread holds inputs that could be checked only by reading them
+	// (standard input, a pipe), read before a command's costly
+	// preparation, by name (checkBTFInputs).
+	preread   map[string]*input.Data
+	prereadMu sync.Mutex
 }
 
 // run executes kmeta with args (without the program name). Errors are
@@ -107,6 +114,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	var um *usageMistake
+	if errors.As(err, &um) && cmd != nil {
+		err = usageError(cmd, um.err)
+	}
 	return nameCommand(cmd, withHint(err))
 }
 

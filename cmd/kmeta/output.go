@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,7 +68,7 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 func checkOutput(out string, inputs ...string) error {
 	switch out {
 	case "":
-		return errors.New("missing -o OUT (\"-\" for standard output)")
+		return usagef("missing -o OUT (\"-\" for standard output)")
 	case "-":
 		return nil
 	}

@@ -15,6 +15,19 @@ func usageError(cmd *cobra.Command, err error) error {
 	return &statusError{status: exitFailure, err: fmt.Errorf("%w (usage: %s)", err, usageLine(cmd)), usage: true}
 }
 
+// usagef returns a usage error found by a command's own checks (flags
+// that exclude each other, a missing -o): run makes it a usageError of
+// the command, naming its usage line, as cobra's own checks are.
+func usagef(format string, args ...any) error {
+	return &usageMistake{err: fmt.Errorf(format, args...)}
+}
+
+// usageMistake is the error usagef returns.
+type usageMistake struct{ err error }
+
+func (e *usageMistake) Error() string { return e.err.Error() }
+func (e *usageMistake) Unwrap() error { return e.err }
+
 // usageLine is cmd's usage line without cobra's "[flags]": "kmeta btf dump
 // [FILE]", or "kmeta btf COMMAND" for a command that only groups others.
 func usageLine(cmd *cobra.Command) string {

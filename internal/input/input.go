@@ -22,10 +22,10 @@
 // against the limit before anything is allocated for them, so a small
 // malicious file cannot make a reader allocate more than 1.3 times the
 // limit: the data, up to the limit, and a window or dictionary of up to an
-// eighth of it, which xz's decoder holds about twice (measured peak RSS of
-// kmeta at a 1 GiB limit: 1.01 times it for a stream, 1.13 for zstd with
-// a 128 MiB window, 1.26 for xz with a 128 MiB dictionary; see the
-// README).
+// eighth of it, of which the xz decoder may hold two, as it makes one for
+// each block of the stream (measured peak RSS of kmeta at a 1 GiB limit:
+// 1.01 times it for a stream, 1.13 for zstd with a 128 MiB window, 1.26
+// for xz with a 128 MiB dictionary in blocks; see the README).
 package input
 
 import (
