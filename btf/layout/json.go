@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
@@ -43,7 +44,7 @@ type Struct struct {
 // and unions, whose own members are in Members.
 type Member struct {
 	Name           string     `json:"name"`
-	Type           string     `json:"type"` // pahole's spelling of the type
+	Type           string     `json:"type"` // pahole's spelling of the type, its stray spaces trimmed
 	TypeID         btf.TypeID `json:"type_id"`
 	Offset         uint32     `json:"offset"`
 	Size           uint64     `json:"size"`
@@ -74,6 +75,7 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 	}
 	first := true
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // C spellings hold "->"
 	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
 		p.buf = p.buf[:0]
 		sep := ","
@@ -133,7 +135,9 @@ func (p *printer) memberFacts(c *class, base uint32) []Member {
 		mf := Member{
 			Name:   string(m.name),
 			TypeID: m.typ,
-			Type:   string(p.appendTagName(nil, m.typ, bufPointer, 0)),
+			// pahole's spelling, without the spaces it leaves at the end
+			// ("union ") and doubles inside ("const char  *").
+			Type:   strings.Join(strings.Fields(string(p.appendTagName(nil, m.typ, bufPointer, 0))), " "),
 			Offset: base + m.byteOffset,
 			Size:   m.byteSize,
 			Hole:   int(m.hole), BitHole: int(m.bitHole),

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"iter"
-	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
@@ -54,35 +52,11 @@ func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
 	return err
 }
 
-// writeLayoutsJSON writes the layouts as a document. Member types are
-// layout's spellings, which are pahole's, with the spaces pahole leaves
-// at their ends and doubles inside trimmed: an anonymous union is
-// "union", not "union ", and "const char *" not "const char  *".
+// writeLayoutsJSON writes the layouts as a document. (Member types are
+// pahole's spellings with its stray spaces trimmed: btf/layout does that.)
 func writeLayoutsJSON(w io.Writer, ls []layout.Struct) error {
 	if ls == nil {
 		ls = []layout.Struct{}
 	}
-	for i := range ls {
-		for m := range allMembers(ls[i].Members) {
-			m.Type = strings.Join(strings.Fields(m.Type), " ")
-		}
-	}
 	return writeJSON(w, ls)
-}
-
-// allMembers yields every member of ms, and of their anonymous members,
-// for change in place.
-func allMembers(ms []layout.Member) iter.Seq[*layout.Member] {
-	return func(yield func(*layout.Member) bool) {
-		var walk func(ms []layout.Member) bool
-		walk = func(ms []layout.Member) bool {
-			for i := range ms {
-				if !yield(&ms[i]) || !walk(ms[i].Members) {
-					return false
-				}
-			}
-			return true
-		}
-		walk(ms)
-	}
 }
