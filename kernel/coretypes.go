@@ -162,7 +162,7 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 }
 
 // openVmlinuxWith is openVmlinux with a context and read options: the
-// first usable vmlinux BTF of o's paths, and its path.
+// first usable vmlinux BTF of o's paths (or o's package), and its path.
 func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
 	if o.Package != nil {
 		raw, err := o.Package.File(Vmlinux)

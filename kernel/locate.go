@@ -2,10 +2,7 @@ package kernel
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -114,33 +111,5 @@ func validName(name string) bool {
 // (a debug vmlinux without a .BTF section, say). The error wraps
 // ErrNoVmlinux and the reasons the existing files were rejected.
 func openVmlinux(o Options) (*btf.Spec, string, error) {
-	if o.Package != nil {
-		s, err := o.Package.Open(Vmlinux, nil)
-		return s, o.Package.String(), err
-	}
-	paths, err := o.VmlinuxPaths()
-	if err != nil {
-		return nil, "", err
-	}
-	var errs []error
-	for _, p := range paths {
-		// Only regular files: opening a FIFO would block.
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			if err == nil {
-				errs = append(errs, fmt.Errorf("%s: not a regular file", p))
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		s, err := btf.Open(context.Background(), p, btf.Options{Workers: o.Workers})
-		if err == nil {
-			return s, p, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	err = fmt.Errorf("%w (tried %s)", ErrNoVmlinux, strings.Join(paths, ", "))
-	return nil, "", errors.Join(append([]error{err}, errs...)...)
+	return openVmlinuxWith(context.Background(), o, btf.Options{Workers: o.Workers})
 }
