@@ -52,8 +52,8 @@ func (s *Spec) findFlavors(f *flavorFilter, yield func(Type) bool) bool {
 		if s.kinds[g]&f.groups == 0 {
 			continue // no type of these kinds in the group
 		}
-		first := uint32(g) << indexShift
-		for i := first; i < min(first+1<<indexShift, s.n); i++ {
+		first := uint32(g) << s.shift
+		for i := first; i < min(first+1<<s.shift, s.n); i++ {
 			info := wire.InfoWord(types, off)
 			if f.kinds&(1<<(wire.InfoKind(info)&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) &&
 				!s.yieldType(s.firstID+TypeID(i), off, yield) {

@@ -85,7 +85,8 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 // goroutine did not pay either.)
 func (s *Spec) indexLazy() error {
 	s.alignTypes()
-	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
+	s.shift = lazyShift
+	s.index = make([]uint32, 0, len(s.types)/(24<<lazyShift)+1)
 	s.kinds = make([]uint16, 0, cap(s.index))
 	var f *flavorFilter
 	if s.found != nil {
@@ -95,7 +96,7 @@ func (s *Spec) indexLazy() error {
 	end := uint32(len(s.types))
 	id := s.firstID
 	for off := uint32(0); off < end; id++ {
-		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
+		if uint32(id-s.firstID)&(1<<lazyShift-1) == 0 {
 			s.index = append(s.index, off)
 			s.kinds = append(s.kinds, 0)
 		}

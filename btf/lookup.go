@@ -179,8 +179,8 @@ func (s *Spec) scanName(name string, kind Kind, yield func(Type) bool) bool {
 		if s.kinds[g]&want == 0 {
 			continue // no type of this kind in the group
 		}
-		first := uint32(g) << indexShift
-		for i := first; i < min(first+1<<indexShift, s.n); i++ {
+		first := uint32(g) << s.shift
+		for i := first; i < min(first+1<<s.shift, s.n); i++ {
 			info := wire.InfoWord(types, off)
 			if (kind == KindUnknown || Kind(wire.InfoKind(info)) == kind) && s.nameIs(wire.Word(types, off+wire.NameAt), name) &&
 				!s.yieldType(s.firstID+TypeID(i), off, yield) {
