@@ -176,18 +176,8 @@ func (r *rawBTF) kindOf(id uint32) (wire.Kind, uint32, string) {
 	return wire.Kind(t.Kind()), ref, t.Name()
 }
 
-func (r *rawBTF) str(off uint32) string {
-	var s []byte
-	if off < r.strStart {
-		s = r.baseStrs[off:]
-	} else if off-r.strStart < uint32(len(r.strs)) {
-		s = r.strs[off-r.strStart:]
-	}
-	if i := bytes.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	return string(s)
-}
+// str returns the string at off of the base's and the own string space.
+func (r *rawBTF) str(off uint32) string { return string(r.strBytes(off)) }
 
 // addStr adds s to the own strings; deduplication rebuilds them anyway.
 func (r *rawBTF) addStr(s string) uint32 {
