@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,8 +16,8 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/bpftest"
 	"github.com/kmeta-dev/kmeta/internal/perfevent"
-	"golang.org/x/sys/unix"
 )
 
 // liveEnv is a Symbolizer of the running kernel that follows ksymbol
@@ -339,7 +338,7 @@ func TestKsymLostLive(t *testing.T) {
 	if err := sym.KsymEventsErr(); err != nil {
 		t.Skipf("ksymbol events unavailable: %v", err)
 	}
-	pinToOneCPU(t)
+	bpftest.PinToOneCPU(t)
 	load := func(name string) {
 		f, err := bpfsys.LoadSocketFilter(name)
 		if err != nil {
@@ -374,31 +373,4 @@ func TestKsymLostLive(t *testing.T) {
 		t.Errorf("a second reload: %+v", ev)
 	default:
 	}
-}
-
-// pinToOneCPU runs the calling goroutine on its thread, bound to the CPU
-// it may use first, until the test ends: every ksymbol record then goes
-// to that CPU's ring.
-func pinToOneCPU(tb testing.TB) {
-	tb.Helper()
-	runtime.LockOSThread()
-	var old, one unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		runtime.UnlockOSThread()
-		tb.Skipf("sched_getaffinity: %v", err)
-	}
-	for c := range 1 << 10 {
-		if old.IsSet(c) {
-			one.Set(c)
-			break
-		}
-	}
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		runtime.UnlockOSThread()
-		tb.Skipf("sched_setaffinity: %v", err)
-	}
-	tb.Cleanup(func() {
-		unix.SchedSetaffinity(0, &old)
-		runtime.UnlockOSThread()
-	})
 }

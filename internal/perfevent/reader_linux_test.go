@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
-	"golang.org/x/sys/unix"
+	"github.com/kmeta-dev/kmeta/internal/bpftest"
 )
 
 var capture = flag.Bool("capture", false, "write the raw records of TestKsymbolLive to testdata/fuzz/FuzzParse")
@@ -276,7 +275,7 @@ func TestLost(t *testing.T) {
 			raws = append(raws, append([]byte(nil), b...))
 		}
 	}
-	pinToOneCPU(t) // so that every record goes to one ring
+	bpftest.PinToOneCPU(t) // so that every record goes to one ring
 	for i := range 60 {
 		f := loadOrSkip(t, fmt.Sprintf("kmeta_lost_%d", i))
 		f.Close()
@@ -307,32 +306,6 @@ func mustParse(tb testing.TB, b []byte) Record {
 		tb.Fatal(err)
 	}
 	return rec
-}
-
-// pinToOneCPU runs the calling goroutine on its thread, bound to the CPU
-// it is on, until the test ends.
-func pinToOneCPU(tb testing.TB) {
-	tb.Helper()
-	runtime.LockOSThread()
-	var old, one unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		runtime.UnlockOSThread()
-		tb.Skipf("sched_getaffinity: %v", err)
-	}
-	for c := range 1 << 10 {
-		if old.IsSet(c) {
-			one.Set(c)
-			break
-		}
-	}
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		runtime.UnlockOSThread()
-		tb.Skipf("sched_setaffinity: %v", err)
-	}
-	tb.Cleanup(func() {
-		unix.SchedSetaffinity(0, &old)
-		runtime.UnlockOSThread()
-	})
 }
 
 const unprivEnv = "PERFEVENT_TEST_UNPRIVILEGED"
