@@ -75,7 +75,7 @@ for o in kprobe sched; do
 	cp "$here/testdata/loader/$o.bpf.o" "$tmp/$o.bpf.o"
 	objs="$objs $tmp/$o.bpf.o"
 done
-xz -dc "$root/testdata/btf/debian-6.12-cloud.btf.xz" > "$tmp/debian-6.12.btf"
+zstd -dc "$root/testdata/btf/debian-6.12-cloud.btf.zst" > "$tmp/debian-6.12.btf"
 kernels3="$tmp/debian-6.1.btf $tmp/debian-6.12.btf $tmp/host-6.18.btf"
 mkdir "$tmp/out6" "$tmp/ref6"
 for k in $kernels3; do

@@ -11,7 +11,7 @@ import (
 
 // debian612 is the shipped vmlinux BTF of Debian 13's 6.12.118 cloud
 // kernel, the base of the 6.12 modules under testdata/elf/debian-6.12.
-const debian612 = "btf/debian-6.12-cloud.btf.xz"
+const debian612 = "btf/debian-6.12-cloud.btf.zst"
 
 // TestIdenticalToKernel612 encodes the debug builds of af_key and tun of
 // Debian 13's 6.12.118 cloud kernel with 1, 2 and 8 workers, as their own
@@ -28,7 +28,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 	}
 	for _, m := range []string{"af_key", "tun"} {
 		t.Run(m, func(t *testing.T) {
-			ko := testfixtures.Read(t, "elf/debian-6.12/"+m+".ko.xz")
+			ko := testfixtures.Read(t, "elf/debian-6.12/"+m+".ko.zst")
 			want := testfixtures.Read(t, "pahole/encode/debian-6.12/"+m+".btf.gz")
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, want)
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Like: dwarf2btf.LikePahole130,
@@ -41,7 +41,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 // finds none in a plain object.
 func TestKernelRelease(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{"elf/debian-6.12/tun.ko.xz", "6.12.118+deb13-cloud-amd64"},
+		{"elf/debian-6.12/tun.ko.zst", "6.12.118+deb13-cloud-amd64"},
 		{"elf/af_key.ko.gz", "6.1.0-47-cloud-amd64"},
 		{"dwarf/multi-x86_64.o.gz", ""},
 	} {

@@ -14,7 +14,7 @@ import (
 // base73 returns the shipped vmlinux BTF of Debian's 7.3.4 cloud kernel.
 func base73(tb testing.TB) *btf.Spec {
 	tb.Helper()
-	s, err := btf.Parse(testfixtures.Read(tb, "btf/debian-7.3-cloud.btf.xz"), btf.Options{})
+	s, err := btf.Parse(testfixtures.Read(tb, "btf/debian-7.3-cloud.btf.zst"), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

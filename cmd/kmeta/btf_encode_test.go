@@ -50,10 +50,10 @@ func TestBTFEncodeKernel612(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "vmlinux.btf")
-	if err := os.WriteFile(base, testfixtures.Read(t, "btf/debian-6.12-cloud.btf.xz"), 0o644); err != nil {
+	if err := os.WriteFile(base, testfixtures.Read(t, "btf/debian-6.12-cloud.btf.zst"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := testfixtures.Path(t, "elf/debian-6.12/tun.ko.xz")
+	in := testfixtures.Path(t, "elf/debian-6.12/tun.ko.zst")
 	want := testfixtures.Read(t, "pahole/encode/debian-6.12/tun.btf.gz")
 	for i, extra := range [][]string{
 		nil,
