@@ -53,7 +53,9 @@ func TestGoldenModule(t *testing.T) {
 }
 
 // TestAgainstBpftoolModules compares with the installed bpftool on the
-// other golden modules, whose C dumps are not committed.
+// other golden modules, whose C dumps are not committed: af_key in the
+// plain "go test", the others (vmlinux-sized, as each prints its base)
+// with KMETA_HEAVY=1.
 func TestAgainstBpftoolModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -65,6 +67,9 @@ func TestAgainstBpftoolModules(t *testing.T) {
 			continue // TestGoldenModule has bpftool's output committed
 		}
 		t.Run(name, func(t *testing.T) {
+			if name != "af_key" {
+				testfixtures.SkipUnlessHeavy(t, "one more vmlinux-sized bpftool run")
+			}
 			raw := testfixtures.Modules(t)[name]
 			want, err := bpftoolDump(t, raw, base)
 			if err != nil {
@@ -97,9 +102,13 @@ func TestAgainstBpftoolRunningKernel(t *testing.T) {
 	}
 }
 
-// TestCompileVmlinux compiles the full host header with clang -target bpf.
+// TestCompileVmlinux compiles the full host header of bpftool 7.1 with
+// clang -target bpf. The plain "go test" compiles the default header
+// (TestCompileVmlinux75) and 7.1's small ones (TestMiniHeader,
+// TestCasesCompile).
 func TestCompileVmlinux(t *testing.T) {
 	clang(t)
+	testfixtures.SkipUnlessHeavy(t, "one more vmlinux.h compile")
 	compile(t, dumpC(t, hostSpec(t), v71),
 		"int size_of_task(void) { return sizeof(struct task_struct) + sizeof(struct sk_buff); }")
 }
@@ -109,6 +118,7 @@ func TestCompileVmlinuxDebianModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	testfixtures.SkipUnlessHeavy(t, "one more vmlinux.h compile")
 	compile(t, dumpC(t, moduleSpec(t, goldenModule), v71),
 		"int size_of_kvm(void) { return sizeof(struct kvm_vcpu); }")
 }

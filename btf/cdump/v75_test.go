@@ -26,6 +26,11 @@ const aafs = "enum {\n\tAAFS_LOADDATA_ABI = 0,\n"
 // that sorts first; for Debian 13's kernels also the SHA-256 of Debian
 // 12's bpftool 7.1 "format c" (the other goldens of 7.1 are whole headers,
 // in cdump_test.go).
+//
+// The plain "go test" checks three of them: the host, Debian 13's 6.12
+// (7.5 and 7.1) and a Debian 6.1 module on its base; each is a
+// vmlinux-sized dump, four times, so the others run with KMETA_HEAVY=1
+// (.ci/run).
 type golden75 struct {
 	name             string
 	spec             func(testing.TB) *btf.Spec
@@ -33,6 +38,9 @@ type golden75 struct {
 	first            string
 	v71              string
 }
+
+// plain75 are the goldens75 that run without KMETA_HEAVY.
+var plain75 = map[string]bool{"host-6.18.44": true, "debian-6.12": true, "debian-6.1 af_key": true}
 
 var goldens75 = []golden75{
 	{"host-6.18.44", hostSpec,
@@ -127,6 +135,9 @@ func TestGolden75(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			if testing.Short() && strings.Contains(g.name, " ") {
 				t.Skip("short: modules")
+			}
+			if !plain75[g.name] {
+				testfixtures.SkipUnlessHeavy(t, "one more vmlinux-sized input")
 			}
 			t.Parallel()
 			s := g.spec(t)
@@ -249,12 +260,14 @@ int use_kfuncs(void)
 }
 
 // TestCompileVmlinux75Debian13 compiles the sorted headers of Debian 13's
-// 6.12 and 7.3 kernels, with a program that calls their kfuncs.
+// 6.12 and 7.3 kernels, with a program that calls their kfuncs. The
+// plain "go test" compiles the host's (TestCompileVmlinux75).
 func TestCompileVmlinux75Debian13(t *testing.T) {
 	clang(t)
 	if testing.Short() {
 		t.Skip("short")
 	}
+	testfixtures.SkipUnlessHeavy(t, "two more vmlinux.h compiles")
 	for _, kver := range []string{"6.12", "7.3"} {
 		t.Run(kver, func(t *testing.T) {
 			compile(t, dumpC(t, modern(kver, "")(t), cdump.Options{}), `
@@ -278,6 +291,7 @@ func TestCompileVmlinux75Module(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	testfixtures.SkipUnlessHeavy(t, "two more vmlinux.h compiles")
 	compile(t, dumpC(t, moduleSpec(t, goldenModule), cdump.Options{}),
 		"int size_of_kvm(void) { return sizeof(struct kvm_vcpu); }")
 	compile(t, dumpC(t, hostSpec(t), cdump.Options{Unsorted: true}),

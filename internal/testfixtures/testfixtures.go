@@ -220,3 +220,17 @@ func CompareLines(tb testing.TB, got, want []byte) {
 	}
 	tb.Fatalf("output has %d lines, want %d", len(gl), len(wl))
 }
+
+// Heavy reports whether KMETA_HEAVY=1 asks for the heavy checks: the
+// vmlinux-sized comparisons that repeat, on more inputs, an oracle that
+// the plain "go test ./..." already checks on one. .ci/run runs them.
+func Heavy() bool { return os.Getenv("KMETA_HEAVY") == "1" }
+
+// SkipUnlessHeavy skips a heavy check, saying what it is, unless
+// KMETA_HEAVY=1.
+func SkipUnlessHeavy(tb testing.TB, what string) {
+	tb.Helper()
+	if !Heavy() {
+		tb.Skipf("heavy check (%s): set KMETA_HEAVY=1 (.ci/run does)", what)
+	}
+}
