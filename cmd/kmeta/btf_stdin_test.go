@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -13,17 +14,31 @@ import (
 
 // kernelImages returns a small x86 bzImage (gzip) and a Debian package
 // holding it, whose "kernel" is testdata's BPF object with its .BTF
-// section, and that object itself.
+// section, and that object itself. They are made once per test process
+// (Go's xz writer takes half a second for the package) and shared: the
+// caller must not modify them.
 func kernelImages(t *testing.T) (bz, deb, obj []byte) {
 	t.Helper()
-	obj = testfixtures.Read(t, "elf/prog.bpf.o.gz")
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write(obj)
-	w.Close()
-	bz = testfixtures.BzImage(gz.Bytes())
-	deb = testfixtures.DebPackage(t, map[string][]byte{"boot/vmlinuz-6.1.0-x": bz}, []string{"boot/vmlinuz-6.1.0-x"})
-	return bz, deb, obj
+	images.once.Do(func() {
+		obj := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		w.Write(obj)
+		w.Close()
+		bz := testfixtures.BzImage(gz.Bytes())
+		deb := testfixtures.DebPackage(t, map[string][]byte{"boot/vmlinuz-6.1.0-x": bz}, []string{"boot/vmlinuz-6.1.0-x"})
+		images.bz, images.deb, images.obj = bz, deb, obj
+	})
+	if images.deb == nil {
+		t.Fatal("the kernel images could not be made (see the first test that tried)")
+	}
+	return images.bz, images.deb, images.obj
+}
+
+// images is what kernelImages made.
+var images struct {
+	once         sync.Once
+	bz, deb, obj []byte
 }
 
 // TestKernelImageStdin: "-" reads an x86 bzImage and a Debian package
