@@ -113,7 +113,7 @@ func linkFakeSysfs(tb testing.TB, dir, shared string, edit func(name string, b [
 			tb.Fatal(err)
 		}
 	}
-	vmlinux := Read(tb, DebianVmlinux)
+	vmlinux := readShared(tb, Path(tb, DebianVmlinux))
 	put("vmlinux", vmlinux, vmlinux)
 	for file, b := range Modules(tb) {
 		nb := b
@@ -137,7 +137,7 @@ func FillFakeSysfs(tb testing.TB, dir string, keep func(name string) bool, edit 
 			tb.Fatal(err)
 		}
 	}
-	write("vmlinux", Read(tb, DebianVmlinux))
+	write("vmlinux", readShared(tb, Path(tb, DebianVmlinux)))
 	for file, b := range Modules(tb) {
 		name := SysfsName(file)
 		if keep != nil && !keep(name) {
@@ -222,7 +222,7 @@ func SkipIfHostFixture(tb testing.TB) {
 	if err != nil {
 		tb.Skipf("no kernel BTF here: %v", err)
 	}
-	if bytes.Equal(live, Read(tb, HostVmlinux)) {
+	if bytes.Equal(live, readShared(tb, Path(tb, HostVmlinux))) {
 		tb.Skipf("%s is testdata's %s, whose bpftool outputs the golden tests compare", RunningKernelBTF, HostVmlinux)
 	}
 }

@@ -74,6 +74,17 @@ func Read(tb testing.TB, rel string) []byte {
 // inflating them again each time was a quarter of some packages' CPU.
 func ReadPath(tb testing.TB, path string) []byte {
 	tb.Helper()
+	b := readShared(tb, path)
+	if compressed(path) {
+		b = bytes.Clone(b)
+	}
+	return b
+}
+
+// readShared is ReadPath without the copy of a compressed file's bytes:
+// the caller must not modify them.
+func readShared(tb testing.TB, path string) []byte {
+	tb.Helper()
 	if !compressed(path) {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -86,7 +97,7 @@ func ReadPath(tb testing.TB, path string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return bytes.Clone(b)
+	return b
 }
 
 // inflated maps a compressed fixture's path to a function that returns its
@@ -199,7 +210,7 @@ func File(tb testing.TB, rel string) string {
 		name = strings.TrimSuffix(name, filepath.Ext(name))
 	}
 	path := filepath.Join(MemTempDir(tb), name)
-	if err := os.WriteFile(path, Read(tb, rel), 0o644); err != nil {
+	if err := os.WriteFile(path, readShared(tb, Path(tb, rel)), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return path
