@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // TestGoldenSelfAppended checks against libbpf 1.8: a module appended to
@@ -24,8 +25,11 @@ func TestGoldenSelfAppended(t *testing.T) {
 }
 
 // TestGoldenModulesMerged checks against libbpf 1.8: all 1,121 modules
-// appended on the base in the golden's order, deduplicated once.
+// appended on the base in the golden's order, deduplicated once, on the
+// caller's goroutine. The plain go test compares the same golden with
+// workers (TestWorkersGolden); this runs with KMETA_HEAVY=1 (.ci/run).
 func TestGoldenModulesMerged(t *testing.T) {
+	testfixtures.SkipUnlessHeavy(t, "the 1,121 modules deduplicated a second time")
 	vm, base := debian(t)
 	var specs []*btf.Spec
 	for _, name := range mergedOrder(t) {
