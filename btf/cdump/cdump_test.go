@@ -350,22 +350,17 @@ func TestStreaming(t *testing.T) {
 			if w.max > 128<<10 {
 				t.Errorf("largest write %d bytes: output is not streamed", w.max)
 			}
-			// The bytes allocated by two Writes after a warm-up one,
-			// measured as testing.Benchmark does (MemStats.TotalAlloc)
-			// without its second of repeated runs.
+			// The bytes allocated by a Write after the one above, the
+			// warm-up, measured as testing.Benchmark does
+			// (MemStats.TotalAlloc) without its second of repeated runs.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			if err := cdump.Write(io.Discard, s, tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for range 2 {
-				if err := cdump.Write(io.Discard, s, tc.opts); err != nil {
-					t.Fatal(err)
-				}
-			}
 			runtime.ReadMemStats(&after)
-			perOp := int64(after.TotalAlloc-before.TotalAlloc) / 2
-			t.Logf("output %d bytes; allocated %d bytes in %d allocations per Write", w.total, perOp, (after.Mallocs-before.Mallocs)/2)
+			perOp := int64(after.TotalAlloc - before.TotalAlloc)
+			t.Logf("output %d bytes; allocated %d bytes in %d allocations per Write", w.total, perOp, after.Mallocs-before.Mallocs)
 			// The state is a few dozen bytes per type, whatever the output size.
 			if limit := tc.perType*int64(s.LastID()+1) + 1<<20; perOp > limit {
 				t.Errorf("allocated %d bytes for %d types, want at most %d", perOp, s.LastID(), limit)
