@@ -23,7 +23,7 @@ func TestConcurrentLookups(t *testing.T) {
 			if g%2 == 1 {
 				s = split
 			}
-			for i := range 60 {
+			for i := range 36 {
 				name := names[(g+i)%len(names)]
 				// A flavoured Find scans every type: one in twelve keeps
 				// both paths under contention in every goroutine.

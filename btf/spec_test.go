@@ -97,17 +97,17 @@ func TestFindAgreesWithScan(t *testing.T) {
 			want[n] = append(want[n], id)
 		}
 	}
-	// In name order, so that every run checks the same names: every 97th
-	// unique name and every 4th repeated one (a Find without a kind costs
-	// most of a millisecond).
+	// In name order, so that every run checks the same names: every 199th
+	// unique name and every 8th repeated one, 323 Finds (a Find
+	// without a kind costs most of a millisecond).
 	unique, repeated := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		ids := want[name]
 		if len(ids) == 1 {
-			if unique++; unique%97 != 0 {
+			if unique++; unique%199 != 0 {
 				continue
 			}
-		} else if repeated++; repeated%4 != 0 {
+		} else if repeated++; repeated%8 != 0 {
 			continue
 		}
 		ts, err := s.Find(name, btf.FindOptions{})
