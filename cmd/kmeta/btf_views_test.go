@@ -97,8 +97,9 @@ func TestBTFDiff(t *testing.T) {
 // TestBTFLayoutSplit: "btf layout -B BASE MODULE" prints what pahole 1.24
 // prints for "pahole -F btf --btf_base=BASE MODULE": the base's structs
 // and unions (the vmlinux golden), then the module's own (the golden of
-// kvm's, testdata/README.md). Where pahole 1.24 is installed, two more
-// modules are checked against it directly.
+// kvm's, testdata/README.md). Where pahole 1.24 is installed, and with
+// KMETA_HEAVY=1 (.ci/run), two more modules are checked against it
+// directly: each prints its base again, in both programs.
 func TestBTFLayoutSplit(t *testing.T) {
 	t.Parallel()
 	base := testfixtures.File(t, testfixtures.DebianVmlinux)
@@ -121,6 +122,7 @@ func TestBTFLayoutSplit(t *testing.T) {
 	if v, err := exec.Command("pahole", "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "v1.24" {
 		t.Skip("needs pahole 1.24 for more modules")
 	}
+	testfixtures.SkipUnlessHeavy(t, "two more modules on their base, against pahole")
 	for _, mod := range []string{"af_key", "vsock_loopback"} {
 		got := layoutOf(mod) // (writes the module's file)
 		want, err := exec.Command("pahole", "-F", "btf", "--btf_base="+base, filepath.Join(dir, mod+".btf")).Output()
