@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // The crafted cases (cases_test.go) against bpftool 7.5: its "format c"
@@ -88,9 +89,10 @@ func TestCases75AgainstBpftool(t *testing.T) {
 }
 
 // TestCases75Compile compiles each case's header, sorted and unsorted, with
-// clang.
+// clang, with KMETA_HEAVY=1 (.ci/run; see TestCasesCompile).
 func TestCases75Compile(t *testing.T) {
 	clang(t)
+	testfixtures.SkipUnlessHeavy(t, "two clang processes per case")
 	for _, c := range cases {
 		if c.noCompile {
 			continue

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 func (c cCase) raw() []byte {
@@ -59,9 +61,14 @@ func TestCasesAgainstBpftool(t *testing.T) {
 	}
 }
 
-// TestCasesCompile compiles each case's header with clang.
+// TestCasesCompile compiles each case's header with clang, one clang
+// process each (30 to 40 ms of CPU apiece), with KMETA_HEAVY=1 (.ci/run):
+// TestCases checks that each header is bpftool's byte for byte, and the
+// plain go test compiles a whole vmlinux.h (TestCompileVmlinux75) and a
+// small 7.1 one (TestMiniHeader).
 func TestCasesCompile(t *testing.T) {
 	clang(t)
+	testfixtures.SkipUnlessHeavy(t, "a clang process per case")
 	for _, c := range cases {
 		if c.noCompile {
 			continue
