@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -68,7 +69,7 @@ func TestBpftoolLive(t *testing.T) {
 		for name, list := range mergeCases(minCases(), genMinCases()) {
 			out := filepath.Join(dir, "out.btf")
 			args := []string{"gen", "min_core_btf", kpath, out}
-			var loaded []*core.Object
+			var loaded []*bpfelf.Object
 			for _, o := range list {
 				args = append(args, objs[o])
 				loaded = append(loaded, object(t, o))
