@@ -54,7 +54,7 @@ func readTarSysfs(tarball []byte) ([]ModuleInfo, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := ksymtest.ExtractTar(dir, tarball); err != nil {
+	if err := ksymtest.ExtractTar(dir, tarball, ""); err != nil {
 		return nil, err
 	}
 	return ReadModules(filepath.Join(dir, "sys"))

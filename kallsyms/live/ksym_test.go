@@ -256,7 +256,7 @@ func TestKsymUnavailable(t *testing.T) {
 // tree is the synthetic fixture's; the events are injected.
 func TestModuleRangeFirst(t *testing.T) {
 	dir, fixture := t.TempDir(), t.TempDir()
-	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz")); err != nil {
+	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz"), "sys/module/synmod050"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "sys", "module"), 0o755); err != nil {

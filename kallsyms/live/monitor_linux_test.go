@@ -42,6 +42,7 @@ func TestMonitorEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skip("unshare not found")
 	}
+	t.Parallel() // it waits on the test binary run again
 	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestMonitorEndToEnd$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), netnsEnv+"=1")
 	out, err := cmd.CombinedOutput()
@@ -303,7 +304,7 @@ func testRangeFirst(t *testing.T) {
 	in := newInjector(t)
 	e := startWatchCoalesce(t, uevent.Options{TrustPortIDs: []uint32{in.port}}, time.Hour)
 	fixture := t.TempDir()
-	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz")); err != nil {
+	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz"), "sys/module/synmod050"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(e.sysfs, "module"), 0o755); err != nil {

@@ -135,6 +135,7 @@ func TestConcurrentReloads(t *testing.T) {
 // TestThrottle checks that a burst of requests makes one reload and that
 // reloads keep the minimum interval.
 func TestThrottle(t *testing.T) {
+	t.Parallel() // it waits on timers
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte("ffffffff81000000 T _stext\n"))
 	events := make(chan ReloadEvent, 10)

@@ -53,8 +53,11 @@ func WriteAtomic(tb testing.TB, path string, data []byte) {
 	}
 }
 
-// ExtractTar unpacks the tar archive b into dir.
-func ExtractTar(dir string, b []byte) error {
+// ExtractTar unpacks the tar archive b into dir: all of it, or with a
+// non-empty under, only the entries of that directory (a path in the
+// archive, such as "sys/module/synmod050"), which spares writing a whole
+// tree for one module.
+func ExtractTar(dir string, b []byte, under string) error {
 	tr := tar.NewReader(bytes.NewReader(b))
 	for {
 		h, err := tr.Next()
@@ -67,6 +70,9 @@ func ExtractTar(dir string, b []byte) error {
 		name := filepath.Clean(h.Name)
 		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
 			return fmt.Errorf("bad tar entry %q", h.Name)
+		}
+		if under != "" && name != under && !strings.HasPrefix(name, under+"/") {
+			continue
 		}
 		p := filepath.Join(dir, name)
 		switch h.Typeflag {
