@@ -6,7 +6,7 @@
 // # Reloading
 //
 // A Symbolizer (NewSymbolizer) follows a kernel: it holds the current
-// Snapshot in an atomic pointer. Reload builds a new snapshot beside the
+// kallsyms.Snapshot in an atomic pointer. Reload builds a new snapshot beside the
 // old one, reusing the tables of modules whose symbols did not change
 // (kallsyms.Options.Reuse), and swaps it in; a failed reload keeps the
 // old snapshot. RequestReload throttles: requests within Config.Coalesce
@@ -34,10 +34,10 @@
 //
 // Goroutines: NewSymbolizer starts one goroutine for throttled reloads
 // and, when it follows ksymbol events, one that reads and applies them;
-// both end at Close. A reload reads sysfs on a second goroutine, and
-// parses as kallsyms.Parse does with Options.Workers, when Config.Workers
-// is 2 or more. Watch runs on the caller's goroutine, with a helper that
-// closes its socket at Close. Callbacks (OnReload, OnKsym, OnEvent) run on
+// both end at Close. When Config.Workers is 2 or more, a reload reads
+// sysfs on a second goroutine, and parses as kallsyms.Parse does with
+// kallsyms.Options.Workers. Watch runs on the caller's goroutine, with a
+// helper that closes its socket at Close. Callbacks (OnReload, OnKsym, OnEvent) run on
 // those goroutines. Every other call runs on the caller's goroutine. The
 // package has no mutable package-level state.
 //

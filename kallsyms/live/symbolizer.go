@@ -17,15 +17,15 @@ var ErrClosed = errors.New("kallsyms: closed")
 // Config configures a Symbolizer. The zero value reads /proc/kallsyms and
 // /sys with the default throttling.
 type Config struct {
-	// Kallsyms is the kallsyms file, DefaultPath when empty.
+	// Kallsyms is the kallsyms file, kallsyms.DefaultPath when empty.
 	Kallsyms string
-	// Sysfs is the sysfs mount point, DefaultSysfs when empty.
+	// Sysfs is the sysfs mount point, kallsyms.DefaultSysfs when empty.
 	Sysfs string
 	// NoSysfs skips module metadata from sysfs.
 	NoSysfs bool
-	// Data keeps data symbols too (see Options.Data).
+	// Data keeps data symbols too (see kallsyms.Options.Data).
 	Data bool
-	// Workers is Options.Workers for the Symbolizer's loads: 2 or more
+	// Workers is kallsyms.Options.Workers for the Symbolizer's loads: 2 or more
 	// also reads sysfs beside kallsyms. The Symbolizer's own goroutines
 	// (reloads, ksymbol events) run whatever it says.
 	Workers int
@@ -40,7 +40,7 @@ type Config struct {
 	OnReload func(ReloadEvent)
 
 	// NoKsymEvents turns off following ksymbol events. By default a
-	// Symbolizer of the running kernel (Kallsyms empty or DefaultPath)
+	// Symbolizer of the running kernel (Kallsyms empty or kallsyms.DefaultPath)
 	// follows them: BPF programs, trampolines and dispatchers that the
 	// kernel registers or unregisters patch the BPF pseudo-module's table
 	// at once, without a reload (see Symbolizer.KsymEventsErr).
@@ -75,7 +75,7 @@ type ReloadEvent struct {
 	Reused int
 }
 
-// Symbolizer keeps the current Snapshot of the kernel's symbols and
+// Symbolizer keeps the current kallsyms.Snapshot of the kernel's symbols and
 // replaces it on reload. Readers call Snapshot (or Lookup), which is one
 // atomic load: they never block, and never see a half-built snapshot.
 // Reloads build the new snapshot beside the old one, reusing the tables of
