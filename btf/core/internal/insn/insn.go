@@ -1,7 +1,11 @@
 // Package insn checks a BPF instruction that a CO-RE relocation patches,
 // as libbpf's bpf_core_patch_insn does before it writes: the instruction
 // must hold the value the local BTF gives, offsets must fit 16 bits, and
-// a load may change size only where the relocation allows it.
+// a load may change size only where the relocation allows it. Package
+// btf/core maps its errors onto core.ErrInvalid and core.ErrRange.
+//
+// Check is a pure function on the caller's goroutine; the package has no
+// state.
 package insn
 
 import (
