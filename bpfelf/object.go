@@ -232,9 +232,10 @@ func (o *Object) ProgramAt(section string, insn int) (p Program, ok bool) {
 	return ps.progs[i], true
 }
 
-// Insns returns the instructions of program p of o (InsnCnt of them, 8
-// bytes each, in the object's byte order), in place: the caller must not
-// modify them. It returns nil for a program that o does not have.
+// Insns returns the instructions of program p of o (p.InsnCnt of them,
+// InsnSize bytes each, in the object's byte order), in place: the caller
+// must not modify them. It returns nil when p does not lie within an
+// executable section of o.
 func (o *Object) Insns(p Program) []byte {
 	ps := o.sections[p.Section]
 	if ps == nil || p.InsnOff < 0 || p.InsnCnt < 0 || (p.InsnOff+p.InsnCnt)*InsnSize > len(ps.insns) {
