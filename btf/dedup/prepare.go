@@ -73,12 +73,21 @@ func (q *prepPool) get() *Prepared {
 	return p
 }
 
+// keepWords bounds the records of a Prepared whose buffers are kept for
+// the next input: those of a larger input (a few, such as a GPU driver)
+// are given back at once, so that the buffers kept do not all grow to
+// the largest input each has met.
+const keepWords = 1 << 15
+
 func (q *prepPool) put(p *Prepared) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
+	if q.closed || cap(p.w) > keepWords {
 		p.mem.free()
-		return
+		*p = Prepared{mem: p.mem}
+		if q.closed {
+			return
+		}
 	}
 	q.free = append(q.free, p)
 }
