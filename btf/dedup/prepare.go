@@ -257,6 +257,9 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		rs.off.push(at + e)
 	}
 	m.pool.put(p)
+	if d.pipe != nil {
+		d.advance(true)
+	}
 	return nil
 }
 

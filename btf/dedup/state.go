@@ -199,6 +199,7 @@ func (d *state) run() error {
 		if from, err = d.pipeFinish(); err != nil {
 			return err
 		}
+		d.computeTops(from)
 		goto structs
 	}
 	d.sigs.size = min(n+1, sigWindow)
@@ -228,7 +229,7 @@ func (d *state) run() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
-	d.computeTops()
+	d.computeTops(0)
 	for i := range n {
 		d.primType(d.first + i)
 	}
