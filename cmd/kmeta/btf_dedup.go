@@ -126,28 +126,31 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 			}
 		}
 		m = dedup.New(base, workers)
+		// The appending goroutine waits for the producers at times: it
+		// runs the first passes of the deduplication meanwhile.
+		baseErr = m.Pipeline()
 	}()
 	progress := c.progress("reading", len(paths))
+	var bufs rawBufs
 	// What each input needs of the base (its names hashed and looked up,
 	// its records checked and copied) is done by the producers
 	// (Merger.Prepare); only what depends on the inputs before it is done
 	// here, in order (Merger.AddPrepared). Each Prepared waiting holds
 	// buffers the size of its input: 16 keep the appending fed.
 	err = inOrder(c.ctx, len(paths), 0, 16,
-		func(i int) (*dedup.Prepared, error) {
-			s, err := c.openOne(paths[i], baseSpec)
-			if err != nil {
-				return nil, err
-			}
-			defer s.Close() // Prepare copies the records
-			if <-ready; baseErr != nil {
-				return nil, baseErr
-			}
-			p, err := m.Prepare(s)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", paths[i], err)
-			}
-			return p, nil
+		func(i int) (p *dedup.Prepared, err error) {
+			err = c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
+				if <-ready; baseErr != nil {
+					return baseErr
+				}
+				// Prepare copies what it needs: the Spec is closed
+				// and its buffer reused once it returns.
+				if p, err = m.Prepare(s); err != nil {
+					return fmt.Errorf("%s: %w", paths[i], err)
+				}
+				return nil
+			})
+			return p, err
 		},
 		func(i int, p *dedup.Prepared) error {
 			progress(i + 1)
