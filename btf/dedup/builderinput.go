@@ -51,7 +51,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	n, err := m.appendRecords(types, b, src)
 	src.next = first + btf.TypeID(n)
 	if err == nil && m.d.pipe != nil {
-		m.d.advance(false)
+		m.d.advance()
 	}
 	return err
 }

@@ -29,11 +29,9 @@ import (
 // after it, to Dedup. Structs and unions it decided are filed in the
 // table at the end, in their order, where libbpf would have filed them.
 //
-// The checks and the primitive pass go on after that, until Dedup.
-//
 // Pipeline must be called before the first input is appended; called
-// later, it does nothing. AddSpec and AddPrepared advance the pipeline as
-// AddBuilder does.
+// later, it does nothing. Inputs appended with AddSpec are deduplicated
+// by Dedup, as without a pipeline.
 func (m *Merger) Pipeline() error {
 	if m.done {
 		return ErrDone
@@ -58,13 +56,10 @@ func (m *Merger) Pipeline() error {
 // Indexes are own ids minus first.
 type pipeline struct {
 	closed     uint32 // records before it refer only to records before it
-	scanned    uint32 // records before it were scanned for closed
-	maxRef     uint32 // the largest reference from closed to scanned
 	checked    uint32 // records before it passed checkRefs
 	primDone   uint32 // the primitive pass's position
 	structDone uint32 // the struct pass's position
 	stopped    bool   // the struct pass stopped (Pipeline says when)
-	broken     bool   // a check failed: Dedup finds it again
 
 	stab  map[uint64][]uint32 // canonical structs by key, decided here
 	sents []sent              // the same, in the order they were filed
@@ -94,34 +89,23 @@ func (d *state) growMaps(n uint32) {
 }
 
 // advance runs the passes over the records appended since the last call
-// whose type graphs are complete. Once the struct pass has stopped, the
-// checks and the primitive pass go on: libbpf runs that pass over every
-// type before the struct pass, and the structs the pipeline decided are
-// filed after all of them anyway (pipeFinish).
-//
-// whole says that the records appended since the last call refer only to
-// each other and to those before (a Spec's, whose references the btf
-// package has checked): then they need not be scanned.
-func (d *state) advance(whole bool) {
+// whose type graphs are complete.
+func (d *state) advance() {
 	p := d.pipe
-	if p.broken {
+	if p.stopped {
 		return // Dedup does the rest
 	}
 	n := d.n()
 	// The largest prefix closed under references: a compile unit refers
 	// forward to its own later types, so the prefix ends at a unit's end.
-	closed := p.closed
-	if whole && p.scanned == p.closed {
-		closed, p.scanned = n, n
-	}
-	for i := p.scanned; i < n; i++ {
+	closed, maxRef := p.closed, uint32(0)
+	for i := p.closed; i < n; i++ {
 		r := d.recs.rec(i)
-		forRefs(r, func(j int) { p.maxRef = max(p.maxRef, r[j]) })
-		if p.maxRef <= d.first+i {
+		forRefs(r, func(j int) { maxRef = max(maxRef, r[j]) })
+		if maxRef <= d.first+i {
 			closed = i + 1
 		}
 	}
-	p.scanned = n
 	if closed == p.closed {
 		return
 	}
@@ -130,15 +114,12 @@ func (d *state) advance(whole bool) {
 	for ; p.checked < closed; p.checked++ {
 		if checkRefs(d.recs.rec(p.checked), d.first+p.checked, d.rec) != nil {
 			// Dedup checks again from here and reports it.
-			p.broken = true
+			p.stopped = true
 			return
 		}
 	}
 	for ; p.primDone < closed; p.primDone++ {
 		d.primType(d.first + p.primDone)
-	}
-	if p.stopped {
-		return
 	}
 	for ; p.structDone < closed; p.structDone++ {
 		d.sigs.moveTo(p.structDone)

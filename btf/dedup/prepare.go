@@ -257,9 +257,6 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		rs.off.push(at + e)
 	}
 	m.pool.put(p)
-	if d.pipe != nil {
-		d.advance(true)
-	}
 	return nil
 }
 

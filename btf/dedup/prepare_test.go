@@ -18,8 +18,7 @@ import (
 
 // TestPrepareConcurrent merges all 1,121 modules as the CLI does (run it
 // with -race): four goroutines prepare them at once, reusing the buffers
-// the appending goroutine hands back, which runs the pipeline's passes as
-// it appends; the result is libbpf 1.8's.
+// the appending goroutine hands back, and the result is libbpf 1.8's.
 func TestPrepareConcurrent(t *testing.T) {
 	vm, base := debian(t)
 	names := mergedOrder(t)
@@ -28,9 +27,6 @@ func TestPrepareConcurrent(t *testing.T) {
 		specs[i] = module(t, n)
 	}
 	m := dedup.New(base, dedup.Options{Workers: 4})
-	if err := m.Pipeline(); err != nil {
-		t.Fatal(err)
-	}
 	type result struct {
 		p   *dedup.Prepared
 		err error
@@ -75,26 +71,6 @@ func TestPrepareConcurrent(t *testing.T) {
 		<-room // let the producers see the end
 	}
 	wg.Wait()
-	raw, err := m.Dedup(builder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	equalBTF(t, raw, golden(t, "modules-merged"), vm)
-}
-
-// TestPipelineSpecs: the 1,121 modules appended with AddSpec to a
-// pipelined Merger with one worker give libbpf 1.8's result.
-func TestPipelineSpecs(t *testing.T) {
-	vm, base := debian(t)
-	m := dedup.New(base, dedup.Options{})
-	if err := m.Pipeline(); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range mergedOrder(t) {
-		if err := m.AddSpec(module(t, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	raw, err := m.Dedup(builder.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -198,14 +174,14 @@ func ExampleMerger_Prepare() {
 
 // BenchmarkAppend: appending the 1,121 modules on the base, AddSpec
 // against AddPrepared with every input prepared beforehand (what the
-// CLI's producers do beside it), and with a pipeline (the CLI's). Reports
+// CLI's producers do beside it). Reports
 // the CPU time of the appending goroutine's thread, which is what lies on
 // the critical path and which other processes inflate less than wall
 // time, for the appending and for Dedup with one worker.
 func BenchmarkAppend(b *testing.B) {
 	_, base := debian(b)
 	specs := allModules(b)
-	for _, mode := range []string{"AddSpec", "AddPrepared", "Pipeline"} {
+	for _, mode := range []string{"AddSpec", "AddPrepared"} {
 		b.Run(mode, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -213,11 +189,6 @@ func BenchmarkAppend(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				m := dedup.New(base, dedup.Options{})
-				if mode == "Pipeline" {
-					if err := m.Pipeline(); err != nil {
-						b.Fatal(err)
-					}
-				}
 				b.StartTimer()
 				// Inputs are prepared 16 ahead, as the CLI's producers
 				// keep them, and only the appending is timed.

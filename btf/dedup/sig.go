@@ -214,13 +214,12 @@ func (d *state) topSig(id uint32) uint32 {
 // typedefs, which the struct pass files them under: on d.workers
 // goroutines, each with its own window, since signatures depend on the
 // records alone. This is the part of the struct pass that does not depend
-// on order. Types below index from (decided by a pipeline) are left out.
-func (d *state) computeTops(from uint32) {
+// on order.
+func (d *state) computeTops() {
 	n := d.n()
 	d.tops = makeMapped[uint32](int(n), &d.topsMem)
-	memos := make([]sigMemo, min(d.workers, int((n-from)/sigChunk)+1))
-	parallel(len(memos), n-from, sigChunk, func(w int, lo, hi uint32) {
-		lo, hi = lo+from, hi+from
+	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
+	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
 		m := &memos[w]
 		m.size = min(n+1, sigWindow)
 		var child func(uint32, int) uint32

@@ -199,7 +199,6 @@ func (d *state) run() error {
 		if from, err = d.pipeFinish(); err != nil {
 			return err
 		}
-		d.computeTops(from)
 		goto structs
 	}
 	d.sigs.size = min(n+1, sigWindow)
@@ -229,7 +228,7 @@ func (d *state) run() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
-	d.computeTops(0)
+	d.computeTops()
 	for i := range n {
 		d.primType(d.first + i)
 	}

@@ -126,9 +126,6 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 			}
 		}
 		m = dedup.New(base, workers)
-		// The appending goroutine waits for the producers at times: it
-		// runs the first passes of the deduplication meanwhile.
-		baseErr = m.Pipeline()
 	}()
 	progress := c.progress("reading", len(paths))
 	var bufs rawBufs
