@@ -242,7 +242,7 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		}
 		from = to
 	}
-	// Guarded by BenchmarkMerged.
+	// Guarded by BenchmarkAppend.
 	for _, i := range p.names {
 		p.w[i] = p.keys[p.w[i]]
 	}
