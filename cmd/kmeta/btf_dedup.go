@@ -135,13 +135,15 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// here, in order (Merger.AddPrepared). Each Prepared waiting holds
 	// buffers the size of its input: 16 keep the appending fed.
 	err = inOrder(c.ctx, len(paths), 0, 16,
-		func(i int) (p *dedup.Prepared, err error) {
-			err = c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
+		func(i int) (*dedup.Prepared, error) {
+			var p *dedup.Prepared
+			err := c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
 				if <-ready; baseErr != nil {
 					return baseErr
 				}
 				// Prepare copies what it needs: the Spec is closed
 				// and its buffer reused once it returns.
+				var err error
 				if p, err = m.Prepare(s); err != nil {
 					return fmt.Errorf("%s: %w", paths[i], err)
 				}
