@@ -29,7 +29,7 @@ type Prepared struct {
 	names, refs []uint32
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then AddPrepared adds
-	// strs[ends[j-1]:ends[j]] (strEnds), of hash hashes[j], to the own
+	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
 	// strings. libbpf's interning visits the same strings in that order.
 	keys    []uint32
 	hashes  []uint64
@@ -132,6 +132,8 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	for id, t := range s.Types(btf.ScopeOwn) {
 		rec := btfraw.Record(t)
 		if err := checkRecord(rec); err != nil {
+			p.m = nil
+			m.pool.put(p)
 			return nil, fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		start := len(p.w)
