@@ -254,9 +254,9 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 		if err := recordError(id, off, end, info, fixed, size); err != nil {
 			return err
 		}
-		// The references, as two maxima kept in registers; RefShapes
+		// The references, as two maxima kept in registers; Shapes
 		// spares a switch on the kind, which mispredicts on kernel BTF.
-		sh := &wire.RefShapes[kind]
+		sh := &wire.Shapes[kind]
 		maxStr = max(maxStr, w.at(off+wire.NameAt))
 		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
 		if sh.ElemSize != 0 {
@@ -363,7 +363,7 @@ func (s *Spec) walkHalf(h *half) {
 		// The references, as walk takes them. (A function shared by both
 		// loops does not inline, cost 134 against 80, and a call per
 		// record is what this pass cannot afford.)
-		sh := &wire.RefShapes[kind]
+		sh := &wire.Shapes[kind]
 		maxStr = max(maxStr, w.at(off+wire.NameAt))
 		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
 		if sh.ElemSize != 0 {

@@ -91,13 +91,13 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 			return fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		r := rs.rec(rs.len() - 1)
-		forRefs(r, func(i int) {
+		r.ForRefs(func(i int) {
 			if r[i] >= srcFirst {
 				r[i] += shift
 			}
 		})
 		var err error
-		forNames(r, func(i int) {
+		r.ForNames(func(i int) {
 			if err != nil || r[i] < strStart || r[i] == 0 {
 				return
 			}

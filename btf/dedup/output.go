@@ -85,7 +85,7 @@ func (d *state) write() ([]byte, error) {
 		for _, w := range r {
 			raw = wire.AppendWord(raw, w)
 		}
-		forRefs(r, func(j int) {
+		r.ForRefs(func(j int) {
 			v, ok := d.remap(r[j])
 			if !ok && err == nil {
 				err = fmt.Errorf("dedup: type [%d] refers to [%d], which has no canonical type", d.first+i, r[j])

@@ -72,10 +72,26 @@ func (r Record) Member(i int) (name, typ, offset uint32) {
 	return Word(r, p), Word(r, p+4), Word(r, p+8)
 }
 
+// MemberBits returns the i-th btf_member of a STRUCT or UNION with its
+// offset word decoded by the record's kind flag: the bit offset, and the
+// bitfield size (0 for a plain member, or without the kind flag).
+func (r Record) MemberBits(i int) (name, typ, bitOffset, bitfieldSize uint32) {
+	name, typ, off := r.Member(i)
+	if r.KindFlag() {
+		return name, typ, MemberBitOffset(off), MemberBitfieldSize(off)
+	}
+	return name, typ, off, 0
+}
+
 // Param returns the i-th btf_param of a FUNC_PROTO: name offset and type.
 func (r Record) Param(i int) (name, typ uint32) {
 	p := uint32(TypeSize + paramSize*i)
 	return Word(r, p), Word(r, p+4)
+}
+
+// SetParamType overwrites the type of the i-th btf_param of a FUNC_PROTO.
+func (r Record) SetParamType(i int, typ uint32) {
+	PutWord(r, uint32(TypeSize+paramSize*i+4), typ)
 }
 
 // Enum returns the i-th enumerator of an ENUM (its 32 bits, zero extended)
