@@ -142,9 +142,12 @@ func TestMemberBits(t *testing.T) {
 	if name, typ, off, bits := flagged.MemberBits(0); name != 2 || typ != 3 || off != 40 || bits != 5 {
 		t.Errorf("bitfield member: %d %d %d %d; want 2 3 40 5", name, typ, off, bits)
 	}
+	if typ := flagged.MemberType(0); typ != 3 {
+		t.Errorf("MemberType = %d, want 3", typ)
+	}
 	proto := words(0, Info(KindFuncProto, 2, false), 9, 1, 2, 0, 3)
 	proto.SetParamType(1, 77)
-	if _, typ := proto.Param(1); typ != 77 {
+	if _, typ := proto.Param(1); typ != 77 || proto.ParamType(1) != 77 || proto.ParamType(0) != 2 {
 		t.Errorf("SetParamType: param 1 type %d, want 77", typ)
 	}
 }
@@ -187,5 +190,16 @@ func TestPutWord(t *testing.T) {
 	PutWord(b, 4, 0xdeadbeef)
 	if Word(b, 4) != 0xdeadbeef || Word(b, 0) != 0 {
 		t.Fatalf("PutWord/Word disagree: % x", b)
+	}
+}
+
+// TestVoid checks that a nil Record reads as void.
+func TestVoid(t *testing.T) {
+	var r Record
+	if !r.IsVoid() || r.Kind() != KindUnknown || r.NameOff() != 0 || r.Vlen() != 0 || r.KindFlag() || r.SizeType() != 0 {
+		t.Errorf("nil Record: void %v, kind %v, name %d, vlen %d, size %d", r.IsVoid(), r.Kind(), r.NameOff(), r.Vlen(), r.SizeType())
+	}
+	if words(0, Info(KindPointer, 0, false), 1).IsVoid() {
+		t.Errorf("a PTR record is void")
 	}
 }
