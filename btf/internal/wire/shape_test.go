@@ -61,15 +61,6 @@ func TestShapes(t *testing.T) {
 	}
 }
 
-// words builds a record from host-order words, for the tests.
-func words(w ...uint32) Record {
-	var b []byte
-	for _, x := range w {
-		b = AppendWord(b, x)
-	}
-	return b
-}
-
 // TestVisitors checks ForRefs, ForNames, RemapRefs and IsRef on records
 // written out by hand from btf.rst, as bytes and as words.
 func TestVisitors(t *testing.T) {
@@ -78,20 +69,20 @@ func TestVisitors(t *testing.T) {
 		r           Record
 		refs, names []uint32 // byte offsets
 	}{
-		{"int", words(1, Info(KindInt, 0, false), 4, IntWord(IntSigned, 0, 32)), nil, []uint32{0}},
-		{"ptr", words(0, Info(KindPointer, 0, false), 5), []uint32{8}, []uint32{0}},
-		{"array", words(0, Info(KindArray, 0, false), 0, 7, 8, 3), []uint32{12, 16}, []uint32{0}},
-		{"struct", words(1, Info(KindStruct, 2, true), 8, 2, 3, 0, 3, 4, MemberOffsetWord(3, 32)),
+		{"int", rec(1, Info(KindInt, 0, false), 4, IntWord(IntSigned, 0, 32)), nil, []uint32{0}},
+		{"ptr", rec(0, Info(KindPointer, 0, false), 5), []uint32{8}, []uint32{0}},
+		{"array", rec(0, Info(KindArray, 0, false), 0, 7, 8, 3), []uint32{12, 16}, []uint32{0}},
+		{"struct", rec(1, Info(KindStruct, 2, true), 8, 2, 3, 0, 3, 4, MemberOffsetWord(3, 32)),
 			[]uint32{16, 28}, []uint32{0, 12, 24}},
-		{"func_proto", words(0, Info(KindFuncProto, 2, false), 9, 1, 2, 0, 3), []uint32{8, 16, 24}, []uint32{0, 12, 20}},
-		{"enum64", words(1, Info(KindEnum64, 1, false), 8, 2, 1, 0), nil, []uint32{0, 12}},
-		{"datasec", words(1, Info(KindDatasec, 2, false), 16, 4, 0, 8, 5, 8, 8), []uint32{12, 24}, []uint32{0}},
-		{"var", words(1, Info(KindVar, 0, false), 6, LinkageGlobal), []uint32{8}, []uint32{0}},
+		{"func_proto", rec(0, Info(KindFuncProto, 2, false), 9, 1, 2, 0, 3), []uint32{8, 16, 24}, []uint32{0, 12, 20}},
+		{"enum64", rec(1, Info(KindEnum64, 1, false), 8, 2, 1, 0), nil, []uint32{0, 12}},
+		{"datasec", rec(1, Info(KindDatasec, 2, false), 16, 4, 0, 8, 5, 8, 8), []uint32{12, 24}, []uint32{0}},
+		{"var", rec(1, Info(KindVar, 0, false), 6, LinkageGlobal), []uint32{8}, []uint32{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Trailing bytes (the rest of a section) are not visited.
-			r := append(slices.Clone(tt.r), words(99, 99, 99)...)
+			r := append(slices.Clone(tt.r), rec(99, 99, 99)...)
 			var refs, names []uint32
 			r.ForRefs(func(at uint32) { refs = append(refs, at) })
 			r.ForNames(func(at uint32) { names = append(names, at) })
@@ -134,18 +125,18 @@ func TestVisitors(t *testing.T) {
 
 // TestMemberBits checks the decoding of member offsets by the kind flag.
 func TestMemberBits(t *testing.T) {
-	plain := words(1, Info(KindStruct, 1, false), 4, 2, 3, 40)
+	plain := rec(1, Info(KindStruct, 1, false), 4, 2, 3, 40)
 	if _, _, off, bits := plain.MemberBits(0); off != 40 || bits != 0 {
 		t.Errorf("plain member: offset %d, bits %d; want 40, 0", off, bits)
 	}
-	flagged := words(1, Info(KindStruct, 1, true), 4, 2, 3, MemberOffsetWord(5, 40))
+	flagged := rec(1, Info(KindStruct, 1, true), 4, 2, 3, MemberOffsetWord(5, 40))
 	if name, typ, off, bits := flagged.MemberBits(0); name != 2 || typ != 3 || off != 40 || bits != 5 {
 		t.Errorf("bitfield member: %d %d %d %d; want 2 3 40 5", name, typ, off, bits)
 	}
 	if typ := flagged.MemberType(0); typ != 3 {
 		t.Errorf("MemberType = %d, want 3", typ)
 	}
-	proto := words(0, Info(KindFuncProto, 2, false), 9, 1, 2, 0, 3)
+	proto := rec(0, Info(KindFuncProto, 2, false), 9, 1, 2, 0, 3)
 	proto.SetParamType(1, 77)
 	if _, typ := proto.Param(1); typ != 77 || proto.ParamType(1) != 77 || proto.ParamType(0) != 2 {
 		t.Errorf("SetParamType: param 1 type %d, want 77", typ)
@@ -157,9 +148,9 @@ func TestMemberBits(t *testing.T) {
 func TestIter(t *testing.T) {
 	s := DefaultLayouts.Sizes()
 	sec := slices.Concat(
-		words(1, Info(KindInt, 0, false), 4, IntWord(0, 0, 32)),
-		words(0, Info(KindPointer, 0, false), 1),
-		words(2, Info(KindStruct, 1, false), 8, 3, 2, 0))
+		rec(1, Info(KindInt, 0, false), 4, IntWord(0, 0, 32)),
+		rec(0, Info(KindPointer, 0, false), 1),
+		rec(2, Info(KindStruct, 1, false), 8, 3, 2, 0))
 	var offs []uint32
 	it := s.Iter(sec)
 	for it.Next() {
@@ -171,7 +162,7 @@ func TestIter(t *testing.T) {
 	if !it.Done() || !slices.Equal(offs, []uint32{0, 16, 28}) {
 		t.Errorf("walk: offsets %v, done %v; want [0 16 28], true", offs, it.Done())
 	}
-	for _, bad := range [][]byte{sec[:len(sec)-4], append(slices.Clone(sec), words(0, Info(MaxKind, 0, false), 0)...), sec[:30]} {
+	for _, bad := range [][]byte{sec[:len(sec)-4], append(slices.Clone(sec), rec(0, Info(MaxKind, 0, false), 0)...), sec[:30]} {
 		it := s.Iter(bad)
 		for it.Next() {
 		}
@@ -199,7 +190,7 @@ func TestVoid(t *testing.T) {
 	if !r.IsVoid() || r.Kind() != KindUnknown || r.NameOff() != 0 || r.Vlen() != 0 || r.KindFlag() || r.SizeType() != 0 {
 		t.Errorf("nil Record: void %v, kind %v, name %d, vlen %d, size %d", r.IsVoid(), r.Kind(), r.NameOff(), r.Vlen(), r.SizeType())
 	}
-	if words(0, Info(KindPointer, 0, false), 1).IsVoid() {
+	if rec(0, Info(KindPointer, 0, false), 1).IsVoid() {
 		t.Errorf("a PTR record is void")
 	}
 }
