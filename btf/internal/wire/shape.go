@@ -115,31 +115,30 @@ func (s *WordShape) IsRef(i int) bool {
 	return s.ElemRef >= 0 && (i-s.Fixed)%s.Elem == s.ElemRef
 }
 
-// visitRefs calls f with the position of every type id of a record of
-// shape sh and size bytes, in record order (the fixed part's first, then
-// its second, then each element's), in bytes for shift 0 and in words for
-// shift 2: the one loop behind the visitors of Record and WordRecord.
-func visitRefs[P int | uint32](sh *Shape, size uint32, shift uint, f func(P)) {
-	if sh.Ref0Mask != 0 {
-		f(P(sh.Ref0At >> shift))
+// refs calls f with the index of every word of an n-word record of this
+// shape that holds a type id: the fixed part's first, then its second, then
+// each element's, in record order.
+func (s *WordShape) refs(n int, f func(i int)) {
+	if s.Ref0 >= 0 {
+		f(s.Ref0)
 	}
-	if sh.Ref1Mask != 0 {
-		f(P(sh.Ref1At >> shift))
+	if s.Ref1 >= 0 {
+		f(s.Ref1)
 	}
-	if sh.ElemTypeMask != 0 {
-		for at := sh.ElemStart + sh.ElemTypeAt; at < size; at += sh.ElemSize {
-			f(P(at >> shift))
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < n; i += s.Elem {
+			f(i)
 		}
 	}
 }
 
-// visitNames is visitRefs for string offsets: the name, then each
-// element's.
-func visitNames[P int | uint32](sh *Shape, size uint32, shift uint, f func(P)) {
-	f(P(NameAt >> shift))
-	if sh.ElemNameMask != 0 {
-		for at := sh.ElemStart + sh.ElemNameAt; at < size; at += sh.ElemSize {
-			f(P(at >> shift))
+// names calls f with the index of every word of an n-word record of this
+// shape that holds a string offset: the name, then each element's.
+func (s *WordShape) names(n int, f func(i int)) {
+	f(NameAt / 4)
+	if s.ElemName >= 0 {
+		for i := s.Fixed + s.ElemName; i < n; i += s.Elem {
+			f(i)
 		}
 	}
 }
@@ -163,32 +162,32 @@ func (w WordRecord) Shape() *WordShape { return &Shapes[w.Kind()].W }
 
 // ForRefs calls f with the index of every word of w that holds a type id,
 // in record order.
-func (w WordRecord) ForRefs(f func(i int)) {
-	visitRefs(&Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask], uint32(len(w))*4, 2, f)
-}
+func (w WordRecord) ForRefs(f func(i int)) { w.Shape().refs(len(w), f) }
 
 // ForNames calls f with the index of every word of w that holds a string
 // offset, the name first.
-func (w WordRecord) ForNames(f func(i int)) {
-	visitNames(&Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask], uint32(len(w))*4, 2, f)
-}
+func (w WordRecord) ForNames(f func(i int)) { w.Shape().names(len(w), f) }
 
-// size returns the size in bytes of the whole record r, by the default
-// layouts.
-func (r Record) size() uint32 {
+// words returns the length in words of the whole record r, by the default
+// layouts; 0 if its kind is not one of them.
+func (r Record) words() int {
 	info := r.Info()
 	l := &DefaultLayouts[InfoKind(info)]
-	return TypeSize + uint32(l.InfoSize) + uint32(l.ElemSize)*uint32(InfoVlen(info))
+	return (TypeSize + int(l.InfoSize) + int(l.ElemSize)*InfoVlen(info)) / 4
 }
 
 // ForRefs calls f with the byte offset of every word of r that holds a type
 // id, in record order: the fixed part's first, then its second (ARRAY's
 // index type), then each vlen element's.
-func (r Record) ForRefs(f func(at uint32)) { visitRefs(&Shapes[r.Kind()], r.size(), 0, f) }
+func (r Record) ForRefs(f func(at uint32)) {
+	Shapes[r.Kind()].W.refs(r.words(), func(i int) { f(uint32(i) * 4) })
+}
 
 // ForNames calls f with the byte offset of every word of r that holds a
 // string offset: the name, then each vlen element's, in record order.
-func (r Record) ForNames(f func(at uint32)) { visitNames(&Shapes[r.Kind()], r.size(), 0, f) }
+func (r Record) ForNames(f func(at uint32)) {
+	Shapes[r.Kind()].W.names(r.words(), func(i int) { f(uint32(i) * 4) })
+}
 
 // RemapRefs replaces every type id t of r by f(t), in record order.
 func (r Record) RemapRefs(f func(uint32) uint32) {
