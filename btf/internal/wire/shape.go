@@ -162,11 +162,15 @@ func (w WordRecord) Shape() *WordShape { return &Shapes[w.Kind()].W }
 
 // ForRefs calls f with the index of every word of w that holds a type id,
 // in record order.
-func (w WordRecord) ForRefs(f func(i int)) { w.Shape().refs(len(w), f) }
+func (w WordRecord) ForRefs(f func(i int)) {
+	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].W.refs(len(w), f)
+}
 
 // ForNames calls f with the index of every word of w that holds a string
 // offset, the name first.
-func (w WordRecord) ForNames(f func(i int)) { w.Shape().names(len(w), f) }
+func (w WordRecord) ForNames(f func(i int)) {
+	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].W.names(len(w), f)
+}
 
 // words returns the length in words of the whole record r, by the default
 // layouts; 0 if its kind is not one of them.
