@@ -51,7 +51,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	if err != nil {
 		return fmt.Errorf("builder: copy %v: %w", t, err)
 	}
-	out.RemapRefs(func(id uint32) uint32 { return uint32(src.mapped(btf.TypeID(id))) })
+	out.ForRefs(func(at uint32) { wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at))))) })
 	return nil
 }
 

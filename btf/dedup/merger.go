@@ -91,13 +91,13 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 			return fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		r := rs.rec(rs.len() - 1)
-		r.ForRefs(func(i int) {
+		r.ForRefs(func(i uint32) {
 			if r[i] >= srcFirst {
 				r[i] += shift
 			}
 		})
 		var err error
-		r.ForNames(func(i int) {
+		r.ForNames(func(i uint32) {
 			if err != nil || r[i] < strStart || r[i] == 0 {
 				return
 			}

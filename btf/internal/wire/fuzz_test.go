@@ -53,8 +53,8 @@ func FuzzIter(f *testing.F) {
 				w[i] = Word(r, uint32(4*i))
 			}
 			n := 0
-			w.ForRefs(func(i int) { n++ })
-			w.ForNames(func(i int) { n++ })
+			w.ForRefs(func(uint32) { n++ })
+			w.ForNames(func(uint32) { n++ })
 			if n != len(at) {
 				t.Fatalf("%v record: %d positions as words, %d as bytes", r.Kind(), n, len(at))
 			}

@@ -115,37 +115,37 @@ func (s *WordShape) IsRef(i int) bool {
 	return s.ElemRef >= 0 && (i-s.Fixed)%s.Elem == s.ElemRef
 }
 
-// refs calls f with the index of every word of an n-word record of this
-// shape that holds a type id: the fixed part's first, then its second, then
-// each element's, in record order.
-func (s *WordShape) refs(n int, f func(i int)) {
-	if s.Ref0 >= 0 {
-		f(s.Ref0)
+// refs calls f with the position of every type id of a record of this
+// shape and size bytes, in record order (the fixed part's first, then its
+// second, then each element's): in bytes for shift 0, in words for shift 2.
+// It is the one loop behind the visitors of Record and WordRecord.
+func (sh *Shape) refs(size uint32, shift uint, f func(uint32)) {
+	if sh.Ref0Mask != 0 {
+		f(sh.Ref0At >> shift)
 	}
-	if s.Ref1 >= 0 {
-		f(s.Ref1)
+	if sh.Ref1Mask != 0 {
+		f(sh.Ref1At >> shift)
 	}
-	if s.ElemRef >= 0 {
-		for i := s.Fixed + s.ElemRef; i < n; i += s.Elem {
-			f(i)
+	if sh.ElemTypeMask != 0 {
+		for at := sh.ElemStart + sh.ElemTypeAt; at < size; at += sh.ElemSize {
+			f(at >> shift)
 		}
 	}
 }
 
-// names calls f with the index of every word of an n-word record of this
-// shape that holds a string offset: the name, then each element's.
-func (s *WordShape) names(n int, f func(i int)) {
-	f(NameAt / 4)
-	if s.ElemName >= 0 {
-		for i := s.Fixed + s.ElemName; i < n; i += s.Elem {
-			f(i)
+// names is refs for string offsets: the name, then each element's.
+func (sh *Shape) names(size uint32, shift uint, f func(uint32)) {
+	f(NameAt >> shift)
+	if sh.ElemNameMask != 0 {
+		for at := sh.ElemStart + sh.ElemNameAt; at < size; at += sh.ElemSize {
+			f(at >> shift)
 		}
 	}
 }
 
-// WordRecord is one type record as host-order 32-bit words, exactly as long as
-// the record: word 0 the name, word 1 the info word, word 2 the size or
-// type, then the kind's extra words. Dedup keeps its records so.
+// WordRecord is one type record as host-order 32-bit words, exactly as
+// long as the record: word 0 the name, word 1 the info word, word 2 the
+// size or type, then the kind's extra words. Dedup keeps its records so.
 type WordRecord []uint32
 
 // Kind returns the kind stored in the info word.
@@ -162,36 +162,32 @@ func (w WordRecord) Shape() *WordShape { return &Shapes[w.Kind()].W }
 
 // ForRefs calls f with the index of every word of w that holds a type id,
 // in record order.
-func (w WordRecord) ForRefs(f func(i int)) {
-	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].W.refs(len(w), f)
+func (w WordRecord) ForRefs(f func(i uint32)) {
+	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].refs(uint32(len(w))*4, 2, f)
 }
 
 // ForNames calls f with the index of every word of w that holds a string
 // offset, the name first.
-func (w WordRecord) ForNames(f func(i int)) {
-	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].W.names(len(w), f)
+func (w WordRecord) ForNames(f func(i uint32)) {
+	Shapes[w[InfoAt/4]>>infoKindShift&infoKindMask].names(uint32(len(w))*4, 2, f)
 }
 
-// words returns the length in words of the whole record r, by the default
-// layouts; 0 if its kind is not one of them.
-func (r Record) words() int {
+// size returns the size in bytes of the whole record r by the default
+// layouts: only the fixed part if its kind is not one of them.
+func (r Record) size() uint32 {
 	info := r.Info()
 	l := &DefaultLayouts[InfoKind(info)]
-	return (TypeSize + int(l.InfoSize) + int(l.ElemSize)*InfoVlen(info)) / 4
+	return TypeSize + uint32(l.InfoSize) + uint32(l.ElemSize)*uint32(InfoVlen(info))
 }
 
 // ForRefs calls f with the byte offset of every word of r that holds a type
 // id, in record order: the fixed part's first, then its second (ARRAY's
 // index type), then each vlen element's.
-func (r Record) ForRefs(f func(at uint32)) {
-	Shapes[r.Kind()].W.refs(r.words(), func(i int) { f(uint32(i) * 4) })
-}
+func (r Record) ForRefs(f func(at uint32)) { Shapes[r.Kind()].refs(r.size(), 0, f) }
 
 // ForNames calls f with the byte offset of every word of r that holds a
 // string offset: the name, then each vlen element's, in record order.
-func (r Record) ForNames(f func(at uint32)) {
-	Shapes[r.Kind()].W.names(r.words(), func(i int) { f(uint32(i) * 4) })
-}
+func (r Record) ForNames(f func(at uint32)) { Shapes[r.Kind()].names(r.size(), 0, f) }
 
 // RemapRefs replaces every type id t of r by f(t), in record order.
 func (r Record) RemapRefs(f func(uint32) uint32) {

@@ -98,8 +98,8 @@ func TestVisitors(t *testing.T) {
 			}
 			wr := WordRecord(w)
 			var wrefs, wnames []uint32
-			wr.ForRefs(func(i int) { wrefs = append(wrefs, uint32(i)*4) })
-			wr.ForNames(func(i int) { wnames = append(wnames, uint32(i)*4) })
+			wr.ForRefs(func(i uint32) { wrefs = append(wrefs, uint32(i)*4) })
+			wr.ForNames(func(i uint32) { wnames = append(wnames, uint32(i)*4) })
 			if !slices.Equal(wrefs, refs) || !slices.Equal(wnames, names) {
 				t.Errorf("word visitors: refs %v names %v; byte visitors: %v %v", wrefs, wnames, refs, names)
 			}
