@@ -434,13 +434,11 @@ func (s *Spec) alignTypes() {
 func (s *Spec) blame() error {
 	v := s.newValidator()
 	v.last = uint32(s.LastID())
-	off := uint32(0)
-	for i := range s.n {
-		info := wire.InfoWord(s.types, off)
-		if err := v.check(s.firstID+TypeID(i), off); err != nil {
+	it := s.sizes.Iter(s.types)
+	for id := s.firstID; it.Next(); id++ {
+		if err := v.check(id, it.Off); err != nil {
 			return err
 		}
-		off += s.sizes.Of(info)
 	}
 	return typeErr(0, 0, "reference out of range") // not reached: refs and v agree
 }
