@@ -39,20 +39,33 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	out := wire.Record(b.types[start:])
 	b.n++
 	wire.PutWord(out, wire.NameAt, name)
-	out.ForNames(func(at uint32) {
-		if at == wire.NameAt || err != nil {
-			return
-		}
-		var s uint32
-		if s, err = b.copyStr(src, wire.Word(out, at)); err == nil {
-			wire.PutWord(out, at, s)
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("builder: copy %v: %w", t, err)
+	// The shape's fields in place, without the visitors' calls: this is
+	// CopyAll's inner loop (BENCH.md).
+	sh := &wire.Shapes[k]
+	if sh.Ref0Mask != 0 {
+		b.remap(out, sh.Ref0At, src)
 	}
-	out.ForRefs(func(at uint32) { wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at))))) })
+	if sh.Ref1Mask != 0 {
+		b.remap(out, sh.Ref1At, src)
+	}
+	for e := sh.ElemStart; sh.ElemSize != 0 && e < uint32(len(out)); e += sh.ElemSize {
+		if sh.ElemNameMask != 0 {
+			s, err := b.copyStr(src, wire.Word(out, e+sh.ElemNameAt))
+			if err != nil {
+				return fmt.Errorf("builder: copy %v: %w", t, err)
+			}
+			wire.PutWord(out, e+sh.ElemNameAt, s)
+		}
+		if sh.ElemTypeMask != 0 {
+			b.remap(out, e+sh.ElemTypeAt, src)
+		}
+	}
 	return nil
+}
+
+// remap maps the type id at byte offset at of record out through src.
+func (b *Builder) remap(out []byte, at uint32, src *source) {
+	wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at)))))
 }
 
 // head appends the fixed part of a record.
