@@ -88,8 +88,8 @@ var allowed = map[string]string{
 // records, whose constants look alike: only the magic number, which they
 // share with BTF, is checked in them.
 var otherFormats = map[string]string{
-	"btf/ext/":         ".BTF.ext (func_info, line_info, CO-RE relocations): its one home",
-	"btf/core/insn.go": "BPF instructions (struct bpf_insn)",
+	"btf/ext/":                ".BTF.ext (func_info, line_info, CO-RE relocations): its one home",
+	"btf/core/internal/insn/": "BPF instructions (struct bpf_insn)",
 }
 
 func otherFormat(key string) bool {
