@@ -274,17 +274,24 @@ func (d *dumper) sortName(id btf.TypeID) uint32 {
 	return t.NameOff()
 }
 
+// sortStep counts one step of the sort's walks, at type id and depth
+// links down a chain; false, with d.err set, when the chain is too long or
+// the walk too big.
+func (d *dumper) sortStep(id btf.TypeID, depth int) bool {
+	if depth > maxDepth {
+		d.failDeep(id, "type chain too long to sort")
+		return false
+	}
+	return d.step(id)
+}
+
 // sortNameRef is btf_type_sort_name of a type reached through a chain.
 func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 	memo := int(id) < len(d.memo.name)
 	if memo && isSet(d.memo.nameDone, id) {
 		return d.memo.name[id]
 	}
-	if depth > maxDepth {
-		d.failDeep(id, "type chain too long to sort")
-		return 0
-	}
-	if !d.step(id) {
+	if !d.sortStep(id, depth) {
 		return 0
 	}
 	t := d.typ(id)
@@ -313,11 +320,7 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	if memo && isSet(d.memo.hashDone[m], id) {
 		return d.memo.hash[m][id]
 	}
-	if depth > maxDepth {
-		d.failDeep(id, "type chain too long to sort")
-		return 0
-	}
-	if !d.step(id) {
+	if !d.sortStep(id, depth) {
 		return 0
 	}
 	t := d.typ(id)
