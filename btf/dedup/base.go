@@ -199,7 +199,7 @@ func checkRefs(r record, id uint32, rec func(uint32) record) error {
 		return nil
 	}
 	var err error
-	forRefs(r, func(i int) {
+	r.ForRefs(func(i uint32) {
 		if r[i] == 0 || err != nil {
 			return
 		}

@@ -140,13 +140,13 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 		for i := 0; i < len(rec); i += 4 {
 			p.w = append(p.w, wire.Word(rec, uint32(i)))
 		}
-		r := p.w[start:]
-		forRefs(r, func(i int) {
+		r := record(p.w[start:])
+		r.ForRefs(func(i uint32) {
 			if r[i] >= p.first {
-				p.refs = append(p.refs, uint32(start+i))
+				p.refs = append(p.refs, uint32(start)+i)
 			}
 		})
-		forNames(r, func(i int) {
+		r.ForNames(func(i uint32) {
 			if r[i] < strStart || r[i] == 0 {
 				return
 			}
@@ -157,7 +157,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 				local[off] = j
 			}
 			r[i] = j - 1
-			p.names = append(p.names, uint32(start+i))
+			p.names = append(p.names, uint32(start)+i)
 		})
 		p.ends = append(p.ends, uint32(len(p.w)))
 	}

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"io"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
@@ -65,8 +65,8 @@ func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*b
 }
 
 // readRaw reads the regular file at path into buf (grown if needed) if it
-// holds at most limit bytes (0: btf.DefaultMaxSize) and starts with BTF's
-// magic in host byte order. It reports false, and buf with its capacity,
+// holds at most limit bytes (0: btf.DefaultMaxSize) and starts with a
+// BTF header. It reports false, and buf with its capacity,
 // for anything else.
 func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
 	if limit <= 0 {
@@ -86,8 +86,11 @@ func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
 	}
 	buf = buf[:size]
 	n, err := io.ReadFull(f, buf)
-	if err != nil || binary.NativeEndian.Uint16(buf) != 0xeb9f {
+	if err != nil {
 		return buf[:n], false
+	}
+	if _, _, err := btfraw.StringsRange(buf[:min(n, 256)]); err != nil {
+		return buf, false // not raw BTF: openOne sniffs it
 	}
 	// A file that grew while read is read again by openOne.
 	var one [1]byte
