@@ -93,7 +93,7 @@ func TestBTFListBpftool(t *testing.T) {
 // processes load and unload theirs) are skipped, not the test's own; of
 // other processes' objects, the first 100 are compared.
 func TestBTFDumpLiveBpftool(t *testing.T) {
-	objs, bpftool := loadTestObjects(t, 2)
+	objs, bpftool := loadTestObjects(t, 1)
 	out, err := exec.Command(bpftool, "-j", "btf", "list").Output()
 	if err != nil {
 		t.Fatal(err)
