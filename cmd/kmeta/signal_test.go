@@ -248,7 +248,7 @@ func allAsleep(pid int) bool {
 func TestSecondSignalRemovesTemporary(t *testing.T) {
 	t.Parallel()
 	bin := buildKmeta(t)
-	dir := t.TempDir()
+	dir := testfixtures.MemTempDir(t) // 1,000 symlinks: in memory, not on disk
 	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
 	obj := testfixtures.Path(t, "elf/prog.bpf.o.gz")
 	out := filepath.Join(dir, "out")
