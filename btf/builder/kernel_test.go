@@ -15,10 +15,15 @@ import (
 // bpf(BPF_BTF_LOAD), whose verifier checks every record, name and
 // reference. They run as root (CI) and skip elsewhere.
 
+// TestKernelFullVmlinux loads a copy of the host's vmlinux, every kind
+// among its records, and with KMETA_HEAVY=1 (.ci/run) Debian's too.
 func TestKernelFullVmlinux(t *testing.T) {
 	requireKernel(t)
 	for _, rel := range []string{testfixtures.HostVmlinux, testfixtures.DebianVmlinux} {
 		t.Run(rel, func(t *testing.T) {
+			if rel != testfixtures.HostVmlinux {
+				testfixtures.SkipUnlessHeavy(t, "one more vmlinux through BPF_BTF_LOAD")
+			}
 			kernelLoad(t, marshal(t, copyAll(t, fixture(t, rel), false), builder.Options{}))
 		})
 	}

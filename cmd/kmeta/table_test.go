@@ -496,9 +496,12 @@ func TestCompletion(t *testing.T) {
 // the memory an input read to the 1 GiB limit takes. The peak RSS comes
 // from /usr/bin/time where there is one: a child's own maxrss also counts
 // the RSS of the test process it was cloned from (see TestPeakMemory),
-// which is not the child's.
+// which is not the child's. TestConventions checks the same failures in
+// process; these 40 processes run with KMETA_HEAVY=1, as TestPeakMemory's
+// (.ci/run).
 func TestWrongMagicCost(t *testing.T) {
 	t.Parallel()
+	testfixtures.SkipUnlessHeavy(t, "40 processes of the real binary")
 	bin := buildKmeta(t)
 	timeBin, _ := exec.LookPath("/usr/bin/time")
 	f := newTableFixtures(t)
