@@ -37,7 +37,7 @@ import (
 )
 
 // Slot is the type of an index slot: see the package doc.
-type Slot interface{ ~uint32 | ~uint64 }
+type Slot interface{ uint32 | uint64 }
 
 // Options configure a Set. The zero value is a heap-allocated set kept at
 // most half full.
@@ -64,8 +64,8 @@ type Set[S Slot] struct {
 	count int
 	dense bool
 	// limit is the largest offset a new string may take: what the slot
-	// can hold.
-	limit uint32
+	// can hold, or less (SetLimit); negative for none.
+	limit int
 
 	mapped            bool
 	dataMem, slotsMem *mmap.Growable
@@ -76,10 +76,34 @@ const minSlots = 64
 
 // NewSet returns an empty Set: no strings, not even the empty one.
 func NewSet[S Slot](opts Options) *Set[S] {
-	t := &Set[S]{seed: maphash.MakeSeed(), dense: opts.Dense, mapped: opts.Mapped}
-	t.limit = uint32(offMask[S]())
-	t.slots = t.makeSlots(t.sizeFor(opts.Hint))
+	t := newSet[S](opts)
+	return &t
+}
+
+func newSet[S Slot](opts Options) Set[S] {
+	t := Set[S]{seed: maphash.MakeSeed(), dense: opts.Dense, mapped: opts.Mapped}
+	t.limit = int(offMask[S]())
+	if opts.Hint > 0 {
+		t.slots = t.makeSlots(t.sizeFor(opts.Hint))
+	} else {
+		t.slots = noSlots[S]()
+	}
 	return t
+}
+
+// An index with no string yet is one empty slot, shared and never
+// written (the first Add grows it first), so that an unused Set costs no
+// allocation and lookups need no test for an empty index.
+var (
+	noSlots32 [1]uint32
+	noSlots64 [1]uint64
+)
+
+func noSlots[S Slot]() []S {
+	if s, ok := any(noSlots32[:]).([]S); ok {
+		return s
+	}
+	return any(noSlots64[:]).([]S)
 }
 
 // offBits returns the number of offset bits in a slot of type S.
@@ -172,7 +196,7 @@ func (t *Set[S]) AddHash(s []byte, h uint64) (uint32, bool) {
 		slot := t.slots[i]
 		if slot == 0 {
 			n := len(t.data)
-			if n > int(t.limit) {
+			if n > t.limit {
 				return 0, false
 			}
 			if t.mapped {
@@ -194,8 +218,8 @@ func (t *Set[S]) AddHash(s []byte, h uint64) (uint32, bool) {
 }
 
 // SetLimit lowers the largest offset a new string may take (by default
-// what a slot holds): Add fails beyond it.
-func (t *Set[S]) SetLimit(max uint32) { t.limit = min(max, uint32(offMask[S]())) }
+// what a slot holds): Add fails beyond it, and always if max is negative.
+func (t *Set[S]) SetLimit(max int) { t.limit = min(max, int(offMask[S]())) }
 
 // Index indexes every string of the data that starts after a NUL (or at
 // 0), each at its lowest offset, as libbpf's btf__find_str finds them.
@@ -204,7 +228,7 @@ func (t *Set[S]) SetLimit(max uint32) { t.limit = min(max, uint32(offMask[S]()))
 func (t *Set[S]) Index() {
 	t.Reserve(bytes.Count(t.data, []byte{0}))
 	data := t.data
-	for off := 0; off < len(data) && off <= int(t.limit); {
+	for off := 0; off < len(data) && off <= t.limit; {
 		i := bytes.IndexByte(data[off:], 0)
 		if i < 0 {
 			break
@@ -286,7 +310,7 @@ func (t *Set[S]) makeSlots(n int) []S {
 	return make([]S, n)
 }
 
-func (t *Set[S]) grow() { t.resize(2 * len(t.slots)) }
+func (t *Set[S]) grow() { t.resize(max(minSlots, 2*len(t.slots))) }
 
 // resize moves the index to n slots.
 func (t *Set[S]) resize(n int) {
@@ -331,7 +355,7 @@ func (t *Set[S]) Truncate(mark int) {
 	t.data = t.data[:mark]
 	old, mem := t.slots, t.slotsMem
 	t.slotsMem = nil
-	t.slots = t.makeSlots(len(old))
+	t.slots = t.makeSlots(max(minSlots, len(old)))
 	t.count = 0
 	for _, slot := range old {
 		if slot != 0 && int(slot&offMask[S]()) < mark && t.place(slot) {

@@ -14,17 +14,19 @@ type Table[S Slot] struct {
 	Start uint32
 	// Own holds the strings the base does not. For standalone BTF it
 	// starts with the empty string at offset 0.
-	Own *Set[S]
+	Own Set[S]
 }
 
-// NewTable returns a Table on base (nil for standalone BTF), whose own
-// strings start at offset start. The own index shares the base's hash
+// NewTable returns a Table on base (nil for standalone BTF, or for a base
+// indexed later by IndexBase), whose own strings start at offset start;
+// for standalone BTF (start 0) they start with the empty string. The own index shares the base's hash
 // seed, so that one hash serves both.
 func NewTable[S Slot](base *Set[S], start uint32, opts Options) Table[S] {
-	t := Table[S]{Base: base, Start: start, Own: NewSet[S](opts)}
-	if base == nil {
+	t := Table[S]{Base: base, Start: start, Own: newSet[S](opts)}
+	if start == 0 {
 		t.Own.AppendRaw([]byte{0})
-	} else {
+	}
+	if base != nil {
 		t.Own.seed = base.seed
 	}
 	return t
@@ -36,13 +38,27 @@ func NewTable[S Slot](base *Set[S], start uint32, opts Options) Table[S] {
 // never written; several are joined in a copy.
 func NewBase[S Slot](secs [][]byte, opts Options) *Set[S] {
 	b := NewSet[S](Options{Dense: opts.Dense, Mapped: opts.Mapped})
+	b.indexSections(secs)
+	return b
+}
+
+// IndexBase gives a Table its Base, the index of the base's sections as
+// NewBase builds it, with the own strings' hash seed: for a Table made
+// standalone whose base is indexed only when first needed.
+func (t *Table[S]) IndexBase(secs [][]byte, opts Options) {
+	b := NewSet[S](Options{Dense: opts.Dense, Mapped: opts.Mapped})
+	b.seed = t.Own.seed
+	b.indexSections(secs)
+	t.Base = b
+}
+
+func (b *Set[S]) indexSections(secs [][]byte) {
 	if len(secs) == 1 {
 		b.SetData(secs[0])
 	} else {
 		b.SetData(bytes.Join(secs, nil))
 	}
 	b.Index()
-	return b
 }
 
 // Intern returns the key of s, which holds no NUL, adding s to the own
