@@ -74,9 +74,9 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	}
 	sec, strStart := btfraw.StringSection(s)
 	rs := &m.d.recs
-	mark, strMark := rs.off.len(), len(m.d.strs.own.data)
+	mark, strMark := rs.off.len(), m.d.strs.Own.Len()
 	rs.reserve(len(btfraw.TypeSection(s))/4, s.NumTypes())
-	m.d.strs.own.reserve(len(sec) / 16) // kernel names average ~16 bytes
+	m.d.strs.Own.Reserve(len(sec) / 16) // kernel names average ~16 bytes
 	// keys[off] is 1+ the key of the string at off of sec, once known:
 	// most names recur (member names), and this saves hashing them again.
 	if cap(m.keys) < len(sec) {
@@ -87,7 +87,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	for id, t := range s.Types(btf.ScopeOwn) {
 		if err := appendRecord(rs, btfraw.Record(t)); err != nil {
 			rs.truncate(mark)
-			m.d.strs.own.truncate(strMark)
+			m.d.strs.Own.Truncate(strMark)
 			return fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		r := rs.rec(rs.len() - 1)
@@ -111,7 +111,7 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 		})
 		if err != nil {
 			rs.truncate(mark)
-			m.d.strs.own.truncate(strMark)
+			m.d.strs.Own.Truncate(strMark)
 			return err
 		}
 	}
@@ -163,7 +163,7 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	m.keys, m.src = nil, builderSource{}
 	m.d.recs.mem.freeKeys()
 	// Names are keys by now: the index of the own strings is not needed.
-	m.d.strs.own.freeIndex()
+	m.d.strs.Own.FreeIndex()
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)
@@ -244,7 +244,7 @@ func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 		strs += len(sec)
 	}
 	m.d.recs.reserve(words, n)
-	m.d.strs.own.reserve(strs / 32) // most module strings are in the base or repeat
+	m.d.strs.Own.Reserve(strs / 32) // most module strings are in the base or repeat
 	for _, s := range specs {
 		if err := m.AddSpec(s); err != nil {
 			return nil, err
