@@ -87,9 +87,10 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
-	v, err := b.strs.intern(s)
-	if err != nil {
-		return 0, err
+	// A string read from a string section holds no NUL.
+	v, ok := b.strs.Intern(s)
+	if !ok {
+		return 0, errStrings
 	}
 	src.strCache.Put(off, v)
 	return v, nil

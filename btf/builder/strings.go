@@ -17,20 +17,33 @@ import (
 // The base's strings are indexed on the first string added.
 type strTable struct {
 	strtab.Table[uint32]
-	base *btf.Spec // not indexed yet
 }
+
+// errStrings is the error of a string that would start past
+// wire.MaxNameOffset.
+var errStrings = fmt.Errorf("string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
 
 func newStrTable(base *btf.Spec) strTable {
 	if base == nil {
-		t := strTable{Table: strtab.NewTable[uint32](nil, 0, strtab.Options{})}
+		t := strTable{strtab.NewTable[uint32](nil, 0, strtab.Options{})}
 		t.Own.SetLimit(wire.MaxNameOffset)
 		return t
 	}
 	// Split BTF starts with no own string, as libbpf writes it.
 	data, start := btfraw.StringSection(base)
 	end := start + uint32(len(data))
-	t := strTable{Table: strtab.NewTable[uint32](nil, end, strtab.Options{}), base: base}
+	t := strTable{strtab.NewTable[uint32](nil, end, strtab.Options{})}
 	t.Own.SetLimit(wire.MaxNameOffset - int(end))
+	// The strings of the base chain, root first, so that the lowest
+	// offset of a repeated string wins (as libbpf's lookup finds it).
+	t.SetLazyBase(func() [][]byte {
+		var secs [][]byte
+		for s := base; s != nil; s = s.Base() {
+			data, _ := btfraw.StringSection(s)
+			secs = append([][]byte{data}, secs...)
+		}
+		return secs
+	})
 	return t
 }
 
@@ -40,33 +53,11 @@ func (t *strTable) add(s []byte) (uint32, error) {
 	if bytes.IndexByte(s, 0) >= 0 {
 		return 0, fmt.Errorf("string %q contains a NUL byte", s)
 	}
-	return t.intern(s)
-}
-
-// intern is add for a string known to hold no NUL byte (one read from a
-// string section, which ends it at the first NUL).
-func (t *strTable) intern(s []byte) (uint32, error) {
-	if t.base != nil {
-		t.indexBase()
-	}
 	off, ok := t.Intern(s)
 	if !ok {
-		return 0, fmt.Errorf("string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
+		return 0, errStrings
 	}
 	return off, nil
-}
-
-// indexBase indexes the strings of the base chain, root first, so that
-// the lowest offset of a repeated string wins (as libbpf's lookup finds
-// it).
-func (t *strTable) indexBase() {
-	var secs [][]byte
-	for s := t.base; s != nil; s = s.Base() {
-		data, _ := btfraw.StringSection(s)
-		secs = append([][]byte{data}, secs...)
-	}
-	t.IndexBase(secs, strtab.Options{})
-	t.base = nil
 }
 
 // reserve sizes the index for n more strings, so that a large copy does not

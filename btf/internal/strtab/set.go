@@ -63,6 +63,8 @@ type Set[S Slot] struct {
 	slots []S
 	count int
 	dense bool
+	// most is the number of strings the index takes before it grows.
+	most int
 	// limit is the largest offset a new string may take: what the slot
 	// can hold, or less (SetLimit); negative for none.
 	limit int
@@ -84,9 +86,9 @@ func newSet[S Slot](opts Options) Set[S] {
 	t := Set[S]{seed: maphash.MakeSeed(), dense: opts.Dense, mapped: opts.Mapped}
 	t.limit = int(offMask[S]())
 	if opts.Hint > 0 {
-		t.slots = t.makeSlots(t.sizeFor(opts.Hint))
+		t.setSlots(t.makeSlots(t.sizeFor(opts.Hint)))
 	} else {
-		t.slots = noSlots[S]()
+		t.setSlots(noSlots[S]())
 	}
 	return t
 }
@@ -156,16 +158,23 @@ func (t *Set[S]) Find(s []byte) (uint32, bool) { return t.FindHash(s, t.Hash(s))
 // FindHash is Find, with h the hash of s.
 func (t *Set[S]) FindHash(s []byte, h uint64) (uint32, bool) {
 	// Guarded by dedup's BenchmarkMerged (base lookups).
+	_, slot, ok := t.probe(s, h)
+	return uint32(slot & offMask[S]()), ok
+}
+
+// probe returns the index of the slot of s and the slot, or false and the
+// index of the empty slot where s goes and its hash bits.
+func (t *Set[S]) probe(s []byte, h uint64) (uint32, S, bool) {
 	ob := offBits[S]()
 	tag := pack[S](h, 0)
 	mask := uint32(len(t.slots) - 1)
 	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
 		if slot == 0 {
-			return 0, false
+			return i, tag, false
 		}
 		if slot>>ob<<ob == tag && t.at(uint32(slot&offMask[S]()), s) {
-			return uint32(slot & offMask[S]()), true
+			return i, slot, true
 		}
 	}
 }
@@ -189,32 +198,25 @@ func (t *Set[S]) AddHash(s []byte, h uint64) (uint32, bool) {
 	if t.full(1) {
 		t.grow()
 	}
-	ob := offBits[S]()
-	tag := pack[S](h, 0)
-	mask := uint32(len(t.slots) - 1)
-	for i := uint32(h) & mask; ; i = (i + 1) & mask {
-		slot := t.slots[i]
-		if slot == 0 {
-			n := len(t.data)
-			if n > t.limit {
-				return 0, false
-			}
-			if t.mapped {
-				t.ReserveData(len(s) + 1)
-			}
-			// Two appends to t.data itself: the compiler then writes
-			// the slice's pointer only when it grows, which keeps the
-			// loop free of write barriers while the GC runs.
-			t.data = append(t.data, s...)
-			t.data = append(t.data, 0)
-			t.slots[i] = tag | S(n)
-			t.count++
-			return uint32(n), true
-		}
-		if slot>>ob<<ob == tag && t.at(uint32(slot&offMask[S]()), s) {
-			return uint32(slot & offMask[S]()), true
-		}
+	i, slot, ok := t.probe(s, h)
+	if ok {
+		return uint32(slot & offMask[S]()), true
 	}
+	n := len(t.data)
+	if n > t.limit {
+		return 0, false
+	}
+	if t.mapped {
+		t.ReserveData(len(s) + 1)
+	}
+	// Two appends to t.data itself: the compiler then writes the slice's
+	// pointer only when it grows, which keeps the loop free of write
+	// barriers while the GC runs.
+	t.data = append(t.data, s...)
+	t.data = append(t.data, 0)
+	t.slots[i] = slot | S(n)
+	t.count++
+	return uint32(n), true
 }
 
 // SetLimit lowers the largest offset a new string may take (by default
@@ -246,29 +248,24 @@ func (t *Set[S]) insert(off uint32, s []byte) {
 	if t.full(1) {
 		t.grow()
 	}
-	h := t.Hash(s)
-	ob := offBits[S]()
-	tag := pack[S](h, 0)
-	mask := uint32(len(t.slots) - 1)
-	for i := uint32(h) & mask; ; i = (i + 1) & mask {
-		slot := t.slots[i]
-		if slot == 0 {
-			t.slots[i] = tag | S(off)
-			t.count++
-			return
-		}
-		if slot>>ob<<ob == tag && t.at(uint32(slot&offMask[S]()), s) {
-			return
-		}
+	if i, tag, ok := t.probe(s, t.Hash(s)); !ok {
+		t.slots[i] = tag | S(off)
+		t.count++
 	}
 }
 
 // full reports whether the index would be too full with n more strings.
-func (t *Set[S]) full(n int) bool {
+func (t *Set[S]) full(n int) bool { return t.count+n > t.most }
+
+// setSlots gives the index its slots, and sets how many strings they
+// take.
+func (t *Set[S]) setSlots(slots []S) {
+	t.slots = slots
 	if t.dense {
-		return 4*(t.count+n) > 3*len(t.slots)
+		t.most = 3 * len(slots) / 4
+	} else {
+		t.most = len(slots) / 2
 	}
-	return 2*(t.count+n) > len(t.slots)
 }
 
 // sizeFor returns the index size for n strings.
@@ -316,7 +313,7 @@ func (t *Set[S]) grow() { t.resize(max(minSlots, 2*len(t.slots))) }
 func (t *Set[S]) resize(n int) {
 	old, mem := t.slots, t.slotsMem
 	t.slotsMem = nil
-	t.slots = t.makeSlots(n)
+	t.setSlots(t.makeSlots(n))
 	for _, slot := range old {
 		if slot != 0 {
 			t.place(slot)
@@ -355,7 +352,7 @@ func (t *Set[S]) Truncate(mark int) {
 	t.data = t.data[:mark]
 	old, mem := t.slots, t.slotsMem
 	t.slotsMem = nil
-	t.slots = t.makeSlots(max(minSlots, len(old)))
+	t.setSlots(t.makeSlots(max(minSlots, len(old))))
 	t.count = 0
 	for _, slot := range old {
 		if slot != 0 && int(slot&offMask[S]()) < mark && t.place(slot) {
@@ -369,11 +366,11 @@ func (t *Set[S]) Truncate(mark int) {
 // Data.
 func (t *Set[S]) FreeIndex() {
 	mmap.FreeAll(&t.slotsMem)
-	t.slots = nil
+	t.slots, t.most = nil, 0
 }
 
 // Free gives back the Set's mappings; it must not be used afterwards.
 func (t *Set[S]) Free() {
 	mmap.FreeAll(&t.dataMem, &t.slotsMem)
-	t.data, t.slots = nil, nil
+	t.data, t.slots, t.most = nil, nil, 0
 }

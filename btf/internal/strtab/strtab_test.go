@@ -99,19 +99,27 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
+// lookup is a call of Add, Find or Intern and its results.
+type lookup struct {
+	s   string
+	off uint32
+	ok  bool
+}
+
+// checkCalls calls f on each case's string, in order.
+func checkCalls(t *testing.T, name string, f func([]byte) (uint32, bool), cases []lookup) {
+	t.Helper()
+	for _, c := range cases {
+		if off, ok := f([]byte(c.s)); off != c.off || ok != c.ok {
+			t.Errorf("%s(%q) = %d, %v; want %d, %v", name, c.s, off, ok, c.off, c.ok)
+		}
+	}
+}
+
 func TestLimit(t *testing.T) {
 	s := NewSet[uint32](Options{})
 	s.SetLimit(4)
-	for _, c := range []struct {
-		s   string
-		off uint32
-		ok  bool
-	}{{"abc", 0, true}, {"d", 4, true}, {"e", 0, false}, {"abc", 0, true}, {"d", 4, true}} {
-		off, ok := s.Add([]byte(c.s))
-		if off != c.off || ok != c.ok {
-			t.Errorf("Add(%q) = %d, %v; want %d, %v", c.s, off, ok, c.off, c.ok)
-		}
-	}
+	checkCalls(t, "Add", s.Add, []lookup{{"abc", 0, true}, {"d", 4, true}, {"e", 0, false}, {"abc", 0, true}, {"d", 4, true}})
 	if s.Len() != 6 {
 		t.Errorf("%d bytes after a failed Add, want 6", s.Len())
 	}
@@ -122,25 +130,9 @@ func TestLimit(t *testing.T) {
 func TestTable(t *testing.T) {
 	secs := [][]byte{[]byte("\x00int\x00long\x00int\x00"), []byte("char\x00long\x00")}
 	base := NewBase[uint64](secs, Options{Dense: true})
-	for _, c := range []struct {
-		s   string
-		off uint32
-		ok  bool
-	}{{"int", 1, true}, {"long", 5, true}, {"char", 14, true}, {"nt", 0, false}, {"", 0, false}} {
-		off, ok := base.Find([]byte(c.s))
-		if off != c.off || ok != c.ok {
-			t.Errorf("base Find(%q) = %d, %v; want %d, %v", c.s, off, ok, c.off, c.ok)
-		}
-	}
+	checkCalls(t, "base Find", base.Find, []lookup{{"int", 1, true}, {"long", 5, true}, {"char", 14, true}, {"nt", 0, false}, {"", 0, false}})
 	tab := NewTable(base, 24, Options{})
-	for _, c := range []struct {
-		s   string
-		key uint32
-	}{{"", 0}, {"char", 14}, {"x", 24}, {"int", 1}, {"yy", 26}, {"x", 24}} {
-		if key, ok := tab.Intern([]byte(c.s)); !ok || key != c.key {
-			t.Errorf("Intern(%q) = %d, %v; want %d", c.s, key, ok, c.key)
-		}
-	}
+	checkCalls(t, "Intern", tab.Intern, []lookup{{"", 0, true}, {"char", 14, true}, {"x", 24, true}, {"int", 1, true}, {"yy", 26, true}, {"x", 24, true}})
 	if got := string(tab.Own.Data()); got != "x\x00yy\x00" {
 		t.Errorf("own strings %q", got)
 	}

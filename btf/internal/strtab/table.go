@@ -1,6 +1,9 @@
 package strtab
 
-import "bytes"
+import (
+	"bytes"
+	"hash/maphash"
+)
 
 // Table is a string space as split BTF numbers it: a base's strings, if
 // any, then an own section that starts where they end. A string is named
@@ -15,6 +18,10 @@ type Table[S Slot] struct {
 	// Own holds the strings the base does not. For standalone BTF it
 	// starts with the empty string at offset 0.
 	Own Set[S]
+
+	// lazy, if not nil, returns the base's sections, indexed when the
+	// first string is interned (SetLazyBase).
+	lazy func() [][]byte
 }
 
 // NewTable returns a Table on base (nil for standalone BTF, or for a base
@@ -52,6 +59,11 @@ func (t *Table[S]) IndexBase(secs [][]byte, opts Options) {
 	t.Base = b
 }
 
+// SetLazyBase has the Table index its base when it first interns a
+// string: sections returns the base's sections, as IndexBase takes them.
+// For a Table whose base may never be needed.
+func (t *Table[S]) SetLazyBase(sections func() [][]byte) { t.lazy = sections }
+
 func (b *Set[S]) indexSections(secs [][]byte) {
 	if len(secs) == 1 {
 		b.SetData(secs[0])
@@ -71,10 +83,14 @@ func (t *Table[S]) Intern(s []byte) (uint32, bool) {
 	}
 	// Guarded by builder's BenchmarkMinimalTaskStruct and dedup's
 	// BenchmarkMerged.
-	h := t.Own.Hash(s)
+	if t.lazy != nil {
+		t.IndexBase(t.lazy(), Options{})
+		t.lazy = nil
+	}
+	h := maphash.Bytes(t.Own.seed, s)
 	if t.Base != nil {
-		if off, ok := t.Base.FindHash(s, h); ok {
-			return off, true
+		if _, slot, ok := t.Base.probe(s, h); ok {
+			return uint32(slot & offMask[S]()), true
 		}
 	}
 	off, ok := t.Own.AddHash(s, h)
