@@ -138,8 +138,8 @@ func (t *Set[S]) Count() int { return t.count }
 
 // SetData gives an empty Set its data, which Index then indexes. The Set
 // reads data where it is and never appends to it: for a section read
-// elsewhere, such as a base's. Nothing may be added afterwards.
-func (t *Set[S]) SetData(data []byte) { t.data = data }
+// elsewhere, such as a base's. A string added afterwards goes to a copy.
+func (t *Set[S]) SetData(data []byte) { t.data = data[:len(data):len(data)] }
 
 // AppendRaw appends b, which must be NUL-terminated strings, to the data
 // without indexing them (the leading empty string of a standalone
