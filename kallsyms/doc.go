@@ -1,6 +1,7 @@
 // Package kallsyms reads the kernel's symbol table (/proc/kallsyms) into
-// compact per-module tables, resolves addresses to module!symbol+offset,
-// and keeps the tables current while modules come and go.
+// compact, immutable per-module tables, and resolves addresses to
+// module!symbol+offset. Package kallsyms/live keeps such tables current
+// while modules and BPF programs come and go.
 //
 // # Reading
 //
@@ -42,46 +43,26 @@
 // compressed names. Modules lists modules with their address ranges
 // and build IDs.
 //
-// # Reloading
+// # Following a kernel
 //
-// A Symbolizer (NewSymbolizer) follows a kernel: it holds the current
-// Snapshot in an atomic pointer. Reload
-// builds a new snapshot beside the old one, reusing the tables of modules
-// whose symbols did not change, and swaps it in; a failed reload keeps the
-// old snapshot. RequestReload throttles: requests within Config.Coalesce
-// share one reload, and reloads start at least Config.MinInterval apart.
-// Symbolizer.Watch listens for module uevents (package uevent) and
-// requests reloads; on a module's add event it first publishes the
-// module's range from sysfs, so that its addresses resolve to the module
-// and an offset before kallsyms lists its symbols.
-//
-// BPF programs, trampolines and dispatchers send no uevent. A Symbolizer
-// of the running kernel follows the kernel's ksymbol events instead
-// (PERF_RECORD_KSYMBOL, from one perf event per CPU): each symbol
-// registered or unregistered patches the BPF pseudo-module's table into a
-// new snapshot, with the symbol's exact length, without rereading
-// /proc/kallsyms; lost events cause one throttled reload. Where perf
-// events are unavailable (no CAP_PERFMON, kernel.perf_event_paranoid, not
-// Linux), Symbolizer.KsymEventsErr says why, and the BPF table is as
-// current as the last reload.
+// A Snapshot never changes. Package kallsyms/live keeps one current
+// while modules and BPF programs come and go: it rereads kallsyms with
+// Options.Reuse, so that unchanged modules share their tables with the
+// previous snapshot, and in between derives snapshots from the last one
+// with WithModule, Without and WithSymbols, which build only what
+// changed.
 //
 // # Concurrency
 //
-// Snapshot is immutable and safe for concurrent use; so are Symbolizer
-// (readers never block, reloads and patches are serialized) and the
-// package's functions.
+// Snapshot is immutable and safe for concurrent use; so are the package's
+// functions.
 //
 // Goroutines: Parse and ReadFile run on the caller's goroutine unless
 // Options.Workers is 2 or more: then they read their input on a goroutine
-// of their own until it ends, and lay out a big table on two.
-// NewSymbolizer starts one goroutine for throttled reloads and, when it
-// follows ksymbol events, one that reads and applies them; both end at
-// Close. A reload reads sysfs on a second goroutine when Config.Workers
-// is 2 or more. Watch runs on the caller's goroutine, with a helper that
-// closes its socket at Close. Callbacks (OnReload, OnKsym, OnEvent) run on
-// those goroutines. The package has no mutable package-level
-// state: its only package-level values are the read-only name dictionary
-// (built on first use) and sentinel errors.
+// of their own until it ends, and lay out a big table on two. Every other
+// call runs on the caller's goroutine. The package has no mutable
+// package-level state: its only package-level values are the read-only
+// name dictionary (built on first use) and sentinel errors.
 //
 // # Security
 //
@@ -94,17 +75,4 @@
 // module names are bounded, malformed lines return a *ParseError with the
 // line number, and memory grows only with the input. Sysfs attributes are
 // read with a size limit and ELF notes are bounds-checked.
-//
-// Following ksymbol events needs a CPU-wide perf event on every CPU:
-// CAP_PERFMON (or CAP_SYS_ADMIN) unless kernel.perf_event_paranoid is at
-// most 0. The events come from the kernel only; their records are
-// bounds-checked (internal/perfevent), names are bounded, and a corrupt
-// ring is treated as lost events, which cause a reload of the kernel's
-// own files.
-//
-// Uevents on NETLINK_KOBJECT_UEVENT can be sent by any process with
-// CAP_NET_ADMIN in the network namespace. Watch acts only on messages
-// whose sender port id is 0 (the kernel) unless told to trust other port
-// ids (uevent.Options.TrustPortIDs, for tests); a forged event can at most
-// cause a throttled reload, which re-reads the kernel's own files.
 package kallsyms

@@ -22,9 +22,6 @@ var (
 	// the first data symbol after a text symbol, and below the next text
 	// symbol. It wraps ErrNotFound.
 	ErrNotText = fmt.Errorf("%w: address outside every text symbol (in data? Options.Data keeps data symbols)", ErrNotFound)
-
-	// ErrClosed is returned by methods of a Symbolizer after Close.
-	ErrClosed = errors.New("kallsyms: closed")
 )
 
 // ParseError reports malformed kallsyms input. Line is 1-based.

@@ -35,3 +35,38 @@ ffffffffc0000010 t mod_init	[mymod]
 	// 0xffffffff81000150 do_work+0x40 [vmlinux]
 	// 0xffffffffc0000020 mod_init+0x10 [mymod]
 }
+
+// A snapshot is never changed: WithSymbols and Without derive new ones,
+// here as package kallsyms/live does when the kernel reports a BPF
+// program loaded (with its length) and a module removed.
+func ExampleSnapshot_WithSymbols() {
+	const text = `ffffffff81000000 T _stext
+ffffffff81000110 t do_work
+ffffffffc0000010 t mod_init	[mymod]
+`
+	s, err := kallsyms.Parse(strings.NewReader(text), kallsyms.Options{})
+	if err != nil {
+		panic(err)
+	}
+	const prog = 0xffffffffc1000000
+	patched := s.WithSymbols(kallsyms.BPF, []kallsyms.SizedSymbol{
+		{Name: "bpf_prog_59f4a931744dcdc6_filter", Addr: prog, Size: 0x40},
+	}).Without("mymod")
+	show := func(s *kallsyms.Snapshot, addr uint64) {
+		sym, err := s.Lookup(addr)
+		if err != nil {
+			fmt.Printf("%#x: %v\n", addr, err)
+			return
+		}
+		fmt.Printf("%#x: %s+%#x [%s]\n", addr, sym.Name, sym.Offset, sym.Module)
+	}
+	for _, addr := range []uint64{prog + 8, prog + 0x40, 0xffffffffc0000020} {
+		show(patched, addr)
+	}
+	show(s, 0xffffffffc0000020) // s is as it was
+	// Output:
+	// 0xffffffffc1000008: bpf_prog_59f4a931744dcdc6_filter+0x8 [bpf]
+	// 0xffffffffc1000040: kallsyms: not found: address outside every text symbol (in data? Options.Data keeps data symbols)
+	// 0xffffffffc0000020: kallsyms: not found
+	// 0xffffffffc0000020: mod_init+0x10 [mymod]
+}

@@ -1,17 +1,14 @@
 package kallsyms
 
 import (
-	"archive/tar"
 	"bytes"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 )
 
 const (
@@ -20,28 +17,10 @@ const (
 	synthSysfsFixure = "testdata/synthetic-sysfs.tar.gz"
 )
 
-// readFixture returns the decompressed text of the kallsyms fixture at
-// path, read once per test process (the host fixture is gunzipped by ten
-// callers otherwise). Callers share the bytes and must not modify them.
+// readFixture is ksymtest.ReadFixture.
 func readFixture(tb testing.TB, path string) []byte {
 	tb.Helper()
-	fixtures.mu.Lock()
-	defer fixtures.mu.Unlock()
-	if b, ok := fixtures.text[path]; ok {
-		return b
-	}
-	b := testfixtures.ReadPath(tb, path)
-	if fixtures.text == nil {
-		fixtures.text = map[string][]byte{}
-	}
-	fixtures.text[path] = b
-	return b
-}
-
-// fixtures is what readFixture read.
-var fixtures struct {
-	mu   sync.Mutex
-	text map[string][]byte
+	return ksymtest.ReadFixture(tb, path)
 }
 
 // sysfsInfos returns ReadModules of the synthetic sysfs tree. The tree
@@ -75,46 +54,10 @@ func readTarSysfs(tarball []byte) ([]ModuleInfo, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := extractTar(dir, tarball); err != nil {
+	if err := ksymtest.ExtractTar(dir, tarball, ""); err != nil {
 		return nil, err
 	}
 	return ReadModules(filepath.Join(dir, "sys"))
-}
-
-// extractTar unpacks the tar archive b into dir.
-func extractTar(dir string, b []byte) error {
-	tr := tar.NewReader(bytes.NewReader(b))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.Clean(h.Name)
-		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			return fmt.Errorf("bad tar entry %q", h.Name)
-		}
-		p := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			b, err := io.ReadAll(tr)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 // mustParse parses kallsyms text or fails the test.

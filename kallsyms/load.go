@@ -51,7 +51,8 @@ func Parse(r io.Reader, opts Options) (*Snapshot, error) {
 
 // ReadFile reads the kallsyms file at path (DefaultPath for "") and returns
 // its snapshot, as Parse does. The file is closed before ReadFile returns.
-// For a Symbolizer that follows the running kernel, see NewSymbolizer.
+// For a snapshot kept current while the kernel changes, see package
+// kallsyms/live.
 func ReadFile(path string, opts Options) (*Snapshot, error) {
 	if path == "" {
 		path = DefaultPath

@@ -16,9 +16,10 @@ type lookupCase struct {
 	file  string
 	data  bool
 	sysfs bool
-	// every is the share of symbols whose boundaries checkLookups checks:
-	// all of them in the two main cases, every 4th in their variants,
-	// which differ in which symbols and modules they hold, not in how a
+	// every is the share of symbols whose boundaries checkLookups checks,
+	// and divides its random addresses and checkNames' sample: all of
+	// them in the two main cases, every 4th in their variants, which
+	// differ in which symbols and modules they hold, not in how a
 	// boundary is looked up.
 	every int
 }
@@ -52,7 +53,7 @@ func TestLookupMatchesReference(t *testing.T) {
 			r := newRef(t, text, tc.data, infos)
 			checkAll(t, snap, r)
 			checkLookups(t, snap, r, tc.every)
-			checkNames(t, snap, r)
+			checkNames(t, snap, r, tc.every)
 		})
 	}
 }
@@ -60,7 +61,7 @@ func TestLookupMatchesReference(t *testing.T) {
 func checkAll(t *testing.T, snap *Snapshot, r *ref) {
 	t.Helper()
 	want := r.all()
-	var got []Symbol
+	got := make([]Symbol, 0, len(want))
 	for s := range snap.All() {
 		got = append(got, s)
 	}
@@ -102,10 +103,10 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref, every int) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 20_000 {
+	for range 20_000 / every {
 		addrs = append(addrs, lo-0x1000+rng.Uint64N(hi-lo+0x2000))
 	}
-	for range 1000 {
+	for range 1000 / every {
 		addrs = append(addrs, rng.Uint64())
 	}
 	pfx, clones, outside, fails := 0, 0, 0, 0
@@ -153,14 +154,15 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref, every int) {
 	}
 }
 
-func checkNames(t *testing.T, snap *Snapshot, r *ref) {
+func checkNames(t *testing.T, snap *Snapshot, r *ref, every int) {
 	t.Helper()
 	all := r.all()
+	stride := 2003 * every
 	type key struct{ name, mod string }
 	// LookupName scans a module's table: a sample of the names keeps this
 	// quick. byName holds every symbol of each sampled name and module.
 	byName := map[key][]Symbol{}
-	for i := 0; i < len(all); i += 2003 {
+	for i := 0; i < len(all); i += stride {
 		byName[key{all[i].Name, all[i].Module}] = nil
 	}
 	for _, s := range all {
@@ -168,7 +170,7 @@ func checkNames(t *testing.T, snap *Snapshot, r *ref) {
 			byName[key{s.Name, s.Module}] = append(v, s)
 		}
 	}
-	for i := 0; i < len(all); i += 2003 {
+	for i := 0; i < len(all); i += stride {
 		name, mod := all[i].Name, all[i].Module
 		want := byName[key{name, mod}]
 		got, err := snap.LookupName(name, mod)
@@ -306,7 +308,7 @@ func TestLookupLayouts(t *testing.T) {
 	r := newRef(t, text, false, nil)
 	checkAll(t, snap, r)
 	checkLookups(t, snap, r, 1)
-	checkNames(t, snap, r)
+	checkNames(t, snap, r, 1)
 }
 
 // TestLookupOutsideText: without Options.Data, an address past a run of

@@ -16,7 +16,7 @@ type Module struct {
 	// the lower of its .text address and its first symbol to the higher of
 	// .text+coresize and the end of the 4 KiB page that holds its last
 	// symbol (the size of that symbol is not known; in the BPF
-	// pseudo-module that ksymbol events patched it is, and End is at least
+	// pseudo-module that WithSymbols built it is, and End is at least
 	// that symbol's end). End is 0 for a range
 	// that reaches the top of the address space. Both are 0 for a module
 	// with neither symbols nor a known address.
@@ -126,21 +126,30 @@ func (t *table) match(enc, suffix []byte) iter.Seq[hit] {
 func (s *Snapshot) All() iter.Seq[Symbol] {
 	return func(yield func(Symbol) bool) {
 		for i := range s.mods {
-			t := s.mods[i].tab
-			for h, pfx := range t.entries {
-				name := names().decode("", t.encName(h))
-				if pfx {
-					ph := pfxHit(h)
-					if !yield(Symbol{Name: pfxPrefix + name, Module: t.name, Addr: ph.start, Type: t.typeOf(ph)}) {
-						return
-					}
-				}
-				if !yield(Symbol{Name: name, Module: t.name, Addr: h.start, Type: t.typeOf(h)}) {
-					return
-				}
+			if !s.mods[i].symbols(yield) {
+				return
 			}
 		}
 	}
+}
+
+// symbols yields the module's symbols, as All does; it returns false when
+// yield does.
+func (m *modEntry) symbols(yield func(Symbol) bool) bool {
+	t := m.tab
+	for h, pfx := range t.entries {
+		name := names().decode("", t.encName(h))
+		if pfx {
+			ph := pfxHit(h)
+			if !yield(Symbol{Name: pfxPrefix + name, Module: t.name, Addr: ph.start, Type: t.typeOf(ph)}) {
+				return false
+			}
+		}
+		if !yield(Symbol{Name: name, Module: t.name, Addr: h.start, Type: t.typeOf(h)}) {
+			return false
+		}
+	}
+	return true
 }
 
 // Stats summarizes a snapshot.

@@ -16,6 +16,7 @@ import (
 type ref struct {
 	mods []*refModule // vmlinux first, then by name
 	data bool
+	syms []Symbol // all's result, made once
 }
 
 func hasInfo(infos []ModuleInfo, name string) bool {
@@ -158,9 +159,15 @@ func (m *refModule) textEnd(sym Symbol, a uint64) (Symbol, bool) {
 
 // all lists every symbol in the order Snapshot.All promises.
 func (r *ref) all() []Symbol {
-	var out []Symbol
-	for _, m := range r.mods {
-		out = append(out, m.syms...)
+	if r.syms == nil {
+		n := 0
+		for _, m := range r.mods {
+			n += len(m.syms)
+		}
+		r.syms = make([]Symbol, 0, n)
+		for _, m := range r.mods {
+			r.syms = append(r.syms, m.syms...)
+		}
 	}
-	return out
+	return r.syms
 }

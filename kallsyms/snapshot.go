@@ -11,7 +11,7 @@ import (
 // Snapshot is an immutable set of kernel symbols: one table per module,
 // with the module metadata read from sysfs. It is safe for concurrent use by
 // any number of goroutines, and stays valid (and unchanged) after the
-// Symbolizer that produced it has moved on to a newer one.
+// live.Symbolizer that produced it has moved on to a newer one.
 //
 // The zero Snapshot is empty: every lookup returns ErrNotFound.
 type Snapshot struct {

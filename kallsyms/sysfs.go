@@ -67,6 +67,25 @@ func ReadModules(root string) ([]ModuleInfo, error) {
 	return out, nil
 }
 
+// ReadModule reads the sysfs metadata of one loadable module, name, under
+// root/module (root is the sysfs mount point, DefaultSysfs for ""), as
+// ReadModules does for all. A built-in module (no coresize), one that is
+// not loaded, or a name that is not a single path element returns an
+// error wrapping ErrNotFound.
+func ReadModule(root, name string) (ModuleInfo, error) {
+	if root == "" {
+		root = DefaultSysfs
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return ModuleInfo{}, fmt.Errorf("kallsyms: %q is not a module name: %w", name, ErrNotFound)
+	}
+	info, ok := readModule(filepath.Join(root, "module", name), name)
+	if !ok {
+		return ModuleInfo{}, fmt.Errorf("kallsyms: module %q: %w", name, ErrNotFound)
+	}
+	return info, nil
+}
+
 // readModule reads one module directory; ok is false for a built-in or
 // vanished module.
 func readModule(dir, name string) (ModuleInfo, bool) {

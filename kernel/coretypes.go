@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -61,7 +62,7 @@ type ModuleTypes struct {
 // returned Builders hold no reference to the kernel's files. It is safe
 // to call from several goroutines at once, also on the same objects: each
 // call opens the kernel's BTF for itself.
-func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETypes, error) {
+func (o Options) MinimalCORE(ctx context.Context, objs ...*bpfelf.Object) (*CORETypes, error) {
 	q := core.TargetQuery(objs...)
 	vmlinux, path, err := openVmlinuxWith(ctx, o, btf.Options{Lazy: true, Flavors: q, Workers: o.Workers})
 	if err != nil {
@@ -85,7 +86,7 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*core.Object) (*CORETy
 
 // addModules adds the minimal BTF of every module that has a type of one
 // of the missing names and kinds.
-func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*core.Object) error {
+func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*bpfelf.Object) error {
 	// A kernel without module BTF: no need to open vmlinux again.
 	if o.Package != nil {
 		if len(o.Package.Modules()) == 0 {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
 
@@ -16,7 +16,7 @@ import (
 // the running kernel.
 func ExampleOptions_MinimalCORE() {
 	ctx := context.Background()
-	obj, err := core.OpenObject(ctx, "../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
+	obj, err := bpfelf.Open(ctx, "../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,19 +6,19 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // openObjects opens testdata objects, closed when the test ends.
-func openObjects(tb testing.TB, rels ...string) []*core.Object {
+func openObjects(tb testing.TB, rels ...string) []*bpfelf.Object {
 	tb.Helper()
-	var objs []*core.Object
+	var objs []*bpfelf.Object
 	for _, rel := range rels {
-		obj, err := core.OpenObject(context.Background(), testfixtures.Path(tb, rel), core.ObjectOptions{})
+		obj, err := bpfelf.Open(context.Background(), testfixtures.Path(tb, rel), bpfelf.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}

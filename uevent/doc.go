@@ -5,8 +5,8 @@
 // message, for callers that have their own socket.
 //
 // The socket is a small unexported seam, so that tests run the Monitor
-// over a fake one; kallsyms uses the package to reload symbol tables as
-// modules come and go (kallsyms.Symbolizer.Watch).
+// over a fake one; package kallsyms/live uses this package to reload
+// symbol tables as modules come and go (Symbolizer.Watch).
 //
 // Off Linux, Listen returns an error that wraps errors.ErrUnsupported.
 //

@@ -24,8 +24,8 @@ import (
 	"github.com/cilium/ebpf"
 	cbtf "github.com/cilium/ebpf/btf"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
 
@@ -42,14 +42,14 @@ import (
 // that lack what it reads.
 func ProgramOptions(ctx context.Context, k kernel.Options, paths ...string) (ebpf.ProgramOptions, error) {
 	var opts ebpf.ProgramOptions
-	objs := make([]*core.Object, 0, len(paths))
+	objs := make([]*bpfelf.Object, 0, len(paths))
 	defer func() {
 		for _, o := range objs {
 			o.Close()
 		}
 	}()
 	for _, p := range paths {
-		obj, err := core.OpenObject(ctx, p, core.ObjectOptions{})
+		obj, err := bpfelf.Open(ctx, p, bpfelf.Options{})
 		if err != nil {
 			return opts, err
 		}

@@ -16,8 +16,8 @@ import (
 	"github.com/cilium/ebpf"
 	cbtf "github.com/cilium/ebpf/btf"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
@@ -272,9 +272,9 @@ func TestKernelTypesAsBpftool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs := make([]*core.Object, 0, len(paths))
+	objs := make([]*bpfelf.Object, 0, len(paths))
 	for _, p := range paths {
-		obj, err := core.OpenObject(context.Background(), p, core.ObjectOptions{})
+		obj, err := bpfelf.Open(context.Background(), p, bpfelf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

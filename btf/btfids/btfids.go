@@ -17,7 +17,7 @@
 //
 // # Security
 //
-// The input is parsed and validated as btf.ParseSplit does; every lookup is
+// The input is parsed and validated as btf.Parse does with a base; every lookup is
 // bounded by the input; malformed input gives an error, never a panic.
 package btfids
 

@@ -2,8 +2,6 @@ package btfids_test
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -87,18 +85,4 @@ func TestKfuncs(t *testing.T) {
 	if err == nil {
 		t.Error("a kfunc with two sets of flags was taken")
 	}
-}
-
-func ExampleFinalize() {
-	// pahole's BTF for a module of a Linux 7 kernel, on that kernel's
-	// vmlinux BTF, made final as the kernel's build makes it.
-	base, err := btf.Open(context.Background(), "vmlinux.btf", btf.Options{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer base.Close()
-	raw := []byte{} // pahole --btf_encode_detached output
-	out, err := btfids.Finalize(raw, btfids.Options{Base: base})
-	fmt.Println(len(out), err != nil)
 }

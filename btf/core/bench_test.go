@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -19,7 +20,7 @@ func BenchmarkMinimalFile(b *testing.B) {
 	objs := writeAll(b, dir, map[string]string{"prog": objects["prog"]}, ".o")
 	b.ReportAllocs()
 	for b.Loop() {
-		obj, err := core.OpenObject(context.Background(), objs["prog"], core.ObjectOptions{})
+		obj, err := bpfelf.Open(context.Background(), objs["prog"], bpfelf.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -27,7 +28,7 @@ func BenchmarkMinimalFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bld, err := core.TypesFor(context.Background(), core.NewTarget(s), []*core.Object{obj})
+		bld, err := core.TypesFor(context.Background(), core.NewTarget(s), []*bpfelf.Object{obj})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 )
@@ -31,7 +32,7 @@ import (
 // split BTF on the main one): ids must be one space. A record of a lazily
 // opened target (btf.Options.Lazy) that fails its check when it is
 // read makes TypesFor return that error.
-func TypesFor(ctx context.Context, t *Target, objs []*Object) (b *builder.Builder, err error) {
+func TypesFor(ctx context.Context, t *Target, objs []*bpfelf.Object) (b *builder.Builder, err error) {
 	defer func() {
 		if lerr := t.err(); lerr != nil {
 			b, err = nil, lerr
@@ -52,7 +53,7 @@ func TypesFor(ctx context.Context, t *Target, objs []*Object) (b *builder.Builde
 	}
 	m := newMarker(s)
 	for _, obj := range objs {
-		t.prepare(obj.wants())
+		t.prepare(wants(obj))
 		if err := m.recordObject(ctx, obj, t); err != nil {
 			return nil, err
 		}

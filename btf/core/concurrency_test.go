@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 )
@@ -19,7 +20,7 @@ import (
 // gets. Run under -race by .ci/run.
 func TestConcurrentTarget(t *testing.T) {
 	k := kernel(t, "debian-6.1")
-	objs := map[string]*core.Object{}
+	objs := map[string]*bpfelf.Object{}
 	want := map[string]string{}
 	for _, o := range objectOrder {
 		objs[o] = object(t, o)
@@ -46,7 +47,7 @@ func TestConcurrentTarget(t *testing.T) {
 					errs <- o + ": " + diff
 				}
 			}
-			var list []*core.Object
+			var list []*bpfelf.Object
 			for _, o := range objectOrder {
 				list = append(list, objs[o])
 			}

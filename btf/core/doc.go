@@ -2,8 +2,9 @@
 // kernel's BTF as libbpf's loader does, and writes the minimal BTF that
 // keeps their results, as bpftool gen min_core_btf does.
 //
-// An Object is a BPF ELF object (clang -target bpf -g): its BTF, its
-// .BTF.ext records (package btf/ext) and its programs. A Target is the
+// The objects come from package bpfelf: a BPF ELF object (clang -target
+// bpf -g) with its BTF, its .BTF.ext records (package btf/ext) and its
+// programs. A Target is the
 // BTF the relocations resolve against: a vmlinux BTF, optionally with
 // module BTFs on it. Resolve gives one Result per relocation: the value
 // libbpf patches into the instruction, or why the relocation fails (the
@@ -30,23 +31,24 @@
 //     object;
 //   - no match poisons field and enum-value relocations; existence
 //     relocations give 0;
-//   - the instruction is checked as bpf_core_patch_insn checks it: its
-//     current value must be the local one, offsets must fit 16 bits, and
-//     a load may change size only for pointers and unsigned integers.
+//   - the instruction is checked as bpf_core_patch_insn checks it
+//     (btf/core/internal/insn): its current value must be the local one,
+//     offsets must fit 16 bits, and a load may change size only for
+//     pointers and unsigned integers.
 //
 // # Concurrency
 //
 // Every call runs on the caller's goroutine; the package starts none.
-// Objects and Targets are safe for concurrent use: a Target's candidate
-// cache is locked. Resolve and TypesFor keep their other state in the
+// Targets are safe for concurrent use (a Target's candidate cache is
+// locked), and so are bpfelf Objects. Resolve and TypesFor keep their other state in the
 // call, so many objects may be resolved against many targets in
 // parallel. The Specs involved must stay open while they run.
 //
 // # Security
 //
-// Objects are parsed as hostile input: ELF through debug/elf on bytes in
-// memory, .BTF by package btf, .BTF.ext by package ext, program symbols
-// checked against their sections. Resolution follows libbpf's bounds
+// Objects are parsed as hostile input (see package bpfelf), and every
+// instruction index is checked against its program. Resolution follows
+// libbpf's bounds
 // (access strings of at most 64 steps, recursion at most 32 deep) and
 // bounds every walk libbpf leaves unbounded, so that cyclic BTF gives an
 // error, never a hang. Memory is proportional to the object and a few

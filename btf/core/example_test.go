@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -13,7 +14,7 @@ import (
 // Resolve a program's relocations against a kernel's BTF, as libbpf would
 // when loading it there.
 func ExampleResolve() {
-	obj, err := core.OpenObject(context.Background(), "../../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
+	obj, err := bpfelf.Open(context.Background(), "../../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func ExampleResolve() {
 
 // Minimal BTF for a program, as bpftool gen min_core_btf writes it.
 func ExampleTypesFor() {
-	obj, err := core.OpenObject(context.Background(), "../../testdata/elf/prog.bpf.o.gz", core.ObjectOptions{})
+	obj, err := bpfelf.Open(context.Background(), "../../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func ExampleTypesFor() {
 		log.Fatal(err)
 	}
 	defer vmlinux.Close()
-	b, err := core.TypesFor(context.Background(), core.NewTarget(vmlinux), []*core.Object{obj})
+	b, err := core.TypesFor(context.Background(), core.NewTarget(vmlinux), []*bpfelf.Object{obj})
 	if err != nil {
 		log.Fatal(err)
 	}

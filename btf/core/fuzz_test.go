@@ -4,13 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// FuzzResolve feeds mutated BPF objects to ParseObject, and what parses
+// FuzzResolve feeds mutated BPF objects to bpfelf.Parse, and what parses
 // to Resolve and TypesFor: no panic, no hang, and a minimal BTF that
 // marshals. Seeds: committed objects, handwritten and generated, and two
 // that libbpf refuses. The target is the minimal BTF that bpftool made of
@@ -28,7 +29,7 @@ func FuzzResolve(f *testing.F) {
 	}
 	target := core.NewTarget(small)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		obj, err := core.ParseObject(data)
+		obj, err := bpfelf.Parse(data)
 		if err != nil {
 			return
 		}
@@ -39,7 +40,7 @@ func FuzzResolve(f *testing.F) {
 		for i := range rs {
 			_ = rs[i].Reason()
 		}
-		b, err := core.TypesFor(context.Background(), target, []*core.Object{obj})
+		b, err := core.TypesFor(context.Background(), target, []*bpfelf.Object{obj})
 		if err != nil {
 			return
 		}

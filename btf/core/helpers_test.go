@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -65,9 +66,9 @@ func kernel(tb testing.TB, name string) *btf.Spec {
 	return s2.(*btf.Spec)
 }
 
-func object(tb testing.TB, name string) *core.Object {
+func object(tb testing.TB, name string) *bpfelf.Object {
 	tb.Helper()
-	obj, err := core.ParseObject(testfixtures.Read(tb, objects[name]))
+	obj, err := bpfelf.Parse(testfixtures.Read(tb, objects[name]))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
@@ -232,7 +233,7 @@ func (m *marker) record(oc *outcome) error {
 
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
 // with a candidate cache of its own; the first that fails stops it.
-func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
+func (m *marker) recordObject(ctx context.Context, obj *bpfelf.Object, t *Target) error {
 	cache := map[btf.TypeID][]cand{}
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
@@ -240,7 +241,7 @@ func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error
 		}
 		for i, r := range sec.CORERelos() {
 			var oc outcome
-			cands := obj.candsFor(r.TypeID, t, cache)
+			cands := candsFor(obj, r.TypeID, t, cache)
 			err := calcReloInsn(obj.BTF, r, &cands, &oc)
 			if r.Kind != ext.TypeIDLocal {
 				cache[r.TypeID] = cands

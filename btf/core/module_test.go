@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -40,7 +41,7 @@ func TestModuleTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := core.ParseObject(testfixtures.Read(t, "core/module.bpf.o.gz"))
+	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/module.bpf.o.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestModuleTarget(t *testing.T) {
 	if alone[6] != "fails" || alone[7] != uint64(0) {
 		t.Errorf("vmlinux alone: %v", alone)
 	}
-	b, err := core.TypesFor(context.Background(), both, []*core.Object{obj})
+	b, err := core.TypesFor(context.Background(), both, []*bpfelf.Object{obj})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestKernelTargetLazy(t *testing.T) {
 	if calls != 0 {
 		t.Fatalf("modules loaded for a program of vmlinux types")
 	}
-	obj, err := core.ParseObject(testfixtures.Read(t, "core/module.bpf.o.gz"))
+	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/module.bpf.o.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
@@ -78,8 +79,8 @@ func (r *Result) Reason() string {
 // The error is for what stops everything: a cancelled ctx (which may be
 // nil), or a record of a lazily opened target (btf.Options.Lazy) that
 // failed its check when it was read.
-func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
-	t.prepare(obj.wants())
+func Resolve(ctx context.Context, obj *bpfelf.Object, t *Target) ([]Result, error) {
+	t.prepare(wants(obj))
 	cache := map[btf.TypeID][]cand{}
 	var out []Result
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
@@ -87,7 +88,7 @@ func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
 			return nil, context.Cause(ctx)
 		}
 		for i, r := range sec.CORERelos() {
-			out = append(out, obj.resolveOne(sec.Name, i, r, t, cache))
+			out = append(out, resolveOne(obj, sec.Name, i, r, t, cache))
 		}
 	}
 	if err := t.err(); err != nil {
@@ -97,7 +98,7 @@ func Resolve(ctx context.Context, obj *Object, t *Target) ([]Result, error) {
 }
 
 // wants lists the candidate searches obj's relocations need.
-func (o *Object) wants() []want {
+func wants(o *bpfelf.Object) []want {
 	var ws []want
 	for _, sec := range o.Ext.Sections(ext.CORERelos) {
 		for _, r := range sec.CORERelos() {
@@ -113,7 +114,7 @@ func (o *Object) wants() []want {
 
 // candsFor returns the candidate list of local type id, from the
 // per-object cache (which calcReloInsn prunes) or fresh from the target.
-func (o *Object) candsFor(id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
+func candsFor(o *bpfelf.Object, id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
 	if c, ok := cache[id]; ok {
 		return c
 	}
@@ -123,16 +124,16 @@ func (o *Object) candsFor(id btf.TypeID, t *Target, cache map[btf.TypeID][]cand)
 	return c
 }
 
-func (o *Object) resolveOne(secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
-	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / insnSize), Kind: r.Kind, LocalType: r.TypeID}
-	if r.InsnOff%insnSize != 0 {
+func resolveOne(o *bpfelf.Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
+	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / bpfelf.InsnSize), Kind: r.Kind, LocalType: r.TypeID}
+	if r.InsnOff%bpfelf.InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
 		return res
 	}
-	prog, insns := o.program(secName, res.Insn)
-	if prog == nil || !prog.Autoload {
+	prog, ok := o.ProgramAt(secName, res.Insn)
+	if !ok || !prog.Autoload {
 		res.Skipped = true
-		if prog != nil {
+		if ok {
 			res.Program = prog.Name
 			res.Insn -= prog.InsnOff
 		}
@@ -145,7 +146,7 @@ func (o *Object) resolveOne(secName string, i int, r ext.CORERelo, t *Target, ca
 	res.Program = prog.Name
 	res.Insn -= prog.InsnOff
 	var oc outcome
-	cands := o.candsFor(r.TypeID, t, cache)
+	cands := candsFor(o, r.TypeID, t, cache)
 	err := calcReloInsn(o.BTF, r, &cands, &oc)
 	if r.Kind != ext.TypeIDLocal {
 		cache[r.TypeID] = cands
@@ -161,8 +162,7 @@ func (o *Object) resolveOne(secName string, i int, r ext.CORERelo, t *Target, ca
 		res.Err = err
 		return res
 	}
-	progInsns := insns[prog.InsnOff*insnSize : (prog.InsnOff+prog.InsnCnt)*insnSize]
-	res.Patch, res.Err = patch(progInsns, res.Insn, o.order, &oc.res)
+	res.Patch, res.Err = patch(o.Insns(prog), res.Insn, o.ByteOrder(), &oc.res)
 	res.Orig, res.Value, res.Poisoned = oc.res.orig, oc.res.val, oc.res.poison
 	return res
 }

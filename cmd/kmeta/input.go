@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
@@ -73,7 +73,7 @@ func (c *cli) readELF(path, what string) (*input.Data, error) {
 // object is a BPF object opened from the command line, with the memory
 // that holds it.
 type object struct {
-	*core.Object
+	*bpfelf.Object
 	data *input.Data
 }
 
@@ -90,7 +90,7 @@ func (c *cli) openObject(path string) (*object, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := core.ParseObject(d.Bytes())
+	obj, err := bpfelf.Parse(d.Bytes())
 	if err != nil {
 		d.Release()
 		return nil, fmt.Errorf("%s: %w", inputName(path), err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/kallsyms/live"
 	"github.com/kmeta-dev/kmeta/uevent"
 	"github.com/spf13/cobra"
 )
@@ -281,11 +282,11 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		}
 		io.WriteString(c.stdout, text+"\n")
 	}
-	sym, err := kallsyms.NewSymbolizer(kallsyms.Config{
+	sym, err := live.NewSymbolizer(live.Config{
 		Workers:  runtime.GOMAXPROCS(0),
 		Kallsyms: f.kallsyms, Sysfs: f.sysfs,
-		OnReload: func(ev kallsyms.ReloadEvent) { emitReload(emit, ev) },
-		OnKsym:   func(ev kallsyms.KsymEvent) { emitKsym(emit, ev) },
+		OnReload: func(ev live.ReloadEvent) { emitReload(emit, ev) },
+		OnKsym:   func(ev live.KsymEvent) { emitKsym(emit, ev) },
 	})
 
 	if err != nil {
@@ -300,7 +301,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		v["ksym_events"], v["ksym_error"] = false, kerr.Error()
 	}
 	emit(text, v)
-	err = sym.Watch(ctx, kallsyms.WatchOptions{OnEvent: func(ev uevent.Event, err error) {
+	err = sym.Watch(ctx, live.WatchOptions{OnEvent: func(ev uevent.Event, err error) {
 		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
 		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", escapeName(ev.Action), escapeName(ev.DevPath), escapeName(ev.Subsystem), ev.PortID)
 		if err != nil {
@@ -319,12 +320,12 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 
 // emitKsym prints one ksymbol event: "bpf add NAME addr=0x... len=N" (or
 // "ool" for out-of-line code), or the kernel's lost events.
-func emitKsym(emit func(string, map[string]any), ev kallsyms.KsymEvent) {
-	if ev.Op == kallsyms.KsymLost {
+func emitKsym(emit func(string, map[string]any), ev live.KsymEvent) {
+	if ev.Op == live.KsymLost {
 		emit(fmt.Sprintf("ksym lost %d events; resync", ev.Lost), map[string]any{"type": "ksym", "action": "lost", "lost": ev.Lost})
 		return
 	}
-	kind := map[uint16]string{kallsyms.KsymTypeBPF: "bpf", kallsyms.KsymTypeOOL: "ool"}[ev.Type]
+	kind := map[uint16]string{live.KsymTypeBPF: "bpf", live.KsymTypeOOL: "ool"}[ev.Type]
 	if kind == "" {
 		kind = fmt.Sprintf("type%d", ev.Type)
 	}
@@ -333,7 +334,7 @@ func emitKsym(emit func(string, map[string]any), ev kallsyms.KsymEvent) {
 			"addr": fmt.Sprintf("0x%x", ev.Addr), "len": ev.Len})
 }
 
-func emitReload(emit func(string, map[string]any), ev kallsyms.ReloadEvent) {
+func emitReload(emit func(string, map[string]any), ev live.ReloadEvent) {
 	if ev.Err != nil {
 		emit("reload failed (keeping the old symbols): "+ev.Err.Error(),
 			map[string]any{"type": "reload", "error": ev.Err.Error(), "reasons": ev.Reasons})

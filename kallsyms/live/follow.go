@@ -1,4 +1,4 @@
-package kallsyms
+package live
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/internal/perfevent"
+	"github.com/kmeta-dev/kmeta/kallsyms"
 )
 
 // resyncSlack is how far before a reload's start the events that the
@@ -75,8 +76,8 @@ func (s *Symbolizer) startKsyms() {
 	case s.cfg.NoKsymEvents:
 		s.ksymErr = fmt.Errorf("%w: Config.NoKsymEvents is set", ErrNoKsymEvents)
 		return
-	case s.cfg.Kallsyms != "" && s.cfg.Kallsyms != DefaultPath && s.cfg.openKsyms == nil:
-		s.ksymErr = fmt.Errorf("%w: %s is not the running kernel's %s", ErrNoKsymEvents, s.cfg.Kallsyms, DefaultPath)
+	case s.cfg.Kallsyms != "" && s.cfg.Kallsyms != kallsyms.DefaultPath && s.cfg.openKsyms == nil:
+		s.ksymErr = fmt.Errorf("%w: %s is not the running kernel's %s", ErrNoKsymEvents, s.cfg.Kallsyms, kallsyms.DefaultPath)
 		return
 	}
 	open := s.cfg.openKsyms
@@ -150,7 +151,7 @@ func (s *Symbolizer) applyKsyms(evs []KsymEvent) {
 	}
 	if changed {
 		s.live.prune()
-		s.cur.Store(s.cur.Load().withTable(s.live.table(s.cfg.Data)))
+		s.cur.Store(s.cur.Load().WithSymbols(kallsyms.BPF, s.live.symbols()))
 		s.patches.Add(1)
 	}
 	s.mu.Unlock()

@@ -1,25 +1,31 @@
-package kallsyms
+package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kmeta-dev/kmeta/kallsyms"
 )
+
+// ErrClosed is returned by methods of a Symbolizer after Close.
+var ErrClosed = errors.New("kallsyms: closed")
 
 // Config configures a Symbolizer. The zero value reads /proc/kallsyms and
 // /sys with the default throttling.
 type Config struct {
-	// Kallsyms is the kallsyms file, DefaultPath when empty.
+	// Kallsyms is the kallsyms file, kallsyms.DefaultPath when empty.
 	Kallsyms string
-	// Sysfs is the sysfs mount point, DefaultSysfs when empty.
+	// Sysfs is the sysfs mount point, kallsyms.DefaultSysfs when empty.
 	Sysfs string
 	// NoSysfs skips module metadata from sysfs.
 	NoSysfs bool
-	// Data keeps data symbols too (see Options.Data).
+	// Data keeps data symbols too (see kallsyms.Options.Data).
 	Data bool
-	// Workers is Options.Workers for the Symbolizer's loads: 2 or more
+	// Workers is kallsyms.Options.Workers for the Symbolizer's loads: 2 or more
 	// also reads sysfs beside kallsyms. The Symbolizer's own goroutines
 	// (reloads, ksymbol events) run whatever it says.
 	Workers int
@@ -34,7 +40,7 @@ type Config struct {
 	OnReload func(ReloadEvent)
 
 	// NoKsymEvents turns off following ksymbol events. By default a
-	// Symbolizer of the running kernel (Kallsyms empty or DefaultPath)
+	// Symbolizer of the running kernel (Kallsyms empty or kallsyms.DefaultPath)
 	// follows them: BPF programs, trampolines and dispatchers that the
 	// kernel registers or unregisters patch the BPF pseudo-module's table
 	// at once, without a reload (see Symbolizer.KsymEventsErr).
@@ -60,7 +66,7 @@ type ReloadEvent struct {
 	Reasons []string
 	// Snapshot is the current snapshot after the attempt: the new one, or
 	// the old one when Err is set.
-	Snapshot *Snapshot
+	Snapshot *kallsyms.Snapshot
 	// Err is why the reload failed; the old snapshot stays in use.
 	Err error
 	// Duration is how long the attempt took.
@@ -69,7 +75,7 @@ type ReloadEvent struct {
 	Reused int
 }
 
-// Symbolizer keeps the current Snapshot of the kernel's symbols and
+// Symbolizer keeps the current kallsyms.Snapshot of the kernel's symbols and
 // replaces it on reload. Readers call Snapshot (or Lookup), which is one
 // atomic load: they never block, and never see a half-built snapshot.
 // Reloads build the new snapshot beside the old one, reusing the tables of
@@ -88,7 +94,7 @@ type ReloadEvent struct {
 // Close, while Reload returns ErrClosed.
 type Symbolizer struct {
 	cfg    Config
-	cur    atomic.Pointer[Snapshot]
+	cur    atomic.Pointer[kallsyms.Snapshot]
 	mu     sync.Mutex // serializes reloads; readers never take it
 	closed bool       // guarded by mu
 	kick   chan struct{}
@@ -133,7 +139,7 @@ func NewSymbolizer(cfg Config) (*Symbolizer, error) {
 		return nil, err
 	}
 	s.cur.Store(snap)
-	s.live.reset(snap.tableOf(BPF), resyncTime(at))
+	s.live.reset(snap, resyncTime(at))
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.loop()
@@ -155,21 +161,21 @@ func resyncTime(at uint64) uint64 {
 
 // Snapshot returns the current snapshot. It never blocks and never returns
 // nil.
-func (s *Symbolizer) Snapshot() *Snapshot { return s.cur.Load() }
+func (s *Symbolizer) Snapshot() *kallsyms.Snapshot { return s.cur.Load() }
 
 // Lookup is s.Snapshot().Lookup(addr).
-func (s *Symbolizer) Lookup(addr uint64) (Symbol, error) { return s.cur.Load().Lookup(addr) }
+func (s *Symbolizer) Lookup(addr uint64) (kallsyms.Symbol, error) { return s.cur.Load().Lookup(addr) }
 
 // load reads sysfs (beside kallsyms when Workers allows it) and kallsyms
 // into a new snapshot.
-func (s *Symbolizer) load(prev *Snapshot) (*Snapshot, error) {
+func (s *Symbolizer) load(prev *kallsyms.Snapshot) (*kallsyms.Snapshot, error) {
 	type result struct {
-		infos []ModuleInfo
+		infos []kallsyms.ModuleInfo
 		err   error
 	}
 	ch := make(chan result, 1)
 	readSysfs := func() {
-		infos, err := ReadModules(s.cfg.Sysfs)
+		infos, err := kallsyms.ReadModules(s.cfg.Sysfs)
 		ch <- result{infos, err}
 	}
 	switch {
@@ -180,7 +186,7 @@ func (s *Symbolizer) load(prev *Snapshot) (*Snapshot, error) {
 	default:
 		readSysfs()
 	}
-	snap, err := ReadFile(s.cfg.Kallsyms, Options{Data: s.cfg.Data, Reuse: prev, Workers: s.cfg.Workers})
+	snap, err := kallsyms.ReadFile(s.cfg.Kallsyms, kallsyms.Options{Data: s.cfg.Data, Reuse: prev, Workers: s.cfg.Workers})
 	r := <-ch
 	if err != nil {
 		return nil, err
@@ -189,9 +195,7 @@ func (s *Symbolizer) load(prev *Snapshot) (*Snapshot, error) {
 		return nil, r.err
 	}
 	if len(r.infos) > 0 {
-		load := snap.load
 		snap = snap.WithModules(r.infos)
-		snap.load = load
 	}
 	return snap, nil
 }
@@ -222,7 +226,7 @@ func (s *Symbolizer) reload(reasons []string) error {
 	if err != nil {
 		ev.Err = fmt.Errorf("kallsyms: reload: %w", err)
 	} else {
-		s.live.reset(snap.tableOf(BPF), resyncTime(at))
+		s.live.reset(snap, resyncTime(at))
 		s.cur.Store(snap)
 		ev.Snapshot, ev.Reused = snap, snap.Shares(old)
 	}

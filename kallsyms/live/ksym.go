@@ -1,15 +1,11 @@
-package kallsyms
+package live
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
-)
 
-// BPF is the pseudo-module of BPF programs, trampolines and dispatchers in
-// /proc/kallsyms ("[bpf]").
-const BPF = "bpf"
+	"github.com/kmeta-dev/kmeta/kallsyms"
+)
 
 // KsymOp says what a KsymEvent reports.
 type KsymOp uint8
@@ -102,15 +98,15 @@ type liveSym struct {
 // its removal.
 const tombstoneAge = 10e9
 
-// reset makes the symbols of table t (the BPF table of a fresh reload, or
-// nil) the live set, as of time at.
-func (l *liveSyms) reset(t *table, at uint64) {
+// reset makes the symbols of module BPF of snapshot s (a fresh reload's,
+// or nil) the live set, as of time at.
+func (l *liveSyms) reset(s *kallsyms.Snapshot, at uint64) {
 	l.m, l.present = make(map[uint64]liveSym), 0
-	if t == nil {
+	if s == nil {
 		return
 	}
-	for h := range t.entries {
-		l.m[h.start] = liveSym{name: names().decode("", t.encName(h)), time: at, present: true}
+	for sym := range s.ModuleSymbols(kallsyms.BPF) {
+		l.m[sym.Addr] = liveSym{name: sym.Name, time: at, present: true}
 		l.present++
 	}
 }
@@ -118,7 +114,7 @@ func (l *liveSyms) reset(t *table, at uint64) {
 // apply applies one add or remove event and reports whether the set
 // changed. An event older than what its address last saw is ignored.
 func (l *liveSyms) apply(ev *KsymEvent) bool {
-	if ev.Name == "" || len(ev.Name) > MaxNameLen {
+	if ev.Name == "" || len(ev.Name) > kallsyms.MaxNameLen {
 		return false
 	}
 	l.newest = max(l.newest, ev.Time)
@@ -155,85 +151,16 @@ func (l *liveSyms) prune() {
 	}
 }
 
-// table builds the BPF table of the live symbols: each symbol ends where
-// its length says (an anonymous end of text, see textend.go) unless the
-// next one starts first, so that a lookup between programs is ErrNotText
-// rather than the program below with a large offset.
-func (l *liveSyms) table(data bool) *table {
-	type sym struct {
-		addr uint64
-		s    liveSym
-	}
-	syms := make([]sym, 0, l.present)
+// symbols returns the live symbols, for the BPF table
+// (kallsyms.Snapshot.WithSymbols): each symbol ends where its length says
+// unless the next one starts first, so that a lookup between programs is
+// ErrNotText rather than the program below with a large offset.
+func (l *liveSyms) symbols() []kallsyms.SizedSymbol {
+	syms := make([]kallsyms.SizedSymbol, 0, l.present)
 	for a, s := range l.m {
 		if s.present {
-			syms = append(syms, sym{a, s})
+			syms = append(syms, kallsyms.SizedSymbol{Name: s.name, Addr: a, Size: uint64(s.size)})
 		}
 	}
-	slices.SortFunc(syms, func(a, b sym) int { return cmp.Compare(a.addr, b.addr) })
-	b := newBuilder(BPF, data)
-	for i, s := range syms {
-		b.push(s.addr, 't', []byte(s.s.name), 0)
-		if end := s.addr + uint64(s.s.size); s.s.size > 0 && end > s.addr && (i+1 == len(syms) || syms[i+1].addr > end) {
-			b.pushAnonEnd(end)
-		}
-	}
-	t := b.finish()
-	b.release()
-	for _, s := range syms {
-		t.end = max(t.end, s.addr+uint64(s.s.size))
-	}
-	return t
-}
-
-// withTable returns a snapshot with s's tables and module metadata, but t
-// in place of the table of t's module. s is not changed.
-func (s *Snapshot) withTable(t *table) *Snapshot {
-	return s.rebuild(t.name, "", t, nil)
-}
-
-// withModuleInfo returns a snapshot with s's tables and module metadata,
-// info in place of its module's. s is not changed.
-func (s *Snapshot) withModuleInfo(info ModuleInfo) *Snapshot {
-	return s.rebuild("", info.Name, nil, &info)
-}
-
-// without returns a snapshot with s's tables and module metadata except
-// module name's. s is not changed.
-func (s *Snapshot) without(name string) *Snapshot {
-	return s.rebuild(name, name, nil, nil)
-}
-
-// rebuild returns a new snapshot of s's tables but dropTab's and its
-// module metadata but dropInfo's, with the table t and the metadata info
-// added when not nil.
-func (s *Snapshot) rebuild(dropTab, dropInfo string, t *table, info *ModuleInfo) *Snapshot {
-	tabs := make([]*table, 0, len(s.mods)+1)
-	var infos []ModuleInfo
-	for i := range s.mods {
-		m := &s.mods[i]
-		if m.tab.name != dropTab && m.tab.len() > 0 {
-			tabs = append(tabs, m.tab)
-		}
-		if m.tab.name != dropInfo && m.hasInfo {
-			infos = append(infos, m.info)
-		}
-	}
-	if t != nil && t.len() > 0 {
-		tabs = append(tabs, t)
-	}
-	if info != nil {
-		infos = append(infos, *info)
-	}
-	n := newSnapshot(tabs, infos, s.data)
-	n.load = s.load
-	return n
-}
-
-// tableOf returns the table of module name, or nil.
-func (s *Snapshot) tableOf(name string) *table {
-	if i, ok := s.byName[name]; ok {
-		return s.mods[i].tab
-	}
-	return nil
+	return syms
 }

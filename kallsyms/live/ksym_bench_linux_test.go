@@ -1,6 +1,6 @@
 //go:build linux
 
-package kallsyms
+package live
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 )
 
 // cpuNow returns the process's user plus system CPU time.
@@ -34,7 +35,7 @@ func reportCPU(b *testing.B, start time.Duration, events int) {
 // written to a file) with a fake ksymbol reader and 32 BPF programs.
 func hostSymbolizer(b *testing.B) *Symbolizer {
 	path := filepath.Join(b.TempDir(), "kallsyms")
-	if err := os.WriteFile(path, readFixture(b, hostFixture), 0o644); err != nil {
+	if err := os.WriteFile(path, ksymtest.ReadFixture(b, "../testdata/host-6.18.44.kallsyms.gz"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, KsymEvents: newFakeKsyms()})

@@ -1,11 +1,10 @@
-package kallsyms
+package live
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -13,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 )
 
 // reloadInputs returns kallsyms text for vmlinux (a slice of the host
@@ -20,12 +22,12 @@ import (
 func reloadInputs(tb testing.TB, nmods int) []byte {
 	tb.Helper()
 	var out bytes.Buffer
-	host := readFixture(tb, hostFixture)
+	host := ksymtest.ReadFixture(tb, "../testdata/host-6.18.44.kallsyms.gz")
 	sc := bufio.NewScanner(bytes.NewReader(host))
 	for i := 0; i < 5000 && sc.Scan(); i++ {
 		out.WriteString(sc.Text() + "\n")
 	}
-	sc = bufio.NewScanner(bytes.NewReader(readFixture(tb, synthFixture)))
+	sc = bufio.NewScanner(bytes.NewReader(ksymtest.ReadFixture(tb, "../testdata/synthetic-modules.kallsyms.gz")))
 	for sc.Scan() {
 		line := sc.Text()
 		i := strings.Index(line, "[synmod00")
@@ -36,38 +38,33 @@ func reloadInputs(tb testing.TB, nmods int) []byte {
 	return out.Bytes()
 }
 
-// writeAtomic replaces path's content in one rename.
-func writeAtomic(tb testing.TB, path string, data []byte) {
-	tb.Helper()
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // TestConcurrentReloads runs 8 readers while 100 reloads add and remove a
 // module or fail: lookups of symbols present in both snapshots never fail.
 func TestConcurrentReloads(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kallsyms")
 	withFive, withSix := reloadInputs(t, 5), reloadInputs(t, 6)
-	writeAtomic(t, path, withFive)
+	ksymtest.WriteAtomic(t, path, withFive)
 	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sym.Close()
 
-	r := newRef(t, withFive, false, nil)
-	var probes []Symbol
-	for i, s := range r.all() {
+	// The oracle is a snapshot of the same text: package kallsyms tests
+	// its lookups against a reference implementation.
+	r, err := kallsyms.Parse(bytes.NewReader(withFive), kallsyms.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probes []kallsyms.Symbol
+	i := 0
+	for s := range r.All() {
 		if i%5 == 0 {
 			s.Offset = uint64(i % 3)
 			probes = append(probes, s)
 		}
+		i++
 	}
 	var stop atomic.Bool
 	var lookups, failures atomic.Int64
@@ -79,9 +76,10 @@ func TestConcurrentReloads(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(g), 1))
 			for !stop.Load() {
 				p := probes[rng.IntN(len(probes))]
-				want, _, notText := r.lookup(p.Addr + p.Offset)
+				want, werr := r.Lookup(p.Addr + p.Offset)
+				notText := errors.Is(werr, kallsyms.ErrNotText)
 				got, err := sym.Lookup(p.Addr + p.Offset)
-				if notText && !errors.Is(err, ErrNotText) || !notText && (err != nil || got != want) {
+				if notText && !errors.Is(err, kallsyms.ErrNotText) || !notText && (werr != nil || err != nil || got != want) {
 					if failures.Add(1) < 5 {
 						t.Errorf("Lookup(%#x) = %+v, %v; want %+v", p.Addr+p.Offset, got, err, want)
 					}
@@ -95,15 +93,15 @@ func TestConcurrentReloads(t *testing.T) {
 	for i := range reloads {
 		switch i % 4 {
 		case 0, 2:
-			writeAtomic(t, path, withSix)
+			ksymtest.WriteAtomic(t, path, withSix)
 		case 1:
-			writeAtomic(t, path, withFive)
+			ksymtest.WriteAtomic(t, path, withFive)
 		case 3:
-			writeAtomic(t, path, append(bytes.Clone(withFive), "garbage line\n"...))
+			ksymtest.WriteAtomic(t, path, append(bytes.Clone(withFive), "garbage line\n"...))
 		}
 		before := sym.Snapshot()
 		if err := sym.Reload("test"); err != nil {
-			var pe *ParseError
+			var pe *kallsyms.ParseError
 			if !errors.As(err, &pe) || sym.Snapshot() != before {
 				t.Fatalf("reload %d: %v; snapshot replaced: %v", i, err, sym.Snapshot() != before)
 			}
@@ -137,8 +135,9 @@ func TestConcurrentReloads(t *testing.T) {
 // TestThrottle checks that a burst of requests makes one reload and that
 // reloads keep the minimum interval.
 func TestThrottle(t *testing.T) {
+	t.Parallel() // it waits on timers
 	path := filepath.Join(t.TempDir(), "kallsyms")
-	writeAtomic(t, path, []byte("ffffffff81000000 T _stext\n"))
+	ksymtest.WriteAtomic(t, path, []byte("ffffffff81000000 T _stext\n"))
 	events := make(chan ReloadEvent, 10)
 	sym, err := NewSymbolizer(Config{
 		Kallsyms: path, NoSysfs: true,

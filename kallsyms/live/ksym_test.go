@@ -1,4 +1,4 @@
-package kallsyms
+package live
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 	"github.com/kmeta-dev/kmeta/uevent"
 )
 
@@ -56,7 +58,7 @@ func newKsymEnv(t *testing.T, text string, data bool) *ksymEnv {
 	t.Helper()
 	e := &ksymEnv{fake: newFakeKsyms(), applied: make(chan KsymEvent, 100), reloads: make(chan ReloadEvent, 100),
 		path: filepath.Join(t.TempDir(), "kallsyms")}
-	writeAtomic(t, e.path, []byte(text))
+	ksymtest.WriteAtomic(t, e.path, []byte(text))
 	var err error
 	e.sym, err = NewSymbolizer(Config{Kallsyms: e.path, NoSysfs: true, Data: data, KsymEvents: e.fake,
 		Coalesce: time.Millisecond, MinInterval: -1,
@@ -96,14 +98,14 @@ func remove(name string, addr uint64, size uint32, time uint64) KsymEvent {
 
 // expect checks the lookups of addrs: a symbol name, or "" for an address
 // that must not resolve to any BPF symbol.
-func expect(t *testing.T, s *Snapshot, want map[uint64]string) {
+func expect(t *testing.T, s *kallsyms.Snapshot, want map[uint64]string) {
 	t.Helper()
 	for a, name := range want {
 		sym, err := s.Lookup(a)
 		switch {
-		case name == "" && (err == nil && sym.Module == BPF && sym.Name != ""):
-			t.Errorf("Lookup(%#x) = %s+%#x [%s], want no BPF symbol", a, sym.Name, sym.Offset, sym.Module)
-		case name != "" && (err != nil || sym.Name != name || sym.Module != BPF):
+		case name == "" && (err == nil && sym.Module == kallsyms.BPF && sym.Name != ""):
+			t.Errorf("Lookup(%#x) = %s+%#x [%s], want no kallsyms.BPF symbol", a, sym.Name, sym.Offset, sym.Module)
+		case name != "" && (err != nil || sym.Name != name || sym.Module != kallsyms.BPF):
 			t.Errorf("Lookup(%#x) = %+v, %v; want %s [bpf]", a, sym, err, name)
 		}
 	}
@@ -136,12 +138,12 @@ func TestKsymPatch(t *testing.T) {
 			e.send(t, remove(progA, pA, 0x40, 0), remove(progC, pC, 0x10, 0))
 			s := e.sym.Snapshot()
 			expect(t, s, map[uint64]string{pA: "", pA + 8: "", pB: progB, pC: "", pC + 8: ""})
-			if m, err := s.Module(BPF); err != nil || m.Symbols != 1 {
+			if m, err := s.Module(kallsyms.BPF); err != nil || m.Symbols != 1 {
 				t.Errorf("bpf module after removals: %+v, %v", m, err)
 			}
 			expect(t, first, map[uint64]string{pC + 4: progC}) // old snapshots stay as they were
 			e.send(t, remove(progB, pB, 0x20, 0))
-			if _, err := e.sym.Snapshot().Module(BPF); !errors.Is(err, ErrNotFound) {
+			if _, err := e.sym.Snapshot().Module(kallsyms.BPF); !errors.Is(err, kallsyms.ErrNotFound) {
 				t.Errorf("empty bpf module still listed: %v", err)
 			}
 			select {
@@ -175,7 +177,7 @@ func TestKsymOrder(t *testing.T) {
 func TestKsymLost(t *testing.T) {
 	e := newKsymEnv(t, baseKallsyms, false)
 	e.send(t, add(progA, pA, 0x40, 0))
-	writeAtomic(t, e.path, []byte(baseKallsyms+fmt.Sprintf("%x t %s\t[bpf]\n", uint64(pB), progB)))
+	ksymtest.WriteAtomic(t, e.path, []byte(baseKallsyms+fmt.Sprintf("%x t %s\t[bpf]\n", uint64(pB), progB)))
 	e.send(t, KsymEvent{Op: KsymLost, Lost: 3}, KsymEvent{Op: KsymLost, Lost: 2})
 	select {
 	case r := <-e.reloads:
@@ -204,7 +206,7 @@ func TestKsymLost(t *testing.T) {
 // the running kernel's events, and says so.
 func TestKsymOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
-	writeAtomic(t, path, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	for _, cfg := range []Config{{Kallsyms: path, NoSysfs: true}, {NoKsymEvents: true, NoSysfs: true, Kallsyms: path}} {
 		sym, err := NewSymbolizer(cfg)
 		if err != nil {
@@ -225,7 +227,7 @@ func TestKsymOff(t *testing.T) {
 // ErrNoKsymEvents and os.ErrPermission, and module reloads keep working.
 func TestKsymUnavailable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
-	writeAtomic(t, path, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, openKsyms: func() (KsymReader, error) {
 		return nil, fmt.Errorf("perfevent: perf_event_open on cpu 0: %w", syscall.EACCES)
 	}})
@@ -238,7 +240,7 @@ func TestKsymUnavailable(t *testing.T) {
 	if !errors.Is(kerr, ErrNoKsymEvents) || !errors.Is(kerr, os.ErrPermission) {
 		t.Errorf("KsymEventsErr = %v", kerr)
 	}
-	writeAtomic(t, path, []byte(withModuleX))
+	ksymtest.WriteAtomic(t, path, []byte(withModuleX))
 	if err := sym.Reload("module x"); err != nil {
 		t.Fatal(err)
 	}
@@ -254,14 +256,14 @@ func TestKsymUnavailable(t *testing.T) {
 // tree is the synthetic fixture's; the events are injected.
 func TestModuleRangeFirst(t *testing.T) {
 	dir, fixture := t.TempDir(), t.TempDir()
-	if err := extractTar(fixture, testfixtures.ReadPath(t, synthSysfsFixure)); err != nil {
+	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz"), "sys/module/synmod050"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "sys", "module"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "kallsyms")
-	writeAtomic(t, path, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
 	sym, err := NewSymbolizer(Config{Kallsyms: path, Sysfs: filepath.Join(dir, "sys"), Coalesce: time.Hour, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
@@ -283,7 +285,7 @@ func TestModuleRangeFirst(t *testing.T) {
 		ev.ch <- uevent.Event{Action: "change", DevPath: "/devices/virtual/mem/null", Subsystem: "mem"}
 	}
 	const text = 0xffffffffc0878000 // synmod050's sections/.text; coresize 167936
-	if _, err := sym.Lookup(text + 0x10); !errors.Is(err, ErrNotFound) {
+	if _, err := sym.Lookup(text + 0x10); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Fatalf("before the event: %v", err)
 	}
 	ev.ch <- uevent.Event{Action: "add", DevPath: "/module/synmod050", Subsystem: "module"}
@@ -295,7 +297,7 @@ func TestModuleRangeFirst(t *testing.T) {
 	if m, err := sym.Snapshot().Module("synmod050"); err != nil || m.Start != text || m.End != text+167936 || m.State != "live" {
 		t.Errorf("module %+v, %v", m, err)
 	}
-	if _, err := sym.Lookup(text + 167936); !errors.Is(err, ErrNotFound) {
+	if _, err := sym.Lookup(text + 167936); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Errorf("past coresize: %v", err)
 	}
 	select {
@@ -303,14 +305,14 @@ func TestModuleRangeFirst(t *testing.T) {
 		t.Fatalf("reloaded already: %+v", r)
 	default:
 	}
-	writeAtomic(t, path, []byte(withModuleX)) // kallsyms now lists module x, not synmod050
+	ksymtest.WriteAtomic(t, path, []byte(withModuleX)) // kallsyms now lists module x, not synmod050
 	if err := sym.Reload("test"); err != nil {
 		t.Fatal(err)
 	}
 	<-reloads
 	ev.ch <- uevent.Event{Action: "remove", DevPath: "/module/x", Subsystem: "module"}
 	settle()
-	if got, err := sym.Lookup(0xffffffffc0000000); !errors.Is(err, ErrNotFound) {
+	if got, err := sym.Lookup(0xffffffffc0000000); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Errorf("module x after its remove event: %+v, %v", got, err)
 	}
 	sym.Close()

@@ -1,10 +1,10 @@
-package kallsyms
+package live
 
 import (
 	"context"
 	"errors"
-	"path/filepath"
 
+	"github.com/kmeta-dev/kmeta/kallsyms"
 	"github.com/kmeta-dev/kmeta/uevent"
 )
 
@@ -98,21 +98,17 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 // module just removed. A module whose sysfs entry is unreadable, or whose
 // .text address is hidden, is left to the reload.
 func (s *Symbolizer) publishRange(action, name string) {
-	if name == "" || name == Vmlinux || IsPseudoModule(name) {
+	if name == "" || name == kallsyms.Vmlinux || kallsyms.IsPseudoModule(name) {
 		return
 	}
-	var info ModuleInfo
+	var info kallsyms.ModuleInfo
 	if action == "add" {
 		if s.cfg.NoSysfs {
 			return
 		}
-		root := s.cfg.Sysfs
-		if root == "" {
-			root = DefaultSysfs
-		}
-		var ok bool
-		info, ok = readModule(filepath.Join(root, "module", name), name)
-		if !ok || info.Text == 0 || info.Size == 0 {
+		var err error
+		info, err = kallsyms.ReadModule(s.cfg.Sysfs, name)
+		if err != nil || info.Text == 0 || info.Size == 0 {
 			return
 		}
 	}
@@ -123,8 +119,8 @@ func (s *Symbolizer) publishRange(action, name string) {
 	}
 	old := s.cur.Load()
 	if action == "add" {
-		s.cur.Store(old.withModuleInfo(info))
-	} else if _, ok := old.byName[name]; ok {
-		s.cur.Store(old.without(name))
+		s.cur.Store(old.WithModule(info))
+	} else if n := old.Without(name); n != old {
+		s.cur.Store(n)
 	}
 }

@@ -1,4 +1,4 @@
-package kallsyms_test
+package live_test
 
 import (
 	"context"
@@ -8,21 +8,22 @@ import (
 	"path/filepath"
 
 	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/kallsyms/live"
 )
 
 // events is a KsymReader that hands over prepared batches, as the kernel's
 // perf events would, and then blocks until closed.
 type events struct {
-	batches chan []kallsyms.KsymEvent
+	batches chan []live.KsymEvent
 	closed  chan struct{}
 }
 
-func (e *events) Read(ctx context.Context, dst []kallsyms.KsymEvent) ([]kallsyms.KsymEvent, error) {
+func (e *events) Read(ctx context.Context, dst []live.KsymEvent) ([]live.KsymEvent, error) {
 	select {
 	case b := <-e.batches:
 		return append(dst, b...), nil
 	case <-e.closed:
-		return dst, kallsyms.ErrClosed
+		return dst, live.ErrClosed
 	case <-ctx.Done():
 		return dst, ctx.Err()
 	}
@@ -31,7 +32,7 @@ func (e *events) Read(ctx context.Context, dst []kallsyms.KsymEvent) ([]kallsyms
 func (e *events) Close() error { close(e.closed); return nil }
 
 // A Symbolizer of the running kernel follows BPF programs as they load
-// and unload (kallsyms.Open(kallsyms.Config{}); KsymEventsErr says whether
+// and unload (live.NewSymbolizer(live.Config{}); KsymEventsErr says whether
 // it can). Here a kallsyms file and prepared events stand in for the
 // kernel: the program's symbol resolves as soon as its event is applied,
 // over its length, and no longer once it is removed.
@@ -41,10 +42,10 @@ func ExampleKsymReader() {
 	path := filepath.Join(dir, "kallsyms")
 	os.WriteFile(path, []byte("ffffffff81000000 T _stext\nffffffff81000010 t do_work\n"), 0o644)
 
-	ev := &events{batches: make(chan []kallsyms.KsymEvent), closed: make(chan struct{})}
-	applied := make(chan kallsyms.KsymEvent)
-	sym, err := kallsyms.NewSymbolizer(kallsyms.Config{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
-		OnKsym: func(e kallsyms.KsymEvent) { applied <- e }})
+	ev := &events{batches: make(chan []live.KsymEvent), closed: make(chan struct{})}
+	applied := make(chan live.KsymEvent)
+	sym, err := live.NewSymbolizer(live.Config{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
+		OnKsym: func(e live.KsymEvent) { applied <- e }})
 
 	if err != nil {
 		panic(err)
@@ -61,10 +62,10 @@ func ExampleKsymReader() {
 		}
 		fmt.Printf("%#x: %s+%#x [%s]\n", a, s.Name, s.Offset, s.Module)
 	}
-	ev.batches <- []kallsyms.KsymEvent{{Op: kallsyms.KsymAdd, Type: kallsyms.KsymTypeBPF, Name: prog, Addr: addr, Len: 20}}
+	ev.batches <- []live.KsymEvent{{Op: live.KsymAdd, Type: live.KsymTypeBPF, Name: prog, Addr: addr, Len: 20}}
 	fmt.Println((<-applied).Op)
 	show(addr + 4)
-	ev.batches <- []kallsyms.KsymEvent{{Op: kallsyms.KsymRemove, Type: kallsyms.KsymTypeBPF, Name: prog, Addr: addr, Len: 20}}
+	ev.batches <- []live.KsymEvent{{Op: live.KsymRemove, Type: live.KsymTypeBPF, Name: prog, Addr: addr, Len: 20}}
 	fmt.Println((<-applied).Op)
 	show(addr + 4)
 	// Output:

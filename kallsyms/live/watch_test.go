@@ -1,4 +1,4 @@
-package kallsyms
+package live
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 	"github.com/kmeta-dev/kmeta/uevent"
 )
 
@@ -48,7 +49,7 @@ func (f *fakeEvents) Close() error {
 // ErrClosed.
 func TestWatchFake(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
-	writeAtomic(t, path, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
 	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, Coalesce: time.Millisecond, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
@@ -75,7 +76,7 @@ func TestWatchFake(t *testing.T) {
 		t.Fatalf("reload without a module event: %+v", r)
 	default:
 	}
-	writeAtomic(t, path, []byte(withModuleX))
+	ksymtest.WriteAtomic(t, path, []byte(withModuleX))
 	ev.ch <- uevent.Event{Action: "add", DevPath: "/module/x", Subsystem: "module"}
 	select {
 	case r := <-reloads:

@@ -1,6 +1,6 @@
 //go:build !race
 
-package kallsyms
+package live
 
 // raceEnabled is set when the tests run under the race detector, which
 // slows the goroutines that follow events several times.

@@ -1,4 +1,4 @@
-package kallsyms
+package live
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/kallsyms"
+	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 	"github.com/kmeta-dev/kmeta/uevent"
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +42,7 @@ func TestMonitorEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skip("unshare not found")
 	}
+	t.Parallel() // it waits on the test binary run again
 	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestMonitorEndToEnd$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), netnsEnv+"=1")
 	out, err := cmd.CombinedOutput()
@@ -160,7 +163,7 @@ func startWatchCoalesce(t *testing.T, mopts uevent.Options, coalesce time.Durati
 		reloads: make(chan ReloadEvent, 10), events: make(chan error, 100), kernel: make(chan uevent.Event, 10),
 		overflow: make(chan struct{}), watchErr: make(chan error, 1)}
 	var overflowed sync.Once
-	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	var err error
 	e.sym, err = NewSymbolizer(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
@@ -233,7 +236,7 @@ func (e *watchEnv) stop(t *testing.T, close bool) {
 func testInjectedIgnored(t *testing.T) {
 	e := startWatch(t, nil)
 	in := newInjector(t)
-	writeAtomic(t, e.kallsyms, []byte(withModuleX))
+	ksymtest.WriteAtomic(t, e.kallsyms, []byte(withModuleX))
 	in.send(t, "add", "x")
 	e.syncKernel(t)
 	select {
@@ -249,7 +252,7 @@ func testInjectedIgnored(t *testing.T) {
 		t.Fatalf("untrusted event caused a reload: %+v", ev)
 	case <-time.After(100 * time.Millisecond):
 	}
-	if _, err := e.sym.Snapshot().Module("x"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.sym.Snapshot().Module("x"); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Errorf("module x appeared: %v", err)
 	}
 	e.stop(t, false)
@@ -258,7 +261,7 @@ func testInjectedIgnored(t *testing.T) {
 func testInjectedTrusted(t *testing.T) {
 	in := newInjector(t)
 	e := startWatch(t, []uint32{in.port})
-	writeAtomic(t, e.kallsyms, []byte(withModuleX))
+	ksymtest.WriteAtomic(t, e.kallsyms, []byte(withModuleX))
 	in.send(t, "add", "x")
 	ev := waitReload(t, e)
 	if sym, err := ev.Snapshot.Lookup(0xffffffffc0000004); err != nil || sym.Module != "x" || sym.Name != "x_fn" {
@@ -267,10 +270,10 @@ func testInjectedTrusted(t *testing.T) {
 	if ev.Reasons[0] != "add x" || ev.Reused != 1 {
 		t.Errorf("reload event %+v", ev)
 	}
-	writeAtomic(t, e.kallsyms, []byte(baseKallsyms))
+	ksymtest.WriteAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	in.send(t, "remove", "x")
 	waitReload(t, e)
-	if _, err := e.sym.Snapshot().Module("x"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.sym.Snapshot().Module("x"); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Errorf("module x still there: %v", err)
 	}
 	if err := <-e.events; err != nil {
@@ -301,7 +304,7 @@ func testRangeFirst(t *testing.T) {
 	in := newInjector(t)
 	e := startWatchCoalesce(t, uevent.Options{TrustPortIDs: []uint32{in.port}}, time.Hour)
 	fixture := t.TempDir()
-	if err := extractTar(fixture, testfixtures.ReadPath(t, synthSysfsFixure)); err != nil {
+	if err := ksymtest.ExtractTar(fixture, testfixtures.ReadPath(t, "../testdata/synthetic-sysfs.tar.gz"), "sys/module/synmod050"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(e.sysfs, "module"), 0o755); err != nil {
@@ -318,7 +321,7 @@ func testRangeFirst(t *testing.T) {
 	}
 	in.send(t, "remove", "synmod050")
 	e.syncKernel(t)
-	if _, err := e.sym.Snapshot().Module("synmod050"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.sym.Snapshot().Module("synmod050"); !errors.Is(err, kallsyms.ErrNotFound) {
 		t.Errorf("after the remove uevent: %v", err)
 	}
 	select {
@@ -336,7 +339,7 @@ func testRangeFirst(t *testing.T) {
 func testWatchResync(t *testing.T) {
 	in := newInjector(t)
 	e := startWatchWith(t, uevent.Options{ReceiveBuffer: 4096})
-	writeAtomic(t, e.kallsyms, []byte(withModuleX))
+	ksymtest.WriteAtomic(t, e.kallsyms, []byte(withModuleX))
 	deadline := time.Now().Add(10 * time.Second)
 flood:
 	for {

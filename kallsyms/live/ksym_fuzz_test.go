@@ -1,10 +1,12 @@
-package kallsyms
+package live
 
 import (
 	"cmp"
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/kallsyms"
 )
 
 // FuzzKsymPatch applies a stream of add and remove events, decoded from
@@ -49,7 +51,7 @@ func FuzzKsymPatch(f *testing.F) {
 				model[addr] = sym{name, addr, size}
 			}
 		}
-		s := newSnapshot(nil, nil, false).withTable(l.table(false))
+		s := new(kallsyms.Snapshot).WithSymbols(kallsyms.BPF, l.symbols())
 		syms := make([]sym, 0, len(model))
 		for _, m := range model {
 			syms = append(syms, m)
@@ -65,16 +67,16 @@ func FuzzKsymPatch(f *testing.F) {
 				end := p.addr + uint64(p.size)
 				switch {
 				case p.size > 0 && a >= end && (k+1 == len(syms) || syms[k+1].addr > end):
-				case p.size == 0 && k+1 == len(syms) && a >= pageEnd(p.addr):
+				case p.size == 0 && k+1 == len(syms) && a >= p.addr|0xfff+1 /* the end of its page */ :
 				default:
 					want = p.name
 				}
 			}
 			got, err := s.Lookup(a)
-			if want == "" && err == nil || want != "" && (err != nil || got.Name != want || got.Module != BPF) {
+			if want == "" && err == nil || want != "" && (err != nil || got.Name != want || got.Module != kallsyms.BPF) {
 				t.Fatalf("Lookup(%#x) = %+v, %v; want %q (symbols %+v)", a, got, err, want, syms)
 			}
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, kallsyms.ErrNotFound) {
 				t.Fatalf("Lookup(%#x): %v", a, err)
 			}
 		}

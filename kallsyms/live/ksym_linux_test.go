@@ -1,6 +1,6 @@
 //go:build linux
 
-package kallsyms
+package live
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/bpftest"
 	"github.com/kmeta-dev/kmeta/internal/perfevent"
+	"github.com/kmeta-dev/kmeta/kallsyms"
 )
 
 // liveEnv is a Symbolizer of the running kernel that follows ksymbol
@@ -39,7 +40,7 @@ func openLive(t *testing.T, prefix string) *liveEnv {
 	}
 	probe, err := bpfsys.LoadSocketFilter(prefix + "probe")
 	if err != nil {
-		t.Skipf("cannot load a BPF program: %v", err)
+		t.Skipf("cannot load a kallsyms.BPF program: %v", err)
 	}
 	probe.Close()
 	e := &liveEnv{prefix: prefix, events: make(chan KsymEvent, 1024)}
@@ -51,7 +52,7 @@ func openLive(t *testing.T, prefix string) *liveEnv {
 		},
 		OnReload: func(ReloadEvent) { e.reloads.Add(1) }})
 
-	if errors.Is(err, ErrRestricted) {
+	if errors.Is(err, kallsyms.ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)
 	}
 	if err != nil {
@@ -99,7 +100,7 @@ func (e *liveEnv) wait(t testing.TB, op KsymOp, name string, d time.Duration) Ks
 // procBPF reads the [bpf] symbols of /proc/kallsyms: name -> address.
 func procBPF(t testing.TB) map[string]uint64 {
 	t.Helper()
-	f, err := os.Open(DefaultPath)
+	f, err := os.Open(kallsyms.DefaultPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestKsymLive(t *testing.T) {
 	}
 	for _, off := range []uint64{0, 1, uint64(ev.Len) - 1} {
 		got, err := e.sym.Lookup(ev.Addr + off)
-		if err != nil || got.Name != ev.Name || got.Module != BPF || got.Offset != off {
+		if err != nil || got.Name != ev.Name || got.Module != kallsyms.BPF || got.Offset != off {
 			t.Errorf("Lookup(%s+%d) = %+v, %v", ev.Name, off, got, err)
 		}
 	}
@@ -165,7 +166,8 @@ func TestKsymLive(t *testing.T) {
 	t.Logf("%d full reloads", e.reloads.Load())
 }
 
-// TestKsymChurn loads and unloads 200 programs, one after the other, while
+// TestKsymChurn loads and unloads 50 programs (200 with KMETA_HEAVY=1, as
+// CI runs it), one after the other, while
 // four readers resolve the addresses of four programs that stay loaded.
 // Every answer must be right: the readers' (exact names and offsets), and
 // the churner's, who checks each program's symbol after its add event
@@ -195,7 +197,7 @@ func TestKsymChurn(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 2))
 			var buf []byte
-			var sym Symbol
+			var sym kallsyms.Symbol
 			for n := 1; !stop.Load(); n++ {
 				if n%64 == 0 { // leave the churner and the follower CPU, also at GOMAXPROCS=1
 					time.Sleep(time.Millisecond)
@@ -204,7 +206,7 @@ func TestKsymChurn(t *testing.T) {
 				off := rng.Uint64N(uint64(p.size))
 				var err error
 				buf, err = e.sym.Snapshot().LookupAppend(buf[:0], &sym, p.addr+off)
-				if err != nil || string(buf) != p.name || sym.Offset != off || sym.Module != BPF {
+				if err != nil || string(buf) != p.name || sym.Offset != off || sym.Module != kallsyms.BPF {
 					if wrong.Add(1) <= 5 {
 						t.Errorf("Lookup(%s+%d) = %q %+v, %v", p.name, off, buf, sym, err)
 					}
@@ -213,7 +215,10 @@ func TestKsymChurn(t *testing.T) {
 			}
 		})
 	}
-	const churn = 200
+	churn := int64(50)
+	if os.Getenv("KMETA_HEAVY") == "1" {
+		churn = 200
+	}
 	// A remove event must be applied within a second of the unload; the
 	// race detector and a machine shared with other work stretch that.
 	bound := time.Second
@@ -272,7 +277,7 @@ func checkAgainstKallsyms(t *testing.T, sym *Symbolizer) {
 		want := procBPF(t)
 		got := map[string]uint64{}
 		for s := range sym.Snapshot().All() {
-			if s.Module == BPF {
+			if s.Module == kallsyms.BPF {
 				got[s.Name] = s.Addr
 			}
 		}
@@ -292,7 +297,7 @@ func checkAgainstKallsyms(t *testing.T, sym *Symbolizer) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Errorf("BPF symbols differ from /proc/kallsyms:\n%s", strings.Join(diff, "\n"))
+	t.Errorf("kallsyms.BPF symbols differ from /proc/kallsyms:\n%s", strings.Join(diff, "\n"))
 }
 
 // TestKsymLostLive makes the kernel drop ksymbol records: the Symbolizer
@@ -326,7 +331,7 @@ func TestKsymLostLive(t *testing.T) {
 		},
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
 
-	if errors.Is(err, ErrRestricted) {
+	if errors.Is(err, kallsyms.ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)
 	}
 	if err != nil {

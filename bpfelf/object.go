@@ -1,4 +1,4 @@
-package core
+package bpfelf
 
 import (
 	"bytes"
@@ -53,16 +53,17 @@ type Program struct {
 	Autoload bool // false for sections named "?..." (libbpf's convention)
 }
 
-// ObjectOptions say how OpenObject reads an object.
-type ObjectOptions struct {
+// Options say how Open reads an object.
+type Options struct {
 	// MaxSize bounds the file and what it inflates to; zero means
 	// btf.DefaultMaxSize.
 	MaxSize int64
 }
 
-// OpenObject reads the BPF object at path, also compressed (.gz, .xz,
-// .zst). ctx stops the reading (of a FIFO, say) and decompression.
-func OpenObject(ctx context.Context, path string, o ObjectOptions) (*Object, error) {
+// Open reads the BPF object at path, also compressed (.gz, .xz, .zst).
+// ctx stops the reading (of a FIFO, say) and decompression. Close
+// releases the object's memory.
+func Open(ctx context.Context, path string, o Options) (*Object, error) {
 	d, err := input.File(ctx, path, input.Options{Limit: o.MaxSize})
 	if err != nil {
 		return nil, err
@@ -84,9 +85,9 @@ func OpenObject(ctx context.Context, path string, o ObjectOptions) (*Object, err
 	return obj, nil
 }
 
-// ParseObject reads a BPF object from data, which the caller keeps
-// unchanged while the Object is used.
-func ParseObject(data []byte) (*Object, error) {
+// Parse reads a BPF object from data, which the caller keeps unchanged
+// while the Object is used.
+func Parse(data []byte) (*Object, error) {
 	return parseObject(data)
 }
 
@@ -212,17 +213,37 @@ func (o *Object) Programs() []Program {
 	return out
 }
 
-// program returns the program of section sec that holds instruction
-// insn (libbpf's find_prog_by_sec_insn), and the section's instructions.
-func (o *Object) program(sec string, insn int) (*Program, []byte) {
-	ps := o.sections[sec]
+// ProgramAt returns the program of section that holds instruction insn
+// (counted from the start of the section), as libbpf's
+// find_prog_by_sec_insn finds it: the last program that starts at or
+// before insn, if it also ends after it. ok is false when no program
+// holds insn (an eliminated weak subprogram, say) or the object has no
+// such section.
+func (o *Object) ProgramAt(section string, insn int) (p Program, ok bool) {
+	ps := o.sections[section]
 	if ps == nil {
-		return nil, nil
+		return Program{}, false
 	}
 	// the last program starting at or before insn, as libbpf's search
 	i := sort.Search(len(ps.progs), func(j int) bool { return ps.progs[j].InsnOff > insn }) - 1
 	if i < 0 || insn >= ps.progs[i].InsnOff+ps.progs[i].InsnCnt {
-		return nil, ps.insns
+		return Program{}, false
 	}
-	return &ps.progs[i], ps.insns
+	return ps.progs[i], true
 }
+
+// Insns returns the instructions of program p of o (p.InsnCnt of them,
+// InsnSize bytes each, in the object's byte order), in place: the caller
+// must not modify them. It returns nil when p does not lie within an
+// executable section of o.
+func (o *Object) Insns(p Program) []byte {
+	ps := o.sections[p.Section]
+	if ps == nil || p.InsnOff < 0 || p.InsnCnt < 0 || (p.InsnOff+p.InsnCnt)*InsnSize > len(ps.insns) {
+		return nil
+	}
+	return ps.insns[p.InsnOff*InsnSize : (p.InsnOff+p.InsnCnt)*InsnSize]
+}
+
+// InsnSize is the size of a BPF instruction in bytes (struct bpf_insn;
+// a 64-bit immediate load takes two).
+const InsnSize = 8
