@@ -69,6 +69,12 @@ type Set[S Slot] struct {
 	// can hold, or less (SetLimit); negative for none.
 	limit int
 
+	// first is where the indexed strings start (after AppendRaw's).
+	first int
+	// shared is set for data given by SetData, whose strings may
+	// repeat: the index is then rebuilt from its slots, not the data.
+	shared bool
+
 	mapped            bool
 	dataMem, slotsMem *mmap.Growable
 }
@@ -139,14 +145,18 @@ func (t *Set[S]) Count() int { return t.count }
 // SetData gives an empty Set its data, which Index then indexes. The Set
 // reads data where it is and never appends to it: for a section read
 // elsewhere, such as a base's. A string added afterwards goes to a copy.
-func (t *Set[S]) SetData(data []byte) { t.data = data[:len(data):len(data)] }
+func (t *Set[S]) SetData(data []byte) {
+	t.data = data[:len(data):len(data)]
+	t.shared = true
+}
 
 // AppendRaw appends b, which must be NUL-terminated strings, to the data
 // without indexing them (the leading empty string of a standalone
-// section, for example).
+// section, for example). It must come before any string is added.
 func (t *Set[S]) AppendRaw(b []byte) {
 	t.ReserveData(len(b))
 	t.data = append(t.data, b...)
+	t.first = len(t.data)
 }
 
 // Hash returns the hash of s that FindHash and AddHash take.
@@ -314,12 +324,39 @@ func (t *Set[S]) resize(n int) {
 	old, mem := t.slots, t.slotsMem
 	t.slotsMem = nil
 	t.setSlots(t.makeSlots(n))
-	for _, slot := range old {
-		if slot != 0 {
-			t.place(slot)
+	t.count = 0
+	if t.shared {
+		for _, slot := range old {
+			if slot != 0 && t.place(slot) {
+				t.count++
+			}
 		}
+	} else {
+		t.reindex()
 	}
 	mem.Free()
+}
+
+// reindex files the strings of the data from t.first on into the empty
+// index. They are all distinct in a Set that appended them itself, and
+// reading them in order costs fewer cache misses than following the old
+// slots into the data (a copy of a whole vmlinux rehashes 64k strings).
+func (t *Set[S]) reindex() {
+	mask := uint32(len(t.slots) - 1)
+	for off := t.first; off < len(t.data); {
+		n := bytes.IndexByte(t.data[off:], 0)
+		if n < 0 {
+			break // cut by Truncate
+		}
+		h := t.Hash(t.data[off : off+n])
+		i := uint32(h) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = pack[S](h, uint32(off))
+		t.count++
+		off += n + 1
+	}
 }
 
 // place puts an existing slot into the index, which does not hold it
@@ -329,6 +366,9 @@ func (t *Set[S]) place(slot S) bool {
 	mask := uint32(len(t.slots) - 1)
 	// The low bits of the hash are not kept: hash again.
 	off := uint32(slot & offMask[S]())
+	if int(off) >= len(t.data) {
+		return false
+	}
 	n := bytes.IndexByte(t.data[off:], 0)
 	if n < 0 {
 		return false
@@ -350,16 +390,7 @@ func (t *Set[S]) Truncate(mark int) {
 		return
 	}
 	t.data = t.data[:mark]
-	old, mem := t.slots, t.slotsMem
-	t.slotsMem = nil
-	t.setSlots(t.makeSlots(max(minSlots, len(old))))
-	t.count = 0
-	for _, slot := range old {
-		if slot != 0 && int(slot&offMask[S]()) < mark && t.place(slot) {
-			t.count++
-		}
-	}
-	mem.Free()
+	t.resize(max(minSlots, len(t.slots)))
 }
 
 // FreeIndex gives back the index; the Set may then only be read through

@@ -217,3 +217,22 @@ func fuzzSet[S Slot](t *testing.T, data []byte, cut int) {
 		add(n)
 	}
 }
+
+// TestSharedGrow adds strings to a Set given its data: the data is
+// copied, not written, and an index rebuilt from its slots keeps each
+// repeated string at its lowest offset.
+func TestSharedGrow(t *testing.T) {
+	sec := []byte("\x00int\x00long\x00int\x00")
+	orig := bytes.Clone(sec)
+	s := NewBase[uint64]([][]byte{sec[:len(sec):cap(sec)]}, Options{})
+	for i := range 200 { // past the first index size
+		if off, ok := s.Add([]byte{'x', byte(i), 1}); !ok || off != uint32(len(sec)+4*i) {
+			t.Fatalf("Add #%d = %d, %v", i, off, ok)
+		}
+	}
+	s.Truncate(len(sec) + 4*100)
+	checkCalls(t, "Find", s.Find, []lookup{{"int", 1, true}, {"long", 5, true}, {"x\x63\x01", uint32(len(sec) + 4*99), true}, {"x\x64\x01", 0, false}})
+	if !bytes.Equal(sec, orig) {
+		t.Errorf("the given data changed: %q", sec)
+	}
+}
