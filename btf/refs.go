@@ -20,7 +20,7 @@ func (t Type) Refs() iter.Seq[TypeID] {
 			return
 		}
 		rec := wire.Record(r)
-		sh := &wire.RefShapes[rec.Kind()]
+		sh := &wire.Shapes[rec.Kind()]
 		if sh.Ref0Mask != 0 && !yield(TypeID(wire.Word(r, sh.Ref0At))) {
 			return
 		}

@@ -235,28 +235,60 @@ type walker struct {
 // walk walks the records from wk.off while it is below stop, adding them
 // to the index and the kind summary.
 func (s *Spec) walk(wk *walker, stop uint32) error {
+	if s.scan(wk, stop, nil) {
+		return nil
+	}
+	end := uint32(len(s.types))
+	if end-wk.off < wire.TypeSize {
+		return typeErr(wk.id, wk.off, "record header truncated: %d bytes left", end-wk.off)
+	}
+	info := wire.InfoWord(s.types, wk.off)
+	fixed, elem := s.sizes.Parts(wire.InfoKind(info))
+	return recordError(wk.id, wk.off, end, info, fixed, fixed+elem*uint32(wire.InfoVlen(info)))
+}
+
+// scan is the one loop over records of both walks: from wk.off while it is
+// below stop, it checks each record's bounds and kind, adds it to the
+// index and the kind summary (or, for the second half h of a split walk,
+// to h's offsets and kinds), and keeps the largest type id and string
+// offset referred to. It reports false, with wk at the record, for one
+// that is truncated, of no known kind or has too big an id, which walk
+// then describes.
+//
+// The references are taken as two maxima kept in registers; the masks of
+// wire.Shapes spare a switch on the kind, which mispredicts on kernel BTF.
+// (A function for them shared by two loops did not inline, cost 134
+// against 80, and a call per record is what this pass cannot afford; so
+// the two walks share this loop instead, see BENCH.md.)
+func (s *Spec) scan(wk *walker, stop uint32, h *half) bool {
 	w := newWords(s.types)
 	end := uint32(len(s.types))
 	off, id, maxType, maxStr := wk.off, wk.id, wk.maxType, wk.maxStr
+	ok := true
 	for ; off < stop; id++ {
-		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
+		if h == nil && uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
 			s.index = append(s.index, off)
 			s.kinds = append(s.kinds, 0)
 		}
 		if end-off < wire.TypeSize {
-			return typeErr(id, off, "record header truncated: %d bytes left", end-off)
+			ok = false
+			break
 		}
 		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
-		s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
 		fixed, elem := s.sizes.Parts(kind)
 		size := fixed + elem*uint32(wire.InfoVlen(info))
-		if err := recordError(id, off, end, info, fixed, size); err != nil {
-			return err
+		if fixed == 0 || size > end-off || uint64(id) >= 1<<31 {
+			ok = false
+			break
 		}
-		// The references, as two maxima kept in registers; RefShapes
-		// spares a switch on the kind, which mispredicts on kernel BTF.
-		sh := &wire.RefShapes[kind]
+		if h == nil {
+			s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
+		} else {
+			h.offs = append(h.offs, off)
+			h.kinds = append(h.kinds, uint8(kind))
+		}
+		sh := &wire.Shapes[kind]
 		maxStr = max(maxStr, w.at(off+wire.NameAt))
 		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
 		if sh.ElemSize != 0 {
@@ -268,7 +300,7 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 		off += size
 	}
 	wk.off, wk.id, wk.maxType, wk.maxStr = off, id, maxType, maxStr
-	return nil
+	return ok
 }
 
 // splitMin is the size of type section from which indexTypes walks it in
@@ -342,39 +374,9 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 // keeping each one's offset and kind in h, and closes h.done.
 func (s *Spec) walkHalf(h *half) {
 	defer close(h.done)
-	w := newWords(s.types)
-	end := uint32(len(s.types))
-	var maxType, maxStr uint32
-	for off := h.start; off < end; {
-		if end-off < wire.TypeSize {
-			h.failed = true
-			return
-		}
-		info := w.at(off + wire.InfoAt)
-		kind := wire.InfoKind(info)
-		fixed, elem := s.sizes.Parts(kind)
-		size := fixed + elem*uint32(wire.InfoVlen(info))
-		if fixed == 0 || size > end-off {
-			h.failed = true
-			return
-		}
-		h.offs = append(h.offs, off)
-		h.kinds = append(h.kinds, uint8(kind))
-		// The references, as walk takes them. (A function shared by both
-		// loops does not inline, cost 134 against 80, and a call per
-		// record is what this pass cannot afford.)
-		sh := &wire.RefShapes[kind]
-		maxStr = max(maxStr, w.at(off+wire.NameAt))
-		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
-		if sh.ElemSize != 0 {
-			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
-				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
-				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
-			}
-		}
-		off += size
-	}
-	h.maxType, h.maxStr = maxType, maxStr
+	wk := walker{off: h.start}
+	h.failed = !s.scan(&wk, uint32(len(s.types)), h)
+	h.maxType, h.maxStr = wk.maxType, wk.maxStr
 }
 
 // merge adds the records of the second half h, whose first record is the
@@ -432,13 +434,11 @@ func (s *Spec) alignTypes() {
 func (s *Spec) blame() error {
 	v := s.newValidator()
 	v.last = uint32(s.LastID())
-	off := uint32(0)
-	for i := range s.n {
-		info := wire.InfoWord(s.types, off)
-		if err := v.check(s.firstID+TypeID(i), off); err != nil {
+	it := s.sizes.Iter(s.types)
+	for id := s.firstID; it.Next(); id++ {
+		if err := v.check(id, it.Off); err != nil {
 			return err
 		}
-		off += s.sizes.Of(info)
 	}
 	return typeErr(0, 0, "reference out of range") // not reached: refs and v agree
 }

@@ -25,7 +25,7 @@ func (s *Spec) checkBaseStrings() error {
 		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off+wire.NameAt)); err != nil {
 			return err
 		}
-		if sh := &wire.RefShapes[kind]; sh.ElemSize != 0 && sh.ElemNameMask != 0 {
+		if sh := &wire.Shapes[kind]; sh.ElemSize != 0 && sh.ElemNameMask != 0 {
 			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
 				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e+sh.ElemNameAt)); err != nil {
 					return err

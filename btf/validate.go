@@ -18,14 +18,14 @@ func (s *Spec) newValidator() validator {
 }
 
 // check checks the record of type id at off. Bounds were checked before.
-// Where a kind keeps its references comes from wire.RefShapes.
+// Where a kind keeps its references comes from wire.Shapes.
 func (v *validator) check(id TypeID, off uint32) error {
 	r := wire.Record(v.s.types[off:])
 	if name := r.NameOff(); name >= v.strEnd {
 		return typeErr(id, off, "name offset %d outside the string section (size %d)", name, v.strEnd)
 	}
 	k := r.Kind()
-	sh, n := &wire.RefShapes[k], refNouns(Kind(k))
+	sh, n := &wire.Shapes[k], refNouns(Kind(k))
 	if sh.Ref0Mask != 0 {
 		if err := v.ref(id, off, n.ref0, wire.Word(r, sh.Ref0At)); err != nil {
 			return err
@@ -62,7 +62,7 @@ func refNouns(k Kind) nouns {
 }
 
 // elems checks the vlen elements of record r, whose shape is sh.
-func (v *validator) elems(id TypeID, off uint32, r wire.Record, sh *wire.RefShape, what string) error {
+func (v *validator) elems(id TypeID, off uint32, r wire.Record, sh *wire.Shape, what string) error {
 	es := sh.ElemSize
 	vlen := uint32(r.Vlen())
 	e := r[sh.ElemStart:][:vlen*es]

@@ -1,8 +1,13 @@
 package dwarf2btf
 
-// attrSpec is one attribute of an abbreviation.
+import "encoding/binary"
+
+// attrSpec is one attribute of an abbreviation, or, with skip set, a run
+// of attributes the encoder does not read whose forms have a fixed size in
+// the unit's format: skip is their total size, stepped over in one go.
 type attrSpec struct {
 	slot     uint8
+	skip     uint16
 	form     uint16
 	implicit int64
 }
@@ -21,6 +26,25 @@ type abbrevTable struct {
 	sparse map[uint64]*abbrev
 }
 
+// abbrevKey names a parsed abbreviation table: its offset and the format
+// of the units it was parsed for, which decides the forms' sizes.
+type abbrevKey struct {
+	off    uint64
+	format uint16
+}
+
+// unitFormat is what fixes the size of a unit's offset and address forms.
+func unitFormat(u *unitHeader) uint16 {
+	f := uint16(u.addrSize)
+	if u.dwarf64 {
+		f |= 1 << 8
+	}
+	if u.version <= 2 {
+		f |= 1 << 9
+	}
+	return f
+}
+
 // maxAbbrevs bounds the declarations of one table.
 const maxAbbrevs = 1 << 20
 
@@ -34,8 +58,46 @@ func (t *abbrevTable) get(code uint64) *abbrev {
 	return t.sparse[code]
 }
 
-// parseAbbrevs reads the table at off of .debug_abbrev.
-func (d *dwarfData) parseAbbrevs(off uint64) (*abbrevTable, error) {
+// fixedSize is the size of a value of form in unit u's format, false for
+// the forms whose size the value itself tells (LEB128, strings, blocks,
+// indirect) and unknown forms.
+func fixedSize(form uint16, u *unitHeader) (int, bool) {
+	off := 4
+	if u.dwarf64 {
+		off = 8
+	}
+	switch form {
+	case formFlagPresent, formImplicitConst:
+		return 0, true
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		return 1, true
+	case formData2, formRef2, formStrx2, formAddrx2:
+		return 2, true
+	case formStrx3, formAddrx3:
+		return 3, true
+	case formData4, formRef4, formStrx4, formAddrx4, formRefSup4:
+		return 4, true
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		return 8, true
+	case formData16:
+		return 16, true
+	case formAddr:
+		return int(u.addrSize), true
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+		return off, true
+	case formRefAddr:
+		if u.version <= 2 {
+			return int(u.addrSize), true
+		}
+		return off, true
+	}
+	return 0, false
+}
+
+// parseAbbrevs reads the table at off of .debug_abbrev, for units of u's
+// format: the attributes the encoder does not read and whose size is
+// fixed become skips, merged with their neighbours.
+func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error) {
 	c := cursor{b: d.abbrev, pos: off, order: d.order}
 	if off > uint64(len(d.abbrev)) {
 		return nil, errFormat(off, "abbreviation table offset beyond .debug_abbrev")
@@ -61,14 +123,14 @@ func (d *dwarfData) parseAbbrevs(off uint64) (*abbrevTable, error) {
 			if at == 0 && form == 0 {
 				break
 			}
-			s := attrSpec{slot: attrSlot(at), form: uint16(form)}
 			if form > 0xffff {
 				return nil, errFormat(c.pos, "form %#x", form)
 			}
+			s := attrSpec{slot: attrSlot(at), form: uint16(form)}
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
 			}
-			a.attrs = append(a.attrs, s)
+			a.attrs = appendSpec(a.attrs, s, u)
 		}
 		if code < 1<<14 {
 			for uint64(len(t.dense)) <= code {
@@ -86,6 +148,26 @@ func (d *dwarfData) parseAbbrevs(off uint64) (*abbrevTable, error) {
 		return nil, c.err
 	}
 	return t, nil
+}
+
+// appendSpec appends s to attrs, as a skip if the encoder does not read it
+// and its size is fixed, merged into the skip before it if there is one.
+func appendSpec(attrs []attrSpec, s attrSpec, u *unitHeader) []attrSpec {
+	if s.slot != slotNone {
+		return append(attrs, s)
+	}
+	size, ok := fixedSize(s.form, u)
+	switch {
+	case !ok:
+		return append(attrs, s)
+	case size == 0:
+		return attrs
+	}
+	if n := len(attrs); n > 0 && attrs[n-1].skip != 0 && int(attrs[n-1].skip)+size <= 0xffff {
+		attrs[n-1].skip += uint16(size)
+		return attrs
+	}
+	return append(attrs, attrSpec{skip: uint16(size)})
 }
 
 // die is one decoded DIE: its tag and the attributes the encoder reads.
@@ -111,53 +193,63 @@ type unitReader struct {
 	loclistsBase   uint64
 	// locMax is the end of the furthest location list entry read.
 	locMax uint64
+	// unread takes the attributes next decodes but the encoder does not
+	// read.
+	unread attrVal
 }
 
-func (d *dwarfData) newUnitReader(u unitHeader, cache map[uint64]*abbrevTable) (*unitReader, error) {
-	t := cache[u.abbrevOff]
+func (d *dwarfData) newUnitReader(u unitHeader, cache map[abbrevKey]*abbrevTable) (*unitReader, error) {
+	key := abbrevKey{off: u.abbrevOff, format: unitFormat(&u)}
+	t := cache[key]
 	if t == nil {
 		var err error
-		if t, err = d.parseAbbrevs(u.abbrevOff); err != nil {
+		if t, err = d.parseAbbrevs(u.abbrevOff, &u); err != nil {
 			return nil, err
 		}
 		if cache != nil {
-			cache[u.abbrevOff] = t
+			cache[key] = t
 		}
 	}
 	r := &unitReader{d: d, u: u, abbrev: t}
-	r.c = cursor{b: d.info[:u.end], pos: uint64(u.dieOff), order: d.order}
+	r.c = cursor{b: d.info[:u.end], pos: uint64(u.dieOff), order: d.order, le: d.order == binary.LittleEndian}
 	return r, nil
 }
 
 // next decodes the next DIE into x. It returns false at a null entry
 // (the end of a sibling list), and sets r.c.err on malformed data.
 func (r *unitReader) next(x *die) bool {
-	x.off = uint32(r.c.pos)
-	code := r.c.uleb()
-	if code == 0 || r.c.err != nil {
+	// The encoder's hot loop (BenchmarkEncodeFile, BenchmarkWalk).
+	c := &r.c
+	x.off = uint32(c.pos)
+	code := c.uleb()
+	if code == 0 || c.err != nil {
 		return false
 	}
 	a := r.abbrev.get(code)
 	if a == nil {
-		r.c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
+		c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
 		return false
 	}
 	x.tag, x.children, x.has = a.tag, a.children, 0
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		v := r.form(s.form, s.implicit, 0)
-		if s.slot != slotNone {
-			x.attrs[s.slot] = v
+		switch {
+		case s.skip != 0:
+			c.take(uint64(s.skip))
+		case s.slot != slotNone:
+			r.form(&x.attrs[s.slot], s.form, s.implicit, 0)
 			x.has |= 1 << s.slot
+		default:
+			r.form(&r.unread, s.form, s.implicit, 0)
 		}
 	}
-	return r.c.err == nil
+	return c.err == nil
 }
 
-// form decodes one attribute value of the given form.
-func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
+// form decodes one attribute value of the given form into v.
+func (r *unitReader) form(v *attrVal, form uint16, implicit int64, depth int) {
 	c := &r.c
-	v := attrVal{form: form}
+	*v = attrVal{form: form}
 	u := &r.u
 	switch form {
 	case formAddr:
@@ -194,7 +286,8 @@ func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
 	case formString:
 		v.class, v.b = classString, c.cstring()
 	case formStrp:
-		v.class, v.b = classString, strAt(r.d.str, c.offset(u.dwarf64))
+		// Resolved (its NUL found) only if read: see str.
+		v.class, v.u = classStrp, c.offset(u.dwarf64)
 	case formLineStrp:
 		v.class, v.b = classString, strAt(r.d.lineStr, c.offset(u.dwarf64))
 	case formStrx, formGNUStrIndex:
@@ -270,17 +363,16 @@ func (r *unitReader) form(form uint16, implicit int64, depth int) attrVal {
 		f := c.uleb()
 		if depth > 4 || f > 0xffff {
 			c.err = errFormat(c.pos, "indirect form %#x", f)
-			return v
+			return
 		}
 		var imp int64
 		if f == formImplicitConst {
 			imp = c.sleb()
 		}
-		return r.form(uint16(f), imp, depth+1)
+		r.form(v, uint16(f), imp, depth+1)
 	default:
 		c.err = errFormat(c.pos, "unknown form %#x", form)
 	}
-	return v
 }
 
 // str returns a string attribute's bytes (nil when absent or not a
@@ -293,6 +385,8 @@ func (r *unitReader) str(x *die, slot uint8) []byte {
 	switch v.class {
 	case classString:
 		return v.b
+	case classStrp:
+		return strAt(r.d.str, v.u)
 	case classStrx:
 		size := uint64(4)
 		if r.u.dwarf64 {

@@ -390,7 +390,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 // for no goroutine besides the caller's.
 func (e *run) encodeInline(ctx context.Context, m *merger) error {
 	l := &loader{cu: &cuData{}}
-	cache := map[uint64]*abbrevTable{}
+	cache := map[abbrevKey]*abbrevTable{}
 	u := &encoded{}
 	n := len(e.units)
 	for i := range n {
@@ -416,7 +416,7 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct{}, free chan *encoded, results []chan *encoded) {
 	cu := &cuData{}
 	l := &loader{cu: cu}
-	cache := map[uint64]*abbrevTable{}
+	cache := map[abbrevKey]*abbrevTable{}
 	for {
 		select {
 		case tokens <- struct{}{}:
@@ -445,7 +445,7 @@ func (u *encoded) reset() {
 }
 
 // unit loads, recodes and emits one unit.
-func (e *run) unit(u unitHeader, l *loader, cache map[uint64]*abbrevTable, out *encoded) error {
+func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, out *encoded) error {
 	if len(cache) > 8 {
 		clear(cache)
 	}

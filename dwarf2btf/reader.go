@@ -220,6 +220,7 @@ const (
 	classOffset   // u is an offset into another section (DW_FORM_sec_offset)
 	classOther    // other forms the encoder ignores
 	classLoclistx // u is an index into the unit's location list offsets
+	classStrp     // u is an offset into .debug_str
 )
 
 // attrVal is one decoded attribute.
@@ -343,6 +344,9 @@ type cursor struct {
 	pos   uint64
 	order binary.ByteOrder
 	err   error
+	// le, if set, tells that order is little-endian, read without a call
+	// through the interface (the unit reader's hot loop).
+	le bool
 }
 
 func (c *cursor) fail() {
@@ -374,6 +378,9 @@ func (c *cursor) u8() uint8 {
 
 func (c *cursor) u16() uint16 {
 	if s := c.take(2); s != nil {
+		if c.le {
+			return binary.LittleEndian.Uint16(s)
+		}
 		return c.order.Uint16(s)
 	}
 	return 0
@@ -391,6 +398,9 @@ func (c *cursor) u24() uint32 {
 
 func (c *cursor) u32() uint32 {
 	if s := c.take(4); s != nil {
+		if c.le {
+			return binary.LittleEndian.Uint32(s)
+		}
 		return c.order.Uint32(s)
 	}
 	return 0
@@ -398,6 +408,9 @@ func (c *cursor) u32() uint32 {
 
 func (c *cursor) u64() uint64 {
 	if s := c.take(8); s != nil {
+		if c.le {
+			return binary.LittleEndian.Uint64(s)
+		}
 		return c.order.Uint64(s)
 	}
 	return 0

@@ -129,16 +129,16 @@ func parse(raw []byte, base *btf.Spec) (*rawBTF, error) {
 	}
 	types := raw[h.HdrLen+h.TypeOff : h.HdrLen+h.TypeOff+h.TypeLen]
 	r.strs = bytes.Clone(raw[h.HdrLen+h.StrOff : h.HdrLen+h.StrOff+h.StrLen])
-	for off := uint32(0); off < uint32(len(types)); {
-		if uint32(len(types))-off < wire.TypeSize {
+	sizes := wire.DefaultLayouts.Sizes()
+	it := sizes.Iter(types)
+	for it.Next() {
+		r.recs = append(r.recs, bytes.Clone(it.Rec))
+	}
+	if !it.Done() {
+		if uint32(len(types))-it.Off < wire.TypeSize {
 			return nil, errors.New("btfids: truncated type section")
 		}
-		size, ok := wire.DefaultLayouts.RecordSize(wire.Record(types[off:]).Info())
-		if !ok || size > uint32(len(types))-off {
-			return nil, fmt.Errorf("btfids: bad record at type offset %d", off)
-		}
-		r.recs = append(r.recs, bytes.Clone(types[off:off+size]))
-		off += size
+		return nil, fmt.Errorf("btfids: bad record at type offset %d", it.Off)
 	}
 	return r, nil
 }
@@ -420,9 +420,7 @@ func (r *rawBTF) arena(k kfunc) error {
 		if err != nil {
 			return err
 		}
-		sizes := wire.DefaultLayouts.Sizes()
-		fixed, elem := sizes.Parts(wire.KindFuncProto)
-		wire.PutWord(r.rec(id), fixed+uint32(i)*elem+uint32(wire.KindFields[wire.KindFuncProto].ElemRef), t)
+		r.rec(id).SetParamType(i, t)
 	}
 	wire.PutWord(r.rec(k.id), wire.SizeTypeAt, id)
 	return nil

@@ -50,27 +50,17 @@ func sortByName(raw []byte, base *btf.Spec) ([]byte, error) {
 	sorted := make([][]byte, n)
 	for pos, old := range order {
 		rec := wire.Record(r.recs[old])
-		f := wire.KindFields[rec.Kind()]
-		for _, at := range []uint8{f.Ref0, f.Ref1} {
-			if at != wire.NoField {
-				id, err := remap(wire.Word(rec, uint32(at)))
-				if err != nil {
-					return nil, err
-				}
-				wire.PutWord(rec, uint32(at), id)
+		var err error
+		rec.RemapRefs(func(id uint32) uint32 {
+			if err != nil {
+				return id
 			}
-		}
-		if f.ElemRef != wire.NoField {
-			sizes := wire.DefaultLayouts.Sizes()
-			fixed, elem := sizes.Parts(rec.Kind())
-			for i := range rec.Vlen() {
-				at := fixed + uint32(i)*elem + uint32(f.ElemRef)
-				id, err := remap(wire.Word(rec, at))
-				if err != nil {
-					return nil, err
-				}
-				wire.PutWord(rec, at, id)
-			}
+			var to uint32
+			to, err = remap(id)
+			return to
+		})
+		if err != nil {
+			return nil, err
 		}
 		sorted[pos] = rec
 	}

@@ -290,7 +290,7 @@ func (c *copier) begin(src *source) {
 }
 
 // walk visits the references of every queued type until the closure is
-// complete. It reads the records in place: wire.KindFields says which words
+// complete. It reads the records in place: their wire.Shape says which words
 // hold type ids.
 func (c *copier) walk() {
 	for len(c.stack) > 0 && c.err == nil {
@@ -313,20 +313,7 @@ func (c *copier) walk() {
 		c.recBytes += len(rec)
 		c.walked++
 		lv := childLevel(btf.Kind(k), it.level)
-		f := &wire.KindFields[k]
-		if f.Ref0 != wire.NoField {
-			c.ref(src, btf.TypeID(wire.Word(rec, uint32(f.Ref0))), lv)
-		}
-		if f.Ref1 != wire.NoField {
-			c.ref(src, btf.TypeID(wire.Word(rec, uint32(f.Ref1))), lv)
-		}
-		if f.ElemRef != wire.NoField {
-			l := &wire.DefaultLayouts[k]
-			es := uint32(l.ElemSize)
-			for off := wire.TypeSize + uint32(l.InfoSize) + uint32(f.ElemRef); off < uint32(len(rec)); off += es {
-				c.ref(src, btf.TypeID(wire.Word(rec, off)), lv)
-			}
-		}
+		wire.Record(rec).ForRefs(func(at uint32) { c.ref(src, btf.TypeID(wire.Word(rec, at)), lv) })
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // encode appends a copy of t's record with its type ids mapped through src
 // and its strings interned, or a FWD for it when asFwd is set. The record is
-// copied as it is and then patched where wire.KindFields says it holds type
+// copied as it is and then patched where its wire.Shape says it holds type
 // ids and string offsets, so every bit the reader accepted survives. Ids are
 // numbered before encoding, so references to types later in the batch
 // (cycles through pointers) map too.
@@ -35,36 +35,36 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	}
 	start := uint32(len(b.types))
 	b.types = append(b.types, rec...)
-	out := b.types[start:]
+	out := wire.Record(b.types[start:])
 	b.n++
 	wire.PutWord(out, wire.NameAt, name)
-	f := &wire.KindFields[k]
-	if f.Ref0 != wire.NoField {
-		wire.PutWord(out, uint32(f.Ref0), uint32(src.mapped(btf.TypeID(wire.Word(out, uint32(f.Ref0))))))
+	// The shape's fields in place, without the visitors' calls: this is
+	// CopyAll's inner loop (BENCH.md).
+	sh := &wire.Shapes[k]
+	if sh.Ref0Mask != 0 {
+		b.remap(out, sh.Ref0At, src)
 	}
-	if f.Ref1 != wire.NoField {
-		wire.PutWord(out, uint32(f.Ref1), uint32(src.mapped(btf.TypeID(wire.Word(out, uint32(f.Ref1))))))
+	if sh.Ref1Mask != 0 {
+		b.remap(out, sh.Ref1At, src)
 	}
-	if f.ElemRef == wire.NoField && f.ElemName == wire.NoField {
-		return nil
-	}
-	l := &wire.DefaultLayouts[k]
-	es := uint32(l.ElemSize)
-	for off := wire.TypeSize + uint32(l.InfoSize); off < uint32(len(out)); off += es {
-		if f.ElemName != wire.NoField {
-			o := off + uint32(f.ElemName)
-			s, err := b.copyStr(src, wire.Word(out, o))
+	for e := sh.ElemStart; sh.ElemSize != 0 && e < uint32(len(out)); e += sh.ElemSize {
+		if sh.ElemNameMask != 0 {
+			s, err := b.copyStr(src, wire.Word(out, e+sh.ElemNameAt))
 			if err != nil {
 				return fmt.Errorf("builder: copy %v: %w", t, err)
 			}
-			wire.PutWord(out, o, s)
+			wire.PutWord(out, e+sh.ElemNameAt, s)
 		}
-		if f.ElemRef != wire.NoField {
-			o := off + uint32(f.ElemRef)
-			wire.PutWord(out, o, uint32(src.mapped(btf.TypeID(wire.Word(out, o)))))
+		if sh.ElemTypeMask != 0 {
+			b.remap(out, e+sh.ElemTypeAt, src)
 		}
 	}
 	return nil
+}
+
+// remap maps the type id at byte offset at of record out through src.
+func (b *Builder) remap(out []byte, at uint32, src *source) {
+	wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at)))))
 }
 
 // head appends the fixed part of a record.

@@ -106,13 +106,11 @@ func sameRecords(t *testing.T, a, b *btf.Spec) {
 			t.Fatalf("type %d: record of %d bytes, want %d", id, len(ry), len(rx))
 		}
 		strs := map[uint32]bool{0: true}
-		k := wire.InfoKind(wire.Word(rx, 4))
-		if f := wire.KindFields[k]; f.ElemName != wire.NoField {
-			l := wire.DefaultLayouts[k]
-			for off := wire.TypeSize + uint32(l.InfoSize) + uint32(f.ElemName); off < uint32(len(rx)); off += uint32(l.ElemSize) {
-				strs[off] = true
+		wire.Record(rx).ForNames(func(at uint32) {
+			if at != wire.NameAt {
+				strs[at] = true
 			}
-		}
+		})
 		for off := uint32(0); off < uint32(len(rx)); off += 4 {
 			wx, wy := wire.Word(rx, off), wire.Word(ry, off)
 			if strs[off] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // emitStructDef prints the definition of a struct or union, its members
@@ -11,18 +12,19 @@ import (
 // alignment rules would not leave are filled with unnamed bitfields, and a
 // struct whose layout is not naturally aligned gets
 // __attribute__((packed)).
-func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
-	isStruct := t.kind() == btf.KindStruct
+func (d *dumper) emitStructDef(id btf.TypeID, t wire.Record, lvl int) {
+	isStruct := t.Kind() == wire.KindStruct
 	align := d.alignOf(id)
 	packed := isStruct && d.isPacked(t)
 	d.emitStructFwd(id, t)
 	d.o.str(" {")
 
-	vlen := t.vlen()
+	vlen := t.Vlen()
 	var off int64
 	prevBitfield := false
 	for i := range vlen {
-		name, typ, bitOff, bitSize := t.member(i)
+		name, tw, bitOff, bitSize := t.MemberBits(i)
+		typ := btf.TypeID(tw)
 		mOff, mBits := int64(bitOff), int64(bitSize)
 		mAlign := int64(1)
 		if !packed {
@@ -49,13 +51,13 @@ func (d *dumper) emitStructDef(id btf.TypeID, t rec, lvl int) {
 		}
 	}
 	if isStruct {
-		if !d.padSane(id, off, int64(t.size())*8) {
+		if !d.padSane(id, off, int64(t.SizeType())*8) {
 			return
 		}
-		d.emitBitPadding(off, int64(t.size())*8, align, false, lvl+1)
+		d.emitBitPadding(off, int64(t.SizeType())*8, align, false, lvl+1)
 	}
 	// An empty struct stays on one line: "struct empty {}".
-	if vlen > 0 || t.size() > 0 {
+	if vlen > 0 || t.SizeType() > 0 {
 		d.o.nl(lvl)
 	}
 	d.o.byte('}')
@@ -84,17 +86,17 @@ func (d *dumper) padSane(id btf.TypeID, cur, next int64) bool {
 // __attribute__((packed)): a non-bitfield member that is not naturally
 // aligned, or a size that is not a multiple of the alignment (libbpf's
 // btf_is_struct_packed).
-func (d *dumper) isPacked(t rec) bool {
+func (d *dumper) isPacked(t wire.Record) bool {
 	maxAlign := int64(1)
-	for i := range t.vlen() {
-		_, typ, off, bits := t.member(i)
-		align := d.alignOf(typ)
+	for i := range t.Vlen() {
+		_, typ, off, bits := t.MemberBits(i)
+		align := d.alignOf(btf.TypeID(typ))
 		if align != 0 && bits == 0 && int64(off)%(8*align) != 0 {
 			return true
 		}
 		maxAlign = max(maxAlign, align)
 	}
-	return int64(t.size())%maxAlign != 0
+	return int64(t.SizeType())%maxAlign != 0
 }
 
 // padTypes are the types of padding bitfields, widest first; "long" is as
@@ -204,16 +206,17 @@ func (d *dumper) alignOfDepth(id btf.TypeID, depth int) int64 {
 	}
 	t := d.typ(id)
 	var a int64
-	switch t.kind() {
-	case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFloat:
-		a = min(d.ptrSize, int64(t.size()))
-	case btf.KindPointer:
+	switch t.Kind() {
+	case wire.KindInt, wire.KindEnum, wire.KindEnum64, wire.KindFloat:
+		a = min(d.ptrSize, int64(t.SizeType()))
+	case wire.KindPointer:
 		a = d.ptrSize
-	case btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		a = d.alignOfDepth(t.ref(), depth+1)
-	case btf.KindArray:
-		a = d.alignOfDepth(t.arrayElem(), depth+1)
-	case btf.KindStruct, btf.KindUnion:
+	case wire.KindTypedef, wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindTypeTag:
+		a = d.alignOfDepth(btf.TypeID(t.SizeType()), depth+1)
+	case wire.KindArray:
+		elem, _, _ := t.Array()
+		a = d.alignOfDepth(btf.TypeID(elem), depth+1)
+	case wire.KindStruct, wire.KindUnion:
 		a = d.compositeAlign(t, depth)
 	}
 	st.align = uint8(a + 1)
@@ -222,11 +225,11 @@ func (d *dumper) alignOfDepth(id btf.TypeID, depth int) int64 {
 
 // compositeAlign is the largest alignment of a struct's members, or 1 for
 // a packed layout, or 0 if a member has no alignment.
-func (d *dumper) compositeAlign(t rec, depth int) int64 {
+func (d *dumper) compositeAlign(t wire.Record, depth int) int64 {
 	maxAlign := int64(1)
-	for i := range t.vlen() {
-		_, typ, off, bits := t.member(i)
-		a := d.alignOfDepth(typ, depth+1)
+	for i := range t.Vlen() {
+		_, typ, off, bits := t.MemberBits(i)
+		a := d.alignOfDepth(btf.TypeID(typ), depth+1)
 		if a <= 0 {
 			return 0
 		}
@@ -235,7 +238,7 @@ func (d *dumper) compositeAlign(t rec, depth int) int64 {
 			return 1
 		}
 	}
-	if int64(t.size())%maxAlign != 0 {
+	if int64(t.SizeType())%maxAlign != 0 {
 		return 1
 	}
 	return maxAlign
@@ -252,23 +255,23 @@ func (d *dumper) resolveSize(id btf.TypeID) int64 {
 			break
 		}
 		t := d.typ(id)
-		switch t.kind() {
-		case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64,
-			btf.KindDatasec, btf.KindFloat:
-			size = int64(t.size())
-		case btf.KindPointer:
+		switch t.Kind() {
+		case wire.KindInt, wire.KindStruct, wire.KindUnion, wire.KindEnum, wire.KindEnum64,
+			wire.KindDatasec, wire.KindFloat:
+			size = int64(t.SizeType())
+		case wire.KindPointer:
 			size = d.ptrSize
-		case btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
-			btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
-			id = t.ref()
+		case wire.KindTypedef, wire.KindVolatile, wire.KindConst, wire.KindRestrict,
+			wire.KindVar, wire.KindDeclTag, wire.KindTypeTag:
+			id = btf.TypeID(t.SizeType())
 			continue
-		case btf.KindArray:
-			n := uint64(t.arrayLen())
-			if nelems != 0 && n > (1<<32-1)/nelems {
+		case wire.KindArray:
+			elem, _, n := t.Array()
+			if nelems != 0 && uint64(n) > (1<<32-1)/nelems {
 				return -1
 			}
-			nelems *= n
-			id = t.arrayElem()
+			nelems *= uint64(n)
+			id = btf.TypeID(elem)
 			continue
 		default:
 			return -1

@@ -2,6 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // frame is one declaration chain on the shared stack d.decls: the ids at
@@ -46,12 +47,13 @@ chain:
 			break
 		}
 		t := d.typ(id)
-		switch t.kind() {
-		case btf.KindPointer, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
-			btf.KindFuncProto, btf.KindTypeTag:
-			id = t.ref()
-		case btf.KindArray:
-			id = t.arrayElem()
+		switch t.Kind() {
+		case wire.KindPointer, wire.KindVolatile, wire.KindConst, wire.KindRestrict,
+			wire.KindFuncProto, wire.KindTypeTag:
+			id = btf.TypeID(t.SizeType())
+		case wire.KindArray:
+			elem, _, _ := t.Array()
+			id = btf.TypeID(elem)
 		default:
 			// A base type ends the chain; so does an unexpected kind, which
 			// emitTypeChain then leaves out, as libbpf does.
@@ -80,81 +82,81 @@ func (d *dumper) emitTypeChain(f *frame, fname []byte, lvl int) {
 			continue
 		}
 		t := d.typ(id)
-		kind := t.kind()
+		kind := t.Kind()
 		switch kind {
-		case btf.KindInt, btf.KindFloat:
+		case wire.KindInt, wire.KindFloat:
 			d.emitMods(f)
 			d.o.bytes(d.name(t))
-		case btf.KindStruct, btf.KindUnion:
+		case wire.KindStruct, wire.KindUnion:
 			d.emitMods(f)
 			switch {
-			case t.nameOff() == 0 && d.plain:
+			case t.NameOff() == 0 && d.plain:
 				d.emitStructFwd(id, t)
 				d.o.str(" {...}")
-			case t.nameOff() == 0:
+			case t.NameOff() == 0:
 				d.emitStructDef(id, t, lvl) // anonymous: defined inline
 			default:
 				d.emitStructFwd(id, t)
 			}
-		case btf.KindEnum, btf.KindEnum64:
+		case wire.KindEnum, wire.KindEnum64:
 			d.emitMods(f)
 			switch {
-			case t.nameOff() == 0 && d.plain:
+			case t.NameOff() == 0 && d.plain:
 				d.o.str("enum {...}")
-			case t.nameOff() == 0:
+			case t.NameOff() == 0:
 				d.emitEnumDef(id, t, lvl)
 			default:
 				d.o.str("enum ")
 				d.o.bytes(d.typeName(id))
 			}
-		case btf.KindForward:
+		case wire.KindForward:
 			d.emitMods(f)
 			d.emitFwdDef(id, t)
-		case btf.KindTypedef:
+		case wire.KindTypedef:
 			d.emitMods(f)
 			d.o.bytes(d.identName(id))
-		case btf.KindPointer:
+		case wire.KindPointer:
 			if lastWasPtr {
 				d.o.byte('*')
 			} else {
 				d.o.str(" *")
 			}
-		case btf.KindVolatile:
+		case wire.KindVolatile:
 			d.o.str(" volatile")
-		case btf.KindConst:
+		case wire.KindConst:
 			d.o.str(" const")
-		case btf.KindRestrict:
+		case wire.KindRestrict:
 			d.o.str(" restrict")
-		case btf.KindTypeTag:
+		case wire.KindTypeTag:
 			d.emitMods(f)
 			d.o.str(` __attribute__((btf_type_tag("`)
 			d.o.bytes(d.name(t))
 			d.o.str(`")))`)
-		case btf.KindArray:
+		case wire.KindArray:
 			d.emitArray(f, t, fname, lastWasPtr, lvl)
 			return
-		case btf.KindFuncProto:
+		case wire.KindFuncProto:
 			d.emitProto(f, t, fname, lastWasPtr, lvl)
 			return
 		default:
 			return // libbpf warns about the unexpected kind and stops
 		}
-		lastWasPtr = kind == btf.KindPointer
+		lastWasPtr = kind == wire.KindPointer
 	}
 	d.emitName(fname, lastWasPtr)
 }
 
 // emitArray prints an array declarator: "name[n]", or "(*name)[n]" around
 // what remains of the chain, without parentheses for arrays of arrays.
-func (d *dumper) emitArray(f *frame, t rec, fname []byte, lastWasPtr bool, lvl int) {
-	nelems := t.arrayLen()
+func (d *dumper) emitArray(f *frame, t wire.Record, fname []byte, lastWasPtr bool, lvl int) {
+	_, _, nelems := t.Array()
 	// GCC gives arrays the qualifiers of their elements; they mean nothing
 	// for an array and are dropped.
 	d.dropMods(f)
 	if f.n == 0 {
 		d.emitName(fname, lastWasPtr)
 	} else {
-		multidim := d.typ(d.top(f)).kind() == btf.KindArray
+		multidim := d.typ(d.top(f)).Kind() == wire.KindArray
 		if len(fname) > 0 && !lastWasPtr {
 			d.o.byte(' ')
 		}
@@ -173,7 +175,7 @@ func (d *dumper) emitArray(f *frame, t rec, fname []byte, lastWasPtr bool, lvl i
 
 // emitProto prints a function declarator: the rest of the chain (usually
 // "(*name)") and the parameter list.
-func (d *dumper) emitProto(f *frame, t rec, fname []byte, lastWasPtr bool, lvl int) {
+func (d *dumper) emitProto(f *frame, t wire.Record, fname []byte, lastWasPtr bool, lvl int) {
 	// GCC marks pointers to noreturn functions volatile; dropped.
 	d.dropMods(f)
 	if f.n > 0 {
@@ -184,12 +186,12 @@ func (d *dumper) emitProto(f *frame, t rec, fname []byte, lastWasPtr bool, lvl i
 		d.emitName(fname, lastWasPtr)
 	}
 	d.o.byte('(')
-	vlen := t.vlen()
+	vlen := t.Vlen()
 	// No parameters, or clang's single void parameter for none: "(void)".
 	// (libbpf 1.1 printed "()"; Debian's bpftool 7.1 carries the later fix,
 	// libbpf commit 205e86de "Fix no-args func prototype BTF dumping
 	// syntax".)
-	if vlen == 0 || (vlen == 1 && t.paramType(0) == 0) {
+	if vlen == 0 || (vlen == 1 && t.ParamType(0) == 0) {
 		d.o.str("void)")
 		return
 	}
@@ -197,12 +199,12 @@ func (d *dumper) emitProto(f *frame, t rec, fname []byte, lastWasPtr bool, lvl i
 		if i > 0 {
 			d.o.str(", ")
 		}
-		pname, ptype := t.param(i)
+		pname, ptype := t.Param(i)
 		if i == vlen-1 && ptype == 0 {
 			d.o.str("...")
 			break
 		}
-		d.emitTypeDecl(ptype, d.strs.name(pname), lvl)
+		d.emitTypeDecl(btf.TypeID(ptype), d.strs.name(pname), lvl)
 	}
 	d.o.byte(')')
 }
@@ -211,12 +213,12 @@ func (d *dumper) emitProto(f *frame, t rec, fname []byte, lastWasPtr bool, lvl i
 // type: "const volatile int".
 func (d *dumper) emitMods(f *frame) {
 	for f.n > 0 {
-		switch d.typ(d.top(f)).kind() {
-		case btf.KindVolatile:
+		switch d.typ(d.top(f)).Kind() {
+		case wire.KindVolatile:
 			d.o.str("volatile ")
-		case btf.KindConst:
+		case wire.KindConst:
 			d.o.str("const ")
-		case btf.KindRestrict:
+		case wire.KindRestrict:
 			d.o.str("restrict ")
 		default:
 			return
@@ -228,8 +230,8 @@ func (d *dumper) emitMods(f *frame) {
 // dropMods pops the qualifiers (and type tags) on top of f.
 func (d *dumper) dropMods(f *frame) {
 	for f.n > 0 {
-		switch d.typ(d.top(f)).kind() {
-		case btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
+		switch d.typ(d.top(f)).Kind() {
+		case wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindTypeTag:
 			f.n--
 		default:
 			return

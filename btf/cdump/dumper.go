@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // Per-type states of the topological sort (libbpf's btf_dump_type_order_state)
@@ -135,13 +136,13 @@ var longNames = []string{"long", "long int", "int long", "unsigned long",
 func (d *dumper) pointerSize() int64 {
 	for id := 1; id < d.n; id++ {
 		r := d.recs.get(btf.TypeID(id))
-		if r.kind() != btf.KindInt || (r.size() != 4 && r.size() != 8) {
+		if r.Kind() != wire.KindInt || (r.SizeType() != 4 && r.SizeType() != 8) {
 			continue
 		}
-		name := d.strs.name(r.nameOff())
+		name := d.strs.name(r.NameOff())
 		for _, l := range longNames {
 			if string(name) == l {
-				return int64(r.size())
+				return int64(r.SizeType())
 			}
 		}
 	}
@@ -150,10 +151,10 @@ func (d *dumper) pointerSize() int64 {
 
 // typ returns the record of type id; nil (void) for an id out of range,
 // which btf.Parse does not let through.
-func (d *dumper) typ(id btf.TypeID) rec { return d.recs.get(id) }
+func (d *dumper) typ(id btf.TypeID) wire.Record { return d.recs.get(id) }
 
 // name returns the name of type id.
-func (d *dumper) name(r rec) []byte { return d.strs.name(r.nameOff()) }
+func (d *dumper) name(r wire.Record) []byte { return d.strs.name(r.NameOff()) }
 
 // describe names type id for errors, as btf.Type.String does.
 func (d *dumper) describe(id btf.TypeID) string {
@@ -179,41 +180,42 @@ func (d *dumper) state(id btf.TypeID) *tstate {
 // count.) It also returns how many names can be counted in typeNames and
 // in identNames.
 func (d *dumper) markReferenced() (tags, idents int, err error) {
-	ref := func(id btf.TypeID) { d.state(id).flags |= referenced }
+	ref := func(id uint32) { d.state(btf.TypeID(id)).flags |= referenced }
 	for id := 1; id < d.n; id++ {
 		r := d.recs.get(btf.TypeID(id))
-		switch r.kind() {
-		case btf.KindInt:
+		switch r.Kind() {
+		case wire.KindInt:
 			tags++
-		case btf.KindEnum, btf.KindEnum64:
+		case wire.KindEnum, wire.KindEnum64:
 			tags++
-			idents += r.vlen()
-		case btf.KindForward, btf.KindFloat:
-		case btf.KindTypedef:
+			idents += r.Vlen()
+		case wire.KindForward, wire.KindFloat:
+		case wire.KindTypedef:
 			idents++
-			ref(r.ref())
-		case btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindPointer,
-			btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
-			ref(r.ref())
-		case btf.KindArray:
-			ref(r.arrayIndex())
-			ref(r.arrayElem())
-		case btf.KindStruct, btf.KindUnion:
+			ref(r.SizeType())
+		case wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindPointer,
+			wire.KindFunc, wire.KindVar, wire.KindDeclTag, wire.KindTypeTag:
+			ref(r.SizeType())
+		case wire.KindArray:
+			elem, index, _ := r.Array()
+			ref(index)
+			ref(elem)
+		case wire.KindStruct, wire.KindUnion:
 			tags++
-			for i := range r.vlen() {
-				ref(r.memberType(i))
+			for i := range r.Vlen() {
+				ref(r.MemberType(i))
 			}
-		case btf.KindFuncProto:
-			for i := range r.vlen() {
-				_, t := r.param(i)
-				ref(t)
+		case wire.KindFuncProto:
+			for i := range r.Vlen() {
+				ref(r.ParamType(i))
 			}
-		case btf.KindDatasec:
-			for i := range r.vlen() {
-				ref(r.secinfoType(i))
+		case wire.KindDatasec:
+			for i := range r.Vlen() {
+				typ, _, _ := r.Secinfo(i)
+				ref(typ)
 			}
 		default:
-			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), r.kind())
+			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
 		}
 	}
 	return tags, idents, nil

@@ -2,6 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // emitType prints the definition of type id, preceded by the forward
@@ -30,27 +31,28 @@ func (d *dumper) emitTypeAt(id, contID btf.TypeID, st *tstate) {
 		d.emitFwdForLoop(id, contID, t, st)
 		return
 	}
-	switch t.kind() {
-	case btf.KindInt:
+	switch t.Kind() {
+	case wire.KindInt:
 		d.emitMissingAlias(id)
 		st.emit = emitted
-	case btf.KindEnum, btf.KindEnum64:
+	case wire.KindEnum, wire.KindEnum64:
 		if contID == 0 {
 			d.emitEnumDef(id, t, 0)
 			d.o.str(";\n\n")
 		}
 		st.emit = emitted
-	case btf.KindPointer, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		d.emitType(t.ref(), contID)
-	case btf.KindArray:
-		d.emitType(t.arrayElem(), contID)
-	case btf.KindForward:
+	case wire.KindPointer, wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindTypeTag:
+		d.emitType(btf.TypeID(t.SizeType()), contID)
+	case wire.KindArray:
+		elem, _, _ := t.Array()
+		d.emitType(btf.TypeID(elem), contID)
+	case wire.KindForward:
 		d.emitFwdDef(id, t)
 		d.o.str(";\n\n")
 		st.emit = emitted
-	case btf.KindTypedef:
+	case wire.KindTypedef:
 		st.emit = emitting
-		d.emitType(t.ref(), id)
+		d.emitType(btf.TypeID(t.SizeType()), id)
 		// Someone may have needed the typedef while its target was being
 		// emitted (through a pointer) and printed it already.
 		if st.flags&fwdEmitted == 0 && !d.isBuiltin(t) {
@@ -58,13 +60,12 @@ func (d *dumper) emitTypeAt(id, contID btf.TypeID, st *tstate) {
 			d.o.str(";\n\n")
 		}
 		st.emit = emitted
-	case btf.KindStruct, btf.KindUnion:
+	case wire.KindStruct, wire.KindUnion:
 		d.emitComposite(id, contID, t, st)
-	case btf.KindFuncProto:
-		d.emitType(t.ref(), contID)
-		for i := range t.vlen() {
-			_, pt := t.param(i)
-			d.emitType(pt, contID)
+	case wire.KindFuncProto:
+		d.emitType(btf.TypeID(t.SizeType()), contID)
+		for i := range t.Vlen() {
+			d.emitType(btf.TypeID(t.ParamType(i)), contID)
 		}
 	}
 }
@@ -72,13 +73,13 @@ func (d *dumper) emitTypeAt(id, contID btf.TypeID, st *tstate) {
 // emitFwdForLoop handles a type met again while it is being emitted: a
 // struct or union then needs a forward declaration, unless it is the one
 // being defined; a typedef is printed early, for use through pointers.
-func (d *dumper) emitFwdForLoop(id, contID btf.TypeID, t rec, st *tstate) {
+func (d *dumper) emitFwdForLoop(id, contID btf.TypeID, t wire.Record, st *tstate) {
 	if st.flags&fwdEmitted != 0 {
 		return
 	}
-	switch t.kind() {
-	case btf.KindStruct, btf.KindUnion:
-		if id == contID || t.nameOff() == 0 {
+	switch t.Kind() {
+	case wire.KindStruct, wire.KindUnion:
+		if id == contID || t.NameOff() == 0 {
 			// Referring to itself needs nothing; an anonymous loop cannot
 			// be broken (libbpf warns and goes on).
 			return
@@ -86,7 +87,7 @@ func (d *dumper) emitFwdForLoop(id, contID btf.TypeID, t rec, st *tstate) {
 		d.emitStructFwd(id, t)
 		d.o.str(";\n\n")
 		st.flags |= fwdEmitted
-	case btf.KindTypedef:
+	case wire.KindTypedef:
 		if !d.isBuiltin(t) {
 			d.emitTypedefDef(id, t, 0)
 			d.o.str(";\n\n")
@@ -98,17 +99,17 @@ func (d *dumper) emitFwdForLoop(id, contID btf.TypeID, t rec, st *tstate) {
 // emitComposite emits a struct or union. At top level, or when anonymous
 // (and so defined inline), its members' types are emitted first; a named
 // one met below top level only needs a forward declaration.
-func (d *dumper) emitComposite(id, contID btf.TypeID, t rec, st *tstate) {
+func (d *dumper) emitComposite(id, contID btf.TypeID, t wire.Record, st *tstate) {
 	st.emit = emitting
 	topLevel := contID == 0
-	named := t.nameOff() != 0
+	named := t.NameOff() != 0
 	if topLevel || !named {
 		inner := id
 		if !named {
 			inner = contID
 		}
-		for i := range t.vlen() {
-			d.emitType(t.memberType(i), inner)
+		for i := range t.Vlen() {
+			d.emitType(btf.TypeID(t.MemberType(i)), inner)
 		}
 	} else if st.flags&fwdEmitted == 0 && id != contID {
 		d.emitStructFwd(id, t)
@@ -127,8 +128,8 @@ func (d *dumper) emitComposite(id, contID btf.TypeID, t rec, st *tstate) {
 // isBuiltin reports whether t is __builtin_va_list, which the compiler
 // defines itself and which must not be redefined (libbpf's
 // btf_dump_is_blacklisted).
-func (d *dumper) isBuiltin(t rec) bool {
-	return t.nameOff() != 0 && string(d.name(t)) == "__builtin_va_list"
+func (d *dumper) isBuiltin(t wire.Record) bool {
+	return t.NameOff() != 0 && string(d.name(t)) == "__builtin_va_list"
 }
 
 // missingAliases are base types that GCC refers to through typedefs of its
@@ -159,34 +160,34 @@ func (d *dumper) emitMissingAlias(id btf.TypeID) {
 
 // emitTypedefDef prints "typedef <decl> name" (libbpf's
 // btf_dump_emit_typedef_def).
-func (d *dumper) emitTypedefDef(id btf.TypeID, t rec, lvl int) {
+func (d *dumper) emitTypedefDef(id btf.TypeID, t wire.Record, lvl int) {
 	name := d.identName(id)
-	if t.ref() == 0 && string(name) == "__gnuc_va_list" {
+	if btf.TypeID(t.SizeType()) == 0 && string(name) == "__gnuc_va_list" {
 		// Old GCCs describe __gnuc_va_list as a typedef of void.
 		d.o.str("typedef __builtin_va_list __gnuc_va_list")
 		return
 	}
 	d.o.str("typedef ")
-	d.emitTypeDecl(t.ref(), name, lvl)
+	d.emitTypeDecl(btf.TypeID(t.SizeType()), name, lvl)
 }
 
 // emitStructFwd prints "struct name" or "union name".
-func (d *dumper) emitStructFwd(id btf.TypeID, t rec) {
-	if t.kind() == btf.KindStruct {
+func (d *dumper) emitStructFwd(id btf.TypeID, t wire.Record) {
+	if t.Kind() == wire.KindStruct {
 		d.o.str("struct")
 	} else {
 		d.o.str("union")
 	}
-	if t.nameOff() != 0 {
+	if t.NameOff() != 0 {
 		d.o.byte(' ')
 	}
 	d.o.bytes(d.typeName(id))
 }
 
 // emitFwdDef prints a FWD as "struct name" or "union name".
-func (d *dumper) emitFwdDef(id btf.TypeID, t rec) {
+func (d *dumper) emitFwdDef(id btf.TypeID, t wire.Record) {
 	name := d.typeName(id)
-	if t.kflag() {
+	if t.KindFlag() {
 		d.o.str("union ")
 	} else {
 		d.o.str("struct ")

@@ -2,6 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // emitEnumDef prints an enum with its values indented to lvl+1 (libbpf's
@@ -11,21 +12,21 @@ import (
 // __attribute__((mode(byte))) or mode(word) (libbpf commit e6e0e3fd,
 // "Handle non-standardly sized enums better in BTF-to-C dumper"); Debian's
 // bpftool 7.1 does not, and neither does the CompatBpftool71 mode.
-func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
+func (d *dumper) emitEnumDef(id btf.TypeID, t wire.Record, lvl int) {
 	d.o.str("enum")
-	if t.nameOff() != 0 {
+	if t.NameOff() != 0 {
 		d.o.byte(' ')
 	}
 	d.o.bytes(d.typeName(id))
-	vlen := t.vlen()
+	vlen := t.Vlen()
 	if vlen == 0 {
 		return
 	}
 	d.o.str(" {")
-	is64 := t.kind() == btf.KindEnum64
-	signed := t.kflag()
+	is64 := t.Kind() == wire.KindEnum64
+	signed := t.KindFlag()
 	for i := range vlen {
-		nameOff, val := t.enumValue(i)
+		nameOff, val := t.Enum(i)
 		d.o.nl(lvl + 1)
 		name := d.strs.name(nameOff)
 		d.o.bytes(name)
@@ -62,15 +63,15 @@ func (d *dumper) emitEnumDef(id btf.TypeID, t rec, lvl int) {
 // size: mode(byte) for 1 byte; mode(word) for 8 bytes (on 64-bit targets),
 // unless the enum is an ENUM64 with a value that does not fit in 32 bits,
 // which makes the compiler choose 8 bytes by itself.
-func (d *dumper) emitEnumMode(t rec, is64 bool) {
+func (d *dumper) emitEnumMode(t wire.Record, is64 bool) {
 	switch {
-	case t.size() == 1:
+	case t.SizeType() == 1:
 		d.o.str(" __attribute__((mode(byte)))")
-	case t.size() == 8 && d.ptrSize == 8:
+	case t.SizeType() == 8 && d.ptrSize == 8:
 		word := true
 		if is64 {
-			for i := range t.vlen() {
-				if _, v := t.enumValue(i); v>>32 != 0 {
+			for i := range t.Vlen() {
+				if _, v := t.Enum(i); v>>32 != 0 {
 					word = false
 					break
 				}

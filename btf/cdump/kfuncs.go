@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // kfuncTag is the DECL_TAG that marks a kernel function callable from BPF
@@ -19,16 +20,16 @@ func (d *dumper) emitKfuncs() error {
 	d.o.str("\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n")
 	for id := 1; id < d.n; id++ {
 		t := d.typ(btf.TypeID(id))
-		if t.kind() != btf.KindDeclTag || t.declTagComponent() != -1 ||
+		if t.Kind() != wire.KindDeclTag || int32(t.Extra()) != -1 ||
 			string(d.name(t)) != kfuncTag {
 			continue
 		}
-		fn := d.typ(t.ref())
-		if fn.kind() != btf.KindFunc {
+		fn := d.typ(btf.TypeID(t.SizeType()))
+		if fn.Kind() != wire.KindFunc {
 			continue
 		}
 		d.o.str("extern ")
-		d.emitTypeDecl(fn.ref(), d.name(fn), 0)
+		d.emitTypeDecl(btf.TypeID(fn.SizeType()), d.name(fn), 0)
 		d.o.str(" __weak __ksym;\n")
 		if d.err != nil {
 			return d.err

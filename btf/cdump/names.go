@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // maxRenamed is the longest "name___n" that libbpf builds (a 256-byte
@@ -31,7 +32,7 @@ func (d *dumper) identName(id btf.TypeID) []byte {
 // btf_dump_resolve_name).
 func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 	t := d.typ(id)
-	if t.nameOff() == 0 {
+	if t.NameOff() == 0 {
 		return nil
 	}
 	name := d.name(t)
@@ -46,8 +47,8 @@ func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 		return name
 	}
 	st.flags |= nameResolved
-	k := t.kind()
-	if k == btf.KindForward || (k == btf.KindEnum && t.vlen() == 0) {
+	k := t.Kind()
+	if k == wire.KindForward || (k == wire.KindEnum && t.Vlen() == 0) {
 		return name
 	}
 	if n := countName(names, name); n > 1 {

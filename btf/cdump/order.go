@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // order appends to d.queue, in an order that C accepts, the named types
@@ -32,35 +33,36 @@ func (d *dumper) order(id btf.TypeID, throughPtr bool, depth int) (strong bool, 
 	}
 	t := d.typ(id)
 	if st.order == ordering {
-		if t.isComposite() && throughPtr && t.nameOff() != 0 {
+		if k := t.Kind(); (k == wire.KindStruct || k == wire.KindUnion) && throughPtr && t.NameOff() != 0 {
 			return false, nil // a loop broken by a forward declaration
 		}
 		return false, fmt.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
 	}
 	depth++
-	switch t.kind() {
-	case btf.KindInt, btf.KindFloat:
+	switch t.Kind() {
+	case wire.KindInt, wire.KindFloat:
 		st.order = ordered
 		return false, nil
-	case btf.KindPointer:
-		strong, err = d.order(t.ref(), true, depth)
+	case wire.KindPointer:
+		strong, err = d.order(btf.TypeID(t.SizeType()), true, depth)
 		st.order = ordered
 		return strong, err
-	case btf.KindArray:
-		return d.order(t.arrayElem(), false, depth)
-	case btf.KindStruct, btf.KindUnion:
+	case wire.KindArray:
+		elem, _, _ := t.Array()
+		return d.order(btf.TypeID(elem), false, depth)
+	case wire.KindStruct, wire.KindUnion:
 		return d.orderComposite(id, t, st, throughPtr, depth)
-	case btf.KindEnum, btf.KindEnum64, btf.KindForward:
+	case wire.KindEnum, wire.KindEnum64, wire.KindForward:
 		// Named enums and forward declarations are top-level declarations;
 		// so is an anonymous enum that nothing refers to (a set of
 		// constants).
-		if t.nameOff() != 0 || st.flags&referenced == 0 {
+		if t.NameOff() != 0 || st.flags&referenced == 0 {
 			d.queue = append(d.queue, id)
 		}
 		st.order = ordered
 		return true, nil
-	case btf.KindTypedef:
-		strong, err = d.order(t.ref(), throughPtr, depth)
+	case wire.KindTypedef:
+		strong, err = d.order(btf.TypeID(t.SizeType()), throughPtr, depth)
 		if err != nil {
 			return false, err
 		}
@@ -70,27 +72,27 @@ func (d *dumper) order(id btf.TypeID, throughPtr bool, depth int) (strong bool, 
 		d.queue = append(d.queue, id)
 		st.order = ordered
 		return true, nil
-	case btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		return d.order(t.ref(), throughPtr, depth)
-	case btf.KindFuncProto:
+	case wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindTypeTag:
+		return d.order(btf.TypeID(t.SizeType()), throughPtr, depth)
+	case wire.KindFuncProto:
 		return d.orderProto(t, throughPtr, depth)
-	case btf.KindFunc, btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
+	case wire.KindFunc, wire.KindVar, wire.KindDatasec, wire.KindDeclTag:
 		st.order = ordered
 		return false, nil
 	}
-	return false, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(id), t.kind())
+	return false, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(id), btf.Kind(t.Kind()))
 }
 
 // orderComposite orders a struct or union: unless it is named and reached
 // through a pointer, its members come first and it is a strong link.
-func (d *dumper) orderComposite(id btf.TypeID, t rec, st *tstate, throughPtr bool, depth int) (bool, error) {
-	named := t.nameOff() != 0
+func (d *dumper) orderComposite(id btf.TypeID, t wire.Record, st *tstate, throughPtr bool, depth int) (bool, error) {
+	named := t.NameOff() != 0
 	if throughPtr && named {
 		return false, nil
 	}
 	st.order = ordering
-	for i := range t.vlen() {
-		if _, err := d.order(t.memberType(i), false, depth); err != nil {
+	for i := range t.Vlen() {
+		if _, err := d.order(btf.TypeID(t.MemberType(i)), false, depth); err != nil {
 			return false, err
 		}
 	}
@@ -103,14 +105,13 @@ func (d *dumper) orderComposite(id btf.TypeID, t rec, st *tstate, throughPtr boo
 
 // orderProto orders a prototype's return and parameter types; the link is
 // strong if any of theirs is.
-func (d *dumper) orderProto(t rec, throughPtr bool, depth int) (bool, error) {
-	strong, err := d.order(t.ref(), throughPtr, depth)
+func (d *dumper) orderProto(t wire.Record, throughPtr bool, depth int) (bool, error) {
+	strong, err := d.order(btf.TypeID(t.SizeType()), throughPtr, depth)
 	if err != nil {
 		return false, err
 	}
-	for i := range t.vlen() {
-		_, pt := t.param(i)
-		s, err := d.order(pt, throughPtr, depth)
+	for i := range t.Vlen() {
+		s, err := d.order(btf.TypeID(t.ParamType(i)), throughPtr, depth)
 		if err != nil {
 			return false, err
 		}

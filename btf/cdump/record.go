@@ -10,117 +10,16 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
-// rec is one type record in host byte order, from btf.Spec.TypeSection.
-// The dumper reads every record many times (a struct's members are walked to
-// order it, to emit its dependencies, to check its packing and to print it),
-// so it decodes the wire words in place, through wire.Record, instead of
-// going through the btf.Type accessors. loadRecords checks that each record
-// has the standard size for its kind, so the fields are in bounds. The nil
-// rec is void.
-type rec []byte
-
-func (r rec) void() bool { return len(r) < wire.TypeSize }
-
-func (r rec) kind() btf.Kind {
-	if r.void() {
-		return btf.KindUnknown
-	}
-	return btf.Kind(wire.Record(r).Kind())
-}
-
-func (r rec) nameOff() uint32 {
-	if r.void() {
-		return 0
-	}
-	return wire.Record(r).NameOff()
-}
-
-func (r rec) vlen() int {
-	if r.void() {
-		return 0
-	}
-	return wire.Record(r).Vlen()
-}
-
-func (r rec) kflag() bool { return !r.void() && wire.Record(r).KindFlag() }
-
-// size is the size word of INT, STRUCT, UNION, ENUM, ENUM64, FLOAT, DATASEC.
-func (r rec) size() uint32 {
-	if r.void() {
-		return 0
-	}
-	return wire.Record(r).SizeType()
-}
-
-// ref is the type word of PTR, TYPEDEF, qualifiers, TYPE_TAG, FUNC,
-// FUNC_PROTO (its return type), VAR and DECL_TAG.
-func (r rec) ref() btf.TypeID { return btf.TypeID(r.size()) }
-
-func (r rec) isComposite() bool {
-	k := r.kind()
-	return k == btf.KindStruct || k == btf.KindUnion
-}
-
-// arrayElem and arrayIndex and arrayLen read an ARRAY's btf_array.
-func (r rec) arrayElem() btf.TypeID {
-	typ, _, _ := wire.Record(r).Array()
-	return btf.TypeID(typ)
-}
-
-func (r rec) arrayIndex() btf.TypeID {
-	_, index, _ := wire.Record(r).Array()
-	return btf.TypeID(index)
-}
-
-func (r rec) arrayLen() uint32 {
-	_, _, n := wire.Record(r).Array()
-	return n
-}
-
-// member returns the i-th btf_member of a STRUCT or UNION: name offset,
-// type, bit offset and bitfield size (0 for a plain member).
-func (r rec) member(i int) (name uint32, typ btf.TypeID, off, bits uint32) {
-	name, t, off := wire.Record(r).Member(i)
-	if r.kflag() {
-		bits, off = wire.MemberBitfieldSize(off), wire.MemberBitOffset(off)
-	}
-	return name, btf.TypeID(t), off, bits
-}
-
-// memberType returns only the type of the i-th member.
-func (r rec) memberType(i int) btf.TypeID {
-	_, typ, _ := wire.Record(r).Member(i)
-	return btf.TypeID(typ)
-}
-
-// param returns the i-th btf_param of a FUNC_PROTO.
-func (r rec) param(i int) (name uint32, typ btf.TypeID) {
-	name, t := wire.Record(r).Param(i)
-	return name, btf.TypeID(t)
-}
-
-// paramType returns the type of the i-th parameter.
-func (r rec) paramType(i int) btf.TypeID {
-	_, typ := r.param(i)
-	return typ
-}
-
-// enumValue returns the i-th value of an ENUM (low 32 bits) or ENUM64.
-func (r rec) enumValue(i int) (name uint32, val uint64) { return wire.Record(r).Enum(i) }
-
-// declTagComponent returns a DECL_TAG's component_idx: -1 for the tagged
-// type or function itself, else a member or parameter index.
-func (r rec) declTagComponent() int32 { return int32(wire.Record(r).Extra()) }
-
-// secinfoType returns the variable of the i-th btf_var_secinfo of a DATASEC.
-func (r rec) secinfoType(i int) btf.TypeID {
-	typ, _, _ := wire.Record(r).Secinfo(i)
-	return btf.TypeID(typ)
-}
-
 // sizes sizes records as the kinds defined today have them; a kind the
 // wire package does not know has size 0, and loadRecords refuses it.
 var sizes = wire.DefaultLayouts.Sizes()
+
+// The dumper reads every record many times (a struct's members are walked
+// to order it, to emit its dependencies, to check its packing and to print
+// it), so it decodes the wire words in place, through wire.Record, instead
+// of going through the btf.Type accessors. loadRecords checks that each
+// record has the standard size for its kind, so the fields are in bounds;
+// the nil Record is void.
 
 // section is the type section of one Spec of a chain, with the offset of
 // each of its records: record first+i is data[offs[i]:offs[i+1]].
@@ -144,18 +43,17 @@ func loadRecords(s *btf.Spec) (records, error) {
 			return nil, fmt.Errorf("cdump: %w", btf.ErrClosed)
 		}
 		offs := make([]uint32, 0, s.NumTypes()+1)
-		for off := 0; off < len(data); {
-			r := rec(data[off:])
-			if r.void() {
-				return nil, fmt.Errorf("cdump: type section truncated at %d", off)
-			}
-			size := int(sizes.Of(wire.Record(r).Info()))
-			if size == 0 || size > len(r) {
-				return nil, fmt.Errorf("cdump: type [%d]: unsupported kind %v or record layout",
-					int(s.FirstID())+len(offs), r.kind())
-			}
-			offs = append(offs, uint32(off))
-			off += size
+		it := sizes.Iter(data)
+		for it.Next() {
+			offs = append(offs, it.Off)
+		}
+		switch {
+		case it.Done():
+		case uint32(len(data))-it.Off < wire.TypeSize:
+			return nil, fmt.Errorf("cdump: type section truncated at %d", it.Off)
+		default:
+			return nil, fmt.Errorf("cdump: type [%d]: unsupported kind %v or record layout",
+				int(s.FirstID())+len(offs), btf.Kind(wire.InfoKind(wire.InfoWord(data, it.Off))))
 		}
 		if len(offs) != s.NumTypes() {
 			return nil, fmt.Errorf("cdump: %d records in the type section, want %d", len(offs), s.NumTypes())
@@ -167,7 +65,7 @@ func loadRecords(s *btf.Spec) (records, error) {
 }
 
 // get returns the record of type id, or nil for void or an id out of range.
-func (rs records) get(id btf.TypeID) rec {
+func (rs records) get(id btf.TypeID) wire.Record {
 	for i := range rs {
 		s := &rs[i]
 		if id >= s.first {
@@ -175,7 +73,7 @@ func (rs records) get(id btf.TypeID) rec {
 			if j+1 >= len(s.offs) {
 				return nil
 			}
-			return rec(s.data[s.offs[j]:s.offs[j+1]])
+			return wire.Record(s.data[s.offs[j]:s.offs[j+1]])
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
 // The sorted order of bpftool 7.5's "btf dump ... format c" (bpftool's
@@ -54,9 +55,9 @@ type sortKey struct {
 // wherever it is called (libbpf's btf_dump_order_type only marks them
 // ordered): leaving them out of the sort does not change the output.
 // They are more than half of a kernel's types (FUNC alone is 45%).
-func silent(k btf.Kind) bool {
+func silent(k wire.Kind) bool {
 	switch k {
-	case btf.KindFunc, btf.KindVar, btf.KindDatasec, btf.KindDeclTag, btf.KindInt, btf.KindFloat:
+	case wire.KindFunc, wire.KindVar, wire.KindDatasec, wire.KindDeclTag, wire.KindInt, wire.KindFloat:
 		return true
 	}
 	return false
@@ -71,7 +72,7 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 		n = d.n
 	} else {
 		for id := 1; id < d.n; id++ {
-			if !silent(d.typ(btf.TypeID(id)).kind()) {
+			if !silent(d.typ(btf.TypeID(id)).Kind()) {
 				n++
 			}
 		}
@@ -85,10 +86,10 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 	for i := range d.n {
 		id := btf.TypeID(i)
 		t := d.typ(id)
-		if !all && (id == 0 || silent(t.kind())) {
+		if !all && (id == 0 || silent(t.Kind())) {
 			continue
 		}
-		if !all && t.kind() == btf.KindFuncProto && t.nameOff() == 0 {
+		if !all && t.Kind() == wire.KindFuncProto && t.NameOff() == 0 {
 			protos = append(protos, id)
 			continue
 		}
@@ -98,7 +99,7 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 			hash:     d.sortHash(id, true, 0),
 			id:       id,
 			sortName: name,
-			ownName:  t.nameOff(),
+			ownName:  t.NameOff(),
 			rank:     d.sortRank(id),
 		})
 		if d.err != nil {
@@ -190,13 +191,14 @@ func set(bits []uint64, id btf.TypeID)        { bits[id/64] |= 1 << (id % 64) }
 
 // chainNext returns what a typedef, qualifier, type tag, pointer, array or
 // decl tag leads to, the links that bpftool's sort follows.
-func chainNext(t rec) (btf.TypeID, bool) {
-	switch t.kind() {
-	case btf.KindArray:
-		return t.arrayElem(), true
-	case btf.KindTypeTag, btf.KindConst, btf.KindPointer, btf.KindVolatile,
-		btf.KindRestrict, btf.KindTypedef, btf.KindDeclTag:
-		return t.ref(), true
+func chainNext(t wire.Record) (btf.TypeID, bool) {
+	switch t.Kind() {
+	case wire.KindArray:
+		elem, _, _ := t.Array()
+		return btf.TypeID(elem), true
+	case wire.KindTypeTag, wire.KindConst, wire.KindPointer, wire.KindVolatile,
+		wire.KindRestrict, wire.KindTypedef, wire.KindDeclTag:
+		return btf.TypeID(t.SizeType()), true
 	}
 	return 0, false
 }
@@ -207,13 +209,13 @@ func chainNext(t rec) (btf.TypeID, bool) {
 // decides.
 func (d *dumper) sortRank(id btf.TypeID) uint8 {
 	t := d.typ(id)
-	if t.nameOff() != 0 {
+	if t.NameOff() != 0 {
 		return d.rankNamed(id, 0)
 	}
-	switch t.kind() {
-	case btf.KindEnum, btf.KindEnum64:
+	switch t.Kind() {
+	case wire.KindEnum, wire.KindEnum64:
 		return rankAnonEnum
-	case btf.KindInt, btf.KindFloat:
+	case wire.KindInt, wire.KindFloat:
 		return rankScalar
 	}
 	return rankOther // anonymous structs, unions and prototypes; unnamed chains
@@ -233,14 +235,14 @@ func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
 	}
 	t := d.typ(id)
 	r := uint8(rankOther)
-	switch t.kind() {
-	case btf.KindEnum, btf.KindEnum64:
+	switch t.Kind() {
+	case wire.KindEnum, wire.KindEnum64:
 		r = rankEnum
-	case btf.KindInt, btf.KindFloat:
+	case wire.KindInt, wire.KindFloat:
 		r = rankScalar
-	case btf.KindStruct, btf.KindUnion:
+	case wire.KindStruct, wire.KindUnion:
 		r = rankRecord
-	case btf.KindFuncProto:
+	case wire.KindFuncProto:
 		r = rankProto
 	default:
 		if next, ok := chainNext(t); ok {
@@ -259,17 +261,28 @@ func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
 // such a chain.
 func (d *dumper) sortName(id btf.TypeID) uint32 {
 	t := d.typ(id)
-	switch k := t.kind(); {
-	case (k == btf.KindEnum || k == btf.KindEnum64) && t.nameOff() == 0 && t.vlen() > 0:
-		off, _ := t.enumValue(0)
+	switch k := t.Kind(); {
+	case (k == wire.KindEnum || k == wire.KindEnum64) && t.NameOff() == 0 && t.Vlen() > 0:
+		off, _ := t.Enum(0)
 		return off
-	case k == btf.KindEnum || k == btf.KindEnum64:
-		return t.nameOff()
+	case k == wire.KindEnum || k == wire.KindEnum64:
+		return t.NameOff()
 	}
 	if next, ok := chainNext(t); ok {
 		return d.sortNameRef(next, 0)
 	}
-	return t.nameOff()
+	return t.NameOff()
+}
+
+// sortStep counts one step of the sort's walks, at type id and depth
+// links down a chain; false, with d.err set, when the chain is too long or
+// the walk too big.
+func (d *dumper) sortStep(id btf.TypeID, depth int) bool {
+	if depth > maxDepth {
+		d.failDeep(id, "type chain too long to sort")
+		return false
+	}
+	return d.step(id)
 }
 
 // sortNameRef is btf_type_sort_name of a type reached through a chain.
@@ -278,15 +291,11 @@ func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 	if memo && isSet(d.memo.nameDone, id) {
 		return d.memo.name[id]
 	}
-	if depth > maxDepth {
-		d.failDeep(id, "type chain too long to sort")
-		return 0
-	}
-	if !d.step(id) {
+	if !d.sortStep(id, depth) {
 		return 0
 	}
 	t := d.typ(id)
-	off := t.nameOff()
+	off := t.NameOff()
 	if next, ok := chainNext(t); ok {
 		off = d.sortNameRef(next, depth+1)
 	}
@@ -311,33 +320,30 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	if memo && isSet(d.memo.hashDone[m], id) {
 		return d.memo.hash[m][id]
 	}
-	if depth > maxDepth {
-		d.failDeep(id, "type chain too long to sort")
-		return 0
-	}
-	if !d.step(id) {
+	if !d.sortStep(id, depth) {
 		return 0
 	}
 	t := d.typ(id)
-	h := d.nameHash(0, t.nameOff())
-	switch t.kind() {
-	case btf.KindEnum, btf.KindEnum64:
-		for i := range t.vlen() {
-			off, _ := t.enumValue(i)
+	h := d.nameHash(0, t.NameOff())
+	switch t.Kind() {
+	case wire.KindEnum, wire.KindEnum64:
+		for i := range t.Vlen() {
+			off, _ := t.Enum(i)
 			h = d.nameHash(h, off)
 		}
-	case btf.KindStruct, btf.KindUnion:
+	case wire.KindStruct, wire.KindUnion:
 		if !members {
 			break
 		}
-		for i := range t.vlen() {
-			name, typ, _, _ := t.member(i)
+		for i := range t.Vlen() {
+			name, typ, _ := t.Member(i)
 			h = d.nameHash(h, name)
-			h = h*31 + d.sortHash(typ, false, depth+1)
+			h = h*31 + d.sortHash(btf.TypeID(typ), false, depth+1)
 		}
-	case btf.KindArray:
-		h = h*31 + uint64(t.arrayLen())
-		h = h*31 + d.sortHash(t.arrayElem(), members, depth+1)
+	case wire.KindArray:
+		elem, _, n := t.Array()
+		h = h*31 + uint64(n)
+		h = h*31 + d.sortHash(btf.TypeID(elem), members, depth+1)
 	default:
 		if next, ok := chainNext(t); ok {
 			h = h*31 + d.sortHash(next, members, depth+1)

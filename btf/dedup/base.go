@@ -31,6 +31,8 @@ type Base struct {
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
+	// strFilter answers most lookups of strings not in strs (Prepare's).
+	strFilter strFilter
 }
 
 // baseMem is what a Base holds in mappings (see makeMapped): given back
@@ -90,6 +92,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	defer func() {
 		strs.Wait()
 		b.mem.strs = b.strs.index
+		b.strFilter = newStrFilter(b.strs.index)
 	}()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
@@ -196,7 +199,7 @@ func checkRefs(r record, id uint32, rec func(uint32) record) error {
 		return nil
 	}
 	var err error
-	forRefs(r, func(i int) {
+	r.ForRefs(func(i uint32) {
 		if r[i] == 0 || err != nil {
 			return
 		}

@@ -92,13 +92,13 @@ func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSou
 		}
 		off += int(size)
 		r := rs.rec(rs.len() - 1)
-		forRefs(r, func(i int) {
+		r.ForRefs(func(i uint32) {
 			if r[i] >= own {
 				r[i] += src.shift
 				maxRef = max(maxRef, r[i])
 			}
 		})
-		forNames(r, func(i int) {
+		r.ForNames(func(i uint32) {
 			if err != nil || r[i] < strStart || r[i] == 0 {
 				return
 			}

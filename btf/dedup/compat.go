@@ -60,8 +60,8 @@ func (d *state) identical11(id1, id2 uint32, depth int) bool {
 	if k != btf.KindStruct && k != btf.KindUnion || k != kindOf(t2) || !equalShallow(t1, t2) {
 		return false
 	}
-	s := &shapes[k]
-	for i := s.fixed + s.elemRef; i < len(t1); i += s.elem {
+	s := t1.Shape()
+	for i := s.Fixed + s.ElemRef; i < len(t1); i += s.Elem {
 		if t1[i] != t2[i] && !d.identical11(t1[i], t2[i], depth-1) {
 			return false
 		}

@@ -125,19 +125,19 @@ func (d *state) isEquiv(cand, canon uint32) int {
 // libbpf's order: an array's index type before its element type, a
 // prototype's return type before its parameters, members in order.
 func (d *state) equivRefs(ct, nt record) int {
-	s := &shapes[kindOf(ct)]
-	if s.ref1 >= 0 {
-		if eq := d.isEquiv(ct[s.ref1], nt[s.ref1]); eq <= 0 {
+	s := ct.Shape()
+	if s.Ref1 >= 0 {
+		if eq := d.isEquiv(ct[s.Ref1], nt[s.Ref1]); eq <= 0 {
 			return eq
 		}
 	}
-	if s.ref0 >= 0 {
-		if eq := d.isEquiv(ct[s.ref0], nt[s.ref0]); eq <= 0 {
+	if s.Ref0 >= 0 {
+		if eq := d.isEquiv(ct[s.Ref0], nt[s.Ref0]); eq <= 0 {
 			return eq
 		}
 	}
-	if s.elemRef >= 0 {
-		for i := s.fixed + s.elemRef; i < len(ct); i += s.elem {
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(ct); i += s.Elem {
 			if eq := d.isEquiv(ct[i], nt[i]); eq <= 0 {
 				return eq
 			}
@@ -196,12 +196,12 @@ func (d *state) identical(id1, id2 uint32, depth int) bool {
 }
 
 func (d *state) identicalRefs(t1, t2 record, depth int) bool {
-	s := &shapes[kindOf(t1)]
-	if s.ref0 >= 0 && t1[s.ref0] != t2[s.ref0] && !d.identical(t1[s.ref0], t2[s.ref0], depth-1) {
+	s := t1.Shape()
+	if s.Ref0 >= 0 && t1[s.Ref0] != t2[s.Ref0] && !d.identical(t1[s.Ref0], t2[s.Ref0], depth-1) {
 		return false
 	}
-	if s.elemRef >= 0 {
-		for i := s.fixed + s.elemRef; i < len(t1); i += s.elem {
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(t1); i += s.Elem {
 			if t1[i] != t2[i] && !d.identical(t1[i], t2[i], depth-1) {
 				return false
 			}

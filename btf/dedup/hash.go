@@ -23,10 +23,10 @@ func hashAll(r record) uint64 {
 
 // hashShallow hashes every word of r but its type ids.
 func hashShallow(r record) uint64 {
-	s := &shapes[kindOf(r)]
+	s := r.Shape()
 	h := uint64(len(r))
 	for i, w := range r {
-		if !s.isRef(i) {
+		if !s.IsRef(i) {
 			h = mix(h, w)
 		}
 	}
@@ -56,9 +56,9 @@ func equalShallow(a, b record) bool {
 	if a[wInfo] != b[wInfo] || len(a) != len(b) {
 		return false
 	}
-	s := &shapes[kindOf(a)]
+	s := a.Shape()
 	for i := range a {
-		if a[i] != b[i] && !s.isRef(i) {
+		if a[i] != b[i] && !s.IsRef(i) {
 			return false
 		}
 	}

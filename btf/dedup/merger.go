@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"slices"
 
@@ -27,7 +28,8 @@ var ErrDone = errors.New("dedup: Merger already deduplicated")
 type Merger struct {
 	base *Base
 	d    *state
-	keys []uint32 // AddSpec's string cache, reused
+	seed maphash.Seed // of the strings' hashes (Prepare)
+	pool prepPool     // Prepared buffers, reused
 	src  builderSource
 	// maxRef is the largest id a Builder's record refers to; Builders
 	// allow references to types not added yet, so it is checked by Dedup.
@@ -41,6 +43,7 @@ type Merger struct {
 func New(base *Base, opts Options) *Merger {
 	m := &Merger{base: base, d: newState(base)}
 	m.d.workers = opts.workers()
+	m.seed = m.d.strs.Own.Seed()
 	m.d.recs.mem = &recMem{}
 	// The records, strings and tables are in mappings (recmem.go), given
 	// back by Dedup, or here if the Merger is dropped before.
@@ -59,63 +62,11 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	if m.done {
 		return ErrDone
 	}
-	if s.Base() != nil && (m.base == nil || s.Base() != m.base.spec) {
-		return fmt.Errorf("dedup: split input on a base other than the Merger's")
-	}
-	if _, err := s.TypeByID(0); err != nil {
+	p, err := m.Prepare(s)
+	if err != nil {
 		return err
 	}
-	srcFirst := uint32(s.FirstID())
-	shift := m.d.first + m.d.n() - srcFirst
-	// The inputs may hold more types than BTF allows, as long as the
-	// output does not (libbpf appends up to 2^31): write checks that.
-	if err := m.d.room(s.NumTypes()); err != nil {
-		return err
-	}
-	sec, strStart := btfraw.StringSection(s)
-	rs := &m.d.recs
-	mark, strMark := rs.off.len(), m.d.strs.Own.Len()
-	rs.reserve(len(btfraw.TypeSection(s))/4, s.NumTypes())
-	m.d.strs.Own.Reserve(len(sec) / 16) // kernel names average ~16 bytes
-	// keys[off] is 1+ the key of the string at off of sec, once known:
-	// most names recur (member names), and this saves hashing them again.
-	if cap(m.keys) < len(sec) {
-		m.keys = make([]uint32, len(sec))
-	}
-	keys := m.keys[:len(sec)]
-	clear(keys)
-	for id, t := range s.Types(btf.ScopeOwn) {
-		if err := appendRecord(rs, btfraw.Record(t)); err != nil {
-			rs.truncate(mark)
-			m.d.strs.Own.Truncate(strMark)
-			return fmt.Errorf("dedup: type [%d]: %w", id, err)
-		}
-		r := rs.rec(rs.len() - 1)
-		forRefs(r, func(i int) {
-			if r[i] >= srcFirst {
-				r[i] += shift
-			}
-		})
-		var err error
-		forNames(r, func(i int) {
-			if err != nil || r[i] < strStart || r[i] == 0 {
-				return
-			}
-			off := r[i] - strStart
-			if k := keys[off]; k != 0 {
-				r[i] = k - 1
-				return
-			}
-			r[i], err = m.d.strs.intern(cstr(sec, off))
-			keys[off] = r[i] + 1
-		})
-		if err != nil {
-			rs.truncate(mark)
-			m.d.strs.Own.Truncate(strMark)
-			return err
-		}
-	}
-	return nil
+	return m.AddPrepared(p)
 }
 
 // cstr returns the NUL-terminated string at off of a string section (which
@@ -160,7 +111,8 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	// What only further inputs would need goes before the deduplication
 	// allocates its state: a Builder's string keys are megabytes for a
 	// DWARF encoder's vmlinux.
-	m.keys, m.src = nil, builderSource{}
+	m.src = builderSource{}
+	m.pool.close()
 	m.d.recs.mem.freeKeys()
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()

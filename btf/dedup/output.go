@@ -85,12 +85,12 @@ func (d *state) write() ([]byte, error) {
 		for _, w := range r {
 			raw = wire.AppendWord(raw, w)
 		}
-		forRefs(r, func(j int) {
+		r.ForRefs(func(j uint32) {
 			v, ok := d.remap(r[j])
 			if !ok && err == nil {
 				err = fmt.Errorf("dedup: type [%d] refers to [%d], which has no canonical type", d.first+i, r[j])
 			}
-			wire.PutWord(raw[start:], uint32(4*j), v)
+			wire.PutWord(raw[start:], 4*j, v)
 		})
 	}
 	if err != nil {

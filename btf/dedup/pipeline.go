@@ -101,7 +101,7 @@ func (d *state) advance() {
 	closed, maxRef := p.closed, uint32(0)
 	for i := p.closed; i < n; i++ {
 		r := d.recs.rec(i)
-		forRefs(r, func(j int) { maxRef = max(maxRef, r[j]) })
+		r.ForRefs(func(j uint32) { maxRef = max(maxRef, r[j]) })
 		if maxRef <= d.first+i {
 			closed = i + 1
 		}

@@ -35,7 +35,7 @@ func (d *state) refType(id uint32) uint32 {
 	// prototype's return type before its parameters: the order of the
 	// words, which decides the order of table insertions.
 	ok := true
-	forRefs(r, func(i int) {
+	r.ForRefs(func(i uint32) {
 		if ok {
 			if r[i] = d.refType(r[i]); r[i] == unprocessed {
 				ok = false

@@ -80,7 +80,7 @@ func sigOf(r record, k int, child func(id uint32, k int) uint32) uint32 {
 
 // refsSig mixes h with the signatures of depth k of r's references.
 func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint32) uint32 {
-	forRefs(r, func(i int) {
+	r.ForRefs(func(i uint32) {
 		h = mix(h, child(r[i], k))
 	})
 	return sigClean(h)

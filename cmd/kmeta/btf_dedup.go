@@ -109,39 +109,59 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		}
 		defer baseSpec.Close()
 	}
+	// The Merger is made once the base is ready; until then the
+	// producers only open their inputs.
 	var (
-		base     *dedup.Base
-		baseErr  error
-		baseDone = make(chan struct{})
+		m       *dedup.Merger
+		baseErr error
+		ready   = make(chan struct{})
 	)
 	go func() {
-		defer close(baseDone)
+		defer close(ready)
+		var base *dedup.Base
 		if baseSpec != nil {
 			if base, baseErr = dedup.NewBase(baseSpec, workers); baseErr != nil {
 				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
+				return
 			}
 		}
+		m = dedup.New(base, workers)
 	}()
-	var m *dedup.Merger
 	progress := c.progress("reading", len(paths))
-	err = inOrder(c.ctx, len(paths), 0, 64,
-		func(i int) (*btf.Spec, error) { return c.openOne(paths[i], baseSpec) },
-		func(i int, s *btf.Spec) error {
-			defer s.Close() // AddSpec copies the records
-			if m == nil {
-				if <-baseDone; baseErr != nil {
+	var bufs rawBufs
+	// What each input needs of the base (its names hashed and looked up,
+	// its records checked and copied) is done by the producers
+	// (Merger.Prepare); only what depends on the inputs before it is done
+	// here, in order (Merger.AddPrepared). Each Prepared waiting holds
+	// buffers the size of its input: 16 keep the appending fed.
+	err = inOrder(c.ctx, len(paths), 0, 16,
+		func(i int) (*dedup.Prepared, error) {
+			var p *dedup.Prepared
+			err := c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
+				if <-ready; baseErr != nil {
 					return baseErr
 				}
-				m = dedup.New(base, workers)
-			}
+				// Prepare copies what it needs: the Spec is closed
+				// and its buffer reused once it returns.
+				var err error
+				if p, err = m.Prepare(s); err != nil {
+					return fmt.Errorf("%s: %w", paths[i], err)
+				}
+				return nil
+			})
+			return p, err
+		},
+		func(i int, p *dedup.Prepared) error {
 			progress(i + 1)
-			if err := m.AddSpec(s); err != nil {
+			if err := m.AddPrepared(p); err != nil {
 				return fmt.Errorf("%s: %w", paths[i], err)
 			}
 			return nil
-		},
-		func(s *btf.Spec) { s.Close() })
-	<-baseDone
+		}, nil)
+	<-ready
+	if err == nil {
+		err = baseErr
+	}
 	if err != nil {
 		return err
 	}

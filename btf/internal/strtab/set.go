@@ -162,6 +162,25 @@ func (t *Set[S]) AppendRaw(b []byte) {
 // Hash returns the hash of s that FindHash and AddHash take.
 func (t *Set[S]) Hash(s []byte) uint64 { return maphash.Bytes(t.seed, s) }
 
+// Seed returns the seed of the Set's hashes: Hash(s) is
+// maphash.Bytes(Seed(), s). It never changes, so that goroutines may hash
+// strings for AddHash and FindHash while others add.
+func (t *Set[S]) Seed() maphash.Seed { return t.seed }
+
+// HashTags calls f with the hash bits that the index keeps of each of its
+// strings, in their places in the 64-bit hash (the top 32 bits for uint64
+// slots, the top 8 for uint32 ones) and the other bits zero: enough to
+// build a filter of the Set's hashes without hashing a string again.
+func (t *Set[S]) HashTags(f func(tag uint64)) {
+	ob := offBits[S]()
+	shift := 64 - (8*uint(unsafe.Sizeof(S(0))) - ob)
+	for _, slot := range t.slots {
+		if slot != 0 {
+			f(uint64(slot>>ob) << shift)
+		}
+	}
+}
+
 // Find returns the offset of s, or false if s is not in the Set.
 func (t *Set[S]) Find(s []byte) (uint32, bool) { return t.FindHash(s, t.Hash(s)) }
 

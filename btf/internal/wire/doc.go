@@ -2,7 +2,13 @@
 // the header, the kind numbers, the fixed and variable parts of each type
 // record, and the optional layout section that describes them.
 //
-// All functions work on bytes in the host's byte order; data in the other
+// It is also kmeta's one record layer: Record is the view of a record in
+// bytes (WordRecord in host-order words, as dedup holds them), Shapes says
+// where every kind keeps its type ids and names, the visitors ForRefs,
+// ForNames and RemapRefs walk and rewrite them, and Sizes.Iter walks a
+// type section with one bounds check per record.
+//
+// All functions work on data in the host's byte order; data in the other
 // order is converted once with Swap. Nothing here allocates per type.
 //
 // The format is described in the kernel's Documentation/bpf/btf.rst and

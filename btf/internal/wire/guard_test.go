@@ -64,7 +64,7 @@ func TestLayoutOnlyInWire(t *testing.T) {
 		}
 		t.Errorf("BTF byte layout outside btf/internal/wire:\n\t%s\n\n"+
 			"Read and write records through wire (wire.Record's accessors, wire.InfoKind/InfoVlen/Info,\n"+
-			"wire.NameAt/InfoAt/SizeTypeAt/ExtraAt, wire.RefShapes, wire.KindFields, wire.DefaultLayouts,\n"+
+			"wire.NameAt/InfoAt/SizeTypeAt/ExtraAt, wire.Shapes, wire.DefaultLayouts,\n"+
 			"wire.MemberOffsetWord, wire.Magic, wire.TypeSize) or through the btf.Type views; if wire lacks\n"+
 			"what you need, add it there. If a finding is not BTF layout at all (another format's field),\n"+
 			"add its exact key to allowed in btf/internal/wire/guard_test.go with the reason.",
@@ -88,8 +88,8 @@ var allowed = map[string]string{
 // records, whose constants look alike: only the magic number, which they
 // share with BTF, is checked in them.
 var otherFormats = map[string]string{
-	"btf/ext/":         ".BTF.ext (func_info, line_info, CO-RE relocations): its one home",
-	"btf/core/insn.go": "BPF instructions (struct bpf_insn)",
+	"btf/ext/":                ".BTF.ext (func_info, line_info, CO-RE relocations): its one home",
+	"btf/core/internal/insn/": "BPF instructions (struct bpf_insn)",
 }
 
 func otherFormat(key string) bool {

@@ -236,3 +236,44 @@ func Words(b []byte) ([]uint32, bool) {
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), true
 }
+
+// Iter walks the records of a type section in host byte order, checking
+// each one's bounds and kind once; the accessors of the Record it yields
+// may then read any of its fields.
+//
+//	for it := sizes.Iter(types); it.Next(); {
+//		use(it.Off, it.Rec)
+//	}
+//	if !it.Done() { ... the record at it.Off is truncated or of no known kind }
+type Iter struct {
+	types []byte
+	sizes *Sizes
+	next  uint32
+	Off   uint32 // offset of Rec within the section
+	Rec   Record // the current record, exactly as long as it is
+}
+
+// Iter returns an Iter over the records of types, sized by s.
+func (s *Sizes) Iter(types []byte) Iter { return Iter{types: types, sizes: s} }
+
+// Next moves to the next record and reports whether there is a sound one:
+// false at the end of the section, and at a record that is truncated or of
+// a kind s does not describe (Done tells them apart).
+func (it *Iter) Next() bool {
+	off, end := it.next, uint32(len(it.types))
+	it.Off, it.Rec = off, nil
+	if end-off < TypeSize {
+		return false
+	}
+	size := it.sizes.Of(Word(it.types, off+InfoAt))
+	if size == 0 || size > end-off {
+		return false
+	}
+	it.Rec = Record(it.types[off : off+size : off+size])
+	it.next = off + size
+	return true
+}
+
+// Done reports whether the walk reached the end of the section, rather
+// than a record it could not size.
+func (it *Iter) Done() bool { return it.Off == uint32(len(it.types)) }

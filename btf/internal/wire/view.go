@@ -33,15 +33,32 @@ const (
 // may run on past the record's end (the rest of a type section). Its
 // accessors read the fields at their fixed places and do no bounds
 // checks beyond Go's own: the caller has checked that the record is whole
-// (for example with Layouts.RecordSize). Element accessors assume the
-// record's kind is the one they are named after.
+// (for example with Sizes.Iter). Element accessors assume the record's
+// kind is the one they are named after.
+//
+// A Record shorter than the fixed part, such as nil, is void (type id 0):
+// the accessors of the fixed part read it as zeros, so void's kind is
+// KindUnknown, its name 0 and its vlen 0.
 type Record []byte
 
+// IsVoid reports whether r is void: shorter than the fixed part.
+func (r Record) IsVoid() bool { return len(r) < TypeSize }
+
 // NameOff returns the record's name_off.
-func (r Record) NameOff() uint32 { return Word(r, NameAt) }
+func (r Record) NameOff() uint32 {
+	if len(r) < TypeSize {
+		return 0
+	}
+	return Word(r, NameAt)
+}
 
 // Info returns the record's info word.
-func (r Record) Info() uint32 { return Word(r, InfoAt) }
+func (r Record) Info() uint32 {
+	if len(r) < TypeSize {
+		return 0
+	}
+	return Word(r, InfoAt)
+}
 
 // Kind returns the kind stored in the info word.
 func (r Record) Kind() Kind { return InfoKind(r.Info()) }
@@ -54,7 +71,12 @@ func (r Record) KindFlag() bool { return InfoKindFlag(r.Info()) }
 
 // SizeType returns the third word: a size (INT, ENUM, ENUM64, STRUCT,
 // UNION, DATASEC, FLOAT) or a type id (the other kinds that use it).
-func (r Record) SizeType() uint32 { return Word(r, SizeTypeAt) }
+func (r Record) SizeType() uint32 {
+	if len(r) < TypeSize {
+		return 0
+	}
+	return Word(r, SizeTypeAt)
+}
 
 // Extra returns the word after the fixed part: an INT's encoding word, a
 // VAR's linkage, a DECL_TAG's component index.
@@ -72,10 +94,32 @@ func (r Record) Member(i int) (name, typ, offset uint32) {
 	return Word(r, p), Word(r, p+4), Word(r, p+8)
 }
 
+// MemberBits returns the i-th btf_member of a STRUCT or UNION with its
+// offset word decoded by the record's kind flag: the bit offset, and the
+// bitfield size (0 for a plain member, or without the kind flag).
+func (r Record) MemberBits(i int) (name, typ, bitOffset, bitfieldSize uint32) {
+	name, typ, off := r.Member(i)
+	if r.KindFlag() {
+		return name, typ, MemberBitOffset(off), MemberBitfieldSize(off)
+	}
+	return name, typ, off, 0
+}
+
+// MemberType returns the type of the i-th btf_member of a STRUCT or UNION.
+func (r Record) MemberType(i int) uint32 { return Word(r, uint32(TypeSize+memberSize*i+4)) }
+
 // Param returns the i-th btf_param of a FUNC_PROTO: name offset and type.
 func (r Record) Param(i int) (name, typ uint32) {
 	p := uint32(TypeSize + paramSize*i)
 	return Word(r, p), Word(r, p+4)
+}
+
+// ParamType returns the type of the i-th btf_param of a FUNC_PROTO.
+func (r Record) ParamType(i int) uint32 { return Word(r, uint32(TypeSize+paramSize*i+4)) }
+
+// SetParamType overwrites the type of the i-th btf_param of a FUNC_PROTO.
+func (r Record) SetParamType(i int, typ uint32) {
+	PutWord(r, uint32(TypeSize+paramSize*i+4), typ)
 }
 
 // Enum returns the i-th enumerator of an ENUM (its 32 bits, zero extended)

@@ -72,25 +72,6 @@ func TestRecordElements(t *testing.T) {
 	}
 }
 
-// TestRefShapes checks the shapes against KindFields for a few kinds.
-func TestRefShapes(t *testing.T) {
-	if sh := RefShapes[KindArray]; sh.Ref0At != 12 || sh.Ref1At != 16 || sh.Ref0Mask != ^uint32(0) || sh.ElemSize != 0 {
-		t.Errorf("ARRAY shape %+v", sh)
-	}
-	if sh := RefShapes[KindStruct]; sh.Ref0Mask != 0 || sh.ElemSize != 12 || sh.ElemTypeAt != 4 || sh.ElemNameMask == 0 {
-		t.Errorf("STRUCT shape %+v", sh)
-	}
-	if sh := RefShapes[KindDatasec]; sh.ElemNameMask != 0 || sh.ElemTypeAt != 0 || sh.ElemTypeMask == 0 {
-		t.Errorf("DATASEC shape %+v", sh)
-	}
-	if sh := RefShapes[KindInt]; sh.Ref0Mask|sh.Ref1Mask|sh.ElemSize != 0 {
-		t.Errorf("INT shape %+v", sh)
-	}
-	if InfoUnused != 0x60ff0000 {
-		t.Errorf("InfoUnused = %#x", InfoUnused)
-	}
-}
-
 func TestWords(t *testing.T) {
 	buf := make([]uint32, 4)
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 16)

@@ -1,0 +1,39 @@
+package dedup
+
+// strFilter is a Bloom filter of a Base's strings, made from its string
+// index: the names Prepare looks up in the base are, for modules, never
+// there (pahole leaves the base's strings out of split BTF), and a miss
+// probes an index of megabytes at random. The filter's 128 KB answer most
+// of them. Its bits come from the 32 hash bits the index keeps (see
+// strtab.Set.HashTags), so it holds no string and is made without
+// hashing one.
+type strFilter []uint64
+
+const strFilterBits = 1 << 20
+
+func newStrFilter(index *strset) strFilter {
+	f := make(strFilter, strFilterBits/64)
+	index.HashTags(f.add)
+	return f
+}
+
+// bits returns the two bits of hash h (strset.hash).
+func (strFilter) bits(h uint64) (uint32, uint32) {
+	// The index keeps the top 32 bits, but 1 for a hash whose top bits
+	// are all zero (a zero slot is empty): take them as it does.
+	t := max(h>>32, 1)
+	return uint32(t) & (strFilterBits - 1), uint32(t>>12) & (strFilterBits - 1)
+}
+
+func (f strFilter) add(h uint64) {
+	a, b := f.bits(h)
+	f[a/64] |= 1 << (a % 64)
+	f[b/64] |= 1 << (b % 64)
+}
+
+// mayHold reports whether the index may hold a string of hash h; false
+// is certain.
+func (f strFilter) mayHold(h uint64) bool {
+	a, b := f.bits(h)
+	return f[a/64]&(1<<(a%64)) != 0 && f[b/64]&(1<<(b%64)) != 0
+}

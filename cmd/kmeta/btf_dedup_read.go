@@ -1,0 +1,101 @@
+package main
+
+import (
+	"io"
+	"sync"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// rawBufs are buffers that btf dedup reads its inputs into, reused from
+// input to input. A module's BTF is a few kilobytes: mapping it (btf.Open)
+// and unmapping it cost more than reading it, since unmapping a file from
+// a process running on several cores flushes the other cores' TLBs.
+type rawBufs struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+func (r *rawBufs) get() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.free); n > 0 {
+		b := r.free[n-1]
+		r.free = r.free[:n-1]
+		return b
+	}
+	return nil
+}
+
+func (r *rawBufs) put(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.free = append(r.free, b)
+}
+
+// openReused opens the BTF input at path on base, as openOne does, and
+// calls use with it; the Spec is closed when use returns. A regular file
+// of raw BTF in host byte order is read into one of bufs (no mapping);
+// anything else, or an input that fails to parse, goes through openOne,
+// whose errors the command reports.
+func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*btf.Spec) error) error {
+	buf := bufs.get()
+	defer func() { bufs.put(buf) }()
+	var s *btf.Spec
+	var ok bool
+	if path != "-" {
+		buf, ok = readRaw(path, c.maxInput, buf)
+	}
+	if ok {
+		var err error
+		if s, err = btf.Parse(buf, c.readOptions(base)); err != nil {
+			s = nil
+		}
+	}
+	if s == nil {
+		var err error
+		if s, err = c.openOne(path, base); err != nil {
+			return err
+		}
+	}
+	defer s.Close()
+	return use(s)
+}
+
+// readRaw reads the regular file at path into buf (grown if needed) if it
+// holds at most limit bytes (0: btf.DefaultMaxSize) and starts with a
+// BTF header. It reports false, and buf with its capacity,
+// for anything else.
+func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
+	if limit <= 0 {
+		limit = btf.DefaultMaxSize
+	}
+	f, fi, err := input.OpenFile(path)
+	if err != nil {
+		return buf[:0], false
+	}
+	defer f.Close()
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size < 4 || size > limit {
+		return buf[:0], false
+	}
+	if int64(cap(buf)) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	n, err := io.ReadFull(f, buf)
+	if err != nil {
+		return buf[:n], false
+	}
+	if _, _, err := btfraw.StringsRange(buf[:min(n, 256)]); err != nil {
+		return buf, false // not raw BTF: openOne sniffs it
+	}
+	// A file that grew while read is read again by openOne.
+	var one [1]byte
+	if m, _ := f.Read(one[:]); m != 0 {
+		return buf, false
+	}
+	return buf, true
+}
