@@ -79,7 +79,7 @@ func (c *copier) commit() error {
 	}
 	c.order()
 	c.number()
-	nTypes, n, nStrs, maxRef := len(b.types), b.n, len(b.strs.data), b.maxRef
+	nTypes, n, nStrs, maxRef := len(b.types), b.n, len(b.strs.data()), b.maxRef
 	// The records walked, and a FWD or a guess for each of the others
 	// (CopyAll walks none).
 	unwalked := len(c.pending) - c.walked
@@ -91,12 +91,12 @@ func (c *copier) commit() error {
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
 	// About one new string for every two names copied, in kernel BTF.
 	b.strs.reserve((len(c.pending) + c.elems) / 2)
-	c.pending[0].src.strCache.reserve((len(c.pending) + c.elems) / 2)
+	c.pending[0].src.strCache.Reserve((len(c.pending) + c.elems) / 2)
 	for _, k := range c.perm {
 		p := &c.pending[k]
 		if err := b.encode(p.t, p.src, p.fwd); err != nil {
 			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
-			b.strs.truncate(nStrs)
+			b.strs.Own.Truncate(nStrs)
 			for _, src := range b.srcs {
 				src.strCache = offCache{}
 			}

@@ -3,7 +3,6 @@ package builder
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
@@ -81,18 +80,19 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if off == 0 {
 		return 0, nil
 	}
-	if v, ok := src.strCache.get(off); ok {
+	if v, ok := src.strCache.Get(off); ok {
 		return v, nil
 	}
 	s := src.str(off)
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
-	v, err := b.strs.intern(s)
-	if err != nil {
-		return 0, err
+	// A string read from a string section holds no NUL.
+	v, ok := b.strs.Intern(s)
+	if !ok {
+		return 0, errStrings
 	}
-	src.strCache.put(off, v)
+	src.strCache.Put(off, v)
 	return v, nil
 }
 
@@ -112,68 +112,4 @@ func (src *source) str(off uint32) []byte {
 		}
 	}
 	return nil
-}
-
-// offCache maps non-zero uint32 keys to uint32 values: an open-addressing
-// table of key<<32|value words, kept at most half full.
-type offCache struct {
-	slots []uint64
-	n     int
-	shift uint8 // 32 - log2(len(slots))
-}
-
-// index hashes key by Fibonacci hashing: the top bits of key times 2^32/phi.
-func (c *offCache) index(key uint32) (uint32, uint32) {
-	return (key * 0x9e3779b9) >> c.shift, uint32(len(c.slots) - 1)
-}
-
-func (c *offCache) get(key uint32) (uint32, bool) {
-	if len(c.slots) == 0 {
-		return 0, false
-	}
-	for i, mask := c.index(key); ; i = (i + 1) & mask {
-		s := c.slots[i]
-		if s == 0 {
-			return 0, false
-		}
-		if uint32(s>>32) == key {
-			return uint32(s), true
-		}
-	}
-}
-
-// reserve sizes the table for n more keys.
-func (c *offCache) reserve(n int) {
-	size := max(1024, len(c.slots))
-	for size < 2*(c.n+n) {
-		size *= 2
-	}
-	if size > len(c.slots) {
-		c.resize(size)
-	}
-}
-
-func (c *offCache) resize(size int) {
-	old := c.slots
-	c.slots = make([]uint64, size)
-	c.shift = uint8(32 - bits.TrailingZeros(uint(size)))
-	c.n = 0
-	for _, s := range old {
-		if s != 0 {
-			c.put(uint32(s>>32), uint32(s))
-		}
-	}
-}
-
-func (c *offCache) put(key, val uint32) {
-	if 2*(c.n+1) > len(c.slots) {
-		c.resize(max(1024, 2*len(c.slots)))
-	}
-	for i, mask := c.index(key); ; i = (i + 1) & mask {
-		if c.slots[i] == 0 {
-			c.slots[i] = uint64(key)<<32 | uint64(val)
-			c.n++
-			return
-		}
-	}
 }

@@ -55,7 +55,7 @@ func (b *Builder) Marshal(opts Options) ([]byte, error) {
 		HdrLen:  wire.HeaderLen,
 		TypeLen: uint32(len(b.types)),
 		StrOff:  uint32(len(b.types)),
-		StrLen:  uint32(len(b.strs.data)),
+		StrLen:  uint32(len(b.strs.data())),
 	}
 	var layout []byte
 	if opts.Layout {
@@ -64,11 +64,11 @@ func (b *Builder) Marshal(opts Options) ([]byte, error) {
 		layout = wire.AppendLayouts(nil, binary.NativeEndian)
 		h.LayoutLen = uint32(len(layout))
 	}
-	size := int(h.HdrLen) + len(b.types) + len(b.strs.data) + 3 + len(layout)
+	size := int(h.HdrLen) + len(b.types) + len(b.strs.data()) + 3 + len(layout)
 	out := make([]byte, 0, size)
 	out = wire.AppendHeader(out, h, binary.NativeEndian)
 	out = append(out, b.types...)
-	out = append(out, b.strs.data...)
+	out = append(out, b.strs.data()...)
 	if opts.Layout {
 		for len(out)-int(h.HdrLen) < int(h.LayoutOff) {
 			out = append(out, 0)

@@ -48,7 +48,7 @@ func (m *baseMem) free() {
 		t.free()
 	}
 	if m.strs != nil {
-		m.strs.free()
+		m.strs.Free()
 	}
 	for k := range m.sigs {
 		freeMapped(&m.sigs[k])

@@ -67,13 +67,13 @@ func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSou
 		clear(src.keys[have:])
 	}
 	rs := &m.d.recs
-	mark, strMark := rs.off.len(), len(m.d.strs.own.data)
+	mark, strMark := rs.off.len(), m.d.strs.Own.Len()
 	rs.reserve(len(types)/4, len(types)/(4*wHead))
 	own, maxRef := uint32(b.FirstID()), m.maxRef
 	n := 0
 	fail := func(err error) (int, error) {
 		rs.truncate(mark)
-		m.d.strs.own.truncate(strMark)
+		m.d.strs.Own.Truncate(strMark)
 		return 0, err
 	}
 	for off := 0; off < len(types); n++ {

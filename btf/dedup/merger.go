@@ -43,7 +43,7 @@ type Merger struct {
 func New(base *Base, opts Options) *Merger {
 	m := &Merger{base: base, d: newState(base)}
 	m.d.workers = opts.workers()
-	m.seed = m.d.strs.own.seed
+	m.seed = m.d.strs.Own.Seed()
 	m.d.recs.mem = &recMem{}
 	// The records, strings and tables are in mappings (recmem.go), given
 	// back by Dedup, or here if the Merger is dropped before.
@@ -115,7 +115,7 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	m.pool.close()
 	m.d.recs.mem.freeKeys()
 	// Names are keys by now: the index of the own strings is not needed.
-	m.d.strs.own.freeIndex()
+	m.d.strs.Own.FreeIndex()
 	var err error
 	if m.maxRef >= m.d.first+m.d.n() {
 		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)
@@ -196,7 +196,7 @@ func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 		strs += len(sec)
 	}
 	m.d.recs.reserve(words, n)
-	m.d.strs.own.reserve(strs / 32) // most module strings are in the base or repeat
+	m.d.strs.Own.Reserve(strs / 32) // most module strings are in the base or repeat
 	for _, s := range specs {
 		if err := m.AddSpec(s); err != nil {
 			return nil, err

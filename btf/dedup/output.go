@@ -63,7 +63,7 @@ func (d *state) write() ([]byte, error) {
 		return nil, fmt.Errorf("dedup: last id %d after deduplication, BTF allows ids up to %d", next-1, wire.MaxTypeID)
 	}
 	strs := d.strs.data()
-	if end := uint64(d.strs.start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
+	if end := uint64(d.strs.Start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
 		return nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
 	}
 	h := wire.Header{

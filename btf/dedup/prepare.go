@@ -194,7 +194,7 @@ func (p *Prepared) addString(s []byte) uint32 {
 		h = maphash.Bytes(p.m.seed, s)
 		key = pending
 		if b := p.m.base; b != nil && b.strFilter.mayHold(h) {
-			if off, ok := b.strs.index.findHash(s, h); ok {
+			if off, ok := b.strs.index.FindHash(s, h); ok {
 				key = off
 			}
 		}
@@ -229,15 +229,15 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("more than %d words of records", wideBit-1)
 	}
 	// The strings first, in order, since only they can fail.
-	strMark := len(d.strs.own.data)
-	d.strs.own.reserve(p.pending)
+	strMark := d.strs.Own.Len()
+	d.strs.Own.Reserve(p.pending)
 	from := uint32(0)
 	for j, k := range p.keys {
 		to := p.strEnds[j]
 		if k == pending {
 			key, err := d.strs.addOwn(p.strs[from:to], p.hashes[j])
 			if err != nil {
-				d.strs.own.truncate(strMark)
+				d.strs.Own.Truncate(strMark)
 				return err
 			}
 			p.keys[j] = key
@@ -263,13 +263,13 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 }
 
 // addOwn returns the key of s, which is not a base string, adding it to
-// the own strings if needed; h is its hash (strset.hash).
-func (t *strtab) addOwn(s []byte, h uint64) (uint32, error) {
-	off := t.own.addHash(s, h)
+// the own strings if needed; h is its hash (strtab.Set.Hash).
+func (t *strSpace) addOwn(s []byte, h uint64) (uint32, error) {
+	off, _ := t.Own.AddHash(s, h)
 	// Strings of types that deduplication drops are counted here too;
 	// the output's own limit is checked when it is written.
-	if uint64(t.start)+uint64(len(t.own.data)) > maxID {
+	if uint64(t.Start)+uint64(t.Own.Len()) > maxID {
 		return 0, fmt.Errorf("dedup: more than %d bytes of strings appended", maxID)
 	}
-	return t.start + off, nil
+	return t.Start + off, nil
 }

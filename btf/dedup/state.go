@@ -29,7 +29,7 @@ type state struct {
 	blast uint32 // last base id, 0 without a base
 	first uint32 // first own id
 	recs  records
-	strs  strtab
+	strs  strSpace
 
 	m      []uint32 // canonical map of own types (index id-first)
 	hyp    []uint32 // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
@@ -81,7 +81,7 @@ func (d *state) free() {
 	d.freeScratch()
 	freeMapped(&d.mMem)
 	d.m = nil
-	d.strs.own.free()
+	d.strs.Own.Free()
 	d.recs.mem.free()
 }
 
@@ -94,7 +94,7 @@ func newState(base *Base) *state {
 	if base != nil {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
 	}
-	d.strs = newStrtab(bs, 0)
+	d.strs = newStrSpace(bs, 0)
 	d.recs.off.push(0)
 	d.tab = newTable(under, 0)
 	return d

@@ -5,24 +5,24 @@ package dedup
 // there (pahole leaves the base's strings out of split BTF), and a miss
 // probes an index of megabytes at random. The filter's 128 KB answer most
 // of them. Its bits come from the 32 hash bits the index keeps (see
-// strset), so it holds no string and is made without hashing one.
+// strtab.Set.HashTags), so it holds no string and is made without
+// hashing one.
 type strFilter []uint64
 
 const strFilterBits = 1 << 20
 
 func newStrFilter(index *strset) strFilter {
 	f := make(strFilter, strFilterBits/64)
-	for _, slot := range index.slots {
-		if slot != 0 {
-			f.add(slot)
-		}
-	}
+	index.HashTags(f.add)
 	return f
 }
 
 // bits returns the two bits of hash h (strset.hash).
 func (strFilter) bits(h uint64) (uint32, uint32) {
-	return uint32(h>>32) & (strFilterBits - 1), uint32(h>>44) & (strFilterBits - 1)
+	// The index keeps the top 32 bits, but 1 for a hash whose top bits
+	// are all zero (a zero slot is empty): take them as it does.
+	t := max(h>>32, 1)
+	return uint32(t) & (strFilterBits - 1), uint32(t>>12) & (strFilterBits - 1)
 }
 
 func (f strFilter) add(h uint64) {

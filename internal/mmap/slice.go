@@ -1,0 +1,74 @@
+package mmap
+
+import (
+	"slices"
+	"unsafe"
+)
+
+// MinSlice is the fewest bytes worth a mapping of their own: MakeSlice
+// and GrowSlice keep smaller slices on the heap.
+const MinSlice = 64 << 10
+
+// GrowSlice returns s with room for n more elements, in *g's mapping. s
+// is in that mapping unless it was never grown there (its first elements,
+// on the heap) or an append outgrew it (then on the heap too): either way
+// its elements are copied over. If the mapping fails, s grows on the heap.
+//
+// T must hold no pointers: the garbage collector does not scan mappings.
+func GrowSlice[T any](s []T, n int, g **Growable) []T {
+	need := len(s) + n
+	if cap(s) >= need {
+		return s
+	}
+	size := int(unsafe.Sizeof(*new(T)))
+	c := max(need, 2*cap(s), MinSlice/size)
+	var old *T
+	var b []byte
+	var err error
+	if *g == nil {
+		*g, err = NewGrowable(size * c)
+		if err == nil {
+			b = (*g).Bytes()
+		}
+	} else {
+		old = (*T)(unsafe.Pointer(unsafe.SliceData((*g).Bytes())))
+		b, err = (*g).Grow(size * c)
+	}
+	if err != nil {
+		return slices.Grow(s, c-len(s))
+	}
+	ns := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)[:len(s)]
+	if unsafe.SliceData(s) != old {
+		copy(ns, s)
+	}
+	return ns
+}
+
+// MakeSlice returns n zeroed elements in a new mapping, which *g then
+// holds (*g must hold none), or on the heap if they are fewer than
+// MinSlice bytes or the mapping fails. Pages never written cost no memory,
+// and *g's Free gives the others back at once, where the heap would keep
+// them until a collection.
+//
+// T must hold no pointers: the garbage collector does not scan mappings.
+func MakeSlice[T any](n int, g **Growable) []T {
+	size := int(unsafe.Sizeof(*new(T)))
+	if n*size < MinSlice {
+		return make([]T, n)
+	}
+	m, err := NewGrowable(n * size)
+	if err != nil {
+		return make([]T, n)
+	}
+	*g = m
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m.Bytes()))), n)
+}
+
+// FreeAll frees the mappings gs point to and forgets them; each may be
+// nil or hold nothing.
+func FreeAll(gs ...**Growable) {
+	for _, g := range gs {
+		(*g).Free()
+		*g = nil
+	}
+}
