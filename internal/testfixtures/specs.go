@@ -226,3 +226,12 @@ func SkipIfHostFixture(tb testing.TB) {
 		tb.Skipf("%s is testdata's %s, whose bpftool outputs the golden tests compare", RunningKernelBTF, HostVmlinux)
 	}
 }
+
+// RunningKernelIsHostFixture reports whether the running kernel's BTF is
+// the committed host fixture (see SkipIfHostFixture), for a test that
+// leaves out only part of its work there.
+func RunningKernelIsHostFixture(tb testing.TB) bool {
+	tb.Helper()
+	live, err := os.ReadFile(RunningKernelBTF)
+	return err == nil && bytes.Equal(live, readShared(tb, Path(tb, HostVmlinux)))
+}
