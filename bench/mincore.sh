@@ -10,7 +10,9 @@
 # installs it (-tags netgo,osusergo). Two floors are timed beside them:
 # "kmeta-static version" (kmeta's start, its package initialisation and
 # command tree, and exit) and an empty static Go program (the Go
-# runtime's start and exit alone).
+# runtime's start and exit alone). Each ratio of wall times is followed by
+# the ratio of CPU times (user + system, means), which the load of a shared
+# machine moves less.
 # Usage: bench/mincore.sh [OBJ] (default testdata/elf/prog.bpf.o.gz)
 # Needs bpftool and hyperfine (apt-get install bpftool hyperfine).
 set -euo pipefail
@@ -48,7 +50,8 @@ r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 b = r["bpftool"]
 for name, x in r.items():
     if name != "bpftool":
-        print(f"{sys.argv[2]}: {name} {x['mean']*1e3:.1f} ms (median {x['median']*1e3:.1f}), bpftool {b['mean']*1e3:.1f} ms (median {b['median']*1e3:.1f}), ratio {x['mean']/b['mean']:.2f}x (medians {x['median']/b['median']:.2f}x)")
+        cpu, bcpu = x['user'] + x['system'], b['user'] + b['system']
+        print(f"{sys.argv[2]}: {name} {x['mean']*1e3:.1f} ms (median {x['median']*1e3:.1f}), bpftool {b['mean']*1e3:.1f} ms (median {b['median']*1e3:.1f}), ratio {x['mean']/b['mean']:.2f}x (medians {x['median']/b['median']:.2f}x); CPU {cpu*1e3:.1f} against {bcpu*1e3:.1f} ms, {cpu/bcpu:.2f}x")
 PY
 }
 for k in $kernels; do
