@@ -7,7 +7,12 @@
 # in one shell). The outputs are checked equal first. kmeta is built both
 # as Go builds it by default (cgo on: the spf13/pflag dependency imports
 # net, so the binary is dynamically linked) and static, as the README
-# installs it (-tags netgo,osusergo).
+# installs it (-tags netgo,osusergo). Two floors are timed beside them:
+# "kmeta-static version" (kmeta's start, its package initialisation and
+# command tree, and exit) and an empty static Go program (the Go
+# runtime's start and exit alone). Each ratio of wall times is followed by
+# the ratio of CPU times (user + system, means), which the load of a shared
+# machine moves less.
 # Usage: bench/mincore.sh [OBJ] (default testdata/elf/prog.bpf.o.gz)
 # Needs bpftool and hyperfine (apt-get install bpftool hyperfine).
 set -euo pipefail
@@ -16,6 +21,9 @@ root="$here/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/kmeta" ./cmd/kmeta && go build -tags netgo,osusergo -o "$tmp/kmeta-static" ./cmd/kmeta)
+mkdir "$tmp/empty"
+printf 'package main\n\nfunc main() {}\n' > "$tmp/empty/main.go"
+(cd "$tmp/empty" && CGO_ENABLED=0 go build -o "$tmp/go-empty" main.go)
 obj="$tmp/prog.bpf.o"
 zcat -f "${1:-$root/testdata/elf/prog.bpf.o.gz}" > "$obj"
 zcat "$root/testdata/btf/debian-6.1.btf.gz" > "$tmp/debian-6.1.btf"
@@ -42,14 +50,17 @@ r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 b = r["bpftool"]
 for name, x in r.items():
     if name != "bpftool":
-        print(f"{sys.argv[2]}: {name} {x['mean']*1e3:.1f} ms (median {x['median']*1e3:.1f}), bpftool {b['mean']*1e3:.1f} ms (median {b['median']*1e3:.1f}), ratio {x['mean']/b['mean']:.2f}x (medians {x['median']/b['median']:.2f}x)")
+        cpu, bcpu = x['user'] + x['system'], b['user'] + b['system']
+        print(f"{sys.argv[2]}: {name} {x['mean']*1e3:.1f} ms (median {x['median']*1e3:.1f}), bpftool {b['mean']*1e3:.1f} ms (median {b['median']*1e3:.1f}), ratio {x['mean']/b['mean']:.2f}x (medians {x['median']/b['median']:.2f}x); CPU {cpu*1e3:.1f} against {bcpu*1e3:.1f} ms, {cpu/bcpu:.2f}x")
 PY
 }
 for k in $kernels; do
 	hyperfine --warmup 5 --runs 40 -N --export-json "$json" \
 		-n bpftool "bpftool gen min_core_btf $k $tmp/ref.btf $obj" \
 		-n kmeta "$tmp/kmeta btf min $k --obj $obj -o $tmp/k.btf" \
-		-n kmeta-static "$tmp/kmeta-static btf min $k --obj $obj -o $tmp/k.btf" >&2
+		-n kmeta-static "$tmp/kmeta-static btf min $k --obj $obj -o $tmp/k.btf" \
+		-n kmeta-version "$tmp/kmeta-static version" \
+		-n go-empty "$tmp/go-empty" >&2
 	ratios "one object, $(basename "$k")"
 done
 batch="for k in $kernels; do bpftool gen min_core_btf \$k $tmp/ref/\$(basename \$k) $obj; done"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
@@ -31,9 +32,8 @@ type source struct {
 	prefix []uint32 // mark.ranks()
 	pos    uint32   // output position of the source's first queued type
 
-	strs     []byte   // the Spec's own string section, refreshed per copy
-	strStart uint32   // string offset of strs[0]
-	strCache offCache // source string offset -> Builder string offset
+	strs     strtab.Chain // the chain's string sections, refreshed per copy
+	strCache offCache     // source string offset -> Builder string offset
 }
 
 // Walk levels: how a type was reached.
@@ -213,8 +213,16 @@ func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
 // refresh reloads the string sections of src's chain, which the Builder
 // reads while copying (a Spec's data may be remapped between copies).
 func (src *source) refresh() {
-	for _, o := range src.chain {
-		o.strs, o.strStart = btfraw.StringSection(o.spec)
+	// Every source of the chain gets its own chain's sections (its
+	// strings are read by copyStr too), built from the root up, each in
+	// a slice of its own.
+	for i := len(src.chain) - 1; i >= 0; i-- {
+		o := src.chain[i]
+		data, start := btfraw.StringSection(o.spec)
+		o.strs = append(o.strs[:0], strtab.Section{Start: start, Data: data})
+		if i+1 < len(src.chain) {
+			o.strs = append(o.strs, src.chain[i+1].strs...)
+		}
 	}
 }
 

@@ -1,10 +1,10 @@
 package builder
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
@@ -99,17 +99,12 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 // str returns the string at offset off of src's string space (its chain's),
 // without the NUL; nil if off is outside it.
 func (src *source) str(off uint32) []byte {
-	for _, o := range src.chain {
-		if off >= o.strStart {
-			if off-o.strStart >= uint32(len(o.strs)) {
-				return nil
-			}
-			rest := o.strs[off-o.strStart:]
-			if i := bytes.IndexByte(rest, 0); i >= 0 {
-				return rest[:i]
-			}
-			return nil
-		}
+	// Only the first section that holds off matters, and a section's
+	// last byte is a NUL (btf validates it): a string without one is
+	// outside the space.
+	rest := src.strs.From(off)
+	if s := strtab.CString(rest); len(s) < len(rest) {
+		return s
 	}
 	return nil
 }

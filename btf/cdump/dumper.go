@@ -43,7 +43,7 @@ type dumper struct {
 	spec    *btf.Spec
 	recs    records  // type records by id
 	n       int      // number of ids, void included
-	strs    strtab   // the string sections of the Spec chain
+	strs    strSpace // the string sections of the Spec chain
 	st      []tstate // by id
 	ptrSize int64
 

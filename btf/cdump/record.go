@@ -1,11 +1,11 @@
 package cdump
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
@@ -79,65 +79,27 @@ func (rs records) get(id btf.TypeID) wire.Record {
 	return nil
 }
 
-// strtab resolves string offsets over the string sections of a Spec chain.
-type strtab []strSection
+// strSpace resolves string offsets over the string sections of a Spec chain.
+type strSpace struct{ strtab.Chain }
 
-type strSection struct {
-	start uint32
-	data  []byte
-}
-
-func newStrtab(s *btf.Spec) strtab {
-	var t strtab
+func newStrtab(s *btf.Spec) strSpace {
+	var t strSpace
 	for ; s != nil; s = s.Base() {
 		data, start := btfraw.StringSection(s)
-		t = append(t, strSection{start, data})
+		t.Chain = append(t.Chain, strtab.Section{Start: start, Data: data})
 	}
 	return t
 }
 
 // name returns the string at off, without its NUL; nil for "" or an offset
 // outside the sections (which btf.Parse does not let through).
-func (t strtab) name(off uint32) []byte {
-	if off == 0 {
-		return nil
-	}
-	for _, sec := range t {
-		if off >= sec.start {
-			off -= sec.start
-			if off >= uint32(len(sec.data)) {
-				return nil
-			}
-			b := sec.data[off:]
-			if i := bytes.IndexByte(b, 0); i >= 0 {
-				return b[:i]
-			}
-			return b
-		}
-	}
-	return nil
-}
-
-// section returns the bytes from off to the end of its string section; nil
-// for an offset outside the sections.
-func (t strtab) from(off uint32) []byte {
-	for _, sec := range t {
-		if off >= sec.start {
-			off -= sec.start
-			if off >= uint32(len(sec.data)) {
-				return nil
-			}
-			return sec.data[off:]
-		}
-	}
-	return nil
-}
+func (t strSpace) name(off uint32) []byte { return t.String(off) }
 
 // hash returns libbpf's str_hash of the string at off: h*31+c over its
 // bytes, each a signed char as on x86.
-func (t strtab) hash(off uint32) uint64 {
+func (t strSpace) hash(off uint32) uint64 {
 	var h uint64
-	for _, c := range t.from(off) {
+	for _, c := range t.From(off) {
 		if c == 0 {
 			break
 		}
@@ -149,12 +111,12 @@ func (t strtab) hash(off uint32) uint64 {
 // prefix returns the first 16 bytes of the string at off as two big-endian
 // words, which compare as the bytes do; the zeros after a shorter string
 // sort it first, as its NUL does in strcmp.
-func (t strtab) prefix(off uint32) (p [2]uint64) {
+func (t strSpace) prefix(off uint32) (p [2]uint64) {
 	if off == 0 {
 		return p
 	}
 	var b [16]byte
-	for i, c := range t.from(off) {
+	for i, c := range t.From(off) {
 		if c == 0 || i == len(b) {
 			break
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
 
@@ -105,7 +106,7 @@ func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSou
 			k := r[i] - strStart
 			if src.keys[k] == 0 {
 				var key uint32
-				key, err = m.d.strs.intern(cstr(strs, k))
+				key, err = m.d.strs.intern(strtab.CString(strs[k:]))
 				src.keys[k] = key + 1
 			}
 			r[i] = src.keys[k] - 1

@@ -69,16 +69,6 @@ func (m *Merger) AddSpec(s *btf.Spec) error {
 	return m.AddPrepared(p)
 }
 
-// cstr returns the NUL-terminated string at off of a string section (which
-// the btf package has validated).
-func cstr(sec []byte, off uint32) []byte {
-	rest := sec[off:]
-	if i := bytes.IndexByte(rest, 0); i >= 0 {
-		return rest[:i]
-	}
-	return rest
-}
-
 // reserve makes room for words more words and n more records, growing
 // geometrically so that many small inputs cost linear time.
 func (rs *records) reserve(words, n int) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -153,7 +154,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 			off := r[i] - strStart
 			j := local[off]
 			if j == 0 {
-				j = p.addString(cstr(sec, off)) + 1
+				j = p.addString(strtab.CString(sec[off:])) + 1
 				local[off] = j
 			}
 			r[i] = j - 1

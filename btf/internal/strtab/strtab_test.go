@@ -236,3 +236,33 @@ func TestSharedGrow(t *testing.T) {
 		t.Errorf("the given data changed: %q", sec)
 	}
 }
+
+// TestChain reads strings across a base's section and a split section
+// that starts where the base's strings end.
+func TestChain(t *testing.T) {
+	base := []byte("\x00int\x00long\x00")
+	own := []byte("foo\x00bar")
+	c := Chain{{Start: uint32(len(base)), Data: own}, {Start: 0, Data: base}}
+	for _, tc := range []struct {
+		off  uint32
+		want string
+		nil_ bool
+	}{
+		{0, "", true},
+		{1, "int", false},
+		{5, "long", false},
+		{6, "ong", false},
+		{10, "foo", false},
+		{14, "bar", false},                 // the section's last string, without its NUL
+		{17, "", true},                     // past the own section
+		{uint32(len(base) - 1), "", false}, // the base's last NUL: an empty string
+	} {
+		got := c.String(tc.off)
+		if string(got) != tc.want || (got == nil) != tc.nil_ {
+			t.Errorf("String(%d) = %q (nil %v), want %q (nil %v)", tc.off, got, got == nil, tc.want, tc.nil_)
+		}
+	}
+	if got := string(c.From(11)); got != "oo\x00bar" {
+		t.Errorf("From(11) = %q", got)
+	}
+}
