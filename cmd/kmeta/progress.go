@@ -55,6 +55,15 @@ func (p *progressLine) tick(what string) *progressLine {
 	if p == nil {
 		return nil
 	}
+	line := func(now time.Time) string {
+		return fmt.Sprintf("kmeta: %s (%.0f s)", what, now.Sub(p.start).Seconds())
+	}
+	if progressDelay <= 0 {
+		// No delay (the tests): the line shows at once, not when the
+		// ticking goroutine first runs, which work shorter than that
+		// (on one CPU) would never see.
+		p.show(line(time.Now()))
+	}
 	p.wg.Go(func() {
 		next := time.NewTimer(progressDelay)
 		defer next.Stop()
@@ -63,7 +72,7 @@ func (p *progressLine) tick(what string) *progressLine {
 			case <-p.stop:
 				return
 			case now := <-next.C:
-				p.show(fmt.Sprintf("kmeta: %s (%.0f s)", what, now.Sub(p.start).Seconds()))
+				p.show(line(now))
 				next.Reset(250 * time.Millisecond)
 			}
 		}
