@@ -41,16 +41,9 @@ func inputName(path string) string {
 // it is compressed, checking the inflated data's magic as it comes out.
 func (c *cli) readELF(path, what string) (*input.Data, error) {
 	name := inputName(path)
-	o := input.Options{Limit: c.maxInput, What: name, Check: checkELF(name, what), CheckLen: magicLen}
-	var d *input.Data
-	var err error
-	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
-	} else {
-		d, err = input.File(c.ctx, path, o)
-	}
+	d, err := c.readArg(path, checkELF(name, what), magicLen)
 	if err != nil {
-		return nil, withHint(err)
+		return nil, err
 	}
 	f := input.Detect(d.Bytes())
 	if f == input.None {
