@@ -168,14 +168,7 @@ func (e *emitter) emitVars130() error {
 		if size == 0 || size > 1<<32-1 || addr > 1<<32-1 {
 			continue
 		}
-		linkage := btf.LinkageStatic
-		if v.external {
-			linkage = btf.LinkageGlobal
-		}
-		lo := int32(len(e.out.tags))
-		e.addTags(0, v.annLo, v.annN)
-		e.out.vars = append(e.out.vars, ovar{name: v.name, typ: uint32(v.typeID), linkage: linkage,
-			offset: uint32(addr), size: uint32(size), tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+		e.addVar(v.name, v, uint32(addr), uint32(size))
 	}
 	return nil
 }
@@ -213,6 +206,19 @@ func validName(s string) bool {
 	return true
 }
 
+// addVar adds the per-CPU variable v, named name, at offset of the
+// section, with its decl tags.
+func (e *emitter) addVar(name []byte, v *variable, offset, size uint32) {
+	linkage := btf.LinkageStatic
+	if v.external {
+		linkage = btf.LinkageGlobal
+	}
+	lo := int32(len(e.out.tags))
+	e.addTags(0, v.annLo, v.annN)
+	e.out.vars = append(e.out.vars, ovar{name: name, typ: uint32(v.typeID), linkage: linkage,
+		offset: offset, size: size, tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+}
+
 // emitVars is btf_encoder__encode_cu_variables.
 func (e *emitter) emitVars() error {
 	s, cu := e.obj, e.cu
@@ -245,14 +251,7 @@ func (e *emitter) emitVars() error {
 		if cu.size(v.typeID, 0) == 0 {
 			continue
 		}
-		linkage := btf.LinkageStatic
-		if v.external {
-			linkage = btf.LinkageGlobal
-		}
-		lo := int32(len(e.out.tags))
-		e.addTags(0, v.annLo, v.annN)
-		e.out.vars = append(e.out.vars, ovar{name: []byte(sym.name), typ: uint32(v.typeID), linkage: linkage,
-			offset: uint32(addr), size: sym.size, tagLo: lo, tagN: int32(len(e.out.tags)) - lo})
+		e.addVar([]byte(sym.name), v, uint32(addr), sym.size)
 	}
 	return nil
 }
