@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
 
 // An encoded unit is what a worker hands to the merge: the records pahole
@@ -78,6 +79,9 @@ type encoded struct {
 	skipped   bool   // a unit the encoder leaves out (not C, or no unit)
 	locMax    uint64 // how far into .debug_loclists the unit was read
 	err       error
+	// unit holds types written for the deduplication (writeUnit), when
+	// the encoding goes straight into it.
+	unit *dedup.Unit
 }
 
 // emitter turns a loaded unit into an encoded one.

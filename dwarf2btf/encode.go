@@ -84,7 +84,7 @@ const langRust = 0x1c
 // LikeLinux7 it stops before resolve_btfids's step too. data must not
 // change until EncodeNoDedup returns; the Builder copies what it keeps.
 func EncodeNoDedup(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
-	b, _, err := encode(ctx, data, opts, nil, nil)
+	b, _, err := encode(ctx, data, opts, nil)
 	return b, err
 }
 
@@ -118,14 +118,7 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 			return nil, err
 		}
 	}
-	flush := func(b *builder.Builder) error {
-		if err := m.AddBuilder(b); err != nil {
-			return err
-		}
-		b.Forget()
-		return nil
-	}
-	_, info, err := encode(ctx, data, opts, flush, m.AddString)
+	_, info, err := encode(ctx, data, opts, m)
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +153,11 @@ func isNative(order binary.ByteOrder) bool {
 	return order.Uint16([]byte{1, 2}) == binary.NativeEndian.Uint16([]byte{1, 2})
 }
 
-// encode encodes data into a Builder, calling flush, if not nil, with it
-// after each compile unit is merged into it and at the end. It also
-// returns the ELF file's byte order.
-func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.Builder) error, intern func([]byte) error) (*builder.Builder, *encodeInfo, error) {
+// encode encodes data into a Builder, or, if direct is not nil, straight
+// into the deduplication: each unit's types written by the worker that
+// encoded it (writeUnit), and appended to direct in unit order with the
+// records the merge adds. It also returns what Encode needs of the input.
+func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger) (*builder.Builder, *encodeInfo, error) {
 	info := &encodeInfo{}
 	o, err := openObject(data)
 	if err != nil {
@@ -206,7 +200,7 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		return nil, nil, err
 	}
 	b.AllowManyTypes()
-	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1, direct: direct}
 	// Merged units' DWARF is not read again: give its pages back as the
 	// merge goes, in the file's mapping or in a relocated copy, so that
 	// the resident memory follows the units being encoded, not the file.
@@ -225,7 +219,9 @@ func encode(ctx context.Context, data []byte, opts Options, flush func(*builder.
 		mmap.Release(data)
 	}
 	m := newMerger(b)
-	m.flush, m.intern = flush, intern
+	if direct != nil {
+		m = newDirectMerger(direct)
+	}
 	if opts.like >= LikePahole130 {
 		m.like130, m.elf, m.features = true, syms.elf, opts.features
 	}
@@ -283,6 +279,9 @@ type run struct {
 	opts   *Options
 	units  []unitHeader
 	little bool
+	// direct, if not nil, is the deduplication that the workers write
+	// the units' types for (writeUnit).
+	direct *dedup.Merger
 	// infoMapped tells that d.info's pages can be given back behind the
 	// merge (object.releasable); released is how much of it was.
 	infoMapped bool
@@ -391,6 +390,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 func (e *run) encodeInline(ctx context.Context, m *merger) error {
 	l := &loader{cu: &cuData{}}
 	cache := map[abbrevKey]*abbrevTable{}
+	sc := &recScratch{}
 	u := &encoded{}
 	n := len(e.units)
 	for i := range n {
@@ -398,7 +398,7 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 			return err
 		}
 		u.reset()
-		if err := e.unit(e.units[i], l, cache, u); err != nil {
+		if err := e.unit(e.units[i], l, cache, sc, u); err != nil {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		if err := m.add(u); err != nil {
@@ -417,6 +417,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 	cu := &cuData{}
 	l := &loader{cu: cu}
 	cache := map[abbrevKey]*abbrevTable{}
+	sc := &recScratch{}
 	for {
 		select {
 		case tokens <- struct{}{}:
@@ -435,17 +436,18 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 		default:
 			out = &encoded{}
 		}
-		out.err = e.unit(e.units[i], l, cache, out)
+		out.err = e.unit(e.units[i], l, cache, sc, out)
 		results[i] <- out
 	}
 }
 
 func (u *encoded) reset() {
-	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0], sigs: u.sigs[:0]}
+	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0], sigs: u.sigs[:0], unit: u.unit}
 }
 
-// unit loads, recodes and emits one unit.
-func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, out *encoded) error {
+// unit loads, recodes and emits one unit, and writes its types for the
+// deduplication if the encoding goes straight into it.
+func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc *recScratch, out *encoded) error {
 	if len(cache) > 8 {
 		clear(cache)
 	}
@@ -469,5 +471,14 @@ func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, ou
 		return err
 	}
 	em := &emitter{cu: cu, obj: e.syms, opts: e.opts, out: out}
-	return em.emit()
+	if err := em.emit(); err != nil {
+		return err
+	}
+	if e.direct == nil {
+		return nil
+	}
+	if out.unit == nil {
+		out.unit = e.direct.NewUnit()
+	}
+	return writeUnit(out, sc)
 }

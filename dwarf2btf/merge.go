@@ -7,16 +7,23 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
 
-// merger appends encoded units, in unit order, to one Builder, carrying
-// the state pahole's single encoder carries from one unit to the next:
-// the array index type, the function names already emitted and the
-// per-CPU variables of the DATASEC. Fed the units in order, it adds the
-// same records in the same order as pahole -j1, whatever the number of
-// workers that encoded them.
+// merger appends encoded units, in unit order, carrying the state
+// pahole's single encoder carries from one unit to the next: the array
+// index type, the function names already emitted and the per-CPU variables
+// of the DATASEC. Fed the units in order, it adds the same records in the
+// same order as pahole -j1, whatever the number of workers that encoded
+// them.
+//
+// It writes either into a Builder (EncodeNoDedup: b is the Builder, whose
+// string order shows), or straight into the deduplication (Encode: direct
+// is the Merger, each unit's types come written by its worker in
+// encoded.unit, and b is tail, a Unit for the records the merge adds
+// itself, appended after each unit's types).
 type merger struct {
-	b         *builder.Builder
+	b         recWriter
 	hasIndex  bool
 	needIndex bool
 	indexID   btf.TypeID
@@ -30,6 +37,9 @@ type merger struct {
 	// (dedup.Merger.AddString), after flush has taken the records.
 	intern func([]byte) error
 
+	direct *dedup.Merger
+	tail   *dedup.Unit
+
 	// pahole 1.30's: the ELF functions, the saved functions, and the
 	// feature set; like130 tells that functions are saved.
 	like130  bool
@@ -38,10 +48,46 @@ type merger struct {
 	arena    savedArena
 	features Features
 
+	recScratch
+}
+
+// recScratch is the scratch of writeRec.
+type recScratch struct {
 	members []builder.Member
 	params  []builder.Param
 	values  []builder.Enumerator
 }
+
+// recWriter is what the merge writes records into: a Builder, or a
+// dedup.Unit.
+type recWriter interface {
+	AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error)
+	AddFloat(name string, size uint32) (btf.TypeID, error)
+	AddPointer(target btf.TypeID) (btf.TypeID, error)
+	AddConst(target btf.TypeID) (btf.TypeID, error)
+	AddVolatile(target btf.TypeID) (btf.TypeID, error)
+	AddRestrict(target btf.TypeID) (btf.TypeID, error)
+	AddTypedef(name string, target btf.TypeID) (btf.TypeID, error)
+	AddTypeTag(value string, target btf.TypeID, attr bool) (btf.TypeID, error)
+	AddForward(name string, union bool) (btf.TypeID, error)
+	AddArray(a btf.ArrayInfo) (btf.TypeID, error)
+	AddStruct(name string, size uint32, members []builder.Member) (btf.TypeID, error)
+	AddUnion(name string, size uint32, members []builder.Member) (btf.TypeID, error)
+	AddEnum(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error)
+	AddEnum64(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error)
+	AddFuncProto(ret btf.TypeID, params []builder.Param) (btf.TypeID, error)
+	AddFunc(name string, proto btf.TypeID, linkage btf.Linkage) (btf.TypeID, error)
+	AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.TypeID, error)
+	AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error)
+	AddDeclTag(value string, target btf.TypeID, componentIdx int32, attr bool) (btf.TypeID, error)
+	AddString(s string) (uint32, error)
+	LastID() btf.TypeID
+}
+
+var (
+	_ recWriter = (*builder.Builder)(nil)
+	_ recWriter = (*dedup.Unit)(nil)
+)
 
 // view returns b as a string without copying it, for the Builder's Add
 // calls, which copy what they keep: the merge passes tens of millions of
@@ -51,6 +97,14 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func newMerger(b *builder.Builder) *merger {
 	return &merger{b: b, generated: map[string]struct{}{}}
+}
+
+// newDirectMerger returns a merger that appends to d, each unit's types
+// written by its worker (writeUnit).
+func newDirectMerger(d *dedup.Merger) *merger {
+	tail := d.NewUnit()
+	tail.Reset(d.NextID())
+	return &merger{b: tail, direct: d, tail: tail, intern: d.AddString, generated: map[string]struct{}{}}
 }
 
 func (m *merger) add(u *encoded) error {
@@ -65,9 +119,16 @@ func (m *merger) add(u *encoded) error {
 			m.indexID = off + btf.TypeID(u.ntypes) + 1
 		}
 	}
-	for i := range u.types {
-		if _, err := m.addRec(u, &u.types[i], off); err != nil {
+	if m.direct != nil {
+		if err := m.direct.AddUnit(u.unit, m.indexID); err != nil {
 			return err
+		}
+		m.tail.Reset(m.direct.NextID())
+	} else {
+		for i := range u.types {
+			if _, err := m.addRec(u, &u.types[i], off); err != nil {
+				return err
+			}
 		}
 	}
 	m.needIndex = m.needIndex || u.hasArrays
@@ -117,10 +178,20 @@ func (m *merger) add(u *encoded) error {
 }
 
 func (m *merger) flushed() error {
+	if m.direct != nil {
+		if m.tail.NumTypes() > 0 {
+			if err := m.direct.AddUnit(m.tail, 0); err != nil {
+				return err
+			}
+			m.tail.Reset(m.direct.NextID())
+		}
+		m.direct.Advance()
+		return nil
+	}
 	if m.flush == nil {
 		return nil
 	}
-	return m.flush(m.b)
+	return m.flush(m.b.(*builder.Builder))
 }
 
 func (m *merger) declTag(t otag, target btf.TypeID) error {
@@ -171,17 +242,39 @@ func (m *merger) finish() error {
 }
 
 func (m *merger) ref(local uint32, off btf.TypeID) btf.TypeID {
+	return refOf(local, off, m.indexID)
+}
+
+// refOf numbers a unit's local reference: after off, and refIndex as index.
+func refOf(local uint32, off, index btf.TypeID) btf.TypeID {
 	switch local {
 	case 0:
 		return 0
 	case refIndex:
-		return m.indexID
+		return index
 	}
 	return off + btf.TypeID(local)
 }
 
 func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error) {
-	b := m.b
+	return writeRec(m.b, &m.recScratch, u, r, off, m.indexID)
+}
+
+// writeUnit writes the unit's types into u.unit, numbered from 1, its
+// arrays' index type Deferred: the part of the merge that a worker does.
+func writeUnit(u *encoded, sc *recScratch) error {
+	u.unit.Reset(1)
+	for i := range u.types {
+		if _, err := writeRec(u.unit, sc, u, &u.types[i], 0, dedup.Deferred); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRec writes the record r of unit u into b, its references numbered
+// by refOf.
+func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.TypeID) (btf.TypeID, error) {
 	name := view(r.name)
 	elems := u.elems[r.lo : r.lo+r.n]
 	switch r.kind {
@@ -190,54 +283,56 @@ func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error)
 	case btf.KindFloat:
 		return b.AddFloat(name, r.a)
 	case btf.KindPointer:
-		return b.AddPointer(m.ref(r.a, off))
+		return b.AddPointer(refOf(r.a, off, index))
 	case btf.KindConst:
-		return b.AddConst(m.ref(r.a, off))
+		return b.AddConst(refOf(r.a, off, index))
 	case btf.KindVolatile:
-		return b.AddVolatile(m.ref(r.a, off))
+		return b.AddVolatile(refOf(r.a, off, index))
 	case btf.KindRestrict:
-		return b.AddRestrict(m.ref(r.a, off))
+		return b.AddRestrict(refOf(r.a, off, index))
 	case btf.KindTypedef:
-		return b.AddTypedef(name, m.ref(r.a, off))
+		return b.AddTypedef(name, refOf(r.a, off, index))
 	case btf.KindTypeTag:
-		return b.AddTypeTag(name, m.ref(r.a, off), false)
+		return b.AddTypeTag(name, refOf(r.a, off, index), false)
 	case btf.KindForward:
 		return b.AddForward(name, r.flag)
 	case btf.KindArray:
-		return b.AddArray(btf.ArrayInfo{Type: m.ref(r.a, off), Index: m.ref(r.b, off), Nelems: r.c})
+		return b.AddArray(btf.ArrayInfo{Type: refOf(r.a, off, index), Index: refOf(r.b, off, index), Nelems: r.c})
 	case btf.KindStruct, btf.KindUnion:
+		// The Builder adds the members' names first; pahole, the
+		// struct's (only EncodeNoDedup's output shows it).
 		if _, err := b.AddString(name); err != nil {
 			return 0, err
 		}
-		m.members = m.members[:0]
+		sc.members = sc.members[:0]
 		for _, e := range elems {
-			m.members = append(m.members, builder.Member{Name: view(e.name), Type: m.ref(e.ref, off), BitOffset: e.b, BitfieldSize: e.c})
+			sc.members = append(sc.members, builder.Member{Name: view(e.name), Type: refOf(e.ref, off, index), BitOffset: e.b, BitfieldSize: e.c})
 		}
 		if r.kind == btf.KindUnion {
-			return b.AddUnion(name, r.a, m.members)
+			return b.AddUnion(name, r.a, sc.members)
 		}
-		return b.AddStruct(name, r.a, m.members)
+		return b.AddStruct(name, r.a, sc.members)
 	case btf.KindEnum, btf.KindEnum64:
 		if _, err := b.AddString(name); err != nil {
 			return 0, err
 		}
-		m.values = m.values[:0]
+		sc.values = sc.values[:0]
 		for _, e := range elems {
-			m.values = append(m.values, builder.Enumerator{Name: view(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
+			sc.values = append(sc.values, builder.Enumerator{Name: view(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
 		}
 		if r.kind == btf.KindEnum {
-			for i := range m.values {
-				m.values[i].Value &= 0xffffffff
+			for i := range sc.values {
+				sc.values[i].Value &= 0xffffffff
 			}
-			return b.AddEnum(name, r.a, r.flag, m.values)
+			return b.AddEnum(name, r.a, r.flag, sc.values)
 		}
-		return b.AddEnum64(name, r.a, r.flag, m.values)
+		return b.AddEnum64(name, r.a, r.flag, sc.values)
 	case btf.KindFuncProto:
-		m.params = m.params[:0]
+		sc.params = sc.params[:0]
 		for _, e := range elems {
-			m.params = append(m.params, builder.Param{Name: view(e.name), Type: m.ref(e.ref, off)})
+			sc.params = append(sc.params, builder.Param{Name: view(e.name), Type: refOf(e.ref, off, index)})
 		}
-		return b.AddFuncProto(m.ref(r.a, off), m.params)
+		return b.AddFuncProto(refOf(r.a, off, index), sc.params)
 	}
 	return 0, fmt.Errorf("dwarf2btf: cannot write kind %v", r.kind)
 }

@@ -1,0 +1,561 @@
+package dedup
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// Deferred is a reference that a Unit's record may hold to a type whose id
+// is known only when the unit is appended: AddUnit sets it to the id it is
+// given. A DWARF encoder's arrays use it for their index type, which the
+// first unit that has one defines for all the units after.
+const Deferred = ^btf.TypeID(0)
+
+// A Unit is a group of types that a producer writes away from the Merger,
+// on any goroutine, and that Merger.AddUnit then appends whole: a DWARF
+// encoder's compile unit, written by its workers and appended in unit
+// order. Writing a Unit does the part of appending that does not depend on
+// the types appended before it, as Merger.Prepare does for a Spec: the
+// records are laid out as words, each distinct name is hashed once and
+// looked up in the base's strings, and the words that AddUnit rewrites
+// (names, references to the unit's own types, Deferred) are listed. AddUnit
+// is then a copy of the words and the interning of the unit's new strings,
+// so the types are written once, in the Merger, and not first into a
+// builder.Builder.
+//
+// The Add methods take the arguments of builder.Builder's, and return the
+// id the type will have in the unit's numbering, which starts at the first
+// id given to Reset: a reference at or above it is to one of the unit's
+// own types and AddUnit renumbers it; a reference below it (void, a base
+// type, a type appended before) stays as it is; Deferred is set by
+// AddUnit. Names must not hold a NUL byte.
+//
+// The strings of a unit reach the Merger's string section in the order of
+// their first use in its records (each record's name, then its elements'
+// names) and of AddString, as libbpf's btf__add_str interns them: the same
+// order that AddBuilder gives for a Builder holding the same records.
+//
+// A Unit is used by one goroutine at a time. After an error from an Add
+// method it keeps the error, and AddUnit refuses it until Reset.
+type Unit struct {
+	m     *Merger
+	first uint32
+	w     []uint32
+	ends  []uint32 // each record's end in w
+	// names, refs and later are the positions in w of the names (which
+	// hold a string's number in keys), of the references to the unit's
+	// own types, and of Deferred references.
+	names, refs, later []uint32
+	maxRef             uint32 // the largest own reference
+	// keys holds, per string in the order of first use, its key in the
+	// base's strings, or pending; strs[strEnds[j-1]:strEnds[j]] is string
+	// j, of hash hashes[j].
+	keys    []uint32
+	hashes  []uint64
+	strs    []byte
+	strEnds []uint32
+	pending int
+	// slots is an open-addressed index of the strings: 1+ their number.
+	slots []uint32
+	offs  []uint32 // element names of the record being written
+	err   error
+}
+
+// NewUnit returns an empty Unit for m, numbered from 1 (see Unit.Reset).
+// Like Prepare, it is safe for concurrent use with the Merger's methods.
+func (m *Merger) NewUnit() *Unit {
+	u := &Unit{m: m}
+	u.Reset(1)
+	return u
+}
+
+// NextID returns the id that the next type appended will have.
+func (m *Merger) NextID() btf.TypeID { return btf.TypeID(m.d.first + m.d.n()) }
+
+// Reset empties u for a new unit whose first type has the id first in the
+// unit's numbering. A producer that writes units before it knows where
+// they go numbers them from 1 and refers to no earlier type; one that
+// writes a unit on the Merger's goroutine just before appending it can
+// number it from Merger.NextID and refer to the types appended before.
+func (u *Unit) Reset(first btf.TypeID) {
+	u.first = uint32(first)
+	u.w, u.ends = u.w[:0], u.ends[:0]
+	u.names, u.refs, u.later = u.names[:0], u.refs[:0], u.later[:0]
+	u.maxRef = 0
+	u.keys, u.hashes, u.strs, u.strEnds = u.keys[:0], u.hashes[:0], u.strs[:0], u.strEnds[:0]
+	u.pending, u.err = 0, nil
+	if len(u.slots) == 0 {
+		u.slots = make([]uint32, 256)
+	} else {
+		clear(u.slots)
+	}
+}
+
+// NumTypes returns the number of types written into u.
+func (u *Unit) NumTypes() int { return len(u.ends) }
+
+// LastID returns the id of the last type written into u, in its numbering.
+func (u *Unit) LastID() btf.TypeID { return btf.TypeID(u.first) + btf.TypeID(len(u.ends)) - 1 }
+
+// str returns the number of s among u's strings, adding it if needed.
+func (u *Unit) str(s string) (uint32, error) {
+	h := maphash.String(u.m.seed, s)
+	mask := uint64(len(u.slots) - 1)
+	i := h & mask
+	for ; u.slots[i] != 0; i = (i + 1) & mask {
+		j := u.slots[i] - 1
+		if u.hashes[j] == h {
+			lo := uint32(0)
+			if j > 0 {
+				lo = u.strEnds[j-1]
+			}
+			if string(u.strs[lo:u.strEnds[j]]) == s {
+				return j, nil
+			}
+		}
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return 0, fmt.Errorf("dedup: string %q holds a NUL byte", s)
+	}
+	j := uint32(len(u.keys))
+	key := pending
+	if b := u.m.base; b != nil && b.strFilter.mayHold(h) {
+		if off, ok := b.strs.index.FindHash(unsafe.Slice(unsafe.StringData(s), len(s)), h); ok {
+			key = off
+		}
+	}
+	if key == pending {
+		u.pending++
+	}
+	u.keys = append(u.keys, key)
+	u.hashes = append(u.hashes, h)
+	u.strs = append(u.strs, s...)
+	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
+	u.slots[i] = j + 1
+	if 2*len(u.keys) > len(u.slots) {
+		u.grow()
+	}
+	return j, nil
+}
+
+// grow doubles the index of the strings.
+func (u *Unit) grow() {
+	u.slots = make([]uint32, 2*len(u.slots))
+	mask := uint64(len(u.slots) - 1)
+	for j, h := range u.hashes {
+		i := h & mask
+		for u.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		u.slots[i] = uint32(j) + 1
+	}
+}
+
+// name appends the word of a name: 0 for the empty string, else the
+// string's number, listed for AddUnit.
+func (u *Unit) name(s string) error {
+	if s == "" {
+		u.w = append(u.w, 0)
+		return nil
+	}
+	j, err := u.str(s)
+	if err != nil {
+		return err
+	}
+	u.names = append(u.names, uint32(len(u.w)))
+	u.w = append(u.w, j)
+	return nil
+}
+
+// elemName appends the word of an element's name, j from u.offs (see
+// elems).
+func (u *Unit) elemName(j uint32) {
+	if j != 0 {
+		u.names = append(u.names, uint32(len(u.w)))
+		j--
+	}
+	u.w = append(u.w, j)
+}
+
+// ref appends a word referring to id.
+func (u *Unit) ref(id btf.TypeID) {
+	switch {
+	case id == Deferred:
+		u.later = append(u.later, uint32(len(u.w)))
+	case uint32(id) >= u.first:
+		u.refs = append(u.refs, uint32(len(u.w)))
+		u.maxRef = max(u.maxRef, uint32(id))
+	}
+	u.w = append(u.w, uint32(id))
+}
+
+// begin starts a record: its name, info and the size or type word (which
+// the caller writes: word or ref). It fails, and keeps the error, when u
+// holds one already or the record is too long.
+func (u *Unit) begin(name string, k btf.Kind, vlen int, kflag bool) (btf.TypeID, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	if vlen < 0 || vlen > wire.MaxVlen {
+		return 0, u.fail(fmt.Errorf("dedup: %v with %d elements, at most %d", k, vlen, wire.MaxVlen))
+	}
+	if err := u.name(name); err != nil {
+		return 0, u.fail(err)
+	}
+	u.w = append(u.w, wire.Info(wire.Kind(k), vlen, kflag))
+	return btf.TypeID(u.first) + btf.TypeID(len(u.ends)), nil
+}
+
+func (u *Unit) fail(err error) error {
+	u.err = err
+	return err
+}
+
+// end ends the record begun last.
+func (u *Unit) end(id btf.TypeID) (btf.TypeID, error) {
+	u.ends = append(u.ends, uint32(len(u.w)))
+	return id, nil
+}
+
+// elems numbers the names of a record's n elements, after its own name,
+// into u.offs (1+ the number, 0 for no name).
+func (u *Unit) elems(n int, name func(int) string) error {
+	u.offs = u.offs[:0]
+	for i := range n {
+		s := name(i)
+		if s == "" {
+			u.offs = append(u.offs, 0)
+			continue
+		}
+		j, err := u.str(s)
+		if err != nil {
+			return u.fail(err)
+		}
+		u.offs = append(u.offs, j+1)
+	}
+	return nil
+}
+
+func (u *Unit) addRef(name string, k btf.Kind, vlen int, kflag bool, target btf.TypeID) (btf.TypeID, error) {
+	id, err := u.begin(name, k, vlen, kflag)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(target)
+	return u.end(id)
+}
+
+func (u *Unit) addSized(name string, k btf.Kind, vlen int, kflag bool, size uint32) (btf.TypeID, error) {
+	id, err := u.begin(name, k, vlen, kflag)
+	if err != nil {
+		return 0, err
+	}
+	u.w = append(u.w, size)
+	return id, nil
+}
+
+// AddInt writes an INT, as builder.Builder.AddInt.
+func (u *Unit) AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindInt, 0, false, size)
+	if err != nil {
+		return 0, err
+	}
+	u.w = append(u.w, wire.IntWord(info.Encoding, info.Offset, info.Bits))
+	return u.end(id)
+}
+
+// AddFloat writes a FLOAT, as builder.Builder.AddFloat.
+func (u *Unit) AddFloat(name string, size uint32) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindFloat, 0, false, size)
+	if err != nil {
+		return 0, err
+	}
+	return u.end(id)
+}
+
+// AddPointer writes a PTR, as builder.Builder.AddPointer.
+func (u *Unit) AddPointer(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindPointer, 0, false, target)
+}
+
+// AddConst writes a CONST, as builder.Builder.AddConst.
+func (u *Unit) AddConst(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindConst, 0, false, target)
+}
+
+// AddVolatile writes a VOLATILE, as builder.Builder.AddVolatile.
+func (u *Unit) AddVolatile(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindVolatile, 0, false, target)
+}
+
+// AddRestrict writes a RESTRICT, as builder.Builder.AddRestrict.
+func (u *Unit) AddRestrict(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindRestrict, 0, false, target)
+}
+
+// AddTypedef writes a TYPEDEF, as builder.Builder.AddTypedef.
+func (u *Unit) AddTypedef(name string, target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef(name, btf.KindTypedef, 0, false, target)
+}
+
+// AddTypeTag writes a TYPE_TAG, as builder.Builder.AddTypeTag.
+func (u *Unit) AddTypeTag(value string, target btf.TypeID, attr bool) (btf.TypeID, error) {
+	return u.addRef(value, btf.KindTypeTag, 0, attr, target)
+}
+
+// AddForward writes a FWD, as builder.Builder.AddForward.
+func (u *Unit) AddForward(name string, union bool) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindForward, 0, union, 0)
+	if err != nil {
+		return 0, err
+	}
+	return u.end(id)
+}
+
+// AddFunc writes a FUNC, as builder.Builder.AddFunc.
+func (u *Unit) AddFunc(name string, proto btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
+	return u.addRef(name, btf.KindFunc, int(linkage), false, proto)
+}
+
+// AddArray writes an ARRAY, as builder.Builder.AddArray.
+func (u *Unit) AddArray(a btf.ArrayInfo) (btf.TypeID, error) {
+	id, err := u.addSized("", btf.KindArray, 0, false, 0)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(a.Type)
+	u.ref(a.Index)
+	u.w = append(u.w, a.Nelems)
+	return u.end(id)
+}
+
+// AddStruct writes a STRUCT, as builder.Builder.AddStruct.
+func (u *Unit) AddStruct(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
+	return u.addComposite(name, btf.KindStruct, size, members)
+}
+
+// AddUnion writes a UNION, as builder.Builder.AddUnion.
+func (u *Unit) AddUnion(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
+	return u.addComposite(name, btf.KindUnion, size, members)
+}
+
+func (u *Unit) addComposite(name string, k btf.Kind, size uint32, members []builder.Member) (btf.TypeID, error) {
+	kflag := false
+	for _, m := range members {
+		kflag = kflag || m.BitfieldSize != 0
+	}
+	if kflag {
+		for _, m := range members {
+			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
+				return 0, u.fail(fmt.Errorf("dedup: %v %q member %q: bitfield size %d or offset %d too large", k, name, m.Name, m.BitfieldSize, m.BitOffset))
+			}
+		}
+	}
+	id, err := u.addSized(name, k, len(members), kflag, size)
+	if err != nil {
+		return 0, err
+	}
+	if err := u.elems(len(members), func(i int) string { return members[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, m := range members {
+		u.elemName(u.offs[i])
+		u.ref(m.Type)
+		if kflag {
+			u.w = append(u.w, wire.MemberOffsetWord(m.BitfieldSize, m.BitOffset))
+		} else {
+			u.w = append(u.w, m.BitOffset)
+		}
+	}
+	return u.end(id)
+}
+
+// AddEnum writes an ENUM, as builder.Builder.AddEnum.
+func (u *Unit) AddEnum(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	for _, v := range values {
+		if fits := v.Value <= 0xffffffff || int64(v.Value) >= -1<<31 && int64(v.Value) < 0; !fits {
+			return 0, u.fail(fmt.Errorf("dedup: ENUM %q value %q = %#x does not fit in 32 bits", name, v.Name, v.Value))
+		}
+	}
+	return u.addEnum(name, btf.KindEnum, size, signed, values)
+}
+
+// AddEnum64 writes an ENUM64, as builder.Builder.AddEnum64.
+func (u *Unit) AddEnum64(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	return u.addEnum(name, btf.KindEnum64, size, signed, values)
+}
+
+func (u *Unit) addEnum(name string, k btf.Kind, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	id, err := u.addSized(name, k, len(values), signed, size)
+	if err != nil {
+		return 0, err
+	}
+	if err := u.elems(len(values), func(i int) string { return values[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, v := range values {
+		u.elemName(u.offs[i])
+		u.w = append(u.w, uint32(v.Value))
+		if k == btf.KindEnum64 {
+			u.w = append(u.w, uint32(v.Value>>32))
+		}
+	}
+	return u.end(id)
+}
+
+// AddFuncProto writes a FUNC_PROTO, as builder.Builder.AddFuncProto.
+func (u *Unit) AddFuncProto(ret btf.TypeID, params []builder.Param) (btf.TypeID, error) {
+	id, err := u.begin("", btf.KindFuncProto, len(params), false)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(ret)
+	if err := u.elems(len(params), func(i int) string { return params[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, p := range params {
+		u.elemName(u.offs[i])
+		u.ref(p.Type)
+	}
+	return u.end(id)
+}
+
+// AddVar writes a VAR, as builder.Builder.AddVar.
+func (u *Unit) AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
+	id, err := u.begin(name, btf.KindVar, 0, false)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(typ)
+	u.w = append(u.w, uint32(linkage))
+	return u.end(id)
+}
+
+// AddDatasec writes a DATASEC, as builder.Builder.AddDatasec.
+func (u *Unit) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindDatasec, len(vars), false, size)
+	if err != nil {
+		return 0, err
+	}
+	for _, v := range vars {
+		u.ref(v.Type)
+		u.w = append(u.w, v.Offset, v.Size)
+	}
+	return u.end(id)
+}
+
+// AddDeclTag writes a DECL_TAG, as builder.Builder.AddDeclTag.
+func (u *Unit) AddDeclTag(value string, target btf.TypeID, componentIdx int32, attr bool) (btf.TypeID, error) {
+	id, err := u.begin(value, btf.KindDeclTag, 0, attr)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(target)
+	u.w = append(u.w, uint32(componentIdx))
+	return u.end(id)
+}
+
+// AddString adds s to the unit's strings, if it is not there already, as
+// a name is: AddUnit adds it to the Merger's strings in its place in the
+// unit's order (see Merger.AddString). It returns the string's number in
+// the unit, which means nothing outside it.
+func (u *Unit) AddString(s string) (uint32, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	if s == "" {
+		return 0, nil
+	}
+	j, err := u.str(s)
+	if err != nil {
+		return 0, u.fail(err)
+	}
+	return j, nil
+}
+
+// AddUnit appends the types written into u, after those appended so far,
+// as AddBuilder would append a Builder holding the same records; deferred
+// is the id that the references to Deferred take. Either way u can be
+// Reset and written again afterwards; on error nothing is appended.
+//
+// AddUnit does not run a pipelined Merger's passes (see Pipeline): a
+// producer that appends a unit in parts (a DWARF encoder's types, then the
+// records that depend on the merge's state) calls Advance after the last.
+// A Builder appended with AddBuilder before AddUnit cannot be continued
+// after it: its next AddBuilder must start at its first type.
+func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
+	if m.done {
+		return ErrDone
+	}
+	if u.m != m {
+		return fmt.Errorf("dedup: unit written for another Merger")
+	}
+	if u.err != nil {
+		return fmt.Errorf("dedup: unit with an error: %w", u.err)
+	}
+	m.src.b = nil
+	d := m.d
+	if err := d.room(len(u.ends)); err != nil {
+		return err
+	}
+	rs := &d.recs
+	if len(rs.w)+len(u.w) >= wideBit {
+		return fmt.Errorf("dedup: more than %d words of records", wideBit-1)
+	}
+	// The strings first, in order, since only they can fail.
+	strMark := d.strs.Own.Len()
+	d.strs.Own.Reserve(u.pending)
+	from := uint32(0)
+	for j, k := range u.keys {
+		to := u.strEnds[j]
+		if k == pending {
+			key, err := d.strs.addOwn(u.strs[from:to], u.hashes[j])
+			if err != nil {
+				d.strs.Own.Truncate(strMark)
+				return err
+			}
+			u.keys[j] = key
+		}
+		from = to
+	}
+	u.pending = 0
+	shift := d.first + d.n() - u.first
+	rs.reserve(len(u.w), len(u.ends))
+	at := uint32(len(rs.w))
+	rs.w = append(rs.w, u.w...)
+	w := rs.w[at:]
+	for _, i := range u.names {
+		w[i] = u.keys[w[i]]
+	}
+	for _, i := range u.refs {
+		w[i] += shift
+	}
+	for _, i := range u.later {
+		w[i] = uint32(deferred)
+	}
+	for _, e := range u.ends {
+		rs.off.push(at + e)
+	}
+	if len(u.refs) > 0 {
+		m.maxRef = max(m.maxRef, u.maxRef+shift)
+	}
+	if len(u.later) > 0 {
+		m.maxRef = max(m.maxRef, uint32(deferred))
+	}
+	return nil
+}
+
+// Advance runs a pipelined Merger's passes (see Pipeline) over the types
+// appended so far that refer to no type after them; AddBuilder does it
+// itself, AddUnit does not. Without Pipeline it does nothing.
+func (m *Merger) Advance() {
+	if !m.done && m.d.pipe != nil {
+		m.d.advance()
+	}
+}
