@@ -272,6 +272,16 @@ func writeUnit(u *encoded, sc *recScratch) error {
 	return nil
 }
 
+// nameFirst adds a composite's name to a Builder before its elements',
+// as pahole does; a dedup.Unit numbers it first anyway.
+func nameFirst(b recWriter, name string) error {
+	if bb, ok := b.(*builder.Builder); ok {
+		_, err := bb.AddString(name)
+		return err
+	}
+	return nil
+}
+
 // writeRec writes the record r of unit u into b, its references numbered
 // by refOf.
 func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.TypeID) (btf.TypeID, error) {
@@ -301,7 +311,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 	case btf.KindStruct, btf.KindUnion:
 		// The Builder adds the members' names first; pahole, the
 		// struct's (only EncodeNoDedup's output shows it).
-		if _, err := b.AddString(name); err != nil {
+		if err := nameFirst(b, name); err != nil {
 			return 0, err
 		}
 		sc.members = sc.members[:0]
@@ -313,7 +323,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 		}
 		return b.AddStruct(name, r.a, sc.members)
 	case btf.KindEnum, btf.KindEnum64:
-		if _, err := b.AddString(name); err != nil {
+		if err := nameFirst(b, name); err != nil {
 			return 0, err
 		}
 		sc.values = sc.values[:0]

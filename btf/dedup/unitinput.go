@@ -41,6 +41,11 @@ const Deferred = ^btf.TypeID(0)
 // names) and of AddString, as libbpf's btf__add_str interns them: the same
 // order that AddBuilder gives for a Builder holding the same records.
 //
+// The strings given to a Unit are known again by their address and
+// length, without hashing them, until Reset: a producer that passes
+// views of its own bytes as strings (unsafe.String) must not change those
+// bytes until then, as for any string.
+//
 // A Unit is used by one goroutine at a time. After an error from an Add
 // method it keeps the error, and AddUnit refuses it until Reset.
 type Unit struct {
@@ -61,8 +66,11 @@ type Unit struct {
 	strs    []byte
 	strEnds []uint32
 	pending int
-	// slots is an open-addressed index of the strings: 1+ their number.
+	// slots is an open-addressed index of the strings: 1+ their number;
+	// views is one of the strings given, by address (see str).
 	slots []uint32
+	views []viewSlot
+	nview int
 	offs  []uint32 // element names of the record being written
 	err   error
 }
@@ -92,9 +100,59 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.pending, u.err = 0, nil
 	if len(u.slots) == 0 {
 		u.slots = make([]uint32, 256)
+		u.views = make([]viewSlot, 256)
 	} else {
 		clear(u.slots)
+		clear(u.views)
 	}
+	u.nview = 0
+}
+
+// viewSlot is a string given to a Unit, by address: most names are views
+// of a DWARF string section, and each recurs many times in a unit.
+type viewSlot struct {
+	p *byte // keeps the string alive, so that no other takes its address
+	n uint32
+	j uint32 // the string's number
+}
+
+func viewHash(p *byte, n int) uint64 {
+	return (uint64(uintptr(unsafe.Pointer(p))) ^ uint64(n)<<40) * 0x9e3779b97f4a7c15
+}
+
+// str returns the number of s among u's strings, adding it if needed,
+// looking it up first by its address.
+func (u *Unit) str(s string) (uint32, error) {
+	p := unsafe.StringData(s)
+	mask := uint64(len(u.views) - 1)
+	i := viewHash(p, len(s)) >> 32 & mask
+	for ; u.views[i].p != nil; i = (i + 1) & mask {
+		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			return v.j, nil
+		}
+	}
+	j, err := u.strByValue(s)
+	if err != nil {
+		return 0, err
+	}
+	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
+	u.nview++
+	if 2*u.nview > len(u.views) {
+		old := u.views
+		u.views = make([]viewSlot, 2*len(old))
+		mask := uint64(len(u.views) - 1)
+		for _, v := range old {
+			if v.p == nil {
+				continue
+			}
+			i := viewHash(v.p, int(v.n)) >> 32 & mask
+			for u.views[i].p != nil {
+				i = (i + 1) & mask
+			}
+			u.views[i] = v
+		}
+	}
+	return j, nil
 }
 
 // NumTypes returns the number of types written into u.
@@ -103,8 +161,9 @@ func (u *Unit) NumTypes() int { return len(u.ends) }
 // LastID returns the id of the last type written into u, in its numbering.
 func (u *Unit) LastID() btf.TypeID { return btf.TypeID(u.first) + btf.TypeID(len(u.ends)) - 1 }
 
-// str returns the number of s among u's strings, adding it if needed.
-func (u *Unit) str(s string) (uint32, error) {
+// strByValue returns the number of s among u's strings, adding it if
+// needed.
+func (u *Unit) strByValue(s string) (uint32, error) {
 	h := maphash.String(u.m.seed, s)
 	mask := uint64(len(u.slots) - 1)
 	i := h & mask
