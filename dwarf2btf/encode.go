@@ -390,7 +390,7 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 func (e *run) encodeInline(ctx context.Context, m *merger) error {
 	l := &loader{cu: &cuData{}}
 	cache := map[abbrevKey]*abbrevTable{}
-	sc := &recScratch{}
+	sc := e.scratch()
 	u := &encoded{}
 	n := len(e.units)
 	for i := range n {
@@ -417,7 +417,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 	cu := &cuData{}
 	l := &loader{cu: cu}
 	cache := map[abbrevKey]*abbrevTable{}
-	sc := &recScratch{}
+	sc := e.scratch()
 	for {
 		select {
 		case tokens <- struct{}{}:
@@ -439,6 +439,15 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 		out.err = e.unit(e.units[i], l, cache, sc, out)
 		results[i] <- out
 	}
+}
+
+// scratch returns a goroutine's scratch for writeUnit.
+func (e *run) scratch() *recScratch {
+	sc := &recScratch{}
+	if e.direct != nil {
+		sc.names = e.direct.NewNameCache(e.d.str)
+	}
+	return sc
 }
 
 func (u *encoded) reset() {

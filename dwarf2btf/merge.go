@@ -51,8 +51,10 @@ type merger struct {
 	recScratch
 }
 
-// recScratch is the scratch of writeRec.
+// recScratch is the scratch of writeRec, and a worker's cache of the keys
+// of .debug_str's names (writeUnit).
 type recScratch struct {
+	names   *dedup.NameCache
 	members []builder.Member
 	params  []builder.Param
 	values  []builder.Enumerator
@@ -263,6 +265,7 @@ func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error)
 // writeUnit writes the unit's types into u.unit, numbered from 1, its
 // arrays' index type Deferred: the part of the merge that a worker does.
 func writeUnit(u *encoded, sc *recScratch) error {
+	u.unit.SetCache(sc.names)
 	u.unit.Reset(1)
 	for i := range u.types {
 		if _, err := writeRec(u.unit, sc, u, &u.types[i], 0, dedup.Deferred); err != nil {

@@ -71,6 +71,12 @@ type Unit struct {
 	slots []uint32
 	views []viewSlot
 	nview int
+	// cache, if not nil, holds keys of strings of a section that earlier
+	// units used; soff is each string's offset in that section, or
+	// notInCache. appended tells that keys are the Merger's (AddUnit).
+	cache    *NameCache
+	soff     []uint32
+	appended bool
 	offs  []uint32 // element names of the record being written
 	err   error
 }
@@ -91,7 +97,15 @@ func (m *Merger) NextID() btf.TypeID { return btf.TypeID(m.d.first + m.d.n()) }
 // they go numbers them from 1 and refers to no earlier type; one that
 // writes a unit on the Merger's goroutine just before appending it can
 // number it from Merger.NextID and refer to the types appended before.
+//
+// If u was appended, Reset first gives the keys of its strings to its
+// NameCache, if any (see SetCache).
 func (u *Unit) Reset(first btf.TypeID) {
+	if u.appended && u.cache != nil {
+		u.cache.learn(u)
+	}
+	u.appended = false
+	u.soff = u.soff[:0]
 	u.first = uint32(first)
 	u.w, u.ends = u.w[:0], u.ends[:0]
 	u.names, u.refs, u.later = u.names[:0], u.refs[:0], u.later[:0]
@@ -106,6 +120,69 @@ func (u *Unit) Reset(first btf.TypeID) {
 		clear(u.views)
 	}
 	u.nview = 0
+}
+
+// SetCache has u look the strings it is given up in c, and give c the
+// keys of its strings once appended, at its next Reset. A producer keeps
+// one NameCache per goroutine and sets it on the Unit it writes.
+func (u *Unit) SetCache(c *NameCache) { u.cache = c }
+
+// known marks the result of str that is a key, not a string's number.
+const known = 1 << 31
+
+// A NameCache remembers the Merger's keys of strings of one section (a
+// DWARF encoder's .debug_str), which most names of a producer's units are
+// views of: a unit writing a name the cache knows writes its key, without
+// hashing it, and AddUnit has nothing to do for it. Names keep their
+// order in the output: a key the cache knows is of a string the Merger
+// holds already. The section must stay mapped, unchanged, while the cache
+// is used. A NameCache is used by one goroutine at a time.
+type NameCache struct {
+	m    *Merger
+	sec  []byte
+	ents []cacheEnt // direct-mapped by offset
+}
+
+type cacheEnt struct{ off1, n, key uint32 } // off1 is 1+ the offset
+
+const (
+	cacheEnts  = 1 << 17
+	notInCache = ^uint32(0)
+)
+
+// NewNameCache returns a cache of the keys of strings in sec (1.5 MB).
+func (m *Merger) NewNameCache(sec []byte) *NameCache {
+	return &NameCache{m: m, sec: sec, ents: make([]cacheEnt, cacheEnts)}
+}
+
+func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 17) }
+
+// offset returns the offset of s in c's section, or notInCache.
+func (c *NameCache) offset(p *byte, n int) uint32 {
+	if len(c.sec) == 0 {
+		return notInCache
+	}
+	off := uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(&c.sec[0]))
+	if off >= uintptr(len(c.sec)) || uintptr(n) > uintptr(len(c.sec))-off || off >= uintptr(notInCache) {
+		return notInCache
+	}
+	return uint32(off)
+}
+
+func (c *NameCache) learn(u *Unit) {
+	if c.m != u.m {
+		return
+	}
+	for j, off := range u.soff {
+		if off == notInCache {
+			continue
+		}
+		lo := uint32(0)
+		if j > 0 {
+			lo = u.strEnds[j-1]
+		}
+		c.ents[cacheSlot(off)] = cacheEnt{off1: off + 1, n: u.strEnds[j] - lo, key: u.keys[j]}
+	}
 }
 
 // viewSlot is a string given to a Unit, by address: most names are views
@@ -131,9 +208,22 @@ func (u *Unit) str(s string) (uint32, error) {
 			return v.j, nil
 		}
 	}
-	j, err := u.strByValue(s)
-	if err != nil {
-		return 0, err
+	j, off := uint32(0), notInCache
+	if u.cache != nil && u.cache.m == u.m {
+		if off = u.cache.offset(p, len(s)); off != notInCache {
+			if e := &u.cache.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+				j = known | e.key
+			}
+		}
+	}
+	if j == 0 {
+		var err error
+		if j, err = u.strByValue(s); err != nil {
+			return 0, err
+		}
+		if int(j) == len(u.soff) {
+			u.soff = append(u.soff, off)
+		}
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
 	u.nview++
@@ -227,6 +317,10 @@ func (u *Unit) name(s string) error {
 	if err != nil {
 		return err
 	}
+	if j&known != 0 {
+		u.w = append(u.w, j&^known)
+		return nil
+	}
 	u.names = append(u.names, uint32(len(u.w)))
 	u.w = append(u.w, j)
 	return nil
@@ -235,6 +329,10 @@ func (u *Unit) name(s string) error {
 // elemName appends the word of an element's name, j from u.offs (see
 // elems).
 func (u *Unit) elemName(j uint32) {
+	if j&known != 0 {
+		u.w = append(u.w, j&^known)
+		return
+	}
 	if j != 0 {
 		u.names = append(u.names, uint32(len(u.w)))
 		j--
@@ -296,7 +394,10 @@ func (u *Unit) elems(n int, name func(int) string) error {
 		if err != nil {
 			return u.fail(err)
 		}
-		u.offs = append(u.offs, j+1)
+		if j&known == 0 {
+			j++
+		}
+		u.offs = append(u.offs, j)
 	}
 	return nil
 }
@@ -535,7 +636,7 @@ func (u *Unit) AddString(s string) (uint32, error) {
 	if err != nil {
 		return 0, u.fail(err)
 	}
-	return j, nil
+	return j &^ known, nil
 }
 
 // AddUnit appends the types written into u, after those appended so far,
@@ -607,6 +708,7 @@ func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
 	if len(u.later) > 0 {
 		m.maxRef = max(m.maxRef, uint32(deferred))
 	}
+	u.appended = true
 	return nil
 }
 
