@@ -75,6 +75,7 @@ type Unit struct {
 	// units used; soff is each string's offset in that section, or
 	// notInCache. appended tells that keys are the Merger's (AddUnit).
 	cache    *NameCache
+	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
 	appended bool
 	offs  []uint32 // element names of the record being written
@@ -101,9 +102,10 @@ func (m *Merger) NextID() btf.TypeID { return btf.TypeID(m.d.first + m.d.n()) }
 // If u was appended, Reset first gives the keys of its strings to its
 // NameCache, if any (see SetCache).
 func (u *Unit) Reset(first btf.TypeID) {
-	if u.appended && u.cache != nil {
-		u.cache.learn(u)
+	if c := u.next; u.appended && c != nil && u.cache != nil && c.sameSection(u.cache) {
+		c.learn(u)
 	}
+	u.cache = u.next
 	u.appended = false
 	u.soff = u.soff[:0]
 	u.first = uint32(first)
@@ -122,10 +124,17 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.nview = 0
 }
 
-// SetCache has u look the strings it is given up in c, and give c the
-// keys of its strings once appended, at its next Reset. A producer keeps
-// one NameCache per goroutine and sets it on the Unit it writes.
-func (u *Unit) SetCache(c *NameCache) { u.cache = c }
+// SetCache has u, from its next Reset on, look the strings it is given up
+// in c; that Reset also gives c the keys of the strings of the unit u
+// held, if it was appended and written with a cache of the same section.
+// A producer keeps one NameCache per goroutine and sets it on each Unit
+// before writing it. A cache of another Merger is ignored.
+func (u *Unit) SetCache(c *NameCache) {
+	if c != nil && c.m != u.m {
+		c = nil
+	}
+	u.next = c
+}
 
 // known marks the result of str that is a key, not a string's number.
 const known = 1 << 31
@@ -169,10 +178,11 @@ func (c *NameCache) offset(p *byte, n int) uint32 {
 	return uint32(off)
 }
 
+func (c *NameCache) sameSection(d *NameCache) bool {
+	return len(c.sec) == len(d.sec) && (len(c.sec) == 0 || &c.sec[0] == &d.sec[0])
+}
+
 func (c *NameCache) learn(u *Unit) {
-	if c.m != u.m {
-		return
-	}
 	for j, off := range u.soff {
 		if off == notInCache {
 			continue
@@ -201,6 +211,14 @@ func viewHash(p *byte, n int) uint64 {
 // looking it up first by its address.
 func (u *Unit) str(s string) (uint32, error) {
 	p := unsafe.StringData(s)
+	off := notInCache
+	if c := u.cache; c != nil {
+		if off = c.offset(p, len(s)); off != notInCache {
+			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+				return known | e.key, nil
+			}
+		}
+	}
 	mask := uint64(len(u.views) - 1)
 	i := viewHash(p, len(s)) >> 32 & mask
 	for ; u.views[i].p != nil; i = (i + 1) & mask {
@@ -208,22 +226,12 @@ func (u *Unit) str(s string) (uint32, error) {
 			return v.j, nil
 		}
 	}
-	j, off := uint32(0), notInCache
-	if u.cache != nil && u.cache.m == u.m {
-		if off = u.cache.offset(p, len(s)); off != notInCache {
-			if e := &u.cache.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
-				j = known | e.key
-			}
-		}
+	j, err := u.strByValue(s)
+	if err != nil {
+		return 0, err
 	}
-	if j == 0 {
-		var err error
-		if j, err = u.strByValue(s); err != nil {
-			return 0, err
-		}
-		if int(j) == len(u.soff) {
-			u.soff = append(u.soff, off)
-		}
+	if int(j) == len(u.soff) {
+		u.soff = append(u.soff, off)
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
 	u.nview++
