@@ -220,7 +220,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	}
 	m := newMerger(b)
 	if direct != nil {
-		m = newDirectMerger(direct)
+		m = newDirectMerger(direct, d.str)
 	}
 	if opts.like >= LikePahole130 {
 		m.like130, m.elf, m.features = true, syms.elf, opts.features

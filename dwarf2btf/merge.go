@@ -102,9 +102,11 @@ func newMerger(b *builder.Builder) *merger {
 }
 
 // newDirectMerger returns a merger that appends to d, each unit's types
-// written by its worker (writeUnit).
-func newDirectMerger(d *dedup.Merger) *merger {
+// written by its worker (writeUnit); str is .debug_str, which most names
+// the merge writes itself are views of too.
+func newDirectMerger(d *dedup.Merger, str []byte) *merger {
 	tail := d.NewUnit()
+	tail.SetCache(d.NewNameCache(str))
 	tail.Reset(d.NextID())
 	return &merger{b: tail, direct: d, tail: tail, intern: d.AddString, generated: map[string]struct{}{}}
 }
