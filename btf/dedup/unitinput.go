@@ -70,7 +70,8 @@ type Unit struct {
 	// views is one of the strings given, by address (see str).
 	slots []uint32
 	views []viewSlot
-	nview int
+	// spos and vpos are the slots in use, for Reset to clear only them.
+	spos, vpos []uint32
 	// cache, if not nil, holds keys of strings of a section that earlier
 	// units used; soff is each string's offset in that section, or
 	// notInCache. appended tells that keys are the Merger's (AddUnit).
@@ -117,11 +118,14 @@ func (u *Unit) Reset(first btf.TypeID) {
 	if len(u.slots) == 0 {
 		u.slots = make([]uint32, 256)
 		u.views = make([]viewSlot, 256)
-	} else {
-		clear(u.slots)
-		clear(u.views)
 	}
-	u.nview = 0
+	for _, i := range u.spos {
+		u.slots[i] = 0
+	}
+	for _, i := range u.vpos {
+		u.views[i] = viewSlot{}
+	}
+	u.spos, u.vpos = u.spos[:0], u.vpos[:0]
 }
 
 // SetCache has u, from its next Reset on, look the strings it is given up
@@ -234,20 +238,19 @@ func (u *Unit) str(s string) (uint32, error) {
 		u.soff = append(u.soff, off)
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
-	u.nview++
-	if 2*u.nview > len(u.views) {
+	u.vpos = append(u.vpos, uint32(i))
+	if 2*len(u.vpos) > len(u.views) {
 		old := u.views
 		u.views = make([]viewSlot, 2*len(old))
 		mask := uint64(len(u.views) - 1)
-		for _, v := range old {
-			if v.p == nil {
-				continue
-			}
+		for k, at := range u.vpos {
+			v := old[at]
 			i := viewHash(v.p, int(v.n)) >> 32 & mask
 			for u.views[i].p != nil {
 				i = (i + 1) & mask
 			}
 			u.views[i] = v
+			u.vpos[k] = uint32(i)
 		}
 	}
 	return j, nil
@@ -295,6 +298,7 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	u.strs = append(u.strs, s...)
 	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
 	u.slots[i] = j + 1
+	u.spos = append(u.spos, uint32(i))
 	if 2*len(u.keys) > len(u.slots) {
 		u.grow()
 	}
@@ -311,6 +315,7 @@ func (u *Unit) grow() {
 			i = (i + 1) & mask
 		}
 		u.slots[i] = uint32(j) + 1
+		u.spos[j] = uint32(i)
 	}
 }
 
