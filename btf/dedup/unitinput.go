@@ -79,8 +79,8 @@ type Unit struct {
 	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
 	appended bool
-	offs  []uint32 // element names of the record being written
-	err   error
+	offs     []uint32 // element names of the record being written
+	err      error
 }
 
 // NewUnit returns an empty Unit for m, numbered from 1 (see Unit.Reset).
