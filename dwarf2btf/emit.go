@@ -79,7 +79,7 @@ type encoded struct {
 	skipped   bool   // a unit the encoder leaves out (not C, or no unit)
 	locMax    uint64 // how far into .debug_loclists the unit was read
 	err       error
-	// unit holds types written for the deduplication (writeUnit), when
+	// unit holds types written for the deduplication (emitter.addType), when
 	// the encoding goes straight into it.
 	unit *dedup.Unit
 }
@@ -90,6 +90,10 @@ type emitter struct {
 	obj  *symbols
 	opts *Options
 	out  *encoded
+	// unit, if not nil, is out.unit, which the types are written into
+	// as they are emitted, with sc's scratch.
+	unit *dedup.Unit
+	sc   *recScratch
 }
 
 func (e *emitter) emit() error {
@@ -193,8 +197,19 @@ func (e *emitter) emitType(t *typeEntry) error {
 	if (r.kind == btf.KindTypedef || r.kind == btf.KindTypeTag || r.kind == btf.KindForward) && len(r.name) == 0 {
 		return fmt.Errorf("dwarf2btf: %v without a name", r.kind)
 	}
-	out.types = append(out.types, r)
-	return nil
+	return e.addType(r)
+}
+
+// addType appends a type's record, and writes it into the unit for the
+// deduplication at once when the encoding goes straight into it, while
+// its elements are in the cache (writeRec).
+func (e *emitter) addType(r orec) error {
+	e.out.types = append(e.out.types, r)
+	if e.unit == nil {
+		return nil
+	}
+	_, err := writeRec(e.unit, e.sc, e.out, &e.out.types[len(e.out.types)-1], 0, dedup.Deferred)
+	return err
 }
 
 func (e *emitter) emitBase(t *typeEntry) error {
@@ -205,8 +220,7 @@ func (e *emitter) emitBase(t *typeEntry) error {
 		if t.enc != ateFloat {
 			return fmt.Errorf("dwarf2btf: complex, interval and imaginary float types are not supported (%q)", t.name)
 		}
-		e.out.types = append(e.out.types, orec{kind: btf.KindFloat, name: t.name, a: bytes})
-		return nil
+		return e.addType(orec{kind: btf.KindFloat, name: t.name, a: bytes})
 	}
 	enc := uint32(0)
 	switch t.enc {
@@ -222,8 +236,7 @@ func (e *emitter) emitBase(t *typeEntry) error {
 	if len(name) == 0 || bytes > 16 {
 		return fmt.Errorf("dwarf2btf: cannot encode base type %q of %d bytes", name, bytes)
 	}
-	e.out.types = append(e.out.types, orec{kind: btf.KindInt, name: name, a: bytes, b: enc})
-	return nil
+	return e.addType(orec{kind: btf.KindInt, name: name, a: bytes, b: enc})
 }
 
 func (e *emitter) emitComposite(t *typeEntry) error {
@@ -251,8 +264,7 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		out.elems = append(out.elems, oelem{name: m.name, ref: uint32(m.typeID), b: m.bitOffset, c: bits})
 	}
 	r.n = int32(len(out.elems)) - r.lo
-	out.types = append(out.types, r)
-	return nil
+	return e.addType(r)
 }
 
 func (e *emitter) emitEnum(t *typeEntry) error {
@@ -279,8 +291,7 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 		out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value), b: uint32(v.value >> 32)})
 	}
 	r.n = int32(len(out.elems)) - r.lo
-	out.types = append(out.types, r)
-	return nil
+	return e.addType(r)
 }
 
 // proto builds a FUNC_PROTO record; "..." is a last parameter of type 0.

@@ -155,7 +155,7 @@ func isNative(order binary.ByteOrder) bool {
 
 // encode encodes data into a Builder, or, if direct is not nil, straight
 // into the deduplication: each unit's types written by the worker that
-// encoded it (writeUnit), and appended to direct in unit order with the
+// encoded it (emitter.addType), and appended to direct in unit order with the
 // records the merge adds. It also returns what Encode needs of the input.
 func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger) (*builder.Builder, *encodeInfo, error) {
 	info := &encodeInfo{}
@@ -280,7 +280,7 @@ type run struct {
 	units  []unitHeader
 	little bool
 	// direct, if not nil, is the deduplication that the workers write
-	// the units' types for (writeUnit).
+	// the units' types for (emitter.addType).
 	direct *dedup.Merger
 	// infoMapped tells that d.info's pages can be given back behind the
 	// merge (object.releasable); released is how much of it was.
@@ -441,7 +441,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 	}
 }
 
-// scratch returns a goroutine's scratch for writeUnit.
+// scratch returns a goroutine's scratch for emitter.addType.
 func (e *run) scratch() *recScratch {
 	sc := &recScratch{}
 	if e.direct != nil {
@@ -480,14 +480,13 @@ func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc
 		return err
 	}
 	em := &emitter{cu: cu, obj: e.syms, opts: e.opts, out: out}
-	if err := em.emit(); err != nil {
-		return err
+	if e.direct != nil {
+		if out.unit == nil {
+			out.unit = e.direct.NewUnit()
+		}
+		out.unit.SetCache(sc.names)
+		out.unit.Reset(1)
+		em.unit, em.sc = out.unit, sc
 	}
-	if e.direct == nil {
-		return nil
-	}
-	if out.unit == nil {
-		out.unit = e.direct.NewUnit()
-	}
-	return writeUnit(out, sc)
+	return em.emit()
 }

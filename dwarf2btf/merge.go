@@ -52,7 +52,7 @@ type merger struct {
 }
 
 // recScratch is the scratch of writeRec, and a worker's cache of the keys
-// of .debug_str's names (writeUnit).
+// of .debug_str's names (emitter.addType).
 type recScratch struct {
 	names   *dedup.NameCache
 	members []builder.Member
@@ -102,7 +102,7 @@ func newMerger(b *builder.Builder) *merger {
 }
 
 // newDirectMerger returns a merger that appends to d, each unit's types
-// written by its worker (writeUnit); str is .debug_str, which most names
+// written by its worker (emitter.addType); str is .debug_str, which most names
 // the merge writes itself are views of too.
 func newDirectMerger(d *dedup.Merger, str []byte) *merger {
 	tail := d.NewUnit()
@@ -262,19 +262,6 @@ func refOf(local uint32, off, index btf.TypeID) btf.TypeID {
 
 func (m *merger) addRec(u *encoded, r *orec, off btf.TypeID) (btf.TypeID, error) {
 	return writeRec(m.b, &m.recScratch, u, r, off, m.indexID)
-}
-
-// writeUnit writes the unit's types into u.unit, numbered from 1, its
-// arrays' index type Deferred: the part of the merge that a worker does.
-func writeUnit(u *encoded, sc *recScratch) error {
-	u.unit.SetCache(sc.names)
-	u.unit.Reset(1)
-	for i := range u.types {
-		if _, err := writeRec(u.unit, sc, u, &u.types[i], 0, dedup.Deferred); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // nameFirst adds a composite's name to a Builder before its elements',
