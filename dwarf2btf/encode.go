@@ -96,10 +96,11 @@ func EncodeNoDedup(ctx context.Context, data []byte, opts Options) (*builder.Bui
 // the tool, whatever opts.Jobs. A nil out.ByteOrder means the host's, as
 // everywhere in kmeta; pahole writes BTF in its input's byte order
 // (btf_encoder__new sets it from e_ident[EI_DATA]), which ByteOrder(data)
-// returns. The encoded types are handed to the deduplication unit by unit
-// (dedup.Merger.AddBuilder and builder.Builder.Forget), so they are held
-// once, in the Merger, and a vmlinux's millions of types pass although BTF
-// allows about one million: only the deduplicated output must fit.
+// returns. The encoded types are written straight into the deduplication,
+// unit by unit (each by the worker that encoded it, in a dedup.Unit that
+// the merge appends with dedup.Merger.AddUnit), so they are written and
+// held once, in the Merger, and a vmlinux's millions of types pass although
+// BTF allows about one million: only the deduplicated output must fit.
 func Encode(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
@@ -155,8 +156,9 @@ func isNative(order binary.ByteOrder) bool {
 
 // encode encodes data into a Builder, or, if direct is not nil, straight
 // into the deduplication: each unit's types written by the worker that
-// encoded it (emitter.addType), and appended to direct in unit order with the
-// records the merge adds. It also returns what Encode needs of the input.
+// encoded it (emitter.addType), and appended to direct in unit order with
+// the records the merge adds. It also returns what Encode needs of the
+// input.
 func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger) (*builder.Builder, *encodeInfo, error) {
 	info := &encodeInfo{}
 	o, err := openObject(data)

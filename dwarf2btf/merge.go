@@ -30,13 +30,12 @@ type merger struct {
 	generated map[string]struct{}
 	secinfo   []btf.VarSecinfo
 
-	// flush, if not nil, takes the Builder's records after each unit and
-	// at the end (see Dedup).
-	flush func(*builder.Builder) error
 	// intern, if not nil, adds a string to the deduplication's strings
-	// (dedup.Merger.AddString), after flush has taken the records.
+	// (dedup.Merger.AddString), once flushed has appended the records
+	// before it.
 	intern func([]byte) error
 
+	// direct and tail: see above.
 	direct *dedup.Merger
 	tail   *dedup.Unit
 
@@ -102,8 +101,8 @@ func newMerger(b *builder.Builder) *merger {
 }
 
 // newDirectMerger returns a merger that appends to d, each unit's types
-// written by its worker (emitter.addType); str is .debug_str, which most names
-// the merge writes itself are views of too.
+// written by its worker (emitter.addType); str is .debug_str, which most
+// names the merge writes itself are views of too.
 func newDirectMerger(d *dedup.Merger, str []byte) *merger {
 	tail := d.NewUnit()
 	tail.SetCache(d.NewNameCache(str))
@@ -181,21 +180,20 @@ func (m *merger) add(u *encoded) error {
 	return m.flushed()
 }
 
+// flushed appends the records the merge wrote into tail, after each unit
+// and at the end, and has the deduplication go on with them (Advance).
 func (m *merger) flushed() error {
-	if m.direct != nil {
-		if m.tail.NumTypes() > 0 {
-			if err := m.direct.AddUnit(m.tail, 0); err != nil {
-				return err
-			}
-			m.tail.Reset(m.direct.NextID())
+	if m.direct == nil {
+		return nil
+	}
+	if m.tail.NumTypes() > 0 {
+		if err := m.direct.AddUnit(m.tail, 0); err != nil {
+			return err
 		}
-		m.direct.Advance()
-		return nil
+		m.tail.Reset(m.direct.NextID())
 	}
-	if m.flush == nil {
-		return nil
-	}
-	return m.flush(m.b.(*builder.Builder))
+	m.direct.Advance()
+	return nil
 }
 
 func (m *merger) declTag(t otag, target btf.TypeID) error {
