@@ -159,16 +159,16 @@ type NameCache struct {
 type cacheEnt struct{ off1, n, key uint32 } // off1 is 1+ the offset
 
 const (
-	cacheEnts  = 1 << 17
+	cacheEnts  = 1 << 16
 	notInCache = ^uint32(0)
 )
 
-// NewNameCache returns a cache of the keys of strings in sec (1.5 MB).
+// NewNameCache returns a cache of the keys of strings in sec (768 KB).
 func (m *Merger) NewNameCache(sec []byte) *NameCache {
 	return &NameCache{m: m, sec: sec, ents: make([]cacheEnt, cacheEnts)}
 }
 
-func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 17) }
+func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 16) }
 
 // offset returns the offset of s in c's section, or notInCache.
 func (c *NameCache) offset(p *byte, n int) uint32 {
