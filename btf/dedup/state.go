@@ -3,6 +3,7 @@ package dedup
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -31,8 +32,9 @@ type state struct {
 	recs  records
 	strs  strSpace
 
-	m      []uint32 // canonical map of own types (index id-first)
-	hyp    []uint32 // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
+	m      []uint32  // canonical map of own types (index id-first)
+	kt     kindTable // kinds, the own ones beside m (initTypes)
+	hyp    []uint32  // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
 	bs     *baseScratch
 	hlist  []uint32 // keys of the hypothetical map, in insertion order
 	adjust bool     // hypot_adjust_canon
@@ -47,8 +49,67 @@ type state struct {
 	workers int      // see Options
 	tops    []uint32 // top signatures (computeTops), index id-first
 
-	mMem, hypMem, topsMem *mmap.Growable // of m, hyp and tops
+	mMem, hypMem, topsMem, kindsMem *mmap.Growable // of m, hyp, tops and kt.own
 }
+
+// kindTable holds the kind of every type id, a byte each: the passes ask
+// for kinds of the types they meet all the time, and a kind read from the
+// record goes through the offsets of the records first.
+type kindTable struct {
+	base  []uint8 // ids 0..first-1
+	own   []uint8 // ids first.., as far as known
+	first uint32
+}
+
+// of returns the kind of type id, which is a base id or an own id whose
+// kind is known.
+func (k *kindTable) of(id uint32) btf.Kind {
+	if id < k.first {
+		return btf.Kind(k.base[id])
+	}
+	return btf.Kind(k.own[id-k.first])
+}
+
+// initTypes starts the canonical map of own indexes lo..hi-1 and records
+// their kinds: VARs and DATASECs are never deduplicated, and map to
+// themselves; the other types are unprocessed.
+func (d *state) initTypes(lo, hi uint32) {
+	for i := lo; i < hi; i++ {
+		k := kindOf(d.recs.rec(i))
+		d.kt.own[i] = uint8(k)
+		d.m[i] = unprocessed
+		if k == btf.KindVar || k == btf.KindDatasec {
+			d.m[i] = d.first + i
+		}
+	}
+}
+
+// checkTypes runs checkRefs over own indexes lo..hi-1, whose kinds (and
+// those of every type they refer to) are known, and returns the first
+// error in id order, on d.workers.
+func (d *state) checkTypes(lo, hi uint32) error {
+	var (
+		mu    sync.Mutex
+		errAt = hi
+		err   error
+	)
+	parallel(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
+		for i := lo + clo; i < lo+chi; i++ {
+			if e := checkRefs(d.recs.rec(i), d.first+i, &d.kt); e != nil {
+				mu.Lock()
+				if i < errAt {
+					errAt, err = i, e
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	})
+	return err
+}
+
+// typeChunk is how many types a worker initialises or checks at a time.
+const typeChunk = 1 << 14
 
 // freeScratch gives back what only the passes of run use: the
 // hypothetical map, the tables and the signatures. They are in mappings
@@ -79,8 +140,8 @@ func (d *state) freeGraphs() {
 // may be called more than once.
 func (d *state) free() {
 	d.freeScratch()
-	freeMapped(&d.mMem)
-	d.m = nil
+	freeMapped(&d.mMem, &d.kindsMem)
+	d.m, d.kt.own = nil, nil
 	d.strs.Own.Free()
 	d.recs.mem.free()
 }
@@ -91,8 +152,10 @@ func newState(base *Base) *state {
 	d := &state{base: base, first: 1, workers: 1}
 	var bs *baseStrings
 	var under *table
+	d.kt = kindTable{base: []uint8{0}, first: 1} // void
 	if base != nil {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
+		d.kt = base.kindTable()
 	}
 	d.strs = newStrSpace(bs, 0)
 	d.recs.off.push(0)
@@ -112,7 +175,9 @@ func (d *state) rec(id uint32) record {
 	return d.recs.rec(id - d.first)
 }
 
-func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
+// kind returns the kind of a base type or of an own type initTypes has
+// covered.
+func (d *state) kind(id uint32) btf.Kind { return d.kt.of(id) }
 
 func (d *state) get(id uint32) uint32 {
 	if id <= d.blast {
@@ -207,16 +272,10 @@ func (d *state) run() error {
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
-	for i := range n {
-		d.m[i] = unprocessed
-		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
-			d.m[i] = d.first + i
-		}
-	}
-	for i := range n {
-		if err := checkRefs(d.recs.rec(i), d.first+i, d.rec); err != nil {
-			return err
-		}
+	d.kt.own = makeMapped[uint8](int(n), &d.kindsMem)
+	parallel(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
+	if err := d.checkTypes(0, n); err != nil {
+		return err
 	}
 	// Only canonical types are filed, and most types are not: a DWARF
 	// encoder's vmlinux keeps 4% of its 3.4 million, a module's types mostly

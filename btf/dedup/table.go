@@ -35,6 +35,9 @@ type table struct {
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
 	slotsMem, entsMem *mmap.Growable
+	// filter, set by freeze, answers most lookups of hashes a frozen
+	// table does not hold.
+	filter keyFilter
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
@@ -144,7 +147,54 @@ func (t *table) resize(n int) {
 }
 
 // head returns the newest entry (1-based) filed under h, 0 if none.
-func (t *table) head(h uint64) int32 { return t.slots[t.slot(h)].head }
+func (t *table) head(h uint64) int32 {
+	if t.filter != nil && !t.filter.mayHold(h) {
+		return 0
+	}
+	return t.slots[t.slot(h)].head
+}
+
+// freeze makes the filter of a table that will not change any more (a
+// Base's, which every deduplication on it probes).
+func (t *table) freeze() {
+	f := make(keyFilter, keyFilterBits/64)
+	for i := range t.slots {
+		if t.slots[i].head != 0 {
+			f.add(t.slots[i].key())
+		}
+	}
+	t.filter = f
+}
+
+// keyFilter is a Bloom filter of a frozen table's keys. A split
+// deduplication looks most of its types up in its Base's table and finds
+// almost none there (pahole leaves the types the base has out of split
+// BTF: of the 151,389 lookups of the 1,121 Debian 6.1 modules 614 hit),
+// and a miss probes a table of megabytes at random, then walks about six
+// slots of a table kept 3/4 full. The filter's 128 KB, which stay in the
+// cache, answer most of them with two bits.
+type keyFilter []uint64
+
+const keyFilterBits = 1 << 20
+
+// bits returns the two bits of key h. The keys end with a multiplication
+// (mix), whose high bits are the well mixed ones; the slot index takes
+// bits 32 and up from the bottom, the filter its own from the top.
+func (keyFilter) bits(h uint64) (uint32, uint32) {
+	return uint32(h>>44) & (keyFilterBits - 1), uint32(h>>24) & (keyFilterBits - 1)
+}
+
+func (f keyFilter) add(h uint64) {
+	a, b := f.bits(h)
+	f[a/64] |= 1 << (a % 64)
+	f[b/64] |= 1 << (b % 64)
+}
+
+// mayHold reports whether the table may hold key h; false is certain.
+func (f keyFilter) mayHold(h uint64) bool {
+	a, b := f.bits(h)
+	return f[a/64]&(1<<(a%64)) != 0 && f[b/64]&(1<<(b%64)) != 0
+}
 
 // candidates yields the ids filed under h in the order libbpf tries them.
 //
