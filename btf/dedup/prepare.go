@@ -259,6 +259,7 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 	for _, e := range p.ends {
 		rs.off.push(at + e)
 	}
+	d.specTypes += uint32(len(p.ends))
 	m.pool.put(p)
 	return nil
 }
