@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -85,48 +86,77 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if stdinTwice(inputs...) {
 		return usagef("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
-	if err := checkOutput(f.out, inputs...); err != nil {
+	if f.out == "" {
+		return checkOutput(f.out)
+	}
+	// The base is opened and prepared for deduplication (dedup.NewBase,
+	// on every core) while the output and the inputs are checked here: a
+	// bad input is still reported before anything is appended, and the
+	// checks of thousands of inputs (a stat and a read of each) take
+	// their time beside the base's, not before it. The producers below
+	// parse their inputs once the base's Spec is open, and prepare them
+	// once the Merger is made; the inputs are appended in the order
+	// given, on this goroutine. The deduplication itself computes its
+	// signatures on every core too.
+	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
+	var (
+		baseSpec *btf.Spec
+		m        *dedup.Merger
+		openErr  error                 // set before opened is closed
+		baseErr  error                 // set before ready is closed
+		opened   = make(chan struct{}) // baseSpec is set, or openErr
+		ready    = make(chan struct{}) // m is set, or an error
+	)
+	go func() {
+		defer close(ready)
+		var base *dedup.Base
+		if f.base != "" {
+			if baseSpec, openErr = c.openOne(f.base, nil); openErr != nil {
+				openErr = fmt.Errorf("base: %w", openErr)
+				close(opened)
+				return
+			}
+			close(opened)
+			if base, baseErr = dedup.NewBase(baseSpec, workers); baseErr != nil {
+				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
+				return
+			}
+		} else {
+			close(opened)
+		}
+		m = dedup.New(base, workers)
+	}()
+	// The base's Spec is closed once nothing uses it. A command that
+	// fails before the base is ready does not wait for it (it may be
+	// standard input, still to be typed): it is closed when ready.
+	defer func() {
+		closeBase := func() {
+			if baseSpec != nil {
+				baseSpec.Close()
+			}
+		}
+		select {
+		case <-ready:
+			closeBase()
+		default:
+			go func() {
+				<-ready
+				closeBase()
+			}()
+		}
+	}()
+	ins, err := checkOutputFiles(f.out, inputs...)
+	if err != nil {
 		return err
 	}
-	// The inputs are checked before the base is prepared, which takes a
-	// fifth of a second for a vmlinux. (Standard input is then held
-	// twice, briefly, as it is read; without a base it is read once.)
+	// (Standard input is then held twice, briefly, as it is read; without
+	// a base it is read once.)
 	if f.base != "" {
 		defer c.releasePreread()
 		if err := c.checkBTFInputs(paths, false); err != nil {
 			return err
 		}
 	}
-	// The base is prepared for deduplication (dedup.NewBase) while the
-	// inputs are opened and validated, on every core; they are appended
-	// in the order given, on this goroutine. The deduplication itself
-	// computes its signatures on every core too.
-	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
-	var baseSpec *btf.Spec
-	if f.base != "" {
-		if baseSpec, err = c.openOne(f.base, nil); err != nil {
-			return fmt.Errorf("base: %w", err)
-		}
-		defer baseSpec.Close()
-	}
-	// The Merger is made once the base is ready; until then the
-	// producers only open their inputs.
-	var (
-		m       *dedup.Merger
-		baseErr error
-		ready   = make(chan struct{})
-	)
-	go func() {
-		defer close(ready)
-		var base *dedup.Base
-		if baseSpec != nil {
-			if base, baseErr = dedup.NewBase(baseSpec, workers); baseErr != nil {
-				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
-				return
-			}
-		}
-		m = dedup.New(base, workers)
-	}()
 	progress := c.progress("reading", len(paths))
 	var bufs rawBufs
 	// What each input needs of the base (its names hashed and looked up,
@@ -136,6 +166,9 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// buffers the size of its input: 16 keep the appending fed.
 	err = inOrder(c.ctx, len(paths), 0, 16,
 		func(i int) (*dedup.Prepared, error) {
+			if <-opened; openErr != nil {
+				return nil, openErr
+			}
 			var p *dedup.Prepared
 			err := c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
 				if <-ready; baseErr != nil {
@@ -160,7 +193,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		}, nil)
 	<-ready
 	if err == nil {
-		err = baseErr
+		err = cmp.Or(openErr, baseErr)
 	}
 	if err != nil {
 		return err
@@ -169,18 +202,23 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	return c.writeDeduped(f.out, data, f.write, inputs...)
+	return c.writeDeduped(f.out, data, f.write, ins)
 }
 
-// writeDeduped writes deduplicated raw BTF, wrapped in ELF if asked.
-func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, inputs ...string) error {
+// writeDeduped writes deduplicated raw BTF, wrapped in ELF if asked, to
+// out, which checkOutputFiles checked against the inputs (ins, nil for
+// standard output).
+func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, ins *inputFiles) error {
 	if w.elf || strings.HasSuffix(out, ".o") {
 		var err error
 		if data, err = builder.ELF(data); err != nil {
 			return err
 		}
 	}
-	return c.writeOutput(out, data, inputs...)
+	if out == "-" {
+		return c.writeOutput(out, data)
+	}
+	return c.writeOutputFile(out, data, ins)
 }
 
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {

@@ -38,7 +38,14 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 		_, err := c.out().Write(data)
 		return err
 	}
-	if err := newInputFiles(inputs...).check(path); err != nil {
+	return c.writeOutputFile(path, data, newInputFiles(inputs...))
+}
+
+// writeOutputFile is writeOutput to a file, with the inputs as
+// checkOutputFiles looked at them: a command of thousands of inputs
+// (btf dedup) does not stat them all again.
+func (c *cli) writeOutputFile(path string, data []byte, inputs *inputFiles) error {
+	if err := inputs.check(path); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
@@ -66,19 +73,27 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 // ("copy -B base.btf mod.btf -o base.btf") would destroy it before, or
 // while, it is read.
 func checkOutput(out string, inputs ...string) error {
+	_, err := checkOutputFiles(out, inputs...)
+	return err
+}
+
+// checkOutputFiles is checkOutput; it returns the inputs as it looked at
+// them, for writeOutputFile, or nil for standard output.
+func checkOutputFiles(out string, inputs ...string) (*inputFiles, error) {
 	switch out {
 	case "":
-		return usagef("missing -o OUT (\"-\" for standard output)")
+		return nil, usagef("missing -o OUT (\"-\" for standard output)")
 	case "-":
-		return nil
+		return nil, nil
 	}
-	if err := newInputFiles(inputs...).check(out); err != nil {
-		return err
+	ins := newInputFiles(inputs...)
+	if err := ins.check(out); err != nil {
+		return nil, err
 	}
 	if err := atomicfile.Check(out); err != nil {
-		return fmt.Errorf("-o %w", err)
+		return nil, fmt.Errorf("-o %w", err)
 	}
-	return nil
+	return ins, nil
 }
 
 // checkOutputDir checks the output directory of -d before a command's
