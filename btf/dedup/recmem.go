@@ -27,6 +27,10 @@ func growMapped[T plain](s []T, n int, g **mmap.Growable) []T { return mmap.Grow
 // makeMapped is mmap.MakeSlice for the element types kept in mappings.
 func makeMapped[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlice[T](n, g) }
 
+// makePopulated is mmap.MakeSlicePopulated for the element types kept in
+// mappings.
+func makePopulated[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlicePopulated[T](n, g) }
+
 // freeMapped is mmap.FreeAll.
 func freeMapped(gs ...**mmap.Growable) { mmap.FreeAll(gs...) }
 

@@ -82,7 +82,9 @@ func newTableLoad(under *table, hint int, dense bool) *table {
 // be freed by the caller once moved.
 func (t *table) alloc(n int) {
 	t.slotsMem = nil
-	t.slots = makeMapped[slot](n, &t.slotsMem)
+	// Every insertion probes before it writes: populated, no page is
+	// read as the zero page first (see mmap.Growable.Populate).
+	t.slots = makePopulated[slot](n, &t.slotsMem)
 }
 
 // free gives back the table's mappings; it must not be used afterwards.

@@ -50,3 +50,20 @@ func (g *Growable) Free() error {
 	g.b = nil
 	return unix.Munmap(b)
 }
+
+// Populate makes the pages of the mapping's first n bytes present and
+// writable at once (MADV_POPULATE_WRITE, Linux 5.14), for memory that
+// will be written all over and read before it is written, as a hash
+// table's slots are probed before an insertion fills one. A page read
+// first is mapped to the shared zero page, and the write that follows
+// maps it again to a page of its own; in a process running on several
+// CPUs the kernel then flushes the old mapping from each one's TLB, an
+// interrupt to each, page after page. On older kernels it does nothing.
+func (g *Growable) Populate(n int) {
+	if g == nil || g.b == nil {
+		return
+	}
+	if n = min(n, len(g.b)); n > 0 {
+		unix.Madvise(g.b[:n], unix.MADV_POPULATE_WRITE)
+	}
+}

@@ -29,3 +29,6 @@ func (g *Growable) Free() error {
 	}
 	return nil
 }
+
+// Populate does nothing: the buffer is on the heap.
+func (g *Growable) Populate(n int) {}

@@ -72,3 +72,14 @@ func FreeAll(gs ...**Growable) {
 		*g = nil
 	}
 }
+
+// MakeSlicePopulated is MakeSlice for elements that will all be written,
+// after reads (a hash table's slots): their pages are made present and
+// writable at once (see Growable.Populate).
+func MakeSlicePopulated[T any](n int, g **Growable) []T {
+	s := MakeSlice[T](n, g)
+	if *g != nil {
+		(*g).Populate(n * int(unsafe.Sizeof(*new(T))))
+	}
+	return s
+}
