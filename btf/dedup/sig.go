@@ -163,7 +163,8 @@ func (m *sigMemo) get(i uint32, k int) uint32 {
 func (m *sigMemo) put(i uint32, k int, v uint32) {
 	if i-m.lo < m.size {
 		if m.win[k] == nil {
-			m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+			// Read (get) before written: populated, as hash slots.
+			m.win[k] = makePopulated[uint32](int(m.size), &m.mem[k])
 		}
 		m.win[k][i-m.lo] = v
 		return

@@ -294,14 +294,20 @@ func (d *state) run() error {
 		d.enums = newEnumIndex(nil)
 	}
 	d.computeTops()
+	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
-		d.primType(d.first + i)
+		if isPrimKind(btf.Kind(d.kt.own[i])) {
+			d.primType(d.first + i)
+		}
 	}
 	// Each pass's scratch goes before the next, whose table grows to the
 	// largest thing a deduplication holds.
 structs:
 	d.freeEnums()
 	for i := from; i < n; i++ {
+		if !isGraphKind(btf.Kind(d.kt.own[i])) {
+			continue
+		}
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
 		if d.err != nil {
@@ -318,6 +324,22 @@ structs:
 		}
 	}
 	return nil
+}
+
+// isPrimKind reports whether the primitive pass deduplicates types of
+// kind k (primType).
+func isPrimKind(k btf.Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindForward, btf.KindFloat, btf.KindEnum, btf.KindEnum64:
+		return true
+	}
+	return false
+}
+
+// isGraphKind reports whether the struct pass may deduplicate types of
+// kind k (structType).
+func isGraphKind(k btf.Kind) bool {
+	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }
 
 // primType deduplicates an INT, ENUM, ENUM64, FWD or FLOAT
