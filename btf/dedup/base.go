@@ -209,17 +209,37 @@ func checkRefs(r record, id uint32, kt *kindTable) error {
 	if k == btf.KindDatasec || k == btf.KindDeclTag {
 		return nil
 	}
-	var err error
-	r.ForRefs(func(i uint32) {
-		if r[i] == 0 || err != nil {
-			return
+	sh := r.Shape()
+	for _, i := range [2]int{sh.Ref0, sh.Ref1} {
+		if i >= 0 && !refOK(r[i], kt) {
+			return refError(k, id, r[i], kt)
 		}
-		switch tk := kt.of(r[i]); tk {
-		case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
-			err = fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, tk, r[i])
+	}
+	if sh.ElemRef >= 0 {
+		for i := sh.Fixed + sh.ElemRef; i < len(r); i += sh.Elem {
+			if !refOK(r[i], kt) {
+				return refError(k, id, r[i], kt)
+			}
 		}
-	})
-	return err
+	}
+	return nil
+}
+
+// refOK reports whether a record other than a DATASEC or DECL_TAG may
+// refer to type ref.
+func refOK(ref uint32, kt *kindTable) bool {
+	if ref == 0 {
+		return true
+	}
+	switch kt.of(ref) {
+	case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
+		return false
+	}
+	return true
+}
+
+func refError(k btf.Kind, id, ref uint32, kt *kindTable) error {
+	return fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, kt.of(ref), ref)
 }
 
 // addName records a canonical struct or union for forward resolution

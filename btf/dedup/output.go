@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // final marks, in the canonical map, the output id of a kept own type.
@@ -84,6 +85,9 @@ func (d *state) write() ([]byte, error) {
 		StrLen:  uint32(len(strs)),
 	}
 	raw := make([]byte, 0, int(h.HdrLen)+4*words+len(strs))
+	// Written all over: populated at once rather than a page fault per
+	// page (1,300 of the 9,882 of the CLI's merge of the modules).
+	mmap.PopulateBytes(raw[:cap(raw)])
 	raw = wire.AppendHeader(raw, h, nativeOrder)
 	types := raw[len(raw) : len(raw)+4*words]
 	var (

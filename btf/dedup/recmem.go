@@ -13,6 +13,10 @@ import "github.com/kmeta-dev/kmeta/internal/mmap"
 type recMem struct {
 	w, off *mmap.Growable
 	keys   *mmap.Growable // a Builder's string keys (builderSource.keys)
+	// The records are populated ahead of the appends (mmap.Cover): 1,255
+	// of the 9,882 page faults of the CLI's merge of the Debian 6.1
+	// modules were the appending goroutine's first writes to them.
+	wAhead, offAhead mmap.Ahead
 }
 
 // plain lists the element types kept in mappings: none holds a pointer,

@@ -253,15 +253,37 @@ func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 // computeSigs fills the base's signatures, level by level. The types of a
 // level are independent of each other: each level is shared among the
 // workers.
+//
+// A leaf's signature is the same at every level but the top one (see
+// isSigLeaf), and a reference's shallow hash at every level: both are
+// computed at level 0 and taken from there afterwards.
 func (b *Base) computeSigs(workers int) {
 	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
+	// shallow[id] is the hash every level > 0 of a reference mixes its
+	// references' signatures into (refsSig), computed with level 0.
+	var shallowMem *mmap.Growable
+	shallow := makePopulated[uint64](int(b.last)+1, &shallowMem)
+	defer shallowMem.Free()
 	for k := range b.sigs {
-		memo := makeMapped[uint32](int(b.last)+1, &b.mem.sigs[k])
+		memo := makePopulated[uint32](int(b.last)+1, &b.mem.sigs[k])
 		memo[0] = sigVoid
 		// Ids lo+1..hi: id 0 is void.
 		parallel(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
 			for id := lo + 1; id <= hi; id++ {
-				memo[id] = sigOf(b.rec(id), k, child)
+				r := b.rec(id)
+				switch kind := btf.Kind(b.kinds[id]); {
+				case k == 0:
+					memo[id] = sigOf(r, 0, child)
+					if !isSigLeaf(kind) {
+						shallow[id] = hashShallow(r)
+					}
+				case k == sigTop:
+					memo[id] = sigOf(r, k, child)
+				case isSigLeaf(kind):
+					memo[id] = b.sigs[0][id]
+				default:
+					memo[id] = refsSig(r, shallow[id], k-1, child)
+				}
 			}
 		})
 		b.sigs[k] = memo

@@ -271,11 +271,13 @@ func (d *state) run() error {
 	}
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
-	d.m = makeMapped[uint32](int(n), &d.mMem)
+	// m and the kinds are written all over; populated at once, they
+	// take no page fault (mmap.Growable.Populate).
+	d.m = makePopulated[uint32](int(n), &d.mMem)
+	d.kt.own = makePopulated[uint8](int(n), &d.kindsMem)
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
-	d.kt.own = makeMapped[uint8](int(n), &d.kindsMem)
 	parallel(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
 	if err := d.checkTypes(0, n); err != nil {
 		return err

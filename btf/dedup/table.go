@@ -35,6 +35,7 @@ type table struct {
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
 	slotsMem, entsMem *mmap.Growable
+	entsAhead         mmap.Ahead // the entries are populated ahead
 	// filter, set by freeze, answers most lookups of hashes a frozen
 	// table does not hold.
 	filter keyFilter
@@ -120,7 +121,9 @@ func (t *table) file(h uint64, e entry) {
 		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
 	}
 	e.prev, e.next = sl.head, 0
-	t.ents = append(growMapped(t.ents, 1, &t.entsMem), e)
+	t.ents = growMapped(t.ents, 1, &t.entsMem)
+	mmap.Cover(&t.entsAhead, t.ents, t.entsMem, len(t.ents)+1)
+	t.ents = append(t.ents, e)
 	sl.head = int32(len(t.ents))
 }
 

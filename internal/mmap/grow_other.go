@@ -31,4 +31,7 @@ func (g *Growable) Free() error {
 }
 
 // Populate does nothing: the buffer is on the heap.
-func (g *Growable) Populate(n int) {}
+func (g *Growable) Populate(off, n int) {}
+
+// PopulateBytes does nothing.
+func PopulateBytes(b []byte) {}

@@ -79,7 +79,38 @@ func FreeAll(gs ...**Growable) {
 func MakeSlicePopulated[T any](n int, g **Growable) []T {
 	s := MakeSlice[T](n, g)
 	if *g != nil {
-		(*g).Populate(n * int(unsafe.Sizeof(*new(T))))
+		(*g).Populate(0, n*int(unsafe.Sizeof(*new(T))))
 	}
 	return s
+}
+
+// Ahead populates a growing slice's mapping (see Growable.Populate) a
+// chunk ahead of what is written: a system call per chunk instead of a
+// page fault per page, and at most a chunk of memory populated and not
+// yet used.
+type Ahead struct {
+	g    *Growable
+	done int // bytes of g populated
+}
+
+// aheadChunk is how far Ahead populates at a time.
+const aheadChunk = 128 << 10
+
+// Cover makes sure the first n elements of s, in g's mapping (see
+// GrowSlice), are populated. s and g are those of the last call, or a
+// new mapping.
+func Cover[T any](a *Ahead, s []T, g *Growable, n int) {
+	if g == nil || len(g.b) == 0 || unsafe.Pointer(unsafe.SliceData(s)) != unsafe.Pointer(unsafe.SliceData(g.b)) {
+		return // not in the mapping (see GrowSlice)
+	}
+	if a.g != g {
+		*a = Ahead{g: g}
+	}
+	end := n * int(unsafe.Sizeof(*new(T)))
+	if end <= a.done {
+		return
+	}
+	to := min(max(end, a.done+aheadChunk), len(g.b))
+	g.Populate(a.done, to-a.done)
+	a.done = to
 }
