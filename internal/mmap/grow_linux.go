@@ -70,16 +70,18 @@ func (g *Growable) Populate(off, n int) {
 
 // populate is Populate on b, which starts on a page.
 func populate(b []byte, off, n int) {
+	end := min(off+n, len(b))
 	off -= off % pageSize // madvise starts on a page; the length is rounded up
-	if end := min(off+n, len(b)); off >= 0 && end > off {
+	if off >= 0 && end > off {
 		unix.Madvise(b[off:end], unix.MADV_POPULATE_WRITE)
 	}
 }
 
 var pageSize = unix.Getpagesize()
 
-// PopulateBytes is Populate for the whole pages of b, memory of the Go
-// heap (a large output about to be written).
+// PopulateBytes is Populate for the pages of b from its first page
+// boundary on, in memory of the Go heap (a large output about to be
+// written).
 func PopulateBytes(b []byte) {
 	if len(b) == 0 {
 		return
