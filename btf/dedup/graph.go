@@ -246,9 +246,8 @@ func (d *state) resolveFwds() {
 	}
 	own := map[uint32]uint32{} // FWD name -> its struct or union, 0 if none or several
 	seen := map[uint32]bool{}  // the names of own that a struct or union has
-	kinds := d.kt.own
 	for i := range d.n() {
-		if btf.Kind(kinds[i]) == btf.KindForward && d.m[i] == d.first+i {
+		if d.kt.ownKind(i) == btf.KindForward && d.m[i] == d.first+i {
 			own[d.recs.rec(i)[wName]] = 0
 		}
 	}
@@ -256,7 +255,7 @@ func (d *state) resolveFwds() {
 		return
 	}
 	for i := range d.n() {
-		k := btf.Kind(kinds[i])
+		k := d.kt.ownKind(i)
 		if k != btf.KindStruct && k != btf.KindUnion || d.m[i] != d.first+i {
 			continue
 		}
@@ -272,7 +271,7 @@ func (d *state) resolveFwds() {
 		seen[name] = true
 	}
 	for i := range d.n() {
-		if btf.Kind(kinds[i]) != btf.KindForward || d.m[i] != d.first+i {
+		if d.kt.ownKind(i) != btf.KindForward || d.m[i] != d.first+i {
 			continue
 		}
 		r := d.recs.rec(i)

@@ -80,7 +80,6 @@ func (d *state) growMaps(n uint32) {
 	// New memory is zeros, as the hypothetical map starts (state.hyp),
 	// and only what is written is touched.
 	d.hyp = growMapped(d.hyp, int(n-have), &d.hypMem)[:n]
-	d.kt.own = growMapped(d.kt.own, int(n-have), &d.kindsMem)[:n]
 	d.initTypes(have, n)
 }
 

@@ -118,6 +118,11 @@ type sigMemo struct {
 	size uint32 // of the window: sigWindow, or fewer if there are fewer types
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
+	// populate makes the window's levels populated when made (see
+	// mmap.Growable.Populate): computeTops's windows, used for a moment
+	// by each worker, and not the window a pipelined deduplication keeps
+	// through a DWARF encoder's run.
+	populate bool
 	mem  [sigTop + 1]*mmap.Growable
 }
 
@@ -163,8 +168,12 @@ func (m *sigMemo) get(i uint32, k int) uint32 {
 func (m *sigMemo) put(i uint32, k int, v uint32) {
 	if i-m.lo < m.size {
 		if m.win[k] == nil {
-			// Read (get) before written: populated, as hash slots.
-			m.win[k] = makePopulated[uint32](int(m.size), &m.mem[k])
+			if m.populate {
+				// Read (get) before written: populated, as hash slots.
+				m.win[k] = makePopulated[uint32](int(m.size), &m.mem[k])
+			} else {
+				m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+			}
 		}
 		m.win[k][i-m.lo] = v
 		return
@@ -223,6 +232,7 @@ func (d *state) computeTops() {
 	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
 		m := &memos[w]
 		m.size = min(n+1, sigWindow)
+		m.populate = true
 		var child func(uint32, int) uint32
 		child = func(id uint32, k int) uint32 { return d.sigIn(m, child, id, k) }
 		for i := lo; i < hi; i++ {

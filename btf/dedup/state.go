@@ -57,10 +57,14 @@ type state struct {
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
 // for kinds of the types they meet all the time, and a kind read from the
-// record goes through the offsets of the records first.
+// record goes through the offsets of the records first. A pipelined
+// deduplication (a DWARF encoder's, of millions of types, whose peak
+// memory counts) keeps no kinds of its own types: they are read from
+// the records.
 type kindTable struct {
 	base  []uint8 // ids 0..first-1
-	own   []uint8 // ids first.., as far as known
+	own   []uint8 // ids first.., as far as known; nil: read from recs
+	recs  *records
 	first uint32
 }
 
@@ -70,7 +74,15 @@ func (k *kindTable) of(id uint32) btf.Kind {
 	if id < k.first {
 		return btf.Kind(k.base[id])
 	}
-	return btf.Kind(k.own[id-k.first])
+	return k.ownKind(id - k.first)
+}
+
+// ownKind returns the kind of own index i.
+func (k *kindTable) ownKind(i uint32) btf.Kind {
+	if k.own == nil {
+		return kindOf(k.recs.rec(i))
+	}
+	return btf.Kind(k.own[i])
 }
 
 // initTypes starts the canonical map of own indexes lo..hi-1 and records
@@ -79,7 +91,9 @@ func (k *kindTable) of(id uint32) btf.Kind {
 func (d *state) initTypes(lo, hi uint32) {
 	for i := lo; i < hi; i++ {
 		k := kindOf(d.recs.rec(i))
-		d.kt.own[i] = uint8(k)
+		if d.kt.own != nil {
+			d.kt.own[i] = uint8(k)
+		}
 		d.m[i] = unprocessed
 		if k == btf.KindVar || k == btf.KindDatasec {
 			d.m[i] = d.first + i
@@ -160,6 +174,7 @@ func newState(base *Base) *state {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
 		d.kt = base.kindTable()
 	}
+	d.kt.recs = &d.recs
 	d.strs = newStrSpace(bs, 0)
 	d.recs.off.push(0)
 	d.tab = newTable(under, 0)
@@ -298,7 +313,7 @@ func (d *state) run() error {
 	d.computeTops()
 	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
-		if isPrimKind(btf.Kind(d.kt.own[i])) {
+		if isPrimKind(d.kt.ownKind(i)) {
 			d.primType(d.first + i)
 		}
 	}
@@ -307,7 +322,7 @@ func (d *state) run() error {
 structs:
 	d.freeEnums()
 	for i := from; i < n; i++ {
-		if !isGraphKind(btf.Kind(d.kt.own[i])) {
+		if !isGraphKind(d.kt.ownKind(i)) {
 			continue
 		}
 		d.sigs.moveTo(i)
