@@ -123,7 +123,7 @@ type sigMemo struct {
 	// by each worker, and not the window a pipelined deduplication keeps
 	// through a DWARF encoder's run.
 	populate bool
-	mem  [sigTop + 1]*mmap.Growable
+	mem      [sigTop + 1]*mmap.Growable
 }
 
 // free gives back the window's mappings and forgets every signature.
