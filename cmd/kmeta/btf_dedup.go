@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -145,17 +146,10 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 			}()
 		}
 	}()
-	ins, err := checkOutputFiles(f.out, inputs...)
+	defer c.releasePreread()
+	ins, err := c.checkDedupInputs(f, paths, inputs)
 	if err != nil {
 		return err
-	}
-	// (Standard input is then held twice, briefly, as it is read; without
-	// a base it is read once.)
-	if f.base != "" {
-		defer c.releasePreread()
-		if err := c.checkBTFInputs(paths, false); err != nil {
-			return err
-		}
 	}
 	progress := c.progress("reading", len(paths))
 	var bufs rawBufs
@@ -203,6 +197,38 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	return c.writeDeduped(f.out, data, f.write, ins)
+}
+
+// checkDedupInputs checks the output and the inputs of a merge (see
+// checkOutput and checkBTFInputs), and returns the inputs as it looked at
+// them (nil if the output is standard output), for writeDeduped. With a
+// base each input is opened once for both checks, not stat'ed first: a
+// merge of the Debian 6.1 modules has 1,121 of them. (Standard input is
+// then held twice, briefly, as it is read; without a base it is read
+// once.) The caller releases what checkBTFInputs read (releasePreread).
+func (c *cli) checkDedupInputs(f btfDedupFlags, paths, inputs []string) (*inputFiles, error) {
+	if f.base == "" || f.out == "-" {
+		ins, err := checkOutputFiles(f.out, inputs...)
+		if err != nil || f.base == "" {
+			return ins, err
+		}
+		return ins, c.checkBTFInputs(paths, false)
+	}
+	ins := newInputPaths(inputs...)
+	if f.base != "-" {
+		if fi, err := os.Stat(f.base); err == nil {
+			ins.add(f.base, fi)
+		}
+	}
+	if err := checkOutputIn(f.out, ins); err != nil {
+		return nil, err
+	}
+	if err := c.checkBTFInputFiles(paths, false, ins); err != nil {
+		return nil, err
+	}
+	// Again, now that the inputs' FileInfos are known: the output may be
+	// one of them by another name.
+	return ins, ins.check(f.out)
 }
 
 // writeDeduped writes deduplicated raw BTF, wrapped in ELF if asked, to

@@ -87,13 +87,21 @@ func checkOutputFiles(out string, inputs ...string) (*inputFiles, error) {
 		return nil, nil
 	}
 	ins := newInputFiles(inputs...)
-	if err := ins.check(out); err != nil {
+	if err := checkOutputIn(out, ins); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Check(out); err != nil {
-		return nil, fmt.Errorf("-o %w", err)
-	}
 	return ins, nil
+}
+
+// checkOutputIn is checkOutput for a file out, against the inputs ins.
+func checkOutputIn(out string, ins *inputFiles) error {
+	if err := ins.check(out); err != nil {
+		return err
+	}
+	if err := atomicfile.Check(out); err != nil {
+		return fmt.Errorf("-o %w", err)
+	}
+	return nil
 }
 
 // checkOutputDir checks the output directory of -d before a command's
@@ -123,19 +131,47 @@ type inputFile struct {
 // newInputFiles looks at each input once: its absolute path, and its
 // FileInfo if it exists. "" and "-" (standard input) are left out.
 func newInputFiles(inputs ...string) *inputFiles {
-	s := &inputFiles{byPath: map[string]string{}, bySize: map[int64][]inputFile{}}
+	s := newInputPaths(inputs...)
 	for _, in := range inputs {
 		if in == "" || in == "-" {
 			continue
 		}
-		if a, err := filepath.Abs(in); err == nil {
-			s.byPath[a] = in
-		}
 		if fi, err := os.Stat(in); err == nil {
-			s.bySize[fi.Size()] = append(s.bySize[fi.Size()], inputFile{in, fi})
+			s.add(in, fi)
 		}
 	}
 	return s
+}
+
+// newInputPaths is newInputFiles without the FileInfos, for a command
+// that opens its inputs anyway (checkBTFInputFiles) and adds them then.
+// The working directory is read once: filepath.Abs reads it for each
+// relative path, and os.Getwd stats "." and $PWD each time.
+func newInputPaths(inputs ...string) *inputFiles {
+	s := &inputFiles{byPath: map[string]string{}, bySize: map[int64][]inputFile{}}
+	var wd string
+	var wdErr error
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		if filepath.IsAbs(in) {
+			s.byPath[filepath.Clean(in)] = in
+			continue
+		}
+		if wd == "" && wdErr == nil {
+			wd, wdErr = os.Getwd()
+		}
+		if wdErr == nil {
+			s.byPath[filepath.Join(wd, in)] = in
+		}
+	}
+	return s
+}
+
+// add records the FileInfo of input name.
+func (s *inputFiles) add(name string, fi os.FileInfo) {
+	s.bySize[fi.Size()] = append(s.bySize[fi.Size()], inputFile{name, fi})
 }
 
 // check refuses out if it names one of the inputs. One file has one size,
