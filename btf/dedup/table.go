@@ -193,7 +193,7 @@ const keyFilterBits = 1 << 20
 // (mix), whose high bits are the well mixed ones; the slot index takes
 // bits 32 and up from the bottom, the filter its own from the top.
 func (keyFilter) bits(h uint64) (uint32, uint32) {
-	return uint32(h>>44) & (keyFilterBits - 1), uint32(h>>24) & (keyFilterBits - 1)
+	return uint32(h>>44) & (keyFilterBits - 1), uint32(h>>22) & (keyFilterBits - 1)
 }
 
 func (f keyFilter) add(h uint64) {
