@@ -156,8 +156,10 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// What each input needs of the base (its names hashed and looked up,
 	// its records checked and copied) is done by the producers
 	// (Merger.Prepare); only what depends on the inputs before it is done
-	// here, in order (Merger.AddPrepared). Each Prepared waiting holds
-	// buffers the size of its input: 16 keep the appending fed.
+	// here, in order (Merger.AddPrepared), and this goroutine prepares
+	// inputs too while the next one is not ready (inOrder). Each Prepared
+	// waiting holds buffers the size of its input: 16 keep the appending
+	// fed.
 	err = inOrder(c.ctx, len(paths), 0, 16,
 		func(i int) (*dedup.Prepared, error) {
 			if <-opened; openErr != nil {
