@@ -8,6 +8,9 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
+// populateMin is the smallest output write populates.
+const populateMin = 1 << 20
+
 // final marks, in the canonical map, the output id of a kept own type.
 // Kept types are their own canonical types, so no other entry leads past
 // them; with the mark their entries are above maxID, where resolve stops.
@@ -86,8 +89,12 @@ func (d *state) write() ([]byte, error) {
 	}
 	raw := make([]byte, 0, int(h.HdrLen)+4*words+len(strs))
 	// Written all over: populated at once rather than a page fault per
-	// page (1,300 of the 9,882 of the CLI's merge of the modules).
-	mmap.PopulateBytes(raw[:cap(raw)])
+	// page (1,300 of the 9,882 of the CLI's merge of the modules). A
+	// small output, a module's deduplicated alone, is not worth the
+	// system call.
+	if cap(raw) >= populateMin {
+		mmap.PopulateBytes(raw[:cap(raw)])
+	}
 	raw = wire.AppendHeader(raw, h, nativeOrder)
 	types := raw[len(raw) : len(raw)+4*words]
 	var (

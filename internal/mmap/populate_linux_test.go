@@ -57,30 +57,39 @@ func TestPopulate(t *testing.T) {
 	}
 }
 
-// TestCover checks that Cover populates a chunk ahead of a growing
-// slice, and nothing of a slice outside the mapping.
+// TestCover checks that Cover populates ahead of a growing slice once it
+// is MinPopulate bytes long, what is not written yet, and nothing of a
+// slice outside the mapping.
 func TestCover(t *testing.T) {
 	populateSupported(t)
 	var g *Growable
 	var a Ahead
-	s := GrowSlice[uint32](nil, MinSlice, &g)
+	s := GrowSlice[uint32](nil, 2*MinPopulate/4, &g)
 	defer g.Free()
-	Cover(&a, s, g, 10)
-	in := resident(t, g.Bytes())
-	if !in[0] || len(in) > aheadChunk/pageSize && in[aheadChunk/pageSize] {
-		t.Errorf("after Cover of 10 elements: resident %v", in)
+	Cover(&a, s, g, 10) // small: nothing
+	if in := resident(t, g.Bytes()); in[0] {
+		t.Fatal("Cover of 10 elements populated")
 	}
-	n := len(g.Bytes()) / 4
-	s = GrowSlice(s[:n], n, &g) // moved or grown in place: contents kept
+	n := MinPopulate / 4
+	s = s[:n/2] // written, but for the test, never touched
+	Cover(&a, s, g, n)
+	in := resident(t, g.Bytes())
+	for i, want := range []bool{false, true, true, false} {
+		p := []int{0, MinPopulate / 2, MinPopulate + aheadChunk - 1, MinPopulate + aheadChunk}[i] / pageSize
+		if in[p] != want {
+			t.Errorf("page %d resident %v, want %v", p, in[p], want)
+		}
+	}
+	s = GrowSlice(s[:n], len(g.Bytes())/4, &g) // moved or grown in place
 	Cover(&a, s, g, cap(s))
 	for i, in := range resident(t, g.Bytes()) {
-		if !in {
+		if !in && i >= MinPopulate/pageSize {
 			t.Fatalf("page %d of %d not resident after Cover of the whole slice", i, len(g.Bytes())/pageSize)
 		}
 	}
-	heap := make([]uint32, 10)
+	heap := make([]uint32, MinPopulate)
 	var other Ahead
-	Cover(&other, heap, g, 10) // not in g: nothing
+	Cover(&other, heap, g, MinPopulate) // not in g: nothing
 	if other.done != 0 {
 		t.Errorf("Cover of a heap slice populated %d bytes", other.done)
 	}
