@@ -93,7 +93,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// The base is opened and prepared for deduplication (dedup.NewBase,
 	// on every core) while the output and the inputs are checked here: a
 	// bad input is still reported before anything is appended, and the
-	// checks of thousands of inputs (a stat and a read of each) take
+	// checks of thousands of inputs (an open and a read of each) take
 	// their time beside the base's, not before it. The producers below
 	// parse their inputs once the base's Spec is open, and prepare them
 	// once the Merger is made; the inputs are appended in the order
