@@ -208,8 +208,18 @@ func (e *emitter) addType(r orec) error {
 	if e.unit == nil {
 		return nil
 	}
-	_, err := writeRec(e.unit, e.sc, e.out, &e.out.types[len(e.out.types)-1], 0, dedup.Deferred)
-	return err
+	t := &e.out.types[len(e.out.types)-1]
+	if _, err := writeRec(e.unit, e.sc, e.out, t, 0, dedup.Deferred); err != nil {
+		return err
+	}
+	switch t.kind {
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFuncProto:
+		// Nothing reads a type's elements once written (emitter.sig
+		// reads the records only): the next type's take their room,
+		// which stays in the cache.
+		e.out.elems = e.out.elems[:t.lo]
+	}
+	return nil
 }
 
 func (e *emitter) emitBase(t *typeEntry) error {
