@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -469,14 +470,13 @@ func (c *cursor) sleb() int64 {
 // cstring reads a NUL-terminated string, returning it without the NUL.
 func (c *cursor) cstring() []byte {
 	rest := c.b[c.pos:]
-	for i, x := range rest {
-		if x == 0 {
-			c.pos += uint64(i) + 1
-			return rest[:i:i]
-		}
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
+		c.fail()
+		return nil
 	}
-	c.fail()
-	return nil
+	c.pos += uint64(i) + 1
+	return rest[:i:i]
 }
 
 // strAt returns the NUL-terminated string at off in sec, nil if off is out
@@ -486,10 +486,8 @@ func strAt(sec []byte, off uint64) []byte {
 		return nil
 	}
 	rest := sec[off:]
-	for i, x := range rest {
-		if x == 0 {
-			return rest[:i:i]
-		}
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		return rest[:i:i]
 	}
 	return nil
 }

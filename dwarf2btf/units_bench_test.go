@@ -1,0 +1,68 @@
+package dwarf2btf
+
+import (
+	"os"
+	"testing"
+)
+
+// BenchmarkUnits runs the workers' part of the encoding alone (load,
+// recode and emit every unit of $KMETA_DWARF_FILE, an uncompressed vmlinux
+// or .ko, on one goroutine, with the input's own encoder and no merge): the
+// CPU the workers spend, without the merge and the deduplication beside
+// them. See BENCH.md.
+func BenchmarkUnits(b *testing.B) {
+	path := os.Getenv("KMETA_DWARF_FILE")
+	if path == "" {
+		b.Skip("set KMETA_DWARF_FILE to an ELF file with DWARF")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o, err := openObject(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer o.free()
+	opts := Options{}
+	if err := opts.resolve(o); err != nil {
+		b.Fatal(err)
+	}
+	var syms *symbols
+	if opts.like >= LikePahole130 {
+		var tag *kfuncInfo
+		if opts.features&FeatureDeclTagKfuncs != 0 {
+			tag = o.kfuncPairs(nil)
+		}
+		syms = newSymbols130(o, tag)
+	} else if syms, err = newSymbols(o, true); err != nil {
+		b.Fatal(err)
+	}
+	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
+		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
+		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
+	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
+		d.regParams = registerParams(o.machine)
+	}
+	units, err := d.units()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		l := &loader{cu: &cuData{}}
+		cache := map[abbrevKey]*abbrevTable{}
+		out := &encoded{}
+		types := 0
+		for _, u := range units {
+			out.reset()
+			if err := e.unit(u, l, cache, out); err != nil {
+				b.Fatal(err)
+			}
+			types += len(out.types)
+		}
+		b.ReportMetric(float64(types), "types")
+	}
+}
