@@ -188,6 +188,7 @@ type loader struct {
 	mems []member
 	anns []annot
 	ps   []param
+	lex  []int32 // variables of a function's lexical blocks
 }
 
 var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
@@ -195,6 +196,7 @@ var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
 // load reads the unit into cu. A unit that is not a compile unit (a
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
+	l.lex = l.lex[:0]
 	x := &l.stack[0]
 	if !l.r.next(x) {
 		if l.r.c.err != nil {

@@ -102,7 +102,13 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 	if off > uint64(len(d.abbrev)) {
 		return nil, errFormat(off, "abbreviation table offset beyond .debug_abbrev")
 	}
+	// Every declaration's attributes go into one slice, allocated once.
+	nattrs, ndense := d.abbrevSizes(off)
+	all := make([]attrSpec, 0, nattrs)
 	t := &abbrevTable{}
+	if ndense > 0 {
+		t.dense = make([]abbrev, ndense)
+	}
 	for n := 0; ; n++ {
 		code := c.uleb()
 		if code == 0 || c.err != nil {
@@ -118,6 +124,7 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 		}
 		a.tag = uint16(tag)
 		a.children = c.u8() != 0
+		lo := len(all)
 		for c.err == nil {
 			at, form := c.uleb(), c.uleb()
 			if at == 0 && form == 0 {
@@ -130,8 +137,9 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
 			}
-			a.attrs = appendSpec(a.attrs, s, u)
+			all = appendSpec(all, lo, s, u)
 		}
+		a.attrs = all[lo:len(all):len(all)]
 		if code < 1<<14 {
 			for uint64(len(t.dense)) <= code {
 				t.dense = append(t.dense, abbrev{})
@@ -150,9 +158,44 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 	return t, nil
 }
 
-// appendSpec appends s to attrs, as a skip if the encoder does not read it
-// and its size is fixed, merged into the skip before it if there is one.
-func appendSpec(attrs []attrSpec, s attrSpec, u *unitHeader) []attrSpec {
+// abbrevSizes scans the table at off as parseAbbrevs reads it, up to
+// where parseAbbrevs stops, and returns how many attributes its
+// declarations list and how many entries its dense codes need.
+func (d *dwarfData) abbrevSizes(off uint64) (attrs, dense int) {
+	c := cursor{b: d.abbrev, pos: off, order: d.order}
+	for n := 0; n < maxAbbrevs; n++ {
+		code := c.uleb()
+		if code == 0 || c.err != nil {
+			break
+		}
+		if tag := c.uleb(); tag > 0xffff || tag == 0 {
+			break
+		}
+		c.u8()
+		for c.err == nil {
+			at, form := c.uleb(), c.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			if form > 0xffff {
+				return attrs, dense
+			}
+			if form == formImplicitConst {
+				c.sleb()
+			}
+			attrs++
+		}
+		if code < 1<<14 {
+			dense = max(dense, int(code)+1)
+		}
+	}
+	return attrs, dense
+}
+
+// appendSpec appends s to attrs, whose declaration's attributes start at
+// lo, as a skip if the encoder does not read it and its size is fixed,
+// merged into the declaration's skip before it if there is one.
+func appendSpec(attrs []attrSpec, lo int, s attrSpec, u *unitHeader) []attrSpec {
 	if s.slot != slotNone {
 		return append(attrs, s)
 	}
@@ -163,7 +206,7 @@ func appendSpec(attrs []attrSpec, s attrSpec, u *unitHeader) []attrSpec {
 	case size == 0:
 		return attrs
 	}
-	if n := len(attrs); n > 0 && attrs[n-1].skip != 0 && int(attrs[n-1].skip)+size <= 0xffff {
+	if n := len(attrs); n > lo && attrs[n-1].skip != 0 && int(attrs[n-1].skip)+size <= 0xffff {
 		attrs[n-1].skip += uint16(size)
 		return attrs
 	}

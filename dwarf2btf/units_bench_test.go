@@ -2,7 +2,9 @@ package dwarf2btf
 
 import (
 	"os"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkUnits runs the workers' part of the encoding alone (load,
@@ -51,6 +53,7 @@ func BenchmarkUnits(b *testing.B) {
 	}
 	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
 	b.ReportAllocs()
+	cpu0 := cpuTime(b)
 	for b.Loop() {
 		l := &loader{cu: &cuData{}}
 		cache := map[abbrevKey]*abbrevTable{}
@@ -65,4 +68,17 @@ func BenchmarkUnits(b *testing.B) {
 		}
 		b.ReportMetric(float64(types), "types")
 	}
+	// The CPU time of the process (the loop and the garbage collector),
+	// which a busy machine disturbs less than the wall time.
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+}
+
+// cpuTime is the CPU time the process used so far, user and system.
+func cpuTime(tb testing.TB) time.Duration {
+	tb.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
