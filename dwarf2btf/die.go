@@ -7,9 +7,47 @@ import "encoding/binary"
 // the unit's format: skip is their total size, stepped over in one go.
 type attrSpec struct {
 	slot     uint8
+	fast     uint8 // how next decodes it in place, or fastNone
 	skip     uint16
 	form     uint16
 	implicit int64
+}
+
+// The forms next decodes in place, without calling form: the most common
+// ones, in a little-endian unit of 32-bit DWARF.
+const (
+	fastNone = iota
+	fastRef4
+	fastStrp4
+	fastData1
+	fastData2
+	fastFlagPresent
+	fastImplicitConst
+)
+
+// fastForm is the fast decoding of form in u's format, fastNone if there
+// is none.
+func fastForm(form uint16, u *unitHeader, little bool) uint8 {
+	switch form {
+	case formData1:
+		return fastData1
+	case formFlagPresent:
+		return fastFlagPresent
+	case formImplicitConst:
+		return fastImplicitConst
+	}
+	if !little {
+		return fastNone
+	}
+	switch {
+	case form == formRef4:
+		return fastRef4
+	case form == formStrp && !u.dwarf64:
+		return fastStrp4
+	case form == formData2:
+		return fastData2
+	}
+	return fastNone
 }
 
 // abbrev is one abbreviation declaration.
@@ -104,6 +142,7 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 	}
 	// Every declaration's attributes go into one slice, allocated once.
 	nattrs, ndense := d.abbrevSizes(off)
+	little := d.order == binary.LittleEndian
 	all := make([]attrSpec, 0, nattrs)
 	t := &abbrevTable{}
 	if ndense > 0 {
@@ -136,6 +175,9 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			s := attrSpec{slot: attrSlot(at), form: uint16(form)}
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
+			}
+			if s.slot != slotNone {
+				s.fast = fastForm(s.form, u, little)
 			}
 			all = appendSpec(all, lo, s, u)
 		}
@@ -276,15 +318,52 @@ func (r *unitReader) next(x *die) bool {
 	x.tag, x.children, x.has = a.tag, a.children, 0
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		switch {
-		case s.skip != 0:
-			c.take(uint64(s.skip))
-		case s.slot != slotNone:
-			r.form(&x.attrs[s.slot], s.form, s.implicit, 0)
-			x.has |= 1 << s.slot
-		default:
-			r.form(&r.unread, s.form, s.implicit, 0)
+		if s.slot == slotNone {
+			if s.skip != 0 {
+				c.take(uint64(s.skip))
+			} else {
+				r.form(&r.unread, s.form, s.implicit, 0)
+			}
+			continue
 		}
+		v := &x.attrs[s.slot]
+		x.has |= 1 << s.slot
+		// The common forms in place, as form decodes them; form for
+		// the others, and for values the unit cuts short.
+		p, left := c.pos, uint64(len(c.b))-c.pos
+		switch s.fast {
+		case fastRef4:
+			if left >= 4 {
+				*v = attrVal{class: classRef, form: s.form, u: uint64(r.u.off) + uint64(binary.LittleEndian.Uint32(c.b[p:]))}
+				c.pos = p + 4
+				continue
+			}
+		case fastStrp4:
+			if left >= 4 {
+				*v = attrVal{class: classStrp, form: s.form, u: uint64(binary.LittleEndian.Uint32(c.b[p:]))}
+				c.pos = p + 4
+				continue
+			}
+		case fastData1:
+			if left >= 1 {
+				*v = attrVal{class: classConst, form: s.form, u: uint64(c.b[p])}
+				c.pos = p + 1
+				continue
+			}
+		case fastData2:
+			if left >= 2 {
+				*v = attrVal{class: classConst, form: s.form, u: uint64(binary.LittleEndian.Uint16(c.b[p:]))}
+				c.pos = p + 2
+				continue
+			}
+		case fastFlagPresent:
+			*v = attrVal{class: classFlag, form: s.form, u: 1}
+			continue
+		case fastImplicitConst:
+			*v = attrVal{class: classConst, form: s.form, u: uint64(s.implicit)}
+			continue
+		}
+		r.form(v, s.form, s.implicit, 0)
 	}
 	return c.err == nil
 }
