@@ -440,7 +440,8 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			l.mems = append(l.mems, newMember(l.r, c, isUnion))
+			l.mems = append(l.mems, member{})
+			newMember(&l.mems[len(l.mems)-1], l.r, c, isUnion)
 			lo := len(l.cu.annots)
 			_, _, err := l.annotations(c, d, idx)
 			l.anns = append(l.anns, l.cu.annots[lo:]...)
@@ -465,9 +466,10 @@ func (l *loader) newComposite(x *die, depth int) error {
 	return err
 }
 
-// newMember is pahole's class_member__new.
-func newMember(r *unitReader, c *die, inUnion bool) member {
-	m := member{name: r.str(c, slotName), typeRef: ref(c, slotType), isMember: c.tag == dwTagMember}
+// newMember is pahole's class_member__new, into m, a zero member (in
+// place: a member is large to copy).
+func newMember(m *member, r *unitReader, c *die, inUnion bool) {
+	m.name, m.typeRef, m.isMember = r.str(c, slotName), ref(c, slotType), c.tag == dwTagMember
 	m.hasBitOff = c.present(slotDataBitOffset)
 	if m.hasBitOff {
 		m.bitOffset = uint32(memberOffset(c, slotDataBitOffset))
@@ -482,7 +484,6 @@ func newMember(r *unitReader, c *die, inUnion bool) member {
 	}
 	m.byteSize = numeric(c, slotByteSize)
 	m.bitfield = uint8(numeric(c, slotBitSize))
-	return m
 }
 
 func (l *loader) newSubroutine(x *die, depth int) error {

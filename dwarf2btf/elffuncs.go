@@ -1,7 +1,9 @@
 package dwarf2btf
 
 import (
+	"cmp"
 	"debug/elf"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -18,6 +20,18 @@ type elfFunc struct {
 	prefixLen int
 	kfunc     bool
 	flags     uint32 // its BTF_SET8 pair's flags
+	// head and prefixHead are nameHead of the name and of its part
+	// before the first '.', for find.
+	head, prefixHead uint64
+}
+
+// nameHead is the first 8 bytes of s as a big-endian number, 0 past its
+// end: for strings without NUL bytes, two different heads order the
+// strings as strings.Compare does, without reading them.
+func nameHead(s string) uint64 {
+	var b [8]byte
+	copy(b[:], s)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // elfFuncs is the table, sorted as pahole sorts it.
@@ -47,6 +61,7 @@ func newElfFuncs(syms []elf.Symbol) *elfFuncs {
 			t.suffixCnt++
 			f.prefixLen = i
 		}
+		f.head, f.prefixHead = nameHead(f.name), nameHead(f.name[:f.prefixLen])
 		t.funcs = append(t.funcs, f)
 	}
 	order := msort(len(t.funcs), func(i, j int) int { return functionsCmp(&t.funcs[i], &t.funcs[j]) })
@@ -103,10 +118,23 @@ func (t *elfFuncs) find(name []byte, prefixLen int) int {
 	if i, bit := t.knownBit(key.name); t.known[i]&bit == 0 {
 		return -1
 	}
+	// functionsCmp(&key, f), where key.prefixLen is 0 or len(key.name):
+	// the heads decide unless they are equal.
+	head := nameHead(key.name)
+	compare := func(f *elfFunc) int {
+		if key.prefixLen != 0 && key.prefixLen == f.prefixLen {
+			if head != f.prefixHead {
+				return cmp.Compare(head, f.prefixHead)
+			}
+		} else if head != f.head {
+			return cmp.Compare(head, f.head)
+		}
+		return functionsCmp(&key, f)
+	}
 	lo, hi := 0, len(t.funcs)
 	for lo < hi {
 		i := (lo + hi) / 2
-		switch c := functionsCmp(&key, &t.funcs[i]); {
+		switch c := compare(&t.funcs[i]); {
 		case c < 0:
 			hi = i
 		case c > 0:
