@@ -191,7 +191,9 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if t.sparse == nil {
 				t.sparse = map[uint64]*abbrev{}
 			}
-			t.sparse[code] = &a
+			p := new(abbrev)
+			*p = a
+			t.sparse[code] = p
 		}
 	}
 	if c.err != nil {
