@@ -91,10 +91,17 @@ func (t *elfFuncs) setKnown(name string) {
 }
 
 // functionsCmp is pahole's functions_cmp: with equal non-zero prefix
-// lengths, only the prefixes count.
+// lengths, only the prefixes count. The names' heads decide without
+// reading the names when they differ.
 func functionsCmp(a, b *elfFunc) int {
 	if a.prefixLen != 0 && a.prefixLen == b.prefixLen {
+		if a.prefixHead != b.prefixHead {
+			return cmp.Compare(a.prefixHead, b.prefixHead)
+		}
 		return strncmp(a.name, b.name, b.prefixLen)
+	}
+	if a.head != b.head {
+		return cmp.Compare(a.head, b.head)
 	}
 	return strings.Compare(a.name, b.name)
 }
@@ -118,23 +125,11 @@ func (t *elfFuncs) find(name []byte, prefixLen int) int {
 	if i, bit := t.knownBit(key.name); t.known[i]&bit == 0 {
 		return -1
 	}
-	// functionsCmp(&key, f), where key.prefixLen is 0 or len(key.name):
-	// the heads decide unless they are equal.
-	head := nameHead(key.name)
-	compare := func(f *elfFunc) int {
-		if key.prefixLen != 0 && key.prefixLen == f.prefixLen {
-			if head != f.prefixHead {
-				return cmp.Compare(head, f.prefixHead)
-			}
-		} else if head != f.head {
-			return cmp.Compare(head, f.head)
-		}
-		return functionsCmp(&key, f)
-	}
+	key.head, key.prefixHead = nameHead(key.name), nameHead(key.name[:prefixLen])
 	lo, hi := 0, len(t.funcs)
 	for lo < hi {
 		i := (lo + hi) / 2
-		switch c := compare(&t.funcs[i]); {
+		switch c := functionsCmp(&key, &t.funcs[i]); {
 		case c < 0:
 			hi = i
 		case c > 0:

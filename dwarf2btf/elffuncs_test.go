@@ -3,13 +3,13 @@ package dwarf2btf
 import (
 	"debug/elf"
 	"fmt"
+	"strings"
 	"testing"
 )
 
-// TestElfFuncsFind checks find, with its filter and its comparison of
-// names' first bytes, against the binary search it stands for: glibc's
-// bsearch with functions_cmp over the sorted table, every probe compared
-// in full.
+// TestElfFuncsFind checks the table's order and find, with its filter
+// and its comparison of names' first bytes, against what they stand for:
+// glibc's qsort and bsearch with functions_cmp, the names compared in full.
 func TestElfFuncsFind(t *testing.T) {
 	names := []string{"a", "ab", "abc", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefgh.isra.0",
 		"abcdefgh.cold", "abcdefgi", "b.constprop.0", "b", "b.cold", "bb.isra.0", "x.y.z", ".hidden",
@@ -23,12 +23,26 @@ func TestElfFuncsFind(t *testing.T) {
 		syms = append(syms, elf.Symbol{Name: n, Info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)})
 	}
 	tab := newElfFuncs(syms)
+	// The table's order is that of the plain comparison.
+	var plain []elfFunc
+	for _, n := range names {
+		f := elfFunc{name: n, prefixLen: len(n)}
+		if i := strings.IndexByte(n, '.'); i >= 0 {
+			f.prefixLen = i
+		}
+		plain = append(plain, f)
+	}
+	for i, k := range msort(len(plain), func(i, j int) int { return plainCmp(&plain[i], &plain[j]) }) {
+		if got, want := tab.funcs[i].name, plain[k].name; got != want {
+			t.Errorf("sorted table [%d] = %q, want %q", i, got, want)
+		}
+	}
 	ref := func(name string, prefixLen int) int {
 		key := elfFunc{name: name, prefixLen: prefixLen}
 		lo, hi := 0, len(tab.funcs)
 		for lo < hi {
 			i := (lo + hi) / 2
-			switch c := functionsCmp(&key, &tab.funcs[i]); {
+			switch c := plainCmp(&key, &tab.funcs[i]); {
 			case c < 0:
 				hi = i
 			case c > 0:
@@ -60,4 +74,12 @@ func TestElfFuncsFind(t *testing.T) {
 	if found == 0 {
 		t.Fatal("no key found: the test checks nothing")
 	}
+}
+
+// plainCmp is pahole's functions_cmp, reading the names every time.
+func plainCmp(a, b *elfFunc) int {
+	if a.prefixLen != 0 && a.prefixLen == b.prefixLen {
+		return strncmp(a.name, b.name, b.prefixLen)
+	}
+	return strings.Compare(a.name, b.name)
 }
