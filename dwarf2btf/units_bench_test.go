@@ -9,9 +9,9 @@ import (
 
 // BenchmarkUnits runs the workers' part of the encoding alone (load,
 // recode and emit every unit of $KMETA_DWARF_FILE, an uncompressed vmlinux
-// or .ko, on one goroutine, with the input's own encoder and no merge): the
-// CPU the workers spend, without the merge and the deduplication beside
-// them. See BENCH.md.
+// or .ko, as run.unit does, on one goroutine, with the input's own encoder
+// and no merge): the CPU the workers spend, without the merge and the
+// deduplication beside them. See BENCH.md.
 func BenchmarkUnits(b *testing.B) {
 	path := os.Getenv("KMETA_DWARF_FILE")
 	if path == "" {
@@ -51,7 +51,7 @@ func BenchmarkUnits(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1}
+	little := o.order.Uint16([]byte{1, 0}) == 1
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
 	for b.Loop() {
@@ -60,8 +60,29 @@ func BenchmarkUnits(b *testing.B) {
 		out := &encoded{}
 		types := 0
 		for _, u := range units {
+			// run.unit's steps, with no output beyond the unit's.
 			out.reset()
-			if err := e.unit(u, l, cache, out); err != nil {
+			if len(cache) > 8 {
+				clear(cache)
+			}
+			r, err := d.newUnitReader(u, cache)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.r = r
+			l.cu.reset(u)
+			l.mems, l.anns, l.ps = l.mems[:0], l.anns[:0], l.ps[:0]
+			if err := l.load(); err != nil {
+				b.Fatal(err)
+			}
+			if l.cu.language == langRust || len(l.cu.types) == 1 && len(l.cu.funcs) == 0 && len(l.cu.vars) == 0 {
+				continue
+			}
+			if err := l.cu.recode(little); err != nil {
+				b.Fatal(err)
+			}
+			em := &emitter{cu: l.cu, obj: syms, opts: &opts, out: out}
+			if err := em.emit(); err != nil {
 				b.Fatal(err)
 			}
 			types += len(out.types)
