@@ -442,10 +442,13 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagInheritance, dwTagMember:
 			l.mems = append(l.mems, member{})
 			newMember(&l.mems[len(l.mems)-1], l.r, c, isUnion)
-			lo := len(l.cu.annots)
-			_, _, err := l.annotations(c, d, idx)
-			l.anns = append(l.anns, l.cu.annots[lo:]...)
-			l.cu.annots = l.cu.annots[:lo]
+			var err error
+			if c.children { // annotations
+				lo := len(l.cu.annots)
+				_, _, err = l.annotations(c, d, idx)
+				l.anns = append(l.anns, l.cu.annots[lo:]...)
+				l.cu.annots = l.cu.annots[:lo]
+			}
 			idx++
 			return err
 		case dwTagLLVMAnnotation:

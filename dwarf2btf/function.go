@@ -60,6 +60,9 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			}
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
 			l.ps = append(l.ps, p)
+			if !c.children { // no annotations
+				return nil
+			}
 			lo, n, err := l.annotations(c, d, idx)
 			l.anns = append(l.anns, l.cu.annots[lo:lo+n]...)
 			l.cu.annots = l.cu.annots[:lo]
