@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -38,12 +37,11 @@ func nameHead(s string) uint64 {
 type elfFuncs struct {
 	funcs     []elfFunc
 	suffixCnt int // names with a '.'
-	// known is a filter of the names find can match: the bits of the
-	// hashes of every function's name and of its part before the first
-	// '.'. Most names the encoder looks up (inline functions) have no ELF
-	// function, and their clear bit spares the search.
-	known []uint64
-	seed  maphash.Seed
+	// known is a filter of the names find can match: every function's
+	// name and its part before the first '.'. Most names the encoder
+	// looks up (inline functions) have no ELF function, and their clear
+	// bit spares the search.
+	known nameFilter
 }
 
 // newElfFuncs is pahole 1.30's elf_functions__collect: every STT_FUNC
@@ -70,24 +68,12 @@ func newElfFuncs(syms []elf.Symbol) *elfFuncs {
 		sorted[i] = t.funcs[k]
 	}
 	t.funcs = sorted
-	t.seed = maphash.MakeSeed()
-	t.known = make([]uint64, max(1, len(t.funcs)*16/64))
+	t.known = newNameFilter(len(t.funcs))
 	for _, f := range t.funcs {
-		t.setKnown(f.name)
-		t.setKnown(f.name[:f.prefixLen])
+		t.known.add(f.name)
+		t.known.add(f.name[:f.prefixLen])
 	}
 	return t
-}
-
-// knownBit is the bit of name in t.known.
-func (t *elfFuncs) knownBit(name string) (int, uint64) {
-	h := maphash.String(t.seed, name) % uint64(len(t.known)*64)
-	return int(h / 64), 1 << (h % 64)
-}
-
-func (t *elfFuncs) setKnown(name string) {
-	i, bit := t.knownBit(name)
-	t.known[i] |= bit
 }
 
 // functionsCmp is pahole's functions_cmp: with equal non-zero prefix
@@ -119,10 +105,7 @@ func (t *elfFuncs) find(name []byte, prefixLen int) int {
 	key := elfFunc{name: view(name), prefixLen: prefixLen}
 	// With either prefix length, functionsCmp is 0 only for a function
 	// whose name, or whose part before the first '.', is name.
-	if len(t.known) == 0 {
-		return -1
-	}
-	if i, bit := t.knownBit(key.name); t.known[i]&bit == 0 {
+	if !t.known.mayHold(key.name) {
 		return -1
 	}
 	key.head, key.prefixHead = nameHead(key.name), nameHead(key.name[:prefixLen])
