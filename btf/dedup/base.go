@@ -24,6 +24,7 @@ type Base struct {
 	spec  *btf.Spec
 	last  uint32 // last base id
 	recs  records
+	kinds []uint8 // by id, 0 (void) included
 	strs  baseStrings
 	table *table
 	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
@@ -100,8 +101,9 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	if b.recs.len() != b.last {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
+	kt := b.kindTable()
 	for i := range b.last {
-		if err := checkRefs(b.recs.rec(i), i+1, b.rec); err != nil {
+		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
 			return nil, err
 		}
 	}
@@ -123,6 +125,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 			addName(b.names, r[wName], id)
 		}
 	}
+	b.table.freeze()
 	// The top signatures only file the base types: deduplication asks for
 	// those of own types alone.
 	freeMapped(&b.mem.sigs[sigTop])
@@ -142,6 +145,7 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		sec = btfraw.TypeSection(spec)
 	}
 	w, inPlace := wire.Words(sec)
+	b.kinds = make([]uint8, 1, b.last+1)
 	b.recs.off.rel = make([]uint16, 0, b.last+1)
 	b.recs.off.push(0)
 	pos := 0 // bytes of sec read, while in place
@@ -150,6 +154,7 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		if err := checkRecord(rec); err != nil {
 			return fmt.Errorf("dedup: base type %d: %w", id, err)
 		}
+		b.kinds = append(b.kinds, uint8(wire.Record(rec).Kind()))
 		if inPlace && (len(sec)-pos < len(rec) || &rec[0] != &sec[pos]) {
 			inPlace = false
 			b.recs.w = append(make([]uint32, 0, len(w)), w[:pos/4]...)
@@ -167,6 +172,12 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		b.recs.w = w[: pos/4 : pos/4]
 	}
 	return nil
+}
+
+// kindTable returns the kinds of the base's types, as a deduplication on
+// it starts from.
+func (b *Base) kindTable() kindTable {
+	return kindTable{base: b.kinds, first: b.last + 1}
 }
 
 // Spec returns the Spec the Base was made from.
@@ -192,23 +203,43 @@ func prepHash(r record, top uint32) (uint64, bool) {
 // checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
 // except from a DATASEC's entries or as a DECL_TAG's target: such BTF is
 // invalid (the kernel rejects it), and libbpf's graph comparison would fail
-// on it. rec gives the record of an id; id is r's own.
-func checkRefs(r record, id uint32, rec func(uint32) record) error {
+// on it. kt gives the kinds of the ids r refers to; id is r's own.
+func checkRefs(r record, id uint32, kt *kindTable) error {
 	k := kindOf(r)
 	if k == btf.KindDatasec || k == btf.KindDeclTag {
 		return nil
 	}
-	var err error
-	r.ForRefs(func(i uint32) {
-		if r[i] == 0 || err != nil {
-			return
+	sh := r.Shape()
+	for _, i := range [2]int{sh.Ref0, sh.Ref1} {
+		if i >= 0 && !refOK(r[i], kt) {
+			return refError(k, id, r[i], kt)
 		}
-		switch tk := kindOf(rec(r[i])); tk {
-		case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
-			err = fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, tk, r[i])
+	}
+	if sh.ElemRef >= 0 {
+		for i := sh.Fixed + sh.ElemRef; i < len(r); i += sh.Elem {
+			if !refOK(r[i], kt) {
+				return refError(k, id, r[i], kt)
+			}
 		}
-	})
-	return err
+	}
+	return nil
+}
+
+// refOK reports whether a record other than a DATASEC or DECL_TAG may
+// refer to type ref.
+func refOK(ref uint32, kt *kindTable) bool {
+	if ref == 0 {
+		return true
+	}
+	switch kt.of(ref) {
+	case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
+		return false
+	}
+	return true
+}
+
+func refError(k btf.Kind, id, ref uint32, kt *kindTable) error {
+	return fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, kt.of(ref), ref)
 }
 
 // addName records a canonical struct or union for forward resolution

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 var nativeOrder = binary.NativeEndian
@@ -75,6 +76,8 @@ func (rs *records) reserve(words, n int) {
 	if rs.mem != nil {
 		rs.w = growMapped(rs.w, words, &rs.mem.w)
 		rs.off.rel = growMapped(rs.off.rel, n, &rs.mem.off)
+		mmap.Cover(&rs.mem.wAhead, rs.w, rs.mem.w, len(rs.w)+words)
+		mmap.Cover(&rs.mem.offAhead, rs.off.rel, rs.mem.off, len(rs.off.rel)+n)
 		return
 	}
 	if cap(rs.w)-len(rs.w) < words {

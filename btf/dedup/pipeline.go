@@ -80,12 +80,7 @@ func (d *state) growMaps(n uint32) {
 	// New memory is zeros, as the hypothetical map starts (state.hyp),
 	// and only what is written is touched.
 	d.hyp = growMapped(d.hyp, int(n-have), &d.hypMem)[:n]
-	for i := have; i < n; i++ {
-		d.m[i] = unprocessed
-		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
-			d.m[i] = d.first + i
-		}
-	}
+	d.initTypes(have, n)
 }
 
 // advance runs the passes over the records appended since the last call
@@ -112,7 +107,7 @@ func (d *state) advance() {
 	p.closed = closed
 	d.growMaps(closed)
 	for ; p.checked < closed; p.checked++ {
-		if checkRefs(d.recs.rec(p.checked), d.first+p.checked, d.rec) != nil {
+		if checkRefs(d.recs.rec(p.checked), d.first+p.checked, &d.kt) != nil {
 			// Dedup checks again from here and reports it.
 			p.stopped = true
 			return
@@ -215,10 +210,8 @@ func (d *state) pipeFinish() (uint32, error) {
 	p := d.pipe
 	n := d.n()
 	d.growMaps(n)
-	for i := p.checked; i < n; i++ {
-		if err := checkRefs(d.recs.rec(i), d.first+i, d.rec); err != nil {
-			return 0, err
-		}
+	if err := d.checkTypes(p.checked, n); err != nil {
+		return 0, err
 	}
 	for i := p.primDone; i < n; i++ {
 		d.primType(d.first + i)

@@ -130,6 +130,14 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// most names recur (member names), and are hashed once.
 	local := p.local[:len(sec)]
 	clear(local)
+	// The records are copied at once when the type section holds them in
+	// order, as it does, then rewritten in place; else one by one.
+	types := btfraw.TypeSection(s)
+	bulk, inOrder := wire.Words(types)
+	if inOrder {
+		p.w = append(p.w, bulk...)
+	}
+	pos := 0 // words of p.w holding records
 	for id, t := range s.Types(btf.ScopeOwn) {
 		rec := btfraw.Record(t)
 		if err := checkRecord(rec); err != nil {
@@ -137,32 +145,63 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 			m.pool.put(p)
 			return nil, fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
-		start := len(p.w)
-		for i := 0; i < len(rec); i += 4 {
-			p.w = append(p.w, wire.Word(rec, uint32(i)))
+		end := pos + len(rec)/4
+		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
+			inOrder = false
+			p.w = p.w[:pos]
 		}
-		r := record(p.w[start:])
-		r.ForRefs(func(i uint32) {
-			if r[i] >= p.first {
-				p.refs = append(p.refs, uint32(start)+i)
+		if !inOrder {
+			for i := 0; i < len(rec); i += 4 {
+				p.w = append(p.w, wire.Word(rec, uint32(i)))
 			}
-		})
-		r.ForNames(func(i uint32) {
-			if r[i] < strStart || r[i] == 0 {
-				return
-			}
-			off := r[i] - strStart
-			j := local[off]
-			if j == 0 {
-				j = p.addString(strtab.CString(sec[off:])) + 1
-				local[off] = j
-			}
-			r[i] = j - 1
-			p.names = append(p.names, uint32(start)+i)
-		})
-		p.ends = append(p.ends, uint32(len(p.w)))
+		}
+		p.prepareRecord(pos, end, local, sec, strStart)
+		pos = end
+		p.ends = append(p.ends, uint32(pos))
 	}
+	p.w = p.w[:pos]
 	return p, nil
+}
+
+// prepareRecord lists the references to the input's own types of the
+// record in p.w[start:end] and the names to resolve, numbering the
+// strings in the order of their first use (libbpf's order of interning:
+// the name, then each element's).
+func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
+	r := record(p.w[start:end])
+	sh := r.Shape()
+	ref := func(i int) {
+		if i >= 0 && r[i] >= p.first {
+			p.refs = append(p.refs, uint32(start+i))
+		}
+	}
+	name := func(i int) {
+		if r[i] < strStart || r[i] == 0 {
+			return
+		}
+		off := r[i] - strStart
+		j := local[off]
+		if j == 0 {
+			j = p.addString(strtab.CString(sec[off:])) + 1
+			local[off] = j
+		}
+		r[i] = j - 1
+		p.names = append(p.names, uint32(start+i))
+	}
+	ref(sh.Ref0)
+	ref(sh.Ref1)
+	name(wName)
+	if sh.Elem == 0 || sh.ElemRef < 0 && sh.ElemName < 0 {
+		return
+	}
+	for e := sh.Fixed; e < len(r); e += sh.Elem {
+		if sh.ElemRef >= 0 {
+			ref(e + sh.ElemRef)
+		}
+		if sh.ElemName >= 0 {
+			name(e + sh.ElemName)
+		}
+	}
 }
 
 // reset empties p for an input of words words of records and a string
@@ -259,6 +298,7 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 	for _, e := range p.ends {
 		rs.off.push(at + e)
 	}
+	d.specTypes += uint32(len(p.ends))
 	m.pool.put(p)
 	return nil
 }

@@ -13,6 +13,10 @@ import "github.com/kmeta-dev/kmeta/internal/mmap"
 type recMem struct {
 	w, off *mmap.Growable
 	keys   *mmap.Growable // a Builder's string keys (builderSource.keys)
+	// The records are populated ahead of the appends (mmap.Cover): 1,255
+	// of the 9,882 page faults of the CLI's merge of the Debian 6.1
+	// modules were the appending goroutine's first writes to them.
+	wAhead, offAhead mmap.Ahead
 }
 
 // plain lists the element types kept in mappings: none holds a pointer,
@@ -26,6 +30,10 @@ func growMapped[T plain](s []T, n int, g **mmap.Growable) []T { return mmap.Grow
 
 // makeMapped is mmap.MakeSlice for the element types kept in mappings.
 func makeMapped[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlice[T](n, g) }
+
+// makePopulated is mmap.MakeSlicePopulated for the element types kept in
+// mappings.
+func makePopulated[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlicePopulated[T](n, g) }
 
 // freeMapped is mmap.FreeAll.
 func freeMapped(gs ...**mmap.Growable) { mmap.FreeAll(gs...) }

@@ -16,13 +16,6 @@ func (d *state) refType(id uint32) uint32 {
 		return d.resolve(id)
 	}
 	r := d.rec(id)
-	d.set(id, inProgress)
-	d.depth++
-	defer func() { d.depth-- }()
-	if d.depth > maxDepth {
-		d.fail(errDepth)
-		return unprocessed
-	}
 	switch k := kindOf(r); {
 	case k == btf.KindConst, k == btf.KindVolatile, k == btf.KindRestrict, k == btf.KindPointer,
 		k == btf.KindFunc, k == btf.KindTypeTag, k == btf.KindDeclTag, k == btf.KindArray, k == btf.KindFuncProto:
@@ -31,17 +24,17 @@ func (d *state) refType(id uint32) uint32 {
 		d.errorf("unexpected %v [%d] among reference types", kindOf(r), id)
 		return unprocessed
 	}
+	if d.depth >= maxDepth {
+		d.fail(errDepth)
+		return unprocessed
+	}
+	d.set(id, inProgress)
 	// libbpf resolves an array's element type before its index type, a
 	// prototype's return type before its parameters: the order of the
 	// words, which decides the order of table insertions.
-	ok := true
-	r.ForRefs(func(i uint32) {
-		if ok {
-			if r[i] = d.refType(r[i]); r[i] == unprocessed {
-				ok = false
-			}
-		}
-	})
+	d.depth++
+	ok := d.refWord(r, r.Shape().Ref0) && d.refWord(r, r.Shape().Ref1) && d.refElems(r)
+	d.depth--
 	if !ok {
 		return unprocessed
 	}
@@ -53,10 +46,12 @@ func (d *state) refType(id uint32) uint32 {
 		h = structKey(r, d.topSig(id))
 	}
 	newID := id
-	for c := range d.tab.candidates(h) {
-		if equalAll(r, d.rec(c)) {
-			newID = c
-			break
+	if d.tab.mayHold(h) {
+		for c := range d.tab.candidates(h) {
+			if equalAll(r, d.rec(c)) {
+				newID = c
+				break
+			}
 		}
 	}
 	d.set(id, newID)
@@ -64,4 +59,36 @@ func (d *state) refType(id uint32) uint32 {
 		d.tab.add(h, id)
 	}
 	return newID
+}
+
+// refWord makes the type id in word i of r (if i >= 0) canonical, as
+// refType does for each of its references; false on error (d.err).
+func (d *state) refWord(r record, i int) bool {
+	if i < 0 {
+		return true
+	}
+	// Most references are to types decided already: resolved here,
+	// without refType's checks.
+	if v := d.get(r[i]); v <= maxID {
+		if v != r[i] {
+			r[i] = d.resolve(v)
+		}
+		return true
+	}
+	r[i] = d.refType(r[i])
+	return r[i] != unprocessed
+}
+
+// refElems is refWord for the type id of each vlen element of r.
+func (d *state) refElems(r record) bool {
+	s := r.Shape()
+	if s.ElemRef < 0 {
+		return true
+	}
+	for i := s.Fixed + s.ElemRef; i < len(r); i += s.Elem {
+		if !d.refWord(r, i) {
+			return false
+		}
+	}
+	return true
 }

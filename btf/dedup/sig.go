@@ -118,7 +118,12 @@ type sigMemo struct {
 	size uint32 // of the window: sigWindow, or fewer if there are fewer types
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
-	mem  [sigTop + 1]*mmap.Growable
+	// populate makes the window's levels populated when made (see
+	// mmap.Growable.Populate): computeTops's windows, used for a moment
+	// by each worker, and not the window a pipelined deduplication keeps
+	// through a DWARF encoder's run.
+	populate bool
+	mem      [sigTop + 1]*mmap.Growable
 }
 
 // free gives back the window's mappings and forgets every signature.
@@ -163,7 +168,12 @@ func (m *sigMemo) get(i uint32, k int) uint32 {
 func (m *sigMemo) put(i uint32, k int, v uint32) {
 	if i-m.lo < m.size {
 		if m.win[k] == nil {
-			m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+			if m.populate {
+				// Read (get) before written: populated, as hash slots.
+				m.win[k] = makePopulated[uint32](int(m.size), &m.mem[k])
+			} else {
+				m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+			}
 		}
 		m.win[k][i-m.lo] = v
 		return
@@ -222,6 +232,7 @@ func (d *state) computeTops() {
 	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
 		m := &memos[w]
 		m.size = min(n+1, sigWindow)
+		m.populate = true
 		var child func(uint32, int) uint32
 		child = func(id uint32, k int) uint32 { return d.sigIn(m, child, id, k) }
 		for i := lo; i < hi; i++ {
@@ -252,15 +263,37 @@ func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
 // computeSigs fills the base's signatures, level by level. The types of a
 // level are independent of each other: each level is shared among the
 // workers.
+//
+// A leaf's signature is the same at every level but the top one (see
+// isSigLeaf), and a reference's shallow hash at every level: both are
+// computed at level 0 and taken from there afterwards.
 func (b *Base) computeSigs(workers int) {
 	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
+	// shallow[id] is the hash every level > 0 of a reference mixes its
+	// references' signatures into (refsSig), computed with level 0.
+	var shallowMem *mmap.Growable
+	shallow := makePopulated[uint64](int(b.last)+1, &shallowMem)
+	defer shallowMem.Free()
 	for k := range b.sigs {
-		memo := makeMapped[uint32](int(b.last)+1, &b.mem.sigs[k])
+		memo := makePopulated[uint32](int(b.last)+1, &b.mem.sigs[k])
 		memo[0] = sigVoid
 		// Ids lo+1..hi: id 0 is void.
 		parallel(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
 			for id := lo + 1; id <= hi; id++ {
-				memo[id] = sigOf(b.rec(id), k, child)
+				r := b.rec(id)
+				switch kind := btf.Kind(b.kinds[id]); {
+				case k == 0:
+					memo[id] = sigOf(r, 0, child)
+					if !isSigLeaf(kind) {
+						shallow[id] = hashShallow(r)
+					}
+				case k == sigTop:
+					memo[id] = sigOf(r, k, child)
+				case isSigLeaf(kind):
+					memo[id] = b.sigs[0][id]
+				default:
+					memo[id] = refsSig(r, shallow[id], k-1, child)
+				}
 			}
 		})
 		b.sigs[k] = memo

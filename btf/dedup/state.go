@@ -3,6 +3,7 @@ package dedup
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -31,8 +32,9 @@ type state struct {
 	recs  records
 	strs  strSpace
 
-	m      []uint32 // canonical map of own types (index id-first)
-	hyp    []uint32 // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
+	m      []uint32  // canonical map of own types (index id-first)
+	kt     kindTable // kinds, the own ones beside m (initTypes)
+	hyp    []uint32  // hypothetical map of own types, canon id -> cand id + 1 (0: unprocessed)
 	bs     *baseScratch
 	hlist  []uint32 // keys of the hypothetical map, in insertion order
 	adjust bool     // hypot_adjust_canon
@@ -44,11 +46,87 @@ type state struct {
 	compat Compat
 	pipe   *pipeline // see Merger.Pipeline
 
-	workers int      // see Options
-	tops    []uint32 // top signatures (computeTops), index id-first
+	workers int // see Options
+	// specTypes counts the types appended from Specs (AddPrepared), as
+	// opposed to Builders: it sizes the table (see run).
+	specTypes uint32
+	tops      []uint32 // top signatures (computeTops), index id-first
 
-	mMem, hypMem, topsMem *mmap.Growable // of m, hyp and tops
+	mMem, hypMem, topsMem, kindsMem *mmap.Growable // of m, hyp, tops and kt.own
 }
+
+// kindTable holds the kind of every type id, a byte each: the passes ask
+// for kinds of the types they meet all the time, and a kind read from the
+// record goes through the offsets of the records first. A pipelined
+// deduplication (a DWARF encoder's, of millions of types, whose peak
+// memory counts) keeps no kinds of its own types: they are read from
+// the records.
+type kindTable struct {
+	base  []uint8 // ids 0..first-1
+	own   []uint8 // ids first.., as far as known; nil: read from recs
+	recs  *records
+	first uint32
+}
+
+// of returns the kind of type id, which is a base id or an own id whose
+// kind is known.
+func (k *kindTable) of(id uint32) btf.Kind {
+	if id < k.first {
+		return btf.Kind(k.base[id])
+	}
+	return k.ownKind(id - k.first)
+}
+
+// ownKind returns the kind of own index i.
+func (k *kindTable) ownKind(i uint32) btf.Kind {
+	if k.own == nil {
+		return kindOf(k.recs.rec(i))
+	}
+	return btf.Kind(k.own[i])
+}
+
+// initTypes starts the canonical map of own indexes lo..hi-1 and records
+// their kinds: VARs and DATASECs are never deduplicated, and map to
+// themselves; the other types are unprocessed.
+func (d *state) initTypes(lo, hi uint32) {
+	for i := lo; i < hi; i++ {
+		k := kindOf(d.recs.rec(i))
+		if d.kt.own != nil {
+			d.kt.own[i] = uint8(k)
+		}
+		d.m[i] = unprocessed
+		if k == btf.KindVar || k == btf.KindDatasec {
+			d.m[i] = d.first + i
+		}
+	}
+}
+
+// checkTypes runs checkRefs over own indexes lo..hi-1, whose kinds (and
+// those of every type they refer to) are known, and returns the first
+// error in id order, on d.workers.
+func (d *state) checkTypes(lo, hi uint32) error {
+	var (
+		mu    sync.Mutex
+		errAt = hi
+		err   error
+	)
+	parallel(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
+		for i := lo + clo; i < lo+chi; i++ {
+			if e := checkRefs(d.recs.rec(i), d.first+i, &d.kt); e != nil {
+				mu.Lock()
+				if i < errAt {
+					errAt, err = i, e
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	})
+	return err
+}
+
+// typeChunk is how many types a worker initialises or checks at a time.
+const typeChunk = 1 << 14
 
 // freeScratch gives back what only the passes of run use: the
 // hypothetical map, the tables and the signatures. They are in mappings
@@ -79,8 +157,8 @@ func (d *state) freeGraphs() {
 // may be called more than once.
 func (d *state) free() {
 	d.freeScratch()
-	freeMapped(&d.mMem)
-	d.m = nil
+	freeMapped(&d.mMem, &d.kindsMem)
+	d.m, d.kt.own = nil, nil
 	d.strs.Own.Free()
 	d.recs.mem.free()
 }
@@ -91,9 +169,12 @@ func newState(base *Base) *state {
 	d := &state{base: base, first: 1, workers: 1}
 	var bs *baseStrings
 	var under *table
+	d.kt = kindTable{base: []uint8{0}, first: 1} // void
 	if base != nil {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
+		d.kt = base.kindTable()
 	}
+	d.kt.recs = &d.recs
 	d.strs = newStrSpace(bs, 0)
 	d.recs.off.push(0)
 	d.tab = newTable(under, 0)
@@ -112,7 +193,9 @@ func (d *state) rec(id uint32) record {
 	return d.recs.rec(id - d.first)
 }
 
-func (d *state) kind(id uint32) btf.Kind { return kindOf(d.rec(id)) }
+// kind returns the kind of a base type or of an own type initTypes has
+// covered.
+func (d *state) kind(id uint32) btf.Kind { return d.kt.of(id) }
 
 func (d *state) get(id uint32) uint32 {
 	if id <= d.blast {
@@ -203,40 +286,45 @@ func (d *state) run() error {
 	}
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
-	d.m = makeMapped[uint32](int(n), &d.mMem)
+	// m and the kinds are written all over; populated at once, they
+	// take no page fault (mmap.Growable.Populate).
+	d.m = makePopulated[uint32](int(n), &d.mMem)
+	d.kt.own = makePopulated[uint8](int(n), &d.kindsMem)
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
-	for i := range n {
-		d.m[i] = unprocessed
-		if k := kindOf(d.recs.rec(i)); k == btf.KindVar || k == btf.KindDatasec {
-			d.m[i] = d.first + i
-		}
+	parallel(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
+	if err := d.checkTypes(0, n); err != nil {
+		return err
 	}
-	for i := range n {
-		if err := checkRefs(d.recs.rec(i), d.first+i, d.rec); err != nil {
-			return err
-		}
-	}
-	// Only canonical types are filed, and most types are not: a DWARF
-	// encoder's vmlinux keeps 4% of its 3.4 million, a module's types mostly
-	// go to the base. Sized for all of them, the table took 190 MB for the
-	// vmlinux, and sized for an eighth 24 MB; it grows as needed.
-	d.tab = newTable(d.tab.under, int(n/32))
+	// Only canonical types are filed. A DWARF encoder's vmlinux keeps 4%
+	// of its 3.4 million: sized for all of them, the table took 190 MB, and
+	// sized for an eighth 24 MB. Split BTF from a kernel's build holds
+	// only what its base lacks, and keeps most of it (112,227 of the
+	// 161,575 types of the Debian 6.1 modules): sized for a 32nd, the
+	// table grew four times, moving its slots into new mappings each
+	// time. It still grows as needed.
+	d.tab = newTable(d.tab.under, int(d.specTypes/2+(n-d.specTypes)/32))
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
 	d.computeTops()
+	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
-		d.primType(d.first + i)
+		if isPrimKind(d.kt.ownKind(i)) {
+			d.primType(d.first + i)
+		}
 	}
 	// Each pass's scratch goes before the next, whose table grows to the
 	// largest thing a deduplication holds.
 structs:
 	d.freeEnums()
 	for i := from; i < n; i++ {
+		if !isGraphKind(d.kt.ownKind(i)) {
+			continue
+		}
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
 		if d.err != nil {
@@ -253,6 +341,22 @@ structs:
 		}
 	}
 	return nil
+}
+
+// isPrimKind reports whether the primitive pass deduplicates types of
+// kind k (primType).
+func isPrimKind(k btf.Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindForward, btf.KindFloat, btf.KindEnum, btf.KindEnum64:
+		return true
+	}
+	return false
+}
+
+// isGraphKind reports whether the struct pass may deduplicate types of
+// kind k (structType).
+func isGraphKind(k btf.Kind) bool {
+	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }
 
 // primType deduplicates an INT, ENUM, ENUM64, FWD or FLOAT

@@ -35,6 +35,10 @@ type table struct {
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
 	slotsMem, entsMem *mmap.Growable
+	entsAhead         mmap.Ahead // the entries are populated ahead
+	// filter, set by freeze, answers most lookups of hashes a frozen
+	// table does not hold.
+	filter keyFilter
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
@@ -79,7 +83,9 @@ func newTableLoad(under *table, hint int, dense bool) *table {
 // be freed by the caller once moved.
 func (t *table) alloc(n int) {
 	t.slotsMem = nil
-	t.slots = makeMapped[slot](n, &t.slotsMem)
+	// Every insertion probes before it writes: populated, no page is
+	// read as the zero page first (see mmap.Growable.Populate).
+	t.slots = makePopulated[slot](n, &t.slotsMem)
 }
 
 // free gives back the table's mappings; it must not be used afterwards.
@@ -115,7 +121,9 @@ func (t *table) file(h uint64, e entry) {
 		t.ents[sl.head-1].next = int32(len(t.ents)) + 1
 	}
 	e.prev, e.next = sl.head, 0
-	t.ents = append(growMapped(t.ents, 1, &t.entsMem), e)
+	t.ents = growMapped(t.ents, 1, &t.entsMem)
+	mmap.Cover(&t.entsAhead, t.ents, t.entsMem, len(t.ents)+1)
+	t.ents = append(t.ents, e)
 	sl.head = int32(len(t.ents))
 }
 
@@ -144,7 +152,61 @@ func (t *table) resize(n int) {
 }
 
 // head returns the newest entry (1-based) filed under h, 0 if none.
-func (t *table) head(h uint64) int32 { return t.slots[t.slot(h)].head }
+func (t *table) head(h uint64) int32 {
+	if t.filter != nil && !t.filter.mayHold(h) {
+		return 0
+	}
+	return t.slots[t.slot(h)].head
+}
+
+// mayHold reports whether t (or the table below) may hold entries under
+// h; false is certain. It spares the candidates' walk its setup when
+// there are none, as for most types of split BTF.
+func (t *table) mayHold(h uint64) bool {
+	return t.head(h) != 0 || t.under != nil && t.under.head(h) != 0
+}
+
+// freeze makes the filter of a table that will not change any more (a
+// Base's, which every deduplication on it probes).
+func (t *table) freeze() {
+	f := make(keyFilter, keyFilterBits/64)
+	for i := range t.slots {
+		if t.slots[i].head != 0 {
+			f.add(t.slots[i].key())
+		}
+	}
+	t.filter = f
+}
+
+// keyFilter is a Bloom filter of a frozen table's keys. A split
+// deduplication looks most of its types up in its Base's table and finds
+// almost none there (pahole leaves the types the base has out of split
+// BTF: of the 151,389 lookups of the 1,121 Debian 6.1 modules 614 hit),
+// and a miss probes a table of megabytes at random, then walks about six
+// slots of a table kept 3/4 full. The filter's 128 KB, which stay in the
+// cache, answer most of them with two bits.
+type keyFilter []uint64
+
+const keyFilterBits = 1 << 20
+
+// bits returns the two bits of key h. The keys end with a multiplication
+// (mix), whose high bits are the well mixed ones; the slot index takes
+// bits 32 and up from the bottom, the filter its own from the top.
+func (keyFilter) bits(h uint64) (uint32, uint32) {
+	return uint32(h>>44) & (keyFilterBits - 1), uint32(h>>22) & (keyFilterBits - 1)
+}
+
+func (f keyFilter) add(h uint64) {
+	a, b := f.bits(h)
+	f[a/64] |= 1 << (a % 64)
+	f[b/64] |= 1 << (b % 64)
+}
+
+// mayHold reports whether the table may hold key h; false is certain.
+func (f keyFilter) mayHold(h uint64) bool {
+	a, b := f.bits(h)
+	return f[a/64]&(1<<(a%64)) != 0 && f[b/64]&(1<<(b%64)) != 0
+}
 
 // candidates yields the ids filed under h in the order libbpf tries them.
 //

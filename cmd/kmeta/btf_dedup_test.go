@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -96,6 +97,44 @@ func TestBTFDedupErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := kmeta(t, nil, c.args...); err == nil {
 				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+// TestBTFDedupOutputIsInput: a merge on a base refuses an output that is
+// one of its inputs or its base, by name or by another name (a hard link,
+// a relative path), before it writes anything, and leaves the file alone.
+func TestBTFDedupOutputIsInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vmPath := testfixtures.File(t, testfixtures.DebianVmlinux)
+	mod := filepath.Join(dir, "af_key.btf")
+	data := testfixtures.Modules(t)["af_key"]
+	if err := os.WriteFile(mod, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.btf")
+	if err := os.Link(mod, link); err != nil {
+		t.Skipf("hard link: %v", err)
+	}
+	base := filepath.Join(dir, "vmlinux.btf")
+	if err := os.Symlink(vmPath, base); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	for _, c := range []struct{ name, out string }{
+		{"same name", mod},
+		{"hard link", link},
+		{"unclean name", filepath.Join(dir, ".", "af_key.btf")},
+		{"the base", base},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := kmeta(t, nil, "btf", "dedup", "-B", base, "-o", c.out, mod, mod)
+			if err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+				t.Fatalf("got %v, want a refusal to overwrite an input", err)
+			}
+			if got, err := os.ReadFile(mod); err != nil || string(got) != string(data) {
+				t.Fatalf("input changed (%v)", err)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -96,20 +97,27 @@ func (c *cli) openObject(path string) (*object, error) {
 // a pipe or a device cannot be looked at twice, and is read whole instead.
 // "-" is standard input, never a file.
 func headOfFile(path string, n int) (regular bool, head []byte, err error) {
+	regular, head, _, err = headOfFileInfo(path, n)
+	return regular, head, err
+}
+
+// headOfFileInfo is headOfFile; it also returns the FileInfo of the file
+// opened, if any.
+func headOfFileInfo(path string, n int) (regular bool, head []byte, fi os.FileInfo, err error) {
 	if path == "-" {
-		return false, nil, nil
+		return false, nil, nil, nil
 	}
 	f, fi, err := input.OpenFile(path)
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	defer f.Close()
 	if !fi.Mode().IsRegular() {
-		return false, nil, nil
+		return false, nil, fi, nil
 	}
 	head = make([]byte, n)
 	m, _ := f.ReadAt(head, 0)
-	return true, head[:m], nil
+	return true, head[:m], fi, nil
 }
 
 // stdinTwice reports whether more than one of inputs is "-": standard
@@ -144,13 +152,22 @@ func checkBTF(name string) func(head []byte) error {
 // cannot be read twice: it is kept in c.preread for openOne. Batch modes
 // (batch) read files only.
 func (c *cli) checkBTFInputs(paths []string, batch bool) error {
+	return c.checkBTFInputFiles(paths, batch, nil)
+}
+
+// checkBTFInputFiles is checkBTFInputs; it adds the FileInfo of each input
+// it opens to ins, if not nil, as newInputFiles would have stat'ed it.
+func (c *cli) checkBTFInputFiles(paths []string, batch bool, ins *inputFiles) error {
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		regular, head, err := headOfFile(p, kernelHead)
+		regular, head, fi, err := headOfFileInfo(p, kernelHead)
 		if err != nil {
 			return err
+		}
+		if fi != nil && ins != nil {
+			ins.add(p, fi)
 		}
 		if regular {
 			if err := checkBTF(p)(head); err != nil {

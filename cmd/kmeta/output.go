@@ -38,7 +38,14 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 		_, err := c.out().Write(data)
 		return err
 	}
-	if err := newInputFiles(inputs...).check(path); err != nil {
+	return c.writeOutputFile(path, data, newInputFiles(inputs...))
+}
+
+// writeOutputFile is writeOutput to a file, with the inputs as
+// checkOutputFiles looked at them: a command of thousands of inputs
+// (btf dedup) does not stat them all again.
+func (c *cli) writeOutputFile(path string, data []byte, inputs *inputFiles) error {
+	if err := inputs.check(path); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
@@ -66,13 +73,29 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 // ("copy -B base.btf mod.btf -o base.btf") would destroy it before, or
 // while, it is read.
 func checkOutput(out string, inputs ...string) error {
+	_, err := checkOutputFiles(out, inputs...)
+	return err
+}
+
+// checkOutputFiles is checkOutput; it returns the inputs as it looked at
+// them, for writeOutputFile, or nil for standard output.
+func checkOutputFiles(out string, inputs ...string) (*inputFiles, error) {
 	switch out {
 	case "":
-		return usagef("missing -o OUT (\"-\" for standard output)")
+		return nil, usagef("missing -o OUT (\"-\" for standard output)")
 	case "-":
-		return nil
+		return nil, nil
 	}
-	if err := newInputFiles(inputs...).check(out); err != nil {
+	ins := newInputFiles(inputs...)
+	if err := checkOutputIn(out, ins); err != nil {
+		return nil, err
+	}
+	return ins, nil
+}
+
+// checkOutputIn is checkOutput for a file out, against the inputs ins.
+func checkOutputIn(out string, ins *inputFiles) error {
+	if err := ins.check(out); err != nil {
 		return err
 	}
 	if err := atomicfile.Check(out); err != nil {
@@ -108,19 +131,47 @@ type inputFile struct {
 // newInputFiles looks at each input once: its absolute path, and its
 // FileInfo if it exists. "" and "-" (standard input) are left out.
 func newInputFiles(inputs ...string) *inputFiles {
-	s := &inputFiles{byPath: map[string]string{}, bySize: map[int64][]inputFile{}}
+	s := newInputPaths(inputs...)
 	for _, in := range inputs {
 		if in == "" || in == "-" {
 			continue
 		}
-		if a, err := filepath.Abs(in); err == nil {
-			s.byPath[a] = in
-		}
 		if fi, err := os.Stat(in); err == nil {
-			s.bySize[fi.Size()] = append(s.bySize[fi.Size()], inputFile{in, fi})
+			s.add(in, fi)
 		}
 	}
 	return s
+}
+
+// newInputPaths is newInputFiles without the FileInfos, for a command
+// that opens its inputs anyway (checkBTFInputFiles) and adds them then.
+// The working directory is read once: filepath.Abs reads it for each
+// relative path, and os.Getwd stats "." and $PWD each time.
+func newInputPaths(inputs ...string) *inputFiles {
+	s := &inputFiles{byPath: map[string]string{}, bySize: map[int64][]inputFile{}}
+	var wd string
+	var wdErr error
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		if filepath.IsAbs(in) {
+			s.byPath[filepath.Clean(in)] = in
+			continue
+		}
+		if wd == "" && wdErr == nil {
+			wd, wdErr = os.Getwd()
+		}
+		if wdErr == nil {
+			s.byPath[filepath.Join(wd, in)] = in
+		}
+	}
+	return s
+}
+
+// add records the FileInfo of input name.
+func (s *inputFiles) add(name string, fi os.FileInfo) {
+	s.bySize[fi.Size()] = append(s.bySize[fi.Size()], inputFile{name, fi})
 }
 
 // check refuses out if it names one of the inputs. One file has one size,

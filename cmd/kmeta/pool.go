@@ -62,6 +62,11 @@ func forEach(ctx context.Context, n, jobs int, fn func(i int) error) error {
 // that produced values hold. It stops at the first error of either, in
 // order of i, or when the context is done, and then passes every value
 // produced but not consumed to discard.
+//
+// The calling goroutine, when the next result in order is not ready,
+// produces the next item not started itself rather than wait: it takes
+// its part of the producers' work instead of being woken for each
+// result, and jobs-1 producers with it keep jobs cores busy.
 func inOrder[T any](ctx context.Context, n, jobs, ahead int, produce func(i int) (T, error), consume func(i int, v T) error, discard func(T)) error {
 	type result struct {
 		v   T
@@ -77,7 +82,7 @@ func inOrder[T any](ctx context.Context, n, jobs, ahead int, produce func(i int)
 	for i := range slots {
 		slots[i] = make(chan result, 1)
 	}
-	for range workers(jobs, n) {
+	for range workers(jobs, n) - 1 {
 		wg.Go(func() {
 			for {
 				// Room is taken before the index, so that the lowest
@@ -96,6 +101,23 @@ func inOrder[T any](ctx context.Context, n, jobs, ahead int, produce func(i int)
 			}
 		})
 	}
+	// help produces the next item not started, if there is one and room
+	// for it, and reports whether it did.
+	help := func() bool {
+		select {
+		case room <- struct{}{}:
+		default:
+			return false
+		}
+		i := int(next.Add(1) - 1)
+		if i >= n {
+			<-room
+			return false
+		}
+		v, err := produce(i)
+		slots[i] <- result{v, err}
+		return true
+	}
 	finish := func(from int) {
 		close(stop)
 		wg.Wait()
@@ -111,11 +133,27 @@ func inOrder[T any](ctx context.Context, n, jobs, ahead int, produce func(i int)
 	}
 	for i := range n {
 		var r result
-		select {
-		case r = <-slots[i]:
-		case <-ctx.Done():
-			finish(i)
-			return ctx.Err()
+	wait:
+		for {
+			if ctx.Err() != nil {
+				finish(i)
+				return ctx.Err()
+			}
+			select {
+			case r = <-slots[i]:
+				break wait
+			default:
+			}
+			if help() {
+				continue
+			}
+			select {
+			case r = <-slots[i]:
+				break wait
+			case <-ctx.Done():
+				finish(i)
+				return ctx.Err()
+			}
 		}
 		<-room
 		if r.err == nil {

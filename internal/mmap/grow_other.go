@@ -29,3 +29,9 @@ func (g *Growable) Free() error {
 	}
 	return nil
 }
+
+// Populate does nothing: the buffer is on the heap.
+func (g *Growable) Populate(off, n int) {}
+
+// PopulateBytes does nothing.
+func PopulateBytes(b []byte) {}

@@ -72,3 +72,58 @@ func FreeAll(gs ...**Growable) {
 		*g = nil
 	}
 }
+
+// MakeSlicePopulated is MakeSlice for elements that will all be written,
+// or read before they are written (a hash table's slots): if they are in
+// a mapping, its pages are made present and writable at once (see
+// Growable.Populate).
+func MakeSlicePopulated[T any](n int, g **Growable) []T {
+	s := MakeSlice[T](n, g)
+	if *g != nil {
+		(*g).Populate(0, n*int(unsafe.Sizeof(*new(T))))
+	}
+	return s
+}
+
+// MinPopulate is how long a slice grows before Cover populates ahead of
+// it: a deduplication of one module appends a few kilobytes of records
+// to a new mapping, and populating 128 KB of it for them cost more than
+// the page faults it saved.
+const MinPopulate = 256 << 10
+
+// Ahead populates a growing slice's mapping (see Growable.Populate) ahead
+// of what is written, by as much as is written already and at most a
+// chunk: a system call per chunk instead of a page fault per page, and
+// at most a chunk of memory populated and not yet used.
+type Ahead struct {
+	g    *Growable
+	done int // bytes of g populated
+}
+
+// aheadChunk is how far Ahead populates at a time.
+const aheadChunk = 128 << 10
+
+// Cover makes sure elements len(s) to n of s, in g's mapping (see
+// GrowSlice), are populated before they are written, once the slice is
+// MinPopulate bytes long. s and g are those of the last call, or a new
+// mapping.
+func Cover[T any](a *Ahead, s []T, g *Growable, n int) {
+	if g == nil || len(g.b) == 0 || unsafe.Pointer(unsafe.SliceData(s)) != unsafe.Pointer(unsafe.SliceData(g.b)) {
+		return // not in the mapping (see GrowSlice)
+	}
+	if a.g != g {
+		*a = Ahead{g: g}
+	}
+	end := n * int(unsafe.Sizeof(*new(T)))
+	if end <= a.done || end < MinPopulate {
+		return
+	}
+	// From what is not written yet (s's elements are), ahead by what is
+	// written already, up to a chunk.
+	from := max(a.done, len(s)*int(unsafe.Sizeof(*new(T))))
+	to := min(end+min(aheadChunk, end), len(g.b))
+	if to > from {
+		g.Populate(from, to-from)
+	}
+	a.done = to
+}

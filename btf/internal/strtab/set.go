@@ -331,7 +331,8 @@ func (t *Set[S]) ReserveData(n int) {
 
 func (t *Set[S]) makeSlots(n int) []S {
 	if t.mapped {
-		return mmap.MakeSlice[S](n, &t.slotsMem)
+		// Every insertion probes before it writes (mmap.Growable.Populate).
+		return mmap.MakeSlicePopulated[S](n, &t.slotsMem)
 	}
 	return make([]S, n)
 }
