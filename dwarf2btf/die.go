@@ -510,7 +510,7 @@ func (r *unitReader) str(x *die, slot uint8) []byte {
 	case classString:
 		return v.b
 	case classStrp:
-		return strAt(r.d.str, v.u)
+		return r.d.strp(v.u)
 	case classStrx:
 		size := uint64(4)
 		if r.u.dwarf64 {
@@ -527,7 +527,7 @@ func (r *unitReader) str(x *die, slot uint8) []byte {
 		} else {
 			off = uint64(r.d.order.Uint32(so[pos:]))
 		}
-		return strAt(r.d.str, off)
+		return r.d.strp(off)
 	}
 	return nil
 }
