@@ -188,6 +188,7 @@ type loader struct {
 	mems []member
 	anns []annot
 	ps   []param
+	lex  []int32 // variables of a function's lexical blocks
 }
 
 var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
@@ -195,6 +196,7 @@ var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
 // load reads the unit into cu. A unit that is not a compile unit (a
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
+	l.lex = l.lex[:0]
 	x := &l.stack[0]
 	if !l.r.next(x) {
 		if l.r.c.err != nil {
@@ -438,11 +440,15 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			l.mems = append(l.mems, newMember(l.r, c, isUnion))
-			lo := len(l.cu.annots)
-			_, _, err := l.annotations(c, d, idx)
-			l.anns = append(l.anns, l.cu.annots[lo:]...)
-			l.cu.annots = l.cu.annots[:lo]
+			l.mems = append(l.mems, member{})
+			newMember(&l.mems[len(l.mems)-1], l.r, c, isUnion)
+			var err error
+			if c.children { // annotations
+				lo := len(l.cu.annots)
+				_, _, err = l.annotations(c, d, idx)
+				l.anns = append(l.anns, l.cu.annots[lo:]...)
+				l.cu.annots = l.cu.annots[:lo]
+			}
 			idx++
 			return err
 		case dwTagLLVMAnnotation:
@@ -463,9 +469,10 @@ func (l *loader) newComposite(x *die, depth int) error {
 	return err
 }
 
-// newMember is pahole's class_member__new.
-func newMember(r *unitReader, c *die, inUnion bool) member {
-	m := member{name: r.str(c, slotName), typeRef: ref(c, slotType), isMember: c.tag == dwTagMember}
+// newMember is pahole's class_member__new, into m, a zero member (in
+// place: a member is large to copy).
+func newMember(m *member, r *unitReader, c *die, inUnion bool) {
+	m.name, m.typeRef, m.isMember = r.str(c, slotName), ref(c, slotType), c.tag == dwTagMember
 	m.hasBitOff = c.present(slotDataBitOffset)
 	if m.hasBitOff {
 		m.bitOffset = uint32(memberOffset(c, slotDataBitOffset))
@@ -480,7 +487,6 @@ func newMember(r *unitReader, c *die, inUnion bool) member {
 	}
 	m.byteSize = numeric(c, slotByteSize)
 	m.bitfield = uint8(numeric(c, slotBitSize))
-	return m
 }
 
 func (l *loader) newSubroutine(x *die, depth int) error {

@@ -7,9 +7,47 @@ import "encoding/binary"
 // the unit's format: skip is their total size, stepped over in one go.
 type attrSpec struct {
 	slot     uint8
+	fast     uint8 // how next decodes it in place, or fastNone
 	skip     uint16
 	form     uint16
 	implicit int64
+}
+
+// The forms next decodes in place, without calling form: the most common
+// ones, in a little-endian unit of 32-bit DWARF.
+const (
+	fastNone = iota
+	fastRef4
+	fastStrp4
+	fastData1
+	fastData2
+	fastFlagPresent
+	fastImplicitConst
+)
+
+// fastForm is the fast decoding of form in u's format, fastNone if there
+// is none.
+func fastForm(form uint16, u *unitHeader, little bool) uint8 {
+	switch form {
+	case formData1:
+		return fastData1
+	case formFlagPresent:
+		return fastFlagPresent
+	case formImplicitConst:
+		return fastImplicitConst
+	}
+	if !little {
+		return fastNone
+	}
+	switch {
+	case form == formRef4:
+		return fastRef4
+	case form == formStrp && !u.dwarf64:
+		return fastStrp4
+	case form == formData2:
+		return fastData2
+	}
+	return fastNone
 }
 
 // abbrev is one abbreviation declaration.
@@ -102,7 +140,14 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 	if off > uint64(len(d.abbrev)) {
 		return nil, errFormat(off, "abbreviation table offset beyond .debug_abbrev")
 	}
+	// Every declaration's attributes go into one slice, allocated once.
+	nattrs, ndense := d.abbrevSizes(off)
+	little := d.order == binary.LittleEndian
+	all := make([]attrSpec, 0, nattrs)
 	t := &abbrevTable{}
+	if ndense > 0 {
+		t.dense = make([]abbrev, ndense)
+	}
 	for n := 0; ; n++ {
 		code := c.uleb()
 		if code == 0 || c.err != nil {
@@ -118,6 +163,7 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 		}
 		a.tag = uint16(tag)
 		a.children = c.u8() != 0
+		lo := len(all)
 		for c.err == nil {
 			at, form := c.uleb(), c.uleb()
 			if at == 0 && form == 0 {
@@ -130,8 +176,12 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
 			}
-			a.attrs = appendSpec(a.attrs, s, u)
+			if s.slot != slotNone {
+				s.fast = fastForm(s.form, u, little)
+			}
+			all = appendSpec(all, lo, s, u)
 		}
+		a.attrs = all[lo:len(all):len(all)]
 		if code < 1<<14 {
 			for uint64(len(t.dense)) <= code {
 				t.dense = append(t.dense, abbrev{})
@@ -141,7 +191,9 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if t.sparse == nil {
 				t.sparse = map[uint64]*abbrev{}
 			}
-			t.sparse[code] = &a
+			p := new(abbrev)
+			*p = a
+			t.sparse[code] = p
 		}
 	}
 	if c.err != nil {
@@ -150,9 +202,44 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 	return t, nil
 }
 
-// appendSpec appends s to attrs, as a skip if the encoder does not read it
-// and its size is fixed, merged into the skip before it if there is one.
-func appendSpec(attrs []attrSpec, s attrSpec, u *unitHeader) []attrSpec {
+// abbrevSizes scans the table at off as parseAbbrevs reads it, up to
+// where parseAbbrevs stops, and returns how many attributes its
+// declarations list and how many entries its dense codes need.
+func (d *dwarfData) abbrevSizes(off uint64) (attrs, dense int) {
+	c := cursor{b: d.abbrev, pos: off, order: d.order}
+	for n := 0; n < maxAbbrevs; n++ {
+		code := c.uleb()
+		if code == 0 || c.err != nil {
+			break
+		}
+		if tag := c.uleb(); tag > 0xffff || tag == 0 {
+			break
+		}
+		c.u8()
+		for c.err == nil {
+			at, form := c.uleb(), c.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			if form > 0xffff {
+				return attrs, dense
+			}
+			if form == formImplicitConst {
+				c.sleb()
+			}
+			attrs++
+		}
+		if code < 1<<14 {
+			dense = max(dense, int(code)+1)
+		}
+	}
+	return attrs, dense
+}
+
+// appendSpec appends s to attrs, whose declaration's attributes start at
+// lo, as a skip if the encoder does not read it and its size is fixed,
+// merged into the declaration's skip before it if there is one.
+func appendSpec(attrs []attrSpec, lo int, s attrSpec, u *unitHeader) []attrSpec {
 	if s.slot != slotNone {
 		return append(attrs, s)
 	}
@@ -163,7 +250,7 @@ func appendSpec(attrs []attrSpec, s attrSpec, u *unitHeader) []attrSpec {
 	case size == 0:
 		return attrs
 	}
-	if n := len(attrs); n > 0 && attrs[n-1].skip != 0 && int(attrs[n-1].skip)+size <= 0xffff {
+	if n := len(attrs); n > lo && attrs[n-1].skip != 0 && int(attrs[n-1].skip)+size <= 0xffff {
 		attrs[n-1].skip += uint16(size)
 		return attrs
 	}
@@ -233,15 +320,52 @@ func (r *unitReader) next(x *die) bool {
 	x.tag, x.children, x.has = a.tag, a.children, 0
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		switch {
-		case s.skip != 0:
-			c.take(uint64(s.skip))
-		case s.slot != slotNone:
-			r.form(&x.attrs[s.slot], s.form, s.implicit, 0)
-			x.has |= 1 << s.slot
-		default:
-			r.form(&r.unread, s.form, s.implicit, 0)
+		if s.slot == slotNone {
+			if s.skip != 0 {
+				c.take(uint64(s.skip))
+			} else {
+				r.form(&r.unread, s.form, s.implicit, 0)
+			}
+			continue
 		}
+		v := &x.attrs[s.slot]
+		x.has |= 1 << s.slot
+		// The common forms in place, as form decodes them; form for
+		// the others, and for values the unit cuts short.
+		p, left := c.pos, uint64(len(c.b))-c.pos
+		switch s.fast {
+		case fastRef4:
+			if left >= 4 {
+				*v = attrVal{class: classRef, form: s.form, u: uint64(r.u.off) + uint64(binary.LittleEndian.Uint32(c.b[p:]))}
+				c.pos = p + 4
+				continue
+			}
+		case fastStrp4:
+			if left >= 4 {
+				*v = attrVal{class: classStrp, form: s.form, u: uint64(binary.LittleEndian.Uint32(c.b[p:]))}
+				c.pos = p + 4
+				continue
+			}
+		case fastData1:
+			if left >= 1 {
+				*v = attrVal{class: classConst, form: s.form, u: uint64(c.b[p])}
+				c.pos = p + 1
+				continue
+			}
+		case fastData2:
+			if left >= 2 {
+				*v = attrVal{class: classConst, form: s.form, u: uint64(binary.LittleEndian.Uint16(c.b[p:]))}
+				c.pos = p + 2
+				continue
+			}
+		case fastFlagPresent:
+			*v = attrVal{class: classFlag, form: s.form, u: 1}
+			continue
+		case fastImplicitConst:
+			*v = attrVal{class: classConst, form: s.form, u: uint64(s.implicit)}
+			continue
+		}
+		r.form(v, s.form, s.implicit, 0)
 	}
 	return c.err == nil
 }
@@ -386,7 +510,7 @@ func (r *unitReader) str(x *die, slot uint8) []byte {
 	case classString:
 		return v.b
 	case classStrp:
-		return strAt(r.d.str, v.u)
+		return r.d.strp(v.u)
 	case classStrx:
 		size := uint64(4)
 		if r.u.dwarf64 {
@@ -403,7 +527,7 @@ func (r *unitReader) str(x *die, slot uint8) []byte {
 		} else {
 			off = uint64(r.d.order.Uint32(so[pos:]))
 		}
-		return strAt(r.d.str, off)
+		return r.d.strp(off)
 	}
 	return nil
 }

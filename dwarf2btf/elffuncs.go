@@ -1,7 +1,9 @@
 package dwarf2btf
 
 import (
+	"cmp"
 	"debug/elf"
+	"encoding/binary"
 	"slices"
 	"strings"
 
@@ -17,12 +19,29 @@ type elfFunc struct {
 	prefixLen int
 	kfunc     bool
 	flags     uint32 // its BTF_SET8 pair's flags
+	// head and prefixHead are nameHead of the name and of its part
+	// before the first '.', for find.
+	head, prefixHead uint64
+}
+
+// nameHead is the first 8 bytes of s as a big-endian number, 0 past its
+// end: for strings without NUL bytes, two different heads order the
+// strings as strings.Compare does, without reading them.
+func nameHead(s string) uint64 {
+	var b [8]byte
+	copy(b[:], s)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // elfFuncs is the table, sorted as pahole sorts it.
 type elfFuncs struct {
 	funcs     []elfFunc
 	suffixCnt int // names with a '.'
+	// known is a filter of the names find can match: every function's
+	// name and its part before the first '.'. Most names the encoder
+	// looks up (inline functions) have no ELF function, and their clear
+	// bit spares the search.
+	known nameFilter
 }
 
 // newElfFuncs is pahole 1.30's elf_functions__collect: every STT_FUNC
@@ -40,6 +59,7 @@ func newElfFuncs(syms []elf.Symbol) *elfFuncs {
 			t.suffixCnt++
 			f.prefixLen = i
 		}
+		f.head, f.prefixHead = nameHead(f.name), nameHead(f.name[:f.prefixLen])
 		t.funcs = append(t.funcs, f)
 	}
 	order := msort(len(t.funcs), func(i, j int) int { return functionsCmp(&t.funcs[i], &t.funcs[j]) })
@@ -48,14 +68,26 @@ func newElfFuncs(syms []elf.Symbol) *elfFuncs {
 		sorted[i] = t.funcs[k]
 	}
 	t.funcs = sorted
+	t.known = newNameFilter(len(t.funcs))
+	for _, f := range t.funcs {
+		t.known.add(f.name)
+		t.known.add(f.name[:f.prefixLen])
+	}
 	return t
 }
 
 // functionsCmp is pahole's functions_cmp: with equal non-zero prefix
-// lengths, only the prefixes count.
+// lengths, only the prefixes count. The names' heads decide without
+// reading the names when they differ.
 func functionsCmp(a, b *elfFunc) int {
 	if a.prefixLen != 0 && a.prefixLen == b.prefixLen {
+		if a.prefixHead != b.prefixHead {
+			return cmp.Compare(a.prefixHead, b.prefixHead)
+		}
 		return strncmp(a.name, b.name, b.prefixLen)
+	}
+	if a.head != b.head {
+		return cmp.Compare(a.head, b.head)
 	}
 	return strings.Compare(a.name, b.name)
 }
@@ -71,6 +103,12 @@ func strncmp(a, b string, n int) int {
 // It returns -1 when bsearch finds nothing.
 func (t *elfFuncs) find(name []byte, prefixLen int) int {
 	key := elfFunc{name: view(name), prefixLen: prefixLen}
+	// With either prefix length, functionsCmp is 0 only for a function
+	// whose name, or whose part before the first '.', is name.
+	if !t.known.mayHold(key.name) {
+		return -1
+	}
+	key.head, key.prefixHead = nameHead(key.name), nameHead(key.name[:prefixLen])
 	lo, hi := 0, len(t.funcs)
 	for lo < hi {
 		i := (lo + hi) / 2

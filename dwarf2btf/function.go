@@ -1,11 +1,9 @@
 package dwarf2btf
 
-// fnBuild collects a subprogram's children while its DIE is read.
+// fnBuild is what a subprogram's children say of it besides what they
+// push on the loader's scratch stacks (l.ps, l.anns, l.lex).
 type fnBuild struct {
-	params  []param
-	annots  []annot
-	lexVars []int32
-	unspec  bool
+	unspec bool
 }
 
 // newFunction is pahole's die__create_new_function: the subprogram enters
@@ -20,19 +18,22 @@ func (l *loader) newFunction(x *die, depth int) error {
 	off := x.off
 	var b fnBuild
 	var err error
+	psLo, annLo, lexLo := len(l.ps), len(l.anns), len(l.lex)
 	if x.children {
 		err = l.processFunction(&b, true, depth)
 	}
-	f.lo, f.n = int32(len(l.cu.params)), int32(len(b.params))
-	for i, p := range b.params {
+	ps, anns, lex := l.ps[psLo:], l.anns[annLo:], l.lex[lexLo:]
+	f.lo, f.n = int32(len(l.cu.params)), int32(len(ps))
+	for i, p := range ps {
 		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
 	}
-	l.cu.params = append(l.cu.params, b.params...)
+	l.cu.params = append(l.cu.params, ps...)
 	f.unspec = b.unspec
-	f.annLo, f.annN = int32(len(l.cu.annots)), int32(len(b.annots))
-	l.cu.annots = append(l.cu.annots, b.annots...)
-	f.lexLo, f.lexN = int32(len(l.cu.lexVars)), int32(len(b.lexVars))
-	l.cu.lexVars = append(l.cu.lexVars, b.lexVars...)
+	f.annLo, f.annN = int32(len(l.cu.annots)), int32(len(anns))
+	l.cu.annots = append(l.cu.annots, anns...)
+	f.lexLo, f.lexN = int32(len(l.cu.lexVars)), int32(len(lex))
+	l.cu.lexVars = append(l.cu.lexVars, lex...)
+	l.ps, l.anns, l.lex = l.ps[:psLo], l.anns[:annLo], l.lex[:lexLo]
 	l.cu.index(off, idxFunc, len(l.cu.funcs))
 	l.cu.funcs = append(l.cu.funcs, f)
 	return err
@@ -58,14 +59,17 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 				return l.skip(c, d)
 			}
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
-			b.params = append(b.params, p)
+			l.ps = append(l.ps, p)
+			if !c.children { // no annotations
+				return nil
+			}
 			lo, n, err := l.annotations(c, d, idx)
-			b.annots = append(b.annots, l.cu.annots[lo:lo+n]...)
+			l.anns = append(l.anns, l.cu.annots[lo:lo+n]...)
 			l.cu.annots = l.cu.annots[:lo]
 			return err
 		case dwTagVariable:
 			i, err := l.newVariable(c, d)
-			b.lexVars = append(b.lexVars, int32(i))
+			l.lex = append(l.lex, int32(i))
 			return err
 		case dwTagUnspecParams:
 			if isProto {
@@ -83,7 +87,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			if isProto {
 				lo := len(l.cu.annots)
 				l.addAnnot(c, -1)
-				b.annots = append(b.annots, l.cu.annots[lo:]...)
+				l.anns = append(l.anns, l.cu.annots[lo:]...)
 				l.cu.annots = l.cu.annots[:lo]
 			}
 			return l.skip(c, d)

@@ -37,13 +37,10 @@ func (cu *cuData) recode(little bool) error {
 		}
 		f.typeID = cu.funcs[j].typeID
 	}
-	for i := 1; i < len(cu.types); i++ {
-		t := &cu.types[i]
-		if isComposite(t.tag) {
-			for j := t.lo; j < t.lo+t.n; j++ {
-				cu.cacheByteSize(&cu.members[j], little)
-			}
-		}
+	// Every member belongs to one composite (newComposite), and each
+	// member's bit offset depends only on itself and the types.
+	for j := range cu.members {
+		cu.cacheByteSize(&cu.members[j], little)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"debug/elf"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 
@@ -17,6 +18,7 @@ const maxPercpuVars = 4096
 // variables. It is read-only once built and shared by the workers.
 type symbols struct {
 	funcs      map[string]struct{}
+	funcBits   nameFilter  // of funcs
 	percpu     []percpuVar // sorted by addr
 	percpuBase uint64
 	percpuSize uint64
@@ -42,8 +44,44 @@ type percpuVar struct {
 func (s *symbols) hasFuncs() bool { return len(s.funcs) > 0 }
 
 func (s *symbols) isFunc(name []byte) bool {
+	if !s.funcBits.mayHold(view(name)) {
+		return false // most names looked up (inline functions)
+	}
 	_, ok := s.funcs[string(name)]
 	return ok
+}
+
+// nameFilter is a bit filter of a set of names, the bits of their hashes:
+// a name whose bit is clear is not in the set. It answers most names that
+// are not in it without reading the set's memory, where the set is large
+// (a vmlinux's functions) and most names looked up are not in it.
+type nameFilter struct {
+	bits []uint64
+	seed maphash.Seed
+}
+
+// newNameFilter returns an empty filter for about n names, 16 bits a name.
+func newNameFilter(n int) nameFilter {
+	return nameFilter{bits: make([]uint64, max(1, n*16/64)), seed: maphash.MakeSeed()}
+}
+
+func (f *nameFilter) bit(name string) (int, uint64) {
+	h := maphash.String(f.seed, name) % uint64(len(f.bits)*64)
+	return int(h / 64), 1 << (h % 64)
+}
+
+func (f *nameFilter) add(name string) {
+	i, b := f.bit(name)
+	f.bits[i] |= b
+}
+
+// mayHold tells whether name may be in the set: false for a zero filter.
+func (f *nameFilter) mayHold(name string) bool {
+	if len(f.bits) == 0 {
+		return false
+	}
+	i, b := f.bit(name)
+	return f.bits[i]&b != 0
 }
 
 // newSymbols is btf_encoder__collect_symbols.
@@ -74,6 +112,10 @@ func newSymbols(o *object, percpu bool) (*symbols, error) {
 		}
 	}
 	sort.SliceStable(s.percpu, func(i, j int) bool { return s.percpu[i].addr < s.percpu[j].addr })
+	s.funcBits = newNameFilter(len(s.funcs))
+	for name := range s.funcs {
+		s.funcBits.add(name)
+	}
 	return s, nil
 }
 
