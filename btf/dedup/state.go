@@ -57,14 +57,11 @@ type state struct {
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
 // for kinds of the types they meet all the time, and a kind read from the
-// record goes through the offsets of the records first. A pipelined
-// deduplication (a DWARF encoder's, of millions of types, whose peak
-// memory counts) keeps no kinds of its own types: they are read from
-// the records.
+// record goes through the offsets of the records first. The own kinds
+// are written where the canonical map starts (initTypes).
 type kindTable struct {
 	base  []uint8 // ids 0..first-1
-	own   []uint8 // ids first.., as far as known; nil: read from recs
-	recs  *records
+	own   []uint8 // ids first.., as far as the canonical map goes
 	first uint32
 }
 
@@ -78,12 +75,7 @@ func (k *kindTable) of(id uint32) btf.Kind {
 }
 
 // ownKind returns the kind of own index i.
-func (k *kindTable) ownKind(i uint32) btf.Kind {
-	if k.own == nil {
-		return kindOf(k.recs.rec(i))
-	}
-	return btf.Kind(k.own[i])
-}
+func (k *kindTable) ownKind(i uint32) btf.Kind { return btf.Kind(k.own[i]) }
 
 // initTypes starts the canonical map of own indexes lo..hi-1 and records
 // their kinds: VARs and DATASECs are never deduplicated, and map to
@@ -91,9 +83,7 @@ func (k *kindTable) ownKind(i uint32) btf.Kind {
 func (d *state) initTypes(lo, hi uint32) {
 	for i := lo; i < hi; i++ {
 		k := kindOf(d.recs.rec(i))
-		if d.kt.own != nil {
-			d.kt.own[i] = uint8(k)
-		}
+		d.kt.own[i] = uint8(k)
 		d.m[i] = unprocessed
 		if k == btf.KindVar || k == btf.KindDatasec {
 			d.m[i] = d.first + i
@@ -174,7 +164,6 @@ func newState(base *Base) *state {
 		d.blast, d.first, bs, under = base.last, base.last+1, &base.strs, base.table
 		d.kt = base.kindTable()
 	}
-	d.kt.recs = &d.recs
 	d.strs = newStrSpace(bs, 0)
 	d.recs.off.push(0)
 	d.tab = newTable(under, 0)
