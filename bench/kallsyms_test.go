@@ -95,7 +95,8 @@ func benchLoad(b *testing.B) {
 		floor := readFloor(b, buf)
 		b.StartTimer()
 		c0, start := cpuTime(), time.Now()
-		if _, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{}); err != nil {
+		// As kmeta ksym and a profiler load it: reading beside parsing.
+		if _, err := kallsyms.ReadFile(kallsymsPath, kallsyms.Options{Workers: runtime.GOMAXPROCS(0)}); err != nil {
 			b.Fatal(err)
 		}
 		ratios = append(ratios, float64(time.Since(start))/float64(floor))
