@@ -118,6 +118,36 @@ type Enumerator struct {
 	Value uint64
 }
 
+// KindFlag reports whether a STRUCT or UNION of members is written with
+// the kind flag (some member is a bitfield), and then checks that every
+// member's bitfield size and offset fit the packed offset word. Writers
+// of records with the Builder's arguments (dedup.Unit) share it.
+func KindFlag(members []Member) (bool, error) {
+	kflag := false
+	for _, m := range members {
+		kflag = kflag || m.BitfieldSize != 0
+	}
+	if kflag {
+		for _, m := range members {
+			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
+				return true, fmt.Errorf("member %q: bitfield size %d or offset %d too large", m.Name, m.BitfieldSize, m.BitOffset)
+			}
+		}
+	}
+	return kflag, nil
+}
+
+// CheckEnum32 reports an error for the first of values that does not fit
+// a 32-bit ENUM's values, signed or not.
+func CheckEnum32(values []Enumerator) error {
+	for _, v := range values {
+		if fits := v.Value <= 0xffffffff || int64(v.Value) >= -1<<31 && int64(v.Value) < 0; !fits {
+			return fmt.Errorf("value %q = %#x does not fit in 32 bits", v.Name, v.Value)
+		}
+	}
+	return nil
+}
+
 // begin checks that one more type fits and writes its fixed part.
 func (b *Builder) begin(name []byte, k btf.Kind, vlen int, kflag bool, sizeType uint32) (btf.TypeID, error) {
 	if vlen < 0 || vlen > wire.MaxVlen {
@@ -185,16 +215,9 @@ func (b *Builder) AddUnion(name string, size uint32, members []Member) (btf.Type
 }
 
 func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []Member) (btf.TypeID, error) {
-	kflag := false
-	for _, m := range members {
-		kflag = kflag || m.BitfieldSize != 0
-	}
-	if kflag {
-		for _, m := range members {
-			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
-				return 0, fmt.Errorf("builder: %v %q member %q: bitfield size %d or offset %d too large", k, name, m.Name, m.BitfieldSize, m.BitOffset)
-			}
-		}
+	kflag, err := KindFlag(members)
+	if err != nil {
+		return 0, fmt.Errorf("builder: %v %q %w", k, name, err)
 	}
 	offs, err := b.names(len(members), func(i int) string { return members[i].Name })
 	if err != nil {
@@ -239,10 +262,8 @@ func (b *Builder) names(n int, name func(int) string) ([]uint32, error) {
 // chose); signed sets the kind flag that marks signed values. A value that
 // does not fit in 32 bits gives an error.
 func (b *Builder) AddEnum(name string, size uint32, signed bool, values []Enumerator) (btf.TypeID, error) {
-	for _, v := range values {
-		if fits := v.Value <= 0xffffffff || int64(v.Value) >= -1<<31 && int64(v.Value) < 0; !fits {
-			return 0, fmt.Errorf("builder: ENUM %q value %q = %#x does not fit in 32 bits", name, v.Name, v.Value)
-		}
+	if err := CheckEnum32(values); err != nil {
+		return 0, fmt.Errorf("builder: ENUM %q %w", name, err)
 	}
 	offs, err := b.names(len(values), func(i int) string { return values[i].Name })
 	if err != nil {

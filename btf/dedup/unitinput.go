@@ -519,16 +519,9 @@ func (u *Unit) AddUnion(name string, size uint32, members []builder.Member) (btf
 }
 
 func (u *Unit) addComposite(name string, k btf.Kind, size uint32, members []builder.Member) (btf.TypeID, error) {
-	kflag := false
-	for _, m := range members {
-		kflag = kflag || m.BitfieldSize != 0
-	}
-	if kflag {
-		for _, m := range members {
-			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
-				return 0, u.fail(fmt.Errorf("dedup: %v %q member %q: bitfield size %d or offset %d too large", k, name, m.Name, m.BitfieldSize, m.BitOffset))
-			}
-		}
+	kflag, err := builder.KindFlag(members)
+	if err != nil {
+		return 0, u.fail(fmt.Errorf("dedup: %v %q %w", k, name, err))
 	}
 	id, err := u.addSized(name, k, len(members), kflag, size)
 	if err != nil {
@@ -551,10 +544,8 @@ func (u *Unit) addComposite(name string, k btf.Kind, size uint32, members []buil
 
 // AddEnum writes an ENUM, as builder.Builder.AddEnum.
 func (u *Unit) AddEnum(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
-	for _, v := range values {
-		if fits := v.Value <= 0xffffffff || int64(v.Value) >= -1<<31 && int64(v.Value) < 0; !fits {
-			return 0, u.fail(fmt.Errorf("dedup: ENUM %q value %q = %#x does not fit in 32 bits", name, v.Name, v.Value))
-		}
+	if err := builder.CheckEnum32(values); err != nil {
+		return 0, u.fail(fmt.Errorf("dedup: ENUM %q %w", name, err))
 	}
 	return u.addEnum(name, btf.KindEnum, size, signed, values)
 }
