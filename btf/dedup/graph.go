@@ -74,7 +74,8 @@ func (d *state) isEquiv(cand, canon uint32) int {
 		return 0
 	}
 	d.hypotAdd(canon, cand)
-	ct, nt := d.rec(cand), d.rec(canon)
+	ct := d.rec(cand)
+	nt, ntypes := d.recOrCompact(canon)
 	ck, nk := kindOf(ct), kindOf(nt)
 	if ct[wName] != nt[wName] {
 		return 0
@@ -115,7 +116,7 @@ func (d *state) isEquiv(cand, canon uint32) int {
 		if !equalShallow(ct, nt) {
 			return 0
 		}
-		return d.equivRefs(ct, nt)
+		return d.equivRefs(ct, nt, ntypes)
 	}
 	d.errorf("cannot compare %v [%d] in a type graph", ck, cand)
 	return -1
@@ -124,8 +125,18 @@ func (d *state) isEquiv(cand, canon uint32) int {
 // equivRefs compares the referenced types of two shallow-equal records in
 // libbpf's order: an array's index type before its element type, a
 // prototype's return type before its parameters, members in order.
-func (d *state) equivRefs(ct, nt record) int {
+// ntypes, if not nil, holds nt's member types (a compacted record, see
+// recOrCompact).
+func (d *state) equivRefs(ct, nt, ntypes record) int {
 	s := ct.Shape()
+	if ntypes != nil {
+		for k, i := 0, s.Fixed+s.ElemRef; i < len(ct); k, i = k+1, i+s.Elem {
+			if eq := d.isEquiv(ct[i], ntypes[k]); eq <= 0 {
+				return eq
+			}
+		}
+		return 1
+	}
 	if s.Ref1 >= 0 {
 		if eq := d.isEquiv(ct[s.Ref1], nt[s.Ref1]); eq <= 0 {
 			return eq

@@ -60,6 +60,8 @@ type pipeline struct {
 	primDone   uint32 // the primitive pass's position
 	structDone uint32 // the struct pass's position
 	stopped    bool   // the struct pass stopped (Pipeline says when)
+	compacted  uint32 // records before it were compacted (compact.go)
+	ends       []uint32
 
 	stab  map[uint64][]uint32 // canonical structs by key, decided here
 	sents []sent              // the same, in the order they were filed
@@ -119,6 +121,7 @@ func (d *state) advance() {
 	for ; p.primDone < closed; p.primDone++ {
 		d.primType(d.first + p.primDone)
 	}
+	defer d.compactRecs()
 	for ; p.structDone < closed; p.structDone++ {
 		d.sigs.moveTo(p.structDone)
 		if !d.pipeStruct(d.first + p.structDone) {

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -51,4 +52,69 @@ func TestPipelineProgress(t *testing.T) {
 			t.Errorf("after %s: %d types, closed %d, struct pass at %d, stopped %v", name, n, p.closed, p.structDone, p.stopped)
 		}
 	}
+}
+
+// TestCompact checks that a pipeline compacts the duplicate structs and
+// unions it decides (compact.go), and that each compacted record expands
+// to the record appended: the records of a Merger without a pipeline,
+// which keeps them as they were.
+func TestCompact(t *testing.T) {
+	vm, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := NewBase(vm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	piped, plain := New(base, Options{}), New(base, Options{})
+	if err := piped.Pipeline(); err != nil {
+		t.Fatal(err)
+	}
+	mods := testfixtures.Modules(t)
+	b, err := builder.NewSplit(vm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same module twice: all of the second copy's structs are
+	// duplicates of the first's.
+	for _, name := range []string{"af_key", "af_key", "xfs"} {
+		if err := b.CopyAll(testfixtures.Spec(t, mods[name], vm)); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []*Merger{piped, plain} {
+			if err := m.AddBuilder(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Forget()
+	}
+	d, want := piped.d, plain.d
+	if d.n() != want.n() {
+		t.Fatalf("%d types, want %d", d.n(), want.n())
+	}
+	compacted := 0
+	for i := range d.n() {
+		raw := d.recs.rec(i)
+		if isCompact(raw) {
+			compacted++
+			if kindOf(raw) != btf.KindStruct && kindOf(raw) != btf.KindUnion {
+				t.Fatalf("[%d]: compacted %v", d.first+i, kindOf(raw))
+			}
+			full, types := d.recOrCompact(d.first + i)
+			if !equalShallow(full, want.recs.rec(i)) || len(types) != vlenOf(full) {
+				t.Fatalf("[%d]: canonical side does not match", d.first+i)
+			}
+		}
+		if got := d.ownRec(i); !slices.Equal(got, want.recs.rec(i)) {
+			t.Fatalf("[%d]: record %v, want %v", d.first+i, got, want.recs.rec(i))
+		}
+	}
+	if compacted == 0 {
+		t.Errorf("no record compacted")
+	}
+	if len(d.recs.w) >= len(want.recs.w) {
+		t.Errorf("%d words of records, %d without a pipeline", len(d.recs.w), len(want.recs.w))
+	}
+	t.Logf("%d of %d records compacted: %d words, %d without a pipeline", compacted, d.n(), len(d.recs.w), len(want.recs.w))
 }

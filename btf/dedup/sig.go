@@ -197,7 +197,7 @@ func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k i
 		return d.base.sigs[k][id]
 	}
 	i := id - d.first
-	r := d.recs.rec(i)
+	r := d.ownRec(i)
 	if isSigLeaf(kindOf(r)) && k < sigTop {
 		return sigOf(r, k, nil)
 	}
@@ -216,7 +216,7 @@ func (d *state) topSig(id uint32) uint32 {
 	if d.tops != nil && d.tops[i] != 0 {
 		return d.tops[i]
 	}
-	return sigOf(d.recs.rec(i), sigTop, d.sig)
+	return sigOf(d.ownRec(i), sigTop, d.sig)
 }
 
 // computeTops computes the top signatures of the own structs, unions and

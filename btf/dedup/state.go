@@ -179,7 +179,16 @@ func (d *state) rec(id uint32) record {
 	case id <= d.blast:
 		return d.base.rec(id)
 	}
-	return d.recs.rec(id - d.first)
+	return d.ownRec(id - d.first)
+}
+
+// ownRec returns the record of own index i, expanded if it was compacted.
+func (d *state) ownRec(i uint32) record {
+	r := d.recs.rec(i)
+	if isCompact(r) {
+		return d.expand(r)
+	}
+	return r
 }
 
 // kind returns the kind of a base type or of an own type initTypes has
