@@ -15,14 +15,7 @@ import (
 // all decided; kvm has a struct that could match two candidates (or
 // resolve a base FWD), where the pipeline stops.
 func TestPipelineProgress(t *testing.T) {
-	vm, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := NewBase(vm, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	vm, base := debianBase(t)
 	m := New(base, Options{})
 	if err := m.Pipeline(); err != nil {
 		t.Fatal(err)
@@ -59,14 +52,7 @@ func TestPipelineProgress(t *testing.T) {
 // to the record appended: the records of a Merger without a pipeline,
 // which keeps them as they were.
 func TestCompact(t *testing.T) {
-	vm, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := NewBase(vm, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	vm, base := debianBase(t)
 	piped, plain := New(base, Options{}), New(base, Options{})
 	if err := piped.Pipeline(); err != nil {
 		t.Fatal(err)
@@ -117,4 +103,18 @@ func TestCompact(t *testing.T) {
 		t.Errorf("%d words of records, %d without a pipeline", len(d.recs.w), len(want.recs.w))
 	}
 	t.Logf("%d of %d records compacted: %d words, %d without a pipeline", compacted, d.n(), len(d.recs.w), len(want.recs.w))
+}
+
+// debianBase returns the Debian 6.1 vmlinux fixture and its Base.
+func debianBase(t *testing.T) (*btf.Spec, *Base) {
+	t.Helper()
+	vm, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := NewBase(vm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vm, base
 }
