@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -39,7 +41,7 @@ type object struct {
 	anon map[string]*mmap.Growable
 	// debugIdx is the ELF section index each debug section came from.
 	debugIdx map[string]int
-	symtab   []elf.Symbol
+	symtab   *symTable // nil without one
 
 	percpuIdx  int // section index of .data..percpu, 0 if none
 	percpuAddr uint64
@@ -318,18 +320,100 @@ func (o *object) inflateGNU(s *elf.Section) ([]byte, error) {
 	return inflateZlib(raw[n:], h.Size, len(raw))
 }
 
-// readSymbols reads .symtab (without the null symbol, as debug/elf gives
-// it).
+// readSymbols finds .symtab, the first SHT_SYMTAB section, and its string
+// table, as debug/elf's Symbols does, but reads them in place (see
+// symTable).
 func (o *object) readSymbols(f *elf.File) error {
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
+	sec := f.SectionByType(elf.SHT_SYMTAB)
+	if sec == nil {
 		return nil
 	}
+	syms, err := o.sectionData(sec)
 	if err != nil {
 		return fmt.Errorf("dwarf2btf: symbols: %w", err)
 	}
-	o.symtab = syms
+	if len(syms)%elf.Sym64Size != 0 {
+		return fmt.Errorf("dwarf2btf: symbols: %d bytes, not a whole number of symbols", len(syms))
+	}
+	if len(syms) == 0 {
+		return nil
+	}
+	if sec.Link == 0 || int(sec.Link) >= len(f.Sections) {
+		return fmt.Errorf("dwarf2btf: symbols: string table link %d out of range", sec.Link)
+	}
+	strs, err := o.sectionData(f.Sections[sec.Link])
+	if err != nil {
+		return fmt.Errorf("dwarf2btf: symbols' strings: %w", err)
+	}
+	o.symtab = &symTable{order: o.order, syms: syms[elf.Sym64Size:], strs: strs}
 	return nil
+}
+
+// symTable is a 64-bit ELF symbol table read in place, in the input's
+// memory: debug/elf's Symbols copies the section and its strings and
+// makes a string per symbol, 12 MB and 60 ms for a vmlinux before the
+// encoding can start. The names it gives are views of the string table,
+// valid as long as the input is.
+type symTable struct {
+	order binary.ByteOrder
+	syms  []byte // the entries after the null symbol
+	strs  []byte
+}
+
+// len returns the number of symbols, the null one not counted.
+func (t *symTable) len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.syms) / elf.Sym64Size
+}
+
+// at returns symbol i (0-based, the null symbol not counted), as
+// debug/elf gives it: a name outside the string table, or without its
+// NUL, is "".
+func (t *symTable) at(i int) elf.Symbol {
+	b := t.syms[i*elf.Sym64Size : (i+1)*elf.Sym64Size]
+	return elf.Symbol{
+		Name:    t.name(t.order.Uint32(b[symName:])),
+		Info:    b[symInfo],
+		Other:   b[symOther],
+		Section: elf.SectionIndex(t.order.Uint16(b[symShndx:])),
+		Value:   t.order.Uint64(b[symValue:]),
+		Size:    t.order.Uint64(b[symSize:]),
+	}
+}
+
+// The fields of an Elf64_Sym, by offset.
+const (
+	symName  = 0
+	symInfo  = 4
+	symOther = 5
+	symShndx = 6
+	symValue = 8
+	symSize  = 16
+)
+
+func (t *symTable) name(off uint32) string {
+	if uint64(off) >= uint64(len(t.strs)) {
+		return ""
+	}
+	b := t.strs[off:]
+	n := bytes.IndexByte(b, 0)
+	if n < 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), n)
+}
+
+// all yields every symbol with its index, as at numbers them.
+func (t *symTable) all() iter.Seq2[int, elf.Symbol] {
+	return func(yield func(int, elf.Symbol) bool) {
+		for i := range t.len() {
+			if !yield(i, t.at(i)) {
+				return
+			}
+		}
+	}
 }
 
 // symValue is the relocation value of symbol i (1-based in the symbol
@@ -338,10 +422,10 @@ func (o *object) symValue(i uint32) (uint64, bool) {
 	if i == 0 {
 		return 0, true
 	}
-	if int(i) > len(o.symtab) {
+	if int(i) > o.symtab.len() {
 		return 0, false
 	}
-	s := o.symtab[i-1]
+	s := o.symtab.at(int(i) - 1)
 	v := s.Value
 	if s.Section > elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) {
 		v += o.addrs[s.Section]
@@ -351,7 +435,7 @@ func (o *object) symValue(i uint32) (uint64, bool) {
 
 // readBanner keeps the text of the linux_banner symbol, if any.
 func (o *object) readBanner(f *elf.File) {
-	for _, s := range o.symtab {
+	for _, s := range o.symtab.all() {
 		if s.Name != "linux_banner" || elf.ST_TYPE(s.Info) != elf.STT_OBJECT || int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
 			continue
 		}

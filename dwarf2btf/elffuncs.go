@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"iter"
 	"slices"
 	"strings"
 
@@ -48,7 +49,7 @@ type elfFuncs struct {
 // symbol, in symbol table order, then sorted by functions_cmp with glibc's
 // qsort (a stable merge sort; functions_cmp is not a total order, so the
 // algorithm shows in the result).
-func newElfFuncs(syms []elf.Symbol) *elfFuncs {
+func newElfFuncs(syms iter.Seq2[int, elf.Symbol]) *elfFuncs {
 	t := &elfFuncs{}
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) != elf.STT_FUNC {
@@ -221,7 +222,7 @@ func (o *object) kfuncPairs(base *btf.Spec) *kfuncInfo {
 		idx  int
 	}
 	funcs := map[uint64]funcSym{}
-	for i, s := range o.symtab {
+	for i, s := range o.symtab.all() {
 		if int(s.Section) != o.btfIDsIdx {
 			continue
 		}

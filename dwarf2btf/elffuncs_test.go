@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"debug/elf"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestElfFuncsFind(t *testing.T) {
 	for _, n := range names {
 		syms = append(syms, elf.Symbol{Name: n, Info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)})
 	}
-	tab := newElfFuncs(syms)
+	tab := newElfFuncs(slices.All(syms))
 	// The table's order is that of the plain comparison.
 	var plain []elfFunc
 	for _, n := range names {

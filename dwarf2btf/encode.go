@@ -169,23 +169,6 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	if err := opts.resolve(o); err != nil {
 		return nil, nil, err
 	}
-	var syms *symbols
-	if opts.like >= LikePahole130 {
-		var tag *kfuncInfo
-		if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
-			info.kfuncs = o.kfuncPairs(opts.Base)
-			if opts.features&FeatureDeclTagKfuncs != 0 {
-				tag = info.kfuncs
-			}
-		}
-		syms = newSymbols130(o, tag)
-	} else if syms, err = newSymbols(o, !opts.SkipVars); err != nil {
-		return nil, nil, err
-	}
-	// o lives to the end (its relocated copies are freed then), but its
-	// symbol table, 12 MB of debug/elf's Symbols for a vmlinux, is done
-	// with: newSymbols kept what the encoding needs.
-	o.symtab = nil
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
@@ -202,7 +185,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 		return nil, nil, err
 	}
 	b.AllowManyTypes()
-	e := &run{d: d, syms: syms, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1, direct: direct}
+	e := &run{d: d, opts: &opts, units: units, little: o.order.Uint16([]byte{1, 0}) == 1, direct: direct}
 	// Merged units' DWARF is not read again: give its pages back as the
 	// merge goes, in the file's mapping or in a relocated copy, so that
 	// the resident memory follows the units being encoded, not the file.
@@ -224,14 +207,46 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	if direct != nil {
 		m = newDirectMerger(direct, d.str)
 	}
-	if opts.like >= LikePahole130 {
-		m.like130, m.elf, m.features = true, syms.elf, opts.features
+	// The symbols are only needed to emit a unit's types: the caller's
+	// goroutine reads them while the workers load the first units.
+	symbols := func() error {
+		syms, err := o.symbols(&opts, info)
+		if err != nil {
+			return err
+		}
+		e.syms = syms
+		if opts.like >= LikePahole130 {
+			m.like130, m.elf, m.features = true, syms.elf, opts.features
+		}
+		if opts.mapped && o.symtab != nil {
+			// Their pages are read again only for some names.
+			mmap.Release(o.symtab.syms)
+			mmap.Release(o.symtab.strs)
+		}
+		return nil
 	}
-	if err := e.encode(ctx, m); err != nil {
+	if err := e.encode(ctx, m, symbols); err != nil {
 		return nil, nil, err
 	}
 	info.order, info.like = o.order, opts.like
 	return b, info, nil
+}
+
+// symbols reads what the encoding needs of o's symbol table for the
+// encoder opts chose (newSymbols130 or newSymbols), and the kfuncs of
+// .BTF_ids into info when it needs them.
+func (o *object) symbols(opts *Options, info *encodeInfo) (*symbols, error) {
+	if opts.like < LikePahole130 {
+		return newSymbols(o, !opts.SkipVars)
+	}
+	var tag *kfuncInfo
+	if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
+		info.kfuncs = o.kfuncPairs(opts.Base)
+		if opts.features&FeatureDeclTagKfuncs != 0 {
+			tag = info.kfuncs
+		}
+	}
+	return newSymbols130(o, tag), nil
 }
 
 // encodeInfo is what Encode needs of the input besides the types: its byte
@@ -276,11 +291,14 @@ func (opts *Options) resolve(o *object) error {
 
 // run is one encoding's shared, read-only state.
 type run struct {
-	d      *dwarfData
-	syms   *symbols
-	opts   *Options
-	units  []unitHeader
-	little bool
+	d    *dwarfData
+	syms *symbols // set before symsReady is closed, if it is not nil
+	// symsReady, if not nil, is closed once syms is set; the workers'
+	// context is done if it never will be.
+	symsReady chan struct{}
+	opts      *Options
+	units     []unitHeader
+	little    bool
 	// direct, if not nil, is the deduplication that the workers write
 	// the units' types for (emitter.addType).
 	direct *dedup.Merger
@@ -334,14 +352,20 @@ func (e *run) releaseThrough(i int) {
 const releaseStep = 4 << 20
 
 // encode runs the workers and merges their units in order. Workers run at
-// most window units ahead of the merge, which bounds memory.
-func (e *run) encode(ctx context.Context, m *merger) error {
+// most window units ahead of the merge, which bounds memory. The caller's
+// goroutine runs symbols (which sets e.syms) first, beside the workers:
+// they load units, and wait for it before emitting them.
+func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error {
 	jobs := e.opts.jobs()
 	n := len(e.units)
 	jobs = max(1, min(jobs, n))
 	if jobs == 1 {
+		if err := symbols(); err != nil {
+			return err
+		}
 		return e.encodeInline(ctx, m)
 	}
+	e.symsReady = make(chan struct{})
 	window := 4 * jobs
 	results := make([]chan *encoded, n)
 	for i := range results {
@@ -359,6 +383,10 @@ func (e *run) encode(ctx context.Context, m *merger) error {
 		cancel()
 		wg.Wait()
 	}()
+	if err := symbols(); err != nil {
+		return err
+	}
+	close(e.symsReady)
 	for i := range n {
 		var u *encoded
 		select {
@@ -400,7 +428,7 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 			return err
 		}
 		u.reset()
-		if err := e.unit(e.units[i], l, cache, sc, u); err != nil {
+		if err := e.unit(ctx, e.units[i], l, cache, sc, u); err != nil {
 			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		if err := m.add(u); err != nil {
@@ -438,7 +466,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 		default:
 			out = &encoded{}
 		}
-		out.err = e.unit(e.units[i], l, cache, sc, out)
+		out.err = e.unit(ctx, e.units[i], l, cache, sc, out)
 		results[i] <- out
 	}
 }
@@ -458,7 +486,7 @@ func (u *encoded) reset() {
 
 // unit loads, recodes and emits one unit, and writes its types for the
 // deduplication if the encoding goes straight into it.
-func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc *recScratch, out *encoded) error {
+func (e *run) unit(ctx context.Context, u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc *recScratch, out *encoded) error {
 	if len(cache) > 8 {
 		clear(cache)
 	}
@@ -480,6 +508,13 @@ func (e *run) unit(u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc
 	}
 	if err := cu.recode(e.little); err != nil {
 		return err
+	}
+	if e.symsReady != nil {
+		select {
+		case <-e.symsReady:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	em := &emitter{cu: cu, obj: e.syms, opts: e.opts, out: out}
 	if e.direct != nil {

@@ -113,7 +113,7 @@ func (o *object) applyRela(sec, rela []byte, m elf.Machine) error {
 		}
 		v, ok := o.symValue(sym)
 		if !ok {
-			return fmt.Errorf("relocation refers to symbol %d of %d", sym, len(o.symtab))
+			return fmt.Errorf("relocation refers to symbol %d of %d", sym, o.symtab.len())
 		}
 		v += uint64(addend)
 		if size == 8 {

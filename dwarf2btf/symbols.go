@@ -92,7 +92,7 @@ func newSymbols(o *object, percpu bool) (*symbols, error) {
 	}
 	s.hasPercpu = o.percpuIdx != 0
 	s.percpuBase, s.percpuSize = o.percpuAddr, o.percpuSize
-	for _, sym := range o.symtab {
+	for _, sym := range o.symtab.all() {
 		typ := elf.ST_TYPE(sym.Info)
 		if percpu && s.hasPercpu && int(sym.Section) == o.percpuIdx && typ == elf.STT_OBJECT && sym.Size != 0 {
 			if !validName(sym.Name) {
@@ -128,11 +128,11 @@ func newSymbols130(o *object, kfuncs *kfuncInfo) *symbols {
 	if o.symtab == nil {
 		return s
 	}
-	s.elf = newElfFuncs(o.symtab)
+	s.elf = newElfFuncs(o.symtab.all())
 	if kfuncs != nil {
 		s.elf.markKfuncs(kfuncs)
 	}
-	for _, sym := range o.symtab {
+	for _, sym := range o.symtab.all() {
 		if o.percpuIdx != 0 && int(sym.Section) == o.percpuIdx && elf.ST_TYPE(sym.Info) == elf.STT_OBJECT {
 			s.percpuObjects[sym.Name] = struct{}{}
 		}

@@ -30,14 +30,8 @@ func BenchmarkUnits(b *testing.B) {
 	if err := opts.resolve(o); err != nil {
 		b.Fatal(err)
 	}
-	var syms *symbols
-	if opts.like >= LikePahole130 {
-		var tag *kfuncInfo
-		if opts.features&FeatureDeclTagKfuncs != 0 {
-			tag = o.kfuncPairs(nil)
-		}
-		syms = newSymbols130(o, tag)
-	} else if syms, err = newSymbols(o, true); err != nil {
+	syms, err := o.symbols(&opts, &encodeInfo{})
+	if err != nil {
 		b.Fatal(err)
 	}
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],

@@ -72,10 +72,11 @@ func TestMarshalOptions(t *testing.T) {
 	equalDumps(t, dumpOwn(t, s), dumpOwn(t, parse(t, want, nil)))
 }
 
-// TestOptionsKeepStrings checks that deduplicating with options (here the
-// host's byte order, which changes no byte) gives the raw output's bytes:
-// the rebuild must keep libbpf's string order, in which a string whose
-// first user was dropped keeps its place.
+// TestOptionsKeepStrings checks that the output rebuilt in a Builder (as
+// Dedup does for options that change bytes) marshals to the raw output's
+// bytes: the rebuild must keep libbpf's string order, in which a string
+// whose first user was dropped keeps its place. Dedup with the host's byte
+// order, which changes no byte, gives the raw output too.
 func TestOptionsKeepStrings(t *testing.T) {
 	_, base := debian(t)
 	var specs []*btf.Spec
@@ -92,8 +93,24 @@ func TestOptionsKeepStrings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := m.Dedup(builder.Options{ByteOrder: binary.NativeEndian})
+	b, err := m.Builder()
 	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Marshal(builder.Options{ByteOrder: binary.NativeEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, raw) {
+		t.Errorf("rebuilt: %d bytes, raw %d; first difference at byte %d", len(got), len(raw), firstDiff(got, raw))
+	}
+	m = dedup.New(base, dedup.Options{})
+	for _, s := range specs {
+		if err := m.AddSpec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err = m.Dedup(builder.Options{ByteOrder: binary.NativeEndian}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, raw) {
