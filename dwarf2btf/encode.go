@@ -376,8 +376,10 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 	ctx, cancel := context.WithCancel(ctx)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	// Each worker hands its scratch over when it is done (see below).
+	done := make(chan *recScratch, jobs)
 	for range jobs {
-		wg.Go(func() { e.worker(ctx, &next, tokens, free, results) })
+		wg.Go(func() { done <- e.worker(ctx, &next, tokens, free, results) })
 	}
 	defer func() {
 		cancel()
@@ -411,6 +413,15 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 			e.opts.Progress(i+1, n)
 		}
 	}
+	// The merge writes pahole 1.30's saved functions last, tens of
+	// thousands of parameter names: with the NameCache of a worker,
+	// which has learned most of them, it looks few of them up.
+	select {
+	case sc := <-done:
+		m.takeCache(sc.names)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	return m.finish()
 }
 
@@ -440,10 +451,13 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 			e.opts.Progress(i+1, n)
 		}
 	}
+	m.takeCache(sc.names)
 	return m.finish()
 }
 
-func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct{}, free chan *encoded, results []chan *encoded) {
+// worker encodes units until there are none left, or ctx is done, and
+// returns its scratch.
+func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct{}, free chan *encoded, results []chan *encoded) *recScratch {
 	cu := &cuData{}
 	l := &loader{cu: cu}
 	cache := map[abbrevKey]*abbrevTable{}
@@ -452,12 +466,12 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 		select {
 		case tokens <- struct{}{}:
 		case <-ctx.Done():
-			return
+			return sc
 		}
 		i := int(next.Add(1) - 1)
 		if i >= len(results) {
 			<-tokens
-			return
+			return sc
 		}
 		var out *encoded
 		select {

@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -149,6 +150,10 @@ type savedArena struct {
 	bytes  []byte // names, tag values and descriptions
 	params []savedParam
 	tags   []savedTag
+	// str is .debug_str, if the strings' views of it stay valid through
+	// the merge: the names in it are kept as views (putName), which the
+	// NameCache of the Unit that writes them knows (dedup.NameCache).
+	str []byte
 }
 
 type savedParam struct {
@@ -167,7 +172,27 @@ func (a *savedArena) put(b []byte) (uint32, uint32) {
 	return lo, uint32(len(b))
 }
 
-func (a *savedArena) get(lo, n uint32) []byte { return a.bytes[lo : lo+n] }
+func (a *savedArena) get(lo, n uint32) []byte {
+	if lo&inStr != 0 {
+		lo &^= inStr
+		return a.str[lo : lo+n]
+	}
+	return a.bytes[lo : lo+n]
+}
+
+// inStr marks a string of get that is a view of str.
+const inStr = 1 << 31
+
+// putName is put for a string that may be a view of str: kept as such.
+func (a *savedArena) putName(b []byte) (uint32, uint32) {
+	if len(b) > 0 && len(a.str) > 0 {
+		off := uintptr(unsafe.Pointer(&b[0])) - uintptr(unsafe.Pointer(&a.str[0]))
+		if off < uintptr(len(a.str)) && uintptr(len(b)) <= uintptr(len(a.str))-off && off < inStr {
+			return uint32(off) | inStr, uint32(len(b))
+		}
+	}
+	return a.put(b)
+}
 
 // saveFunc keeps a unit's function for addSaved, its types numbered. As
 // pahole, it adds the parameters' names and the annotations to the string
@@ -184,7 +209,7 @@ func (m *merger) saveFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 				return err
 			}
 		}
-		lo, n := a.put(el.name)
+		lo, n := a.putName(el.name)
 		a.params = append(a.params, savedParam{nameLo: lo, nameN: n, typ: m.ref(el.ref, off)})
 	}
 	s.pN = int32(len(a.params)) - s.pLo
@@ -193,7 +218,7 @@ func (m *merger) saveFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 		if err := m.addString(t.value); err != nil {
 			return err
 		}
-		lo, n := a.put(t.value)
+		lo, n := a.putName(t.value)
 		a.tags = append(a.tags, savedTag{valLo: lo, valN: n, component: t.component})
 	}
 	s.tN = int32(len(a.tags)) - s.tLo
@@ -239,7 +264,7 @@ func (m *merger) addSaved() error {
 		}
 		i = j
 	}
-	m.saved, m.arena = nil, savedArena{}
+	m.saved, m.arena = nil, savedArena{str: m.arena.str}
 	return nil
 }
 

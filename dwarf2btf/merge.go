@@ -107,7 +107,7 @@ func newDirectMerger(d *dedup.Merger, str []byte) *merger {
 	tail := d.NewUnit()
 	tail.SetCache(d.NewNameCache(str))
 	tail.Reset(d.NextID())
-	return &merger{b: tail, direct: d, tail: tail, intern: d.AddString, generated: map[string]struct{}{}}
+	return &merger{b: tail, direct: d, tail: tail, intern: d.AddString, generated: map[string]struct{}{}, arena: savedArena{str: str}}
 }
 
 func (m *merger) add(u *encoded) error {
@@ -178,6 +178,18 @@ func (m *merger) add(u *encoded) error {
 		m.secinfo = append(m.secinfo, btf.VarSecinfo{Type: id, Offset: v.offset, Size: v.size})
 	}
 	return m.flushed()
+}
+
+// takeCache has the Units the merge writes itself use c, a NameCache the
+// workers are done with, from the next one on.
+func (m *merger) takeCache(c *dedup.NameCache) {
+	if m.tail == nil || c == nil {
+		return
+	}
+	m.tail.SetCache(c)
+	if m.tail.NumTypes() == 0 {
+		m.tail.Reset(m.direct.NextID())
+	}
 }
 
 // flushed appends the records the merge wrote into tail, after each unit

@@ -31,33 +31,18 @@ func (d *state) refType(id uint32) uint32 {
 	d.set(id, inProgress)
 	// libbpf resolves an array's element type before its index type, a
 	// prototype's return type before its parameters: the order of the
-	// words, which decides the order of table insertions.
+	// words, which decides which of two equal types is met first.
 	d.depth++
 	ok := d.refWord(r, r.Shape().Ref0) && d.refWord(r, r.Shape().Ref1) && d.refElems(r)
 	d.depth--
 	if !ok {
 		return unprocessed
 	}
-	h := hashAll(r)
-	if kindOf(r) == btf.KindTypedef {
-		// libbpf 1.1 deduplicates typedefs here, equal word for word; the
-		// Base files its typedefs under their struct-pass key (libbpf
-		// 1.8's), which equal typedefs share.
-		h = structKey(r, d.topSig(id))
-	}
-	newID := id
-	if d.tab.mayHold(h) {
-		for c := range d.tab.candidates(h) {
-			if equalAll(r, d.rec(c)) {
-				newID = c
-				break
-			}
-		}
+	newID, ok := d.baseRef(r, id)
+	if !ok {
+		newID = d.refs.find(d, r, id)
 	}
 	d.set(id, newID)
-	if newID == id {
-		d.tab.add(h, id)
-	}
 	return newID
 }
 

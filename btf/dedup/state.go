@@ -39,7 +39,8 @@ type state struct {
 	hlist  []uint32 // keys of the hypothetical map, in insertion order
 	adjust bool     // hypot_adjust_canon
 	tab    *table
-	sigs   sigMemo // own types' signatures, computed on demand
+	refs   refTable // the reference pass's canonical types
+	sigs   sigMemo  // own types' signatures, computed on demand
 	enums  enumIndex
 	depth  int
 	err    error
@@ -125,6 +126,7 @@ func (d *state) freeScratch() {
 	d.freeEnums()
 	d.freeGraphs()
 	d.tab.free()
+	d.refs = refTable{}
 	d.sigs.free()
 }
 
@@ -331,8 +333,20 @@ structs:
 	}
 	d.freeGraphs()
 	d.resolveFwds()
+	// Only a base's typedefs, filed under their struct-pass key, make
+	// the reference pass compute signatures (baseRef); the window's
+	// moves, which clear it, would cost 0.25 GB of writes for nothing.
+	sigs := d.base != nil
+	if !sigs {
+		d.sigs.free()
+	}
 	for i := range n {
-		d.sigs.moveTo(i)
+		if d.m[i] <= maxID {
+			continue // decided by an earlier pass, or reached from a type before it
+		}
+		if sigs {
+			d.sigs.moveTo(i)
+		}
 		d.refType(d.first + i)
 		if d.err != nil {
 			return d.err

@@ -159,13 +159,6 @@ func (t *table) head(h uint64) int32 {
 	return t.slots[t.slot(h)].head
 }
 
-// mayHold reports whether t (or the table below) may hold entries under
-// h; false is certain. It spares the candidates' walk its setup when
-// there are none, as for most types of split BTF.
-func (t *table) mayHold(h uint64) bool {
-	return t.head(h) != 0 || t.under != nil && t.under.head(h) != 0
-}
-
 // freeze makes the filter of a table that will not change any more (a
 // Base's, which every deduplication on it probes).
 func (t *table) freeze() {
