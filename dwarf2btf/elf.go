@@ -405,6 +405,18 @@ func (t *symTable) name(off uint32) string {
 	return unsafe.String(unsafe.SliceData(b), n)
 }
 
+// is reports whether symbol i is called name and of type typ, without
+// making its name.
+func (t *symTable) is(i int, name string, typ elf.SymType) bool {
+	b := t.syms[i*elf.Sym64Size : (i+1)*elf.Sym64Size]
+	if elf.ST_TYPE(b[symInfo]) != typ {
+		return false
+	}
+	off := uint64(t.order.Uint32(b[symName:]))
+	return off < uint64(len(t.strs)) && uint64(len(t.strs))-off > uint64(len(name)) &&
+		string(t.strs[off:off+uint64(len(name))]) == name && t.strs[off+uint64(len(name))] == 0
+}
+
 // all yields every symbol with its index, as at numbers them.
 func (t *symTable) all() iter.Seq2[int, elf.Symbol] {
 	return func(yield func(int, elf.Symbol) bool) {
@@ -435,8 +447,12 @@ func (o *object) symValue(i uint32) (uint64, bool) {
 
 // readBanner keeps the text of the linux_banner symbol, if any.
 func (o *object) readBanner(f *elf.File) {
-	for _, s := range o.symtab.all() {
-		if s.Name != "linux_banner" || elf.ST_TYPE(s.Info) != elf.STT_OBJECT || int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+	for i := range o.symtab.len() {
+		if !o.symtab.is(i, "linux_banner", elf.STT_OBJECT) {
+			continue
+		}
+		s := o.symtab.at(i)
+		if int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
 			continue
 		}
 		sec := f.Sections[s.Section]

@@ -257,34 +257,32 @@ func (d *state) resolveFwds() {
 	}
 	own := map[uint32]uint32{} // FWD name -> its struct or union, 0 if none or several
 	seen := map[uint32]bool{}  // the names of own that a struct or union has
-	for i := range d.n() {
-		if d.kt.ownKind(i) == btf.KindForward && d.m[i] == d.first+i {
-			own[d.recs.rec(i)[wName]] = 0
+	var fwds []uint32
+	for i, k := range d.kt.own[:d.n()] {
+		if btf.Kind(k) == btf.KindForward && d.m[i] == d.first+uint32(i) {
+			fwds = append(fwds, uint32(i))
+			own[d.recs.rec(uint32(i))[wName]] = 0
 		}
 	}
 	if len(own) == 0 {
 		return
 	}
-	for i := range d.n() {
-		k := d.kt.ownKind(i)
-		if k != btf.KindStruct && k != btf.KindUnion || d.m[i] != d.first+i {
+	for i, k := range d.kt.own[:d.n()] {
+		if btf.Kind(k) != btf.KindStruct && btf.Kind(k) != btf.KindUnion || d.m[i] != d.first+uint32(i) {
 			continue
 		}
-		name := d.recs.rec(i)[wName]
+		name := d.recs.rec(uint32(i))[wName]
 		if _, ok := own[name]; !ok {
 			continue
 		}
 		if _, ok := baseNames[name]; ok || seen[name] {
 			own[name] = 0 // ambiguous
 		} else {
-			own[name] = d.first + i
+			own[name] = d.first + uint32(i)
 		}
 		seen[name] = true
 	}
-	for i := range d.n() {
-		if d.kt.ownKind(i) != btf.KindForward || d.m[i] != d.first+i {
-			continue
-		}
+	for _, i := range fwds {
 		r := d.recs.rec(i)
 		c := own[r[wName]]
 		if !seen[r[wName]] {
