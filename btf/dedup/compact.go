@@ -24,14 +24,19 @@ import "github.com/kmeta-dev/kmeta/btf"
 // length alone (2+vlen is never 3+3*vlen). d.rec expands it; isEquiv, the
 // only place that meets them often, reads it in place.
 
-// isCompact reports whether r, an own record, is a compacted struct or
-// union.
+// isCompact reports whether r, an own record, is a compacted struct,
+// union or enum.
 func isCompact(r record) bool {
 	if len(r) < 2 {
 		return false
 	}
-	k := kindOf(r)
-	return (k == btf.KindStruct || k == btf.KindUnion) && len(r) == 2+vlenOf(r)
+	switch kindOf(r) {
+	case btf.KindStruct, btf.KindUnion:
+		return len(r) == 2+vlenOf(r)
+	case btf.KindEnum, btf.KindEnum64:
+		return len(r) == 2 && vlenOf(r) > 0
+	}
+	return false
 }
 
 // expand returns the full record of the compacted record r, in new memory.
@@ -41,6 +46,9 @@ func (d *state) expand(r record) record {
 	copy(full, src)
 	full[wInfo] = r[wInfo]
 	s := src.Shape()
+	if s.ElemRef < 0 {
+		return full // an enum
+	}
 	for k, i := 0, s.Fixed+s.ElemRef; i < len(full); k, i = k+1, i+s.Elem {
 		full[i] = r[2+k]
 	}
@@ -57,7 +65,11 @@ func (d *state) recOrCompact(id uint32) (r, types record) {
 	}
 	r = d.recs.rec(id - d.first)
 	if isCompact(r) {
-		return d.rec(r[0]), r[2:]
+		src := d.rec(r[0])
+		if src.Shape().ElemRef < 0 {
+			return src, nil // an enum
+		}
+		return src, r[2:]
 	}
 	return r, nil
 }
@@ -65,10 +77,15 @@ func (d *state) recOrCompact(id uint32) (r, types record) {
 // compactible returns the canonical type that own record r (of index i)
 // can be compacted against, if any: r is a struct or union with members
 // that the struct pass mapped to another type, whose record is full and
-// equal to r but for the member types.
+// equal to r but for the member types, or an enum with values that the
+// primitive pass mapped to another equal to it word for word.
 func (d *state) compactible(i uint32, r record) (uint32, bool) {
-	k := d.kt.ownKind(i)
-	if k != btf.KindStruct && k != btf.KindUnion || vlenOf(r) == 0 {
+	switch d.kt.ownKind(i) {
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
+	default:
+		return 0, false
+	}
+	if vlenOf(r) == 0 {
 		return 0, false
 	}
 	id := d.first + i
@@ -121,14 +138,16 @@ func (d *state) compactRecs() {
 		if c, ok := d.compactible(i, r); i < hi && ok {
 			// The words are written over r's first ones, or before
 			// them: at <= start.
-			out := rs.w[at : at+2+uint32(vlenOf(r))]
 			info := r[wInfo]
-			s := r.Shape()
-			for k, e := 2, s.Fixed+s.ElemRef; e < len(r); k, e = k+1, e+s.Elem {
-				out[k] = r[e]
+			n := uint32(2)
+			if s := r.Shape(); s.ElemRef >= 0 {
+				for e := s.Fixed + s.ElemRef; e < len(r); e += s.Elem {
+					rs.w[at+n] = r[e]
+					n++
+				}
 			}
-			out[0], out[1] = c, info
-			at += uint32(len(out))
+			rs.w[at], rs.w[at+1] = c, info
+			at += n
 		} else {
 			at += uint32(copy(rs.w[at:], r))
 		}

@@ -47,8 +47,8 @@ func TestPipelineProgress(t *testing.T) {
 	}
 }
 
-// TestCompact checks that a pipeline compacts the duplicate structs and
-// unions it decides (compact.go), and that each compacted record expands
+// TestCompact checks that a pipeline compacts the duplicate structs,
+// unions and enums it decides (compact.go), and that each compacted record expands
 // to the record appended: the records of a Merger without a pipeline,
 // which keeps them as they were.
 func TestCompact(t *testing.T) {
@@ -79,30 +79,37 @@ func TestCompact(t *testing.T) {
 	if d.n() != want.n() {
 		t.Fatalf("%d types, want %d", d.n(), want.n())
 	}
-	compacted := 0
+	compacted := map[btf.Kind]int{}
 	for i := range d.n() {
 		raw := d.recs.rec(i)
 		if isCompact(raw) {
-			compacted++
-			if kindOf(raw) != btf.KindStruct && kindOf(raw) != btf.KindUnion {
-				t.Fatalf("[%d]: compacted %v", d.first+i, kindOf(raw))
-			}
+			k := kindOf(raw)
+			compacted[k]++
 			full, types := d.recOrCompact(d.first + i)
-			if !equalShallow(full, want.recs.rec(i)) || len(types) != vlenOf(full) {
-				t.Fatalf("[%d]: canonical side does not match", d.first+i)
+			switch k {
+			case btf.KindStruct, btf.KindUnion:
+				if !equalShallow(full, want.recs.rec(i)) || len(types) != vlenOf(full) {
+					t.Fatalf("[%d]: canonical side does not match", d.first+i)
+				}
+			case btf.KindEnum, btf.KindEnum64:
+				if !slices.Equal(full, want.recs.rec(i)) || types != nil {
+					t.Fatalf("[%d]: canonical side does not match", d.first+i)
+				}
+			default:
+				t.Fatalf("[%d]: compacted %v", d.first+i, k)
 			}
 		}
 		if got := d.ownRec(i); !slices.Equal(got, want.recs.rec(i)) {
 			t.Fatalf("[%d]: record %v, want %v", d.first+i, got, want.recs.rec(i))
 		}
 	}
-	if compacted == 0 {
-		t.Errorf("no record compacted")
+	if compacted[btf.KindStruct] == 0 || compacted[btf.KindEnum] == 0 {
+		t.Errorf("compacted: %v; want structs and enums", compacted)
 	}
 	if len(d.recs.w) >= len(want.recs.w) {
 		t.Errorf("%d words of records, %d without a pipeline", len(d.recs.w), len(want.recs.w))
 	}
-	t.Logf("%d of %d records compacted: %d words, %d without a pipeline", compacted, d.n(), len(d.recs.w), len(want.recs.w))
+	t.Logf("%v of %d records compacted: %d words, %d without a pipeline", compacted, d.n(), len(d.recs.w), len(want.recs.w))
 }
 
 // debianBase returns the Debian 6.1 vmlinux fixture and its Base.
