@@ -206,6 +206,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	m := newMerger(b)
 	if direct != nil {
 		m = newDirectMerger(direct, d.str)
+		m.beside = opts.jobs() > 1
 	}
 	// The symbols are only needed to emit a unit's types: the caller's
 	// goroutine reads them while the workers load the first units.

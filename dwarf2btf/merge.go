@@ -39,6 +39,10 @@ type merger struct {
 	direct *dedup.Merger
 	tail   *dedup.Unit
 
+	// beside tells that finish may run the deduplication's passes on a
+	// goroutine of its own (more than one job, and direct).
+	beside bool
+
 	// pahole 1.30's: the ELF functions, the saved functions, and the
 	// feature set; like130 tells that functions are saved.
 	like130  bool
@@ -240,7 +244,23 @@ func (m *merger) addFunc(u *encoded, f *ofunc, off btf.TypeID) error {
 // finish adds the per-CPU DATASEC, its variables sorted by offset.
 func (m *merger) finish() error {
 	if m.like130 {
-		if err := m.addSaved(); err != nil {
+		// The deduplication has every type but the saved functions'
+		// and the DATASEC, which are all reference types and variables
+		// for its last pass: with a goroutine to spare, it runs its
+		// passes over the others (dedup.Merger.FinishGraphs) while the
+		// saved functions are written.
+		var graphs chan error
+		if m.beside {
+			graphs = make(chan error, 1)
+			go func() { graphs <- m.direct.FinishGraphs() }()
+		}
+		err := m.addSaved()
+		if graphs != nil {
+			if gerr := <-graphs; err == nil {
+				err = gerr
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -112,10 +112,7 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 	m.d.recs.mem.freeKeys()
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()
-	var err error
-	if m.maxRef >= m.d.first+m.d.n() {
-		err = fmt.Errorf("dedup: a Builder's type refers to [%d], which was never added", m.maxRef)
-	}
+	err := m.checkMaxRef()
 	if err == nil {
 		err = m.d.run()
 	}

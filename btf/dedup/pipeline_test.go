@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 )
@@ -25,25 +26,7 @@ func TestPipeline(t *testing.T) {
 	for _, compat := range []dedup.Compat{dedup.Libbpf18, dedup.Libbpf11} {
 		var outs [2][]byte
 		for i, pipe := range []bool{false, true} {
-			m := dedup.New(base, dedup.Options{})
-			if err := m.SetCompat(compat); err != nil {
-				t.Fatal(err)
-			}
-			if pipe {
-				if err := m.Pipeline(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b := newSplit(t, vm)
-			for _, name := range names {
-				if err := b.CopyAll(module(t, name)); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if err := m.AddBuilder(b); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				b.Forget()
-			}
+			m := mergeModules(t, vm, base, compat, pipe, names)
 			raw, err := m.Dedup(builder.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -85,4 +68,31 @@ func TestPipelineLate(t *testing.T) {
 	if err := m.Pipeline(); err != dedup.ErrDone {
 		t.Errorf("Pipeline after Dedup: %v, want ErrDone", err)
 	}
+}
+
+// mergeModules returns a Merger on base, deduplicating by compat's rules,
+// pipelined if pipe, with the modules names appended to it one by one, as
+// a DWARF encoder appends its compile units.
+func mergeModules(t *testing.T, vm *btf.Spec, base *dedup.Base, compat dedup.Compat, pipe bool, names []string) *dedup.Merger {
+	t.Helper()
+	m := dedup.New(base, dedup.Options{})
+	if err := m.SetCompat(compat); err != nil {
+		t.Fatal(err)
+	}
+	if pipe {
+		if err := m.Pipeline(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newSplit(t, vm)
+	for _, name := range names {
+		if err := b.CopyAll(module(t, name)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := m.AddBuilder(b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b.Forget()
+	}
+	return m
 }

@@ -46,6 +46,10 @@ type state struct {
 	err    error
 	compat Compat
 	pipe   *pipeline // see Merger.Pipeline
+	// graphsDone tells that FinishGraphs ran the passes over the first
+	// refDone own types.
+	graphsDone bool
+	refDone    uint32
 
 	workers int // see Options
 	// specTypes counts the types appended from Specs (AddPrepared), as
@@ -274,6 +278,9 @@ func (d *state) fail(err error) {
 // run performs libbpf's passes, in its order.
 func (d *state) run() error {
 	n := d.n()
+	if d.graphsDone {
+		return d.runAfterGraphs(n)
+	}
 	from := uint32(0) // where the struct pass starts
 	if d.pipe != nil {
 		// A pipeline (Merger.Pipeline) did what comes before the
@@ -333,6 +340,11 @@ structs:
 	}
 	d.freeGraphs()
 	d.resolveFwds()
+	return d.refPass(0, n)
+}
+
+// refPass runs the reference pass over own indexes lo..n-1.
+func (d *state) refPass(lo, n uint32) error {
 	// Only a base's typedefs, filed under their struct-pass key, make
 	// the reference pass compute signatures (baseRef); the window's
 	// moves, which clear it, would cost 0.25 GB of writes for nothing.
@@ -340,7 +352,7 @@ structs:
 	if !sigs {
 		d.sigs.free()
 	}
-	for i := range n {
+	for i := lo; i < n; i++ {
 		if d.m[i] <= maxID {
 			continue // decided by an earlier pass, or reached from a type before it
 		}
