@@ -25,19 +25,15 @@ import "github.com/kmeta-dev/kmeta/btf"
 // only place that meets them often, reads it in place.
 
 // isCompact reports whether r, an own record, is a compacted struct,
-// union or enum.
+// union or enum: shorter than any full record of its kind and vlen (3+vlen
+// words at least; 2+vlen for a compacted struct or union, 2 for an enum).
+// It is called for every record the passes read, so it is kept cheap
+// enough to inline.
 func isCompact(r record) bool {
-	if len(r) < 2 {
-		return false
-	}
-	switch kindOf(r) {
-	case btf.KindStruct, btf.KindUnion:
-		return len(r) == 2+vlenOf(r)
-	case btf.KindEnum, btf.KindEnum64:
-		return len(r) == 2 && vlenOf(r) > 0
-	}
-	return false
+	return compactKinds>>kindOf(r)&1 != 0 && len(r) < wHead+vlenOf(r)
 }
+
+const compactKinds = 1<<btf.KindStruct | 1<<btf.KindUnion | 1<<btf.KindEnum | 1<<btf.KindEnum64
 
 // expand returns the full record of the compacted record r, in new memory.
 func (d *state) expand(r record) record {
