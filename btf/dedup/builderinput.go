@@ -52,7 +52,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	n, err := m.appendRecords(types, b, src)
 	src.next = first + btf.TypeID(n)
 	if err == nil && m.d.pipe != nil {
-		m.d.advance()
+		m.d.advance(m.maxRef)
 	}
 	return err
 }

@@ -89,8 +89,9 @@ func (d *state) growMaps(n uint32) {
 }
 
 // advance runs the passes over the records appended since the last call
-// whose type graphs are complete.
-func (d *state) advance() {
+// whose type graphs are complete; maxRef is at least the largest
+// reference any record holds to a type after it (Merger.maxRef).
+func (d *state) advance(maxRef uint32) {
 	p := d.pipe
 	if p.stopped {
 		return // Dedup does the rest
@@ -98,12 +99,16 @@ func (d *state) advance() {
 	n := d.n()
 	// The largest prefix closed under references: a compile unit refers
 	// forward to its own later types, so the prefix ends at a unit's end.
-	closed, maxRef := p.closed, uint32(0)
-	for i := p.closed; i < n; i++ {
-		r := d.recs.rec(i)
-		r.ForRefs(func(j uint32) { maxRef = max(maxRef, r[j]) })
-		if maxRef <= d.first+i {
-			closed = i + 1
+	// When no reference goes past the last record, that is all of them.
+	closed := n
+	if maxRef >= d.first+n {
+		closed, maxRef = p.closed, 0
+		for i := p.closed; i < n; i++ {
+			r := d.recs.rec(i)
+			r.ForRefs(func(j uint32) { maxRef = max(maxRef, r[j]) })
+			if maxRef <= d.first+i {
+				closed = i + 1
+			}
 		}
 	}
 	if closed == p.closed {

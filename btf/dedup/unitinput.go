@@ -721,6 +721,6 @@ func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
 // itself, AddUnit does not. Without Pipeline it does nothing.
 func (m *Merger) Advance() {
 	if !m.done && m.d.pipe != nil {
-		m.d.advance()
+		m.d.advance(m.maxRef)
 	}
 }
