@@ -130,7 +130,7 @@ func (d *state) freeScratch() {
 	d.freeEnums()
 	d.freeGraphs()
 	d.tab.free()
-	d.refs = refTable{}
+	d.refs.free()
 	d.sigs.free()
 }
 
@@ -310,8 +310,9 @@ func (d *state) run() error {
 	// only what its base lacks, and keeps most of it (112,227 of the
 	// 161,575 types of the Debian 6.1 modules): sized for a 32nd, the
 	// table grew four times, moving its slots into new mappings each
-	// time. It still grows as needed.
-	d.tab = newTable(d.tab.under, int(d.specTypes/2+(n-d.specTypes)/32))
+	// time. It still grows as needed. Reference types have a table of
+	// their own (refTable), sized the same way.
+	d.tab = newTable(d.tab.under, d.keepHint(n-d.refKinds(n), n))
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
 	} else {
@@ -352,6 +353,7 @@ func (d *state) refPass(lo, n uint32) error {
 	if !sigs {
 		d.sigs.free()
 	}
+	d.refs.reserve(d.keepHint(d.refKinds(n), n))
 	for i := lo; i < n; i++ {
 		if d.m[i] <= maxID {
 			continue // decided by an earlier pass, or reached from a type before it
@@ -365,6 +367,28 @@ func (d *state) refPass(lo, n uint32) error {
 		}
 	}
 	return nil
+}
+
+// refKinds counts the own types of indexes below n that only the
+// reference pass deduplicates.
+func (d *state) refKinds(n uint32) uint32 {
+	refs := uint32(0)
+	for _, k := range d.kt.own[:n] {
+		if isRefPassKind(btf.Kind(k), d.compat) {
+			refs++
+		}
+	}
+	return refs
+}
+
+// keepHint guesses how many of m of the n own types are kept: half of
+// those that came from Specs, a 32nd of the others.
+func (d *state) keepHint(m, n uint32) int {
+	if n == 0 {
+		return 0
+	}
+	spec := uint64(m) * uint64(d.specTypes) / uint64(n)
+	return int(spec/2 + (uint64(m)-spec)/32)
 }
 
 // isPrimKind reports whether the primitive pass deduplicates types of
