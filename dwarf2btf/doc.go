@@ -37,20 +37,23 @@
 // inside one call:
 //
 //   - Options.Jobs 1 (pahole -j1): everything on the calling goroutine,
-//     one unit after the other: read, encode, merge, then deduplicate.
+//     one unit after the other: read, encode, merge and deduplicate.
 //   - Options.Jobs N > 1: N worker goroutines read and encode units, at
 //     most 4N ahead of the merge, sharing only read-only state (the mapped
 //     sections and the symbol tables). The merge, which must go in unit
-//     order, runs on the calling goroutine, and so does the deduplication,
-//     libbpf's ordered algorithm: pipelined (dedup.Merger.Pipeline), its
-//     checks, primitive types and structs run unit by unit as the merge
-//     appends them, beside the workers; what is left (forward declarations,
-//     reference types, the output) runs after the last unit.
+//     order, runs on the calling goroutine, and so does the deduplication.
+//     The symbol tables are read by the calling goroutine while the
+//     workers load their first units, which wait for them to emit types.
+//   - Either way the deduplication, libbpf's ordered algorithm, is
+//     pipelined (dedup.Merger.Pipeline): its checks, primitive types and
+//     structs run unit by unit as the merge appends them (beside the
+//     workers, with more than one job), and the duplicates found are
+//     compacted; what is left (forward declarations, reference types,
+//     the output) runs after the last unit. With more than one job, and
+//     pahole 1.30's saved functions, most of it runs on one more
+//     goroutine (dedup.Merger.FinishGraphs) while the merge writes them.
 //   - With a Base and no DedupBase, dedup.NewBase prepares the Base first,
 //     as btf/dedup says.
-//
-// With one job nothing is pipelined: the maps the deduplication keeps
-// would be held during the encoding for no gain in time.
 //
 // # Security
 //

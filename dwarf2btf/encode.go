@@ -112,12 +112,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	m := dedup.New(base, dedup.Options{Workers: opts.jobs()})
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
 	m.SetCompat(dedup.Libbpf11)
-	if opts.jobs() > 1 {
-		// The merge, on the caller's goroutine, deduplicates each unit
-		// as it goes, beside the workers encoding the next ones.
-		if err := m.Pipeline(); err != nil {
-			return nil, err
-		}
+	// The merge, on the caller's goroutine, deduplicates each unit as it
+	// goes, beside the workers encoding the next ones, and compacts the
+	// duplicates it decides. With one job nothing overlaps, but the
+	// compacted records make it faster still: -j1 of the 6.12 cloud
+	// vmlinux 3.98 -> 3.82 s, 240 -> 197 MB at the peak (4 rounds).
+	if err := m.Pipeline(); err != nil {
+		return nil, err
 	}
 	_, info, err := encode(ctx, data, opts, m)
 	if err != nil {

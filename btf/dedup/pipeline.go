@@ -12,8 +12,10 @@ import (
 // byte for byte; the work moves to the goroutine that calls AddBuilder,
 // while the inputs are still being produced. A DWARF encoder, which
 // appends a compile unit at a time from workers, overlaps most of the
-// deduplication with its encoding this way. It costs the memory of the
-// canonical map during the appends, instead of after them.
+// deduplication with its encoding this way. The canonical map is held
+// during the appends, instead of after them; the structs, unions and
+// enums found to be duplicates are compacted as they are decided, which
+// more than makes up for it (see compact.go).
 //
 // Why the result is the same: libbpf runs the primitive pass over every
 // type before the struct pass. The struct pass decides a type from the
