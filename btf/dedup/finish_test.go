@@ -112,3 +112,43 @@ func TestFinishGraphsKinds(t *testing.T) {
 		t.Errorf("Dedup: %v, want an error for the struct", err)
 	}
 }
+
+// TestFinishGraphsEmpty: FinishGraphs before anything is appended, then
+// reference types only, gives what Dedup gives without it.
+func TestFinishGraphsEmpty(t *testing.T) {
+	var outs [2][]byte
+	for i, finish := range []bool{false, true} {
+		m := dedup.New(nil, dedup.Options{})
+		if finish {
+			if err := m.FinishGraphs(); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.FinishGraphs(); err != nil {
+				t.Fatalf("second call: %v", err)
+			}
+		}
+		u := m.NewUnit()
+		u.Reset(m.NextID())
+		p, err := u.AddPointer(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.AddPointer(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.AddConst(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AddUnit(u, 0); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := m.Dedup(builder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = raw
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("with FinishGraphs first: %d bytes, without %d", len(outs[1]), len(outs[0]))
+	}
+}
