@@ -39,14 +39,7 @@ func TestFinishGraphs(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				if err := m.AddUnit(u, 0); err != nil {
-					t.Fatal(err)
-				}
-				raw, err := m.Dedup(builder.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs[i] = raw
+				outs[i] = appendAndDedup(t, m, u)
 			}
 			if !bytes.Equal(outs[0], outs[1]) {
 				t.Errorf("compat %d, pipeline %v: %d bytes with FinishGraphs, %d without; first difference at byte %d",
@@ -56,12 +49,15 @@ func TestFinishGraphs(t *testing.T) {
 	}
 }
 
-// writeRefs writes reference types to the types before next into u, which
-// is numbered from next: many equal to each other, some referring to
-// others of the unit.
+// writeRefs writes reference types to the types before next (or void)
+// into u, which is numbered from next: many equal to each other, some
+// referring to others of the unit.
 func writeRefs(u *dedup.Unit, next btf.TypeID) error {
 	for i := range 400 {
-		target := 1 + btf.TypeID(i*7919)%(next-1)
+		target := btf.TypeID(0) // void, if nothing comes before
+		if next > 1 {
+			target = 1 + btf.TypeID(i*7919)%(next-1)
+		}
 		p, err := u.AddPointer(target)
 		if err != nil {
 			return err
@@ -129,26 +125,25 @@ func TestFinishGraphsEmpty(t *testing.T) {
 		}
 		u := m.NewUnit()
 		u.Reset(m.NextID())
-		p, err := u.AddPointer(0)
-		if err != nil {
+		if err := writeRefs(u, 1); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := u.AddPointer(0); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := u.AddConst(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.AddUnit(u, 0); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := m.Dedup(builder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs[i] = raw
+		outs[i] = appendAndDedup(t, m, u)
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("with FinishGraphs first: %d bytes, without %d", len(outs[1]), len(outs[0]))
 	}
+}
+
+// appendAndDedup appends u to m and returns m's output.
+func appendAndDedup(t *testing.T, m *dedup.Merger, u *dedup.Unit) []byte {
+	t.Helper()
+	if err := m.AddUnit(u, 0); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
