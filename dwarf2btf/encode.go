@@ -170,13 +170,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	if err := opts.resolve(o); err != nil {
 		return nil, nil, err
 	}
-	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
-		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
-		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
-	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
-		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
-		d.regParams = registerParams(o.machine)
-	}
+	d := o.dwarfData(&opts)
 	units, err := d.units()
 	if err != nil {
 		return nil, nil, err
@@ -232,6 +226,20 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	}
 	info.order, info.like = o.order, opts.like
 	return b, info, nil
+}
+
+// dwarfData returns o's debug sections as the encoder chosen by opts
+// reads them: pahole 1.30's consistent_func also reads the parameters'
+// location lists.
+func (o *object) dwarfData(opts *Options) *dwarfData {
+	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
+		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
+		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
+	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
+		d.regParams = registerParams(o.machine)
+	}
+	return d
 }
 
 // symbols reads what the encoding needs of o's symbol table for the

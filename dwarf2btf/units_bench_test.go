@@ -1,7 +1,6 @@
 package dwarf2btf
 
 import (
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -13,14 +12,7 @@ import (
 // and no merge): the CPU the workers spend, without the merge and the
 // deduplication beside them. See BENCH.md.
 func BenchmarkUnits(b *testing.B) {
-	path := os.Getenv("KMETA_DWARF_FILE")
-	if path == "" {
-		b.Skip("set KMETA_DWARF_FILE to an ELF file with DWARF")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := benchFile(b)
 	o, err := openObject(data)
 	if err != nil {
 		b.Fatal(err)
@@ -34,13 +26,7 @@ func BenchmarkUnits(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
-		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
-		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
-	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
-		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
-		d.regParams = registerParams(o.machine)
-	}
+	d := o.dwarfData(&opts)
 	units, err := d.units()
 	if err != nil {
 		b.Fatal(err)

@@ -11,14 +11,7 @@ import (
 // this package's reader and with debug/dwarf. The file is
 // $KMETA_DWARF_FILE (an uncompressed vmlinux or .ko); see BENCH.md.
 func BenchmarkWalk(b *testing.B) {
-	path := os.Getenv("KMETA_DWARF_FILE")
-	if path == "" {
-		b.Skip("set KMETA_DWARF_FILE to an ELF file with DWARF")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := benchFile(b)
 	b.Run("reader", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -78,4 +71,19 @@ func BenchmarkWalk(b *testing.B) {
 			b.ReportMetric(float64(n), "DIEs")
 		}
 	})
+}
+
+// benchFile returns the contents of $KMETA_DWARF_FILE, the input of the
+// benchmarks that read an ELF file with DWARF (BENCH.md), or skips b.
+func benchFile(b *testing.B) []byte {
+	b.Helper()
+	path := os.Getenv("KMETA_DWARF_FILE")
+	if path == "" {
+		b.Skip("set KMETA_DWARF_FILE to an ELF file with DWARF")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }

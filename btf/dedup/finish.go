@@ -84,16 +84,3 @@ func (d *state) runAfterGraphs(n uint32) error {
 	}
 	return d.refPass(lo, n)
 }
-
-// isRefPassKind reports whether only the reference pass deduplicates
-// types of kind k (refType), by the rules of c.
-func isRefPassKind(k btf.Kind, c Compat) bool {
-	switch k {
-	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
-		btf.KindFunc, btf.KindTypeTag, btf.KindDeclTag, btf.KindArray, btf.KindFuncProto:
-		return true
-	case btf.KindTypedef:
-		return c == Libbpf11
-	}
-	return false
-}

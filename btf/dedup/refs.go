@@ -1,7 +1,5 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/btf"
-
 // refType makes a reference type canonical once what it references is
 // (btf_dedup_ref_type): its type ids are rewritten in place to canonical
 // ids, then it is looked up by all its words. It returns the canonical id,
@@ -16,11 +14,7 @@ func (d *state) refType(id uint32) uint32 {
 		return d.resolve(id)
 	}
 	r := d.rec(id)
-	switch k := kindOf(r); {
-	case k == btf.KindConst, k == btf.KindVolatile, k == btf.KindRestrict, k == btf.KindPointer,
-		k == btf.KindFunc, k == btf.KindTypeTag, k == btf.KindDeclTag, k == btf.KindArray, k == btf.KindFuncProto:
-	case k == btf.KindTypedef && d.compat == Libbpf11:
-	default:
+	if !isRefPassKind(kindOf(r), d.compat) {
 		d.errorf("unexpected %v [%d] among reference types", kindOf(r), id)
 		return unprocessed
 	}

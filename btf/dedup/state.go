@@ -312,7 +312,7 @@ func (d *state) run() error {
 	// table grew four times, moving its slots into new mappings each
 	// time. It still grows as needed. Reference types have a table of
 	// their own (refTable), sized the same way.
-	d.tab = newTable(d.tab.under, d.keepHint(n-d.refKinds(n), n))
+	d.newTables(n)
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
 	} else {
@@ -353,7 +353,9 @@ func (d *state) refPass(lo, n uint32) error {
 	if !sigs {
 		d.sigs.free()
 	}
-	d.refs.reserve(d.keepHint(d.refKinds(n), n))
+	if d.refs.slots == nil { // not made by newTables (a pipeline)
+		d.refs.reserve(d.keepHint(d.refKinds(n), n))
+	}
 	for i := lo; i < n; i++ {
 		if d.m[i] <= maxID {
 			continue // decided by an earlier pass, or reached from a type before it
@@ -367,6 +369,14 @@ func (d *state) refPass(lo, n uint32) error {
 		}
 	}
 	return nil
+}
+
+// newTables makes the table of canonical types and that of the reference
+// types (refTable) for n own types, sized by keepHint.
+func (d *state) newTables(n uint32) {
+	refs := d.refKinds(n)
+	d.tab = newTable(d.tab.under, d.keepHint(n-refs, n))
+	d.refs.reserve(d.keepHint(refs, n))
 }
 
 // refKinds counts the own types of indexes below n that only the
@@ -389,6 +399,19 @@ func (d *state) keepHint(m, n uint32) int {
 	}
 	spec := uint64(m) * uint64(d.specTypes) / uint64(n)
 	return int(spec/2 + (uint64(m)-spec)/32)
+}
+
+// isRefPassKind reports whether only the reference pass deduplicates
+// types of kind k (refType), by the rules of c.
+func isRefPassKind(k btf.Kind, c Compat) bool {
+	switch k {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindFunc, btf.KindTypeTag, btf.KindDeclTag, btf.KindArray, btf.KindFuncProto:
+		return true
+	case btf.KindTypedef:
+		return c == Libbpf11
+	}
+	return false
 }
 
 // isPrimKind reports whether the primitive pass deduplicates types of

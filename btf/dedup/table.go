@@ -162,7 +162,7 @@ func (t *table) head(h uint64) int32 {
 // freeze makes the filter of a table that will not change any more (a
 // Base's, which every deduplication on it probes).
 func (t *table) freeze() {
-	f := make(keyFilter, keyFilterBits/64)
+	f := keyFilter(newBitPairs())
 	for i := range t.slots {
 		if t.slots[i].head != 0 {
 			f.add(t.slots[i].key())
@@ -178,28 +178,19 @@ func (t *table) freeze() {
 // and a miss probes a table of megabytes at random, then walks about six
 // slots of a table kept 3/4 full. The filter's 128 KB, which stay in the
 // cache, answer most of them with two bits.
-type keyFilter []uint64
-
-const keyFilterBits = 1 << 20
+type keyFilter bitPairs
 
 // bits returns the two bits of key h. The keys end with a multiplication
 // (mix), whose high bits are the well mixed ones; the slot index takes
 // bits 32 and up from the bottom, the filter its own from the top.
 func (keyFilter) bits(h uint64) (uint32, uint32) {
-	return uint32(h>>44) & (keyFilterBits - 1), uint32(h>>22) & (keyFilterBits - 1)
+	return uint32(h>>44) & (bitPairsLen - 1), uint32(h>>22) & (bitPairsLen - 1)
 }
 
-func (f keyFilter) add(h uint64) {
-	a, b := f.bits(h)
-	f[a/64] |= 1 << (a % 64)
-	f[b/64] |= 1 << (b % 64)
-}
+func (f keyFilter) add(h uint64) { bitPairs(f).set(f.bits(h)) }
 
 // mayHold reports whether the table may hold key h; false is certain.
-func (f keyFilter) mayHold(h uint64) bool {
-	a, b := f.bits(h)
-	return f[a/64]&(1<<(a%64)) != 0 && f[b/64]&(1<<(b%64)) != 0
-}
+func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 
 // candidates yields the ids filed under h in the order libbpf tries them.
 //
