@@ -1,9 +1,7 @@
 package btf_test
 
 import (
-	"bytes"
 	"context"
-	"debug/elf"
 	"errors"
 	"io"
 	"strings"
@@ -14,49 +12,22 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// Distilled modules: pahole 1.30 with the 6.12 flags and distilled_base
-// (testdata/README.md), and the base each was made on.
-var distilledModules = []struct{ name, base string }{
-	{"debian-6.12-af_key", "btf/debian-6.12-cloud.btf.zst"},
-	{"debian-6.12-tun", "btf/debian-6.12-cloud.btf.zst"},
-	{"debian-7.3-af_key", "btf/debian-7.3-cloud.btf.zst"},
-}
-
-// distilledSections returns the .BTF and .BTF.base sections of a
-// distilled module fixture.
-func distilledSections(tb testing.TB, name string) (split, base []byte) {
-	tb.Helper()
-	f, err := elf.NewFile(bytes.NewReader(testfixtures.Read(tb, "elf/distilled/"+name+".ko.gz")))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, s := range []struct {
-		name string
-		dst  *[]byte
-	}{{".BTF", &split}, {".BTF.base", &base}} {
-		if *s.dst, err = f.Section(s.name).Data(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return split, base
-}
-
 // TestRelocateBpftool reads distilled modules on their full base, as
 // Open relocates them and as Relocate does, and compares their raw dump
 // with bpftool 7.5's (libbpf 1.5's btf__relocate).
 func TestRelocateBpftool(t *testing.T) {
-	for _, m := range distilledModules {
-		t.Run(m.name, func(t *testing.T) {
-			vmlinux := testfixtures.Spec(t, testfixtures.Read(t, m.base), nil)
-			want := testfixtures.Read(t, "bpftool/distilled/"+m.name+".raw.txt.gz")
-			mod, err := btf.Open(context.Background(), testfixtures.Path(t, "elf/distilled/"+m.name+".ko.gz"), btf.Options{Base: vmlinux})
+	for _, m := range testfixtures.Distilled {
+		t.Run(m.Name, func(t *testing.T) {
+			vmlinux := testfixtures.Spec(t, testfixtures.Read(t, m.Base), nil)
+			want := testfixtures.Read(t, "bpftool/distilled/"+m.Name+".raw.txt.gz")
+			mod, err := btf.Open(context.Background(), testfixtures.Path(t, "elf/distilled/"+m.Name+".ko.gz"), btf.Options{Base: vmlinux})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer mod.Close()
 			testfixtures.CompareLines(t, testfixtures.RawDump(t, mod, btf.ScopeOwn), want)
 
-			split, base := distilledSections(t, m.name)
+			split, base := testfixtures.DistilledSections(t, m.Name)
 			dist := testfixtures.Spec(t, base, nil)
 			onDist := testfixtures.Spec(t, split, dist)
 			rel, err := btf.Relocate(onDist, vmlinux)
@@ -84,7 +55,7 @@ func TestRelocateMismatch(t *testing.T) {
 
 // TestRelocateErrors checks what Relocate refuses.
 func TestRelocateErrors(t *testing.T) {
-	split, base := distilledSections(t, "debian-6.12-af_key")
+	split, base := testfixtures.DistilledSections(t, "debian-6.12-af_key")
 	dist := testfixtures.Spec(t, base, nil)
 	onDist := testfixtures.Spec(t, split, dist)
 	if _, err := btf.Relocate(dist, dist); err == nil {
@@ -131,8 +102,8 @@ func TestOpenDistilledAlone(t *testing.T) {
 // fixtures.
 func FuzzRelocate(f *testing.F) {
 	var vmlinux *btf.Spec
-	for _, m := range distilledModules[:2] {
-		split, base := distilledSections(f, m.name)
+	for _, m := range testfixtures.Distilled[:2] {
+		split, base := testfixtures.DistilledSections(f, m.Name)
 		f.Add(split, base)
 		if vmlinux == nil {
 			vmlinux = testfixtures.Spec(f, base, nil)
