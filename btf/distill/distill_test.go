@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/distill"
+	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -98,5 +100,29 @@ func TestErrors(t *testing.T) {
 	_, _, err = distill.Distill(testfixtures.Spec(t, raw, vmlinux))
 	if err == nil || !strings.Contains(err.Error(), `FUNC "schedule"`) {
 		t.Errorf("a DECL_TAG on a base FUNC: err = %v, want one naming FUNC \"schedule\"", err)
+	}
+}
+
+// TestKernelLoadsBase loads each distilled base Distill writes into the
+// running kernel (bpf(BPF_BTF_LOAD), as root), which checks it as any
+// BTF: memberless structs and enums are valid BTF.
+func TestKernelLoadsBase(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("kernel acceptance needs root (CAP_BPF) for bpf(BPF_BTF_LOAD); skipped")
+	}
+	if err := bpfsys.Available(); err != nil {
+		t.Skipf("bpf(BPF_BTF_LOAD) does not work here: %v", err)
+	}
+	for _, m := range testfixtures.Distilled {
+		vmlinux := testfixtures.Spec(t, testfixtures.Read(t, m.Base), nil)
+		base, _, err := distill.Distill(testfixtures.Spec(t, testfixtures.Read(t, m.Undistilled), vmlinux))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := bpfsys.LoadBTF(base)
+		if err != nil {
+			t.Fatalf("%s: the kernel rejects the distilled base: %v", m.Name, err)
+		}
+		f.Close()
 	}
 }
