@@ -12,7 +12,8 @@
 // ENUM), and nothing else. The pointers, arrays, typedefs, qualifiers,
 // function prototypes and anonymous structs, unions and enums of vmlinux
 // that the module reaches move into the module's own BTF. Such a module
-// loads on any kernel whose BTF has types of those names and sizes.
+// loads on any kernel whose BTF has types of those names, kinds and
+// encodings, and of the same sizes where the module holds them by value.
 //
 // The reverse, relocating a module's BTF from its distilled base onto a
 // full base, is btf.Relocate, which btf.Open also applies to an ELF file

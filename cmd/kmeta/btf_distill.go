@@ -73,7 +73,7 @@ is split BTF on BASE (vmlinux's BTF), as libbpf's btf__distill_base does and
 as pahole's --btf_features=distilled_base writes external modules: a small
 distilled base (.BTF.base) of the vmlinux types the module names, and the
 module's BTF on it (.BTF). Such a module loads on any kernel whose BTF has
-those types; the kernel, libbpf's btf__relocate and every kmeta command
+those types (of the same size where the module embeds them); the kernel, libbpf's btf__relocate and every kmeta command
 that reads a module with -B relocate it onto the base they are given.
 
 With --elf (or OUT ending in ".o") OUT is an ELF object holding .BTF and
