@@ -79,13 +79,14 @@ func TestParseFeatures(t *testing.T) {
 		"+reproducible_build":        dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild,
 		"var,type_tag,enum64":        dwarf2btf.FeatureVar | dwarf2btf.FeatureTypeTag | dwarf2btf.FeatureEnum64,
 		"default,reproducible_build": dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild,
+		"+distilled_base":            dwarf2btf.DefaultFeatures | dwarf2btf.FeatureDistilledBase,
 	} {
 		got, err := dwarf2btf.ParseFeatures(s)
 		if err != nil || got != want {
 			t.Errorf("ParseFeatures(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, bad := range []string{"bogus", "var,global_var", "distilled_base"} {
+	for _, bad := range []string{"bogus", "var,global_var", "var,attributes"} {
 		if _, err := dwarf2btf.ParseFeatures(bad); err == nil {
 			t.Errorf("ParseFeatures(%q) took it", bad)
 		}

@@ -98,6 +98,7 @@ func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, e
 type Package struct {
 	name  string            // the package's path, for errors
 	files map[string][]byte // "vmlinux" and module names -> raw BTF
+	dist  map[string][]byte // modules on a distilled base -> their .BTF.base
 	errs  map[string]error  // modules whose BTF could not be read
 	names []string          // module names, sorted (with BTF, or failed)
 }
@@ -165,7 +166,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 	if !IsDeb(deb) {
 		return nil, errors.New("kimage: not a Debian package")
 	}
-	p := &Package{files: map[string][]byte{}, errs: map[string]error{}}
+	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}}
 	err := Walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
 		isModule := IsModule(name)
 		if !isModule && !IsVmlinuz(name) {
@@ -191,7 +192,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		if _, dup := p.files[mod]; dup || p.errs[mod] != nil {
 			return nil
 		}
-		raw, err := btfraw.Extract(ctx, d.Bytes(), maxSize)
+		raw, distBase, err := btfraw.ExtractBase(ctx, d.Bytes(), maxSize)
 		switch {
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil
@@ -199,6 +200,9 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 			p.errs[mod] = fmt.Errorf("%s: %w", name, err)
 		default:
 			p.files[mod] = raw
+			if distBase != nil {
+				p.dist[mod] = distBase
+			}
 		}
 		p.names = append(p.names, mod)
 		return nil
@@ -236,7 +240,9 @@ func (p *Package) Modules() []string { return slices.Clone(p.names) }
 
 // File returns the raw BTF of "vmlinux" or of a module: what the kernel
 // would show in /sys/kernel/btf/NAME (a module's is split BTF on
-// vmlinux's). The bytes belong to the Package and must not be modified.
+// vmlinux's), except that a module built on a distilled base (.BTF.base)
+// is returned on that base, as its .BTF holds it: Open relocates it. The
+// bytes belong to the Package and must not be modified.
 func (p *Package) File(name string) ([]byte, error) {
 	if err := p.errs[name]; err != nil {
 		return nil, err
@@ -259,11 +265,33 @@ func (p *Package) Open(name string, base *btf.Spec) (*btf.Spec, error) {
 	if name == vmlinux {
 		base = nil
 	}
+	if dist := p.dist[name]; dist != nil {
+		return p.openDistilled(name, raw, dist, base)
+	}
 	s, err := btf.Parse(raw, btf.Options{Base: base})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
 	}
 	return s, nil
+}
+
+// openDistilled parses the module name, raw on its distilled base dist,
+// and relocates it onto base, as the kernel does when it loads it; on its
+// distilled base if base is nil.
+func (p *Package) openDistilled(name string, raw, dist []byte, base *btf.Spec) (*btf.Spec, error) {
+	d, err := btf.Parse(dist, btf.Options{})
+	if err == nil {
+		var s *btf.Spec
+		if s, err = btf.Parse(raw, btf.Options{Base: d}); err == nil {
+			if base == nil {
+				return s, nil
+			}
+			if s, err = btf.Relocate(s, base); err == nil {
+				return s, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
 }
 
 // String returns the path the Package was read from.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -22,6 +23,7 @@ type btfEncodeFlags struct {
 	like     string
 	features string
 	write    btfWriteFlags
+	distill  distilledOut
 }
 
 func (c *cli) btfEncodeCmd() *cobra.Command {
@@ -49,7 +51,12 @@ deduplication, types sorted by name: Debian 13's backports). --like
 pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
 --features LIST takes pahole's --btf_features syntax (names separated by
 commas, "default", a leading "+" adds to the defaults) and implies
-pahole-1.30. -j N sets the number of workers (default: every CPU); the
+pahole-1.30. With the distilled_base feature (--features +distilled_base,
+as Linux 6.12's kbuild asks for external modules) a module's BTF is
+written on a distilled base, as pahole 1.30 writes .BTF and .BTF.base: OUT
+is then an ELF object with both sections (--elf), or the raw .BTF with
+--base-out FILE receiving the raw .BTF.base ("btf distill" does the same
+for a module already encoded). -j N sets the number of workers (default: every CPU); the
 output is the same for every N. A progress line appears when stderr is a
 terminal and the work takes over a second. FILE "-" reads standard input;
 OUT "-" writes to standard output.`,
@@ -65,6 +72,7 @@ OUT "-" writes to standard output.`,
 	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24, pahole-1.30 or linux-7")
 	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
 	f.write.register(cmd)
+	f.distill.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it)"
 	return cmd
@@ -103,6 +111,10 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		if like != dwarf2btf.LikeLinux7 {
 			opts.Like = dwarf2btf.LikePahole130
 		}
+	}
+	distilled := opts.Features&dwarf2btf.FeatureDistilledBase != 0
+	if err := f.checkDistilled(distilled, path); err != nil {
+		return err
 	}
 	// The input's magic is checked before the base is read.
 	src, err := c.openEncodeSource(path)
@@ -147,12 +159,40 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
+	if distilled {
+		split, err := btf.Parse(raw, btf.Options{Base: opts.Base})
+		if err != nil {
+			return err
+		}
+		return c.writeDistilled(split, f.distill, path, f.base)
+	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
 		if raw, err = builder.ELF(raw); err != nil {
 			return err
 		}
 	}
 	return c.writeOutput(f.out, raw, path, f.base)
+}
+
+// checkDistilled checks the flags that the distilled_base feature (on
+// when distilled) needs or excludes.
+func (f *btfEncodeFlags) checkDistilled(distilled bool, path string) error {
+	if !distilled {
+		if f.distill.baseOut != "" {
+			return usagef("--base-out is for a distilled module: add --features +distilled_base")
+		}
+		return nil
+	}
+	switch {
+	case f.base == "":
+		return usagef("the distilled_base feature distills a module's BTF: name its base with -B BASE")
+	case f.noDedup:
+		return usagef("the distilled_base feature distills the deduplicated BTF: drop --no-dedup")
+	case f.write.layout:
+		return usagef("a distilled module is written as pahole writes it: drop --layout")
+	}
+	f.distill.out, f.distill.elf = f.out, f.write.elf
+	return f.distill.check(path, f.base)
 }
 
 // encodeSource is the input of btf encode: a file, which dwarf2btf maps

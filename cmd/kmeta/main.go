@@ -168,6 +168,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfCopyCmd(),
 		c.btfLayoutCmd(),
 		c.btfEncodeCmd(),
+		c.btfDistillCmd(),
 		c.btfDiffCmd(),
 		c.btfDedupCmd(),
 	)
