@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"iter"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"

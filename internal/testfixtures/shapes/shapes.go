@@ -22,15 +22,15 @@ type Kind int
 
 // The shapes.
 const (
-	SelfEmbed    Kind = iota // [2] anonymous struct { int a; [2] b; }, [3] struct outer { [2] m; }
-	SelfEmbedTwo             // [2] anonymous struct { [2] a; [2] b; }, [3] struct outer { [2] m; }
-	Nested                   // N anonymous structs and unions, each the only member of the next, in a named struct
-	PointerChain             // N pointers, each to the one before, under a typedef
-	TypedefChain             // N typedefs, each of the one before
-	ModifierChain            // N const, volatile and restrict, each of the one before
-	ArrayChain               // N arrays, each of the one before, in a named struct
-	Wide                     // a struct of N members (N <= 65,535), each of its own anonymous struct
-	Enums                    // N copies of an enum with 65,535 values
+	SelfEmbed     Kind = iota // [2] anonymous struct { int a; [2] b; }, [3] struct outer { [2] m; }
+	SelfEmbedTwo              // [2] anonymous struct { [2] a; [2] b; }, [3] struct outer { [2] m; }
+	Nested                    // N anonymous structs and unions, each the only member of the next, in a named struct
+	PointerChain              // N pointers, each to the one before, under a typedef
+	TypedefChain              // N typedefs, each of the one before
+	ModifierChain             // N const, volatile and restrict, each of the one before
+	ArrayChain                // N arrays, each of the one before, in a named struct
+	Wide                      // a struct of N members (N <= 65,535), each of its own anonymous struct
+	Enums                     // N copies of an enum with 65,535 values
 	numKinds
 )
 
