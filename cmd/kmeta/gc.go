@@ -35,15 +35,27 @@ const readSlack = 14 << 20
 // the heap nears the limit, and GOGC's headroom (setGC) shrinks. A user's
 // GOMEMLIMIT wins. Nil specs are skipped; a base is counted with each
 // spec that names it.
-func boundMemory(specs ...*btf.Spec) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
+func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
+
+// btfSize returns the bytes of BTF of specs and their bases.
+func btfSize(specs ...*btf.Spec) int64 {
 	var n int64
 	for _, s := range specs {
 		for ; s != nil; s = s.Base() {
 			n += int64(btfraw.HeaderLen(s) + len(btfraw.TypeSection(s)) + s.StringsLen())
 		}
 	}
-	debug.SetMemoryLimit(n + readSlack)
+	return n
+}
+
+// limitMemory sets the runtime's soft memory limit to times n bytes plus
+// readSlack, unless the user set GOMEMLIMIT. The writers (copy, dedup)
+// hold what they write beside what they read: copy twice its input (the
+// Builder's records, the marshalled file), dedup its inputs, which it
+// reads into the heap, and its tables.
+func limitMemory(times, n int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(times*n + readSlack)
 }

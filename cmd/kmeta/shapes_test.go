@@ -146,7 +146,7 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[0] == "ksym":
 		return readBound(n)
 	case args[1] == "copy":
-		return 6*n + 20<<20
+		return 4*n + 20<<20
 	case args[1] == "dedup":
 		return 4*n + 20<<20
 	case args[1] == "diff" || args[1] == "dump" && has("c"):
