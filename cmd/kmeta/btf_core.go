@@ -108,6 +108,7 @@ func (c *cli) coreTarget(f btfCoreFlags) (*core.Target, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		boundMemory(o.spec)
 		if o.base != nil {
 			return core.NewTarget(o.base, o.spec), o.Close, nil
 		}

@@ -138,6 +138,7 @@ func (c *cli) findInFile(file, base, name string, opts btf.FindOptions, fn func(
 		return err
 	}
 	defer o.Close()
+	boundMemory(o.spec)
 	if o.base != nil {
 		opts.Scope = btf.ScopeOwn
 	}

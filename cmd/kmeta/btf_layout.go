@@ -64,6 +64,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		return err
 	}
 	defer o.Close()
+	boundMemory(o.spec)
 	// Printing every layout allocates about 10 MB that all stays live until
 	// the end, so the default collector's cycles free nothing; GOGC=400 made
 	// the whole command 10-15% faster in alternating runs
@@ -72,10 +73,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
-		var ls []layout.Struct
-		if ls, err = layout.Layouts(ctx, o.spec, opts); err == nil {
-			err = writeLayoutsJSON(w, ls)
-		}
+		err = writeLayoutsJSON(w, layout.Structs(ctx, o.spec, opts))
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
 	}
@@ -83,7 +81,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		// A NAME that is no struct or union: nothing found, as for find
 		// (and with --json, an empty list).
 		if f.json {
-			if err := writeLayoutsJSON(w, nil); err != nil {
+			if err := writeLayoutsJSON(w, func(func(layout.Struct, error) bool) {}); err != nil {
 				return err
 			}
 			if err := w.Flush(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kallsyms"
 	"github.com/kmeta-dev/kmeta/kallsyms/live"
 	"github.com/kmeta-dev/kmeta/uevent"
@@ -89,10 +91,57 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 		return nil, err
 	}
 	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0)}
-	if f.kallsyms == "-" {
-		return kallsyms.Parse(c.stdinReader(), opts)
+	limit := c.maxInput
+	if limit == 0 {
+		limit = input.DefaultLimit
 	}
-	return kallsyms.ReadFile(f.kallsyms, opts)
+	if f.kallsyms == "-" {
+		s, err := kallsyms.Parse(&limitReader{r: c.stdinReader(), what: "stdin", left: limit, limit: limit}, opts)
+		return s, withHint(err)
+	}
+	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)
+	file, fi, err := input.OpenFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("kallsyms: %w", err)
+	}
+	defer file.Close()
+	// A regular file's size is known: over the limit, it is refused before
+	// it is read (/proc/kallsyms says 0 and is read up to the limit).
+	if fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, withHint(&input.TooLargeError{What: path, Limit: limit})
+	}
+	s, err := kallsyms.Parse(&limitReader{r: input.FileReader(file, fi), what: path, left: limit, limit: limit}, opts)
+	if errors.Is(err, input.ErrTooLarge) {
+		return nil, withHint(err) // names the file
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// limitReader reads r up to limit bytes and fails with the input limit's
+// error past them, as every BTF input does (--max-input, issue 37).
+type limitReader struct {
+	r           io.Reader
+	what        string
+	left, limit int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, &input.TooLargeError{What: l.what, Limit: l.limit}
+	}
+	// One byte more than the limit tells a stream of exactly the limit
+	// from one over it.
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, &input.TooLargeError{What: l.what, Limit: l.limit}
+	}
+	return n, err
 }
 
 func (c *cli) printJSON(v any) error {
