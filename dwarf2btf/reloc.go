@@ -126,16 +126,16 @@ func (o *object) applyRelocs(sec, rel []byte, rela bool, m elf.Machine) error {
 		if k.size == 0 || k.addsub != 0 && !rela {
 			continue // libdwfl: DWFL_E_BADRELTYPE, skipped
 		}
-		n := uint64(k.size)
-		if e.off > uint64(len(sec)) || uint64(len(sec))-e.off < n {
-			return fmt.Errorf("relocation at %#x outside the section", e.off)
-		}
 		v, ok, err := o.symValue(e.sym)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue // libdwfl: DWFL_E_RELUNDEF, skipped
+		}
+		n := uint64(k.size)
+		if e.off > uint64(len(sec)) || uint64(len(sec))-e.off < n {
+			return fmt.Errorf("relocation at %#x outside the section", e.off)
 		}
 		b := sec[e.off : e.off+n]
 		switch {
