@@ -142,7 +142,7 @@ func checkBTF(name string) func(head []byte) error {
 			kimage.IsImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) {
 			return nil
 		}
-		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's or a compressor's", name, head[:min(len(head), magicLen)])
+		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's, a compressor's, a kernel image's or a package's", name, head[:min(len(head), magicLen)])
 	}
 }
 
