@@ -20,9 +20,11 @@ const headLen = 0x250
 
 // OpenBTF reads the BTF of the input at path in any form kmeta reads: what
 // btf.Open reads (raw BTF, an ELF file such as a vmlinux, a .ko or a BPF
-// object, also compressed with gzip, xz or zstd), an x86 bzImage
-// (/boot/vmlinuz-*), or a Debian kernel package (linux-image-*.deb), whose
-// kernel's BTF it reads. opts are btf.Open's: opts.MaxSize also bounds the
+// object, also compressed with gzip, xz or zstd), a kernel image
+// (/boot/vmlinuz-*: see IsImage; an Image.gz too), or a Debian kernel
+// package (linux-image-*.deb), whose kernel's BTF it reads. A kernel that
+// is not ELF holds exactly one valid BTF, found by its magic number, or
+// reading fails (errors.Is btf.ErrNoBTF if it holds none). opts are btf.Open's: opts.MaxSize also bounds the
 // image or package and what it inflates to. ctx stops the reading.
 //
 // A kernel image is recognized in a regular file only; a FIFO or a device
