@@ -160,6 +160,14 @@ func TestImageNoBTF(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "valid BTF at 2 offsets") {
 		t.Errorf("two BTFs: %v", err)
 	}
+	// A System.map says which is the kernel's.
+	deb := testfixtures.DebPackage(t, map[string][]byte{"boot/System.map-6.12.0-x": testfixtures.SystemMap(len(raw)), "boot/vmlinuz-6.12.0-x": testfixtures.Arm64Image(twice)},
+		[]string{"boot/System.map-6.12.0-x", "boot/vmlinuz-6.12.0-x"})
+	s, err := kimage.ReadBTF(context.Background(), bytes.NewReader(deb), btf.Options{})
+	if err != nil {
+		t.Fatalf("two BTFs and a System.map: %v", err)
+	}
+	wantSpec(t, s, raw)
 }
 
 // TestBadArchImages: damaged images of each format fail with an error,

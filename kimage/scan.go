@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
@@ -52,9 +54,10 @@ func btfAt(img []byte, off int) ([]byte, error) {
 	return raw, nil
 }
 
-// scanBTF returns the offsets in img of every valid BTF (btfAt) and how
-// many times the magic number occurs.
-func scanBTF(img []byte) (found []int, seen int) {
+// scanBTF returns every valid BTF in img (btfAt), by offset, and how many
+// times the magic number occurs.
+func scanBTF(img []byte) (found map[int][]byte, seen int) {
+	found = map[int][]byte{}
 	for _, magic := range [][]byte{btfMagicLE, btfMagicBE} {
 		for i := 0; ; i++ {
 			j := bytes.Index(img[i:], magic)
@@ -63,8 +66,8 @@ func scanBTF(img []byte) (found []int, seen int) {
 			}
 			i += j
 			seen++
-			if _, err := btfAt(img, i); err == nil {
-				found = append(found, i)
+			if raw, err := btfAt(img, i); err == nil {
+				found[i] = raw
 			}
 		}
 	}
@@ -84,29 +87,28 @@ func findBTF(img []byte, sm *sysMap) ([]byte, error) {
 	case 0:
 		return nil, fmt.Errorf("kimage: %w in the %d-byte kernel: its magic occurs %d times, never at the start of valid BTF", btf.ErrNoBTF, len(img), seen)
 	case 1:
-		raw, _ := btfAt(img, found[0])
-		return bytes.Clone(raw), nil
+		for _, raw := range found {
+			return bytes.Clone(raw), nil
+		}
 	}
-	return nil, fmt.Errorf("kimage: valid BTF at %d offsets of the kernel (%v): which is the kernel's is not known without a System.map", len(found), found)
+	return nil, fmt.Errorf("kimage: valid BTF at %d offsets of the kernel (%v): which is the kernel's is not known without a System.map", len(found), slices.Sorted(maps.Keys(found)))
 }
 
 // mappedBTF returns the BTF that System.map places in img, after checking
-// that it is valid, exactly as long as the symbols say, and the one the
-// scan found.
-func mappedBTF(img []byte, sm *sysMap, found []int) ([]byte, error) {
+// that it is valid, exactly as long as the symbols say, and among what the
+// scan found (which may find more: System.map says which is the kernel's).
+func mappedBTF(img []byte, sm *sysMap, found map[int][]byte) ([]byte, error) {
 	off, size := sm.start-sm.base, sm.stop-sm.start
 	if off >= uint64(len(img)) || size > uint64(len(img))-off {
 		return nil, fmt.Errorf("kimage: System.map puts __start_BTF at offset %d and %d bytes of BTF in a %d-byte kernel", off, size, len(img))
 	}
-	raw, err := btfAt(img, int(off))
-	if err != nil {
-		return nil, fmt.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d): %w", off, err)
+	raw, ok := found[int(off)]
+	if !ok {
+		_, err := btfAt(img, int(off))
+		return nil, fmt.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d; the scan found it at %v): %w", off, slices.Sorted(maps.Keys(found)), err)
 	}
 	if uint64(len(raw)) != size {
 		return nil, fmt.Errorf("kimage: the BTF at offset %d is %d bytes long, System.map says %d", off, len(raw), size)
-	}
-	if len(found) != 1 || found[0] != int(off) {
-		return nil, fmt.Errorf("kimage: System.map puts the BTF at offset %d, the scan found valid BTF at %v", off, found)
 	}
 	return bytes.Clone(raw), nil
 }

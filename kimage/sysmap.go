@@ -32,7 +32,7 @@ func parseSysMap(data []byte) (*sysMap, error) {
 		}
 		addr, err := strconv.ParseUint(string(f[0]), 16, 64)
 		if err != nil {
-			return nil, fmt.Errorf("System.map line %d: address: %w", line, err)
+			return nil, fmt.Errorf("kimage: System.map line %d: address: %w", line, err)
 		}
 		switch name := string(f[2]); {
 		case name == "__start_BTF":
@@ -46,15 +46,15 @@ func parseSysMap(data []byte) (*sysMap, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("System.map: %w", err)
+		return nil, fmt.Errorf("kimage: System.map: %w", err)
 	}
 	switch {
 	case !haveStart && !haveStop:
 		return nil, nil
 	case !haveStart || !haveStop || sm.stop < sm.start:
-		return nil, fmt.Errorf("System.map: __start_BTF %#x and __stop_BTF %#x do not bound a section", sm.start, sm.stop)
+		return nil, fmt.Errorf("kimage: System.map: __start_BTF %#x and __stop_BTF %#x do not bound a section", sm.start, sm.stop)
 	case !haveBase || sm.base > sm.start:
-		return nil, fmt.Errorf("System.map: no text symbol below __start_BTF %#x", sm.start)
+		return nil, fmt.Errorf("kimage: System.map: no text symbol below __start_BTF %#x", sm.start)
 	}
 	return &sm, nil
 }
