@@ -7,10 +7,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,6 +251,10 @@ func campaignSeeds(t *testing.T) []campaignInput {
 			campaignInput{s.name + ".gz", gz(s.data), s.split, false, false},
 			campaignInput{s.name + ".xz", xzc(t, s.data), s.split, false, false},
 			campaignInput{s.name + ".zst", zst(s.data), s.split, false, false})
+	}
+	imgs := archImages(t) // the kernel images of issue 38
+	for _, name := range slices.Sorted(maps.Keys(imgs)) {
+		seeds = append(seeds, campaignInput{"image-" + name, imgs[name], false})
 	}
 	return seeds
 }
