@@ -17,7 +17,7 @@ import (
 // lazy Spec must give the eager result; the deadline, a thousand times
 // what it takes, only catches the hang.
 func TestCompareLazyWideSelf(t *testing.T) {
-	raw, err := hostile.WideSelf(65535)
+	raw, err := hostile.WideSelf("wide", 65535)
 	if err != nil {
 		t.Fatal(err)
 	}

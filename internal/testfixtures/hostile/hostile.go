@@ -147,17 +147,18 @@ func ZeroEnumMember() ([]byte, error) {
 	return raw, nil
 }
 
-// WideSelf returns standalone BTF in host byte order (issue 37): an
-// anonymous struct of n members (n <= 65,535), each of its own type, in
-// a struct "outer". Parse accepts it (it checks ids, not containment).
-func WideSelf(n int) ([]byte, error) {
+// WideSelf returns standalone BTF in host byte order (issue 37): a
+// struct of n members (n <= 65,535), each of its own type, in a struct
+// "outer"; the struct is called name, or anonymous if name is empty.
+// Parse accepts it (it checks ids, not containment).
+func WideSelf(name string, n int) ([]byte, error) {
 	b := builder.New()
 	self := b.NextID()
 	ms := make([]builder.Member, n)
 	for i := range ms {
 		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: self, BitOffset: uint32(32 * i)}
 	}
-	if _, err := b.AddStruct("", uint32(4*n), ms); err != nil {
+	if _, err := b.AddStruct(name, uint32(4*n), ms); err != nil {
 		return nil, err
 	}
 	if _, err := b.AddStruct("outer", uint32(4*n), []builder.Member{{Name: "m", Type: self}}); err != nil {
