@@ -41,6 +41,8 @@ for m in "${mods[@]}"; do elf "$m" "$d612/$m.ko" --btf_base "$d612/vmlinux"; don
 for f in vmlinux "${mods[@]}"; do
 	in=$d73/$f base=()
 	[ "$f" = vmlinux ] || { in=$d73/$f.ko; base=(--btf_base "$d73/vmlinux"); }
+	# pahole 1.30 writes OUT without truncating it: start from none.
+	rm -f "$tmp/p.btf" "$tmp/k.btf"
 	"$pahole" $f73 "${base[@]}" --btf_encode_detached="$tmp/p.btf" "$in"
 	"$tmp/pahole" $f73 "${base[@]}" --btf_encode_detached="$tmp/k.btf" "$in"
 	check "7.3 $f detached" "$tmp/p.btf" "$tmp/k.btf"

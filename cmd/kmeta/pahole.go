@@ -44,7 +44,10 @@ as libelf does; otherwise "$LLVM_OBJCOPY --add-section .BTF=TMP FILE" runs
 objcopy). The work is done on a copy: if anything fails, FILE is left as
 it was. The output does not depend on -j; pahole 1.30's -j without
 --btf_features=+reproducible_build orders types as its threads finish,
-kmeta always as one job does (as reproducible_build does).`,
+kmeta always as one job does (as reproducible_build does). Without
+--lang_exclude=rust, Rust compile units are encoded too, as pahole does;
+that is untested against pahole (no kernel at hand has them). --btf_encode_detached=OUT is replaced
+whole; pahole 1.30 writes over an existing OUT without truncating it.`,
 		DisableFlagParsing: true,
 		Args:               cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

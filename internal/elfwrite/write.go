@@ -37,15 +37,22 @@ func Objcopy() string {
 // steps work on temporary files beside path, which replace it only when
 // all succeeded; the file keeps its permissions.
 func WriteSections(ctx context.Context, path string, secs []Section, objcopy string) error {
-	fi, err := os.Stat(path)
+	return WriteSectionsTo(ctx, path, path, secs, objcopy)
+}
+
+// WriteSectionsTo is WriteSections with the result written to dst, not
+// over src, which is left as it is. dst gets src's permissions when it is
+// new.
+func WriteSectionsTo(ctx context.Context, src, dst string, secs []Section, objcopy string) error {
+	fi, err := os.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
+		return fmt.Errorf("%s: not a regular file", src)
 	}
-	return atomicfile.WriteNamed(path, fi.Mode().Perm(), func(tmp string) error {
-		src := path
+	return atomicfile.WriteNamed(dst, fi.Mode().Perm(), func(tmp string) error {
+		src := src
 		for i, s := range secs {
 			dst := tmp
 			if i < len(secs)-1 {
