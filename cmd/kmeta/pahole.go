@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
@@ -118,10 +119,10 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 // distilledSections is pahole's --btf_features=distilled_base: the
 // module's split BTF raw, distilled against its base as libbpf's
 // btf__distill_base does, gives the .BTF and .BTF.base sections pahole
-// writes, in that order. kmeta has no distillation yet.
+// writes, in that order. kmeta has no distillation here yet: the error is
+// dwarf2btf's for the feature.
 func distilledSections(raw []byte, base *btf.Spec) ([]elfwrite.Section, error) {
-	_, err := dwarf2btf.ParseFeatures("distilled_base")
-	return nil, err
+	return nil, errors.New(`dwarf2btf: BTF feature "distilled_base" is not supported`)
 }
 
 // argsAs returns kmeta's arguments for the command line argv: under the
