@@ -18,7 +18,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -eq 6 ] || { echo "usage: $0 PAHOLE RESOLVE_BTFIDS DBGTREE IMGTREE BASE 6.12|7" >&2; exit 2; }
 pahole=$1 rbi=$2 dbg=$3 img=$4 base=$5 kind=$6
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT  # KEEP=1 keeps the outputs
 (cd "$here" && CGO_ENABLED=0 go build -tags netgo,osusergo -o "$tmp/kmeta" ./cmd/kmeta)
 feat=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func
 [ "$kind" = 7 ] || feat=$feat,decl_tag_kfuncs

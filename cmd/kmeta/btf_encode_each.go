@@ -133,7 +133,12 @@ func findModules(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && moduleName(d.Name()) != "" {
+			if moduleName(d.Name()) == "" || d.IsDir() {
+				return nil
+			}
+			// A symlink counts when it leads to a file: a tree of links
+			// to the modules picked for a run.
+			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 				mods = append(mods, path)
 			}
 			return nil
