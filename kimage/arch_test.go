@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -106,7 +107,7 @@ func wantSpec(t *testing.T, s *btf.Spec, raw []byte) {
 // bigEndianBTF is raw in big-endian byte order, as s390x's.
 func bigEndianBTF(t *testing.T, raw []byte) []byte {
 	t.Helper()
-	return testfixtures.BigEndian(t, raw)
+	return bigendian.BTF(t, raw)
 }
 
 // TestSystemMap: a package's System.map places the BTF exactly, and its

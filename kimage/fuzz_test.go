@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -117,7 +118,7 @@ func FuzzArchImage(f *testing.F) {
 	for _, img := range archImages(f, raw) {
 		f.Add(img)
 	}
-	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(testfixtures.BigEndian(f, raw))))
+	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(bigendian.BTF(f, raw))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := kimage.ReadBTF(context.Background(), bytes.NewReader(data), btf.Options{MaxSize: 1 << 20})
 		if err == nil {

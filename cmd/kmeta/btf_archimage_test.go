@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 )
 
 // archImages returns kernel images of the other architectures' formats
@@ -38,7 +39,7 @@ func archImages(t *testing.T) map[string][]byte {
 		"vmlinuz.efi": testfixtures.Zboot(gz.Bytes(), "gzip"),
 		"riscv64":     testfixtures.RiscvImage(body),
 		"s390x":       testfixtures.S390Image(zbody),
-		"big-endian":  testfixtures.Arm64Image(testfixtures.KernelBody(testfixtures.BigEndian(t, raw))),
+		"big-endian":  testfixtures.Arm64Image(testfixtures.KernelBody(bigendian.BTF(t, raw))),
 	}
 }
 

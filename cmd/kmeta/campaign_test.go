@@ -254,7 +254,7 @@ func campaignSeeds(t *testing.T) []campaignInput {
 	}
 	imgs := archImages(t) // the kernel images of issue 38
 	for _, name := range slices.Sorted(maps.Keys(imgs)) {
-		seeds = append(seeds, campaignInput{"image-" + name, imgs[name], false})
+		seeds = append(seeds, campaignInput{name: "image-" + name, data: imgs[name]})
 	}
 	return seeds
 }

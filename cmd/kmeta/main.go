@@ -29,7 +29,7 @@ const exitGrace = 500 * time.Millisecond
 
 func main() {
 	ctx, stop := signalContext()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	err := run(ctx, argsAs(os.Args), os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if line := errorLine(ctx, err); line != "" {
 		fmt.Fprintln(os.Stderr, line)
@@ -172,7 +172,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfDiffCmd(),
 		c.btfDedupCmd(),
 	)
-	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
+	root.AddCommand(btfCmd, c.ksymCmd(), c.paholeCmd(), c.versionCmd())
 	root.Version = version()
 	root.SetVersionTemplate("kmeta {{.Version}}\n")
 	// cobra adds its completion and help commands when it runs: add them
