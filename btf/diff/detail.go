@@ -84,7 +84,7 @@ func factValue(name, v string) any {
 		return "struct"
 	case name == "encoding":
 		n, _ := strconv.ParseUint(v, 10, 8)
-		return intEncoding(uint8(n))
+		return btf.IntInfo{Encoding: uint8(n)}.EncodingName()
 	case name == "component":
 		n, _ := strconv.ParseUint(v, 10, 64)
 		return int64(n)
@@ -96,21 +96,6 @@ func factValue(name, v string) any {
 		return n
 	}
 	return v
-}
-
-// intEncoding spells an INT encoding as the JSON vocabulary does.
-func intEncoding(e uint8) string {
-	switch e {
-	case 0:
-		return "none"
-	case btf.IntSigned:
-		return "signed"
-	case btf.IntChar:
-		return "char"
-	case btf.IntBool:
-		return "bool"
-	}
-	return "unknown"
 }
 
 // memberFields is a member's fact value, "offset BYTES[:BITS][, N bits],
