@@ -178,7 +178,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfDiffCmd(),
 		c.btfDedupCmd(),
 	)
-	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
+	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd(), c.manCmd())
 	root.Version = version()
 	root.SetVersionTemplate("kmeta {{.Version}}\n")
 	// cobra adds its completion and help commands when it runs: add them

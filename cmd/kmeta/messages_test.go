@@ -68,3 +68,20 @@ func TestMinDirMade(t *testing.T) {
 		t.Errorf("-d FILE: %v", err)
 	}
 }
+
+// TestVersionWithoutVCS: a build without VCS information (-buildvcs=false,
+// as GOFLAGS set it where issue 40 was found; a test binary has none
+// either) says how to get a revision, or prints the one -ldflags -X
+// main.revision set, instead of nothing.
+func TestVersionWithoutVCS(t *testing.T) {
+	v := version()
+	if !strings.Contains(v, "(no VCS revision: build with -buildvcs=true)") {
+		t.Errorf("version() = %q", v)
+	}
+	old := revision
+	defer func() { revision = old }()
+	revision = "0123456789abcdef"
+	if v := version(); !strings.HasPrefix(v, "(devel) 0123456789ab go") {
+		t.Errorf("with main.revision set: version() = %q", v)
+	}
+}
