@@ -26,12 +26,11 @@ const schemaDir = "../../docs/schema"
 // --json is one more row (TestSchemaEveryCommand says when one is
 // missing).
 type schemaCase struct {
-	schema string                           // file name in docs/schema
-	args   func(tb testing.TB) []string     // the command line, --json included
-	lines  bool                             // JSON Lines: each line is one instance
-	wait   time.Duration                    // interrupt the command after this long (ksym watch)
-	skip   func(tb testing.TB, err error)   // may skip when the command cannot run here
-	check  func(tb testing.TB, records int) // optional: what the output must hold
+	schema string                         // file name in docs/schema
+	args   func(tb testing.TB) []string   // the command line, --json included
+	lines  bool                           // JSON Lines: each line is one instance
+	wait   time.Duration                  // interrupt the command after this long (ksym watch)
+	skip   func(tb testing.TB, err error) // may skip when the command cannot run here
 }
 
 // schemaCases: at least one row for each command with --json, on inputs
