@@ -158,6 +158,9 @@ func version() string {
 		}
 	}
 	switch {
+	case rev != "" && strings.Contains(v, strings.TrimSuffix(rev[1:], "+dirty")):
+		// A pseudo-version (v0.0.0-DATE-REVISION[+dirty]) says it already.
+		rev = ""
 	case rev != "":
 	case revision != "":
 		rev = " " + revision[:min(len(revision), 12)]
