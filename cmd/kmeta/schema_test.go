@@ -160,7 +160,7 @@ func TestSchema(t *testing.T) {
 					t.Fatalf("output %d is not JSON: %v\n%.300s", i+1, err, d)
 				}
 				if err := sch.Validate(inst); err != nil {
-					t.Fatalf("output %d does not follow %s: %v\n%.2000s", i+1, tc.schema, err, d)
+					t.Fatalf("output %d does not follow %s: %#v\n%.2000s", i+1, tc.schema, err, d)
 				}
 				records += recordCount(inst)
 			}
