@@ -17,8 +17,8 @@ import (
 // Write prints.
 type Struct struct {
 	ID         btf.TypeID `json:"id"`
-	Kind       string     `json:"kind"` // "struct" or "union"
-	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`           // "struct" or "union"
+	Name       string     `json:"name,omitempty"` // left out for an anonymous one
 	Size       uint32     `json:"size"`
 	Cachelines uint32     `json:"cachelines"`
 	Members    []Member   `json:"members"`
@@ -45,16 +45,16 @@ type Struct struct {
 // outermost struct, as pahole prints them, also inside anonymous structs
 // and unions, whose own members are in Members.
 type Member struct {
-	Name           string     `json:"name"`
-	Type           string     `json:"type"` // pahole's spelling of the type, its stray spaces trimmed
+	Name           string     `json:"name,omitempty"` // left out for an anonymous member
+	Type           string     `json:"type"`           // pahole's spelling of the type, its stray spaces trimmed ("union" for an anonymous union)
 	TypeID         btf.TypeID `json:"type_id"`
-	Offset         uint32     `json:"offset"`
-	Size           uint64     `json:"size"`
-	BitfieldOffset *int       `json:"bitfield_offset,omitempty"`
-	BitfieldSize   int        `json:"bitfield_size,omitempty"`
-	Hole           int        `json:"hole,omitempty"`     // bytes of hole after the member
-	BitHole        int        `json:"bit_hole,omitempty"` // bits of hole after it
-	Aligned        uint32     `json:"aligned,omitempty"`  // inferred __aligned__
+	Offset         uint32     `json:"offset"`                    // bytes
+	Size           uint64     `json:"size"`                      // bytes
+	BitfieldOffset *int       `json:"bitfield_offset,omitempty"` // bits into the storage unit; left out for a plain member
+	BitfieldSize   int        `json:"bitfield_size"`             // bits; 0 for a plain member
+	Hole           int        `json:"hole"`                      // bytes of hole after the member
+	BitHole        int        `json:"bit_hole"`                  // bits of hole after it
+	Aligned        uint32     `json:"aligned,omitempty"`         // inferred __aligned__
 	Members        []Member   `json:"members,omitempty"`
 }
 

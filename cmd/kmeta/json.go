@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
-	"github.com/kmeta-dev/kmeta/btf/rawdump"
 )
 
 // Every --json output has one of two forms (the README's "JSON output"):
@@ -45,7 +44,7 @@ func newJSONLines(w io.Writer) *json.Encoder {
 func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
 	enc := newJSONLines(w)
 	for _, t := range s.Types(scope) {
-		if err := enc.Encode(rawdump.ToJSON(t)); err != nil {
+		if err := enc.Encode(newTypeJSON(t)); err != nil {
 			return err
 		}
 	}
