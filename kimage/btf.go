@@ -49,7 +49,7 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, error) {
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
-	if !IsBzImage(head) && !IsDeb(head) {
+	if !IsBzImage(head) && !IsDeb(head) && !IsRPM(head) {
 		return btf.Read(ctx, br, opts)
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
@@ -73,7 +73,7 @@ func isImageFile(path string) bool {
 	}
 	head := make([]byte, headLen)
 	n, _ := io.ReadFull(f, head)
-	return IsBzImage(head[:n]) || IsDeb(head[:n])
+	return IsBzImage(head[:n]) || IsDeb(head[:n]) || IsRPM(head[:n])
 }
 
 // kernelBTF reads the BTF of the kernel in data, an x86 bzImage or a
@@ -155,15 +155,15 @@ const debHeadLen = len(arMagic) + len("debian-binary")
 // checkDeb refuses, before the rest is read, input that does not start as
 // a Debian package.
 func checkDeb(head []byte) error {
-	if IsDeb(head) {
+	if IsDeb(head) || IsRPM(head) {
 		return nil
 	}
-	return fmt.Errorf("not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\"", head)
+	return fmt.Errorf("not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
 }
 
 func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, error) {
-	if !IsDeb(deb) {
-		return nil, errors.New("kimage: not a Debian package")
+	if !IsDeb(deb) && !IsRPM(deb) {
+		return nil, errors.New("kimage: not a Debian or RPM package")
 	}
 	p := &Package{files: map[string][]byte{}, errs: map[string]error{}}
 	err := Walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {

@@ -14,7 +14,7 @@ import (
 // caller bounds the stream it reads.
 func Kernel(ctx context.Context, data []byte, maxSize int64) (io.Reader, int64, error) {
 	switch {
-	case IsDeb(data):
+	case IsDeb(data) || IsRPM(data):
 		image, name, err := Vmlinuz(ctx, data, maxSize)
 		if err != nil {
 			return nil, 0, err
