@@ -207,7 +207,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		return nil, err
 	}
 	if p.files[vmlinux] == nil {
-		return nil, errors.New("kimage: the package has no boot/vmlinuz-*")
+		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	slices.Sort(p.names)
 	return p, nil

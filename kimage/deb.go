@@ -169,7 +169,7 @@ func Vmlinuz(ctx context.Context, deb []byte, maxSize int64) ([]byte, string, er
 		return nil, "", err
 	}
 	if image == nil {
-		return nil, "", errors.New("kimage: package has no boot/vmlinuz-*")
+		return nil, "", errors.New("kimage: package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	return image, name, nil
 }

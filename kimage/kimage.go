@@ -27,7 +27,7 @@ func Kernel(ctx context.Context, data []byte, maxSize int64) (io.Reader, int64, 
 	case IsBzImage(data):
 		return imageKernel(data, maxSize)
 	}
-	return nil, 0, errors.New("kimage: neither an x86 bzImage nor a Debian package")
+	return nil, 0, errors.New("kimage: neither an x86 bzImage nor a Debian or RPM package")
 }
 
 func imageKernel(image []byte, maxSize int64) (io.Reader, int64, error) {

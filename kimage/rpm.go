@@ -181,7 +181,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 		if name == cpioTrailer {
 			return nil
 		}
-		body := &io.LimitedReader{R: r, N: int64(e.size)}
+		body := &cpioBody{r: r, n: int64(e.size)}
 		if e.mode&sIFMT == sIFREG {
 			name = strings.TrimPrefix(path.Clean("/"+name), "/")
 			if err := fn(name, int64(e.size), body); err != nil {
@@ -192,11 +192,34 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 			}
 		}
 		// What fn left of the file, and the padding after it.
-		rest := body.N + int64(pad4(e.size))
+		rest := body.n + int64(pad4(e.size))
 		if _, err := io.CopyN(io.Discard, r, rest); err != nil {
 			return fmt.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
 		}
 	}
+}
+
+// cpioBody reads the n bytes of a file in a cpio archive: an archive
+// that ends before them is an error (io.ErrUnexpectedEOF), not the end of
+// a shorter file.
+type cpioBody struct {
+	r io.Reader
+	n int64
+}
+
+func (b *cpioBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	m, err := b.r.Read(p)
+	b.n -= int64(m)
+	if err == io.EOF && b.n > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return m, err
 }
 
 // isModulesVmlinuz reports whether a package path is

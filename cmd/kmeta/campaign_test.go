@@ -208,7 +208,9 @@ func campaignSeeds(t *testing.T) []campaignInput {
 			campaignInput{s.name + ".xz", xzc(t, s.data), s.split},
 			campaignInput{s.name + ".zst", zst(s.data), s.split})
 	}
-	return seeds
+	return append(seeds,
+		campaignInput{"af_key.btf.tar.xz", testfixtures.BTFHubArchive(t, "af_key", mods["af_key"]), true},
+		campaignInput{"kernel-core.rpm", testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm"), false})
 }
 
 // heldBack are the inputs that found the problems of issue 19, run
