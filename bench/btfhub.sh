@@ -12,14 +12,18 @@
 # sched of the loader benchmark.
 #
 # Every output is first checked byte-equal to bpftool's, file for file.
-# Then hyperfine times, alternating, in one run:
+# Then alternate.py times, alternating, in one run (rounds: RUNS, 10):
 #   bpftool-unpacked  a loop of bpftool over the unpacked files (the .btf
 #                     files already extracted: bpftool's work alone);
 #   btfgen            BTFHub's loop: tar xJf, bpftool, rm, per kernel;
 #   kmeta-tree        kmeta over the tree of .btf.tar.xz (it unpacks too);
-#   kmeta-unpacked    kmeta over the unpacked tree (.btf files).
-# Ratios are of means against bpftool-unpacked, then of CPU time.
-# Usage: bench/btfhub.sh. Needs bpftool, hyperfine, xz, zstd, tar.
+#   kmeta-unpacked    kmeta over the unpacked tree (.btf files);
+#   xz-only           xz -dc of every archive (liblzma's decompression
+#                     alone: the floor of any reader of the .tar.xz tree).
+# Ratios are of medians against bpftool-unpacked, of wall and of CPU time
+# (user + system of each process and its children), which the load of a
+# shared machine moves less.
+# Usage: [RUNS=N] bench/btfhub.sh. Needs bpftool, xz, zstd, tar, python3.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root="$here/.."
@@ -82,19 +86,17 @@ diff -r "$tmp/ref" "$tmp/gen"
 echo "outputs: $(find "$tmp/out" -type f | wc -l) files, equal to bpftool's; relocations that fail, per kernel:"
 cut -d: -f1,2 "$tmp/report.txt" | sort | uniq -c
 
-json=$(mktemp)
-hyperfine --warmup 2 --runs "${RUNS:-15}" --export-json "$json" -S bash \
-	-n bpftool-unpacked "bash $tmp/bpftool-unpacked.sh" \
-	-n btfgen "bash $tmp/btfgen.sh" \
-	-n kmeta-tree "$tmp/kmeta btf min -d $tmp/out $kobjs $tmp/archive" \
-	-n kmeta-unpacked "$tmp/kmeta btf min -d $tmp/out2 $kobjs $tmp/unpacked" >&2
-python3 - "$json" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-b = r["bpftool-unpacked"]
-bcpu = b['user'] + b['system']
-for name, x in r.items():
-    cpu = x['user'] + x['system']
-    print(f"{name}: {x['mean']*1e3:.1f} ms (median {x['median']*1e3:.1f}), {x['mean']/b['mean']:.3f}x bpftool-unpacked (medians {x['median']/b['median']:.3f}x); CPU {cpu*1e3:.1f} ms, {cpu/bcpu:.3f}x")
-PY
-rm -f "$json"
+cat > "$tmp/xz-only.sh" <<SH
+for f in \$(find $tmp/archive -name '*.xz'); do xz -dc \$f > /dev/null; done
+SH
+# Alternating rounds (alternate.py): wall and CPU medians, then the ratios
+# to bpftool-unpacked.
+python3 "$here/alternate.py" "${RUNS:-10}" \
+	"bash $tmp/bpftool-unpacked.sh" \
+	"bash $tmp/btfgen.sh" \
+	"$tmp/kmeta btf min -d $tmp/out $kobjs $tmp/archive" \
+	"$tmp/kmeta btf min -d $tmp/out2 $kobjs $tmp/unpacked" \
+	"bash $tmp/xz-only.sh" | tee "$tmp/times.txt"
+awk -v names="bpftool-unpacked btfgen kmeta-tree kmeta-unpacked xz-only" '
+	/wall med/ { n++; for (i = 1; i <= NF; i++) { if ($i == "med" && $(i-1) == "wall") w[n] = $(i+1); if ($i == "med" && $(i-1) == "cpu") c[n] = $(i+1) } }
+	END { split(names, nm, " "); for (i = 1; i <= n; i++) printf "%s: wall %.3fx, CPU %.3fx of bpftool-unpacked\n", nm[i], w[i] / w[1], c[i] / c[1] }' "$tmp/times.txt"
