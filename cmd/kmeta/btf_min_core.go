@@ -107,7 +107,7 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	kernels, err := batchKernels(args)
+	kernels, err := batchKernels(args, f.dir)
 	if err != nil {
 		return err
 	}

@@ -49,8 +49,10 @@ func isTreeKernel(name string) bool {
 // kernel, written under its own name; a directory argument is walked (in
 // lexical order, symbolic links not followed), and each kernel file in it
 // (isTreeKernel) is written at the same path relative to the directory.
-func batchKernels(args []string) ([]batchKernel, error) {
+// The output directory outDir is not walked, should it be inside one.
+func batchKernels(args []string, outDir string) ([]batchKernel, error) {
 	var ks []batchKernel
+	skip, _ := os.Stat(outDir)
 	for _, a := range args {
 		fi, err := os.Stat(a)
 		if err != nil || !fi.IsDir() {
@@ -61,6 +63,11 @@ func batchKernels(args []string) ([]batchKernel, error) {
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && skip != nil {
+				if fi, err := d.Info(); err == nil && os.SameFile(fi, skip) {
+					return filepath.SkipDir
+				}
 			}
 			if !d.Type().IsRegular() || !isTreeKernel(d.Name()) {
 				return nil
