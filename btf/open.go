@@ -108,13 +108,17 @@ func (s *Spec) aliases(data []byte) bool {
 // the compression formats input.Detect knows.
 var magicELF = []byte("\x7fELF")
 
-// magicLen is how many first bytes checkOuter and checkInner look at.
-const magicLen = 6
+// magicLen is how many first bytes checkOuter and checkInner look at:
+// enough for a tar archive's magic (BTFHub's RELEASE.btf.tar.xz).
+const magicLen = input.TarHeadLen
+
+// shownLen is how many first bytes an error about a bad magic shows.
+const shownLen = 6
 
 // checkInner accepts data that starts as BTF or ELF: what compressed
 // input must inflate to.
 func checkInner(head []byte) error {
-	if bytes.HasPrefix(head, magicELF) {
+	if bytes.HasPrefix(head, magicELF) || input.IsTar(head) {
 		return nil
 	}
 	if len(head) >= 2 && (binary.LittleEndian.Uint16(head) == wire.Magic || binary.BigEndian.Uint16(head) == wire.Magic) {
@@ -123,7 +127,7 @@ func checkInner(head []byte) error {
 	if input.Detect(head) != input.None {
 		return fmt.Errorf("btf: nested compression is not supported")
 	}
-	return &FormatError{Section: "header", Offset: 0, Msg: fmt.Sprintf("bad magic %x: not BTF, ELF or compressed data", head)}
+	return &FormatError{Section: "header", Offset: 0, Msg: fmt.Sprintf("bad magic %x: not BTF, ELF, a tar archive or compressed data", head[:min(len(head), shownLen)])}
 }
 
 // checkOuter accepts what checkInner does, and compressed data.
@@ -191,6 +195,13 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 		}
 		return o.rawAny(ctx, plain)
 	}
+	if input.IsTar(data[:min(len(data), input.TarHeadLen)]) {
+		f, err := o.untar(ctx, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return o.rawAny(ctx, f)
+	}
 	if !bytes.HasPrefix(data, magicELF) {
 		return d, nil, nil
 	}
@@ -203,6 +214,27 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 		d.Release()
 	}
 	return sec, distBase, nil
+}
+
+// untar returns the one file of the tar archive in d (raw BTF, or an ELF
+// file whose .BTF section rawAny then takes), as BTFHub archives each
+// kernel's. d is taken over.
+func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, error) {
+	f, name, err := input.Untar(d)
+	if err != nil {
+		d.Release()
+		return nil, fmt.Errorf("btf: %w", err)
+	}
+	head := f.Bytes()[:min(len(f.Bytes()), magicLen)]
+	if input.Detect(head) != input.None || input.IsTar(head) {
+		f.Release()
+		return nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
+	}
+	if err := checkInner(head); err != nil {
+		f.Release()
+		return nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
+	}
+	return f, nil
 }
 
 // extract returns a copy of the raw BTF in data (raw BTF, an ELF file's

@@ -52,7 +52,7 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, error) {
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
-	if !IsImage(head) && !IsDeb(head) && Detect(head) == Unknown {
+	if !IsImage(head) && !IsDeb(head) && !IsRPM(head) && Detect(head) == Unknown {
 		return btf.Read(ctx, br, opts)
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
@@ -79,7 +79,7 @@ func isImageFile(path string) bool {
 	}
 	head := make([]byte, headLen)
 	n, _ := io.ReadFull(f, head)
-	if IsImage(head[:n]) || IsDeb(head[:n]) {
+	if IsImage(head[:n]) || IsDeb(head[:n]) || IsRPM(head[:n]) {
 		return true
 	}
 	if Detect(head[:n]) == Unknown {
@@ -216,15 +216,15 @@ const debHeadLen = len(arMagic) + len("debian-binary")
 // checkDeb refuses, before the rest is read, input that does not start as
 // a Debian package.
 func checkDeb(head []byte) error {
-	if IsDeb(head) {
+	if IsDeb(head) || IsRPM(head) {
 		return nil
 	}
-	return fmt.Errorf("not a Debian package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\"", head)
+	return fmt.Errorf("not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
 }
 
 func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, error) {
-	if !IsDeb(deb) {
-		return nil, errors.New("kimage: not a Debian package")
+	if !IsDeb(deb) && !IsRPM(deb) {
+		return nil, errors.New("kimage: not a Debian or RPM package")
 	}
 	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}}
 	var image []byte // the kernel image, read once the walk is done
@@ -272,7 +272,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		return nil, err
 	}
 	if image == nil {
-		return nil, errors.New("kimage: the package has no boot/vmlinuz-*")
+		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	if p.files[vmlinux], err = imageBTF(ctx, image, sm, maxSize); err != nil {
 		return nil, fmt.Errorf("%s: %w", imageName, err)

@@ -65,10 +65,14 @@ func arMembers(data []byte) ([]arMember, error) {
 	return out, nil
 }
 
-// Walk calls fn for each regular file in a Debian package's data.tar, with
+// Walk calls fn for each regular file in a Debian package's data.tar (or
+// an RPM package's payload), with
 // its path (without "./") and a reader of its contents. It stops at fn's
 // first error; fn may return ErrStop to end the walk without an error.
 func Walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
+	if IsRPM(deb) {
+		return walkRPM(ctx, deb, maxSize, fn)
+	}
 	members, err := arMembers(deb)
 	if err != nil {
 		return fmt.Errorf("kimage: package: %w", err)
@@ -117,9 +121,10 @@ func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Read
 }
 
 // IsVmlinuz reports whether a package path is a kernel image:
-// boot/vmlinuz-VERSION.
+// boot/vmlinuz-VERSION, or lib/modules/VERSION/vmlinuz as Fedora's and
+// RHEL's kernel-core RPMs install it.
 func IsVmlinuz(name string) bool {
-	return strings.HasPrefix(name, "boot/vmlinuz-") || strings.HasPrefix(name, "boot/vmlinux-")
+	return strings.HasPrefix(name, "boot/vmlinuz-") || strings.HasPrefix(name, "boot/vmlinux-") || isModulesVmlinuz(name)
 }
 
 // IsModule reports whether a package path is a kernel module, compressed
@@ -182,7 +187,7 @@ func debKernel(ctx context.Context, deb []byte, maxSize int64) (image []byte, na
 		return nil, "", nil, err
 	}
 	if image == nil {
-		return nil, "", nil, errors.New("kimage: package has no boot/vmlinuz-*")
+		return nil, "", nil, errors.New("kimage: package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	return image, name, sm, nil
 }

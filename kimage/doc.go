@@ -1,7 +1,8 @@
 // Package kimage reads kernels as distributions ship them: x86 compressed
 // kernel images (bzImage, /boot/vmlinuz-*), the other architectures'
 // images (arm64 and riscv64 Image, Image.gz, EFI zboot, s390, arm zImage,
-// ppc64 vmlinux) and Debian kernel packages (linux-image-*.deb).
+// ppc64 vmlinux), Debian kernel packages (linux-image-*.deb) and RPM ones
+// (kernel-core-*.rpm).
 //
 // OpenBTF and ReadBTF read BTF from any input kmeta reads: what btf.Open
 // reads, and the kernel's BTF in a vmlinuz or a package. OpenPackage reads
@@ -35,7 +36,11 @@
 //
 // A Debian package is an ar archive whose data.tar (xz, zstd or gzip) holds
 // boot/vmlinuz-* and the modules under lib/modules; Walk streams through
-// it, Vmlinuz picks the kernel image.
+// it, Vmlinuz picks the kernel image. An RPM package (a lead, a signature
+// header, a header, then a cpio archive compressed with gzip, xz or zstd)
+// is walked the same way; Fedora's and RHEL's kernel-core installs its
+// image as lib/modules/RELEASE/vmlinuz, and kernel-debuginfo its vmlinux
+// with DWARF under usr/lib/debug (IsDebugVmlinux).
 //
 // # Concurrency
 //
@@ -45,9 +50,12 @@
 //
 // # Security
 //
-// Offsets and sizes from the setup header, the zboot and zImage headers
-// and the ar headers are checked against the data before use; every
-// kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
+// Offsets and sizes from the setup header, the zboot and zImage headers,
+// the ar headers and the RPM headers are checked against the data before
+// use; every kernel that is inflated whole is bounded by the limit; a cpio
+// file name is at most 4,096 bytes, and a cpio file's size is never
+// allocated: the file is streamed, and one that ends early is an error. A
+// payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
 // Callers bound the decompressed stream (btf.Options.MaxSize); OpenBTF,

@@ -19,7 +19,7 @@ import (
 // themselves, and a kernel that must be inflated whole to be found (s390,
 // arm zImage); the caller bounds the stream it reads.
 func Kernel(ctx context.Context, data []byte, maxSize int64) (io.Reader, int64, error) {
-	if !IsDeb(data) {
+	if !IsDeb(data) && !IsRPM(data) {
 		return imageKernel(ctx, data, maxSize)
 	}
 	image, name, err := Vmlinuz(ctx, data, maxSize)

@@ -156,18 +156,22 @@ func coreValue(r *core.Result) string {
 func (c *cli) printCore(rs []core.Result) error {
 	w := bufio.NewWriter(c.out())
 	for i := range rs {
-		r := &rs[i]
-		prog := r.Program
-		if prog == "" {
-			prog = "-"
-		}
-		local := r.LocalSpec
-		if local == "" {
-			local = fmt.Sprintf("[%d]", r.LocalType)
-		}
-		fmt.Fprintf(w, "%s %s relo #%d insn #%d <%s> %s -> %s\n", r.Section, prog, r.Index, r.Insn, r.Kind, local, coreValue(r))
+		fmt.Fprintln(w, coreLine(&rs[i]))
 	}
 	return w.Flush()
+}
+
+// coreLine is the line printCore prints for r.
+func coreLine(r *core.Result) string {
+	prog := r.Program
+	if prog == "" {
+		prog = "-"
+	}
+	local := r.LocalSpec
+	if local == "" {
+		local = fmt.Sprintf("[%d]", r.LocalType)
+	}
+	return fmt.Sprintf("%s %s relo #%d insn #%d <%s> %s -> %s", r.Section, prog, r.Index, r.Insn, r.Kind, local, coreValue(r))
 }
 
 // coreJSON is one relocation in --json output (docs/json.md): values

@@ -35,7 +35,8 @@ func (c *cli) btfEncodeCmd() *cobra.Command {
 		Use:   "encode FILE [-B BASE] -o OUT [-j N] | encode --each -B VMLINUX -d OUTDIR [--ko] MODULE...",
 		Short: "Encode BTF from the DWARF of a vmlinux or module, as the kernel's build does",
 		Long: `Encode the DWARF debug information of FILE (a vmlinux, or a .ko, also
-.ko.gz, .ko.xz or .ko.zst) as BTF, and write it to OUT: raw BTF, or with
+.ko.gz, .ko.xz or .ko.zst, or the vmlinux of a kernel's debug package:
+a kernel-debuginfo RPM, a Debian linux-image-*-dbg package) as BTF, and write it to OUT: raw BTF, or with
 --elf (or OUT ending in ".o") an ELF object holding a .BTF section. With
 -B BASE (vmlinux's BTF), FILE is a module and OUT is split BTF on BASE.
 
@@ -240,12 +241,16 @@ type encodeSource struct {
 // as it is read.
 func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
 	const what = "vmlinux or module"
-	regular, head, err := headOfFile(path, magicLen)
+	regular, head, err := headOfFile(path, kernelHead)
 	if err != nil {
 		return nil, err
 	}
+	if regular && isPackage(head) {
+		d, err := c.packageVmlinux(path)
+		return &encodeSource{path: path, data: d}, err
+	}
 	if regular {
-		return &encodeSource{path: path}, checkELF(path, what)(head)
+		return &encodeSource{path: path}, checkELF(path, what)(head[:min(len(head), magicLen)])
 	}
 	d, err := c.readELF(path, what)
 	if err != nil {

@@ -39,9 +39,19 @@ FILE. With -B BASE, FILE is module BTF and BASE its vmlinux, searched
 first as libbpf does.
 
 Batch mode, -d OUTDIR --obj OBJ... K1 K2 ...: one minimal BTF per kernel
-BTF Ki, written to OUTDIR under Ki's file name (without .gz, .xz, .zst),
-the kernels processed in parallel (-j N, default: every core). A
-progress line appears when stderr is a terminal.
+BTF Ki, written to OUTDIR under Ki's file name (without .gz, .xz, .zst,
+.tar), the kernels processed in parallel (-j N, default: every core). A
+Ki that is a directory is a BTFHub-style tree
+(DISTRO/VERSION/ARCH/RELEASE.btf.tar.xz, as BTFHub archives kernels): each
+*.btf file in it, also as .btf.tar and compressed, gives
+OUTDIR/DISTRO/VERSION/ARCH/RELEASE.btf, uncompressed, the tree that
+BTFHub's btfgen.sh writes and tracee and Inspektor Gadget embed. Then, for
+each kernel in turn, every relocation that fails on it is printed, as
+"btf core" prints it, after the output's path and the object's name: the
+programs would not load on that kernel unless the instruction is dead
+code there (a bpf_core_field_exists() guard). A failing relocation does
+not change the exit status: the files are written, as bpftool writes
+them. A progress line appears when stderr is a terminal.
 
 OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
 section; "-" writes to stdout, and reads stdin for one of FILE, BASE and

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
@@ -102,8 +101,13 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 
 // btfMinBatch writes one minimal BTF per kernel into f.dir, the kernels
 // spread over f.jobs goroutines; the objects are read once and shared.
-func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
+// Then it prints, kernel by kernel, the relocations that fail on each.
+func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
+	kernels, err := batchKernels(args, f.dir)
 	if err != nil {
 		return err
 	}
@@ -116,12 +120,18 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 		return err
 	}
 	defer closeObjs()
+	if err := makeOutputDirs(outs); err != nil {
+		return err
+	}
 	progress := c.progress("min", len(kernels))
 	var done atomic.Int64
 	var batch atomicfile.Batch
+	failed := make([][]string, len(kernels))
 	err = forEach(c.ctx, len(kernels), f.jobs, func(i int) error {
-		if err := c.minOne(&batch, kernels[i], outs[i], objs, f, opts); err != nil {
-			return fmt.Errorf("%s: %w", kernels[i], err)
+		k := kernels[i].path
+		var err error
+		if failed[i], err = c.minOne(&batch, k, outs[i], objs, f, opts); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
 		}
 		progress(int(done.Add(1)))
 		return nil
@@ -130,50 +140,59 @@ func (c *cli) btfMinBatch(kernels []string, f btfMinFlags) error {
 		batch.Abort()
 		return err
 	}
-	return batch.Commit()
-}
-
-// minOne writes the minimal BTF of one kernel into the batch.
-func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*bpfelf.Object, f btfMinFlags, opts builder.Options) error {
-	s, err := c.openOneWith(kpath, c.targetOptions(objs))
-	if err != nil {
+	if err := batch.Commit(); err != nil {
 		return err
 	}
-	defer s.Close()
-	b, err := core.TypesFor(c.ctx, core.NewTarget(s), objs)
+	return c.printFailedRelos(kernels, failed)
+}
+
+// minOne writes the minimal BTF of one kernel into the batch, and returns
+// the relocations that fail on it (failedRelos).
+func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*bpfelf.Object, f btfMinFlags, opts builder.Options) ([]string, error) {
+	s, err := c.openOneWith(kpath, c.targetOptions(objs))
 	if err != nil {
-		return targetErr(kpath, s, err)
+		return nil, err
+	}
+	defer s.Close()
+	t := core.NewTarget(s)
+	b, err := core.TypesFor(c.ctx, t, objs)
+	if err != nil {
+		return nil, targetErr(kpath, s, err)
 	}
 	data, err := marshalBTF(b, out, f.write, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return batch.Add(out, data, 0o644)
+	failed, err := c.failedRelos(t, objs, f.objs)
+	if err != nil {
+		return nil, targetErr(kpath, s, err)
+	}
+	return failed, batch.Add(out, data, 0o644)
 }
 
-// batchOutputs names the output of each kernel: its file name in dir,
-// without a compression suffix. Two kernels with one name, or an output
-// that is an input, are refused.
-func batchOutputs(kernels []string, dir string) ([]string, error) {
+// batchOutputs names the output of each kernel in dir. Two kernels with
+// one output, or an output that is an input, are refused.
+func batchOutputs(kernels []batchKernel, dir string) ([]string, error) {
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
-	inputs := newInputFiles(kernels...)
+	paths := make([]string, len(kernels))
+	for i, k := range kernels {
+		paths[i] = k.path
+	}
+	inputs := newInputFiles(paths...)
 	seen := map[string]string{}
 	outs := make([]string, len(kernels))
 	for i, k := range kernels {
-		if k == "-" {
+		if k.path == "-" {
 			return nil, usagef("batch mode reads kernels from files, not stdin")
 		}
-		name := filepath.Base(k)
-		for _, ext := range []string{".gz", ".xz", ".zst"} {
-			name = strings.TrimSuffix(name, ext)
+		out := filepath.Join(dir, k.out)
+		if prev, ok := seen[out]; ok {
+			return nil, fmt.Errorf("%s and %s would both be written to %s", prev, k.path, out)
 		}
-		if prev, ok := seen[name]; ok {
-			return nil, fmt.Errorf("%s and %s would both be written to %s", prev, k, filepath.Join(dir, name))
-		}
-		seen[name] = k
-		outs[i] = filepath.Join(dir, name)
+		seen[out] = k.path
+		outs[i] = out
 		if err := inputs.check(outs[i]); err != nil {
 			return nil, err
 		}

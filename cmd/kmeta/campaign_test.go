@@ -256,7 +256,9 @@ func campaignSeeds(t *testing.T) []campaignInput {
 	for _, name := range slices.Sorted(maps.Keys(imgs)) {
 		seeds = append(seeds, campaignInput{name: "image-" + name, data: imgs[name]})
 	}
-	return seeds
+	return append(seeds,
+		campaignInput{name: "af_key.btf.tar.xz", data: testfixtures.BTFHubArchive(t, "af_key", mods["af_key"]), split: true},
+		campaignInput{name: "kernel-core.rpm", data: testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm")})
 }
 
 // heldBack are the inputs that found the problems of issue 19, run

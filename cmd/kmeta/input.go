@@ -139,7 +139,7 @@ func checkBTF(name string) func(head []byte) error {
 	return func(head []byte) error {
 		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
 			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None ||
-			kimage.IsImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) {
+			kimage.IsImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) || input.IsTar(head) || kimage.IsRPM(head) {
 			return nil
 		}
 		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's, a compressor's, a kernel image's or a package's", name, head[:min(len(head), magicLen)])

@@ -1,0 +1,252 @@
+package kimage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// An RPM package (rpm's lib/rpmlead.h, lib/header.c; the LSB's "Package
+// File Format") is a 96-byte lead, a signature header padded to 8 bytes,
+// the main header, and the payload: a cpio archive in the "new ASCII"
+// format (070701, or 070702 with checksums), compressed with gzip, xz,
+// zstd (or lzma, bzip2, which kmeta does not read). Nothing in the
+// headers is needed to reach the files: the compressor is told by the
+// payload's magic number.
+//
+// The reader is hand-written rather than github.com/sassoftware/go-rpmutils
+// (v0.4.0): that library allocates what the headers and the cpio archive
+// claim (a header's data size, a file name's size, and a buffer of a whole
+// file's size to skip it), decodes zstd through cgo (DataDog/zstd) and xz
+// with an unbounded dictionary, and would bring six modules into kmeta's
+// graph; reading the payload takes the 150 lines below.
+
+const (
+	rpmLeadLen       = 96
+	rpmHeaderIntro   = 16 // magic (8e ad e8 01), 4 reserved bytes, entries, data size
+	rpmIndexEntryLen = 16
+	// rpmMaxHeader bounds a header's index and data, as rpm does
+	// (hdrchkData: 256 MiB).
+	rpmMaxHeader = 256 << 20
+)
+
+var (
+	rpmMagic       = []byte{0xed, 0xab, 0xee, 0xdb}
+	rpmHeaderMagic = []byte{0x8e, 0xad, 0xe8, 0x01}
+)
+
+// IsRPM reports whether data starts like an RPM package: the lead's magic
+// number, and a binary package's version 3 or 4 format.
+func IsRPM(data []byte) bool {
+	return len(data) >= 6 && bytes.HasPrefix(data, rpmMagic) && (data[4] == 3 || data[4] == 4)
+}
+
+// rpmPayload returns the payload of the RPM package in data: what follows
+// the lead, the signature header and the main header.
+func rpmPayload(data []byte) ([]byte, error) {
+	if !IsRPM(data) || len(data) < rpmLeadLen {
+		return nil, errors.New("not an RPM package")
+	}
+	off := rpmLeadLen
+	for i, what := range []string{"signature header", "header"} {
+		n, err := rpmHeaderLen(data, off)
+		if err != nil {
+			return nil, fmt.Errorf("RPM %s at byte %d: %w", what, off, err)
+		}
+		off += n
+		if i == 0 {
+			off += (8 - off%8) % 8 // the signature header is padded to 8 bytes
+		}
+	}
+	if off > len(data) {
+		return nil, fmt.Errorf("RPM package of %d bytes: its headers end at byte %d", len(data), off)
+	}
+	return data[off:], nil
+}
+
+// rpmHeaderLen returns the length of the header structure at data[off:]:
+// its intro, index and data.
+func rpmHeaderLen(data []byte, off int) (int, error) {
+	if len(data)-off < rpmHeaderIntro {
+		return 0, errors.New("truncated")
+	}
+	h := data[off:]
+	if !bytes.HasPrefix(h, rpmHeaderMagic) {
+		return 0, fmt.Errorf("bad magic %x", h[:4])
+	}
+	entries := uint64(binary.BigEndian.Uint32(h[8:]))
+	size := uint64(binary.BigEndian.Uint32(h[12:]))
+	n := rpmHeaderIntro + entries*rpmIndexEntryLen + size
+	if entries*rpmIndexEntryLen+size > rpmMaxHeader {
+		return 0, fmt.Errorf("%d index entries and %d bytes of data, more than rpm accepts", entries, size)
+	}
+	if n > uint64(len(h)) {
+		return 0, fmt.Errorf("%d bytes, past the end of the package", n)
+	}
+	return int(n), nil
+}
+
+// walkRPM calls fn for each regular file in the RPM package's payload, as
+// Walk does for a Debian package.
+func walkRPM(ctx context.Context, data []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
+	p, err := rpmPayload(data)
+	if err != nil {
+		return fmt.Errorf("kimage: package: %w", err)
+	}
+	var r io.Reader = bytes.NewReader(p)
+	if f := input.Detect(p); f != input.None {
+		if r, _, err = input.Decompress(f, p, maxSize); err != nil {
+			return fmt.Errorf("kimage: package payload: %w", err)
+		}
+	}
+	return walkCpio(ctx, r, fn)
+}
+
+const (
+	cpioHeaderLen = 110
+	cpioMaxName   = 4096 // PATH_MAX
+	cpioTrailer   = "TRAILER!!!"
+	sIFMT         = 0o170000
+	sIFREG        = 0o100000
+)
+
+// cpioEntry is one header of a "new ASCII" cpio archive.
+type cpioEntry struct {
+	mode, size, nameSize uint64
+}
+
+// readCpioHeader reads the header of the next entry of r and its name.
+func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
+	var h [cpioHeaderLen]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return cpioEntry{}, "", fmt.Errorf("cpio header: %w", noEOF(err))
+	}
+	switch m := string(h[:6]); m {
+	case "070701", "070702":
+	case "07070X":
+		return cpioEntry{}, "", errors.New("cpio archive with its file sizes in the RPM header (rpm's large-file payload) is not supported")
+	default:
+		return cpioEntry{}, "", fmt.Errorf("cpio header: bad magic %q, want 070701", m)
+	}
+	field := func(i int) (uint64, error) {
+		s := string(h[6+8*i : 14+8*i])
+		v, err := strconv.ParseUint(s, 16, 32)
+		if err != nil {
+			return 0, fmt.Errorf("cpio header: field %d: %q is not hexadecimal", i, s)
+		}
+		return v, nil
+	}
+	var e cpioEntry
+	var err error
+	for _, f := range []struct {
+		i int
+		v *uint64
+	}{{1, &e.mode}, {6, &e.size}, {11, &e.nameSize}} {
+		if *f.v, err = field(f.i); err != nil {
+			return e, "", err
+		}
+	}
+	if e.nameSize == 0 || e.nameSize > cpioMaxName {
+		return e, "", fmt.Errorf("cpio header: a name of %d bytes", e.nameSize)
+	}
+	name := make([]byte, e.nameSize+pad4(cpioHeaderLen+e.nameSize))
+	if _, err := io.ReadFull(r, name); err != nil {
+		return e, "", fmt.Errorf("cpio name: %w", noEOF(err))
+	}
+	return e, string(bytes.TrimRight(name[:e.nameSize], "\x00")), nil
+}
+
+// pad4 is how many bytes pad n to a multiple of 4.
+func pad4(n uint64) uint64 { return (4 - n%4) % 4 }
+
+// walkCpio calls fn for each regular file of the cpio archive r, with its
+// path without a leading "./" or "/".
+func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e, name, err := readCpioHeader(r)
+		if err != nil {
+			return fmt.Errorf("kimage: package payload: %w", err)
+		}
+		if name == cpioTrailer {
+			return nil
+		}
+		body := &cpioBody{r: r, n: int64(e.size)}
+		if e.mode&sIFMT == sIFREG {
+			name = strings.TrimPrefix(path.Clean("/"+name), "/")
+			if err := fn(name, int64(e.size), body); err != nil {
+				if errors.Is(err, ErrStop) {
+					return nil
+				}
+				return err
+			}
+		}
+		// What fn left of the file, and the padding after it.
+		rest := body.n + int64(pad4(e.size))
+		if _, err := io.CopyN(io.Discard, r, rest); err != nil {
+			return fmt.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
+		}
+	}
+}
+
+// cpioBody reads the n bytes of a file in a cpio archive: an archive
+// that ends before them is an error (io.ErrUnexpectedEOF), not the end of
+// a shorter file.
+type cpioBody struct {
+	r io.Reader
+	n int64
+}
+
+func (b *cpioBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	m, err := b.r.Read(p)
+	b.n -= int64(m)
+	if err == io.EOF && b.n > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return m, err
+}
+
+// isModulesVmlinuz reports whether a package path is
+// lib/modules/VERSION/vmlinuz (or under usr/).
+func isModulesVmlinuz(name string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "usr/"), "lib/modules/")
+	if !ok {
+		return false
+	}
+	version, file, ok := strings.Cut(rest, "/")
+	return ok && version != "" && file == "vmlinuz"
+}
+
+// IsDebugVmlinux reports whether a package path is a kernel's vmlinux
+// with its DWARF, as a debug package installs it:
+// usr/lib/debug/lib/modules/VERSION/vmlinux (Fedora's and RHEL's
+// kernel-debuginfo, Debian's -dbg) or usr/lib/debug/boot/vmlinux-VERSION
+// (Debian's -dbg).
+func IsDebugVmlinux(name string) bool {
+	rest, ok := strings.CutPrefix(name, "usr/lib/debug/")
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(rest, "boot/vmlinux-") {
+		return true
+	}
+	rest, ok = strings.CutPrefix(rest, "lib/modules/")
+	version, file, _ := strings.Cut(rest, "/")
+	return ok && version != "" && file == "vmlinux"
+}

@@ -1,0 +1,163 @@
+package kimage_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/kimage"
+)
+
+// coreRPMs are the test kernel-core RPMs (testdata/kimage/rpm/make.sh):
+// the demo package's kernel and module, one per payload compression.
+var coreRPMs = []string{"gz", "xz", "zst"}
+
+func coreRPM(comp string) string {
+	return "../testdata/kimage/rpm/kernel-core-6.1.0-demo." + comp + ".rpm"
+}
+
+// TestRPMPackage: each kernel-core RPM gives the BTF of the Debian package
+// it was built from, its kernel's and its module's.
+func TestRPMPackage(t *testing.T) {
+	ctx := context.Background()
+	deb, err := kimage.OpenPackage(ctx, demoPackage, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, comp := range coreRPMs {
+		path := coreRPM(comp)
+		p, err := kimage.OpenPackage(ctx, path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Modules(); len(got) != 1 || got[0] != "demo" {
+			t.Errorf("%s: modules %q, want [demo]", comp, got)
+		}
+		for _, name := range []string{"vmlinux", "demo"} {
+			got, err := p.File(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := deb.File(name)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %s differs from the Debian package's", comp, name)
+			}
+		}
+		s, err := kimage.OpenBTF(ctx, path, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := deb.File("vmlinux")
+		want, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.NumTypes() != want.NumTypes() || s.StringsLen() != want.StringsLen() {
+			t.Errorf("%s: OpenBTF reads %d types and %d bytes of strings, the package's vmlinux has %d and %d",
+				comp, s.NumTypes(), s.StringsLen(), want.NumTypes(), want.StringsLen())
+		}
+		s.Close()
+		want.Close()
+	}
+}
+
+// rpmOf returns an RPM package whose payload is payload: a lead, and
+// empty signature and main headers.
+func rpmOf(payload []byte) []byte {
+	lead := make([]byte, 96)
+	copy(lead, []byte{0xed, 0xab, 0xee, 0xdb, 3, 0})
+	hdr := []byte{0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	return append(append(append(lead, hdr...), hdr...), payload...)
+}
+
+// cpioEntry returns one "new ASCII" cpio entry.
+func cpioEntry(magic, name string, mode uint32, data []byte) []byte {
+	h := fmt.Sprintf("%s%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x",
+		magic, 1, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name)+1, 0)
+	b := append([]byte(h), name...)
+	b = append(b, 0)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	b = append(b, data...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// TestRPMBad: a damaged RPM gives one clear error, never a panic.
+func TestRPMBad(t *testing.T) {
+	good, err := os.ReadFile(coreRPM("gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trailer := cpioEntry("070701", "TRAILER!!!", 0, nil)
+	file := cpioEntry("070701", "./lib/modules/6.1.0/vmlinuz", 0o100644, []byte("not a kernel"))
+	huge := rpmOf(nil)
+	copy(huge[96+8:], []byte{0, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0})
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"lead only":        {good[:96], "RPM signature header at byte 96: truncated"},
+		"bad header magic": {append(good[:96:96], make([]byte, 64)...), "bad magic 00000000"},
+		"huge header":      {huge, "more than rpm accepts"},
+		"header past end":  {good[:200], "past the end of the package"},
+		"payload cut":      {good[:len(good)-100], "unexpected EOF"},
+		"no payload":       {rpmOf(nil), "cpio header: unexpected EOF"},
+		"bad cpio magic":   {rpmOf(cpioEntry("070707", "x", 0, nil)), `bad magic "070707"`},
+		"stripped cpio":    {rpmOf(cpioEntry("07070X", "x", 0, nil)), "large-file payload"},
+		"long name":        {rpmOf(cpioEntry("070701", strings.Repeat("a", 5000), 0, nil)), "a name of 5001 bytes"},
+		"file cut":         {rpmOf(file[:len(file)-8]), "unexpected EOF"},
+		"not a kernel":     {rpmOf(append(file, trailer...)), "lib/modules/6.1.0/vmlinuz"},
+		"no kernel":        {rpmOf(trailer), "no boot/vmlinuz-*"},
+	} {
+		_, err := kimage.ReadPackage(context.Background(), bytes.NewReader(c.data), 1<<20)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestPackagePaths: the paths that hold a kernel image and a vmlinux with
+// DWARF, as Debian's and Fedora's packages lay them out.
+func TestPackagePaths(t *testing.T) {
+	for name, want := range map[string][2]bool{
+		"boot/vmlinuz-6.1.0-47-cloud-amd64":                   {true, false},
+		"lib/modules/6.8.5-301.fc40.x86_64/vmlinuz":           {true, false},
+		"usr/lib/modules/6.8.5-301.fc40.x86_64/vmlinuz":       {true, false},
+		"lib/modules/vmlinuz":                                 {false, false},
+		"lib/modules/6.8.5/kernel/vmlinuz":                    {false, false},
+		"usr/lib/debug/lib/modules/6.8.5-301.fc40/vmlinux":    {false, true},
+		"usr/lib/debug/boot/vmlinux-6.1.0-47-cloud-amd64":     {false, true},
+		"usr/lib/debug/lib/modules/6.8.5/kernel/a/b.ko.debug": {false, false},
+	} {
+		if got := [2]bool{kimage.IsVmlinuz(name), kimage.IsDebugVmlinux(name)}; got != want {
+			t.Errorf("%s: IsVmlinuz, IsDebugVmlinux = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// FuzzRPM reads mutated RPM packages (seeded with the test kernel-core
+// RPMs): an error or a Package, never a panic, within a 1 MiB limit.
+func FuzzRPM(f *testing.F) {
+	for _, comp := range coreRPMs {
+		data, err := os.ReadFile(filepath.Clean(coreRPM(comp)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add(rpmOf(cpioEntry("070701", "TRAILER!!!", 0, nil)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), 1<<20); err == nil {
+			p.Modules()
+		}
+	})
+}
