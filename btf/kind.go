@@ -7,6 +7,12 @@ import "github.com/kmeta-dev/kmeta/btf/internal/wire"
 // Kind is the kind of a BTF type. Its String method spells it as bpftool
 // does ("STRUCT", "FUNC_PROTO", ...); kinds beyond those defined today print
 // as "Kind(N)".
+//
+// The kinds are KindUnknown, KindInt, KindPointer, KindArray, KindStruct,
+// KindUnion, KindEnum, KindForward, KindTypedef, KindVolatile, KindConst,
+// KindRestrict, KindFunc, KindFuncProto, KindVar, KindDatasec, KindFloat,
+// KindDeclTag, KindTypeTag and KindEnum64, numbered as in the kernel's
+// BTF_KIND_*.
 type Kind uint8
 
 // The kinds defined by the kernel today, with the numbers they have in the

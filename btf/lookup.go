@@ -31,6 +31,9 @@ func (s *Spec) TypeByID(id TypeID) (Type, error) {
 }
 
 // Scope selects which Specs of a split chain a lookup or iteration covers.
+//
+// Its values are ScopeAll (the Spec and all its bases, the zero value),
+// ScopeOwn (the Spec's own types) and ScopeBases (only the bases).
 type Scope uint8
 
 // Scopes.

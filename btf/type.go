@@ -167,6 +167,8 @@ func (t Type) Array() ArrayInfo {
 }
 
 // Linkage of a FUNC or VAR.
+//
+// Its values are LinkageStatic, LinkageGlobal and LinkageExtern.
 type Linkage uint32
 
 // Linkage values.

@@ -6,6 +6,9 @@ import (
 )
 
 // Like names the tool, and version, whose output Encode reproduces.
+//
+// Its values are LikeKernel (the zero value), LikePahole124, LikePahole130
+// and LikeLinux7.
 type Like int
 
 const (
@@ -98,6 +101,13 @@ func parseRelease(s string) (major, minor int, ok bool) {
 
 // Features is a set of pahole's --btf_features, which LikePahole130
 // encodes with.
+//
+// Its flags are FeatureEncodeForce (encode_force), FeatureVar (var),
+// FeatureFloat (float), FeatureDeclTag (decl_tag), FeatureTypeTag
+// (type_tag), FeatureEnum64 (enum64), FeatureOptimizedFunc
+// (optimized_func), FeatureConsistentFunc (consistent_func),
+// FeatureDeclTagKfuncs (decl_tag_kfuncs), FeatureReproducibleBuild
+// (reproducible_build) and FeatureDistilledBase (distilled_base).
 type Features uint32
 
 // The features pahole 1.30 knows, by their --btf_features names.

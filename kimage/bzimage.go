@@ -15,6 +15,9 @@ import (
 )
 
 // Format is the compression of a kernel image's payload.
+//
+// Its values are Unknown (the zero value), Gzip, Bzip2, Lzma, Xz, Lzo,
+// Lz4 and Zstd.
 type Format int
 
 // The compressors the kernel supports for x86 bzImages (CONFIG_KERNEL_*).

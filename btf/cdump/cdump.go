@@ -47,6 +47,8 @@ type Options struct {
 
 // Compat names an earlier tool whose C header Write can reproduce byte for
 // byte.
+//
+// Its values are CompatNone (the zero value) and CompatBpftool71.
 type Compat int
 
 const (

@@ -4,6 +4,8 @@ import "github.com/kmeta-dev/kmeta/btf"
 
 // Compat names a libbpf version whose deduplication a Merger reproduces
 // where versions differ.
+//
+// Its values are Libbpf18 (the zero value) and Libbpf11.
 type Compat int
 
 const (

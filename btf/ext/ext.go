@@ -24,6 +24,8 @@ const (
 )
 
 // Part is one of the three kinds of records .BTF.ext holds.
+//
+// Its values are FuncInfos, LineInfos and CORERelos.
 type Part uint8
 
 // The parts of .BTF.ext, in the order of the header.

@@ -4,6 +4,10 @@ package ext
 
 // Kind is the kind of a CO-RE relocation (the kernel's enum
 // bpf_core_relo_kind). String spells it as libbpf does.
+//
+// Its values are FieldByteOffset, FieldByteSize, FieldExists,
+// FieldSigned, FieldLShiftU64, FieldRShiftU64, TypeIDLocal, TypeIDTarget,
+// TypeExists, TypeSize, EnumvalExists, EnumvalValue and TypeMatches.
 type Kind uint32
 
 // The relocation kinds, with their numbers in the record.

@@ -8,6 +8,8 @@ import (
 )
 
 // KsymOp says what a KsymEvent reports.
+//
+// Its values are KsymAdd, KsymRemove and KsymLost.
 type KsymOp uint8
 
 const (
