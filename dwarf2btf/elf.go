@@ -229,18 +229,21 @@ func (o *object) sectionData(s *elf.Section) ([]byte, error) {
 
 // inflate decompresses an SHF_COMPRESSED section.
 func (o *object) inflate(s *elf.Section) ([]byte, error) {
-	hdr := uint64(24) // Elf64_Chdr; Elf32_Chdr is ch_type, ch_size, ch_addralign in 32 bits
+	// Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign; Elf32_Chdr:
+	// ch_type, ch_size, ch_addralign, all 32 bits.
+	const chdr64SizeAt, chdr32SizeAt = 8, 4
+	hdr := uint64(binary.Size(elf.Chdr64{}))
 	if o.class32 {
-		hdr = 12
+		hdr = uint64(binary.Size(elf.Chdr32{}))
 	}
 	end := s.Offset + s.FileSize
 	if end < s.Offset || end > uint64(len(o.data)) || s.FileSize < hdr {
 		return nil, errors.New("compressed section lies outside the file")
 	}
 	raw := o.data[s.Offset:end]
-	typ, size := o.order.Uint32(raw), o.order.Uint64(raw[8:])
+	typ, size := o.order.Uint32(raw), o.order.Uint64(raw[chdr64SizeAt:])
 	if o.class32 {
-		size = uint64(o.order.Uint32(raw[4:]))
+		size = uint64(o.order.Uint32(raw[chdr32SizeAt:]))
 	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:

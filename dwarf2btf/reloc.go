@@ -93,22 +93,31 @@ func (o *object) relocEntrySize(rela bool) int {
 	return n
 }
 
+// The fields of the relocation records after r_offset, by offset: Elf32_Rel
+// and Elf32_Rela's r_info and r_addend, and Elf64's.
+const (
+	rel32Info   = 4
+	rel32Addend = 8
+	rel64Info   = 8
+	rel64Addend = 16
+)
+
 // relocAt decodes the record at the start of b (relocEntrySize bytes).
 // Elf32's r_info holds the symbol in its high 24 bits and the type in its
 // low 8; Elf64's the symbol in its high 32 bits and the type in its low 32.
 func (o *object) relocAt(b []byte, rela bool) relocEntry {
 	if o.class32 {
-		info := o.order.Uint32(b[4:])
+		info := o.order.Uint32(b[rel32Info:])
 		e := relocEntry{off: uint64(o.order.Uint32(b)), typ: info & 0xff, sym: info >> 8}
 		if rela {
-			e.addend = int64(int32(o.order.Uint32(b[8:])))
+			e.addend = int64(int32(o.order.Uint32(b[rel32Addend:])))
 		}
 		return e
 	}
-	info := o.order.Uint64(b[8:])
+	info := o.order.Uint64(b[rel64Info:])
 	e := relocEntry{off: o.order.Uint64(b), typ: uint32(info), sym: uint32(info >> 32)}
 	if rela {
-		e.addend = int64(o.order.Uint64(b[16:]))
+		e.addend = int64(o.order.Uint64(b[rel64Addend:]))
 	}
 	return e
 }
