@@ -73,6 +73,7 @@ var commands = []command{
 	{args: []string{"btf", "core", "IN", "--target", "VM"}, in: "obj", json: document},
 	{args: []string{"btf", "core", "OBJ", "--target", "IN"}, in: "btf", json: document, split: true},
 	{args: []string{"btf", "encode", "IN", "-o", "OUT"}, in: "dwarf"},
+	{args: []string{"btf", "distill", "IN", "-B", "VM", "-o", "OUT", "--elf"}, in: "split"},
 	{args: []string{"btf", "copy", "IN", "-o", "OUT"}, in: "small", split: true},
 	{args: []string{"btf", "dedup", "IN", "-o", "OUT"}, in: "small", split: true},
 	{args: []string{"btf", "dedup", "IN", "-B", "VM", "-o", "OUT"}, in: "split"},
