@@ -23,8 +23,9 @@ func setGC(percent int) (restore func()) {
 
 // readSlack is what a reading command may use beyond twice its input
 // (the README's memory rule: 2x the input plus 20 MB), less the 6 MB or
-// so of the binary and the runtime that no limit governs.
-const readSlack = 14 << 20
+// so of the binary and the runtime that no limit governs, and 2 MB for
+// what the collector lets past a soft limit.
+const readSlack = 12 << 20
 
 // boundMemory sets the runtime's soft memory limit of a reading command
 // (dump, find, layout, diff, min, core) to the size of the BTF it read,
