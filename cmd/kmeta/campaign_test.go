@@ -94,7 +94,7 @@ func TestCLIFuzzCampaign(t *testing.T) {
 		seed, _ = strconv.ParseUint(v, 10, 64)
 	}
 	t.Logf("seed %d (KMETA_CAMPAIGN_SEED), %v", seed, dur)
-	bin := buildKmeta(t)
+	bin := buildRealKmeta(t)
 	dir := t.TempDir()
 	base := writeFile(t, dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
 	keepDir := os.Getenv("KMETA_CAMPAIGN_OUT")

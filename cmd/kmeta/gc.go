@@ -23,8 +23,9 @@ func setGC(percent int) (restore func()) {
 
 // readSlack is what a reading command may use beyond twice its input
 // (the README's memory rule: 2x the input plus 20 MB), less the 6 MB or
-// so of the binary and the runtime that no limit governs.
-const readSlack = 14 << 20
+// so of the binary and the runtime that no limit governs, and 2 MB for
+// what the collector lets past a soft limit.
+const readSlack = 12 << 20
 
 // boundMemory sets the runtime's soft memory limit of a reading command
 // (dump, find, layout, diff, min, core) to the size of the BTF it read,
@@ -36,6 +37,24 @@ const readSlack = 14 << 20
 // GOMEMLIMIT wins. Nil specs are skipped; a base is counted with each
 // spec that names it.
 func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
+
+// perTypeState is what the C dumper and diff keep for each type beyond the
+// other reading commands (the README's rule for them): their limit leaves
+// room for it, so that the collector does not run without pause on a
+// heap that is all live (diff between two kernels took 20% more CPU under
+// the plain limit).
+const perTypeState = 128
+
+// boundMemoryTypes is boundMemory for dump --format c and diff.
+func boundMemoryTypes(specs ...*btf.Spec) {
+	var types int64
+	for _, s := range specs {
+		for ; s != nil; s = s.Base() {
+			types += int64(s.NumTypes())
+		}
+	}
+	limitMemory(1, btfSize(specs...)+perTypeState*types)
+}
 
 // btfSize returns the bytes of BTF of specs and their bases.
 func btfSize(specs ...*btf.Spec) int64 {

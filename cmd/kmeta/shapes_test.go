@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -185,6 +186,37 @@ func peakRSS(tb testing.TB, timeBin, bin string, args ...string) (int64, int, st
 	return peak, code, stderr.String()
 }
 
+// buildRealKmeta builds the kmeta binary as the README installs it, for
+// the peak RSS checks: the test binary that buildKmeta links as kmeta
+// carries the tests too, a few MB more of RSS than the rules are for.
+func buildRealKmeta(tb testing.TB) string {
+	tb.Helper()
+	realKmeta.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kmeta-real-bin")
+		if err != nil {
+			realKmeta.err = err
+			return
+		}
+		realKmeta.path = filepath.Join(dir, "kmeta")
+		out, err := exec.Command("go", "build", "-tags", "netgo,osusergo", "-o", realKmeta.path, ".").CombinedOutput()
+		if err != nil {
+			realKmeta.err = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if realKmeta.err != nil {
+		tb.Skipf("cannot build kmeta: %v", realKmeta.err)
+	}
+	return realKmeta.path
+}
+
+// realKmeta is the binary buildRealKmeta built (left in the temporary
+// directory, as a few MB).
+var realKmeta struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 // gnuTime returns the path of GNU time, or skips.
 func gnuTime(tb testing.TB) string {
 	tb.Helper()
@@ -206,7 +238,7 @@ func TestShapesPeakRSS(t *testing.T) {
 		t.Skip("peak RSS of every reading command on the hostile shapes: set KMETA_HEAVY=1")
 	}
 	timeBin := gnuTime(t)
-	bin := buildKmeta(t)
+	bin := buildRealKmeta(t)
 	dir := t.TempDir()
 	sizes := map[shapes.Kind]int{
 		shapes.SelfEmbed: 0, shapes.SelfEmbedTwo: 0, shapes.Nested: 3000,
