@@ -75,17 +75,12 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 	var buf bytes.Buffer
 	err = cdump.Write(&buf, s, cdump.Options{})
 	add("cdump", buf.Bytes(), err)
-	// btf/layout recurses into records that hold themselves, by value
-	// (issue 37, items 1 and 3, fixed on another branch): those inputs
-	// skip it until that fix is in.
-	if !embedsItself(s) {
-		buf.Reset()
-		err = layout.Write(ctx, &buf, s, layout.Options{})
-		add("layout", buf.Bytes(), err)
-		buf.Reset()
-		err = layout.WriteJSON(ctx, &buf, s, layout.Options{})
-		add("layout json", buf.Bytes(), err)
-	}
+	buf.Reset()
+	err = layout.Write(ctx, &buf, s, layout.Options{})
+	add("layout", buf.Bytes(), err)
+	buf.Reset()
+	err = layout.WriteJSON(ctx, &buf, s, layout.Options{})
+	add("layout json", buf.Bytes(), err)
 	changes, err := diff.Compare(ctx, s, s, diff.Options{})
 	add("diff", []byte(fmt.Sprint(changes)), err)
 	b := builder.New()
@@ -177,67 +172,4 @@ var issue37 = []func() ([]byte, error){
 	hostile.ZeroEnumMember,
 	func() ([]byte, error) { return hostile.WideSelf("wide", 100) },
 	func() ([]byte, error) { return hostile.Nested(50, hostile.NestedCycle) },
-}
-
-// embedsItself reports whether a type of s holds itself by value: through
-// members, array elements, typedefs and qualifiers. Types that cannot be
-// read count as holding themselves.
-func embedsItself(s *btf.Spec) bool {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[btf.TypeID]uint8{}
-	type frame struct {
-		id   btf.TypeID
-		refs []btf.TypeID
-	}
-	for start := range s.All() {
-		if color[start] != white {
-			continue
-		}
-		stack := []frame{{id: start}}
-		color[start] = grey
-		stack[0].refs = byValue(s, start)
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			if len(f.refs) == 0 {
-				color[f.id] = black
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			next := f.refs[0]
-			f.refs = f.refs[1:]
-			switch color[next] {
-			case grey:
-				return true
-			case white:
-				color[next] = grey
-				stack = append(stack, frame{id: next, refs: byValue(s, next)})
-			}
-		}
-	}
-	return s.Err() != nil
-}
-
-// byValue returns the types that type id holds by value.
-func byValue(s *btf.Spec, id btf.TypeID) []btf.TypeID {
-	t, err := s.TypeByID(id)
-	if err != nil {
-		return nil
-	}
-	switch t.Kind() {
-	case btf.KindStruct, btf.KindUnion:
-		var ids []btf.TypeID
-		for _, m := range t.Members() {
-			ids = append(ids, m.Type)
-		}
-		return ids
-	case btf.KindArray:
-		return []btf.TypeID{t.Array().Type}
-	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-		return []btf.TypeID{t.Ref()}
-	}
-	return nil
 }
