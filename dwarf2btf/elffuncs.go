@@ -210,8 +210,9 @@ type btfIDSym struct {
 // function's symbol is another function's; when the ids are filled in and
 // the file's own .BTF names them, each symbol gets the flags of the pair
 // whose id names its function. base is the base of the file's .BTF (a
-// module's).
-func (o *object) kfuncPairs(base *btf.Spec) *kfuncInfo {
+// module's). asLinked reads the pairs as the file holds them, as pahole
+// does (Options.AsLinked).
+func (o *object) kfuncPairs(base *btf.Spec, asLinked bool) *kfuncInfo {
 	k := &kfuncInfo{}
 	if o.btfIDsIdx == 0 || o.symtab == nil {
 		return k
@@ -234,7 +235,7 @@ func (o *object) kfuncPairs(base *btf.Spec) *kfuncInfo {
 	}
 	slices.SortStableFunc(sets, func(a, b btfIDSym) int { return strings.Compare(b.name, a.name) })
 	var spec *btf.Spec
-	if len(o.btfSec) > 0 {
+	if len(o.btfSec) > 0 && !asLinked {
 		spec, _ = btf.Parse(o.btfSec, btf.Options{Base: base})
 	}
 	ids := o.btfIDs

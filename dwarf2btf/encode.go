@@ -61,6 +61,12 @@ type Options struct {
 	// does without --lang_exclude=rust; by default they are left out, as
 	// every kernel's build asks (LikePahole124 always leaves them out).
 	KeepRust bool
+	// AsLinked reads the kfunc sets of .BTF_ids as the file holds them,
+	// as pahole itself does. By default a file that holds .BTF (a -dbg
+	// vmlinux or module, linked and resolved) has its sets read as its
+	// build saw them, before resolve_btfids sorted them by id: what the
+	// kernel's build wrote. The two differ only on such files.
+	AsLinked bool
 
 	// mapped tells that the data is a read-only file mapping, whose pages
 	// can be given back once read (EncodeFile, EncodeFileNoDedup).
@@ -255,7 +261,7 @@ func (o *object) symbols(opts *Options, info *encodeInfo) (*symbols, error) {
 	}
 	var tag *kfuncInfo
 	if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
-		info.kfuncs = o.kfuncPairs(opts.Base)
+		info.kfuncs = o.kfuncPairs(opts.Base, opts.AsLinked)
 		if opts.features&FeatureDeclTagKfuncs != 0 {
 			tag = info.kfuncs
 		}
