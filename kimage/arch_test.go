@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kimage"
@@ -103,10 +104,24 @@ func wantSpec(t *testing.T, s *btf.Spec, raw []byte) {
 	}
 }
 
-// bigEndianBTF is raw in big-endian byte order, as s390x's.
-func bigEndianBTF(t *testing.T, raw []byte) []byte {
-	t.Helper()
-	return testfixtures.BigEndian(t, raw)
+// bigEndianBTF is the standalone BTF raw in big-endian byte order, as
+// s390x's, written by btf/builder.
+func bigEndianBTF(tb testing.TB, raw []byte) []byte {
+	tb.Helper()
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	b := builder.New()
+	if err := b.CopyAll(s); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := b.Marshal(builder.Options{ByteOrder: binary.BigEndian})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }
 
 // TestSystemMap: a package's System.map places the BTF exactly, and its

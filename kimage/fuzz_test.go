@@ -117,7 +117,7 @@ func FuzzArchImage(f *testing.F) {
 	for _, img := range archImages(f, raw) {
 		f.Add(img)
 	}
-	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(testfixtures.BigEndian(f, raw))))
+	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(bigEndianBTF(f, raw))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := kimage.ReadBTF(context.Background(), bytes.NewReader(data), btf.Options{MaxSize: 1 << 20})
 		if err == nil {

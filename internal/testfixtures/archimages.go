@@ -3,10 +3,6 @@ package testfixtures
 import (
 	"bytes"
 	"encoding/binary"
-	"testing"
-
-	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
 // The kernel images of architectures other than x86, in the layouts their
@@ -142,24 +138,4 @@ func ZImage(payload []byte) []byte {
 	}
 	le.PutUint32(img[0x2c:], uint32(end))
 	return append(img, payload...)
-}
-
-// BigEndian is the standalone BTF raw rewritten in big-endian byte order,
-// as an s390x kernel's.
-func BigEndian(tb testing.TB, raw []byte) []byte {
-	tb.Helper()
-	s, err := btf.Parse(raw, btf.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer s.Close()
-	b := builder.New()
-	if err := b.CopyAll(s); err != nil {
-		tb.Fatal(err)
-	}
-	out, err := b.Marshal(builder.Options{ByteOrder: binary.BigEndian})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
 }
