@@ -82,7 +82,7 @@ for arch in "${arches[@]}"; do
 	img=$(ls "$debs"/linux-image-*_"$arch".deb | grep -v -- '-dbg_' | head -1)
 	dbgdeb=$(ls "$debs"/linux-image-*-dbg_*_"$arch".deb | head -1)
 	d=$work/$arch
-	mkdir -p "$d/img"
+	rm -rf "$d/img"; mkdir -p "$d/img"
 	if [ ! -s "$d/System.map" ]; then
 		dpkg-deb --fsys-tarfile "$dbgdeb" | tar -x -C "$d" --wildcards './usr/lib/debug/boot/*'
 		mv "$d"/usr/lib/debug/boot/vmlinux-* "$d/vmlinux"
@@ -91,7 +91,9 @@ for arch in "${arches[@]}"; do
 	fi
 	dpkg-deb -R "$img" "$d/img"
 	kimg=$(ls "$d"/img/boot/vmlinu[xz]-*)
-	if ! objcopy --dump-section .BTF="$d/vmlinux.btf" "$d/vmlinux" 2>/dev/null; then
+	rm -f "$d/vmlinux.btf"
+	objcopy --dump-section .BTF="$d/vmlinux.btf" "$d/vmlinux" "$tmp/discard" 2>/dev/null || true
+	if [ ! -s "$d/vmlinux.btf" ]; then # no .BTF: objcopy warns, and may exit 0
 		nobtf "$arch package" "$img"
 		nobtf "$arch $(basename "$kimg")" "$kimg"
 		continue

@@ -196,4 +196,14 @@ func TestBadArchImages(t *testing.T) {
 	if _, err := kimage.ReadBTF(ctx, bytes.NewReader(big), btf.Options{MaxSize: 1 << 20}); !errors.Is(err, btf.ErrTooLarge) {
 		t.Errorf("zImage claiming 1 GiB under a 1 MiB limit: %v", err)
 	}
+	// False payloads, each inflating to most of the limit: the tries stop
+	// at twice the limit in all.
+	var many []byte
+	for range 8 {
+		many = append(many, sizeAppend(goCompress(t, kimage.Gzip, make([]byte, 900<<10)), 1)...)
+	}
+	_, err := kimage.ReadBTF(ctx, bytes.NewReader(testfixtures.S390Image(many)), btf.Options{MaxSize: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "twice the limit") {
+		t.Errorf("s390 image of false payloads: %v", err)
+	}
 }

@@ -32,7 +32,10 @@ const headLen = 0x250
 // image).
 func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, error) {
 	if !isImageFile(path) {
-		return btf.Open(ctx, path, opts)
+		s, err := btf.Open(ctx, path, opts)
+		if err == nil || !isCompressedImageFile(path) {
+			return s, err
+		}
 	}
 	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize})
 	if err != nil {
@@ -60,29 +63,25 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 		return nil, err
 	}
 	defer d.Release()
-	if !IsImage(head) && !IsDeb(head) && !isCompressedImage(d.Bytes()) {
+	if !IsImage(head) && !IsDeb(head) && !IsRPM(head) && !isCompressedImage(d.Bytes()) {
 		return btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
 	}
 	return kernelBTF(ctx, d.Bytes(), opts)
 }
 
-// isImageFile reports whether path is a regular file that holds a kernel
-// image (IsImage), also compressed (an Image.gz), or a Debian package.
+// isImageFile reports whether path is a regular file that starts as a
+// kernel image (IsImage) or a Debian package.
 func isImageFile(path string) bool {
-	f, fi, err := input.OpenFile(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, headLen)
-	n, _ := io.ReadFull(f, head)
-	if IsImage(head[:n]) || IsDeb(head[:n]) || IsRPM(head[:n]) {
-		return true
-	}
-	if Detect(head[:n]) == Unknown {
+	head, ok := fileHead(path)
+	return ok && (IsImage(head) || IsDeb(head) || IsRPM(head))
+}
+
+// isCompressedImageFile reports whether path is a regular file of
+// compressed data that inflates to a kernel Image (isCompressedImage). It
+// is asked only once btf.Open has failed, so that a compressed ELF file
+// or BTF costs nothing more.
+func isCompressedImageFile(path string) bool {
+	if head, ok := fileHead(path); !ok || Detect(head) == Unknown {
 		return false
 	}
 	d, err := input.File(context.Background(), path, input.Options{})
@@ -91,6 +90,22 @@ func isImageFile(path string) bool {
 	}
 	defer d.Release()
 	return isCompressedImage(d.Bytes())
+}
+
+// fileHead returns the first headLen bytes of path (fewer if it is
+// shorter), and false if it is not a regular file.
+func fileHead(path string) ([]byte, bool) {
+	f, fi, err := input.OpenFile(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	head := make([]byte, headLen)
+	n, _ := io.ReadFull(f, head)
+	return head[:n], true
 }
 
 // isCompressedImage reports whether data is compressed (Detect) and
@@ -118,7 +133,7 @@ func isCompressedImage(data []byte) bool {
 // in the kernel (imageBTF) and parsed.
 func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, error) {
 	image, name, sm := data, "", (*sysMap)(nil)
-	if IsDeb(data) {
+	if IsDeb(data) || IsRPM(data) {
 		var err error
 		if image, name, sm, err = debKernel(ctx, data, opts.MaxSize); err != nil {
 			return nil, err

@@ -56,12 +56,12 @@ func zImagePayload(ctx context.Context, image []byte, bo binary.ByteOrder, maxSi
 	if end > uint64(len(image)) || end <= sizeTrailer {
 		return nil, fmt.Errorf("kimage: arm zImage's compressed kernel ends at %d, past the %d-byte image", end, len(image))
 	}
-	return tryPayloads(ctx, image[:end], maxSize, func(p []byte, f Format) (*input.Data, error) {
+	return tryPayloads(ctx, image[:end], maxSize, func(p []byte, f Format, b *budget) (*input.Data, error) {
 		r, claim, err := Decompress(p, f, maxSize)
 		if err != nil {
 			return nil, err
 		}
-		return readKernel(ctx, r, claim, maxSize, true)
+		return readKernel(ctx, b.reader(r), claim, maxSize, true)
 	})
 }
 
@@ -70,8 +70,8 @@ func zImagePayload(ctx context.Context, image []byte, bo binary.ByteOrder, maxSi
 // place no header records. Each compressor magic is tried until a gzip
 // member or a zstd frame inflates to the size after it.
 func s390Payload(ctx context.Context, image []byte, maxSize int64) (*input.Data, error) {
-	return tryPayloads(ctx, image, maxSize, func(p []byte, f Format) (*input.Data, error) {
-		return singleStream(ctx, p, f, maxSize)
+	return tryPayloads(ctx, image, maxSize, func(p []byte, f Format, b *budget) (*input.Data, error) {
+		return singleStream(ctx, p, f, b, maxSize)
 	})
 }
 
@@ -80,9 +80,15 @@ var errNoPayload = errors.New("no compressor's magic number in it")
 
 // tryPayloads calls inflate at each offset of image where a compressor's
 // magic number starts, and returns the first kernel it inflates. The
-// errors of the others are left out but for the last one.
-func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(p []byte, f Format) (*input.Data, error)) (*input.Data, error) {
-	lastErr, tried := errNoPayload, 0
+// errors of the others are left out but for the last one. What all the
+// tries inflate is bounded by twice maxSize (inflate reads through the
+// budget), so that an image full of false payloads cannot make it inflate
+// without end.
+func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(p []byte, f Format, b *budget) (*input.Data, error)) (*input.Data, error) {
+	if maxSize <= 0 {
+		maxSize = input.DefaultLimit
+	}
+	lastErr, tried, b := errNoPayload, 0, &budget{left: 2 * maxSize}
 	for i := 0; i < len(image); i++ {
 		j := indexMagic(image[i:])
 		if j < 0 {
@@ -93,9 +99,12 @@ func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(
 			return nil, err
 		}
 		f := Detect(image[i:])
-		d, err := inflate(image[i:], f)
+		d, err := inflate(image[i:], f, b)
 		if err == nil {
 			return d, nil
+		}
+		if errors.Is(err, errBudget) {
+			return nil, fmt.Errorf("kimage: no compressed kernel found: %w (%d candidates before)", err, tried)
 		}
 		lastErr, tried = fmt.Errorf("at %d, %v: %w", i, f, err), tried+1
 	}
@@ -117,7 +126,7 @@ func indexMagic(p []byte) int {
 
 // singleStream inflates the one gzip member or zstd frame at the start of
 // p, which the le32 of the kernel's size follows, and checks that size.
-func singleStream(ctx context.Context, p []byte, f Format, maxSize int64) (*input.Data, error) {
+func singleStream(ctx context.Context, p []byte, f Format, b *budget, maxSize int64) (*input.Data, error) {
 	var r io.Reader
 	var n int
 	switch f {
@@ -128,7 +137,7 @@ func singleStream(ctx context.Context, p []byte, f Format, maxSize int64) (*inpu
 			return nil, err
 		}
 		zr.Multistream(false)
-		d, err := readKernel(ctx, zr, 0, maxSize, false)
+		d, err := readKernel(ctx, b.reader(zr), 0, maxSize, false)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +153,7 @@ func singleStream(ctx context.Context, p []byte, f Format, maxSize int64) (*inpu
 	default:
 		return nil, fmt.Errorf("a %v payload without a header that bounds it is not supported", f)
 	}
-	d, err := readKernel(ctx, r, 0, maxSize, false)
+	d, err := readKernel(ctx, b.reader(r), 0, maxSize, false)
 	if err != nil {
 		return nil, err
 	}
@@ -221,4 +230,27 @@ func zstdFrameLen(p []byte) (int, error) {
 		return 0, errors.New("zstd: checksum past the end")
 	}
 	return n, nil
+}
+
+// errBudget is the error of a budget's reader once it is spent.
+var errBudget = errors.New("the candidate payloads inflate to more than twice the limit in all")
+
+// budget bounds what several readers read in all.
+type budget struct{ left int64 }
+
+// reader returns r, counting what it reads against the budget.
+func (b *budget) reader(r io.Reader) io.Reader { return &budgetReader{r: r, b: b} }
+
+type budgetReader struct {
+	r io.Reader
+	b *budget
+}
+
+func (br *budgetReader) Read(p []byte) (int, error) {
+	if br.b.left <= 0 {
+		return 0, errBudget
+	}
+	n, err := br.r.Read(p[:min(int64(len(p)), br.b.left)])
+	br.b.left -= int64(n)
+	return n, err
 }
