@@ -25,6 +25,14 @@
 // another. Lookups and iteration take a Scope: the whole chain, the Spec's
 // own types, or only its bases.
 //
+// An external module built with pahole's distilled_base feature has its
+// BTF on a small distilled base, its ELF file's .BTF.base section, rather
+// than on vmlinux. Open and Read relocate such a module onto Options.Base
+// as libbpf's btf__relocate and the kernel do (Relocate does it for Specs
+// at hand), and read it on its distilled base when no base is given. A
+// base that the module does not fit gives an error matching
+// ErrBaseMismatch. Package btf/distill writes such modules.
+//
 // # Concurrency
 //
 // Every call runs on the caller's goroutine, except that Open, Read and

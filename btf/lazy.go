@@ -2,6 +2,7 @@ package btf
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 )
@@ -69,6 +70,7 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 	if err := s.indexLazy(); err != nil {
 		return nil, err
 	}
+	s.checked = make([]atomic.Uint64, (s.n+63)/64)
 	return s, nil
 }
 
@@ -144,13 +146,58 @@ func (s *Spec) recordErr(w words, id TypeID, off uint32) error {
 // id at off before a view of it is handed out, and keeps the first failure
 // for Err.
 func (s *Spec) checkOut(id TypeID, off uint32) error {
+	i := uint32(id - s.firstID)
+	word, bit := &s.checked[i/64], uint64(1)<<(i%64)
+	if word.Load()&bit != 0 {
+		return nil
+	}
 	v := s.newValidator()
 	v.last = uint32(s.LastID())
 	err := v.check(id, off)
 	if err != nil {
 		s.lazyErr.CompareAndSwap(nil, &err)
+		return err
 	}
-	return err
+	word.Or(bit)
+	return nil
+}
+
+// Check checks every record of a lazy Spec, and of a lazy base under a
+// Spec, as an eager open does (the type ids and string offsets it refers
+// to), and returns the first failure, which Err then returns too; it checks
+// each Spec once, and returns nil at once for Specs opened eagerly, which
+// were checked whole when opened. Code that reads the records of a Spec in
+// bulk rather than through its views (btf/dedup, the Builder's copy, the
+// C dumper) calls it first, so that a lazy Spec is as safe as an eager
+// one.
+func (s *Spec) Check() error {
+	for o := s; o != nil; o = o.base {
+		if !o.lazy {
+			continue
+		}
+		o.checkAllOnce.Do(func() { o.checkAllErr = o.checkAll() })
+		if o.checkAllErr != nil {
+			return o.checkAllErr
+		}
+	}
+	return nil
+}
+
+// checkAll runs checkOut on every record of a lazy Spec, whose bounds the
+// lazy walk checked.
+func (s *Spec) checkAll() error {
+	if !s.alive() {
+		return ErrClosed
+	}
+	w := newWords(s.types)
+	id := s.firstID
+	for off := uint32(0); off < uint32(len(s.types)); id++ {
+		if err := s.checkOut(id, off); err != nil {
+			return err
+		}
+		off += s.sizes.Of(w.at(off + wire.InfoAt))
+	}
+	return nil
 }
 
 // yieldType hands the type id at off to yield, after checkOut for a lazy

@@ -20,6 +20,7 @@ func init() {
 		HeaderLen:     func(s *Spec) int { return int(s.hdr.HdrLen) },
 		StringsRange:  stringsRange,
 		Extract:       extract,
+		ExtractBase:   extractBase,
 	}
 }
 

@@ -140,13 +140,20 @@ func checkOuter(head []byte) error {
 
 // parseAny recognizes raw BTF, ELF, and compressed data by their magic
 // numbers, and parses it. The Spec takes d over if it reads from it in
-// place; otherwise d is released.
+// place; otherwise d is released. A module with a distilled base (an ELF
+// .BTF.base section) is relocated onto o.Base, or without one read on its
+// distilled base.
 func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
-	d, err := o.rawAny(ctx, d)
+	d, distBase, err := o.rawAny(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	data := d.Bytes()
+	if distBase != nil {
+		data = bytes.Clone(data)
+		d.Release()
+		return o.parseDistilled(data, distBase)
+	}
 	s, err := o.parse(data)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
@@ -156,16 +163,35 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	return s, err
 }
 
+// parseDistilled parses split BTF data on its distilled base distBase (a
+// module's .BTF and .BTF.base), and relocates it onto o.Base if set, as
+// libbpf's btf__parse_split does.
+func (o *Options) parseDistilled(data, distBase []byte) (*Spec, error) {
+	dist, err := Parse(distBase, Options{})
+	if err != nil {
+		return nil, fmt.Errorf("btf: .BTF.base: %w", err)
+	}
+	split, err := parseSplit(data, dist, noSplit)
+	if err != nil {
+		return nil, fmt.Errorf("btf: .BTF on its .BTF.base: %w", err)
+	}
+	if o.Base == nil {
+		return split, nil
+	}
+	return Relocate(split, o.Base)
+}
+
 // rawAny returns the raw BTF in d: d itself for raw BTF, the .BTF section
 // of an ELF file, what compressed data inflates to (and then its .BTF
-// section). d is taken over: released, or returned (sliced).
-func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, error) {
+// section); and a copy of an ELF file's .BTF.base section, if it has one.
+// d is taken over: released, or returned (sliced).
+func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
 	data := d.Bytes()
 	if f := input.Detect(data); f != input.None {
 		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
 		d.Release()
 		if err != nil {
-			return nil, fmt.Errorf("btf: %w", err)
+			return nil, nil, fmt.Errorf("btf: %w", err)
 		}
 		return o.rawAny(ctx, plain)
 	}
@@ -173,36 +199,36 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, error
 		return o.untar(ctx, d)
 	}
 	if !bytes.HasPrefix(data, magicELF) {
-		return d, nil
+		return d, nil, nil
 	}
-	sec, err := o.elfBTF(ctx, d)
+	sec, distBase, err := o.elfBTF(ctx, d)
 	if err != nil {
 		d.Release()
-		return nil, err
+		return nil, nil, err
 	}
 	if sec != d {
 		d.Release()
 	}
-	return sec, nil
+	return sec, distBase, nil
 }
 
 // untar returns the raw BTF of the one file of the tar archive in d (raw
-// BTF, or an ELF file whose .BTF section is used), as BTFHub archives
-// each kernel's. d is taken over.
-func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, error) {
+// BTF, or an ELF file whose .BTF section is used, and its .BTF.base), as
+// BTFHub archives each kernel's. d is taken over.
+func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
 	f, name, err := input.Untar(d)
 	if err != nil {
 		d.Release()
-		return nil, fmt.Errorf("btf: %w", err)
+		return nil, nil, fmt.Errorf("btf: %w", err)
 	}
 	head := f.Bytes()[:min(len(f.Bytes()), magicLen)]
 	if input.Detect(head) != input.None || input.IsTar(head) {
 		f.Release()
-		return nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
+		return nil, nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
 	}
 	if err := checkInner(head); err != nil {
 		f.Release()
-		return nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
+		return nil, nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
 	}
 	return o.rawAny(ctx, f)
 }
@@ -211,38 +237,64 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, error)
 // .BTF section, compressed or not), unparsed: split BTF whose base is not
 // at hand yet can be kept this way.
 func extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
+	raw, _, err := extractBase(ctx, data, maxSize)
+	return raw, err
+}
+
+// extractBase is extract that also returns a copy of the .BTF.base
+// section of an ELF file that has one (a module on a distilled base), or
+// nil.
+func extractBase(ctx context.Context, data []byte, maxSize int64) (raw, distBase []byte, err error) {
 	o := Options{MaxSize: maxSize}
-	d, err := o.rawAny(ctx, input.Borrow(data))
+	d, distBase, err := o.rawAny(ctx, input.Borrow(data))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer d.Release()
 	if err := checkBTF(d.Bytes()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return bytes.Clone(d.Bytes()), nil
+	return bytes.Clone(d.Bytes()), distBase, nil
 }
 
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to
 // the section, when it is stored uncompressed in a mapped file; a copy when
 // it is stored uncompressed in memory (so that the rest can be freed); the
-// inflated data when it is compressed.
-func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, error) {
-	data := d.Bytes()
-	f, err := elf.NewFile(bytes.NewReader(data))
+// inflated data when it is compressed. It also returns a copy of the
+// .BTF.base section, if there is one.
+func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
+	f, err := elf.NewFile(bytes.NewReader(d.Bytes()))
 	if err != nil {
-		return nil, &FormatError{Section: "elf", Offset: -1, Err: err}
+		return nil, nil, &FormatError{Section: "elf", Offset: -1, Err: err}
 	}
 	sec := f.Section(".BTF")
 	if sec == nil {
-		return nil, ErrNoBTF
+		return nil, nil, ErrNoBTF
 	}
 	if sec.Type == elf.SHT_NOBITS {
-		return nil, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
+		return nil, nil, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
 	}
+	var distBase []byte
+	if bs := f.Section(".BTF.base"); bs != nil && bs.Type != elf.SHT_NOBITS {
+		// A borrowed d: the section is copied, d keeps its memory.
+		b, err := o.elfSection(ctx, f, input.Borrow(d.Bytes()), bs)
+		if err != nil {
+			return nil, nil, err
+		}
+		distBase = bytes.Clone(b.Bytes())
+		b.Release()
+	}
+	s, err := o.elfSection(ctx, f, d, sec)
+	return s, distBase, err
+}
+
+// elfSection returns the data of section sec of f, the ELF file in d, as
+// elfBTF returns .BTF's.
+func (o *Options) elfSection(ctx context.Context, f *elf.File, d *input.Data, sec *elf.Section) (*input.Data, error) {
+	data := d.Bytes()
 	end := sec.Offset + sec.FileSize
 	if end < sec.Offset || end > uint64(len(data)) {
-		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: ".BTF section lies outside the file"}
+		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: sec.Name + " section lies outside the file"}
 	}
 	raw := data[sec.Offset:end]
 	if sec.Flags&elf.SHF_COMPRESSED == 0 {
@@ -252,9 +304,9 @@ func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, error
 		return input.Copy(raw), nil
 	}
 	plain, err := input.InflateELFSection(ctx, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
-		input.Options{Limit: o.MaxSize, What: "compressed .BTF section", Check: checkBTF, CheckLen: 2})
+		input.Options{Limit: o.MaxSize, What: "compressed " + sec.Name + " section", Check: checkBTF, CheckLen: 2})
 	if err != nil {
-		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed .BTF", Err: err}
+		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed " + sec.Name, Err: err}
 	}
 	return plain, nil
 }

@@ -102,6 +102,11 @@ func (a *aligner) alignOf(id TypeID, depth int) (uint32, error) {
 	}
 	switch t.Kind() {
 	case KindInt, KindEnum, KindEnum64, KindFloat:
+		if t.Size() == 0 {
+			// libbpf's btf__align_of gives 0 too, which its callers
+			// take for an error; a member of it would divide by zero.
+			return 0, fmt.Errorf("alignment of type %d: %v has size 0", id, t)
+		}
 		return min(t.Size(), a.s.PointerSize()), nil
 	case KindPointer:
 		return a.s.PointerSize(), nil

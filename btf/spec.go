@@ -65,6 +65,14 @@ type Spec struct {
 	// checkOut), and the first failure is kept in lazyErr.
 	lazy    bool
 	lazyErr atomic.Pointer[error]
+	// checked has a bit per own type of a lazy Spec, set once its record
+	// passed checkOut, so that a record is checked once however many
+	// views of it are handed out (a struct of 65,535 members of its own
+	// type was checked whole for each member, issue 37).
+	checked []atomic.Uint64
+	// checkAll is the result of Check, run once.
+	checkAllOnce sync.Once
+	checkAllErr  error
 	// found holds the types the lazy walk found for Options.Flavors,
 	// which FindFlavors reads instead of walking the records again.
 	found *foundFlavors

@@ -124,6 +124,22 @@ const (
 	IntBool   = 1 << 2
 )
 
+// EncodingName spells the encoding in lower case, as kmeta's JSON outputs
+// do: "none", "signed", "char" or "bool" ("unknown" for other bits).
+func (ii IntInfo) EncodingName() string {
+	switch ii.Encoding {
+	case 0:
+		return "none"
+	case IntSigned:
+		return "signed"
+	case IntChar:
+		return "char"
+	case IntBool:
+		return "bool"
+	}
+	return "unknown"
+}
+
 // Int returns an INT's encoding, bit offset and bits; zero for other kinds.
 func (t Type) Int() IntInfo {
 	if t.Kind() != KindInt {

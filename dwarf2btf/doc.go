@@ -19,6 +19,13 @@
 // kfuncs that .BTF_ids lists (decl_tag_kfuncs); and it finds per-CPU
 // variables by their DWARF address and the ELF sections, not the symbols.
 //
+// Every architecture's objects are read: 64- and 32-bit ELF, either byte
+// order. A module's debug sections are relocated as libdwfl relocates
+// them for pahole, with the data relocation types elfutils' backends
+// apply (x86-64, i386, arm64, arm, s390x, ppc64, riscv64 with its ADD/SUB
+// pairs); other types are left unapplied, as there. pahole writes BTF in
+// its input's byte order, which ByteOrder returns for Encode's output.
+//
 // Compile units are read and encoded by concurrent workers, each into its
 // own records with unit-local type ids; a merge appends them to one
 // builder.Builder in unit order, carrying the little state pahole carries

@@ -32,8 +32,10 @@ type object struct {
 	machine uint16
 	order   binary.ByteOrder
 	rel     bool // ET_REL (a .ko): relocations apply
+	class32 bool // ELFCLASS32: 32-bit symbols and relocations
 	names   []string
 	addrs   []uint64 // section addresses: sh_addr, or a layout for ET_REL
+	alloc   []bool   // SHF_ALLOC: a relocation adds the section's address
 	debug   map[string][]byte
 	copied  map[string]bool // debug sections decompressed or relocated, not in place
 	// anon holds the relocated sections that are copies in anonymous
@@ -95,17 +97,16 @@ func openObject(data []byte) (*object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dwarf2btf: %w", err)
 	}
-	if f.Class != elf.ELFCLASS64 {
-		return nil, fmt.Errorf("dwarf2btf: %v files are not supported", f.Class)
-	}
-	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
+	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL,
+		class32: f.Class == elf.ELFCLASS32, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
+	o.alloc = make([]bool, len(f.Sections))
 	o.sizes = make([]uint64, len(f.Sections))
 	o.types = make([]elf.SectionType, len(f.Sections))
 	for i, s := range f.Sections {
 		o.names[i] = s.Name
-		o.addrs[i] = s.Addr
+		o.addrs[i], o.alloc[i] = s.Addr, s.Flags&elf.SHF_ALLOC != 0
 		o.sizes[i], o.types[i] = s.Size, s.Type
 		if s.Name == btfIDsSection && s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
 			if b, err := o.sectionData(s); err == nil {
@@ -228,30 +229,34 @@ func (o *object) sectionData(s *elf.Section) ([]byte, error) {
 
 // inflate decompresses an SHF_COMPRESSED section.
 func (o *object) inflate(s *elf.Section) ([]byte, error) {
+	hdr := uint64(24) // Elf64_Chdr; Elf32_Chdr is ch_type, ch_size, ch_addralign in 32 bits
+	if o.class32 {
+		hdr = 12
+	}
 	end := s.Offset + s.FileSize
-	if end < s.Offset || end > uint64(len(o.data)) || s.FileSize < 24 {
+	if end < s.Offset || end > uint64(len(o.data)) || s.FileSize < hdr {
 		return nil, errors.New("compressed section lies outside the file")
 	}
 	raw := o.data[s.Offset:end]
-	var ch elf.Chdr64
-	if _, err := binary.Decode(raw[:24], o.order, &ch); err != nil {
-		return nil, err
+	typ, size := o.order.Uint32(raw), o.order.Uint64(raw[8:])
+	if o.class32 {
+		size = uint64(o.order.Uint32(raw[4:]))
 	}
-	switch elf.CompressionType(ch.Type) {
+	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		return inflateZlib(raw[24:], ch.Size, len(raw))
+		return inflateZlib(raw[hdr:], size, len(raw))
 	case elf.COMPRESS_ZSTD:
-		if err := checkClaim(ch.Size, len(raw)); err != nil {
+		if err := checkClaim(size, len(raw)); err != nil {
 			return nil, err
 		}
-		zr, err := zstd.NewReader(bytes.NewReader(raw[24:]), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSection))
+		zr, err := zstd.NewReader(bytes.NewReader(raw[hdr:]), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSection))
 		if err != nil {
 			return nil, err
 		}
 		defer zr.Close()
-		return readInflated(zr, ch.Size)
+		return readInflated(zr, size)
 	}
-	return nil, fmt.Errorf("unknown compression type %d", ch.Type)
+	return nil, fmt.Errorf("unknown compression type %d", typ)
 }
 
 // checkClaim bounds the size a compressed section of n bytes claims to
@@ -332,7 +337,11 @@ func (o *object) readSymbols(f *elf.File) error {
 	if err != nil {
 		return fmt.Errorf("dwarf2btf: symbols: %w", err)
 	}
-	if len(syms)%elf.Sym64Size != 0 {
+	ent := elf.Sym64Size
+	if o.class32 {
+		ent = elf.Sym32Size
+	}
+	if len(syms)%ent != 0 {
 		return fmt.Errorf("dwarf2btf: symbols: %d bytes, not a whole number of symbols", len(syms))
 	}
 	if len(syms) == 0 {
@@ -345,7 +354,7 @@ func (o *object) readSymbols(f *elf.File) error {
 	if err != nil {
 		return fmt.Errorf("dwarf2btf: symbols' strings: %w", err)
 	}
-	o.symtab = &symTable{order: o.order, syms: syms[elf.Sym64Size:], strs: strs}
+	o.symtab = &symTable{order: o.order, class32: o.class32, ent: ent, syms: syms[ent:], strs: strs}
 	return nil
 }
 
@@ -355,9 +364,11 @@ func (o *object) readSymbols(f *elf.File) error {
 // encoding can start. The names it gives are views of the string table,
 // valid as long as the input is.
 type symTable struct {
-	order binary.ByteOrder
-	syms  []byte // the entries after the null symbol
-	strs  []byte
+	order   binary.ByteOrder
+	class32 bool   // Elf32_Sym entries
+	ent     int    // the size of one entry
+	syms    []byte // the entries after the null symbol
+	strs    []byte
 }
 
 // len returns the number of symbols, the null one not counted.
@@ -365,14 +376,24 @@ func (t *symTable) len() int {
 	if t == nil {
 		return 0
 	}
-	return len(t.syms) / elf.Sym64Size
+	return len(t.syms) / t.ent
 }
 
 // at returns symbol i (0-based, the null symbol not counted), as
 // debug/elf gives it: a name outside the string table, or without its
 // NUL, is "".
 func (t *symTable) at(i int) elf.Symbol {
-	b := t.syms[i*elf.Sym64Size : (i+1)*elf.Sym64Size]
+	b := t.syms[i*t.ent : (i+1)*t.ent]
+	if t.class32 {
+		return elf.Symbol{
+			Name:    t.name(t.order.Uint32(b[symName:])),
+			Value:   uint64(t.order.Uint32(b[sym32Value:])),
+			Size:    uint64(t.order.Uint32(b[sym32Size:])),
+			Info:    b[sym32Info],
+			Other:   b[sym32Info+1],
+			Section: elf.SectionIndex(t.order.Uint16(b[sym32Info+2:])),
+		}
+	}
 	return elf.Symbol{
 		Name:    t.name(t.order.Uint32(b[symName:])),
 		Info:    b[symInfo],
@@ -393,6 +414,14 @@ const (
 	symSize  = 16
 )
 
+// The fields of an Elf32_Sym, where they differ: st_value, st_size, then
+// st_info, st_other and st_shndx.
+const (
+	sym32Value = 4
+	sym32Size  = 8
+	sym32Info  = 12
+)
+
 func (t *symTable) name(off uint32) string {
 	if uint64(off) >= uint64(len(t.strs)) {
 		return ""
@@ -408,8 +437,12 @@ func (t *symTable) name(off uint32) string {
 // is reports whether symbol i is called name and of type typ, without
 // making its name.
 func (t *symTable) is(i int, name string, typ elf.SymType) bool {
-	b := t.syms[i*elf.Sym64Size : (i+1)*elf.Sym64Size]
-	if elf.ST_TYPE(b[symInfo]) != typ {
+	b := t.syms[i*t.ent : (i+1)*t.ent]
+	info := b[symInfo]
+	if t.class32 {
+		info = b[sym32Info]
+	}
+	if elf.ST_TYPE(info) != typ {
 		return false
 	}
 	off := uint64(t.order.Uint32(b[symName:]))
@@ -429,20 +462,28 @@ func (t *symTable) all() iter.Seq2[int, elf.Symbol] {
 }
 
 // symValue is the relocation value of symbol i (1-based in the symbol
-// table): its value plus, in a relocatable object, its section's address.
-func (o *object) symValue(i uint32) (uint64, bool) {
+// table), as libdwfl's relocate_getsym gives it: its value plus, for a
+// symbol of an allocated section of a relocatable object, the section's
+// address (layout); 0 for a common symbol; ok false for an undefined one,
+// whose relocations libdwfl skips (it resolves names only against other
+// modules, and pahole reports one).
+func (o *object) symValue(i uint32) (v uint64, ok bool, err error) {
 	if i == 0 {
-		return 0, true
+		return 0, true, nil
 	}
 	if int(i) > o.symtab.len() {
-		return 0, false
+		return 0, false, fmt.Errorf("relocation refers to symbol %d of %d", i, o.symtab.len())
 	}
 	s := o.symtab.at(int(i) - 1)
-	v := s.Value
-	if s.Section > elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) {
-		v += o.addrs[s.Section]
+	switch {
+	case s.Section == elf.SHN_UNDEF:
+		return 0, false, nil
+	case s.Section == elf.SHN_COMMON:
+		return 0, true, nil
+	case s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) && o.alloc[s.Section]:
+		return s.Value + o.addrs[s.Section], true, nil
 	}
-	return v, true
+	return s.Value, true, nil
 }
 
 // readBanner keeps the text of the linux_banner symbol, if any.

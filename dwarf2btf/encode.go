@@ -57,6 +57,10 @@ type Options struct {
 	// hold type_tag and enum64, whose absence this package does not
 	// encode.
 	Features Features
+	// KeepRust encodes the compile units written in Rust too, as pahole
+	// does without --lang_exclude=rust; by default they are left out, as
+	// every kernel's build asks (LikePahole124 always leaves them out).
+	KeepRust bool
 
 	// mapped tells that the data is a read-only file mapping, whose pages
 	// can be given back once read (EncodeFile, EncodeFileNoDedup).
@@ -526,7 +530,7 @@ func (e *run) unit(ctx context.Context, u unitHeader, l *loader, cache map[abbre
 	if err := l.load(); err != nil {
 		return err
 	}
-	if cu.language == langRust || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
+	if cu.language == langRust && (!e.opts.KeepRust || e.opts.like < LikePahole130) || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
 		out.skipped = true
 		return nil
 	}

@@ -60,9 +60,15 @@ func TestIdenticalToPahole(t *testing.T) {
 // byte for byte, with how they differ.
 func samePahole(t *testing.T, obj []byte, opts dwarf2btf.Options, want []byte) {
 	t.Helper()
+	samePaholeOut(t, obj, opts, builder.Options{}, want)
+}
+
+// samePaholeOut is samePahole with the output written as out says.
+func samePaholeOut(t *testing.T, obj []byte, opts dwarf2btf.Options, out builder.Options, want []byte) {
+	t.Helper()
 	for _, jobs := range []int{1, 2, 8} {
 		opts.Jobs = jobs
-		got, err := dwarf2btf.Encode(context.Background(), obj, opts, builder.Options{})
+		got, err := dwarf2btf.Encode(context.Background(), obj, opts, out)
 		if err != nil {
 			t.Fatalf("-j%d: %v", jobs, err)
 		}

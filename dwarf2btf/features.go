@@ -112,6 +112,13 @@ const (
 	FeatureConsistentFunc                         // consistent_func: leave out functions whose prototypes disagree between units or whose parameters are in unexpected registers
 	FeatureDeclTagKfuncs                          // decl_tag_kfuncs: DECL_TAG "bpf_kfunc" (and "bpf_fastcall") on the kfuncs listed in .BTF_ids
 	FeatureReproducibleBuild                      // reproducible_build: output independent of -j (always so here)
+	// FeatureDistilledBase is distilled_base: a module's BTF is written on
+	// a distilled base (.BTF and .BTF.base), as Linux 6.12's kbuild asks
+	// for external modules. It changes no type that Encode writes: its
+	// callers distill Encode's output with btf/distill's Distill, as
+	// pahole runs libbpf's btf__distill_base on its own (kmeta btf encode
+	// does so).
+	FeatureDistilledBase
 )
 
 // DefaultFeatures is pahole 1.30's --btf_features=default, the set Linux
@@ -134,6 +141,7 @@ var featureNames = []struct {
 	{"consistent_func", FeatureConsistentFunc},
 	{"decl_tag_kfuncs", FeatureDeclTagKfuncs},
 	{"reproducible_build", FeatureReproducibleBuild},
+	{"distilled_base", FeatureDistilledBase},
 }
 
 // ParseFeatures parses a --btf_features value as pahole 1.30 does: a
@@ -141,7 +149,7 @@ var featureNames = []struct {
 // DefaultFeatures and a leading "+" adds the list to DefaultFeatures.
 // Unlike pahole without --btf_features_strict, an unknown name is an
 // error, and so are the features pahole 1.30 has that this package does
-// not encode (distilled_base, global_var, attributes).
+// not encode (global_var, attributes).
 func ParseFeatures(s string) (Features, error) {
 	var f Features
 	if rest, ok := strings.CutPrefix(s, "+"); ok {

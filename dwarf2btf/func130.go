@@ -64,7 +64,8 @@ func (e *emitter) emitFunc130(f *function) error {
 // declares), sizes and encodings for numbers, element counts for arrays,
 // and the return type and parameter count of prototypes; CONSTs do not
 // count unless they stand right before void. The unit's records are in
-// e.out.types, local id i at index i-1.
+// e.out.types, local id i at index i-1. A chain longer than 256 (only a
+// cycle is) ends in '?'.
 func (e *emitter) sig(b []byte, id uint32) []byte {
 	consts := 0
 	for range 256 {
@@ -115,8 +116,11 @@ func (e *emitter) sig(b []byte, id uint32) []byte {
 		case btf.KindFuncProto:
 			// types__match compares the return type, and, by a slip
 			// in its loop, the return type again for each parameter.
+			// Followed in this loop, not by recursion, so that a
+			// prototype that returns itself (a DWARF cycle) ends at
+			// the bound.
 			b = binary.AppendUvarint(append(b, 'F'), uint64(r.n))
-			return e.sig(b, r.a)
+			id = r.a
 		default:
 			return append(b, '?')
 		}

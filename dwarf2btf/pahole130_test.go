@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -33,6 +34,35 @@ func TestIdenticalToKernel612(t *testing.T) {
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, want)
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Like: dwarf2btf.LikePahole130,
 				Features: dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild}, want)
+		})
+	}
+}
+
+// TestIdenticalOtherArches encodes cordic.ko of Debian 13's arm64 cloud
+// kernel (6.12.117, relocations of AArch64) and of its s390x kernel
+// (6.12.107, big-endian, relocations of s390x), each on its kernel's
+// vmlinux BTF, and compares the result with the .BTF of the module their
+// image packages ship, byte for byte. The build found pahole 1.30 from
+// the modules' vermagic, as with amd64.
+func TestIdenticalOtherArches(t *testing.T) {
+	for _, arch := range []string{"arm64", "s390x"} {
+		t.Run(arch, func(t *testing.T) {
+			base, err := btf.Parse(testfixtures.Read(t, "btf/debian-6.12-"+arch+".btf.zst"), btf.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dbase, err := dedup.NewBase(base, dedup.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ko := testfixtures.Read(t, "elf/debian-6.12-"+arch+"/cordic.ko.zst")
+			want := testfixtures.Read(t, "pahole/encode/debian-6.12-"+arch+"/cordic.btf.gz")
+			// pahole writes BTF in its input's byte order.
+			order, err := dwarf2btf.ByteOrder(ko)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePaholeOut(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, builder.Options{ByteOrder: order}, want)
 		})
 	}
 }
@@ -79,13 +109,14 @@ func TestParseFeatures(t *testing.T) {
 		"+reproducible_build":        dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild,
 		"var,type_tag,enum64":        dwarf2btf.FeatureVar | dwarf2btf.FeatureTypeTag | dwarf2btf.FeatureEnum64,
 		"default,reproducible_build": dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild,
+		"+distilled_base":            dwarf2btf.DefaultFeatures | dwarf2btf.FeatureDistilledBase,
 	} {
 		got, err := dwarf2btf.ParseFeatures(s)
 		if err != nil || got != want {
 			t.Errorf("ParseFeatures(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, bad := range []string{"bogus", "var,global_var", "distilled_base"} {
+	for _, bad := range []string{"bogus", "var,global_var", "var,attributes"} {
 		if _, err := dwarf2btf.ParseFeatures(bad); err == nil {
 			t.Errorf("ParseFeatures(%q) took it", bad)
 		}

@@ -8,15 +8,19 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
-// relocate applies the RELA relocations of a relocatable object (a .ko) to
-// its debug sections, with symbol values placed by layout, as libdwfl does
-// for pahole. A section is copied before its first change; those without
-// relocations (.debug_str) and the relocations themselves are read in
-// place. Only the absolute relocation types that compilers emit in
-// debug sections are supported: 64- and 32-bit on x86-64 and arm64.
+// relocate applies the relocations of a relocatable object (a .ko) to its
+// debug sections, with symbol values placed by layout, as libdwfl's
+// __libdwfl_relocate does when pahole opens a module. A section is copied
+// before its first change; those without relocations (.debug_str) and the
+// relocations themselves are read in place.
+//
+// Like libdwfl, which relocates "partially" (relocate_section's partial
+// argument is always true there), a relocation of a type that is not
+// simple data (relocKindOf), or against an undefined symbol, is left
+// unapplied; a relocation outside its section is an error.
 func (o *object) relocate(f *elf.File) error {
 	for _, rs := range f.Sections {
-		if rs.Type != elf.SHT_RELA || int(rs.Info) >= len(f.Sections) {
+		if rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL || int(rs.Info) >= len(f.Sections) {
 			continue
 		}
 		target, ok := o.debugAt(int(rs.Info))
@@ -32,7 +36,7 @@ func (o *object) relocate(f *elf.File) error {
 			sec = o.copyOut(target, sec)
 			o.debug[target], o.copied[target] = sec, true
 		}
-		if err := o.applyRela(sec, raw, f.Machine); err != nil {
+		if err := o.applyRelocs(sec, raw, rs.Type == elf.SHT_RELA, f.Machine); err != nil {
 			return fmt.Errorf("dwarf2btf: relocating %s: %w", target, err)
 		}
 	}
@@ -68,59 +72,110 @@ func (o *object) debugAt(i int) (string, bool) {
 	return "", false
 }
 
-// relocSize returns the width in bytes of an absolute relocation type, or
-// 0 for types that need no work and -1 for unsupported ones.
-func relocSize(m elf.Machine, typ uint32) int {
-	switch m {
-	case elf.EM_X86_64:
-		switch elf.R_X86_64(typ) {
-		case elf.R_X86_64_NONE:
-			return 0
-		case elf.R_X86_64_64:
-			return 8
-		case elf.R_X86_64_32, elf.R_X86_64_32S:
-			return 4
-		}
-	case elf.EM_AARCH64:
-		switch elf.R_AARCH64(typ) {
-		case elf.R_AARCH64_NONE:
-			return 0
-		case elf.R_AARCH64_ABS64:
-			return 8
-		case elf.R_AARCH64_ABS32:
-			return 4
-		}
-	}
-	return -1
+// relocEntry is one relocation record, of either form and class.
+type relocEntry struct {
+	off    uint64
+	typ    uint32
+	sym    uint32
+	addend int64 // 0 for SHT_REL, whose addend is in the bytes relocated
 }
 
-func (o *object) applyRela(sec, rela []byte, m elf.Machine) error {
-	const entSize = 24
-	for off := 0; off+entSize <= len(rela); off += entSize {
-		where := o.order.Uint64(rela[off:])
-		info := o.order.Uint64(rela[off+8:])
-		addend := int64(o.order.Uint64(rela[off+16:]))
-		typ, sym := uint32(info), uint32(info>>32)
-		size := relocSize(m, typ)
-		if size == 0 {
-			continue
+// relocEntrySize returns the size of one record of an SHT_RELA (rela) or
+// SHT_REL section of the object's class.
+func (o *object) relocEntrySize(rela bool) int {
+	n := 16
+	if o.class32 {
+		n = 8
+	}
+	if rela {
+		n += n / 2
+	}
+	return n
+}
+
+// relocAt decodes the record at the start of b (relocEntrySize bytes).
+// Elf32's r_info holds the symbol in its high 24 bits and the type in its
+// low 8; Elf64's the symbol in its high 32 bits and the type in its low 32.
+func (o *object) relocAt(b []byte, rela bool) relocEntry {
+	if o.class32 {
+		info := o.order.Uint32(b[4:])
+		e := relocEntry{off: uint64(o.order.Uint32(b)), typ: info & 0xff, sym: info >> 8}
+		if rela {
+			e.addend = int64(int32(o.order.Uint32(b[8:])))
 		}
-		if size < 0 {
-			return fmt.Errorf("relocation type %d for machine %v is not supported", typ, m)
+		return e
+	}
+	info := o.order.Uint64(b[8:])
+	e := relocEntry{off: o.order.Uint64(b), typ: uint32(info), sym: uint32(info >> 32)}
+	if rela {
+		e.addend = int64(o.order.Uint64(b[16:]))
+	}
+	return e
+}
+
+// applyRelocs applies the relocation records rel (SHT_RELA if rela, else
+// SHT_REL) to sec, as libdwfl's relocate does each: a simple type writes
+// symbol + addend (RELA) or adds the symbol to the bytes there (REL); an
+// add/subtract type (RISC-V's label differences) adds or subtracts symbol
+// + addend from the bytes there.
+func (o *object) applyRelocs(sec, rel []byte, rela bool, m elf.Machine) error {
+	size := o.relocEntrySize(rela)
+	for off := 0; off+size <= len(rel); off += size {
+		e := o.relocAt(rel[off:], rela)
+		k := relocKindOf(m, e.typ)
+		if k.size == 0 || k.addsub != 0 && !rela {
+			continue // libdwfl: DWFL_E_BADRELTYPE, skipped
 		}
-		if where > uint64(len(sec)) || uint64(len(sec))-where < uint64(size) {
-			return fmt.Errorf("relocation at %#x outside the section", where)
+		v, ok, err := o.symValue(e.sym)
+		if err != nil {
+			return err
 		}
-		v, ok := o.symValue(sym)
 		if !ok {
-			return fmt.Errorf("relocation refers to symbol %d of %d", sym, o.symtab.len())
+			continue // libdwfl: DWFL_E_RELUNDEF, skipped
 		}
-		v += uint64(addend)
-		if size == 8 {
-			o.order.PutUint64(sec[where:], v)
-		} else {
-			o.order.PutUint32(sec[where:], uint32(v))
+		n := uint64(k.size)
+		if e.off > uint64(len(sec)) || uint64(len(sec))-e.off < n {
+			return fmt.Errorf("relocation at %#x outside the section", e.off)
 		}
+		b := sec[e.off : e.off+n]
+		switch {
+		case !rela:
+			v += o.readWord(b)
+		case k.addsub > 0:
+			v = o.readWord(b) + v + uint64(e.addend)
+		case k.addsub < 0:
+			v = o.readWord(b) - (v + uint64(e.addend))
+		default:
+			v += uint64(e.addend)
+		}
+		o.writeWord(b, v)
 	}
 	return nil
+}
+
+// readWord reads the 1-, 2-, 4- or 8-byte word b in the object's order.
+func (o *object) readWord(b []byte) uint64 {
+	switch len(b) {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(o.order.Uint16(b))
+	case 4:
+		return uint64(o.order.Uint32(b))
+	}
+	return o.order.Uint64(b)
+}
+
+// writeWord stores v, truncated, in the 1-, 2-, 4- or 8-byte word b.
+func (o *object) writeWord(b []byte, v uint64) {
+	switch len(b) {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		o.order.PutUint16(b, uint16(v))
+	case 4:
+		o.order.PutUint32(b, uint32(v))
+	default:
+		o.order.PutUint64(b, v)
+	}
 }

@@ -17,10 +17,13 @@ import (
 // in front of LZMA2. ulikunitz/xz reads LZMA2 only, so for that case this
 // file parses the xz stream and block headers, inflates the block with
 // ulikunitz/xz/lzma's LZMA2 reader and undoes the x86 filter (xz's
-// simple/x86.c, written anew). Plain LZMA2 streams go to internal/input.
+// simple/x86.c, written anew). 32-bit arm kernels are compressed the same
+// way with the arm filter ("xz --arm", 0x07; xz's simple/arm.c). Plain
+// LZMA2 streams go to internal/input.
 
 const (
 	xzFilterX86   = 0x04
+	xzFilterARM   = 0x07
 	xzFilterLZMA2 = 0x21
 )
 
@@ -34,7 +37,7 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	case len(ids) == 1 && ids[0] == xzFilterLZMA2:
 		r, _, err := input.Decompress(input.Xz, p, maxSize)
 		return r, err
-	case len(ids) == 2 && ids[0] == xzFilterX86 && ids[1] == xzFilterLZMA2:
+	case len(ids) == 2 && (ids[0] == xzFilterX86 || ids[0] == xzFilterARM) && ids[1] == xzFilterLZMA2:
 	default:
 		return nil, fmt.Errorf("xz: filter chain %x is not supported", ids)
 	}
@@ -42,7 +45,7 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	if len(props[0]) == 4 {
 		start = binary.LittleEndian.Uint32(props[0])
 	} else if len(props[0]) != 0 {
-		return nil, errors.New("xz: bad x86 filter properties")
+		return nil, errors.New("xz: bad branch filter properties")
 	}
 	if len(props[1]) != 1 || props[1][0] > 40 {
 		return nil, errors.New("xz: bad LZMA2 properties")
@@ -59,7 +62,11 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("xz: %w", err)
 	}
-	return &x86Reader{r: lr, pos: start, buf: make([]byte, 64<<10)}, nil
+	var f bcjFilter = &x86Filter{}
+	if ids[0] == xzFilterARM {
+		f = armFilter{}
+	}
+	return &bcjReader{r: lr, pos: start, buf: make([]byte, 64<<10), f: f}, nil
 }
 
 // xzBlock parses the stream header and the first block header of p and
@@ -104,19 +111,25 @@ func xzBlock(p []byte) (ids []uint64, props [][]byte, data []byte, err error) {
 	return ids, props, p[streamHeader+size:], nil
 }
 
-// x86Reader undoes the x86 BCJ filter on what r reads.
-type x86Reader struct {
-	r        io.Reader
-	buf      []byte
-	n        int    // bytes in buf
-	ready    []byte // filtered bytes not read yet (a prefix of buf)
-	pos      uint32 // stream position of buf[0]
-	prevMask uint32
-	prevPos  uint32
-	eof      bool
+// bcjFilter undoes a branch-call-jump filter on buf, whose first byte is
+// at position pos of the stream, and returns how many bytes of buf are
+// final.
+type bcjFilter interface {
+	filter(buf []byte, pos uint32) int
 }
 
-func (x *x86Reader) Read(p []byte) (int, error) {
+// bcjReader undoes a BCJ filter on what r reads.
+type bcjReader struct {
+	r     io.Reader
+	f     bcjFilter
+	buf   []byte
+	n     int    // bytes in buf
+	ready []byte // filtered bytes not read yet (a prefix of buf)
+	pos   uint32 // stream position of buf[0]
+	eof   bool
+}
+
+func (x *bcjReader) Read(p []byte) (int, error) {
 	for len(x.ready) == 0 {
 		if x.eof && x.n == 0 {
 			return 0, io.EOF
@@ -131,7 +144,7 @@ func (x *x86Reader) Read(p []byte) (int, error) {
 }
 
 // fill reads more into buf and filters what it can.
-func (x *x86Reader) fill() error {
+func (x *bcjReader) fill() error {
 	for x.n < len(x.buf) && !x.eof {
 		m, err := x.r.Read(x.buf[x.n:])
 		x.n += m
@@ -141,7 +154,7 @@ func (x *x86Reader) fill() error {
 			return fmt.Errorf("xz: %w", err)
 		}
 	}
-	k := x.filter(x.buf[:x.n])
+	k := x.f.filter(x.buf[:x.n], x.pos)
 	if x.eof {
 		k = x.n // the last bytes stay as they are
 	}
@@ -156,9 +169,17 @@ func (x *x86Reader) fill() error {
 
 func isX86MSByte(b byte) bool { return b == 0 || b == 0xff }
 
+// x86Filter is the x86 BCJ filter's state between calls.
+type x86Filter struct {
+	pos      uint32
+	prevMask uint32
+	prevPos  uint32
+}
+
 // filter converts the absolute addresses of x86 CALL and JMP instructions
 // back to relative ones and returns how many bytes of buf are final.
-func (x *x86Reader) filter(buf []byte) int {
+func (x *x86Filter) filter(buf []byte, pos uint32) int {
+	x.pos = pos
 	allowed := [8]bool{true, true, true, false, true, false, false, false}
 	bitNumber := [8]uint32{0, 1, 2, 2, 3, 3, 3, 3}
 	if len(buf) < 5 {
@@ -213,6 +234,25 @@ func (x *x86Reader) filter(buf []byte) int {
 		binary.LittleEndian.PutUint32(buf[i+1:], dest)
 		i += 5
 		x.prevMask = 0
+	}
+	return i
+}
+
+// armFilter is the arm BCJ filter: it has no state.
+type armFilter struct{}
+
+// filter converts the absolute targets of arm BL instructions (the
+// aligned little-endian words whose top byte is 0xeb) back to the
+// relative offsets the instruction holds.
+func (armFilter) filter(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		if buf[i+3] != 0xeb {
+			continue
+		}
+		src := (uint32(buf[i+2])<<16 | uint32(buf[i+1])<<8 | uint32(buf[i])) << 2
+		dest := (src - (pos + uint32(i) + 8)) >> 2
+		buf[i], buf[i+1], buf[i+2] = byte(dest), byte(dest>>8), byte(dest>>16)
 	}
 	return i
 }

@@ -2,6 +2,7 @@ package kimage
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,9 +20,11 @@ const headLen = 0x250
 
 // OpenBTF reads the BTF of the input at path in any form kmeta reads: what
 // btf.Open reads (raw BTF, an ELF file such as a vmlinux, a .ko or a BPF
-// object, also compressed with gzip, xz or zstd), an x86 bzImage
-// (/boot/vmlinuz-*), or a Debian kernel package (linux-image-*.deb), whose
-// kernel's BTF it reads. opts are btf.Open's: opts.MaxSize also bounds the
+// object, also compressed with gzip, xz or zstd), a kernel image
+// (/boot/vmlinuz-*: see IsImage; an Image.gz too), or a Debian kernel
+// package (linux-image-*.deb), whose kernel's BTF it reads. A kernel that
+// is not ELF holds exactly one valid BTF, found by its magic number, or
+// reading fails (errors.Is btf.ErrNoBTF if it holds none). opts are btf.Open's: opts.MaxSize also bounds the
 // image or package and what it inflates to. ctx stops the reading.
 //
 // A kernel image is recognized in a regular file only; a FIFO or a device
@@ -44,12 +47,12 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 }
 
 // ReadBTF is OpenBTF for a stream: r may hold anything OpenBTF reads. A
-// kernel image or package is read whole into memory (bounded by
-// opts.MaxSize), then its kernel is inflated as a stream.
+// kernel image or package, and compressed data, is read whole into memory
+// (bounded by opts.MaxSize), then its kernel is inflated.
 func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, error) {
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
-	if !IsBzImage(head) && !IsDeb(head) && !IsRPM(head) {
+	if !IsImage(head) && !isPackage(head) && Detect(head) == Unknown {
 		return btf.Read(ctx, br, opts)
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
@@ -57,11 +60,14 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 		return nil, err
 	}
 	defer d.Release()
+	if !IsImage(head) && !isPackage(head) && !isCompressedImage(d.Bytes()) {
+		return btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
+	}
 	return kernelBTF(ctx, d.Bytes(), opts)
 }
 
-// isImageFile reports whether path is a regular file that starts as an x86
-// bzImage or a Debian package.
+// isImageFile reports whether path is a regular file that holds a kernel
+// image (IsImage), also compressed (an Image.gz), or a Debian package.
 func isImageFile(path string) bool {
 	f, fi, err := input.OpenFile(path)
 	if err != nil {
@@ -73,18 +79,72 @@ func isImageFile(path string) bool {
 	}
 	head := make([]byte, headLen)
 	n, _ := io.ReadFull(f, head)
-	return IsBzImage(head[:n]) || IsDeb(head[:n]) || IsRPM(head[:n])
+	if IsImage(head[:n]) || isPackage(head[:n]) {
+		return true
+	}
+	if Detect(head[:n]) == Unknown {
+		return false
+	}
+	d, err := input.File(context.Background(), path, input.Options{})
+	if err != nil {
+		return false
+	}
+	defer d.Release()
+	return isCompressedImage(d.Bytes())
 }
 
-// kernelBTF reads the BTF of the kernel in data, an x86 bzImage or a
-// Debian package: the kernel is inflated as a stream into btf.Read, which
-// keeps only its .BTF section.
+// isCompressedImage reports whether data is compressed (Detect) and
+// inflates to an arm64 or riscv64 Image, as the kernel's Image.gz,
+// Image.zst and the like are; compressed ELF and BTF are btf's.
+func isCompressedImage(data []byte) bool {
+	f := Detect(data)
+	if f == Unknown {
+		return false
+	}
+	r, _, err := Decompress(data, f, 0)
+	if err != nil {
+		return false
+	}
+	head := make([]byte, imageHeadLen)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return false
+	}
+	return isArm64Image(head) || isRiscvImage(head)
+}
+
+// kernelBTF reads the BTF of the kernel in data, a kernel image or a
+// Debian package. A bzImage's kernel is inflated as a stream into
+// btf.Read, which keeps only its .BTF section; the others' BTF is found
+// in the kernel (imageBTF) and parsed.
 func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, error) {
-	r, _, err := Kernel(ctx, data, opts.MaxSize)
+	image, name, sm := data, "", (*sysMap)(nil)
+	if isPackage(data) {
+		var err error
+		if image, name, sm, err = debKernel(ctx, data, opts.MaxSize); err != nil {
+			return nil, err
+		}
+	}
+	s, err := imageSpec(ctx, image, sm, opts)
+	if err != nil && name != "" {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, err
+}
+
+// imageSpec reads the BTF of the kernel in image.
+func imageSpec(ctx context.Context, image []byte, sm *sysMap, opts btf.Options) (*btf.Spec, error) {
+	if IsBzImage(image) {
+		r, _, err := imageKernel(ctx, image, opts.MaxSize)
+		if err != nil {
+			return nil, err
+		}
+		return btf.Read(ctx, r, opts)
+	}
+	raw, err := imageBTF(ctx, image, sm, opts.MaxSize)
 	if err != nil {
 		return nil, err
 	}
-	return btf.Read(ctx, r, opts)
+	return btf.Parse(raw, opts)
 }
 
 // Package is the BTF a Debian kernel package ships: its kernel's and each
@@ -98,6 +158,7 @@ func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, e
 type Package struct {
 	name  string            // the package's path, for errors
 	files map[string][]byte // "vmlinux" and module names -> raw BTF
+	dist  map[string][]byte // modules on a distilled base -> their .BTF.base
 	errs  map[string]error  // modules whose BTF could not be read
 	names []string          // module names, sorted (with BTF, or failed)
 }
@@ -165,14 +226,19 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 	if !IsDeb(deb) && !IsRPM(deb) {
 		return nil, errors.New("kimage: not a Debian or RPM package")
 	}
-	p := &Package{files: map[string][]byte{}, errs: map[string]error{}}
+	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}}
+	var image []byte // the kernel image, read once the walk is done
+	var imageName string
+	var sm *sysMap
 	err := Walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
-		isModule := IsModule(name)
-		if !isModule && !IsVmlinuz(name) {
-			return nil
+		if IsSystemMap(name) && sm == nil {
+			m, err := readSysMap(ctx, name, size, r, maxSize)
+			sm = m
+			return err
 		}
-		if !isModule && p.files[vmlinux] != nil {
-			return nil // a second kernel image: the first one counts
+		isModule := IsModule(name)
+		if !isModule && (!IsVmlinuz(name) || image != nil) {
+			return nil // not a kernel, or a second one: the first one counts
 		}
 		d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: name, Claim: size})
 		if err != nil {
@@ -180,18 +246,14 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		}
 		defer d.Release()
 		if !isModule {
-			raw, err := vmlinuxBTF(ctx, d.Bytes(), maxSize)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			p.files[vmlinux] = raw
+			image, imageName = bytes.Clone(d.Bytes()), name
 			return nil
 		}
 		mod := ModuleName(name)
 		if _, dup := p.files[mod]; dup || p.errs[mod] != nil {
 			return nil
 		}
-		raw, err := btfraw.Extract(ctx, d.Bytes(), maxSize)
+		raw, distBase, err := btfraw.ExtractBase(ctx, d.Bytes(), maxSize)
 		switch {
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil
@@ -199,6 +261,9 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 			p.errs[mod] = fmt.Errorf("%s: %w", name, err)
 		default:
 			p.files[mod] = raw
+			if distBase != nil {
+				p.dist[mod] = distBase
+			}
 		}
 		p.names = append(p.names, mod)
 		return nil
@@ -206,8 +271,11 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 	if err != nil {
 		return nil, err
 	}
-	if p.files[vmlinux] == nil {
+	if image == nil {
 		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
+	}
+	if p.files[vmlinux], err = imageBTF(ctx, image, sm, maxSize); err != nil {
+		return nil, fmt.Errorf("%s: %w", imageName, err)
 	}
 	slices.Sort(p.names)
 	return p, nil
@@ -216,27 +284,15 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 // vmlinux names the kernel's BTF in a Package, as in /sys/kernel/btf.
 const vmlinux = "vmlinux"
 
-// vmlinuxBTF returns the raw BTF of the kernel image in image.
-func vmlinuxBTF(ctx context.Context, image []byte, maxSize int64) ([]byte, error) {
-	r, claim, err := imageKernel(image, maxSize)
-	if err != nil {
-		return nil, err
-	}
-	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: "the kernel in the image", Claim: claim})
-	if err != nil {
-		return nil, err
-	}
-	defer d.Release()
-	return btfraw.Extract(ctx, d.Bytes(), maxSize)
-}
-
 // Modules returns the names of the package's modules with BTF, sorted:
 // "kvm" for lib/modules/VERSION/kernel/arch/x86/kvm/kvm.ko.
 func (p *Package) Modules() []string { return slices.Clone(p.names) }
 
 // File returns the raw BTF of "vmlinux" or of a module: what the kernel
 // would show in /sys/kernel/btf/NAME (a module's is split BTF on
-// vmlinux's). The bytes belong to the Package and must not be modified.
+// vmlinux's), except that a module built on a distilled base (.BTF.base)
+// is returned on that base, as its .BTF holds it: Open relocates it. The
+// bytes belong to the Package and must not be modified.
 func (p *Package) File(name string) ([]byte, error) {
 	if err := p.errs[name]; err != nil {
 		return nil, err
@@ -259,11 +315,33 @@ func (p *Package) Open(name string, base *btf.Spec) (*btf.Spec, error) {
 	if name == vmlinux {
 		base = nil
 	}
+	if dist := p.dist[name]; dist != nil {
+		return p.openDistilled(name, raw, dist, base)
+	}
 	s, err := btf.Parse(raw, btf.Options{Base: base})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
 	}
 	return s, nil
+}
+
+// openDistilled parses the module name, raw on its distilled base dist,
+// and relocates it onto base, as the kernel does when it loads it; on its
+// distilled base if base is nil.
+func (p *Package) openDistilled(name string, raw, dist []byte, base *btf.Spec) (*btf.Spec, error) {
+	d, err := btf.Parse(dist, btf.Options{})
+	if err == nil {
+		var s *btf.Spec
+		if s, err = btf.Parse(raw, btf.Options{Base: d}); err == nil {
+			if base == nil {
+				return s, nil
+			}
+			if s, err = btf.Relocate(s, base); err == nil {
+				return s, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
 }
 
 // String returns the path the Package was read from.

@@ -83,6 +83,13 @@ func Payload(image []byte) ([]byte, Format, error) {
 	return p, f, nil
 }
 
+// Magic numbers of the kernel's compressors (lzop's is in lzo.go).
+var (
+	xzMagic   = []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	lz4Magic  = []byte{0x02, 0x21, 0x4c, 0x18}
+)
+
 // Detect tells a kernel payload's compression from its first bytes.
 func Detect(p []byte) Format {
 	switch {
@@ -90,13 +97,13 @@ func Detect(p []byte) Format {
 		return Gzip
 	case bytes.HasPrefix(p, []byte("BZh")):
 		return Bzip2
-	case bytes.HasPrefix(p, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+	case bytes.HasPrefix(p, xzMagic):
 		return Xz
 	case bytes.HasPrefix(p, lzopMagic):
 		return Lzo
-	case bytes.HasPrefix(p, []byte{0x02, 0x21, 0x4c, 0x18}):
+	case bytes.HasPrefix(p, lz4Magic):
 		return Lz4
-	case bytes.HasPrefix(p, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case bytes.HasPrefix(p, zstdMagic):
 		return Zstd
 	case len(p) >= 13 && p[0] == 0x5d && p[1] == 0: // lzma "alone": lc=3 lp=0 pb=2
 		return Lzma

@@ -151,10 +151,28 @@ func ModuleName(p string) string {
 // Vmlinuz returns the kernel image a Debian package installs
 // (boot/vmlinuz-*), read under maxSize, and its path.
 func Vmlinuz(ctx context.Context, deb []byte, maxSize int64) ([]byte, string, error) {
-	var image []byte
-	var name string
-	err := Walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
-		if !IsVmlinuz(n) {
+	image, name, _, err := debKernel(ctx, deb, maxSize)
+	return image, name, err
+}
+
+// IsSystemMap reports whether a package path is a kernel's System.map
+// (boot/System.map-VERSION, lib/modules/VERSION/System.map).
+func IsSystemMap(name string) bool { return strings.HasPrefix(path.Base(name), "System.map") }
+
+// debKernel returns the kernel image a Debian package installs, its path,
+// and what its System.map says of the BTF (nil if the package has none or
+// only Debian's placeholder). The walk stops once the image is found and
+// it has left boot/, where System.map lies beside it.
+func debKernel(ctx context.Context, deb []byte, maxSize int64) (image []byte, name string, sm *sysMap, err error) {
+	err = Walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
+		switch {
+		case image != nil && path.Dir(n) != path.Dir(name):
+			return ErrStop
+		case IsSystemMap(n):
+			m, err := readSysMap(ctx, n, size, r, maxSize)
+			sm = m
+			return err
+		case !IsVmlinuz(n) || image != nil:
 			return nil
 		}
 		d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: n, Claim: size})
@@ -163,13 +181,27 @@ func Vmlinuz(ctx context.Context, deb []byte, maxSize int64) ([]byte, string, er
 		}
 		image, name = bytes.Clone(d.Bytes()), n
 		d.Release()
-		return ErrStop
+		return nil
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if image == nil {
-		return nil, "", errors.New("kimage: package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
+		return nil, "", nil, errors.New("kimage: package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
-	return image, name, nil
+	return image, name, sm, nil
+}
+
+// readSysMap reads and parses the System.map at package path name.
+func readSysMap(ctx context.Context, name string, size int64, r io.Reader, maxSize int64) (*sysMap, error) {
+	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: name, Claim: size})
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	sm, err := parseSysMap(d.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return sm, nil
 }

@@ -1,6 +1,8 @@
 // Package kimage reads kernels as distributions ship them: x86 compressed
-// kernel images (bzImage, /boot/vmlinuz-*), Debian kernel packages
-// (linux-image-*.deb) and RPM ones (kernel-core-*.rpm).
+// kernel images (bzImage, /boot/vmlinuz-*), the other architectures'
+// images (arm64 and riscv64 Image, Image.gz, EFI zboot, s390, arm zImage,
+// ppc64 vmlinux), Debian kernel packages (linux-image-*.deb) and RPM ones
+// (kernel-core-*.rpm).
 //
 // OpenBTF and ReadBTF read BTF from any input kmeta reads: what btf.Open
 // reads, and the kernel's BTF in a vmlinuz or a package. OpenPackage reads
@@ -16,6 +18,21 @@
 // and lzo with the small LZO1X decoder of this package, since no
 // maintained Go package has one. What comes out is the vmlinux ELF file,
 // whose .BTF section btf.Read then reads.
+//
+// The other architectures' images are read by their own structure where
+// they have one: an EFI zboot image's header gives its payload's offset,
+// size and compressor; an arm zImage's table gives where its payload ends;
+// a ppc64 vmlinux is ELF. An arm64 or riscv64 Image (told by its header's
+// magic at 0x38), and what an s390 image, a zboot image or an arm zImage
+// inflate to, is the kernel's loaded sections laid end to end, with no
+// section table: the BTF is found by its magic number (either byte
+// order), and a match counts only if its header is valid, its string
+// section starts and ends with NUL and closes the BTF, and btf.Parse
+// accepts it; exactly one match may be found. A package's System.map
+// (not Debian's placeholder) locates the BTF by __start_BTF and
+// __stop_BTF, and the scan must agree. The s390 payload, whose place no
+// header records, is found by trying each compressor magic until a gzip
+// member or zstd frame inflates to the size the build appended after it.
 //
 // A Debian package is an ar archive whose data.tar (xz, zstd or gzip) holds
 // boot/vmlinuz-* and the modules under lib/modules; Walk streams through
@@ -33,10 +50,12 @@
 //
 // # Security
 //
-// Offsets and sizes from the setup header, the ar headers and the RPM
-// headers are checked against the data before use; a cpio file name is
-// at most 4,096 bytes, and a cpio file's size is never allocated: the
-// file is streamed, and one that ends early is an error. A payload that claims an uncompressed size
+// Offsets and sizes from the setup header, the zboot and zImage headers,
+// the ar headers and the RPM headers are checked against the data before
+// use; a cpio file name is at most 4,096 bytes, and a cpio file is
+// streamed, never allocated at its claimed size (one that ends early is an
+// error); every
+// kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
 // Callers bound the decompressed stream (btf.Options.MaxSize); OpenBTF,

@@ -105,3 +105,13 @@ func ExampleDetect() {
 	// Output:
 	// gzip: "\x7fELF, a kernel"
 }
+
+// IsImage tells a kernel image by the header its boot code writes: here
+// an arm64 Image's, whose magic "ARM\x64" is at 0x38.
+func ExampleIsImage() {
+	head := make([]byte, 64)
+	copy(head, "MZ")
+	copy(head[0x38:], "ARM\x64")
+	fmt.Println(kimage.IsImage(head), kimage.IsImage([]byte("\x7fELF")))
+	// Output: true false
+}

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -103,6 +105,24 @@ func FuzzPackage(f *testing.F) {
 			if s, err := p.Open(m, vmlinux); err == nil {
 				s.Close()
 			}
+		}
+	})
+}
+
+// FuzzArchImage reads mutated kernel images of every format but the
+// bzImage (FuzzKernel's): arm64 and riscv64 Images, Image.gz, EFI zboot,
+// s390 and arm zImage, each around a small real BTF. Any input gives an
+// error or a Spec, never a panic, within a 1 MiB limit.
+func FuzzArchImage(f *testing.F) {
+	raw := smallBTF(f)
+	for _, img := range archImages(f, raw) {
+		f.Add(img)
+	}
+	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(bigendian.BTF(f, raw))))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := kimage.ReadBTF(context.Background(), bytes.NewReader(data), btf.Options{MaxSize: 1 << 20})
+		if err == nil {
+			s.Close()
 		}
 	})
 }

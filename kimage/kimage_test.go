@@ -32,7 +32,7 @@ func sizeAppend(compressed []byte, size int) []byte {
 	return binary.LittleEndian.AppendUint32(compressed, uint32(size))
 }
 
-func goCompress(t *testing.T, f kimage.Format, data []byte) []byte {
+func goCompress(t testing.TB, f kimage.Format, data []byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	var w io.WriteCloser

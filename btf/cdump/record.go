@@ -36,6 +36,9 @@ type records []section
 
 // loadRecords indexes the records of every type of s and its bases.
 func loadRecords(s *btf.Spec) (records, error) {
+	if err := s.Check(); err != nil { // a lazy Spec's references
+		return nil, fmt.Errorf("cdump: %w", err)
+	}
 	var rs records
 	for ; s != nil; s = s.Base() {
 		data := btfraw.TypeSection(s)

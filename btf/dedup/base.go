@@ -74,6 +74,9 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	if _, err := spec.TypeByID(0); err != nil {
 		return nil, fmt.Errorf("dedup: base: %w", err)
 	}
+	if err := spec.Check(); err != nil { // a lazy Spec's references
+		return nil, fmt.Errorf("dedup: base: %w", err)
+	}
 	b := &Base{spec: spec, last: uint32(spec.LastID()), mem: new(baseMem)}
 	runtime.AddCleanup(b, (*baseMem).free, b.mem)
 	for s := spec; s != nil; s = s.Base() {

@@ -54,8 +54,9 @@ func exampleBuilder() *builder.Builder {
 }
 
 // FuzzDedup deduplicates parsed fuzz inputs, alone and appended to
-// themselves: no panic, the output parses, and deduplicating the output
-// again gives the same bytes.
+// themselves: no panic, the output parses, deduplicating the output
+// again gives the same bytes, and so does filtering every candidate by
+// deep signatures.
 func FuzzDedup(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
@@ -70,6 +71,7 @@ func FuzzDedup(f *testing.F) {
 			if err != nil {
 				continue // refused, as libbpf refuses what it cannot compare
 			}
+			checkDeep(t, nil, in, out)
 			o, err := btf.Parse(out, btf.Options{})
 			if err != nil {
 				t.Fatalf("output does not parse: %v", err)
@@ -163,6 +165,7 @@ func FuzzDedupSplit(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			checkDeep(t, base, in, out)
 			o, err := btf.Parse(out, btf.Options{Base: bs})
 			if err != nil {
 				t.Fatalf("output does not parse: %v", err)

@@ -26,12 +26,21 @@ func (d *state) structType(id uint32) {
 		if !equalShallow(r, d.rec(c)) {
 			continue
 		}
+		if d.deepOn && d.deepDiffer(id, c) {
+			continue
+		}
+		if d.stopped() {
+			return
+		}
 		d.clearHypot()
+		start := d.ticks
 		eq := d.isEquiv(id, c)
 		if eq < 0 {
 			return
 		}
 		if eq == 0 {
+			d.failSteps += uint64(d.ticks - start)
+			d.deepOn = d.failSteps > d.deepBudget
 			continue
 		}
 		d.mergeHypot()
@@ -99,6 +108,9 @@ func (d *state) isEquiv(cand, canon uint32) int {
 	defer func() { d.depth-- }()
 	if d.depth > maxDepth {
 		d.fail(errDepth)
+		return -1
+	}
+	if d.stopped() {
 		return -1
 	}
 	switch ck {

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -100,10 +101,17 @@ func (rs *records) truncate(mark int) {
 // as opts says (builder.Options: byte order, layout section). Afterwards
 // the Merger can only be discarded.
 func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
+	return m.DedupContext(context.Background(), opts)
+}
+
+// DedupContext is Dedup that stops, within milliseconds, with an error
+// wrapping the context's cause once ctx is done.
+func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte, error) {
 	if m.done {
 		return nil, ErrDone
 	}
 	m.done = true
+	m.d.ctx = ctx
 	// What only further inputs would need goes before the deduplication
 	// allocates its state: a Builder's string keys are megabytes for a
 	// DWARF encoder's vmlinux.

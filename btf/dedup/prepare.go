@@ -122,6 +122,11 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	if _, err := s.TypeByID(0); err != nil {
 		return nil, err
 	}
+	// A lazy Spec's references are checked here, as Parse checks them:
+	// the passes index by them (issue 37).
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
 	sec, strStart := btfraw.StringSection(s)
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()

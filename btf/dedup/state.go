@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -41,11 +42,20 @@ type state struct {
 	tab    *table
 	refs   refTable // the reference pass's canonical types
 	sigs   sigMemo  // own types' signatures, computed on demand
-	enums  enumIndex
-	depth  int
-	err    error
-	compat Compat
-	pipe   *pipeline // see Merger.Pipeline
+	deep   deepSigs // deep signatures, for long candidate lists (deep.go)
+	deepOn bool     // deep signatures filter the candidates
+	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
+	// in tests.
+	deepBudget uint64
+	// failSteps counts the steps of the graph comparisons that failed.
+	failSteps uint64
+	ctx       context.Context
+	ticks     uint32 // calls of stopped
+	enums     enumIndex
+	depth     int
+	err       error
+	compat    Compat
+	pipe      *pipeline // see Merger.Pipeline
 	// graphsDone tells that FinishGraphs ran the passes over the first
 	// refDone own types.
 	graphsDone bool
@@ -145,6 +155,7 @@ func (d *state) freeEnums() {
 // signatures the reference pass computes again).
 func (d *state) freeGraphs() {
 	d.clearHypot()
+	d.deep.free()
 	freeMapped(&d.hypMem, &d.topsMem)
 	d.hyp, d.tops = nil, nil
 }
@@ -162,7 +173,7 @@ func (d *state) free() {
 var voidRec = make(record, wHead)
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1, workers: 1}
+	d := &state{base: base, first: 1, workers: 1, deepBudget: deepBudget}
 	var bs *baseStrings
 	var under *table
 	d.kt = kindTable{base: []uint8{0}, first: 1} // void
@@ -269,6 +280,26 @@ func (d *state) resolveFwd(id uint32) uint32 {
 	return id
 }
 
+// stopEvery is how many calls of stopped look at the context once: a
+// call costs a few nanoseconds, a look at a cancelable context a lock.
+const stopEvery = 1 << 10
+
+// stopped reports whether the deduplication's context is done, failing
+// with its error; it looks every stopEvery calls. The passes call it for
+// every type and every graph comparison step, so that a cancel stops even
+// an input that makes the comparisons cubic (issue 37) within
+// milliseconds.
+func (d *state) stopped() bool {
+	if d.ticks++; d.ticks%stopEvery != 0 || d.ctx == nil {
+		return false
+	}
+	if err := d.ctx.Err(); err != nil {
+		d.fail(fmt.Errorf("dedup: %w", context.Cause(d.ctx)))
+		return true
+	}
+	return false
+}
+
 func (d *state) fail(err error) {
 	if d.err == nil {
 		d.err = err
@@ -321,6 +352,9 @@ func (d *state) run() error {
 	d.computeTops()
 	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
+		if d.stopped() {
+			return d.err
+		}
 		if isPrimKind(d.kt.ownKind(i)) {
 			d.primType(d.first + i)
 		}
@@ -357,6 +391,9 @@ func (d *state) refPass(lo, n uint32) error {
 		d.refs.reserve(d.keepHint(d.refKinds(n), n))
 	}
 	for i := lo; i < n; i++ {
+		if d.stopped() {
+			return d.err
+		}
 		if d.m[i] <= maxID {
 			continue // decided by an earlier pass, or reached from a type before it
 		}

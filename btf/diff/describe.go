@@ -174,7 +174,7 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 // compareGroups compares the types of one kind and name in old (ga) and
 // new (gb). It returns nil when the two groups hold the same layouts,
 // whatever their order and ids.
-func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]string, error) {
+func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 	da, err := signatures(a, ga)
 	if err != nil {
 		return nil, err
@@ -206,23 +206,24 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]string, error) {
 	if len(onlyA) == 0 && len(onlyB) == 0 {
 		return nil, nil
 	}
-	var details []string
+	var details []Detail
 	if len(ga) != 1 || len(gb) != 1 {
-		details = append(details, fmt.Sprintf("definitions: %d -> %d, %d old and %d new differ",
-			len(ga), len(gb), len(onlyA), len(onlyB)))
+		details = append(details, Detail{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)})
 	}
 	for i := range max(len(onlyA), len(onlyB)) {
 		switch {
 		case i >= len(onlyA):
-			details = append(details, "added definition")
+			details = append(details, Detail{Change: Added, Field: "definition"})
 		case i >= len(onlyB):
-			details = append(details, "removed definition")
+			details = append(details, Detail{Change: Removed, Field: "definition"})
 		default:
-			details = append(details, factDiff(onlyA[i], onlyB[i])...)
+			d := factDiff(onlyA[i], onlyB[i])
+			if len(d) == 0 {
+				// The same facts in another order.
+				d = []Detail{{Change: Changed, Field: "member_order"}}
+			}
+			details = append(details, d...)
 		}
-	}
-	if len(details) == 0 {
-		details = []string{"member order changed"}
 	}
 	return details, nil
 }
@@ -242,26 +243,26 @@ func signatures(sd *side, ids []btf.TypeID) ([]string, error) {
 
 // factDiff lists what differs between two descriptions, in the order of
 // the old one, then what the new one adds.
-func factDiff(a, b []fact) []string {
+func factDiff(a, b []fact) []Detail {
 	nb := make(map[string]string, len(b))
 	for _, f := range b {
 		nb[f.name] = f.value
 	}
 	na := make(map[string]bool, len(a))
-	var out []string
+	var out []Detail
 	for _, f := range a {
 		na[f.name] = true
 		v, ok := nb[f.name]
 		switch {
 		case !ok:
-			out = append(out, "removed "+f.name+" ("+f.value+")")
+			out = appendDetails(out, Removed, f.name, f.value, "")
 		case v != f.value:
-			out = append(out, f.name+": "+f.value+" -> "+v)
+			out = appendDetails(out, Changed, f.name, f.value, v)
 		}
 	}
 	for _, f := range b {
 		if !na[f.name] {
-			out = append(out, "added "+f.name+" ("+f.value+")")
+			out = appendDetails(out, Added, f.name, "", f.value)
 		}
 	}
 	return out

@@ -19,14 +19,14 @@ import (
 // Change is one difference between two BTFs: a type added, removed, or
 // changed, named by its kind and name.
 type Change struct {
-	Kind    string   `json:"kind"`   // bpftool's spelling in lower case: "struct", "func", "enum64", ...
-	Name    string   `json:"name"`   // the type's name
-	Change  string   `json:"change"` // "added", "removed" or "changed"
-	Details []string `json:"details,omitempty"`
+	Kind    string   `json:"kind"`    // bpftool's spelling in lower case: "struct", "func", "enum64", ...
+	Name    string   `json:"name"`    // the type's name
+	Change  string   `json:"change"`  // "added", "removed" or "changed"
+	Details []Detail `json:"details"` // what changed, for "changed"; empty otherwise
 	// Reached is set, when Options.Types names the types to compare, for
 	// a change to a type it does not name, compared because a named type
 	// reaches it.
-	Reached bool `json:"reached,omitempty"`
+	Reached bool `json:"reached"`
 }
 
 // Changes of Change.Change.

@@ -217,6 +217,12 @@ func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
 			t.Fatal(err)
 		}
 	}
+	return parseBuilt(t, b)
+}
+
+// parseBuilt marshals what b holds and parses it.
+func parseBuilt(t *testing.T, b *builder.Builder) *btf.Spec {
+	t.Helper()
 	raw, err := b.Marshal(builder.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -232,15 +238,16 @@ func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
 // declaration of the function, in the text and the JSON, also when the
 // name has several definitions.
 func TestChangedFuncNamed(t *testing.T) {
+	proto := diff.Detail{Change: diff.Changed, Field: "prototype", Old: "int f(int a)", New: "int f(long a)"}
 	for _, tc := range []struct {
 		name     string
 		old, new []string
-		want     []string
+		want     []diff.Detail
 	}{
 		{"one", []string{"int"}, []string{"long"},
-			[]string{"prototype: int f(int a) -> int f(long a)"}},
+			[]diff.Detail{proto}},
 		{"several", []string{"int", "int"}, []string{"int", "long"},
-			[]string{"definitions: 2 -> 2, 1 old and 1 new differ", "prototype: int f(int a) -> int f(long a)"}},
+			[]diff.Detail{{Change: diff.Changed, Field: "definitions", Old: 2, New: 2}, proto}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			changes, err := diff.Compare(context.Background(), funcsBTF(t, "f", tc.old...), funcsBTF(t, "f", tc.new...), diff.Options{})
@@ -255,8 +262,11 @@ func TestChangedFuncNamed(t *testing.T) {
 			if err := diff.WriteText(&text, changes); err != nil {
 				t.Fatal(err)
 			}
-			if err := diff.WriteJSON(&js, changes); err != nil {
+			if err := diff.WriteJSON(&js, diff.Report{Changes: changes}); err != nil {
 				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "\tprototype: int f(int a) -> int f(long a)\n") {
+				t.Errorf("text:\n%s", text.String())
 			}
 			for _, out := range []string{text.String(), js.String()} {
 				if !strings.Contains(out, "int f(long a)") {

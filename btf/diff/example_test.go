@@ -44,22 +44,44 @@ func ExampleCompare() {
 		}
 		fmt.Printf("%s %s %s\n", c.Change, c.Kind, c.Name)
 	}
-	diff.WriteJSON(os.Stdout, changes[len(changes)-1:])
+	diff.WriteText(os.Stdout, changes[len(changes)-1:])
+	diff.WriteJSON(os.Stdout, diff.Report{Changes: changes[len(changes)-1:], Summary: diff.Summarize(changes[len(changes)-1:])})
 	// Output:
 	// changed struct sk_buff
 	// (reached) added int long unsigned int
 	// (reached) removed int unsigned int
 	// (reached) changed struct net_device
-	// [
-	//   {
-	//     "kind": "struct",
-	//     "name": "net_device",
-	//     "change": "changed",
-	//     "details": [
-	//       "size: 4 -> 8",
-	//       "member flags: offset 0, unsigned int -> offset 0, long unsigned int"
-	//     ],
-	//     "reached": true
+	// changed struct net_device
+	// 	size: 4 -> 8
+	// 	member flags: type unsigned int -> long unsigned int
+	// {
+	//   "changes": [
+	//     {
+	//       "kind": "struct",
+	//       "name": "net_device",
+	//       "change": "changed",
+	//       "details": [
+	//         {
+	//           "change": "changed",
+	//           "field": "size",
+	//           "old": 4,
+	//           "new": 8
+	//         },
+	//         {
+	//           "change": "changed",
+	//           "member": "flags",
+	//           "field": "type",
+	//           "old": "unsigned int",
+	//           "new": "long unsigned int"
+	//         }
+	//       ],
+	//       "reached": true
+	//     }
+	//   ],
+	//   "summary": {
+	//     "added": 0,
+	//     "removed": 0,
+	//     "changed": 1
 	//   }
-	// ]
+	// }
 }

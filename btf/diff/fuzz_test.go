@@ -87,7 +87,7 @@ func FuzzCompare(f *testing.F) {
 		if err := diff.WriteText(io.Discard, ab); err != nil {
 			t.Fatal(err)
 		}
-		if err := diff.WriteJSON(io.Discard, ab); err != nil {
+		if err := diff.WriteJSON(io.Discard, diff.Report{Changes: ab, Summary: diff.Summarize(ab)}); err != nil {
 			t.Fatal(err)
 		}
 		if x, y := endpoints(ab), endpoints(ba); len(x) != len(y) || !sameSet(x, y) {

@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // WriteText prints changes as a changelog: one line a type ("added struct
 // foo", "removed func bar", "changed struct sk_buff"), the details of a
-// change indented below it.
+// change indented below it, one line for each member, enumerator or
+// property of the type ("member dl: offset 432 -> 456, type u64 -> u32").
 func WriteText(w io.Writer, changes []Change) error {
 	bw := bufio.NewWriter(w)
 	for _, c := range changes {
 		fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
-		for _, d := range c.Details {
+		for _, d := range detailLines(c.Details) {
 			fmt.Fprintf(bw, "\t%s\n", d)
 		}
 	}
@@ -24,18 +26,68 @@ func WriteText(w io.Writer, changes []Change) error {
 	return nil
 }
 
-// WriteJSON prints changes as a JSON array of objects with the keys kind,
-// name, change and details, indented by two spaces, with <, > and &
-// written as they are (the details hold "->").
-func WriteJSON(w io.Writer, changes []Change) error {
-	if changes == nil {
-		changes = []Change{}
+// Summary counts changes by what happened to the types.
+type Summary struct {
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	Changed int `json:"changed"`
+}
+
+// Summarize counts changes.
+func Summarize(changes []Change) Summary {
+	var s Summary
+	for _, c := range changes {
+		switch c.Change {
+		case Added:
+			s.Added++
+		case Removed:
+			s.Removed++
+		case Changed:
+			s.Changed++
+		}
+	}
+	return s
+}
+
+// Report is the document WriteJSON writes: the changes listed, their
+// summary, and, when Options.Types named the types to compare, the
+// summary of the changes to the types they reach.
+type Report struct {
+	Changes []Change `json:"changes"`
+	Summary Summary  `json:"summary"` // of Changes
+	// Reached counts the changes to the types that the named ones reach
+	// (those marked Reached), whether Changes lists them or not; nil
+	// without Options.Types.
+	Reached *ReachedSummary `json:"reached,omitempty"`
+}
+
+// ReachedSummary counts the changes to the types that the named ones
+// reach.
+type ReachedSummary struct {
+	Summary
+	Listed bool `json:"listed"` // Report.Changes lists them
+}
+
+// WriteJSON prints r as one JSON document, indented by two spaces, with
+// <, > and & written as they are (C declarations hold them). Changes and
+// their details are [] when there are none.
+func WriteJSON(w io.Writer, r Report) error {
+	r.Changes = emptyNotNil(slices.Clone(r.Changes))
+	for i := range r.Changes {
+		r.Changes[i].Details = emptyNotNil(r.Changes[i].Details)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(changes); err != nil {
+	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil
+}
+
+func emptyNotNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

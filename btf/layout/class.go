@@ -374,7 +374,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 // memberFprintf is class_member__fprintf: the member's declaration and its
 // "/* offset size */" comment.
 func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf, depth int) {
-	if !p.step() {
+	if p.spill(); p.err != nil || !p.step() {
 		return
 	}
 	sc := cf
@@ -389,7 +389,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		offset += uint32(m.byteSize)
 	}
 	p.cachelineBoundary(cf, offset)
-	start := len(p.buf)
+	start := p.pos()
 	name, hasName := m.name, m.name != nil
 	composite := p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID())
 	if composite {
@@ -409,11 +409,11 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 	}
 	alignLen := 0
 	if m.alignment != 0 {
-		a := len(p.buf)
+		a := p.pos()
 		p.str(" __attribute__((__aligned__(")
 		p.uint(uint64(m.alignment), 0)
 		p.str(")))")
-		alignLen = len(p.buf) - a
+		alignLen = p.pos() - a
 	}
 	p.byte(';')
 	if composite && btfraw.NameOff(t) == 0 {
@@ -426,7 +426,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		}
 		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
 	} else {
-		p.padLeft(" ", max(sc.typeSpacing+sc.nameSpacing-(len(p.buf)-start), 0))
+		p.padLeft(" ", max(sc.typeSpacing+sc.nameSpacing-(p.pos()-start), 0))
 	}
 	p.str("/* ")
 	p.uint(uint64(offset), 5)

@@ -3,8 +3,10 @@ package layout
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -15,8 +17,8 @@ import (
 // Write prints.
 type Struct struct {
 	ID         btf.TypeID `json:"id"`
-	Kind       string     `json:"kind"` // "struct" or "union"
-	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`           // "struct" or "union"
+	Name       string     `json:"name,omitempty"` // left out for an anonymous one
 	Size       uint32     `json:"size"`
 	Cachelines uint32     `json:"cachelines"`
 	Members    []Member   `json:"members"`
@@ -43,16 +45,16 @@ type Struct struct {
 // outermost struct, as pahole prints them, also inside anonymous structs
 // and unions, whose own members are in Members.
 type Member struct {
-	Name           string     `json:"name"`
-	Type           string     `json:"type"` // pahole's spelling of the type, its stray spaces trimmed
+	Name           string     `json:"name,omitempty"` // left out for an anonymous member
+	Type           string     `json:"type"`           // pahole's spelling of the type, its stray spaces trimmed ("union" for an anonymous union)
 	TypeID         btf.TypeID `json:"type_id"`
-	Offset         uint32     `json:"offset"`
-	Size           uint64     `json:"size"`
-	BitfieldOffset *int       `json:"bitfield_offset,omitempty"`
-	BitfieldSize   int        `json:"bitfield_size,omitempty"`
-	Hole           int        `json:"hole,omitempty"`     // bytes of hole after the member
-	BitHole        int        `json:"bit_hole,omitempty"` // bits of hole after it
-	Aligned        uint32     `json:"aligned,omitempty"`  // inferred __aligned__
+	Offset         uint32     `json:"offset"`                    // bytes
+	Size           uint64     `json:"size"`                      // bytes
+	BitfieldOffset *int       `json:"bitfield_offset,omitempty"` // bits into the storage unit; left out for a plain member
+	BitfieldSize   int        `json:"bitfield_size"`             // bits; 0 for a plain member
+	Hole           int        `json:"hole"`                      // bytes of hole after the member
+	BitHole        int        `json:"bit_hole"`                  // bits of hole after it
+	Aligned        uint32     `json:"aligned,omitempty"`         // inferred __aligned__
 	Members        []Member   `json:"members,omitempty"`
 }
 
@@ -60,13 +62,35 @@ type Member struct {
 // data.
 func Layouts(ctx context.Context, s *btf.Spec, opts Options) ([]Struct, error) {
 	var out []Struct
-	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
-		out = append(out, p.facts(id, c))
-		p.buf = p.buf[:0]
-		return nil
-	})
-	return out, err
+	for st, err := range Structs(ctx, s, opts) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
+
+// Structs yields the layouts that Layouts returns, one at a time, so that
+// a caller can write each before the next is made; after an error it
+// yields nothing more. ctx is checked between types; the Spec must stay
+// open while the sequence runs.
+func Structs(ctx context.Context, s *btf.Spec, opts Options) iter.Seq2[Struct, error] {
+	return func(yield func(Struct, error) bool) {
+		err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
+			if !yield(p.facts(id, c), nil) {
+				return errStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(Struct{}, err)
+		}
+	}
+}
+
+// errStopped ends each when the caller of Structs stops early.
+var errStopped = errors.New("stopped")
 
 // WriteJSON writes Layouts as a JSON array, one struct a line.
 func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
@@ -77,7 +101,6 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // C spellings hold "->"
 	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
-		p.buf = p.buf[:0]
 		sep := ","
 		if first {
 			sep, first = "\n", false
@@ -102,7 +125,7 @@ func (p *printer) facts(id btf.TypeID, c *class) Struct {
 	s := p.last
 	st := Struct{
 		ID: id, Kind: "struct", Name: string(c.name), Size: c.size,
-		Members:    p.memberFacts(c, 0),
+		Members:    p.memberFacts(c, 0, 0),
 		SumMembers: s.bytes, SumBits: s.bits,
 		SumHoles: s.holes, SumBitHoles: s.bitHoles,
 		Paddings: int(s.paddings), SumPaddings: s.sumPaddings,
@@ -127,8 +150,10 @@ func (p *printer) facts(id btf.TypeID, c *class) Struct {
 	return st
 }
 
-// memberFacts lists the members of c, at offset base.
-func (p *printer) memberFacts(c *class, base uint32) []Member {
+// memberFacts lists the members of c, at offset base, and those of its
+// anonymous members' types down to depth maxNest/2, where the text stops
+// (it counts two levels of depth for each: the member and its type).
+func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))
 	for i := range c.members {
 		m := &c.members[i]
@@ -147,9 +172,9 @@ func (p *printer) memberFacts(c *class, base uint32) []Member {
 			bo := int(m.bitfieldOffset)
 			mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
 		}
-		if btfraw.NameOff(p.typ(m.typ)) == 0 {
+		if btfraw.NameOff(p.typ(m.typ)) == 0 && depth < maxNest/2 {
 			if inner := p.class(m.typ); inner != nil {
-				mf.Members = p.memberFacts(inner, mf.Offset)
+				mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
 			}
 		}
 		out = append(out, mf)

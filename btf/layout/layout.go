@@ -43,7 +43,30 @@ type printer struct {
 	steps     int      // members and names printed so far
 	maxSteps  int      // the limit of steps, see ErrTooComplex
 	err       error    // ErrTooComplex once steps passed maxSteps
+	g         graph    // what check found, by id
 	buf       []byte
+	flushed   int                // bytes of output handed to sink
+	sink      func([]byte) error // takes the output as it grows, see spill
+}
+
+// pos is the position in the output: what was flushed and what is in
+// buf. Widths are measured between two positions, so that the output
+// can be handed on in the middle of a struct.
+func (p *printer) pos() int { return p.flushed + len(p.buf) }
+
+// spill hands the output to the sink when it passes flushAt. It is called
+// only where no name is being built in place (at the start of a member),
+// so that a struct with many members, or members that expand to many
+// lines, takes no more memory than a small one.
+func (p *printer) spill() {
+	if len(p.buf) < flushAt {
+		return
+	}
+	if p.sink != nil && p.err == nil {
+		p.err = p.sink(p.buf)
+	}
+	p.flushed += len(p.buf)
+	p.buf = p.buf[:0]
 }
 
 func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
@@ -106,15 +129,15 @@ const flushAt = 64 << 10
 //
 // ctx is checked between types. The Spec must stay open while Write runs.
 func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
-	flush := func(p *printer, _ btf.TypeID, _ *class) error {
-		if len(p.buf) < flushAt {
-			return nil
-		}
-		_, err := w.Write(p.buf)
-		p.buf = p.buf[:0]
+	sink := func(b []byte) error {
+		_, err := w.Write(b)
 		return err
 	}
-	p, err := run(ctx, s, opts, flush)
+	flush := func(p *printer, _ btf.TypeID, _ *class) error {
+		p.spill()
+		return p.err
+	}
+	p, err := run(ctx, s, opts, sink, flush)
 	if err != nil {
 		return err
 	}
@@ -126,17 +149,20 @@ func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 
 // each prints the structs and unions that opts select, one at a time, and
 // calls fn after each with what was printed in p.buf.
+// Their text is dropped as it is made.
 func each(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.TypeID, *class) error) error {
-	_, err := run(ctx, s, opts, fn)
+	_, err := run(ctx, s, opts, nil, fn)
 	return err
 }
 
-// run is each, returning the printer for the output left in its buffer.
-func run(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
+// run is each, handing the text to sink as it grows (nil drops it), and
+// returning the printer for the output left in its buffer.
+func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
 	p, err := newPrinter(s, opts.Cacheline)
 	if err != nil {
 		return nil, err
 	}
+	p.sink = sink
 	want, err := wanted(s, opts.Names)
 	if err != nil {
 		return nil, err
@@ -157,6 +183,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.T
 				continue
 			}
 		}
+		if err := p.check(id, p.maxSteps-p.steps); err != nil {
+			return nil, fmt.Errorf("layout: %s: %w", t, err)
+		}
 		c := p.class(id)
 		if len(c.name) == 0 {
 			continue // a name offset pointing at an empty string
@@ -169,8 +198,10 @@ func run(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.T
 		}
 		seen[key] = append(seen[key], c)
 		p.topLevel(c)
-		if p.err != nil {
+		if errors.Is(p.err, ErrTooComplex) {
 			return nil, fmt.Errorf("layout: %s: %w", t, p.err)
+		} else if p.err != nil {
+			return nil, fmt.Errorf("layout: %w", p.err)
 		}
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {

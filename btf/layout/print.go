@@ -65,7 +65,7 @@ func (p *printer) padRight(s []byte, w int) {
 // padFrom pads what was printed from start to at least |w| bytes, as
 // %-*s does.
 func (p *printer) padFrom(start, w int) {
-	p.pad(abs(w) - (len(p.buf) - start))
+	p.pad(abs(w) - (p.pos() - start))
 }
 
 // padLeft prints s as %*s: right-justified in w bytes, or left-justified in
@@ -165,7 +165,7 @@ func (c *conf) innerStruct(name []byte, hasName bool) {
 
 // printDefault is "%-*s %s" of the type's pahole name and the member name.
 func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc conf) {
-	start := len(p.buf)
+	start := p.pos()
 	p.buf = p.appendTagName(p.buf, t.ID(), bufTypeName, 0)
 	p.padFrom(start, tc.typeSpacing)
 	p.byte(' ')
@@ -219,7 +219,7 @@ func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf conf, d
 
 // ftype is ftype__fprintf with is_prototype set: "ret (*name)(params)".
 func (p *printer) ftype(t btf.Type, name []byte, hasName bool, isPointer bool, typeSpacing int, depth int) {
-	start := len(p.buf)
+	start := p.pos()
 	p.buf = p.appendTagName(p.buf, p.ref(t.ID()), bufTypeName, depth)
 	p.padFrom(start, typeSpacing)
 	p.str(" (")

@@ -50,6 +50,7 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 		return err
 	}
 	defer o.Close()
+	limitMemory(2, btfSize(o.spec))
 	b, err := builder.NewSplit(o.base)
 	if err != nil {
 		return err

@@ -37,9 +37,10 @@ default, resolves against the running kernel: vmlinux and its modules'
 BTF (--sysfs DIR, --root DIR as for "btf find --kernel").
 
 --json prints an array of objects with the keys section, program, index,
-insn, kind, local_type, local, target_type, target_spec, orig and target
-(the value, or null when the instruction would be poisoned or the
-relocation fails), and poisoned, skipped, error when they apply.
+insn, relo_kind, local_type_id, local_spec, target_type_id, target_spec,
+orig and target (the local and patched values, left out when the
+instruction would be poisoned or the relocation fails), poisoned, skipped,
+and error (why it does not resolve) when it applies.
 
 Exits 0 when every relocation resolves, 1 when one does not (libbpf would
 poison its instruction or refuse the object: the program does not load
@@ -108,6 +109,7 @@ func (c *cli) coreTarget(f btfCoreFlags) (*core.Target, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		boundMemory(o.spec)
 		if o.base != nil {
 			return core.NewTarget(o.base, o.spec), o.Close, nil
 		}
@@ -172,39 +174,37 @@ func coreLine(r *core.Result) string {
 	return fmt.Sprintf("%s %s relo #%d insn #%d <%s> %s -> %s", r.Section, prog, r.Index, r.Insn, r.Kind, local, coreValue(r))
 }
 
-// coreJSON is one relocation in --json output.
+// coreJSON is one relocation in --json output (docs/json.md): values
+// that the relocation does not have (no target type matched, no value
+// because it fails or was skipped) are left out.
 type coreJSON struct {
-	Section    string  `json:"section"`
-	Program    string  `json:"program"`
-	Index      int     `json:"index"`
-	Insn       int     `json:"insn"`
-	Kind       string  `json:"kind"`
-	LocalType  uint32  `json:"local_type"`
-	Local      string  `json:"local"`
-	TargetType uint32  `json:"target_type,omitempty"`
-	TargetSpec string  `json:"target_spec,omitempty"`
-	Orig       *uint64 `json:"orig,omitempty"`
-	Target     *uint64 `json:"target"`
-	Poisoned   bool    `json:"poisoned,omitempty"`
-	Skipped    bool    `json:"skipped,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	Section      string  `json:"section"`
+	Program      string  `json:"program,omitempty"`
+	Index        int     `json:"index"`
+	Insn         int     `json:"insn"`
+	ReloKind     string  `json:"relo_kind"`
+	LocalTypeID  uint32  `json:"local_type_id"`
+	LocalSpec    string  `json:"local_spec,omitempty"`
+	TargetTypeID uint32  `json:"target_type_id,omitempty"`
+	TargetSpec   string  `json:"target_spec,omitempty"`
+	Orig         *uint64 `json:"orig,omitempty"`
+	Target       *uint64 `json:"target,omitempty"`
+	Poisoned     bool    `json:"poisoned"`
+	Skipped      bool    `json:"skipped"`
+	Error        string  `json:"error,omitempty"`
 }
 
 func (c *cli) printCoreJSON(rs []core.Result) error {
 	out := make([]coreJSON, 0, len(rs))
 	for i := range rs {
 		r := &rs[i]
-		j := coreJSON{Section: r.Section, Program: r.Program, Index: r.Index, Insn: r.Insn, Kind: r.Kind.String(),
-			LocalType: uint32(r.LocalType), Local: r.LocalSpec, TargetType: uint32(r.TargetType), TargetSpec: r.TargetSpec,
-			Poisoned: r.Poisoned, Skipped: r.Skipped}
-		if r.Err != nil {
-			j.Error = r.Err.Error()
-		}
-		if !r.Skipped && r.Err == nil {
-			j.Orig = &r.Orig
-		}
+		j := coreJSON{Section: r.Section, Program: r.Program, Index: r.Index, Insn: r.Insn, ReloKind: r.Kind.String(),
+			LocalTypeID: uint32(r.LocalType), LocalSpec: r.LocalSpec, TargetTypeID: uint32(r.TargetType), TargetSpec: r.TargetSpec,
+			Poisoned: r.Poisoned, Skipped: r.Skipped, Error: r.Reason()}
+		// Orig and Value mean nothing when the relocation is poisoned or
+		// fails (core.Result).
 		if !r.Skipped && r.OK() {
-			j.Target = &r.Value
+			j.Orig, j.Target = &r.Orig, &r.Value
 		}
 		out = append(out, j)
 	}

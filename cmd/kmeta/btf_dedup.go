@@ -194,7 +194,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	data, err := m.Dedup(opts)
+	data, err := m.DedupContext(c.ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (c *cli) dedupOne(batch *atomicfile.Batch, path, out string, baseSpec *btf.
 	if err := m.AddSpec(s); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	data, err := m.Dedup(opts)
+	data, err := m.DedupContext(c.ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

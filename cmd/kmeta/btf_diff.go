@@ -38,8 +38,9 @@ bases; only the split types are compared. --types NAME,... compares only
 those types and what they reach: the changes to the named types are
 printed, then one line counting the changes to the types they reach
 ("reached N more changes ..."), which --reached lists instead. --json
-gives the same changes as an array, those of reached types marked
-"reached": true. Exits 0 when the two are equal and 1 when they differ,
+gives the same changes as a document: "changes" (each with its details as
+data: member, field, old and new value; those of reached types marked
+"reached": true), their "summary", and with --types the "reached" summary. Exits 0 when the two are equal and 1 when they differ,
 as diff(1) does, also when only types they reach differ.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,6 +78,7 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return err
 	}
 	defer newSpec.Close()
+	boundMemory(oldSpec.spec, newSpec.spec)
 	opts := diff.Options{Types: splitNames(f.types), Workers: runtime.GOMAXPROCS(0)}
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn
@@ -95,7 +97,11 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 	}
 	w := bufio.NewWriterSize(c.out(), 64<<10)
 	if f.json {
-		err = diff.WriteJSON(w, shown)
+		r := diff.Report{Changes: shown, Summary: diff.Summarize(shown)}
+		if len(opts.Types) > 0 {
+			r.Reached = &diff.ReachedSummary{Summary: diff.Summarize(changes[len(changes)-countReached(changes):]), Listed: f.reached}
+		}
+		err = diff.WriteJSON(w, r)
 	} else {
 		err = diff.WriteText(w, shown)
 		if err == nil && len(shown) < len(changes) {
@@ -112,6 +118,17 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return errQuiet
 	}
 	return nil
+}
+
+// countReached counts the changes marked Reached, which come last.
+func countReached(changes []diff.Change) int {
+	n := 0
+	for _, c := range changes {
+		if c.Reached {
+			n++
+		}
+	}
+	return n
 }
 
 // writeReachedSummary writes the line that stands for the changes to the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -22,12 +23,16 @@ type btfEncodeFlags struct {
 	like     string
 	features string
 	write    btfWriteFlags
+	distill  distilledOut
+	each     bool
+	dir      string
+	ko       bool
 }
 
 func (c *cli) btfEncodeCmd() *cobra.Command {
 	var f btfEncodeFlags
 	cmd := &cobra.Command{
-		Use:   "encode FILE [-B BASE] -o OUT [-j N]",
+		Use:   "encode FILE [-B BASE] -o OUT [-j N] | encode --each -B VMLINUX -d OUTDIR [--ko] MODULE...",
 		Short: "Encode BTF from the DWARF of a vmlinux or module, as the kernel's build does",
 		Long: `Encode the DWARF debug information of FILE (a vmlinux, or a .ko, also
 .ko.gz, .ko.xz or .ko.zst, or the vmlinux of a kernel's debug package:
@@ -50,12 +55,32 @@ deduplication, types sorted by name: Debian 13's backports). --like
 pahole-1.24, pahole-1.30 or linux-7 chooses instead of the release;
 --features LIST takes pahole's --btf_features syntax (names separated by
 commas, "default", a leading "+" adds to the defaults) and implies
-pahole-1.30. -j N sets the number of workers (default: every CPU); the
+pahole-1.30. With the distilled_base feature (--features +distilled_base,
+as Linux 6.12's kbuild asks for external modules) a module's BTF is
+written on a distilled base, as pahole 1.30 writes .BTF and .BTF.base: OUT
+is then an ELF object with both sections (--elf), or the raw .BTF with
+--base-out FILE receiving the raw .BTF.base ("btf distill" does the same
+for a module already encoded). -j N sets the number of workers (default: every CPU); the
 output is the same for every N. A progress line appears when stderr is a
 terminal and the work takes over a second. FILE "-" reads standard input;
-OUT "-" writes to standard output.`,
-		Args: cobra.ExactArgs(1),
+OUT "-" writes to standard output.
+
+With --each, every MODULE (a .ko, also compressed, or a directory searched
+for them: a -dbg package's unpacked tree) is encoded on its own on BASE,
+prepared once, with one module per CPU (-j sets how many at once), and
+written to OUTDIR/NAME.btf (raw BTF), or with --ko to OUTDIR/NAME.ko, a
+copy of the module with .BTF written into it as pahole -J writes it (see
+"kmeta pahole"; uncompressed modules only). A module that fails is named
+on stderr at the end and the others are still written; the exit status is
+then 2. Memory holds the modules being encoded, not all of them.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.each {
+				return c.btfEncodeEach(cmd, args, f)
+			}
+			if len(args) != 1 || f.dir != "" || f.ko {
+				return usagef("one FILE, and -d and --ko only with --each")
+			}
 			return c.btfEncode(cmd, args[0], f)
 		},
 	}
@@ -65,7 +90,11 @@ OUT "-" writes to standard output.`,
 	cmd.Flags().BoolVar(&f.noDedup, "no-dedup", false, "write the types as encoded, before deduplication")
 	cmd.Flags().StringVar(&f.like, "like", "kernel", "encode as `TOOL` does: kernel (FILE's build), pahole-1.24, pahole-1.30 or linux-7")
 	cmd.Flags().StringVar(&f.features, "features", "", "pahole 1.30's --btf_features `LIST` (implies --like pahole-1.30 unless linux-7)")
+	cmd.Flags().BoolVar(&f.each, "each", false, "encode each MODULE on its own on -B BASE into -d OUTDIR")
+	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "output `DIR` for --each")
+	cmd.Flags().BoolVar(&f.ko, "ko", false, "with --each, write each module with its .BTF section, as pahole -J does")
 	f.write.register(cmd)
+	f.distill.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as pahole writes it)"
 	return cmd
@@ -86,24 +115,13 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
 	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
-	like, err := dwarf2btf.ParseLike(f.like)
+	opts, err := c.encodeOptions(cmd, f)
 	if err != nil {
-		return usageError(cmd, err)
+		return err
 	}
-	opts := dwarf2btf.Options{Jobs: f.jobs, MaxSize: c.maxInput, Like: like}
-	if f.features != "" {
-		if like == dwarf2btf.LikePahole124 {
-			return usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
-		}
-		if opts.Features, err = dwarf2btf.ParseFeatures(f.features); err != nil {
-			return usageError(cmd, err)
-		}
-		if opts.Features == 0 {
-			return usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
-		}
-		if like != dwarf2btf.LikeLinux7 {
-			opts.Like = dwarf2btf.LikePahole130
-		}
+	distilled := opts.Features&dwarf2btf.FeatureDistilledBase != 0
+	if err := f.checkDistilled(distilled, path); err != nil {
+		return err
 	}
 	// The input's magic is checked before the base is read.
 	src, err := c.openEncodeSource(path)
@@ -148,12 +166,66 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if err != nil {
 		return err
 	}
+	if distilled {
+		split, err := btf.Parse(raw, btf.Options{Base: opts.Base})
+		if err != nil {
+			return err
+		}
+		return c.writeDistilled(split, f.distill, path, f.base)
+	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
 		if raw, err = builder.ELF(raw); err != nil {
 			return err
 		}
 	}
 	return c.writeOutput(f.out, raw, path, f.base)
+}
+
+// checkDistilled checks the flags that the distilled_base feature (on
+// when distilled) needs or excludes.
+func (f *btfEncodeFlags) checkDistilled(distilled bool, path string) error {
+	if !distilled {
+		if f.distill.baseOut != "" {
+			return usagef("--base-out is for a distilled module: add --features +distilled_base")
+		}
+		return nil
+	}
+	switch {
+	case f.base == "":
+		return usagef("the distilled_base feature distills a module's BTF: name its base with -B BASE")
+	case f.noDedup:
+		return usagef("the distilled_base feature distills the deduplicated BTF: drop --no-dedup")
+	case f.write.layout:
+		return usagef("a distilled module is written as pahole writes it: drop --layout")
+	}
+	f.distill.out, f.distill.elf = f.out, f.write.elf
+	return f.distill.check(path, f.base)
+}
+
+// encodeOptions returns the encoder's options that --like, --features
+// and -j choose.
+func (c *cli) encodeOptions(cmd *cobra.Command, f btfEncodeFlags) (dwarf2btf.Options, error) {
+	like, err := dwarf2btf.ParseLike(f.like)
+	if err != nil {
+		return dwarf2btf.Options{}, usageError(cmd, err)
+	}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxSize: c.maxInput, Like: like}
+	if f.features == "" {
+		return opts, nil
+	}
+	if like == dwarf2btf.LikePahole124 {
+		return opts, usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
+	}
+	if opts.Features, err = dwarf2btf.ParseFeatures(f.features); err != nil {
+		return opts, usageError(cmd, err)
+	}
+	if opts.Features == 0 {
+		return opts, usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
+	}
+	if like != dwarf2btf.LikeLinux7 {
+		opts.Like = dwarf2btf.LikePahole130
+	}
+	return opts, nil
 }
 
 // encodeSource is the input of btf encode: a file, which dwarf2btf maps

@@ -124,7 +124,7 @@ func TestBtfFindKernel(t *testing.T) {
 			ID     btf.TypeID `json:"id"`
 			Kind   string     `json:"kind"`
 			Name   string     `json:"name"`
-		}{{"xfs", xfsID, "STRUCT", "xfs_mount"}}
+		}{{"xfs", xfsID, "struct", "xfs_mount"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -227,7 +227,7 @@ func TestBtfModules(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &infos); err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1121 || infos[0].FirstID != 94976 || infos[0].Types == 0 {
+	if len(infos) != 1121 || infos[0].FirstID != 94976 || infos[0].Types == nil || *infos[0].Types == 0 {
 		t.Errorf("json: %d modules, first %+v", len(infos), infos[0])
 	}
 }

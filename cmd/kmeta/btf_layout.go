@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,8 @@ func (c *cli) btfLayoutCmd() *cobra.Command {
 NAME) of FILE (default ` + defaultVmlinux + `; --kernel says so explicitly):
 members with their offsets and sizes, holes, padding, cacheline boundaries
 and a summary, byte for byte as "pahole -F btf FILE" (pahole 1.24) prints
-them. The last argument is taken for FILE when it is "-" or an existing file.
+them. The last argument is taken for FILE when it is "-", an existing file,
+or has a "/" or a "." (no type name has one): a missing FILE is an error.
 --json gives the same facts as data.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := defaultVmlinux
@@ -49,9 +51,12 @@ them. The last argument is taken for FILE when it is "-" or an existing file.
 }
 
 // isFileArg reports whether a positional argument names a file rather than
-// a type: "-", or a path that exists.
+// a type: "-", a path that exists, or one that looks like a path, with a
+// "/" or a "." that no C type name has ("old/vmlinux.btf", "vmlinux.btf",
+// "xfs.ko.zst"); a missing one then fails as a missing file, not as a type
+// not found in the running kernel.
 func isFileArg(a string) bool {
-	if a == "-" {
+	if a == "-" || strings.ContainsAny(a, "/.") {
 		return true
 	}
 	_, err := os.Stat(a)
@@ -64,6 +69,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		return err
 	}
 	defer o.Close()
+	boundMemory(o.spec)
 	// Printing every layout allocates about 10 MB that all stays live until
 	// the end, so the default collector's cycles free nothing; GOGC=400 made
 	// the whole command 10-15% faster in alternating runs
@@ -72,10 +78,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
-		var ls []layout.Struct
-		if ls, err = layout.Layouts(ctx, o.spec, opts); err == nil {
-			err = writeLayoutsJSON(w, ls)
-		}
+		err = writeLayoutsJSON(w, layout.Structs(ctx, o.spec, opts))
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
 	}
@@ -83,7 +86,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		// A NAME that is no struct or union: nothing found, as for find
 		// (and with --json, an empty list).
 		if f.json {
-			if err := writeLayoutsJSON(w, nil); err != nil {
+			if err := writeLayoutsJSON(w, func(func(layout.Struct, error) bool) {}); err != nil {
 				return err
 			}
 			if err := w.Flush(); err != nil {

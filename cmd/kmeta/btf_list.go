@@ -374,7 +374,7 @@ func writeRoots(w io.Writer, s *btf.Spec, roots []btf.TypeID, asJSON bool) error
 	}
 	enc := newJSONLines(w)
 	for _, t := range types {
-		if err := enc.Encode(rawdump.ToJSON(t)); err != nil {
+		if err := enc.Encode(newTypeJSON(t)); err != nil {
 			return err
 		}
 	}

@@ -192,7 +192,8 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 		}
 	}
 	t.Logf("%d dumps identical to bpftool's", checked)
-	// --json: the same data as bpftool -j (kmeta puts one type on a line).
+	// --json: the same data as bpftool -j, in kmeta's JSON vocabulary
+	// (kmeta puts one type on a line).
 	for _, d := range dumps {
 		if !ours[d.kind+" "+d.id] {
 			continue
@@ -216,7 +217,7 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 		}
 		// kmeta prints JSON Lines, one type a line; bpftool a document
 		// {"types": [...]}.
-		w := jsonValue(t, string(want))
+		w := bpftoolTypesJSON(jsonValue(t, string(want)))
 		types := []any{}
 		for line := range strings.Lines(string(got)) {
 			types = append(types, jsonValue(t, line))
@@ -225,6 +226,54 @@ func TestBTFDumpLiveBpftool(t *testing.T) {
 		if diff := cmp.Diff(w, g); diff != "" {
 			t.Errorf("kmeta %v differs from bpftool %v (-bpftool +kmeta):\n%s", args, bargs, diff)
 		}
+	}
+}
+
+// bpftoolTypesJSON rewrites bpftool -j's types in kmeta's JSON vocabulary
+// (docs/json.md): kinds and encodings in lower case, no "(anon)" names,
+// bit_offset for bits_offset, value for val, an enum's signedness as
+// "signed", no vlen (the lists hold it), bitfield_size on every member.
+func bpftoolTypesJSON(doc any) any {
+	for _, t := range doc.(map[string]any)["types"].([]any) {
+		rec := t.(map[string]any)
+		rec["kind"] = strings.ToLower(rec["kind"].(string))
+		delete(rec, "vlen")
+		if enc, ok := rec["encoding"].(string); ok {
+			switch rec["kind"] {
+			case "enum", "enum64":
+				rec["signed"] = enc == "SIGNED"
+				delete(rec, "encoding")
+			default:
+				rec["encoding"] = strings.Trim(strings.ToLower(enc), "()")
+			}
+		}
+		bpftoolNames(rec)
+		for _, list := range []string{"members", "params", "values"} {
+			items, _ := rec[list].([]any)
+			for _, it := range items {
+				m := it.(map[string]any)
+				bpftoolNames(m)
+				if list == "members" && m["bitfield_size"] == nil {
+					m["bitfield_size"] = 0.0
+				}
+				if v, ok := m["val"]; ok {
+					m["value"] = v
+					delete(m, "val")
+				}
+			}
+		}
+	}
+	return doc
+}
+
+// bpftoolNames drops bpftool's "(anon)" name and renames bits_offset.
+func bpftoolNames(m map[string]any) {
+	if m["name"] == "(anon)" {
+		delete(m, "name")
+	}
+	if v, ok := m["bits_offset"]; ok {
+		m["bit_offset"] = v
+		delete(m, "bits_offset")
 	}
 }
 

@@ -112,6 +112,7 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 		return err
 	}
 	defer o.Close()
+	boundMemory(o.spec)
 	b, err := builder.Minimal(o.spec, want, builder.MinimalOptions{FwdPointees: f.fwdPointees})
 	if err != nil {
 		return err

@@ -66,10 +66,11 @@ package instead, with their BTF on the package's vmlinux.`,
 	return cmd
 }
 
-// moduleInfo is one module in --json output.
+// moduleInfo is one module in --json output: its own types and the id of
+// the first, or, for a module whose BTF cannot be read, the error instead.
 type moduleInfo struct {
-	Module  string `json:"module"`
-	Types   int    `json:"types"`
+	Name    string `json:"name"`
+	Types   *int   `json:"types,omitempty"`
 	FirstID uint32 `json:"first_id,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
@@ -94,7 +95,7 @@ func (c *cli) btfModules(f btfModulesFlags, pkg *kimage.Package) error {
 	infos := make([]moduleInfo, len(names))
 	failed := 0
 	for i, name := range names {
-		infos[i].Module = name
+		infos[i].Name = name
 		progress(i + 1)
 		spec, err := h.Module(name)
 		if err != nil {
@@ -103,7 +104,7 @@ func (c *cli) btfModules(f btfModulesFlags, pkg *kimage.Package) error {
 			failed++
 			continue
 		}
-		infos[i].Types = spec.NumTypes()
+		infos[i].Types = ptr(spec.NumTypes())
 		infos[i].FirstID = uint32(spec.FirstID())
 	}
 	if err := c.printModules(infos, f.json); err != nil {
@@ -125,15 +126,15 @@ func (c *cli) printModules(infos []moduleInfo, asJSON bool) error {
 	}
 	width := len("MODULE")
 	for _, m := range infos {
-		width = max(width, len(m.Module))
+		width = max(width, len(m.Name))
 	}
 	fmt.Fprintf(w, "%-*s %7s\n", width, "MODULE", "TYPES")
 	for _, m := range infos {
 		if m.Error != "" {
-			fmt.Fprintf(w, "%-*s %7s\n", width, m.Module, "-")
+			fmt.Fprintf(w, "%-*s %7s\n", width, m.Name, "-")
 			continue
 		}
-		fmt.Fprintf(w, "%-*s %7d\n", width, m.Module, m.Types)
+		fmt.Fprintf(w, "%-*s %7d\n", width, m.Name, *m.Types)
 	}
 	return w.Flush()
 }

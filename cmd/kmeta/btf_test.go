@@ -98,7 +98,7 @@ func TestBTFDumpJSON(t *testing.T) {
 	if len(doc.Types) != 176 || doc.Types[0].ID != 94976 {
 		t.Fatalf("%d types from %d; want af_key's 176 from 94976", len(doc.Types), doc.Types[0].ID)
 	}
-	if tt := doc.Types[3]; tt.Kind != "STRUCT" || tt.Name != "sadb_msg" || tt.Members[0].Name != "sadb_msg_version" {
+	if tt := doc.Types[3]; tt.Kind != "struct" || tt.Name != "sadb_msg" || tt.Members[0].Name != "sadb_msg_version" {
 		t.Fatalf("type 94979 = %+v", tt)
 	}
 }

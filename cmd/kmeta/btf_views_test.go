@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf/diff"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -78,15 +79,17 @@ func TestBTFDiff(t *testing.T) {
 			args = append(args, "--reached")
 		}
 		out, _ = kmeta(t, nil, args...)
-		var changes []struct {
-			Kind, Name, Change string
-			Reached            bool
+		var r diff.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Changes) == 0 || r.Changes[0].Name != "sk_buff" || r.Changes[0].Reached {
+			t.Fatalf("%v: %v, %d changes", args, err, len(r.Changes))
 		}
-		if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) == 0 || changes[0].Name != "sk_buff" || changes[0].Reached {
-			t.Fatalf("%v: %v, %d changes", args, err, len(changes))
-		}
+		changes := r.Changes
 		if n := len(changes); reached && (n < 100 || !changes[n-1].Reached) || !reached && n != 1 {
 			t.Errorf("%v: %d changes", args, n)
+		}
+		// The summary the text prints is in the JSON too (issue 40).
+		if rs := r.Reached; rs == nil || rs.Listed != reached || rs.Added+rs.Removed+rs.Changed < 100 || r.Summary.Changed != 1 && !reached {
+			t.Errorf("%v: summary %+v, reached %+v", args, r.Summary, r.Reached)
 		}
 	}
 	if _, err := kmeta(t, nil, "btf", "diff", deb, "/nonexistent"); exitStatus(t.Context(), err) != exitFailure {

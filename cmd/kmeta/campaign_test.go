@@ -7,14 +7,17 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +47,14 @@ import (
 // what --max-input 256M lets an input use, far below an unbounded
 // allocation.
 //
+// Beside the mutants of real inputs, it runs issue 37's hostile shapes
+// (shapeInputs: self-embedding records, deep anonymous nesting, long
+// chains, wide records, big enums; and their mutants), DWARF whose types
+// refer to themselves (dwarfCycles) through btf encode, and with GNU time
+// (/usr/bin/time) checks each run's peak RSS against the README's rule for
+// its command (peakBound). (wait4's maxrss of a child that exec.Command
+// starts would count this process's own RSS at the exec.)
+//
 // KMETA_HEAVY=1 runs it; KMETA_CAMPAIGN sets its duration (default
 // 60s), KMETA_CAMPAIGN_SEED its seed, KMETA_CAMPAIGN_OUT where failing
 // inputs go.
@@ -56,9 +67,11 @@ const (
 // campaignInput is one input: its bytes, and whether it is split BTF on
 // the Debian base.
 type campaignInput struct {
-	name  string
-	data  []byte
-	split bool
+	name   string
+	data   []byte
+	split  bool
+	shape  bool // a hostile shape (shapeInputs): raw BTF whose size the memory rule takes
+	encode bool // DWARF, for btf encode
 }
 
 func TestCLIFuzzCampaign(t *testing.T) {
@@ -84,24 +97,38 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	bin := buildKmeta(t)
 	dir := t.TempDir()
 	base := writeFile(t, dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
-	out := os.Getenv("KMETA_CAMPAIGN_OUT")
-	if out == "" {
-		out = t.TempDir()
+	keepDir := os.Getenv("KMETA_CAMPAIGN_OUT")
+	if keepDir == "" {
+		keepDir = t.TempDir()
 	}
 	seeds := campaignSeeds(t)
-	held := heldBack(t)
+	held := append(heldBack(t), dwarfCycles(t)...)
+	held = append(held, shapeInputs(t, rand.New(rand.NewPCG(seed, 99)))...)
+	seeds = append(seeds, campaignInput{name: "kinds-x86_64.o", data: testfixtures.Read(t, "dwarf/kinds-x86_64.o.gz"), encode: true})
+	seeds = append(seeds, shapeInputs(t, rand.New(rand.NewPCG(seed, 98)))...)
+	baseBytes := testfixtures.Read(t, testfixtures.DebianVmlinux)
+	baseTypes, _ := shapeStats(baseBytes)
+	timeBin := lookGNUTime()
+	if timeBin == "" {
+		t.Log("no GNU time (/usr/bin/time): peak RSS is not checked")
+	}
 	var runs, failures atomic.Int64
 	check := func(w int, in campaignInput, rng *rand.Rand) {
 		path := filepath.Join(dir, fmt.Sprintf("w%d-in", w))
 		os.WriteFile(path, in.data, 0o644)
-		args, objOnly := campaignArgs(rng, path, filepath.Join(dir, fmt.Sprintf("w%d-out", w)), base)
+		out := filepath.Join(dir, fmt.Sprintf("w%d-out", w))
+		args, objOnly := campaignArgs(rng, path, out, base)
+		if in.encode {
+			args, objOnly = []string{"btf", "encode", path, "-o", out, "--max-input", campaignLimit}, true
+		}
 		if in.split && !objOnly {
 			args = append(args, "-B", base)
 		}
 		runs.Add(1)
-		if msg := runLimited(prlimit, bin, args); msg != "" {
+		rep := filepath.Join(dir, fmt.Sprintf("w%d-rss", w))
+		if msg := runLimited(prlimit, bin, args, timeBin, rep, peakBound(args, in, int64(len(baseBytes)), baseTypes)); msg != "" {
 			n := failures.Add(1)
-			keep := filepath.Join(out, fmt.Sprintf("fail-%d-%s", n, in.name))
+			keep := filepath.Join(keepDir, fmt.Sprintf("fail-%d-%s", n, in.name))
 			os.WriteFile(keep, in.data, 0o644)
 			t.Errorf("kmeta %s: %s (input kept in %s)", strings.Join(args, " "), msg, keep)
 		}
@@ -143,29 +170,44 @@ func campaignArgs(rng *rand.Rand, in, out, base string) (args []string, objOnly 
 		{"btf", "copy", in, "-o", out},
 		{"btf", "copy", in, "--endian", "big", "--elf", "-o", out},
 		{"btf", "min", in, "--types", "task_struct,sock", "-o", out},
+		{"btf", "layout", in},
+		{"btf", "layout", "--json", in},
+		{"btf", "diff", in, in, "--types", "outer,chain,wide"},
+		{"btf", "diff", "--json", base, in},
+		{"btf", "find", "outer", in, "--json"},
 	}
 	return append(cmds[rng.IntN(len(cmds))], "--max-input", campaignLimit), false
 }
 
-// runLimited runs kmeta under the data limit and the time limit and
-// returns what went wrong, or "".
-func runLimited(prlimit, bin string, args []string) string {
-	cmd := exec.Command(prlimit, append([]string{fmt.Sprintf("--data=%d", campaignData), "--core=0", "--", bin}, args...)...)
+// runLimited runs kmeta under the data limit and the time limit, and
+// under GNU time (timeBin, if not "") whose report goes to rep, and
+// returns what went wrong, or "": also a peak RSS over bound.
+func runLimited(prlimit, bin string, args []string, timeBin, rep string, bound int64) string {
+	os.Remove(rep)
+	argv := timedRSS(timeBin, rep, append([]string{prlimit, fmt.Sprintf("--data=%d", campaignData), "--core=0", "--", bin}, args...))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // GNU time's child too
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return err.Error()
 	}
-	timer := time.AfterFunc(campaignTimeout, func() { cmd.Process.Kill() })
+	timer := time.AfterFunc(campaignTimeout, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	err := cmd.Wait()
 	hung := !timer.Stop()
 	msg := stderr.String()
 	var ee *exec.ExitError
+	peak := int64(-1)
+	if timeBin != "" {
+		peak = readRSS(rep)
+	}
 	switch {
 	case hung:
 		return fmt.Sprintf("no exit within %v", campaignTimeout)
 	case strings.Contains(msg, "panic:") || strings.Contains(msg, "fatal error:") || strings.Contains(msg, "goroutine "):
 		return "crashed: " + firstLine(msg)
+	case err == nil && peak > bound:
+		return fmt.Sprintf("peak RSS %d MB, over the documented %d MB", peak>>20, bound>>20)
 	case err == nil:
 		return ""
 	case !errors.As(err, &ee) || ee.ExitCode() < 0:
@@ -174,6 +216,8 @@ func runLimited(prlimit, bin string, args []string) string {
 		return fmt.Sprintf("status %d: %s", ee.ExitCode(), firstLine(msg))
 	case ee.ExitCode() == 2 && (strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "kmeta: ")):
 		return fmt.Sprintf("error not one line: %q", msg)
+	case peak > bound:
+		return fmt.Sprintf("peak RSS %d MB, over the documented %d MB", peak>>20, bound>>20)
 	}
 	return ""
 }
@@ -193,24 +237,28 @@ func campaignSeeds(t *testing.T) []campaignInput {
 	ko := testfixtures.Read(t, "elf/af_key.ko.gz")
 	base := testfixtures.DebianSpec(t)
 	seeds := []campaignInput{
-		{"af_key.btf", mods["af_key"], true},
-		{"vsock_loopback.btf", mods["vsock_loopback"], true},
-		{"af_key-be.btf", toBigEndian(t, mods["af_key"], base), true},
-		{"prog.bpf.o", obj, false},
-		{"af_key.ko", ko, true},
-		{"prog-compressed.o", compressedSection(t, obj), false},
-		{"fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"), false},
-		{"matches.bpf.o", testfixtures.Read(t, "core/matches.bpf.o.gz"), false},
+		{"af_key.btf", mods["af_key"], true, false, false},
+		{"vsock_loopback.btf", mods["vsock_loopback"], true, false, false},
+		{"af_key-be.btf", toBigEndian(t, mods["af_key"], base), true, false, false},
+		{"prog.bpf.o", obj, false, false, false},
+		{"af_key.ko", ko, true, false, false},
+		{"prog-compressed.o", compressedSection(t, obj), false, false, false},
+		{"fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"), false, false, false},
+		{"matches.bpf.o", testfixtures.Read(t, "core/matches.bpf.o.gz"), false, false, false},
 	}
 	for _, s := range seeds[:4] {
 		seeds = append(seeds,
-			campaignInput{s.name + ".gz", gz(s.data), s.split},
-			campaignInput{s.name + ".xz", xzc(t, s.data), s.split},
-			campaignInput{s.name + ".zst", zst(s.data), s.split})
+			campaignInput{s.name + ".gz", gz(s.data), s.split, false, false},
+			campaignInput{s.name + ".xz", xzc(t, s.data), s.split, false, false},
+			campaignInput{s.name + ".zst", zst(s.data), s.split, false, false})
+	}
+	imgs := archImages(t) // the kernel images of issue 38
+	for _, name := range slices.Sorted(maps.Keys(imgs)) {
+		seeds = append(seeds, campaignInput{name: "image-" + name, data: imgs[name]})
 	}
 	return append(seeds,
-		campaignInput{"af_key.btf.tar.xz", testfixtures.BTFHubArchive(t, "af_key", mods["af_key"]), true},
-		campaignInput{"kernel-core.rpm", testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm"), false})
+		campaignInput{name: "af_key.btf.tar.xz", data: testfixtures.BTFHubArchive(t, "af_key", mods["af_key"]), split: true},
+		campaignInput{name: "kernel-core.rpm", data: testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm")})
 }
 
 // heldBack are the inputs that found the problems of issue 19, run
@@ -220,14 +268,14 @@ func heldBack(t *testing.T) []campaignInput {
 	magic := testfixtures.BTFMagic
 	var held []campaignInput
 	for hdrLen := byte(25); hdrLen < 32; hdrLen++ { // the header panic
-		held = append(held, campaignInput{fmt.Sprintf("be-hdr-%d", hdrLen), []byte{0xeb, 0x9f, 1, 0, 0, 0, 0, hdrLen, 24: 0}, false})
+		held = append(held, campaignInput{fmt.Sprintf("be-hdr-%d", hdrLen), []byte{0xeb, 0x9f, 1, 0, 0, 0, 0, hdrLen, 24: 0}, false, false, false})
 	}
 	return append(held,
-		campaignInput{"elf-bomb-10GiB", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 10<<30), testfixtures.ZstdZeros(-1, magic, 1<<30)...)), false},
-		campaignInput{"elf-bomb-zeros", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 64<<20), testfixtures.ZstdZeros(-1, nil, 1<<30)...)), false},
-		campaignInput{"zst-claims-2GiB", testfixtures.ZstdZeros(2<<30, magic, 4), false},
-		campaignInput{"zst-stream-1GiB", testfixtures.ZstdZeros(-1, magic, 1<<30), false},
-		campaignInput{"zst-junk-1GiB", testfixtures.ZstdZeros(-1, []byte("junk"), 1<<30), false},
+		campaignInput{"elf-bomb-10GiB", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 10<<30), testfixtures.ZstdZeros(-1, magic, 1<<30)...)), false, false, false},
+		campaignInput{"elf-bomb-zeros", testfixtures.CompressedBTF(t, obj, append(testfixtures.Chdr64(2, 64<<20), testfixtures.ZstdZeros(-1, nil, 1<<30)...)), false, false, false},
+		campaignInput{"zst-claims-2GiB", testfixtures.ZstdZeros(2<<30, magic, 4), false, false, false},
+		campaignInput{"zst-stream-1GiB", testfixtures.ZstdZeros(-1, magic, 1<<30), false, false, false},
+		campaignInput{"zst-junk-1GiB", testfixtures.ZstdZeros(-1, []byte("junk"), 1<<30), false, false, false},
 	)
 }
 
@@ -240,10 +288,10 @@ func mutate(rng *rand.Rand, s campaignInput) campaignInput {
 		if r, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
 			var plain bytes.Buffer
 			plain.ReadFrom(r)
-			return campaignInput{s.name, gz(mutateBytes(rng, plain.Bytes())), s.split}
+			return campaignInput{s.name, gz(mutateBytes(rng, plain.Bytes())), s.split, s.shape, s.encode}
 		}
 	}
-	return campaignInput{s.name, mutateBytes(rng, data), s.split}
+	return campaignInput{s.name, mutateBytes(rng, data), s.split, s.shape, s.encode}
 }
 
 var interesting32 = []uint32{0, 1, 2, 3, 4, 12, 24, 0x7f, 0x80, 0xff, 0xffff, 0x10000, 0xfffff, 0x1000000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}

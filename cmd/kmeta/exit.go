@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/kmeta-dev/kmeta/btf"
 )
 
 // Exit statuses, the same for every command (see the README).
@@ -48,6 +50,9 @@ func exitStatus(ctx context.Context, err error) int {
 	var se *statusError
 	if errors.As(err, &se) {
 		return se.status
+	}
+	if errors.Is(err, btf.ErrBaseMismatch) {
+		return exitNotFound // a module's distilled base that does not relocate
 	}
 	return exitFailure
 }

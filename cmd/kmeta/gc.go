@@ -3,6 +3,9 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // setGC sets the collector's GOGC to percent for one command, unless the
@@ -16,4 +19,43 @@ func setGC(percent int) (restore func()) {
 	}
 	old := debug.SetGCPercent(percent)
 	return func() { debug.SetGCPercent(old) }
+}
+
+// readSlack is what a reading command may use beyond twice its input
+// (the README's memory rule: 2x the input plus 20 MB), less the 6 MB or
+// so of the binary and the runtime that no limit governs.
+const readSlack = 14 << 20
+
+// boundMemory sets the runtime's soft memory limit of a reading command
+// (dump, find, layout, diff, min, core) to the size of the BTF it read,
+// specs and their bases, plus readSlack. The BTF itself is mapped (a
+// file) or held outside the Go heap (standard input, what a compressed
+// file inflates to), so the process stays within twice its input plus
+// 20 MB while what it keeps alive fits: the collector runs more often as
+// the heap nears the limit, and GOGC's headroom (setGC) shrinks. A user's
+// GOMEMLIMIT wins. Nil specs are skipped; a base is counted with each
+// spec that names it.
+func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
+
+// btfSize returns the bytes of BTF of specs and their bases.
+func btfSize(specs ...*btf.Spec) int64 {
+	var n int64
+	for _, s := range specs {
+		for ; s != nil; s = s.Base() {
+			n += int64(btfraw.HeaderLen(s) + len(btfraw.TypeSection(s)) + s.StringsLen())
+		}
+	}
+	return n
+}
+
+// limitMemory sets the runtime's soft memory limit to times n bytes plus
+// readSlack, unless the user set GOMEMLIMIT. The writers (copy, dedup)
+// hold what they write beside what they read: copy twice its input (the
+// Builder's records, the marshalled file), dedup its inputs, which it
+// reads into the heap, and its tables.
+func limitMemory(times, n int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(times*n + readSlack)
 }

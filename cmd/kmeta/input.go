@@ -133,16 +133,16 @@ func stdinTwice(inputs ...string) bool {
 }
 
 // checkBTF returns the check of an input read as BTF (name names it):
-// raw BTF of either byte order, ELF, compressed data, an x86 bzImage or a
+// raw BTF of either byte order, ELF, compressed data, a kernel image or a
 // Debian package, told by the first kernelHead bytes.
 func checkBTF(name string) func(head []byte) error {
 	return func(head []byte) error {
 		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
 			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None ||
-			kimage.IsBzImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) || input.IsTar(head) || kimage.IsRPM(head) {
+			kimage.IsImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) || input.IsTar(head) || kimage.IsRPM(head) {
 			return nil
 		}
-		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's or a compressor's", name, head[:min(len(head), magicLen)])
+		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's, a compressor's, a kernel image's or a package's", name, head[:min(len(head), magicLen)])
 	}
 }
 

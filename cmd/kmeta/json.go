@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"iter"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
-	"github.com/kmeta-dev/kmeta/btf/rawdump"
 )
 
 // Every --json output has one of two forms (the README's "JSON output"):
@@ -43,7 +44,7 @@ func newJSONLines(w io.Writer) *json.Encoder {
 func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
 	enc := newJSONLines(w)
 	for _, t := range s.Types(scope) {
-		if err := enc.Encode(rawdump.ToJSON(t)); err != nil {
+		if err := enc.Encode(newTypeJSON(t)); err != nil {
 			return err
 		}
 	}
@@ -52,11 +53,42 @@ func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
 	return err
 }
 
-// writeLayoutsJSON writes the layouts as a document. (Member types are
-// pahole's spellings with its stray spaces trimmed: btf/layout does that.)
-func writeLayoutsJSON(w io.Writer, ls []layout.Struct) error {
-	if ls == nil {
-		ls = []layout.Struct{}
+// writeLayoutsJSON writes the layouts as a document, each as it is made,
+// so that memory does not grow with the output (issue 37). (Member types
+// are pahole's spellings with its stray spaces trimmed: btf/layout does
+// that.) Nothing is written before the first layout or error: an error
+// then leaves w as it was.
+func writeLayoutsJSON(w io.Writer, ls iter.Seq2[layout.Struct, error]) error {
+	return writeJSONArray(w, ls)
+}
+
+// writeJSONArray writes the values of seq as a JSON document, an array,
+// byte for byte as writeJSON writes the slice of them, one value at a
+// time.
+func writeJSONArray[T any](w io.Writer, seq iter.Seq2[T, error]) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	sep := "[\n  "
+	for v, err := range seq {
+		if err != nil {
+			return err
+		}
+		buf.Reset()
+		buf.WriteString(sep)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		if _, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
+			return err
+		}
+		sep = ",\n  "
 	}
-	return writeJSON(w, ls)
+	end := "\n]\n"
+	if sep == "[\n  " {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }

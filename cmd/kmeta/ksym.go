@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kallsyms"
 	"github.com/kmeta-dev/kmeta/kallsyms/live"
 	"github.com/kmeta-dev/kmeta/uevent"
@@ -89,10 +91,57 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 		return nil, err
 	}
 	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0)}
-	if f.kallsyms == "-" {
-		return kallsyms.Parse(c.stdinReader(), opts)
+	limit := c.maxInput
+	if limit == 0 {
+		limit = input.DefaultLimit
 	}
-	return kallsyms.ReadFile(f.kallsyms, opts)
+	if f.kallsyms == "-" {
+		s, err := kallsyms.Parse(&limitReader{r: c.stdinReader(), what: "stdin", left: limit, limit: limit}, opts)
+		return s, withHint(err)
+	}
+	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)
+	file, fi, err := input.OpenFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("kallsyms: %w", err)
+	}
+	defer file.Close()
+	// A regular file's size is known: over the limit, it is refused before
+	// it is read (/proc/kallsyms says 0 and is read up to the limit).
+	if fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, withHint(&input.TooLargeError{What: path, Limit: limit})
+	}
+	s, err := kallsyms.Parse(&limitReader{r: input.FileReader(file, fi), what: path, left: limit, limit: limit}, opts)
+	if errors.Is(err, input.ErrTooLarge) {
+		return nil, withHint(err) // names the file
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// limitReader reads r up to limit bytes and fails with the input limit's
+// error past them, as every BTF input does (--max-input, issue 37).
+type limitReader struct {
+	r           io.Reader
+	what        string
+	left, limit int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, &input.TooLargeError{What: l.what, Limit: l.limit}
+	}
+	// One byte more than the limit tells a stream of exactly the limit
+	// from one over it.
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, &input.TooLargeError{What: l.what, Limit: l.limit}
+	}
+	return n, err
 }
 
 func (c *cli) printJSON(v any) error {
@@ -107,12 +156,14 @@ func parseAddr(s string) (uint64, error) {
 	return a, nil
 }
 
+// addrJSON is one address of ksym addr --json: the symbol that holds it
+// (name, byte offset into it, module), or why there is none.
 type addrJSON struct {
-	Addr   string `json:"addr"`
-	Symbol string `json:"symbol,omitempty"`
-	Offset uint64 `json:"offset"`
-	Module string `json:"module,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Addr   string  `json:"addr"`
+	Name   string  `json:"name,omitempty"`
+	Offset *uint64 `json:"offset,omitempty"`
+	Module string  `json:"module,omitempty"`
+	Error  string  `json:"error,omitempty"`
 }
 
 // ksymAddr prints one line per address, in order; unresolved addresses
@@ -138,7 +189,7 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 		if errors.Is(err, kallsyms.ErrNotText) {
 			err = fmt.Errorf("%#x is outside every text symbol (in data? --data names it)", a)
 		}
-		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Symbol: sym.Name, Offset: sym.Offset, Module: sym.Module}
+		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Name: sym.Name, Offset: ptr(sym.Offset), Module: sym.Module}
 		if err != nil {
 			missing++
 			r = addrJSON{Addr: r.Addr, Error: err.Error()}
@@ -227,9 +278,12 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 		Symbols int    `json:"symbols"`
 		BuildID string `json:"build_id,omitempty"`
 		State   string `json:"state,omitempty"`
-		Pseudo  bool   `json:"pseudo,omitempty"`
+		Pseudo  bool   `json:"pseudo"`
 	}
 	out := []modJSON{}
+	if !f.json {
+		fmt.Fprintf(c.out(), "%-24s %-33s %8s %s\n", "MODULE", "START-END", "SYMBOLS", "BUILD_ID")
+	}
 	for _, m := range snap.Modules() {
 		j := modJSON{m.Name, fmt.Sprintf("0x%x", m.Start), fmt.Sprintf("0x%x", m.End), m.Symbols, hex.EncodeToString(m.BuildID), m.State, m.Pseudo}
 		out = append(out, j)
@@ -253,6 +307,7 @@ func (c *cli) ksymStats(f *ksymFlags) error {
 		return err
 	}
 	st := snap.Stats()
+	st.Modules = len(snap.Modules()) // what ksym modules lists, vmlinux included
 	perSym := 0.0
 	if st.Symbols > 0 {
 		perSym = float64(st.Bytes) / float64(st.Symbols)
@@ -294,15 +349,16 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	}
 	defer sym.Close()
 	st := sym.Snapshot().Stats()
+	st.Modules = len(sym.Snapshot().Modules()) // as ksym modules and stats count them
 	text := fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents and BPF symbols", st.Symbols, st.Modules)
-	v := map[string]any{"type": "loaded", "symbols": st.Symbols, "modules": st.Modules, "ksym_events": true}
+	v := map[string]any{"event": "loaded", "symbols": st.Symbols, "modules": st.Modules, "ksym_events": true}
 	if kerr := sym.KsymEventsErr(); kerr != nil {
 		text = fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents (%v)", st.Symbols, st.Modules, kerr)
 		v["ksym_events"], v["ksym_error"] = false, kerr.Error()
 	}
 	emit(text, v)
 	err = sym.Watch(ctx, live.WatchOptions{OnEvent: func(ev uevent.Event, err error) {
-		v := map[string]any{"type": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
+		v := map[string]any{"event": "uevent", "action": ev.Action, "devpath": ev.DevPath, "subsystem": ev.Subsystem, "port_id": ev.PortID}
 		text := fmt.Sprintf("uevent %s %s subsystem=%s port=%d", escapeName(ev.Action), escapeName(ev.DevPath), escapeName(ev.Subsystem), ev.PortID)
 		if err != nil {
 			v["ignored"] = err.Error()
@@ -322,7 +378,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 // "ool" for out-of-line code), or the kernel's lost events.
 func emitKsym(emit func(string, map[string]any), ev live.KsymEvent) {
 	if ev.Op == live.KsymLost {
-		emit(fmt.Sprintf("ksym lost %d events; resync", ev.Lost), map[string]any{"type": "ksym", "action": "lost", "lost": ev.Lost})
+		emit(fmt.Sprintf("ksym lost %d events; resync", ev.Lost), map[string]any{"event": "ksym", "action": "lost", "lost": ev.Lost})
 		return
 	}
 	kind := map[uint16]string{live.KsymTypeBPF: "bpf", live.KsymTypeOOL: "ool"}[ev.Type]
@@ -330,19 +386,20 @@ func emitKsym(emit func(string, map[string]any), ev live.KsymEvent) {
 		kind = fmt.Sprintf("type%d", ev.Type)
 	}
 	emit(fmt.Sprintf("%s %s %s addr=0x%x len=%d", kind, ev.Op, escapeName(ev.Name), ev.Addr, ev.Len),
-		map[string]any{"type": "ksym", "action": ev.Op.String(), "kind": kind, "name": ev.Name,
-			"addr": fmt.Sprintf("0x%x", ev.Addr), "len": ev.Len})
+		map[string]any{"event": "ksym", "action": ev.Op.String(), "ksym_type": kind, "name": ev.Name,
+			"addr": fmt.Sprintf("0x%x", ev.Addr), "size": ev.Len})
 }
 
 func emitReload(emit func(string, map[string]any), ev live.ReloadEvent) {
 	if ev.Err != nil {
 		emit("reload failed (keeping the old symbols): "+ev.Err.Error(),
-			map[string]any{"type": "reload", "error": ev.Err.Error(), "reasons": ev.Reasons})
+			map[string]any{"event": "reload", "error": ev.Err.Error(), "reasons": ev.Reasons})
 		return
 	}
 	st := ev.Snapshot.Stats()
+	st.Modules = len(ev.Snapshot.Modules())
 	emit(fmt.Sprintf("reload (%s): %d symbols, %d modules, %d tables reused, %v",
 		strings.Join(ev.Reasons, ", "), st.Symbols, st.Modules, ev.Reused, ev.Duration),
-		map[string]any{"type": "reload", "reasons": ev.Reasons, "symbols": st.Symbols, "modules": st.Modules,
+		map[string]any{"event": "reload", "reasons": ev.Reasons, "symbols": st.Symbols, "modules": st.Modules,
 			"reused": ev.Reused, "seconds": ev.Duration.Seconds()})
 }

@@ -61,7 +61,7 @@ func startWatch(t *testing.T) *watcher {
 	w := &watcher{cancel: cancel, done: make(chan error, 1)}
 	t.Cleanup(cancel)
 	go func() { w.done <- run(ctx, []string{"ksym", "watch", "--json"}, nil, &w.out, &w.out) }()
-	w.waitFor(t, "loaded line", func(s string) bool { return strings.Contains(s, `"type":"loaded"`) })
+	w.waitFor(t, "loaded line", func(s string) bool { return strings.Contains(s, `"event":"loaded"`) })
 	if !strings.Contains(w.out.String(), `"ksym_events":true`) {
 		t.Skipf("ksymbol events unavailable: %s", w.out.String())
 	}
@@ -95,9 +95,9 @@ func (w *watcher) stop(t *testing.T, suffixes ...string) []string {
 		}
 		n, _ := v["name"].(string)
 		for _, suf := range suffixes {
-			if v["type"] == "ksym" && strings.HasSuffix(n, "_"+suf) {
-				got = append(got, fmt.Sprintf("%s %s %s %s", v["action"], v["kind"], n, v["addr"]))
-				if v["len"].(float64) == 0 {
+			if v["event"] == "ksym" && strings.HasSuffix(n, "_"+suf) {
+				got = append(got, fmt.Sprintf("%s %s %s %s", v["action"], v["ksym_type"], n, v["addr"]))
+				if v["size"].(float64) == 0 {
 					t.Errorf("event without a length: %s", line)
 				}
 			}

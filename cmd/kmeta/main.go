@@ -29,7 +29,7 @@ const exitGrace = 500 * time.Millisecond
 
 func main() {
 	ctx, stop := signalContext()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	err := run(ctx, argsAs(os.Args), os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if line := errorLine(ctx, err); line != "" {
 		fmt.Fprintln(os.Stderr, line)
@@ -122,11 +122,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // nameCommand starts the message of err with the command that failed,
-// "btf copy: -o /tmp: is a directory", unless err is a usage error, which
-// names the command's usage line, or says nothing (errQuiet).
+// "btf copy: -o /tmp: is a directory", also for a usage error (cobra's own
+// among them), which names the command's usage line too, unless it says
+// nothing (errQuiet).
 func nameCommand(cmd *cobra.Command, err error) error {
-	var se *statusError
-	if err == nil || err == errQuiet || cmd == nil || !cmd.HasParent() || errors.As(err, &se) && se.usage {
+	if err == nil || err == errQuiet || cmd == nil || !cmd.HasParent() {
 		return err
 	}
 	return &commandError{name: strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), err: err}
@@ -138,7 +138,14 @@ type commandError struct {
 	err  error
 }
 
-func (e *commandError) Error() string { return e.name + ": " + e.err.Error() }
+// Error is "NAME: what went wrong", without the prefix of the package
+// that the command runs when it repeats the command's last word ("btf
+// layout: no struct ...", not "btf layout: layout: no struct ...").
+func (e *commandError) Error() string {
+	msg := e.err.Error()
+	last := e.name[strings.LastIndexByte(e.name, ' ')+1:]
+	return e.name + ": " + strings.TrimPrefix(msg, last+": ")
+}
 func (e *commandError) Unwrap() error { return e.err }
 
 func (c *cli) rootCmd() *cobra.Command {
@@ -168,10 +175,11 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfCopyCmd(),
 		c.btfLayoutCmd(),
 		c.btfEncodeCmd(),
+		c.btfDistillCmd(),
 		c.btfDiffCmd(),
 		c.btfDedupCmd(),
 	)
-	root.AddCommand(btfCmd, c.ksymCmd(), c.versionCmd())
+	root.AddCommand(btfCmd, c.ksymCmd(), c.paholeCmd(), c.versionCmd(), c.manCmd())
 	root.Version = version()
 	root.SetVersionTemplate("kmeta {{.Version}}\n")
 	// cobra adds its completion and help commands when it runs: add them

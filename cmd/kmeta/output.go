@@ -104,9 +104,16 @@ func checkOutputIn(out string, ins *inputFiles) error {
 	return nil
 }
 
-// checkOutputDir checks the output directory of -d before a command's
-// work, as checkOutput checks a file.
+// checkOutputDir makes the output directory of -d, with its parents, as
+// mkdir -p does, and checks it before a command's work, as checkOutput
+// checks a file. A file of that name stays an error.
 func checkOutputDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("-d %s: not a directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("-d %w", err)
+	}
 	if err := atomicfile.CheckDir(dir); err != nil {
 		return fmt.Errorf("-d %w", err)
 	}

@@ -128,14 +128,26 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// version returns kmeta's module version (or "(devel)"), its VCS revision
-// if known, and the Go version and platform it was built with.
+// revision is kmeta's VCS revision when the build records none (built
+// with -buildvcs=false, or from a tree without .git): a build may set it
+// with -ldflags "-X main.revision=$(git rev-parse HEAD)".
+var revision string
+
+// moduleVersion is kmeta's module version: v1.2.3 when installed as a
+// published module, "(devel)" when built from a clone.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// version returns kmeta's module version, its VCS revision, and the Go
+// version and platform it was built with. A build from a clone without
+// VCS information says so, and how to get it, instead of a revision.
 func version() string {
-	v, rev := "(devel)", ""
+	v, rev := moduleVersion(), ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
 		for _, s := range bi.Settings {
 			switch {
 			case s.Key == "vcs.revision":
@@ -144,6 +156,16 @@ func version() string {
 				rev += "+dirty"
 			}
 		}
+	}
+	switch {
+	case rev != "" && strings.Contains(v, strings.TrimSuffix(rev[1:], "+dirty")):
+		// A pseudo-version (v0.0.0-DATE-REVISION[+dirty]) says it already.
+		rev = ""
+	case rev != "":
+	case revision != "":
+		rev = " " + revision[:min(len(revision), 12)]
+	case v == "(devel)":
+		rev = " (no VCS revision: build with -buildvcs=true)"
 	}
 	return fmt.Sprintf("%s%s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

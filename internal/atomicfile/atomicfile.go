@@ -81,6 +81,40 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 	return nil
 }
 
+// WriteNamed is Write for a fill that writes the temporary file by its
+// name (another program's output, such as objcopy's): fill may replace
+// the file. The file is then synced, given perm (or the existing target's
+// permissions) and renamed over path. path must be a regular file or
+// name none yet.
+func WriteNamed(path string, perm os.FileMode, fill func(tmp string) error) (err error) {
+	f, perm, err := createTemp(path, perm)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		if err != nil {
+			remove(tmp)
+		}
+	}()
+	if err = fill(tmp); err != nil {
+		return err
+	}
+	if f, err = os.OpenFile(tmp, os.O_RDWR, 0); err != nil {
+		return err
+	}
+	err = errors.Join(f.Chmod(perm), f.Sync(), f.Close())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	untrack(tmp)
+	return nil
+}
+
 // isStream reports whether m is the mode of a file that is written
 // straight into, not replaced: a character device or a FIFO.
 func isStream(m os.FileMode) bool {

@@ -67,3 +67,10 @@ func StringsRange(head []byte) (off, n int64, err error) { return f.StringsRange
 func Extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
 	return f.Extract(ctx, data, maxSize)
 }
+
+// ExtractBase is Extract that also returns a copy of the .BTF.base section
+// of an ELF file that has one: a module whose .BTF is split BTF on that
+// distilled base (see btf.Relocate); nil otherwise.
+func ExtractBase(ctx context.Context, data []byte, maxSize int64) (raw, distBase []byte, err error) {
+	return f.ExtractBase(ctx, data, maxSize)
+}

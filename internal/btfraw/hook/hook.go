@@ -19,6 +19,7 @@ type Funcs[Type, Member, Param, EnumValue, Spec any] struct {
 	HeaderLen     func(*Spec) int
 	StringsRange  func(head []byte) (off, n int64, err error)
 	Extract       func(ctx context.Context, data []byte, maxSize int64) ([]byte, error)
+	ExtractBase   func(ctx context.Context, data []byte, maxSize int64) (raw, distBase []byte, err error)
 }
 
 // BTF is the btf package's *Funcs, set during its initialization.

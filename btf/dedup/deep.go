@@ -1,0 +1,252 @@
+package dedup
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+// Deep signatures let the struct pass skip, in a long candidate list,
+// the candidates whose graph comparison must fail however deep the
+// difference lies (issue 37: N anonymous records, each the only member
+// of the next, all of one shallow hash and one top signature; libbpf
+// compares each with every one before it, down to the bottom, which is
+// cubic in N).
+//
+// The deep signature of a type hashes what btf_dedup_is_equiv checks on
+// the whole of its graph, following references through the kinds the
+// comparison descends, and stopping where equivalence may hold without
+// equality, as the signatures of sig.go do: at a FWD, an ENUM or ENUM64
+// (class and name), an ARRAY (its own words: the comparison on a conflict
+// of the hypothetical map, btf_dedup_identical_types, looks no further),
+// and at a STRUCT or UNION of a name that some FWD of its class declares
+// (a FWD and its struct are equivalent). Other structs and unions are
+// hashed with their members. A type whose graph, so followed, reaches a
+// cycle has no deep signature (deepNone).
+//
+// Why skipping is safe: every way the comparison can succeed links types
+// of equal deep signatures. Equal shallow words and names are hashed;
+// leaves are hashed by what equivalence keeps; two types that resolve to
+// one canonical type were linked by an earlier success (or by the
+// primitive pass, which links equal INTs, FLOATs and FWDs, and enums of
+// one name); a pair the hypothetical map already holds was, or is being,
+// compared, and the conflict check (identical) succeeds only on graphs
+// that are equal as deep signatures see them; a cycle, which lets the
+// comparison assume success, makes the signature deepNone on both sides,
+// since the comparison walks both graphs in step. So a comparison between
+// types of different deep signatures, both known, fails, and a failed
+// comparison leaves no trace.
+//
+// They are computed only once the struct pass has spent deepBudget steps
+// of graph comparisons that failed, so that real BTF, whose comparisons
+// mostly succeed and whose failures are shallow, pays nothing (the
+// 1,121 Debian 6.1 modules merged spend 662 steps); from then on every candidate is
+// filtered, each type's signature computed once.
+const deepBudget = 1 << 20
+
+// Deep signature values besides the signatures themselves, which are odd
+// (sigClean).
+const (
+	deepNone = 2 // reaches a cycle, or a kind that is never compared
+	deepGrey = 4 // being computed
+)
+
+// deepSigs remembers the deep signatures of one struct pass.
+type deepSigs struct {
+	own  []uint32          // by own index; 0: not computed
+	base map[uint32]uint32 // by base id
+	// fwds holds the names that a FWD declares, a bit per class (1
+	// struct, 2 union), from the base and the own types.
+	fwds  map[uint32]uint8
+	stack []deepFrame
+	mem   *mmap.Growable
+}
+
+type deepFrame struct {
+	id   uint32
+	next int // index of the next reference to look at
+}
+
+func (s *deepSigs) free() {
+	freeMapped(&s.mem)
+	*s = deepSigs{}
+}
+
+// deepInit collects the FWD names, once per pass.
+func (d *state) deepInit() {
+	s := &d.deep
+	if s.fwds != nil {
+		return
+	}
+	s.fwds = map[uint32]uint8{}
+	for id := uint32(1); id <= d.blast; id++ {
+		if d.kt.of(id) == btf.KindForward {
+			s.addFwd(d.rec(id))
+		}
+	}
+	for i, k := range d.kt.own[:d.n()] {
+		if btf.Kind(k) == btf.KindForward {
+			s.addFwd(d.recs.rec(uint32(i)))
+		}
+	}
+	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.base = map[uint32]uint32{}
+}
+
+func (s *deepSigs) addFwd(r record) {
+	s.fwds[r[wName]] |= classBit(fwdKind(r))
+}
+
+func classBit(k btf.Kind) uint8 {
+	if k == btf.KindUnion {
+		return 2
+	}
+	return 1
+}
+
+// deepDiffer reports whether the deep signatures of a and b are both known
+// and differ, so that comparing them must fail.
+func (d *state) deepDiffer(a, b uint32) bool {
+	d.deepInit()
+	x, y := d.deepSig(a), d.deepSig(b)
+	return x != deepNone && y != deepNone && x != y
+}
+
+func (d *state) deepGet(id uint32) uint32 {
+	if id > d.blast {
+		return d.deep.own[id-d.first]
+	}
+	return d.deep.base[id]
+}
+
+func (d *state) deepPut(id, v uint32) {
+	if id > d.blast {
+		d.deep.own[id-d.first] = v
+	} else {
+		d.deep.base[id] = v
+	}
+}
+
+// deepLeaf returns the deep signature of a type that the signature does
+// not follow further, or 0 if it does.
+func (d *state) deepLeaf(id uint32) uint32 {
+	if id == 0 {
+		return sigVoid
+	}
+	r := d.rec(id)
+	switch k := kindOf(r); k {
+	case btf.KindInt, btf.KindFloat:
+		return sigClean(hashAll(r))
+	case btf.KindForward, btf.KindEnum, btf.KindEnum64:
+		return sigOf(r, 0, nil) // class and name
+	case btf.KindArray:
+		return sigClean(mix(hashShallow(r), 0xa77a))
+	case btf.KindStruct, btf.KindUnion:
+		if d.deep.fwds[r[wName]]&classBit(k) != 0 {
+			return sigOf(r, 0, nil)
+		}
+		return 0
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
+		return 0
+	}
+	return deepNone
+}
+
+// deepSig returns the deep signature of type id, computing with an
+// explicit stack what it has not yet, depth first.
+func (d *state) deepSig(id uint32) uint32 {
+	if v := d.deepLeaf(id); v != 0 {
+		return v
+	}
+	if v := d.deepGet(id); v != 0 {
+		return v
+	}
+	s := &d.deep
+	s.stack = append(s.stack[:0], deepFrame{id: id})
+	d.deepPut(id, deepGrey)
+	for len(s.stack) > 0 {
+		f := &s.stack[len(s.stack)-1]
+		r := d.rec(f.id)
+		n := numRefs(r)
+		pushed := false
+		for ; f.next < n; f.next++ {
+			c := r[refAt(r, f.next)]
+			if d.deepLeaf(c) != 0 {
+				continue
+			}
+			v := d.deepGet(c)
+			if v == 0 {
+				d.deepPut(c, deepGrey)
+				s.stack = append(s.stack, deepFrame{id: c})
+				pushed = true
+				break
+			}
+			if v == deepNone || v == deepGrey { // a cycle
+				break
+			}
+		}
+		if pushed {
+			continue
+		}
+		v := uint32(deepNone)
+		if f.next == n {
+			v = d.deepHash(r, n)
+		}
+		d.deepPut(f.id, v)
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return d.deepGet(id)
+}
+
+// deepHash hashes record r, whose references all have known deep
+// signatures, with them.
+func (d *state) deepHash(r record, n int) uint32 {
+	h := mix(hashShallow(r), 0xdee9)
+	for k := range n {
+		c := r[refAt(r, k)]
+		v := d.deepLeaf(c)
+		if v == 0 {
+			v = d.deepGet(c)
+		}
+		if v == deepNone {
+			return deepNone
+		}
+		h = mix(h, v)
+	}
+	return sigClean(h)
+}
+
+// numRefs returns how many type ids record r holds: those of its fixed
+// part, then one per element.
+func numRefs(r record) int {
+	s := r.Shape()
+	n := 0
+	if s.Ref0 >= 0 {
+		n++
+	}
+	if s.Ref1 >= 0 {
+		n++
+	}
+	if s.ElemRef >= 0 {
+		n += (len(r) - s.Fixed) / s.Elem
+	}
+	return n
+}
+
+// refAt returns the word index of the k-th type id of r (numRefs).
+func refAt(r record, k int) int {
+	s := r.Shape()
+	if s.Ref0 >= 0 {
+		if k == 0 {
+			return s.Ref0
+		}
+		k--
+	}
+	if s.Ref1 >= 0 {
+		if k == 0 {
+			return s.Ref1
+		}
+		k--
+	}
+	return s.Fixed + k*s.Elem + s.ElemRef
+}

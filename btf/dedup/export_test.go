@@ -1,0 +1,17 @@
+package dedup
+
+import "github.com/kmeta-dev/kmeta/btf/builder"
+
+// DedupSteps is m.Dedup, also returning how many steps (types visited by
+// the passes, and graph comparison steps) it took.
+func DedupSteps(m *Merger) ([]byte, uint32, error) {
+	d := m.d
+	raw, err := m.Dedup(builder.Options{})
+	return raw, d.ticks, err
+}
+
+// DeepFromStart makes m's struct pass filter every candidate by deep
+// signatures (deep.go), as it does once comparisons have failed for long.
+func DeepFromStart(m *Merger) {
+	m.d.deepBudget, m.d.deepOn = 0, true
+}

@@ -1,0 +1,235 @@
+package diff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Detail is one property that differs between the old and the new
+// definition of a changed type: a field of a member, the value of an
+// enumerator, or a property of the type itself (its size, a function's
+// prototype, a typedef's target).
+//
+// Field names the property, in the JSON vocabulary of kmeta's --json
+// outputs (docs/json.md):
+//
+//   - of a member (Member set): "bit_offset" (bits from the start of the
+//     outermost struct), "bitfield_size" (bits; 0 for a member that is no
+//     bitfield) and "type" (its C type name);
+//   - of an enumerator (Enumerator set): "value";
+//   - of the type: "size" (bytes), "signed" (an enum's), "prototype" (a
+//     function's declaration), "linkage", "type" (what a typedef, var or
+//     tag refers to, as a C type name), "component_idx" (a decl tag's),
+//     "encoding", "nr_bits" and "bit_offset" (an int's), "fwd_kind"
+//     ("struct" or "union"), "definitions" (how many types share the kind
+//     and name), "definition" (one of them added or removed, without Old
+//     and New) and "member_order" (the same members in another order,
+//     without Old and New).
+//
+// Old is nil for an added property, New for a removed one; otherwise they
+// hold an int64 (a uint64 for an enumerator beyond int64's range), a bool
+// or a string.
+type Detail struct {
+	Change     string `json:"change"` // Added, Removed or Changed
+	Member     string `json:"member,omitempty"`
+	Enumerator string `json:"enumerator,omitempty"`
+	Field      string `json:"field"`
+	Old        any    `json:"old,omitempty"`
+	New        any    `json:"new,omitempty"`
+}
+
+// Field names of a type's facts, as the signature spells them.
+var typeFields = map[string]string{
+	"component":  "component_idx",
+	"bits":       "nr_bits",
+	"bit offset": "bit_offset",
+	"union":      "fwd_kind",
+}
+
+// appendDetails appends the details of one fact (its name as signature
+// spells it) whose value went from old to new; "" is no value (added or
+// removed).
+func appendDetails(dst []Detail, change, name, old, new string) []Detail {
+	if path, ok := strings.CutPrefix(name, "member "); ok {
+		return appendMemberDetails(dst, change, path, old, new)
+	}
+	d := Detail{Change: change, Field: name}
+	if e, ok := strings.CutPrefix(name, "enumerator "); ok {
+		d.Enumerator, d.Field = e, "value"
+	} else if f, ok := typeFields[name]; ok {
+		d.Field = f
+	}
+	if old != "" {
+		d.Old = factValue(name, old)
+	}
+	if new != "" {
+		d.New = factValue(name, new)
+	}
+	return append(dst, d)
+}
+
+// factValue is the typed value of a type's fact as the signature spells
+// it.
+func factValue(name, v string) any {
+	switch {
+	case name == "signed":
+		return v == "true"
+	case name == "union":
+		if v == "true" {
+			return "union"
+		}
+		return "struct"
+	case name == "encoding":
+		n, _ := strconv.ParseUint(v, 10, 8)
+		return btf.IntInfo{Encoding: uint8(n)}.EncodingName()
+	case name == "component":
+		n, _ := strconv.ParseUint(v, 10, 64)
+		return int64(n)
+	case strings.HasPrefix(name, "enumerator "), name == "size", name == "bits", name == "bit offset":
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+		n, _ := strconv.ParseUint(v, 10, 64)
+		return n
+	}
+	return v
+}
+
+// memberFields is a member's fact value, "offset BYTES[:BITS][, N bits],
+// TYPE" (members writes it), as fields.
+type memberFields struct {
+	bitOffset, bitfieldSize int64
+	typ                     string
+}
+
+// parseMember reads a member's fact value. The offset and the bitfield
+// size are numbers, so the type name is what follows them, whatever it
+// holds.
+func parseMember(v string) memberFields {
+	var m memberFields
+	v = strings.TrimPrefix(v, "offset ")
+	off, rest, _ := strings.Cut(v, ", ")
+	bytes, bits, _ := strings.Cut(off, ":")
+	b, _ := strconv.ParseInt(bytes, 10, 64)
+	r, _ := strconv.ParseInt(bits, 10, 64)
+	m.bitOffset = b*8 + r
+	if n, t, ok := strings.Cut(rest, " bits, "); ok {
+		if size, err := strconv.ParseInt(n, 10, 64); err == nil {
+			m.bitfieldSize, rest = size, t
+		}
+	}
+	m.typ = rest
+	return m
+}
+
+// appendMemberDetails appends the fields of member path that differ, or
+// all of them when it was added or removed.
+func appendMemberDetails(dst []Detail, change, path, old, new string) []Detail {
+	var o, n memberFields
+	if old != "" {
+		o = parseMember(old)
+	}
+	if new != "" {
+		n = parseMember(new)
+	}
+	field := func(name string, ov, nv any, differ bool) {
+		if change != Changed || differ {
+			d := Detail{Change: change, Member: path, Field: name}
+			if old != "" {
+				d.Old = ov
+			}
+			if new != "" {
+				d.New = nv
+			}
+			dst = append(dst, d)
+		}
+	}
+	field("bit_offset", o.bitOffset, n.bitOffset, o.bitOffset != n.bitOffset)
+	field("bitfield_size", o.bitfieldSize, n.bitfieldSize, o.bitfieldSize != n.bitfieldSize)
+	field("type", o.typ, n.typ, o.typ != n.typ)
+	return dst
+}
+
+// detailLines spells details as the text lines of WriteText: one line
+// for each member or enumerator, or property of the type.
+func detailLines(details []Detail) []string {
+	var out []string
+	for i := 0; i < len(details); {
+		d := details[i]
+		j := i + 1
+		for d.Member != "" && j < len(details) && details[j].Member == d.Member && details[j].Change == d.Change {
+			j++
+		}
+		out = append(out, detailLine(details[i:j]))
+		i = j
+	}
+	return out
+}
+
+// detailLine spells one line: the details of one member, or one detail.
+func detailLine(ds []Detail) string {
+	d := ds[0]
+	what := d.Field
+	switch {
+	case d.Member != "":
+		what = "member " + d.Member
+	case d.Enumerator != "":
+		what = "enumerator " + d.Enumerator
+	case d.Field == "member_order":
+		return "member order changed"
+	case d.Field == "definition":
+		return d.Change + " definition"
+	}
+	var parts []string
+	for _, f := range ds {
+		if t := fieldText(d, f); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	if d.Change == Changed {
+		return what + ": " + strings.Join(parts, ", ")
+	}
+	return d.Change + " " + what + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// fieldText spells one detail of line d: "OLD -> NEW" for a change, or
+// the value; a member's fields named, its bit offset in bytes[:bits].
+func fieldText(d, f Detail) string {
+	val := func(v any) string {
+		if f.Field == "bit_offset" && d.Member != "" {
+			return string(appendBitOffset(nil, uint32(v.(int64))))
+		}
+		return fmt.Sprint(v)
+	}
+	var s string
+	switch d.Change {
+	case Changed:
+		s = val(f.Old) + " -> " + val(f.New)
+	case Added:
+		s = val(f.New)
+	default:
+		s = val(f.Old)
+	}
+	if d.Member == "" {
+		return s
+	}
+	switch f.Field {
+	case "bit_offset":
+		return "offset " + s
+	case "bitfield_size":
+		if d.Change != Changed {
+			if s == "0" {
+				return ""
+			}
+			return s + " bits"
+		}
+		return "bitfield_size " + s
+	}
+	if d.Change != Changed {
+		return s
+	}
+	return "type " + s
+}

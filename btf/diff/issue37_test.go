@@ -1,0 +1,41 @@
+package diff_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestCompareLazyWideSelf (issue 37): a lazy Spec whose struct has 65,535
+// members of its own type took more than 60 s (each member's view checked
+// the whole record again) and ignored a 15 s context; eager, 9 ms. The
+// lazy Spec must give the eager result; the deadline, a thousand times
+// what it takes, only catches the hang.
+func TestCompareLazyWideSelf(t *testing.T) {
+	raw, err := hostile.WideSelf("wide", 65535)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, lazy := range []bool{false, true} {
+		s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		changes, err := diff.Compare(ctx, s, s, diff.Options{})
+		if ctx.Err() != nil {
+			t.Fatalf("lazy %v: still running at the deadline: %v", lazy, err)
+		}
+		cancel()
+		got = append(got, fmt.Sprint(changes, err))
+	}
+	if got[0] != got[1] {
+		t.Errorf("eager %s, lazy %s", got[0], got[1])
+	}
+}

@@ -1,0 +1,151 @@
+package distill
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/btfraw"
+)
+
+// ErrNotSplit is returned by Distill for BTF that has no base.
+var ErrNotSplit = errors.New("distill: the BTF has no base to distill")
+
+// Distill returns the distilled base of split, a module's BTF on a full
+// base (split.Base(), such as vmlinux's), and the module's BTF on that
+// distilled base: the .BTF.base and .BTF sections of a module built with
+// pahole's distilled_base feature, byte for byte what libbpf 1.5's
+// btf__distill_base and btf__raw_data give. Both are raw BTF in split's
+// byte order.
+//
+// A module that refers to a base type of a kind that cannot be distilled
+// (a FUNC, a VAR, a DATASEC, a DECL_TAG) gives an error that names it.
+// Split BTF on split BTF (the base itself having a base) is distilled
+// against the whole chain below split.
+func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
+	if split.Base() == nil {
+		return nil, nil, ErrNotSplit
+	}
+	d := &distiller{src: split, start: uint32(split.FirstID())}
+	if err := d.mark(); err != nil {
+		return nil, nil, err
+	}
+	if err := d.writeBase(); err != nil {
+		return nil, nil, err
+	}
+	if err := d.writeSplit(); err != nil {
+		return nil, nil, err
+	}
+	bo := split.ByteOrder()
+	return marshal(d.baseTypes, d.baseStrs.Data(), bo), marshal(d.splitTypes, d.splitStrs.Data(), bo), nil
+}
+
+// distiller holds the state of one Distill.
+type distiller struct {
+	src   *btf.Spec
+	start uint32   // the first split id: base ids are below
+	idMap []uint32 // base id: nonzero if needed; then its new id once placed
+
+	baseTypes, splitTypes []byte // host-order records
+	baseStrs, splitStrs   *strtab.Set[uint32]
+	nBase                 uint32 // distilled base types, void included
+	nSplit                uint32 // new split types so far
+}
+
+// record returns the record of type id of the source chain.
+func (d *distiller) record(id uint32) (wire.Record, error) {
+	t, err := d.src.TypeByID(btf.TypeID(id))
+	if err != nil {
+		return nil, fmt.Errorf("distill: %w", err)
+	}
+	return wire.Record(btfraw.Record(t)), nil
+}
+
+// name returns the string at offset off of the source chain.
+func (d *distiller) name(off uint32) []byte {
+	for s := d.src; s != nil; s = s.Base() {
+		data, start := btfraw.StringSection(s)
+		if off >= start {
+			if off -= start; off >= uint32(len(data)) {
+				return nil
+			}
+			rest := data[off:]
+			return rest[:bytes.IndexByte(rest, 0)]
+		}
+	}
+	return nil
+}
+
+// mark sets idMap for every base type that the split types need: those
+// they refer to, and what those refer to in turn, except through a named
+// struct or union, whose distilled form has no members.
+func (d *distiller) mark() error {
+	d.idMap = make([]uint32, d.start)
+	var stack []uint32
+	for id := d.start; id <= uint32(d.src.LastID()); id++ {
+		stack = append(stack, id)
+		for len(stack) > 0 {
+			cur := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			rec, err := d.record(cur)
+			if err != nil {
+				return err
+			}
+			var bad error
+			rec.ForRefs(func(at uint32) {
+				ref := wire.Word(rec, at)
+				if bad != nil || ref == 0 || ref >= d.start || d.idMap[ref] != 0 {
+					return
+				}
+				d.idMap[ref] = ref
+				if bad = d.needed(ref, &stack); bad != nil {
+					bad = fmt.Errorf("distill: type %d refers to base type %d: %w", cur, ref, bad)
+				}
+			})
+			if bad != nil {
+				return bad
+			}
+		}
+	}
+	return nil
+}
+
+// needed checks that base type ref can be distilled, and pushes it on
+// stack if its own references are needed too.
+func (d *distiller) needed(ref uint32, stack *[]uint32) error {
+	rec, err := d.record(ref)
+	if err != nil {
+		return err
+	}
+	switch k := btf.Kind(rec.Kind()); k {
+	case btf.KindInt, btf.KindFloat, btf.KindForward, btf.KindArray, btf.KindTypedef,
+		btf.KindEnum, btf.KindEnum64, btf.KindPointer, btf.KindConst, btf.KindRestrict,
+		btf.KindVolatile, btf.KindFuncProto, btf.KindTypeTag:
+	case btf.KindStruct, btf.KindUnion:
+		if rec.NameOff() != 0 {
+			return nil
+		}
+	default:
+		return fmt.Errorf("%s %q cannot be in a distilled base", k, d.name(rec.NameOff()))
+	}
+	*stack = append(*stack, ref)
+	return nil
+}
+
+// marshal returns raw BTF of the host-order records types and the string
+// section strs, in byte order bo, with the 24-byte header libbpf writes.
+func marshal(types, strs []byte, bo binary.ByteOrder) []byte {
+	h := wire.Header{Version: wire.Version, HdrLen: wire.HeaderLen, TypeLen: uint32(len(types)),
+		StrOff: uint32(len(types)), StrLen: uint32(len(strs))}
+	out := wire.AppendHeader(make([]byte, 0, wire.HeaderLen+len(types)+len(strs)), h, binary.NativeEndian)
+	out = append(out, types...)
+	out = append(out, strs...)
+	if bo != nil && bo.Uint16([]byte{1, 0}) != binary.NativeEndian.Uint16([]byte{1, 0}) {
+		out = wire.Swap(out, h)
+	}
+	return out
+}

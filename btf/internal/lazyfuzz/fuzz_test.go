@@ -1,0 +1,243 @@
+package lazyfuzz_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/bpfelf"
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// FuzzConsumers opens each input eagerly and lazily and runs every
+// consumer on both: no panic and no hang either way; where the eager
+// open succeeds, each consumer gives the lazy Spec the same result (output
+// or error) as the eager one. Seeds: real BTF from testdata (a BPF
+// object's, bpftool's minimal BTF of Debian 6.1 for the CO-RE objects, a
+// kernel's BTF for a BPF object) and the inputs of issue 37.
+// .ci/run runs it for a bounded time.
+func FuzzConsumers(f *testing.F) {
+	for _, seed := range seeds(f) {
+		f.Add(seed)
+	}
+	obj, err := bpfelf.Parse(testfixtures.Read(f, "core/matches.bpf.o.gz"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		eager, eagerErr := btf.Parse(data, btf.Options{})
+		lazy, err := btf.Parse(data, btf.Options{Lazy: true})
+		if err != nil {
+			if eagerErr == nil {
+				t.Fatalf("lazy open failed, eager did not: %v", err)
+			}
+			return
+		}
+		got := consume(lazy, obj)
+		if eagerErr != nil {
+			if lazy.Check() == nil {
+				t.Fatalf("Check passed a lazy Spec that Parse refuses: %v", eagerErr)
+			}
+			return
+		}
+		want := consume(eager, obj)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("lazy and eager differ:\nlazy:  %.500s\neager: %.500s", got[i], want[i])
+			}
+		}
+	})
+}
+
+// consume runs every consumer on s and returns a summary of each result:
+// its output, hashed, or its error.
+func consume(s *btf.Spec, obj *bpfelf.Object) []string {
+	ctx := context.Background()
+	var out []string
+	add := func(what string, b []byte, err error) {
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: error %v", what, err))
+			return
+		}
+		out = append(out, fmt.Sprintf("%s: %d bytes %x", what, len(b), sum(b)))
+	}
+	raw, err := dedup.Specs(nil, s)
+	add("dedup", raw, err)
+	var buf bytes.Buffer
+	err = cdump.Write(&buf, s, cdump.Options{})
+	add("cdump", buf.Bytes(), err)
+	// btf/layout recurses into records that hold themselves, by value
+	// (issue 37, items 1 and 3, fixed on another branch): those inputs
+	// skip it until that fix is in.
+	if !embedsItself(s) {
+		buf.Reset()
+		err = layout.Write(ctx, &buf, s, layout.Options{})
+		add("layout", buf.Bytes(), err)
+		buf.Reset()
+		err = layout.WriteJSON(ctx, &buf, s, layout.Options{})
+		add("layout json", buf.Bytes(), err)
+	}
+	changes, err := diff.Compare(ctx, s, s, diff.Options{})
+	add("diff", []byte(fmt.Sprint(changes)), err)
+	b := builder.New()
+	err = b.CopyAll(s)
+	if err == nil {
+		raw, err = b.Marshal(builder.Options{})
+	}
+	add("copy", raw, err)
+	out = append(out, minimal(s))
+	rs, err := core.Resolve(ctx, obj, core.NewTarget(s))
+	add("core", []byte(fmt.Sprint(rs)), err)
+	out = append(out, sizes(s))
+	return out
+}
+
+// minimal runs builder.Minimal for the first named struct or union.
+func minimal(s *btf.Spec) string {
+	for _, t := range s.All() {
+		if (t.Kind() == btf.KindStruct || t.Kind() == btf.KindUnion) && t.Name() != "" {
+			b, err := builder.Minimal(s, []builder.Want{{Name: t.Name(), Kind: t.Kind()}}, builder.MinimalOptions{FwdPointees: true})
+			if err != nil {
+				return fmt.Sprintf("minimal: error %v", err)
+			}
+			raw, err := b.Marshal(builder.Options{})
+			return fmt.Sprintf("minimal: %x %v", sum(raw), err)
+		}
+	}
+	return "minimal: none"
+}
+
+// sizes resolves, sizes and aligns every type.
+func sizes(s *btf.Spec) string {
+	h := fnv(0)
+	for id := range s.All() {
+		_, err := s.Resolve(id)
+		size, err2 := s.SizeOf(id)
+		align, err3 := s.AlignOf(id)
+		h = fnv(h, []byte(fmt.Sprint(err, size, err2, align, err3))...)
+	}
+	return fmt.Sprintf("sizes: %x", h)
+}
+
+func sum(b []byte) uint64 { return fnv(0, b...) }
+
+func fnv(h uint64, b ...byte) uint64 {
+	if h == 0 {
+		h = 14695981039346656037
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
+// seeds returns the real BTF of testdata and the inputs of issue 37.
+func seeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, p := range []string{"elf/prog.bpf.o.gz", "core/gen/bpftool/flav1.debian-6.1.min.btf.gz", "core/gen/bpftool/gen1.debian-6.1.min.btf.gz"} {
+		s, err := btf.Read(context.Background(), bytes.NewReader(testfixtures.Read(tb, p)), btf.Options{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b := builder.New()
+		if err := b.CopyAll(s); err != nil {
+			tb.Fatal(err)
+		}
+		raw, err := b.Marshal(builder.Options{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, raw)
+	}
+	for _, mk := range issue37 {
+		raw, err := mk()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, raw)
+	}
+	return out
+}
+
+// issue37 makes the inputs of issue 37 that reach the library: a
+// dangling type id, a struct holding an ENUM of size 0, a struct of
+// members of its own type, and nested anonymous records.
+var issue37 = []func() ([]byte, error){
+	hostile.DanglingRef,
+	hostile.ZeroEnumMember,
+	func() ([]byte, error) { return hostile.WideSelf("wide", 100) },
+	func() ([]byte, error) { return hostile.Nested(50, hostile.NestedCycle) },
+}
+
+// embedsItself reports whether a type of s holds itself by value: through
+// members, array elements, typedefs and qualifiers. Types that cannot be
+// read count as holding themselves.
+func embedsItself(s *btf.Spec) bool {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[btf.TypeID]uint8{}
+	type frame struct {
+		id   btf.TypeID
+		refs []btf.TypeID
+	}
+	for start := range s.All() {
+		if color[start] != white {
+			continue
+		}
+		stack := []frame{{id: start}}
+		color[start] = grey
+		stack[0].refs = byValue(s, start)
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if len(f.refs) == 0 {
+				color[f.id] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			next := f.refs[0]
+			f.refs = f.refs[1:]
+			switch color[next] {
+			case grey:
+				return true
+			case white:
+				color[next] = grey
+				stack = append(stack, frame{id: next, refs: byValue(s, next)})
+			}
+		}
+	}
+	return s.Err() != nil
+}
+
+// byValue returns the types that type id holds by value.
+func byValue(s *btf.Spec, id btf.TypeID) []btf.TypeID {
+	t, err := s.TypeByID(id)
+	if err != nil {
+		return nil
+	}
+	switch t.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		var ids []btf.TypeID
+		for _, m := range t.Members() {
+			ids = append(ids, m.Type)
+		}
+		return ids
+	case btf.KindArray:
+		return []btf.TypeID{t.Array().Type}
+	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+		return []btf.TypeID{t.Ref()}
+	}
+	return nil
+}

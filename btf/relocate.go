@@ -1,0 +1,315 @@
+package btf
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+)
+
+// ErrBaseMismatch matches (errors.Is) the error of Relocate, and of Open
+// with a base, for a module whose distilled base does not fit the base it
+// is given: a type it needs is missing there, differs in kind, size or
+// encoding, or has several equal candidates. The kernel refuses to load
+// such a module.
+var ErrBaseMismatch = errors.New("btf: module does not fit the base")
+
+// Relocate returns split, a module's BTF on its distilled base (the
+// .BTF.base section that pahole's distilled_base feature writes), moved
+// onto base, the full BTF of the kernel it is loaded into: as libbpf's
+// btf__relocate and the kernel's kernel/bpf/btf_relocate.c do, each type
+// of the distilled base is matched by name (and by size and kind where
+// they must agree) to a type of base, the module's references to it and
+// to its name are rewritten, and the module's own ids and strings follow
+// base's last ones. The result is split BTF on base, in split's byte
+// order, owning its data; split and its distilled base may be closed
+// after.
+//
+// Both split's base and base must be standalone BTF. A distilled type with
+// no match, or with several equally good ones, gives an error that names
+// it and matches ErrBaseMismatch. Embedded structs and unions (a member of
+// a module's struct that is a base struct, not a pointer to one) must also
+// agree in size: libbpf 1.5 checked that for only part of the module's
+// types, later libbpf and kernels for all, as here.
+func Relocate(split, base *Spec) (*Spec, error) {
+	raw, err := relocate(split, base)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseSplit(raw, base, noSplit)
+	if err != nil {
+		return nil, fmt.Errorf("btf: relocated module: %w", err)
+	}
+	s.order = split.order
+	return s, nil
+}
+
+// relocator holds the state of one relocation: the distilled base, the
+// full base, and the maps from distilled ids and name offsets to base's.
+type relocator struct {
+	dist, base *Spec
+	nDist      uint32   // types of the distilled base, void included
+	idMap      []uint32 // distilled base and split ids to their new ids
+	strMap     []uint32 // distilled base name offsets to base's
+	embedded   []bool   // distilled structs that a split struct embeds
+}
+
+// distInfo is a distilled type in the order its names are searched.
+type distInfo struct {
+	name []byte
+	size uint32
+	id   uint32
+}
+
+// relocate returns the raw BTF (host byte order) of Relocate's result.
+func relocate(split, base *Spec) ([]byte, error) {
+	dist := split.base
+	switch {
+	case dist == nil:
+		return nil, errors.New("btf: relocate: the module has no distilled base")
+	case dist.base != nil || base == nil || base.base != nil:
+		return nil, errors.New("btf: relocate: the distilled base and the base must be standalone BTF")
+	case !split.alive() || !base.alive():
+		return nil, ErrClosed
+	}
+	r := &relocator{dist: dist, base: base, nDist: dist.n + 1}
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	r.idMap = make([]uint32, r.nDist+split.n)
+	for i := range split.n {
+		r.idMap[r.nDist+i] = base.n + 1 + i
+	}
+	r.strMap = make([]uint32, len(dist.strs))
+	r.markEmbedded(split)
+	if err := r.match(); err != nil {
+		return nil, err
+	}
+	return r.rewrite(split)
+}
+
+// distRecord returns the record of distilled type id.
+func (r *relocator) distRecord(id uint32) wire.Record {
+	return wire.Record(r.dist.types[r.dist.offsetOf(TypeID(id)):])
+}
+
+// distName returns the name of the distilled type of record rec.
+func (r *relocator) distName(rec wire.Record) []byte {
+	name, _ := r.dist.str(rec.NameOff())
+	return name
+}
+
+// validate checks that the distilled base holds only named INT, FLOAT,
+// ENUM, STRUCT, UNION and FWD types, as btf__distill_base writes it.
+func (r *relocator) validate() error {
+	for id := uint32(1); id < r.nDist; id++ {
+		rec := r.distRecord(id)
+		switch Kind(rec.Kind()) {
+		case KindInt, KindFloat, KindEnum, KindStruct, KindUnion, KindForward:
+			if rec.NameOff() == 0 {
+				return fmt.Errorf("btf: distilled base type %d: anonymous %s", id, Kind(rec.Kind()))
+			}
+		default:
+			return fmt.Errorf("btf: distilled base type %d: kind %s cannot be in a distilled base", id, Kind(rec.Kind()))
+		}
+	}
+	return nil
+}
+
+// markEmbedded marks the distilled structs and unions that a member of a
+// split struct or union holds by value (through typedefs, qualifiers,
+// type tags and arrays, not pointers): those must match in size too.
+func (r *relocator) markEmbedded(split *Spec) {
+	r.embedded = make([]bool, r.nDist)
+	it := split.sizes.Iter(split.types)
+	for it.Next() {
+		rec := wire.Record(split.types[it.Off:])
+		if k := Kind(rec.Kind()); k != KindStruct && k != KindUnion {
+			continue
+		}
+		for i := range rec.Vlen() {
+			r.markChain(split, rec.MemberType(i))
+		}
+	}
+}
+
+// markChain follows one member's type to the struct or union it holds.
+func (r *relocator) markChain(split *Spec, id uint32) {
+	for n := 0; id != 0 && n <= maxChain; n++ {
+		t, err := split.TypeByID(TypeID(id))
+		if err != nil {
+			return
+		}
+		switch t.Kind() {
+		case KindConst, KindRestrict, KindVolatile, KindTypedef, KindTypeTag:
+			id = uint32(t.Ref())
+		case KindArray:
+			id = uint32(t.Array().Type)
+		case KindStruct, KindUnion:
+			if id < r.nDist {
+				r.embedded[id] = true
+			}
+			return
+		default:
+			return
+		}
+	}
+}
+
+// sortedDist returns the distilled types sorted by name, then by size,
+// largest first, as btf_relocate.c sorts them.
+func (r *relocator) sortedDist() []distInfo {
+	infos := make([]distInfo, r.nDist)
+	for id := range r.nDist {
+		if id == 0 {
+			continue // void: no name, size 0
+		}
+		rec := r.distRecord(id)
+		infos[id] = distInfo{name: r.distName(rec), size: rec.SizeType() & 0x7fffffff, id: id}
+	}
+	slices.SortStableFunc(infos, func(a, b distInfo) int { return compareInfo(a, b, true) })
+	return infos
+}
+
+// compareInfo orders distilled types by name, and when sized by size,
+// largest first.
+func compareInfo(a, b distInfo, sized bool) int {
+	if c := bytes.Compare(a.name, b.name); c != 0 || !sized {
+		return c
+	}
+	return cmp.Compare(b.size, a.size)
+}
+
+// match maps every distilled type to the type of base that has its name
+// (and kind, and size where it counts), walking base once.
+func (r *relocator) match() error {
+	infos := r.sortedDist()
+	dupNames := r.baseCompositeNames()
+	b := r.base
+	for id := uint32(1); id <= b.n; id++ {
+		rec := wire.Record(b.types[b.offsetOf(TypeID(id)):])
+		if rec.NameOff() == 0 {
+			continue
+		}
+		name, _ := b.str(rec.NameOff())
+		key := distInfo{name: name, size: rec.SizeType() & 0x7fffffff}
+		sized := true
+		switch Kind(rec.Kind()) {
+		case KindInt, KindFloat, KindEnum, KindEnum64:
+		case KindForward:
+			sized = false
+		case KindStruct, KindUnion:
+			sized = dupNames[rec.NameOff()] > 1
+		default:
+			continue
+		}
+		cmpKey := func(d distInfo) int { return compareInfo(key, d, sized) }
+		i, _ := slices.BinarySearchFunc(infos, key, func(d, _ distInfo) int { return -cmpKey(d) })
+		for ; i < len(infos) && cmpKey(infos[i]) == 0; i++ {
+			if err := r.matchOne(id, rec, infos[i].id); err != nil {
+				return err
+			}
+		}
+	}
+	for id := uint32(1); id < r.nDist; id++ {
+		if r.idMap[id] == 0 {
+			rec := r.distRecord(id)
+			return fmt.Errorf("%w: %s %q (%d bytes, distilled base type %d) is not in the base",
+				ErrBaseMismatch, Kind(rec.Kind()), r.distName(rec), rec.SizeType(), id)
+		}
+	}
+	return nil
+}
+
+// baseCompositeNames counts the named structs and unions of base by name
+// offset (up to 255), to tell which names need a size to match.
+func (r *relocator) baseCompositeNames() map[uint32]uint8 {
+	b := r.base
+	n := make(map[uint32]uint8)
+	it := b.sizes.Iter(b.types)
+	for it.Next() {
+		rec := wire.Record(b.types[it.Off:])
+		if k := Kind(rec.Kind()); (k == KindStruct || k == KindUnion) && rec.NameOff() != 0 && n[rec.NameOff()] < 255 {
+			n[rec.NameOff()]++
+		}
+	}
+	return n
+}
+
+// matchOne maps distilled type d to base type id, whose record is rec, if
+// their kinds agree; two base types for one distilled type is an error.
+func (r *relocator) matchOne(id uint32, rec wire.Record, d uint32) error {
+	if d == 0 {
+		return fmt.Errorf("%w: base type %d has an empty name", ErrBaseMismatch, id)
+	}
+	drec := r.distRecord(d)
+	bk, dk := Kind(rec.Kind()), Kind(drec.Kind())
+	switch dk {
+	case KindForward:
+		ok := bk == KindForward && rec.KindFlag() == drec.KindFlag() ||
+			bk == KindStruct && !rec.KindFlag() || bk == KindUnion && rec.KindFlag()
+		if !ok {
+			return nil
+		}
+	case KindInt:
+		if bk != dk || wire.IntEncoding(rec.Extra()) != wire.IntEncoding(drec.Extra()) {
+			return nil
+		}
+	case KindFloat:
+		if bk != dk {
+			return nil
+		}
+	case KindEnum:
+		if bk != dk && bk != KindEnum64 {
+			return nil
+		}
+	case KindStruct, KindUnion:
+		if r.embedded[d] && rec.SizeType() != drec.SizeType() {
+			return nil
+		}
+	default:
+		return nil
+	}
+	if prev := r.idMap[d]; prev != 0 {
+		return fmt.Errorf("%w: %s %q (%d bytes, distilled base type %d) has two candidates in the base, types %d and %d",
+			ErrBaseMismatch, dk, r.distName(drec), rec.SizeType(), d, prev, id)
+	}
+	r.idMap[d] = id
+	r.strMap[drec.NameOff()] = rec.NameOff()
+	return nil
+}
+
+// rewrite returns a copy of split's raw BTF whose type ids and name
+// offsets point into base.
+func (r *relocator) rewrite(split *Spec) ([]byte, error) {
+	raw := bytes.Clone(split.data)
+	types := raw[int(split.hdr.HdrLen)+int(split.hdr.TypeOff):][:len(split.types)]
+	distLen, baseLen := uint32(len(r.dist.strs)), uint32(len(r.base.strs))
+	var err error
+	it := split.sizes.Iter(types)
+	for id := r.nDist; it.Next(); id++ {
+		rec := wire.Record(types[it.Off : it.Off+split.sizes.Of(wire.InfoWord(types, it.Off))])
+		rec.RemapRefs(func(t uint32) uint32 { return r.idMap[t] })
+		rec.ForNames(func(at uint32) {
+			off := wire.Word(rec, at)
+			switch {
+			case off == 0 || err != nil:
+			case off >= distLen:
+				wire.PutWord(rec, at, off+baseLen-distLen)
+			case r.strMap[off] != 0:
+				wire.PutWord(rec, at, r.strMap[off])
+			default:
+				name, _ := r.dist.str(off)
+				err = fmt.Errorf("%w: type %d: name %q (offset %d) is not the name of a distilled base type",
+					ErrBaseMismatch, id, name, off)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/elfwrite"
+)
+
+// moduleSuffixes are the file names --each takes in a directory.
+var moduleSuffixes = []string{".ko", ".ko.gz", ".ko.xz", ".ko.zst"}
+
+// btfEncodeEach encodes every module of paths on its own against one
+// base, one module per worker, and writes what each gives as it is done;
+// the modules that fail are named at the end.
+func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags) error {
+	switch {
+	case f.base == "":
+		return usagef("--each needs -B BASE")
+	case f.dir == "":
+		return usagef("--each needs -d OUTDIR")
+	case f.out != "":
+		return usagef("--each writes into -d OUTDIR, not -o")
+	case f.jobs < 0:
+		return usagef("-j %d: want a positive number of workers", f.jobs)
+	case f.write.elf || f.write.layout || f.write.endian != "" || f.noDedup:
+		return usagef("--each writes raw BTF (or --ko): --elf, --layout, --endian and --no-dedup do not go with it")
+	}
+	opts, err := c.encodeOptions(cmd, f)
+	if err != nil {
+		return err
+	}
+	mods, err := findModules(paths)
+	if err != nil {
+		return err
+	}
+	outs, err := eachModuleOutputs(mods, f.dir, f.ko)
+	if err != nil {
+		return err
+	}
+	defer setGC(50)()
+	baseSpec, base, err := c.openBase(f.base)
+	if err != nil {
+		return err
+	}
+	defer baseSpec.Close()
+	opts.Base, opts.DedupBase, opts.Jobs = baseSpec, base, 1
+	progress := c.progress("encode", len(mods))
+	var (
+		done  atomic.Int64
+		batch atomicfile.Batch // one sync for the raw outputs
+		errs  = make([]error, len(mods))
+	)
+	err = forEach(c.ctx, len(mods), f.jobs, func(i int) error {
+		errs[i] = c.encodeModule(&batch, mods[i], outs[i], opts, f.ko)
+		progress(int(done.Add(1)))
+		return nil
+	})
+	if err != nil {
+		batch.Abort()
+		return err
+	}
+	if err := batch.Commit(); err != nil {
+		return err
+	}
+	return eachFailures(c, errs, len(mods))
+}
+
+// encodeModule encodes the module at path and writes it to out.
+func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf2btf.Options, ko bool) error {
+	src := &encodeSource{path: path}
+	order, err := src.byteOrder(c)
+	if err != nil {
+		return err
+	}
+	raw, err := src.build(c.ctx, opts, builder.Options{ByteOrder: order})
+	if err != nil {
+		return err
+	}
+	if ko {
+		secs := []elfwrite.Section{{Name: ".BTF", Data: raw}}
+		if err := elfwrite.WriteSectionsTo(c.ctx, path, out, secs, elfwrite.Objcopy()); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	return batch.Add(out, raw, 0o644)
+}
+
+// eachFailures prints one line per failed module, in input order, and
+// returns the error that ends the command, or nil when none failed.
+func eachFailures(c *cli, errs []error, n int) error {
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			fmt.Fprintf(c.stderr, "kmeta: btf encode: %v\n", err)
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d modules failed (named above); the others are written", failed, n)
+}
+
+// findModules returns the modules paths name: files as they are, and the
+// modules under each directory, in lexical order.
+func findModules(paths []string) ([]string, error) {
+	var mods []string
+	for _, p := range paths {
+		if p == "-" {
+			return nil, usagef("--each reads files, not stdin")
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			mods = append(mods, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if moduleName(d.Name()) == "" || d.IsDir() {
+				return nil
+			}
+			// A symlink counts when it leads to a file: a tree of links
+			// to the modules picked for a run.
+			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+				mods = append(mods, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(mods) == 0 {
+		return nil, errors.New("no module (.ko, .ko.gz, .ko.xz, .ko.zst) to encode")
+	}
+	return mods, nil
+}
+
+// moduleName is the module's name of a file name ("xfs" of "xfs.ko.xz"),
+// or "" when it is not a module's.
+func moduleName(file string) string {
+	for _, s := range moduleSuffixes {
+		if name, ok := strings.CutSuffix(file, s); ok && name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// eachModuleOutputs returns OUTDIR/NAME.btf (or NAME.ko) for every
+// module, refusing two modules of one name and an output that is one of
+// the inputs.
+func eachModuleOutputs(mods []string, dir string, ko bool) ([]string, error) {
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
+	}
+	inputs := newInputFiles(mods...)
+	seen := make(map[string]string, len(mods))
+	outs := make([]string, len(mods))
+	for i, p := range mods {
+		name := moduleName(filepath.Base(p))
+		if name == "" {
+			name = filepath.Base(p)
+		}
+		if ko {
+			if name != strings.TrimSuffix(filepath.Base(p), ".ko") {
+				return nil, fmt.Errorf("%s: --ko writes into uncompressed modules only", p)
+			}
+			name += ".ko"
+		} else {
+			name += ".btf"
+		}
+		if q, ok := seen[name]; ok {
+			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, name))
+		}
+		seen[name] = p
+		outs[i] = filepath.Join(dir, name)
+		if err := inputs.check(outs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return outs, nil
+}

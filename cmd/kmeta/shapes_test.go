@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/shapes"
+)
+
+// The hostile shapes of issue 37, each as the issue describes it, through
+// the commands that failed on them.
+
+// shapeFile writes the shape k of size n into dir and returns its path.
+func shapeFile(tb testing.TB, dir string, k shapes.Kind, n int) string {
+	tb.Helper()
+	b, err := shapes.Build(k, n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return writeFile(tb, dir, fmt.Sprintf("%v-%d.btf", k, n), b)
+}
+
+// TestSelfEmbeddingLayout: a struct that holds itself is refused at once,
+// in one line naming it, by layout and layout --json (items 1 and 3: a
+// stack overflow, and 2 GB before "type graph too complex").
+func TestSelfEmbeddingLayout(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []shapes.Kind{shapes.SelfEmbed, shapes.SelfEmbedTwo} {
+		path := shapeFile(t, dir, k, 0)
+		for _, args := range [][]string{{"btf", "layout", path}, {"btf", "layout", "--json", path}, {"btf", "layout", "outer", path}} {
+			_, err := kmeta(t, nil, args...)
+			if !errors.Is(err, layout.ErrTooComplex) || !strings.Contains(err.Error(), "STRUCT '(anon)' [2] contains itself") {
+				t.Errorf("%v: %v, want the anonymous struct named, and %v", args, err, layout.ErrTooComplex)
+			}
+		}
+	}
+}
+
+// TestDeepNestingLayoutJSON: --json on 3,000 nested anonymous records
+// stops where the text does (item 5: 634-805 MB), at maxNest/2 levels.
+func TestDeepNestingLayoutJSON(t *testing.T) {
+	path := shapeFile(t, t.TempDir(), shapes.Nested, 3000)
+	out, err := kmeta(t, nil, "btf", "layout", "--json", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, `"members"`); n > 40 {
+		t.Errorf("%d levels of members, want the text's 32 or so", n)
+	}
+	text, err := kmeta(t, nil, "btf", "layout", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "nesting too deep") {
+		t.Errorf("the text does not stop: %.200q", text)
+	}
+}
+
+// TestLongChains: a chain of 100,000 pointers, typedefs, qualifiers or
+// arrays is refused by dump --format c and diff, in one line naming a type
+// of the chain (item 6; their memory is TestShapesPeakRSS's).
+func TestLongChains(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []shapes.Kind{shapes.PointerChain, shapes.TypedefChain, shapes.ModifierChain, shapes.ArrayChain} {
+		path := shapeFile(t, dir, k, 100_000)
+		_, err := kmeta(t, nil, "btf", "dump", "--format", "c", path)
+		if !errors.Is(err, cdump.ErrTooDeep) || !strings.Contains(err.Error(), "] ") && !strings.Contains(err.Error(), "]:") {
+			t.Errorf("%v: dump --format c: %v, want %v naming a type", k, err, cdump.ErrTooDeep)
+		}
+	}
+}
+
+// TestKsymMaxInput: ksym enforces --max-input as the btf commands do, on
+// a file (refused by its size, before reading) and on standard input
+// (item 8).
+func TestKsymMaxInput(t *testing.T) {
+	var text bytes.Buffer
+	for i := range 1000 {
+		fmt.Fprintf(&text, "ffffffff8100%04x T sym_%d\n", i*16, i)
+	}
+	path := writeFile(t, t.TempDir(), "kallsyms", text.Bytes())
+	for _, tc := range []struct {
+		stdin []byte
+		args  []string
+	}{
+		{nil, []string{"ksym", "stats", "--kallsyms", path, "--max-input", "100"}},
+		{text.Bytes(), []string{"ksym", "stats", "--kallsyms", "-", "--max-input", "100"}},
+		{text.Bytes(), []string{"ksym", "name", "sym_1", "--kallsyms", "-", "--max-input", "1K"}},
+	} {
+		_, err := kmeta(t, tc.stdin, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), "larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
+			t.Errorf("%v: %v, want the input limit's error", tc.args, err)
+		}
+	}
+	if _, err := kmeta(t, nil, "ksym", "name", "sym_999", "--kallsyms", path, "--max-input", strconv.Itoa(text.Len())); err != nil {
+		t.Errorf("input of exactly the limit: %v", err)
+	}
+}
+
+// readBound is the README's memory rule for the reading commands: twice
+// the input plus 20 MB.
+func readBound(input int64) int64 { return 2*input + 20<<20 }
+
+// shapeStats are what the README's memory rules take from raw BTF
+// besides its size: its types, and the members of its largest struct
+// with those of its anonymous members' types. BTF that does not parse
+// counts a type for every 12 bytes (the smallest record) and no members.
+func shapeStats(data []byte) (types, largest int) {
+	s, err := btf.Parse(data, btf.Options{})
+	if err != nil {
+		return len(data) / 12, 0
+	}
+	defer s.Close()
+	for _, t := range s.All() {
+		if k := t.Kind(); k != btf.KindStruct && k != btf.KindUnion {
+			continue
+		}
+		n := t.Vlen()
+		for _, m := range t.Members() {
+			if mt, err := s.TypeByID(m.Type); err == nil && mt.Name() == "" {
+				n += mt.Vlen()
+			}
+		}
+		largest = max(largest, n)
+	}
+	return s.NumTypes(), largest
+}
+
+// docBound is the README's memory rule ("Memory: one rule per command")
+// for kmeta args on raw BTF of n bytes in all, with types types and a
+// largest struct of largest members; -1 for a command it has no rule for.
+func docBound(args []string, n int64, types, largest int) int64 {
+	has := func(flag string) bool { return slices.Contains(args, flag) }
+	switch {
+	case args[0] == "ksym":
+		return readBound(n)
+	case args[1] == "copy":
+		return 4*n + 20<<20
+	case args[1] == "dedup":
+		return 4*n + 20<<20
+	case args[1] == "diff" || args[1] == "dump" && has("c"):
+		return readBound(n) + 128*int64(types)
+	case args[1] == "layout" && has("--json"):
+		return readBound(n) + 1024*int64(largest)
+	case slices.Contains([]string{"dump", "find", "layout", "min", "core"}, args[1]):
+		return readBound(n)
+	}
+	return -1
+}
+
+// peakRSS runs bin with args under GNU time and returns the child's peak
+// RSS in bytes, its exit status and its standard error. (The rusage of a
+// child that exec.Command starts counts the test process's own RSS at the
+// exec, since Linux merges the old address space's high-water mark into
+// the new one's: GNU time, a small process, forks the child itself.)
+func peakRSS(tb testing.TB, timeBin, bin string, args ...string) (int64, int, string) {
+	tb.Helper()
+	rep := filepath.Join(tb.TempDir(), "rss")
+	cmd := exec.Command(timeBin, append([]string{"-f", "%M", "-o", rep, bin}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	peak := readRSS(rep)
+	if peak < 0 {
+		tb.Fatalf("no peak RSS from GNU time in %s", rep)
+	}
+	return peak, code, stderr.String()
+}
+
+// gnuTime returns the path of GNU time, or skips.
+func gnuTime(tb testing.TB) string {
+	tb.Helper()
+	p := lookGNUTime()
+	if p == "" {
+		tb.Skip("peak RSS: needs GNU time (/usr/bin/time, Debian's time package)")
+	}
+	return p
+}
+
+// TestShapesPeakRSS runs the real binary on every hostile shape, through
+// every reading command, and checks its peak RSS against docBound (items
+// 3, 5, 6, 7: 2 GB, 805 MB, 290 MB and 280 MB on 9d54fd8).
+//
+// It runs about 90 commands, so only with KMETA_HEAVY=1 (.ci/run sets it).
+func TestShapesPeakRSS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak RSS of every reading command on the hostile shapes: set KMETA_HEAVY=1")
+	}
+	timeBin := gnuTime(t)
+	bin := buildKmeta(t)
+	dir := t.TempDir()
+	sizes := map[shapes.Kind]int{
+		shapes.SelfEmbed: 0, shapes.SelfEmbedTwo: 0, shapes.Nested: 3000,
+		shapes.PointerChain: 100_000, shapes.TypedefChain: 100_000, shapes.ModifierChain: 100_000,
+		shapes.ArrayChain: 100_000, shapes.Wide: 20_000, shapes.Enums: 40,
+	}
+	for _, k := range shapes.All() {
+		path := shapeFile(t, dir, k, sizes[k])
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(data))
+		types, largest := shapeStats(data)
+		cmds := [][]string{
+			{"btf", "dump", path}, {"btf", "dump", "--format", "c", path}, {"btf", "dump", "--json", path},
+			{"btf", "layout", path}, {"btf", "layout", "--json", path},
+			{"btf", "find", "outer", path}, {"btf", "min", path, "--types", "outer", "-o", filepath.Join(dir, "min.btf")},
+		}
+		for _, args := range cmds {
+			peak, code, stderr := peakRSS(t, timeBin, bin, append(args, "--max-input", "64M")...)
+			checkRun(t, k, args, peak, code, stderr, docBound(args, n, types, largest))
+		}
+		// diff reads two inputs: this one twice, or with the smallest shape.
+		small := shapeFile(t, dir, shapes.SelfEmbed, 0)
+		for _, args := range [][]string{{"btf", "diff", path, path}, {"btf", "diff", "--json", small, path}, {"btf", "diff", path, path, "--types", "outer,chain"}} {
+			peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+			checkRun(t, k, args, peak, code, stderr, docBound(args, 2*n, 2*types, largest))
+		}
+	}
+}
+
+// checkRun checks one run of TestShapesPeakRSS: a status of 0, 1 or 2, a
+// one-line error, and a peak RSS within bound.
+func checkRun(t *testing.T, k shapes.Kind, args []string, peak int64, code int, stderr string, bound int64) {
+	t.Helper()
+	t.Logf("%v: %s: %d MB (bound %d MB), status %d %s", k, strings.Join(args[1:2], " "), peak>>20, bound>>20, code, firstLine(stderr))
+	if code > 2 || code < 0 || code == 2 && (strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "kmeta: ")) {
+		t.Errorf("%v: kmeta %s: status %d, %.300q", k, strings.Join(args, " "), code, stderr)
+	}
+	if peak > bound {
+		t.Errorf("%v: kmeta %s: peak RSS %d MB, over the bound of %d MB", k, strings.Join(args, " "), peak>>20, bound>>20)
+	}
+}

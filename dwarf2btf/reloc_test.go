@@ -1,0 +1,93 @@
+package dwarf2btf
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"testing"
+)
+
+// relocObject is an object with two symbols after the null one: 1 at 0x10
+// in allocated section 1 (laid out at 0x10000), 2 undefined.
+func relocObject(order binary.ByteOrder, class32 bool) *object {
+	ent := elf.Sym64Size
+	if class32 {
+		ent = elf.Sym32Size
+	}
+	syms := make([]byte, 2*ent)
+	value, shndx := symValue, symShndx
+	if class32 {
+		value, shndx = sym32Value, sym32Info+2
+		order.PutUint32(syms[value:], 0x10)
+	} else {
+		order.PutUint64(syms[value:], 0x10)
+	}
+	order.PutUint16(syms[shndx:], 1)
+	return &object{order: order, class32: class32, addrs: []uint64{0, 0x10000}, alloc: []bool{false, true},
+		symtab: &symTable{order: order, class32: class32, ent: ent, syms: syms, strs: []byte{0}}}
+}
+
+// rela64 is one Elf64_Rela record.
+func rela64(order binary.AppendByteOrder, off uint64, typ, sym uint32, addend int64) []byte {
+	b := order.AppendUint64(nil, off)
+	b = order.AppendUint64(b, uint64(sym)<<32|uint64(typ))
+	return order.AppendUint64(b, uint64(addend))
+}
+
+// TestApplyRelocs checks relocations of each form against the psABIs'
+// formulas, as libdwfl applies them: S + A stored (RELA), S added to the
+// field (REL), RISC-V's ADD/SUB pairs, and the relocations libdwfl skips
+// (types that are not simple data, undefined symbols).
+func TestApplyRelocs(t *testing.T) {
+	le, be := binary.LittleEndian, binary.BigEndian
+	const s = 0x10010 // symbol 1's value, laid out
+	cases := []struct {
+		name    string
+		o       *object
+		m       elf.Machine
+		rela    bool
+		sec     []byte
+		rel     []byte
+		want    []byte
+		wantErr bool
+	}{
+		{"s390x R_390_64, big-endian", relocObject(be, false), elf.EM_S390, true, make([]byte, 8),
+			rela64(be, 0, uint32(elf.R_390_64), 1, 5), be.AppendUint64(nil, s+5), false},
+		{"s390x R_390_32", relocObject(be, false), elf.EM_S390, true, make([]byte, 4),
+			rela64(be, 0, uint32(elf.R_390_32), 1, -16), be.AppendUint32(nil, s-16), false},
+		{"ppc64 R_PPC64_ADDR64", relocObject(le, false), elf.EM_PPC64, true, make([]byte, 8),
+			rela64(le, 0, uint32(elf.R_PPC64_ADDR64), 1, 1), le.AppendUint64(nil, s+1), false},
+		{"riscv ADD32 and SUB32: a length", relocObject(le, false), elf.EM_RISCV, true, le.AppendUint32(nil, 100),
+			append(rela64(le, 0, uint32(elf.R_RISCV_ADD32), 1, 40), rela64(le, 0, uint32(elf.R_RISCV_SUB32), 1, 8)...),
+			le.AppendUint32(nil, 132), false},
+		{"riscv SET6 left alone", relocObject(le, false), elf.EM_RISCV, true, []byte{0x41},
+			rela64(le, 0, uint32(elf.R_RISCV_SET6), 1, 3), []byte{0x41}, false},
+		{"undefined symbol left alone", relocObject(le, false), elf.EM_X86_64, true, make([]byte, 8),
+			rela64(le, 0, uint32(elf.R_X86_64_64), 2, 3), make([]byte, 8), false},
+		{"i386 REL R_386_32 adds", relocObject(le, true), elf.EM_386, false, le.AppendUint32(nil, 7),
+			append(le.AppendUint32(nil, 0), le.AppendUint32(nil, 1<<8|uint32(elf.R_386_32))...), le.AppendUint32(nil, s+7), false},
+		{"arm REL R_ARM_ABS32 adds", relocObject(le, true), elf.EM_ARM, false, le.AppendUint32(nil, 2),
+			append(le.AppendUint32(nil, 0), le.AppendUint32(nil, 1<<8|uint32(elf.R_ARM_ABS32))...), le.AppendUint32(nil, s+2), false},
+		{"outside the section", relocObject(le, false), elf.EM_AARCH64, true, make([]byte, 8),
+			rela64(le, 4, uint32(elf.R_AARCH64_ABS64), 1, 0), nil, true},
+		{"symbol out of range", relocObject(le, false), elf.EM_AARCH64, true, make([]byte, 8),
+			rela64(le, 0, uint32(elf.R_AARCH64_ABS64), 9, 0), nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.o.applyRelocs(c.sec, c.rel, c.rela, c.m)
+			if c.wantErr {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c.sec, c.want) {
+				t.Errorf("got % x, want % x", c.sec, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,165 @@
+package dwarf2btf
+
+import "debug/elf"
+
+// relocKind says what one relocation type does to the bytes it applies to.
+type relocKind struct {
+	size   uint8 // bytes written: 1, 2, 4 or 8; 0 for a type left alone
+	addsub int8  // 0: S + A is stored; 1 or -1: added to or subtracted from the bytes there
+}
+
+// relocKindOf returns what relocation type typ of machine m does in a
+// debug section, as elfutils' backends (backends/*_symbol.c,
+// *_reloc_simple_type, elfutils 0.192, which pahole 1.30 runs on in
+// Debian 13) classify it. Only those "simple" types are applied; every
+// other type, code relocations and a few data ones that elfutils does not
+// know (see below), gets size 0 and is left unapplied, as libdwfl leaves
+// it, so that the DWARF read is the DWARF pahole reads.
+//
+// The sizes are the psABIs' fields for S + A:
+//   - x86-64 (System V AMD64 psABI, 4.4.1): R_X86_64_64 word64, _32 and
+//     _32S word32, _16 word16, _8 word8.
+//   - i386 (System V i386 psABI, 4.4.1, SHT_REL): R_386_32 word32, _16,
+//     _8.
+//   - AArch64 (ELF for the Arm 64-bit Architecture, 5.7.5, static data
+//     relocations): R_AARCH64_ABS64, ABS32, ABS16.
+//   - Arm (ELF for the Arm Architecture, 5.6, SHT_REL in practice):
+//     R_ARM_ABS32, ABS16, ABS8.
+//   - s390x (z/Architecture ELF ABI, 3.5): R_390_64, _32, _16, _8.
+//   - ppc64 (64-bit ELF V2 ABI, 3.5.3): R_PPC64_ADDR64, UADDR64 (doubleword),
+//     ADDR32, UADDR32 (word32), UADDR16 (half16).
+//   - RISC-V (RISC-V ELF psABI, "Relocations"): R_RISCV_64, _32, SET8,
+//     SET16, SET32 store S + A; ADD16/32/64 add it to the field and
+//     SUB16/32/64 subtract it, the pairs that gcc emits for label
+//     differences (DW_AT_high_pc as a length) because linker relaxation
+//     moves code. elfutils leaves ADD8, SUB8, SET6, SUB6 and
+//     SET_ULEB128/SUB_ULEB128 unapplied; they appear in .debug_frame
+//     (DW_CFA_advance_loc) and .eh_frame, which the encoder does not read,
+//     and the DWARF pahole sees would not have them applied either.
+//
+// MIPS is not here: elfutils' mips backend takes the type from the low
+// byte of what libelf reads as Elf64's r_info, which in a MIPS64 file is
+// the symbol index (MIPS64 packs r_sym, r_ssym and three types), so
+// pahole cannot relocate a mips64el module, and no kernel for it is built
+// with BTF from Debian 13's tools.
+func relocKindOf(m elf.Machine, typ uint32) relocKind {
+	switch m {
+	case elf.EM_X86_64:
+		return x86_64Reloc(elf.R_X86_64(typ))
+	case elf.EM_386:
+		return i386Reloc(elf.R_386(typ))
+	case elf.EM_AARCH64:
+		return aarch64Reloc(elf.R_AARCH64(typ))
+	case elf.EM_ARM:
+		return armReloc(elf.R_ARM(typ))
+	case elf.EM_S390:
+		return s390Reloc(elf.R_390(typ))
+	case elf.EM_PPC64:
+		return ppc64Reloc(elf.R_PPC64(typ))
+	case elf.EM_RISCV:
+		return riscvReloc(elf.R_RISCV(typ))
+	}
+	return relocKind{}
+}
+
+func x86_64Reloc(t elf.R_X86_64) relocKind {
+	switch t {
+	case elf.R_X86_64_64:
+		return relocKind{size: 8}
+	case elf.R_X86_64_32, elf.R_X86_64_32S:
+		return relocKind{size: 4}
+	case elf.R_X86_64_16:
+		return relocKind{size: 2}
+	case elf.R_X86_64_8:
+		return relocKind{size: 1}
+	}
+	return relocKind{}
+}
+
+func i386Reloc(t elf.R_386) relocKind {
+	switch t {
+	case elf.R_386_32:
+		return relocKind{size: 4}
+	case elf.R_386_16:
+		return relocKind{size: 2}
+	case elf.R_386_8:
+		return relocKind{size: 1}
+	}
+	return relocKind{}
+}
+
+func aarch64Reloc(t elf.R_AARCH64) relocKind {
+	switch t {
+	case elf.R_AARCH64_ABS64:
+		return relocKind{size: 8}
+	case elf.R_AARCH64_ABS32:
+		return relocKind{size: 4}
+	case elf.R_AARCH64_ABS16:
+		return relocKind{size: 2}
+	}
+	return relocKind{}
+}
+
+func armReloc(t elf.R_ARM) relocKind {
+	switch t {
+	case elf.R_ARM_ABS32:
+		return relocKind{size: 4}
+	case elf.R_ARM_ABS16:
+		return relocKind{size: 2}
+	case elf.R_ARM_ABS8:
+		return relocKind{size: 1}
+	}
+	return relocKind{}
+}
+
+func s390Reloc(t elf.R_390) relocKind {
+	switch t {
+	case elf.R_390_64:
+		return relocKind{size: 8}
+	case elf.R_390_32:
+		return relocKind{size: 4}
+	case elf.R_390_16:
+		return relocKind{size: 2}
+	case elf.R_390_8:
+		return relocKind{size: 1}
+	}
+	return relocKind{}
+}
+
+func ppc64Reloc(t elf.R_PPC64) relocKind {
+	switch t {
+	case elf.R_PPC64_ADDR64, elf.R_PPC64_UADDR64:
+		return relocKind{size: 8}
+	case elf.R_PPC64_ADDR32, elf.R_PPC64_UADDR32:
+		return relocKind{size: 4}
+	case elf.R_PPC64_UADDR16:
+		return relocKind{size: 2}
+	}
+	return relocKind{}
+}
+
+func riscvReloc(t elf.R_RISCV) relocKind {
+	switch t {
+	case elf.R_RISCV_64:
+		return relocKind{size: 8}
+	case elf.R_RISCV_32, elf.R_RISCV_SET32:
+		return relocKind{size: 4}
+	case elf.R_RISCV_SET16:
+		return relocKind{size: 2}
+	case elf.R_RISCV_SET8:
+		return relocKind{size: 1}
+	case elf.R_RISCV_ADD64:
+		return relocKind{size: 8, addsub: 1}
+	case elf.R_RISCV_ADD32:
+		return relocKind{size: 4, addsub: 1}
+	case elf.R_RISCV_ADD16:
+		return relocKind{size: 2, addsub: 1}
+	case elf.R_RISCV_SUB64:
+		return relocKind{size: 8, addsub: -1}
+	case elf.R_RISCV_SUB32:
+		return relocKind{size: 4, addsub: -1}
+	case elf.R_RISCV_SUB16:
+		return relocKind{size: 2, addsub: -1}
+	}
+	return relocKind{}
+}

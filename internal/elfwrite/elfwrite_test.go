@@ -1,0 +1,174 @@
+package elfwrite
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// goldens are the objects of testdata/dwarf that pahole 1.30 wrote .BTF
+// into (testdata/pahole/elf/make.sh): little- and big-endian, 64-bit,
+// with zstd-compressed debug sections.
+var goldens = []string{"tags-x86_64", "tags-arm64be", "multi-x86_64-zstd", "percpu-x86_64", "multi-arm64"}
+
+// btfOf returns the .BTF section of the ELF file data.
+func btfOf(t *testing.T, data []byte) []byte {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Section(".BTF")
+	if s == nil {
+		t.Fatal("no .BTF")
+	}
+	b, err := s.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestReplaceMatchesPahole: replacing .BTF of a file that has one gives
+// pahole 1.30's in-place write, byte for byte.
+func TestReplaceMatchesPahole(t *testing.T) {
+	for _, name := range goldens {
+		t.Run(name, func(t *testing.T) {
+			src := testfixtures.File(t, "pahole/elf/"+name+".add.o.gz")
+			want := testfixtures.Read(t, "pahole/elf/"+name+".inplace.o.gz")
+			dst := filepath.Join(t.TempDir(), "out.o")
+			ok, err := Replace(src, dst, Section{Name: ".BTF", Data: btfOf(t, want)})
+			if err != nil || !ok {
+				t.Fatalf("Replace: %v, %v", ok, err)
+			}
+			got, err := os.ReadFile(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%d bytes, pahole's %d: they differ", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestReplaceNoSection: a file without the section is left to objcopy.
+func TestReplaceNoSection(t *testing.T) {
+	src := testfixtures.File(t, "dwarf/tags-x86_64.o.gz")
+	dst := filepath.Join(t.TempDir(), "out.o")
+	ok, err := Replace(src, dst, Section{Name: ".BTF", Data: []byte{1}})
+	if ok || err != nil {
+		t.Fatalf("Replace: %v, %v; want false, nil", ok, err)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("%s written", dst)
+	}
+}
+
+func requireObjcopy(t *testing.T) {
+	if _, err := exec.LookPath("objcopy"); err != nil {
+		t.Skip("objcopy (binutils) not installed")
+	}
+}
+
+// TestWriteSectionsMatchesPahole: both ways, through WriteSections, the
+// file becomes pahole's.
+func TestWriteSectionsMatchesPahole(t *testing.T) {
+	requireObjcopy(t)
+	for _, name := range goldens {
+		t.Run(name, func(t *testing.T) {
+			for _, step := range []struct{ in, want string }{
+				{"dwarf/" + name + ".o.gz", "pahole/elf/" + name + ".add.o.gz"},
+				{"pahole/elf/" + name + ".add.o.gz", "pahole/elf/" + name + ".inplace.o.gz"},
+			} {
+				path := testfixtures.File(t, step.in)
+				want := testfixtures.Read(t, step.want)
+				err := WriteSections(context.Background(), path, []Section{{".BTF", btfOf(t, want)}}, "objcopy")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+					t.Errorf("%s: %d bytes, pahole's %d: they differ", step.in, len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// TestWriteSectionsFailure: when a step fails, the file is as it was and
+// no temporary file is left.
+func TestWriteSectionsFailure(t *testing.T) {
+	requireObjcopy(t)
+	for _, tc := range []struct {
+		name    string
+		objcopy string
+		secs    []Section
+	}{
+		{"objcopy fails", "false", []Section{{".BTF", []byte("x")}}},
+		{"no objcopy", "/nonexistent/objcopy", []Section{{".BTF", []byte("x")}}},
+		{"second section fails", `sh -c 'case "$2" in .BTF.base=*) exit 1;; esac; exec objcopy "$@"' sh`,
+			[]Section{{".BTF", []byte("x")}, {".BTF.base", []byte("y")}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := testfixtures.File(t, "dwarf/tags-x86_64.o.gz")
+			before, _ := os.ReadFile(path)
+			if err := WriteSections(context.Background(), path, tc.secs, tc.objcopy); err == nil {
+				t.Fatal("no error")
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+				t.Error("the file changed")
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+				t.Errorf("%d files beside it, want none", len(ents)-1)
+			}
+		})
+	}
+}
+
+// TestReplaceBadInput: damaged headers are errors, not panics.
+func TestReplaceBadInput(t *testing.T) {
+	good := testfixtures.Read(t, "pahole/elf/tags-x86_64.add.o.gz")
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"empty":        nil,
+		"not ELF":      []byte("hello world, this is not an ELF file at all........................"),
+		"truncated":    good[:100],
+		"no shdrs":     append(append([]byte{}, good[:40]...), make([]byte, 24)...),
+		"header only":  good[:64],
+		"shoff at end": func() []byte { b := bytes.Clone(good); b[40], b[41], b[42] = 0xff, 0xff, 0xff; return b }(),
+	} {
+		src := filepath.Join(dir, "in")
+		if err := os.WriteFile(src, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := Replace(src, filepath.Join(dir, "out"), Section{Name: ".BTF"}); err == nil || ok {
+			t.Errorf("%s: %v, %v; want an error", name, ok, err)
+		}
+	}
+}
+
+func FuzzReplace(f *testing.F) {
+	for _, name := range goldens {
+		f.Add(testfixtures.Read(f, "pahole/elf/"+name+".add.o.gz"))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := filepath.Join(dir, "in")
+		if err := os.WriteFile(src, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, "out")
+		ok, err := Replace(src, dst, Section{Name: ".BTF", Data: []byte("new data")})
+		if ok && err == nil {
+			if fi, err := os.Stat(dst); err != nil || fi.Size() > int64(len(data))+1<<20 {
+				t.Errorf("output %v, %v", fi, err)
+			}
+		}
+	})
+}

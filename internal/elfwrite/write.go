@@ -1,0 +1,153 @@
+package elfwrite
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+)
+
+// Section is a section to write: its name and contents.
+type Section struct {
+	Name string
+	Data []byte
+}
+
+// DefaultObjcopy is the objcopy pahole runs when LLVM_OBJCOPY is unset.
+const DefaultObjcopy = "llvm-objcopy"
+
+// Objcopy returns the objcopy command pahole would run: $LLVM_OBJCOPY, or
+// DefaultObjcopy.
+func Objcopy() string {
+	if s, ok := os.LookupEnv("LLVM_OBJCOPY"); ok {
+		return s
+	}
+	return DefaultObjcopy
+}
+
+// WriteSections writes each section into the ELF file at path, in order,
+// as pahole 1.30 writes its -J output: Replace when the file (as the
+// earlier steps left it) has a section of that name, AddSection through
+// objcopy (a shell command line, as $LLVM_OBJCOPY is) otherwise. The
+// steps work on temporary files beside path, which replace it only when
+// all succeeded; the file keeps its permissions.
+func WriteSections(ctx context.Context, path string, secs []Section, objcopy string) error {
+	return WriteSectionsTo(ctx, path, path, secs, objcopy)
+}
+
+// WriteSectionsTo is WriteSections with the result written to dst, not
+// over src, which is left as it is. dst gets src's permissions when it is
+// new.
+func WriteSectionsTo(ctx context.Context, src, dst string, secs []Section, objcopy string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", src)
+	}
+	return atomicfile.WriteNamed(dst, fi.Mode().Perm(), func(tmp string) error {
+		src := src
+		for i, s := range secs {
+			dst := tmp
+			if i < len(secs)-1 {
+				dst = fmt.Sprintf("%s.%d", tmp, i)
+				defer os.Remove(dst)
+			}
+			if err := writeOne(ctx, src, dst, s, objcopy); err != nil {
+				return err
+			}
+			src = dst
+		}
+		return nil
+	})
+}
+
+// writeOne writes the file src with section s into dst.
+func writeOne(ctx context.Context, src, dst string, s Section, objcopy string) error {
+	done, err := Replace(src, dst, s)
+	if err != nil || done {
+		return err
+	}
+	return AddSection(ctx, src, dst, s, objcopy)
+}
+
+// Replace writes to dst the ELF file src with the contents of its section
+// s.Name replaced by s.Data and the file laid out again as libelf's
+// elf_update lays it out (see the package documentation). It returns
+// false, and writes nothing, when src has no such section.
+func Replace(src, dst string, s Section) (bool, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return false, err
+	}
+	h, err := readHeader(in, fi.Size())
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", src, err)
+	}
+	idx, err := h.find(in, s.Name)
+	if err != nil || idx == 0 {
+		return false, err
+	}
+	p, err := h.layout(idx, s.Data)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", src, err)
+	}
+	out, err := os.OpenFile(dst, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return false, err
+	}
+	if err := p.write(out, in); err != nil {
+		out.Close()
+		return false, fmt.Errorf("%s: %w", dst, err)
+	}
+	return true, out.Close()
+}
+
+// AddSection writes to dst the ELF file src with section s added by
+// objcopy, as pahole adds it: the data in a temporary file, then
+// "OBJCOPY --add-section NAME=TMP SRC DST" run by /bin/sh, so that objcopy
+// may be a command line ("ccache objcopy", a path with options). Its error
+// output comes back in the error.
+func AddSection(ctx context.Context, src, dst string, s Section, objcopy string) error {
+	if strings.TrimSpace(objcopy) == "" {
+		return fmt.Errorf("no objcopy command to add %s with", s.Name)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".sec-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(s.Data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", objcopy+` "$@"`, "sh",
+		"--add-section", s.Name+"="+tmp.Name(), src, dst)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg != "" {
+			return fmt.Errorf("%s --add-section %s: %w: %s", objcopy, s.Name, err, msg)
+		}
+		return fmt.Errorf("%s --add-section %s: %w", objcopy, s.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+// Package hostile generates the BTF inputs of issue 37 that reach the
+// library (nested anonymous records, a dangling type id, an ENUM of size 0
+// in a struct, a struct of members of its own type), for the tests of the
+// packages that read them and for bench/. The inputs are written through
+// btf/builder, which the tests of testfixtures' other users cannot import.
+package hostile
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// NestedVariant tells Nested what to add to its chain of records.
+type NestedVariant int
+
+const (
+	// NestedPlain is the chain alone.
+	NestedPlain NestedVariant = iota
+	// NestedTwice is the chain twice, so that the second copy merges
+	// into the first.
+	NestedTwice
+	// NestedFwd adds anonymous FWDs of both classes, which a
+	// deduplication may resolve to any anonymous struct or union.
+	NestedFwd
+	// NestedCycle gives every tenth record a second member, a pointer to
+	// a list struct that points to itself.
+	NestedCycle
+)
+
+// Nested returns valid standalone BTF in host byte order (issue 37): an
+// int, then n anonymous records, alternately structs and unions of 4 bytes,
+// each the only member (named "m") of the next, and a struct "outer"
+// holding the last; v adds to it.
+func Nested(n int, v NestedVariant) ([]byte, error) {
+	b := builder.New()
+	b.AllowManyTypes()
+	copies := 1
+	if v == NestedTwice {
+		copies = 2
+	}
+	for range copies {
+		if err := nested(b, n, v); err != nil {
+			return nil, fmt.Errorf("nested %d: %w", n, err)
+		}
+	}
+	return b.Marshal(builder.Options{})
+}
+
+func nested(b *builder.Builder, n int, v NestedVariant) error {
+	inner, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		return err
+	}
+	var list btf.TypeID
+	switch v {
+	case NestedFwd:
+		if _, err := b.AddForward("", false); err != nil {
+			return err
+		}
+		if _, err := b.AddForward("", true); err != nil {
+			return err
+		}
+	case NestedCycle:
+		// struct list { struct list *next; }: the pointer is added
+		// before the struct it points to.
+		list = b.NextID() + 1
+		if _, err := b.AddPointer(list); err != nil {
+			return err
+		}
+		if _, err := b.AddStruct("list", 8, []builder.Member{{Name: "next", Type: list - 1}}); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		ms := []builder.Member{{Name: "m", Type: inner}}
+		size := uint32(4)
+		if list != 0 {
+			size = 16
+		}
+		if list != 0 && i%10 == 0 {
+			ms = append(ms, builder.Member{Name: "l", Type: list - 1, BitOffset: 64})
+		}
+		if i%2 == 0 {
+			inner, err = b.AddStruct("", size, ms)
+		} else {
+			inner, err = b.AddUnion("", size, ms[:1])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
+	return err
+}
+
+// DanglingRef returns standalone BTF in host byte order (issue 37): an
+// int and a struct "s" whose member refers to type 99, past the last.
+// Parse refuses it; a lazy open accepts it.
+func DanglingRef() ([]byte, error) {
+	b := builder.New()
+	i, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.AddStruct("s", 4, []builder.Member{{Name: "m", Type: i}}); err != nil {
+		return nil, err
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	// The member's type: after the 24-byte header, the int's 16 bytes,
+	// the struct's 12 and the member's name.
+	const at = 24 + 16 + 12 + 4
+	if binary.NativeEndian.Uint32(raw[at:]) != uint32(i) {
+		return nil, fmt.Errorf("dangling: the member is not where expected")
+	}
+	binary.NativeEndian.PutUint32(raw[at:], 99)
+	return raw, nil
+}
+
+// ZeroEnumMember returns standalone BTF in host byte order (issue 37): an
+// ENUM of size 0 and a struct "s" whose member is of it, which Parse
+// accepts.
+func ZeroEnumMember() ([]byte, error) {
+	b := builder.New()
+	e, err := b.AddEnum("e", 4, false, []builder.Enumerator{{Name: "A", Value: 1}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.AddStruct("s", 4, []builder.Member{{Name: "m", Type: e}}); err != nil {
+		return nil, err
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	// The enum's size word: after the 24-byte header, its name and info.
+	const at = 24 + 8
+	if binary.NativeEndian.Uint32(raw[at:]) != 4 {
+		return nil, fmt.Errorf("zero enum: the size is not where expected")
+	}
+	binary.NativeEndian.PutUint32(raw[at:], 0)
+	return raw, nil
+}
+
+// WideSelf returns standalone BTF in host byte order (issue 37): a
+// struct of n members (n <= 65,535), each of its own type, in a struct
+// "outer"; the struct is called name, or anonymous if name is empty.
+// Parse accepts it (it checks ids, not containment).
+func WideSelf(name string, n int) ([]byte, error) {
+	b := builder.New()
+	self := b.NextID()
+	ms := make([]builder.Member, n)
+	for i := range ms {
+		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: self, BitOffset: uint32(32 * i)}
+	}
+	if _, err := b.AddStruct(name, uint32(4*n), ms); err != nil {
+		return nil, err
+	}
+	if _, err := b.AddStruct("outer", uint32(4*n), []builder.Member{{Name: "m", Type: self}}); err != nil {
+		return nil, err
+	}
+	return b.Marshal(builder.Options{})
+}

@@ -1,0 +1,224 @@
+package kimage
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kmeta-dev/kmeta/internal/input"
+)
+
+// zbootPayload returns the compressed kernel of an EFI zboot image and
+// its format. The header's size leaves out the le32 that the build
+// appends to every payload but a gzip one (Makefile.zboot), so the
+// payload handed on keeps it, as Decompress expects.
+func zbootPayload(image []byte) ([]byte, Format, error) {
+	off := uint64(binary.LittleEndian.Uint32(image[offZbootPayload:]))
+	size := uint64(binary.LittleEndian.Uint32(image[offZbootSize:]))
+	comp := image[offZbootComp : offZbootComp+zbootCompLen]
+	if i := bytes.IndexByte(comp, 0); i >= 0 {
+		comp = comp[:i]
+	}
+	end := off + size
+	if end > uint64(len(image)) || size == 0 {
+		return nil, Unknown, fmt.Errorf("kimage: EFI zboot payload [%d, +%d) lies outside the %d-byte image", off, size, len(image))
+	}
+	p := image[off:end]
+	f := Detect(p)
+	if f == Unknown {
+		return nil, Unknown, fmt.Errorf("kimage: EFI zboot payload (%q) starts with %x, no compressor's magic", comp, p[:min(len(p), 8)])
+	}
+	if f != Gzip {
+		if end+sizeTrailer > uint64(len(image)) {
+			return nil, Unknown, fmt.Errorf("kimage: EFI zboot %v payload has no size after it", f)
+		}
+		p = image[off : end+sizeTrailer]
+	}
+	return p, f, nil
+}
+
+// zImagePayload returns the compressed kernel of a 32-bit arm zImage
+// whose byte order is bo: it ends with the le32 that the table's
+// __piggy_size_addr points at; where it starts no header says, so each
+// compressor magic before the end is tried (the decompressor's own code
+// and strings hold some too) until one inflates to the size that le32
+// claims.
+func zImagePayload(ctx context.Context, image []byte, bo binary.ByteOrder, maxSize int64) (*input.Data, error) {
+	table := uint64(bo.Uint32(image[offZImageTable:]))
+	if table+12 > uint64(len(image)) || bo.Uint32(image[table+4:]) != zImageTableTag {
+		return nil, fmt.Errorf("kimage: arm zImage has no table of sizes at %d (an image older than Linux 4.x?)", table)
+	}
+	end := uint64(bo.Uint32(image[table+8:])) + sizeTrailer
+	if end > uint64(len(image)) || end <= sizeTrailer {
+		return nil, fmt.Errorf("kimage: arm zImage's compressed kernel ends at %d, past the %d-byte image", end, len(image))
+	}
+	return tryPayloads(ctx, image[:end], maxSize, func(p []byte, f Format) (*input.Data, error) {
+		r, claim, err := Decompress(p, f, maxSize)
+		if err != nil {
+			return nil, err
+		}
+		return readKernel(ctx, r, claim, maxSize, true)
+	})
+}
+
+// s390Payload returns the kernel inside an s390 image: the compressed
+// kernel sits in its decompressor, followed by the le32 of its size, at a
+// place no header records. Each compressor magic is tried until a gzip
+// member or a zstd frame inflates to the size after it.
+func s390Payload(ctx context.Context, image []byte, maxSize int64) (*input.Data, error) {
+	return tryPayloads(ctx, image, maxSize, func(p []byte, f Format) (*input.Data, error) {
+		return singleStream(ctx, p, f, maxSize)
+	})
+}
+
+// errNoPayload is the error of tryPayloads when no magic was found.
+var errNoPayload = errors.New("no compressor's magic number in it")
+
+// tryPayloads calls inflate at each offset of image where a compressor's
+// magic number starts, and returns the first kernel it inflates. The
+// errors of the others are left out but for the last one.
+func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(p []byte, f Format) (*input.Data, error)) (*input.Data, error) {
+	lastErr, tried := errNoPayload, 0
+	for i := 0; i < len(image); i++ {
+		j := indexMagic(image[i:])
+		if j < 0 {
+			break
+		}
+		i += j
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f := Detect(image[i:])
+		d, err := inflate(image[i:], f)
+		if err == nil {
+			return d, nil
+		}
+		lastErr, tried = fmt.Errorf("at %d, %v: %w", i, f, err), tried+1
+	}
+	return nil, fmt.Errorf("kimage: no compressed kernel found (%d candidates): %w", tried, lastErr)
+}
+
+// indexMagic returns the offset of the first magic number in p of the
+// compressors an image's payload may use (a gzip member, xz, zstd, lz4's
+// legacy frame, lzop, bzip2), or -1.
+func indexMagic(p []byte) int {
+	first := -1
+	for _, m := range [][]byte{{0x1f, 0x8b, 0x08}, xzMagic, zstdMagic, lz4Magic, lzopMagic, []byte("BZh")} {
+		if i := bytes.Index(p, m); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
+// singleStream inflates the one gzip member or zstd frame at the start of
+// p, which the le32 of the kernel's size follows, and checks that size.
+func singleStream(ctx context.Context, p []byte, f Format, maxSize int64) (*input.Data, error) {
+	var r io.Reader
+	var n int
+	switch f {
+	case Gzip:
+		br := bytes.NewReader(p)
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		zr.Multistream(false)
+		d, err := readKernel(ctx, zr, 0, maxSize, false)
+		if err != nil {
+			return nil, err
+		}
+		return checkSize(d, p[len(p)-br.Len():])
+	case Zstd:
+		var err error
+		if n, err = zstdFrameLen(p); err != nil {
+			return nil, err
+		}
+		if r, _, err = input.Decompress(input.Zstd, p[:n], maxSize); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("a %v payload without a header that bounds it is not supported", f)
+	}
+	d, err := readKernel(ctx, r, 0, maxSize, false)
+	if err != nil {
+		return nil, err
+	}
+	return checkSize(d, p[n:])
+}
+
+// checkSize checks that after holds the le32 of d's size; it releases d if
+// not.
+func checkSize(d *input.Data, after []byte) (*input.Data, error) {
+	if len(after) < sizeTrailer || binary.LittleEndian.Uint32(after) != uint32(len(d.Bytes())) {
+		d.Release()
+		return nil, fmt.Errorf("inflates to %d bytes, not the size after it", len(d.Bytes()))
+	}
+	return d, nil
+}
+
+// readKernel reads a kernel from r, under maxSize. claim is the size the
+// payload claims (0: none); exact requires the kernel to have it.
+func readKernel(ctx context.Context, r io.Reader, claim, maxSize int64, exact bool) (*input.Data, error) {
+	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: "the kernel in the image", Claim: claim})
+	if err != nil {
+		return nil, err
+	}
+	if exact && claim > 0 && int64(len(d.Bytes())) != claim {
+		d.Release()
+		return nil, fmt.Errorf("inflates to %d bytes, not the %d its size says", len(d.Bytes()), claim)
+	}
+	return d, nil
+}
+
+// zstdFrameLen returns the length of the zstd frame at the start of p
+// (RFC 8878, section 3.1.1): its header, then blocks whose headers give
+// their sizes, up to the last one, then the optional checksum.
+func zstdFrameLen(p []byte) (int, error) {
+	if len(p) < 5 || !bytes.HasPrefix(p, zstdMagic) {
+		return 0, errors.New("zstd: no frame")
+	}
+	fhd := p[4]
+	n := 5
+	if fhd&0x20 == 0 { // not single segment: a window descriptor
+		n++
+	}
+	n += [4]int{0, 1, 2, 4}[fhd&3]
+	fcs := [4]int{0, 2, 4, 8}[fhd>>6]
+	if fcs == 0 && fhd&0x20 != 0 {
+		fcs = 1
+	}
+	n += fcs
+	for {
+		if len(p)-n < 3 {
+			return 0, errors.New("zstd: frame truncated")
+		}
+		h := uint32(p[n]) | uint32(p[n+1])<<8 | uint32(p[n+2])<<16
+		size := int(h >> 3)
+		switch (h >> 1) & 3 {
+		case 1: // RLE: one byte
+			size = 1
+		case 3:
+			return 0, errors.New("zstd: reserved block type")
+		}
+		n += 3
+		if size > len(p)-n {
+			return 0, errors.New("zstd: block past the end")
+		}
+		n += size
+		if h&1 != 0 {
+			break
+		}
+	}
+	if fhd&4 != 0 {
+		n += 4
+	}
+	if n > len(p) {
+		return 0, errors.New("zstd: checksum past the end")
+	}
+	return n, nil
+}
