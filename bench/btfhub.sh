@@ -57,7 +57,7 @@ for o in kprobe sched; do
 done
 kobjs=$(for o in $objs; do printf -- '--obj %s ' "$o"; done)
 
-# The loops, as scripts that hyperfine runs with bash.
+# The loops, as scripts run with bash.
 cat > "$tmp/bpftool-unpacked.sh" <<SH
 cd $tmp/unpacked
 for f in \$(find . -name '*.btf'); do

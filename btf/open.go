@@ -196,11 +196,7 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 		return o.rawAny(ctx, plain)
 	}
 	if input.IsTar(data[:min(len(data), input.TarHeadLen)]) {
-		f, err := o.untar(ctx, d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return o.rawAny(ctx, f)
+		return o.untar(ctx, d)
 	}
 	if !bytes.HasPrefix(data, magicELF) {
 		return d, nil, nil
@@ -216,25 +212,25 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 	return sec, distBase, nil
 }
 
-// untar returns the one file of the tar archive in d (raw BTF, or an ELF
-// file whose .BTF section rawAny then takes), as BTFHub archives each
-// kernel's. d is taken over.
-func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, error) {
+// untar returns the raw BTF of the one file of the tar archive in d (raw
+// BTF, or an ELF file whose .BTF section is used, and its .BTF.base), as
+// BTFHub archives each kernel's. d is taken over.
+func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
 	f, name, err := input.Untar(d)
 	if err != nil {
 		d.Release()
-		return nil, fmt.Errorf("btf: %w", err)
+		return nil, nil, fmt.Errorf("btf: %w", err)
 	}
 	head := f.Bytes()[:min(len(f.Bytes()), magicLen)]
 	if input.Detect(head) != input.None || input.IsTar(head) {
 		f.Release()
-		return nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
+		return nil, nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
 	}
 	if err := checkInner(head); err != nil {
 		f.Release()
-		return nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
+		return nil, nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
 	}
-	return f, nil
+	return o.rawAny(ctx, f)
 }
 
 // extract returns a copy of the raw BTF in data (raw BTF, an ELF file's

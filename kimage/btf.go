@@ -55,7 +55,7 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, error) {
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
-	if !IsImage(head) && !IsDeb(head) && !IsRPM(head) && Detect(head) == Unknown {
+	if !IsImage(head) && !isPackage(head) && Detect(head) == Unknown {
 		return btf.Read(ctx, br, opts)
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
@@ -63,7 +63,7 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 		return nil, err
 	}
 	defer d.Release()
-	if !IsImage(head) && !IsDeb(head) && !IsRPM(head) && !isCompressedImage(d.Bytes()) {
+	if !IsImage(head) && !isPackage(head) && !isCompressedImage(d.Bytes()) {
 		return btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
 	}
 	return kernelBTF(ctx, d.Bytes(), opts)
@@ -73,7 +73,7 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 // kernel image (IsImage) or a Debian package.
 func isImageFile(path string) bool {
 	head, ok := fileHead(path)
-	return ok && (IsImage(head) || IsDeb(head) || IsRPM(head))
+	return ok && (IsImage(head) || isPackage(head))
 }
 
 // isCompressedImageFile reports whether path is a regular file of
@@ -133,7 +133,7 @@ func isCompressedImage(data []byte) bool {
 // in the kernel (imageBTF) and parsed.
 func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, error) {
 	image, name, sm := data, "", (*sysMap)(nil)
-	if IsDeb(data) || IsRPM(data) {
+	if isPackage(data) {
 		var err error
 		if image, name, sm, err = debKernel(ctx, data, opts.MaxSize); err != nil {
 			return nil, err

@@ -52,10 +52,10 @@
 //
 // Offsets and sizes from the setup header, the zboot and zImage headers,
 // the ar headers and the RPM headers are checked against the data before
-// use; every kernel that is inflated whole is bounded by the limit; a cpio
-// file name is at most 4,096 bytes, and a cpio file's size is never
-// allocated: the file is streamed, and one that ends early is an error. A
-// payload that claims an uncompressed size
+// use; a cpio file name is at most 4,096 bytes, and a cpio file is
+// streamed, never allocated at its claimed size (one that ends early is an
+// error); every
+// kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
 // Callers bound the decompressed stream (btf.Options.MaxSize); OpenBTF,

@@ -250,3 +250,6 @@ func IsDebugVmlinux(name string) bool {
 	version, file, _ := strings.Cut(rest, "/")
 	return ok && version != "" && file == "vmlinux"
 }
+
+// isPackage reports whether data starts like a Debian or an RPM package.
+func isPackage(data []byte) bool { return IsDeb(data) || IsRPM(data) }
