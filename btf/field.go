@@ -48,7 +48,7 @@ func (s *Spec) Field(path string) (Field, error) {
 		name, rest = path[:i], path[i:]
 		if rest[0] == '.' {
 			if rest = rest[1:]; rest == "" {
-				return Field{}, fmt.Errorf("btf: field path %q: ends with .", path)
+				return Field{}, fmt.Errorf("btf: field path %q: ends with a dot", path)
 			}
 		}
 	}
@@ -165,7 +165,7 @@ func parseFieldPath(path string) ([]fieldStep, error) {
 			if strings.HasPrefix(rest, ".") {
 				rest = rest[1:]
 				if rest == "" {
-					return bad("ends with .")
+					return bad("ends with a dot")
 				}
 			}
 			continue
@@ -182,7 +182,7 @@ func parseFieldPath(path string) ([]fieldStep, error) {
 		if strings.HasPrefix(rest, ".") {
 			rest = rest[1:]
 			if rest == "" {
-				return bad("ends with .")
+				return bad("ends with a dot")
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func TestFieldErrors(t *testing.T) {
 		{"sk_buff.len[1]", "is not an array", false},
 		{"sk_buff.cb[x]", "not a number", false},
 		{"sk_buff.cb[1", "unclosed [", false},
-		{"sk_buff.", "ends with .", false},
+		{"sk_buff.", "ends with a dot", false},
 		{".pid", "no type name", false},
 		{"sk_buff..len", "empty member name", false},
 		{"sk_buff.pkt_type.x", "bitfield", false},
