@@ -46,28 +46,31 @@ const deepBudget = 1 << 20
 // Deep signature values besides the signatures themselves, which are odd
 // (sigClean).
 const (
-	deepNone = 2 // reaches a cycle, or a kind that is never compared
+	deepNone = 2 // reaches a kind that is never compared
 	deepGrey = 4 // being computed
+	deepCyc  = 6 // reaches a cycle: see cycle.go
 )
 
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
 	own  []uint32          // by own index; 0: not computed
 	base map[uint32]uint32 // by base id
-	// fwds holds the names that a FWD declares, a bit per class (1
-	// struct, 2 union), from the base and the own types.
+	// fwds holds the names that a referenced FWD declares, a bit per
+	// class (1 struct, 2 union), from the base and the own types.
 	fwds  map[uint32]uint8
 	stack []deepFrame
 	mem   *mmap.Growable
+	cyc   cycSigs // the types that reach a cycle
 }
 
 type deepFrame struct {
 	id   uint32
-	next int // index of the next reference to look at
+	next int  // index of the next reference to look at
+	cyc  bool // a reference reaches a cycle
 }
 
 func (s *deepSigs) free() {
-	freeMapped(&s.mem)
+	freeMapped(&s.mem, &s.cyc.mem)
 	*s = deepSigs{}
 }
 
@@ -78,22 +81,20 @@ func (d *state) deepInit() {
 		return
 	}
 	s.fwds = map[uint32]uint8{}
-	for id := uint32(1); id <= d.blast; id++ {
-		if d.kt.of(id) == btf.KindForward {
-			s.addFwd(d.rec(id))
+	for id := uint32(1); id < d.first+d.n(); id++ {
+		if id > d.blast && id < d.first {
+			id = d.first
 		}
-	}
-	for i, k := range d.kt.own[:d.n()] {
-		if btf.Kind(k) == btf.KindForward {
-			s.addFwd(d.recs.rec(uint32(i)))
+		r := d.rec(id)
+		for k := range numRefs(r) {
+			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && d.kt.of(c) == btf.KindForward {
+				f := d.rec(c)
+				s.fwds[f[wName]] |= classBit(fwdKind(f))
+			}
 		}
 	}
 	s.own = makeMapped[uint32](int(d.n()), &s.mem)
 	s.base = map[uint32]uint32{}
-}
-
-func (s *deepSigs) addFwd(r record) {
-	s.fwds[r[wName]] |= classBit(fwdKind(r))
 }
 
 func classBit(k btf.Kind) uint8 {
@@ -107,8 +108,16 @@ func classBit(k btf.Kind) uint8 {
 // and differ, so that comparing them must fail.
 func (d *state) deepDiffer(a, b uint32) bool {
 	d.deepInit()
+	d.cycRefine()
 	x, y := d.deepSig(a), d.deepSig(b)
-	return x != deepNone && y != deepNone && x != y
+	if x == deepNone || y == deepNone {
+		return false
+	}
+	if x != deepCyc || y != deepCyc {
+		return x != y
+	}
+	gx, gy := d.cycGet(a), d.cycGet(b)
+	return gx != 0 && gy != 0 && gx != gy
 }
 
 func (d *state) deepGet(id uint32) uint32 {
@@ -181,15 +190,23 @@ func (d *state) deepSig(id uint32) uint32 {
 				pushed = true
 				break
 			}
-			if v == deepNone || v == deepGrey { // a cycle
+			if v == deepNone {
 				break
+			}
+			if v == deepGrey || v == deepCyc { // reaches a cycle
+				f.cyc = true
 			}
 		}
 		if pushed {
 			continue
 		}
 		v := uint32(deepNone)
-		if f.next == n {
+		switch {
+		case f.next < n:
+		case f.cyc:
+			v = deepCyc
+			s.cyc.ids = append(s.cyc.ids, f.id)
+		default:
 			v = d.deepHash(r, n)
 		}
 		d.deepPut(f.id, v)
@@ -208,8 +225,8 @@ func (d *state) deepHash(r record, n int) uint32 {
 		if v == 0 {
 			v = d.deepGet(c)
 		}
-		if v == deepNone {
-			return deepNone
+		if v == deepNone || v == deepCyc {
+			return v
 		}
 		h = mix(h, v)
 	}
