@@ -109,7 +109,7 @@ func (d *state) cycRounds(budget uint64) []uint32 {
 		g[i] = sigClean(mix(hashShallow(r), 0xc1c1e))
 		for k := range numRefs(r) {
 			ref := r[refAt(r, k)]
-			v := d.deepLeaf(ref)
+			v := d.deepLeaf(kindOf(r), ref)
 			if v == 0 {
 				v = d.deepGet(ref)
 			}
