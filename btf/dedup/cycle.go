@@ -128,6 +128,9 @@ func (d *state) cycRounds(budget uint64) []uint32 {
 	classes := 0
 	c.complete = false
 	for round, work := 1, uint64(0); work+uint64(len(refs)+len(ids)) <= budget; round++ {
+		if d.canceled() { // the values so far are as sound
+			break
+		}
 		work += uint64(len(refs) + len(ids))
 		for i := range ids {
 			h := mix(uint64(g[i]), 0xc1c2)
