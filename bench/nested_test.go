@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkDedupNested (issue 37): N anonymous records, each the only
-// member of the next (hostile.Nested), deduplicated by kmeta's CLI
+// member of the next (hostile.Nested, every variant), deduplicated by kmeta's CLI
 // and by libbpf (libbpfdedup, built against the system's libbpf unless
 // KMETA_LIBBPFDEDUP names one), as processes, alternating round by round
 // with -count. libbpf's comparisons are cubic in N here (about 1 s at
@@ -23,17 +23,24 @@ import (
 func BenchmarkDedupNested(b *testing.B) {
 	libbpf, kmeta := dedupTools(b)
 	dir := b.TempDir()
+	variants := []struct {
+		name string
+		v    hostile.NestedVariant
+	}{{"plain", hostile.NestedPlain}, {"twice", hostile.NestedTwice}, {"fwd", hostile.NestedFwd},
+		{"cycle", hostile.NestedCycle}, {"fwdptr", hostile.NestedFwdPtr}, {"fwdmember", hostile.NestedFwdMember}}
 	for _, n := range []int{1000, 3000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { nestedRun(b, libbpf, kmeta, dir, n) })
+		for _, v := range variants {
+			b.Run(fmt.Sprintf("%s/N=%d", v.name, n), func(b *testing.B) { nestedRun(b, libbpf, kmeta, dir, n, v.v) })
+		}
 	}
 }
 
 // nestedRun checks that kmeta and libbpf write the same types for
-// Nested(n), then times each.
-func nestedRun(b *testing.B, libbpf, kmeta, dir string, n int) {
-	raw, err := hostile.Nested(n, hostile.NestedPlain)
+// Nested(n, v), then times each.
+func nestedRun(b *testing.B, libbpf, kmeta, dir string, n int, v hostile.NestedVariant) {
+	raw, err := hostile.Nested(n, v)
 	must(b, err)
-	in := filepath.Join(dir, fmt.Sprintf("nested%d.btf", n))
+	in := filepath.Join(dir, fmt.Sprintf("nested%d-%d.btf", v, n))
 	must(b, os.WriteFile(in, raw, 0o644))
 	kout, lout := filepath.Join(dir, "k.btf"), filepath.Join(dir, "l.btf")
 	runTool(b, kmeta, "btf", "dedup", "-o", kout, in)

@@ -18,10 +18,16 @@ import (
 // equality, as the signatures of sig.go do: at a FWD, an ENUM or ENUM64
 // (class and name), an ARRAY (its own words: the comparison on a conflict
 // of the hypothetical map, btf_dedup_identical_types, looks no further),
-// and at a STRUCT or UNION of a name that some FWD of its class declares
-// (a FWD and its struct are equivalent). Other structs and unions are
-// hashed with their members. A type whose graph, so followed, reaches a
-// cycle has no deep signature (deepNone).
+// and at a STRUCT or UNION of a name that a FWD of its class declares (a
+// FWD and its struct are equivalent), where that FWD is referred to by a
+// type of the same kind as the one that refers to the struct here. The
+// comparison reaches a FWD only through a reference, and pairs the types
+// two paired types refer to, which are of one kind: so where one side of
+// a pair is a FWD and the other its struct, the struct is a leaf there
+// too. Other structs and unions are hashed with their members (and so is
+// the struct a deep signature is asked for, which is compared with
+// structs only). A type whose graph, so followed, reaches a cycle has no
+// deep signature but is told apart by cycle.go (deepCyc).
 //
 // Why skipping is safe: every way the comparison can succeed links types
 // of equal deep signatures. Equal shallow words and names are hashed;
@@ -46,28 +52,32 @@ const deepBudget = 1 << 20
 // Deep signature values besides the signatures themselves, which are odd
 // (sigClean).
 const (
-	deepNone = 2 // reaches a cycle, or a kind that is never compared
+	deepNone = 2 // reaches a kind that is never compared
 	deepGrey = 4 // being computed
+	deepCyc  = 6 // reaches a cycle: see cycle.go
 )
 
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
 	own  []uint32          // by own index; 0: not computed
 	base map[uint32]uint32 // by base id
-	// fwds holds the names that a FWD declares, a bit per class (1
-	// struct, 2 union), from the base and the own types.
-	fwds  map[uint32]uint8
+	// fwds holds the names that a referenced FWD declares, a bit per
+	// kind of the referring type and class (fwdBit), from the base and
+	// the own types.
+	fwds  map[uint32]uint64
 	stack []deepFrame
 	mem   *mmap.Growable
+	cyc   cycSigs // the types that reach a cycle
 }
 
 type deepFrame struct {
 	id   uint32
-	next int // index of the next reference to look at
+	next int  // index of the next reference to look at
+	cyc  bool // a reference reaches a cycle
 }
 
 func (s *deepSigs) free() {
-	freeMapped(&s.mem)
+	freeMapped(&s.mem, &s.cyc.mem)
 	*s = deepSigs{}
 }
 
@@ -77,38 +87,51 @@ func (d *state) deepInit() {
 	if s.fwds != nil {
 		return
 	}
-	s.fwds = map[uint32]uint8{}
-	for id := uint32(1); id <= d.blast; id++ {
-		if d.kt.of(id) == btf.KindForward {
-			s.addFwd(d.rec(id))
+	s.fwds = map[uint32]uint64{}
+	for id := uint32(1); id < d.first+d.n(); id++ {
+		if id > d.blast && id < d.first {
+			id = d.first
 		}
-	}
-	for i, k := range d.kt.own[:d.n()] {
-		if btf.Kind(k) == btf.KindForward {
-			s.addFwd(d.recs.rec(uint32(i)))
+		r := d.rec(id)
+		for k := range numRefs(r) {
+			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && d.kt.of(c) == btf.KindForward {
+				f := d.rec(c)
+				s.fwds[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+			}
 		}
 	}
 	s.own = makeMapped[uint32](int(d.n()), &s.mem)
 	s.base = map[uint32]uint32{}
 }
 
-func (s *deepSigs) addFwd(r record) {
-	s.fwds[r[wName]] |= classBit(fwdKind(r))
-}
+// deepTop is the kind deepLeaf is given for the type a deep signature is
+// asked for, which no type refers to there.
+const deepTop btf.Kind = 31
 
-func classBit(k btf.Kind) uint8 {
+// fwdBit is the bit of fwds for a FWD, or a struct or union, of class k
+// referred to by a type of kind from.
+func fwdBit(from, k btf.Kind) uint64 {
+	b := uint64(1) << (2 * (uint(from) % 32))
 	if k == btf.KindUnion {
-		return 2
+		b <<= 1
 	}
-	return 1
+	return b
 }
 
 // deepDiffer reports whether the deep signatures of a and b are both known
 // and differ, so that comparing them must fail.
 func (d *state) deepDiffer(a, b uint32) bool {
 	d.deepInit()
+	d.cycRefine()
 	x, y := d.deepSig(a), d.deepSig(b)
-	return x != deepNone && y != deepNone && x != y
+	if x == deepNone || y == deepNone {
+		return false
+	}
+	if x != deepCyc || y != deepCyc {
+		return x != y
+	}
+	gx, gy := d.cycGet(a), d.cycGet(b)
+	return gx != 0 && gy != 0 && gx != gy
 }
 
 func (d *state) deepGet(id uint32) uint32 {
@@ -126,9 +149,9 @@ func (d *state) deepPut(id, v uint32) {
 	}
 }
 
-// deepLeaf returns the deep signature of a type that the signature does
-// not follow further, or 0 if it does.
-func (d *state) deepLeaf(id uint32) uint32 {
+// deepLeaf returns the deep signature of a type, referred to by a type of
+// kind from, that the signature does not follow further, or 0 if it does.
+func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
@@ -141,7 +164,7 @@ func (d *state) deepLeaf(id uint32) uint32 {
 	case btf.KindArray:
 		return sigClean(mix(hashShallow(r), 0xa77a))
 	case btf.KindStruct, btf.KindUnion:
-		if d.deep.fwds[r[wName]]&classBit(k) != 0 {
+		if d.deep.fwds[r[wName]]&fwdBit(from, k) != 0 {
 			return sigOf(r, 0, nil)
 		}
 		return 0
@@ -155,7 +178,7 @@ func (d *state) deepLeaf(id uint32) uint32 {
 // deepSig returns the deep signature of type id, computing with an
 // explicit stack what it has not yet, depth first.
 func (d *state) deepSig(id uint32) uint32 {
-	if v := d.deepLeaf(id); v != 0 {
+	if v := d.deepLeaf(deepTop, id); v != 0 {
 		return v
 	}
 	if v := d.deepGet(id); v != 0 {
@@ -171,7 +194,7 @@ func (d *state) deepSig(id uint32) uint32 {
 		pushed := false
 		for ; f.next < n; f.next++ {
 			c := r[refAt(r, f.next)]
-			if d.deepLeaf(c) != 0 {
+			if d.deepLeaf(kindOf(r), c) != 0 {
 				continue
 			}
 			v := d.deepGet(c)
@@ -181,15 +204,23 @@ func (d *state) deepSig(id uint32) uint32 {
 				pushed = true
 				break
 			}
-			if v == deepNone || v == deepGrey { // a cycle
+			if v == deepNone {
 				break
+			}
+			if v == deepGrey || v == deepCyc { // reaches a cycle
+				f.cyc = true
 			}
 		}
 		if pushed {
 			continue
 		}
 		v := uint32(deepNone)
-		if f.next == n {
+		switch {
+		case f.next < n:
+		case f.cyc:
+			v = deepCyc
+			s.cyc.ids = append(s.cyc.ids, f.id)
+		default:
 			v = d.deepHash(r, n)
 		}
 		d.deepPut(f.id, v)
@@ -204,12 +235,12 @@ func (d *state) deepHash(r record, n int) uint32 {
 	h := mix(hashShallow(r), 0xdee9)
 	for k := range n {
 		c := r[refAt(r, k)]
-		v := d.deepLeaf(c)
+		v := d.deepLeaf(kindOf(r), c)
 		if v == 0 {
 			v = d.deepGet(c)
 		}
-		if v == deepNone {
-			return deepNone
+		if v == deepNone || v == deepCyc {
+			return v
 		}
 		h = mix(h, v)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // fuzzSeeds returns raw standalone BTF to start from: the BTF of a real
@@ -60,6 +61,10 @@ func exampleBuilder() *builder.Builder {
 func FuzzDedup(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
+	}
+	for _, v := range []hostile.NestedVariant{hostile.NestedPlain, hostile.NestedTwice, hostile.NestedFwd,
+		hostile.NestedCycle, hostile.NestedFwdPtr, hostile.NestedFwdMember} {
+		f.Add(nestedBTF(f, 12, v)) // the deep signatures' FWDs and cycles
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := btf.Parse(data, btf.Options{})

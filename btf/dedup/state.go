@@ -290,14 +290,19 @@ const stopEvery = 1 << 10
 // an input that makes the comparisons cubic (issue 37) within
 // milliseconds.
 func (d *state) stopped() bool {
-	if d.ticks++; d.ticks%stopEvery != 0 || d.ctx == nil {
+	if d.ticks++; d.ticks%stopEvery != 0 {
 		return false
 	}
-	if err := d.ctx.Err(); err != nil {
-		d.fail(fmt.Errorf("dedup: %w", context.Cause(d.ctx)))
-		return true
+	return d.canceled()
+}
+
+// canceled reports whether the context is done, and records its cause.
+func (d *state) canceled() bool {
+	if d.ctx == nil || d.ctx.Err() == nil {
+		return false
 	}
-	return false
+	d.fail(fmt.Errorf("dedup: %w", context.Cause(d.ctx)))
+	return true
 }
 
 func (d *state) fail(err error) {

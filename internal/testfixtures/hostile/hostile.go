@@ -28,6 +28,14 @@ const (
 	// NestedCycle gives every tenth record a second member, a pointer to
 	// a list struct that points to itself.
 	NestedCycle
+	// NestedFwdPtr adds anonymous FWDs of both classes and a pointer to
+	// each.
+	NestedFwdPtr
+	// NestedFwdMember adds an anonymous FWD union and, after the chain, an
+	// anonymous struct of 4 bytes whose member "m" is that FWD: shaped
+	// like a record of the chain, and equivalent to every struct of it
+	// whose member is a union, as far as the comparison goes.
+	NestedFwdMember
 )
 
 // Nested returns valid standalone BTF in host byte order (issue 37): an
@@ -49,20 +57,37 @@ func Nested(n int, v NestedVariant) ([]byte, error) {
 	return b.Marshal(builder.Options{})
 }
 
-func nested(b *builder.Builder, n int, v NestedVariant) error {
+func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 	inner, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
 	if err != nil {
 		return err
 	}
 	var list btf.TypeID
 	switch v {
-	case NestedFwd:
-		if _, err := b.AddForward("", false); err != nil {
+	case NestedFwd, NestedFwdPtr:
+		s, err := b.AddForward("", false)
+		if err != nil {
 			return err
 		}
-		if _, err := b.AddForward("", true); err != nil {
+		u, err := b.AddForward("", true)
+		if err != nil {
 			return err
 		}
+		if v == NestedFwdPtr {
+			if err := addPointers(b, s, u); err != nil {
+				return err
+			}
+		}
+	case NestedFwdMember:
+		u, ferr := b.AddForward("", true)
+		if ferr != nil {
+			return ferr
+		}
+		defer func() {
+			if err == nil {
+				_, err = b.AddStruct("", 4, []builder.Member{{Name: "m", Type: u}})
+			}
+		}()
 	case NestedCycle:
 		// struct list { struct list *next; }: the pointer is added
 		// before the struct it points to.
@@ -94,6 +119,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) error {
 	}
 	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
 	return err
+}
+
+func addPointers(b *builder.Builder, targets ...btf.TypeID) error {
+	for _, t := range targets {
+		if _, err := b.AddPointer(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DanglingRef returns standalone BTF in host byte order (issue 37): an
