@@ -150,7 +150,9 @@ func docBound(args []string, n int64, types, largest int) int64 {
 		return 4*n + 20<<20
 	case args[1] == "dedup":
 		return 4*n + 20<<20
-	case args[1] == "diff" || args[1] == "dump" && has("c"):
+	case args[1] == "diff":
+		return readBound(n) + 200*int64(types)
+	case args[1] == "dump" && has("c"):
 		return readBound(n) + 128*int64(types)
 	case args[1] == "layout" && has("--json"):
 		return readBound(n) + 1024*int64(largest)
