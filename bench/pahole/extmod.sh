@@ -6,7 +6,8 @@
 # byte for byte (.BTF, .BTF.base and .BTF_ids included). The kernel's
 # vmlinux is copied into the headers tree, which is what makes kbuild run
 # pahole (with --btf_features=distilled_base for an external module) and
-# resolve_btfids. Each pahole run's time and peak RSS are logged.
+# resolve_btfids. Each pahole run's time and peak RSS are logged
+# (chroot-tools.sh).
 # Usage: bench/pahole/extmod.sh CHROOT KV VMLINUX [KMETA]
 #   CHROOT   made by: mmdebstrap --variant=apt --include=gcc-14,make,libc6-dev,\
 #            linux-headers-KV,pahole,binutils,kmod,xz-utils,zstd trixie CHROOT
@@ -20,30 +21,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$1 kv=$2 vmlinux=$3 kmeta=${4:-}
 hdr=/usr/src/linux-headers-$kv
 [ -d "$root$hdr" ] || { echo "no $hdr in $root" >&2; exit 2; }
-if [ -z "$kmeta" ]; then
-	kmeta=$(mktemp); trap 'rm -f "$kmeta"' EXIT
-	(cd "$here/../.." && CGO_ENABLED=0 go build -tags netgo,osusergo -o "$kmeta" ./cmd/kmeta)
-fi
 cp "$vmlinux" "$root$hdr/vmlinux"
-install -m 755 "$kmeta" "$root/usr/local/bin/kmeta"
-mkdir -p "$root/opt/kmeta"; ln -sf /usr/local/bin/kmeta "$root/opt/kmeta/pahole"
-cp /usr/bin/time "$root/usr/local/bin/gtime" # GNU time: only libc
-# Wrappers that log each pahole run: "TOOL seconds KB".
-for t in pahole:/usr/bin/pahole kmeta:/opt/kmeta/pahole; do
-	cat >"$root/usr/local/bin/timed-${t%%:*}" <<W
-#!/bin/sh
-exec /usr/local/bin/gtime -a -o /tmp/btf-steps.log -f "${t%%:*} %e %M" ${t#*:} "\$@"
-W
-	chmod +x "$root/usr/local/bin/timed-${t%%:*}"
-done
-rm -f "$root/tmp/btf-steps.log"
+. "$here/chroot-tools.sh"
+# Both builds run in the same directory: its path is in the DWARF
+# (.debug_line_str), so two directories would give two different files.
 for t in pahole kmeta; do
-	rm -rf "$root/tmp/kmt-$t"; mkdir -p "$root/tmp/kmt-$t"
-	cp "$here/extmod/"* "$root/tmp/kmt-$t/"
-	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		make -s -C "$hdr" M="/tmp/kmt-$t" CC=gcc-14 PAHOLE="/usr/local/bin/timed-$t" modules
+	rm -rf "$root/tmp/kmt"; mkdir -p "$root/tmp/kmt"
+	cp "$here/extmod/"* "$root/tmp/kmt/"
+	inroot make -s -C "$hdr" M=/tmp/kmt CC=gcc-14 PAHOLE="/usr/local/bin/timed-$t" modules
+	cp "$root/tmp/kmt/kmt.ko" "$root/tmp/kmt-$t.ko"
 done
 cat "$root/tmp/btf-steps.log"
-p=$root/tmp/kmt-pahole/kmt.ko k=$root/tmp/kmt-kmeta/kmt.ko
+p=$root/tmp/kmt-pahole.ko k=$root/tmp/kmt-kmeta.ko
 readelf -SW "$p" | grep -E '\.BTF' || true
 if cmp "$p" "$k"; then echo "IDENTICAL kmt.ko ($(stat -c %s "$k") bytes)"; else echo "DIFFERENT kmt.ko"; exit 1; fi
