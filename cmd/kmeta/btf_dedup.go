@@ -297,6 +297,18 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 // inputs of the same name and an output that is one of the inputs (as
 // checkOutput does, with each input looked at once).
 func eachOutputs(paths []string, dir string) ([]string, error) {
+	return outputsIn(dir, paths, func(_ int, p string) (string, error) {
+		if p == "-" {
+			return "", usagef("--each reads files, not stdin")
+		}
+		return filepath.Base(p), nil
+	})
+}
+
+// outputsIn returns dir/name(i, paths[i]) for every input of a batch
+// mode, refusing two inputs that name one output and an output that is
+// one of the inputs (as checkOutput does, with each input looked at once).
+func outputsIn(dir string, paths []string, name func(i int, path string) (string, error)) ([]string, error) {
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
@@ -304,15 +316,15 @@ func eachOutputs(paths []string, dir string) ([]string, error) {
 	seen := make(map[string]string, len(paths))
 	outs := make([]string, len(paths))
 	for i, p := range paths {
-		if p == "-" {
-			return nil, usagef("--each reads files, not stdin")
+		n, err := name(i, p)
+		if err != nil {
+			return nil, err
 		}
-		name := filepath.Base(p)
-		if q, ok := seen[name]; ok {
-			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, name))
+		if q, ok := seen[n]; ok {
+			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, n))
 		}
-		seen[name] = p
-		outs[i] = filepath.Join(dir, name)
+		seen[n] = p
+		outs[i] = filepath.Join(dir, n)
 		if err := inputs.check(outs[i]); err != nil {
 			return nil, err
 		}

@@ -168,33 +168,17 @@ func moduleName(file string) string {
 // module, refusing two modules of one name and an output that is one of
 // the inputs.
 func eachModuleOutputs(mods []string, dir string, ko bool) ([]string, error) {
-	if err := checkOutputDir(dir); err != nil {
-		return nil, err
-	}
-	inputs := newInputFiles(mods...)
-	seen := make(map[string]string, len(mods))
-	outs := make([]string, len(mods))
-	for i, p := range mods {
+	return outputsIn(dir, mods, func(_ int, p string) (string, error) {
 		name := moduleName(filepath.Base(p))
 		if name == "" {
 			name = filepath.Base(p)
 		}
-		if ko {
-			if name != strings.TrimSuffix(filepath.Base(p), ".ko") {
-				return nil, fmt.Errorf("%s: --ko writes into uncompressed modules only", p)
-			}
-			name += ".ko"
-		} else {
-			name += ".btf"
+		if !ko {
+			return name + ".btf", nil
 		}
-		if q, ok := seen[name]; ok {
-			return nil, fmt.Errorf("%s and %s would both be written to %s", q, p, filepath.Join(dir, name))
+		if name != strings.TrimSuffix(filepath.Base(p), ".ko") {
+			return "", fmt.Errorf("%s: --ko writes into uncompressed modules only", p)
 		}
-		seen[name] = p
-		outs[i] = filepath.Join(dir, name)
-		if err := inputs.check(outs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return outs, nil
+		return name + ".ko", nil
+	})
 }

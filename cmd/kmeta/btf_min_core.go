@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
@@ -173,29 +172,14 @@ func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*bpfelf.
 // batchOutputs names the output of each kernel in dir. Two kernels with
 // one output, or an output that is an input, are refused.
 func batchOutputs(kernels []batchKernel, dir string) ([]string, error) {
-	if err := checkOutputDir(dir); err != nil {
-		return nil, err
-	}
 	paths := make([]string, len(kernels))
 	for i, k := range kernels {
 		paths[i] = k.path
 	}
-	inputs := newInputFiles(paths...)
-	seen := map[string]string{}
-	outs := make([]string, len(kernels))
-	for i, k := range kernels {
-		if k.path == "-" {
-			return nil, usagef("batch mode reads kernels from files, not stdin")
+	return outputsIn(dir, paths, func(i int, p string) (string, error) {
+		if p == "-" {
+			return "", usagef("batch mode reads kernels from files, not stdin")
 		}
-		out := filepath.Join(dir, k.out)
-		if prev, ok := seen[out]; ok {
-			return nil, fmt.Errorf("%s and %s would both be written to %s", prev, k.path, out)
-		}
-		seen[out] = k.path
-		outs[i] = out
-		if err := inputs.check(outs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return outs, nil
+		return kernels[i].out, nil
+	})
 }
