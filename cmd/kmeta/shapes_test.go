@@ -102,7 +102,11 @@ func TestKsymMaxInput(t *testing.T) {
 		{nil, []string{"ksym", "watch", "--kallsyms", path, "--sysfs", t.TempDir(), "--max-input", "100"}},
 	} {
 		_, err := kmeta(t, tc.stdin, tc.args...)
-		if err == nil || !strings.Contains(err.Error(), "larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
+		named := path
+		if tc.stdin != nil {
+			named = "stdin"
+		}
+		if err == nil || !strings.Contains(err.Error(), named+" is larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
 			t.Errorf("%v: %v, want the input limit's error", tc.args, err)
 		}
 	}

@@ -28,8 +28,9 @@ func (l *LimitReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.R.Read(p)
 	l.n += int64(n)
-	if l.n > limit {
+	if l.n > limit && (err == nil || err == io.EOF) {
 		return n, &TooLargeError{What: l.What, Limit: limit}
 	}
-	return n, err
+	return n, err // R's own error first: an inner bound names its input
+
 }
