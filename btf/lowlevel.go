@@ -1,8 +1,8 @@
 package btf
 
 import (
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw/hook"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // The wire bytes behind the views, for kmeta's own packages that copy or

@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating

@@ -7,10 +7,10 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Prepared is an input made ready to append by Merger.Prepare: its records

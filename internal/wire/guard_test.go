@@ -41,7 +41,7 @@ func TestLayoutOnlyInWire(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (skipDir(d.Name()) || rel == "btf/internal/wire" || hasGoMod(path)) {
+			if rel != "." && (skipDir(d.Name()) || rel == "internal/wire" || hasGoMod(path)) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -62,12 +62,12 @@ func TestLayoutOnlyInWire(t *testing.T) {
 		for _, f := range findings {
 			lines = append(lines, f.pos+": "+strings.TrimPrefix(f.key, f.pos[:strings.LastIndexByte(f.pos, ':')]+": "))
 		}
-		t.Errorf("BTF byte layout outside btf/internal/wire:\n\t%s\n\n"+
+		t.Errorf("BTF byte layout outside internal/wire:\n\t%s\n\n"+
 			"Read and write records through wire (wire.Record's accessors, wire.InfoKind/InfoVlen/Info,\n"+
 			"wire.NameAt/InfoAt/SizeTypeAt/ExtraAt, wire.Shapes, wire.DefaultLayouts,\n"+
 			"wire.MemberOffsetWord, wire.Magic, wire.TypeSize) or through the btf.Type views; if wire lacks\n"+
 			"what you need, add it there. If a finding is not BTF layout at all (another format's field),\n"+
-			"add its exact key to allowed in btf/internal/wire/guard_test.go with the reason.",
+			"add its exact key to allowed in internal/wire/guard_test.go with the reason.",
 			strings.Join(lines, "\n\t"))
 	}
 }
@@ -78,10 +78,10 @@ type finding struct{ key, pos string }
 
 // allowed maps a finding's key to why it is not BTF layout.
 var allowed = map[string]string{
-	"btf/dedup/output.go: literal offset in PutWord()": "4*j turns the index of a 32-bit word of dedup's word-form record into a byte offset",
-	"btf/cdump/record.go: literal offset in Uint64()":  "not BTF: the first 16 bytes of a name, read as two big-endian words to compare names by prefix",
-	"dwarf2btf/die.go: vlen mask 0xffff":               "DWARF: limits of tag and form codes",
-	"dwarf2btf/reloc.go: literal offset in Uint64()":   "ELF: the fields of an Elf64_Rela",
+	"internal/dedup/output.go: literal offset in PutWord()": "4*j turns the index of a 32-bit word of dedup's word-form record into a byte offset",
+	"btf/cdump/record.go: literal offset in Uint64()":       "not BTF: the first 16 bytes of a name, read as two big-endian words to compare names by prefix",
+	"dwarf2btf/die.go: vlen mask 0xffff":                    "DWARF: limits of tag and form codes",
+	"dwarf2btf/reloc.go: literal offset in Uint64()":        "ELF: the fields of an Elf64_Rela",
 }
 
 // otherFormats are files that own the layout of a format other than BTF's

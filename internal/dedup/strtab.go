@@ -3,7 +3,7 @@ package dedup
 import (
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
 )
 
 // Names in records are string keys: the string offset in the base's string

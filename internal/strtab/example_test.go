@@ -3,7 +3,7 @@ package strtab_test
 import (
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
 )
 
 // A split string space: the base's strings keep their offsets, new ones

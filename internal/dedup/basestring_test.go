@@ -6,8 +6,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 )
 
 // TestBaseString: a name in a split input's own strings that the base

@@ -2,7 +2,7 @@ package dedup
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // A record is one type record as host-order 32-bit words: word 0 the name
