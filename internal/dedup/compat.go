@@ -1,17 +1,21 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/btf"
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
 
 // Compat names a libbpf version whose deduplication a Merger reproduces
-// where versions differ.
+// where versions differ, chosen by Options.Compat.
 //
-// Its values are Libbpf18 (the zero value) and Libbpf11.
+// Its values are CompatLibbpf18 (the zero value) and CompatLibbpf11.
 type Compat int
 
 const (
-	// Libbpf18 is libbpf 1.8's deduplication, the default.
-	Libbpf18 Compat = iota
-	// Libbpf11 is libbpf 1.1's (Debian 12's libbpf1 1.1.2, which its
+	// CompatLibbpf18 is libbpf 1.8's deduplication, the default.
+	CompatLibbpf18 Compat = iota
+	// CompatLibbpf11 is libbpf 1.1's (Debian 12's libbpf1 1.1.2, which its
 	// pahole 1.24 uses): when the hypothetical map already pairs a
 	// canonical type with another candidate, the two count as the same
 	// only if they are arrays equal word for word
@@ -24,24 +28,35 @@ const (
 	// (their btf__dedup differs from 1.1's only in comments and in how
 	// it walks string offsets), so this is also the rule of Debian 13's
 	// pahole 1.30, which links libbpf 1.5.
-	Libbpf11
+	CompatLibbpf11
 )
 
-// SetCompat makes the Merger deduplicate as the libbpf version c does.
-// It must be called before Dedup.
-func (m *Merger) SetCompat(c Compat) error {
-	if m.done {
-		return ErrDone
+var compatNames = [...]string{CompatLibbpf18: "libbpf-1.8", CompatLibbpf11: "libbpf-1.1"}
+
+// String returns c's name as ParseCompat reads it: "libbpf-1.8" or
+// "libbpf-1.1".
+func (c Compat) String() string {
+	if c < 0 || int(c) >= len(compatNames) {
+		return fmt.Sprintf("Compat(%d)", int(c))
 	}
-	m.d.compat = c
-	return nil
+	return compatNames[c]
+}
+
+// ParseCompat returns the Compat named s, as Compat.String names it.
+func ParseCompat(s string) (Compat, error) {
+	for c, name := range compatNames {
+		if s == name {
+			return Compat(c), nil
+		}
+	}
+	return 0, fmt.Errorf("dedup: unknown compatibility mode %q (want libbpf-1.8 or libbpf-1.1)", s)
 }
 
 // sameOnConflict reports whether hv, the candidate the hypothetical map
 // pairs with a canonical type, and cand, another candidate for it, count
 // as the same type, by the rule of the Merger's libbpf version.
 func (d *state) sameOnConflict(hv, cand uint32) bool {
-	if d.compat == Libbpf11 {
+	if d.compat == CompatLibbpf11 {
 		return d.identical11(hv, cand, 16)
 	}
 	return d.identical(hv, cand, 16)

@@ -13,7 +13,7 @@
 // specification; where libbpf has a quirk that shows in its output, this
 // package has it too, with a comment saying so. libbpf 1.1's rules, where
 // they differ (Debian 12's libbpf, which its pahole 1.24 uses), are kept as
-// an option (Merger.SetCompat, Libbpf11).
+// an option (Options.Compat, CompatLibbpf11).
 //
 // Inputs are appended in order into one BTF and deduplicated once, as
 // libbpf's btf__add_btf followed by btf__dedup: standalone BTF, or split BTF

@@ -11,7 +11,7 @@ import (
 // and including the reference pass. Afterwards only types that libbpf
 // deduplicates in its reference pass may be appended (pointers,
 // qualifiers, arrays, prototypes, functions, type and declaration tags,
-// and typedefs under Libbpf11's rules), besides variables and DATASECs,
+// and typedefs under CompatLibbpf11's rules), besides variables and DATASECs,
 // which are never deduplicated; Dedup refuses any other kind. Dedup then
 // runs the reference pass over the types appended since, and writes the
 // output, the same as without FinishGraphs, byte for byte.

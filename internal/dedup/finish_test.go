@@ -20,7 +20,7 @@ import (
 func TestFinishGraphs(t *testing.T) {
 	vm, base := debian(t)
 	names := mergedOrder(t)[:40]
-	for _, compat := range []dedup.Compat{dedup.Libbpf18, dedup.Libbpf11} {
+	for _, compat := range []dedup.Compat{dedup.CompatLibbpf18, dedup.CompatLibbpf11} {
 		for _, pipe := range []bool{false, true} {
 			var outs [2][]byte
 			for i, finish := range []bool{false, true} {

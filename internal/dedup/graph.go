@@ -12,7 +12,7 @@ func (d *state) structType(id uint32) {
 	switch kindOf(r) {
 	case btf.KindStruct, btf.KindUnion:
 	case btf.KindTypedef:
-		if d.compat == Libbpf11 { // a reference type there (refType)
+		if d.compat == CompatLibbpf11 { // a reference type there (refType)
 			return
 		}
 	default:

@@ -84,9 +84,9 @@ func refVersion(tb testing.TB) int {
 // differ on libnvdimm.
 func compatOf(tb testing.TB) dedup.Compat {
 	if refVersion(tb) < 108 {
-		return dedup.Libbpf11
+		return dedup.CompatLibbpf11
 	}
-	return dedup.Libbpf18
+	return dedup.CompatLibbpf18
 }
 
 // writeTemp writes data to a file in a test directory and returns its path.
@@ -138,8 +138,7 @@ func TestLibbpfEachModule(t *testing.T) {
 	}
 	runRef(t, args...)
 	for _, name := range names {
-		m := dedup.New(base, dedup.Options{})
-		m.SetCompat(compat)
+		m := dedup.New(base, dedup.Options{Compat: compat})
 		if err := m.AddSpec(module(t, name)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -43,11 +43,13 @@ type Merger struct {
 }
 
 // New returns an empty Merger whose output is split BTF on base, or
-// standalone BTF if base is nil. Its Dedup works on the calling goroutine
-// unless opts.Workers allows more.
+// standalone BTF if base is nil. It deduplicates by the rules of
+// opts.Compat; its Dedup works on the calling goroutine unless
+// opts.Workers allows more.
 func New(base *Base, opts Options) *Merger {
 	m := &Merger{base: base, d: newState(base)}
 	m.d.workers = opts.workers()
+	m.d.compat = opts.Compat
 	m.seed = m.d.strs.Own.Seed()
 	m.d.recs.mem = &recMem{}
 	// The records, strings and tables are in mappings (recmem.go), given

@@ -49,8 +49,7 @@ func TestLibbpfNested(t *testing.T) {
 					in := writeTemp(t, dir, fmt.Sprintf("in-%d-%d.btf", v, n), raw)
 					out := filepath.Join(dir, fmt.Sprintf("out-%d-%d.btf", v, n))
 					runRef(t, "-o", out, in)
-					m := dedup.New(nil, dedup.Options{})
-					m.SetCompat(compat)
+					m := dedup.New(nil, dedup.Options{Compat: compat})
 					if deep {
 						dedup.DeepFromStart(m)
 					}

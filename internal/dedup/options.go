@@ -14,6 +14,11 @@ type Options struct {
 	// order) stays on the calling goroutine, so the result is the same for
 	// any number. 0 and 1 use the calling goroutine alone.
 	Workers int
+	// Compat is the libbpf version whose deduplication a Merger
+	// reproduces where versions differ; the zero value is
+	// CompatLibbpf18. NewBase ignores it: a Base serves Mergers of any
+	// Compat.
+	Compat Compat
 }
 
 func (o Options) workers() int { return max(o.Workers, 1) }

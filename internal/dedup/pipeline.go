@@ -149,7 +149,7 @@ func (d *state) pipeStruct(id uint32) bool {
 	switch kindOf(r) {
 	case btf.KindStruct, btf.KindUnion:
 	case btf.KindTypedef:
-		if d.compat == Libbpf11 { // a reference type there (refType)
+		if d.compat == CompatLibbpf11 { // a reference type there (refType)
 			return true
 		}
 	default:

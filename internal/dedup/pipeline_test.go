@@ -23,7 +23,7 @@ func TestPipeline(t *testing.T) {
 	} else {
 		names = names[:300]
 	}
-	for _, compat := range []dedup.Compat{dedup.Libbpf18, dedup.Libbpf11} {
+	for _, compat := range []dedup.Compat{dedup.CompatLibbpf18, dedup.CompatLibbpf11} {
 		var outs [2][]byte
 		for i, pipe := range []bool{false, true} {
 			m := mergeModules(t, vm, base, compat, pipe, names)
@@ -75,10 +75,7 @@ func TestPipelineLate(t *testing.T) {
 // a DWARF encoder appends its compile units.
 func mergeModules(t *testing.T, vm *btf.Spec, base *dedup.Base, compat dedup.Compat, pipe bool, names []string) *dedup.Merger {
 	t.Helper()
-	m := dedup.New(base, dedup.Options{})
-	if err := m.SetCompat(compat); err != nil {
-		t.Fatal(err)
-	}
+	m := dedup.New(base, dedup.Options{Compat: compat})
 	if pipe {
 		if err := m.Pipeline(); err != nil {
 			t.Fatal(err)

@@ -240,7 +240,7 @@ func (d *state) computeTops() {
 			r := d.recs.rec(i)
 			switch kindOf(r) {
 			case btf.KindTypedef:
-				if d.compat == Libbpf11 {
+				if d.compat == CompatLibbpf11 {
 					continue
 				}
 			case btf.KindStruct, btf.KindUnion:

@@ -451,7 +451,7 @@ func isRefPassKind(k btf.Kind, c Compat) bool {
 		btf.KindFunc, btf.KindTypeTag, btf.KindDeclTag, btf.KindArray, btf.KindFuncProto:
 		return true
 	case btf.KindTypedef:
-		return c == Libbpf11
+		return c == CompatLibbpf11
 	}
 	return false
 }
