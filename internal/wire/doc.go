@@ -1,0 +1,23 @@
+// Package wire is the only place in kmeta that knows the byte layout of BTF:
+// the header, the kind numbers, the fixed and variable parts of each type
+// record, and the optional layout section that describes them.
+//
+// It is also kmeta's one record layer: Record is the view of a record in
+// bytes (WordRecord in host-order words, as dedup holds them), Shapes says
+// where every kind keeps its type ids and names, the visitors ForRefs,
+// ForNames and RemapRefs walk and rewrite them, and Sizes.Iter walks a
+// type section with one bounds check per record.
+//
+// Package btf and its subpackages (builder, cdump, dedup, distill, ext,
+// btfids) decode records here, and nowhere else. The subpackages get the
+// bytes from btf's documented raw view (Spec.TypeSection, Type.Record and
+// the NameOffset methods) and read them with Record and Sizes in their hot
+// loops, where a btf.Type per field would cost an index lookup each; code
+// outside btf/ sees only that raw view and btf's typed views.
+//
+// All functions work on data in the host's byte order; data in the other
+// order is converted once with Swap. Nothing here allocates per type.
+//
+// The format is described in the kernel's Documentation/bpf/btf.rst and
+// include/uapi/linux/btf.h.
+package wire
