@@ -345,9 +345,9 @@ func (d *state) run() error {
 	// be mostly empty. Split BTF from a kernel's build holds only what its
 	// base lacks, and keeps most of it, so a table sized for a small
 	// fraction would grow several times, moving its slots into new
-	// mappings each time; an eighth serves both (BENCH.md). It still grows
-	// as needed. Reference types have a table of their own (refTable),
-	// sized the same way.
+	// mappings each time. keepHint serves both (BENCH.md); the table
+	// still grows as needed. Reference types have a table of their own
+	// (refTable), sized the same way.
 	d.newTables(n)
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
