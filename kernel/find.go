@@ -227,8 +227,8 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 // Screening reads a module's first headLen bytes with one system call (a
 // page, which is all that sysfs returns per read; for most modules the
 // string section lies within it), then, if the string section lies beyond
-// them, the string section alone if it is at most maxScreen bytes (above
-// the largest module's); anything else is opened in full, with the checks
+// them, the string section alone if it is at most maxScreen bytes (far
+// above any Debian module's); anything else is opened in full, with the checks
 // of readFile. A page copies less in all than larger first reads, and
 // BenchmarkKernelModules guards the choice (BENCH.md).
 const (
