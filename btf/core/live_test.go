@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -134,7 +133,7 @@ func TestBpftoolLive(t *testing.T) {
 			defer s.Close()
 			specs[j.kname] = s
 		}
-		var loaded []*bpfelf.Object
+		var loaded []core.Object
 		for _, o := range cases[j.name] {
 			loaded = append(loaded, object(t, o))
 		}

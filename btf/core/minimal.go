@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
@@ -233,7 +232,7 @@ func (m *marker) record(oc *outcome) error {
 
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
 // with a candidate cache of its own; the first that fails stops it.
-func (m *marker) recordObject(ctx context.Context, obj *bpfelf.Object, t *Target) error {
+func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
 	cache := map[btf.TypeID][]cand{}
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {

@@ -2,6 +2,10 @@
 // under the repository's testdata/ directory: BTF from a Debian 6.1 kernel
 // (vmlinux and 1,121 modules) and from the 6.18 host kernel, and the outputs
 // of bpftool for them. See testdata/README.md for where each file came from.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package testfixtures
 
 import (
