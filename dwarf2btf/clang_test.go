@@ -12,10 +12,10 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/btfids"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -37,8 +37,8 @@ type Options struct {
 	// encoder's own heap (its workers' buffers) is garbage then, and the
 	// deduplication is about to allocate its maps. A program that wants
 	// that memory back before the peak calls debug.FreeOSMemory here, as
-	// kmeta's CLI does: a vmlinux's run then peaks at 201 instead of 223
-	// MB. The package itself never changes process-wide settings.
+	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). The
+	// package itself never changes process-wide settings.
 	Encoded func()
 	// MaxSize bounds the size of a file that EncodeFile
 	// reads, and of what it decompresses to; 0 means 1 GiB
@@ -127,14 +127,12 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
 		}
 	}
-	m := dedup.New(base, dedup.Options{Workers: opts.jobs()})
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
-	m.SetCompat(dedup.Libbpf11)
+	m := dedup.New(base, dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the
-	// compacted records make it faster still: -j1 of the 6.12 cloud
-	// vmlinux 3.98 -> 3.82 s, 240 -> 197 MB at the peak (4 rounds).
+	// compacted records still save time and peak memory (BENCH.md).
 	if err := m.Pipeline(); err != nil {
 		return nil, err
 	}
