@@ -58,21 +58,28 @@ terminal. "-" reads stdin (one FILE) or writes to stdout.`,
 	return cmd
 }
 
-// openBase opens the base BTF, if any, and prepares it for deduplication.
-func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
+// openBase opens the base BTF, if any, and prepares it with prepare, for
+// deduplication (btf dedup) or for encoding modules on it (btf encode).
+func openBase[B any](c *cli, path string, prepare func(*btf.Spec) (B, error)) (*btf.Spec, B, error) {
+	var none B
 	if path == "" {
-		return nil, nil, nil
+		return nil, none, nil
 	}
 	s, err := c.openOne(path, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("base: %w", err)
+		return nil, none, fmt.Errorf("base: %w", err)
 	}
-	b, err := dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
+	b, err := prepare(s)
 	if err != nil {
 		s.Close()
-		return nil, nil, fmt.Errorf("base %s: %w", path, err)
+		return nil, none, fmt.Errorf("base %s: %w", path, err)
 	}
 	return s, b, nil
+}
+
+// prepareDedupBase is openBase's prepare for btf dedup.
+func prepareDedupBase(s *btf.Spec) (*dedup.Base, error) {
+	return dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
@@ -271,7 +278,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
-	baseSpec, base, err := c.openBase(f.base)
+	baseSpec, base, err := openBase(c, f.base, prepareDedupBase)
 	if err != nil {
 		return err
 	}

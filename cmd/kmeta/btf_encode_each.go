@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
@@ -49,7 +50,9 @@ func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags
 		return err
 	}
 	defer setGC(50)()
-	baseSpec, base, err := c.openBase(f.base)
+	baseSpec, base, err := openBase(c, f.base, func(s *btf.Spec) (*dwarf2btf.Base, error) {
+		return dwarf2btf.NewBase(s, dwarf2btf.Options{})
+	})
 	if err != nil {
 		return err
 	}
