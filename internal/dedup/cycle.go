@@ -68,7 +68,7 @@ func (d *state) cycRefine() {
 	c.next = 2*d.failSteps + 1
 	// Every own type first, so that what they reach is known.
 	for id := d.first; id < d.first+d.n(); id++ {
-		d.deepSig(id)
+		d.deepSig(&d.deep, id)
 	}
 	c.refined = len(c.ids)
 	g := d.cycRounds(cycWork + cycWorkPerStep*d.failSteps)
@@ -109,9 +109,9 @@ func (d *state) cycRounds(budget uint64) []uint32 {
 		g[i] = sigClean(mix(hashShallow(r), 0xc1c1e))
 		for k := range numRefs(r) {
 			ref := r[refAt(r, k)]
-			v := d.deepLeaf(kindOf(r), ref)
+			v := d.deepLeaf(&d.deep, kindOf(r), ref)
 			if v == 0 {
-				v = d.deepGet(ref)
+				v = d.deepGet(&d.deep, ref)
 			}
 			switch v {
 			case deepNone:

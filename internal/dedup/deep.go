@@ -59,6 +59,10 @@ const (
 
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
+	// full makes them full signatures (full.go): a FWD is not a leaf but
+	// makes its referrers deepNone, and every struct and union is hashed
+	// with its members.
+	full bool
 	own  []uint32          // by own index; 0: not computed
 	base map[uint32]uint32 // by base id
 	// fwds holds the names that a referenced FWD declares, a bit per
@@ -123,35 +127,40 @@ func fwdBit(from, k btf.Kind) uint64 {
 func (d *state) deepDiffer(a, b uint32) bool {
 	d.deepInit()
 	d.cycRefine()
-	x, y := d.deepSig(a), d.deepSig(b)
-	if x == deepNone || y == deepNone {
-		return false
+	x, y := d.deepSig(&d.deep, a), d.deepSig(&d.deep, b)
+	switch {
+	case x == deepNone || y == deepNone:
+	case x != deepCyc || y != deepCyc:
+		if x != y {
+			return true
+		}
+	default:
+		if gx, gy := d.cycGet(a), d.cycGet(b); gx != 0 && gy != 0 && gx != gy {
+			return true
+		}
 	}
-	if x != deepCyc || y != deepCyc {
-		return x != y
-	}
-	gx, gy := d.cycGet(a), d.cycGet(b)
-	return gx != 0 && gy != 0 && gx != gy
+	return d.fullDiffer(a, b)
 }
 
-func (d *state) deepGet(id uint32) uint32 {
+func (d *state) deepGet(s *deepSigs, id uint32) uint32 {
 	if id > d.blast {
-		return d.deep.own[id-d.first]
+		return s.own[id-d.first]
 	}
-	return d.deep.base[id]
+	return s.base[id]
 }
 
-func (d *state) deepPut(id, v uint32) {
+func (d *state) deepPut(s *deepSigs, id, v uint32) {
 	if id > d.blast {
-		d.deep.own[id-d.first] = v
+		s.own[id-d.first] = v
 	} else {
-		d.deep.base[id] = v
+		s.base[id] = v
 	}
 }
 
-// deepLeaf returns the deep signature of a type, referred to by a type of
-// kind from, that the signature does not follow further, or 0 if it does.
-func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
+// deepLeaf returns the deep signature (in s) of a type, referred to by a
+// type of kind from, that the signature does not follow further, or 0 if
+// it does.
+func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
@@ -159,12 +168,17 @@ func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
 	switch k := kindOf(r); k {
 	case btf.KindInt, btf.KindFloat:
 		return sigClean(hashAll(r))
-	case btf.KindForward, btf.KindEnum, btf.KindEnum64:
+	case btf.KindForward:
+		if s.full {
+			return deepNone
+		}
+		return sigOf(r, 0, nil) // class and name
+	case btf.KindEnum, btf.KindEnum64:
 		return sigOf(r, 0, nil) // class and name
 	case btf.KindArray:
 		return sigClean(mix(hashShallow(r), 0xa77a))
 	case btf.KindStruct, btf.KindUnion:
-		if d.deep.fwds[r[wName]]&fwdBit(from, k) != 0 {
+		if !s.full && s.fwds[r[wName]]&fwdBit(from, k) != 0 {
 			return sigOf(r, 0, nil)
 		}
 		return 0
@@ -175,18 +189,17 @@ func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
 	return deepNone
 }
 
-// deepSig returns the deep signature of type id, computing with an
+// deepSig returns the deep signature (in s) of type id, computing with an
 // explicit stack what it has not yet, depth first.
-func (d *state) deepSig(id uint32) uint32 {
-	if v := d.deepLeaf(deepTop, id); v != 0 {
+func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
+	if v := d.deepLeaf(s, deepTop, id); v != 0 {
 		return v
 	}
-	if v := d.deepGet(id); v != 0 {
+	if v := d.deepGet(s, id); v != 0 {
 		return v
 	}
-	s := &d.deep
 	s.stack = append(s.stack[:0], deepFrame{id: id})
-	d.deepPut(id, deepGrey)
+	d.deepPut(s, id, deepGrey)
 	for len(s.stack) > 0 {
 		f := &s.stack[len(s.stack)-1]
 		r := d.rec(f.id)
@@ -194,12 +207,12 @@ func (d *state) deepSig(id uint32) uint32 {
 		pushed := false
 		for ; f.next < n; f.next++ {
 			c := r[refAt(r, f.next)]
-			if d.deepLeaf(kindOf(r), c) != 0 {
+			if d.deepLeaf(s, kindOf(r), c) != 0 {
 				continue
 			}
-			v := d.deepGet(c)
+			v := d.deepGet(s, c)
 			if v == 0 {
-				d.deepPut(c, deepGrey)
+				d.deepPut(s, c, deepGrey)
 				s.stack = append(s.stack, deepFrame{id: c})
 				pushed = true
 				break
@@ -217,27 +230,28 @@ func (d *state) deepSig(id uint32) uint32 {
 		v := uint32(deepNone)
 		switch {
 		case f.next < n:
+		case f.cyc && s.full: // full signatures do without cycles
 		case f.cyc:
 			v = deepCyc
 			s.cyc.ids = append(s.cyc.ids, f.id)
 		default:
-			v = d.deepHash(r, n)
+			v = d.deepHash(s, r, n)
 		}
-		d.deepPut(f.id, v)
+		d.deepPut(s, f.id, v)
 		s.stack = s.stack[:len(s.stack)-1]
 	}
-	return d.deepGet(id)
+	return d.deepGet(s, id)
 }
 
 // deepHash hashes record r, whose references all have known deep
-// signatures, with them.
-func (d *state) deepHash(r record, n int) uint32 {
+// signatures in s, with them.
+func (d *state) deepHash(s *deepSigs, r record, n int) uint32 {
 	h := mix(hashShallow(r), 0xdee9)
 	for k := range n {
 		c := r[refAt(r, k)]
-		v := d.deepLeaf(kindOf(r), c)
+		v := d.deepLeaf(s, kindOf(r), c)
 		if v == 0 {
-			v = d.deepGet(c)
+			v = d.deepGet(s, c)
 		}
 		if v == deepNone || v == deepCyc {
 			return v

@@ -43,6 +43,7 @@ type state struct {
 	refs   refTable // the reference pass's canonical types
 	sigs   sigMemo  // own types' signatures, computed on demand
 	deep   deepSigs // deep signatures, for long candidate lists (deep.go)
+	full   fullSigs // full signatures, beside them (full.go)
 	deepOn bool     // deep signatures filter the candidates
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
@@ -156,6 +157,7 @@ func (d *state) freeEnums() {
 func (d *state) freeGraphs() {
 	d.clearHypot()
 	d.deep.free()
+	d.full.free()
 	freeMapped(&d.hypMem, &d.topsMem)
 	d.hyp, d.tops = nil, nil
 }

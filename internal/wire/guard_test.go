@@ -16,7 +16,7 @@ import (
 
 // TestLayoutOnlyInWire keeps the BTF byte layout in this package (STYLE.md,
 // "The wire format lives in one package"). It parses every non-test Go file
-// of the module outside btf/internal/wire and reports the tell-tale signs of
+// of the module outside internal/wire and reports the tell-tale signs of
 // a copy of the layout:
 //
 //   - the magic number 0xeb9f, anywhere;
