@@ -37,8 +37,8 @@ type Options struct {
 	// encoder's own heap (its workers' buffers) is garbage then, and the
 	// deduplication is about to allocate its maps. A program that wants
 	// that memory back before the peak calls debug.FreeOSMemory here, as
-	// kmeta's CLI does: a vmlinux's run then peaks at 201 instead of 223
-	// MB. The package itself never changes process-wide settings.
+	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). The
+	// package itself never changes process-wide settings.
 	Encoded func()
 	// MaxSize bounds the size of a file that EncodeFile
 	// reads, and of what it decompresses to; 0 means 1 GiB
@@ -133,8 +133,7 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the
-	// compacted records make it faster still: -j1 of the 6.12 cloud
-	// vmlinux 3.98 -> 3.82 s, 240 -> 197 MB at the peak (4 rounds).
+	// compacted records still save time and peak memory (BENCH.md).
 	if err := m.Pipeline(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,10 @@
 // in a struct, a struct of members of its own type), for the tests of the
 // packages that read them and for bench/. The inputs are written through
 // btf/builder, which the tests of testfixtures' other users cannot import.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package hostile
 
 import (

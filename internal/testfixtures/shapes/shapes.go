@@ -8,6 +8,10 @@
 // the self-embedding ones are not (a record cannot contain itself), but
 // opening a Spec accepts them, as the kernel's own loader checks sizes, not
 // containment: every reader must stop on them with an error.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package shapes
 
 import (
