@@ -10,7 +10,7 @@ import (
 )
 
 // Print one type as "bpftool btf dump file FILE" prints it. Write prints a
-// whole Spec the same way, and WriteJSON as bpftool -j does.
+// whole Spec the same way, and WriteJSON a JSON record per type.
 func ExampleWriteType() {
 	spec, err := btf.Open(context.Background(), "../../testdata/btf/debian-6.1.btf.gz", btf.Options{})
 	if err != nil {
