@@ -89,10 +89,7 @@ func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf
 	}
 	if ko {
 		secs := []elfwrite.Section{{Name: ".BTF", Data: raw}}
-		if err := elfwrite.WriteSectionsTo(c.ctx, path, out, secs, elfwrite.Objcopy()); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
+		return elfwrite.Write(c.ctx, path, out, secs, elfwrite.Options{})
 	}
 	return batch.Add(out, raw, 0o644)
 }
