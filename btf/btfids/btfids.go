@@ -33,7 +33,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Kfunc flags resolve_btfids acts on (include/linux/btf.h).
@@ -119,7 +118,7 @@ func parse(raw []byte, base *btf.Spec) (*rawBTF, error) {
 	}
 	r := &rawBTF{base: base, startID: 1, added: map[string]uint32{}}
 	if base != nil {
-		r.baseStrs, _ = btfraw.StringSection(base)
+		r.baseStrs, _ = base.StringSection()
 		r.startID = uint32(base.LastID()) + 1
 		r.strStart = uint32(len(r.baseStrs))
 	}

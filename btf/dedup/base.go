@@ -7,7 +7,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -80,7 +79,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	b := &Base{spec: spec, last: uint32(spec.LastID()), mem: new(baseMem)}
 	runtime.AddCleanup(b, (*baseMem).free, b.mem)
 	for s := spec; s != nil; s = s.Base() {
-		data, start := btfraw.StringSection(s)
+		data, start := s.StringSection()
 		b.strs.secs = append([][]byte{data}, b.strs.secs...)
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
@@ -145,7 +144,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 	var sec []byte
 	if spec.Base() == nil && inPlace {
-		sec = btfraw.TypeSection(spec)
+		sec = spec.TypeSection()
 	}
 	w, inPlace := wire.Words(sec)
 	b.kinds = make([]uint8, 1, b.last+1)
@@ -153,7 +152,7 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 	b.recs.off.push(0)
 	pos := 0 // bytes of sec read, while in place
 	for id, t := range spec.Types(btf.ScopeAll) {
-		rec := btfraw.Record(t)
+		rec := t.Record()
 		if err := checkRecord(rec); err != nil {
 			return fmt.Errorf("dedup: base type %d: %w", id, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -19,7 +18,7 @@ func TestBaseRecordsInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	mod := testfixtures.Spec(t, testfixtures.Modules(t)["kvm"], s)
-	sec := btfraw.TypeSection(s)
+	sec := s.TypeSection()
 	var outs [][]byte
 	for _, inPlace := range []bool{true, false} {
 		b, err := newBase(s, inPlace, 1+3*btoi(inPlace)) // with and without workers

@@ -7,7 +7,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // TestBaseString: a name in a split input's own strings that the base
@@ -41,7 +40,7 @@ func TestBaseString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strs, _ := btfraw.StringSection(vm)
+	strs, _ := vm.StringSection()
 	at := bytes.Index(strs, []byte("\x00"+want+"\x00"))
 	if at < 0 {
 		t.Fatalf("no %q in the base", want)
@@ -50,7 +49,7 @@ func TestBaseString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off := btfraw.NameOff(ty); off != uint32(at+1) || ty.Name() != want {
+	if off := ty.NameOffset(); off != uint32(at+1) || ty.Name() != want {
 		t.Errorf("name %q at %d, want %q at the base's %d", ty.Name(), off, want, at+1)
 	}
 }

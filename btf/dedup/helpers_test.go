@@ -11,7 +11,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -92,9 +91,9 @@ func heavy(tb testing.TB) {
 func equalBTF(tb testing.TB, got, want []byte, base *btf.Spec) {
 	tb.Helper()
 	g, w := parse(tb, got, base), parse(tb, want, base)
-	gs, _ := btfraw.StringSection(g)
-	ws, _ := btfraw.StringSection(w)
-	if bytes.Equal(btfraw.TypeSection(g), btfraw.TypeSection(w)) && bytes.Equal(gs, ws) {
+	gs, _ := g.StringSection()
+	ws, _ := w.StringSection()
+	if bytes.Equal(g.TypeSection(), w.TypeSection()) && bytes.Equal(gs, ws) {
 		return
 	}
 	if gd, wd := dumpOwn(tb, g), dumpOwn(tb, w); !bytes.Equal(gd, wd) {

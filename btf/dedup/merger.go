@@ -12,7 +12,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -174,7 +173,7 @@ func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
 	// The strings first, in their order: libbpf's section keeps a string
 	// whose first user was dropped where it was, and a Builder given only
 	// the types would lay them out in the order the kept types use them.
-	strs, _ := btfraw.StringSection(s)
+	strs, _ := s.StringSection()
 	for str := range bytes.SplitSeq(strs, []byte{0}) {
 		if _, err := b.AddString(string(str)); err != nil {
 			return nil, err
@@ -193,9 +192,9 @@ func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
 	m := New(base, Options{})
 	words, n, strs := 0, 0, 0
 	for _, s := range specs {
-		words += len(btfraw.TypeSection(s)) / 4
+		words += len(s.TypeSection()) / 4
 		n += s.NumTypes()
-		sec, _ := btfraw.StringSection(s)
+		sec, _ := s.StringSection()
 		strs += len(sec)
 	}
 	m.d.recs.reserve(words, n)

@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // TestMergerBuilders: a split Builder holding a module's types twice (one
@@ -66,8 +65,8 @@ func TestMarshalOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := parse(t, got, nil)
-	if btfraw.HeaderLen(s) != 32 || s.ByteOrder() != bigEndianOrder() {
-		t.Errorf("header %d bytes, order %v; want 32, big endian", btfraw.HeaderLen(s), s.ByteOrder())
+	if s.HeaderLen() != 32 || s.ByteOrder() != bigEndianOrder() {
+		t.Errorf("header %d bytes, order %v; want 32, big endian", s.HeaderLen(), s.ByteOrder())
 	}
 	equalDumps(t, dumpOwn(t, s), dumpOwn(t, parse(t, want, nil)))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
 	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -127,24 +126,24 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	sec, strStart := btfraw.StringSection(s)
+	sec, strStart := s.StringSection()
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
-	p.reset(m, uint32(s.FirstID()), len(btfraw.TypeSection(s))/4, len(sec))
+	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
 	// local[off] is 1+ the number of the string at off of sec, once met:
 	// most names recur (member names), and are hashed once.
 	local := p.local[:len(sec)]
 	clear(local)
 	// The records are copied at once when the type section holds them in
 	// order, as it does, then rewritten in place; else one by one.
-	types := btfraw.TypeSection(s)
+	types := s.TypeSection()
 	bulk, inOrder := wire.Words(types)
 	if inOrder {
 		p.w = append(p.w, bulk...)
 	}
 	pos := 0 // words of p.w holding records
 	for id, t := range s.Types(btf.ScopeOwn) {
-		rec := btfraw.Record(t)
+		rec := t.Record()
 		if err := checkRecord(rec); err != nil {
 			p.m = nil
 			m.pool.put(p)

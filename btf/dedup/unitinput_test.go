@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // TestAddUnitPieces writes a module's types into Units of 97 types each,
@@ -23,7 +22,7 @@ func TestAddUnitPieces(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mod := module(t, name)
 			m := dedup.New(base, dedup.Options{})
-			sec, _ := btfraw.StringSection(mod)
+			sec, _ := mod.StringSection()
 			cache := m.NewNameCache(sec)
 			units := []*dedup.Unit{m.NewUnit(), m.NewUnit()}
 			u := units[0]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -13,7 +12,7 @@ import (
 // section order, without the empty ones.
 func vmlinuxStrings(tb testing.TB) ([]byte, [][]byte) {
 	tb.Helper()
-	data, _ := btfraw.StringSection(testfixtures.DebianSpec(tb))
+	data, _ := testfixtures.DebianSpec(tb).StringSection()
 	data = bytes.Clone(data)
 	var names [][]byte
 	for s := range bytes.SplitSeq(data, []byte{0}) {

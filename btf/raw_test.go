@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // TestTypeSection checks that the type section is the records of the
@@ -16,10 +15,10 @@ func TestTypeSection(t *testing.T) {
 	b.typ("x", btf.KindInt, 0, false, 4, 32)
 	s := mustParse(t, b.bytes(), nil)
 	for _, spec := range []*btf.Spec{base, s} {
-		sec := btfraw.TypeSection(spec)
+		sec := spec.TypeSection()
 		off := 0
 		for _, ty := range spec.Types(btf.ScopeOwn) {
-			r := btfraw.Record(ty)
+			r := ty.Record()
 			if !bytes.Equal(sec[off:off+len(r)], r) {
 				t.Fatalf("%v: record at %d differs from Record()", ty, off)
 			}
@@ -30,7 +29,7 @@ func TestTypeSection(t *testing.T) {
 		}
 	}
 	s.Close()
-	if btfraw.TypeSection(s) != nil {
+	if s.TypeSection() != nil {
 		t.Error("TypeSection after Close is not nil")
 	}
 }
