@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // rawBuilder assembles small BTF blobs record by record for tests that need

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestHeaderLenShortOfLayout: a header whose hdr_len lies between the

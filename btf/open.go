@@ -10,8 +10,8 @@ import (
 	"io"
 	"unsafe"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // DefaultMaxSize is the input size limit when Options.MaxSize is zero:

@@ -16,8 +16,8 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestELFModule reads af_key.ko (Debian's debug build, whose .BTF is the

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // The raw view: the bytes behind a Spec's views, for code that copies or

@@ -12,10 +12,10 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -83,7 +83,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := testfixtures.Read(t, "pahole/dwarf/multi-x86_64.on-"+base+".btf.gz")
-			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Like: dwarf2btf.LikePahole124}, want)
+			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Compat: dwarf2btf.CompatPahole124}, want)
 		})
 	}
 }
@@ -92,7 +92,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	tb.Helper()
 	rel := "dwarf/" + name + ".o.gz"
-	opts := dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}
+	opts := dwarf2btf.Options{Jobs: jobs, Compat: dwarf2btf.CompatPahole124}
 	data := testfixtures.Read(tb, rel)
 	order, err := dwarf2btf.ByteOrder(data) // pahole writes the input's
 	if err != nil {
@@ -214,7 +214,7 @@ func TestClangByteOrder(t *testing.T) {
 	}
 	wantStrs, _ := want.StringSection()
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
+		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Compat: dwarf2btf.CompatPahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // source records what a Builder copied from one Spec (that Spec's own

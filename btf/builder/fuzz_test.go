@@ -6,7 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // FuzzRoundTrip: whatever btf.Parse accepts, the Builder copies and

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // sizes sizes records as the kinds defined today have them; a kind the

@@ -3,7 +3,6 @@ package core
 import (
 	"sync"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -156,10 +155,10 @@ func query(missing map[string]uint32) btf.FlavorQuery {
 // Target makes in its BTF: open the target with it as
 // btf.Options.Flavors, Lazy, and the search is made in the walk that
 // opening does anyway (kmeta btf min --obj).
-func TargetQuery(objs ...*bpfelf.Object) btf.FlavorQuery {
+func TargetQuery(objs ...Object) btf.FlavorQuery {
 	missing := map[string]uint32{}
-	for _, obj := range objs {
-		for _, w := range wants(obj) {
+	for i := range objs {
+		for _, w := range wants(&objs[i]) {
 			missing[w.name] |= 1 << w.class
 		}
 	}

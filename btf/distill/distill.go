@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // ErrNotSplit is returned by Distill for BTF that has no base.

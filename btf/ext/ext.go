@@ -8,7 +8,7 @@ import (
 	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Magic is the first two bytes of .BTF.ext (and of .BTF), in the data's

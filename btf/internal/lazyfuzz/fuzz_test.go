@@ -11,9 +11,9 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
 	"github.com/kmeta-dev/kmeta/btf/core"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/diff"
 	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
@@ -90,7 +90,7 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 	}
 	add("copy", raw, err)
 	out = append(out, minimal(s))
-	rs, err := core.Resolve(ctx, obj, core.NewTarget(s))
+	rs, err := core.Resolve(ctx, obj.CORE(), core.NewTarget(s))
 	add("core", []byte(fmt.Sprint(rs)), err)
 	out = append(out, sizes(s))
 	return out

@@ -12,6 +12,10 @@
 // the self-embedding ones are not (a record cannot contain itself), but
 // opening a Spec accepts them, as the kernel's own loader checks sizes, not
 // containment: every reader must stop on them with an error.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package hostile
 
 import (
@@ -45,7 +49,20 @@ const (
 	// like a record of the chain, and equivalent to every struct of it
 	// whose member is a union, as far as the comparison goes.
 	NestedFwdMember
+	// NestedFwdBottom is NestedFwdMember with the chain's first record
+	// holding a pointer to an anonymous FWD struct instead of the int,
+	// so that every record of the chain reaches a FWD.
+	NestedFwdBottom
 )
+
+// NestedVariants returns every NestedVariant, in order.
+func NestedVariants() []NestedVariant {
+	vs := make([]NestedVariant, NestedFwdBottom+1)
+	for i := range vs {
+		vs[i] = NestedVariant(i)
+	}
+	return vs
+}
 
 // Nested returns valid standalone BTF in host byte order (issue 37): an
 // int, then n anonymous records, alternately structs and unions of 4 bytes,
@@ -87,10 +104,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember:
+	case NestedFwdMember, NestedFwdBottom:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
+		}
+		if v == NestedFwdBottom {
+			if inner, err = addFwdPointer(b); err != nil {
+				return err
+			}
 		}
 		defer func() {
 			if err == nil {
@@ -141,6 +163,16 @@ func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID) (err 
 // addInt adds a signed 32-bit "int".
 func addInt(b *builder.Builder) (btf.TypeID, error) {
 	return b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+}
+
+// addFwdPointer adds an anonymous FWD struct and a pointer to it, and
+// returns the pointer.
+func addFwdPointer(b *builder.Builder) (btf.TypeID, error) {
+	s, err := b.AddForward("", false)
+	if err != nil {
+		return 0, err
+	}
+	return b.AddPointer(s)
 }
 
 func addPointers(b *builder.Builder, targets ...btf.TypeID) error {
