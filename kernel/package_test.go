@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/debpackage"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -18,7 +18,7 @@ import (
 // fixtures (testfixtures.DebianKernelPackage) and returns its path.
 func debianPackage(tb testing.TB, names []string) string {
 	tb.Helper()
-	return testfixtures.DebianKernelPackage(tb, names)
+	return debpackage.DebianKernelPackage(tb, names)
 }
 
 // TestPackageAsKernel: a Cache on a kernel package finds what a Cache on

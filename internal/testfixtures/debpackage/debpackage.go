@@ -1,4 +1,7 @@
-package testfixtures
+// Package debpackage builds Debian kernel packages of the test fixtures, for
+// tests only. It is apart from testfixtures because it imports btf/builder,
+// whose own tests import testfixtures.
+package debpackage
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // DebianKernelPackage builds a Debian kernel package of the Debian 6.1 fixtures:
@@ -20,7 +24,7 @@ import (
 // xz packages; building megabytes of one cost the tests seconds of CPU.
 func DebianKernelPackage(tb testing.TB, names []string) string {
 	tb.Helper()
-	vmlinux, err := builder.ELF(Read(tb, "btf/debian-6.1.btf.gz"))
+	vmlinux, err := builder.ELF(testfixtures.Read(tb, "btf/debian-6.1.btf.gz"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -28,9 +32,9 @@ func DebianKernelPackage(tb testing.TB, names []string) string {
 	w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 	w.Write(vmlinux)
 	w.Close()
-	files := map[string][]byte{"boot/vmlinuz-6.1.0-test": BzImage(gz.Bytes())}
+	files := map[string][]byte{"boot/vmlinuz-6.1.0-test": testfixtures.BzImage(gz.Bytes())}
 	var order []string
-	mods := Modules(tb)
+	mods := testfixtures.Modules(tb)
 	if names == nil {
 		for n := range mods {
 			names = append(names, n)
@@ -48,7 +52,7 @@ func DebianKernelPackage(tb testing.TB, names []string) string {
 	}
 	order = append(order, "boot/vmlinuz-6.1.0-test")
 	path := filepath.Join(tb.TempDir(), "linux-image-6.1.0-test.deb")
-	if err := os.WriteFile(path, DebPackageZstd(tb, files, order), 0o644); err != nil {
+	if err := os.WriteFile(path, testfixtures.DebPackageZstd(tb, files, order), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return path
