@@ -257,15 +257,8 @@ func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, ins *inputF
 }
 
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
-	switch {
-	case f.base == "":
-		return usagef("--each needs -B BASE")
-	case f.dir == "":
-		return usagef("--each needs -d OUTDIR")
-	case f.out != "":
-		return usagef("--each writes into -d OUTDIR, not -o")
-	case f.jobs < 0:
-		return usagef("-j %d: want a positive number of workers", f.jobs)
+	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
+		return err
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -298,6 +291,22 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	return batch.Commit()
+}
+
+// eachFlags checks the flags every --each mode needs: -B BASE, -d OUTDIR,
+// no -o, and -j not negative.
+func eachFlags(base, dir, out string, jobs int) error {
+	switch {
+	case base == "":
+		return usagef("--each needs -B BASE")
+	case dir == "":
+		return usagef("--each needs -d OUTDIR")
+	case out != "":
+		return usagef("--each writes into -d OUTDIR, not -o")
+	case jobs < 0:
+		return usagef("-j %d: want a positive number of workers", jobs)
+	}
+	return nil
 }
 
 // eachOutputs returns OUTDIR/<file name> for every path, refusing two

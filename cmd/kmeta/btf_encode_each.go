@@ -25,15 +25,10 @@ var moduleSuffixes = []string{".ko", ".ko.gz", ".ko.xz", ".ko.zst"}
 // base, one module per worker, and writes what each gives as it is done;
 // the modules that fail are named at the end.
 func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags) error {
+	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
+		return err
+	}
 	switch {
-	case f.base == "":
-		return usagef("--each needs -B BASE")
-	case f.dir == "":
-		return usagef("--each needs -d OUTDIR")
-	case f.out != "":
-		return usagef("--each writes into -d OUTDIR, not -o")
-	case f.jobs < 0:
-		return usagef("-j %d: want a positive number of workers", f.jobs)
 	case f.write.elf || f.write.layout || f.write.endian != "" || f.noDedup:
 		return usagef("--each writes raw BTF (or --ko): --elf, --layout, --endian and --no-dedup do not go with it")
 	}
@@ -92,10 +87,7 @@ func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf
 	}
 	if ko {
 		secs := []elfwrite.Section{{Name: ".BTF", Data: raw}}
-		if err := elfwrite.WriteSectionsTo(c.ctx, path, out, secs, elfwrite.Objcopy()); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
+		return elfwrite.Write(c.ctx, path, out, secs, elfwrite.Options{})
 	}
 	return batch.Add(out, raw, 0o644)
 }
