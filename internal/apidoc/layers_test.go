@@ -153,7 +153,7 @@ func isTestHelper(rel string) bool {
 
 // rankRow is a row of the table in docs/layers.md: "| rank | what |
 // packages |".
-var rankRow = regexp.MustCompile("^\\| *([0-9]+|test) *\\|[^|]*\\|(.*)\\|$")
+var rankRow = regexp.MustCompile(`^\| *([0-9]+|test) *\|[^|]*\|(.*)\|$`)
 
 // readRanks reads the rank of each package from the table of
 // docs/layers.md.
