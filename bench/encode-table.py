@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the Markdown table of the encode benchmarks (encode130.sh,
+"""Prints the Markdown table of the encode benchmarks (encode-modern.sh,
 encode-arch.sh): per input the median wall time and peak RSS of pahole
 and of kmeta, and kmeta's ratios to pahole with their range over the
 rounds.

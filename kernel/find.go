@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // FindOptions narrow a search across the kernel.
@@ -212,7 +211,7 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 	// A name offset may point into the middle of a string, so look for
 	// the name followed by a NUL, not for a whole string.
 	needle := append([]byte(q.name), 0)
-	if strs, _ := btfraw.StringSection(vmlinux); !containsName(strs, needle) {
+	if strs, _ := vmlinux.StringSection(); !containsName(strs, needle) {
 		q.needle = needle
 	}
 	return q
@@ -220,18 +219,17 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 
 // scratch holds the buffers that screen reads string sections into, so
 // that screening every module does not touch new memory: in a virtual
-// machine, faulting in fresh pages for the 13 MB of Debian 6.1's 1,121
-// modules costs more than reading them (bench's BenchmarkKernelModules).
+// machine, faulting in fresh pages for a kernel's module strings costs
+// more than reading them (bench's BenchmarkKernelModules).
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // Screening reads a module's first headLen bytes with one system call (a
-// page, which is all that sysfs returns per read; for 657 of Debian 6.1's
-// 1,121 modules the string section lies within it), then, if the string
-// section lies beyond them, the string section alone if it is at most
-// maxScreen bytes (the largest of Debian 6.1's modules, mlx5_core's, has
-// 150 KB); anything else is opened in full, with the checks of readFile.
-// A page was measured faster than 8 and 32 KiB (BenchmarkKernelModules):
-// it copies 6.0 MB in all instead of 6.8 and 8.0 MB.
+// page, which is all that sysfs returns per read; for most modules the
+// string section lies within it), then, if the string section lies beyond
+// them, the string section alone if it is at most maxScreen bytes (far
+// above any Debian module's); anything else is opened in full, with the checks
+// of readFile. A page copies less in all than larger first reads, and
+// BenchmarkKernelModules guards the choice (BENCH.md).
 const (
 	headLen   = 4 << 10
 	maxScreen = 4 << 20
@@ -265,7 +263,8 @@ func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Sp
 // rawStrings returns the string section of raw BTF in memory; ok is false
 // if its header cannot be read or the section lies outside it.
 func rawStrings(raw []byte) (strs []byte, ok bool) {
-	off, size, err := btfraw.StringsRange(raw[:min(len(raw), headLen)])
+	h, err := btf.ParseHeader(raw[:min(len(raw), headLen)])
+	off, size := h.Strings()
 	if err != nil || off+size > int64(len(raw)) {
 		return nil, false
 	}
@@ -301,7 +300,8 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	off, size, err := btfraw.StringsRange(head[:n])
+	h, err := btf.ParseHeader(head[:n])
+	off, size := h.Strings()
 	if err != nil || size > maxScreen {
 		return nil, false
 	}
@@ -322,7 +322,7 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 // an error.
 func (q query) appendTo(dst []btf.Type, s *btf.Spec) ([]btf.Type, error) {
 	if q.needle != nil && s.Base() != nil {
-		if strs, _ := btfraw.StringSection(s); strs != nil && !containsName(strs, q.needle) {
+		if strs, _ := s.StringSection(); strs != nil && !containsName(strs, q.needle) {
 			return dst, nil
 		}
 	}

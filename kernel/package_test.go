@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/debpackage"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -18,7 +18,7 @@ import (
 // fixtures (testfixtures.DebianKernelPackage) and returns its path.
 func debianPackage(tb testing.TB, names []string) string {
 	tb.Helper()
-	return testfixtures.DebianKernelPackage(tb, names)
+	return debpackage.DebianKernelPackage(tb, names)
 }
 
 // TestPackageAsKernel: a Cache on a kernel package finds what a Cache on
@@ -26,7 +26,7 @@ func debianPackage(tb testing.TB, names []string) string {
 // several, and in none; with and without workers.
 func TestPackageAsKernel(t *testing.T) {
 	names := []string{"af_key", "btrfs", "kvm", "xfs", "tls", "vport-gre", "mlx5_core"}
-	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, names), 0)
+	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, names), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

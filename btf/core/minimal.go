@@ -16,9 +16,9 @@ var ErrUnsupportedKind = errors.New("unsupported kind")
 
 // marker records which target types and members the relocations use: what
 // bpftool's btfgen marks in its clone of the target BTF. The sets are
-// maps: a few dozen types of a vmlinux's hundred thousand are marked;
-// bit sets over all ids cost 590 KB a run (BenchmarkMinimalFile: 844 KB
-// allocated before, 256 KB now, the time the same).
+// maps: a few dozen types of a vmlinux's hundred thousand are marked,
+// and bit sets over all ids would allocate far more for the same time
+// (BenchmarkMinimalFile, BENCH.md).
 type marker struct {
 	s       *btf.Spec
 	flags   map[btf.TypeID]uint8 // marked types: markedBit and the walk states

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // The layout of a struct prints its anonymous member types in full, at
@@ -12,8 +11,9 @@ import (
 // members hold by value. A struct that holds itself, or a few anonymous
 // types each used twice by the next, make that infinite or exponential:
 // graph checks each struct before it is printed, in time and memory linear
-// in the types it reaches, and refuses it at once (issue 37: a 117-byte
-// input took 2 GB and 7 s to reach the step limit).
+// in the types it reaches, and refuses it at once, where printing would
+// take memory and time exponential in a tiny input before reaching the
+// step limit.
 
 // Marks of graph's walk.
 const (
@@ -98,7 +98,7 @@ func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
 			id = p.typ(id).Array().Type
 		case btf.KindPointer:
 			id = p.ref(id)
-			if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion || btfraw.NameOff(p.typ(id)) != 0 {
+			if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion || p.typ(id).NameOffset() != 0 {
 				return 0, false
 			}
 		default:
@@ -112,5 +112,5 @@ func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
 // anonymous. (An anonymous type reached through a typedef is printed by
 // name; counting it anyway only makes the bound looser.)
 func (p *printer) expands(child btf.TypeID) bool {
-	return btfraw.NameOff(p.typ(child)) == 0
+	return p.typ(child).NameOffset() == 0
 }

@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // setGC sets the collector's GOGC to percent for one command, unless the
@@ -41,8 +40,8 @@ func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
 // perTypeState is what the C dumper and diff keep for each type beyond the
 // other reading commands (the README's rule for them): their limit leaves
 // room for it, so that the collector does not run without pause on a
-// heap that is all live (diff between two kernels took 20% more CPU under
-// the plain limit).
+// heap that is all live (diff between two kernels spends noticeably more
+// CPU under the plain limit).
 const perTypeState = 128
 
 // boundMemoryTypes is boundMemory for dump --format c and diff.
@@ -61,7 +60,7 @@ func btfSize(specs ...*btf.Spec) int64 {
 	var n int64
 	for _, s := range specs {
 		for ; s != nil; s = s.Base() {
-			n += int64(btfraw.HeaderLen(s) + len(btfraw.TypeSection(s)) + s.StringsLen())
+			n += int64(s.HeaderLen() + len(s.TypeSection()) + s.StringsLen())
 		}
 	}
 	return n

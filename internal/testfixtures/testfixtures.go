@@ -119,8 +119,8 @@ func compressed(path string) bool {
 }
 
 // inflate reads and decompresses the .gz, .xz or .zst file at path. Large
-// fixtures that many tests read are .zst: xz packs them some 12% smaller,
-// but inflating a 4.7 MB BTF from xz costs 0.7 s of CPU, from zstd 20 ms.
+// fixtures that many tests read are .zst: xz packs them a little smaller,
+// but inflates them an order of magnitude slower.
 func inflate(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/debpackage"
 	"github.com/kmeta-dev/kmeta/kernel"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
@@ -191,7 +192,7 @@ func TestMinimalConcurrent(t *testing.T) {
 // types are those of the same kernel's sysfs: bpftool's bytes for
 // vmlinux, and kvm's for module.bpf.o.
 func TestMinimalPackage(t *testing.T) {
-	pkg, err := kimage.OpenPackage(context.Background(), testfixtures.DebianKernelPackage(t, []string{"kvm"}), 0)
+	pkg, err := kimage.OpenPackage(context.Background(), debpackage.DebianKernelPackage(t, []string{"kvm"}), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
