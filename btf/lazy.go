@@ -15,7 +15,10 @@ import (
 // FlavorQuery is a FindFlavors search: names (without flavor suffixes) and
 // kinds.
 type FlavorQuery struct {
+	// Names are the names looked for, without flavor suffixes; a type
+	// whose name is one of them, flavored or not, matches.
 	Names []string
+	// Kinds are the kinds a match may have.
 	Kinds []Kind
 }
 

@@ -121,7 +121,7 @@ func (t *Target) prepare(ws []want) {
 // the names at once.
 func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 	q := query(missing)
-	for typ := range s.FindFlavors(q.Names, q.Kinds, scope) {
+	for typ := range s.FindFlavors(q, btf.FindOptions{Scope: scope}) {
 		name := essential(typ.NameBytes())
 		c := kindClass(typ.Kind())
 		if missing[string(name)]&(1<<c) == 0 {

@@ -130,7 +130,7 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 	for _, n := range q.Names {
 		found[n] = false
 	}
-	for t := range vmlinux.FindFlavors(q.Names, q.Kinds, btf.ScopeAll) {
+	for t := range vmlinux.FindFlavors(q, btf.FindOptions{}) {
 		name := t.Name()
 		for {
 			if _, ok := found[name]; ok {
