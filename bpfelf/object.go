@@ -235,10 +235,13 @@ const InsnSize = core.InsnSize
 func (o *Object) CORE() core.Object {
 	c := core.Object{BTF: o.BTF, Ext: o.Ext, ByteOrder: o.order}
 	names := make([]string, 0, len(o.sections))
-	for name := range o.sections {
+	n := 0
+	for name, ps := range o.sections {
 		names = append(names, name)
+		n += len(ps.progs)
 	}
 	slices.Sort(names)
+	c.Programs = make([]core.Program, 0, n)
 	for _, name := range names {
 		// each section's programs in the order libbpf searches them
 		for _, p := range o.sections[name].progs {

@@ -44,9 +44,10 @@ type Options struct {
 	// reads, and of what it decompresses to; 0 means 1 GiB
 	// (internal/input's default).
 	MaxSize int64
-	// DedupBase, if not nil, is Base prepared for deduplication (made by
-	// dedup.NewBase from Base), for Encode to reuse; nil makes one.
-	DedupBase *dedup.Base
+	// DedupBase, if not nil, is Base prepared once (by NewBase) for the
+	// deduplication of every module encoded on it; nil prepares Base in
+	// each call.
+	DedupBase *Base
 
 	// Compat chooses whose output Encode reproduces; the zero value,
 	// CompatKernel, decides from the input's kernel release.
@@ -123,12 +124,12 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
 		var err error
-		if base, err = dedup.NewBase(opts.Base, dedup.Options{Workers: opts.jobs()}); err != nil {
-			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		if base, err = NewBase(opts.Base, opts); err != nil {
+			return nil, err
 		}
 	}
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
-	m := dedup.New(base, dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
+	m := dedup.New(base.engine(), dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the
@@ -157,7 +158,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	if info.kfuncs != nil {
 		kf = info.kfuncs.pairs
 	}
-	raw, err = btfids.Finalize(raw, btfids.Options{Base: opts.Base, DedupBase: base, Kfuncs: kf})
+	fo := btfids.Options{Base: opts.Base, Kfuncs: kf}
+	if base != nil {
+		if fo.DedupBase, err = base.finalizeBase(); err != nil {
+			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		}
+	}
+	raw, err = btfids.Finalize(raw, fo)
 	if err != nil {
 		return nil, fmt.Errorf("dwarf2btf: %w", err)
 	}

@@ -282,8 +282,8 @@ func checkRecord(rec []byte) error {
 
 // appendWords appends rec's words to rs as a record.
 func appendWords(rs *records, rec []byte) error {
-	if len(rs.w)+len(rec)/4 >= wideBit {
-		return fmt.Errorf("more than %d words of records", wideBit-1)
+	if err := wordRoom(len(rs.w), len(rec)/4); err != nil {
+		return err
 	}
 	for i := 0; i < len(rec); i += 4 {
 		rs.w = append(rs.w, wire.Word(rec, uint32(i)))
