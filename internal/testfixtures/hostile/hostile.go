@@ -40,11 +40,15 @@ const (
 	// holding a pointer to an anonymous FWD struct instead of the int,
 	// so that every record of the chain reaches a FWD.
 	NestedFwdBottom
+	// NestedFwdBottomPtr is NestedFwdBottom with a pointer to the
+	// chain's first record: a pointer refers to an anonymous struct too,
+	// so the FWD at the bottom may stand for one there.
+	NestedFwdBottomPtr
 )
 
 // NestedVariants returns every NestedVariant, in order.
 func NestedVariants() []NestedVariant {
-	vs := make([]NestedVariant, NestedFwdBottom+1)
+	vs := make([]NestedVariant, NestedFwdBottomPtr+1)
 	for i := range vs {
 		vs[i] = NestedVariant(i)
 	}
@@ -91,12 +95,12 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember, NestedFwdBottom:
+	case NestedFwdMember, NestedFwdBottom, NestedFwdBottomPtr:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
 		}
-		if v == NestedFwdBottom {
+		if v != NestedFwdMember {
 			if inner, err = addFwdPointer(b); err != nil {
 				return err
 			}
@@ -133,6 +137,11 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 		}
 		if err != nil {
 			return err
+		}
+		if i == 0 && v == NestedFwdBottomPtr {
+			if _, err := b.AddPointer(inner); err != nil {
+				return err
+			}
 		}
 	}
 	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
