@@ -1,5 +1,12 @@
-// Package dedup deduplicates BTF as libbpf's btf__dedup does, with the same
-// result: the same types, in the same order, with the same ids and names.
+// Package dedup is the engine of kmeta's BTF deduplication: the algorithm
+// behind the public package btf/dedup (a thin layer over this one), and
+// the streaming inputs only kmeta's DWARF encoder (dwarf2btf) uses: Units
+// written by workers away from the Merger, a NameCache of a string
+// section's keys, Deferred references, inputs Prepared concurrently
+// (Merger.Prepare), a pipelined Merger (Pipeline, Advance) and the graph
+// passes run early (FinishGraphs). It deduplicates BTF as libbpf's
+// btf__dedup does, with the same result: the same types, in the same
+// order, with the same ids and names.
 //
 // Deduplication makes every distinct type appear once. Strings are
 // deduplicated; integers, enums, floats and forward declarations are merged

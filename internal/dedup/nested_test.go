@@ -185,9 +185,9 @@ func checkDeep(tb testing.TB, base *dedup.Base, specs []*btf.Spec, want []byte) 
 	}
 }
 
-// TestLazyDangling (issue 37): a lazily opened Spec whose struct refers to
-// a type past the last made the passes index out of range; its references
-// are checked first now, with the error Parse gives.
+// TestLazyDangling: a lazily opened Spec whose struct refers to a type past
+// the last must fail with the error Parse gives, its references checked
+// before the passes could index out of range.
 func TestLazyDangling(t *testing.T) {
 	raw, err := hostile.DanglingRef()
 	if err != nil {

@@ -8,12 +8,14 @@
 // ForNames and RemapRefs walk and rewrite them, and Sizes.Iter walks a
 // type section with one bounds check per record.
 //
-// Package btf and its subpackages (builder, cdump, dedup, distill, ext,
-// btfids) decode records here, and nowhere else. The subpackages get the
-// bytes from btf's documented raw view (Spec.TypeSection, Type.Record and
-// the NameOffset methods) and read them with Record and Sizes in their hot
-// loops, where a btf.Type per field would cost an index lookup each; code
-// outside btf/ sees only that raw view and btf's typed views.
+// Package btf, its subpackages (builder, cdump, distill, ext, btfids) and
+// the deduplication engine (internal/dedup) decode records here, and
+// nowhere else. They get the bytes from btf's documented raw view
+// (Spec.TypeSection, Type.Record and the NameOffset methods) and read them
+// with Record and Sizes in their hot loops, where a btf.Type per field
+// would cost an index lookup each. The package lives under internal/ at
+// the module's root, not under btf/, because the deduplication engine that
+// dwarf2btf streams into is there too.
 //
 // All functions work on data in the host's byte order; data in the other
 // order is converted once with Swap. Nothing here allocates per type.
