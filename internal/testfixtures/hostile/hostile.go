@@ -53,11 +53,15 @@ const (
 	// holding a pointer to an anonymous FWD struct instead of the int,
 	// so that every record of the chain reaches a FWD.
 	NestedFwdBottom
+	// NestedFwdBottomPtr is NestedFwdBottom with a pointer to the
+	// chain's first record: a pointer refers to an anonymous struct too,
+	// so the FWD at the bottom may stand for one there.
+	NestedFwdBottomPtr
 )
 
 // NestedVariants returns every NestedVariant, in order.
 func NestedVariants() []NestedVariant {
-	vs := make([]NestedVariant, NestedFwdBottom+1)
+	vs := make([]NestedVariant, NestedFwdBottomPtr+1)
 	for i := range vs {
 		vs[i] = NestedVariant(i)
 	}
@@ -104,12 +108,12 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember, NestedFwdBottom:
+	case NestedFwdMember, NestedFwdBottom, NestedFwdBottomPtr:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
 		}
-		if v == NestedFwdBottom {
+		if v != NestedFwdMember {
 			if inner, err = addFwdPointer(b); err != nil {
 				return err
 			}
@@ -130,14 +134,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 			return err
 		}
 	}
-	return records(b, inner, n, list)
+	return records(b, inner, n, list, v == NestedFwdBottomPtr)
 }
 
 // records adds n anonymous records, structs and unions in turn, the first
 // holding inner and each next one holding the one before, as member "m";
 // a named struct "outer" holds the last. With list, the id after a
 // pointer to a list struct, every tenth struct holds that pointer too.
-func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID) (err error) {
+// With firstPtr, a pointer to the first record follows it.
+func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID, firstPtr bool) (err error) {
 	for i := range n {
 		ms := []builder.Member{{Name: "m", Type: inner}}
 		size := uint32(4)
@@ -154,6 +159,11 @@ func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID) (err 
 		}
 		if err != nil {
 			return err
+		}
+		if i == 0 && firstPtr {
+			if _, err := b.AddPointer(inner); err != nil {
+				return err
+			}
 		}
 	}
 	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
