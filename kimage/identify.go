@@ -9,6 +9,9 @@ import (
 )
 
 // Kind is what an input is, as Identify tells it from its first bytes.
+//
+// Its values are KindUnknown (the zero value), KindBTF, KindELF,
+// KindCompressed, KindImage, KindAr, KindRPM and KindTar.
 type Kind int
 
 const (
