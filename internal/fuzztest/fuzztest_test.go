@@ -1,4 +1,4 @@
-package fuzzmain
+package fuzztest
 
 import (
 	"flag"
@@ -53,7 +53,7 @@ func TestEveryFuzzPackage(t *testing.T) {
 		}
 		dir := filepath.Dir(p)
 		fuzz[dir] = fuzz[dir] || fuzzFunc.Match(b)
-		bounded[dir] = bounded[dir] || strings.Contains(string(b), "fuzzmain.Run(m)")
+		bounded[dir] = bounded[dir] || strings.Contains(string(b), "fuzztest.Run(m)")
 		return nil
 	})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestEveryFuzzPackage(t *testing.T) {
 		}
 		n++
 		if !bounded[dir] {
-			t.Errorf("%s has a fuzz test but no TestMain calling fuzzmain.Run", dir)
+			t.Errorf("%s has a fuzz test but no TestMain calling fuzztest.Run", dir)
 		}
 	}
 	if n == 0 {

@@ -1,4 +1,4 @@
-// Package fuzzmain bounds the work of Go's fuzzing engine per new input,
+// Package fuzztest bounds the work of Go's fuzzing engine per new input,
 // for the TestMain of every package that has a fuzz test.
 //
 // The engine minimizes every input that finds new coverage before it
@@ -10,7 +10,7 @@
 // within the minute, so a fuzz run of a minute stalled at 0 execs/s
 // after its first seconds (golang/go#48820). Bounded by a count of runs,
 // the work per new input is bounded whatever the input.
-package fuzzmain
+package fuzztest
 
 import (
 	"flag"
