@@ -96,7 +96,7 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 		limit = input.DefaultLimit
 	}
 	if f.kallsyms == "-" {
-		s, err := kallsyms.Parse(&limitReader{r: c.stdinReader(), what: "stdin", left: limit, limit: limit}, opts)
+		s, err := kallsyms.Parse(&limitReader{r: c.stdinReader(c.ctx), what: "stdin", left: limit, limit: limit}, opts)
 		return s, withHint(err)
 	}
 	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)

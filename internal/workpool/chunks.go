@@ -1,0 +1,41 @@
+package workpool
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Chunks calls fn(w, lo, hi) over [0, n) in chunks [lo, hi) of chunk
+// elements (the last one shorter), on up to workers goroutines, the
+// calling one among them, and returns when every call has returned. w is
+// the number of the goroutine making the call, in [0, workers): it can
+// index per-worker scratch. Chunks are handed out in increasing order, so
+// each goroutine goes up through [0, n).
+//
+// workers of 0 or less means runtime.GOMAXPROCS(0); with 1, or a single
+// chunk, every chunk runs on the calling goroutine. Unlike ForEach, the
+// work cannot fail and is not cancelled: Chunks is for CPU work over
+// arrays, whose callers check their context between calls.
+func Chunks(workers, n, chunk int, fn func(w, lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	chunk = max(chunk, 1)
+	var next atomic.Int64
+	work := func(w int) {
+		for {
+			lo := int(next.Add(int64(chunk)) - int64(chunk))
+			if lo >= n {
+				return
+			}
+			fn(w, lo, min(lo+chunk, n))
+		}
+	}
+	workers = Workers(workers, (n+chunk-1)/chunk)
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { work(w) })
+	}
+	work(0)
+	wg.Wait()
+}
