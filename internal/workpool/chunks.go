@@ -5,6 +5,10 @@ import (
 	"sync/atomic"
 )
 
+// Index is the type of the elements' numbers that Chunks splits: an int,
+// or the uint32 of BTF type ids.
+type Index interface{ ~int | ~uint32 }
+
 // Chunks calls fn(w, lo, hi) over [0, n) in chunks [lo, hi) of chunk
 // elements (the last one shorter), on up to workers goroutines, the
 // calling one among them, and returns when every call has returned. w is
@@ -16,7 +20,7 @@ import (
 // chunk, every chunk runs on the calling goroutine. Unlike ForEach, the
 // work cannot fail and is not cancelled: Chunks is for CPU work over
 // arrays, whose callers check their context between calls.
-func Chunks(workers, n, chunk int, fn func(w, lo, hi int)) {
+func Chunks[I Index](workers int, n, chunk I, fn func(w int, lo, hi I)) {
 	if n <= 0 {
 		return
 	}
@@ -24,14 +28,14 @@ func Chunks(workers, n, chunk int, fn func(w, lo, hi int)) {
 	var next atomic.Int64
 	work := func(w int) {
 		for {
-			lo := int(next.Add(int64(chunk)) - int64(chunk))
-			if lo >= n {
+			lo := next.Add(int64(chunk)) - int64(chunk)
+			if lo >= int64(n) {
 				return
 			}
-			fn(w, lo, min(lo+chunk, n))
+			fn(w, I(lo), I(min(lo+int64(chunk), int64(n))))
 		}
 	}
-	workers = Workers(workers, (n+chunk-1)/chunk)
+	workers = Workers(workers, int((int64(n)+int64(chunk)-1)/int64(chunk)))
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Go(func() { work(w) })
