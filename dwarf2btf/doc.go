@@ -3,9 +3,9 @@
 // scripts/Makefile.btf (--btf_features=default --lang_exclude=rust, with
 // --btf_base vmlinux for modules); from Linux 7.0 on also resolve_btfids
 // --btf after it (btf/btfids); and pahole 1.24 run by Linux 6.1's build
-// (pahole -J --btf_gen_floats -j --lang_exclude=rust). Options.Like
+// (pahole -J --btf_gen_floats -j --lang_exclude=rust). Options.Compat
 // chooses; by default the input's kernel release does (KernelRelease,
-// LikeFor): the text of the linux_banner symbol of a vmlinux, the vermagic
+// CompatFor): the text of the linux_banner symbol of a vmlinux, the vermagic
 // of a module's .modinfo.
 //
 // pahole 1.30 differs from 1.24 in its functions and variables, not its
@@ -34,7 +34,7 @@
 // merged unit's types straight to the deduplication (btf/dedup) and drops
 // them from the Builder, so that a vmlinux's 3.4 million encoded types are
 // held once. The deduplication follows libbpf 1.1's rules
-// (dedup.Libbpf11), those of the libbpf Debian 12's pahole 1.24 links;
+// (dedup.CompatLibbpf11), those of the libbpf Debian 12's pahole 1.24 links;
 // the libbpf 1.5 that Debian 13's pahole 1.30 links deduplicates the same
 // way (its btf__dedup is 1.1's but for comments).
 //

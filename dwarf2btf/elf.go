@@ -536,7 +536,7 @@ func (o *object) release() string {
 }
 
 // KernelRelease returns the release of the kernel that the ELF image data
-// (a vmlinux or a module, uncompressed) belongs to, as LikeKernel reads
+// (a vmlinux or a module, uncompressed) belongs to, as CompatKernel reads
 // it: the text after "Linux version " in the linux_banner symbol of a
 // vmlinux, or the first word of a module's .modinfo vermagic. It returns
 // "" when data has neither.

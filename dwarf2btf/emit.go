@@ -5,7 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 )
 
 // An encoded unit is what a worker hands to the merge: the records pahole
@@ -116,7 +116,7 @@ func (e *emitter) emit() error {
 		}
 	}
 	out.typeTagN = int32(len(out.tags))
-	if e.opts.like >= LikePahole130 {
+	if e.opts.compat >= CompatPahole130 {
 		for i := range cu.funcs {
 			if err := e.emitFunc130(&cu.funcs[i]); err != nil {
 				return err

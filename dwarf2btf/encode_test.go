@@ -8,8 +8,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -27,13 +27,14 @@ func debianBase(tb testing.TB) *btf.Spec {
 	return s
 }
 
-func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.Builder {
+// encodeModule returns ko's types before the deduplication.
+func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) []byte {
 	tb.Helper()
-	b, err := dwarf2btf.EncodeNoDedup(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs})
+	raw, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs, NoDedup: true}, builder.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return b
+	return raw
 }
 
 // TestIdenticalToPahole encodes the committed debug modules with 1, 2 and
@@ -95,10 +96,7 @@ func TestDeterministic(t *testing.T) {
 	ko := testfixtures.Read(t, "elf/af_key.ko.gz")
 	var first []byte
 	for _, jobs := range []int{1, 2, 8} {
-		raw, err := encodeModule(t, ko, base, jobs).Marshal(builder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := encodeModule(t, ko, base, jobs)
 		if first == nil {
 			first = raw
 		} else if !bytes.Equal(raw, first) {

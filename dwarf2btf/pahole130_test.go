@@ -5,8 +5,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -32,7 +32,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 			ko := testfixtures.Read(t, "elf/debian-6.12/"+m+".ko.zst")
 			want := testfixtures.Read(t, "pahole/encode/debian-6.12/"+m+".btf.gz")
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, want)
-			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Like: dwarf2btf.LikePahole130,
+			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Compat: dwarf2btf.CompatPahole130,
 				Features: dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild}, want)
 		})
 	}
@@ -86,18 +86,18 @@ func TestKernelRelease(t *testing.T) {
 }
 
 func TestLikeFor(t *testing.T) {
-	for rel, want := range map[string]dwarf2btf.Like{
-		"6.1.0-47-cloud-amd64":       dwarf2btf.LikePahole124,
-		"5.10.0":                     dwarf2btf.LikePahole124,
-		"6.11.9":                     dwarf2btf.LikePahole124,
-		"6.12.118+deb13-cloud-amd64": dwarf2btf.LikePahole130,
-		"7.3.4+deb13-cloud-amd64":    dwarf2btf.LikeLinux7,
-		"6.19.1":                     dwarf2btf.LikePahole130,
-		"":                           dwarf2btf.LikePahole130,
-		"x.y":                        dwarf2btf.LikePahole130,
+	for rel, want := range map[string]dwarf2btf.Compat{
+		"6.1.0-47-cloud-amd64":       dwarf2btf.CompatPahole124,
+		"5.10.0":                     dwarf2btf.CompatPahole124,
+		"6.11.9":                     dwarf2btf.CompatPahole124,
+		"6.12.118+deb13-cloud-amd64": dwarf2btf.CompatPahole130,
+		"7.3.4+deb13-cloud-amd64":    dwarf2btf.CompatLinux7,
+		"6.19.1":                     dwarf2btf.CompatPahole130,
+		"":                           dwarf2btf.CompatPahole130,
+		"x.y":                        dwarf2btf.CompatPahole130,
 	} {
-		if got := dwarf2btf.LikeFor(rel); got != want {
-			t.Errorf("LikeFor(%q) = %v, want %v", rel, got, want)
+		if got := dwarf2btf.CompatFor(rel); got != want {
+			t.Errorf("CompatFor(%q) = %v, want %v", rel, got, want)
 		}
 	}
 }

@@ -188,7 +188,7 @@ func TestMinimalCOREConcurrent(t *testing.T) {
 // types are those of the same kernel's sysfs: bpftool's bytes for
 // vmlinux, and kvm's for module.bpf.o.
 func TestMinimalCOREPackage(t *testing.T) {
-	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, []string{"kvm"}), 0)
+	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, []string{"kvm"}), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

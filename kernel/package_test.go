@@ -66,7 +66,7 @@ func debianPackage(tb testing.TB, names []string) string {
 // several, and in none; with and without workers.
 func TestPackageAsKernel(t *testing.T) {
 	names := []string{"af_key", "btrfs", "kvm", "xfs", "tls", "vport-gre", "mlx5_core"}
-	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, names), 0)
+	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, names), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

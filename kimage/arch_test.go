@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
@@ -20,7 +19,7 @@ import (
 // smallBTF is a real BTF, small: prog.bpf.o's .BTF section.
 func smallBTF(tb testing.TB) []byte {
 	tb.Helper()
-	raw, err := btfraw.Extract(context.Background(), vmlinux(tb), 0)
+	raw, _, err := btf.Extract(context.Background(), vmlinux(tb), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestArchImages(t *testing.T) {
 				}
 				wantSpec(t, s, raw)
 				deb := testfixtures.DebPackage(t, map[string][]byte{"boot/vmlinuz-6.12.0-x": img}, []string{"boot/vmlinuz-6.12.0-x"})
-				p, err := kimage.ReadPackage(ctx, bytes.NewReader(deb), 0)
+				p, err := kimage.ReadPackage(ctx, bytes.NewReader(deb), kimage.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,8 +97,8 @@ func wantSpec(t *testing.T, s *btf.Spec, raw []byte) {
 		t.Fatal(err)
 	}
 	defer want.Close()
-	if s.NumTypes() != want.NumTypes() || btfraw.HeaderLen(s) != btfraw.HeaderLen(want) ||
-		!bytes.Equal(btfraw.TypeSection(s), btfraw.TypeSection(want)) {
+	if s.NumTypes() != want.NumTypes() || s.HeaderLen() != want.HeaderLen() ||
+		!bytes.Equal(s.TypeSection(), want.TypeSection()) {
 		t.Errorf("%d types, want %d", s.NumTypes(), want.NumTypes())
 	}
 }
@@ -184,11 +183,11 @@ func TestBadArchImages(t *testing.T) {
 	}
 	zb := testfixtures.Zboot([]byte("\x1f\x8b\x08junk"), "gzip")
 	binary.LittleEndian.PutUint32(zb[12:], 1<<30)
-	if _, _, err := kimage.Kernel(ctx, zb, 0); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, _, err := kimage.Kernel(ctx, zb, kimage.Options{}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("zboot payload past the end: %v", err)
 	}
 	mz := append([]byte("MZ"), make([]byte, 0x300)...)
-	if _, _, err := kimage.Kernel(ctx, mz, 0); err == nil || !strings.Contains(err.Error(), "no Linux image header") {
+	if _, _, err := kimage.Kernel(ctx, mz, kimage.Options{}); err == nil || !strings.Contains(err.Error(), "no Linux image header") {
 		t.Errorf("a bare PE file: %v", err)
 	}
 	body := testfixtures.KernelBody(smallBTF(t))

@@ -22,7 +22,7 @@ func ExampleKernel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	vmlinux, _, err := kimage.Kernel(context.Background(), image, btf.DefaultMaxSize)
+	vmlinux, _, err := kimage.Kernel(context.Background(), image, kimage.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func ExampleOpenBTF() {
 // module's, which Open parses on the kernel's. (kernel.Options.Package
 // searches them all, as for the running kernel.)
 func ExampleOpenPackage() {
-	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", 0)
+	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", kimage.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func ExampleDetect() {
 	}
 
 	f := kimage.Detect(payload.Bytes())
-	r, _, err := kimage.Decompress(payload.Bytes(), f, 1<<20)
+	r, _, err := kimage.Decompress(payload.Bytes(), f, kimage.Options{MaxSize: 1 << 20})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		}
 	}
 	defer setGC(50)()
-	opts := dwarf2btf.Options{Jobs: a.jobs, MaxSize: c.maxInput, Like: dwarf2btf.LikePahole130,
+	opts := dwarf2btf.Options{Jobs: a.jobs, MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
 		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: debug.FreeOSMemory}
 	src, err := c.openEncodeSource(a.file)
 	if err != nil {

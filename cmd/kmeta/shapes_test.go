@@ -84,7 +84,8 @@ func TestLongChains(t *testing.T) {
 
 // TestKsymMaxInput: ksym enforces --max-input as the btf commands do, on
 // a file (refused by its size, before reading) and on standard input
-// (item 8).
+// (item 8), and watch on its first load (its reloads: kallsyms/live's
+// TestReloadMaxSize).
 func TestKsymMaxInput(t *testing.T) {
 	var text bytes.Buffer
 	for i := range 1000 {
@@ -98,9 +99,14 @@ func TestKsymMaxInput(t *testing.T) {
 		{nil, []string{"ksym", "stats", "--kallsyms", path, "--max-input", "100"}},
 		{text.Bytes(), []string{"ksym", "stats", "--kallsyms", "-", "--max-input", "100"}},
 		{text.Bytes(), []string{"ksym", "name", "sym_1", "--kallsyms", "-", "--max-input", "1K"}},
+		{nil, []string{"ksym", "watch", "--kallsyms", path, "--sysfs", t.TempDir(), "--max-input", "100"}},
 	} {
 		_, err := kmeta(t, tc.stdin, tc.args...)
-		if err == nil || !strings.Contains(err.Error(), "larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
+		named := path
+		if tc.stdin != nil {
+			named = "stdin"
+		}
+		if err == nil || !strings.Contains(err.Error(), named+" is larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
 			t.Errorf("%v: %v, want the input limit's error", tc.args, err)
 		}
 	}

@@ -64,7 +64,7 @@ type KsymEvent struct {
 }
 
 // KsymReader is what a Symbolizer reads ksymbol events from: by default,
-// perf events of every CPU (Config.KsymEvents sets another, a fake in
+// perf events of every CPU (Options.KsymEvents sets another, a fake in
 // tests). Read appends the events available to dst, blocking until there
 // is at least one, ctx is done or the reader is closed; it returns them in
 // the order the kernel sent them (by Time, where set). Close ends a

@@ -36,7 +36,20 @@ const (
 	// like a record of the chain, and equivalent to every struct of it
 	// whose member is a union, as far as the comparison goes.
 	NestedFwdMember
+	// NestedFwdBottom is NestedFwdMember with the chain's first record
+	// holding a pointer to an anonymous FWD struct instead of the int,
+	// so that every record of the chain reaches a FWD.
+	NestedFwdBottom
 )
+
+// NestedVariants returns every NestedVariant, in order.
+func NestedVariants() []NestedVariant {
+	vs := make([]NestedVariant, NestedFwdBottom+1)
+	for i := range vs {
+		vs[i] = NestedVariant(i)
+	}
+	return vs
+}
 
 // Nested returns valid standalone BTF in host byte order (issue 37): an
 // int, then n anonymous records, alternately structs and unions of 4 bytes,
@@ -78,10 +91,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember:
+	case NestedFwdMember, NestedFwdBottom:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
+		}
+		if v == NestedFwdBottom {
+			if inner, err = addFwdPointer(b); err != nil {
+				return err
+			}
 		}
 		defer func() {
 			if err == nil {
@@ -119,6 +137,16 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 	}
 	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
 	return err
+}
+
+// addFwdPointer adds an anonymous FWD struct and a pointer to it, and
+// returns the pointer.
+func addFwdPointer(b *builder.Builder) (btf.TypeID, error) {
+	s, err := b.AddForward("", false)
+	if err != nil {
+		return 0, err
+	}
+	return b.AddPointer(s)
 }
 
 func addPointers(b *builder.Builder, targets ...btf.TypeID) error {

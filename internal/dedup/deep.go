@@ -1,0 +1,297 @@
+package dedup
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+// Deep signatures let the struct pass skip, in a long candidate list,
+// the candidates whose graph comparison must fail however deep the
+// difference lies (issue 37: N anonymous records, each the only member
+// of the next, all of one shallow hash and one top signature; libbpf
+// compares each with every one before it, down to the bottom, which is
+// cubic in N).
+//
+// The deep signature of a type hashes what btf_dedup_is_equiv checks on
+// the whole of its graph, following references through the kinds the
+// comparison descends, and stopping where equivalence may hold without
+// equality, as the signatures of sig.go do: at a FWD, an ENUM or ENUM64
+// (class and name), an ARRAY (its own words: the comparison on a conflict
+// of the hypothetical map, btf_dedup_identical_types, looks no further),
+// and at a STRUCT or UNION of a name that a FWD of its class declares (a
+// FWD and its struct are equivalent), where that FWD is referred to by a
+// type of the same kind as the one that refers to the struct here. The
+// comparison reaches a FWD only through a reference, and pairs the types
+// two paired types refer to, which are of one kind: so where one side of
+// a pair is a FWD and the other its struct, the struct is a leaf there
+// too. Other structs and unions are hashed with their members (and so is
+// the struct a deep signature is asked for, which is compared with
+// structs only). A type whose graph, so followed, reaches a cycle has no
+// deep signature but is told apart by cycle.go (deepCyc).
+//
+// Why skipping is safe: every way the comparison can succeed links types
+// of equal deep signatures. Equal shallow words and names are hashed;
+// leaves are hashed by what equivalence keeps; two types that resolve to
+// one canonical type were linked by an earlier success (or by the
+// primitive pass, which links equal INTs, FLOATs and FWDs, and enums of
+// one name); a pair the hypothetical map already holds was, or is being,
+// compared, and the conflict check (identical) succeeds only on graphs
+// that are equal as deep signatures see them; a cycle, which lets the
+// comparison assume success, makes the signature deepNone on both sides,
+// since the comparison walks both graphs in step. So a comparison between
+// types of different deep signatures, both known, fails, and a failed
+// comparison leaves no trace.
+//
+// They are computed only once the struct pass has spent deepBudget steps
+// of graph comparisons that failed, so that real BTF, whose comparisons
+// mostly succeed and whose failures are shallow, pays nothing (the
+// 1,121 Debian 6.1 modules merged spend 662 steps); from then on every candidate is
+// filtered, each type's signature computed once.
+const deepBudget = 1 << 20
+
+// Deep signature values besides the signatures themselves, which are odd
+// (sigClean).
+const (
+	deepNone = 2 // reaches a kind that is never compared
+	deepGrey = 4 // being computed
+	deepCyc  = 6 // reaches a cycle: see cycle.go
+)
+
+// deepSigs remembers the deep signatures of one struct pass.
+type deepSigs struct {
+	// full makes them full signatures (full.go): a FWD is not a leaf but
+	// makes its referrers deepNone, and every struct and union is hashed
+	// with its members.
+	full bool
+	own  []uint32          // by own index; 0: not computed
+	base map[uint32]uint32 // by base id
+	// fwds holds the names that a referenced FWD declares, a bit per
+	// kind of the referring type and class (fwdBit), from the base and
+	// the own types.
+	fwds  map[uint32]uint64
+	stack []deepFrame
+	mem   *mmap.Growable
+	cyc   cycSigs // the types that reach a cycle
+}
+
+type deepFrame struct {
+	id   uint32
+	next int  // index of the next reference to look at
+	cyc  bool // a reference reaches a cycle
+}
+
+func (s *deepSigs) free() {
+	freeMapped(&s.mem, &s.cyc.mem)
+	*s = deepSigs{}
+}
+
+// deepInit collects the FWD names, once per pass.
+func (d *state) deepInit() {
+	s := &d.deep
+	if s.fwds != nil {
+		return
+	}
+	s.fwds = map[uint32]uint64{}
+	for id := uint32(1); id < d.first+d.n(); id++ {
+		if id > d.blast && id < d.first {
+			id = d.first
+		}
+		r := d.rec(id)
+		for k := range numRefs(r) {
+			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && d.kt.of(c) == btf.KindForward {
+				f := d.rec(c)
+				s.fwds[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+			}
+		}
+	}
+	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.base = map[uint32]uint32{}
+}
+
+// deepTop is the kind deepLeaf is given for the type a deep signature is
+// asked for, which no type refers to there.
+const deepTop btf.Kind = 31
+
+// fwdBit is the bit of fwds for a FWD, or a struct or union, of class k
+// referred to by a type of kind from.
+func fwdBit(from, k btf.Kind) uint64 {
+	b := uint64(1) << (2 * (uint(from) % 32))
+	if k == btf.KindUnion {
+		b <<= 1
+	}
+	return b
+}
+
+// deepDiffer reports whether the deep signatures of a and b are both known
+// and differ, so that comparing them must fail.
+func (d *state) deepDiffer(a, b uint32) bool {
+	d.deepInit()
+	d.cycRefine()
+	x, y := d.deepSig(&d.deep, a), d.deepSig(&d.deep, b)
+	switch {
+	case x == deepNone || y == deepNone:
+	case x != deepCyc || y != deepCyc:
+		if x != y {
+			return true
+		}
+	default:
+		if gx, gy := d.cycGet(a), d.cycGet(b); gx != 0 && gy != 0 && gx != gy {
+			return true
+		}
+	}
+	return d.fullDiffer(a, b)
+}
+
+func (d *state) deepGet(s *deepSigs, id uint32) uint32 {
+	if id > d.blast {
+		return s.own[id-d.first]
+	}
+	return s.base[id]
+}
+
+func (d *state) deepPut(s *deepSigs, id, v uint32) {
+	if id > d.blast {
+		s.own[id-d.first] = v
+	} else {
+		s.base[id] = v
+	}
+}
+
+// deepLeaf returns the deep signature (in s) of a type, referred to by a
+// type of kind from, that the signature does not follow further, or 0 if
+// it does.
+func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
+	if id == 0 {
+		return sigVoid
+	}
+	r := d.rec(id)
+	switch k := kindOf(r); k {
+	case btf.KindInt, btf.KindFloat:
+		return sigClean(hashAll(r))
+	case btf.KindForward:
+		if s.full {
+			return deepNone
+		}
+		return sigOf(r, 0, nil) // class and name
+	case btf.KindEnum, btf.KindEnum64:
+		return sigOf(r, 0, nil) // class and name
+	case btf.KindArray:
+		return sigClean(mix(hashShallow(r), 0xa77a))
+	case btf.KindStruct, btf.KindUnion:
+		if !s.full && s.fwds[r[wName]]&fwdBit(from, k) != 0 {
+			return sigOf(r, 0, nil)
+		}
+		return 0
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
+		return 0
+	}
+	return deepNone
+}
+
+// deepSig returns the deep signature (in s) of type id, computing with an
+// explicit stack what it has not yet, depth first.
+func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
+	if v := d.deepLeaf(s, deepTop, id); v != 0 {
+		return v
+	}
+	if v := d.deepGet(s, id); v != 0 {
+		return v
+	}
+	s.stack = append(s.stack[:0], deepFrame{id: id})
+	d.deepPut(s, id, deepGrey)
+	for len(s.stack) > 0 {
+		f := &s.stack[len(s.stack)-1]
+		r := d.rec(f.id)
+		n := numRefs(r)
+		pushed := false
+		for ; f.next < n; f.next++ {
+			c := r[refAt(r, f.next)]
+			if d.deepLeaf(s, kindOf(r), c) != 0 {
+				continue
+			}
+			v := d.deepGet(s, c)
+			if v == 0 {
+				d.deepPut(s, c, deepGrey)
+				s.stack = append(s.stack, deepFrame{id: c})
+				pushed = true
+				break
+			}
+			if v == deepNone {
+				break
+			}
+			if v == deepGrey || v == deepCyc { // reaches a cycle
+				f.cyc = true
+			}
+		}
+		if pushed {
+			continue
+		}
+		v := uint32(deepNone)
+		switch {
+		case f.next < n:
+		case f.cyc && s.full: // full signatures do without cycles
+		case f.cyc:
+			v = deepCyc
+			s.cyc.ids = append(s.cyc.ids, f.id)
+		default:
+			v = d.deepHash(s, r, n)
+		}
+		d.deepPut(s, f.id, v)
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return d.deepGet(s, id)
+}
+
+// deepHash hashes record r, whose references all have known deep
+// signatures in s, with them.
+func (d *state) deepHash(s *deepSigs, r record, n int) uint32 {
+	h := mix(hashShallow(r), 0xdee9)
+	for k := range n {
+		c := r[refAt(r, k)]
+		v := d.deepLeaf(s, kindOf(r), c)
+		if v == 0 {
+			v = d.deepGet(s, c)
+		}
+		if v == deepNone || v == deepCyc {
+			return v
+		}
+		h = mix(h, v)
+	}
+	return sigClean(h)
+}
+
+// numRefs returns how many type ids record r holds: those of its fixed
+// part, then one per element.
+func numRefs(r record) int {
+	s := r.Shape()
+	n := 0
+	if s.Ref0 >= 0 {
+		n++
+	}
+	if s.Ref1 >= 0 {
+		n++
+	}
+	if s.ElemRef >= 0 {
+		n += (len(r) - s.Fixed) / s.Elem
+	}
+	return n
+}
+
+// refAt returns the word index of the k-th type id of r (numRefs).
+func refAt(r record, k int) int {
+	s := r.Shape()
+	if s.Ref0 >= 0 {
+		if k == 0 {
+			return s.Ref0
+		}
+		k--
+	}
+	if s.Ref1 >= 0 {
+		if k == 0 {
+			return s.Ref1
+		}
+		k--
+	}
+	return s.Fixed + k*s.Elem + s.ElemRef
+}
