@@ -15,7 +15,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -78,7 +77,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 	for base, file := range map[string]string{"debian-6.1": testfixtures.DebianVmlinux, "host-6.18.44": testfixtures.HostVmlinux} {
 		t.Run(base, func(t *testing.T) {
 			s := testfixtures.Spec(t, testfixtures.Read(t, file), nil)
-			dbase, err := dedup.NewBase(s, dedup.Options{})
+			dbase, err := dwarf2btf.NewBase(s, dwarf2btf.Options{Jobs: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,8 +59,9 @@
 //     the output) runs after the last unit. With more than one job, and
 //     pahole 1.30's saved functions, most of it runs on one more
 //     goroutine (dedup.Merger.FinishGraphs) while the merge writes them.
-//   - With a Base and no DedupBase, dedup.NewBase prepares the Base first,
-//     as btf/dedup says.
+//   - With a Base and no DedupBase, NewBase prepares the Base first, as
+//     btf/dedup's NewBase does; a caller encoding many modules prepares it
+//     once.
 //
 // # Security
 //

@@ -37,16 +37,17 @@ type Options struct {
 	// encoder's own heap (its workers' buffers) is garbage then, and the
 	// deduplication is about to allocate its maps. A program that wants
 	// that memory back before the peak calls debug.FreeOSMemory here, as
-	// kmeta's CLI does: a vmlinux's run then peaks at 201 instead of 223
-	// MB. The package itself never changes process-wide settings.
+	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). The
+	// package itself never changes process-wide settings.
 	Encoded func()
 	// MaxSize bounds the size of a file that EncodeFile
 	// reads, and of what it decompresses to; 0 means 1 GiB
 	// (internal/input's default).
 	MaxSize int64
-	// DedupBase, if not nil, is Base prepared for deduplication (made by
-	// dedup.NewBase from Base), for Encode to reuse; nil makes one.
-	DedupBase *dedup.Base
+	// DedupBase, if not nil, is Base prepared once (by NewBase) for the
+	// deduplication of every module encoded on it; nil prepares Base in
+	// each call.
+	DedupBase *Base
 
 	// Compat chooses whose output Encode reproduces; the zero value,
 	// CompatKernel, decides from the input's kernel release.
@@ -123,17 +124,16 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
 		var err error
-		if base, err = dedup.NewBase(opts.Base, dedup.Options{Workers: opts.jobs()}); err != nil {
-			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		if base, err = NewBase(opts.Base, opts); err != nil {
+			return nil, err
 		}
 	}
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
-	m := dedup.New(base, dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
+	m := dedup.New(base.engine(), dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the
-	// compacted records make it faster still: -j1 of the 6.12 cloud
-	// vmlinux 3.98 -> 3.82 s, 240 -> 197 MB at the peak (4 rounds).
+	// compacted records still save time and peak memory (BENCH.md).
 	if err := m.Pipeline(); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	if info.kfuncs != nil {
 		kf = info.kfuncs.pairs
 	}
-	raw, err = btfids.Finalize(raw, btfids.Options{Base: opts.Base, DedupBase: base, Kfuncs: kf})
+	fo := btfids.Options{Base: opts.Base, Kfuncs: kf}
+	if base != nil {
+		if fo.DedupBase, err = base.finalizeBase(); err != nil {
+			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		}
+	}
+	raw, err = btfids.Finalize(raw, fo)
 	if err != nil {
 		return nil, fmt.Errorf("dwarf2btf: %w", err)
 	}

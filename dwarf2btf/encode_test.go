@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -43,7 +42,7 @@ func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) []byte {
 // deduplication.
 func TestIdenticalToPahole(t *testing.T) {
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +114,7 @@ func TestModules(t *testing.T) {
 		t.Skip("heavy check (kvm.ko, xfs.ko, several seconds): set KMETA_HEAVY=1")
 	}
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

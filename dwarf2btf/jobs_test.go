@@ -19,7 +19,7 @@ import (
 // through the worker pool, the test fails at -cpu 1, 2 and 4. With
 // KMETA_HEAVY=1 (.ci/run) it is kvm.ko, whose dozens of units keep a
 // worker waiting for its window at the first callback whatever the
-// scheduling, but which costs 1.7 s of CPU to inflate and encode.
+// scheduling, but which takes seconds of CPU to inflate and encode.
 func TestJobsOneInline(t *testing.T) {
 	input := "dwarf/multi-x86_64.o.gz"
 	if os.Getenv("KMETA_HEAVY") == "1" {

@@ -100,7 +100,7 @@ func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, s
 }
 
 // ErrStop ends Walk early without an error.
-var ErrStop = errors.New("stop walking")
+var ErrStop = errors.New("kimage: stop walking")
 
 func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Reader) error) error {
 	for {

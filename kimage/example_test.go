@@ -115,3 +115,23 @@ func ExampleIsImage() {
 	fmt.Println(kimage.IsImage(head), kimage.IsImage([]byte("\x7fELF")))
 	// Output: true false
 }
+
+// Tell inputs apart by their first bytes, before reading the rest: a
+// Debian package, compressed BTF, and raw BTF.
+func ExampleIdentify() {
+	for _, path := range []string{"../testdata/kimage/linux-image-6.1.0-demo.deb", "../testdata/btf/debian-6.1.btf.gz"} {
+		f, err := os.Open(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		head := make([]byte, kimage.IdentifyLen)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		fmt.Println(path, kimage.Identify(head[:n]))
+	}
+	fmt.Println(kimage.Identify([]byte{0x9f, 0xeb, 1, 0, 24, 0, 0, 0}))
+	// Output:
+	// ../testdata/kimage/linux-image-6.1.0-demo.deb ar archive
+	// ../testdata/btf/debian-6.1.btf.gz compressed
+	// BTF
+}

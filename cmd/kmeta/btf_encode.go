@@ -112,8 +112,8 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	}
 	// The encoder's heap is small beside its records, which are not on
 	// it, and its garbage is mostly pointer-free: collecting at half the
-	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
-	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
+	// live heap's growth (GOGC=50) lowers a vmlinux's peak RSS at the same
+	// speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
 	opts, err := c.encodeOptions(cmd, f)
 	if err != nil {

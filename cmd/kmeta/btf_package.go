@@ -8,8 +8,8 @@ import (
 
 // openPackage reads the BTF of a Debian kernel package ("-": standard
 // input) under the input limit: its kernel's and every module's.
-// Unpacking a kernel package takes seconds (7 s for Debian's 6.1), so a
-// terminal gets a progress line meanwhile.
+// Unpacking a kernel package takes seconds, so a terminal gets a progress
+// line meanwhile.
 func (c *cli) openPackage(path string) (*kimage.Package, error) {
 	defer c.busy("reading the kernel package " + inputName(path))()
 	var pkg *kimage.Package

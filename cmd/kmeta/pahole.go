@@ -110,10 +110,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 			return err
 		}
 	}
-	if err := elfwrite.WriteSections(ctx, a.file, secs, elfwrite.Objcopy()); err != nil {
-		return fmt.Errorf("%s: %w", a.file, err)
-	}
-	return nil
+	return elfwrite.Write(ctx, a.file, a.file, secs, elfwrite.Options{})
 }
 
 // distilledSections is pahole's --btf_features=distilled_base: the

@@ -59,9 +59,11 @@ const (
 
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
-	// full makes them full signatures (full.go): a FWD is not a leaf but
-	// makes its referrers deepNone, and every struct and union is hashed
-	// with its members.
+	// full makes them full signatures (full.go): every struct and union
+	// is hashed with its members, and a FWD is a leaf only where no
+	// struct or union of its name and class is referred to by a type of
+	// its referrer's kind (fwds holds those names then), and makes its
+	// referrer deepNone elsewhere.
 	full bool
 	own  []uint32          // by own index; 0: not computed
 	base map[uint32]uint32 // by base id
@@ -91,21 +93,36 @@ func (d *state) deepInit() {
 	if s.fwds != nil {
 		return
 	}
-	s.fwds = map[uint32]uint64{}
+	s.fwds = d.referred(true)
+	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.base = map[uint32]uint32{}
+}
+
+// referred returns the names of the referenced FWDs (fwd) or structs and
+// unions (!fwd), base and own, each with a bit per kind of the referring
+// type and class (fwdBit).
+func (d *state) referred(fwd bool) map[uint32]uint64 {
+	names := map[uint32]uint64{}
 	for id := uint32(1); id < d.first+d.n(); id++ {
 		if id > d.blast && id < d.first {
 			id = d.first
 		}
 		r := d.rec(id)
 		for k := range numRefs(r) {
-			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && d.kt.of(c) == btf.KindForward {
+			c := r[refAt(r, k)]
+			if c == 0 || c >= d.first+d.n() {
+				continue
+			}
+			switch ck := d.kt.of(c); {
+			case fwd && ck == btf.KindForward:
 				f := d.rec(c)
-				s.fwds[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+				names[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+			case !fwd && (ck == btf.KindStruct || ck == btf.KindUnion):
+				names[d.rec(c)[wName]] |= fwdBit(kindOf(r), ck)
 			}
 		}
 	}
-	s.own = makeMapped[uint32](int(d.n()), &s.mem)
-	s.base = map[uint32]uint32{}
+	return names
 }
 
 // deepTop is the kind deepLeaf is given for the type a deep signature is
@@ -169,8 +186,8 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	case btf.KindInt, btf.KindFloat:
 		return sigClean(hashAll(r))
 	case btf.KindForward:
-		if s.full {
-			return deepNone
+		if s.full && (from == deepTop || s.fwds[r[wName]]&fwdBit(from, fwdKind(r)) != 0) {
+			return deepNone // it may stand for a struct there
 		}
 		return sigOf(r, 0, nil) // class and name
 	case btf.KindEnum, btf.KindEnum64:

@@ -9,16 +9,25 @@ package dedup
 //
 // The full signature of a type hashes its graph as deep signatures do
 // (deepSig with deepSigs.full), but follows every struct and union, and
-// is deepNone where the graph reaches a FWD or a cycle: such a type is
-// never filtered by it. A type "has" a full signature when it is not
-// deepNone (full signatures are odd).
+// is deepNone where the graph reaches a cycle, or a FWD through a type of
+// a kind that also refers to a struct or union of the FWD's name and
+// class (an unsafe FWD; safe ones are leaves, their class and name, as in
+// deep signatures): such a type is never filtered by it. A FWD itself has
+// none. A type "has" a full signature when it is not deepNone (full
+// signatures are odd).
 //
 // Why skipping is safe. Call the types that resolve to one type a class.
 // Suppose every class's types that have full signatures have equal ones
 // (the invariant). Then, in a comparison that succeeds, every pair (x, y)
 // it meets where both have full signatures has equal ones, by induction
-// on the height of y's graph (it has no cycle): x and y of one class have
-// them by the invariant; y is not a FWD, so the comparison pairs y itself;
+// on the height of y's graph (it has no cycle). The comparison pairs the
+// types that two paired types of one kind refer to, so a safe FWD on one
+// side meets, on the other, a type that a type of the same kind refers to:
+// not a struct or union of its name and class (then the FWD would not be
+// safe), so a FWD of its name and class, as the leaves hash, or a type the
+// comparison refuses; and a FWD that resolves to a struct resolves to one
+// of its name and class. Otherwise: x and y of one class have equal full
+// signatures by the invariant; y is not a FWD, so the comparison pairs y;
 // the first pair of y the comparison descends compares shallow words,
 // names, the leaves as deep signatures do, and pairs the references full
 // signatures follow, of lower height; a later pair of y with its first
@@ -65,7 +74,7 @@ func (d *state) fullDiffer(a, b uint32) bool {
 func (d *state) fullInit() {
 	f := &d.full
 	f.on = true
-	f.sigs = deepSigs{full: true, base: map[uint32]uint32{}}
+	f.sigs = deepSigs{full: true, base: map[uint32]uint32{}, fwds: d.referred(false)}
 	f.sigs.own = makeMapped[uint32](int(d.n()), &f.sigs.mem)
 	f.class = map[uint32]uint32{}
 	for id := d.first; id < d.first+d.n() && !f.broken; id++ {

@@ -36,7 +36,8 @@ func nestedBTF(tb testing.TB, n int, v hostile.NestedVariant) []byte {
 // equivalent to any anonymous record where they are referred to), with a
 // cycle beside the chain (cycle.go), with pointers to anonymous FWDs, and
 // with an anonymous FWD as the member of a record shaped like the chain's
-// (full.go), alone and with a FWD reached from the bottom of the chain.
+// (full.go), alone, with a FWD reached from the bottom of the chain, and
+// with that FWD unsafe (a pointer to an anonymous struct).
 func TestLibbpfNested(t *testing.T) {
 	libbpfdedup(t)
 	compat := compatOf(t)
@@ -100,12 +101,12 @@ func TestDeepGolden(t *testing.T) {
 // 2.25 billion), alone, twice (which must come out as once), beside
 // anonymous FWDs that nothing or pointers refer to, reaching a cycle
 // (cycle.go), and beside a struct whose member is an anonymous FWD union
-// (full.go).
+// (full.go), with or without a FWD at the bottom of the chain.
 func TestNestedSteps(t *testing.T) {
 	const n = 3000
 	types := map[hostile.NestedVariant]int{hostile.NestedPlain: n + 2, hostile.NestedTwice: n + 2,
 		hostile.NestedFwd: n + 4, hostile.NestedCycle: n + 4, hostile.NestedFwdPtr: n + 6,
-		hostile.NestedFwdMember: n + 2}
+		hostile.NestedFwdMember: n + 2, hostile.NestedFwdBottom: n + 4}
 	for v, want := range types {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, nestedBTF(t, n, v), nil)); err != nil {
@@ -131,10 +132,11 @@ func TestNestedSteps(t *testing.T) {
 // TestNestedCancel checks that a context stops a deduplication whose
 // comparisons are cubic still (an anonymous FWD union as a member makes
 // every anonymous union that is a member a leaf of the deep signatures,
-// and a FWD at the bottom of the chain leaves it without full
-// signatures), and that a canceled context stops it before it starts.
+// and a FWD at the bottom of the chain, which a pointer may pair with an
+// anonymous struct, leaves it without full signatures), and that a
+// canceled context stops it before it starts.
 func TestNestedCancel(t *testing.T) {
-	raw := nestedBTF(t, 3000, hostile.NestedFwdBottom)
+	raw := nestedBTF(t, 3000, hostile.NestedFwdBottomPtr)
 	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, raw, nil)); err != nil {
@@ -183,9 +185,9 @@ func checkDeep(tb testing.TB, base *dedup.Base, specs []*btf.Spec, want []byte) 
 	}
 }
 
-// TestLazyDangling (issue 37): a lazily opened Spec whose struct refers to
-// a type past the last made the passes index out of range; its references
-// are checked first now, with the error Parse gives.
+// TestLazyDangling: a lazily opened Spec whose struct refers to a type past
+// the last must fail with the error Parse gives, its references checked
+// before the passes could index out of range.
 func TestLazyDangling(t *testing.T) {
 	raw, err := hostile.DanglingRef()
 	if err != nil {

@@ -16,12 +16,11 @@ import (
 // tables up front (MAP_POPULATE): for /sys/kernel/btf/vmlinux that made no
 // measurable difference (bench's BenchmarkOpen, BenchmarkFindTaskStruct),
 // and for a file in the page cache, the faults on the pages a reader
-// touches, which map 16 pages each, cost 0.3 ms less on Debian 6.1's
-// vmlinux BTF than populating all of it, strings included (bench's
-// BenchmarkKernelModules reads it from a file). It returns the mapping
-// and a function that unmaps it. size 0 gives an empty mapping. Callers fall
-// back to reading the file when it fails (older kernels' sysfs files cannot
-// be mapped).
+// touches, which map 16 pages each, cost less than populating all of it,
+// strings included (bench's BenchmarkKernelModules reads it from a file).
+// It returns the mapping and a function that unmaps it. size 0 gives an
+// empty mapping. Callers fall back to reading the file when it fails (older
+// kernels' sysfs files cannot be mapped).
 func File(f *os.File, size int64) ([]byte, func() error, error) {
 	if size == 0 {
 		return []byte{}, func() error { return nil }, nil

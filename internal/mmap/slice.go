@@ -87,8 +87,8 @@ func MakeSlicePopulated[T any](n int, g **Growable) []T {
 
 // MinPopulate is how long a slice grows before Cover populates ahead of
 // it: a deduplication of one module appends a few kilobytes of records
-// to a new mapping, and populating 128 KB of it for them cost more than
-// the page faults it saved.
+// to a new mapping, for which populating ahead costs more than the page
+// faults it saves.
 const MinPopulate = 256 << 10
 
 // Ahead populates a growing slice's mapping (see Growable.Populate) ahead

@@ -77,7 +77,7 @@ type KsymReader interface {
 // ErrNoKsymEvents is wrapped by Symbolizer.KsymEventsErr when the
 // Symbolizer does not follow ksymbol events: BPF symbols are then current
 // only after a reload, as before events were followed.
-var ErrNoKsymEvents = errors.New("kallsyms: not following BPF symbol (ksymbol) events")
+var ErrNoKsymEvents = errors.New("live: not following BPF symbol (ksymbol) events")
 
 // liveSyms is the BPF pseudo-module's symbols as the events left them:
 // by address, with removed addresses kept a while (tombstones) with the

@@ -12,7 +12,7 @@ import (
 )
 
 // ErrClosed is returned by methods of a Symbolizer after Close.
-var ErrClosed = errors.New("kallsyms: closed")
+var ErrClosed = errors.New("live: closed")
 
 // Options configures a Symbolizer. The zero value reads /proc/kallsyms and
 // /sys with the default throttling.
@@ -234,7 +234,7 @@ func (s *Symbolizer) reload(reasons []string) error {
 	snap, err := s.load(old)
 	ev := ReloadEvent{Reasons: reasons, Snapshot: old, Duration: time.Since(start)}
 	if err != nil {
-		ev.Err = fmt.Errorf("kallsyms: reload: %w", err)
+		ev.Err = fmt.Errorf("live: reload: %w", err)
 	} else {
 		s.live.reset(snap, resyncTime(at))
 		s.cur.Store(snap)

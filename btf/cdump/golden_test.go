@@ -209,7 +209,7 @@ func compare75(t *testing.T, bin string, raw, base []byte) {
 // TestModern compares with bpftool 7.5 on the BTF that Debian 13's 6.12
 // and 7.3 cloud kernels ship, vmlinux and modules, when KMETA_MODERN names
 // the directory that ../shared/fixtures/fetch-modern.sh filled (these
-// inputs are too big to commit; bench/cdump75.sh checks them too).
+// inputs are too big to commit; bench/cdump-identity.sh checks them too).
 func TestModern(t *testing.T) {
 	dir := os.Getenv("KMETA_MODERN")
 	if dir == "" {

@@ -6,7 +6,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -23,7 +22,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +50,7 @@ func TestIdenticalOtherArches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dbase, err := dedup.NewBase(base, dedup.Options{})
+			dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,10 @@
+package input
+
+import (
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/fuzzmain"
+)
+
+// TestMain bounds the fuzzing engine's minimization (internal/fuzzmain).
+func TestMain(m *testing.M) { fuzzmain.Run(m) }
