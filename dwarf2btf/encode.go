@@ -388,6 +388,13 @@ const releaseStep = 4 << 20
 // most window units ahead of the merge, which bounds memory. The caller's
 // goroutine runs symbols (which sets e.syms) first, beside the workers:
 // they load units, and wait for it before emitting them.
+//
+// This is not internal/workpool.Ordered, which serves the other ordered
+// streams: each worker here keeps a loader, an abbreviation cache and a
+// NameCache from one unit to the next and hands its NameCache to the
+// merge at the end, the units' buffers go back to the workers through a
+// free list, and the calling goroutine computes the symbols instead of
+// producing units.
 func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error {
 	jobs := e.opts.jobs()
 	n := len(e.units)

@@ -248,7 +248,8 @@ func (m *merger) finish() error {
 		// and the DATASEC, which are all reference types and variables
 		// for its last pass: with a goroutine to spare, it runs its
 		// passes over the others (dedup.Merger.FinishGraphs) while the
-		// saved functions are written.
+		// saved functions are written. (One task beside the caller's,
+		// joined below: not a pool of jobs.)
 		var graphs chan error
 		if m.beside {
 			graphs = make(chan error, 1)

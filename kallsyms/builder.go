@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-
 	"slices"
 	"sync"
+
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // A builder keeps, per entry, a meta byte: its low 7 bits are the length of
@@ -248,10 +249,7 @@ func (b *builder) fill(t *table) {
 		layout(0, nb)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { layout(nb/2, nb) })
-	layout(0, nb/2)
-	wg.Wait()
+	workpool.Chunks(2, nb, nb-nb/2, func(_, lo, hi int) { layout(lo, hi) })
 }
 
 // parallelBlocks is the number of blocks from which fill uses two

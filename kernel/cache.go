@@ -73,7 +73,7 @@ func (c *Cache) Acquire() (*Handle, error) {
 
 // openGeneration opens vmlinux into a new current generation, calling
 // beside(g) on a second goroutine meanwhile if the options allow one, else
-// first; beside is done when the returned channel is closed. On error
+// first (one task beside the caller's, not a pool of jobs); beside is done when the returned channel is closed. On error
 // nothing is cached, and beside is done before openGeneration returns.
 // c.mu is held.
 func (c *Cache) openGeneration(beside func(*generation)) (*generation, <-chan struct{}, error) {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -63,33 +64,19 @@ func (m *module) set(spec *btf.Spec, err error) {
 	m.opened.Store(true)
 }
 
-// parallel calls fn(i) for every i in [0, n), on up to workers goroutines
-// (Options.Workers) when n is large enough to pay for them, and returns
-// when all calls have returned. Reading or screening 1,121 modules is
-// mostly system calls, several milliseconds of them on one core (see
-// BenchmarkFindAcrossModules).
+// parallel calls fn(i) for every i in [0, n) on up to workers goroutines
+// (Options.Workers; less than 2: the caller's alone), the caller's among
+// them, when n is large enough to pay for them, and returns when all
+// calls have returned. Reading or screening a kernel's modules is mostly
+// system calls, several milliseconds of them on one core (see
+// BenchmarkFindAcrossModules). Modules differ in size: they are handed
+// out one at a time.
 func parallel(workers, n int, fn func(i int)) {
-	workers = min(workers, n/64+1)
-	if workers <= 1 {
-		for i := range n {
+	workpool.Chunks(max(1, min(workers, n/64+1)), n, 1, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
 			fn(i)
 		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
+	})
 }
 
 // close closes the module's Spec if it was opened. The caller guarantees

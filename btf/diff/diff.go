@@ -9,11 +9,11 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // Change is one difference between two BTFs: a type added, removed, or
@@ -158,7 +158,8 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 		return nil, errors.New("diff: nil Spec")
 	}
 	// With workers, the two sides are indexed at the same time: each reads
-	// its own Spec.
+	// its own Spec. (Two different tasks side by side, not a pool of
+	// jobs: internal/workpool would only hide which is which.)
 	seed := maphash.MakeSeed()
 	var b *side
 	var errB error
@@ -206,22 +207,24 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 }
 
 // compareAll compares the groups of a with those of b on up to workers
-// goroutines, when there are enough groups to pay for them: each worker
-// takes a contiguous share of a's groups, with Namers and name
-// caches of its own (a Namer is not safe for concurrent use); the Specs and
-// the indexes are only read. A group of b is marked matched by the one
-// worker whose group of a has its key.
+// goroutines, when there are enough groups to pay for them: a's groups
+// are cut into one contiguous share per worker, and each worker has
+// Namers and name caches of its own (a Namer is not safe for concurrent
+// use); the Specs and the indexes are only read. A group of b is marked
+// matched by the one worker whose group of a has its key.
 func compareAll(ctx context.Context, a, b *side, workers int) ([]Change, error) {
-	workers = max(1, min(workers, len(a.groups)/4096, 8))
+	n := len(a.groups)
+	workers = max(1, min(workers, n/4096, 8))
+	share := (n + workers - 1) / workers
 	outs := make([][]Change, workers)
 	errs := make([]error, workers)
-	var wg sync.WaitGroup
+	as, bs := make([]*side, workers), make([]*side, workers)
 	for w := range workers {
-		lo, hi := w*len(a.groups)/workers, (w+1)*len(a.groups)/workers
-		wa, wb := a.worker(), b.worker()
-		wg.Go(func() { outs[w], errs[w] = compareRange(ctx, wa, wb, lo, hi) })
+		as[w], bs[w] = a.worker(), b.worker()
 	}
-	wg.Wait()
+	workpool.Chunks(workers, n, share, func(w, lo, hi int) {
+		outs[lo/share], errs[lo/share] = compareRange(ctx, as[w], bs[w], lo, hi)
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 type btfDedupFlags struct {
@@ -58,6 +59,68 @@ terminal. "-" reads stdin (one FILE) or writes to stdout.`,
 	return cmd
 }
 
+// mergeBase is the base of a merge and the Merger on it, made by load on
+// a goroutine of its own while the command checks its inputs. spec and
+// merger wait for them.
+type mergeBase struct {
+	opened   chan struct{} // closed once baseSpec or openErr is set
+	ready    chan struct{} // closed once m or baseErr is set
+	baseSpec *btf.Spec     // nil without a base
+	openErr  error
+	m        *dedup.Merger
+	baseErr  error
+}
+
+func newMergeBase() *mergeBase {
+	return &mergeBase{opened: make(chan struct{}), ready: make(chan struct{})}
+}
+
+// load opens the base at path (none if path is ""), prepares it for
+// deduplication and makes the Merger on it, reading under ctx.
+func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
+	defer close(mb.ready)
+	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
+	var base *dedup.Base
+	if path != "" {
+		mb.baseSpec, mb.openErr = c.openOneWith(ctx, path, c.readOptions(nil))
+		if mb.openErr != nil {
+			mb.openErr = fmt.Errorf("base: %w", mb.openErr)
+			mb.baseErr = mb.openErr
+			close(mb.opened)
+			return
+		}
+		close(mb.opened)
+		if base, mb.baseErr = dedup.NewBase(mb.baseSpec, workers); mb.baseErr != nil {
+			mb.baseErr = fmt.Errorf("base %s: %w", path, mb.baseErr)
+			return
+		}
+	} else {
+		close(mb.opened)
+	}
+	mb.m = dedup.New(base, workers)
+}
+
+// spec waits for the base's Spec to be open and returns it (nil without
+// a base).
+func (mb *mergeBase) spec() (*btf.Spec, error) {
+	<-mb.opened
+	return mb.baseSpec, mb.openErr
+}
+
+// merger waits for the Merger to be made and returns it.
+func (mb *mergeBase) merger() (*dedup.Merger, error) {
+	<-mb.ready
+	return mb.m, mb.baseErr
+}
+
+// close closes the base's Spec, once load has returned and nothing uses
+// it any more.
+func (mb *mergeBase) close() {
+	if mb.baseSpec != nil {
+		mb.baseSpec.Close()
+	}
+}
+
 // openBase opens the base BTF, if any, and prepares it with prepare, for
 // deduplication (btf dedup) or for encoding modules on it (btf encode).
 func openBase[B any](c *cli, path string, prepare func(*btf.Spec) (B, error)) (*btf.Spec, B, error) {
@@ -98,88 +161,55 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 		return checkOutput(f.out)
 	}
 	// The base is opened and prepared for deduplication (dedup.NewBase,
-	// on every core) while the output and the inputs are checked here: a
-	// bad input is still reported before anything is appended, and the
-	// checks of thousands of inputs (an open and a read of each) take
-	// their time beside the base's, not before it. The producers below
-	// parse their inputs once the base's Spec is open, and prepare them
-	// once the Merger is made; the inputs are appended in the order
-	// given, on this goroutine. The deduplication itself computes its
-	// signatures on every core too.
-	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
-	var (
-		baseSpec *btf.Spec
-		m        *dedup.Merger
-		openErr  error                 // set before opened is closed
-		baseErr  error                 // set before ready is closed
-		opened   = make(chan struct{}) // baseSpec is set, or openErr
-		ready    = make(chan struct{}) // m is set, or an error
-	)
-	go func() {
-		defer close(ready)
-		var base *dedup.Base
-		if f.base != "" {
-			if baseSpec, openErr = c.openOne(f.base, nil); openErr != nil {
-				openErr = fmt.Errorf("base: %w", openErr)
-				close(opened)
-				return
-			}
-			close(opened)
-			if base, baseErr = dedup.NewBase(baseSpec, workers); baseErr != nil {
-				baseErr = fmt.Errorf("base %s: %w", f.base, baseErr)
-				return
-			}
-		} else {
-			close(opened)
-		}
-		m = dedup.New(base, workers)
-	}()
-	// The base's Spec is closed once nothing uses it. A command that
-	// fails before the base is ready does not wait for it (it may be
-	// standard input, still to be typed): it is closed when ready.
+	// on every core) on a goroutine of its own while the output and the
+	// inputs are checked here: a bad input is still reported before
+	// anything is appended, and the checks of thousands of inputs (an
+	// open and a read of each) take their time beside the base's, not
+	// before it. The producers below parse their inputs once the base's
+	// Spec is open, and prepare them once the Merger is made; the inputs
+	// are appended in the order given, on this goroutine. The
+	// deduplication itself computes its signatures on every core too.
+	//
+	// Every return waits for that goroutine and then closes the base: a
+	// base still read from standard input (a terminal, still to be typed)
+	// stops reading when ctx is cancelled.
+	ctx, cancel := context.WithCancel(c.ctx)
+	mb := newMergeBase()
+	var wg sync.WaitGroup
+	wg.Go(func() { mb.load(ctx, c, f.base) })
 	defer func() {
-		closeBase := func() {
-			if baseSpec != nil {
-				baseSpec.Close()
-			}
-		}
-		select {
-		case <-ready:
-			closeBase()
-		default:
-			go func() {
-				<-ready
-				closeBase()
-			}()
-		}
+		cancel()
+		wg.Wait()
+		mb.close()
 	}()
 	defer c.releasePreread()
 	ins, err := c.checkDedupInputs(f, paths, inputs)
 	if err != nil {
 		return err
 	}
-	progress := c.progress("reading", len(paths))
 	var bufs rawBufs
 	// What each input needs of the base (its names hashed and looked up,
 	// its records checked and copied) is done by the producers
 	// (Merger.Prepare); only what depends on the inputs before it is done
 	// here, in order (Merger.AddPrepared), and this goroutine prepares
-	// inputs too while the next one is not ready (inOrder). Each Prepared
-	// waiting holds buffers the size of its input: 16 keep the appending
-	// fed.
-	err = inOrder(c.ctx, len(paths), 0, 16,
+	// inputs too while the next one is not ready (workpool.Ordered). Each
+	// Prepared waiting holds buffers the size of its input: 16 keep the
+	// appending fed.
+	pool := workpool.Options{Ahead: 16, Progress: c.progress("reading", len(paths))}
+	err = workpool.Ordered(c.ctx, len(paths), pool,
 		func(i int) (*dedup.Prepared, error) {
-			if <-opened; openErr != nil {
-				return nil, openErr
+			baseSpec, err := mb.spec()
+			if err != nil {
+				return nil, err
 			}
 			var p *dedup.Prepared
-			err := c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
-				if <-ready; baseErr != nil {
-					return baseErr
+			err = c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
+				m, err := mb.merger()
+				if err != nil {
+					return err
 				}
 				// Prepare copies what it needs: the Spec is closed
 				// and its buffer reused once it returns.
-				var err error
 				if p, err = m.Prepare(s); err != nil {
 					return fmt.Errorf("%s: %w", paths[i], err)
 				}
@@ -188,16 +218,16 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 			return p, err
 		},
 		func(i int, p *dedup.Prepared) error {
-			progress(i + 1)
-			if err := m.AddPrepared(p); err != nil {
+			// A value was produced: the Merger is made.
+			if err := mb.m.AddPrepared(p); err != nil {
 				return fmt.Errorf("%s: %w", paths[i], err)
 			}
 			return nil
 		}, nil)
-	<-ready
-	if err == nil {
-		err = cmp.Or(openErr, baseErr)
+	if err != nil {
+		return err
 	}
+	m, err := mb.merger()
 	if err != nil {
 		return err
 	}
@@ -276,15 +306,10 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	defer baseSpec.Close()
-	progress := c.progress("dedup", len(paths))
-	var done atomic.Int64
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
-	err = forEach(c.ctx, len(paths), f.jobs, func(i int) error {
-		if err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write); err != nil {
-			return err
-		}
-		progress(int(done.Add(1)))
-		return nil
+	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("dedup", len(paths))}
+	err = workpool.ForEach(c.ctx, len(paths), pool, func(i int) error {
+		return c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
 	})
 	if err != nil {
 		batch.Abort()

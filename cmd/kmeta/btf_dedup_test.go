@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
@@ -137,5 +141,30 @@ func TestBTFDedupOutputIsInput(t *testing.T) {
 				t.Fatalf("input changed (%v)", err)
 			}
 		})
+	}
+}
+
+// TestDedupBadInputSilentBase checks that a merge whose input is bad
+// fails at once even while its base is still read from a standard input
+// that nobody writes: the goroutine reading the base stops with the
+// command, which returns only after it.
+func TestDedupBadInputSilentBase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.btf", []byte("not BTF at all"))
+	stdin, w := io.Pipe()
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		done <- run(context.Background(), []string{"btf", "dedup", "-B", "-", "-o", filepath.Join(dir, "out.btf"), bad}, stdin, &out, &errOut)
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "bad.btf") {
+			t.Fatalf("err = %v, want one naming bad.btf", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the merge waits for its base on a silent stdin")
 	}
 }

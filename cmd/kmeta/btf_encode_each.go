@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/elfwrite"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // moduleSuffixes are the file names --each takes in a directory.
@@ -53,15 +53,13 @@ func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags
 	}
 	defer baseSpec.Close()
 	opts.Base, opts.DedupBase, opts.Jobs = baseSpec, base, 1
-	progress := c.progress("encode", len(mods))
 	var (
-		done  atomic.Int64
 		batch atomicfile.Batch // one sync for the raw outputs
 		errs  = make([]error, len(mods))
 	)
-	err = forEach(c.ctx, len(mods), f.jobs, func(i int) error {
+	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("encode", len(mods))}
+	err = workpool.ForEach(c.ctx, len(mods), pool, func(i int) error {
 		errs[i] = c.encodeModule(&batch, mods[i], outs[i], opts, f.ko)
-		progress(int(done.Add(1)))
 		return nil
 	})
 	if err != nil {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // openObjects opens the BPF objects of --obj ("-": standard input, once),
@@ -77,7 +77,7 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 	var o *openedSpec
 	if f.base == "" {
 		var s *btf.Spec
-		s, err = c.openOneWith(path, c.targetOptions(objs))
+		s, err = c.openOneWith(c.ctx, path, c.targetOptions(objs))
 		o = &openedSpec{spec: s}
 	} else {
 		o, err = c.openSpec(path, f.base)
@@ -121,17 +121,15 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	if err := makeOutputDirs(outs); err != nil {
 		return err
 	}
-	progress := c.progress("min", len(kernels))
-	var done atomic.Int64
 	var batch atomicfile.Batch
 	failed := make([][]string, len(kernels))
-	err = forEach(c.ctx, len(kernels), f.jobs, func(i int) error {
+	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("min", len(kernels))}
+	err = workpool.ForEach(c.ctx, len(kernels), pool, func(i int) error {
 		k := kernels[i].path
 		var err error
 		if failed[i], err = c.minOne(&batch, k, outs[i], objs, f, opts); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
-		progress(int(done.Add(1)))
 		return nil
 	})
 	if err != nil {
@@ -147,7 +145,7 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 // minOne writes the minimal BTF of one kernel into the batch, and returns
 // the relocations that fail on it (failedRelos).
 func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []core.Object, f btfMinFlags, opts builder.Options) ([]string, error) {
-	s, err := c.openOneWith(kpath, c.targetOptions(objs))
+	s, err := c.openOneWith(c.ctx, kpath, c.targetOptions(objs))
 	if err != nil {
 		return nil, err
 	}

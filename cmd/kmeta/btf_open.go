@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,12 +52,12 @@ func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 }
 
 func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
-	return c.openOneWith(path, c.readOptions(base))
+	return c.openOneWith(c.ctx, path, c.readOptions(base))
 }
 
 // openOneWith is openOne with read options o, whose Base is the base.
-func (c *cli) openOneWith(path string, o btf.Options) (*btf.Spec, error) {
-	s, err := c.openOneWithBase(path, o)
+func (c *cli) openOneWith(ctx context.Context, path string, o btf.Options) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(ctx, path, o)
 	if err != nil && o.Base == nil {
 		err = splitHint(err)
 	}
@@ -85,25 +86,25 @@ func splitHint(err error) error {
 	return err
 }
 
-func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
+func (c *cli) openOneWithBase(ctx context.Context, path string, o btf.Options) (*btf.Spec, error) {
 	if d, ok := c.takePreread(path); ok {
 		// Read once: what is read from it is a copy.
 		defer d.Release()
 		name := inputName(path)
-		s, err := kimage.ReadBTF(c.ctx, bytes.NewReader(d.Bytes()), o)
+		s, err := kimage.ReadBTF(ctx, bytes.NewReader(d.Bytes()), o)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("%s: %w", name, err))
 		}
 		return s, nil
 	}
 	if path == "-" {
-		s, err := kimage.ReadBTF(c.ctx, c.stdinReader(), o)
+		s, err := kimage.ReadBTF(ctx, c.stdinReader(ctx), o)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("stdin: %w", err))
 		}
 		return s, nil
 	}
-	s, err := kimage.OpenBTF(c.ctx, path, o)
+	s, err := kimage.OpenBTF(ctx, path, o)
 	if err != nil && !strings.Contains(err.Error(), path) {
 		// Some of btf's errors (a bad magic number) do not name the file.
 		err = fmt.Errorf("%s: %w", path, err)
@@ -122,7 +123,7 @@ func (c *cli) readArg(path string, check func(head []byte) error, checkLen int) 
 	var err error
 	o := input.Options{Limit: c.maxInput, What: inputName(path), Check: check, CheckLen: checkLen}
 	if path == "-" {
-		d, err = input.ReadAll(c.ctx, c.stdinReader(), o)
+		d, err = input.ReadAll(c.ctx, c.stdinReader(c.ctx), o)
 	} else {
 		d, err = input.File(c.ctx, path, o)
 	}

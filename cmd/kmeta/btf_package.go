@@ -15,7 +15,7 @@ func (c *cli) openPackage(path string) (*kimage.Package, error) {
 	var pkg *kimage.Package
 	var err error
 	if path == "-" {
-		if pkg, err = kimage.ReadPackage(c.ctx, c.stdinReader(), kimage.Options{MaxSize: c.maxInput}); err != nil {
+		if pkg, err = kimage.ReadPackage(c.ctx, c.stdinReader(c.ctx), kimage.Options{MaxSize: c.maxInput}); err != nil {
 			err = fmt.Errorf("standard input: %w", err)
 		}
 	} else {

@@ -92,7 +92,7 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	}
 	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0), MaxSize: c.maxInput}
 	if f.kallsyms == "-" {
-		s, err := kallsyms.Parse(&input.LimitReader{R: c.stdinReader(), What: "stdin", Limit: c.maxInput}, opts)
+		s, err := kallsyms.Parse(&input.LimitReader{R: c.stdinReader(c.ctx), What: "stdin", Limit: c.maxInput}, opts)
 		return s, withHint(err)
 	}
 	s, err := kallsyms.ReadFile(cmp.Or(f.kallsyms, kallsyms.DefaultPath), opts)

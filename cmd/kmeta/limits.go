@@ -64,10 +64,11 @@ func (c *cli) readOptions(base *btf.Spec) btf.Options {
 	return btf.Options{Base: base, MaxSize: c.maxInput, Workers: runtime.GOMAXPROCS(0)}
 }
 
-// stdinReader returns standard input, read so that a cancelled command
-// does not wait for a read that blocks (a terminal, a pipe nobody writes).
-func (c *cli) stdinReader() io.Reader {
-	return &ctxReader{ctx: c.ctx, r: c.stdin, res: make(chan readResult, 1)}
+// stdinReader returns standard input, read so that a command whose ctx is
+// done does not wait for a read that blocks (a terminal, a pipe nobody
+// writes).
+func (c *cli) stdinReader(ctx context.Context) io.Reader {
+	return &ctxReader{ctx: ctx, r: c.stdin, res: make(chan readResult, 1)}
 }
 
 // ctxReader reads r on a goroutine, so that Read returns the context's

@@ -85,7 +85,8 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
 	// The string index is independent of the types: with a second
-	// worker it is built meanwhile.
+	// worker it is built meanwhile. It is one task beside the caller's
+	// own, joined below, not a pool of jobs (internal/workpool).
 	var strs sync.WaitGroup
 	if workers > 1 {
 		strs.Go(b.strs.build)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // populateMin is the smallest output write populates.
@@ -102,7 +103,7 @@ func (d *state) write() ([]byte, error) {
 		errAt = d.n()
 		err   error
 	)
-	parallel(d.workers, d.n(), typeChunk, func(_ int, lo, hi uint32) {
+	workpool.Chunks(d.workers, d.n(), typeChunk, func(_ int, lo, hi uint32) {
 		if at, e := d.writeTypes(types[4*starts[lo/typeChunk]:], lo, hi); e != nil {
 			mu.Lock()
 			if at < errAt {

@@ -3,6 +3,7 @@ package dedup
 import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // Signatures let the struct pass skip candidates whose graph comparison
@@ -229,7 +230,7 @@ func (d *state) computeTops() {
 	n := d.n()
 	d.tops = makeMapped[uint32](int(n), &d.topsMem)
 	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
-	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
+	workpool.Chunks(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
 		m := &memos[w]
 		m.size = min(n+1, sigWindow)
 		m.populate = true
@@ -278,7 +279,7 @@ func (b *Base) computeSigs(workers int) {
 		memo := makePopulated[uint32](int(b.last)+1, &b.mem.sigs[k])
 		memo[0] = sigVoid
 		// Ids lo+1..hi: id 0 is void.
-		parallel(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
+		workpool.Chunks(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
 			for id := lo + 1; id <= hi; id++ {
 				r := b.rec(id)
 				switch kind := btf.Kind(b.kinds[id]); {

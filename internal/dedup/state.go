@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
 // Map values (libbpf's BTF_UNPROCESSED_ID, BTF_IN_PROGRESS_ID); a value
@@ -116,7 +117,7 @@ func (d *state) checkTypes(lo, hi uint32) error {
 		errAt = hi
 		err   error
 	)
-	parallel(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
+	workpool.Chunks(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
 		for i := lo + clo; i < lo+chi; i++ {
 			if e := checkRefs(d.recs.rec(i), d.first+i, &d.kt); e != nil {
 				mu.Lock()
@@ -338,7 +339,7 @@ func (d *state) run() error {
 	// hyp holds values plus one, so that it starts as zeros: the pages of
 	// the ids never compared as canonical types are never touched.
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
-	parallel(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
+	workpool.Chunks(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
 	if err := d.checkTypes(0, n); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package workpool
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 func TestForEachRunsAll(t *testing.T) {
 	for _, jobs := range []int{0, 1, 3, 100} {
 		var ran [50]atomic.Int32
-		if err := forEach(context.Background(), len(ran), jobs, func(i int) error {
+		if err := ForEach(context.Background(), len(ran), Options{Workers: jobs}, func(i int) error {
 			ran[i].Add(1)
 			return nil
 		}); err != nil {
@@ -30,7 +30,7 @@ func TestForEachFirstErrorInOrder(t *testing.T) {
 	// Items 7 and 3 fail; 7 fails at once and 3 late: the error reported is
 	// 3's, whatever the scheduling.
 	for range 20 {
-		err := forEach(context.Background(), 10, 4, func(i int) error {
+		err := ForEach(context.Background(), 10, Options{Workers: 4}, func(i int) error {
 			switch i {
 			case 3:
 				time.Sleep(2 * time.Millisecond)
@@ -53,7 +53,7 @@ func TestForEachFirstErrorInOrder(t *testing.T) {
 func TestForEachStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var started atomic.Int32
-	err := forEach(ctx, 1000, 2, func(i int) error {
+	err := ForEach(ctx, 1000, Options{Workers: 2}, func(i int) error {
 		if started.Add(1) == 5 {
 			cancel()
 		}
@@ -67,13 +67,13 @@ func TestForEachStopsOnCancel(t *testing.T) {
 	}
 }
 
-func TestInOrder(t *testing.T) {
+func TestOrdered(t *testing.T) {
 	for _, jobs := range []int{1, 2, 8} {
 		for _, ahead := range []int{1, 3, 64} {
 			t.Run(fmt.Sprintf("jobs=%d/ahead=%d", jobs, ahead), func(t *testing.T) {
 				var live, peak atomic.Int32
 				next := 0
-				err := inOrder(context.Background(), 200, jobs, ahead,
+				err := Ordered(context.Background(), 200, Options{Workers: jobs, Ahead: ahead},
 					func(i int) (int, error) {
 						if n := live.Add(1); n > peak.Load() {
 							peak.Store(n)
@@ -107,11 +107,11 @@ func TestInOrder(t *testing.T) {
 	}
 }
 
-func TestInOrderErrorDiscards(t *testing.T) {
+func TestOrderedErrorDiscards(t *testing.T) {
 	for _, failIn := range []string{"produce", "consume"} {
 		t.Run(failIn, func(t *testing.T) {
 			var produced, consumed, discarded atomic.Int32
-			err := inOrder(context.Background(), 100, 3, 8,
+			err := Ordered(context.Background(), 100, Options{Workers: 3, Ahead: 8},
 				func(i int) (int, error) {
 					if failIn == "produce" && i == 20 {
 						return 0, errors.New("boom")
@@ -142,13 +142,13 @@ func TestInOrderErrorDiscards(t *testing.T) {
 	}
 }
 
-func TestInOrderCancel(t *testing.T) {
+func TestOrderedCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	block := make(chan struct{})
 	var produced, discarded atomic.Int32
 	done := make(chan error)
 	go func() {
-		done <- inOrder(ctx, 100, 2, 4,
+		done <- Ordered(ctx, 100, Options{Workers: 2, Ahead: 4},
 			func(i int) (int, error) {
 				if i == 0 {
 					<-block // the first item hangs until the cancel
