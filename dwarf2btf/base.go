@@ -2,10 +2,8 @@ package dwarf2btf
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	engine "github.com/kmeta-dev/kmeta/internal/dedup"
 )
 
@@ -20,12 +18,6 @@ import (
 type Base struct {
 	spec *btf.Spec
 	eng  *engine.Base
-
-	// The public dedup.Base that btfids.Finalize takes is made on first
-	// use, by the encodings that finish as resolve_btfids does only.
-	finOnce sync.Once
-	fin     *dedup.Base
-	finErr  error
 }
 
 // NewBase prepares spec as the base of the modules Encode will encode on
@@ -40,14 +32,6 @@ func NewBase(spec *btf.Spec, opts Options) (*Base, error) {
 
 // Spec returns the Spec the Base was made from.
 func (b *Base) Spec() *btf.Spec { return b.spec }
-
-// finalizeBase returns the base as btfids.Options.DedupBase takes it.
-func (b *Base) finalizeBase() (*dedup.Base, error) {
-	b.finOnce.Do(func() {
-		b.fin, b.finErr = dedup.NewBase(b.spec, dedup.Options{})
-	})
-	return b.fin, b.finErr
-}
 
 func (b *Base) engine() *engine.Base {
 	if b == nil {

@@ -158,14 +158,7 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	if info.kfuncs != nil {
 		kf = info.kfuncs.pairs
 	}
-	fo := btfids.Options{Base: opts.Base, Kfuncs: kf}
-	if base != nil {
-		if fo.DedupBase, err = base.finalizeBase(); err != nil {
-			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
-		}
-	}
-	raw, err = btfids.Finalize(raw, fo)
-	if err != nil {
+	if raw, err = finalize(raw, opts.Base, base, kf); err != nil {
 		return nil, fmt.Errorf("dwarf2btf: %w", err)
 	}
 	if out.Layout {
@@ -580,4 +573,27 @@ func (e *run) unit(ctx context.Context, u unitHeader, l *loader, cache map[abbre
 		em.unit, em.sc = out.unit, sc
 	}
 	return em.emit()
+}
+
+// finalize makes resolve_btfids --btf's steps (btfids.Finalize) on raw,
+// deduplicating on the engine's prepared base that the encoding used, so
+// that a base shared across modules is prepared once for both.
+func finalize(raw []byte, base *btf.Spec, prepared *Base, kf []btfids.Kfunc) ([]byte, error) {
+	edited, err := btfids.Edit(raw, btfids.Options{Base: base, Kfuncs: kf})
+	if err != nil {
+		return nil, err
+	}
+	spec, err := btf.Parse(edited, btf.Options{Base: base})
+	if err != nil {
+		return nil, fmt.Errorf("btfids: %w", err)
+	}
+	m := dedup.New(prepared.engine(), dedup.Options{}) // libbpf 1.8's rules, as resolve_btfids links
+	if err := m.AddSpec(spec); err != nil {
+		return nil, fmt.Errorf("btfids: %w", err)
+	}
+	out, err := m.Dedup(builder.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("btfids: %w", err)
+	}
+	return btfids.SortByName(out, base)
 }

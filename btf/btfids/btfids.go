@@ -69,16 +69,15 @@ var ErrKfuncFlags = errors.New("btfids: kfunc has inconsistent flags across BTF 
 
 // Finalize returns what resolve_btfids --btf writes as FILE.BTF for the
 // raw BTF in raw (pahole's output, in the host's byte order), with the
-// 24-byte header.
+// 24-byte header. It makes resolve_btfids' three steps: Edit, a
+// deduplication with libbpf 1.8's rules (on opts.DedupBase, or on a Base
+// made from opts.Base), and SortByName.
 func Finalize(raw []byte, opts Options) ([]byte, error) {
-	r, err := parse(raw, opts.Base)
+	edited, err := Edit(raw, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.btf2btf(opts.Kfuncs); err != nil {
-		return nil, err
-	}
-	spec, err := btf.Parse(r.marshal(), btf.Options{Base: opts.Base})
+	spec, err := btf.Parse(edited, btf.Options{Base: opts.Base})
 	if err != nil {
 		return nil, fmt.Errorf("btfids: %w", err)
 	}
@@ -96,7 +95,24 @@ func Finalize(raw []byte, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("btfids: %w", err)
 	}
-	return sortByName(out, opts.Base)
+	return SortByName(out, opts.Base)
+}
+
+// Edit returns raw (as Finalize takes it) with resolve_btfids' edits
+// made: the kfunc declaration tags and flags of opts.Kfuncs, and the
+// prototypes they imply. The result is not deduplicated: Finalize's other
+// two steps follow. It is for a caller that deduplicates with a Merger of
+// its own, as dwarf2btf does on the base it shares across modules.
+// opts.DedupBase is not used.
+func Edit(raw []byte, opts Options) ([]byte, error) {
+	r, err := parse(raw, opts.Base)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.btf2btf(opts.Kfuncs); err != nil {
+		return nil, err
+	}
+	return r.marshal(), nil
 }
 
 // rawBTF is BTF being edited: its own records, in the host's order, and

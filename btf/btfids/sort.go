@@ -9,11 +9,12 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
-// sortByName is resolve_btfids' sort_btf_by_name followed by libbpf's
-// btf__permute: the own types ordered by name (anonymous ones first), ties
+// SortByName returns deduplicated raw BTF (in the host's byte order, on
+// base if it is split) sorted as resolve_btfids sorts it, the last step
+// of Finalize: its sort_btf_by_name followed by libbpf's btf__permute: the own types ordered by name (anonymous ones first), ties
 // kept in id order, references renumbered; the strings stay as they are.
 // In standalone BTF, void takes part and stays first.
-func sortByName(raw []byte, base *btf.Spec) ([]byte, error) {
+func SortByName(raw []byte, base *btf.Spec) ([]byte, error) {
 	r, err := parse(raw, base)
 	if err != nil {
 		return nil, err
