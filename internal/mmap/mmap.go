@@ -1,7 +1,8 @@
 // Package mmap is the one owner of memory outside the Go heap in kmeta:
-// a Region holds one mapping, of a file (File) or anonymous (Make, Grow),
-// hands out slices of it, and gives it back at Free. It is the only place
-// in kmeta that calls mmap(2).
+// a Region holds one mapping, of a file (File) or anonymous (New, Make,
+// Append), hands out slices of it, and gives it back at Free. It is the
+// only place in kmeta that maps memory for data (internal/perfevent maps
+// the kernel's perf ring buffers, which are not memory to allocate).
 //
 // Anonymous regions hold large arrays that grow in place (mremap(2) moves
 // page tables, not bytes, so growing never holds two copies) and whose
