@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times "kmeta btf dedup -B" against libbpf 1.8's btf__add_btf + btf__dedup
-# (btf/dedup/testdata/libbpf/libbpfdedup.c, as a process) on the same
+# (internal/dedup/testdata/libbpf/libbpfdedup.c, as a process) on the same
 # inputs, in alternating rounds, after checking that both outputs hold the
 # same types and strings byte for byte (libbpf 1.8 writes a 32-byte header,
 # kmeta a 24-byte one unless --layout: the bodies are compared). Prints the
@@ -12,7 +12,7 @@
 #   LIBBPFDEDUP  libbpfdedup built against libbpf 1.8, for example:
 #                make -C libbpf/src BUILD_STATIC_ONLY=y OBJDIR=$T/obj DESTDIR=$T/inst install
 #                cc -O2 -I $T/inst/usr/include -o libbpfdedup \
-#                   btf/dedup/testdata/libbpf/libbpfdedup.c $T/inst/usr/lib64/libbpf.a -lelf -lz
+#                   internal/dedup/testdata/libbpf/libbpfdedup.c $T/inst/usr/lib64/libbpf.a -lelf -lz
 #   DIR          vmlinux.btf and module BTF files below it (every *.btf but
 #                vmlinux.btf, in C sort order), e.g. fetch-debian-kernel.sh's
 #                OUTDIR; default: the 1,121 Debian 6.1 cloud modules of

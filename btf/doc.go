@@ -33,6 +33,19 @@
 // base that the module does not fit gives an error matching
 // ErrBaseMismatch. Package btf/distill writes such modules.
 //
+// # The raw view
+//
+// Beside the views, a Spec hands out the bytes behind them, as debug/elf's
+// Section.Data does: Spec.TypeSection and Spec.StringSection, a Type's
+// Record, and the string offsets of names (Type.NameOffset and those of
+// Member, Param and EnumValue). They are for code that copies or prints
+// every record (writers, deduplication, printers): kmeta's own subpackages
+// use them, and decode the records with the layout of the kernel's
+// Documentation/bpf/btf.rst. The bytes are in host byte order, belong to
+// the Spec, must not be modified, and are valid until it is closed.
+// ParseHeader reads a header alone, and Extract copies the raw BTF out of
+// an ELF file or compressed data without parsing it.
+//
 // # Concurrency
 //
 // Every call runs on the caller's goroutine, except that Open, Read and

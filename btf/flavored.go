@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"iter"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // FindFlavors iterates, in id order, over the types of s (in scope) whose

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -70,7 +69,7 @@ func FuzzParse(f *testing.F) {
 			for id := one.FirstID(); id <= one.LastID(); id++ {
 				a, _ := one.TypeByID(id)
 				b, _ := two.TypeByID(id)
-				if !bytes.Equal(btfraw.Record(a), btfraw.Record(b)) {
+				if !bytes.Equal(a.Record(), b.Record()) {
 					t.Fatalf("type %d differs in halves", id)
 				}
 			}
@@ -83,7 +82,7 @@ func FuzzParse(f *testing.F) {
 				a, errA := lazy.TypeByID(id)
 				if err == nil {
 					b, _ := one.TypeByID(id)
-					if errA != nil || !bytes.Equal(btfraw.Record(a), btfraw.Record(b)) {
+					if errA != nil || !bytes.Equal(a.Record(), b.Record()) {
 						t.Fatalf("type %d differs lazily: %v", id, errA)
 					}
 				}
@@ -101,9 +100,10 @@ func FuzzParse(f *testing.F) {
 		// StringsRange, given the first 256 bytes (which hold the
 		// header unless it is longer), agrees with a
 		// successful parse.
-		off, n, rerr := btfraw.StringsRange(data[:min(len(data), 256)])
-		if err == nil && btfraw.HeaderLen(s) <= 256 {
-			strs, _ := btfraw.StringSection(s)
+		h, rerr := btf.ParseHeader(data[:min(len(data), 256)])
+		off, n := h.Strings()
+		if err == nil && s.HeaderLen() <= 256 {
+			strs, _ := s.StringSection()
 			if rerr != nil || off+n > int64(len(data)) || !bytes.Equal(data[off:off+n], strs) {
 				t.Fatalf("StringsRange = %d, %d, %v; the Spec has %d string bytes", off, n, rerr, len(strs))
 			}

@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // rawBuilder assembles small BTF blobs record by record for tests that need
@@ -72,7 +71,7 @@ func sameRecords(tb testing.TB, what string, want, got *btf.Spec) {
 	for id := want.FirstID(); id <= want.LastID(); id++ {
 		a, errA := want.TypeByID(id)
 		b, errB := got.TypeByID(id)
-		if errA != nil || errB != nil || !bytes.Equal(btfraw.Record(a), btfraw.Record(b)) {
+		if errA != nil || errB != nil || !bytes.Equal(a.Record(), b.Record()) {
 			tb.Fatalf("%s: type %d differs: %v, %v", what, id, errA, errB)
 		}
 	}

@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestHeaderLenShortOfLayout: a header whose hdr_len lies between the
@@ -67,7 +66,7 @@ func TestHeaderLenTail(t *testing.T) {
 				t.Errorf("%v hdr_len %d, zero tail: %v", bo, hdrLen, err)
 				continue
 			}
-			if got := btfraw.HeaderLen(s); got != int(hdrLen) {
+			if got := s.HeaderLen(); got != int(hdrLen) {
 				t.Errorf("%v: HeaderLen %d, want %d", bo, got, hdrLen)
 			}
 			if typ, err := s.TypeByID(1); err != nil || typ.Name() != "int" {

@@ -1,6 +1,6 @@
 package btf
 
-import "github.com/kmeta-dev/kmeta/btf/internal/wire"
+import "github.com/kmeta-dev/kmeta/internal/wire"
 
 //go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Kind -linecomment -output=kind_string.go
 

@@ -3,8 +3,8 @@ package btf
 import (
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestKindString checks that every kind the wire package knows has a name,

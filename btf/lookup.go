@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TypeByID returns the type with the given id, looking in the base Specs for

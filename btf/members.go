@@ -3,7 +3,7 @@ package btf
 import (
 	"iter"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Member is a member of a STRUCT or UNION.

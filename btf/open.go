@@ -10,8 +10,8 @@ import (
 	"io"
 	"unsafe"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // DefaultMaxSize is the input size limit when Options.MaxSize is zero:
@@ -231,30 +231,6 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 		return nil, nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
 	}
 	return o.rawAny(ctx, f)
-}
-
-// extract returns a copy of the raw BTF in data (raw BTF, an ELF file's
-// .BTF section, compressed or not), unparsed: split BTF whose base is not
-// at hand yet can be kept this way.
-func extract(ctx context.Context, data []byte, maxSize int64) ([]byte, error) {
-	raw, _, err := extractBase(ctx, data, maxSize)
-	return raw, err
-}
-
-// extractBase is extract that also returns a copy of the .BTF.base
-// section of an ELF file that has one (a module on a distilled base), or
-// nil.
-func extractBase(ctx context.Context, data []byte, maxSize int64) (raw, distBase []byte, err error) {
-	o := Options{MaxSize: maxSize}
-	d, distBase, err := o.rawAny(ctx, input.Borrow(data))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer d.Release()
-	if err := checkBTF(d.Bytes()); err != nil {
-		return nil, nil, err
-	}
-	return bytes.Clone(d.Bytes()), distBase, nil
 }
 
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to

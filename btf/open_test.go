@@ -16,9 +16,8 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestELFModule reads af_key.ko (Debian's debug build, whose .BTF is the
@@ -139,8 +138,8 @@ func withLayout(tb testing.TB, raw []byte, extra []wire.Layout, moreTypes []byte
 func TestLayoutHeader(t *testing.T) {
 	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	s := mustParse(t, withLayout(t, raw, nil, nil), nil)
-	if btfraw.HeaderLen(s) != 32 {
-		t.Fatalf("HeaderLen = %d", btfraw.HeaderLen(s))
+	if s.HeaderLen() != 32 {
+		t.Fatalf("HeaderLen = %d", s.HeaderLen())
 	}
 	testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), testfixtures.Read(t, "bpftool/debian-6.1.raw.txt.gz"))
 

@@ -3,7 +3,7 @@ package btf
 import (
 	"iter"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Refs iterates over the type ids that t's record refers to, in record

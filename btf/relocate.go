@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // ErrBaseMismatch matches (errors.Is) the error of Relocate, and of Open

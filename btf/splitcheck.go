@@ -1,6 +1,6 @@
 package btf
 
-import "github.com/kmeta-dev/kmeta/btf/internal/wire"
+import "github.com/kmeta-dev/kmeta/internal/wire"
 
 // wrongBase is the hint added to errors in split BTF that point to a base
 // other than the one it was made for, as libbpf asks "did you forget to

@@ -3,7 +3,7 @@ package btf
 import (
 	"strings"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Type is a view of one type record. It is a small value (a Spec pointer, the

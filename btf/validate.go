@@ -3,7 +3,7 @@ package btf
 import (
 	"unsafe"
 
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // validator checks the type ids and string offsets that records refer to.

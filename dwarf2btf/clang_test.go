@@ -12,11 +12,10 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -135,8 +134,8 @@ func explainDiff(got, want []byte, base *btf.Spec) string {
 	if gs.ByteOrder() != ws.ByteOrder() {
 		fmt.Fprintf(&w, "byte order: ours %v, pahole's %v\n", gs.ByteOrder(), ws.ByteOrder())
 	}
-	gstr, _ := btfraw.StringSection(gs)
-	wstr, _ := btfraw.StringSection(ws)
+	gstr, _ := gs.StringSection()
+	wstr, _ := ws.StringSection()
 	if i := firstDiff(gstr, wstr); i < max(len(gstr), len(wstr)) {
 		fmt.Fprintf(&w, "same types; string sections (%d and %d bytes) part at offset %d:\nours:   %q\npahole: %q\n",
 			len(gstr), len(wstr), i, around(gstr, i), around(wstr, i))
@@ -213,7 +212,7 @@ func TestClangByteOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStrs, _ := btfraw.StringSection(want)
+	wantStrs, _ := want.StringSection()
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
@@ -223,8 +222,8 @@ func TestClangByteOrder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", order, err)
 		}
-		gotStrs, _ := btfraw.StringSection(got)
-		if got.ByteOrder() != order || !bytes.Equal(btfraw.TypeSection(got), btfraw.TypeSection(want)) || !bytes.Equal(gotStrs, wantStrs) {
+		gotStrs, _ := got.StringSection()
+		if got.ByteOrder() != order || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gotStrs, wantStrs) {
 			t.Errorf("%v: %v BTF differing from pahole's:\n%s", order, got.ByteOrder(), explainDiff(raw, testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz"), nil))
 		}
 	}

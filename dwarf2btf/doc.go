@@ -34,7 +34,7 @@
 // merged unit's types straight to the deduplication (btf/dedup) and drops
 // them from the Builder, so that a vmlinux's 3.4 million encoded types are
 // held once. The deduplication follows libbpf 1.1's rules
-// (dedup.Libbpf11), those of the libbpf Debian 12's pahole 1.24 links;
+// (dedup.CompatLibbpf11), those of the libbpf Debian 12's pahole 1.24 links;
 // the libbpf 1.5 that Debian 13's pahole 1.30 links deduplicates the same
 // way (its btf__dedup is 1.1's but for comments).
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/btfids"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -119,9 +119,8 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
 		}
 	}
-	m := dedup.New(base, dedup.Options{Workers: opts.jobs()})
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
-	m.SetCompat(dedup.Libbpf11)
+	m := dedup.New(base, dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -30,7 +29,7 @@ func TestContainsName(t *testing.T) {
 	}
 	// Against bytes.Contains on every suffix-ish needle of real strings.
 	spec := testfixtures.DebianSpec(t)
-	real, _ := btfraw.StringSection(spec)
+	real, _ := spec.StringSection()
 	real = real[:min(len(real), 200_000)]
 	for i := 1; i+1 < len(real); i += 997 {
 		end := i + bytes.IndexByte(real[i:], 0) + 1
@@ -44,7 +43,7 @@ func TestContainsName(t *testing.T) {
 
 func BenchmarkContainsName(b *testing.B) {
 	spec := testfixtures.DebianSpec(b)
-	strs, _ := btfraw.StringSection(spec)
+	strs, _ := spec.StringSection()
 	for _, name := range []string{"xfs_mount", "nf_conntrack_zzz", "btrfs_fs_info"} {
 		needle := []byte(name + "\x00")
 		b.Run(name+"/rare", func(b *testing.B) {

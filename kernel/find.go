@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // FindOptions narrow a search across the kernel.
@@ -212,7 +211,7 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 	// A name offset may point into the middle of a string, so look for
 	// the name followed by a NUL, not for a whole string.
 	needle := append([]byte(q.name), 0)
-	if strs, _ := btfraw.StringSection(vmlinux); !containsName(strs, needle) {
+	if strs, _ := vmlinux.StringSection(); !containsName(strs, needle) {
 		q.needle = needle
 	}
 	return q
@@ -265,7 +264,8 @@ func (q query) screen(m *module, dirfd int, dir string, base *btf.Spec) (*btf.Sp
 // rawStrings returns the string section of raw BTF in memory; ok is false
 // if its header cannot be read or the section lies outside it.
 func rawStrings(raw []byte) (strs []byte, ok bool) {
-	off, size, err := btfraw.StringsRange(raw[:min(len(raw), headLen)])
+	h, err := btf.ParseHeader(raw[:min(len(raw), headLen)])
+	off, size := h.Strings()
 	if err != nil || off+size > int64(len(raw)) {
 		return nil, false
 	}
@@ -301,7 +301,8 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	off, size, err := btfraw.StringsRange(head[:n])
+	h, err := btf.ParseHeader(head[:n])
+	off, size := h.Strings()
 	if err != nil || size > maxScreen {
 		return nil, false
 	}
@@ -322,7 +323,7 @@ func readStrings(dirfd int, name string, buf *[]byte) (strs []byte, ok bool) {
 // an error.
 func (q query) appendTo(dst []btf.Type, s *btf.Spec) ([]btf.Type, error) {
 	if q.needle != nil && s.Base() != nil {
-		if strs, _ := btfraw.StringSection(s); strs != nil && !containsName(strs, q.needle) {
+		if strs, _ := s.StringSection(); strs != nil && !containsName(strs, q.needle) {
 			return dst, nil
 		}
 	}

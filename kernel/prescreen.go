@@ -2,10 +2,10 @@ package kernel
 
 import (
 	"errors"
+	"github.com/kmeta-dev/kmeta/btf"
 	"io/fs"
 	"os"
 
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
@@ -146,7 +146,8 @@ func vmlinuxHas(path string, needle []byte) bool {
 	}
 	defer mem.Free()
 	data := mem.Bytes()
-	off, n, err := btfraw.StringsRange(data)
+	h, err := btf.ParseHeader(data)
+	off, n := h.Strings()
 	if err != nil || off+n > int64(len(data)) {
 		return true
 	}

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
@@ -20,7 +19,7 @@ import (
 // smallBTF is a real BTF, small: prog.bpf.o's .BTF section.
 func smallBTF(tb testing.TB) []byte {
 	tb.Helper()
-	raw, err := btfraw.Extract(context.Background(), vmlinux(tb), 0)
+	raw, _, err := btf.Extract(context.Background(), vmlinux(tb), btf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -98,8 +97,8 @@ func wantSpec(t *testing.T, s *btf.Spec, raw []byte) {
 		t.Fatal(err)
 	}
 	defer want.Close()
-	if s.NumTypes() != want.NumTypes() || btfraw.HeaderLen(s) != btfraw.HeaderLen(want) ||
-		!bytes.Equal(btfraw.TypeSection(s), btfraw.TypeSection(want)) {
+	if s.NumTypes() != want.NumTypes() || s.HeaderLen() != want.HeaderLen() ||
+		!bytes.Equal(s.TypeSection(), want.TypeSection()) {
 		t.Errorf("%d types, want %d", s.NumTypes(), want.NumTypes())
 	}
 }

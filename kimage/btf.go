@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
@@ -268,7 +267,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		if _, dup := p.files[mod]; dup || p.errs[mod] != nil {
 			return nil
 		}
-		raw, distBase, err := btfraw.ExtractBase(ctx, d.Bytes(), maxSize)
+		raw, distBase, err := btf.Extract(ctx, d.Bytes(), btf.Options{MaxSize: maxSize})
 		switch {
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
@@ -121,7 +121,8 @@ func unknownImage(data []byte) error {
 // not ELF, and checks the scan.
 func imageBTF(ctx context.Context, image []byte, sm *sysMap, maxSize int64) ([]byte, error) {
 	if isELF(image) {
-		return btfraw.Extract(ctx, image, maxSize)
+		raw, _, err := btf.Extract(ctx, image, btf.Options{MaxSize: maxSize})
+		return raw, err
 	}
 	if isArm64Image(image) || isRiscvImage(image) {
 		return findBTF(image, sm)
@@ -132,7 +133,8 @@ func imageBTF(ctx context.Context, image []byte, sm *sysMap, maxSize int64) ([]b
 	}
 	defer d.Release()
 	if isELF(d.Bytes()) {
-		return btfraw.Extract(ctx, d.Bytes(), maxSize)
+		raw, _, err := btf.Extract(ctx, d.Bytes(), btf.Options{MaxSize: maxSize})
+		return raw, err
 	}
 	return findBTF(d.Bytes(), sm)
 }

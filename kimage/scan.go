@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // A kernel image that is not an ELF file (an arm64 or riscv64 Image, the
@@ -34,7 +33,8 @@ const maxBTFHeader = 256
 // btfAt returns the BTF that starts at img[off:], if a valid one does.
 func btfAt(img []byte, off int) ([]byte, error) {
 	head := img[off:min(len(img), off+maxBTFHeader)]
-	strOff, strLen, err := btfraw.StringsRange(head)
+	h, err := btf.ParseHeader(head)
+	strOff, strLen := h.Strings()
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@
 // rewrites the prototypes of the kfuncs with implicit arguments (adding a
 // FUNC named NAME_impl with the original prototype) and of those with
 // arena pointers (TYPE_TAG "address_space(1)" attributes), deduplicates
-// the result again, with libbpf's rules of today (dedup.Libbpf18, the
+// the result again, with libbpf's rules of today (dedup.CompatLibbpf18, the
 // libbpf that the kernel's tools/lib/bpf holds), and sorts the types by
 // name.
 //
@@ -31,9 +31,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/dedup"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Kfunc flags resolve_btfids acts on (include/linux/btf.h).
@@ -119,7 +118,7 @@ func parse(raw []byte, base *btf.Spec) (*rawBTF, error) {
 	}
 	r := &rawBTF{base: base, startID: 1, added: map[string]uint32{}}
 	if base != nil {
-		r.baseStrs, _ = btfraw.StringSection(base)
+		r.baseStrs, _ = base.StringSection()
 		r.startID = uint32(base.LastID()) + 1
 		r.strStart = uint32(len(r.baseStrs))
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // sortByName is resolve_btfids' sort_btf_by_name followed by libbpf's

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Builder accumulates BTF types and their strings, to be written with

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -93,7 +92,7 @@ func TestAddAllKinds(t *testing.T) {
 	if diff := cmp.Diff(want, string(dump(t, s, btf.ScopeAll))); diff != "" {
 		t.Fatalf("dump (-want +got):\n%s", diff)
 	}
-	strs, _ := btfraw.StringSection(s)
+	strs, _ := s.StringSection()
 	if n := strings.Count(string(strs), "\x00int\x00"); n != 1 {
 		t.Errorf("\"int\" stored %d times", n)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // order sets c.perm to the pending types in output order: by source (bases

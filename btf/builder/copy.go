@@ -4,9 +4,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // source records what a Builder copied from one Spec (that Spec's own
@@ -218,7 +217,7 @@ func (src *source) refresh() {
 	// a slice of its own.
 	for i := len(src.chain) - 1; i >= 0; i-- {
 		o := src.chain[i]
-		data, start := btfraw.StringSection(o.spec)
+		data, start := o.spec.StringSection()
 		o.strs = append(o.strs[:0], strtab.Section{Start: start, Data: data})
 		if i+1 < len(src.chain) {
 			o.strs = append(o.strs, src.chain[i+1].strs...)
@@ -227,7 +226,7 @@ func (src *source) refresh() {
 }
 
 func namedComposite(t btf.Type) bool {
-	return t.IsComposite() && btfraw.NameOff(t) != 0
+	return t.IsComposite() && t.NameOffset() != 0
 }
 
 // visit marks t for copying, unless it is already copied, and queues it for
@@ -306,7 +305,7 @@ func (c *copier) walk() {
 		c.stack = c.stack[:len(c.stack)-1]
 		p := &c.pending[it.pend]
 		t, src := p.t, p.src
-		rec := btfraw.Record(t)
+		rec := t.Record()
 		if rec == nil {
 			c.err = btf.ErrClosed
 			return

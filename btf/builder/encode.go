@@ -4,9 +4,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // encode appends a copy of t's record with its type ids mapped through src
@@ -16,7 +15,7 @@ import (
 // numbered before encoding, so references to types later in the batch
 // (cycles through pointers) map too.
 func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
-	rec := btfraw.Record(t)
+	rec := t.Record()
 	if rec == nil {
 		return btf.ErrClosed
 	}

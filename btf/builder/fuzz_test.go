@@ -6,8 +6,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // FuzzRoundTrip: whatever btf.Parse accepts, the Builder copies and
@@ -101,7 +100,7 @@ func sameRecords(t *testing.T, a, b *btf.Spec) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rx, ry := btfraw.Record(x), btfraw.Record(y)
+		rx, ry := x.Record(), y.Record()
 		if len(rx) != len(ry) {
 			t.Fatalf("type %d: record of %d bytes, want %d", id, len(ry), len(rx))
 		}
@@ -127,7 +126,7 @@ func sameRecords(t *testing.T, a, b *btf.Spec) {
 // str returns the string at offset off of s's string space.
 func str(s *btf.Spec, off uint32) string {
 	for o := s; o != nil; o = o.Base() {
-		data, start := btfraw.StringSection(o)
+		data, start := o.StringSection()
 		if off >= start {
 			rest := data[off-start:]
 			return string(rest[:bytes.IndexByte(rest, 0)])

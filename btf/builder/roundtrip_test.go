@@ -7,7 +7,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -61,8 +60,8 @@ func TestRoundTripVmlinux(t *testing.T) {
 					}
 					out := marshal(t, b, opts.opts)
 					got := mustParse(t, out, nil)
-					if btfraw.HeaderLen(got) != opts.hdr {
-						t.Errorf("header length %d, want %d", btfraw.HeaderLen(got), opts.hdr)
+					if got.HeaderLen() != opts.hdr {
+						t.Errorf("header length %d, want %d", got.HeaderLen(), opts.hdr)
 					}
 					if bo := opts.opts.ByteOrder; bo != nil && got.ByteOrder() != bo {
 						t.Errorf("byte order %v, want %v", got.ByteOrder(), bo)
@@ -81,7 +80,7 @@ func TestRoundTripModules(t *testing.T) {
 	base := debianSpec(t)
 	// The base's strings as a set: searching its multi-MB section once per
 	// module string took most of a minute.
-	sec, _ := btfraw.StringSection(base)
+	sec, _ := base.StringSection()
 	baseStrs := make(map[string]bool)
 	for _, s := range bytes.Split(sec, []byte{0}) {
 		baseStrs[string(s)] = true
@@ -97,7 +96,7 @@ func TestRoundTripModules(t *testing.T) {
 				out := marshal(t, b, builder.Options{ByteOrder: bo})
 				got := mustParse(t, out, base)
 				testfixtures.CompareLines(t, dump(t, got, btf.ScopeOwn), testfixtures.Read(t, "bpftool/modules/"+name+".raw.txt.gz"))
-				own, _ := btfraw.StringSection(got)
+				own, _ := got.StringSection()
 				for _, s := range bytes.Split(bytes.TrimSuffix(own, []byte{0}), []byte{0}) {
 					if len(s) > 0 && baseStrs[string(s)] {
 						t.Fatalf("string %q copied although the base has it", s)

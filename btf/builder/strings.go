@@ -5,9 +5,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // strTable is a Builder's string space (see strtab.Table): its own string
@@ -30,7 +29,7 @@ func newStrTable(base *btf.Spec) strTable {
 		return t
 	}
 	// Split BTF starts with no own string, as libbpf writes it.
-	data, start := btfraw.StringSection(base)
+	data, start := base.StringSection()
 	end := start + uint32(len(data))
 	t := strTable{strtab.NewTable[uint32](nil, end, strtab.Options{})}
 	t.Own.SetLimit(wire.MaxNameOffset - int(end))
@@ -39,7 +38,7 @@ func newStrTable(base *btf.Spec) strTable {
 	t.SetLazyBase(func() [][]byte {
 		var secs [][]byte
 		for s := base; s != nil; s = s.Base() {
-			data, _ := btfraw.StringSection(s)
+			data, _ := s.StringSection()
 			secs = append([][]byte{data}, secs...)
 		}
 		return secs

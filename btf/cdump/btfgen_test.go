@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // gen assembles small BTF blobs for tests of shapes that a given kernel may

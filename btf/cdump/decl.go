@@ -2,7 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // frame is one declaration chain on the shared stack d.decls: the ids at

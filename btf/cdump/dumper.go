@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Per-type states of the topological sort (libbpf's btf_dump_type_order_state)

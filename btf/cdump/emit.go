@@ -2,7 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // emitType prints the definition of type id, preceded by the forward

@@ -2,7 +2,7 @@ package cdump
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // emitEnumDef prints an enum with its values indented to lvl+1 (libbpf's

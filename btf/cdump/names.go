@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // maxRenamed is the longest "name___n" that libbpf builds (a 256-byte

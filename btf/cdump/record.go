@@ -5,9 +5,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // sizes sizes records as the kinds defined today have them; a kind the
@@ -41,7 +40,7 @@ func loadRecords(s *btf.Spec) (records, error) {
 	}
 	var rs records
 	for ; s != nil; s = s.Base() {
-		data := btfraw.TypeSection(s)
+		data := s.TypeSection()
 		if data == nil && s.NumTypes() > 0 {
 			return nil, fmt.Errorf("cdump: %w", btf.ErrClosed)
 		}
@@ -88,7 +87,7 @@ type strSpace struct{ strtab.Chain }
 func newStrtab(s *btf.Spec) strSpace {
 	var t strSpace
 	for ; s != nil; s = s.Base() {
-		data, start := btfraw.StringSection(s)
+		data, start := s.StringSection()
 		t.Chain = append(t.Chain, strtab.Section{Start: start, Data: data})
 	}
 	return t

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // The sorted order of bpftool 7.5's "btf dump ... format c" (bpftool's

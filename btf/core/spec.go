@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // maxSpecLen bounds an access string's length, as libbpf's
@@ -158,7 +157,7 @@ func (spec *coreSpec) walk(id btf.TypeID) error {
 			}
 			m := t.Member(int(idx))
 			spec.bitOffset += m.BitOffset
-			if btfraw.MemberNameOff(m) != 0 {
+			if m.NameOffset() != 0 {
 				name := m.NameBytes()
 				if len(name) == 0 {
 					return fmt.Errorf("%w: member %d of %v", ErrInvalid, idx, t)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // fact is one comparable property of a type: a struct's size, one member,
@@ -122,7 +121,7 @@ func (sd *side) members(dst []byte, t btf.Type, path []byte, base uint32, depth 
 			return dst, fmt.Errorf("diff: %w", err)
 		}
 		off := base + m.BitOffset
-		if mt.IsComposite() && btfraw.NameOff(mt) == 0 {
+		if mt.IsComposite() && mt.NameOffset() == 0 {
 			inner := path
 			if len(name) > 0 {
 				inner = append(append(slices.Clip(path), name...), '.')

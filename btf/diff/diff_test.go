@@ -13,7 +13,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -115,7 +114,7 @@ func checkStructsReported(t *testing.T, a, b *btf.Spec, changed map[string]bool)
 	structs := func(s *btf.Spec) map[string][]btf.Type {
 		m := make(map[string][]btf.Type)
 		for _, typ := range s.All() {
-			if typ.Kind() == btf.KindStruct && btfraw.NameOff(typ) != 0 {
+			if typ.Kind() == btf.KindStruct && typ.NameOffset() != 0 {
 				m[typ.Name()] = append(m[typ.Name()], typ)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // The fast path of Compare: most types of two kernels are the same, and
@@ -59,8 +58,8 @@ func sameMembers(a, b *side, ta, tb btf.Type, depth int) bool {
 		// as signature flattens them.
 		ea, _ := a.spec.TypeByID(ma.Type)
 		eb, _ := b.spec.TypeByID(mb.Type)
-		if ea.IsComposite() && btfraw.NameOff(ea) == 0 {
-			if ea.Kind() != eb.Kind() || btfraw.NameOff(eb) != 0 || !sameMembers(a, b, ea, eb, depth+1) {
+		if ea.IsComposite() && ea.NameOffset() == 0 {
+			if ea.Kind() != eb.Kind() || eb.NameOffset() != 0 || !sameMembers(a, b, ea, eb, depth+1) {
 				return false
 			}
 			continue

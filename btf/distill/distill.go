@@ -7,9 +7,8 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/strtab"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // ErrNotSplit is returned by Distill for BTF that has no base.
@@ -62,13 +61,13 @@ func (d *distiller) record(id uint32) (wire.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("distill: %w", err)
 	}
-	return wire.Record(btfraw.Record(t)), nil
+	return wire.Record(t.Record()), nil
 }
 
 // name returns the string at offset off of the source chain.
 func (d *distiller) name(off uint32) []byte {
 	for s := d.src; s != nil; s = s.Base() {
-		data, start := btfraw.StringSection(s)
+		data, start := s.StringSection()
 		if off >= start {
 			if off -= start; off >= uint32(len(data)) {
 				return nil

@@ -8,8 +8,7 @@ import (
 	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/internal/wire"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Magic is the first two bytes of .BTF.ext (and of .BTF), in the data's
@@ -206,7 +205,7 @@ func (s Section) LineInfos() iter.Seq2[int, LineInfo] {
 // string has no terminating NUL.
 func String(s *btf.Spec, off uint32) (_ []byte, ok bool) {
 	for s != nil {
-		data, start := btfraw.StringSection(s)
+		data, start := s.StringSection()
 		if off >= start {
 			rel := uint64(off - start)
 			if rel >= uint64(len(data)) {

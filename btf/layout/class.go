@@ -2,7 +2,6 @@ package layout
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // maxNest bounds the nesting of anonymous structs, unions and prototypes
@@ -395,7 +394,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 	if composite {
 		p.typeFprintf(t.ID(), nil, false, sc, depth+1)
 		if hasName {
-			if btfraw.NameOff(t) == 0 {
+			if t.NameOffset() == 0 {
 				p.byte(' ')
 			}
 			p.bytes(name)
@@ -416,7 +415,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		alignLen = p.pos() - a
 	}
 	p.byte(';')
-	if composite && btfraw.NameOff(t) == 0 {
+	if composite && t.NameOffset() == 0 {
 		slen := alignLen - 1
 		if hasName {
 			slen = alignLen + len(name)

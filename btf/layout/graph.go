@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // The layout of a struct prints its anonymous member types in full, at
@@ -98,7 +97,7 @@ func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
 			id = p.typ(id).Array().Type
 		case btf.KindPointer:
 			id = p.ref(id)
-			if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion || btfraw.NameOff(p.typ(id)) != 0 {
+			if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion || p.typ(id).NameOffset() != 0 {
 				return 0, false
 			}
 		default:
@@ -112,5 +111,5 @@ func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
 // anonymous. (An anonymous type reached through a typedef is printed by
 // name; counting it anyway only makes the bound looser.)
 func (p *printer) expands(child btf.TypeID) bool {
-	return btfraw.NameOff(p.typ(child)) == 0
+	return p.typ(child).NameOffset() == 0
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Struct is the layout of one struct or union, as data: the facts that
@@ -172,7 +171,7 @@ func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 			bo := int(m.bitfieldOffset)
 			mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
 		}
-		if btfraw.NameOff(p.typ(m.typ)) == 0 && depth < maxNest/2 {
+		if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
 			if inner := p.class(m.typ); inner != nil {
 				mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
 			}

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // DefaultCacheline is the cacheline size pahole uses on x86-64 and arm64
@@ -175,7 +174,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			continue
 		}
 		t := p.typ(id)
-		if btfraw.NameOff(t) == 0 {
+		if t.NameOffset() == 0 {
 			continue
 		}
 		if want != nil {

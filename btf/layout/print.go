@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // conf is pahole's struct conf_fprintf, reduced to what BTF input uses.
@@ -115,7 +114,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 					p.ftype(pt, name, hasName, true, tc.typeSpacing, depth+1)
 					return
 				}
-				if (p.isStructTag(pt.ID()) || p.isUnionTag(pt.ID()) || p.isEnumTag(pt.ID())) && btfraw.NameOff(pt) == 0 {
+				if (p.isStructTag(pt.ID()) || p.isUnionTag(pt.ID()) || p.isEnumTag(pt.ID())) && pt.NameOffset() == 0 {
 					n := append([]byte("* "), name[:min(len(name), 255)]...)
 					name, hasName = n, true
 					tc.relOffset = true
@@ -141,7 +140,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 		case btf.KindStruct, btf.KindUnion, btf.KindForward:
 			p.compositeFprintf(t, name, hasName, tc, depth+1)
 		case btf.KindEnum, btf.KindEnum64:
-			if btfraw.NameOff(t) != 0 {
+			if t.NameOffset() != 0 {
 				p.str("enum ")
 				p.padRight(t.NameBytes(), tc.typeSpacing-5)
 				p.byte(' ')
@@ -179,7 +178,7 @@ func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc con
 	if p.isUnionTag(t.ID()) {
 		word, spacing = "union ", tc.typeSpacing-6
 	}
-	if btfraw.NameOff(t) != 0 || p.kind(t.ID()) == btf.KindForward {
+	if t.NameOffset() != 0 || p.kind(t.ID()) == btf.KindForward {
 		p.str(word)
 		p.padRight(t.NameBytes(), spacing)
 		p.byte(' ')
@@ -248,7 +247,7 @@ func (p *printer) ftypeParms(t btf.Type, depth int) {
 			p.str(", ")
 		}
 		first = false
-		name, hasName := prm.NameBytes(), btfraw.ParamNameOff(prm) != 0
+		name, hasName := prm.NameBytes(), prm.NameOffset() != 0
 		pt := p.typ(prm.Type)
 		if p.kind(pt.ID()) == btf.KindPointer && p.ref(pt.ID()) != 0 {
 			if ft := p.typ(p.ref(pt.ID())); p.kind(ft.ID()) == btf.KindFuncProto {
@@ -281,7 +280,7 @@ func (p *printer) ftypeParms(t btf.Type, depth int) {
 func (p *printer) enumFprintf(t btf.Type, cf conf) {
 	indent := min(cf.indent, len(tabs))
 	p.str("enum")
-	if btfraw.NameOff(t) != 0 {
+	if t.NameOffset() != 0 {
 		p.byte(' ')
 		p.bytes(t.NameBytes())
 	}

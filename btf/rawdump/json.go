@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // JSONType is one type as WriteJSON prints it. The keys follow bpftool's
@@ -92,7 +91,7 @@ func name(off uint32, b []byte) string {
 
 // ToJSON converts one type to its JSON form.
 func ToJSON(t btf.Type) JSONType {
-	j := JSONType{ID: t.ID(), Kind: kindName(t.Kind()), Name: name(btfraw.NameOff(t), t.NameBytes())}
+	j := JSONType{ID: t.ID(), Kind: kindName(t.Kind()), Name: name(t.NameOffset(), t.NameBytes())}
 	switch k := t.Kind(); k {
 	case btf.KindInt:
 		ii := t.Int()
@@ -105,7 +104,7 @@ func ToJSON(t btf.Type) JSONType {
 	case btf.KindStruct, btf.KindUnion:
 		j.Size, j.Vlen, j.Members = ptr(t.Size()), ptr(t.Vlen()), []JSONMember{}
 		for _, m := range t.Members() {
-			j.Members = append(j.Members, JSONMember{name(btfraw.MemberNameOff(m), m.NameBytes()), m.Type, ptr(m.BitOffset), m.BitfieldSize})
+			j.Members = append(j.Members, JSONMember{name(m.NameOffset(), m.NameBytes()), m.Type, ptr(m.BitOffset), m.BitfieldSize})
 		}
 	case btf.KindEnum, btf.KindEnum64:
 		j.Encoding, j.Size, j.Vlen, j.Values = "UNSIGNED", ptr(t.Size()), ptr(t.Vlen()), []JSONValue{}
@@ -117,7 +116,7 @@ func ToJSON(t btf.Type) JSONType {
 			if v.Signed {
 				val = v.Int64()
 			}
-			j.Values = append(j.Values, JSONValue{name(btfraw.EnumNameOff(v), v.NameBytes()), val})
+			j.Values = append(j.Values, JSONValue{name(v.NameOffset(), v.NameBytes()), val})
 		}
 	case btf.KindForward:
 		j.FwdKind = "struct"
@@ -129,7 +128,7 @@ func ToJSON(t btf.Type) JSONType {
 	case btf.KindFuncProto:
 		j.RetTypeID, j.Vlen, j.Params = ptr(t.Ref()), ptr(t.Vlen()), []JSONMember{}
 		for _, p := range t.Params() {
-			j.Params = append(j.Params, JSONMember{Name: name(btfraw.ParamNameOff(p), p.NameBytes()), TypeID: p.Type})
+			j.Params = append(j.Params, JSONMember{Name: name(p.NameOffset(), p.NameBytes()), TypeID: p.Type})
 		}
 	case btf.KindDatasec:
 		j.Size, j.Vlen, j.Vars = ptr(t.Size()), ptr(t.Vlen()), []JSONVar{}

@@ -16,7 +16,6 @@ import (
 	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Options select what Write prints.
@@ -95,7 +94,7 @@ func (p *printer) typ(t btf.Type) {
 	kind := t.Kind()
 	w.WriteString(kindName(kind))
 	w.WriteString(" '")
-	p.str(btfraw.NameOff(t), t.NameBytes())
+	p.str(t.NameOffset(), t.NameBytes())
 	w.WriteByte('\'')
 	switch kind {
 	case btf.KindInt:
@@ -149,7 +148,7 @@ func (p *printer) composite(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, m := range t.Members() {
 		p.w.WriteString("\n\t'")
-		p.str(btfraw.MemberNameOff(m), m.NameBytes())
+		p.str(m.NameOffset(), m.NameBytes())
 		p.w.WriteByte('\'')
 		p.kv(" type_id=", uint64(m.Type))
 		p.kv(" bits_offset=", uint64(m.BitOffset))
@@ -169,7 +168,7 @@ func (p *printer) enum(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, v := range t.EnumValues() {
 		p.w.WriteString("\n\t'")
-		p.str(btfraw.EnumNameOff(v), v.NameBytes())
+		p.str(v.NameOffset(), v.NameBytes())
 		p.w.WriteString("' val=")
 		switch {
 		case v.Signed:
@@ -192,7 +191,7 @@ func (p *printer) proto(t btf.Type) {
 	p.kv(" vlen=", uint64(t.Vlen()))
 	for _, a := range t.Params() {
 		p.w.WriteString("\n\t'")
-		p.str(btfraw.ParamNameOff(a), a.NameBytes())
+		p.str(a.NameOffset(), a.NameBytes())
 		p.w.WriteByte('\'')
 		p.kv(" type_id=", uint64(a.Type))
 	}
@@ -212,7 +211,7 @@ func (p *printer) datasec(t btf.Type) {
 		p.w.WriteString(" (")
 		p.w.WriteString(kindName(vt.Kind()))
 		p.w.WriteString(" '")
-		p.str(btfraw.NameOff(vt), vt.NameBytes())
+		p.str(vt.NameOffset(), vt.NameBytes())
 		p.w.WriteString("')")
 	}
 }

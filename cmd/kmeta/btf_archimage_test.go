@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"github.com/kmeta-dev/kmeta/btf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -20,7 +20,7 @@ import (
 // whose BTF is testdata's BPF object's, as kimage's tests build them.
 func archImages(t *testing.T) map[string][]byte {
 	t.Helper()
-	raw, err := btfraw.Extract(context.Background(), testfixtures.Read(t, "elf/prog.bpf.o.gz"), 0)
+	raw, _, err := btf.Extract(context.Background(), testfixtures.Read(t, "elf/prog.bpf.o.gz"), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
@@ -89,7 +88,7 @@ func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
 	if err != nil {
 		return buf[:n], false
 	}
-	if _, _, err := btfraw.StringsRange(buf[:min(n, 256)]); err != nil {
+	if _, err := btf.ParseHeader(buf[:min(n, 256)]); err != nil {
 		return buf, false // not raw BTF: openOne sniffs it
 	}
 	// A file that grew while read is read again by openOne.

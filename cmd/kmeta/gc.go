@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // setGC sets the collector's GOGC to percent for one command, unless the
@@ -61,7 +60,7 @@ func btfSize(specs ...*btf.Spec) int64 {
 	var n int64
 	for _, s := range specs {
 		for ; s != nil; s = s.Base() {
-			n += int64(btfraw.HeaderLen(s) + len(btfraw.TypeSection(s)) + s.StringsLen())
+			n += int64(s.HeaderLen() + len(s.TypeSection()) + s.StringsLen())
 		}
 	}
 	return n

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
-	"github.com/kmeta-dev/kmeta/internal/btfraw"
 )
 
 // Spec parses data (split on base, if not nil) and closes the Spec when the
@@ -41,7 +40,7 @@ func BreakMembers(tb testing.TB, data []byte, name string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rec := btfraw.Record(t) // in data: Parse reads host-order BTF in place
+	rec := t.Record() // in data: Parse reads host-order BTF in place
 	for i := 16; i+4 <= len(rec); i += 12 {
 		copy(rec[i:], []byte{0xff, 0xff, 0xff, 0x0f}) // the member's type
 	}

@@ -1,0 +1,293 @@
+package dedup
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
+
+// Base is a base BTF (vmlinux, for module BTF) prepared for deduplicating
+// split BTF on it: its records, the hashes of its types (what libbpf's
+// btf_dedup_prep computes again for every split BTF), its string index and
+// the names that forward declarations resolve to. It is computed once by
+// NewBase, never changes afterwards, and is safe for concurrent use by any
+// number of Mergers.
+//
+// Deduplication against a Base never changes the base: split types equal to
+// base types are replaced by references to them.
+type Base struct {
+	spec  *btf.Spec
+	last  uint32 // last base id
+	recs  records
+	kinds []uint8 // by id, 0 (void) included
+	strs  baseStrings
+	table *table
+	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
+	sigs  sigs              // see sig.go
+	enums enumIndex
+	pool  sync.Pool // of *baseScratch
+	mem   *baseMem
+	// strFilter answers most lookups of strings not in strs (Prepare's).
+	strFilter strFilter
+}
+
+// baseMem is what a Base holds in mappings (see makeMapped): given back
+// when the Base is collected.
+type baseMem struct {
+	tables []*table
+	strs   *strset
+	sigs   [sigTop + 1]*mmap.Region
+}
+
+func (m *baseMem) free() {
+	for _, t := range m.tables {
+		t.free()
+	}
+	if m.strs != nil {
+		m.strs.Free()
+	}
+	for k := range m.sigs {
+		mmap.Free(&m.sigs[k])
+	}
+}
+
+// NewBase prepares spec, and the bases below it if any, as the base of split
+// deduplications. The Spec must stay open while the Base is used: the Base
+// reads its records and strings where the Spec holds them. A kind that
+// deduplication does not know gives an error, as in libbpf.
+// NewBase works on the calling goroutine unless opts.Workers allows more.
+func NewBase(spec *btf.Spec, opts Options) (*Base, error) {
+	return newBase(spec, true, opts.workers())
+}
+
+// newBase is NewBase; inPlace false copies the records even where
+// they could be read in place (for tests).
+func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("dedup: nil base")
+	}
+	if _, err := spec.TypeByID(0); err != nil {
+		return nil, fmt.Errorf("dedup: base: %w", err)
+	}
+	if err := spec.Check(); err != nil { // a lazy Spec's references
+		return nil, fmt.Errorf("dedup: base: %w", err)
+	}
+	b := &Base{spec: spec, last: uint32(spec.LastID()), mem: new(baseMem)}
+	runtime.AddCleanup(b, (*baseMem).free, b.mem)
+	for s := spec; s != nil; s = s.Base() {
+		data, start := s.StringSection()
+		b.strs.secs = append([][]byte{data}, b.strs.secs...)
+		b.strs.start = append([]uint32{start}, b.strs.start...)
+	}
+	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
+	// The string index is independent of the types: with a second
+	// worker it is built meanwhile.
+	var strs sync.WaitGroup
+	if workers > 1 {
+		strs.Go(b.strs.build)
+	} else {
+		b.strs.build()
+	}
+	defer func() {
+		strs.Wait()
+		b.mem.strs = b.strs.index
+		b.strFilter = newStrFilter(b.strs.index)
+	}()
+	if err := b.readRecords(spec, inPlace); err != nil {
+		return nil, err
+	}
+	if b.recs.len() != b.last {
+		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
+	}
+	kt := b.kindTable()
+	for i := range b.last {
+		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
+			return nil, err
+		}
+	}
+	b.computeSigs(workers)
+	b.table = newDenseTable(int(b.last))
+	b.enums = newEnumIndex(nil)
+	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
+	b.names = make(map[uint32]uint32)
+	for i := range b.last {
+		r := b.recs.rec(i)
+		id := i + 1
+		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
+			b.table.add(h, id)
+			if isAnyEnum(r) {
+				b.enums.file(r, b.table.ents[len(b.table.ents)-1])
+			}
+		}
+		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
+			addName(b.names, r[wName], id)
+		}
+	}
+	b.table.freeze()
+	// The top signatures only file the base types: deduplication asks for
+	// those of own types alone.
+	mmap.Free(&b.mem.sigs[sigTop])
+	b.sigs[sigTop] = nil
+	return b, nil
+}
+
+// readRecords reads the base's records. With one type section, in host
+// order and aligned (a vmlinux Spec's, mapped or read), they are its words
+// in place: for the Debian vmlinux 3.5 MB less than a copy, which matters
+// beside the few megabytes a module's encoding or deduplication needs.
+// Otherwise, or if the Spec's records are not laid out one after the other
+// in that section, they are copied.
+func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
+	var sec []byte
+	if spec.Base() == nil && inPlace {
+		sec = spec.TypeSection()
+	}
+	w, inPlace := wire.Words(sec)
+	b.kinds = make([]uint8, 1, b.last+1)
+	b.recs.off.rel = make([]uint16, 0, b.last+1)
+	b.recs.off.push(0)
+	pos := 0 // bytes of sec read, while in place
+	for id, t := range spec.Types(btf.ScopeAll) {
+		rec := t.Record()
+		if err := checkRecord(rec); err != nil {
+			return fmt.Errorf("dedup: base type %d: %w", id, err)
+		}
+		b.kinds = append(b.kinds, uint8(wire.Record(rec).Kind()))
+		if inPlace && (len(sec)-pos < len(rec) || &rec[0] != &sec[pos]) {
+			inPlace = false
+			b.recs.w = append(make([]uint32, 0, len(w)), w[:pos/4]...)
+		}
+		if !inPlace {
+			if err := appendWords(&b.recs, rec); err != nil {
+				return fmt.Errorf("dedup: base type %d: %w", id, err)
+			}
+			continue
+		}
+		pos += len(rec)
+		b.recs.off.push(uint32(pos / 4))
+	}
+	if inPlace {
+		b.recs.w = w[: pos/4 : pos/4]
+	}
+	return nil
+}
+
+// kindTable returns the kinds of the base's types, as a deduplication on
+// it starts from.
+func (b *Base) kindTable() kindTable {
+	return kindTable{base: b.kinds, first: b.last + 1}
+}
+
+// Spec returns the Spec the Base was made from.
+func (b *Base) Spec() *btf.Spec { return b.spec }
+
+// rec returns the record of base type id (1 <= id <= last).
+func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
+
+// prepHash is the hash under which btf_dedup_prep files a base type; VAR
+// and DATASEC are never deduplicated and are not filed.
+func prepHash(r record, top uint32) (uint64, bool) {
+	switch kindOf(r) {
+	case btf.KindVar, btf.KindDatasec:
+		return 0, false
+	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
+		return structKey(r, top), true
+	case btf.KindEnum, btf.KindEnum64:
+		return hashEnum(r), true
+	}
+	return hashAll(r), true
+}
+
+// checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
+// except from a DATASEC's entries or as a DECL_TAG's target: such BTF is
+// invalid (the kernel rejects it), and libbpf's graph comparison would fail
+// on it. kt gives the kinds of the ids r refers to; id is r's own.
+func checkRefs(r record, id uint32, kt *kindTable) error {
+	k := kindOf(r)
+	if k == btf.KindDatasec || k == btf.KindDeclTag {
+		return nil
+	}
+	sh := r.Shape()
+	for _, i := range [2]int{sh.Ref0, sh.Ref1} {
+		if i >= 0 && !refOK(r[i], kt) {
+			return refError(k, id, r[i], kt)
+		}
+	}
+	if sh.ElemRef >= 0 {
+		for i := sh.Fixed + sh.ElemRef; i < len(r); i += sh.Elem {
+			if !refOK(r[i], kt) {
+				return refError(k, id, r[i], kt)
+			}
+		}
+	}
+	return nil
+}
+
+// refOK reports whether a record other than a DATASEC or DECL_TAG may
+// refer to type ref.
+func refOK(ref uint32, kt *kindTable) bool {
+	if ref == 0 {
+		return true
+	}
+	switch kt.of(ref) {
+	case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
+		return false
+	}
+	return true
+}
+
+func refError(k btf.Kind, id, ref uint32, kt *kindTable) error {
+	return fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, kt.of(ref), ref)
+}
+
+// addName records a canonical struct or union for forward resolution
+// (btf_dedup_fill_unique_names_map): a name seen twice maps to 0.
+func addName(names map[uint32]uint32, name, id uint32) {
+	if _, ok := names[name]; ok {
+		names[name] = 0
+	} else {
+		names[name] = id
+	}
+}
+
+// appendRecord appends the bytes of one record, as words, to rs, if
+// checkRecord accepts it.
+func appendRecord(rs *records, rec []byte) error {
+	if err := checkRecord(rec); err != nil {
+		return err
+	}
+	return appendWords(rs, rec)
+}
+
+// checkRecord refuses a record of a kind beyond those the wire package
+// knows, whose references could not be followed, or of the wrong size.
+func checkRecord(rec []byte) error {
+	if len(rec) < wire.TypeSize {
+		return fmt.Errorf("record of %d bytes", len(rec))
+	}
+	info := wire.Record(rec).Info()
+	k := wire.InfoKind(info)
+	if k == wire.KindUnknown || int(k) >= wire.NumKinds {
+		return fmt.Errorf("kind %d cannot be deduplicated", k)
+	}
+	if size, _ := wire.DefaultLayouts.RecordSize(info); size != uint32(len(rec)) {
+		return fmt.Errorf("%v record of %d bytes, want %d", btf.Kind(k), len(rec), size)
+	}
+	return nil
+}
+
+// appendWords appends rec's words to rs as a record.
+func appendWords(rs *records, rec []byte) error {
+	if len(rs.w)+len(rec)/4 >= wideBit {
+		return fmt.Errorf("more than %d words of records", wideBit-1)
+	}
+	for i := 0; i < len(rec); i += 4 {
+		rs.w = append(rs.w, wire.Word(rec, uint32(i)))
+	}
+	rs.off.push(uint32(len(rs.w)))
+	return nil
+}

@@ -1,0 +1,308 @@
+package dedup
+
+import "github.com/kmeta-dev/kmeta/btf"
+
+// structType deduplicates a STRUCT, UNION or TYPEDEF by comparing its type
+// graph with those of the candidates (btf_dedup_struct_type).
+func (d *state) structType(id uint32) {
+	if d.mapped(id) {
+		return
+	}
+	r := d.rec(id)
+	switch kindOf(r) {
+	case btf.KindStruct, btf.KindUnion:
+	case btf.KindTypedef:
+		if d.compat == CompatLibbpf11 { // a reference type there (refType)
+			return
+		}
+	default:
+		return
+	}
+	h := structKey(r, d.topSig(id))
+	newID := id
+	for c := range d.tab.candidates(h) {
+		// Shallow equality first, so that a FWD with the same hash is
+		// never picked (a FWD and its struct are "equivalent").
+		if !equalShallow(r, d.rec(c)) {
+			continue
+		}
+		if d.deepOn && d.deepDiffer(id, c) {
+			continue
+		}
+		if d.stopped() {
+			return
+		}
+		d.clearHypot()
+		start := d.ticks
+		eq := d.isEquiv(id, c)
+		if eq < 0 {
+			return
+		}
+		if eq == 0 {
+			d.failSteps += uint64(d.ticks - start)
+			d.deepOn = d.failSteps > d.deepBudget
+			continue
+		}
+		d.mergeHypot()
+		if d.adjust { // not really equivalent
+			continue
+		}
+		newID = c
+		break
+	}
+	d.set(id, newID)
+	if newID == id {
+		d.tab.add(h, id)
+	}
+}
+
+func (d *state) clearHypot() {
+	for _, id := range d.hlist {
+		d.setHypot(id, unprocessed)
+	}
+	d.hlist = d.hlist[:0]
+	d.adjust = false
+}
+
+func (d *state) hypotAdd(canon, cand uint32) {
+	d.hlist = append(d.hlist, canon)
+	d.setHypot(canon, cand)
+}
+
+// isEquiv compares the graph of cand with that of canon
+// (btf_dedup_is_equiv): 1 if equivalent, 0 if not, -1 on error (d.err).
+func (d *state) isEquiv(cand, canon uint32) int {
+	if d.resolve(cand) == d.resolve(canon) {
+		return 1
+	}
+	canon = d.resolveFwd(canon)
+	if hv := d.hypot(canon); hv <= maxID {
+		if hv == cand || d.sameOnConflict(hv, cand) {
+			return 1
+		}
+		return 0
+	}
+	d.hypotAdd(canon, cand)
+	ct := d.rec(cand)
+	nt, ntypes := d.recOrCompact(canon)
+	ck, nk := kindOf(ct), kindOf(nt)
+	if ct[wName] != nt[wName] {
+		return 0
+	}
+	if (ck == btf.KindForward || nk == btf.KindForward) && ck != nk {
+		var real, fk btf.Kind
+		if ck == btf.KindForward {
+			real, fk = nk, fwdKind(ct)
+		} else {
+			real, fk = ck, fwdKind(nt)
+			if fk == real && canon <= d.blast {
+				d.adjust = true // a base FWD would have to resolve
+			}
+		}
+		return b2i(fk == real)
+	}
+	if ck != nk {
+		return 0
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxDepth {
+		d.fail(errDepth)
+		return -1
+	}
+	if d.stopped() {
+		return -1
+	}
+	switch ck {
+	case btf.KindInt, btf.KindForward, btf.KindFloat:
+		return b2i(equalAll(ct, nt))
+	case btf.KindEnum, btf.KindEnum64:
+		return b2i(compatEnum(ct, nt))
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
+		if ct[wInfo] != nt[wInfo] {
+			return 0
+		}
+		return d.isEquiv(ct[wSize], nt[wSize])
+	case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
+		if !equalShallow(ct, nt) {
+			return 0
+		}
+		return d.equivRefs(ct, nt, ntypes)
+	}
+	d.errorf("cannot compare %v [%d] in a type graph", ck, cand)
+	return -1
+}
+
+// equivRefs compares the referenced types of two shallow-equal records in
+// libbpf's order: an array's index type before its element type, a
+// prototype's return type before its parameters, members in order.
+// ntypes, if not nil, holds nt's member types (a compacted record, see
+// recOrCompact).
+func (d *state) equivRefs(ct, nt, ntypes record) int {
+	s := ct.Shape()
+	if ntypes != nil {
+		for k, i := 0, s.Fixed+s.ElemRef; i < len(ct); k, i = k+1, i+s.Elem {
+			if eq := d.isEquiv(ct[i], ntypes[k]); eq <= 0 {
+				return eq
+			}
+		}
+		return 1
+	}
+	if s.Ref1 >= 0 {
+		if eq := d.isEquiv(ct[s.Ref1], nt[s.Ref1]); eq <= 0 {
+			return eq
+		}
+	}
+	if s.Ref0 >= 0 {
+		if eq := d.isEquiv(ct[s.Ref0], nt[s.Ref0]); eq <= 0 {
+			return eq
+		}
+	}
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(ct); i += s.Elem {
+			if eq := d.isEquiv(ct[i], nt[i]); eq <= 0 {
+				return eq
+			}
+		}
+	}
+	return 1
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// identical is btf_dedup_identical_types: a structural comparison, to a
+// limited depth, of two candidate types that the hypothetical map would
+// otherwise call different.
+func (d *state) identical(id1, id2 uint32, depth int) bool {
+	// libbpf follows reference chains without decrementing depth; a chain
+	// longer than the BTF is a cycle there (an endless loop), false here.
+	for steps := uint32(0); steps <= d.first+d.n(); steps++ {
+		t1, t2 := d.rec(id1), d.rec(id2)
+		if depth <= 0 {
+			return false
+		}
+		k := kindOf(t1)
+		if k != kindOf(t2) {
+			return false
+		}
+		switch k {
+		case btf.KindUnknown:
+			return true
+		case btf.KindInt, btf.KindForward, btf.KindFloat:
+			return equalAll(t1, t2)
+		case btf.KindEnum, btf.KindEnum64:
+			return compatEnum(t1, t2)
+		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+			btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
+			if t1[wInfo] != t2[wInfo] || t1[wName] != t2[wName] {
+				return false
+			}
+			id1, id2 = t1[wSize], t2[wSize]
+			continue
+		case btf.KindArray:
+			// libbpf compares the first array's element and index
+			// types with themselves (a2 = btf_array(t1)), so two
+			// shallow-equal arrays are identical.
+			return equalShallow(t1, t2)
+		case btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
+			return equalShallow(t1, t2) && d.identicalRefs(t1, t2, depth)
+		}
+		return false
+	}
+	return false
+}
+
+func (d *state) identicalRefs(t1, t2 record, depth int) bool {
+	s := t1.Shape()
+	if s.Ref0 >= 0 && t1[s.Ref0] != t2[s.Ref0] && !d.identical(t1[s.Ref0], t2[s.Ref0], depth-1) {
+		return false
+	}
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(t1); i += s.Elem {
+			if t1[i] != t2[i] && !d.identical(t1[i], t2[i], depth-1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mergeHypot records what a successful comparison established
+// (btf_dedup_merge_hypot_map): FWDs resolved to structs and unions, and
+// candidate structs mapped to canonical ones.
+func (d *state) mergeHypot() {
+	for _, canon := range d.hlist {
+		t := d.resolve(d.hypot(canon))
+		c := d.resolve(canon)
+		tk, ck := d.kind(t), d.kind(c)
+		if tk != btf.KindForward && ck == btf.KindForward {
+			d.set(c, t)
+		}
+		if d.adjust {
+			continue
+		}
+		if tk == btf.KindForward && ck != btf.KindForward {
+			d.set(t, c)
+		}
+		if (tk == btf.KindStruct || tk == btf.KindUnion) && ck != btf.KindForward &&
+			d.mapped(c) && !d.mapped(t) {
+			d.set(t, c)
+		}
+	}
+}
+
+// resolveFwds maps each remaining FWD to the only canonical struct or
+// union of its name, if there is exactly one (btf_dedup_resolve_fwds).
+// libbpf indexes every canonical struct and union by name; only the names
+// of the FWDs left are looked up, so only those are indexed here (589
+// FWDs against 23,642 structs and unions in the Debian 6.1 modules).
+func (d *state) resolveFwds() {
+	var baseNames map[uint32]uint32
+	if d.base != nil {
+		baseNames = d.base.names
+	}
+	own := map[uint32]uint32{} // FWD name -> its struct or union, 0 if none or several
+	seen := map[uint32]bool{}  // the names of own that a struct or union has
+	var fwds []uint32
+	for i, k := range d.kt.own[:d.n()] {
+		if btf.Kind(k) == btf.KindForward && d.m[i] == d.first+uint32(i) {
+			fwds = append(fwds, uint32(i))
+			own[d.recs.rec(uint32(i))[wName]] = 0
+		}
+	}
+	if len(own) == 0 {
+		return
+	}
+	for i, k := range d.kt.own[:d.n()] {
+		if btf.Kind(k) != btf.KindStruct && btf.Kind(k) != btf.KindUnion || d.m[i] != d.first+uint32(i) {
+			continue
+		}
+		name := d.recs.rec(uint32(i))[wName]
+		if _, ok := own[name]; !ok {
+			continue
+		}
+		if _, ok := baseNames[name]; ok || seen[name] {
+			own[name] = 0 // ambiguous
+		} else {
+			own[name] = d.first + uint32(i)
+		}
+		seen[name] = true
+	}
+	for _, i := range fwds {
+		r := d.recs.rec(i)
+		c := own[r[wName]]
+		if !seen[r[wName]] {
+			c = baseNames[r[wName]]
+		}
+		if c == 0 || d.kind(c) != fwdKind(r) {
+			continue
+		}
+		d.m[i] = c
+	}
+}

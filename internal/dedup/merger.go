@@ -1,0 +1,228 @@
+package dedup
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+var nativeOrder = binary.NativeEndian
+
+// isLittle reports whether bo writes little-endian.
+func isLittle(bo binary.ByteOrder) bool { return bo.Uint16([]byte{1, 0}) == 1 }
+
+// ErrDone is returned by a Merger used after Dedup.
+var ErrDone = errors.New("dedup: Merger already deduplicated")
+
+// Merger appends BTF inputs into one BTF and deduplicates it once, as
+// libbpf's btf__add_btf for each input followed by btf__dedup. Inputs keep
+// their order: the types of the first come first. With a Base the result
+// is split BTF on it; without, it is standalone.
+//
+// A Merger is not safe for concurrent use; it may be used once.
+type Merger struct {
+	base *Base
+	d    *state
+	seed maphash.Seed // of the strings' hashes (Prepare)
+	pool prepPool     // Prepared buffers, reused
+	src  builderSource
+	// maxRef is the largest id a Builder's record refers to; Builders
+	// allow references to types not added yet, so it is checked by Dedup.
+	maxRef uint32
+	done   bool
+}
+
+// New returns an empty Merger whose output is split BTF on base, or
+// standalone BTF if base is nil. It deduplicates by the rules of
+// opts.Compat; its Dedup works on the calling goroutine unless
+// opts.Workers allows more.
+func New(base *Base, opts Options) *Merger {
+	m := &Merger{base: base, d: newState(base)}
+	m.d.workers = opts.workers()
+	m.d.compat = opts.Compat
+	m.seed = m.d.strs.Own.Seed()
+	m.d.recs.mem = &recMem{}
+	// The records, strings and tables are in mappings (recmem.go), given
+	// back by Dedup, or here if the Merger is dropped before.
+	runtime.AddCleanup(m, (*state).free, m.d)
+	return m
+}
+
+// NumTypes returns the number of types appended so far.
+func (m *Merger) NumTypes() int { return int(m.d.n()) }
+
+// AddSpec appends the own types of s. s is standalone BTF (its ids are
+// renumbered after the types already appended), or split BTF on the
+// Merger's base Spec (its references to base types stay as they are). The
+// records are copied: s may be closed once AddSpec returns.
+func (m *Merger) AddSpec(s *btf.Spec) error {
+	if m.done {
+		return ErrDone
+	}
+	p, err := m.Prepare(s)
+	if err != nil {
+		return err
+	}
+	return m.AddPrepared(p)
+}
+
+// reserve makes room for words more words and n more records, growing
+// geometrically so that many small inputs cost linear time.
+func (rs *records) reserve(words, n int) {
+	if rs.mem != nil {
+		rs.w = growMapped(rs.w, words, &rs.mem.w)
+		rs.off.rel = growMapped(rs.off.rel, n, &rs.mem.off)
+		mmap.Cover(rs.w, rs.mem.w, len(rs.w)+words)
+		mmap.Cover(rs.off.rel, rs.mem.off, len(rs.off.rel)+n)
+		return
+	}
+	if cap(rs.w)-len(rs.w) < words {
+		rs.w = slices.Grow(rs.w, max(words, len(rs.w)))
+	}
+	if cap(rs.off.rel)-len(rs.off.rel) < n {
+		rs.off.rel = slices.Grow(rs.off.rel, max(n, len(rs.off.rel)))
+	}
+}
+
+func (rs *records) truncate(mark int) {
+	rs.off.truncate(mark)
+	rs.w = rs.w[:rs.off.at(uint32(mark-1))]
+}
+
+// Dedup deduplicates what was appended and returns it as raw BTF, written
+// as opts says (builder.Options: byte order, layout section). Afterwards
+// the Merger can only be discarded.
+func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
+	return m.DedupContext(context.Background(), opts)
+}
+
+// DedupContext is Dedup that stops, within milliseconds, with an error
+// wrapping the context's cause once ctx is done.
+func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte, error) {
+	if m.done {
+		return nil, ErrDone
+	}
+	m.done = true
+	m.d.ctx = ctx
+	// What only further inputs would need goes before the deduplication
+	// allocates its state: a Builder's string keys are megabytes for a
+	// DWARF encoder's vmlinux.
+	m.src = builderSource{}
+	m.pool.close()
+	m.d.recs.mem.freeKeys()
+	// Names are keys by now: the index of the own strings is not needed.
+	m.d.strs.Own.FreeIndex()
+	err := m.checkMaxRef()
+	if err == nil {
+		err = m.d.run()
+	}
+	// The output takes the place of what only the passes needed.
+	m.d.freeScratch()
+	var raw []byte
+	if err == nil {
+		raw, err = m.d.write()
+	}
+	m.d.release()
+	m.d.free()
+	if err != nil {
+		return nil, err
+	}
+	m.d = nil
+	if !opts.Layout && (opts.ByteOrder == nil || isLittle(opts.ByteOrder) == isLittle(nativeOrder)) {
+		// Written as asked already: a Builder would give the same
+		// bytes back (TestOptionsKeepStrings), for 0.1 s of a vmlinux's.
+		return raw, nil
+	}
+	b, err := m.toBuilder(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(opts)
+}
+
+// Builder deduplicates what was appended and returns it in a Builder, with
+// the ids the raw output has, ready for more types or for marshalling.
+func (m *Merger) Builder() (*builder.Builder, error) {
+	raw, err := m.Dedup(builder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return m.toBuilder(raw)
+}
+
+func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
+	var base *btf.Spec
+	if m.base != nil {
+		base = m.base.spec
+	}
+	s, err := btf.Parse(raw, btf.Options{Base: base})
+	if err != nil {
+		return nil, fmt.Errorf("dedup: own output: %w", err)
+	}
+	b, err := builder.NewSplit(base)
+	if err != nil {
+		return nil, err
+	}
+	// The strings first, in their order: libbpf's section keeps a string
+	// whose first user was dropped where it was, and a Builder given only
+	// the types would lay them out in the order the kept types use them.
+	strs, _ := s.StringSection()
+	for str := range bytes.SplitSeq(strs, []byte{0}) {
+		if _, err := b.AddString(string(str)); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.CopyAll(s); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Specs appends specs in order (see Merger.AddSpec) and deduplicates them
+// once, returning raw BTF in host byte order: split on base, or standalone
+// if base is nil.
+func Specs(base *Base, specs ...*btf.Spec) ([]byte, error) {
+	m := New(base, Options{})
+	words, n, strs := 0, 0, 0
+	for _, s := range specs {
+		words += len(s.TypeSection()) / 4
+		n += s.NumTypes()
+		sec, _ := s.StringSection()
+		strs += len(sec)
+	}
+	m.d.recs.reserve(words, n)
+	m.d.strs.Own.Reserve(strs / 32) // most module strings are in the base or repeat
+	for _, s := range specs {
+		if err := m.AddSpec(s); err != nil {
+			return nil, err
+		}
+	}
+	return m.Dedup(builder.Options{})
+}
+
+// Marshal deduplicates the types of b and marshals them as b.Marshal(opts)
+// would: Builder output made canonical, as pahole and libbpf write BTF.
+// base, if not nil, must be made from b's base Spec; if b is split and base
+// is nil, a Base is made for this call.
+func Marshal(b *builder.Builder, base *Base, opts builder.Options) ([]byte, error) {
+	if base == nil && b.Base() != nil {
+		var err error
+		if base, err = NewBase(b.Base(), Options{}); err != nil {
+			return nil, err
+		}
+	}
+	m := New(base, Options{})
+	if err := m.AddBuilder(b); err != nil {
+		return nil, err
+	}
+	return m.Dedup(opts)
+}

@@ -1,0 +1,320 @@
+package dedup
+
+import (
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"sync"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
+
+// Prepared is an input made ready to append by Merger.Prepare: its records
+// copied and checked, each of its names hashed once and looked up in the
+// base's strings, and the words that AddPrepared rewrites listed. It holds
+// no reference to the Spec it was made from.
+//
+// A Prepared can be appended once, to the Merger that prepared it.
+type Prepared struct {
+	m     *Merger
+	first uint32 // the input's first own id
+	w     []uint32
+	ends  []uint32 // each record's end in w
+	// names are the positions in w of the names to resolve, which hold a
+	// number into keys; refs those of references to the input's own types,
+	// which are shifted.
+	names, refs []uint32
+	// keys holds, per string of the input in the order of first use, its
+	// key, or pending if it is not a base string: then AddPrepared adds
+	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
+	// strings. libbpf's interning visits the same strings in that order.
+	keys    []uint32
+	hashes  []uint64
+	strs    []byte
+	strEnds []uint32
+	pending int
+	local   []uint32 // Prepare's scratch
+	mem     *prepMem
+}
+
+// prepMem holds the mappings of a Prepared's buffers (see growMapped):
+// the Merger gives them back when it deduplicates, so that the buffers,
+// reused from input to input, leave no garbage on the heap.
+type prepMem struct {
+	w, ends, names, refs, keys, hashes, strs, strEnds, local *mmap.Region
+}
+
+func (g *prepMem) free() {
+	mmap.Free(&g.w, &g.ends, &g.names, &g.refs, &g.keys, &g.hashes, &g.strs, &g.strEnds, &g.local)
+}
+
+// prepPool holds the Prepared that AddPrepared is done with, for Prepare
+// to reuse.
+type prepPool struct {
+	mu     sync.Mutex
+	free   []*Prepared
+	closed bool // by Dedup: nothing more is kept
+}
+
+func (q *prepPool) get() *Prepared {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.free); n > 0 {
+		p := q.free[n-1]
+		q.free = q.free[:n-1]
+		return p
+	}
+	p := &Prepared{mem: &prepMem{}}
+	// One dropped unappended gives its mappings back too.
+	runtime.AddCleanup(p, (*prepMem).free, p.mem)
+	return p
+}
+
+// keepWords bounds the records of a Prepared whose buffers are kept for
+// the next input: those of a larger input (a few, such as a GPU driver)
+// are given back at once, so that the buffers kept do not all grow to
+// the largest input each has met.
+const keepWords = 1 << 15
+
+func (q *prepPool) put(p *Prepared) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || cap(p.w) > keepWords {
+		p.mem.free()
+		*p = Prepared{mem: p.mem}
+		if q.closed {
+			return
+		}
+	}
+	q.free = append(q.free, p)
+}
+
+// close frees the buffers kept, and those put from now on.
+func (q *prepPool) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	for _, p := range q.free {
+		p.mem.free()
+	}
+	q.free = nil
+}
+
+const pending = ^uint32(0)
+
+// Prepare does the part of AddSpec that does not depend on the inputs
+// appended before s, so that it can run on other goroutines while earlier
+// inputs are appended: it checks and copies the records of s and looks
+// its names up in the base's strings. AddPrepared then appends the result.
+// The output is the same as with AddSpec, byte for byte. s may be closed
+// once Prepare returns.
+//
+// Unlike the Merger's other methods, Prepare is safe for concurrent use,
+// with itself and with them: it reads only what New set.
+func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
+	if s.Base() != nil && (m.base == nil || s.Base() != m.base.spec) {
+		return nil, fmt.Errorf("dedup: split input on a base other than the Merger's")
+	}
+	if _, err := s.TypeByID(0); err != nil {
+		return nil, err
+	}
+	// A lazy Spec's references are checked here, as Parse checks them:
+	// the passes index by them (issue 37).
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
+	sec, strStart := s.StringSection()
+	// The buffers of inputs appended before are reused.
+	p := m.pool.get()
+	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
+	// local[off] is 1+ the number of the string at off of sec, once met:
+	// most names recur (member names), and are hashed once.
+	local := p.local[:len(sec)]
+	clear(local)
+	// The records are copied at once when the type section holds them in
+	// order, as it does, then rewritten in place; else one by one.
+	types := s.TypeSection()
+	bulk, inOrder := wire.Words(types)
+	if inOrder {
+		p.w = append(p.w, bulk...)
+	}
+	pos := 0 // words of p.w holding records
+	for id, t := range s.Types(btf.ScopeOwn) {
+		rec := t.Record()
+		if err := checkRecord(rec); err != nil {
+			p.m = nil
+			m.pool.put(p)
+			return nil, fmt.Errorf("dedup: type [%d]: %w", id, err)
+		}
+		end := pos + len(rec)/4
+		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
+			inOrder = false
+			p.w = p.w[:pos]
+		}
+		if !inOrder {
+			for i := 0; i < len(rec); i += 4 {
+				p.w = append(p.w, wire.Word(rec, uint32(i)))
+			}
+		}
+		p.prepareRecord(pos, end, local, sec, strStart)
+		pos = end
+		p.ends = append(p.ends, uint32(pos))
+	}
+	p.w = p.w[:pos]
+	return p, nil
+}
+
+// prepareRecord lists the references to the input's own types of the
+// record in p.w[start:end] and the names to resolve, numbering the
+// strings in the order of their first use (libbpf's order of interning:
+// the name, then each element's).
+func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
+	r := record(p.w[start:end])
+	sh := r.Shape()
+	ref := func(i int) {
+		if i >= 0 && r[i] >= p.first {
+			p.refs = append(p.refs, uint32(start+i))
+		}
+	}
+	name := func(i int) {
+		if r[i] < strStart || r[i] == 0 {
+			return
+		}
+		off := r[i] - strStart
+		j := local[off]
+		if j == 0 {
+			j = p.addString(strtab.CString(sec[off:])) + 1
+			local[off] = j
+		}
+		r[i] = j - 1
+		p.names = append(p.names, uint32(start+i))
+	}
+	ref(sh.Ref0)
+	ref(sh.Ref1)
+	name(wName)
+	if sh.Elem == 0 || sh.ElemRef < 0 && sh.ElemName < 0 {
+		return
+	}
+	for e := sh.Fixed; e < len(r); e += sh.Elem {
+		if sh.ElemRef >= 0 {
+			ref(e + sh.ElemRef)
+		}
+		if sh.ElemName >= 0 {
+			name(e + sh.ElemName)
+		}
+	}
+}
+
+// reset empties p for an input of words words of records and a string
+// section of strs bytes, with room for all it can hold: then no append
+// leaves the mappings. Room never written costs no memory.
+func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
+	p.m, p.first, p.pending = m, first, 0
+	g := p.mem
+	// A record has at least wHead words, and no more names or
+	// references than words; there are no more strings than names or
+	// than bytes. (Only the suffixes of one string named at many
+	// offsets can outgrow strs: then append moves it to the heap.)
+	nstr := min(words, strs) + 1
+	p.w = growMapped(p.w[:0], words, &g.w)
+	p.ends = growMapped(p.ends[:0], words/wHead, &g.ends)
+	p.names = growMapped(p.names[:0], words, &g.names)
+	p.refs = growMapped(p.refs[:0], words, &g.refs)
+	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
+	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
+	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
+	p.strs = growMapped(p.strs[:0], strs, &g.strs)
+	p.local = growMapped(p.local[:0], strs, &g.local)[:strs]
+}
+
+// addString numbers the input's next string, and returns its number.
+func (p *Prepared) addString(s []byte) uint32 {
+	j := uint32(len(p.keys))
+	key, h := uint32(0), uint64(0)
+	if len(s) > 0 {
+		h = maphash.Bytes(p.m.seed, s)
+		key = pending
+		if b := p.m.base; b != nil && b.strFilter.mayHold(h) {
+			if off, ok := b.strs.index.FindHash(s, h); ok {
+				key = off
+			}
+		}
+	}
+	if key == pending {
+		p.strs = append(p.strs, s...)
+		p.pending++
+	}
+	p.keys = append(p.keys, key)
+	p.hashes = append(p.hashes, h)
+	p.strEnds = append(p.strEnds, uint32(len(p.strs)))
+	return j
+}
+
+// AddPrepared appends an input that Prepare made ready, as AddSpec would
+// have appended it. On error nothing is appended. Either way p must not
+// be used afterwards: its buffers serve the next Prepare.
+func (m *Merger) AddPrepared(p *Prepared) error {
+	if m.done {
+		return ErrDone
+	}
+	if p.m != m {
+		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
+	}
+	p.m = nil
+	d := m.d
+	if err := d.room(len(p.ends)); err != nil {
+		return err
+	}
+	rs := &d.recs
+	if len(rs.w)+len(p.w) >= wideBit {
+		return fmt.Errorf("more than %d words of records", wideBit-1)
+	}
+	// The strings first, in order, since only they can fail.
+	strMark := d.strs.Own.Len()
+	d.strs.Own.Reserve(p.pending)
+	from := uint32(0)
+	for j, k := range p.keys {
+		to := p.strEnds[j]
+		if k == pending {
+			key, err := d.strs.addOwn(p.strs[from:to], p.hashes[j])
+			if err != nil {
+				d.strs.Own.Truncate(strMark)
+				return err
+			}
+			p.keys[j] = key
+		}
+		from = to
+	}
+	// Guarded by BenchmarkAppend.
+	for _, i := range p.names {
+		p.w[i] = p.keys[p.w[i]]
+	}
+	shift := d.first + d.n() - p.first
+	for _, i := range p.refs {
+		p.w[i] += shift
+	}
+	rs.reserve(len(p.w), len(p.ends))
+	at := uint32(len(rs.w))
+	rs.w = append(rs.w, p.w...)
+	for _, e := range p.ends {
+		rs.off.push(at + e)
+	}
+	d.specTypes += uint32(len(p.ends))
+	m.pool.put(p)
+	return nil
+}
+
+// addOwn returns the key of s, which is not a base string, adding it to
+// the own strings if needed; h is its hash (strtab.Set.Hash).
+func (t *strSpace) addOwn(s []byte, h uint64) (uint32, error) {
+	off, _ := t.Own.AddHash(s, h)
+	// Strings of types that deduplication drops are counted here too;
+	// the output's own limit is checked when it is written.
+	if uint64(t.Start)+uint64(t.Own.Len()) > maxID {
+		return 0, fmt.Errorf("dedup: more than %d bytes of strings appended", maxID)
+	}
+	return t.Start + off, nil
+}

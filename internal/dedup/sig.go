@@ -1,0 +1,306 @@
+package dedup
+
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
+
+// Signatures let the struct pass skip candidates whose graph comparison
+// must fail, without running it. libbpf runs btf_dedup_is_equiv on every
+// shallow-equal candidate; some hashes gather thousands of them (the
+// anonymous unions of trace events, one per module, differing only in
+// module types reached through pointers), which makes that pass most of
+// the work.
+//
+// A signature of depth k summarises what the comparison checks on every
+// path of length k: the kind class and name of each type reached, the
+// words that must be equal, and nothing where equivalence may hold without
+// equality. So:
+//   - STRUCT, UNION and FWD are leaves, with the FWD in the class of the
+//     kind it declares (a FWD is equivalent to its struct); ENUM and ENUM64
+//     are leaves of one class (an enum declaration resolves to either);
+//   - an ARRAY is only its own words: btf_dedup_identical_types compares an
+//     array's element and index types with themselves (a libbpf quirk), so
+//     arrays with different elements can be found identical;
+//   - the comparison of two types that resolve to one canonical type, or
+//     that the hypothetical map already pairs, succeeds only between types
+//     of equal signatures, since every mapping and every pairing links
+//     types that passed the same checks.
+//
+// A failed comparison leaves no trace (the hypothetical map is cleared
+// before the next), so not making one changes nothing.
+//
+// The struct pass therefore files structs, unions and typedefs under their
+// shallow hash mixed with their top signature (the signatures of their
+// members, or of a typedef's target): the candidates it skips are then
+// never even visited, and those it visits keep libbpf's order, which the
+// table derives from insertion order alone. A VAR, DATASEC or DECL_TAG
+// reached from a graph would make libbpf's comparison fail with an error;
+// such references are refused before deduplication (see checkRefs), so no
+// signature has to account for them.
+const (
+	sigDepth = 5            // depth of the member signatures
+	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target
+)
+
+type sigs [sigTop + 1][]uint32
+
+// sigClean makes h a valid memo entry: never 0, which means "not computed".
+func sigClean(h uint64) uint32 { return uint32(h>>32) | 1 }
+
+// sigOf computes the signature of depth k (sigTop: the top signature) of
+// record r, with child giving those of referenced types.
+func sigOf(r record, k int, child func(id uint32, k int) uint32) uint32 {
+	kind := kindOf(r)
+	switch {
+	case kind == btf.KindInt || kind == btf.KindFloat:
+		return sigClean(hashAll(r))
+	case k == sigTop:
+		return refsSig(r, 0, sigDepth, child)
+	}
+	class := kind
+	switch kind {
+	case btf.KindForward:
+		class = fwdKind(r)
+	case btf.KindEnum64:
+		class = btf.KindEnum
+	}
+	h := mix(mix(uint64(class), r[wName]), 0x5167)
+	switch kind {
+	case btf.KindStruct, btf.KindUnion, btf.KindForward, btf.KindEnum, btf.KindEnum64:
+		return sigClean(h)
+	case btf.KindArray:
+		return sigClean(hashShallow(r))
+	}
+	if k == 0 {
+		return sigClean(h)
+	}
+	return refsSig(r, hashShallow(r), k-1, child)
+}
+
+// refsSig mixes h with the signatures of depth k of r's references.
+func refsSig(r record, h uint64, k int, child func(id uint32, k int) uint32) uint32 {
+	r.ForRefs(func(i uint32) {
+		h = mix(h, child(r[i], k))
+	})
+	return sigClean(h)
+}
+
+var sigVoid = sigClean(0x766f6964)
+
+// isSigLeaf reports whether the signature of a record of kind k is made
+// from the record alone, at every depth: such signatures are computed, not
+// remembered.
+func isSigLeaf(k btf.Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion,
+		btf.KindForward, btf.KindEnum, btf.KindEnum64, btf.KindArray:
+		return true
+	}
+	return false
+}
+
+// sigWindow is how many own ids a sigMemo remembers densely.
+const sigWindow = 1 << 15
+
+// A sigMemo remembers the signatures of a window of own ids, the ids near
+// the type the pass is at, and those of any other id it meets in a map.
+//
+// Both passes that need signatures (struct and reference) go through the
+// types in id order, and the graph of a type lies near it: inputs are
+// appended whole, a DWARF encoder's compile unit at a time, and refer to
+// their own types and the base's. Remembering every signature of every
+// type, seven words per type, took 95 MB for a vmlinux's 3.4 million
+// encoded types; the window takes 3.5 MB. Signatures are a function of the
+// records, so what is forgotten and computed again comes out the same.
+type sigMemo struct {
+	lo   uint32 // first own id (index id-first) of the window
+	size uint32 // of the window: sigWindow, or fewer if there are fewer types
+	win  [sigTop + 1][]uint32
+	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
+	// populate makes the window's levels populated when made (see
+	// mmap.Region.Populate): computeTops's windows, used for a moment
+	// by each worker, and not the window a pipelined deduplication keeps
+	// through a DWARF encoder's run.
+	populate bool
+	mem      [sigTop + 1]*mmap.Region
+}
+
+// free gives back the window's mappings and forgets every signature.
+func (m *sigMemo) free() {
+	for k := range m.win {
+		mmap.Free(&m.mem[k])
+		m.win[k] = nil
+	}
+	m.away = nil
+}
+
+// moveTo makes the window cover index i, with half a window behind it,
+// forgetting everything remembered so far if it has to move. The passes
+// call it with the index they are at, in increasing order, so it moves at
+// most once per half window; types reached from there that lie outside the
+// window (forward references, or types far away) go to the map.
+//
+// The window's levels are allocated when first written: a pass whose
+// signatures were computed beforehand (computeTops) never needs them.
+func (m *sigMemo) moveTo(i uint32) {
+	if i-m.lo < m.size {
+		return
+	}
+	m.lo = max(i, m.size/2) - m.size/2
+	for _, w := range m.win {
+		clear(w)
+	}
+	clear(m.away)
+}
+
+// get returns the remembered signature of depth k of index i, 0 if none.
+func (m *sigMemo) get(i uint32, k int) uint32 {
+	if i-m.lo < m.size {
+		if m.win[k] == nil {
+			return 0
+		}
+		return m.win[k][i-m.lo]
+	}
+	return m.away[uint64(i)<<3|uint64(k)]
+}
+
+func (m *sigMemo) put(i uint32, k int, v uint32) {
+	if i-m.lo < m.size {
+		if m.win[k] == nil {
+			if m.populate {
+				// Read (get) before written: populated, as hash slots.
+				m.win[k] = makePopulated[uint32](int(m.size), &m.mem[k])
+			} else {
+				m.win[k] = makeMapped[uint32](int(m.size), &m.mem[k])
+			}
+		}
+		m.win[k][i-m.lo] = v
+		return
+	}
+	if m.away == nil {
+		m.away = make(map[uint64]uint32)
+	}
+	m.away[uint64(i)<<3|uint64(k)] = v
+}
+
+// sig returns the signature of depth k of type id, remembered in d.sigs.
+func (d *state) sig(id uint32, k int) uint32 { return d.sigIn(&d.sigs, d.sig, id, k) }
+
+// sigIn returns the signature of depth k of type id, remembered in m;
+// child is the same for the types id refers to.
+func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k int) uint32 {
+	if id == 0 {
+		return sigVoid
+	}
+	if id <= d.blast {
+		return d.base.sigs[k][id]
+	}
+	i := id - d.first
+	r := d.ownRec(i)
+	if isSigLeaf(kindOf(r)) && k < sigTop {
+		return sigOf(r, k, nil)
+	}
+	if v := m.get(i, k); v != 0 {
+		return v
+	}
+	v := sigOf(r, k, child)
+	m.put(i, k, v)
+	return v
+}
+
+// topSig returns the top signature of own type id: computed beforehand
+// (computeTops), or now.
+func (d *state) topSig(id uint32) uint32 {
+	i := id - d.first
+	if d.tops != nil && d.tops[i] != 0 {
+		return d.tops[i]
+	}
+	return sigOf(d.ownRec(i), sigTop, d.sig)
+}
+
+// computeTops computes the top signatures of the own structs, unions and
+// (but with libbpf 1.1's rules, where the reference pass files them)
+// typedefs, which the struct pass files them under: on d.workers
+// goroutines, each with its own window, since signatures depend on the
+// records alone. This is the part of the struct pass that does not depend
+// on order.
+func (d *state) computeTops() {
+	n := d.n()
+	d.tops = makeMapped[uint32](int(n), &d.topsMem)
+	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
+	parallel(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
+		m := &memos[w]
+		m.size = min(n+1, sigWindow)
+		m.populate = true
+		var child func(uint32, int) uint32
+		child = func(id uint32, k int) uint32 { return d.sigIn(m, child, id, k) }
+		for i := lo; i < hi; i++ {
+			m.moveTo(i)
+			r := d.recs.rec(i)
+			switch kindOf(r) {
+			case btf.KindTypedef:
+				if d.compat == CompatLibbpf11 {
+					continue
+				}
+			case btf.KindStruct, btf.KindUnion:
+			default:
+				continue
+			}
+			d.tops[i] = sigOf(r, sigTop, child)
+		}
+	})
+	for w := range memos {
+		memos[w].free()
+	}
+}
+
+// structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow
+// hash (libbpf's btf_hash_struct, btf_hash_typedef) refined by its top
+// signature.
+func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
+
+// computeSigs fills the base's signatures, level by level. The types of a
+// level are independent of each other: each level is shared among the
+// workers.
+//
+// A leaf's signature is the same at every level but the top one (see
+// isSigLeaf), and a reference's shallow hash at every level: both are
+// computed at level 0 and taken from there afterwards.
+func (b *Base) computeSigs(workers int) {
+	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
+	// shallow[id] is the hash every level > 0 of a reference mixes its
+	// references' signatures into (refsSig), computed with level 0.
+	var shallowMem *mmap.Region
+	shallow := makePopulated[uint64](int(b.last)+1, &shallowMem)
+	defer shallowMem.Free()
+	for k := range b.sigs {
+		memo := makePopulated[uint32](int(b.last)+1, &b.mem.sigs[k])
+		memo[0] = sigVoid
+		// Ids lo+1..hi: id 0 is void.
+		parallel(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
+			for id := lo + 1; id <= hi; id++ {
+				r := b.rec(id)
+				switch kind := btf.Kind(b.kinds[id]); {
+				case k == 0:
+					memo[id] = sigOf(r, 0, child)
+					if !isSigLeaf(kind) {
+						shallow[id] = hashShallow(r)
+					}
+				case k == sigTop:
+					memo[id] = sigOf(r, k, child)
+				case isSigLeaf(kind):
+					memo[id] = b.sigs[0][id]
+				default:
+					memo[id] = refsSig(r, shallow[id], k-1, child)
+				}
+			}
+		})
+		b.sigs[k] = memo
+	}
+}
+
+// sigChunk is how many types a worker computes signatures for at a time:
+// enough that handing out chunks costs nothing, few enough that the
+// workers finish together.
+const sigChunk = 1 << 13

@@ -1,0 +1,726 @@
+package dedup
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
+
+// Deferred is a reference that a Unit's record may hold to a type whose id
+// is known only when the unit is appended: AddUnit sets it to the id it is
+// given. A DWARF encoder's arrays use it for their index type, which the
+// first unit that has one defines for all the units after.
+const Deferred = ^btf.TypeID(0)
+
+// A Unit is a group of types that a producer writes away from the Merger,
+// on any goroutine, and that Merger.AddUnit then appends whole: a DWARF
+// encoder's compile unit, written by its workers and appended in unit
+// order. Writing a Unit does the part of appending that does not depend on
+// the types appended before it, as Merger.Prepare does for a Spec: the
+// records are laid out as words, each distinct name is hashed once and
+// looked up in the base's strings, and the words that AddUnit rewrites
+// (names, references to the unit's own types, Deferred) are listed. AddUnit
+// is then a copy of the words and the interning of the unit's new strings,
+// so the types are written once, in the Merger, and not first into a
+// builder.Builder.
+//
+// The Add methods take the arguments of builder.Builder's, and return the
+// id the type will have in the unit's numbering, which starts at the first
+// id given to Reset: a reference at or above it is to one of the unit's
+// own types and AddUnit renumbers it; a reference below it (void, a base
+// type, a type appended before) stays as it is; Deferred is set by
+// AddUnit. Names must not hold a NUL byte.
+//
+// The strings of a unit reach the Merger's string section in the order of
+// their first use in its records (each record's name, then its elements'
+// names) and of AddString, as libbpf's btf__add_str interns them: the same
+// order that AddBuilder gives for a Builder holding the same records.
+//
+// The strings given to a Unit are known again by their address and
+// length, without hashing them, until Reset: a producer that passes
+// views of its own bytes as strings (unsafe.String) must not change those
+// bytes until then, as for any string.
+//
+// A Unit is used by one goroutine at a time. After an error from an Add
+// method it keeps the error, and AddUnit refuses it until Reset.
+type Unit struct {
+	m     *Merger
+	first uint32
+	w     []uint32
+	ends  []uint32 // each record's end in w
+	// names, refs and later are the positions in w of the names (which
+	// hold a string's number in keys), of the references to the unit's
+	// own types, and of Deferred references.
+	names, refs, later []uint32
+	maxRef             uint32 // the largest own reference
+	// keys holds, per string in the order of first use, its key in the
+	// base's strings, or pending; strs[strEnds[j-1]:strEnds[j]] is string
+	// j, of hash hashes[j].
+	keys    []uint32
+	hashes  []uint64
+	strs    []byte
+	strEnds []uint32
+	pending int
+	// slots is an open-addressed index of the strings: 1+ their number;
+	// views is one of the strings given, by address (see str).
+	slots []uint32
+	views []viewSlot
+	// spos and vpos are the slots in use, for Reset to clear only them.
+	spos, vpos []uint32
+	// cache, if not nil, holds keys of strings of a section that earlier
+	// units used; soff is each string's offset in that section, or
+	// notInCache. appended tells that keys are the Merger's (AddUnit).
+	cache    *NameCache
+	next     *NameCache // SetCache's, from the next Reset
+	soff     []uint32
+	appended bool
+	offs     []uint32 // element names of the record being written
+	err      error
+}
+
+// NewUnit returns an empty Unit for m, numbered from 1 (see Unit.Reset).
+// Like Prepare, it is safe for concurrent use with the Merger's methods.
+func (m *Merger) NewUnit() *Unit {
+	u := &Unit{m: m}
+	u.Reset(1)
+	return u
+}
+
+// NextID returns the id that the next type appended will have.
+func (m *Merger) NextID() btf.TypeID { return btf.TypeID(m.d.first + m.d.n()) }
+
+// Reset empties u for a new unit whose first type has the id first in the
+// unit's numbering. A producer that writes units before it knows where
+// they go numbers them from 1 and refers to no earlier type; one that
+// writes a unit on the Merger's goroutine just before appending it can
+// number it from Merger.NextID and refer to the types appended before.
+//
+// If u was appended, Reset first gives the keys of its strings to its
+// NameCache, if any (see SetCache).
+func (u *Unit) Reset(first btf.TypeID) {
+	if c := u.next; u.appended && c != nil && u.cache != nil && c.sameSection(u.cache) {
+		c.learn(u)
+	}
+	u.cache = u.next
+	u.appended = false
+	u.soff = u.soff[:0]
+	u.first = uint32(first)
+	u.w, u.ends = u.w[:0], u.ends[:0]
+	u.names, u.refs, u.later = u.names[:0], u.refs[:0], u.later[:0]
+	u.maxRef = 0
+	u.keys, u.hashes, u.strs, u.strEnds = u.keys[:0], u.hashes[:0], u.strs[:0], u.strEnds[:0]
+	u.pending, u.err = 0, nil
+	if len(u.slots) == 0 {
+		u.slots = make([]uint32, 256)
+		u.views = make([]viewSlot, 256)
+	}
+	for _, i := range u.spos {
+		u.slots[i] = 0
+	}
+	for _, i := range u.vpos {
+		u.views[i] = viewSlot{}
+	}
+	u.spos, u.vpos = u.spos[:0], u.vpos[:0]
+}
+
+// SetCache has u, from its next Reset on, look the strings it is given up
+// in c; that Reset also gives c the keys of the strings of the unit u
+// held, if it was appended and written with a cache of the same section.
+// A producer keeps one NameCache per goroutine and sets it on each Unit
+// before writing it. A cache of another Merger is ignored.
+func (u *Unit) SetCache(c *NameCache) {
+	if c != nil && c.m != u.m {
+		c = nil
+	}
+	u.next = c
+}
+
+// known marks the result of str that is a key, not a string's number.
+const known = 1 << 31
+
+// A NameCache remembers the Merger's keys of strings of one section (a
+// DWARF encoder's .debug_str), which most names of a producer's units are
+// views of: a unit writing a name the cache knows writes its key, without
+// hashing it, and AddUnit has nothing to do for it. Names keep their
+// order in the output: a key the cache knows is of a string the Merger
+// holds already. The section must stay mapped, unchanged, while the cache
+// is used. A NameCache is used by one goroutine at a time.
+type NameCache struct {
+	m    *Merger
+	sec  []byte
+	ents []cacheEnt // direct-mapped by offset
+}
+
+type cacheEnt struct{ off1, n, key uint32 } // off1 is 1+ the offset
+
+const (
+	cacheEnts  = 1 << 16
+	notInCache = ^uint32(0)
+)
+
+// NewNameCache returns a cache of the keys of strings in sec (768 KB).
+func (m *Merger) NewNameCache(sec []byte) *NameCache {
+	return &NameCache{m: m, sec: sec, ents: make([]cacheEnt, cacheEnts)}
+}
+
+func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 16) }
+
+// offset returns the offset of s in c's section, or notInCache.
+func (c *NameCache) offset(p *byte, n int) uint32 {
+	if len(c.sec) == 0 {
+		return notInCache
+	}
+	off := uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(&c.sec[0]))
+	if off >= uintptr(len(c.sec)) || uintptr(n) > uintptr(len(c.sec))-off || off >= uintptr(notInCache) {
+		return notInCache
+	}
+	return uint32(off)
+}
+
+func (c *NameCache) sameSection(d *NameCache) bool {
+	return len(c.sec) == len(d.sec) && (len(c.sec) == 0 || &c.sec[0] == &d.sec[0])
+}
+
+func (c *NameCache) learn(u *Unit) {
+	for j, off := range u.soff {
+		if off == notInCache {
+			continue
+		}
+		lo := uint32(0)
+		if j > 0 {
+			lo = u.strEnds[j-1]
+		}
+		c.ents[cacheSlot(off)] = cacheEnt{off1: off + 1, n: u.strEnds[j] - lo, key: u.keys[j]}
+	}
+}
+
+// viewSlot is a string given to a Unit, by address: most names are views
+// of a DWARF string section, and each recurs many times in a unit.
+type viewSlot struct {
+	p *byte // keeps the string alive, so that no other takes its address
+	n uint32
+	j uint32 // the string's number
+}
+
+func viewHash(p *byte, n int) uint64 {
+	return (uint64(uintptr(unsafe.Pointer(p))) ^ uint64(n)<<40) * 0x9e3779b97f4a7c15
+}
+
+// str returns the number of s among u's strings, adding it if needed,
+// looking it up first by its address.
+func (u *Unit) str(s string) (uint32, error) {
+	p := unsafe.StringData(s)
+	off := notInCache
+	if c := u.cache; c != nil {
+		if off = c.offset(p, len(s)); off != notInCache {
+			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+				return known | e.key, nil
+			}
+		}
+	}
+	mask := uint64(len(u.views) - 1)
+	i := viewHash(p, len(s)) >> 32 & mask
+	for ; u.views[i].p != nil; i = (i + 1) & mask {
+		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			return v.j, nil
+		}
+	}
+	j, err := u.strByValue(s)
+	if err != nil {
+		return 0, err
+	}
+	if int(j) == len(u.soff) {
+		u.soff = append(u.soff, off)
+	}
+	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
+	u.vpos = append(u.vpos, uint32(i))
+	if 2*len(u.vpos) > len(u.views) {
+		old := u.views
+		u.views = make([]viewSlot, 2*len(old))
+		mask := uint64(len(u.views) - 1)
+		for k, at := range u.vpos {
+			v := old[at]
+			i := viewHash(v.p, int(v.n)) >> 32 & mask
+			for u.views[i].p != nil {
+				i = (i + 1) & mask
+			}
+			u.views[i] = v
+			u.vpos[k] = uint32(i)
+		}
+	}
+	return j, nil
+}
+
+// NumTypes returns the number of types written into u.
+func (u *Unit) NumTypes() int { return len(u.ends) }
+
+// LastID returns the id of the last type written into u, in its numbering.
+func (u *Unit) LastID() btf.TypeID { return btf.TypeID(u.first) + btf.TypeID(len(u.ends)) - 1 }
+
+// strByValue returns the number of s among u's strings, adding it if
+// needed.
+func (u *Unit) strByValue(s string) (uint32, error) {
+	h := maphash.String(u.m.seed, s)
+	mask := uint64(len(u.slots) - 1)
+	i := h & mask
+	for ; u.slots[i] != 0; i = (i + 1) & mask {
+		j := u.slots[i] - 1
+		if u.hashes[j] == h {
+			lo := uint32(0)
+			if j > 0 {
+				lo = u.strEnds[j-1]
+			}
+			if string(u.strs[lo:u.strEnds[j]]) == s {
+				return j, nil
+			}
+		}
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return 0, fmt.Errorf("dedup: string %q holds a NUL byte", s)
+	}
+	j := uint32(len(u.keys))
+	key := pending
+	if b := u.m.base; b != nil && b.strFilter.mayHold(h) {
+		if off, ok := b.strs.index.FindHash(unsafe.Slice(unsafe.StringData(s), len(s)), h); ok {
+			key = off
+		}
+	}
+	if key == pending {
+		u.pending++
+	}
+	u.keys = append(u.keys, key)
+	u.hashes = append(u.hashes, h)
+	u.strs = append(u.strs, s...)
+	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
+	u.slots[i] = j + 1
+	u.spos = append(u.spos, uint32(i))
+	if 2*len(u.keys) > len(u.slots) {
+		u.grow()
+	}
+	return j, nil
+}
+
+// grow doubles the index of the strings.
+func (u *Unit) grow() {
+	u.slots = make([]uint32, 2*len(u.slots))
+	mask := uint64(len(u.slots) - 1)
+	for j, h := range u.hashes {
+		i := h & mask
+		for u.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		u.slots[i] = uint32(j) + 1
+		u.spos[j] = uint32(i)
+	}
+}
+
+// name appends the word of a name: 0 for the empty string, else the
+// string's number, listed for AddUnit.
+func (u *Unit) name(s string) error {
+	if s == "" {
+		u.w = append(u.w, 0)
+		return nil
+	}
+	j, err := u.str(s)
+	if err != nil {
+		return err
+	}
+	if j&known != 0 {
+		u.w = append(u.w, j&^known)
+		return nil
+	}
+	u.names = append(u.names, uint32(len(u.w)))
+	u.w = append(u.w, j)
+	return nil
+}
+
+// elemName appends the word of an element's name, j from u.offs (see
+// elems).
+func (u *Unit) elemName(j uint32) {
+	if j&known != 0 {
+		u.w = append(u.w, j&^known)
+		return
+	}
+	if j != 0 {
+		u.names = append(u.names, uint32(len(u.w)))
+		j--
+	}
+	u.w = append(u.w, j)
+}
+
+// ref appends a word referring to id.
+func (u *Unit) ref(id btf.TypeID) {
+	switch {
+	case id == Deferred:
+		u.later = append(u.later, uint32(len(u.w)))
+	case uint32(id) >= u.first:
+		u.refs = append(u.refs, uint32(len(u.w)))
+		u.maxRef = max(u.maxRef, uint32(id))
+	}
+	u.w = append(u.w, uint32(id))
+}
+
+// begin starts a record: its name, info and the size or type word (which
+// the caller writes: word or ref). It fails, and keeps the error, when u
+// holds one already or the record is too long.
+func (u *Unit) begin(name string, k btf.Kind, vlen int, kflag bool) (btf.TypeID, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	if vlen < 0 || vlen > wire.MaxVlen {
+		return 0, u.fail(fmt.Errorf("dedup: %v with %d elements, at most %d", k, vlen, wire.MaxVlen))
+	}
+	if err := u.name(name); err != nil {
+		return 0, u.fail(err)
+	}
+	u.w = append(u.w, wire.Info(wire.Kind(k), vlen, kflag))
+	return btf.TypeID(u.first) + btf.TypeID(len(u.ends)), nil
+}
+
+func (u *Unit) fail(err error) error {
+	u.err = err
+	return err
+}
+
+// end ends the record begun last.
+func (u *Unit) end(id btf.TypeID) (btf.TypeID, error) {
+	u.ends = append(u.ends, uint32(len(u.w)))
+	return id, nil
+}
+
+// elems numbers the names of a record's n elements, after its own name,
+// into u.offs (1+ the number, 0 for no name).
+func (u *Unit) elems(n int, name func(int) string) error {
+	u.offs = u.offs[:0]
+	for i := range n {
+		s := name(i)
+		if s == "" {
+			u.offs = append(u.offs, 0)
+			continue
+		}
+		j, err := u.str(s)
+		if err != nil {
+			return u.fail(err)
+		}
+		if j&known == 0 {
+			j++
+		}
+		u.offs = append(u.offs, j)
+	}
+	return nil
+}
+
+func (u *Unit) addRef(name string, k btf.Kind, vlen int, kflag bool, target btf.TypeID) (btf.TypeID, error) {
+	id, err := u.begin(name, k, vlen, kflag)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(target)
+	return u.end(id)
+}
+
+func (u *Unit) addSized(name string, k btf.Kind, vlen int, kflag bool, size uint32) (btf.TypeID, error) {
+	id, err := u.begin(name, k, vlen, kflag)
+	if err != nil {
+		return 0, err
+	}
+	u.w = append(u.w, size)
+	return id, nil
+}
+
+// AddInt writes an INT, as builder.Builder.AddInt.
+func (u *Unit) AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindInt, 0, false, size)
+	if err != nil {
+		return 0, err
+	}
+	u.w = append(u.w, wire.IntWord(info.Encoding, info.Offset, info.Bits))
+	return u.end(id)
+}
+
+// AddFloat writes a FLOAT, as builder.Builder.AddFloat.
+func (u *Unit) AddFloat(name string, size uint32) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindFloat, 0, false, size)
+	if err != nil {
+		return 0, err
+	}
+	return u.end(id)
+}
+
+// AddPointer writes a PTR, as builder.Builder.AddPointer.
+func (u *Unit) AddPointer(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindPointer, 0, false, target)
+}
+
+// AddConst writes a CONST, as builder.Builder.AddConst.
+func (u *Unit) AddConst(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindConst, 0, false, target)
+}
+
+// AddVolatile writes a VOLATILE, as builder.Builder.AddVolatile.
+func (u *Unit) AddVolatile(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindVolatile, 0, false, target)
+}
+
+// AddRestrict writes a RESTRICT, as builder.Builder.AddRestrict.
+func (u *Unit) AddRestrict(target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef("", btf.KindRestrict, 0, false, target)
+}
+
+// AddTypedef writes a TYPEDEF, as builder.Builder.AddTypedef.
+func (u *Unit) AddTypedef(name string, target btf.TypeID) (btf.TypeID, error) {
+	return u.addRef(name, btf.KindTypedef, 0, false, target)
+}
+
+// AddTypeTag writes a TYPE_TAG, as builder.Builder.AddTypeTag.
+func (u *Unit) AddTypeTag(value string, target btf.TypeID, attr bool) (btf.TypeID, error) {
+	return u.addRef(value, btf.KindTypeTag, 0, attr, target)
+}
+
+// AddForward writes a FWD, as builder.Builder.AddForward.
+func (u *Unit) AddForward(name string, union bool) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindForward, 0, union, 0)
+	if err != nil {
+		return 0, err
+	}
+	return u.end(id)
+}
+
+// AddFunc writes a FUNC, as builder.Builder.AddFunc.
+func (u *Unit) AddFunc(name string, proto btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
+	return u.addRef(name, btf.KindFunc, int(linkage), false, proto)
+}
+
+// AddArray writes an ARRAY, as builder.Builder.AddArray.
+func (u *Unit) AddArray(a btf.ArrayInfo) (btf.TypeID, error) {
+	id, err := u.addSized("", btf.KindArray, 0, false, 0)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(a.Type)
+	u.ref(a.Index)
+	u.w = append(u.w, a.Nelems)
+	return u.end(id)
+}
+
+// AddStruct writes a STRUCT, as builder.Builder.AddStruct.
+func (u *Unit) AddStruct(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
+	return u.addComposite(name, btf.KindStruct, size, members)
+}
+
+// AddUnion writes a UNION, as builder.Builder.AddUnion.
+func (u *Unit) AddUnion(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
+	return u.addComposite(name, btf.KindUnion, size, members)
+}
+
+func (u *Unit) addComposite(name string, k btf.Kind, size uint32, members []builder.Member) (btf.TypeID, error) {
+	kflag, err := builder.KindFlag(members)
+	if err != nil {
+		return 0, u.fail(fmt.Errorf("dedup: %v %q %w", k, name, err))
+	}
+	id, err := u.addSized(name, k, len(members), kflag, size)
+	if err != nil {
+		return 0, err
+	}
+	if err := u.elems(len(members), func(i int) string { return members[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, m := range members {
+		u.elemName(u.offs[i])
+		u.ref(m.Type)
+		if kflag {
+			u.w = append(u.w, wire.MemberOffsetWord(m.BitfieldSize, m.BitOffset))
+		} else {
+			u.w = append(u.w, m.BitOffset)
+		}
+	}
+	return u.end(id)
+}
+
+// AddEnum writes an ENUM, as builder.Builder.AddEnum.
+func (u *Unit) AddEnum(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	if err := builder.CheckEnum32(values); err != nil {
+		return 0, u.fail(fmt.Errorf("dedup: ENUM %q %w", name, err))
+	}
+	return u.addEnum(name, btf.KindEnum, size, signed, values)
+}
+
+// AddEnum64 writes an ENUM64, as builder.Builder.AddEnum64.
+func (u *Unit) AddEnum64(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	return u.addEnum(name, btf.KindEnum64, size, signed, values)
+}
+
+func (u *Unit) addEnum(name string, k btf.Kind, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	id, err := u.addSized(name, k, len(values), signed, size)
+	if err != nil {
+		return 0, err
+	}
+	if err := u.elems(len(values), func(i int) string { return values[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, v := range values {
+		u.elemName(u.offs[i])
+		u.w = append(u.w, uint32(v.Value))
+		if k == btf.KindEnum64 {
+			u.w = append(u.w, uint32(v.Value>>32))
+		}
+	}
+	return u.end(id)
+}
+
+// AddFuncProto writes a FUNC_PROTO, as builder.Builder.AddFuncProto.
+func (u *Unit) AddFuncProto(ret btf.TypeID, params []builder.Param) (btf.TypeID, error) {
+	id, err := u.begin("", btf.KindFuncProto, len(params), false)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(ret)
+	if err := u.elems(len(params), func(i int) string { return params[i].Name }); err != nil {
+		return 0, err
+	}
+	for i, p := range params {
+		u.elemName(u.offs[i])
+		u.ref(p.Type)
+	}
+	return u.end(id)
+}
+
+// AddVar writes a VAR, as builder.Builder.AddVar.
+func (u *Unit) AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
+	id, err := u.begin(name, btf.KindVar, 0, false)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(typ)
+	u.w = append(u.w, uint32(linkage))
+	return u.end(id)
+}
+
+// AddDatasec writes a DATASEC, as builder.Builder.AddDatasec.
+func (u *Unit) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error) {
+	id, err := u.addSized(name, btf.KindDatasec, len(vars), false, size)
+	if err != nil {
+		return 0, err
+	}
+	for _, v := range vars {
+		u.ref(v.Type)
+		u.w = append(u.w, v.Offset, v.Size)
+	}
+	return u.end(id)
+}
+
+// AddDeclTag writes a DECL_TAG, as builder.Builder.AddDeclTag.
+func (u *Unit) AddDeclTag(value string, target btf.TypeID, componentIdx int32, attr bool) (btf.TypeID, error) {
+	id, err := u.begin(value, btf.KindDeclTag, 0, attr)
+	if err != nil {
+		return 0, err
+	}
+	u.ref(target)
+	u.w = append(u.w, uint32(componentIdx))
+	return u.end(id)
+}
+
+// AddString adds s to the unit's strings, if it is not there already, as
+// a name is: AddUnit adds it to the Merger's strings in its place in the
+// unit's order (see Merger.AddString). It returns the string's number in
+// the unit, which means nothing outside it.
+func (u *Unit) AddString(s string) (uint32, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	if s == "" {
+		return 0, nil
+	}
+	j, err := u.str(s)
+	if err != nil {
+		return 0, u.fail(err)
+	}
+	return j &^ known, nil
+}
+
+// AddUnit appends the types written into u, after those appended so far,
+// as AddBuilder would append a Builder holding the same records; deferred
+// is the id that the references to Deferred take. Either way u can be
+// Reset and written again afterwards; on error nothing is appended.
+//
+// AddUnit does not run a pipelined Merger's passes (see Pipeline): a
+// producer that appends a unit in parts (a DWARF encoder's types, then the
+// records that depend on the merge's state) calls Advance after the last.
+// A Builder appended with AddBuilder before AddUnit cannot be continued
+// after it: its next AddBuilder must start at its first type.
+func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
+	if m.done {
+		return ErrDone
+	}
+	if u.m != m {
+		return fmt.Errorf("dedup: unit written for another Merger")
+	}
+	if u.err != nil {
+		return fmt.Errorf("dedup: unit with an error: %w", u.err)
+	}
+	m.src.b = nil
+	d := m.d
+	if err := d.room(len(u.ends)); err != nil {
+		return err
+	}
+	rs := &d.recs
+	if len(rs.w)+len(u.w) >= wideBit {
+		return fmt.Errorf("dedup: more than %d words of records", wideBit-1)
+	}
+	// The strings first, in order, since only they can fail.
+	strMark := d.strs.Own.Len()
+	d.strs.Own.Reserve(u.pending)
+	from := uint32(0)
+	for j, k := range u.keys {
+		to := u.strEnds[j]
+		if k == pending {
+			key, err := d.strs.addOwn(u.strs[from:to], u.hashes[j])
+			if err != nil {
+				d.strs.Own.Truncate(strMark)
+				return err
+			}
+			u.keys[j] = key
+		}
+		from = to
+	}
+	u.pending = 0
+	shift := d.first + d.n() - u.first
+	rs.reserve(len(u.w), len(u.ends))
+	at := uint32(len(rs.w))
+	rs.w = append(rs.w, u.w...)
+	w := rs.w[at:]
+	for _, i := range u.names {
+		w[i] = u.keys[w[i]]
+	}
+	for _, i := range u.refs {
+		w[i] += shift
+	}
+	for _, i := range u.later {
+		w[i] = uint32(deferred)
+	}
+	for _, e := range u.ends {
+		rs.off.push(at + e)
+	}
+	if len(u.refs) > 0 {
+		m.maxRef = max(m.maxRef, u.maxRef+shift)
+	}
+	if len(u.later) > 0 {
+		m.maxRef = max(m.maxRef, uint32(deferred))
+	}
+	u.appended = true
+	return nil
+}
+
+// Advance runs a pipelined Merger's passes (see Pipeline) over the types
+// appended so far that refer to no type after them; AddBuilder does it
+// itself, AddUnit does not. Without Pipeline it does nothing.
+func (m *Merger) Advance() {
+	if !m.done && m.d.pipe != nil {
+		m.d.advance(m.maxRef)
+	}
+}
