@@ -1,9 +1,6 @@
 package dedup
 
-import (
-	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
-)
+import "github.com/kmeta-dev/kmeta/btf"
 
 // Deep signatures let the struct pass skip, in a long candidate list,
 // the candidates whose graph comparison must fail however deep the
@@ -66,7 +63,6 @@ type deepSigs struct {
 	// the own types.
 	fwds  map[uint32]uint64
 	stack []deepFrame
-	mem   *mmap.Region
 	cyc   cycSigs // the types that reach a cycle
 }
 
@@ -76,10 +72,9 @@ type deepFrame struct {
 	cyc  bool // a reference reaches a cycle
 }
 
-func (s *deepSigs) free() {
-	mmap.Free(&s.mem, &s.cyc.mem)
-	*s = deepSigs{}
-}
+// free drops the signatures. They are on the heap: in mappings they took
+// no less memory nor time (see BENCH.md, "Memory outside the heap").
+func (s *deepSigs) free() { *s = deepSigs{} }
 
 // deepInit collects the FWD names, once per pass.
 func (d *state) deepInit() {
@@ -100,7 +95,7 @@ func (d *state) deepInit() {
 			}
 		}
 	}
-	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.own = make([]uint32, d.n())
 	s.base = map[uint32]uint32{}
 }
 
