@@ -44,18 +44,8 @@ add "$root/testdata/btf/host-6.18.44.btf.gz" firecracker/host/x86_64 6.18.44
 add "$here/testdata/btf/debian-6.12-arm64.btf.zst" debian/13/arm64 6.12.117+deb13-cloud-arm64
 add "$here/testdata/btf/debian-6.12-riscv64.btf.zst" debian/13/riscv64 6.12.117+deb13-riscv64
 
-objs=""
-for o in prog fields types matches; do
-	src="$root/testdata/core/$o.bpf.o.gz"
-	[ -e "$src" ] || src="$root/testdata/elf/$o.bpf.o.gz"
-	zcat "$src" > "$tmp/$o.bpf.o"
-	objs="$objs $tmp/$o.bpf.o"
-done
-for o in kprobe sched; do
-	cp "$here/testdata/loader/$o.bpf.o" "$tmp/$o.bpf.o"
-	objs="$objs $tmp/$o.bpf.o"
-done
-kobjs=$(for o in $objs; do printf -- '--obj %s ' "$o"; done)
+. "$here/objs.sh"
+core_objs "$root" "$tmp"
 
 # The loops, as scripts run with bash.
 cat > "$tmp/bpftool-unpacked.sh" <<SH

@@ -2,7 +2,7 @@
 # Times "kmeta btf dump FILE --format c --compat bpftool-7.1" (a vmlinux.h)
 # against Debian 12's "bpftool btf dump file FILE format c" (7.1) in one
 # run, both writing to /dev/null, and prints the ratio of the mean wall
-# times (target: <= 0.5x). bench/cdump75.sh checks the default output
+# times (target: <= 0.5x). bench/cdump-identity.sh checks the default output
 # against bpftool 7.5 and times the two.
 # Usage: bench/cdump.sh [FILE] (default /sys/kernel/btf/vmlinux)
 # Needs bpftool, and hyperfine (apt-get install bpftool hyperfine); without

@@ -18,7 +18,7 @@ import (
 // peer is Debian 12's bpftool 7.1 itself, run as a process ("bpftool btf
 // dump file ... format c"), which is how people make vmlinux.h.
 // "kmeta-7.5" is the default, sorted output of bpftool 7.5.
-// bench/cdump.sh and bench/cdump75.sh time the CLIs with hyperfine.
+// bench/cdump.sh and bench/cdump-identity.sh time the CLIs with hyperfine.
 func BenchmarkCDumpVmlinux(b *testing.B) {
 	needVmlinux(b)
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)

@@ -20,7 +20,7 @@ import (
 )
 
 // Deduplication (issue 16) against libbpf, run as a process: the reference
-// program btf/dedup/testdata/libbpf/libbpfdedup.c, built here against the
+// program internal/dedup/testdata/libbpf/libbpfdedup.c, built here against the
 // system's libbpf (Debian's libbpf-dev 1.1), or the one KMETA_LIBBPFDEDUP
 // names (for example built against libbpf 1.8: 1.1 cannot append split
 // BTF, so the merged workload needs a newer one). Inputs: the Debian 6.1

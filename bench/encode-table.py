@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the Markdown table of the encode benchmarks (encode130.sh,
-encode-arch.sh): per input the median wall time and peak RSS of pahole
-and of kmeta, and kmeta's ratios to pahole with their range over the
-rounds.
+"""Prints the Markdown table of the encode benchmarks (encode.sh,
+encode-modern.sh, encode-arch.sh): per input the median wall time and
+peak RSS of pahole and of kmeta, and kmeta's ratios to pahole with their
+range over the rounds.
 
 Usage: bench/encode-table.py LOG 'PAHOLE COLUMN TITLE'
 LOG has one line per run: TOOL (pahole or kmeta) INPUT SECONDS KB, the

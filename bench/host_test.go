@@ -13,7 +13,7 @@ import (
 // These VMs share their last-level cache with other guests: at 1 MiB (as
 // big as a core's L2, and as the kallsyms lookup's working set) the
 // figure moves with the neighbours' load, and the random-address lookup
-// with it (see kallsyms/BENCH.md, session 7).
+// with it.
 func BenchmarkHost(b *testing.B) {
 	for _, size := range []int{16 << 10, 256 << 10, 1 << 20, 4 << 20} {
 		b.Run(fmt.Sprintf("Chase%dKiB", size>>10), func(b *testing.B) { benchChase(b, size) })

@@ -75,24 +75,14 @@ ratios "batch, one object x $(echo $kernels | wc -w) kernels"
 # loader benchmark's) over Debian 6.1, Debian 13's 6.12 and this machine's
 # 6.18 BTF, as one kmeta batch (on every core, and with -j 1) against one
 # bpftool run per kernel.
-objs=""
-for o in prog fields types matches; do
-	src="$root/testdata/core/$o.bpf.o.gz"
-	[ -e "$src" ] || src="$root/testdata/elf/$o.bpf.o.gz"
-	zcat "$src" > "$tmp/$o.bpf.o"
-	objs="$objs $tmp/$o.bpf.o"
-done
-for o in kprobe sched; do
-	cp "$here/testdata/loader/$o.bpf.o" "$tmp/$o.bpf.o"
-	objs="$objs $tmp/$o.bpf.o"
-done
+. "$here/objs.sh"
+core_objs "$root" "$tmp"
 zstd -dc "$root/testdata/btf/debian-6.12-cloud.btf.zst" > "$tmp/debian-6.12.btf"
 kernels3="$tmp/debian-6.1.btf $tmp/debian-6.12.btf $tmp/host-6.18.btf"
 mkdir "$tmp/out6" "$tmp/ref6"
 for k in $kernels3; do
 	bpftool gen min_core_btf "$k" "$tmp/ref6/$(basename "$k")" $objs
 done
-kobjs=$(for o in $objs; do printf -- '--obj %s ' "$o"; done)
 "$tmp/kmeta-static" btf min -d "$tmp/out6" $kobjs $kernels3
 for k in $kernels3; do
 	cmp "$tmp/out6/$(basename "$k")" "$tmp/ref6/$(basename "$k")"

@@ -27,7 +27,8 @@ func BenchmarkDedupNested(b *testing.B) {
 		name string
 		v    hostile.NestedVariant
 	}{{"plain", hostile.NestedPlain}, {"twice", hostile.NestedTwice}, {"fwd", hostile.NestedFwd},
-		{"cycle", hostile.NestedCycle}, {"fwdptr", hostile.NestedFwdPtr}, {"fwdmember", hostile.NestedFwdMember}}
+		{"cycle", hostile.NestedCycle}, {"fwdptr", hostile.NestedFwdPtr}, {"fwdmember", hostile.NestedFwdMember},
+		{"fwdbottom", hostile.NestedFwdBottom}, {"fwdbottomptr", hostile.NestedFwdBottomPtr}}
 	for _, n := range []int{1000, 3000} {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("%s/N=%d", v.name, n), func(b *testing.B) { nestedRun(b, libbpf, kmeta, dir, n, v.v) })

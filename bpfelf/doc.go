@@ -1,9 +1,13 @@
 // Package bpfelf reads BPF ELF objects as clang -target bpf -g writes
 // them: their own BTF (.BTF, package btf), their .BTF.ext records
 // (package btf/ext) and their programs, as libbpf's loader finds them.
-// Package btf/core resolves an object's CO-RE relocations; package
-// bpfobj, by contrast, reads the objects already loaded into the running
-// kernel.
+// Package bpfobj, by contrast, reads the objects already loaded into the
+// running kernel.
+//
+// Who feeds whom: this package reads files and feeds package btf/core,
+// which resolves CO-RE relocations and knows no ELF. Object.CORE gives
+// core what it reads of an object (its BTF, relocation records and
+// programs' instructions); core.Resolve and core.TypesFor take that.
 //
 // Open reads an object from a file, also compressed; Parse reads one from
 // bytes in memory.

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
@@ -213,25 +213,6 @@ func (o *Object) Programs() []Program {
 	return out
 }
 
-// ProgramAt returns the program of section that holds instruction insn
-// (counted from the start of the section), as libbpf's
-// find_prog_by_sec_insn finds it: the last program that starts at or
-// before insn, if it also ends after it. ok is false when no program
-// holds insn (an eliminated weak subprogram, say) or the object has no
-// such section.
-func (o *Object) ProgramAt(section string, insn int) (p Program, ok bool) {
-	ps := o.sections[section]
-	if ps == nil {
-		return Program{}, false
-	}
-	// the last program starting at or before insn, as libbpf's search
-	i := sort.Search(len(ps.progs), func(j int) bool { return ps.progs[j].InsnOff > insn }) - 1
-	if i < 0 || insn >= ps.progs[i].InsnOff+ps.progs[i].InsnCnt {
-		return Program{}, false
-	}
-	return ps.progs[i], true
-}
-
 // Insns returns the instructions of program p of o (p.InsnCnt of them,
 // InsnSize bytes each, in the object's byte order), in place: the caller
 // must not modify them. It returns nil when p does not lie within an
@@ -246,4 +227,28 @@ func (o *Object) Insns(p Program) []byte {
 
 // InsnSize is the size of a BPF instruction in bytes (struct bpf_insn;
 // a 64-bit immediate load takes two).
-const InsnSize = 8
+const InsnSize = core.InsnSize
+
+// CORE returns what package core reads of o to resolve its CO-RE
+// relocations: its BTF, its .BTF.ext records, and its programs with their
+// instructions, in place. The result is valid while o is open.
+func (o *Object) CORE() core.Object {
+	c := core.Object{BTF: o.BTF, Ext: o.Ext, ByteOrder: o.order}
+	names := make([]string, 0, len(o.sections))
+	n := 0
+	for name, ps := range o.sections {
+		names = append(names, name)
+		n += len(ps.progs)
+	}
+	slices.Sort(names)
+	c.Programs = make([]core.Program, 0, n)
+	for _, name := range names {
+		// each section's programs in the order libbpf searches them
+		for _, p := range o.sections[name].progs {
+			c.Programs = append(c.Programs, core.Program{
+				Name: p.Name, Section: p.Section, InsnOff: p.InsnOff, Insns: o.Insns(p), Autoload: p.Autoload,
+			})
+		}
+	}
+	return c
+}

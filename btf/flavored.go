@@ -7,10 +7,12 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
-// FindFlavors iterates, in id order, over the types of s (in scope) whose
-// kind is one of kinds and whose name without its CO-RE flavor suffix
-// (see EssentialName) is one of names: "task_struct" finds task_struct
-// and task_struct___2. Empty names are ignored.
+// FindFlavors iterates, in id order, over the types of s whose kind is
+// one of q.Kinds and whose name without its CO-RE flavor suffix (see
+// EssentialName) is one of q.Names: "task_struct" finds task_struct and
+// task_struct___2. Empty names are ignored. opts.Scope picks the part of
+// a split chain to search; opts.Kind and opts.Flavors do nothing here
+// (q.Kinds chooses the kinds, and flavors always match).
 //
 // It is the candidate search of CO-RE relocations (libbpf's
 // bpf_core_add_cands) for many names at once: one walk over the records,
@@ -18,10 +20,10 @@ import (
 // others compares the first bytes of the name in place before reading
 // the rest (btf/core's BenchmarkResolve). Nothing is yielded once the
 // Spec is closed.
-func (s *Spec) FindFlavors(names []string, kinds []Kind, scope Scope) iter.Seq[Type] {
-	f := FlavorQuery{Names: names, Kinds: kinds}.filter()
+func (s *Spec) FindFlavors(q FlavorQuery, opts FindOptions) iter.Seq[Type] {
+	f := q.filter()
 	return func(yield func(Type) bool) {
-		for _, o := range s.chain(scope) {
+		for _, o := range s.chain(opts.Scope) {
 			if !o.alive() || !o.findFlavors(f, yield) {
 				return
 			}

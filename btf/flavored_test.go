@@ -24,7 +24,7 @@ func TestFindFlavors(t *testing.T) {
 		}
 	}
 	var got []btf.TypeID
-	for typ := range s.FindFlavors(names, kinds, btf.ScopeAll) {
+	for typ := range s.FindFlavors(btf.FlavorQuery{Names: names, Kinds: kinds}, btf.FindOptions{}) {
 		got = append(got, typ.ID())
 	}
 	if len(want) < 3 {
@@ -34,7 +34,7 @@ func TestFindFlavors(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// Stopping early is honoured.
-	for range s.FindFlavors(names, kinds, btf.ScopeAll) {
+	for range s.FindFlavors(btf.FlavorQuery{Names: names, Kinds: kinds}, btf.FindOptions{}) {
 		break
 	}
 }

@@ -15,7 +15,10 @@ import (
 // FlavorQuery is a FindFlavors search: names (without flavor suffixes) and
 // kinds.
 type FlavorQuery struct {
+	// Names are the names looked for, without flavor suffixes; a type
+	// whose name is one of them, flavored or not, matches.
 	Names []string
+	// Kinds are the kinds a match may have.
 	Kinds []Kind
 }
 
@@ -78,13 +81,10 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 // and bounds, fills the offset index and the kind summary, and collects
 // the types s.found asks for, without reading the references.
 //
-// It walks the records in one chain, on one goroutine. (A second chain
-// from a boundary near the middle, stepped in the same loop, made the
-// walk a third faster on data in the cache, 0.50 against 0.75 ms for
-// Debian 6.1's BTF, but kmeta btf min --obj 2-10% slower in a fresh
-// process: there the walk waits on the faults of the file's mapping, and
-// the second chain's offsets are fresh memory to fault in too. A second
-// goroutine did not pay either.)
+// It walks the records in one chain, on one goroutine: a lazy open is
+// usually a fresh process's, whose walk waits on the faults of the file's
+// mapping, where a second chain's offsets would be fresh memory to fault
+// in too (BENCH.md).
 func (s *Spec) indexLazy() error {
 	s.alignTypes()
 	s.shift = lazyShift

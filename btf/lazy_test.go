@@ -14,7 +14,7 @@ import (
 // flavorIDs collects what FindFlavors yields.
 func flavorIDs(s *btf.Spec, q btf.FlavorQuery) []btf.TypeID {
 	var ids []btf.TypeID
-	for t := range s.FindFlavors(q.Names, q.Kinds, btf.ScopeAll) {
+	for t := range s.FindFlavors(q, btf.FindOptions{}) {
 		ids = append(ids, t.ID())
 	}
 	return ids

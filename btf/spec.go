@@ -22,8 +22,7 @@ const indexShift = 2
 // lazyShift is indexShift for a lazy Spec: one offset for every sixteen
 // types. A lazy open serves a few lookups (btf min --obj, a loader's
 // kernel types), for which a lookup's walk of up to fifteen records costs
-// less than the index's memory: 52 KB instead of 208 KB for a 6.18
-// vmlinux, most of what such an open allocates.
+// less than the index's memory, most of what such an open allocates.
 const lazyShift = 4
 
 // Spec is a read-only view of BTF data: a validated header, an index of
@@ -68,7 +67,7 @@ type Spec struct {
 	// checked has a bit per own type of a lazy Spec, set once its record
 	// passed checkOut, so that a record is checked once however many
 	// views of it are handed out (a struct of 65,535 members of its own
-	// type was checked whole for each member, issue 37).
+	// type would otherwise be checked whole for each member).
 	checked []atomic.Uint64
 	// checkAll is the result of Check, run once.
 	checkAllOnce sync.Once
@@ -195,8 +194,8 @@ func (s *Spec) checkStrings() error {
 // goroutine starts at a record boundary found near the middle (see
 // splitWalk), and its half is taken if this goroutine's walk lands on that
 // boundary; otherwise this goroutine walks on alone. The result is the same
-// either way. (Checking references on a second goroutine, behind one walk,
-// was measured slower: the ranges have to be walked again.)
+// either way. References are checked in the same walk, not on a second
+// goroutine behind it, which would have to walk the ranges again.
 func (s *Spec) indexTypes(splitAt uint32) error {
 	s.alignTypes()
 	// Kernel records average about 26 bytes; start with room for 24-byte
@@ -265,9 +264,9 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 //
 // The references are taken as two maxima kept in registers; the masks of
 // wire.Shapes spare a switch on the kind, which mispredicts on kernel BTF.
-// (A function for them shared by two loops did not inline, cost 134
-// against 80, and a call per record is what this pass cannot afford; so
-// the two walks share this loop instead, see BENCH.md.)
+// The two walks share this loop rather than a function for the
+// references: such a function does not inline, and a call per record is
+// what this pass cannot afford (BENCH.md).
 func (s *Spec) scan(wk *walker, stop uint32, h *half) bool {
 	w := newWords(s.types)
 	end := uint32(len(s.types))
@@ -333,8 +332,8 @@ type half struct {
 }
 
 // halves recycles the buffers of split walks: a process that parses BTF
-// again and again (kernel.Cache, a server) reuses them, where allocating
-// the 300 KB each time cost more than the second goroutine saved.
+// again and again (kernel.Cache, a server) reuses them, since allocating
+// them each time would cost more than the second goroutine saves.
 var halves = sync.Pool{New: func() any { return new(half) }}
 
 // splitWalk starts walking the second half of a big type section on a new

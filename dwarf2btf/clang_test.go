@@ -15,7 +15,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -78,12 +77,12 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 	for base, file := range map[string]string{"debian-6.1": testfixtures.DebianVmlinux, "host-6.18.44": testfixtures.HostVmlinux} {
 		t.Run(base, func(t *testing.T) {
 			s := testfixtures.Spec(t, testfixtures.Read(t, file), nil)
-			dbase, err := dedup.NewBase(s, dedup.Options{})
+			dbase, err := dwarf2btf.NewBase(s, dwarf2btf.Options{Jobs: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := testfixtures.Read(t, "pahole/dwarf/multi-x86_64.on-"+base+".btf.gz")
-			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Like: dwarf2btf.LikePahole124}, want)
+			samePahole(t, obj, dwarf2btf.Options{Base: s, DedupBase: dbase, Compat: dwarf2btf.CompatPahole124}, want)
 		})
 	}
 }
@@ -92,7 +91,7 @@ func TestClangSplitIdenticalToPahole(t *testing.T) {
 func clangDedup(tb testing.TB, name string, jobs int) []byte {
 	tb.Helper()
 	rel := "dwarf/" + name + ".o.gz"
-	opts := dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}
+	opts := dwarf2btf.Options{Jobs: jobs, Compat: dwarf2btf.CompatPahole124}
 	data := testfixtures.Read(tb, rel)
 	order, err := dwarf2btf.ByteOrder(data) // pahole writes the input's
 	if err != nil {
@@ -214,7 +213,7 @@ func TestClangByteOrder(t *testing.T) {
 	}
 	wantStrs, _ := want.StringSection()
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Like: dwarf2btf.LikePahole124}, builder.Options{ByteOrder: order})
+		raw, err := dwarf2btf.Encode(context.Background(), obj, dwarf2btf.Options{Jobs: 2, Compat: dwarf2btf.CompatPahole124}, builder.Options{ByteOrder: order})
 		if err != nil {
 			t.Fatal(err)
 		}

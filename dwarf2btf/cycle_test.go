@@ -107,8 +107,8 @@ func encodeEdited(t *testing.T, data []byte, name string, at int, ref dwarf.Offs
 	t.Helper()
 	mod := bytes.Clone(data)
 	binary.LittleEndian.PutUint32(mod[at:], uint32(ref))
-	for _, like := range []dwarf2btf.Like{dwarf2btf.LikePahole124, dwarf2btf.LikePahole130} {
-		raw, err := dwarf2btf.Encode(context.Background(), mod, dwarf2btf.Options{Jobs: 1, Like: like}, builder.Options{})
+	for _, like := range []dwarf2btf.Compat{dwarf2btf.CompatPahole124, dwarf2btf.CompatPahole130} {
+		raw, err := dwarf2btf.Encode(context.Background(), mod, dwarf2btf.Options{Jobs: 1, Compat: like}, builder.Options{})
 		if err != nil {
 			continue
 		}

@@ -3,9 +3,9 @@
 // scripts/Makefile.btf (--btf_features=default --lang_exclude=rust, with
 // --btf_base vmlinux for modules); from Linux 7.0 on also resolve_btfids
 // --btf after it (btf/btfids); and pahole 1.24 run by Linux 6.1's build
-// (pahole -J --btf_gen_floats -j --lang_exclude=rust). Options.Like
+// (pahole -J --btf_gen_floats -j --lang_exclude=rust). Options.Compat
 // chooses; by default the input's kernel release does (KernelRelease,
-// LikeFor): the text of the linux_banner symbol of a vmlinux, the vermagic
+// CompatFor): the text of the linux_banner symbol of a vmlinux, the vermagic
 // of a module's .modinfo.
 //
 // pahole 1.30 differs from 1.24 in its functions and variables, not its
@@ -59,8 +59,9 @@
 //     the output) runs after the last unit. With more than one job, and
 //     pahole 1.30's saved functions, most of it runs on one more
 //     goroutine (dedup.Merger.FinishGraphs) while the merge writes them.
-//   - With a Base and no DedupBase, dedup.NewBase prepares the Base first,
-//     as btf/dedup says.
+//   - With a Base and no DedupBase, NewBase prepares the Base first, as
+//     btf/dedup's NewBase does; a caller encoding many modules prepares it
+//     once.
 //
 // # Security
 //

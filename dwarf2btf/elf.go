@@ -363,9 +363,8 @@ func (o *object) readSymbols(f *elf.File) error {
 
 // symTable is a 64-bit ELF symbol table read in place, in the input's
 // memory: debug/elf's Symbols copies the section and its strings and
-// makes a string per symbol, 12 MB and 60 ms for a vmlinux before the
-// encoding can start. The names it gives are views of the string table,
-// valid as long as the input is.
+// makes a string per symbol, all before the encoding can start. The names
+// it gives are views of the string table, valid as long as the input is.
 type symTable struct {
 	order   binary.ByteOrder
 	class32 bool   // Elf32_Sym entries
@@ -536,7 +535,7 @@ func (o *object) release() string {
 }
 
 // KernelRelease returns the release of the kernel that the ELF image data
-// (a vmlinux or a module, uncompressed) belongs to, as LikeKernel reads
+// (a vmlinux or a module, uncompressed) belongs to, as CompatKernel reads
 // it: the text after "Linux version " in the linux_banner symbol of a
 // vmlinux, or the first word of a module's .modinfo vermagic. It returns
 // "" when data has neither.

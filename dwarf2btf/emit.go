@@ -116,7 +116,7 @@ func (e *emitter) emit() error {
 		}
 	}
 	out.typeTagN = int32(len(out.tags))
-	if e.opts.like >= LikePahole130 {
+	if e.opts.compat >= CompatPahole130 {
 		for i := range cu.funcs {
 			if err := e.emitFunc130(&cu.funcs[i]); err != nil {
 				return err

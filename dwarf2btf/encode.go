@@ -16,7 +16,7 @@ import (
 )
 
 // Options control Encode. The zero value encodes as the input kernel's
-// own build ran pahole (Like), with one worker per CPU.
+// own build ran pahole (CompatKernel), with one worker per CPU.
 type Options struct {
 	// Base is vmlinux's BTF when encoding a module: the output is split
 	// BTF on it (pahole's --btf_base).
@@ -25,7 +25,7 @@ type Options struct {
 	// output does not depend on it.
 	Jobs int
 	// NoFloats encodes floating-point types as INT, as pahole 1.24 does
-	// without --btf_gen_floats (LikePahole124 only).
+	// without --btf_gen_floats (CompatPahole124 only).
 	NoFloats bool
 	// SkipVars leaves out per-CPU variables (--skip_encoding_btf_vars).
 	SkipVars bool
@@ -37,21 +37,22 @@ type Options struct {
 	// encoder's own heap (its workers' buffers) is garbage then, and the
 	// deduplication is about to allocate its maps. A program that wants
 	// that memory back before the peak calls debug.FreeOSMemory here, as
-	// kmeta's CLI does: a vmlinux's run then peaks at 201 instead of 223
-	// MB. The package itself never changes process-wide settings.
+	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). The
+	// package itself never changes process-wide settings.
 	Encoded func()
-	// MaxSize bounds the size of a file that EncodeFile or EncodeFileNoDedup
+	// MaxSize bounds the size of a file that EncodeFile
 	// reads, and of what it decompresses to; 0 means 1 GiB
 	// (internal/input's default).
 	MaxSize int64
-	// DedupBase, if not nil, is Base prepared for deduplication (made by
-	// dedup.NewBase from Base), for Encode to reuse; nil makes one.
-	DedupBase *dedup.Base
+	// DedupBase, if not nil, is Base prepared once (by NewBase) for the
+	// deduplication of every module encoded on it; nil prepares Base in
+	// each call.
+	DedupBase *Base
 
-	// Like chooses whose output Encode reproduces; the zero value,
-	// LikeKernel, decides from the input's kernel release.
-	Like Like
-	// Features is the feature set of LikePahole130 and LikeLinux7 (pahole's
+	// Compat chooses whose output Encode reproduces; the zero value,
+	// CompatKernel, decides from the input's kernel release.
+	Compat Compat
+	// Features is the feature set of CompatPahole130 and CompatLinux7 (pahole's
 	// --btf_features); zero means DefaultFeatures. There NoFloats and
 	// SkipVars are ignored: the float and var features decide. It must
 	// hold type_tag and enum64, whose absence this package does not
@@ -59,8 +60,13 @@ type Options struct {
 	Features Features
 	// KeepRust encodes the compile units written in Rust too, as pahole
 	// does without --lang_exclude=rust; by default they are left out, as
-	// every kernel's build asks (LikePahole124 always leaves them out).
+	// every kernel's build asks (CompatPahole124 always leaves them out).
 	KeepRust bool
+	// NoDedup stops Encode after the encoding: the types as pahole adds
+	// them before its final deduplication, every unit's in unit order
+	// (kmeta btf encode --no-dedup), and for CompatLinux7 before
+	// resolve_btfids's step too. Encoded is not called then.
+	NoDedup bool
 	// AsLinked reads the kfunc sets of .BTF_ids as the file holds them,
 	// as pahole itself does. By default a file that holds .BTF (a -dbg
 	// vmlinux or module, linked and resolved) has its sets read as its
@@ -69,10 +75,10 @@ type Options struct {
 	AsLinked bool
 
 	// mapped tells that the data is a read-only file mapping, whose pages
-	// can be given back once read (EncodeFile, EncodeFileNoDedup).
+	// can be given back once read (EncodeFile).
 	mapped bool
-	// like and features are Like and Features resolved for the input.
-	like     Like
+	// compat and features are Compat and Features resolved for the input.
+	compat   Compat
 	features Features
 }
 
@@ -87,21 +93,19 @@ func (opts *Options) jobs() int {
 // DWARF language codes the encoder leaves out (--lang_exclude=rust).
 const langRust = 0x1c
 
-// EncodeNoDedup turns the DWARF of the ELF image data (a vmlinux or a
-// .ko, uncompressed) into BTF types, as pahole adds them before its final
-// deduplication: the returned Builder holds every unit's types in unit
-// order (kmeta btf encode --no-dedup). It is the first half of Encode; for
-// LikeLinux7 it stops before resolve_btfids's step too. data must not
-// change until EncodeNoDedup returns; the Builder copies what it keeps.
-func EncodeNoDedup(ctx context.Context, data []byte, opts Options) (*builder.Builder, error) {
+// encodeNoDedup is Encode for Options.NoDedup.
+func encodeNoDedup(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
 	b, _, err := encode(ctx, data, opts, nil)
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(out)
 }
 
 // Encode turns the DWARF of the ELF image data (a vmlinux or a .ko,
-// uncompressed) into the BTF its kernel's build makes of it (see Options.Like):
-// it encodes as EncodeNoDedup, deduplicates as pahole's final btf__dedup
-// does (btf/dedup), and for LikeLinux7 finishes as resolve_btfids --btf does
+// uncompressed) into the BTF its kernel's build makes of it (see Options.Compat):
+// it encodes every unit's types, deduplicates as pahole's final btf__dedup
+// does (btf/dedup), and for CompatLinux7 finishes as resolve_btfids --btf does
 // (btf/btfids). It returns raw BTF written as out says: the same bytes as
 // the tool, whatever opts.Jobs. A nil out.ByteOrder means the host's, as
 // everywhere in kmeta; pahole writes BTF in its input's byte order
@@ -111,21 +115,25 @@ func EncodeNoDedup(ctx context.Context, data []byte, opts Options) (*builder.Bui
 // the merge appends with dedup.Merger.AddUnit), so they are written and
 // held once, in the Merger, and a vmlinux's millions of types pass although
 // BTF allows about one million: only the deduplicated output must fit.
+// With opts.NoDedup it stops after the encoding. data must not change
+// until Encode returns; nothing returned refers to it.
 func Encode(ctx context.Context, data []byte, opts Options, out builder.Options) ([]byte, error) {
+	if opts.NoDedup {
+		return encodeNoDedup(ctx, data, opts, out)
+	}
 	base := opts.DedupBase
 	if base == nil && opts.Base != nil {
 		var err error
-		if base, err = dedup.NewBase(opts.Base, dedup.Options{Workers: opts.jobs()}); err != nil {
-			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		if base, err = NewBase(opts.Base, opts); err != nil {
+			return nil, err
 		}
 	}
 	// pahole 1.24 as Debian 12 ships it deduplicates with libbpf 1.1.
-	m := dedup.New(base, dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
+	m := dedup.New(base.engine(), dedup.Options{Workers: opts.jobs(), Compat: dedup.CompatLibbpf11})
 	// The merge, on the caller's goroutine, deduplicates each unit as it
 	// goes, beside the workers encoding the next ones, and compacts the
 	// duplicates it decides. With one job nothing overlaps, but the
-	// compacted records make it faster still: -j1 of the 6.12 cloud
-	// vmlinux 3.98 -> 3.82 s, 240 -> 197 MB at the peak (4 rounds).
+	// compacted records still save time and peak memory (BENCH.md).
 	if err := m.Pipeline(); err != nil {
 		return nil, err
 	}
@@ -136,7 +144,7 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	if opts.Encoded != nil {
 		opts.Encoded()
 	}
-	if info.like != LikeLinux7 {
+	if info.compat != CompatLinux7 {
 		return m.Dedup(out) // raw, as it is, for no option
 	}
 	if out.ByteOrder != nil && !isNative(out.ByteOrder) {
@@ -150,7 +158,13 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 	if info.kfuncs != nil {
 		kf = info.kfuncs.pairs
 	}
-	raw, err = btfids.Finalize(raw, btfids.Options{Base: opts.Base, DedupBase: base, Kfuncs: kf})
+	fo := btfids.Options{Base: opts.Base, Kfuncs: kf}
+	if base != nil {
+		if fo.DedupBase, err = base.finalizeBase(); err != nil {
+			return nil, fmt.Errorf("dwarf2btf: base: %w", err)
+		}
+	}
+	raw, err = btfids.Finalize(raw, fo)
 	if err != nil {
 		return nil, fmt.Errorf("dwarf2btf: %w", err)
 	}
@@ -220,7 +234,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 			return err
 		}
 		e.syms = syms
-		if opts.like >= LikePahole130 {
+		if opts.compat >= CompatPahole130 {
 			m.like130, m.elf, m.features = true, syms.elf, opts.features
 		}
 		if opts.mapped && o.symtab != nil {
@@ -233,7 +247,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	if err := e.encode(ctx, m, symbols); err != nil {
 		return nil, nil, err
 	}
-	info.order, info.like = o.order, opts.like
+	info.order, info.compat = o.order, opts.compat
 	return b, info, nil
 }
 
@@ -244,7 +258,7 @@ func (o *object) dwarfData(opts *Options) *dwarfData {
 	d := &dwarfData{order: o.order, info: o.debug[".debug_info"], abbrev: o.debug[".debug_abbrev"],
 		str: o.debug[".debug_str"], lineStr: o.debug[".debug_line_str"],
 		strOffsets: o.debug[".debug_str_offsets"], addr: o.debug[".debug_addr"]}
-	if opts.like >= LikePahole130 && opts.features&FeatureConsistentFunc != 0 {
+	if opts.compat >= CompatPahole130 && opts.features&FeatureConsistentFunc != 0 {
 		d.loclists, d.loc = o.debug[".debug_loclists"], o.debug[".debug_loc"]
 		d.regParams = registerParams(o.machine)
 	}
@@ -255,11 +269,11 @@ func (o *object) dwarfData(opts *Options) *dwarfData {
 // encoder opts chose (newSymbols130 or newSymbols), and the kfuncs of
 // .BTF_ids into info when it needs them.
 func (o *object) symbols(opts *Options, info *encodeInfo) (*symbols, error) {
-	if opts.like < LikePahole130 {
+	if opts.compat < CompatPahole130 {
 		return newSymbols(o, !opts.SkipVars)
 	}
 	var tag *kfuncInfo
-	if opts.features&FeatureDeclTagKfuncs != 0 || opts.like == LikeLinux7 {
+	if opts.features&FeatureDeclTagKfuncs != 0 || opts.compat == CompatLinux7 {
 		info.kfuncs = o.kfuncPairs(opts.Base, opts.AsLinked)
 		if opts.features&FeatureDeclTagKfuncs != 0 {
 			tag = info.kfuncs
@@ -272,18 +286,18 @@ func (o *object) symbols(opts *Options, info *encodeInfo) (*symbols, error) {
 // order, the encoder chosen, and the kfuncs of its .BTF_ids.
 type encodeInfo struct {
 	order  binary.ByteOrder
-	like   Like
+	compat Compat
 	kfuncs *kfuncInfo
 }
 
-// resolve decides opts.like and opts.features for the object.
+// resolve decides opts.compat and opts.features for the object.
 func (opts *Options) resolve(o *object) error {
-	opts.like = opts.Like
-	if opts.like == LikeKernel {
-		opts.like = LikeFor(o.release())
+	opts.compat = opts.Compat
+	if opts.compat == CompatKernel {
+		opts.compat = CompatFor(o.release())
 	}
-	switch opts.like {
-	case LikePahole124:
+	switch opts.compat {
+	case CompatPahole124:
 		opts.features = FeatureVar | FeatureFloat | FeatureDeclTag | FeatureTypeTag | FeatureEnum64
 		if opts.NoFloats {
 			opts.features &^= FeatureFloat
@@ -292,9 +306,9 @@ func (opts *Options) resolve(o *object) error {
 			opts.features &^= FeatureVar
 		}
 		return nil
-	case LikePahole130, LikeLinux7:
+	case CompatPahole130, CompatLinux7:
 	default:
-		return fmt.Errorf("dwarf2btf: unknown encoder %v", opts.like)
+		return fmt.Errorf("dwarf2btf: unknown encoder %v", opts.compat)
 	}
 	opts.features = opts.Features
 	if opts.features == 0 {
@@ -535,7 +549,7 @@ func (e *run) unit(ctx context.Context, u unitHeader, l *loader, cache map[abbre
 	if err := l.load(); err != nil {
 		return err
 	}
-	if cu.language == langRust && (!e.opts.KeepRust || e.opts.like < LikePahole130) || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
+	if cu.language == langRust && (!e.opts.KeepRust || e.opts.compat < CompatPahole130) || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
 		out.skipped = true
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -27,13 +26,14 @@ func debianBase(tb testing.TB) *btf.Spec {
 	return s
 }
 
-func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.Builder {
+// encodeModule returns ko's types before the deduplication.
+func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) []byte {
 	tb.Helper()
-	b, err := dwarf2btf.EncodeNoDedup(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs})
+	raw, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{Base: base, Jobs: jobs, NoDedup: true}, builder.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return b
+	return raw
 }
 
 // TestIdenticalToPahole encodes the committed debug modules with 1, 2 and
@@ -42,7 +42,7 @@ func encodeModule(tb testing.TB, ko []byte, base *btf.Spec, jobs int) *builder.B
 // deduplication.
 func TestIdenticalToPahole(t *testing.T) {
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +95,7 @@ func TestDeterministic(t *testing.T) {
 	ko := testfixtures.Read(t, "elf/af_key.ko.gz")
 	var first []byte
 	for _, jobs := range []int{1, 2, 8} {
-		raw, err := encodeModule(t, ko, base, jobs).Marshal(builder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := encodeModule(t, ko, base, jobs)
 		if first == nil {
 			first = raw
 		} else if !bytes.Equal(raw, first) {
@@ -117,7 +114,7 @@ func TestModules(t *testing.T) {
 		t.Skip("heavy check (kvm.ko, xfs.ko, several seconds): set KMETA_HEAVY=1")
 	}
 	base := debianBase(t)
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 )
 
-// The encoder a kernel's release stands for.
-func ExampleLikeFor() {
+// The toolchain CompatKernel assumes for a kernel's release: Debian's for
+// that kernel (Debian 12's pahole 1.24 for 6.1). A kernel built with
+// another pahole is encoded as its build did by setting Options.Compat.
+func ExampleCompatFor() {
 	for _, rel := range []string{"6.1.0-47-cloud-amd64", "6.12.118+deb13-cloud-amd64", "7.3.4+deb13-cloud-amd64"} {
-		fmt.Println(rel, dwarf2btf.LikeFor(rel))
+		fmt.Println(rel, dwarf2btf.CompatFor(rel))
 	}
 	// Output:
 	// 6.1.0-47-cloud-amd64 pahole-1.24
@@ -42,7 +44,7 @@ func ExampleKernelRelease() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(rel, dwarf2btf.LikeFor(rel))
+	fmt.Println(rel, dwarf2btf.CompatFor(rel))
 	raw, err := dwarf2btf.Encode(context.Background(), ko, dwarf2btf.Options{}, builder.Options{})
 	fmt.Println(len(raw), err)
 }

@@ -5,77 +5,83 @@ import (
 	"strings"
 )
 
-// Like names the tool, and version, whose output Encode reproduces.
+// Compat names the tool, and version, whose output Encode reproduces.
 //
-// Its values are LikeKernel (the zero value), LikePahole124, LikePahole130
-// and LikeLinux7.
-type Like int
+// Its values are CompatKernel (the zero value), CompatPahole124,
+// CompatPahole130 and CompatLinux7.
+type Compat int
 
 const (
-	// LikeKernel encodes as the input kernel's own build ran pahole: the
+	// CompatKernel encodes as the input kernel's own build ran pahole: the
 	// kernel release is read from the input (KernelRelease) and chooses
-	// one of the others (see LikeFor). An input whose release cannot be
-	// found is encoded as LikePahole130, today's pahole.
-	LikeKernel Like = iota
-	// LikePahole124 is pahole 1.24 as Linux 6.1's scripts/pahole-flags.sh
+	// one of the others (see CompatFor). An input whose release cannot be
+	// found is encoded as CompatPahole130, today's pahole.
+	CompatKernel Compat = iota
+	// CompatPahole124 is pahole 1.24 as Linux 6.1's scripts/pahole-flags.sh
 	// runs it (-J --btf_gen_floats -j --lang_exclude=rust), with libbpf
 	// 1.1's deduplication: Debian 12's kernels.
-	LikePahole124
-	// LikePahole130 is pahole 1.30 with the feature set Options.Features
+	CompatPahole124
+	// CompatPahole130 is pahole 1.30 with the feature set Options.Features
 	// (DefaultFeatures when zero) and --lang_exclude=rust, deduplicating
 	// with libbpf 1.5 (which on these inputs deduplicates as 1.1): what
 	// Linux 6.12's scripts/Makefile.btf runs (Debian 13's kernels).
-	LikePahole130
-	// LikeLinux7 is LikePahole130 followed by what Linux 7.x's
+	CompatPahole130
+	// CompatLinux7 is CompatPahole130 followed by what Linux 7.x's
 	// scripts/gen-btf.sh runs next, resolve_btfids --btf (btf/btfids):
 	// kfunc tags and prototypes, a second deduplication with today's
-	// libbpf, types sorted by name. Only Encode and EncodeFile apply that
-	// step; Encode gives pahole's types.
-	LikeLinux7
+	// libbpf, types sorted by name. With Options.NoDedup that step is left
+	// out too: pahole's types.
+	CompatLinux7
 )
 
-// String returns the name the CLI's --like takes.
-func (l Like) String() string {
-	switch l {
-	case LikeKernel:
+// String returns the name ParseCompat and the CLI's --like take.
+func (c Compat) String() string {
+	switch c {
+	case CompatKernel:
 		return "kernel"
-	case LikePahole124:
+	case CompatPahole124:
 		return "pahole-1.24"
-	case LikePahole130:
+	case CompatPahole130:
 		return "pahole-1.30"
-	case LikeLinux7:
+	case CompatLinux7:
 		return "linux-7"
 	}
-	return fmt.Sprintf("Like(%d)", int(l))
+	return fmt.Sprintf("Compat(%d)", int(c))
 }
 
-// ParseLike parses a Like name: "kernel", "pahole-1.24", "pahole-1.30" or
-// "linux-7".
-func ParseLike(s string) (Like, error) {
-	for _, l := range []Like{LikeKernel, LikePahole124, LikePahole130, LikeLinux7} {
-		if s == l.String() {
-			return l, nil
+// ParseCompat parses a Compat name: "kernel", "pahole-1.24", "pahole-1.30"
+// or "linux-7".
+func ParseCompat(s string) (Compat, error) {
+	for _, c := range []Compat{CompatKernel, CompatPahole124, CompatPahole130, CompatLinux7} {
+		if s == c.String() {
+			return c, nil
 		}
 	}
 	return 0, fmt.Errorf("dwarf2btf: unknown encoder %q (want kernel, pahole-1.24, pahole-1.30 or linux-7)", s)
 }
 
-// LikeFor returns what the build of a kernel of the given release ran:
-// pahole 1.24's choices before Linux 6.12 (Debian 12's 6.1 was built so),
-// pahole 1.30's from 6.12 on (Debian 13's 6.12), and from 7.0 on pahole
-// 1.30 followed by resolve_btfids --btf (Debian 13 backports' 7.3).
-// Releases it cannot parse give LikePahole130.
-func LikeFor(release string) Like {
+// CompatFor is what CompatKernel chooses for a kernel release: the
+// toolchain Debian built that kernel with, since the BTF a kernel's build
+// makes depends on the pahole and libbpf of the machine that built it, not
+// on the kernel. A release before Linux 6.12 gives CompatPahole124 because
+// Debian 12 (whose kernel is 6.1) ships pahole 1.24, not because every
+// such kernel was built with it: a kernel built elsewhere, say with pahole
+// 1.30, is encoded as its build did by setting Options.Compat to
+// CompatPahole130 (the CLI's --like pahole-1.30). Releases 6.12 to 6.x give
+// CompatPahole130 (Debian 13's 6.12 and its pahole 1.30), and 7.0 on
+// CompatLinux7 (pahole 1.30 followed by resolve_btfids --btf, as Debian 13
+// backports' 7.3 is built). Releases it cannot parse give CompatPahole130.
+func CompatFor(release string) Compat {
 	major, minor, ok := parseRelease(release)
 	switch {
 	case !ok:
-		return LikePahole130
+		return CompatPahole130
 	case major < 6 || major == 6 && minor < 12:
-		return LikePahole124
+		return CompatPahole124
 	case major >= 7:
-		return LikeLinux7
+		return CompatLinux7
 	}
-	return LikePahole130
+	return CompatPahole130
 }
 
 // parseRelease reads "MAJOR.MINOR" at the start of a kernel release.
@@ -99,7 +105,7 @@ func parseRelease(s string) (major, minor int, ok bool) {
 	return major, minor, true
 }
 
-// Features is a set of pahole's --btf_features, which LikePahole130
+// Features is a set of pahole's --btf_features, which CompatPahole130
 // encodes with.
 //
 // Its flags are FeatureEncodeForce (encode_force), FeatureVar (var),

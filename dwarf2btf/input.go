@@ -11,18 +11,6 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
-// EncodeFileNoDedup is EncodeNoDedup for the file at path, read as
-// EncodeFile reads it.
-func EncodeFileNoDedup(ctx context.Context, path string, opts Options) (*builder.Builder, error) {
-	var b *builder.Builder
-	err := withFile(ctx, path, opts.MaxSize, func(data []byte, mapped bool) (err error) {
-		opts.mapped = mapped
-		b, err = EncodeNoDedup(ctx, data, opts)
-		return err
-	})
-	return b, err
-}
-
 // EncodeFile is Encode for the file at path: an ELF file, mapped and read
 // in place, or one compressed with gzip, xz or zstd (a .ko.gz, .ko.xz or
 // .ko.zst module), decompressed into memory first. Neither may exceed

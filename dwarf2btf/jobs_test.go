@@ -19,7 +19,7 @@ import (
 // through the worker pool, the test fails at -cpu 1, 2 and 4. With
 // KMETA_HEAVY=1 (.ci/run) it is kvm.ko, whose dozens of units keep a
 // worker waiting for its window at the first callback whatever the
-// scheduling, but which costs 1.7 s of CPU to inflate and encode.
+// scheduling, but which takes seconds of CPU to inflate and encode.
 func TestJobsOneInline(t *testing.T) {
 	input := "dwarf/multi-x86_64.o.gz"
 	if os.Getenv("KMETA_HEAVY") == "1" {
@@ -28,11 +28,11 @@ func TestJobsOneInline(t *testing.T) {
 	data := testfixtures.Read(t, input)
 	before := runtime.NumGoroutine()
 	during, calls := 0, 0
-	opts := dwarf2btf.Options{Jobs: 1, Progress: func(done, total int) {
+	opts := dwarf2btf.Options{Jobs: 1, NoDedup: true, Progress: func(done, total int) {
 		calls++
 		during = max(during, runtime.NumGoroutine())
 	}}
-	if _, err := dwarf2btf.EncodeNoDedup(context.Background(), data, opts); err != nil {
+	if _, err := dwarf2btf.Encode(context.Background(), data, opts, builder.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if calls < 2 {
@@ -49,7 +49,7 @@ func TestJobsCanceled(t *testing.T) {
 	for _, jobs := range []int{1, 2} {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := dwarf2btf.Encode(ctx, data, dwarf2btf.Options{Jobs: jobs, Like: dwarf2btf.LikePahole124}, builder.Options{})
+		_, err := dwarf2btf.Encode(ctx, data, dwarf2btf.Options{Jobs: jobs, Compat: dwarf2btf.CompatPahole124}, builder.Options{})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("-j%d: %v, want context.Canceled", jobs, err)
 		}

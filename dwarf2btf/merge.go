@@ -17,7 +17,7 @@ import (
 // same order as pahole -j1, whatever the number of workers that encoded
 // them.
 //
-// It writes either into a Builder (EncodeNoDedup: b is the Builder, whose
+// It writes either into a Builder (Options.NoDedup: b is the Builder, whose
 // string order shows), or straight into the deduplication (Encode: direct
 // is the Merger, each unit's types come written by its worker in
 // encoded.unit, and b is tail, a Unit for the records the merge adds
@@ -332,7 +332,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 		return b.AddArray(btf.ArrayInfo{Type: refOf(r.a, off, index), Index: refOf(r.b, off, index), Nelems: r.c})
 	case btf.KindStruct, btf.KindUnion:
 		// The Builder adds the members' names first; pahole, the
-		// struct's (only EncodeNoDedup's output shows it).
+		// struct's (only Options.NoDedup's output shows it).
 		if err := nameFirst(b, name); err != nil {
 			return 0, err
 		}

@@ -261,7 +261,8 @@ type dwarfData struct {
 // whose bytes lie all over the section (an L2 miss each), where the
 // bitmap is an eighth of its size.
 func (d *dwarfData) strp(off uint64) []byte {
-	// BenchmarkUnits: 17-20% of the workers' CPU was strAt's misses.
+	// BenchmarkUnits guards it: finding the NUL byte by byte is a cache miss
+	// per name (BENCH.md).
 	d.strEndsOnce.Do(d.markStrEnds)
 	sec, ends := d.str, d.strEnds
 	if off >= uint64(len(sec)) {

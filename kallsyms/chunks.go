@@ -7,9 +7,8 @@ import "sync"
 // allocate several times their final size while a big module is parsed,
 // and that garbage makes the collector run during Load. The pieces come
 // from a pool and go back to it with release, so that a load reuses the
-// previous one's (a builder's pieces are 1.6 MB for this machine's
-// vmlinux, and each load made the collector run once, on the other CPU,
-// while the kernel formats the file).
+// previous one's and does not make the collector run while the kernel
+// formats the file.
 type chunks[T any] struct {
 	full  [][]T
 	cur   []T

@@ -1,6 +1,8 @@
 package kallsyms
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -30,6 +32,10 @@ type Options struct {
 	// produce /proc/kallsyms then overlaps with parsing) and lays out a big
 	// table on two.
 	Workers int
+	// MaxSize bounds the text Parse and ReadFile read: past it they fail
+	// with an error that matches btf.ErrTooLarge and names the input. Zero
+	// means btf.DefaultMaxSize (1 GiB); /proc/kallsyms is tens of MB.
+	MaxSize int64
 }
 
 // Parse reads kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines) from r and
@@ -37,20 +43,29 @@ type Options struct {
 // addresses are all zero returns ErrRestricted; a malformed line returns a
 // *ParseError. With opts.Workers of 2 or more, r is read on a separate
 // goroutine until EOF or an error; if parsing fails first, that goroutine
-// stops after its current Read.
+// stops after its current Read. More than opts.MaxSize bytes of input
+// fail as "kallsyms input is larger than the limit".
 func Parse(r io.Reader, opts Options) (*Snapshot, error) {
+	return parse(&input.LimitReader{R: r, What: "kallsyms input", Limit: opts.MaxSize}, &opts)
+}
+
+// parse is Parse of r, which the caller has bounded.
+func parse(r io.Reader, opts *Options) (*Snapshot, error) {
 	start := time.Now()
 	bs, err := readAll(r, opts.Data, opts.Workers >= 2)
 	if err != nil {
 		return nil, err
 	}
-	s := build(bs, &opts)
+	s := build(bs, opts)
 	s.load = time.Since(start)
 	return s, nil
 }
 
 // ReadFile reads the kallsyms file at path (DefaultPath for "") and returns
 // its snapshot, as Parse does. The file is closed before ReadFile returns.
+// A regular file larger than opts.MaxSize is refused before it is read; a
+// file whose size is not known (/proc/kallsyms, a FIFO) is read up to it.
+// The error for either names the file.
 // For a snapshot kept current while the kernel changes, see package
 // kallsyms/live.
 func ReadFile(path string, opts Options) (*Snapshot, error) {
@@ -64,8 +79,14 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 		return nil, fmt.Errorf("kallsyms: %w", err)
 	}
 	defer f.Close()
-	s, err := Parse(input.FileReader(f, fi), opts)
-	if err != nil {
+	limit := cmp.Or(max(opts.MaxSize, 0), input.DefaultLimit)
+	if fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, &input.TooLargeError{What: path, Limit: limit}
+	}
+	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, &opts)
+	if errors.Is(err, input.ErrTooLarge) {
+		return nil, err // it names the file
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.load = time.Since(start)

@@ -9,8 +9,8 @@ import (
 
 // TestMemoryPerModule: memory grows with the input, not with the number
 // of module names: a file of one symbol for each of 5,000 modules (30
-// bytes a line) allocated 100 KB a module while it was parsed (whole
-// pieces of addresses and names for each), 8 GB for a 15 MB file.
+// bytes a line) must not allocate whole pieces of addresses and names for
+// each module while it is parsed.
 func TestMemoryPerModule(t *testing.T) {
 	var b strings.Builder
 	const n = 5000

@@ -36,8 +36,8 @@ const (
 	// byteCodes is the number of codes that stand for a single byte.
 	byteCodes = 256
 	// numCodes is the size of the dictionary (gentokens -codes: 4096, a
-	// 64 KiB decoding table; 8192 would save 1.5 bytes a name for twice
-	// the tables, 2048 cost 2.4 bytes more). It is a power of two, so
+	// 64 KiB decoding table, the trade of bytes per name against the
+	// tables' size given in BENCH.md). It is a power of two, so
 	// that masking any uint16 with codeMask gives a code of the table:
 	// decoding needs no bounds check and garbage decodes to something.
 	numCodes = byteCodes + len(nameTokens)
@@ -85,9 +85,7 @@ type codec struct {
 	// the first 8 for longer tokens, so that on the host's names the
 	// encoder looks up ~1.3 tokens per code, where the first two bytes
 	// alone leave ~4 lengths to try (many words start with "__" or "s").
-	// Slots are hashed: a collision only costs a lookup. (Bytes per
-	// region instead of a uint16 per slot, a smaller table, measured no
-	// faster.)
+	// Slots are hashed: a collision only costs a lookup.
 	lens [lensSize]uint16
 }
 

@@ -364,10 +364,7 @@ func skipSpace(b []byte) []byte {
 // BenchmarkKallsyms/Load every hand-over (the parser, idle, is woken on
 // the other CPU) slows the kernel's read measurably, so chunks are big;
 // but the last chunk is parsed after the kernel's last read, so they are
-// not bigger. Load's time over the floor read, medians of alternating
-// rounds: 64 KiB chunks 1.13-1.15x, 160 KiB 1.11x, 256 KiB 1.06-1.07x,
-// 384 KiB 1.09x, 512 KiB 1.13x; a parser polling every millisecond
-// instead of being woken, 1.07x.
+// not bigger. The size is the best of those measured (BENCH.md).
 const (
 	chunkSize = 256 << 10
 	nbuf      = 2

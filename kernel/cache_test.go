@@ -169,8 +169,8 @@ func TestConcurrentAcquireFlush(t *testing.T) {
 	c := NewCache(Options{Sysfs: fakeSysfs(t, only(mods...), nil)})
 	const goroutines = 8
 	// 400 uses and about 60 Flushes, each of which makes the next Acquire
-	// open vmlinux again (twice as many took 1.3 s of CPU); -race in CI
-	// runs them too.
+	// open vmlinux again (enough for contention, few enough for -race in
+	// CI to run them too).
 	iters := 50
 	var (
 		mu    sync.Mutex

@@ -77,7 +77,7 @@ func ExampleOptions_OpenVmlinux() {
 // finds types across its vmlinux and its modules as it does for the
 // running kernel's.
 func ExampleOptions_package() {
-	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", 0)
+	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", kimage.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -219,18 +219,17 @@ func (q query) withPrefilter(vmlinux *btf.Spec) query {
 
 // scratch holds the buffers that screen reads string sections into, so
 // that screening every module does not touch new memory: in a virtual
-// machine, faulting in fresh pages for the 13 MB of Debian 6.1's 1,121
-// modules costs more than reading them (bench's BenchmarkKernelModules).
+// machine, faulting in fresh pages for a kernel's module strings costs
+// more than reading them (bench's BenchmarkKernelModules).
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // Screening reads a module's first headLen bytes with one system call (a
-// page, which is all that sysfs returns per read; for 657 of Debian 6.1's
-// 1,121 modules the string section lies within it), then, if the string
-// section lies beyond them, the string section alone if it is at most
-// maxScreen bytes (the largest of Debian 6.1's modules, mlx5_core's, has
-// 150 KB); anything else is opened in full, with the checks of readFile.
-// A page was measured faster than 8 and 32 KiB (BenchmarkKernelModules):
-// it copies 6.0 MB in all instead of 6.8 and 8.0 MB.
+// page, which is all that sysfs returns per read; for most modules the
+// string section lies within it), then, if the string section lies beyond
+// them, the string section alone if it is at most maxScreen bytes (far
+// above any Debian module's); anything else is opened in full, with the checks
+// of readFile. A page copies less in all than larger first reads, and
+// BenchmarkKernelModules guards the choice (BENCH.md).
 const (
 	headLen   = 4 << 10
 	maxScreen = 4 << 20

@@ -12,19 +12,18 @@ import (
 )
 
 // indexAfter is the number of searches across all modules a generation
-// answers by scanning before it builds a nameIndex. Scanning vmlinux and
-// 1,121 modules costs 1-2 ms once they are open, building the index 7-10
-// ms (BenchmarkBuildIndex), and an indexed search well under a microsecond
-// (bench's BenchmarkKernelFindWarm): a process that searches a few times
+// answers by scanning before it builds a nameIndex. Building the index
+// costs a few scans of vmlinux and every module (BenchmarkBuildIndex), and
+// an indexed search far less than one (bench's BenchmarkKernelFindWarm;
+// figures in BENCH.md): a process that searches a few times
 // never pays for the index, one that searches many times, as CO-RE
 // relocation against module types does, pays for it once.
 const indexAfter = 4
 
 // nameIndex maps the names of the types of vmlinux and every module that
-// could be opened to their places: one 12-byte entry per named type (1.6 MB
-// for the 129,624 named types of Debian 6.1's vmlinux and 1,121 modules,
-// against 12.7 MB of BTF), sorted by the name's hash. It is immutable once
-// built.
+// could be opened to their places: one 12-byte entry per named type, a
+// small fraction of the BTF's size, sorted by the name's hash. It is
+// immutable once built.
 type nameIndex struct {
 	seed    maphash.Seed
 	entries []indexEntry
@@ -102,8 +101,8 @@ func buildIndex(workers int, vmlinux *btf.Spec, mods []*module) *nameIndex {
 
 // radixSort sorts a by hash with a stable least-significant-digit radix
 // sort, using tmp (of the same length) as scratch space. Entries are added
-// in place and id order, so equal hashes stay in that order. It is several
-// times faster than a comparison sort of the 129,708 Debian entries.
+// in place and id order, so equal hashes stay in that order. It beats a
+// comparison sort of a whole kernel's entries several times over.
 func radixSort(a, tmp []indexEntry) {
 	for shift := 0; shift < 32; shift += 8 {
 		var count [257]int

@@ -2,7 +2,10 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -112,4 +115,48 @@ func validName(name string) bool {
 // ErrNoVmlinux and the reasons the existing files were rejected.
 func openVmlinux(o Options) (*btf.Spec, string, error) {
 	return openVmlinuxWith(context.Background(), o, btf.Options{Workers: o.Workers})
+}
+
+// openVmlinuxWith is openVmlinux with a context and read options: the
+// first usable vmlinux BTF of o's paths (or o's package), and its path.
+func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
+	if o.Package != nil {
+		raw, err := o.Package.File(Vmlinux)
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := btf.Parse(raw, bo)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", o.Package, Vmlinux, err)
+		}
+		return s, o.Package.String(), nil
+	}
+	paths, err := o.VmlinuxPaths()
+	if err != nil {
+		return nil, "", err
+	}
+	var errs []error
+	for _, p := range paths {
+		// Only regular files: opening a FIFO would block.
+		fi, err := os.Stat(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			errs = append(errs, fmt.Errorf("%s: not a regular file", p))
+			continue
+		}
+		s, err := btf.Open(ctx, p, bo)
+		if err == nil {
+			return s, p, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	err = fmt.Errorf("%w (tried %s)", ErrNoVmlinux, strings.Join(paths, ", "))
+	return nil, "", errors.Join(append([]error{err}, errs...)...)
 }

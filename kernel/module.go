@@ -106,8 +106,8 @@ func (m *module) close() error {
 // modules cannot be memory-mapped, so one read of the file's size is
 // cheaper than a mapping. It uses the system calls directly: an os.File
 // costs two more calls (epoll registration, which fails for files, and its
-// cleanup) per file, a tenth of the time of opening all modules (measured
-// when every search across the kernel opened every module).
+// cleanup) per file, a noticeable share of the time of opening all
+// modules.
 func readSplit(path string, base *btf.Spec) (*btf.Spec, error) {
 	data, err := readFile(path)
 	if err != nil {

@@ -76,7 +76,7 @@ func TestArchImages(t *testing.T) {
 				}
 				wantSpec(t, s, raw)
 				deb := testfixtures.DebPackage(t, map[string][]byte{"boot/vmlinuz-6.12.0-x": img}, []string{"boot/vmlinuz-6.12.0-x"})
-				p, err := kimage.ReadPackage(ctx, bytes.NewReader(deb), 0)
+				p, err := kimage.ReadPackage(ctx, bytes.NewReader(deb), kimage.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,11 +183,11 @@ func TestBadArchImages(t *testing.T) {
 	}
 	zb := testfixtures.Zboot([]byte("\x1f\x8b\x08junk"), "gzip")
 	binary.LittleEndian.PutUint32(zb[12:], 1<<30)
-	if _, _, err := kimage.Kernel(ctx, zb, 0); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, _, err := kimage.Kernel(ctx, zb, kimage.Options{}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("zboot payload past the end: %v", err)
 	}
 	mz := append([]byte("MZ"), make([]byte, 0x300)...)
-	if _, _, err := kimage.Kernel(ctx, mz, 0); err == nil || !strings.Contains(err.Error(), "no Linux image header") {
+	if _, _, err := kimage.Kernel(ctx, mz, kimage.Options{}); err == nil || !strings.Contains(err.Error(), "no Linux image header") {
 		t.Errorf("a bare PE file: %v", err)
 	}
 	body := testfixtures.KernelBody(smallBTF(t))

@@ -115,7 +115,7 @@ func isCompressedImage(data []byte) bool {
 	if f == Unknown {
 		return false
 	}
-	r, _, err := Decompress(data, f, 0)
+	r, _, err := decompress(data, f, 0)
 	if err != nil {
 		return false
 	}
@@ -184,11 +184,12 @@ var ErrNoModule = errors.New("kimage: no such module with BTF in the package")
 // OpenPackage reads the Debian kernel package at path: the BTF of its
 // kernel image (boot/vmlinuz-*) and of every module it installs
 // (lib/modules/**.ko, also .ko.xz, .ko.zst, .ko.gz), in one pass over the
-// package. maxSize bounds the package, each file in it, and what each
-// inflates to (0: btf.DefaultMaxSize). Modules without a .BTF section are
+// package. opts.MaxSize bounds the package, each file in it, and what each
+// inflates to. Modules without a .BTF section are
 // left out; a module whose BTF cannot be read is listed, and File and Open
 // return its error. The package must hold a kernel image.
-func OpenPackage(ctx context.Context, path string, maxSize int64) (*Package, error) {
+func OpenPackage(ctx context.Context, path string, opts Options) (*Package, error) {
+	maxSize := opts.MaxSize
 	check := func(head []byte) error {
 		if err := checkDeb(head); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -209,7 +210,8 @@ func OpenPackage(ctx context.Context, path string, maxSize int64) (*Package, err
 }
 
 // ReadPackage is OpenPackage for a package read from r, whole, into memory.
-func ReadPackage(ctx context.Context, r io.Reader, maxSize int64) (*Package, error) {
+func ReadPackage(ctx context.Context, r io.Reader, opts Options) (*Package, error) {
+	maxSize := opts.MaxSize
 	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: "package", Check: checkDeb, CheckLen: debHeadLen})
 	if err != nil {
 		return nil, err
@@ -244,7 +246,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 	var image []byte // the kernel image, read once the walk is done
 	var imageName string
 	var sm *sysMap
-	err := Walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
+	err := walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
 		if IsSystemMap(name) && sm == nil {
 			m, err := readSysMap(ctx, name, size, r, maxSize)
 			sm = m

@@ -120,9 +120,15 @@ const sizeTrailer = 4
 
 // Decompress returns a reader of the uncompressed kernel (a vmlinux ELF
 // file, for an x86 bzImage) from its payload p in format f, and the size
-// it claims (0 if none). maxSize (0: 1 GiB) bounds what a decompressor keeps for its
-// own use (dictionaries, windows); readers of the stream bound its size.
-func Decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
+// it claims (0 if none). A claim over opts.MaxSize is refused; opts.MaxSize
+// also bounds what a decompressor keeps for its own use (dictionaries,
+// windows). Readers of the stream bound its size.
+func Decompress(p []byte, f Format, opts Options) (io.Reader, int64, error) {
+	return decompress(p, f, opts.MaxSize)
+}
+
+// decompress is Decompress under maxSize (0: input.DefaultLimit).
+func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 	if maxSize <= 0 {
 		maxSize = input.DefaultLimit
 	}

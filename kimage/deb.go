@@ -69,7 +69,14 @@ func arMembers(data []byte) ([]arMember, error) {
 // an RPM package's payload), with
 // its path (without "./") and a reader of its contents. It stops at fn's
 // first error; fn may return ErrStop to end the walk without an error.
-func Walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
+// opts.MaxSize bounds what the data.tar (or payload) decompressor keeps
+// for itself; fn bounds what it reads.
+func Walk(ctx context.Context, deb []byte, opts Options, fn func(name string, size int64, r io.Reader) error) error {
+	return walk(ctx, deb, opts.MaxSize, fn)
+}
+
+// walk is Walk under maxSize.
+func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
 	if IsRPM(deb) {
 		return walkRPM(ctx, deb, maxSize, fn)
 	}
@@ -93,7 +100,7 @@ func Walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, s
 }
 
 // ErrStop ends Walk early without an error.
-var ErrStop = errors.New("stop walking")
+var ErrStop = errors.New("kimage: stop walking")
 
 func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Reader) error) error {
 	for {
@@ -149,9 +156,9 @@ func ModuleName(p string) string {
 }
 
 // Vmlinuz returns the kernel image a Debian package installs
-// (boot/vmlinuz-*), read under maxSize, and its path.
-func Vmlinuz(ctx context.Context, deb []byte, maxSize int64) ([]byte, string, error) {
-	image, name, _, err := debKernel(ctx, deb, maxSize)
+// (boot/vmlinuz-*), read under opts.MaxSize, and its path.
+func Vmlinuz(ctx context.Context, deb []byte, opts Options) ([]byte, string, error) {
+	image, name, _, err := debKernel(ctx, deb, opts.MaxSize)
 	return image, name, err
 }
 
@@ -164,7 +171,7 @@ func IsSystemMap(name string) bool { return strings.HasPrefix(path.Base(name), "
 // only Debian's placeholder). The walk stops once the image is found and
 // it has left boot/, where System.map lies beside it.
 func debKernel(ctx context.Context, deb []byte, maxSize int64) (image []byte, name string, sm *sysMap, err error) {
-	err = Walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
+	err = walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
 		switch {
 		case image != nil && path.Dir(n) != path.Dir(name):
 			return ErrStop

@@ -22,14 +22,14 @@ func TestDeb(t *testing.T) {
 	if !kimage.IsDeb(deb) {
 		t.Fatal("IsDeb: false")
 	}
-	got, name, err := kimage.Vmlinuz(context.Background(), deb, 0)
+	got, name, err := kimage.Vmlinuz(context.Background(), deb, kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if name != "boot/vmlinuz-6.1.0-x" || !bytes.Equal(got, img) {
 		t.Fatalf("Vmlinuz: %s, %d bytes", name, len(got))
 	}
-	r, _, err := kimage.Kernel(context.Background(), deb, 0)
+	r, _, err := kimage.Kernel(context.Background(), deb, kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestDeb(t *testing.T) {
 		t.Fatal("Kernel of the package is not the ELF file")
 	}
 	var modules []string
-	err = kimage.Walk(context.Background(), deb, 0, func(n string, _ int64, _ io.Reader) error {
+	err = kimage.Walk(context.Background(), deb, kimage.Options{}, func(n string, _ int64, _ io.Reader) error {
 		if kimage.IsModule(n) {
 			modules = append(modules, kimage.ModuleName(n))
 		}
@@ -48,7 +48,7 @@ func TestDeb(t *testing.T) {
 	}
 	// Truncated and corrupt packages fail cleanly.
 	for _, bad := range [][]byte{deb[:100], deb[:len(deb)-50], append([]byte("!<arch>\ndebian-binary  x"), deb[30:]...)} {
-		if _, _, err := kimage.Kernel(context.Background(), bad, 0); err == nil {
+		if _, _, err := kimage.Kernel(context.Background(), bad, kimage.Options{}); err == nil {
 			t.Error("corrupt package: no error")
 		}
 	}

@@ -25,7 +25,7 @@ func TestPackageDistilled(t *testing.T) {
 		"lib/modules/6.12.0-t/updates/dkms/af_key.ko": testfixtures.Read(t, "elf/distilled/debian-6.12-af_key.ko.gz"),
 	}
 	order := []string{"lib/modules/6.12.0-t/updates/dkms/af_key.ko", "boot/vmlinuz-6.12.0-t"}
-	pkg, err := kimage.ReadPackage(context.Background(), bytes.NewReader(testfixtures.DebPackage(t, files, order)), 0)
+	pkg, err := kimage.ReadPackage(context.Background(), bytes.NewReader(testfixtures.DebPackage(t, files, order)), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

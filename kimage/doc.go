@@ -8,7 +8,9 @@
 // reads, and the kernel's BTF in a vmlinuz or a package. OpenPackage reads
 // a package's BTF, its kernel's and every module's, once; as
 // kernel.Options.Package it stands for that kernel, to find types across
-// its modules as on a running system.
+// its modules as on a running system. Identify tells, from an input's
+// first bytes, which of the inputs kmeta reads it is (raw BTF, ELF,
+// compressed data, a kernel image, a package, a tar archive).
 //
 // A bzImage's compressed kernel is found through its setup header
 // (payload_offset and payload_length, x86 boot protocol 2.08 and later)

@@ -22,7 +22,7 @@ func ExampleKernel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	vmlinux, _, err := kimage.Kernel(context.Background(), image, btf.DefaultMaxSize)
+	vmlinux, _, err := kimage.Kernel(context.Background(), image, kimage.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func ExampleOpenBTF() {
 // module's, which Open parses on the kernel's. (kernel.Options.Package
 // searches them all, as for the running kernel.)
 func ExampleOpenPackage() {
-	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", 0)
+	pkg, err := kimage.OpenPackage(context.Background(), "../testdata/kimage/linux-image-6.1.0-demo.deb", kimage.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func ExampleDetect() {
 	}
 
 	f := kimage.Detect(payload.Bytes())
-	r, _, err := kimage.Decompress(payload.Bytes(), f, 1<<20)
+	r, _, err := kimage.Decompress(payload.Bytes(), f, kimage.Options{MaxSize: 1 << 20})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -114,4 +114,24 @@ func ExampleIsImage() {
 	copy(head[0x38:], "ARM\x64")
 	fmt.Println(kimage.IsImage(head), kimage.IsImage([]byte("\x7fELF")))
 	// Output: true false
+}
+
+// Tell inputs apart by their first bytes, before reading the rest: a
+// Debian package, compressed BTF, and raw BTF.
+func ExampleIdentify() {
+	for _, path := range []string{"../testdata/kimage/linux-image-6.1.0-demo.deb", "../testdata/btf/debian-6.1.btf.gz"} {
+		f, err := os.Open(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		head := make([]byte, kimage.IdentifyLen)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		fmt.Println(path, kimage.Identify(head[:n]))
+	}
+	fmt.Println(kimage.Identify([]byte{0x9f, 0xeb, 1, 0, 24, 0, 0, 0}))
+	// Output:
+	// ../testdata/kimage/linux-image-6.1.0-demo.deb ar archive
+	// ../testdata/btf/debian-6.1.btf.gz compressed
+	// BTF
 }

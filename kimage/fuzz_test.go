@@ -22,7 +22,7 @@ func TestXzX86(t *testing.T) {
 		t.Skip("no /bin/ls to compress")
 	}
 	p := sizeAppend(cliCompress(t, prog, "xz", "--check=crc32", "--x86", "--lzma2=,dict=32MiB"), len(prog))
-	r, _, err := kimage.Decompress(p, kimage.Xz, 0)
+	r, _, err := kimage.Decompress(p, kimage.Xz, kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func FuzzKernel(f *testing.F) {
 		f.Add(testfixtures.BzImage(sizeAppend(out, 4096)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, _, err := kimage.Kernel(context.Background(), data, 1<<20)
+		r, _, err := kimage.Kernel(context.Background(), data, kimage.Options{MaxSize: 1 << 20})
 		if err != nil {
 			return
 		}
@@ -74,7 +74,7 @@ func FuzzLZO(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, _, err := kimage.Decompress(sizeAppend(data, 1<<20), kimage.Lzo, 1<<24)
+		r, _, err := kimage.Decompress(sizeAppend(data, 1<<20), kimage.Lzo, kimage.Options{MaxSize: 1 << 24})
 		if err != nil {
 			return
 		}
@@ -92,7 +92,7 @@ func FuzzPackage(f *testing.F) {
 	}
 	f.Add(demo)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), 1<<20)
+		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20})
 		if err != nil {
 			return
 		}

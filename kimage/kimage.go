@@ -15,14 +15,15 @@ import (
 // the image claims for it (0 if unknown). The kernel is the vmlinux ELF
 // file for an x86 bzImage and a ppc64 vmlinux, and the kernel's loaded
 // sections laid end to end (an arm64 or riscv64 Image) for the others.
-// maxSize bounds the package's vmlinuz, what decompressors keep for
+// opts.MaxSize bounds the package's vmlinuz, what decompressors keep for
 // themselves, and a kernel that must be inflated whole to be found (s390,
 // arm zImage); the caller bounds the stream it reads.
-func Kernel(ctx context.Context, data []byte, maxSize int64) (io.Reader, int64, error) {
+func Kernel(ctx context.Context, data []byte, opts Options) (io.Reader, int64, error) {
+	maxSize := opts.MaxSize
 	if !IsDeb(data) && !IsRPM(data) {
 		return imageKernel(ctx, data, maxSize)
 	}
-	image, name, err := Vmlinuz(ctx, data, maxSize)
+	image, name, _, err := debKernel(ctx, data, maxSize)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -42,7 +43,7 @@ func imageKernel(ctx context.Context, image []byte, maxSize int64) (io.Reader, i
 		if err != nil {
 			return nil, 0, err
 		}
-		return Decompress(p, f, maxSize)
+		return decompress(p, f, maxSize)
 	case isELF(image) || isArm64Image(image) || isRiscvImage(image):
 		return bytes.NewReader(image), int64(len(image)), nil
 	}
@@ -93,7 +94,7 @@ func kernelOf(ctx context.Context, image []byte, maxSize int64) (*input.Data, er
 
 // inflateKernel inflates payload p in format f under maxSize.
 func inflateKernel(ctx context.Context, p []byte, f Format, maxSize int64) (*input.Data, error) {
-	r, claim, err := Decompress(p, f, maxSize)
+	r, claim, err := decompress(p, f, maxSize)
 	if err != nil {
 		return nil, err
 	}

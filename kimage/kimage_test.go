@@ -139,7 +139,7 @@ func TestCompressors(t *testing.T) {
 			if f != tc.format {
 				t.Fatalf("format %v, want %v", f, tc.format)
 			}
-			r, claim, err := kimage.Decompress(p, f, 0)
+			r, claim, err := kimage.Decompress(p, f, kimage.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestCompressors(t *testing.T) {
 			if claim != int64(len(elf)) {
 				t.Errorf("claimed size %d, want %d", claim, len(elf))
 			}
-			r, _, err = kimage.Kernel(context.Background(), img, 0)
+			r, _, err = kimage.Kernel(context.Background(), img, kimage.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,13 +178,13 @@ func TestBadImages(t *testing.T) {
 	} {
 		b := bytes.Clone(img)
 		edit(b)
-		if _, _, err := kimage.Kernel(context.Background(), b, 0); err == nil {
+		if _, _, err := kimage.Kernel(context.Background(), b, kimage.Options{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 	// A payload claiming more than the limit is refused before reading.
 	p := sizeAppend(goCompress(t, kimage.Zstd, vmlinux(t)), 1<<30)
-	if _, _, err := kimage.Decompress(p, kimage.Zstd, 1<<20); err == nil {
+	if _, _, err := kimage.Decompress(p, kimage.Zstd, kimage.Options{MaxSize: 1 << 20}); err == nil {
 		t.Error("claim over the limit: no error")
 	}
 }

@@ -25,7 +25,7 @@ func TestPackageModules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := kimage.ReadPackage(context.Background(), bytes.NewReader(demo), 0)
+	good, err := kimage.ReadPackage(context.Background(), bytes.NewReader(demo), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestPackageModules(t *testing.T) {
 	if err := os.WriteFile(path, testfixtures.DebPackage(t, files, order), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := kimage.OpenPackage(context.Background(), path, 0)
+	pkg, err := kimage.OpenPackage(context.Background(), path, kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,17 +100,17 @@ func TestPackageModules(t *testing.T) {
 func TestPackageErrors(t *testing.T) {
 	ctx := context.Background()
 	noKernel := testfixtures.DebPackage(t, map[string][]byte{"etc/x": []byte("x")}, []string{"etc/x"})
-	if _, err := kimage.ReadPackage(ctx, bytes.NewReader(noKernel), 0); err == nil || !strings.Contains(err.Error(), "vmlinuz") {
+	if _, err := kimage.ReadPackage(ctx, bytes.NewReader(noKernel), kimage.Options{}); err == nil || !strings.Contains(err.Error(), "vmlinuz") {
 		t.Errorf("no kernel: %v", err)
 	}
-	if _, err := kimage.ReadPackage(ctx, strings.NewReader("!<arch>\nnot a package"), 0); err == nil {
+	if _, err := kimage.ReadPackage(ctx, strings.NewReader("!<arch>\nnot a package"), kimage.Options{}); err == nil {
 		t.Error("not a package: no error")
 	}
 	demo, err := os.ReadFile(demoPackage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kimage.ReadPackage(ctx, bytes.NewReader(demo), 100); !errors.Is(err, btf.ErrTooLarge) {
+	if _, err := kimage.ReadPackage(ctx, bytes.NewReader(demo), kimage.Options{MaxSize: 100}); !errors.Is(err, btf.ErrTooLarge) {
 		t.Errorf("over the limit: %v, want btf.ErrTooLarge", err)
 	}
 	// OpenBTF and ReadBTF read the package's kernel BTF, or anything btf

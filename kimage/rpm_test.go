@@ -25,13 +25,13 @@ func coreRPM(comp string) string {
 // it was built from, its kernel's and its module's.
 func TestRPMPackage(t *testing.T) {
 	ctx := context.Background()
-	deb, err := kimage.OpenPackage(ctx, demoPackage, 0)
+	deb, err := kimage.OpenPackage(ctx, demoPackage, kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, comp := range coreRPMs {
 		path := coreRPM(comp)
-		p, err := kimage.OpenPackage(ctx, path, 0)
+		p, err := kimage.OpenPackage(ctx, path, kimage.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestRPMBad(t *testing.T) {
 		"not a kernel":     {rpmOf(append(file, trailer...)), "lib/modules/6.1.0/vmlinuz"},
 		"no kernel":        {rpmOf(trailer), "no boot/vmlinuz-*"},
 	} {
-		_, err := kimage.ReadPackage(context.Background(), bytes.NewReader(c.data), 1<<20)
+		_, err := kimage.ReadPackage(context.Background(), bytes.NewReader(c.data), kimage.Options{MaxSize: 1 << 20})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
@@ -156,7 +156,7 @@ func FuzzRPM(f *testing.F) {
 	}
 	f.Add(rpmOf(cpioEntry("070701", "TRAILER!!!", 0, nil)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), 1<<20); err == nil {
+		if p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20}); err == nil {
 			p.Modules()
 		}
 	})

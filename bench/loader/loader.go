@@ -1,6 +1,6 @@
 // Package loader shows kmeta as the kernel types of a Go BPF loader,
 // cilium/ebpf v0.22: the running kernel's minimal BTF for a CO-RE object's
-// relocations (kernel.Options.MinimalCORE), handed to cilium/ebpf as
+// relocations (kerneltypes.Minimal), handed to cilium/ebpf as
 // ProgramOptions.KernelTypes, instead of the whole vmlinux (and every
 // module's) BTF that cilium/ebpf otherwise reads and decodes for each
 // collection it loads.
@@ -26,6 +26,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/btf/core/kerneltypes"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
 
@@ -37,7 +39,7 @@ import (
 // those objects: as CollectionOptions.Programs, or ProgramOptions for
 // NewProgramWithOptions.
 //
-// A program whose relocations MinimalCORE did not see must not be loaded
+// A program whose relocations kerneltypes.Minimal did not see must not be loaded
 // with these options: its relocations would be resolved against types
 // that lack what it reads.
 func ProgramOptions(ctx context.Context, k kernel.Options, paths ...string) (ebpf.ProgramOptions, error) {
@@ -55,7 +57,11 @@ func ProgramOptions(ctx context.Context, k kernel.Options, paths ...string) (ebp
 		}
 		objs = append(objs, obj)
 	}
-	ct, err := k.MinimalCORE(ctx, objs...)
+	cobjs := make([]core.Object, len(objs))
+	for i, o := range objs {
+		cobjs[i] = o.CORE()
+	}
+	ct, err := kerneltypes.Minimal(ctx, k, cobjs...)
 	if err != nil {
 		return opts, err
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/btf/core/kerneltypes"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
@@ -95,7 +97,7 @@ func ciliumSpec(tb testing.TB, raw []byte, base *cbtf.Spec) *cbtf.Spec {
 // TestFixupsAsWholeKernel: for every object, cilium/ebpf's own CO-RE
 // relocation gives the same fixups against kmeta's minimal BTF as against
 // the whole kernel BTF, on the Debian 6.1 and host 6.18 kernels of
-// testdata (fake sysfs trees, so that kernel.Options.MinimalCORE reads
+// testdata (fake sysfs trees, so that kerneltypes.Minimal reads
 // them as it reads the running kernel's). The oracle is cilium/ebpf's
 // CORERelocate on the full BTF, which is what its loader does by default.
 func TestFixupsAsWholeKernel(t *testing.T) {
@@ -272,16 +274,16 @@ func TestKernelTypesAsBpftool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs := make([]*bpfelf.Object, 0, len(paths))
+	objs := make([]core.Object, 0, len(paths))
 	for _, p := range paths {
 		obj, err := bpfelf.Open(context.Background(), p, bpfelf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer obj.Close()
-		objs = append(objs, obj)
+		objs = append(objs, obj.CORE())
 	}
-	ct, err := kernel.Options{}.MinimalCORE(context.Background(), objs...)
+	ct, err := kerneltypes.Minimal(context.Background(), kernel.Options{}, objs...)
 	if err != nil {
 		t.Fatal(err)
 	}

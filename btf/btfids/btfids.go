@@ -31,7 +31,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 

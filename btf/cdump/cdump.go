@@ -35,25 +35,27 @@ type Options struct {
 	// by Types or IDs keep the order given there, sorted or not.
 	Unsorted bool
 
-	// Compat, if not CompatNone, prints what an older tool printed
-	// instead: see Compat.
+	// Compat chooses the tool whose output Write reproduces: bpftool 7.5
+	// (the zero value, CompatBpftool75) or an older one (see Compat).
 	Compat Compat
-
-	// skipFirst leaves out the type that sorts first, as bpftool 7.5 does;
-	// sortAll sorts every type, also those that print nothing (for tests,
-	// see export_test.go).
-	skipFirst, sortAll bool
 }
+
+// bpftoolSort are switches of Write for tests only (see export_test.go):
+// skipFirst leaves out the type that sorts first, as bpftool 7.5 does;
+// sortAll sorts every type, also those that print nothing.
+type bpftoolSort struct{ skipFirst, sortAll bool }
 
 // Compat names an earlier tool whose C header Write can reproduce byte for
 // byte.
 //
-// Its values are CompatNone (the zero value) and CompatBpftool71.
+// Its values are CompatBpftool75 (the zero value, this package's reference)
+// and CompatBpftool71.
 type Compat int
 
 const (
-	// CompatNone prints what bpftool 7.5 prints (the default).
-	CompatNone Compat = iota
+	// CompatBpftool75 prints what Debian 13's bpftool 7.5 prints (the
+	// default).
+	CompatBpftool75 Compat = iota
 	// CompatBpftool71 prints what Debian 12's bpftool 7.1 (libbpf 1.1 of
 	// Linux 6.1) prints: the types in id order, without the __ksym and
 	// __weak macros, the kfunc prototypes and the mode(byte) and
@@ -63,7 +65,7 @@ const (
 )
 
 // compatNames are the spellings of Compat that ParseCompat accepts.
-var compatNames = [...]string{CompatNone: "bpftool-7.5", CompatBpftool71: "bpftool-7.1"}
+var compatNames = [...]string{CompatBpftool75: "bpftool-7.5", CompatBpftool71: "bpftool-7.1"}
 
 // String returns the name of c that ParseCompat accepts.
 func (c Compat) String() string {
@@ -77,14 +79,14 @@ func (c Compat) String() string {
 // "bpftool-7.5" (and "") for the default.
 func ParseCompat(name string) (Compat, error) {
 	if name == "" {
-		return CompatNone, nil
+		return CompatBpftool75, nil
 	}
 	for c, n := range compatNames {
 		if n == name {
 			return Compat(c), nil
 		}
 	}
-	return CompatNone, fmt.Errorf("cdump: unknown compatibility mode %q (want bpftool-7.1 or bpftool-7.5)", name)
+	return CompatBpftool75, fmt.Errorf("cdump: unknown compatibility mode %q (want bpftool-7.1 or bpftool-7.5)", name)
 }
 
 // ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
@@ -155,13 +157,18 @@ const footer = `#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 // written, without the footer, as bpftool does. The Spec must stay open
 // while Write runs; several Writes may share it.
 func Write(w io.Writer, s *btf.Spec, opts Options) error {
+	return write(w, s, opts, bpftoolSort{})
+}
+
+// write is Write with the test-only switches of st.
+func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 	if s == nil {
 		return errors.New("cdump: nil Spec")
 	}
 	if _, err := s.TypeByID(0); err != nil {
 		return fmt.Errorf("cdump: %w", err)
 	}
-	if opts.Compat != CompatNone && opts.Compat != CompatBpftool71 {
+	if opts.Compat != CompatBpftool75 && opts.Compat != CompatBpftool71 {
 		return fmt.Errorf("cdump: unknown compatibility mode %v", opts.Compat)
 	}
 	var roots []btf.TypeID
@@ -181,15 +188,15 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 	if err != nil {
 		return err
 	}
-	d.v75 = opts.Compat == CompatNone
+	d.v75 = opts.Compat == CompatBpftool75
 	var order []sortKey
 	if roots == nil && d.v75 && !opts.Unsorted {
 		// Sorting every type, as bpftool does, is needed only to know
 		// which one it leaves out.
-		if order, err = d.sortedIDs(opts.skipFirst || opts.sortAll); err != nil {
+		if order, err = d.sortedIDs(st.skipFirst || st.sortAll); err != nil {
 			return err
 		}
-		if opts.skipFirst && len(order) > 0 {
+		if st.skipFirst && len(order) > 0 {
 			order = order[1:]
 		}
 	}

@@ -28,8 +28,8 @@
 //
 // Options.Unsorted prints the types in id order, as "format c unsorted"
 // does; everything else stays. Options.Compat = CompatBpftool71 prints what
-// Debian 12's bpftool 7.1 prints, the default of earlier kmeta releases:
-// types in id order and none of the four additions. Debian builds that
+// Debian 12's bpftool 7.1 prints (Options.Compat's zero value,
+// CompatBpftool75, is bpftool 7.5): types in id order and none of the four additions. Debian builds that
 // bpftool from the Linux 6.1 tree, whose libbpf differs from the v1.1.0
 // release in two visible ways, both followed: prototypes without parameters
 // print as "(void)" (a later fix, backported to 6.1), and enums of 1 or 8

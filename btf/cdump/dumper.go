@@ -83,9 +83,8 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	}
 	// Sized for every name that can be counted, so that they never grow;
 	// but no larger than the distinct names the strings can hold (each at
-	// least a byte and its NUL): many uses of a few names, 101 enums of
-	// the same 65,535 values, presized a map for 6.6 million and took 200
-	// MB (issue 37).
+	// least a byte and its NUL), so that many uses of a few names (enums
+	// that repeat the same values) cannot presize a huge map.
 	distinct := 1
 	for sp := s; sp != nil; sp = sp.Base() {
 		distinct += sp.StringsLen() / 2

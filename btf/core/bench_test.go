@@ -24,11 +24,11 @@ func BenchmarkMinimalFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := btf.Open(context.Background(), files["host"], btf.Options{Lazy: true, Flavors: core.TargetQuery(obj)})
+		s, err := btf.Open(context.Background(), files["host"], btf.Options{Lazy: true, Flavors: core.TargetQuery(obj.CORE())})
 		if err != nil {
 			b.Fatal(err)
 		}
-		bld, err := core.TypesFor(context.Background(), core.NewTarget(s), []*bpfelf.Object{obj})
+		bld, err := core.TypesFor(context.Background(), core.NewTarget(s), []core.Object{obj.CORE()})
 		if err != nil {
 			b.Fatal(err)
 		}

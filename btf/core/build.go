@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 )
@@ -32,7 +31,7 @@ import (
 // split BTF on the main one): ids must be one space. A record of a lazily
 // opened target (btf.Options.Lazy) that fails its check when it is
 // read makes TypesFor return that error.
-func TypesFor(ctx context.Context, t *Target, objs []*bpfelf.Object) (b *builder.Builder, err error) {
+func TypesFor(ctx context.Context, t *Target, objs []Object) (b *builder.Builder, err error) {
 	defer func() {
 		if lerr := t.err(); lerr != nil {
 			b, err = nil, lerr
@@ -52,9 +51,9 @@ func TypesFor(ctx context.Context, t *Target, objs []*bpfelf.Object) (b *builder
 		return nil, errors.New("core: minimal BTF on a target with more than one module")
 	}
 	m := newMarker(s)
-	for _, obj := range objs {
-		t.prepare(wants(obj))
-		if err := m.recordObject(ctx, obj, t); err != nil {
+	for i := range objs {
+		t.prepare(wants(&objs[i]))
+		if err := m.recordObject(ctx, &objs[i], t); err != nil {
 			return nil, err
 		}
 	}

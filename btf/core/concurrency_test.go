@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 )
@@ -20,7 +19,7 @@ import (
 // gets. Run under -race by .ci/run.
 func TestConcurrentTarget(t *testing.T) {
 	k := kernel(t, "debian-6.1")
-	objs := map[string]*bpfelf.Object{}
+	objs := map[string]core.Object{}
 	want := map[string]string{}
 	for _, o := range objectOrder {
 		objs[o] = object(t, o)
@@ -47,7 +46,7 @@ func TestConcurrentTarget(t *testing.T) {
 					errs <- o + ": " + diff
 				}
 			}
-			var list []*bpfelf.Object
+			var list []core.Object
 			for _, o := range objectOrder {
 				list = append(list, objs[o])
 			}

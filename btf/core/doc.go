@@ -2,13 +2,20 @@
 // kernel's BTF as libbpf's loader does, and writes the minimal BTF that
 // keeps their results, as bpftool gen min_core_btf does.
 //
-// The objects come from package bpfelf: a BPF ELF object (clang -target
-// bpf -g) with its BTF, its .BTF.ext records (package btf/ext) and its
-// programs. A Target is the
-// BTF the relocations resolve against: a vmlinux BTF, optionally with
-// module BTFs on it. Resolve gives one Result per relocation: the value
-// libbpf patches into the instruction, or why the relocation fails (the
-// instruction is poisoned, or libbpf refuses the object). TypesFor gives a
+// Who feeds whom: the package reads no files. An Object is what it takes
+// of a BPF program: the object's own BTF, its CO-RE relocation records
+// (package btf/ext) and the instructions they point into, as cilium/ebpf's
+// CORERelocate takes BTF, relocations and instructions. Package bpfelf,
+// above this one, fills an Object from a BPF ELF object (clang -target
+// bpf -g): bpfelf.Object.CORE. A Target is the BTF the relocations
+// resolve against: a vmlinux BTF, optionally with module BTFs on it,
+// opened by the caller (package kernel finds a kernel's). Package
+// btf/core/kerneltypes, above both, gives a kernel's minimal BTF for some
+// objects.
+//
+// Resolve gives one Result per relocation: the value libbpf patches into
+// the instruction, or why the relocation fails (the instruction is
+// poisoned, or libbpf refuses the object). TypesFor gives a
 // btf/builder.Builder holding only the target types and members the
 // relocations use; marshalled with the default options, its bytes are
 // bpftool's.
@@ -40,14 +47,15 @@
 //
 // Every call runs on the caller's goroutine; the package starts none.
 // Targets are safe for concurrent use (a Target's candidate cache is
-// locked), and so are bpfelf Objects. Resolve and TypesFor keep their other state in the
-// call, so many objects may be resolved against many targets in
+// locked); Objects are only read. Resolve and TypesFor keep their other
+// state in the call, so many objects may be resolved against many targets in
 // parallel. The Specs involved must stay open while they run.
 //
 // # Security
 //
-// Objects are parsed as hostile input (see package bpfelf), and every
-// instruction index is checked against its program. Resolution follows
+// An Object's BTF and records are checked when they are parsed (packages
+// btf and btf/ext, and bpfelf for ELF objects); every instruction index is
+// checked against its program. Resolution follows
 // libbpf's bounds
 // (access strings of at most 64 steps, recursion at most 32 deep) and
 // bounds every walk libbpf leaves unbounded, so that cyclic BTF gives an

@@ -24,7 +24,7 @@ func ExampleResolve() {
 		log.Fatal(err)
 	}
 	defer vmlinux.Close()
-	results, err := core.Resolve(context.Background(), obj, core.NewTarget(vmlinux))
+	results, err := core.Resolve(context.Background(), obj.CORE(), core.NewTarget(vmlinux))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func ExampleTypesFor() {
 		log.Fatal(err)
 	}
 	defer vmlinux.Close()
-	b, err := core.TypesFor(context.Background(), core.NewTarget(vmlinux), []*bpfelf.Object{obj})
+	b, err := core.TypesFor(context.Background(), core.NewTarget(vmlinux), []core.Object{obj.CORE()})
 	if err != nil {
 		log.Fatal(err)
 	}

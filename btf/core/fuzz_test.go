@@ -33,14 +33,14 @@ func FuzzResolve(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rs, err := core.Resolve(context.Background(), obj, target)
+		rs, err := core.Resolve(context.Background(), obj.CORE(), target)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range rs {
 			_ = rs[i].Reason()
 		}
-		b, err := core.TypesFor(context.Background(), target, []*bpfelf.Object{obj})
+		b, err := core.TypesFor(context.Background(), target, []core.Object{obj.CORE()})
 		if err != nil {
 			return
 		}

@@ -66,13 +66,13 @@ func kernel(tb testing.TB, name string) *btf.Spec {
 	return s2.(*btf.Spec)
 }
 
-func object(tb testing.TB, name string) *bpfelf.Object {
+func object(tb testing.TB, name string) core.Object {
 	tb.Helper()
 	obj, err := bpfelf.Parse(testfixtures.Read(tb, objects[name]))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return obj
+	return obj.CORE()
 }
 
 // goldenRelo is what libbpf's debug log says about one relocation.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -52,9 +51,9 @@ func stderr(err error) string {
 }
 
 // runAll runs the commands, four at a time, and returns their standard
-// output and error: the tools spend much of their time off the CPU (a
-// bpftool gen min_core_btf run took 0.15 s of wall time for 0.02 s of
-// CPU), so running them side by side shortens the test.
+// output and error: the tools spend most of their time off the CPU (a
+// bpftool gen min_core_btf run mostly waits), so running them side by
+// side shortens the test.
 func runAll(cmds []*exec.Cmd) (outs [][]byte, errs []error) {
 	outs, errs = make([][]byte, len(cmds)), make([]error, len(cmds))
 	sem := make(chan struct{}, 4)
@@ -134,7 +133,7 @@ func TestBpftoolLive(t *testing.T) {
 			defer s.Close()
 			specs[j.kname] = s
 		}
-		var loaded []*bpfelf.Object
+		var loaded []core.Object
 		for _, o := range cases[j.name] {
 			loaded = append(loaded, object(t, o))
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
@@ -17,9 +16,9 @@ var ErrUnsupportedKind = errors.New("unsupported kind")
 
 // marker records which target types and members the relocations use: what
 // bpftool's btfgen marks in its clone of the target BTF. The sets are
-// maps: a few dozen types of a vmlinux's hundred thousand are marked;
-// bit sets over all ids cost 590 KB a run (BenchmarkMinimalFile: 844 KB
-// allocated before, 256 KB now, the time the same).
+// maps: a few dozen types of a vmlinux's hundred thousand are marked,
+// and bit sets over all ids would allocate far more for the same time
+// (BenchmarkMinimalFile, BENCH.md).
 type marker struct {
 	s       *btf.Spec
 	flags   map[btf.TypeID]uint8 // marked types: markedBit and the walk states
@@ -233,7 +232,7 @@ func (m *marker) record(oc *outcome) error {
 
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
 // with a candidate cache of its own; the first that fails stops it.
-func (m *marker) recordObject(ctx context.Context, obj *bpfelf.Object, t *Target) error {
+func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
 	cache := map[btf.TypeID][]cand{}
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {

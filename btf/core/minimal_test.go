@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -19,7 +18,7 @@ import (
 
 func minimal(tb testing.TB, k string, objs ...string) []byte {
 	tb.Helper()
-	var list []*bpfelf.Object
+	var list []core.Object
 	for _, o := range objs {
 		list = append(list, object(tb, o))
 	}
@@ -176,7 +175,7 @@ func TestMinimalKernelLoads(t *testing.T) {
 // TestMinimalFails: where bpftool fails (an ambiguous relocation on
 // Debian 6.1), TypesFor fails; where it does not, the bytes are its.
 func TestMinimalFails(t *testing.T) {
-	_, err := core.TypesFor(context.Background(), core.NewTarget(kernel(t, "debian-6.1")), []*bpfelf.Object{object(t, "ambig")})
+	_, err := core.TypesFor(context.Background(), core.NewTarget(kernel(t, "debian-6.1")), []core.Object{object(t, "ambig")})
 	if !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("ambig on debian-6.1: got %v, want ErrInvalid", err)
 	}
@@ -187,7 +186,7 @@ func TestMinimalFails(t *testing.T) {
 
 // openLazy opens the BTF in data as kmeta btf min --obj opens a target: lazily, with the
 // objects' candidate search made while it is walked.
-func openLazy(tb testing.TB, data []byte, objs []*bpfelf.Object) *btf.Spec {
+func openLazy(tb testing.TB, data []byte, objs []core.Object) *btf.Spec {
 	tb.Helper()
 	s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{Lazy: true, Flavors: core.TargetQuery(objs...)})
 	if err != nil {
@@ -202,7 +201,7 @@ func TestMinimalLazyTarget(t *testing.T) {
 	for name, objs := range minCases() {
 		for k := range kernels {
 			t.Run(name+"/"+k, func(t *testing.T) {
-				var list []*bpfelf.Object
+				var list []core.Object
 				for _, o := range objs {
 					list = append(list, object(t, o))
 				}
@@ -233,7 +232,7 @@ func TestMinimalLazyBadRecord(t *testing.T) {
 	if want == nil {
 		t.Fatal("Parse accepts the broken task_struct")
 	}
-	objs := []*bpfelf.Object{object(t, "prog")}
+	objs := []core.Object{object(t, "prog")}
 	_, err := core.TypesFor(context.Background(), core.NewTarget(openLazy(t, data, objs)), objs)
 	var fe *btf.FormatError
 	if !errors.As(err, &fe) || err.Error() != want.Error() {

@@ -46,7 +46,7 @@ func TestModuleTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := func(tg *core.Target) []any {
-		rs, err := core.Resolve(context.Background(), obj, tg)
+		rs, err := core.Resolve(context.Background(), obj.CORE(), tg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestModuleTarget(t *testing.T) {
 	if alone[6] != "fails" || alone[7] != uint64(0) {
 		t.Errorf("vmlinux alone: %v", alone)
 	}
-	b, err := core.TypesFor(context.Background(), both, []*bpfelf.Object{obj})
+	b, err := core.TypesFor(context.Background(), both, []core.Object{obj.CORE()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestKernelTargetLazy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		rs, err := core.Resolve(context.Background(), obj, tg)
+		rs, err := core.Resolve(context.Background(), obj.CORE(), tg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 )
@@ -79,8 +78,8 @@ func (r *Result) Reason() string {
 // The error is for what stops everything: a cancelled ctx (which may be
 // nil), or a record of a lazily opened target (btf.Options.Lazy) that
 // failed its check when it was read.
-func Resolve(ctx context.Context, obj *bpfelf.Object, t *Target) ([]Result, error) {
-	t.prepare(wants(obj))
+func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
+	t.prepare(wants(&obj))
 	cache := map[btf.TypeID][]cand{}
 	var out []Result
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
@@ -88,7 +87,7 @@ func Resolve(ctx context.Context, obj *bpfelf.Object, t *Target) ([]Result, erro
 			return nil, context.Cause(ctx)
 		}
 		for i, r := range sec.CORERelos() {
-			out = append(out, resolveOne(obj, sec.Name, i, r, t, cache))
+			out = append(out, resolveOne(&obj, sec.Name, i, r, t, cache))
 		}
 	}
 	if err := t.err(); err != nil {
@@ -98,7 +97,7 @@ func Resolve(ctx context.Context, obj *bpfelf.Object, t *Target) ([]Result, erro
 }
 
 // wants lists the candidate searches obj's relocations need.
-func wants(o *bpfelf.Object) []want {
+func wants(o *Object) []want {
 	var ws []want
 	for _, sec := range o.Ext.Sections(ext.CORERelos) {
 		for _, r := range sec.CORERelos() {
@@ -114,7 +113,7 @@ func wants(o *bpfelf.Object) []want {
 
 // candsFor returns the candidate list of local type id, from the
 // per-object cache (which calcReloInsn prunes) or fresh from the target.
-func candsFor(o *bpfelf.Object, id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
+func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
 	if c, ok := cache[id]; ok {
 		return c
 	}
@@ -124,9 +123,9 @@ func candsFor(o *bpfelf.Object, id btf.TypeID, t *Target, cache map[btf.TypeID][
 	return c
 }
 
-func resolveOne(o *bpfelf.Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
-	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / bpfelf.InsnSize), Kind: r.Kind, LocalType: r.TypeID}
-	if r.InsnOff%bpfelf.InsnSize != 0 {
+func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
+	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
+	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
 		return res
 	}
@@ -162,7 +161,7 @@ func resolveOne(o *bpfelf.Object, secName string, i int, r ext.CORERelo, t *Targ
 		res.Err = err
 		return res
 	}
-	res.Patch, res.Err = patch(o.Insns(prog), res.Insn, o.ByteOrder(), &oc.res)
+	res.Patch, res.Err = patch(prog.Insns, res.Insn, o.ByteOrder, &oc.res)
 	res.Orig, res.Value, res.Poisoned = oc.res.orig, oc.res.val, oc.res.poison
 	return res
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"sync"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
@@ -122,7 +121,7 @@ func (t *Target) prepare(ws []want) {
 // the names at once.
 func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 	q := query(missing)
-	for typ := range s.FindFlavors(q.Names, q.Kinds, scope) {
+	for typ := range s.FindFlavors(q, btf.FindOptions{Scope: scope}) {
 		name := essential(typ.NameBytes())
 		c := kindClass(typ.Kind())
 		if missing[string(name)]&(1<<c) == 0 {
@@ -156,10 +155,10 @@ func query(missing map[string]uint32) btf.FlavorQuery {
 // Target makes in its BTF: open the target with it as
 // btf.Options.Flavors, Lazy, and the search is made in the walk that
 // opening does anyway (kmeta btf min --obj).
-func TargetQuery(objs ...*bpfelf.Object) btf.FlavorQuery {
+func TargetQuery(objs ...Object) btf.FlavorQuery {
 	missing := map[string]uint32{}
-	for _, obj := range objs {
-		for _, w := range wants(obj) {
+	for i := range objs {
+		for _, w := range wants(&objs[i]) {
 			missing[w.name] |= 1 << w.class
 		}
 	}

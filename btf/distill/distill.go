@@ -30,14 +30,10 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 		return nil, nil, ErrNotSplit
 	}
 	d := &distiller{src: split, start: uint32(split.FirstID())}
-	if err := d.mark(); err != nil {
-		return nil, nil, err
-	}
-	if err := d.writeBase(); err != nil {
-		return nil, nil, err
-	}
-	if err := d.writeSplit(); err != nil {
-		return nil, nil, err
+	for _, step := range []func() error{d.mark, d.writeBase, d.writeSplit} {
+		if err := step(); err != nil {
+			return nil, nil, fmt.Errorf("distill: %w", err)
+		}
 	}
 	bo := split.ByteOrder()
 	return marshal(d.baseTypes, d.baseStrs.Data(), bo), marshal(d.splitTypes, d.splitStrs.Data(), bo), nil
@@ -59,7 +55,7 @@ type distiller struct {
 func (d *distiller) record(id uint32) (wire.Record, error) {
 	t, err := d.src.TypeByID(btf.TypeID(id))
 	if err != nil {
-		return nil, fmt.Errorf("distill: %w", err)
+		return nil, err
 	}
 	return wire.Record(t.Record()), nil
 }
@@ -102,7 +98,7 @@ func (d *distiller) mark() error {
 				}
 				d.idMap[ref] = ref
 				if bad = d.needed(ref, &stack); bad != nil {
-					bad = fmt.Errorf("distill: type %d refers to base type %d: %w", cur, ref, bad)
+					bad = fmt.Errorf("type %d refers to base type %d: %w", cur, ref, bad)
 				}
 			})
 			if bad != nil {

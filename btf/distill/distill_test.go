@@ -98,8 +98,9 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = distill.Distill(testfixtures.Spec(t, raw, vmlinux))
-	if err == nil || !strings.Contains(err.Error(), `FUNC "schedule"`) {
-		t.Errorf("a DECL_TAG on a base FUNC: err = %v, want one naming FUNC \"schedule\"", err)
+	if err == nil || !strings.Contains(err.Error(), `FUNC "schedule"`) || strings.Count(err.Error(), "distill: ") != 1 ||
+		!strings.HasPrefix(err.Error(), "distill: ") {
+		t.Errorf("a DECL_TAG on a base FUNC: err = %v, want one naming FUNC \"schedule\", starting with \"distill: \" once", err)
 	}
 }
 

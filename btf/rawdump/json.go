@@ -4,119 +4,114 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// JSONType is one type as WriteJSON prints it. The keys follow bpftool's
-// "btf dump -j" output; fields that do not apply to the kind are omitted.
+// JSONType is one BTF type in kmeta's JSON vocabulary (docs/json.md in the
+// repository): the record of "kmeta btf dump --json" and "kmeta btf find
+// --json". Keys that do not apply to the type's kind, and the name of an
+// anonymous type, are left out; lists that apply are written even when
+// empty.
 type JSONType struct {
 	ID           btf.TypeID   `json:"id"`
 	Kind         string       `json:"kind"`
-	Name         string       `json:"name"`
+	Name         string       `json:"name,omitempty"`
 	Size         *uint32      `json:"size,omitempty"`
-	BitsOffset   *uint8       `json:"bits_offset,omitempty"`
-	NrBits       *uint8       `json:"nr_bits,omitempty"`
-	Encoding     string       `json:"encoding,omitempty"`
 	TypeID       *btf.TypeID  `json:"type_id,omitempty"`
+	Encoding     string       `json:"encoding,omitempty"`   // int: none, signed, char, bool
+	BitOffset    *uint8       `json:"bit_offset,omitempty"` // int
+	NrBits       *uint8       `json:"nr_bits,omitempty"`    // int
+	Signed       *bool        `json:"signed,omitempty"`     // enum, enum64
 	IndexTypeID  *btf.TypeID  `json:"index_type_id,omitempty"`
 	NrElems      *uint32      `json:"nr_elems,omitempty"`
 	RetTypeID    *btf.TypeID  `json:"ret_type_id,omitempty"`
-	Vlen         *int         `json:"vlen,omitempty"`
-	FwdKind      string       `json:"fwd_kind,omitempty"`
-	Linkage      string       `json:"linkage,omitempty"`
+	FwdKind      string       `json:"fwd_kind,omitempty"` // struct, union
+	Linkage      string       `json:"linkage,omitempty"`  // static, global, extern
 	ComponentIdx *int32       `json:"component_idx,omitempty"`
 	Members      []JSONMember `json:"members,omitzero"`
 	Values       []JSONValue  `json:"values,omitzero"`
-	Params       []JSONMember `json:"params,omitzero"`
+	Params       []JSONParam  `json:"params,omitzero"`
 	Vars         []JSONVar    `json:"vars,omitzero"`
 }
 
-// JSONMember is a struct or union member, or a function parameter.
+// JSONMember is a struct or union member; BitfieldSize is 0 for a member
+// that is no bitfield.
 type JSONMember struct {
-	Name         string     `json:"name"`
+	Name         string     `json:"name,omitempty"`
 	TypeID       btf.TypeID `json:"type_id"`
-	BitsOffset   *uint32    `json:"bits_offset,omitempty"`
-	BitfieldSize uint32     `json:"bitfield_size,omitempty"`
+	BitOffset    uint32     `json:"bit_offset"`
+	BitfieldSize uint32     `json:"bitfield_size"`
 }
 
-// JSONValue is an enumerator; Val is a signed or unsigned integer.
+// JSONValue is an enumerator: Value is an int64 for a signed enum, a
+// uint64 for an unsigned one.
 type JSONValue struct {
-	Name string `json:"name"`
-	Val  any    `json:"val"`
+	Name  string `json:"name,omitempty"`
+	Value any    `json:"value"`
 }
 
-// JSONVar is a variable of a DATASEC.
+// JSONParam is a function parameter; the last of a variadic function is
+// unnamed, with type id 0.
+type JSONParam struct {
+	Name   string     `json:"name,omitempty"`
+	TypeID btf.TypeID `json:"type_id"`
+}
+
+// JSONVar is a variable of a DATASEC: offset and size in bytes.
 type JSONVar struct {
 	TypeID btf.TypeID `json:"type_id"`
 	Offset uint32     `json:"offset"`
 	Size   uint32     `json:"size"`
 }
 
-// WriteJSON prints the types selected by opts as {"types":[...]}, one
-// JSONType per line.
+// WriteJSON prints the types selected by opts as JSON Lines: one compact
+// JSONType a line, with <, > and & not escaped. It returns the first error
+// from w, btf.ErrClosed, or the error of a bad record that a lazily opened
+// Spec finds on the way.
 func WriteJSON(w io.Writer, s *btf.Spec, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString("{\"types\":[")
-	first := true
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
 	for _, t := range s.Types(opts.Scope) {
-		if !first {
-			bw.WriteByte(',')
-		}
-		first = false
-		bw.WriteByte('\n')
-		b, err := json.Marshal(ToJSON(t))
-		if err != nil {
-			return err
-		}
-		if _, err := bw.Write(b); err != nil {
+		if err := enc.Encode(ToJSON(t)); err != nil {
 			return err
 		}
 	}
 	if _, err := s.TypeByID(0); err != nil {
 		return err
 	}
-	bw.WriteString("\n]}\n")
 	return bw.Flush()
 }
 
 func ptr[T any](v T) *T { return &v }
 
-func name(off uint32, b []byte) string {
-	if off == 0 {
-		return "(anon)"
-	}
-	return string(b)
-}
-
-// ToJSON converts one type to its JSON form.
+// ToJSON converts one type to its record.
 func ToJSON(t btf.Type) JSONType {
-	j := JSONType{ID: t.ID(), Kind: kindName(t.Kind()), Name: name(t.NameOffset(), t.NameBytes())}
-	switch k := t.Kind(); k {
+	j := JSONType{ID: t.ID(), Kind: strings.ToLower(t.Kind().String()), Name: string(t.NameBytes())}
+	switch t.Kind() {
 	case btf.KindInt:
 		ii := t.Int()
-		j.Size, j.BitsOffset, j.NrBits, j.Encoding = ptr(t.Size()), ptr(ii.Offset), ptr(ii.Bits), intEncoding(ii.Encoding)
+		j.Size, j.BitOffset, j.NrBits, j.Encoding = ptr(t.Size()), ptr(ii.Offset), ptr(ii.Bits), ii.EncodingName()
 	case btf.KindPointer, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
 		j.TypeID = ptr(t.Ref())
 	case btf.KindArray:
 		a := t.Array()
 		j.TypeID, j.IndexTypeID, j.NrElems = ptr(a.Type), ptr(a.Index), ptr(a.Nelems)
 	case btf.KindStruct, btf.KindUnion:
-		j.Size, j.Vlen, j.Members = ptr(t.Size()), ptr(t.Vlen()), []JSONMember{}
+		j.Size, j.Members = ptr(t.Size()), []JSONMember{}
 		for _, m := range t.Members() {
-			j.Members = append(j.Members, JSONMember{name(m.NameOffset(), m.NameBytes()), m.Type, ptr(m.BitOffset), m.BitfieldSize})
+			j.Members = append(j.Members, JSONMember{string(m.NameBytes()), m.Type, m.BitOffset, m.BitfieldSize})
 		}
 	case btf.KindEnum, btf.KindEnum64:
-		j.Encoding, j.Size, j.Vlen, j.Values = "UNSIGNED", ptr(t.Size()), ptr(t.Vlen()), []JSONValue{}
-		if t.KindFlag() {
-			j.Encoding = "SIGNED"
-		}
+		j.Size, j.Signed, j.Values = ptr(t.Size()), ptr(t.KindFlag()), []JSONValue{}
 		for _, v := range t.EnumValues() {
 			var val any = v.Value
 			if v.Signed {
 				val = v.Int64()
 			}
-			j.Values = append(j.Values, JSONValue{name(v.NameOffset(), v.NameBytes()), val})
+			j.Values = append(j.Values, JSONValue{string(v.NameBytes()), val})
 		}
 	case btf.KindForward:
 		j.FwdKind = "struct"
@@ -126,12 +121,12 @@ func ToJSON(t btf.Type) JSONType {
 	case btf.KindFunc, btf.KindVar:
 		j.TypeID, j.Linkage = ptr(t.Ref()), t.Linkage().String()
 	case btf.KindFuncProto:
-		j.RetTypeID, j.Vlen, j.Params = ptr(t.Ref()), ptr(t.Vlen()), []JSONMember{}
+		j.RetTypeID, j.Params = ptr(t.Ref()), []JSONParam{}
 		for _, p := range t.Params() {
-			j.Params = append(j.Params, JSONMember{Name: name(p.NameOffset(), p.NameBytes()), TypeID: p.Type})
+			j.Params = append(j.Params, JSONParam{string(p.NameBytes()), p.Type})
 		}
 	case btf.KindDatasec:
-		j.Size, j.Vlen, j.Vars = ptr(t.Size()), ptr(t.Vlen()), []JSONVar{}
+		j.Size, j.Vars = ptr(t.Size()), []JSONVar{}
 		for _, v := range t.VarSecinfos() {
 			j.Vars = append(j.Vars, JSONVar{v.Type, v.Offset, v.Size})
 		}

@@ -1,6 +1,8 @@
 // Package rawdump prints BTF as text in the format of bpftool's
 // "btf dump file FILE" (the raw format), byte for byte as Debian's bpftool
-// 7.1 prints it, or as JSON with the fields of bpftool's -j output.
+// 7.1 prints it, or as JSON records in kmeta's JSON vocabulary (JSONType:
+// the data of bpftool's -j output, with the keys and values every kmeta
+// --json output shares).
 //
 // Output is streamed through a small buffer; memory use does not grow with
 // the size of the BTF.

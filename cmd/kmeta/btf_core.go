@@ -73,14 +73,13 @@ func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 		return err
 	}
 	defer o.Close()
-	obj := o.Object
 	target, done, err := c.coreTarget(f)
 	if err != nil {
 		return err
 	}
 	defer done()
 	stop := c.busy("resolving the relocations of " + inputName(objPath))
-	rs, err := core.Resolve(c.ctx, obj, target)
+	rs, err := core.Resolve(c.ctx, o.CORE(), target)
 	stop()
 	if err != nil {
 		return err

@@ -58,21 +58,28 @@ terminal. "-" reads stdin (one FILE) or writes to stdout.`,
 	return cmd
 }
 
-// openBase opens the base BTF, if any, and prepares it for deduplication.
-func (c *cli) openBase(path string) (*btf.Spec, *dedup.Base, error) {
+// openBase opens the base BTF, if any, and prepares it with prepare, for
+// deduplication (btf dedup) or for encoding modules on it (btf encode).
+func openBase[B any](c *cli, path string, prepare func(*btf.Spec) (B, error)) (*btf.Spec, B, error) {
+	var none B
 	if path == "" {
-		return nil, nil, nil
+		return nil, none, nil
 	}
 	s, err := c.openOne(path, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("base: %w", err)
+		return nil, none, fmt.Errorf("base: %w", err)
 	}
-	b, err := dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
+	b, err := prepare(s)
 	if err != nil {
 		s.Close()
-		return nil, nil, fmt.Errorf("base %s: %w", path, err)
+		return nil, none, fmt.Errorf("base %s: %w", path, err)
 	}
 	return s, b, nil
+}
+
+// prepareDedupBase is openBase's prepare for btf dedup.
+func prepareDedupBase(s *btf.Spec) (*dedup.Base, error) {
+	return dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
@@ -250,15 +257,8 @@ func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, ins *inputF
 }
 
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
-	switch {
-	case f.base == "":
-		return usagef("--each needs -B BASE")
-	case f.dir == "":
-		return usagef("--each needs -d OUTDIR")
-	case f.out != "":
-		return usagef("--each writes into -d OUTDIR, not -o")
-	case f.jobs < 0:
-		return usagef("-j %d: want a positive number of workers", f.jobs)
+	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
+		return err
 	}
 	opts, err := f.write.options()
 	if err != nil {
@@ -271,7 +271,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
-	baseSpec, base, err := c.openBase(f.base)
+	baseSpec, base, err := openBase(c, f.base, prepareDedupBase)
 	if err != nil {
 		return err
 	}
@@ -291,6 +291,22 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	return batch.Commit()
+}
+
+// eachFlags checks the flags every --each mode needs: -B BASE, -d OUTDIR,
+// no -o, and -j not negative.
+func eachFlags(base, dir, out string, jobs int) error {
+	switch {
+	case base == "":
+		return usagef("--each needs -B BASE")
+	case dir == "":
+		return usagef("--each needs -d OUTDIR")
+	case out != "":
+		return usagef("--each writes into -d OUTDIR, not -o")
+	case jobs < 0:
+		return usagef("-j %d: want a positive number of workers", jobs)
+	}
+	return nil
 }
 
 // eachOutputs returns OUTDIR/<file name> for every path, refusing two

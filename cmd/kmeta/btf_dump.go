@@ -91,7 +91,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	}
 	switch {
 	case f.format == "raw" && f.json:
-		err = writeTypesJSONLines(w, o.spec, opts.Scope)
+		err = rawdump.WriteJSON(w, o.spec, opts)
 	case f.format == "raw":
 		err = rawdump.Write(w, o.spec, opts)
 	case f.format == "c":

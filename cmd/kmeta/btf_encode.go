@@ -112,8 +112,8 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	}
 	// The encoder's heap is small beside its records, which are not on
 	// it, and its garbage is mostly pointer-free: collecting at half the
-	// live heap's growth (GOGC=50) took a vmlinux's peak RSS from 251 to
-	// 227-230 MB at the same speed (dwarf2btf/BENCH.md).
+	// live heap's growth (GOGC=50) lowers a vmlinux's peak RSS at the same
+	// speed (dwarf2btf/BENCH.md).
 	defer setGC(50)()
 	opts, err := c.encodeOptions(cmd, f)
 	if err != nil {
@@ -155,13 +155,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	// back before the deduplication allocates its maps, which lowers the
 	// peak (dwarf2btf.Options.Encoded).
 	opts.Encoded = debug.FreeOSMemory
-	if f.noDedup {
-		b, err := src.encode(ctx, opts)
-		if err != nil {
-			return err
-		}
-		return c.writeBTFWith(b, f.out, f.write, wopts, path, f.base)
-	}
+	opts.NoDedup = f.noDedup
 	raw, err := src.build(ctx, opts, wopts)
 	if err != nil {
 		return err
@@ -205,15 +199,15 @@ func (f *btfEncodeFlags) checkDistilled(distilled bool, path string) error {
 // encodeOptions returns the encoder's options that --like, --features
 // and -j choose.
 func (c *cli) encodeOptions(cmd *cobra.Command, f btfEncodeFlags) (dwarf2btf.Options, error) {
-	like, err := dwarf2btf.ParseLike(f.like)
+	like, err := dwarf2btf.ParseCompat(f.like)
 	if err != nil {
 		return dwarf2btf.Options{}, usageError(cmd, err)
 	}
-	opts := dwarf2btf.Options{Jobs: f.jobs, MaxSize: c.maxInput, Like: like}
+	opts := dwarf2btf.Options{Jobs: f.jobs, MaxSize: c.maxInput, Compat: like}
 	if f.features == "" {
 		return opts, nil
 	}
-	if like == dwarf2btf.LikePahole124 {
+	if like == dwarf2btf.CompatPahole124 {
 		return opts, usageError(cmd, fmt.Errorf("--features needs pahole 1.30: drop --like pahole-1.24"))
 	}
 	if opts.Features, err = dwarf2btf.ParseFeatures(f.features); err != nil {
@@ -222,8 +216,8 @@ func (c *cli) encodeOptions(cmd *cobra.Command, f btfEncodeFlags) (dwarf2btf.Opt
 	if opts.Features == 0 {
 		return opts, usageError(cmd, fmt.Errorf("--features %q: no feature", f.features))
 	}
-	if like != dwarf2btf.LikeLinux7 {
-		opts.Like = dwarf2btf.LikePahole130
+	if like != dwarf2btf.CompatLinux7 {
+		opts.Compat = dwarf2btf.CompatPahole130
 	}
 	return opts, nil
 }
@@ -259,19 +253,8 @@ func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
 	return &encodeSource{path: path, data: d}, nil
 }
 
-// encode returns the input's types before deduplication.
-func (s *encodeSource) encode(ctx context.Context, opts dwarf2btf.Options) (*builder.Builder, error) {
-	if s.data == nil {
-		return dwarf2btf.EncodeFileNoDedup(ctx, s.path, opts)
-	}
-	b, err := dwarf2btf.EncodeNoDedup(ctx, s.data.Bytes(), opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
-	}
-	return b, nil
-}
-
-// build returns the input's BTF as its kernel's build makes it.
+// build returns the input's BTF as its kernel's build makes it
+// (before the deduplication, with opts.NoDedup).
 func (s *encodeSource) build(ctx context.Context, opts dwarf2btf.Options, out builder.Options) ([]byte, error) {
 	if s.data == nil {
 		return dwarf2btf.EncodeFile(ctx, s.path, opts, out)

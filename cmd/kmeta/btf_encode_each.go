@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
@@ -24,15 +25,10 @@ var moduleSuffixes = []string{".ko", ".ko.gz", ".ko.xz", ".ko.zst"}
 // base, one module per worker, and writes what each gives as it is done;
 // the modules that fail are named at the end.
 func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags) error {
+	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
+		return err
+	}
 	switch {
-	case f.base == "":
-		return usagef("--each needs -B BASE")
-	case f.dir == "":
-		return usagef("--each needs -d OUTDIR")
-	case f.out != "":
-		return usagef("--each writes into -d OUTDIR, not -o")
-	case f.jobs < 0:
-		return usagef("-j %d: want a positive number of workers", f.jobs)
 	case f.write.elf || f.write.layout || f.write.endian != "" || f.noDedup:
 		return usagef("--each writes raw BTF (or --ko): --elf, --layout, --endian and --no-dedup do not go with it")
 	}
@@ -49,7 +45,9 @@ func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags
 		return err
 	}
 	defer setGC(50)()
-	baseSpec, base, err := c.openBase(f.base)
+	baseSpec, base, err := openBase(c, f.base, func(s *btf.Spec) (*dwarf2btf.Base, error) {
+		return dwarf2btf.NewBase(s, dwarf2btf.Options{})
+	})
 	if err != nil {
 		return err
 	}
@@ -89,10 +87,7 @@ func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf
 	}
 	if ko {
 		secs := []elfwrite.Section{{Name: ".BTF", Data: raw}}
-		if err := elfwrite.WriteSectionsTo(c.ctx, path, out, secs, elfwrite.Objcopy()); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
+		return elfwrite.Write(c.ctx, path, out, secs, elfwrite.Options{})
 	}
 	return batch.Add(out, raw, 0o644)
 }

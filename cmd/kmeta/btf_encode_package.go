@@ -22,7 +22,7 @@ func (c *cli) packageVmlinux(path string) (*input.Data, error) {
 	}
 	defer pkg.Release()
 	var vmlinux *input.Data
-	err = kimage.Walk(c.ctx, pkg.Bytes(), c.maxInput, func(name string, size int64, r io.Reader) error {
+	err = kimage.Walk(c.ctx, pkg.Bytes(), kimage.Options{MaxSize: c.maxInput}, func(name string, size int64, r io.Reader) error {
 		if !kimage.IsDebugVmlinux(name) {
 			return nil
 		}

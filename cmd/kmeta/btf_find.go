@@ -84,7 +84,7 @@ reported on stderr and does not stop the search.`,
 // findResult is one match in --json output.
 type findResult struct {
 	File string `json:"file"`
-	typeJSON
+	rawdump.JSONType
 }
 
 func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
@@ -104,7 +104,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		err := c.findInFile(file, f.base, name, opts, func(t btf.Type) error {
 			found++
 			if f.json {
-				results = append(results, findResult{File: file, typeJSON: newTypeJSON(t)})
+				results = append(results, findResult{File: file, JSONType: rawdump.ToJSON(t)})
 				return nil
 			}
 			if len(files) > 1 {
@@ -178,7 +178,7 @@ func parseKindFlag(kind string) (btf.Kind, error) {
 // kernelFindResult is one match of --kernel in --json output.
 type kernelFindResult struct {
 	Module string `json:"module"`
-	typeJSON
+	rawdump.JSONType
 }
 
 // btfFindKernel searches vmlinux and the modules of the running kernel (or
@@ -221,7 +221,7 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags, pkg *kimage.Package) er
 	if f.json {
 		results := []kernelFindResult{}
 		for _, m := range res.Matches {
-			results = append(results, kernelFindResult{Module: m.Module, typeJSON: newTypeJSON(m.Type)})
+			results = append(results, kernelFindResult{Module: m.Module, JSONType: rawdump.ToJSON(m.Type)})
 		}
 		if err := writeJSON(w, results); err != nil {
 			return err

@@ -70,10 +70,10 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	}
 	defer o.Close()
 	boundMemory(o.spec)
-	// Printing every layout allocates about 10 MB that all stays live until
-	// the end, so the default collector's cycles free nothing; GOGC=400 made
-	// the whole command 10-15% faster in alternating runs
-	// (btf/layout/BENCH.md). The heap stays proportional to the input.
+	// Printing every layout allocates megabytes that all stay live until
+	// the end, so the default collector's cycles free nothing; GOGC=400
+	// makes the whole command faster (btf/layout/BENCH.md). The heap
+	// stays proportional to the input.
 	defer setGC(400)()
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}

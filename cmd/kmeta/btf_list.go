@@ -317,7 +317,7 @@ func (c *cli) btfDumpLive(cmd *cobra.Command, args []string, f btfDumpFlags) err
 	case roots != nil:
 		err = writeRoots(w, b.Spec, roots, f.json)
 	case f.json:
-		err = writeTypesJSONLines(w, b.Spec, scope)
+		err = rawdump.WriteJSON(w, b.Spec, rawdump.Options{Scope: scope})
 	default:
 		err = rawdump.Write(w, b.Spec, rawdump.Options{Scope: scope})
 	}
@@ -374,7 +374,7 @@ func writeRoots(w io.Writer, s *btf.Spec, roots []btf.TypeID, asJSON bool) error
 	}
 	enc := newJSONLines(w)
 	for _, t := range types {
-		if err := enc.Encode(newTypeJSON(t)); err != nil {
+		if err := enc.Encode(rawdump.ToJSON(t)); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
@@ -12,9 +11,9 @@ import (
 )
 
 // openObjects opens the BPF objects of --obj ("-": standard input, once),
-// each checked by its magic before it is read; the function returned
-// closes them.
-func (c *cli) openObjects(paths []string) ([]*bpfelf.Object, func(), error) {
+// each checked by its magic before it is read, as CO-RE resolution reads
+// them; the function returned closes them.
+func (c *cli) openObjects(paths []string) ([]core.Object, func(), error) {
 	objs := make([]*object, 0, len(paths))
 	closeAll := func() {
 		for _, o := range objs {
@@ -35,9 +34,9 @@ func (c *cli) openObjects(paths []string) ([]*bpfelf.Object, func(), error) {
 		}
 		objs = append(objs, obj)
 	}
-	cobjs := make([]*bpfelf.Object, len(objs))
+	cobjs := make([]core.Object, len(objs))
 	for i, o := range objs {
-		cobjs[i] = o.Object
+		cobjs[i] = o.CORE()
 	}
 	return cobjs, closeAll, nil
 }
@@ -45,7 +44,7 @@ func (c *cli) openObjects(paths []string) ([]*bpfelf.Object, func(), error) {
 // targetOptions are the read options of a target BTF for objs (without
 // a base): opened lazily, the objects' candidate search made in the walk
 // that opening does (btf.Options.Lazy, core.TargetQuery).
-func (c *cli) targetOptions(objs []*bpfelf.Object) btf.Options {
+func (c *cli) targetOptions(objs []core.Object) btf.Options {
 	o := c.readOptions(nil)
 	o.Lazy, o.Flavors = true, core.TargetQuery(objs...)
 	return o
@@ -147,7 +146,7 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 
 // minOne writes the minimal BTF of one kernel into the batch, and returns
 // the relocations that fail on it (failedRelos).
-func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []*bpfelf.Object, f btfMinFlags, opts builder.Options) ([]string, error) {
+func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []core.Object, f btfMinFlags, opts builder.Options) ([]string, error) {
 	s, err := c.openOneWith(kpath, c.targetOptions(objs))
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 )
 
@@ -107,7 +106,7 @@ func makeOutputDirs(outs []string) error {
 
 // failedRelos lists the relocations of objs that fail on the target t,
 // as "btf core" prints them, each after the object's name.
-func (c *cli) failedRelos(t *core.Target, objs []*bpfelf.Object, names []string) ([]string, error) {
+func (c *cli) failedRelos(t *core.Target, objs []core.Object, names []string) ([]string, error) {
 	var lines []string
 	for i, obj := range objs {
 		rs, err := core.Resolve(c.ctx, obj, t)

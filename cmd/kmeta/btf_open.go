@@ -111,9 +111,8 @@ func (c *cli) openOneWithBase(path string, o btf.Options) (*btf.Spec, error) {
 	return s, withHint(err)
 }
 
-// kernelHead is how much of an input tells a bzImage or a Debian package
-// (the setup header ends before it).
-const kernelHead = 0x250
+// kernelHead is how much of an input tells its kind (kimage.Identify).
+const kernelHead = kimage.IdentifyLen
 
 // readArg reads the input named path ("-": standard input) whole, under
 // the input limit: a file is mapped if it can be. check, if not nil, is

@@ -15,21 +15,21 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures/shapes"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // shapeInputs are the campaign's hostile shapes (issue 37), each at a
 // size drawn from rng: self-embedding records, deep anonymous nesting,
 // long chains of every reference kind, wide records, many big enums.
 func shapeInputs(t *testing.T, rng *rand.Rand) []campaignInput {
-	size := map[shapes.Kind]int{
-		shapes.Nested: 500 + rng.IntN(3000), shapes.PointerChain: 1000 + rng.IntN(100_000),
-		shapes.TypedefChain: 1000 + rng.IntN(100_000), shapes.ModifierChain: 1000 + rng.IntN(100_000),
-		shapes.ArrayChain: 1000 + rng.IntN(100_000), shapes.Wide: 1000 + rng.IntN(20_000), shapes.Enums: 1 + rng.IntN(8),
+	size := map[hostile.Shape]int{
+		hostile.NestedRecords: 500 + rng.IntN(3000), hostile.PointerChain: 1000 + rng.IntN(100_000),
+		hostile.TypedefChain: 1000 + rng.IntN(100_000), hostile.ModifierChain: 1000 + rng.IntN(100_000),
+		hostile.ArrayChain: 1000 + rng.IntN(100_000), hostile.Wide: 1000 + rng.IntN(20_000), hostile.Enums: 1 + rng.IntN(8),
 	}
 	var ins []campaignInput
-	for _, k := range shapes.All() {
-		b, err := shapes.Build(k, size[k])
+	for _, k := range hostile.All() {
+		b, err := hostile.Build(k, size[k])
 		if err != nil {
 			t.Fatal(err)
 		}

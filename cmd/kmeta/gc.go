@@ -40,8 +40,8 @@ func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
 // perTypeState is what the C dumper and diff keep for each type beyond the
 // other reading commands (the README's rule for them): their limit leaves
 // room for it, so that the collector does not run without pause on a
-// heap that is all live (diff between two kernels took 20% more CPU under
-// the plain limit).
+// heap that is all live (diff between two kernels spends noticeably more
+// CPU under the plain limit).
 const perTypeState = 128
 
 // boundMemoryTypes is boundMemory for dump --format c and diff.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 
@@ -22,7 +21,7 @@ var elfMagic = []byte("\x7fELF")
 // read, so that /dev/zero or a wrong file fails at once.
 func checkELF(name, what string) func(head []byte) error {
 	return func(head []byte) error {
-		if bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None {
+		if k := kimage.Identify(head); k == kimage.KindELF || k == kimage.KindCompressed {
 			return nil
 		}
 		return fmt.Errorf("%s: not a %s: it starts with %x, not with ELF's magic (7f454c46) or a compressor's", name, what, head)
@@ -51,7 +50,7 @@ func (c *cli) readELF(path, what string) (*input.Data, error) {
 		return d, nil
 	}
 	check := func(head []byte) error {
-		if !bytes.HasPrefix(head, elfMagic) {
+		if kimage.Identify(head) != kimage.KindELF {
 			return fmt.Errorf("not a %s: it inflates to data that starts with %x, not with ELF's magic", what, head)
 		}
 		return nil
@@ -133,13 +132,10 @@ func stdinTwice(inputs ...string) bool {
 }
 
 // checkBTF returns the check of an input read as BTF (name names it):
-// raw BTF of either byte order, ELF, compressed data, a kernel image or a
-// Debian package, told by the first kernelHead bytes.
+// any kind kimage.Identify knows in its first kernelHead bytes.
 func checkBTF(name string) func(head []byte) error {
 	return func(head []byte) error {
-		if len(head) >= 2 && (head[0] == 0x9f && head[1] == 0xeb || head[0] == 0xeb && head[1] == 0x9f) ||
-			bytes.HasPrefix(head, elfMagic) || input.Detect(head) != input.None ||
-			kimage.IsImage(head) || bytes.HasPrefix(head, []byte("!<arch>\n")) || input.IsTar(head) || kimage.IsRPM(head) {
+		if kimage.Identify(head) != kimage.KindUnknown {
 			return nil
 		}
 		return fmt.Errorf("%s: not BTF: it starts with %x, not with BTF's magic (9feb), ELF's, a compressor's, a kernel image's or a package's", name, head[:min(len(head), magicLen)])

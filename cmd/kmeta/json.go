@@ -6,7 +6,6 @@ import (
 	"io"
 	"iter"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/layout"
 )
 
@@ -16,7 +15,7 @@ import (
 //     indented by two spaces and ending in a newline (writeJSON); the
 //     output of every command but these two:
 //   - a stream of records, as JSON Lines (one compact object per line,
-//     newJSONLines) where the output is long and written as it is made:
+//     newJSONLines, and rawdump.WriteJSON for btf dump) where the output is long and written as it is made:
 //     btf dump --json (a record per type: 95,000 for a vmlinux) and ksym
 //     watch --json (a record per event, as events come).
 //
@@ -37,20 +36,6 @@ func newJSONLines(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc
-}
-
-// writeTypesJSONLines writes the types of s in scope as JSON Lines, one
-// type per line in rawdump's JSON form.
-func writeTypesJSONLines(w io.Writer, s *btf.Spec, scope btf.Scope) error {
-	enc := newJSONLines(w)
-	for _, t := range s.Types(scope) {
-		if err := enc.Encode(newTypeJSON(t)); err != nil {
-			return err
-		}
-	}
-	// A Spec opened lazily reports a bad record here, after the walk.
-	_, err := s.TypeByID(0)
-	return err
 }
 
 // writeLayoutsJSON writes the layouts as a document, each as it is made,
@@ -92,3 +77,7 @@ func writeJSONArray[T any](w io.Writer, seq iter.Seq2[T, error]) error {
 	_, err := io.WriteString(w, end)
 	return err
 }
+
+// ptr returns a pointer to a copy of v, for the optional numbers of JSON
+// records.
+func ptr[T any](v T) *T { return &v }

@@ -90,58 +90,13 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0)}
-	limit := c.maxInput
-	if limit == 0 {
-		limit = input.DefaultLimit
-	}
+	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0), MaxSize: c.maxInput}
 	if f.kallsyms == "-" {
-		s, err := kallsyms.Parse(&limitReader{r: c.stdinReader(), what: "stdin", left: limit, limit: limit}, opts)
+		s, err := kallsyms.Parse(&input.LimitReader{R: c.stdinReader(), What: "stdin", Limit: c.maxInput}, opts)
 		return s, withHint(err)
 	}
-	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)
-	file, fi, err := input.OpenFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("kallsyms: %w", err)
-	}
-	defer file.Close()
-	// A regular file's size is known: over the limit, it is refused before
-	// it is read (/proc/kallsyms says 0 and is read up to the limit).
-	if fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, withHint(&input.TooLargeError{What: path, Limit: limit})
-	}
-	s, err := kallsyms.Parse(&limitReader{r: input.FileReader(file, fi), what: path, left: limit, limit: limit}, opts)
-	if errors.Is(err, input.ErrTooLarge) {
-		return nil, withHint(err) // names the file
-	} else if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
-
-// limitReader reads r up to limit bytes and fails with the input limit's
-// error past them, as every BTF input does (--max-input, issue 37).
-type limitReader struct {
-	r           io.Reader
-	what        string
-	left, limit int64
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.left < 0 {
-		return 0, &input.TooLargeError{What: l.what, Limit: l.limit}
-	}
-	// One byte more than the limit tells a stream of exactly the limit
-	// from one over it.
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	if l.left < 0 {
-		return n, &input.TooLargeError{What: l.what, Limit: l.limit}
-	}
-	return n, err
+	s, err := kallsyms.ReadFile(cmp.Or(f.kallsyms, kallsyms.DefaultPath), opts)
+	return s, withHint(err)
 }
 
 func (c *cli) printJSON(v any) error {
@@ -337,9 +292,9 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 		}
 		io.WriteString(c.stdout, text+"\n")
 	}
-	sym, err := live.NewSymbolizer(live.Config{
+	sym, err := live.NewSymbolizer(live.Options{
 		Workers:  runtime.GOMAXPROCS(0),
-		Kallsyms: f.kallsyms, Sysfs: f.sysfs,
+		Kallsyms: f.kallsyms, Sysfs: f.sysfs, MaxSize: c.maxInput,
 		OnReload: func(ev live.ReloadEvent) { emitReload(emit, ev) },
 		OnKsym:   func(ev live.KsymEvent) { emitKsym(emit, ev) },
 	})

@@ -139,7 +139,7 @@ func TestKsymRestricted(t *testing.T) {
 }
 
 // TestKsymWatch: watch prints until it is interrupted, and then exits
-// with 128+signal, as every command does (it used to exit 0).
+// with 128+signal, as every command does, not 0.
 func TestKsymWatch(t *testing.T) {
 	t.Parallel()
 	flags := ksymFiles(t)

@@ -78,7 +78,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		}
 	}
 	defer setGC(50)()
-	opts := dwarf2btf.Options{Jobs: a.jobs, MaxSize: c.maxInput, Like: dwarf2btf.LikePahole130,
+	opts := dwarf2btf.Options{Jobs: a.jobs, MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
 		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: debug.FreeOSMemory}
 	src, err := c.openEncodeSource(a.file)
 	if err != nil {
@@ -110,10 +110,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 			return err
 		}
 	}
-	if err := elfwrite.WriteSections(ctx, a.file, secs, elfwrite.Objcopy()); err != nil {
-		return fmt.Errorf("%s: %w", a.file, err)
-	}
-	return nil
+	return elfwrite.Write(ctx, a.file, a.file, secs, elfwrite.Options{})
 }
 
 // distilledSections is pahole's --btf_features=distilled_base: the

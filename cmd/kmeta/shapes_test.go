@@ -16,16 +16,16 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
 	"github.com/kmeta-dev/kmeta/btf/layout"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures/shapes"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // The hostile shapes of issue 37, each as the issue describes it, through
 // the commands that failed on them.
 
 // shapeFile writes the shape k of size n into dir and returns its path.
-func shapeFile(tb testing.TB, dir string, k shapes.Kind, n int) string {
+func shapeFile(tb testing.TB, dir string, k hostile.Shape, n int) string {
 	tb.Helper()
-	b, err := shapes.Build(k, n)
+	b, err := hostile.Build(k, n)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func shapeFile(tb testing.TB, dir string, k shapes.Kind, n int) string {
 // stack overflow, and 2 GB before "type graph too complex").
 func TestSelfEmbeddingLayout(t *testing.T) {
 	dir := t.TempDir()
-	for _, k := range []shapes.Kind{shapes.SelfEmbed, shapes.SelfEmbedTwo} {
+	for _, k := range []hostile.Shape{hostile.SelfEmbed, hostile.SelfEmbedTwo} {
 		path := shapeFile(t, dir, k, 0)
 		for _, args := range [][]string{{"btf", "layout", path}, {"btf", "layout", "--json", path}, {"btf", "layout", "outer", path}} {
 			_, err := kmeta(t, nil, args...)
@@ -51,7 +51,7 @@ func TestSelfEmbeddingLayout(t *testing.T) {
 // TestDeepNestingLayoutJSON: --json on 3,000 nested anonymous records
 // stops where the text does (item 5: 634-805 MB), at maxNest/2 levels.
 func TestDeepNestingLayoutJSON(t *testing.T) {
-	path := shapeFile(t, t.TempDir(), shapes.Nested, 3000)
+	path := shapeFile(t, t.TempDir(), hostile.NestedRecords, 3000)
 	out, err := kmeta(t, nil, "btf", "layout", "--json", path)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestDeepNestingLayoutJSON(t *testing.T) {
 // of the chain (item 6; their memory is TestShapesPeakRSS's).
 func TestLongChains(t *testing.T) {
 	dir := t.TempDir()
-	for _, k := range []shapes.Kind{shapes.PointerChain, shapes.TypedefChain, shapes.ModifierChain, shapes.ArrayChain} {
+	for _, k := range []hostile.Shape{hostile.PointerChain, hostile.TypedefChain, hostile.ModifierChain, hostile.ArrayChain} {
 		path := shapeFile(t, dir, k, 100_000)
 		_, err := kmeta(t, nil, "btf", "dump", "--format", "c", path)
 		if !errors.Is(err, cdump.ErrTooDeep) || !strings.Contains(err.Error(), "] ") && !strings.Contains(err.Error(), "]:") {
@@ -84,7 +84,8 @@ func TestLongChains(t *testing.T) {
 
 // TestKsymMaxInput: ksym enforces --max-input as the btf commands do, on
 // a file (refused by its size, before reading) and on standard input
-// (item 8).
+// (item 8), and watch on its first load (its reloads: kallsyms/live's
+// TestReloadMaxSize).
 func TestKsymMaxInput(t *testing.T) {
 	var text bytes.Buffer
 	for i := range 1000 {
@@ -98,9 +99,14 @@ func TestKsymMaxInput(t *testing.T) {
 		{nil, []string{"ksym", "stats", "--kallsyms", path, "--max-input", "100"}},
 		{text.Bytes(), []string{"ksym", "stats", "--kallsyms", "-", "--max-input", "100"}},
 		{text.Bytes(), []string{"ksym", "name", "sym_1", "--kallsyms", "-", "--max-input", "1K"}},
+		{nil, []string{"ksym", "watch", "--kallsyms", path, "--sysfs", t.TempDir(), "--max-input", "100"}},
 	} {
 		_, err := kmeta(t, tc.stdin, tc.args...)
-		if err == nil || !strings.Contains(err.Error(), "larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
+		named := path
+		if tc.stdin != nil {
+			named = "stdin"
+		}
+		if err == nil || !strings.Contains(err.Error(), named+" is larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
 			t.Errorf("%v: %v, want the input limit's error", tc.args, err)
 		}
 	}
@@ -242,12 +248,12 @@ func TestShapesPeakRSS(t *testing.T) {
 	timeBin := gnuTime(t)
 	bin := buildRealKmeta(t)
 	dir := t.TempDir()
-	sizes := map[shapes.Kind]int{
-		shapes.SelfEmbed: 0, shapes.SelfEmbedTwo: 0, shapes.Nested: 3000,
-		shapes.PointerChain: 100_000, shapes.TypedefChain: 100_000, shapes.ModifierChain: 100_000,
-		shapes.ArrayChain: 100_000, shapes.Wide: 20_000, shapes.Enums: 40,
+	sizes := map[hostile.Shape]int{
+		hostile.SelfEmbed: 0, hostile.SelfEmbedTwo: 0, hostile.NestedRecords: 3000,
+		hostile.PointerChain: 100_000, hostile.TypedefChain: 100_000, hostile.ModifierChain: 100_000,
+		hostile.ArrayChain: 100_000, hostile.Wide: 20_000, hostile.Enums: 40,
 	}
-	for _, k := range shapes.All() {
+	for _, k := range hostile.All() {
 		path := shapeFile(t, dir, k, sizes[k])
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -265,7 +271,7 @@ func TestShapesPeakRSS(t *testing.T) {
 			checkRun(t, k, args, peak, code, stderr, docBound(args, n, types, largest))
 		}
 		// diff reads two inputs: this one twice, or with the smallest shape.
-		small := shapeFile(t, dir, shapes.SelfEmbed, 0)
+		small := shapeFile(t, dir, hostile.SelfEmbed, 0)
 		for _, args := range [][]string{{"btf", "diff", path, path}, {"btf", "diff", "--json", small, path}, {"btf", "diff", path, path, "--types", "outer,chain"}} {
 			peak, code, stderr := peakRSS(t, timeBin, bin, args...)
 			checkRun(t, k, args, peak, code, stderr, docBound(args, 2*n, 2*types, largest))
@@ -275,7 +281,7 @@ func TestShapesPeakRSS(t *testing.T) {
 
 // checkRun checks one run of TestShapesPeakRSS: a status of 0, 1 or 2, a
 // one-line error, and a peak RSS within bound.
-func checkRun(t *testing.T, k shapes.Kind, args []string, peak int64, code int, stderr string, bound int64) {
+func checkRun(t *testing.T, k hostile.Shape, args []string, peak int64, code int, stderr string, bound int64) {
 	t.Helper()
 	t.Logf("%v: %s: %d MB (bound %d MB), status %d %s", k, strings.Join(args[1:2], " "), peak>>20, bound>>20, code, firstLine(stderr))
 	if code > 2 || code < 0 || code == 2 && (strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "kmeta: ")) {

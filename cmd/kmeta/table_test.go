@@ -152,8 +152,8 @@ func smallBTF(t *testing.T, vmlinux *btf.Spec) []byte {
 
 // loadedBTFID loads raw into the kernel for the rest of the test, where
 // the test may read the kernel's BPF objects, and returns the id of the
-// new BTF object: "btf dump id" of a few hundred types instead of
-// vmlinux's (id 1) costs the table 2 s less. Elsewhere it returns "1":
+// new BTF object: "btf dump id" of a few hundred types is much cheaper
+// than of vmlinux's (id 1). Elsewhere it returns "1":
 // the live rows skip.
 func loadedBTFID(t *testing.T, raw []byte) string {
 	t.Helper()

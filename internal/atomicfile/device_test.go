@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestWriteDevice: /dev/null and a FIFO are written straight into; before,
-// the temporary file beside /dev/null could not be made, or was renamed
-// over the FIFO.
+// TestWriteDevice: /dev/null and a FIFO are written straight into, not
+// through a temporary file beside them, which could not be made beside
+// /dev/null and would be renamed over the FIFO.
 func TestWriteDevice(t *testing.T) {
 	if err := WriteFile(os.DevNull, []byte("data"), 0o644); err != nil {
 		t.Fatalf("%s: %v", os.DevNull, err)

@@ -1,5 +1,9 @@
 // Package bpftest loads BPF objects into the running kernel for tests, with
 // bpftool, and unloads them when the test ends.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package bpftest
 
 import (

@@ -137,8 +137,8 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 
 // readRecords reads the base's records. With one type section, in host
 // order and aligned (a vmlinux Spec's, mapped or read), they are its words
-// in place: for the Debian vmlinux 3.5 MB less than a copy, which matters
-// beside the few megabytes a module's encoding or deduplication needs.
+// in place: a vmlinux's records are megabytes, which matter beside the few
+// megabytes a module's encoding or deduplication needs.
 // Otherwise, or if the Spec's records are not laid out one after the other
 // in that section, they are copied.
 func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
@@ -282,8 +282,8 @@ func checkRecord(rec []byte) error {
 
 // appendWords appends rec's words to rs as a record.
 func appendWords(rs *records, rec []byte) error {
-	if len(rs.w)+len(rec)/4 >= wideBit {
-		return fmt.Errorf("more than %d words of records", wideBit-1)
+	if err := wordRoom(len(rs.w), len(rec)/4); err != nil {
+		return err
 	}
 	for i := 0; i < len(rec); i += 4 {
 		rs.w = append(rs.w, wire.Word(rec, uint32(i)))

@@ -62,7 +62,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSource) (int, error) {
 	strs, strStart := b.Strings()
 	if n, have := len(strs), len(src.keys); have < n {
-		// One word per byte of the Builder's strings, 6 MB for a
+		// One word per byte of the Builder's strings, megabytes for a
 		// vmlinux's encoding: outside the Go heap, as the records.
 		src.keys = growMapped(src.keys, n-have, &m.d.recs.mem.keys)[:n]
 		clear(src.keys[have:])

@@ -1,5 +1,7 @@
 package dedup
 
+import "github.com/kmeta-dev/kmeta/internal/mmap"
+
 // Types whose graph reaches a cycle (deepCyc) have no deep signature, but
 // can still be told apart (issue 37: a chain of nested records that
 // reaches a self-referencing struct is compared as libbpf does, cubic in
@@ -35,6 +37,7 @@ type cycSigs struct {
 	refined  int    // len(ids) at the last refinement
 	complete bool   // the last refinement reached a stable partition
 	next     uint64 // failSteps that allow the next refinement
+	mem      *mmap.Region
 }
 
 // cycWork is the refinement's budget of references hashed: this much,
@@ -65,12 +68,12 @@ func (d *state) cycRefine() {
 	c.next = 2*d.failSteps + 1
 	// Every own type first, so that what they reach is known.
 	for id := d.first; id < d.first+d.n(); id++ {
-		d.deepSig(id)
+		d.deepSig(&d.deep, id)
 	}
 	c.refined = len(c.ids)
 	g := d.cycRounds(cycWork + cycWorkPerStep*d.failSteps)
 	if c.g == nil {
-		c.g = make([]uint32, d.n())
+		c.g = makeMapped[uint32](int(d.n()), &c.mem)
 	}
 	c.gBase = map[uint32]uint32{}
 	for i, id := range c.ids[:c.refined] {
@@ -106,9 +109,9 @@ func (d *state) cycRounds(budget uint64) []uint32 {
 		g[i] = sigClean(mix(hashShallow(r), 0xc1c1e))
 		for k := range numRefs(r) {
 			ref := r[refAt(r, k)]
-			v := d.deepLeaf(kindOf(r), ref)
+			v := d.deepLeaf(&d.deep, kindOf(r), ref)
 			if v == 0 {
-				v = d.deepGet(ref)
+				v = d.deepGet(&d.deep, ref)
 			}
 			switch v {
 			case deepNone:

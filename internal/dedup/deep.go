@@ -1,6 +1,9 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/btf"
+import (
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
+)
 
 // Deep signatures let the struct pass skip, in a long candidate list,
 // the candidates whose graph comparison must fail however deep the
@@ -56,6 +59,12 @@ const (
 
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
+	// full makes them full signatures (full.go): every struct and union
+	// is hashed with its members, and a FWD is a leaf only where no
+	// struct or union of its name and class is referred to by a type of
+	// its referrer's kind (fwds holds those names then), and makes its
+	// referrer deepNone elsewhere.
+	full bool
 	own  []uint32          // by own index; 0: not computed
 	base map[uint32]uint32 // by base id
 	// fwds holds the names that a referenced FWD declares, a bit per
@@ -63,6 +72,7 @@ type deepSigs struct {
 	// the own types.
 	fwds  map[uint32]uint64
 	stack []deepFrame
+	mem   *mmap.Region
 	cyc   cycSigs // the types that reach a cycle
 }
 
@@ -72,9 +82,10 @@ type deepFrame struct {
 	cyc  bool // a reference reaches a cycle
 }
 
-// free drops the signatures. They are on the heap: in mappings they took
-// no less memory nor time (see BENCH.md, "Memory outside the heap").
-func (s *deepSigs) free() { *s = deepSigs{} }
+func (s *deepSigs) free() {
+	mmap.Free(&s.mem, &s.cyc.mem)
+	*s = deepSigs{}
+}
 
 // deepInit collects the FWD names, once per pass.
 func (d *state) deepInit() {
@@ -82,21 +93,36 @@ func (d *state) deepInit() {
 	if s.fwds != nil {
 		return
 	}
-	s.fwds = map[uint32]uint64{}
+	s.fwds = d.referred(true)
+	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.base = map[uint32]uint32{}
+}
+
+// referred returns the names of the referenced FWDs (fwd) or structs and
+// unions (!fwd), base and own, each with a bit per kind of the referring
+// type and class (fwdBit).
+func (d *state) referred(fwd bool) map[uint32]uint64 {
+	names := map[uint32]uint64{}
 	for id := uint32(1); id < d.first+d.n(); id++ {
 		if id > d.blast && id < d.first {
 			id = d.first
 		}
 		r := d.rec(id)
 		for k := range numRefs(r) {
-			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && d.kt.of(c) == btf.KindForward {
+			c := r[refAt(r, k)]
+			if c == 0 || c >= d.first+d.n() {
+				continue
+			}
+			switch ck := d.kt.of(c); {
+			case fwd && ck == btf.KindForward:
 				f := d.rec(c)
-				s.fwds[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+				names[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
+			case !fwd && (ck == btf.KindStruct || ck == btf.KindUnion):
+				names[d.rec(c)[wName]] |= fwdBit(kindOf(r), ck)
 			}
 		}
 	}
-	s.own = make([]uint32, d.n())
-	s.base = map[uint32]uint32{}
+	return names
 }
 
 // deepTop is the kind deepLeaf is given for the type a deep signature is
@@ -118,35 +144,40 @@ func fwdBit(from, k btf.Kind) uint64 {
 func (d *state) deepDiffer(a, b uint32) bool {
 	d.deepInit()
 	d.cycRefine()
-	x, y := d.deepSig(a), d.deepSig(b)
-	if x == deepNone || y == deepNone {
-		return false
+	x, y := d.deepSig(&d.deep, a), d.deepSig(&d.deep, b)
+	switch {
+	case x == deepNone || y == deepNone:
+	case x != deepCyc || y != deepCyc:
+		if x != y {
+			return true
+		}
+	default:
+		if gx, gy := d.cycGet(a), d.cycGet(b); gx != 0 && gy != 0 && gx != gy {
+			return true
+		}
 	}
-	if x != deepCyc || y != deepCyc {
-		return x != y
-	}
-	gx, gy := d.cycGet(a), d.cycGet(b)
-	return gx != 0 && gy != 0 && gx != gy
+	return d.fullDiffer(a, b)
 }
 
-func (d *state) deepGet(id uint32) uint32 {
+func (d *state) deepGet(s *deepSigs, id uint32) uint32 {
 	if id > d.blast {
-		return d.deep.own[id-d.first]
+		return s.own[id-d.first]
 	}
-	return d.deep.base[id]
+	return s.base[id]
 }
 
-func (d *state) deepPut(id, v uint32) {
+func (d *state) deepPut(s *deepSigs, id, v uint32) {
 	if id > d.blast {
-		d.deep.own[id-d.first] = v
+		s.own[id-d.first] = v
 	} else {
-		d.deep.base[id] = v
+		s.base[id] = v
 	}
 }
 
-// deepLeaf returns the deep signature of a type, referred to by a type of
-// kind from, that the signature does not follow further, or 0 if it does.
-func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
+// deepLeaf returns the deep signature (in s) of a type, referred to by a
+// type of kind from, that the signature does not follow further, or 0 if
+// it does.
+func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
@@ -154,12 +185,17 @@ func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
 	switch k := kindOf(r); k {
 	case btf.KindInt, btf.KindFloat:
 		return sigClean(hashAll(r))
-	case btf.KindForward, btf.KindEnum, btf.KindEnum64:
+	case btf.KindForward:
+		if s.full && (from == deepTop || s.fwds[r[wName]]&fwdBit(from, fwdKind(r)) != 0) {
+			return deepNone // it may stand for a struct there
+		}
+		return sigOf(r, 0, nil) // class and name
+	case btf.KindEnum, btf.KindEnum64:
 		return sigOf(r, 0, nil) // class and name
 	case btf.KindArray:
 		return sigClean(mix(hashShallow(r), 0xa77a))
 	case btf.KindStruct, btf.KindUnion:
-		if d.deep.fwds[r[wName]]&fwdBit(from, k) != 0 {
+		if !s.full && s.fwds[r[wName]]&fwdBit(from, k) != 0 {
 			return sigOf(r, 0, nil)
 		}
 		return 0
@@ -170,18 +206,17 @@ func (d *state) deepLeaf(from btf.Kind, id uint32) uint32 {
 	return deepNone
 }
 
-// deepSig returns the deep signature of type id, computing with an
+// deepSig returns the deep signature (in s) of type id, computing with an
 // explicit stack what it has not yet, depth first.
-func (d *state) deepSig(id uint32) uint32 {
-	if v := d.deepLeaf(deepTop, id); v != 0 {
+func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
+	if v := d.deepLeaf(s, deepTop, id); v != 0 {
 		return v
 	}
-	if v := d.deepGet(id); v != 0 {
+	if v := d.deepGet(s, id); v != 0 {
 		return v
 	}
-	s := &d.deep
 	s.stack = append(s.stack[:0], deepFrame{id: id})
-	d.deepPut(id, deepGrey)
+	d.deepPut(s, id, deepGrey)
 	for len(s.stack) > 0 {
 		f := &s.stack[len(s.stack)-1]
 		r := d.rec(f.id)
@@ -189,12 +224,12 @@ func (d *state) deepSig(id uint32) uint32 {
 		pushed := false
 		for ; f.next < n; f.next++ {
 			c := r[refAt(r, f.next)]
-			if d.deepLeaf(kindOf(r), c) != 0 {
+			if d.deepLeaf(s, kindOf(r), c) != 0 {
 				continue
 			}
-			v := d.deepGet(c)
+			v := d.deepGet(s, c)
 			if v == 0 {
-				d.deepPut(c, deepGrey)
+				d.deepPut(s, c, deepGrey)
 				s.stack = append(s.stack, deepFrame{id: c})
 				pushed = true
 				break
@@ -212,27 +247,28 @@ func (d *state) deepSig(id uint32) uint32 {
 		v := uint32(deepNone)
 		switch {
 		case f.next < n:
+		case f.cyc && s.full: // full signatures do without cycles
 		case f.cyc:
 			v = deepCyc
 			s.cyc.ids = append(s.cyc.ids, f.id)
 		default:
-			v = d.deepHash(r, n)
+			v = d.deepHash(s, r, n)
 		}
-		d.deepPut(f.id, v)
+		d.deepPut(s, f.id, v)
 		s.stack = s.stack[:len(s.stack)-1]
 	}
-	return d.deepGet(id)
+	return d.deepGet(s, id)
 }
 
 // deepHash hashes record r, whose references all have known deep
-// signatures, with them.
-func (d *state) deepHash(r record, n int) uint32 {
+// signatures in s, with them.
+func (d *state) deepHash(s *deepSigs, r record, n int) uint32 {
 	h := mix(hashShallow(r), 0xdee9)
 	for k := range n {
 		c := r[refAt(r, k)]
-		v := d.deepLeaf(kindOf(r), c)
+		v := d.deepLeaf(s, kindOf(r), c)
 		if v == 0 {
-			v = d.deepGet(c)
+			v = d.deepGet(s, c)
 		}
 		if v == deepNone || v == deepCyc {
 			return v

@@ -1,5 +1,12 @@
-// Package dedup deduplicates BTF as libbpf's btf__dedup does, with the same
-// result: the same types, in the same order, with the same ids and names.
+// Package dedup is the engine of kmeta's BTF deduplication: the algorithm
+// behind the public package btf/dedup (a thin layer over this one), and
+// the streaming inputs only kmeta's DWARF encoder (dwarf2btf) uses: Units
+// written by workers away from the Merger, a NameCache of a string
+// section's keys, Deferred references, inputs Prepared concurrently
+// (Merger.Prepare), a pipelined Merger (Pipeline, Advance) and the graph
+// passes run early (FinishGraphs). It deduplicates BTF as libbpf's
+// btf__dedup does, with the same result: the same types, in the same
+// order, with the same ids and names.
 //
 // Deduplication makes every distinct type appear once. Strings are
 // deduplicated; integers, enums, floats and forward declarations are merged
@@ -63,8 +70,8 @@
 // instead of exhausting the stack on hostile input; a reference cycle that
 // passes through no struct, union or typedef is an error, as in libbpf.
 // Where libbpf's comparisons are superlinear (deeply nested records that
-// all look alike), deep signatures skip those that must fail (deep.go),
-// and Merger.DedupContext stops within milliseconds of its context. The
+// all look alike), deep and full signatures skip those that must fail
+// (deep.go, full.go), and Merger.DedupContext stops within milliseconds of its context. The
 // only system calls are for anonymous memory mappings (mmap, mremap,
 // munmap), which hold the large arrays outside the Go heap (recmem.go).
 package dedup

@@ -57,14 +57,13 @@ func exampleBuilder() *builder.Builder {
 // FuzzDedup deduplicates parsed fuzz inputs, alone and appended to
 // themselves: no panic, the output parses, deduplicating the output
 // again gives the same bytes, and so does filtering every candidate by
-// deep signatures.
+// deep and full signatures.
 func FuzzDedup(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
-	for _, v := range []hostile.NestedVariant{hostile.NestedPlain, hostile.NestedTwice, hostile.NestedFwd,
-		hostile.NestedCycle, hostile.NestedFwdPtr, hostile.NestedFwdMember} {
-		f.Add(nestedBTF(f, 12, v)) // the deep signatures' FWDs and cycles
+	for _, v := range hostile.NestedVariants() {
+		f.Add(nestedBTF(f, 12, v)) // the deep and full signatures' FWDs and cycles
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := btf.Parse(data, btf.Options{})

@@ -50,7 +50,7 @@ func (d *state) structType(id uint32) {
 		newID = c
 		break
 	}
-	d.set(id, newID)
+	d.link(id, newID)
 	if newID == id {
 		d.tab.add(h, id)
 	}
@@ -242,17 +242,17 @@ func (d *state) mergeHypot() {
 		c := d.resolve(canon)
 		tk, ck := d.kind(t), d.kind(c)
 		if tk != btf.KindForward && ck == btf.KindForward {
-			d.set(c, t)
+			d.link(c, t)
 		}
 		if d.adjust {
 			continue
 		}
 		if tk == btf.KindForward && ck != btf.KindForward {
-			d.set(t, c)
+			d.link(t, c)
 		}
 		if (tk == btf.KindStruct || tk == btf.KindUnion) && ck != btf.KindForward &&
 			d.mapped(c) && !d.mapped(t) {
-			d.set(t, c)
+			d.link(t, c)
 		}
 	}
 }

@@ -35,13 +35,14 @@ func nestedBTF(tb testing.TB, n int, v hostile.NestedVariant) []byte {
 // first), with anonymous FWDs (which the deep signatures must treat as
 // equivalent to any anonymous record where they are referred to), with a
 // cycle beside the chain (cycle.go), with pointers to anonymous FWDs, and
-// with an anonymous FWD as the member of a record shaped like the chain's.
+// with an anonymous FWD as the member of a record shaped like the chain's
+// (full.go), alone, with a FWD reached from the bottom of the chain, and
+// with that FWD unsafe (a pointer to an anonymous struct).
 func TestLibbpfNested(t *testing.T) {
 	libbpfdedup(t)
 	compat := compatOf(t)
 	dir := t.TempDir()
-	for _, v := range []hostile.NestedVariant{hostile.NestedPlain, hostile.NestedTwice, hostile.NestedFwd,
-		hostile.NestedCycle, hostile.NestedFwdPtr, hostile.NestedFwdMember} {
+	for _, v := range hostile.NestedVariants() {
 		for _, n := range []int{1, 9, 40, 200} {
 			for _, deep := range []bool{false, true} {
 				t.Run(fmt.Sprintf("v%d-n%d-deep%v", v, n, deep), func(t *testing.T) {
@@ -98,12 +99,14 @@ func TestDeepGolden(t *testing.T) {
 // TestNestedSteps checks that deduplicating a chain of 3,000 nested
 // records takes a number of steps linear in N (9d54fd8 took about N^3/12,
 // 2.25 billion), alone, twice (which must come out as once), beside
-// anonymous FWDs that nothing or pointers refer to, and reaching a cycle
-// (cycle.go).
+// anonymous FWDs that nothing or pointers refer to, reaching a cycle
+// (cycle.go), and beside a struct whose member is an anonymous FWD union
+// (full.go), with or without a FWD at the bottom of the chain.
 func TestNestedSteps(t *testing.T) {
 	const n = 3000
 	types := map[hostile.NestedVariant]int{hostile.NestedPlain: n + 2, hostile.NestedTwice: n + 2,
-		hostile.NestedFwd: n + 4, hostile.NestedCycle: n + 4, hostile.NestedFwdPtr: n + 6}
+		hostile.NestedFwd: n + 4, hostile.NestedCycle: n + 4, hostile.NestedFwdPtr: n + 6,
+		hostile.NestedFwdMember: n + 2, hostile.NestedFwdBottom: n + 4}
 	for v, want := range types {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, nestedBTF(t, n, v), nil)); err != nil {
@@ -128,10 +131,12 @@ func TestNestedSteps(t *testing.T) {
 
 // TestNestedCancel checks that a context stops a deduplication whose
 // comparisons are cubic still (an anonymous FWD union as a member makes
-// every anonymous union that is a member a leaf of the deep signatures),
-// and that a canceled context stops it before it starts.
+// every anonymous union that is a member a leaf of the deep signatures,
+// and a FWD at the bottom of the chain, which a pointer may pair with an
+// anonymous struct, leaves it without full signatures), and that a
+// canceled context stops it before it starts.
 func TestNestedCancel(t *testing.T) {
-	raw := nestedBTF(t, 3000, hostile.NestedFwdMember)
+	raw := nestedBTF(t, 3000, hostile.NestedFwdBottomPtr)
 	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, raw, nil)); err != nil {
@@ -180,9 +185,9 @@ func checkDeep(tb testing.TB, base *dedup.Base, specs []*btf.Spec, want []byte) 
 	}
 }
 
-// TestLazyDangling (issue 37): a lazily opened Spec whose struct refers to
-// a type past the last made the passes index out of range; its references
-// are checked first now, with the error Parse gives.
+// TestLazyDangling: a lazily opened Spec whose struct refers to a type past
+// the last must fail with the error Parse gives, its references checked
+// before the passes could index out of range.
 func TestLazyDangling(t *testing.T) {
 	raw, err := hostile.DanglingRef()
 	if err != nil {

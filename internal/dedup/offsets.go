@@ -3,9 +3,9 @@ package dedup
 import "math"
 
 // offsets holds the word offsets of records, one more than there are
-// records (the first is 0), in about half the memory of one uint32 each: a
-// vmlinux's 3.4 million encoded types took 13.6 MB of offsets, at the
-// encoder's peak. Per block of 64 entries base holds the first one's
+// records (the first is 0), in about half the memory of one uint32 each,
+// since a vmlinux's millions of encoded types need them at the encoder's
+// peak. Per block of 64 entries base holds the first one's
 // value, and rel each entry's distance from it in 16 bits. A block whose
 // distances do not fit (it holds a record of thousands of members) keeps
 // its values whole in wide, and its base entry says where.

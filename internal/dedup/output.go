@@ -29,8 +29,8 @@ func outputID(v uint32) (uint32, bool) {
 // btf_dedup_compact_types, and returns the number of words they hold and
 // the id after the last, and the words the kept types of each chunk of
 // typeChunk indexes start at. The ids are marked in the canonical map
-// itself (see final): a vmlinux's 3.4 million types would otherwise take
-// another 13.6 MB at the end of the run.
+// itself (see final): a vmlinux's millions of types would otherwise need
+// another array of ids at the end of the run.
 func (d *state) compact() (words int, next uint32, starts []int) {
 	next = d.first
 	n := d.n()

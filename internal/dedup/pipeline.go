@@ -84,7 +84,7 @@ func (d *state) growMaps(n uint32) {
 	// New memory is zeros, as the hypothetical map starts (state.hyp),
 	// and only what is written is touched.
 	d.hyp = growMapped(d.hyp, int(n-have), &d.hypMem)[:n]
-	// The kinds, a byte a type (4 MB for a vmlinux's encoding), spare
+	// The kinds, a byte a type, spare
 	// the passes reading each kind through the records' offsets.
 	d.kt.own = growMapped(d.kt.own, int(n-have), &d.kindsMem)[:n]
 	d.initTypes(have, n)

@@ -19,25 +19,10 @@ import (
 //
 // A Prepared can be appended once, to the Merger that prepared it.
 type Prepared struct {
-	m     *Merger
-	first uint32 // the input's first own id
-	w     []uint32
-	ends  []uint32 // each record's end in w
-	// names are the positions in w of the names to resolve, which hold a
-	// number into keys; refs those of references to the input's own types,
-	// which are shifted.
-	names, refs []uint32
-	// keys holds, per string of the input in the order of first use, its
-	// key, or pending if it is not a base string: then AddPrepared adds
-	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
-	// strings. libbpf's interning visits the same strings in that order.
-	keys    []uint32
-	hashes  []uint64
-	strs    []byte
-	strEnds []uint32
-	pending int
-	local   []uint32 // Prepare's scratch
-	mem     *prepMem
+	m *Merger
+	wordInput
+	local []uint32 // Prepare's scratch
+	mem   *prepMem
 }
 
 // prepMem holds the mappings of a Prepared's buffers (see growMapped):
@@ -264,45 +249,10 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
 	}
 	p.m = nil
-	d := m.d
-	if err := d.room(len(p.ends)); err != nil {
+	if err := m.appendWordInput(&p.wordInput, nil, 0); err != nil {
 		return err
 	}
-	rs := &d.recs
-	if len(rs.w)+len(p.w) >= wideBit {
-		return fmt.Errorf("more than %d words of records", wideBit-1)
-	}
-	// The strings first, in order, since only they can fail.
-	strMark := d.strs.Own.Len()
-	d.strs.Own.Reserve(p.pending)
-	from := uint32(0)
-	for j, k := range p.keys {
-		to := p.strEnds[j]
-		if k == pending {
-			key, err := d.strs.addOwn(p.strs[from:to], p.hashes[j])
-			if err != nil {
-				d.strs.Own.Truncate(strMark)
-				return err
-			}
-			p.keys[j] = key
-		}
-		from = to
-	}
-	// Guarded by BenchmarkAppend.
-	for _, i := range p.names {
-		p.w[i] = p.keys[p.w[i]]
-	}
-	shift := d.first + d.n() - p.first
-	for _, i := range p.refs {
-		p.w[i] += shift
-	}
-	rs.reserve(len(p.w), len(p.ends))
-	at := uint32(len(rs.w))
-	rs.w = append(rs.w, p.w...)
-	for _, e := range p.ends {
-		rs.off.push(at + e)
-	}
-	d.specTypes += uint32(len(p.ends))
+	m.d.specTypes += uint32(len(p.ends))
 	m.pool.put(p)
 	return nil
 }

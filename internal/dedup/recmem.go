@@ -4,12 +4,12 @@ import "github.com/kmeta-dev/kmeta/internal/mmap"
 
 // recMem keeps a Merger's records outside the Go heap, in anonymous
 // mappings that grow in place (mmap.Region: mremap moves page tables,
-// not words). A DWARF encoder appends a vmlinux's 3.4 million types, 130
-// MB of records; grown by copying on the heap, they left the earlier
-// copies resident until the collector's scavenger returned them (about
-// 400 MB of the encoder's peak), and counted twice in the collector's
-// pacing. The mappings are freed by free, when the Merger deduplicates, or
-// by a cleanup if it is dropped before.
+// not words). A DWARF encoder appends a vmlinux's millions of types, a
+// hundred megabytes and more of records; grown by copying on the heap,
+// they would leave the earlier copies resident until the collector's
+// scavenger returned them, raising the encoder's peak, and count twice in
+// the collector's pacing (BENCH.md). The mappings are freed by free, when
+// the Merger deduplicates, or by a cleanup if it is dropped before.
 type recMem struct {
 	w, off *mmap.Region
 	keys   *mmap.Region // a Builder's string keys (builderSource.keys)

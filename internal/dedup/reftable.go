@@ -16,14 +16,14 @@ import (
 // per type, spares the reference pass the shared table's chains and a read
 // of the candidate's record: most reference types are three words
 // (pointers, qualifiers, typedefs, functions), which its slots hold whole.
-// The pass is serial, after the encoding of a vmlinux, where it took 0.22 s
-// for 2.6 million reference types.
+// The pass is serial, after the encoding of a vmlinux, whose types are
+// mostly reference types.
 type refTable struct {
 	slots []refSlot
 	n     int
-	// mem holds slots: a merge of a kernel's modules keeps 110,000
-	// canonical reference types, and a table grown on the heap left its
-	// earlier copies to the collector.
+	// mem holds slots: a merge of a kernel's modules keeps a hundred
+	// thousand canonical reference types, and a table grown on the heap
+	// would leave its earlier copies to the collector.
 	mem *mmap.Region
 }
 

@@ -15,9 +15,8 @@ import (
 //
 // Both arrays are zeros when clean (m holds each id's canonical id xor
 // the id, hyp its candidate plus one) and in mappings, so the pages of the
-// ids a deduplication never changes are never touched: the maps of the
-// Debian vmlinux are 0.76 MB, of which a merge of its 1,121 modules
-// writes a few pages.
+// ids a deduplication never changes are never touched: a merge of all a
+// kernel's modules writes a few pages of a vmlinux's maps.
 type baseScratch struct {
 	m     []uint32 // base id -> canonical id ^ id
 	hyp   []uint32 // base id -> hypothetical candidate + 1 (0: unprocessed)

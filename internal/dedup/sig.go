@@ -110,8 +110,8 @@ const sigWindow = 1 << 15
 // types in id order, and the graph of a type lies near it: inputs are
 // appended whole, a DWARF encoder's compile unit at a time, and refer to
 // their own types and the base's. Remembering every signature of every
-// type, seven words per type, took 95 MB for a vmlinux's 3.4 million
-// encoded types; the window takes 3.5 MB. Signatures are a function of the
+// type, seven words per type, grows with the input; the window has a
+// fixed size (BENCH.md). Signatures are a function of the
 // records, so what is forgotten and computed again comes out the same.
 type sigMemo struct {
 	lo   uint32 // first own id (index id-first) of the window

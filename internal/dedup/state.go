@@ -43,6 +43,7 @@ type state struct {
 	refs   refTable // the reference pass's canonical types
 	sigs   sigMemo  // own types' signatures, computed on demand
 	deep   deepSigs // deep signatures, for long candidate lists (deep.go)
+	full   fullSigs // full signatures, beside them (full.go)
 	deepOn bool     // deep signatures filter the candidates
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
@@ -156,6 +157,7 @@ func (d *state) freeEnums() {
 func (d *state) freeGraphs() {
 	d.clearHypot()
 	d.deep.free()
+	d.full.free()
 	mmap.Free(&d.hypMem, &d.topsMem)
 	d.hyp, d.tops = nil, nil
 }
@@ -340,14 +342,14 @@ func (d *state) run() error {
 	if err := d.checkTypes(0, n); err != nil {
 		return err
 	}
-	// Only canonical types are filed. A DWARF encoder's vmlinux keeps 4%
-	// of its 3.4 million: sized for all of them, the table took 190 MB, and
-	// sized for an eighth 24 MB. Split BTF from a kernel's build holds
-	// only what its base lacks, and keeps most of it (112,227 of the
-	// 161,575 types of the Debian 6.1 modules): sized for a 32nd, the
-	// table grew four times, moving its slots into new mappings each
-	// time. It still grows as needed. Reference types have a table of
-	// their own (refTable), sized the same way.
+	// Only canonical types are filed. A DWARF encoder's vmlinux keeps a
+	// few percent of its types, so a table sized for all of them would
+	// be mostly empty. Split BTF from a kernel's build holds only what its
+	// base lacks, and keeps most of it, so a table sized for a small
+	// fraction would grow several times, moving its slots into new
+	// mappings each time. keepHint serves both (BENCH.md); the table
+	// still grows as needed. Reference types have a table of their own
+	// (refTable), sized the same way.
 	d.newTables(n)
 	if d.base != nil {
 		d.enums = newEnumIndex(&d.base.enums)
@@ -387,7 +389,8 @@ structs:
 func (d *state) refPass(lo, n uint32) error {
 	// Only a base's typedefs, filed under their struct-pass key, make
 	// the reference pass compute signatures (baseRef); the window's
-	// moves, which clear it, would cost 0.25 GB of writes for nothing.
+	// moves, which clear it, would cost a vmlinux's encoding hundreds of
+	// megabytes of writes for nothing.
 	sigs := d.base != nil
 	if !sigs {
 		d.sigs.free()

@@ -49,23 +49,11 @@ const Deferred = ^btf.TypeID(0)
 // A Unit is used by one goroutine at a time. After an error from an Add
 // method it keeps the error, and AddUnit refuses it until Reset.
 type Unit struct {
-	m     *Merger
-	first uint32
-	w     []uint32
-	ends  []uint32 // each record's end in w
-	// names, refs and later are the positions in w of the names (which
-	// hold a string's number in keys), of the references to the unit's
-	// own types, and of Deferred references.
-	names, refs, later []uint32
-	maxRef             uint32 // the largest own reference
-	// keys holds, per string in the order of first use, its key in the
-	// base's strings, or pending; strs[strEnds[j-1]:strEnds[j]] is string
-	// j, of hash hashes[j].
-	keys    []uint32
-	hashes  []uint64
-	strs    []byte
-	strEnds []uint32
-	pending int
+	m *Merger
+	wordInput
+	// later are the positions in w of Deferred references.
+	later  []uint32
+	maxRef uint32 // the largest own reference
 	// slots is an open-addressed index of the strings: 1+ their number;
 	// views is one of the strings given, by address (see str).
 	slots []uint32
@@ -664,47 +652,9 @@ func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
 		return fmt.Errorf("dedup: unit with an error: %w", u.err)
 	}
 	m.src.b = nil
-	d := m.d
-	if err := d.room(len(u.ends)); err != nil {
+	shift := m.d.first + m.d.n() - u.first
+	if err := m.appendWordInput(&u.wordInput, u.later, uint32(deferred)); err != nil {
 		return err
-	}
-	rs := &d.recs
-	if len(rs.w)+len(u.w) >= wideBit {
-		return fmt.Errorf("dedup: more than %d words of records", wideBit-1)
-	}
-	// The strings first, in order, since only they can fail.
-	strMark := d.strs.Own.Len()
-	d.strs.Own.Reserve(u.pending)
-	from := uint32(0)
-	for j, k := range u.keys {
-		to := u.strEnds[j]
-		if k == pending {
-			key, err := d.strs.addOwn(u.strs[from:to], u.hashes[j])
-			if err != nil {
-				d.strs.Own.Truncate(strMark)
-				return err
-			}
-			u.keys[j] = key
-		}
-		from = to
-	}
-	u.pending = 0
-	shift := d.first + d.n() - u.first
-	rs.reserve(len(u.w), len(u.ends))
-	at := uint32(len(rs.w))
-	rs.w = append(rs.w, u.w...)
-	w := rs.w[at:]
-	for _, i := range u.names {
-		w[i] = u.keys[w[i]]
-	}
-	for _, i := range u.refs {
-		w[i] += shift
-	}
-	for _, i := range u.later {
-		w[i] = uint32(deferred)
-	}
-	for _, e := range u.ends {
-		rs.off.push(at + e)
 	}
 	if len(u.refs) > 0 {
 		m.maxRef = max(m.maxRef, u.maxRef+shift)

@@ -5,15 +5,15 @@
 //   - When the file has no section of that name, pahole writes the data to
 //     a temporary file and runs "$LLVM_OBJCOPY --add-section NAME=TMP FILE"
 //     through the shell (llvm-objcopy when LLVM_OBJCOPY is unset; the
-//     kernel's build sets it to its $(OBJCOPY)). AddSection does the same.
+//     kernel's build sets it to its $(OBJCOPY)). Write does the same.
 //   - When it has one, pahole replaces the section's data through libelf
 //     (elfutils) and lets elf_update lay the file out again: every section
 //     in index order at the next offset its alignment allows, the section
 //     header table after them, the gaps between sections that moved zeroed
 //     (pahole's btf_encoder__write_elf; elfutils' elf32_updatenull.c and
-//     elf32_updatefile.c). Replace computes that layout.
+//     elf32_updatefile.c). Write computes that layout.
 //
-// WriteSections chains them for several sections (pahole writes ".BTF"
+// Write chains the two for several sections (pahole writes ".BTF"
 // and then ".BTF.base" for a distilled module) on a temporary copy, which
 // replaces the file only when every step succeeded: unlike pahole, which
 // writes the file in place, a failure leaves the file as it was.

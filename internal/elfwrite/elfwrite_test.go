@@ -43,9 +43,9 @@ func TestReplaceMatchesPahole(t *testing.T) {
 			src := testfixtures.File(t, "pahole/elf/"+name+".add.o.gz")
 			want := testfixtures.Read(t, "pahole/elf/"+name+".inplace.o.gz")
 			dst := filepath.Join(t.TempDir(), "out.o")
-			ok, err := Replace(src, dst, Section{Name: ".BTF", Data: btfOf(t, want)})
+			ok, err := replace(src, dst, Section{Name: ".BTF", Data: btfOf(t, want)})
 			if err != nil || !ok {
-				t.Fatalf("Replace: %v, %v", ok, err)
+				t.Fatalf("replace: %v, %v", ok, err)
 			}
 			got, err := os.ReadFile(dst)
 			if err != nil {
@@ -62,9 +62,9 @@ func TestReplaceMatchesPahole(t *testing.T) {
 func TestReplaceNoSection(t *testing.T) {
 	src := testfixtures.File(t, "dwarf/tags-x86_64.o.gz")
 	dst := filepath.Join(t.TempDir(), "out.o")
-	ok, err := Replace(src, dst, Section{Name: ".BTF", Data: []byte{1}})
+	ok, err := replace(src, dst, Section{Name: ".BTF", Data: []byte{1}})
 	if ok || err != nil {
-		t.Fatalf("Replace: %v, %v; want false, nil", ok, err)
+		t.Fatalf("replace: %v, %v; want false, nil", ok, err)
 	}
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
 		t.Errorf("%s written", dst)
@@ -77,7 +77,7 @@ func requireObjcopy(t *testing.T) {
 	}
 }
 
-// TestWriteSectionsMatchesPahole: both ways, through WriteSections, the
+// TestWriteSectionsMatchesPahole: both ways, through Write, the
 // file becomes pahole's.
 func TestWriteSectionsMatchesPahole(t *testing.T) {
 	requireObjcopy(t)
@@ -89,7 +89,7 @@ func TestWriteSectionsMatchesPahole(t *testing.T) {
 			} {
 				path := testfixtures.File(t, step.in)
 				want := testfixtures.Read(t, step.want)
-				err := WriteSections(context.Background(), path, []Section{{".BTF", btfOf(t, want)}}, "objcopy")
+				err := Write(context.Background(), path, path, []Section{{".BTF", btfOf(t, want)}}, Options{Objcopy: "objcopy"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,7 +118,7 @@ func TestWriteSectionsFailure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := testfixtures.File(t, "dwarf/tags-x86_64.o.gz")
 			before, _ := os.ReadFile(path)
-			if err := WriteSections(context.Background(), path, tc.secs, tc.objcopy); err == nil {
+			if err := Write(context.Background(), path, path, tc.secs, Options{Objcopy: tc.objcopy}); err == nil {
 				t.Fatal("no error")
 			}
 			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
@@ -147,7 +147,7 @@ func TestReplaceBadInput(t *testing.T) {
 		if err := os.WriteFile(src, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := Replace(src, filepath.Join(dir, "out"), Section{Name: ".BTF"}); err == nil || ok {
+		if ok, err := replace(src, filepath.Join(dir, "out"), Section{Name: ".BTF"}); err == nil || ok {
 			t.Errorf("%s: %v, %v; want an error", name, ok, err)
 		}
 	}
@@ -164,7 +164,7 @@ func FuzzReplace(f *testing.F) {
 			t.Fatal(err)
 		}
 		dst := filepath.Join(dir, "out")
-		ok, err := Replace(src, dst, Section{Name: ".BTF", Data: []byte("new data")})
+		ok, err := replace(src, dst, Section{Name: ".BTF", Data: []byte("new data")})
 		if ok && err == nil {
 			if fi, err := os.Stat(dst); err != nil || fi.Size() > int64(len(data))+1<<20 {
 				t.Errorf("output %v, %v", fi, err)

@@ -8,7 +8,7 @@ import (
 	"io"
 )
 
-// header is what Replace needs of an ELF file: its class, byte order,
+// header is what replace needs of an ELF file: its class, byte order,
 // ELF header fields and section headers, read as they are in the file.
 type header struct {
 	is64  bool

@@ -3,6 +3,7 @@ package elfwrite
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,38 +19,47 @@ type Section struct {
 	Data []byte
 }
 
-// DefaultObjcopy is the objcopy pahole runs when LLVM_OBJCOPY is unset.
-const DefaultObjcopy = "llvm-objcopy"
+// Options say how Write adds a section that the file does not have.
+type Options struct {
+	// Objcopy is the objcopy command line, run by /bin/sh (so "ccache
+	// objcopy" or a path with options will do). Empty means pahole's
+	// choice: $LLVM_OBJCOPY when it is set, even to nothing, and
+	// otherwise "llvm-objcopy".
+	Objcopy string
+}
 
-// Objcopy returns the objcopy command pahole would run: $LLVM_OBJCOPY, or
-// DefaultObjcopy.
-func Objcopy() string {
+// objcopy returns the command line to run.
+func (o Options) objcopy() string {
+	if o.Objcopy != "" {
+		return o.Objcopy
+	}
 	if s, ok := os.LookupEnv("LLVM_OBJCOPY"); ok {
 		return s
 	}
-	return DefaultObjcopy
+	return "llvm-objcopy"
 }
 
-// WriteSections writes each section into the ELF file at path, in order,
-// as pahole 1.30 writes its -J output: Replace when the file (as the
-// earlier steps left it) has a section of that name, AddSection through
-// objcopy (a shell command line, as $LLVM_OBJCOPY is) otherwise. The
-// steps work on temporary files beside path, which replace it only when
-// all succeeded; the file keeps its permissions.
-func WriteSections(ctx context.Context, path string, secs []Section, objcopy string) error {
-	return WriteSectionsTo(ctx, path, path, secs, objcopy)
+// Write writes to dst the ELF file src with each section of secs, in
+// order, as pahole 1.30 writes its -J output: replaced in place and the
+// file laid out again when the file (as the earlier steps left it) has a
+// section of that name, added by objcopy otherwise (see the package
+// documentation). dst may be src. The steps work on temporary files beside
+// dst, which becomes the result only when all succeeded; a new dst gets
+// src's permissions. Every error starts with "elfwrite: " and src.
+func Write(ctx context.Context, src, dst string, secs []Section, opts Options) error {
+	if err := write(ctx, src, dst, secs, opts.objcopy()); err != nil {
+		return fmt.Errorf("elfwrite: %s: %w", src, err)
+	}
+	return nil
 }
 
-// WriteSectionsTo is WriteSections with the result written to dst, not
-// over src, which is left as it is. dst gets src's permissions when it is
-// new.
-func WriteSectionsTo(ctx context.Context, src, dst string, secs []Section, objcopy string) error {
+func write(ctx context.Context, src, dst string, secs []Section, objcopy string) error {
 	fi, err := os.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", src)
+		return errors.New("not a regular file")
 	}
 	return atomicfile.WriteNamed(dst, fi.Mode().Perm(), func(tmp string) error {
 		src := src
@@ -70,18 +80,18 @@ func WriteSectionsTo(ctx context.Context, src, dst string, secs []Section, objco
 
 // writeOne writes the file src with section s into dst.
 func writeOne(ctx context.Context, src, dst string, s Section, objcopy string) error {
-	done, err := Replace(src, dst, s)
+	done, err := replace(src, dst, s)
 	if err != nil || done {
 		return err
 	}
-	return AddSection(ctx, src, dst, s, objcopy)
+	return addSection(ctx, src, dst, s, objcopy)
 }
 
-// Replace writes to dst the ELF file src with the contents of its section
+// replace writes to dst the ELF file src with the contents of its section
 // s.Name replaced by s.Data and the file laid out again as libelf's
 // elf_update lays it out (see the package documentation). It returns
 // false, and writes nothing, when src has no such section.
-func Replace(src, dst string, s Section) (bool, error) {
+func replace(src, dst string, s Section) (bool, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return false, err
@@ -93,7 +103,7 @@ func Replace(src, dst string, s Section) (bool, error) {
 	}
 	h, err := readHeader(in, fi.Size())
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", src, err)
+		return false, err
 	}
 	idx, err := h.find(in, s.Name)
 	if err != nil || idx == 0 {
@@ -101,7 +111,7 @@ func Replace(src, dst string, s Section) (bool, error) {
 	}
 	p, err := h.layout(idx, s.Data)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", src, err)
+		return false, err
 	}
 	out, err := os.OpenFile(dst, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -114,12 +124,12 @@ func Replace(src, dst string, s Section) (bool, error) {
 	return true, out.Close()
 }
 
-// AddSection writes to dst the ELF file src with section s added by
+// addSection writes to dst the ELF file src with section s added by
 // objcopy, as pahole adds it: the data in a temporary file, then
 // "OBJCOPY --add-section NAME=TMP SRC DST" run by /bin/sh, so that objcopy
 // may be a command line ("ccache objcopy", a path with options). Its error
 // output comes back in the error.
-func AddSection(ctx context.Context, src, dst string, s Section, objcopy string) error {
+func addSection(ctx context.Context, src, dst string, s Section, objcopy string) error {
 	if strings.TrimSpace(objcopy) == "" {
 		return fmt.Errorf("no objcopy command to add %s with", s.Name)
 	}

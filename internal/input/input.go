@@ -23,9 +23,7 @@
 // malicious file cannot make a reader allocate more than 1.3 times the
 // limit: the data, up to the limit, and a window or dictionary of up to an
 // eighth of it, of which the xz decoder may hold two, as it makes one for
-// each block of the stream (measured peak RSS of kmeta at a 1 GiB limit:
-// 1.01 times it for a stream, 1.13 for zstd with a 128 MiB window, 1.26
-// for xz with a 128 MiB dictionary in blocks; see the README).
+// each block of the stream (the README gives kmeta's measured peaks).
 package input
 
 import (

@@ -2,6 +2,10 @@
 // under the repository's testdata/ directory: BTF from a Debian 6.1 kernel
 // (vmlinux and 1,121 modules) and from the 6.18 host kernel, and the outputs
 // of bpftool for them. See testdata/README.md for where each file came from.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package testfixtures
 
 import (
@@ -115,8 +119,8 @@ func compressed(path string) bool {
 }
 
 // inflate reads and decompresses the .gz, .xz or .zst file at path. Large
-// fixtures that many tests read are .zst: xz packs them some 12% smaller,
-// but inflating a 4.7 MB BTF from xz costs 0.7 s of CPU, from zstd 20 ms.
+// fixtures that many tests read are .zst: xz packs them a little smaller,
+// but inflates them an order of magnitude slower.
 func inflate(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -9,8 +9,8 @@
 // kallsyms.Snapshot in an atomic pointer. Reload builds a new snapshot beside the
 // old one, reusing the tables of modules whose symbols did not change
 // (kallsyms.Options.Reuse), and swaps it in; a failed reload keeps the
-// old snapshot. RequestReload throttles: requests within Config.Coalesce
-// share one reload, and reloads start at least Config.MinInterval apart.
+// old snapshot. RequestReload throttles: requests within Options.Coalesce
+// share one reload, and reloads start at least Options.MinInterval apart.
 // Symbolizer.Watch listens for module uevents (package uevent) and
 // requests reloads; on a module's add event it first publishes the
 // module's range from sysfs (kallsyms.Snapshot.WithModule), so that its
@@ -34,7 +34,7 @@
 //
 // Goroutines: NewSymbolizer starts one goroutine for throttled reloads
 // and, when it follows ksymbol events, one that reads and applies them;
-// both end at Close. When Config.Workers is 2 or more, a reload reads
+// both end at Close. When Options.Workers is 2 or more, a reload reads
 // sysfs on a second goroutine, and parses as kallsyms.Parse does with
 // kallsyms.Options.Workers. Watch runs on the caller's goroutine, with a
 // helper that closes its socket at Close. Callbacks (OnReload, OnKsym, OnEvent) run on

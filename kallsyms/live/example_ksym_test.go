@@ -32,7 +32,7 @@ func (e *events) Read(ctx context.Context, dst []live.KsymEvent) ([]live.KsymEve
 func (e *events) Close() error { close(e.closed); return nil }
 
 // A Symbolizer of the running kernel follows BPF programs as they load
-// and unload (live.NewSymbolizer(live.Config{}); KsymEventsErr says whether
+// and unload (live.NewSymbolizer(live.Options{}); KsymEventsErr says whether
 // it can). Here a kallsyms file and prepared events stand in for the
 // kernel: the program's symbol resolves as soon as its event is applied,
 // over its length, and no longer once it is removed.
@@ -44,7 +44,7 @@ func ExampleKsymReader() {
 
 	ev := &events{batches: make(chan []live.KsymEvent), closed: make(chan struct{})}
 	applied := make(chan live.KsymEvent)
-	sym, err := live.NewSymbolizer(live.Config{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
+	sym, err := live.NewSymbolizer(live.Options{Kallsyms: path, NoSysfs: true, KsymEvents: ev,
 		OnKsym: func(e live.KsymEvent) { applied <- e }})
 
 	if err != nil {

@@ -70,17 +70,17 @@ func (p *perfKsyms) Close() error { return p.r.Close() }
 // It sets s.ksym or s.ksymErr.
 func (s *Symbolizer) startKsyms() {
 	switch {
-	case s.cfg.KsymEvents != nil:
-		s.ksym = s.cfg.KsymEvents
+	case s.opts.KsymEvents != nil:
+		s.ksym = s.opts.KsymEvents
 		return
-	case s.cfg.NoKsymEvents:
-		s.ksymErr = fmt.Errorf("%w: Config.NoKsymEvents is set", ErrNoKsymEvents)
+	case s.opts.NoKsymEvents:
+		s.ksymErr = fmt.Errorf("%w: Options.NoKsymEvents is set", ErrNoKsymEvents)
 		return
-	case s.cfg.Kallsyms != "" && s.cfg.Kallsyms != kallsyms.DefaultPath && s.cfg.openKsyms == nil:
-		s.ksymErr = fmt.Errorf("%w: %s is not the running kernel's %s", ErrNoKsymEvents, s.cfg.Kallsyms, kallsyms.DefaultPath)
+	case s.opts.Kallsyms != "" && s.opts.Kallsyms != kallsyms.DefaultPath && s.openKsyms == nil:
+		s.ksymErr = fmt.Errorf("%w: %s is not the running kernel's %s", ErrNoKsymEvents, s.opts.Kallsyms, kallsyms.DefaultPath)
 		return
 	}
-	open := s.cfg.openKsyms
+	open := s.openKsyms
 	if open == nil {
 		open = openPerfKsyms
 	}
@@ -94,7 +94,7 @@ func (s *Symbolizer) startKsyms() {
 
 // KsymEventsErr reports whether s follows ksymbol events (BPF programs
 // loaded and unloaded): nil if it does, else an error wrapping
-// ErrNoKsymEvents that says why not (Config.NoKsymEvents, a kallsyms file
+// ErrNoKsymEvents that says why not (Options.NoKsymEvents, a kallsyms file
 // that is not the running kernel's, or perf events unavailable: no
 // permission, kernel.perf_event_paranoid, not Linux, an old kernel). Then
 // the BPF pseudo-module is current only after reloads, as module uevents
@@ -155,9 +155,9 @@ func (s *Symbolizer) applyKsyms(evs []KsymEvent) {
 		s.patches.Add(1)
 	}
 	s.mu.Unlock()
-	if s.cfg.OnKsym != nil {
+	if s.opts.OnKsym != nil {
 		for i := range evs {
-			s.cfg.OnKsym(evs[i])
+			s.opts.OnKsym(evs[i])
 		}
 	}
 	switch {

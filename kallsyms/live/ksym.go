@@ -64,7 +64,7 @@ type KsymEvent struct {
 }
 
 // KsymReader is what a Symbolizer reads ksymbol events from: by default,
-// perf events of every CPU (Config.KsymEvents sets another, a fake in
+// perf events of every CPU (Options.KsymEvents sets another, a fake in
 // tests). Read appends the events available to dst, blocking until there
 // is at least one, ctx is done or the reader is closed; it returns them in
 // the order the kernel sent them (by Time, where set). Close ends a
@@ -77,7 +77,7 @@ type KsymReader interface {
 // ErrNoKsymEvents is wrapped by Symbolizer.KsymEventsErr when the
 // Symbolizer does not follow ksymbol events: BPF symbols are then current
 // only after a reload, as before events were followed.
-var ErrNoKsymEvents = errors.New("kallsyms: not following BPF symbol (ksymbol) events")
+var ErrNoKsymEvents = errors.New("live: not following BPF symbol (ksymbol) events")
 
 // liveSyms is the BPF pseudo-module's symbols as the events left them:
 // by address, with removed addresses kept a while (tombstones) with the

@@ -38,7 +38,7 @@ func hostSymbolizer(b *testing.B) *Symbolizer {
 	if err := os.WriteFile(path, ksymtest.ReadFixture(b, "../testdata/host-6.18.44.kallsyms.gz"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, KsymEvents: newFakeKsyms()})
+	sym, err := NewSymbolizer(Options{Kallsyms: path, NoSysfs: true, KsymEvents: newFakeKsyms()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkKsymReload(b *testing.B) {
 		reportCPU(b, start, 0)
 	})
 	b.Run("Proc", func(b *testing.B) {
-		sym, err := NewSymbolizer(Config{NoSysfs: true, NoKsymEvents: true})
+		sym, err := NewSymbolizer(Options{NoSysfs: true, NoKsymEvents: true})
 		if err != nil {
 			b.Skip(err)
 		}
@@ -113,7 +113,7 @@ func BenchmarkKsymLive(b *testing.B) {
 		name := map[bool]string{true: "Follow", false: "Off"}[follow]
 		b.Run(name, func(b *testing.B) {
 			removed := make(chan struct{}, 1)
-			sym, err := NewSymbolizer(Config{NoSysfs: true, NoKsymEvents: !follow, OnKsym: func(ev KsymEvent) {
+			sym, err := NewSymbolizer(Options{NoSysfs: true, NoKsymEvents: !follow, OnKsym: func(ev KsymEvent) {
 				if ev.Op == KsymRemove {
 					select {
 					case removed <- struct{}{}:

@@ -44,7 +44,7 @@ func openLive(t *testing.T, prefix string) *liveEnv {
 	}
 	probe.Close()
 	e := &liveEnv{prefix: prefix, events: make(chan KsymEvent, 1024)}
-	e.sym, err = NewSymbolizer(Config{NoSysfs: true,
+	e.sym, err = NewSymbolizer(Options{NoSysfs: true,
 		OnKsym: func(ev KsymEvent) {
 			if strings.Contains(ev.Name, "_"+prefix) {
 				e.events <- ev
@@ -312,14 +312,14 @@ func TestKsymLostLive(t *testing.T) {
 	prefix := fmt.Sprintf("kmx%d_", os.Getpid()%10000)
 	hold, held := make(chan struct{}), make(chan struct{}, 1)
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := NewSymbolizer(Config{NoSysfs: true,
-		openKsyms: func() (KsymReader, error) {
-			r, err := perfevent.Open(&perfevent.Options{Pages: 1})
-			if err != nil {
-				return nil, err
-			}
-			return &perfKsyms{r: r}, nil
-		},
+	openKsyms := func() (KsymReader, error) {
+		r, err := perfevent.Open(&perfevent.Options{Pages: 1})
+		if err != nil {
+			return nil, err
+		}
+		return &perfKsyms{r: r}, nil
+	}
+	sym, err := newSymbolizer(Options{NoSysfs: true,
 		OnKsym: func(ev KsymEvent) {
 			if strings.Contains(ev.Name, "_"+prefix+"hold") {
 				select {
@@ -329,7 +329,7 @@ func TestKsymLostLive(t *testing.T) {
 				<-hold
 			}
 		},
-		OnReload: func(ev ReloadEvent) { reloads <- ev }})
+		OnReload: func(ev ReloadEvent) { reloads <- ev }}, openKsyms)
 
 	if errors.Is(err, kallsyms.ErrRestricted) {
 		t.Skipf("kallsyms: %v", err)

@@ -60,7 +60,7 @@ func newKsymEnv(t *testing.T, text string, data bool) *ksymEnv {
 		path: filepath.Join(t.TempDir(), "kallsyms")}
 	ksymtest.WriteAtomic(t, e.path, []byte(text))
 	var err error
-	e.sym, err = NewSymbolizer(Config{Kallsyms: e.path, NoSysfs: true, Data: data, KsymEvents: e.fake,
+	e.sym, err = NewSymbolizer(Options{Kallsyms: e.path, NoSysfs: true, Data: data, KsymEvents: e.fake,
 		Coalesce: time.Millisecond, MinInterval: -1,
 		OnKsym:   func(ev KsymEvent) { e.applied <- ev },
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
@@ -207,7 +207,7 @@ func TestKsymLost(t *testing.T) {
 func TestKsymOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
-	for _, cfg := range []Config{{Kallsyms: path, NoSysfs: true}, {NoKsymEvents: true, NoSysfs: true, Kallsyms: path}} {
+	for _, cfg := range []Options{{Kallsyms: path, NoSysfs: true}, {NoKsymEvents: true, NoSysfs: true, Kallsyms: path}} {
 		sym, err := NewSymbolizer(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -228,9 +228,9 @@ func TestKsymOff(t *testing.T) {
 func TestKsymUnavailable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
-	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, openKsyms: func() (KsymReader, error) {
+	sym, err := newSymbolizer(Options{Kallsyms: path, NoSysfs: true}, func() (KsymReader, error) {
 		return nil, fmt.Errorf("perfevent: perf_event_open on cpu 0: %w", syscall.EACCES)
-	}})
+	})
 
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func TestModuleRangeFirst(t *testing.T) {
 	path := filepath.Join(dir, "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := NewSymbolizer(Config{Kallsyms: path, Sysfs: filepath.Join(dir, "sys"), Coalesce: time.Hour, MinInterval: -1,
+	sym, err := NewSymbolizer(Options{Kallsyms: path, Sysfs: filepath.Join(dir, "sys"), Coalesce: time.Hour, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
 
 	if err != nil {

@@ -155,7 +155,7 @@ func startWatchWith(t *testing.T, mopts uevent.Options) *watchEnv {
 }
 
 // startWatchCoalesce is startWatchWith with the Symbolizer's
-// Config.Coalesce.
+// Options.Coalesce.
 func startWatchCoalesce(t *testing.T, mopts uevent.Options, coalesce time.Duration) *watchEnv {
 	t.Helper()
 	dir := t.TempDir()
@@ -165,7 +165,7 @@ func startWatchCoalesce(t *testing.T, mopts uevent.Options, coalesce time.Durati
 	var overflowed sync.Once
 	ksymtest.WriteAtomic(t, e.kallsyms, []byte(baseKallsyms))
 	var err error
-	e.sym, err = NewSymbolizer(Config{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
+	e.sym, err = NewSymbolizer(Options{Kallsyms: e.kallsyms, Sysfs: e.sysfs, Coalesce: coalesce, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { e.reloads <- ev }})
 
 	if err != nil {

@@ -12,11 +12,11 @@ import (
 )
 
 // ErrClosed is returned by methods of a Symbolizer after Close.
-var ErrClosed = errors.New("kallsyms: closed")
+var ErrClosed = errors.New("live: closed")
 
-// Config configures a Symbolizer. The zero value reads /proc/kallsyms and
+// Options configures a Symbolizer. The zero value reads /proc/kallsyms and
 // /sys with the default throttling.
-type Config struct {
+type Options struct {
 	// Kallsyms is the kallsyms file, kallsyms.DefaultPath when empty.
 	Kallsyms string
 	// Sysfs is the sysfs mount point, kallsyms.DefaultSysfs when empty.
@@ -53,11 +53,11 @@ type Config struct {
 	// batch that holds it has been applied, from the goroutine that
 	// follows them. It must not call Reload.
 	OnKsym func(KsymEvent)
-
-	// openKsyms, if set, replaces the opening of perf events for a
-	// Symbolizer of the running kernel's kallsyms or, in tests, of any
-	// file: a seam for failures.
-	openKsyms func() (KsymReader, error)
+	// MaxSize bounds the kallsyms text of every load, the first and each
+	// reload (kallsyms.Options.MaxSize): a reload past it fails, is
+	// reported to OnReload, and keeps the snapshot it would have replaced.
+	// Zero means btf.DefaultMaxSize.
+	MaxSize int64
 }
 
 // ReloadEvent reports one reload attempt.
@@ -83,7 +83,7 @@ type ReloadEvent struct {
 // old snapshot.
 //
 // A Symbolizer of the running kernel also follows the kernel's ksymbol
-// events (see Config.NoKsymEvents): a BPF program's symbols are added to
+// events (see Options.NoKsymEvents): a BPF program's symbols are added to
 // the BPF pseudo-module when it loads and removed when it unloads, by
 // patching that one table into a new snapshot, without rereading
 // /proc/kallsyms. When the kernel reports lost events, one throttled
@@ -93,14 +93,18 @@ type ReloadEvent struct {
 // goroutines; Snapshot and Lookup keep working on the last snapshot after
 // Close, while Reload returns ErrClosed.
 type Symbolizer struct {
-	cfg    Config
-	cur    atomic.Pointer[kallsyms.Snapshot]
-	mu     sync.Mutex // serializes reloads; readers never take it
-	closed bool       // guarded by mu
-	kick   chan struct{}
-	done   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	opts Options
+	// openKsyms, if set, replaces the opening of perf events for a
+	// Symbolizer of the running kernel's kallsyms or, in tests, of any
+	// file: a seam for failures (see newSymbolizer).
+	openKsyms func() (KsymReader, error)
+	cur       atomic.Pointer[kallsyms.Snapshot]
+	mu        sync.Mutex // serializes reloads; readers never take it
+	closed    bool       // guarded by mu
+	kick      chan struct{}
+	done      chan struct{}
+	wg        sync.WaitGroup
+	once      sync.Once
 
 	reqMu   sync.Mutex
 	reasons []string
@@ -121,14 +125,20 @@ type Symbolizer struct {
 // none is missed). It returns the load's error, and no Symbolizer, when
 // that first load fails. Perf events that cannot be opened are not an
 // error: KsymEventsErr says why.
-func NewSymbolizer(cfg Config) (*Symbolizer, error) {
-	if cfg.Coalesce == 0 {
-		cfg.Coalesce = 100 * time.Millisecond
+func NewSymbolizer(opts Options) (*Symbolizer, error) {
+	return newSymbolizer(opts, nil)
+}
+
+// newSymbolizer is NewSymbolizer with openKsyms (nil: perf events) opening
+// the ksymbol events; tests pass a seam.
+func newSymbolizer(opts Options, openKsyms func() (KsymReader, error)) (*Symbolizer, error) {
+	if opts.Coalesce == 0 {
+		opts.Coalesce = 100 * time.Millisecond
 	}
-	if cfg.MinInterval == 0 {
-		cfg.MinInterval = time.Second
+	if opts.MinInterval == 0 {
+		opts.MinInterval = time.Second
 	}
-	s := &Symbolizer{cfg: cfg, kick: make(chan struct{}, 1), done: make(chan struct{}), now: func() uint64 { return 0 }}
+	s := &Symbolizer{opts: opts, openKsyms: openKsyms, kick: make(chan struct{}, 1), done: make(chan struct{}), now: func() uint64 { return 0 }}
 	s.startKsyms()
 	at := s.now()
 	snap, err := s.load(nil)
@@ -175,18 +185,18 @@ func (s *Symbolizer) load(prev *kallsyms.Snapshot) (*kallsyms.Snapshot, error) {
 	}
 	ch := make(chan result, 1)
 	readSysfs := func() {
-		infos, err := kallsyms.ReadModules(s.cfg.Sysfs)
+		infos, err := kallsyms.ReadModules(s.opts.Sysfs)
 		ch <- result{infos, err}
 	}
 	switch {
-	case s.cfg.NoSysfs:
+	case s.opts.NoSysfs:
 		ch <- result{}
-	case s.cfg.Workers >= 2:
+	case s.opts.Workers >= 2:
 		go readSysfs()
 	default:
 		readSysfs()
 	}
-	snap, err := kallsyms.ReadFile(s.cfg.Kallsyms, kallsyms.Options{Data: s.cfg.Data, Reuse: prev, Workers: s.cfg.Workers})
+	snap, err := kallsyms.ReadFile(s.opts.Kallsyms, kallsyms.Options{Data: s.opts.Data, Reuse: prev, Workers: s.opts.Workers, MaxSize: s.opts.MaxSize})
 	r := <-ch
 	if err != nil {
 		return nil, err
@@ -224,22 +234,22 @@ func (s *Symbolizer) reload(reasons []string) error {
 	snap, err := s.load(old)
 	ev := ReloadEvent{Reasons: reasons, Snapshot: old, Duration: time.Since(start)}
 	if err != nil {
-		ev.Err = fmt.Errorf("kallsyms: reload: %w", err)
+		ev.Err = fmt.Errorf("live: reload: %w", err)
 	} else {
 		s.live.reset(snap, resyncTime(at))
 		s.cur.Store(snap)
 		ev.Snapshot, ev.Reused = snap, snap.Shares(old)
 	}
-	if s.cfg.OnReload != nil {
-		s.cfg.OnReload(ev)
+	if s.opts.OnReload != nil {
+		s.opts.OnReload(ev)
 	}
 	return ev.Err
 }
 
 // RequestReload asks for a throttled reload and returns at once: requests
-// that arrive within Config.Coalesce of each other share one reload, and
-// reloads start at least Config.MinInterval apart. Errors are reported to
-// Config.OnReload. It does nothing after Close.
+// that arrive within Options.Coalesce of each other share one reload, and
+// reloads start at least Options.MinInterval apart. Errors are reported to
+// Options.OnReload. It does nothing after Close.
 func (s *Symbolizer) RequestReload(reason string) {
 	s.reqMu.Lock()
 	if len(s.reasons) < 16 {
@@ -262,8 +272,8 @@ func (s *Symbolizer) loop() {
 			return
 		case <-s.kick:
 		}
-		wait := s.cfg.Coalesce
-		if next := time.Until(last.Add(s.cfg.MinInterval)); next > wait {
+		wait := s.opts.Coalesce
+		if next := time.Until(last.Add(s.opts.MinInterval)); next > wait {
 			wait = next
 		}
 		if wait > 0 && !s.sleep(wait) {

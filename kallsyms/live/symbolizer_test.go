@@ -45,7 +45,7 @@ func TestConcurrentReloads(t *testing.T) {
 	path := filepath.Join(dir, "kallsyms")
 	withFive, withSix := reloadInputs(t, 5), reloadInputs(t, 6)
 	ksymtest.WriteAtomic(t, path, withFive)
-	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true})
+	sym, err := NewSymbolizer(Options{Kallsyms: path, NoSysfs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestThrottle(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte("ffffffff81000000 T _stext\n"))
 	events := make(chan ReloadEvent, 10)
-	sym, err := NewSymbolizer(Config{
+	sym, err := NewSymbolizer(Options{
 		Kallsyms: path, NoSysfs: true,
 		Coalesce: 50 * time.Millisecond, MinInterval: 400 * time.Millisecond,
 		OnReload: func(ev ReloadEvent) { events <- ev },

@@ -35,7 +35,7 @@ type EventReader interface {
 // the kernel, and a full resync reload when events were lost (ENOBUFS).
 // Before that reload, on an add event it publishes at once a snapshot
 // with the module's range from sysfs (sections/.text and coresize, unless
-// Config.NoSysfs), so that the module's addresses resolve to the module
+// Options.NoSysfs), so that the module's addresses resolve to the module
 // and an offset while kallsyms has yet to be read; on a remove event,
 // one without the module.
 // Events from other senders and other subsystems cause no reload. It
@@ -103,11 +103,11 @@ func (s *Symbolizer) publishRange(action, name string) {
 	}
 	var info kallsyms.ModuleInfo
 	if action == "add" {
-		if s.cfg.NoSysfs {
+		if s.opts.NoSysfs {
 			return
 		}
 		var err error
-		info, err = kallsyms.ReadModule(s.cfg.Sysfs, name)
+		info, err = kallsyms.ReadModule(s.opts.Sysfs, name)
 		if err != nil || info.Text == 0 || info.Size == 0 {
 			return
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kallsyms/internal/ksymtest"
 	"github.com/kmeta-dev/kmeta/uevent"
 )
@@ -51,7 +53,7 @@ func TestWatchFake(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kallsyms")
 	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
 	reloads := make(chan ReloadEvent, 10)
-	sym, err := NewSymbolizer(Config{Kallsyms: path, NoSysfs: true, Coalesce: time.Millisecond, MinInterval: -1,
+	sym, err := NewSymbolizer(Options{Kallsyms: path, NoSysfs: true, Coalesce: time.Millisecond, MinInterval: -1,
 		OnReload: func(ev ReloadEvent) { reloads <- ev }})
 
 	if err != nil {
@@ -89,5 +91,31 @@ func TestWatchFake(t *testing.T) {
 	sym.Close()
 	if err := <-done; !errors.Is(err, ErrClosed) {
 		t.Errorf("Watch after Close: %v", err)
+	}
+}
+
+// TestReloadMaxSize: Options.MaxSize bounds every reload, not only the
+// first load: a kallsyms file grown past it fails the reload with the
+// input limit's error, and the old snapshot stays.
+func TestReloadMaxSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	ksymtest.WriteAtomic(t, path, []byte(baseKallsyms))
+	var failed []error
+	sym, err := NewSymbolizer(Options{Kallsyms: path, NoSysfs: true, MaxSize: int64(len(baseKallsyms)),
+		OnReload: func(ev ReloadEvent) { failed = append(failed, ev.Err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	old := sym.Snapshot()
+	ksymtest.WriteAtomic(t, path, []byte(withModuleX))
+	if err := sym.Reload("grown"); !errors.Is(err, input.ErrTooLarge) || !strings.Contains(err.Error(), path) {
+		t.Errorf("reload of %d bytes under a limit of %d: %v, want the input limit's error naming the file", len(withModuleX), len(baseKallsyms), err)
+	}
+	if sym.Snapshot() != old {
+		t.Error("a failed reload replaced the snapshot")
+	}
+	if len(failed) != 1 || !errors.Is(failed[0], input.ErrTooLarge) {
+		t.Errorf("OnReload saw %v", failed)
 	}
 }

@@ -90,7 +90,7 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 	}
 	add("copy", raw, err)
 	out = append(out, minimal(s))
-	rs, err := core.Resolve(ctx, obj, core.NewTarget(s))
+	rs, err := core.Resolve(ctx, obj.CORE(), core.NewTarget(s))
 	add("core", []byte(fmt.Sprint(rs)), err)
 	out = append(out, sizes(s))
 	return out

@@ -1,6 +1,10 @@
 // Package bigendian rewrites test BTF in big-endian byte order, as an
 // s390x kernel's. It is apart from testfixtures because it goes through
 // btf/builder, whose own tests import testfixtures.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package bigendian
 
 import (

@@ -1,8 +1,21 @@
-// Package hostile generates the BTF inputs of issue 37 that reach the
-// library (nested anonymous records, a dangling type id, an ENUM of size 0
-// in a struct, a struct of members of its own type), for the tests of the
-// packages that read them and for bench/. The inputs are written through
-// btf/builder, which the tests of testfixtures' other users cannot import.
+// Package hostile generates BTF of hostile shapes (issue 37) for the tests
+// of the packages that read BTF, the CLI's tests and fuzz campaign, and
+// bench/: records that embed themselves, deep nesting, long chains, wide
+// records, many big enums (Build, in any size), nested anonymous records
+// with forwards and cycles for deduplication (Nested), a dangling type id
+// and an ENUM of size 0 in a struct. Each generator returns standalone BTF
+// in host byte order, written through btf/builder (which the tests of
+// testfixtures' other users cannot import), so tests make inputs of any
+// size without committing them.
+//
+// Some of the shapes are valid BTF (nesting, chains, wide records, enums);
+// the self-embedding ones are not (a record cannot contain itself), but
+// opening a Spec accepts them, as the kernel's own loader checks sizes, not
+// containment: every reader must stop on them with an error.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package hostile
 
 import (
@@ -36,7 +49,24 @@ const (
 	// like a record of the chain, and equivalent to every struct of it
 	// whose member is a union, as far as the comparison goes.
 	NestedFwdMember
+	// NestedFwdBottom is NestedFwdMember with the chain's first record
+	// holding a pointer to an anonymous FWD struct instead of the int,
+	// so that every record of the chain reaches a FWD.
+	NestedFwdBottom
+	// NestedFwdBottomPtr is NestedFwdBottom with a pointer to the
+	// chain's first record: a pointer refers to an anonymous struct too,
+	// so the FWD at the bottom may stand for one there.
+	NestedFwdBottomPtr
 )
+
+// NestedVariants returns every NestedVariant, in order.
+func NestedVariants() []NestedVariant {
+	vs := make([]NestedVariant, NestedFwdBottomPtr+1)
+	for i := range vs {
+		vs[i] = NestedVariant(i)
+	}
+	return vs
+}
 
 // Nested returns valid standalone BTF in host byte order (issue 37): an
 // int, then n anonymous records, alternately structs and unions of 4 bytes,
@@ -51,14 +81,14 @@ func Nested(n int, v NestedVariant) ([]byte, error) {
 	}
 	for range copies {
 		if err := nested(b, n, v); err != nil {
-			return nil, fmt.Errorf("nested %d: %w", n, err)
+			return nil, fmt.Errorf("hostile: nested %d: %w", n, err)
 		}
 	}
 	return b.Marshal(builder.Options{})
 }
 
 func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
-	inner, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	inner, err := addInt(b)
 	if err != nil {
 		return err
 	}
@@ -78,10 +108,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember:
+	case NestedFwdMember, NestedFwdBottom, NestedFwdBottomPtr:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
+		}
+		if v != NestedFwdMember {
+			if inner, err = addFwdPointer(b); err != nil {
+				return err
+			}
 		}
 		defer func() {
 			if err == nil {
@@ -99,6 +134,15 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 			return err
 		}
 	}
+	return records(b, inner, n, list, v == NestedFwdBottomPtr)
+}
+
+// records adds n anonymous records, structs and unions in turn, the first
+// holding inner and each next one holding the one before, as member "m";
+// a named struct "outer" holds the last. With list, the id after a
+// pointer to a list struct, every tenth struct holds that pointer too.
+// With firstPtr, a pointer to the first record follows it.
+func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID, firstPtr bool) (err error) {
 	for i := range n {
 		ms := []builder.Member{{Name: "m", Type: inner}}
 		size := uint32(4)
@@ -116,9 +160,29 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 		if err != nil {
 			return err
 		}
+		if i == 0 && firstPtr {
+			if _, err := b.AddPointer(inner); err != nil {
+				return err
+			}
+		}
 	}
 	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
 	return err
+}
+
+// addInt adds a signed 32-bit "int".
+func addInt(b *builder.Builder) (btf.TypeID, error) {
+	return b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+}
+
+// addFwdPointer adds an anonymous FWD struct and a pointer to it, and
+// returns the pointer.
+func addFwdPointer(b *builder.Builder) (btf.TypeID, error) {
+	s, err := b.AddForward("", false)
+	if err != nil {
+		return 0, err
+	}
+	return b.AddPointer(s)
 }
 
 func addPointers(b *builder.Builder, targets ...btf.TypeID) error {
@@ -135,7 +199,7 @@ func addPointers(b *builder.Builder, targets ...btf.TypeID) error {
 // Parse refuses it; a lazy open accepts it.
 func DanglingRef() ([]byte, error) {
 	b := builder.New()
-	i, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	i, err := addInt(b)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +214,7 @@ func DanglingRef() ([]byte, error) {
 	// the struct's 12 and the member's name.
 	const at = 24 + 16 + 12 + 4
 	if binary.NativeEndian.Uint32(raw[at:]) != uint32(i) {
-		return nil, fmt.Errorf("dangling: the member is not where expected")
+		return nil, fmt.Errorf("hostile: dangling: the member is not where expected")
 	}
 	binary.NativeEndian.PutUint32(raw[at:], 99)
 	return raw, nil
@@ -175,7 +239,7 @@ func ZeroEnumMember() ([]byte, error) {
 	// The enum's size word: after the 24-byte header, its name and info.
 	const at = 24 + 8
 	if binary.NativeEndian.Uint32(raw[at:]) != 4 {
-		return nil, fmt.Errorf("zero enum: the size is not where expected")
+		return nil, fmt.Errorf("hostile: zero enum: the size is not where expected")
 	}
 	binary.NativeEndian.PutUint32(raw[at:], 0)
 	return raw, nil
@@ -187,16 +251,27 @@ func ZeroEnumMember() ([]byte, error) {
 // Parse accepts it (it checks ids, not containment).
 func WideSelf(name string, n int) ([]byte, error) {
 	b := builder.New()
+	if err := selfStruct(b, name, 0, n); err != nil {
+		return nil, err
+	}
+	return b.Marshal(builder.Options{})
+}
+
+// selfStruct adds a struct called name (anonymous if empty) of n members
+// "m0", "m1", ... 4 bytes apart, each of the struct's own type but the
+// first of type first if not 0, and a struct "outer" holding it.
+func selfStruct(b *builder.Builder, name string, first btf.TypeID, n int) error {
 	self := b.NextID()
 	ms := make([]builder.Member, n)
 	for i := range ms {
 		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: self, BitOffset: uint32(32 * i)}
 	}
+	if first != 0 && n > 0 {
+		ms[0].Type = first
+	}
 	if _, err := b.AddStruct(name, uint32(4*n), ms); err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := b.AddStruct("outer", uint32(4*n), []builder.Member{{Name: "m", Type: self}}); err != nil {
-		return nil, err
-	}
-	return b.Marshal(builder.Options{})
+	_, err := b.AddStruct("outer", uint32(4*n), []builder.Member{{Name: "m", Type: self}})
+	return err
 }

@@ -1,6 +1,10 @@
 // Package ksymtest holds the test helpers that the tests of package
 // kallsyms and of package kallsyms/live share: their fixtures and a fake
 // sysfs tree. It is for tests only.
+//
+// It is a test helper: only _test.go files (and other test helpers)
+// import it, as docs/layers.md says and internal/apidoc's TestLayers
+// checks.
 package ksymtest
 
 import (

@@ -9,7 +9,7 @@
 # then, with TIME=1, times kmeta against bpftool 7.5 on each vmlinux with
 # hyperfine (sorted, to /dev/null).
 #
-# Usage: bench/cdump75.sh [DIR]
+# Usage: bench/cdump-identity.sh [DIR]
 # DIR is what ../shared/fixtures/fetch-modern.sh filled (default
 # $KMETA_MODERN): DIR/bin/bpftool is bpftool 7.5, and DIR/k612cloud and
 # DIR/k73cloud hold the BTF that Debian's 6.12 and 7.3 cloud kernels ship

@@ -7,9 +7,9 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
-// TestAlignOfZeroSizeEnum (issue 37): a struct whose member is an ENUM of
-// size 0, which Parse accepts, made AlignOf divide by zero; it is an error
-// now, as btf__align_of's 0 is for libbpf's callers.
+// TestAlignOfZeroSizeEnum: a struct whose member is an ENUM of size 0,
+// which Parse accepts, must make AlignOf return an error rather than
+// divide by zero (btf__align_of's 0 is for libbpf's callers).
 func TestAlignOfZeroSizeEnum(t *testing.T) {
 	raw, err := hostile.ZeroEnumMember()
 	if err != nil {

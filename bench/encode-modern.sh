@@ -4,7 +4,7 @@
 # prints per input the median wall time and peak RSS (/usr/bin/time) of
 # each and their ratios (targets on the 6.12 vmlinux: time <= 0.5x, RSS
 # <= 0.4x). Both outputs are also compared, byte for byte.
-# Usage: bench/encode130.sh PAHOLE VMLINUX [BASE MODULE.ko...]: PAHOLE
+# Usage: bench/encode-modern.sh PAHOLE VMLINUX [BASE MODULE.ko...]: PAHOLE
 # pahole 1.30 (fetch-modern.sh's bin/pahole), VMLINUX a debug vmlinux
 # (its dbg/vmlinux), the modules encoded on BASE (shipped/vmlinux.btf).
 # ROUNDS (default 3).

@@ -209,7 +209,7 @@ func compare75(t *testing.T, bin string, raw, base []byte) {
 // TestModern compares with bpftool 7.5 on the BTF that Debian 13's 6.12
 // and 7.3 cloud kernels ship, vmlinux and modules, when KMETA_MODERN names
 // the directory that ../shared/fixtures/fetch-modern.sh filled (these
-// inputs are too big to commit; bench/cdump75.sh checks them too).
+// inputs are too big to commit; bench/cdump-identity.sh checks them too).
 func TestModern(t *testing.T) {
 	dir := os.Getenv("KMETA_MODERN")
 	if dir == "" {
@@ -324,13 +324,13 @@ func TestSortPrintingOnly(t *testing.T) {
 // TestParseCompat: the names of the modes round-trip, others are errors,
 // and Write refuses a mode it does not know before writing anything.
 func TestParseCompat(t *testing.T) {
-	for _, c := range []cdump.Compat{cdump.CompatNone, cdump.CompatBpftool71} {
+	for _, c := range []cdump.Compat{cdump.CompatBpftool75, cdump.CompatBpftool71} {
 		got, err := cdump.ParseCompat(c.String())
 		if err != nil || got != c {
 			t.Errorf("ParseCompat(%q) = %v, %v; want %v", c.String(), got, err, c)
 		}
 	}
-	if got, err := cdump.ParseCompat(""); err != nil || got != cdump.CompatNone {
+	if got, err := cdump.ParseCompat(""); err != nil || got != cdump.CompatBpftool75 {
 		t.Errorf(`ParseCompat("") = %v, %v`, got, err)
 	}
 	for _, name := range []string{"bpftool-7.3", "bpftool", "7.1", "BPFTOOL-7.1"} {

@@ -1,4 +1,4 @@
-package kernel_test
+package kerneltypes_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core/kerneltypes"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
 
@@ -14,14 +15,14 @@ import (
 // BTF to hand to a loader (bench/loader does so for cilium/ebpf): here of
 // the Debian 6.1 kernel's sysfs as testdata holds it; kernel.Options{} is
 // the running kernel.
-func ExampleOptions_MinimalCORE() {
+func ExampleMinimal() {
 	ctx := context.Background()
-	obj, err := bpfelf.Open(ctx, "../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
+	obj, err := bpfelf.Open(ctx, "../../../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer obj.Close()
-	ct, err := kernel.Options{Sysfs: "../testdata/sysfs/debian-6.1"}.MinimalCORE(ctx, obj)
+	ct, err := kerneltypes.Minimal(ctx, kernel.Options{Sysfs: "../../../testdata/sysfs/debian-6.1"}, obj.CORE())
 	if err != nil {
 		log.Fatal(err) // errors.Is(err, kernel.ErrNoVmlinux): no BTF there
 	}

@@ -1,26 +1,21 @@
-package kernel
+package kerneltypes
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/kernel"
 )
 
-// CORETypes is the part of a kernel's BTF that the CO-RE relocations of
-// some BPF objects use, as minimal BTF: what a BPF loader that takes the
-// kernel's types as an input (cilium/ebpf's ProgramOptions.KernelTypes and
-// ExtraRelocationTargets, libbpf's btf_custom_path) needs instead of the
-// whole vmlinux and module BTF.
-type CORETypes struct {
+// Types is the part of a kernel's BTF that the CO-RE relocations of some
+// BPF objects use, as minimal BTF.
+type Types struct {
 	// Vmlinux holds the vmlinux types the relocations use, made as
 	// core.TypesFor makes it (bpftool gen min_core_btf's bytes once
 	// marshalled): standalone BTF, numbered from 1.
@@ -31,7 +26,7 @@ type CORETypes struct {
 	Modules []ModuleTypes
 	// Failed lists the modules that might have held such a type but
 	// could not be read; every other module was searched.
-	Failed []*ModuleError
+	Failed []*kernel.ModuleError
 }
 
 // ModuleTypes is the minimal BTF of one module for the relocations.
@@ -44,41 +39,41 @@ type ModuleTypes struct {
 	Types *builder.Builder
 }
 
-// MinimalCORE returns the minimal BTF of the kernel that o locates (or
-// of o.Package) for the CO-RE relocations of objs: "which kernel types do these programs need",
-// without keeping the kernel's BTF open. It opens vmlinux lazily, with the
+// Minimal returns the minimal BTF of the kernel that k locates (or of
+// k.Package) for the CO-RE relocations of objs, without keeping the
+// kernel's BTF open. It opens vmlinux lazily, with the
 // objects' candidate search made in the walk that opening does
 // (btf.Options.Lazy and Flavors, as kmeta btf min --obj does), runs
 // core.TypesFor on it, and closes it. Module BTF is read only when vmlinux
 // lacks a name that the objects relocate: the modules whose strings hold
-// the name are then searched (as Cache.Find does), and each that has a
+// the name are then searched (as kernel.Cache.Find does), and each that has a
 // candidate gets its own ModuleTypes.
 //
 // The ids of the minimal BTF are not the kernel's: a loader that writes
 // target type ids into programs (bpf_core_type_id_kernel) gets ids of the
-// minimal BTF. A relocation that libbpf refuses makes MinimalCORE return
-// core.TypesFor's error. The error wraps ErrNoVmlinux when no usable
+// minimal BTF. A relocation that libbpf refuses makes Minimal return
+// core.TypesFor's error. The error wraps kernel.ErrNoVmlinux when no usable
 // vmlinux BTF was found. The objects must stay open while it runs; the
 // returned Builders hold no reference to the kernel's files. It is safe
 // to call from several goroutines at once, also on the same objects: each
 // call opens the kernel's BTF for itself.
-func (o Options) MinimalCORE(ctx context.Context, objs ...*bpfelf.Object) (*CORETypes, error) {
+func Minimal(ctx context.Context, k kernel.Options, objs ...core.Object) (*Types, error) {
 	q := core.TargetQuery(objs...)
-	vmlinux, path, err := openVmlinuxWith(ctx, o, btf.Options{Lazy: true, Flavors: q, Workers: o.Workers})
+	vmlinux, path, err := k.OpenVmlinuxWith(ctx, btf.Options{Lazy: true, Flavors: q, Workers: k.Workers})
 	if err != nil {
 		return nil, err
 	}
 	defer vmlinux.Close()
 	b, err := core.TypesFor(ctx, core.NewTarget(vmlinux), objs)
 	if err != nil {
-		return nil, fmt.Errorf("kernel: minimal BTF of %s: %w", path, err)
+		return nil, fmt.Errorf("kerneltypes: minimal BTF of %s: %w", path, err)
 	}
-	ct := &CORETypes{Vmlinux: b}
+	ct := &Types{Vmlinux: b}
 	missing := missingNames(vmlinux, q)
 	if len(missing) == 0 {
 		return ct, nil
 	}
-	if err := ct.addModules(ctx, o, missing, q.Kinds, objs); err != nil {
+	if err := ct.addModules(ctx, k, missing, q.Kinds, objs); err != nil {
 		return nil, err
 	}
 	return ct, nil
@@ -86,16 +81,12 @@ func (o Options) MinimalCORE(ctx context.Context, objs ...*bpfelf.Object) (*CORE
 
 // addModules adds the minimal BTF of every module that has a type of one
 // of the missing names and kinds.
-func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string, kinds []btf.Kind, objs []*bpfelf.Object) error {
+func (ct *Types) addModules(ctx context.Context, k kernel.Options, missing []string, kinds []btf.Kind, objs []core.Object) error {
 	// A kernel without module BTF: no need to open vmlinux again.
-	if o.Package != nil {
-		if len(o.Package.Modules()) == 0 {
-			return nil
-		}
-	} else if mods, err := listModules(o.BTFDir()); err == nil && len(mods) == 0 {
+	if names, err := k.ModuleNames(); err == nil && len(names) == 0 {
 		return nil
 	}
-	c := NewCache(o)
+	c := kernel.NewCache(k)
 	defer c.Close()
 	h, err := c.Acquire()
 	if err != nil {
@@ -104,20 +95,20 @@ func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string
 	defer h.Release()
 	var mods []string
 	for _, name := range missing {
-		res, err := h.Find(name, FindOptions{Flavors: true})
+		res, err := h.Find(name, kernel.FindOptions{Flavors: true})
 		if err != nil && !errors.Is(err, btf.ErrNotFound) {
 			return err
 		}
 		ct.Failed = append(ct.Failed, res.Failed...)
 		for _, m := range res.Matches {
-			if m.Module != Vmlinux && slices.Contains(kinds, m.Type.Kind()) && !slices.Contains(mods, m.Module) {
+			if m.Module != kernel.Vmlinux && slices.Contains(kinds, m.Type.Kind()) && !slices.Contains(mods, m.Module) {
 				mods = append(mods, m.Module)
 			}
 		}
 	}
 	slices.Sort(mods)
-	slices.SortStableFunc(ct.Failed, func(a, b *ModuleError) int { return strings.Compare(a.Module, b.Module) })
-	ct.Failed = slices.CompactFunc(ct.Failed, func(a, b *ModuleError) bool { return a.Module == b.Module })
+	slices.SortStableFunc(ct.Failed, func(a, b *kernel.ModuleError) int { return strings.Compare(a.Module, b.Module) })
+	ct.Failed = slices.CompactFunc(ct.Failed, func(a, b *kernel.ModuleError) bool { return a.Module == b.Module })
 	for _, name := range mods {
 		spec, err := h.Module(name)
 		if err != nil {
@@ -125,7 +116,7 @@ func (ct *CORETypes) addModules(ctx context.Context, o Options, missing []string
 		}
 		b, err := core.TypesFor(ctx, core.NewTarget(h.Vmlinux(), spec), objs)
 		if err != nil {
-			return fmt.Errorf("kernel: minimal BTF of module %s: %w", name, err)
+			return fmt.Errorf("kerneltypes: minimal BTF of module %s: %w", name, err)
 		}
 		ct.Modules = append(ct.Modules, ModuleTypes{Module: name, Types: b})
 	}
@@ -139,7 +130,7 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 	for _, n := range q.Names {
 		found[n] = false
 	}
-	for t := range vmlinux.FindFlavors(q.Names, q.Kinds, btf.ScopeAll) {
+	for t := range vmlinux.FindFlavors(q, btf.FindOptions{}) {
 		name := t.Name()
 		for {
 			if _, ok := found[name]; ok {
@@ -160,48 +151,4 @@ func missingNames(vmlinux *btf.Spec, q btf.FlavorQuery) []string {
 	}
 	slices.Sort(missing)
 	return missing
-}
-
-// openVmlinuxWith is openVmlinux with a context and read options: the
-// first usable vmlinux BTF of o's paths (or o's package), and its path.
-func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec, string, error) {
-	if o.Package != nil {
-		raw, err := o.Package.File(Vmlinux)
-		if err != nil {
-			return nil, "", err
-		}
-		s, err := btf.Parse(raw, bo)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %s: %w", o.Package, Vmlinux, err)
-		}
-		return s, o.Package.String(), nil
-	}
-	paths, err := o.VmlinuxPaths()
-	if err != nil {
-		return nil, "", err
-	}
-	var errs []error
-	for _, p := range paths {
-		// Only regular files: opening a FIFO would block.
-		fi, err := os.Stat(p)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		if !fi.Mode().IsRegular() {
-			errs = append(errs, fmt.Errorf("%s: not a regular file", p))
-			continue
-		}
-		s, err := btf.Open(ctx, p, bo)
-		if err == nil {
-			return s, p, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	err = fmt.Errorf("%w (tried %s)", ErrNoVmlinux, strings.Join(paths, ", "))
-	return nil, "", errors.Join(append([]error{err}, errs...)...)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -23,7 +22,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbase, err := dedup.NewBase(base, dedup.Options{})
+	dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +31,7 @@ func TestIdenticalToKernel612(t *testing.T) {
 			ko := testfixtures.Read(t, "elf/debian-6.12/"+m+".ko.zst")
 			want := testfixtures.Read(t, "pahole/encode/debian-6.12/"+m+".btf.gz")
 			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase}, want)
-			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Like: dwarf2btf.LikePahole130,
+			samePahole(t, ko, dwarf2btf.Options{Base: base, DedupBase: dbase, Compat: dwarf2btf.CompatPahole130,
 				Features: dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild}, want)
 		})
 	}
@@ -51,7 +50,7 @@ func TestIdenticalOtherArches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dbase, err := dedup.NewBase(base, dedup.Options{})
+			dbase, err := dwarf2btf.NewBase(base, dwarf2btf.Options{Jobs: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,18 +85,18 @@ func TestKernelRelease(t *testing.T) {
 }
 
 func TestLikeFor(t *testing.T) {
-	for rel, want := range map[string]dwarf2btf.Like{
-		"6.1.0-47-cloud-amd64":       dwarf2btf.LikePahole124,
-		"5.10.0":                     dwarf2btf.LikePahole124,
-		"6.11.9":                     dwarf2btf.LikePahole124,
-		"6.12.118+deb13-cloud-amd64": dwarf2btf.LikePahole130,
-		"7.3.4+deb13-cloud-amd64":    dwarf2btf.LikeLinux7,
-		"6.19.1":                     dwarf2btf.LikePahole130,
-		"":                           dwarf2btf.LikePahole130,
-		"x.y":                        dwarf2btf.LikePahole130,
+	for rel, want := range map[string]dwarf2btf.Compat{
+		"6.1.0-47-cloud-amd64":       dwarf2btf.CompatPahole124,
+		"5.10.0":                     dwarf2btf.CompatPahole124,
+		"6.11.9":                     dwarf2btf.CompatPahole124,
+		"6.12.118+deb13-cloud-amd64": dwarf2btf.CompatPahole130,
+		"7.3.4+deb13-cloud-amd64":    dwarf2btf.CompatLinux7,
+		"6.19.1":                     dwarf2btf.CompatPahole130,
+		"":                           dwarf2btf.CompatPahole130,
+		"x.y":                        dwarf2btf.CompatPahole130,
 	} {
-		if got := dwarf2btf.LikeFor(rel); got != want {
-			t.Errorf("LikeFor(%q) = %v, want %v", rel, got, want)
+		if got := dwarf2btf.CompatFor(rel); got != want {
+			t.Errorf("CompatFor(%q) = %v, want %v", rel, got, want)
 		}
 	}
 }

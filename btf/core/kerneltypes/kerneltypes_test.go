@@ -1,29 +1,33 @@
-package kernel
+package kerneltypes
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/debpackage"
+	"github.com/kmeta-dev/kmeta/kernel"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 // openObjects opens testdata objects, closed when the test ends.
-func openObjects(tb testing.TB, rels ...string) []*bpfelf.Object {
+func openObjects(tb testing.TB, rels ...string) []core.Object {
 	tb.Helper()
-	var objs []*bpfelf.Object
+	var objs []core.Object
 	for _, rel := range rels {
 		obj, err := bpfelf.Open(context.Background(), testfixtures.Path(tb, rel), bpfelf.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() { obj.Close() })
-		objs = append(objs, obj)
+		objs = append(objs, obj.CORE())
 	}
 	return objs
 }
@@ -37,12 +41,12 @@ func marshal(tb testing.TB, b *builder.Builder) []byte {
 	return raw
 }
 
-// TestMinimalCOREBpftool: on a fake sysfs of the Debian 6.1 kernel, the
-// vmlinux part of MinimalCORE is bpftool gen min_core_btf's output for the
+// TestMinimalBpftool: on a fake sysfs of the Debian 6.1 kernel, the
+// vmlinux part of Minimal is bpftool gen min_core_btf's output for the
 // same objects (the goldens of btf/core's tests), and no module is used
 // when vmlinux has every name, or when no module has a missing one
 // (types.bpf.o relocates a type no kernel has).
-func TestMinimalCOREBpftool(t *testing.T) {
+func TestMinimalBpftool(t *testing.T) {
 	dir := fakeSysfs(t, only("kvm", "xfs"), nil)
 	for _, tc := range []struct {
 		golden string
@@ -52,7 +56,7 @@ func TestMinimalCOREBpftool(t *testing.T) {
 		{"core/bpftool/all.debian-6.1.min.btf", []string{"elf/prog.bpf.o.gz", "core/fields.bpf.o.gz", "core/types.bpf.o.gz", "core/matches.bpf.o.gz"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, tc.objs...)...)
+			ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, openObjects(t, tc.objs...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,13 +70,13 @@ func TestMinimalCOREBpftool(t *testing.T) {
 	}
 }
 
-// TestMinimalCOREModule: module.bpf.o relocates kvm_mmu_page, which only
+// TestMinimalModule: module.bpf.o relocates kvm_mmu_page, which only
 // kvm has: kvm gets its own minimal BTF, the vmlinux types of the
 // relocations with kvm's, and xfs, which lacks the name, none.
-func TestMinimalCOREModule(t *testing.T) {
+func TestMinimalModule(t *testing.T) {
 	dir := fakeSysfs(t, only("kvm", "xfs"), nil)
 	objs := openObjects(t, "core/module.bpf.o.gz")
-	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), objs...)
+	ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, objs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,31 +108,31 @@ func TestMinimalCOREModule(t *testing.T) {
 	}
 }
 
-// TestMinimalCORENoVmlinux: no BTF anywhere is ErrNoVmlinux.
-func TestMinimalCORENoVmlinux(t *testing.T) {
+// TestMinimalNoVmlinux: no BTF anywhere is kernel.ErrNoVmlinux.
+func TestMinimalNoVmlinux(t *testing.T) {
 	objs := openObjects(t, "elf/prog.bpf.o.gz")
-	_, err := Options{Root: t.TempDir(), Release: "6.1.0-test"}.MinimalCORE(context.Background(), objs...)
-	if !errors.Is(err, ErrNoVmlinux) {
-		t.Fatalf("got %v, want ErrNoVmlinux", err)
+	_, err := Minimal(context.Background(), kernel.Options{Root: t.TempDir(), Release: "6.1.0-test"}, objs...)
+	if !errors.Is(err, kernel.ErrNoVmlinux) {
+		t.Fatalf("got %v, want kernel.ErrNoVmlinux", err)
 	}
 }
 
-// TestMinimalCOREAmbiguous: a relocation that libbpf refuses (ambig.bpf.o
-// on Debian 6.1) is MinimalCORE's error, not a partial result.
-func TestMinimalCOREAmbiguous(t *testing.T) {
+// TestMinimalAmbiguous: a relocation that libbpf refuses (ambig.bpf.o
+// on Debian 6.1) is Minimal's error, not a partial result.
+func TestMinimalAmbiguous(t *testing.T) {
 	dir := fakeSysfs(t, only("kvm"), nil)
-	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, "core/ambig.bpf.o.gz")...)
+	ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, openObjects(t, "core/ambig.bpf.o.gz")...)
 	if err == nil {
 		t.Fatalf("got %d types, want an error", ct.Vmlinux.NumTypes())
 	}
 	t.Log(err)
 }
 
-// TestMinimalCORENoModules: a kernel without module BTF, and an object
+// TestMinimalNoModules: a kernel without module BTF, and an object
 // relocating a type that vmlinux lacks (types.bpf.o): no module, no error.
-func TestMinimalCORENoModules(t *testing.T) {
+func TestMinimalNoModules(t *testing.T) {
 	dir := fakeSysfs(t, only(), nil)
-	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, "core/types.bpf.o.gz")...)
+	ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, openObjects(t, "core/types.bpf.o.gz")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +144,16 @@ func TestMinimalCORENoModules(t *testing.T) {
 	}
 }
 
-// TestMinimalCOREFailedModule: a module whose BTF cannot be read is
+// TestMinimalFailedModule: a module whose BTF cannot be read is
 // reported in Failed, and the types come from vmlinux alone.
-func TestMinimalCOREFailedModule(t *testing.T) {
+func TestMinimalFailedModule(t *testing.T) {
 	dir := fakeSysfs(t, only("kvm", "xfs"), func(name string, b []byte) []byte {
 		if name == "kvm" {
 			return b[:40]
 		}
 		return b
 	})
-	ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), openObjects(t, "core/module.bpf.o.gz")...)
+	ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, openObjects(t, "core/module.bpf.o.gz")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +162,16 @@ func TestMinimalCOREFailedModule(t *testing.T) {
 	}
 }
 
-// TestMinimalCOREConcurrent: calls on the same objects from several
+// TestMinimalConcurrent: calls on the same objects from several
 // goroutines give bpftool's bytes each (under -race in CI).
-func TestMinimalCOREConcurrent(t *testing.T) {
+func TestMinimalConcurrent(t *testing.T) {
 	dir := fakeSysfs(t, only("kvm"), nil)
 	objs := openObjects(t, "elf/prog.bpf.o.gz", "core/fields.bpf.o.gz", "core/types.bpf.o.gz", "core/matches.bpf.o.gz")
 	want := testfixtures.Read(t, "core/bpftool/all.debian-6.1.min.btf")
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() {
-			ct, err := Options{Sysfs: dir}.MinimalCORE(context.Background(), objs...)
+			ct, err := Minimal(context.Background(), kernel.Options{Sysfs: dir}, objs...)
 			if err == nil {
 				var got []byte
 				if got, err = ct.Vmlinux.Marshal(builder.Options{}); err == nil && !bytes.Equal(got, want) {
@@ -184,16 +188,16 @@ func TestMinimalCOREConcurrent(t *testing.T) {
 	}
 }
 
-// TestMinimalCOREPackage: on a kernel package (Options.Package), the
+// TestMinimalPackage: on a kernel package (kernel.Options.Package), the
 // types are those of the same kernel's sysfs: bpftool's bytes for
 // vmlinux, and kvm's for module.bpf.o.
-func TestMinimalCOREPackage(t *testing.T) {
-	pkg, err := kimage.OpenPackage(context.Background(), debianPackage(t, []string{"kvm"}), 0)
+func TestMinimalPackage(t *testing.T) {
+	pkg, err := kimage.OpenPackage(context.Background(), debpackage.DebianKernelPackage(t, []string{"kvm"}), kimage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Package: pkg, Root: t.TempDir()} // Root: nothing of this machine's
-	ct, err := o.MinimalCORE(context.Background(), openObjects(t, "elf/prog.bpf.o.gz")...)
+	k := kernel.Options{Package: pkg, Root: t.TempDir()} // Root: nothing of this machine's
+	ct, err := Minimal(context.Background(), k, openObjects(t, "elf/prog.bpf.o.gz")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,11 +205,11 @@ func TestMinimalCOREPackage(t *testing.T) {
 		t.Errorf("vmlinux: %d bytes, bpftool's %d, and they differ", len(got), len(want))
 	}
 	mod := openObjects(t, "core/module.bpf.o.gz")
-	fromPkg, err := o.MinimalCORE(context.Background(), mod...)
+	fromPkg, err := Minimal(context.Background(), k, mod...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromSysfs, err := Options{Sysfs: fakeSysfs(t, only("kvm", "xfs"), nil)}.MinimalCORE(context.Background(), mod...)
+	fromSysfs, err := Minimal(context.Background(), kernel.Options{Sysfs: fakeSysfs(t, only("kvm", "xfs"), nil)}, mod...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,4 +219,16 @@ func TestMinimalCOREPackage(t *testing.T) {
 	if !bytes.Equal(marshal(t, fromPkg.Modules[0].Types), marshal(t, fromSysfs.Modules[0].Types)) {
 		t.Error("kvm's types from the package differ from the sysfs'")
 	}
+}
+
+// fakeSysfs builds the Debian 6.1 fake sysfs with the modules keep keeps,
+// edited by edit (see testfixtures.FakeSysfs).
+func fakeSysfs(tb testing.TB, keep func(string) bool, edit func(name string, b []byte) []byte) string {
+	tb.Helper()
+	return testfixtures.FakeSysfs(tb, keep, edit)
+}
+
+// only returns a keep function for fakeSysfs that keeps the named modules.
+func only(names ...string) func(string) bool {
+	return func(n string) bool { return slices.Contains(names, n) }
 }

@@ -1,0 +1,51 @@
+// Package fuzztest bounds the work of Go's fuzzing engine per new input,
+// for the TestMain of every package that has a fuzz test.
+//
+// The engine minimizes every input that finds new coverage before it
+// fuzzes on, for up to a minute by default (-test.fuzzminimizetime), and
+// reports no executions meanwhile. Each candidate it tries costs a run of
+// the target and a snapshot of the coverage counters of the whole test
+// binary, and its passes over an input are quadratic in its length: an
+// input of a few kilobytes (every real BTF or ELF seed) never finishes
+// within the minute, so a fuzz run of a minute stalled at 0 execs/s
+// after its first seconds (golang/go#48820). Bounded by a count of runs,
+// the work per new input is bounded whatever the input.
+package fuzztest
+
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+// MinimizeRuns is the default of -test.fuzzminimizetime set by Run: at
+// most this many runs of the target to minimize each new input.
+const MinimizeRuns = "100x"
+
+const minimizeFlag = "test.fuzzminimizetime"
+
+// Run parses the test flags, bounds the minimization to MinimizeRuns
+// unless the command line sets -test.fuzzminimizetime, runs m and exits
+// with its status. A package's TestMain calls it.
+func Run(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	if err := Bound(); err != nil {
+		panic(err) // the testing package registers the flag
+	}
+	return m.Run()
+}
+
+// Bound sets -test.fuzzminimizetime to MinimizeRuns unless the command
+// line set it; flag.Parse must have run.
+func Bound() error {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == minimizeFlag })
+	if given {
+		return nil
+	}
+	return flag.Set(minimizeFlag, MinimizeRuns)
+}

@@ -1,0 +1,134 @@
+package hostile
+
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// Shape names a shape that Build makes in any size, for tests and the CLI
+// fuzz campaign.
+type Shape int
+
+// The shapes. [1] is always "int".
+const (
+	SelfEmbed     Shape = iota // [2] anonymous struct { int m0; [2] m1; }, [3] struct outer { [2] m; }
+	SelfEmbedTwo               // [2] anonymous struct { [2] m0; [2] m1; }, [3] struct outer { [2] m; }
+	NestedRecords              // N anonymous structs and unions, each the only member of the next, in a named struct: Nested(N, NestedPlain)
+	PointerChain               // N pointers, each to the one before, under a typedef
+	TypedefChain               // N typedefs, each of the one before
+	ModifierChain              // N const, volatile and restrict, each of the one before
+	ArrayChain                 // N arrays, each of the one before, in a named struct
+	Wide                       // a struct of N members (N <= 65,535), each of its own anonymous struct
+	Enums                      // N copies of an enum with 65,535 values
+	numShapes
+)
+
+// All lists every shape.
+func All() []Shape {
+	ks := make([]Shape, numShapes)
+	for i := range ks {
+		ks[i] = Shape(i)
+	}
+	return ks
+}
+
+// String names the shape in lower case with dashes, as in "self-embed".
+func (k Shape) String() string {
+	return [...]string{"self-embed", "self-embed-two", "nested", "pointer-chain", "typedef-chain",
+		"modifier-chain", "array-chain", "wide", "enums"}[k]
+}
+
+// Build returns the shape k with n as its size parameter (the depth of a
+// nesting or chain, the members of a wide record, the copies of the
+// enum); the self-embedding shapes ignore n.
+func Build(k Shape, n int) ([]byte, error) {
+	b := builder.New()
+	b.AllowManyTypes()
+	intID, err := addInt(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := build(b, k, intID, n); err != nil {
+		return nil, fmt.Errorf("hostile: %v of %d: %w", k, n, err)
+	}
+	return b.Marshal(builder.Options{})
+}
+
+func build(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
+	switch k {
+	case SelfEmbed:
+		return selfStruct(b, "", intID, 2)
+	case SelfEmbedTwo:
+		return selfStruct(b, "", 0, 2)
+	case NestedRecords:
+		return records(b, intID, n, 0, false)
+	case PointerChain, TypedefChain, ModifierChain, ArrayChain:
+		return chain(b, k, intID, n)
+	case Wide:
+		return wide(b, intID, n)
+	case Enums:
+		return enums(b, n)
+	}
+	return fmt.Errorf("unknown shape %d", k)
+}
+
+// chain adds n types of one reference kind, each referring to the one
+// before (the first to int), and names the last: a typedef "chain" of it,
+// or for arrays a struct "outer" holding it.
+func chain(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
+	prev := intID
+	for i := range n {
+		var err error
+		switch k {
+		case PointerChain:
+			prev, err = b.AddPointer(prev)
+		case TypedefChain:
+			prev, err = b.AddTypedef(fmt.Sprintf("t%d", i), prev)
+		case ModifierChain:
+			prev, err = [...]func(btf.TypeID) (btf.TypeID, error){b.AddConst, b.AddVolatile, b.AddRestrict}[i%3](prev)
+		case ArrayChain:
+			prev, err = b.AddArray(btf.ArrayInfo{Type: prev, Index: intID, Nelems: 1})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if k == ArrayChain {
+		_, err := b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: prev}})
+		return err
+	}
+	_, err := b.AddTypedef("chain", prev)
+	return err
+}
+
+// wide adds a struct "wide" of n members, each of its own anonymous
+// struct of one int.
+func wide(b *builder.Builder, intID btf.TypeID, n int) error {
+	ms := make([]builder.Member, n)
+	for i := range ms {
+		id, err := b.AddStruct("", 4, []builder.Member{{Name: "x", Type: intID}})
+		if err != nil {
+			return err
+		}
+		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: id, BitOffset: uint32(i) * 32}
+	}
+	_, err := b.AddStruct("wide", uint32(n)*4, ms)
+	return err
+}
+
+// enums adds n enums "e0", "e1", ... of 65,535 values each, the values'
+// names shared between them.
+func enums(b *builder.Builder, n int) error {
+	vs := make([]builder.Enumerator, 65535)
+	for i := range vs {
+		vs[i] = builder.Enumerator{Name: fmt.Sprintf("V%d", i), Value: uint64(i)}
+	}
+	for i := range n {
+		if _, err := b.AddEnum(fmt.Sprintf("e%d", i), 4, false, vs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
