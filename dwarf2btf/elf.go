@@ -40,7 +40,7 @@ type object struct {
 	copied  map[string]bool // debug sections decompressed or relocated, not in place
 	// anon holds the relocated sections that are copies in anonymous
 	// mappings (copyOut), by name; free unmaps them.
-	anon map[string]*mmap.Growable
+	anon map[string]*mmap.Region
 	// debugIdx is the ELF section index each debug section came from.
 	debugIdx map[string]int
 	symtab   *symTable // nil without one

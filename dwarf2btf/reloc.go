@@ -48,14 +48,14 @@ func (o *object) relocate(f *elf.File) error {
 // does a file's (kvm.ko's .debug_info is 4.4 MB), or onto the heap if the
 // mapping fails.
 func (o *object) copyOut(name string, sec []byte) []byte {
-	g, err := mmap.NewGrowable(len(sec))
+	g, err := mmap.New(len(sec))
 	if err != nil {
 		return bytes.Clone(sec)
 	}
 	b := g.Bytes()[:len(sec):len(sec)]
 	copy(b, sec)
 	if o.anon == nil {
-		o.anon = map[string]*mmap.Growable{}
+		o.anon = map[string]*mmap.Region{}
 	}
 	o.anon[name] = g
 	return b

@@ -140,11 +140,12 @@ func vmlinuxHas(path string, needle []byte) bool {
 	if err != nil {
 		return true
 	}
-	data, unmap, err := mmap.File(f, fi.Size())
+	mem, err := mmap.File(f, fi.Size())
 	if err != nil {
 		return true
 	}
-	defer unmap()
+	defer mem.Free()
+	data := mem.Bytes()
 	h, err := btf.ParseHeader(data)
 	off, n := h.Strings()
 	if err != nil || off+n > int64(len(data)) {

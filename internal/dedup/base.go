@@ -40,7 +40,7 @@ type Base struct {
 type baseMem struct {
 	tables []*table
 	strs   *strset
-	sigs   [sigTop + 1]*mmap.Growable
+	sigs   [sigTop + 1]*mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -51,7 +51,7 @@ func (m *baseMem) free() {
 		m.strs.Free()
 	}
 	for k := range m.sigs {
-		freeMapped(&m.sigs[k])
+		mmap.Free(&m.sigs[k])
 	}
 }
 
@@ -131,7 +131,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	b.table.freeze()
 	// The top signatures only file the base types: deduplication asks for
 	// those of own types alone.
-	freeMapped(&b.mem.sigs[sigTop])
+	mmap.Free(&b.mem.sigs[sigTop])
 	b.sigs[sigTop] = nil
 	return b, nil
 }

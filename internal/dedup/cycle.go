@@ -37,7 +37,7 @@ type cycSigs struct {
 	refined  int    // len(ids) at the last refinement
 	complete bool   // the last refinement reached a stable partition
 	next     uint64 // failSteps that allow the next refinement
-	mem      *mmap.Growable
+	mem      *mmap.Region
 }
 
 // cycWork is the refinement's budget of references hashed: this much,

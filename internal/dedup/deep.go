@@ -72,7 +72,7 @@ type deepSigs struct {
 	// the own types.
 	fwds  map[uint32]uint64
 	stack []deepFrame
-	mem   *mmap.Growable
+	mem   *mmap.Region
 	cyc   cycSigs // the types that reach a cycle
 }
 
@@ -83,7 +83,7 @@ type deepFrame struct {
 }
 
 func (s *deepSigs) free() {
-	freeMapped(&s.mem, &s.cyc.mem)
+	mmap.Free(&s.mem, &s.cyc.mem)
 	*s = deepSigs{}
 }
 

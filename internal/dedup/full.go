@@ -1,5 +1,7 @@
 package dedup
 
+import "github.com/kmeta-dev/kmeta/internal/mmap"
+
 // Full signatures filter the candidates that deep signatures cannot tell
 // apart because a FWD may stand for a struct somewhere (issue 37: an
 // anonymous FWD union as the member of an anonymous struct makes every
@@ -117,6 +119,6 @@ func (d *state) link(id, v uint32) {
 }
 
 func (f *fullSigs) free() {
-	freeMapped(&f.sigs.mem)
+	mmap.Free(&f.sigs.mem)
 	*f = fullSigs{}
 }

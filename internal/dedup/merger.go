@@ -81,8 +81,8 @@ func (rs *records) reserve(words, n int) {
 	if rs.mem != nil {
 		rs.w = growMapped(rs.w, words, &rs.mem.w)
 		rs.off.rel = growMapped(rs.off.rel, n, &rs.mem.off)
-		mmap.Cover(&rs.mem.wAhead, rs.w, rs.mem.w, len(rs.w)+words)
-		mmap.Cover(&rs.mem.offAhead, rs.off.rel, rs.mem.off, len(rs.off.rel)+n)
+		mmap.Cover(rs.w, rs.mem.w, len(rs.w)+words)
+		mmap.Cover(rs.off.rel, rs.mem.off, len(rs.off.rel)+n)
 		return
 	}
 	if cap(rs.w)-len(rs.w) < words {

@@ -29,11 +29,11 @@ type Prepared struct {
 // the Merger gives them back when it deduplicates, so that the buffers,
 // reused from input to input, leave no garbage on the heap.
 type prepMem struct {
-	w, ends, names, refs, keys, hashes, strs, strEnds, local *mmap.Growable
+	w, ends, names, refs, keys, hashes, strs, strEnds, local *mmap.Region
 }
 
 func (g *prepMem) free() {
-	freeMapped(&g.w, &g.ends, &g.names, &g.refs, &g.keys, &g.hashes, &g.strs, &g.strEnds, &g.local)
+	mmap.Free(&g.w, &g.ends, &g.names, &g.refs, &g.keys, &g.hashes, &g.strs, &g.strEnds, &g.local)
 }
 
 // prepPool holds the Prepared that AddPrepared is done with, for Prepare

@@ -3,7 +3,7 @@ package dedup
 import "github.com/kmeta-dev/kmeta/internal/mmap"
 
 // recMem keeps a Merger's records outside the Go heap, in anonymous
-// mappings that grow in place (mmap.Growable: mremap moves page tables,
+// mappings that grow in place (mmap.Region: mremap moves page tables,
 // not words). A DWARF encoder appends a vmlinux's millions of types, a
 // hundred megabytes and more of records; grown by copying on the heap,
 // they would leave the earlier copies resident until the collector's
@@ -11,12 +11,10 @@ import "github.com/kmeta-dev/kmeta/internal/mmap"
 // the collector's pacing (BENCH.md). The mappings are freed by free, when
 // the Merger deduplicates, or by a cleanup if it is dropped before.
 type recMem struct {
-	w, off *mmap.Growable
-	keys   *mmap.Growable // a Builder's string keys (builderSource.keys)
-	// The records are populated ahead of the appends (mmap.Cover): 1,255
-	// of the 9,882 page faults of the CLI's merge of the Debian 6.1
-	// modules were the appending goroutine's first writes to them.
-	wAhead, offAhead mmap.Ahead
+	w, off *mmap.Region
+	keys   *mmap.Region // a Builder's string keys (builderSource.keys)
+	// The records are populated ahead of the appends (mmap.Cover): the
+	// appending goroutine's first writes to them took page faults.
 }
 
 // plain lists the element types kept in mappings: none holds a pointer,
@@ -25,18 +23,15 @@ type plain interface {
 	uint16 | uint32 | uint64 | byte | slot | entry | refSlot
 }
 
-// growMapped is mmap.GrowSlice for the element types kept in mappings.
-func growMapped[T plain](s []T, n int, g **mmap.Growable) []T { return mmap.GrowSlice(s, n, g) }
+// growMapped is mmap.Append for the element types kept in mappings.
+func growMapped[T plain](s []T, n int, g **mmap.Region) []T { return mmap.Append(s, n, g) }
 
-// makeMapped is mmap.MakeSlice for the element types kept in mappings.
-func makeMapped[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlice[T](n, g) }
+// makeMapped is mmap.Make for the element types kept in mappings.
+func makeMapped[T plain](n int, g **mmap.Region) []T { return mmap.Make[T](n, g) }
 
-// makePopulated is mmap.MakeSlicePopulated for the element types kept in
+// makePopulated is mmap.MakePopulated for the element types kept in
 // mappings.
-func makePopulated[T plain](n int, g **mmap.Growable) []T { return mmap.MakeSlicePopulated[T](n, g) }
-
-// freeMapped is mmap.FreeAll.
-func freeMapped(gs ...**mmap.Growable) { mmap.FreeAll(gs...) }
+func makePopulated[T plain](n int, g **mmap.Region) []T { return mmap.MakePopulated[T](n, g) }
 
 // free unmaps the records' memory; the records must not be used after.
 func (m *recMem) free() {

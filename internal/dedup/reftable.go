@@ -24,7 +24,7 @@ type refTable struct {
 	// mem holds slots: a merge of a kernel's modules keeps a hundred
 	// thousand canonical reference types, and a table grown on the heap
 	// would leave its earlier copies to the collector.
-	mem *mmap.Growable
+	mem *mmap.Region
 }
 
 // refSlot is 16 bytes: a three-word record whole, or a longer one's hash
@@ -104,12 +104,12 @@ func (t *refTable) resize(n int) {
 		}
 		t.slots[i] = e
 	}
-	freeMapped(&oldMem)
+	mmap.Free(&oldMem)
 }
 
 // free gives back the table's mapping; it must not be used afterwards.
 func (t *refTable) free() {
-	freeMapped(&t.mem)
+	mmap.Free(&t.mem)
 	*t = refTable{}
 }
 

@@ -24,9 +24,9 @@ type baseScratch struct {
 	mem   *scratchMem
 }
 
-type scratchMem struct{ m, hyp *mmap.Growable }
+type scratchMem struct{ m, hyp *mmap.Region }
 
-func (s *scratchMem) free() { freeMapped(&s.m, &s.hyp) }
+func (s *scratchMem) free() { mmap.Free(&s.m, &s.hyp) }
 
 func newBaseScratch(last uint32) *baseScratch {
 	mem := new(scratchMem)

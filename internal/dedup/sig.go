@@ -120,17 +120,17 @@ type sigMemo struct {
 	win  [sigTop + 1][]uint32
 	away map[uint64]uint32 // (index<<3 | k) -> signature, outside the window
 	// populate makes the window's levels populated when made (see
-	// mmap.Growable.Populate): computeTops's windows, used for a moment
+	// mmap.Region.Populate): computeTops's windows, used for a moment
 	// by each worker, and not the window a pipelined deduplication keeps
 	// through a DWARF encoder's run.
 	populate bool
-	mem      [sigTop + 1]*mmap.Growable
+	mem      [sigTop + 1]*mmap.Region
 }
 
 // free gives back the window's mappings and forgets every signature.
 func (m *sigMemo) free() {
 	for k := range m.win {
-		freeMapped(&m.mem[k])
+		mmap.Free(&m.mem[k])
 		m.win[k] = nil
 	}
 	m.away = nil
@@ -272,7 +272,7 @@ func (b *Base) computeSigs(workers int) {
 	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
 	// shallow[id] is the hash every level > 0 of a reference mixes its
 	// references' signatures into (refsSig), computed with level 0.
-	var shallowMem *mmap.Growable
+	var shallowMem *mmap.Region
 	shallow := makePopulated[uint64](int(b.last)+1, &shallowMem)
 	defer shallowMem.Free()
 	for k := range b.sigs {

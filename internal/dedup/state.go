@@ -69,7 +69,7 @@ type state struct {
 	specTypes uint32
 	tops      []uint32 // top signatures (computeTops), index id-first
 
-	mMem, hypMem, topsMem, kindsMem *mmap.Growable // of m, hyp, tops and kt.own
+	mMem, hypMem, topsMem, kindsMem *mmap.Region // of m, hyp, tops and kt.own
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -159,7 +159,7 @@ func (d *state) freeGraphs() {
 	d.clearHypot()
 	d.deep.free()
 	d.full.free()
-	freeMapped(&d.hypMem, &d.topsMem)
+	mmap.Free(&d.hypMem, &d.topsMem)
 	d.hyp, d.tops = nil, nil
 }
 
@@ -167,7 +167,7 @@ func (d *state) freeGraphs() {
 // may be called more than once.
 func (d *state) free() {
 	d.freeScratch()
-	freeMapped(&d.mMem, &d.kindsMem)
+	mmap.Free(&d.mMem, &d.kindsMem)
 	d.m, d.kt.own = nil, nil
 	d.strs.Own.Free()
 	d.recs.mem.free()
@@ -333,7 +333,7 @@ func (d *state) run() error {
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
-	// take no page fault (mmap.Growable.Populate).
+	// take no page fault (mmap.Region.Populate).
 	d.m = makePopulated[uint32](int(n), &d.mMem)
 	d.kt.own = makePopulated[uint8](int(n), &d.kindsMem)
 	// hyp holds values plus one, so that it starts as zeros: the pages of

@@ -34,8 +34,7 @@ type table struct {
 	dense bool
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
-	slotsMem, entsMem *mmap.Growable
-	entsAhead         mmap.Ahead // the entries are populated ahead
+	slotsMem, entsMem *mmap.Region
 	// filter, set by freeze, answers most lookups of hashes a frozen
 	// table does not hold.
 	filter keyFilter
@@ -84,14 +83,14 @@ func newTableLoad(under *table, hint int, dense bool) *table {
 func (t *table) alloc(n int) {
 	t.slotsMem = nil
 	// Every insertion probes before it writes: populated, no page is
-	// read as the zero page first (see mmap.Growable.Populate).
+	// read as the zero page first (see mmap.Region.Populate).
 	t.slots = makePopulated[slot](n, &t.slotsMem)
 }
 
 // free gives back the table's mappings; it must not be used afterwards.
 func (t *table) free() {
 	if t != nil {
-		freeMapped(&t.slotsMem, &t.entsMem)
+		mmap.Free(&t.slotsMem, &t.entsMem)
 		t.slots, t.ents = nil, nil
 	}
 }
@@ -122,7 +121,7 @@ func (t *table) file(h uint64, e entry) {
 	}
 	e.prev, e.next = sl.head, 0
 	t.ents = growMapped(t.ents, 1, &t.entsMem)
-	mmap.Cover(&t.entsAhead, t.ents, t.entsMem, len(t.ents)+1)
+	mmap.Cover(t.ents, t.entsMem, len(t.ents)+1)
 	t.ents = append(t.ents, e)
 	sl.head = int32(len(t.ents))
 }

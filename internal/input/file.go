@@ -70,8 +70,9 @@ func File(ctx context.Context, path string, o Options) (*Data, error) {
 		if fi.Size() > limit {
 			return nil, &TooLargeError{What: o.What, Limit: limit, Claim: fi.Size()}
 		}
-		if b, unmap, err := mmap.File(f, fi.Size()); err == nil {
-			d := &Data{b: b, unmap: unmap, Mapped: true}
+		if mem, err := mmap.File(f, fi.Size()); err == nil {
+			b := mem.Bytes()
+			d := &Data{b: b, mem: mem, Mapped: true}
 			if o.Check != nil {
 				if err := o.Check(b[:min(len(b), o.CheckLen)]); err != nil {
 					d.Release()

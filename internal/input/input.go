@@ -8,7 +8,7 @@
 // compression header) before reading it, shows the first bytes that come
 // out to the caller's check (its magic numbers) before reading on, and
 // keeps peak memory close to the size of the data: the data grows in place
-// in an anonymous mapping (mmap.Growable, never two copies), and a
+// in an anonymous mapping (an mmap.Region, never two copies), and a
 // decompressor's own window is bounded by an eighth of the limit.
 //
 // # Concurrency
@@ -131,9 +131,8 @@ func (o *Options) what() string {
 // Data is input in memory: read, or mapped (see File). Release frees it.
 type Data struct {
 	b      []byte
-	g      *mmap.Growable
-	unmap  func() error
-	Mapped bool // the data is a file's mapping, not a copy in memory
+	mem    *mmap.Region // the memory b is in, unless on the heap or borrowed
+	Mapped bool         // the data is a file's mapping, not a copy in memory
 }
 
 // Bytes returns the data; it is invalid after Release.
@@ -142,12 +141,9 @@ func (d *Data) Bytes() []byte { return d.b }
 // Release frees the memory. It is safe to call more than once.
 func (d *Data) Release() error {
 	d.b = nil
-	if d.unmap != nil {
-		unmap := d.unmap
-		d.unmap = nil
-		return unmap()
-	}
-	return d.g.Free()
+	mem := d.mem
+	d.mem = nil
+	return mem.Free()
 }
 
 // chunk bounds a single Read, so that a cancelled context is noticed
@@ -165,11 +161,11 @@ func ReadAll(ctx context.Context, r io.Reader, o Options) (*Data, error) {
 	if o.Claim > 0 {
 		first = o.Claim + 1 // +1: see EOF without growing
 	}
-	g, err := mmap.NewGrowable(int(min(first, limit+1)))
+	mem, err := mmap.New(int(min(first, limit+1)))
 	if err != nil {
 		return nil, &MemoryError{What: o.what(), Size: min(first, limit+1), Limit: limit, Err: err}
 	}
-	d := &Data{g: g}
+	d := &Data{mem: mem}
 	if err := d.fill(ctx, r, &o, limit); err != nil {
 		d.Release()
 		return nil, err
@@ -178,7 +174,7 @@ func ReadAll(ctx context.Context, r io.Reader, o Options) (*Data, error) {
 }
 
 func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) error {
-	buf, n, checked := d.g.Bytes(), 0, o.Check == nil
+	buf, n, checked := d.mem.Bytes(), 0, o.Check == nil
 	for {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -189,7 +185,7 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 			}
 			var err error
 			size := min(2*int64(n), limit+1)
-			if buf, err = d.g.Grow(int(size)); err != nil {
+			if buf, err = d.mem.Grow(int(size)); err != nil {
 				return &MemoryError{What: o.what(), Size: size, Limit: limit, Err: err}
 			}
 		}

@@ -24,7 +24,7 @@ func resident(t *testing.T, b []byte) []bool {
 
 func populateSupported(t *testing.T) {
 	t.Helper()
-	g, err := NewGrowable(pageSize)
+	g, err := New(pageSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func populateSupported(t *testing.T) {
 // resident, and leaves the contents alone.
 func TestPopulate(t *testing.T) {
 	populateSupported(t)
-	g, err := NewGrowable(16 * pageSize)
+	g, err := New(16 * pageSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,20 +59,19 @@ func TestPopulate(t *testing.T) {
 
 // TestCover checks that Cover populates ahead of a growing slice once it
 // is MinPopulate bytes long, what is not written yet, and nothing of a
-// slice outside the mapping.
+// slice outside the region.
 func TestCover(t *testing.T) {
 	populateSupported(t)
-	var g *Growable
-	var a Ahead
-	s := GrowSlice[uint32](nil, 2*MinPopulate/4, &g)
+	var g *Region
+	s := Append[uint32](nil, 2*MinPopulate/4, &g)
 	defer g.Free()
-	Cover(&a, s, g, 10) // small: nothing
+	Cover(s, g, 10) // small: nothing
 	if in := resident(t, g.Bytes()); in[0] {
 		t.Fatal("Cover of 10 elements populated")
 	}
 	n := MinPopulate / 4
 	s = s[:n/2] // written, but for the test, never touched
-	Cover(&a, s, g, n)
+	Cover(s, g, n)
 	in := resident(t, g.Bytes())
 	for i, want := range []bool{false, true, true, false} {
 		p := []int{0, MinPopulate / 2, MinPopulate + aheadChunk - 1, MinPopulate + aheadChunk}[i] / pageSize
@@ -80,18 +79,22 @@ func TestCover(t *testing.T) {
 			t.Errorf("page %d resident %v, want %v", p, in[p], want)
 		}
 	}
-	s = GrowSlice(s[:n], len(g.Bytes())/4, &g) // moved or grown in place
-	Cover(&a, s, g, cap(s))
+	s = Append(s[:n], len(g.Bytes())/4, &g) // moved or grown in place
+	Cover(s, g, cap(s))
 	for i, in := range resident(t, g.Bytes()) {
 		if !in && i >= MinPopulate/pageSize {
 			t.Fatalf("page %d of %d not resident after Cover of the whole slice", i, len(g.Bytes())/pageSize)
 		}
 	}
 	heap := make([]uint32, MinPopulate)
-	var other Ahead
-	Cover(&other, heap, g, MinPopulate) // not in g: nothing
-	if other.done != 0 {
-		t.Errorf("Cover of a heap slice populated %d bytes", other.done)
+	other, err := New(MinPopulate * 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Free()
+	Cover(heap, other, MinPopulate) // not in other: nothing
+	if other.populated != 0 {
+		t.Errorf("Cover of a heap slice populated %d bytes", other.populated)
 	}
 }
 
@@ -99,7 +102,7 @@ func TestCover(t *testing.T) {
 // mapping: only its whole pages.
 func TestPopulateBytes(t *testing.T) {
 	populateSupported(t)
-	g, err := NewGrowable(8 * pageSize)
+	g, err := New(8 * pageSize)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ type Set[S Slot] struct {
 	shared bool
 
 	mapped            bool
-	dataMem, slotsMem *mmap.Growable
+	dataMem, slotsMem *mmap.Region
 }
 
 // minSlots is the size of the smallest index.
@@ -323,7 +323,7 @@ func (t *Set[S]) ReserveData(n int) {
 		return
 	}
 	if t.mapped {
-		t.data = mmap.GrowSlice(t.data, n, &t.dataMem)
+		t.data = mmap.Append(t.data, n, &t.dataMem)
 		return
 	}
 	t.data = slices.Grow(t.data, n)
@@ -331,8 +331,8 @@ func (t *Set[S]) ReserveData(n int) {
 
 func (t *Set[S]) makeSlots(n int) []S {
 	if t.mapped {
-		// Every insertion probes before it writes (mmap.Growable.Populate).
-		return mmap.MakeSlicePopulated[S](n, &t.slotsMem)
+		// Every insertion probes before it writes (mmap.Region.Populate).
+		return mmap.MakePopulated[S](n, &t.slotsMem)
 	}
 	return make([]S, n)
 }
@@ -416,12 +416,12 @@ func (t *Set[S]) Truncate(mark int) {
 // FreeIndex gives back the index; the Set may then only be read through
 // Data.
 func (t *Set[S]) FreeIndex() {
-	mmap.FreeAll(&t.slotsMem)
+	mmap.Free(&t.slotsMem)
 	t.slots, t.most = nil, 0
 }
 
 // Free gives back the Set's mappings; it must not be used afterwards.
 func (t *Set[S]) Free() {
-	mmap.FreeAll(&t.dataMem, &t.slotsMem)
+	mmap.Free(&t.dataMem, &t.slotsMem)
 	t.data, t.slots, t.most = nil, nil, 0
 }

@@ -1,0 +1,237 @@
+package mmap
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"unsafe"
+)
+
+// Region owns one mapping, or a heap slice where there is no mapping of
+// its kind (see the package documentation). The zero value holds
+// nothing. Its methods panic after Free: every slice it gave out is
+// invalid then.
+type Region struct {
+	b     []byte // the whole mapping
+	kind  kind
+	freed bool
+	// populated is how many bytes from the start Cover has populated.
+	populated int
+}
+
+type kind uint8
+
+const (
+	heap kind = iota // a heap slice: Free drops it
+	anon             // an anonymous private mapping
+	file             // a file's read-only private mapping
+)
+
+var pageSize = os.Getpagesize()
+
+// usedAfterFree is the panic of a Region's methods after Free.
+const usedAfterFree = "mmap: Region used after Free"
+
+func (r *Region) check() {
+	if r.freed {
+		panic(usedAfterFree)
+	}
+}
+
+// Bytes returns the whole region. It is invalid after Grow or Free.
+func (r *Region) Bytes() []byte {
+	r.check()
+	return r.b
+}
+
+// Len returns the region's size in bytes.
+func (r *Region) Len() int {
+	r.check()
+	return len(r.b)
+}
+
+// Free gives the memory back; nothing of it may be used afterwards. It is
+// safe on a nil Region and safe to call more than once.
+func (r *Region) Free() error {
+	if r == nil || r.freed {
+		return nil
+	}
+	b, k := r.b, r.kind
+	*r = Region{freed: true}
+	if k == heap || len(b) == 0 {
+		return nil
+	}
+	if err := retire(b); err != nil {
+		return fmt.Errorf("mmap: unmap %d bytes: %w", len(b), err)
+	}
+	return nil
+}
+
+// New returns an anonymous region of size bytes (at least one page),
+// zeroed, whose pages cost memory only once written.
+func New(size int) (*Region, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("mmap: size %d out of range", size)
+	}
+	return newAnon(max(size, pageSize))
+}
+
+// Grow makes an anonymous region size bytes long, keeping its contents,
+// and returns it (possibly at a new address: slices of the old one are
+// invalid then). A smaller size changes nothing.
+func (r *Region) Grow(size int) ([]byte, error) {
+	r.check()
+	if size <= len(r.b) {
+		return r.b, nil
+	}
+	if r.kind == file {
+		return r.b, fmt.Errorf("mmap: Grow of a file's mapping")
+	}
+	b, err := r.remap(size)
+	if err != nil {
+		return r.b, fmt.Errorf("mmap: grow to %d bytes: %w", size, err)
+	}
+	r.b = b
+	return b, nil
+}
+
+// Populate makes the pages of bytes off..off+n of an anonymous region
+// present and writable at once (MADV_POPULATE_WRITE, Linux 5.14), for
+// memory that will be written: one system call instead of a page fault
+// per page, and no fault of a page read before it is written, which maps
+// it first to the shared zero page and then, at the write, to a page of
+// its own, flushing the old mapping from the TLB of every CPU the process
+// runs on, as a hash table's probes before its insertions do. Pages
+// populated cost memory as written ones do. Elsewhere it does nothing.
+func (r *Region) Populate(off, n int) {
+	if r == nil {
+		return
+	}
+	r.check()
+	if r.kind == anon {
+		populate(r.b, off, n)
+	}
+}
+
+// MinSlice is the fewest bytes worth a mapping of their own: Make and
+// Grow keep smaller slices on the heap.
+const MinSlice = 64 << 10
+
+// sizeOf is the size of a T.
+func sizeOf[T any]() int { return int(unsafe.Sizeof(*new(T))) }
+
+// view returns b as a slice of T.
+func view[T any](b []byte) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/sizeOf[T]())
+}
+
+// Make returns n zeroed elements in a new anonymous region, which *r then
+// owns (*r must be nil), or on the heap, *r left nil, if they are fewer
+// than MinSlice bytes or the mapping fails. Pages never written cost no
+// memory, and Free gives the others back at once.
+//
+// T must hold no pointers: the garbage collector does not scan mappings.
+func Make[T any](n int, r **Region) []T {
+	size := sizeOf[T]()
+	if n*size < MinSlice {
+		return make([]T, n)
+	}
+	m, err := New(n * size)
+	if err != nil {
+		return make([]T, n)
+	}
+	*r = m
+	return view[T](m.b)[:n]
+}
+
+// MakePopulated is Make for elements that will all be written, or read
+// before they are written (a hash table's slots): if they are in a
+// region, its pages are made present and writable at once (see
+// Region.Populate).
+func MakePopulated[T any](n int, r **Region) []T {
+	s := Make[T](n, r)
+	(*r).Populate(0, n*sizeOf[T]())
+	return s
+}
+
+// Append returns s with room for n more elements, in *r's region, which
+// it makes if *r is nil. s is in that region unless it was never grown
+// there (its first elements, on the heap) or an append outgrew it (then on
+// the heap too): either way its elements are copied over. If the mapping
+// fails, s grows on the heap.
+//
+// T must hold no pointers: the garbage collector does not scan mappings.
+func Append[T any](s []T, n int, r **Region) []T {
+	need := len(s) + n
+	if cap(s) >= need {
+		return s
+	}
+	size := sizeOf[T]()
+	c := max(need, 2*cap(s), MinSlice/size)
+	var old *T
+	var b []byte
+	var err error
+	if *r == nil {
+		*r, err = New(size * c)
+		if err == nil {
+			b = (*r).b
+		}
+	} else {
+		old = (*T)(unsafe.Pointer(unsafe.SliceData((*r).Bytes())))
+		b, err = (*r).Grow(size * c)
+	}
+	if err != nil {
+		return slices.Grow(s, c-len(s))
+	}
+	ns := view[T](b)[:len(s)]
+	if unsafe.SliceData(s) != old {
+		copy(ns, s)
+	}
+	return ns
+}
+
+// Free frees the regions rs point to and sets them to nil; each may be
+// nil.
+func Free(rs ...**Region) {
+	for _, r := range rs {
+		(*r).Free()
+		*r = nil
+	}
+}
+
+// MinPopulate is how long a slice grows before Cover populates ahead of
+// it: a deduplication of one module appends a few kilobytes of records
+// to a new mapping, and populating 128 KB of it for them cost more than
+// the page faults it saved.
+const MinPopulate = 256 << 10
+
+// aheadChunk is how far Cover populates at a time.
+const aheadChunk = 128 << 10
+
+// Cover makes sure elements len(s) to n of s, in r (see Append), are
+// populated (see Region.Populate) before they are written, once the slice
+// is MinPopulate bytes long: ahead of what is written, by as much as is
+// written already and at most a chunk, a system call per chunk instead of
+// a page fault per page. It does nothing if s is not at the start of r.
+func Cover[T any](s []T, r *Region, n int) {
+	if r == nil {
+		return
+	}
+	r.check()
+	if r.kind != anon || len(r.b) == 0 || unsafe.Pointer(unsafe.SliceData(s)) != unsafe.Pointer(unsafe.SliceData(r.b)) {
+		return // not in the region (see Append)
+	}
+	size := sizeOf[T]()
+	end := n * size
+	if end <= r.populated || end < MinPopulate {
+		return
+	}
+	// From what is not written yet (s's elements are), ahead by what is
+	// written already, up to a chunk.
+	from := max(r.populated, len(s)*size)
+	to := min(end+min(aheadChunk, end), len(r.b))
+	if to > from {
+		populate(r.b, from, to-from)
+	}
+	r.populated = to
+}

@@ -1,0 +1,17 @@
+//go:build unix
+
+package mmap
+
+import "golang.org/x/sys/unix"
+
+// retire gives back a mapping. In a debug build it keeps the range
+// reserved: its pages are dropped (MADV_DONTNEED) and it is made
+// inaccessible, so that any later use faults and no later mapping lands
+// there.
+func retire(b []byte) error {
+	if !debug {
+		return unix.Munmap(b)
+	}
+	unix.Madvise(b, unix.MADV_DONTNEED)
+	return unix.Mprotect(b, unix.PROT_NONE)
+}
