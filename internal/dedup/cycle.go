@@ -1,7 +1,5 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/internal/mmap"
-
 // Types whose graph reaches a cycle (deepCyc) have no deep signature, but
 // can still be told apart (issue 37: a chain of nested records that
 // reaches a self-referencing struct is compared as libbpf does, cubic in
@@ -37,7 +35,6 @@ type cycSigs struct {
 	refined  int    // len(ids) at the last refinement
 	complete bool   // the last refinement reached a stable partition
 	next     uint64 // failSteps that allow the next refinement
-	mem      *mmap.Region
 }
 
 // cycWork is the refinement's budget of references hashed: this much,
@@ -73,7 +70,7 @@ func (d *state) cycRefine() {
 	c.refined = len(c.ids)
 	g := d.cycRounds(cycWork + cycWorkPerStep*d.failSteps)
 	if c.g == nil {
-		c.g = makeMapped[uint32](int(d.n()), &c.mem)
+		c.g = make([]uint32, d.n())
 	}
 	c.gBase = map[uint32]uint32{}
 	for i, id := range c.ids[:c.refined] {

@@ -2,7 +2,6 @@ package dedup
 
 import (
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Deep signatures let the struct pass skip, in a long candidate list,
@@ -72,7 +71,6 @@ type deepSigs struct {
 	// the own types.
 	fwds  map[uint32]uint64
 	stack []deepFrame
-	mem   *mmap.Region
 	cyc   cycSigs // the types that reach a cycle
 }
 
@@ -83,7 +81,6 @@ type deepFrame struct {
 }
 
 func (s *deepSigs) free() {
-	mmap.Free(&s.mem, &s.cyc.mem)
 	*s = deepSigs{}
 }
 
@@ -94,7 +91,7 @@ func (d *state) deepInit() {
 		return
 	}
 	s.fwds = d.referred(true)
-	s.own = makeMapped[uint32](int(d.n()), &s.mem)
+	s.own = make([]uint32, d.n())
 	s.base = map[uint32]uint32{}
 }
 

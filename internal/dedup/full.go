@@ -1,7 +1,5 @@
 package dedup
 
-import "github.com/kmeta-dev/kmeta/internal/mmap"
-
 // Full signatures filter the candidates that deep signatures cannot tell
 // apart because a FWD may stand for a struct somewhere (issue 37: an
 // anonymous FWD union as the member of an anonymous struct makes every
@@ -77,7 +75,7 @@ func (d *state) fullInit() {
 	f := &d.full
 	f.on = true
 	f.sigs = deepSigs{full: true, base: map[uint32]uint32{}, fwds: d.referred(false)}
-	f.sigs.own = makeMapped[uint32](int(d.n()), &f.sigs.mem)
+	f.sigs.own = make([]uint32, d.n())
 	f.class = map[uint32]uint32{}
 	for id := d.first; id < d.first+d.n() && !f.broken; id++ {
 		if r := d.resolve(id); r != id {
@@ -119,6 +117,5 @@ func (d *state) link(id, v uint32) {
 }
 
 func (f *fullSigs) free() {
-	mmap.Free(&f.sigs.mem)
 	*f = fullSigs{}
 }
