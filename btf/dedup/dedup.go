@@ -133,6 +133,34 @@ func (m *Merger) AddSpec(s *btf.Spec) error { return m.m.AddSpec(s) }
 // if one was never added.
 func (m *Merger) AddBuilder(b *builder.Builder) error { return m.m.AddBuilder(b) }
 
+// Prepared is an input that Merger.Prepare made ready for AddPrepared.
+type Prepared struct {
+	p *dedup.Prepared
+}
+
+// Prepare does the part of AddSpec that does not depend on the inputs
+// appended before s (it checks and copies the records of s, and looks its
+// names up in the base's strings), so that it can run on other goroutines
+// while earlier inputs are appended in order with AddPrepared. Appending
+// many modules this way spreads most of the appending over every core;
+// the output is the same as with AddSpec, byte for byte. s may be closed
+// once Prepare returns.
+//
+// Unlike the Merger's other methods, Prepare is safe for concurrent use,
+// with itself and with them.
+func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
+	p, err := m.m.Prepare(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{p: p}, nil
+}
+
+// AddPrepared appends an input that Prepare made ready, as AddSpec would
+// have appended it. On error nothing is appended. Either way p must not be
+// used afterwards: its buffers serve a later Prepare.
+func (m *Merger) AddPrepared(p *Prepared) error { return m.m.AddPrepared(p.p) }
+
 // NumTypes returns the number of types appended so far.
 func (m *Merger) NumTypes() int { return m.m.NumTypes() }
 

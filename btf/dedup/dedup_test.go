@@ -3,6 +3,7 @@ package dedup_test
 import (
 	"bytes"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -73,5 +74,50 @@ func TestSplitModules(t *testing.T) {
 		if err := m.AddSpec(specs[0]); !errors.Is(err, dedup.ErrDone) {
 			t.Errorf("%v: AddSpec after Dedup: %v, want ErrDone", c, err)
 		}
+	}
+}
+
+// TestPrepared: inputs prepared on many goroutines at once and appended in
+// order give AddSpec's bytes.
+func TestPrepared(t *testing.T) {
+	vm, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := testfixtures.Modules(t)
+	var specs []*btf.Spec
+	for _, name := range []string{"kvm", "xfs", "kvm", "xfs"} {
+		specs = append(specs, testfixtures.Spec(t, mods[name], vm))
+	}
+	base, err := dedup.NewBase(vm, dedup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := dedup.Specs(base, specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dedup.New(base, dedup.Options{})
+	prepared := make([]*dedup.Prepared, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Go(func() { prepared[i], errs[i] = m.Prepare(s) })
+	}
+	wg.Wait()
+	for i, p := range prepared {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if err := m.AddPrepared(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := m.Dedup(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("prepared inputs deduplicate differently from AddSpec's")
 	}
 }

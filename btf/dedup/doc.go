@@ -45,8 +45,11 @@
 //
 // A Base is immutable after NewBase and safe for concurrent use by any
 // number of Mergers; its Spec must stay open while it is used. A Merger is
-// not safe for concurrent use; distinct Mergers share nothing but their
-// Base. Inputs are copied when added: their Specs may be closed, and their
+// not safe for concurrent use, except for Prepare, which may run on any
+// number of goroutines beside the Merger's other calls: a caller with
+// many inputs prepares them in parallel and appends them in order with
+// AddPrepared, as kmeta's btf dedup does. Distinct Mergers share nothing
+// but their Base. Inputs are copied when added: their Specs may be closed, and their
 // Builders reused, once AddSpec or AddBuilder returns. The package has no
 // global mutable state.
 //

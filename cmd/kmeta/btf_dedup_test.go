@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
