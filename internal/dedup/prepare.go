@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -20,6 +21,7 @@ import (
 // A Prepared can be appended once, to the Merger that prepared it.
 type Prepared struct {
 	m *Merger
+	recenc.Words
 	wordInput
 	local []uint32 // Prepare's scratch
 	mem   *prepMem
@@ -67,7 +69,7 @@ const keepWords = 1 << 15
 func (q *prepPool) put(p *Prepared) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || cap(p.w) > keepWords {
+	if q.closed || cap(p.W) > keepWords {
 		p.mem.free()
 		*p = Prepared{mem: p.mem}
 		if q.closed {
@@ -124,7 +126,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	types := s.TypeSection()
 	bulk, inOrder := wire.Words(types)
 	if inOrder {
-		p.w = append(p.w, bulk...)
+		p.W = append(p.W, bulk...)
 	}
 	pos := 0 // words of p.w holding records
 	for id, t := range s.Types(btf.ScopeOwn) {
@@ -137,18 +139,18 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 		end := pos + len(rec)/4
 		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
 			inOrder = false
-			p.w = p.w[:pos]
+			p.W = p.W[:pos]
 		}
 		if !inOrder {
 			for i := 0; i < len(rec); i += 4 {
-				p.w = append(p.w, wire.Word(rec, uint32(i)))
+				p.W = append(p.W, wire.Word(rec, uint32(i)))
 			}
 		}
 		p.prepareRecord(pos, end, local, sec, strStart)
 		pos = end
-		p.ends = append(p.ends, uint32(pos))
+		p.Ends = append(p.Ends, uint32(pos))
 	}
-	p.w = p.w[:pos]
+	p.W = p.W[:pos]
 	return p, nil
 }
 
@@ -157,11 +159,12 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 // strings in the order of their first use (libbpf's order of interning:
 // the name, then each element's).
 func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
-	r := record(p.w[start:end])
+	r := record(p.W[start:end])
 	sh := r.Shape()
 	ref := func(i int) {
-		if i >= 0 && r[i] >= p.first {
-			p.refs = append(p.refs, uint32(start+i))
+		if i >= 0 && r[i] >= p.First {
+			p.Refs = append(p.Refs, uint32(start+i))
+			p.MaxRef = max(p.MaxRef, r[i])
 		}
 	}
 	name := func(i int) {
@@ -175,7 +178,7 @@ func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, str
 			local[off] = j
 		}
 		r[i] = j - 1
-		p.names = append(p.names, uint32(start+i))
+		p.Names = append(p.Names, uint32(start+i))
 	}
 	ref(sh.Ref0)
 	ref(sh.Ref1)
@@ -197,17 +200,18 @@ func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, str
 // section of strs bytes, with room for all it can hold: then no append
 // leaves the mappings. Room never written costs no memory.
 func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
-	p.m, p.first, p.pending = m, first, 0
+	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
+	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
 	// references than words; there are no more strings than names or
 	// than bytes. (Only the suffixes of one string named at many
 	// offsets can outgrow strs: then append moves it to the heap.)
 	nstr := min(words, strs) + 1
-	p.w = growMapped(p.w[:0], words, &g.w)
-	p.ends = growMapped(p.ends[:0], words/wHead, &g.ends)
-	p.names = growMapped(p.names[:0], words, &g.names)
-	p.refs = growMapped(p.refs[:0], words, &g.refs)
+	p.W = growMapped(p.W[:0], words, &g.w)
+	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
+	p.Names = growMapped(p.Names[:0], words, &g.names)
+	p.Refs = growMapped(p.Refs[:0], words, &g.refs)
 	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
@@ -249,10 +253,10 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
 	}
 	p.m = nil
-	if err := m.appendWordInput(&p.wordInput, nil, 0); err != nil {
+	if err := m.appendWordInput(&p.Words, &p.wordInput, 0); err != nil {
 		return err
 	}
-	m.d.specTypes += uint32(len(p.ends))
+	m.d.specTypes += uint32(len(p.Ends))
 	m.pool.put(p)
 	return nil
 }
