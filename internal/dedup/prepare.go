@@ -3,6 +3,7 @@ package dedup
 import (
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"runtime"
 	"sync"
 
@@ -117,24 +118,41 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
+	recs := func(yield func(btf.TypeID, []byte) bool) {
+		for id, t := range s.Types(btf.ScopeOwn) {
+			if !yield(id, t.Record()) {
+				return
+			}
+		}
+	}
+	if err := p.fill(uint32(s.FirstID()), s.TypeSection(), recs, sec, strStart); err != nil {
+		p.m = nil
+		m.pool.put(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+// fill copies into p, as words, the records that recs yields, checked,
+// and lists their names (in the string section sec, which starts at
+// strStart of the input's string space) and their references at or
+// above own. This is the part of appending any input, a Spec's or a
+// Builder's, that does not depend on the inputs appended before it.
+// types is the input's type section: when recs are its records in order,
+// as they are, they are copied at once and then rewritten in place.
+func (p *Prepared) fill(own uint32, types []byte, recs iter.Seq2[btf.TypeID, []byte], sec []byte, strStart uint32) error {
 	// local[off] is 1+ the number of the string at off of sec, once met:
 	// most names recur (member names), and are hashed once.
 	local := p.local[:len(sec)]
 	clear(local)
-	// The records are copied at once when the type section holds them in
-	// order, as it does, then rewritten in place; else one by one.
-	types := s.TypeSection()
 	bulk, inOrder := wire.Words(types)
 	if inOrder {
 		p.W = append(p.W, bulk...)
 	}
-	pos := 0 // words of p.w holding records
-	for id, t := range s.Types(btf.ScopeOwn) {
-		rec := t.Record()
+	pos := 0 // words of p.W holding records
+	for id, rec := range recs {
 		if err := checkRecord(rec); err != nil {
-			p.m = nil
-			m.pool.put(p)
-			return nil, fmt.Errorf("dedup: type [%d]: %w", id, err)
+			return fmt.Errorf("dedup: type [%d]: %w", id, err)
 		}
 		end := pos + len(rec)/4
 		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
@@ -142,27 +160,34 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 			p.W = p.W[:pos]
 		}
 		if !inOrder {
-			for i := 0; i < len(rec); i += 4 {
-				p.W = append(p.W, wire.Word(rec, uint32(i)))
-			}
+			p.W = appendRecordWords(p.W, rec)
 		}
-		p.prepareRecord(pos, end, local, sec, strStart)
+		p.prepareRecord(pos, end, own, local, sec, strStart)
 		pos = end
 		p.Ends = append(p.Ends, uint32(pos))
 	}
 	p.W = p.W[:pos]
-	return p, nil
+	return nil
 }
 
-// prepareRecord lists the references to the input's own types of the
-// record in p.w[start:end] and the names to resolve, numbering the
+// appendRecordWords appends the words of rec, a record checkRecord
+// accepted.
+func appendRecordWords(w []uint32, rec []byte) []uint32 {
+	for i := 0; i < len(rec); i += 4 {
+		w = append(w, wire.Word(rec, uint32(i)))
+	}
+	return w
+}
+
+// prepareRecord lists the references at or above own of the record in
+// p.W[start:end] and the names to resolve, numbering the
 // strings in the order of their first use (libbpf's order of interning:
 // the name, then each element's).
-func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
+func (p *Prepared) prepareRecord(start, end int, own uint32, local []uint32, sec []byte, strStart uint32) {
 	r := record(p.W[start:end])
 	sh := r.Shape()
 	ref := func(i int) {
-		if i >= 0 && r[i] >= p.First {
+		if i >= 0 && r[i] >= own {
 			p.Refs = append(p.Refs, uint32(start+i))
 			p.MaxRef = max(p.MaxRef, r[i])
 		}
