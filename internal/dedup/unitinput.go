@@ -29,8 +29,9 @@ const Deferred = recenc.Deferred
 // so the types are written once, in the Merger, and not first into a
 // builder.Builder.
 //
-// The Add methods take the arguments of builder.Builder's, and return the
-// id the type will have in the unit's numbering, which starts at the first
+// The Add methods are builder.Builder's: both write through one record
+// encoder (internal/recenc), with the same checks and errors. Here they
+// return the id the type will have in the unit's numbering, which starts at the first
 // id given to Reset: a reference at or above it is to one of the unit's
 // own types and AddUnit renumbers it; a reference below it (void, a base
 // type, a type appended before) stays as it is; Deferred is set by
