@@ -129,9 +129,6 @@ func (u *Unit) SetCache(c *NameCache) {
 	u.next = c
 }
 
-// known marks the result of str that is a key, not a string's number.
-const known = 1 << 31
-
 // A NameCache remembers the Merger's keys of strings of one section (a
 // DWARF encoder's .debug_str), which most names of a producer's units are
 // views of: a unit writing a name the cache knows writes its key, without
@@ -200,51 +197,6 @@ func viewHash(p *byte, n int) uint64 {
 	return (uint64(uintptr(unsafe.Pointer(p))) ^ uint64(n)<<40) * 0x9e3779b97f4a7c15
 }
 
-// str returns the number of s among u's strings, adding it if needed,
-// looking it up first by its address.
-func (u *Unit) str(s string) (uint32, error) {
-	p := unsafe.StringData(s)
-	off := notInCache
-	if c := u.cache; c != nil {
-		if off = c.offset(p, len(s)); off != notInCache {
-			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
-				return known | e.key, nil
-			}
-		}
-	}
-	mask := uint64(len(u.views) - 1)
-	i := viewHash(p, len(s)) >> 32 & mask
-	for ; u.views[i].p != nil; i = (i + 1) & mask {
-		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
-			return v.j, nil
-		}
-	}
-	j, err := u.strByValue(s)
-	if err != nil {
-		return 0, err
-	}
-	if int(j) == len(u.soff) {
-		u.soff = append(u.soff, off)
-	}
-	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
-	u.vpos = append(u.vpos, uint32(i))
-	if 2*len(u.vpos) > len(u.views) {
-		old := u.views
-		u.views = make([]viewSlot, 2*len(old))
-		mask := uint64(len(u.views) - 1)
-		for k, at := range u.vpos {
-			v := old[at]
-			i := viewHash(v.p, int(v.n)) >> 32 & mask
-			for u.views[i].p != nil {
-				i = (i + 1) & mask
-			}
-			u.views[i] = v
-			u.vpos[k] = uint32(i)
-		}
-	}
-	return j, nil
-}
-
 // NumTypes returns the number of types written into u.
 func (u *Unit) NumTypes() int { return len(u.Ends) }
 
@@ -311,9 +263,50 @@ func (u *Unit) grow() {
 // unitSink is a Unit as the Sink of its encoder.
 type unitSink Unit
 
+// Str returns the key of s if u's NameCache knows it, else the number of
+// s among u's strings, pending, adding it if needed; it looks s up first
+// by its address.
 func (u *unitSink) Str(s string) (uint32, bool, error) {
-	j, err := (*Unit)(u).str(s)
-	return j &^ known, j&known == 0, err
+	p := unsafe.StringData(s)
+	off := notInCache
+	if c := u.cache; c != nil {
+		if off = c.offset(p, len(s)); off != notInCache {
+			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+				return e.key, false, nil
+			}
+		}
+	}
+	mask := uint64(len(u.views) - 1)
+	i := viewHash(p, len(s)) >> 32 & mask
+	for ; u.views[i].p != nil; i = (i + 1) & mask {
+		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			return v.j, true, nil
+		}
+	}
+	j, err := (*Unit)(u).strByValue(s)
+	if err != nil {
+		return 0, false, err
+	}
+	if int(j) == len(u.soff) {
+		u.soff = append(u.soff, off)
+	}
+	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
+	u.vpos = append(u.vpos, uint32(i))
+	if 2*len(u.vpos) > len(u.views) {
+		old := u.views
+		u.views = make([]viewSlot, 2*len(old))
+		mask := uint64(len(u.views) - 1)
+		for k, at := range u.vpos {
+			v := old[at]
+			i := viewHash(v.p, int(v.n)) >> 32 & mask
+			for u.views[i].p != nil {
+				i = (i + 1) & mask
+			}
+			u.views[i] = v
+			u.vpos[k] = uint32(i)
+		}
+	}
+	return j, true, nil
 }
 
 func (u *unitSink) Begin() (btf.TypeID, error) {
