@@ -93,11 +93,6 @@ func (rs *records) reserve(words, n int) {
 	}
 }
 
-func (rs *records) truncate(mark int) {
-	rs.off.truncate(mark)
-	rs.w = rs.w[:rs.off.at(uint32(mark-1))]
-}
-
 // Dedup deduplicates what was appended and returns it as raw BTF, written
 // as opts says (builder.Options: byte order, layout section). Afterwards
 // the Merger can only be discarded.
