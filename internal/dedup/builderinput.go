@@ -3,7 +3,6 @@ package dedup
 import (
 	"bytes"
 	"fmt"
-	"iter"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -48,7 +47,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	strs, strStart := b.Strings()
 	p := m.pool.get()
 	p.reset(m, uint32(first), len(types)/4, len(strs))
-	err := p.fill(uint32(b.FirstID()), types, builderRecords(types, first), strs, strStart)
+	err := fillBuilder(p, uint32(b.FirstID()), types, first, strs, strStart)
 	if err == nil {
 		err = m.appendWordInput(&p.Words, &p.wordInput, 0)
 	}
@@ -65,26 +64,27 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	return nil
 }
 
-// builderRecords yields the records of a Builder's type section, types,
-// numbered from first. A record that does not fit is yielded as the
-// rest of the section, for checkRecord to refuse.
-func builderRecords(types []byte, first btf.TypeID) iter.Seq2[btf.TypeID, []byte] {
-	return func(yield func(btf.TypeID, []byte) bool) {
-		for off, id := 0, first; off < len(types); id++ {
-			rest := types[off:]
-			size, ok := uint32(len(rest)), len(rest) >= wire.TypeSize
-			if ok {
-				size, ok = wire.DefaultLayouts.RecordSize(wire.Record(rest).Info())
-			}
-			if !ok || int(size) > len(rest) {
-				size = uint32(len(rest))
-			}
-			if !yield(id, rest[:size]) {
-				return
-			}
-			off += int(size)
+// fillBuilder fills p with the records of a Builder's type section,
+// types, numbered from first (see filler). A record that does not fit is
+// given as the rest of the section, for checkRecord to refuse.
+func fillBuilder(p *Prepared, own uint32, types []byte, first btf.TypeID, strs []byte, strStart uint32) error {
+	f := p.filler(own, types, strs, strStart)
+	for off, id := 0, first; off < len(types); id++ {
+		rest := types[off:]
+		size, ok := uint32(len(rest)), len(rest) >= wire.TypeSize
+		if ok {
+			size, ok = wire.DefaultLayouts.RecordSize(wire.Record(rest).Info())
 		}
+		if !ok || int(size) > len(rest) {
+			size = uint32(len(rest))
+		}
+		if err := f.add(id, rest[:size]); err != nil {
+			return err
+		}
+		off += int(size)
 	}
+	f.done()
+	return nil
 }
 
 // room checks that n more types can be appended: libbpf allows ids up to

@@ -3,7 +3,6 @@ package dedup
 import (
 	"fmt"
 	"hash/maphash"
-	"iter"
 	"runtime"
 	"sync"
 
@@ -118,57 +117,72 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
-	recs := func(yield func(btf.TypeID, []byte) bool) {
-		for id, t := range s.Types(btf.ScopeOwn) {
-			if !yield(id, t.Record()) {
-				return
-			}
+	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
+	for id, t := range s.Types(btf.ScopeOwn) {
+		if err := f.add(id, t.Record()); err != nil {
+			p.m = nil
+			m.pool.put(p)
+			return nil, err
 		}
 	}
-	if err := p.fill(uint32(s.FirstID()), s.TypeSection(), recs, sec, strStart); err != nil {
-		p.m = nil
-		m.pool.put(p)
-		return nil, err
-	}
+	f.done()
 	return p, nil
 }
 
-// fill copies into p, as words, the records that recs yields, checked,
-// and lists their names (in the string section sec, which starts at
-// strStart of the input's string space) and their references at or
-// above own. This is the part of appending any input, a Spec's or a
-// Builder's, that does not depend on the inputs appended before it.
-// types is the input's type section: when recs are its records in order,
-// as they are, they are copied at once and then rewritten in place.
-func (p *Prepared) fill(own uint32, types []byte, recs iter.Seq2[btf.TypeID, []byte], sec []byte, strStart uint32) error {
+// A filler copies into a Prepared, as words, the records of an input
+// given to add, checked, and lists their names (in the string section
+// sec, which starts at strStart of the input's string space) and their
+// references at or above own. This is the part of appending any input,
+// a Spec's or a Builder's, that does not depend on the inputs appended
+// before it. When the records are those of the type section types, in
+// order, as they are, they are copied at once and rewritten in place.
+type filler struct {
+	p        *Prepared
+	own      uint32
+	types    []byte
+	bulk     []uint32
+	inOrder  bool
+	pos      int      // words of p.W holding records
+	local    []uint32 // see filler
+	sec      []byte
+	strStart uint32
+}
+
+func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
+	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
 	// local[off] is 1+ the number of the string at off of sec, once met:
 	// most names recur (member names), and are hashed once.
-	local := p.local[:len(sec)]
-	clear(local)
-	bulk, inOrder := wire.Words(types)
-	if inOrder {
-		p.W = append(p.W, bulk...)
+	f.local = p.local[:len(sec)]
+	clear(f.local)
+	f.bulk, f.inOrder = wire.Words(types)
+	if f.inOrder {
+		p.W = append(p.W, f.bulk...)
 	}
-	pos := 0 // words of p.W holding records
-	for id, rec := range recs {
-		if err := checkRecord(rec); err != nil {
-			return fmt.Errorf("dedup: type [%d]: %w", id, err)
-		}
-		end := pos + len(rec)/4
-		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
-			inOrder = false
-			p.W = p.W[:pos]
-		}
-		if !inOrder {
-			p.W = appendRecordWords(p.W, rec)
-		}
-		p.prepareRecord(pos, end, own, local, sec, strStart)
-		pos = end
-		p.Ends = append(p.Ends, uint32(pos))
+	return f
+}
+
+// add adds the record rec, of id id in the input's numbering.
+func (f *filler) add(id btf.TypeID, rec []byte) error {
+	p := f.p
+	if err := checkRecord(rec); err != nil {
+		return fmt.Errorf("dedup: type [%d]: %w", id, err)
 	}
-	p.W = p.W[:pos]
+	end := f.pos + len(rec)/4
+	if f.inOrder && (end > len(f.bulk) || &rec[0] != &f.types[4*f.pos]) {
+		f.inOrder = false
+		p.W = p.W[:f.pos]
+	}
+	if !f.inOrder {
+		p.W = appendRecordWords(p.W, rec)
+	}
+	p.prepareRecord(f.pos, end, f.own, f.local, f.sec, f.strStart)
+	f.pos = end
+	p.Ends = append(p.Ends, uint32(end))
 	return nil
 }
+
+// done ends the records.
+func (f *filler) done() { f.p.W = f.p.W[:f.pos] }
 
 // appendRecordWords appends the words of rec, a record checkRecord
 // accepted.
