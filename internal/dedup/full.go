@@ -10,13 +10,14 @@ import "github.com/kmeta-dev/kmeta/btf"
 // length).
 //
 // The full signature of a type hashes its graph as deep signatures do
-// (deepSig with deepSigs.full), but follows every struct and union, and
-// is deepNone where the graph reaches a cycle, or a FWD through a type of
-// a kind that also refers to a struct or union of the FWD's name and
-// class (an unsafe FWD; safe ones are leaves, their class and name, as in
-// deep signatures): such a type is never filtered by it. A FWD itself has
-// none. A type "has" a full signature when it is not deepNone (full
-// signatures are odd).
+// (deepSig with deepSigs.full), but follows every struct and union (but
+// those of the triples fullCollapse collapses, below), and is deepNone
+// where the graph reaches a cycle, or a FWD through a type of a kind that
+// also refers to a struct or union of the FWD's name and class (an unsafe
+// FWD, unless its triple is collapsed; safe ones are leaves, their class
+// and name, as in deep signatures): such a type is never filtered by it.
+// A FWD itself has none. A type "has" a full signature when it is not
+// deepNone (full signatures are odd).
 //
 // Why skipping is safe. Call the types that resolve to one type a class.
 // Suppose every class's types that have full signatures have equal ones
