@@ -37,7 +37,9 @@ func nestedBTF(tb testing.TB, n int, v hostile.NestedVariant) []byte {
 // cycle beside the chain (cycle.go), with pointers to anonymous FWDs, and
 // with an anonymous FWD as the member of a record shaped like the chain's
 // (full.go), alone, with a FWD reached from the bottom of the chain, and
-// with that FWD unsafe (a pointer to an anonymous struct).
+// with that FWD unsafe (a pointer to the first record, to every record,
+// members through typedefs, FWDs at several depths: fullCollapse), and
+// with the records linked by pointers.
 func TestLibbpfNested(t *testing.T) {
 	libbpfdedup(t)
 	compat := compatOf(t)
