@@ -30,10 +30,12 @@ byte, which the kernel's scripts/pahole-version.sh reads to choose its
 flags. The options taken are those the kernel's build passes, Linux 5.15 to
 7.x, in pahole 1.30's spelling: -J, -j[N], --btf_features=LIST (names
 separated by commas, "default", a leading "+" adding to the defaults;
-names pahole 1.30 does not know are ignored, as it ignores them),
---btf_base FILE, --btf_encode_detached=FILE, --lang_exclude=rust,
---btf_gen_floats, --skip_encoding_btf_vars,
---skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
+names pahole 1.30 does not know are ignored, as it ignores them, and so is
+"attributes", as Debian 13's pahole 1.30, built with libbpf 1.5, ignores
+it), --btf_base FILE, --btf_encode_detached=FILE, --lang_exclude=rust,
+--btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_enum64
+(every enum as ENUM, values cut to 32 bits, as Linux 5.x's stable releases
+ask), --skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
 follows the options, as pahole's does, not FILE's kernel release (that is
 "kmeta btf encode"). Any other option is an error naming it: pahole's
 other jobs (-C, --reorganize, layouts) are "kmeta btf layout".
@@ -46,8 +48,8 @@ objcopy). The work is done on a copy: if anything fails, FILE is left as
 it was. The output does not depend on -j; pahole 1.30's -j without
 --btf_features=+reproducible_build orders types as its threads finish,
 kmeta always as one job does (as reproducible_build does). Without
---lang_exclude=rust, Rust compile units are encoded too, as pahole does;
-that is untested against pahole (no kernel at hand has them). --btf_encode_detached=OUT is replaced
+--lang_exclude=rust, Rust compile units are encoded too, as pahole does.
+--btf_encode_detached=OUT is replaced
 whole; pahole 1.30 writes over an existing OUT without truncating it.`,
 		DisableFlagParsing: true,
 		Args:               cobra.ArbitraryArgs,

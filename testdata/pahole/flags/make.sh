@@ -1,0 +1,35 @@
+#!/bin/sh
+# Remakes the goldens of pahole 1.30 for the options of the kernel's
+# build that change what it encodes, from the objects of ../../dwarf:
+#   NAME.noenum64.btf  pahole -J --skip_encoding_btf_enum64 (Linux 5.4 to
+#                      5.19's stable releases with pahole 1.24 or later)
+#   rust-x86_64.o      percpu.c and tags.c in one object, tags.c's unit
+#                      marked DW_LANG_Rust (its DW_AT_language patched in
+#                      clang 14's assembly), as no Rust toolchain is needed
+#   rust-x86_64.keep.btf     pahole -J --btf_features=default
+#   rust-x86_64.exclude.btf  the same with --lang_exclude=rust
+# Usage: make.sh PAHOLE (pahole 1.30: fetch-modern.sh's bin/pahole).
+# Needs Debian bookworm's clang 14 and binutils (ld).
+set -eu
+P=${1:?usage: make.sh PAHOLE}
+cd "$(dirname "$0")"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for n in kinds-x86_64 tags-arm64be; do
+	zcat "../../dwarf/$n.o.gz" >"$tmp/$n.o"
+	"$P" -J --skip_encoding_btf_enum64 --btf_encode_detached="$tmp/$n.btf" "$tmp/$n.o"
+	gzip -9n <"$tmp/$n.btf" >"$n.noenum64.btf.gz"
+done
+src=$(cd ../../dwarf && pwd)
+(cd "$src" && clang -fdebug-prefix-map="$src"=. -O2 --target=x86_64-linux-gnu -g -S tags.c \
+	-o "$tmp/tags.s" -Wno-c2x-extensions)
+# DW_LANG_C99 (12) becomes DW_LANG_Rust (0x1c).
+sed 's/^\t\.short\t12\( *# DW_AT_language\)$/\t.short\t28\1/' "$tmp/tags.s" >"$tmp/rust.s"
+if cmp -s "$tmp/tags.s" "$tmp/rust.s"; then echo "make.sh: DW_AT_language not found" >&2; exit 1; fi
+clang --target=x86_64-linux-gnu -c "$tmp/rust.s" -o "$tmp/rust.o"
+zcat ../../dwarf/percpu-x86_64.o.gz >"$tmp/percpu.o"
+(cd "$tmp" && ld -r -o rust-x86_64.o percpu.o rust.o)
+gzip -9n <"$tmp/rust-x86_64.o" >rust-x86_64.o.gz
+"$P" -J --btf_features=default --btf_encode_detached="$tmp/keep.btf" "$tmp/rust-x86_64.o"
+"$P" -J --btf_features=default --lang_exclude=rust --btf_encode_detached="$tmp/exclude.btf" "$tmp/rust-x86_64.o"
+gzip -9n <"$tmp/keep.btf" >rust-x86_64.keep.btf.gz
+gzip -9n <"$tmp/exclude.btf" >rust-x86_64.exclude.btf.gz
