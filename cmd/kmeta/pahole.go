@@ -34,8 +34,8 @@ names pahole 1.30 does not know are ignored, as it ignores them, and so is
 "attributes", as Debian 13's pahole 1.30, built with libbpf 1.5, ignores
 it), --btf_base FILE, --btf_encode_detached=FILE, --lang_exclude=rust,
 --btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_enum64
-(every enum as ENUM, values cut to 32 bits, as Linux 5.x's stable releases
-ask), --skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
+(every enum as ENUM, values cut to 32 bits, as the stable releases of
+Linux 5.x ask), --skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
 follows the options, as pahole's does, not FILE's kernel release (that is
 "kmeta btf encode"). Any other option is an error naming it: pahole's
 other jobs (-C, --reorganize, layouts) are "kmeta btf layout".

@@ -62,8 +62,8 @@ var paholeFlags = map[string]func(a *paholeArgs){
 	"--btf_gen_optimized": func(a *paholeArgs) {
 		a.conf.features |= dwarf2btf.FeatureOptimizedFunc
 	},
-	// Linux 5.4 to 5.19's stable releases pass it to pahole 1.24 and
-	// later, their kernels knowing no ENUM64.
+	// The stable releases of 5.x kernels (5.15's, 5.19's) pass it to
+	// pahole 1.24 and later: those kernels know no ENUM64.
 	"--skip_encoding_btf_enum64": func(a *paholeArgs) {
 		a.conf.features &^= dwarf2btf.FeatureEnum64
 	},

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Remakes the goldens of pahole 1.30 for the options of the kernel's
 # build that change what it encodes, from the objects of ../../dwarf:
-#   NAME.noenum64.btf  pahole -J --skip_encoding_btf_enum64 (Linux 5.4 to
-#                      5.19's stable releases with pahole 1.24 or later)
+#   NAME.noenum64.btf  pahole -J --skip_encoding_btf_enum64 (the stable
+#                      releases of Linux 5.x, with pahole 1.24 or later)
 #   rust-x86_64.o      percpu.c and tags.c in one object, tags.c's unit
 #                      marked DW_LANG_Rust (its DW_AT_language patched in
 #                      clang 14's assembly), as no Rust toolchain is needed
