@@ -203,8 +203,8 @@ func TestPaholeDistilledBase(t *testing.T) {
 
 // TestPaholeFlags: the options of the kernel's build that change what is
 // encoded give pahole 1.30's BTF (testdata/pahole/flags/make.sh): enums
-// without ENUM64 (Linux 5.x's stable releases), and a unit marked
-// DW_LANG_Rust kept or left out by --lang_exclude=rust.
+// without ENUM64 (Linux 5.x's stable releases), pahole-flags.sh's lines,
+// and a unit marked DW_LANG_Rust kept or left out by --lang_exclude=rust.
 func TestPaholeFlags(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
@@ -212,6 +212,12 @@ func TestPaholeFlags(t *testing.T) {
 	}{
 		{"dwarf/kinds-x86_64.o.gz", "kinds-x86_64.noenum64.btf.gz", []string{"--skip_encoding_btf_enum64"}},
 		{"dwarf/tags-arm64be.o.gz", "tags-arm64be.noenum64.btf.gz", []string{"--skip_encoding_btf_enum64"}},
+		// pahole-flags.sh's lines (Linux 5.15 to 6.6) for pahole 1.30.
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line1.btf.gz", strings.Fields("--btf_gen_floats --skip_encoding_btf_vars")},
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line2.btf.gz", strings.Fields("--btf_gen_floats -j --lang_exclude=rust " +
+			"--skip_encoding_btf_inconsistent_proto --btf_gen_optimized")},
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line3.btf.gz", strings.Fields("--btf_gen_floats -j1 --skip_encoding_btf_enum64 " +
+			"--skip_encoding_btf_inconsistent_proto --btf_gen_optimized")},
 		{"pahole/flags/rust-x86_64.o.gz", "rust-x86_64.keep.btf.gz", []string{"--btf_features=default"}},
 		{"pahole/flags/rust-x86_64.o.gz", "rust-x86_64.exclude.btf.gz", []string{"--btf_features=default", "--lang_exclude=rust"}},
 	} {

@@ -3,6 +3,7 @@
 # build that change what it encodes, from the objects of ../../dwarf:
 #   NAME.noenum64.btf  pahole -J --skip_encoding_btf_enum64 (the stable
 #                      releases of Linux 5.x, with pahole 1.24 or later)
+#   multi-x86_64.lineN.btf  pahole -J with the Nth flag line below
 #   rust-x86_64.o      percpu.c and tags.c in one object, tags.c's unit
 #                      marked DW_LANG_Rust (its DW_AT_language patched in
 #                      clang 14's assembly), as no Rust toolchain is needed
@@ -18,6 +19,19 @@ for n in kinds-x86_64 tags-arm64be; do
 	zcat "../../dwarf/$n.o.gz" >"$tmp/$n.o"
 	"$P" -J --skip_encoding_btf_enum64 --btf_encode_detached="$tmp/$n.btf" "$tmp/$n.o"
 	gzip -9n <"$tmp/$n.btf" >"$n.noenum64.btf.gz"
+done
+# The flag lines of pahole-flags.sh (Linux 5.15 to 6.6, stable backports
+# included) for a pahole that says v1.30, on several units at once.
+n=0
+for fl in "--btf_gen_floats --skip_encoding_btf_vars" \
+	"--btf_gen_floats -j --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized" \
+	"--btf_gen_floats -j1 --skip_encoding_btf_enum64 --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"; do
+	n=$((n + 1))
+	zcat ../../dwarf/multi-x86_64.o.gz >"$tmp/multi.o"
+	rm -f "$tmp/multi.btf" # pahole 1.30 does not truncate an existing output
+	# shellcheck disable=SC2086 # the flags are words
+	"$P" -J $fl --btf_encode_detached="$tmp/multi.btf" "$tmp/multi.o"
+	gzip -9n <"$tmp/multi.btf" >"multi-x86_64.line$n.btf.gz"
 done
 src=$(cd ../../dwarf && pwd)
 (cd "$src" && clang -fdebug-prefix-map="$src"=. -O2 --target=x86_64-linux-gnu -g -S tags.c \
