@@ -234,3 +234,32 @@ func TestPaholeFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestPaholeJobs: -j alone runs one worker on a file smaller than
+// soloInput, every CPU on a larger one; -jN is N whatever the size.
+func TestPaholeJobs(t *testing.T) {
+	dir := t.TempDir()
+	small, large := filepath.Join(dir, "small.ko"), filepath.Join(dir, "large.ko")
+	if err := os.WriteFile(small, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(soloInput); err != nil { // sparse
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		jobs int
+		file string
+		want int
+	}{
+		{0, small, 1}, {0, large, 0}, {3, small, 3}, {1, large, 1}, {0, filepath.Join(dir, "missing"), 0},
+	} {
+		if got := paholeJobs(tc.jobs, tc.file); got != tc.want {
+			t.Errorf("paholeJobs(%d, %s) = %d, want %d", tc.jobs, filepath.Base(tc.file), got, tc.want)
+		}
+	}
+}
