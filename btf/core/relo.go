@@ -92,7 +92,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := parseSpec(local, r, &out.local); err != nil {
-		return fmt.Errorf("parsing [%d] %s %s: %w", r.TypeID, kindStr(lt.Kind()), anon(lt.Name()), err)
+		return fmt.Errorf("%w (parsing [%d] %s %s)", err, r.TypeID, kindStr(lt.Kind()), anon(lt.Name()))
 	}
 	out.parsed = true
 	if r.Kind == ext.TypeIDLocal {
@@ -108,7 +108,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 	for _, c := range *cands {
 		ok, err := specMatch(&budget{}, &out.local, c.s, c.id, &candSpec)
 		if err != nil {
-			return fmt.Errorf("matching candidate [%d]: %w", c.id, err)
+			return fmt.Errorf("%w (matching candidate [%d])", err, c.id)
 		}
 		if !ok {
 			continue

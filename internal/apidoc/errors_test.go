@@ -1,0 +1,316 @@
+package apidoc
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// wrappedHelpers lists the functions ("DIR.Func" or "DIR.Type.Method")
+// and whole packages ("DIR") whose error messages carry no prefix of their
+// own, because every caller that returns them from an exported entry point
+// adds its package's prefix once. Each says why.
+var wrappedHelpers = map[string]string{
+	"btf/core.marker.addComposite": "build wraps it: \"core: minimal BTF: TYPE: ...\"",
+}
+
+// notPrefixed lists the packages that TestErrorPrefixes does not check:
+// commands, which print "kmeta: COMMAND: " before the library's message,
+// and test helpers, whose errors reach only tests.
+var notPrefixed = map[string]bool{
+	"cmd/kmeta":                        true,
+	"kallsyms/internal/gentokens":      true,
+	"kallsyms/internal/ksymtest":       true,
+	"internal/apidoc":                  true,
+	"internal/bpftest":                 true,
+	"internal/fuzztest":                true,
+	"internal/testfixtures":            true,
+	"internal/testfixtures/bigendian":  true,
+	"internal/testfixtures/debpackage": true,
+	"internal/testfixtures/hostile":    true,
+	"btf/internal/lazyfuzz":            true,
+}
+
+// TestErrorPrefixes checks the error convention of every package: an
+// error a package returns starts with "PKG: " (PKG its package name),
+// exactly once, also when it is wrapped with %w, and an error about a
+// file names the file after the prefix. It reads the message literals of
+// errors.New and fmt.Errorf, and the format of each Error method, in the
+// non-test files:
+//   - a message starts with "PKG: ", and not with "PKG: PKG: ";
+//   - or it starts with "%w", adding nothing before the prefix of the
+//     error it wraps: a sentinel of the package, itself checked here, as
+//     in fmt.Errorf("%w: detail", ErrInvalid), or an error of the
+//     package's own that the runtime tests check;
+//   - a message that starts with "PKG: " does not wrap a sentinel of the
+//     package with %w, which would say "PKG: " twice;
+//   - functions and packages of wrappedHelpers are exempt: their callers
+//     add the prefix (the packages' runtime tests check the result).
+//
+// Errors the package passes on unchanged (return err) are not seen here;
+// the packages' tests of bad input check those at run time.
+func TestErrorPrefixes(t *testing.T) {
+	root := filepath.Join("..", "..")
+	used := map[string]bool{}
+	var bad int
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench") {
+			return filepath.SkipDir
+		}
+		if notPrefixed[rel] {
+			return nil
+		}
+		for _, msg := range prefixErrors(t, path, rel, used) {
+			t.Error(msg)
+			bad++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range wrappedHelpers {
+		if !used[k] {
+			t.Errorf("wrappedHelpers lists %s, which has no unprefixed message: remove it", k)
+		}
+	}
+	if bad > 0 {
+		t.Logf("%d messages break the error convention", bad)
+	}
+}
+
+// errPackage is the non-test code of one package, parsed.
+type errPackage struct {
+	rel, name string
+	fset      *token.FileSet
+	files     []*ast.File
+	sentinels map[string]bool // package-level error variables with the prefix
+}
+
+func parsePackage(t *testing.T, dir, rel string) *errPackage {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &errPackage{rel: rel, fset: token.NewFileSet(), sentinels: map[string]bool{}}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(p.fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		p.name = f.Name.Name
+		p.files = append(p.files, f)
+	}
+	if len(p.files) == 0 {
+		return nil
+	}
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					if msg, ok := errorMessage(v); ok && i < len(vs.Names) && strings.HasPrefix(msg, p.name+": ") {
+						p.sentinels[vs.Names[i].Name] = true
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// prefixErrors returns the messages of the package in dir that break the
+// convention, and marks in used the wrappedHelpers entries it met.
+func prefixErrors(t *testing.T, dir, rel string, used map[string]bool) []string {
+	p := parsePackage(t, dir, rel)
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			fn := funcKey(decl)
+			ast.Inspect(decl, func(n ast.Node) bool {
+				if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" {
+					if msg, ok := errorMethodFormat(fd); ok {
+						out = append(out, p.check(fd.Pos(), fn, msg, nil, used)...)
+					}
+				}
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if msg, ok := errorMessage(call); ok {
+					out = append(out, p.check(call.Pos(), fn, msg, call.Args[1:], used)...)
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// check returns what is wrong with one message of function fn, whose
+// format arguments are args.
+func (p *errPackage) check(pos token.Pos, fn, msg string, args []ast.Expr, used map[string]bool) []string {
+	where := p.fset.Position(pos)
+	at := filepath.Join(p.rel, filepath.Base(where.Filename)) + ":" + strconv.Itoa(where.Line)
+	prefix := p.name + ": "
+	var out []string
+	switch {
+	case strings.HasPrefix(msg, prefix):
+		if strings.HasPrefix(msg[len(prefix):], prefix) {
+			out = append(out, at+": "+strconv.Quote(msg)+" says "+strconv.Quote(prefix)+" twice")
+		}
+		for _, s := range wrappedSentinels(msg, args) {
+			if p.sentinels[s] {
+				out = append(out, at+": "+strconv.Quote(msg)+" wraps "+s+", which says "+strconv.Quote(prefix)+" again; put %w first")
+			}
+		}
+	case strings.HasPrefix(msg, "%w"):
+		// Nothing comes before the wrapped error's own prefix.
+		return nil
+	default:
+		for _, k := range []string{p.rel + "." + fn, p.rel} {
+			if _, ok := wrappedHelpers[k]; ok {
+				used[k] = true
+				return nil
+			}
+		}
+		out = append(out, at+": "+strconv.Quote(msg)+" does not start with "+strconv.Quote(prefix))
+	}
+	return out
+}
+
+// wrappedSentinels returns the identifiers that the %w verbs of the format
+// msg take from args.
+func wrappedSentinels(msg string, args []ast.Expr) []string {
+	var ids []string
+	arg := 0
+	for i := 0; i < len(msg); i++ {
+		if msg[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(msg) && strings.IndexByte("+-# 0123456789.*", msg[i]) >= 0 {
+			i++
+		}
+		if i >= len(msg) || msg[i] == '%' {
+			continue
+		}
+		if msg[i] == 'w' && arg < len(args) {
+			if id, ok := args[arg].(*ast.Ident); ok {
+				ids = append(ids, id.Name)
+			}
+		}
+		arg++
+	}
+	return ids
+}
+
+// errorMessage returns the message literal of errors.New(lit) or
+// fmt.Errorf(lit, ...).
+func errorMessage(e ast.Expr) (string, bool) {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
+		return "", false
+	}
+	return stringLit(call.Args[0])
+}
+
+// errorMethodFormat returns how an Error method's message starts: the
+// first value it returns or assigns that is a string literal, the format
+// of a fmt.Sprintf, or a sum that starts with either.
+func errorMethodFormat(fd *ast.FuncDecl) (string, bool) {
+	var msg string
+	var found bool
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		var vals []ast.Expr
+		switch n := n.(type) {
+		case *ast.ReturnStmt:
+			vals = n.Results
+		case *ast.AssignStmt:
+			vals = n.Rhs
+		}
+		if len(vals) > 0 && !found {
+			msg, found = messageStart(vals[0])
+		}
+		return !found
+	})
+	return msg, found
+}
+
+// messageStart returns the literal a string expression starts with.
+func messageStart(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BinaryExpr:
+		return messageStart(e.X)
+	case *ast.CallExpr:
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Sprintf" && len(e.Args) > 0 {
+			return stringLit(e.Args[0])
+		}
+	}
+	return stringLit(e)
+}
+
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+// funcKey names a declaration as wrappedHelpers does: "Func" or
+// "Type.Method"; "" for other declarations.
+func funcKey(decl ast.Decl) string {
+	fd, ok := decl.(*ast.FuncDecl)
+	if !ok {
+		return ""
+	}
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	if st, ok := typ.(*ast.StarExpr); ok {
+		typ = st.X
+	}
+	if ix, ok := typ.(*ast.IndexExpr); ok {
+		typ = ix.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
