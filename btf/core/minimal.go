@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // ErrUnsupportedKind is returned by TypesFor when a relocation reaches a
@@ -249,7 +250,7 @@ func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error
 				err = m.record(&oc)
 			}
 			if err != nil {
-				return fmt.Errorf("%w (%s relo #%d)", err, sec.Name, i)
+				return pkgerr.Errorf("core: %s relo #%d: %w", sec.Name, i, err)
 			}
 		}
 	}

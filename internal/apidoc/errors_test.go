@@ -48,8 +48,9 @@ var notPrefixed = map[string]bool{
 //     error it wraps: a sentinel of the package, itself checked here, as
 //     in fmt.Errorf("%w: detail", ErrInvalid), or an error of the
 //     package's own that the runtime tests check;
-//   - a message that starts with "PKG: " does not wrap a sentinel of the
-//     package with %w, which would say "PKG: " twice;
+//   - a message of fmt.Errorf that starts with "PKG: " does not wrap a
+//     sentinel of the package with %w, which would say "PKG: " twice;
+//     pkgerr.Errorf says it once;
 //   - functions and packages of wrappedHelpers are exempt: their callers
 //     add the prefix (the packages' runtime tests check the result).
 //
@@ -163,7 +164,11 @@ func prefixErrors(t *testing.T, dir, rel string, used map[string]bool) []string 
 					return true
 				}
 				if msg, ok := errorMessage(call); ok {
-					out = append(out, p.check(call.Pos(), fn, msg, call.Args[1:], used)...)
+					args := call.Args[1:]
+					if isPkgerr(call) {
+						args = nil // it says the prefix once
+					}
+					out = append(out, p.check(call.Pos(), fn, msg, args, used)...)
 				}
 				return true
 			})
@@ -186,7 +191,7 @@ func (p *errPackage) check(pos token.Pos, fn, msg string, args []ast.Expr, used 
 		}
 		for _, s := range wrappedSentinels(msg, args) {
 			if p.sentinels[s] {
-				out = append(out, at+": "+strconv.Quote(msg)+" wraps "+s+", which says "+strconv.Quote(prefix)+" again; put %w first")
+				out = append(out, at+": "+strconv.Quote(msg)+" wraps "+s+", which says "+strconv.Quote(prefix)+" again: use pkgerr.Errorf")
 			}
 		}
 	case strings.HasPrefix(msg, "%w"):
@@ -230,8 +235,14 @@ func wrappedSentinels(msg string, args []ast.Expr) []string {
 	return ids
 }
 
-// errorMessage returns the message literal of errors.New(lit) or
-// fmt.Errorf(lit, ...).
+// isPkgerr reports whether call is pkgerr.Errorf.
+func isPkgerr(call *ast.CallExpr) bool {
+	sel := call.Fun.(*ast.SelectorExpr)
+	return sel.X.(*ast.Ident).Name == "pkgerr"
+}
+
+// errorMessage returns the message literal of errors.New(lit),
+// fmt.Errorf(lit, ...) or pkgerr.Errorf(lit, ...).
 func errorMessage(e ast.Expr) (string, bool) {
 	call, ok := e.(*ast.CallExpr)
 	if !ok || len(call.Args) == 0 {
@@ -242,7 +253,7 @@ func errorMessage(e ast.Expr) (string, bool) {
 		return "", false
 	}
 	pkg, ok := sel.X.(*ast.Ident)
-	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
+	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf" || pkg.Name == "pkgerr" && sel.Sel.Name == "Errorf") {
 		return "", false
 	}
 	return stringLit(call.Args[0])
