@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -30,6 +31,7 @@ func TestProgramsReadelf(t *testing.T) {
 	for _, rel := range objects {
 		data := testfixtures.Read(t, rel)
 		obj, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}
@@ -130,6 +132,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
 		if err != nil {
 			return
 		}

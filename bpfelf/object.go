@@ -14,10 +14,11 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // ErrNoExt is returned for a BPF object without a .BTF.ext section.
-var ErrNoExt = errors.New("no .BTF.ext section")
+var ErrNoExt = errors.New("bpfelf: no .BTF.ext section")
 
 // Object is a BPF ELF object (clang -target bpf): its BTF, its .BTF.ext
 // records, and its programs, as libbpf finds them (one per STT_FUNC symbol
@@ -72,14 +73,14 @@ func Open(ctx context.Context, path string, o Options) (*Object, error) {
 		plain, err := input.Inflate(ctx, f, d.Bytes(), input.Options{Limit: o.MaxSize})
 		d.Release()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, pkgerr.Errorf("bpfelf: %s: %w", path, err)
 		}
 		d = plain
 	}
 	obj, err := parseObject(d.Bytes())
 	if err != nil {
 		d.Release()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("bpfelf: %s: %w", path, err)
 	}
 	obj.data = d
 	return obj, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // EncodeFile is Encode for the file at path: an ELF file, mapped and read
@@ -37,14 +38,14 @@ func withFile(ctx context.Context, path string, limit int64, f func(data []byte,
 	if format := input.Detect(d.Bytes()); format != input.None {
 		in, err := input.Inflate(ctx, format, d.Bytes(), input.Options{Limit: limit, What: path})
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return pkgerr.Errorf("dwarf2btf: %s: %w", path, err)
 		}
 		d.Release()
 		d = in
 		defer in.Release()
 	}
 	if err := f(d.Bytes(), d.Mapped); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return pkgerr.Errorf("dwarf2btf: %s: %w", path, err)
 	}
 	return nil
 }

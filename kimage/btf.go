@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // headLen is how much of an input tells a bzImage or a Debian package: the
@@ -43,7 +44,7 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 	defer d.Release()
 	s, err := kernelBTF(ctx, d.Bytes(), opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -140,7 +141,7 @@ func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, e
 	}
 	s, err := imageSpec(ctx, image, sm, opts)
 	if err != nil && name != "" {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
 	return s, err
 }
@@ -192,7 +193,7 @@ func OpenPackage(ctx context.Context, path string, opts Options) (*Package, erro
 	maxSize := opts.MaxSize
 	check := func(head []byte) error {
 		if err := checkDeb(head); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return pkgerr.Errorf("kimage: %s: %w", path, err)
 		}
 		return nil
 	}
@@ -203,7 +204,7 @@ func OpenPackage(ctx context.Context, path string, opts Options) (*Package, erro
 	defer d.Release()
 	p, err := readPackage(ctx, d.Bytes(), maxSize)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", path, err)
 	}
 	p.name = path
 	return p, nil
@@ -235,7 +236,7 @@ func checkDeb(head []byte) error {
 	if IsDeb(head) || IsRPM(head) {
 		return nil
 	}
-	return fmt.Errorf("not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
+	return fmt.Errorf("kimage: not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
 }
 
 func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, error) {
@@ -274,7 +275,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil
 		case err != nil:
-			p.errs[mod] = fmt.Errorf("%s: %w", name, err)
+			p.errs[mod] = pkgerr.Errorf("kimage: %s: %w", name, err)
 		default:
 			p.files[mod] = raw
 			if distBase != nil {
@@ -291,7 +292,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	if p.files[vmlinux], err = imageBTF(ctx, image, sm, maxSize); err != nil {
-		return nil, fmt.Errorf("%s: %w", imageName, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", imageName, err)
 	}
 	slices.Sort(p.names)
 	return p, nil
@@ -315,7 +316,7 @@ func (p *Package) File(name string) ([]byte, error) {
 	}
 	raw, ok := p.files[name]
 	if !ok {
-		return nil, fmt.Errorf("%s: %q: %w", p.name, name, ErrNoModule)
+		return nil, pkgerr.Errorf("kimage: %s: %q: %w", p.name, name, ErrNoModule)
 	}
 	return raw, nil
 }
@@ -336,7 +337,7 @@ func (p *Package) Open(name string, base *btf.Spec) (*btf.Spec, error) {
 	}
 	s, err := btf.Parse(raw, btf.Options{Base: base})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
+		return nil, pkgerr.Errorf("kimage: %s: %s: %w", p.name, name, err)
 	}
 	return s, nil
 }
@@ -357,7 +358,7 @@ func (p *Package) openDistilled(name string, raw, dist []byte, base *btf.Spec) (
 			}
 		}
 	}
-	return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
+	return nil, pkgerr.Errorf("kimage: %s: %s: %w", p.name, name, err)
 }
 
 // String returns the path the Package was read from.

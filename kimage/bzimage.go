@@ -12,6 +12,7 @@ import (
 	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Format is the compression of a kernel image's payload.
@@ -160,10 +161,10 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 	case Lzo:
 		r, err = newLzopReader(bytes.NewReader(p))
 	default:
-		err = fmt.Errorf("unknown format %d", f)
+		err = fmt.Errorf("kimage: unknown format %d", f)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("kimage: %v payload: %w", f, err)
+		return nil, 0, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
 	return r, claim, nil
 }
@@ -174,7 +175,7 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 func newLzma(p []byte, maxSize int64) (io.Reader, error) {
 	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
 	if dict > max(maxSize/8, 1<<20) {
-		return nil, fmt.Errorf("dictionary of %d bytes is too large", dict)
+		return nil, fmt.Errorf("kimage: dictionary of %d bytes is too large", dict)
 	}
 	return lzma.NewReader(bytes.NewReader(p))
 }

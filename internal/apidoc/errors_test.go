@@ -18,6 +18,9 @@ import (
 // adds its package's prefix once. Each says why.
 var wrappedHelpers = map[string]string{
 	"btf/core.marker.addComposite": "build wraps it: \"core: minimal BTF: TYPE: ...\"",
+	"kernel.readFile":              "a module's file, as os.ReadFile: its *fs.PathError reaches users in a ModuleError, \"kernel: module NAME: read PATH: ...\"",
+	"kernel.readFd":                "readFile puts it in a *fs.PathError",
+	"kallsyms.readSmall":           "readModule only asks whether a module's sysfs file reads; its errors are not returned",
 }
 
 // notPrefixed lists the packages that TestErrorPrefixes does not check:

@@ -15,6 +15,7 @@ package fuzztest
 import (
 	"flag"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -48,4 +49,18 @@ func Bound() error {
 		return nil
 	}
 	return flag.Set(minimizeFlag, MinimizeRuns)
+}
+
+// CheckError fails tb if err, returned by an exported function of the
+// package named pkg, breaks kmeta's error convention: its message starts
+// with "PKG: ", and says it once. A nil err passes.
+func CheckError(tb testing.TB, pkg string, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	msg, prefix := err.Error(), pkg+": "
+	if !strings.HasPrefix(msg, prefix) || strings.Count(msg, prefix) != 1 {
+		tb.Errorf("error %q: want it to start with %q, once", msg, prefix)
+	}
 }
