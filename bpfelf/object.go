@@ -67,7 +67,7 @@ type Options struct {
 func Open(ctx context.Context, path string, o Options) (*Object, error) {
 	d, err := input.File(ctx, path, input.Options{Limit: o.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("bpfelf: %w", err)
 	}
 	if f := input.Detect(d.Bytes()); f != input.None {
 		plain, err := input.Inflate(ctx, f, d.Bytes(), input.Options{Limit: o.MaxSize})

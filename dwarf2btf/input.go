@@ -32,7 +32,7 @@ func EncodeFile(ctx context.Context, path string, opts Options, out builder.Opti
 func withFile(ctx context.Context, path string, limit int64, f func(data []byte, mapped bool) error) error {
 	d, err := input.File(ctx, path, input.Options{Limit: limit})
 	if err != nil {
-		return err
+		return pkgerr.Errorf("dwarf2btf: %w", err)
 	}
 	defer d.Release()
 	if format := input.Detect(d.Bytes()); format != input.None {
@@ -58,7 +58,7 @@ func ByteOrder(data []byte) (binary.ByteOrder, error) {
 	if f := input.Detect(data); f != input.None {
 		r, _, err := input.Decompress(f, data, input.DefaultLimit)
 		if err != nil {
-			return nil, err
+			return nil, pkgerr.Errorf("dwarf2btf: %w", err)
 		}
 		head := make([]byte, elf.EI_NIDENT)
 		n, _ := io.ReadFull(r, head)

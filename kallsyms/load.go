@@ -81,11 +81,11 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 	defer f.Close()
 	limit := cmp.Or(max(opts.MaxSize, 0), input.DefaultLimit)
 	if fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, &input.TooLargeError{What: path, Limit: limit}
+		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit})
 	}
 	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, &opts)
 	if errors.Is(err, input.ErrTooLarge) {
-		return nil, err // it names the file
+		return nil, pkgerr.Errorf("kallsyms: %w", err) // it names the file
 	} else if err != nil {
 		return nil, pkgerr.Errorf("kallsyms: %s: %w", path, err)
 	}

@@ -33,13 +33,16 @@ const headLen = 0x250
 func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, error) {
 	if !isImageFile(path) {
 		s, err := btf.Open(ctx, path, opts)
-		if err == nil || !isCompressedImageFile(path) {
-			return s, err
+		if err == nil {
+			return s, nil
+		}
+		if !isCompressedImageFile(path) {
+			return nil, pkgerr.Errorf("kimage: %w", err)
 		}
 	}
 	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	s, err := kernelBTF(ctx, d.Bytes(), opts)
@@ -60,7 +63,7 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	if !IsImage(head) && !isPackage(head) && !isCompressedImage(d.Bytes()) {
@@ -199,7 +202,7 @@ func OpenPackage(ctx context.Context, path string, opts Options) (*Package, erro
 	}
 	d, err := input.File(ctx, path, input.Options{Limit: maxSize, What: path, Check: check, CheckLen: debHeadLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	p, err := readPackage(ctx, d.Bytes(), maxSize)
@@ -215,7 +218,7 @@ func ReadPackage(ctx context.Context, r io.Reader, opts Options) (*Package, erro
 	maxSize := opts.MaxSize
 	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: "package", Check: checkDeb, CheckLen: debHeadLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	p, err := readPackage(ctx, d.Bytes(), maxSize)

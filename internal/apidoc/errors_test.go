@@ -21,6 +21,12 @@ var wrappedHelpers = map[string]string{
 	"kernel.readFile":              "a module's file, as os.ReadFile: its *fs.PathError reaches users in a ModuleError, \"kernel: module NAME: read PATH: ...\"",
 	"kernel.readFd":                "readFile puts it in a *fs.PathError",
 	"kallsyms.readSmall":           "readModule only asks whether a module's sysfs file reads; its errors are not returned",
+	"internal/wire":                "btf puts its errors in a *btf.FormatError (\"btf: header section: ...\"); btfids and internal/dedup wrap them with their prefix",
+	"internal/input":               "btf, kimage, kallsyms, dwarf2btf and bpfelf wrap its errors with their prefix; the CLI with \"kmeta: COMMAND: \"",
+	"internal/atomicfile":          "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
+	"internal/elfwrite":            "the CLI's ELF outputs: the CLI prints \"kmeta: COMMAND: \" before its errors",
+	"internal/perfevent":           "kallsyms/live wraps its errors after ErrNoKsymEvents (\"live: not following ...: \")",
+	"internal/bpfsys":              "bpfobj wraps its errors (\"bpfobj: BTF object 5: ...\"); the CLI with \"kmeta: COMMAND: \"",
 }
 
 // notPrefixed lists the packages that TestErrorPrefixes does not check:
@@ -57,8 +63,11 @@ var notPrefixed = map[string]bool{
 //   - functions and packages of wrappedHelpers are exempt: their callers
 //     add the prefix (the packages' runtime tests check the result).
 //
-// Errors the package passes on unchanged (return err) are not seen here;
-// the packages' tests of bad input check those at run time.
+// An exported function of a public package does not return the error of
+// another package's function unwrapped ("x, err := input.File(...)" then
+// "return nil, err"), unless that package has the same name (btf/dedup
+// and internal/dedup). Deeper passes are not seen here; fuzztest.CheckError
+// in the packages' fuzz and bad-input tests checks them at run time.
 func TestErrorPrefixes(t *testing.T) {
 	root := filepath.Join("..", "..")
 	used := map[string]bool{}
@@ -154,8 +163,12 @@ func prefixErrors(t *testing.T, dir, rel string, used map[string]bool) []string 
 	}
 	var out []string
 	for _, f := range p.files {
+		imports := importNames(f)
 		for _, decl := range f.Decls {
 			fn := funcKey(decl)
+			if fd, ok := decl.(*ast.FuncDecl); ok && !strings.HasPrefix(rel, "internal/") && ast.IsExported(fd.Name.Name) {
+				out = append(out, p.passedOn(fd, imports, used)...)
+			}
 			ast.Inspect(decl, func(n ast.Node) bool {
 				if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" {
 					if msg, ok := errorMethodFormat(fd); ok {
@@ -178,6 +191,78 @@ func prefixErrors(t *testing.T, dir, rel string, used map[string]bool) []string 
 		}
 	}
 	return out
+}
+
+// passedOn returns the places where the exported function fd returns an
+// error of another package unwrapped: "return nil, err" just after
+// "x, err := otherpkg.F(...)".
+func (p *errPackage) passedOn(fd *ast.FuncDecl, imports map[string]bool, used map[string]bool) []string {
+	from := map[string]string{} // error variable -> "pkg.F" that set it last
+	var out []string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				id, ok := l.(*ast.Ident)
+				if !ok || !strings.HasPrefix(id.Name, "err") {
+					continue
+				}
+				from[id.Name] = ""
+				if len(n.Rhs) != 1 {
+					continue
+				}
+				call, ok := n.Rhs[0].(*ast.CallExpr)
+				if !ok {
+					continue
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && imports[x.Name] && x.Name != p.name {
+						from[id.Name] = x.Name + "." + sel.Sel.Name
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			if len(n.Results) == 0 {
+				return true
+			}
+			id, ok := n.Results[len(n.Results)-1].(*ast.Ident)
+			if !ok || from[id.Name] == "" {
+				return true
+			}
+			k := p.rel + "." + funcKey(fd)
+			if _, ok := wrappedHelpers[k]; ok {
+				used[k] = true
+				return true
+			}
+			where := p.fset.Position(n.Pos())
+			out = append(out, filepath.Join(p.rel, filepath.Base(where.Filename))+":"+strconv.Itoa(where.Line)+
+				": "+funcKey(fd)+" returns the error of "+from[id.Name]+" without "+strconv.Quote(p.name+": "))
+		}
+		return true
+	})
+	return out
+}
+
+// importNames returns the names under which f refers to the packages it
+// imports, but for those whose errors need no prefix: fmt, errors and
+// pkgerr make them.
+func importNames(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	for _, im := range f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		switch name {
+		case "fmt", "errors", "pkgerr", "_", ".":
+			continue
+		}
+		names[name] = true
+	}
+	return names
 }
 
 // check returns what is wrong with one message of function fn, whose

@@ -15,6 +15,7 @@ package fuzztest
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,24 @@ func CheckError(tb testing.TB, pkg string, err error) {
 	if !strings.HasPrefix(msg, prefix) || strings.Count(msg, prefix) != 1 {
 		tb.Errorf("error %q: want it to start with %q, once", msg, prefix)
 	}
+}
+
+// BadFiles makes files that no reader of kmeta accepts, in a temporary
+// directory of tb, and returns their paths by what they are: "missing" (no
+// such file), "directory", "empty", and "text" (a line of text).
+func BadFiles(tb testing.TB) map[string]string {
+	tb.Helper()
+	dir := tb.TempDir()
+	files := map[string]string{
+		"missing":   filepath.Join(dir, "missing"),
+		"directory": dir,
+		"empty":     filepath.Join(dir, "empty"),
+		"text":      filepath.Join(dir, "text"),
+	}
+	for name, data := range map[string]string{"empty": "", "text": "this is not a kernel, nor BTF, nor ELF\n"} {
+		if err := os.WriteFile(files[name], []byte(data), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return files
 }
