@@ -109,7 +109,8 @@ func readelfFuncs(t *testing.T, readelf, path string) []string {
 	return out
 }
 
-// TestErrors: what is not a BPF object with BTF and .BTF.ext says so.
+// TestErrors: what is not a BPF object with BTF and .BTF.ext says so, in
+// an error that starts with "bpfelf: ".
 func TestErrors(t *testing.T) {
 	var fe *btf.FormatError
 	if _, err := bpfelf.Parse([]byte("not an ELF file")); !errors.As(err, &fe) {
@@ -121,6 +122,14 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := bpfelf.Open(t.Context(), filepath.Join(t.TempDir(), "missing.o"), bpfelf.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open(missing): %v", err)
+	}
+	fuzztest.CheckFiles(t, "bpfelf", func(path string) error {
+		_, err := bpfelf.Open(t.Context(), path, bpfelf.Options{})
+		return err
+	})
+	for _, data := range [][]byte{nil, []byte("not an ELF file"), mod, testfixtures.Read(t, testfixtures.DebianVmlinux)} {
+		_, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
 	}
 }
 

@@ -89,7 +89,11 @@ func Open(ctx context.Context, path string, o Options) (*Object, error) {
 // Parse reads a BPF object from data, which the caller keeps unchanged
 // while the Object is used.
 func Parse(data []byte) (*Object, error) {
-	return parseObject(data)
+	obj, err := parseObject(data)
+	if err != nil {
+		return nil, pkgerr.Errorf("bpfelf: %w", err)
+	}
+	return obj, nil
 }
 
 // Close releases the object's memory. Strings taken from it earlier stay

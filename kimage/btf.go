@@ -59,7 +59,11 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
 	if !IsImage(head) && !isPackage(head) && Detect(head) == Unknown {
-		return btf.Read(ctx, br, opts)
+		s, err := btf.Read(ctx, br, opts)
+		if err != nil {
+			return nil, pkgerr.Errorf("kimage: %w", err)
+		}
+		return s, nil
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
 	if err != nil {
@@ -67,7 +71,11 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 	}
 	defer d.Release()
 	if !IsImage(head) && !isPackage(head) && !isCompressedImage(d.Bytes()) {
-		return btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
+		s, err := btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
+		if err != nil {
+			return nil, pkgerr.Errorf("kimage: %w", err)
+		}
+		return s, nil
 	}
 	return kernelBTF(ctx, d.Bytes(), opts)
 }

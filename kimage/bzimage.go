@@ -173,6 +173,9 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 // refusing a dictionary larger than maxSize/8 (lzma -9 uses 64 MiB; the
 // default maxSize allows 128 MiB).
 func newLzma(p []byte, maxSize int64) (io.Reader, error) {
+	if len(p) < 5 {
+		return nil, fmt.Errorf("kimage: an lzma header of %d bytes, want at least 5", len(p))
+	}
 	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
 	if dict > max(maxSize/8, 1<<20) {
 		return nil, fmt.Errorf("kimage: dictionary of %d bytes is too large", dict)

@@ -65,7 +65,7 @@ var notPrefixed = map[string]bool{
 //
 // An exported function of a public package does not return the error of
 // another package's function unwrapped ("x, err := input.File(...)" then
-// "return nil, err"), unless that package has the same name (btf/dedup
+// "return nil, err", or "return btf.Read(...)"), unless that package has the same name (btf/dedup
 // and internal/dedup). Deeper passes are not seen here; fuzztest.CheckError
 // in the packages' fuzz and bad-input tests checks them at run time.
 func TestErrorPrefixes(t *testing.T) {
@@ -224,11 +224,21 @@ func (p *errPackage) passedOn(fd *ast.FuncDecl, imports map[string]bool, used ma
 				}
 			}
 		case *ast.ReturnStmt:
-			if len(n.Results) == 0 {
+			if len(n.Results) == 0 || !returnsError(fd) {
 				return true
 			}
-			id, ok := n.Results[len(n.Results)-1].(*ast.Ident)
-			if !ok || from[id.Name] == "" {
+			var what string
+			switch last := n.Results[len(n.Results)-1].(type) {
+			case *ast.Ident:
+				what = from[last.Name]
+			case *ast.CallExpr: // return otherpkg.F(...)
+				if sel, ok := last.Fun.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && imports[x.Name] && x.Name != p.name {
+						what = x.Name + "." + sel.Sel.Name
+					}
+				}
+			}
+			if what == "" {
 				return true
 			}
 			k := p.rel + "." + funcKey(fd)
@@ -238,16 +248,27 @@ func (p *errPackage) passedOn(fd *ast.FuncDecl, imports map[string]bool, used ma
 			}
 			where := p.fset.Position(n.Pos())
 			out = append(out, filepath.Join(p.rel, filepath.Base(where.Filename))+":"+strconv.Itoa(where.Line)+
-				": "+funcKey(fd)+" returns the error of "+from[id.Name]+" without "+strconv.Quote(p.name+": "))
+				": "+funcKey(fd)+" returns the error of "+what+" without "+strconv.Quote(p.name+": "))
 		}
 		return true
 	})
 	return out
 }
 
+// returnsError reports whether fd's last result is an error.
+func returnsError(fd *ast.FuncDecl) bool {
+	res := fd.Type.Results
+	if res == nil || len(res.List) == 0 {
+		return false
+	}
+	id, ok := res.List[len(res.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
+}
+
 // importNames returns the names under which f refers to the packages it
 // imports, but for those whose errors need no prefix: fmt, errors and
-// pkgerr make them.
+// pkgerr make them, and a cancelled call returns its context's cause as
+// it is.
 func importNames(f *ast.File) map[string]bool {
 	names := map[string]bool{}
 	for _, im := range f.Imports {
@@ -257,7 +278,7 @@ func importNames(f *ast.File) map[string]bool {
 			name = im.Name.Name
 		}
 		switch name {
-		case "fmt", "errors", "pkgerr", "_", ".":
+		case "fmt", "errors", "pkgerr", "context", "_", ".":
 			continue
 		}
 		names[name] = true

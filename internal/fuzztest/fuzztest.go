@@ -85,3 +85,17 @@ func BadFiles(tb testing.TB) map[string]string {
 	}
 	return files
 }
+
+// CheckFiles calls open on each file of BadFiles: it must fail on all but
+// the empty one (which some readers accept), and every error must pass
+// CheckError for pkg.
+func CheckFiles(tb testing.TB, pkg string, open func(path string) error) {
+	tb.Helper()
+	for what, path := range BadFiles(tb) {
+		err := open(path)
+		if err == nil && what != "empty" {
+			tb.Errorf("%s: %s file accepted", pkg, what)
+		}
+		CheckError(tb, pkg, err)
+	}
+}
