@@ -73,7 +73,13 @@ type Options struct {
 // has opened it. ctx stops the wait for a writer, the reading of a stream
 // and decompression; the error is then ctx's cause.
 func Open(ctx context.Context, path string, opts Options) (*Spec, error) {
-	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize, Check: checkOuter, CheckLen: magicLen})
+	check := func(head []byte) error { // input.File's other errors name path
+		if err := checkOuter(head); err != nil {
+			return pkgerr.Errorf("btf: %s: %w", path, err)
+		}
+		return nil
+	}
+	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize, Check: check, CheckLen: magicLen})
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: %w", err)
 	}
