@@ -26,6 +26,7 @@ var wrappedHelpers = map[string]string{
 	"internal/atomicfile":          "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
 	"internal/elfwrite":            "the CLI's ELF outputs: the CLI prints \"kmeta: COMMAND: \" before its errors",
 	"internal/perfevent":           "kallsyms/live wraps its errors after ErrNoKsymEvents (\"live: not following ...: \")",
+	"internal/recenc":              "the Builder and dedup's Unit report its errors through their sink's Fail, which adds their prefix",
 	"internal/bpfsys":              "bpfobj wraps its errors (\"bpfobj: BTF object 5: ...\"); the CLI with \"kmeta: COMMAND: \"",
 }
 
@@ -94,13 +95,24 @@ func TestErrorPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := range wrappedHelpers {
-		if !used[k] {
+		dir, _, _ := strings.Cut(k, ".")
+		switch {
+		case used[k]:
+		case !isDir(filepath.Join(root, dir)):
+			// Branches that add or move packages land in any order.
+			t.Logf("wrappedHelpers lists %s, which is not in this tree", k)
+		default:
 			t.Errorf("wrappedHelpers lists %s, which has no unprefixed message: remove it", k)
 		}
 	}
 	if bad > 0 {
 		t.Logf("%d messages break the error convention", bad)
 	}
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // errPackage is the non-test code of one package, parsed.
