@@ -16,12 +16,12 @@ func TestErrorPrefix(t *testing.T) {
 		_, err := kallsyms.ReadFile(path, kallsyms.Options{MaxSize: 10})
 		return err
 	})
-	s, err := kallsyms.Parse(strings.NewReader("ffffffff81000000 T _text\nffffffff81000010 t helper [mod]\nnot a line\n"), kallsyms.Options{})
+	_, err := kallsyms.Parse(strings.NewReader("ffffffff81000000 T _text\nffffffff81000010 t helper [mod]\nnot a line\n"), kallsyms.Options{})
 	if err == nil {
 		t.Fatal("Parse accepts a bad line")
 	}
 	fuzztest.CheckError(t, "kallsyms", err)
-	s, err = kallsyms.Parse(strings.NewReader("ffffffff81000000 T _text\nffffffff81000010 t helper\t[mod]\n"), kallsyms.Options{})
+	s, err := kallsyms.Parse(strings.NewReader("ffffffff81000000 T _text\nffffffff81000010 t helper\t[mod]\n"), kallsyms.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
