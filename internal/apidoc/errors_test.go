@@ -21,6 +21,7 @@ var wrappedHelpers = map[string]string{
 	"kernel.readFile":              "a module's file, as os.ReadFile: its *fs.PathError reaches users in a ModuleError, \"kernel: module NAME: read PATH: ...\"",
 	"kernel.readFd":                "readFile puts it in a *fs.PathError",
 	"kallsyms.readSmall":           "readModule only asks whether a module's sysfs file reads; its errors are not returned",
+	"dwarf2btf.finalize":           "Encode wraps it: \"dwarf2btf: btfids: ...\"",
 	"internal/wire":                "btf puts its errors in a *btf.FormatError (\"btf: header section: ...\"); btfids and internal/dedup wrap them with their prefix",
 	"internal/input":               "btf, kimage, kallsyms, dwarf2btf and bpfelf wrap its errors with their prefix; the CLI with \"kmeta: COMMAND: \"",
 	"internal/atomicfile":          "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
