@@ -17,30 +17,27 @@ import (
 // own, because every caller that returns them from an exported entry point
 // adds its package's prefix once. Each says why.
 var wrappedHelpers = map[string]string{
-	"btf/core.marker.addComposite":        "build wraps it: \"core: minimal BTF: TYPE: ...\"",
-	"kernel.readFile":                     "a module's file, as os.ReadFile: its *fs.PathError reaches users in a ModuleError, \"kernel: module NAME: read PATH: ...\"",
-	"kernel.readFd":                       "readFile puts it in a *fs.PathError",
-	"kallsyms.readSmall":                  "readModule only asks whether a module's sysfs file reads; its errors are not returned",
-	"btf/builder.Builder.copyStr":         "copy wraps it: \"builder: copy TYPE: ...\"",
-	"internal/dedup.checkRecord":          "its callers wrap it: \"dedup: base type N: ...\", \"dedup: type [N]: ...\"",
-	"internal/dedup.wordRoom":             "its callers wrap it: \"dedup: %w\", \"dedup: base type N: ...\"",
-	"internal/dedup.Merger.appendRecords": "its message is wrapped in the same function: \"dedup: Builder's type [N]: ...\"",
-	"dwarf2btf.finalize":                  "Encode wraps it: \"dwarf2btf: btfids: ...\"",
-	"internal/wire":                       "btf puts its errors in a *btf.FormatError (\"btf: header section: ...\"); btfids and internal/dedup wrap them with their prefix",
-	"internal/input":                      "btf, kimage, kallsyms, dwarf2btf and bpfelf wrap its errors with their prefix; the CLI with \"kmeta: COMMAND: \"",
-	"internal/atomicfile":                 "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
-	"internal/elfwrite":                   "the CLI's ELF outputs: the CLI prints \"kmeta: COMMAND: \" before its errors",
-	"internal/perfevent":                  "kallsyms/live wraps its errors after ErrNoKsymEvents (\"live: not following ...: \")",
-	"internal/recenc":                     "the Builder and dedup's Unit report its errors through their sink's Fail, which adds their prefix",
-	"internal/bpfsys":                     "bpfobj wraps its errors (\"bpfobj: BTF object 5: ...\"); the CLI with \"kmeta: COMMAND: \"",
+	"btf/core.marker.addComposite": "build wraps it: \"core: minimal BTF: TYPE: ...\"",
+	"kernel.readFile":              "a module's file, as os.ReadFile: its *fs.PathError reaches users in a ModuleError, \"kernel: module NAME: read PATH: ...\"",
+	"kernel.readFd":                "readFile puts it in a *fs.PathError",
+	"kallsyms.readSmall":           "readModule only asks whether a module's sysfs file reads; its errors are not returned",
+	"btf/builder.Builder.copyStr":  "copy wraps it: \"builder: copy TYPE: ...\"",
+	"internal/dedup.checkRecord":   "its callers wrap it: \"dedup: base type N: ...\", \"dedup: type [N]: ...\"",
+	"internal/dedup.wordRoom":      "its callers wrap it: \"dedup: %w\", \"dedup: base type N: ...\"",
+	"dwarf2btf.finalize":           "Encode wraps it: \"dwarf2btf: btfids: ...\"",
+	"internal/wire":                "btf puts its errors in a *btf.FormatError (\"btf: header section: ...\"); btfids and internal/dedup wrap them with their prefix",
+	"internal/input":               "btf, kimage, kallsyms, dwarf2btf and bpfelf wrap its errors with their prefix; the CLI with \"kmeta: COMMAND: \"",
+	"internal/atomicfile":          "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
+	"internal/elfwrite":            "the CLI's ELF outputs: the CLI prints \"kmeta: COMMAND: \" before its errors",
+	"internal/perfevent":           "kallsyms/live wraps its errors after ErrNoKsymEvents (\"live: not following ...: \")",
+	"internal/recenc":              "the Builder and dedup's Unit report its errors through their sink's Fail, which adds their prefix",
+	"internal/bpfsys":              "bpfobj wraps its errors (\"bpfobj: BTF object 5: ...\"); the CLI with \"kmeta: COMMAND: \"",
 }
 
 // notYetPrefixed lists packages whose messages break the convention while issue
 // 39's encoder branch reshapes them, with the reason; their messages are
 // logged, not failed.
-var notYetPrefixed = map[string]string{
-	"btf/builder": "KindFlag, CheckEnum32 and the string table (strings.go) move to internal/recenc behind the Builder's sink, which prefixes them (branch i39-encoder): prefix what is left once it lands",
-}
+var notYetPrefixed = map[string]string{}
 
 // notPrefixed lists the packages that TestErrorPrefixes does not check:
 // commands, which print "kmeta: COMMAND: " before the library's message,
