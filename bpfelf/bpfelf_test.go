@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -30,6 +31,7 @@ func TestProgramsReadelf(t *testing.T) {
 	for _, rel := range objects {
 		data := testfixtures.Read(t, rel)
 		obj, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}
@@ -107,7 +109,8 @@ func readelfFuncs(t *testing.T, readelf, path string) []string {
 	return out
 }
 
-// TestErrors: what is not a BPF object with BTF and .BTF.ext says so.
+// TestErrors: what is not a BPF object with BTF and .BTF.ext says so, in
+// an error that starts with "bpfelf: ".
 func TestErrors(t *testing.T) {
 	var fe *btf.FormatError
 	if _, err := bpfelf.Parse([]byte("not an ELF file")); !errors.As(err, &fe) {
@@ -120,6 +123,14 @@ func TestErrors(t *testing.T) {
 	if _, err := bpfelf.Open(t.Context(), filepath.Join(t.TempDir(), "missing.o"), bpfelf.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open(missing): %v", err)
 	}
+	fuzztest.CheckFiles(t, "bpfelf", func(path string) error {
+		_, err := bpfelf.Open(t.Context(), path, bpfelf.Options{})
+		return err
+	})
+	for _, data := range [][]byte{nil, []byte("not an ELF file"), mod, testfixtures.Read(t, testfixtures.DebianVmlinux)} {
+		_, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
+	}
 }
 
 // FuzzParse feeds mutated BPF objects to Parse: no panic, no hang, and
@@ -130,6 +141,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := bpfelf.Parse(data)
+		fuzztest.CheckError(t, "bpfelf", err)
 		if err != nil {
 			return
 		}

@@ -14,10 +14,11 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/btf/ext"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // ErrNoExt is returned for a BPF object without a .BTF.ext section.
-var ErrNoExt = errors.New("no .BTF.ext section")
+var ErrNoExt = errors.New("bpfelf: no .BTF.ext section")
 
 // Object is a BPF ELF object (clang -target bpf): its BTF, its .BTF.ext
 // records, and its programs, as libbpf finds them (one per STT_FUNC symbol
@@ -66,20 +67,20 @@ type Options struct {
 func Open(ctx context.Context, path string, o Options) (*Object, error) {
 	d, err := input.File(ctx, path, input.Options{Limit: o.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("bpfelf: %w", err)
 	}
 	if f := input.Detect(d.Bytes()); f != input.None {
 		plain, err := input.Inflate(ctx, f, d.Bytes(), input.Options{Limit: o.MaxSize})
 		d.Release()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, pkgerr.Errorf("bpfelf: %s: %w", path, err)
 		}
 		d = plain
 	}
 	obj, err := parseObject(d.Bytes())
 	if err != nil {
 		d.Release()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("bpfelf: %s: %w", path, err)
 	}
 	obj.data = d
 	return obj, nil
@@ -88,7 +89,11 @@ func Open(ctx context.Context, path string, o Options) (*Object, error) {
 // Parse reads a BPF object from data, which the caller keeps unchanged
 // while the Object is used.
 func Parse(data []byte) (*Object, error) {
-	return parseObject(data)
+	obj, err := parseObject(data)
+	if err != nil {
+		return nil, pkgerr.Errorf("bpfelf: %w", err)
+	}
+	return obj, nil
 }
 
 // Close releases the object's memory. Strings taken from it earlier stay

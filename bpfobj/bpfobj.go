@@ -2,22 +2,22 @@ package bpfobj
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"strconv"
 	"syscall"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // ErrNotFound is wrapped by the errors for an id that names no object (or
 // one that went away meanwhile).
-var ErrNotFound = errors.New("no such object")
+var ErrNotFound = errors.New("bpfobj: no such object")
 
 // ErrNoBTF is wrapped by the errors for a program or map that was loaded
 // without BTF, when its BTF is asked for.
-var ErrNoBTF = errors.New("object has no BTF")
+var ErrNoBTF = errors.New("bpfobj: object has no BTF")
 
 // BTFInfo describes one of the kernel's BTF objects.
 type BTFInfo struct {
@@ -213,11 +213,11 @@ func BTFUsers() (map[uint32]*Users, error) {
 func wrap(what string, err error) error {
 	switch {
 	case errors.Is(err, bpfsys.ErrUnsupported):
-		return fmt.Errorf("bpfobj: %s: %w (%w)", what, errors.ErrUnsupported, err)
+		return pkgerr.Errorf("bpfobj: %s: %w (%w)", what, errors.ErrUnsupported, err)
 	case errors.Is(err, syscall.ENOENT):
-		return fmt.Errorf("bpfobj: %s: %w (%w)", what, ErrNotFound, err)
+		return pkgerr.Errorf("bpfobj: %s: %w (%w)", what, ErrNotFound, err)
 	}
-	return fmt.Errorf("bpfobj: %s: %w", what, err)
+	return pkgerr.Errorf("bpfobj: %s: %w", what, err)
 }
 
 func btfWhat(id uint32) string  { return "BTF object " + strconv.FormatUint(uint64(id), 10) }

@@ -2,10 +2,10 @@ package bpfobj
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/kernel"
 )
 
@@ -65,7 +65,7 @@ func OpenBTF(id uint32, opts Options) (*BTF, error) {
 		limit = btf.DefaultMaxSize
 	}
 	if int64(info.Size) > limit {
-		return nil, fmt.Errorf("bpfobj: BTF object %d: %d bytes: %w (limit %d)", id, info.Size, btf.ErrTooLarge, limit)
+		return nil, pkgerr.Errorf("bpfobj: BTF object %d: %d bytes: %w (limit %d)", id, info.Size, btf.ErrTooLarge, limit)
 	}
 	raw := make([]byte, info.Size)
 	if _, err := f.BTFInfo(raw, nil); err != nil {
@@ -84,7 +84,7 @@ func fromRaw(info BTFInfo, raw []byte, opts Options) (*BTF, error) {
 		if base == nil {
 			var err error
 			if base, err = kernel.OpenVmlinux(); err != nil {
-				return nil, fmt.Errorf("bpfobj: BTF object %d (module %s) is split BTF on vmlinux: %w", info.ID, info.Name, err)
+				return nil, pkgerr.Errorf("bpfobj: BTF object %d (module %s) is split BTF on vmlinux: %w", info.ID, info.Name, err)
 			}
 			b.base = base
 		}
@@ -94,7 +94,7 @@ func fromRaw(info BTFInfo, raw []byte, opts Options) (*BTF, error) {
 		if b.base != nil {
 			b.base.Close()
 		}
-		return nil, fmt.Errorf("bpfobj: %s: %w", btfWhat(info.ID), err)
+		return nil, pkgerr.Errorf("bpfobj: %s: %w", btfWhat(info.ID), err)
 	}
 	return b, nil
 }
@@ -107,7 +107,7 @@ func OpenProgBTF(id uint32, opts Options) (*BTF, ProgInfo, error) {
 		return nil, p, err
 	}
 	if p.BTFID == 0 {
-		return nil, p, fmt.Errorf("bpfobj: program %d (%s): %w", id, p.Name, ErrNoBTF)
+		return nil, p, pkgerr.Errorf("bpfobj: program %d (%s): %w", id, p.Name, ErrNoBTF)
 	}
 	b, err := OpenBTF(p.BTFID, opts)
 	return b, p, err
@@ -122,7 +122,7 @@ func OpenMapBTF(id uint32, opts Options) (*BTF, MapInfo, error) {
 		return nil, m, err
 	}
 	if m.BTFID == 0 {
-		return nil, m, fmt.Errorf("bpfobj: map %d (%s): %w", id, m.Name, ErrNoBTF)
+		return nil, m, pkgerr.Errorf("bpfobj: map %d (%s): %w", id, m.Name, ErrNoBTF)
 	}
 	b, err := OpenBTF(m.BTFID, opts)
 	return b, m, err

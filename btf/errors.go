@@ -8,13 +8,13 @@ import (
 // Sentinel errors, matchable with errors.Is.
 var (
 	// ErrNotFound is returned when no type matches a lookup.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errors.New("btf: not found")
 	// ErrMultipleMatches is returned by lookups that want one type and find several.
-	ErrMultipleMatches = errors.New("multiple matches")
+	ErrMultipleMatches = errors.New("btf: multiple matches")
 	// ErrClosed is returned when a Spec (or its base) is used after Close.
-	ErrClosed = errors.New("btf spec is closed")
+	ErrClosed = errors.New("btf: spec is closed")
 	// ErrNoBTF is returned for an ELF file without a .BTF section.
-	ErrNoBTF = errors.New("no .BTF section")
+	ErrNoBTF = errors.New("btf: no .BTF section")
 )
 
 // FormatError describes malformed BTF: which section, the byte offset within

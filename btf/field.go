@@ -3,6 +3,7 @@ package btf
 import (
 	"errors"
 	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"math"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func (s *Spec) Field(path string) (Field, error) {
 	}
 	t, err := s.compositeNamed(name)
 	if err != nil {
-		return Field{}, fmt.Errorf("btf: field path %q: %w", path, err)
+		return Field{}, pkgerr.Errorf("btf: field path %q: %w", path, err)
 	}
 	return t.Field(rest)
 }
@@ -90,10 +91,10 @@ func (s *Spec) compositeNamed(name string) (Type, error) {
 		case 1:
 			return found[0], nil
 		default:
-			return Type{}, fmt.Errorf("%d structs or unions named %q: %w", len(found), name, ErrMultipleMatches)
+			return Type{}, pkgerr.Errorf("btf: %d structs or unions named %q: %w", len(found), name, ErrMultipleMatches)
 		}
 	}
-	return Type{}, fmt.Errorf("no struct or union named %q: %w", name, ErrNotFound)
+	return Type{}, pkgerr.Errorf("btf: no struct or union named %q: %w", name, ErrNotFound)
 }
 
 // Field finds a field of t, a struct or union (or a typedef or qualifier of
@@ -113,7 +114,7 @@ func (t Type) Field(path string) (Field, error) {
 	}
 	size, err := s.SizeOf(t.ID())
 	if err != nil {
-		return Field{}, fmt.Errorf("btf: field %q of %s: %w", path, t, err)
+		return Field{}, pkgerr.Errorf("btf: field %q of %s: %w", path, t, err)
 	}
 	f := Field{Type: t, Size: size}
 	steps, err := parseFieldPath(path)
@@ -127,7 +128,7 @@ func (t Type) Field(path string) (Field, error) {
 			f, err = f.element(uint64(st.index))
 		}
 		if err != nil {
-			return Field{}, fmt.Errorf("btf: field %q of %s: %w", path, t, err)
+			return Field{}, pkgerr.Errorf("btf: field %q of %s: %w", path, t, err)
 		}
 	}
 	return f, nil
@@ -192,7 +193,7 @@ func parseFieldPath(path string) ([]fieldStep, error) {
 // member steps from f, which must be a struct or union, to its member name.
 func (f Field) member(name string) (Field, error) {
 	if f.BitfieldSize != 0 {
-		return Field{}, fmt.Errorf("member %q: the field before it is a bitfield", name)
+		return Field{}, fmt.Errorf("btf: member %q: the field before it is a bitfield", name)
 	}
 	s := f.Type.Spec()
 	c, err := s.Resolve(f.Type.ID())
@@ -200,7 +201,7 @@ func (f Field) member(name string) (Field, error) {
 		return Field{}, err
 	}
 	if !c.IsComposite() {
-		return Field{}, fmt.Errorf("member %q: %s is not a struct or union", name, c)
+		return Field{}, fmt.Errorf("btf: member %q: %s is not a struct or union", name, c)
 	}
 	seen := map[TypeID]bool{}
 	m, off, ok, err := findMember(s, c, name, seen)
@@ -208,7 +209,7 @@ func (f Field) member(name string) (Field, error) {
 		return Field{}, err
 	}
 	if !ok {
-		return Field{}, fmt.Errorf("no member %q in %s: %w", name, c, ErrNotFound)
+		return Field{}, pkgerr.Errorf("btf: no member %q in %s: %w", name, c, ErrNotFound)
 	}
 	mt, err := s.TypeByID(m.Type)
 	if err != nil {
@@ -216,14 +217,14 @@ func (f Field) member(name string) (Field, error) {
 	}
 	size, err := s.SizeOf(m.Type)
 	if err != nil {
-		return Field{}, fmt.Errorf("member %q: %w", name, err)
+		return Field{}, pkgerr.Errorf("btf: member %q: %w", name, err)
 	}
 	return Field{Type: mt, BitOffset: f.BitOffset + off, BitfieldSize: m.BitfieldSize, Size: size}, nil
 }
 
 // errFieldDepth is returned when anonymous members nest deeper than
 // maxChain, which only corrupt BTF does.
-var errFieldDepth = errors.New("anonymous members nest too deep or in a cycle")
+var errFieldDepth = errors.New("btf: anonymous members nest too deep or in a cycle")
 
 // findMember looks for name among c's members, and depth first in its
 // anonymous struct and union members, in declaration order, as C's name
@@ -266,11 +267,11 @@ func (f Field) element(i uint64) (Field, error) {
 		return Field{}, err
 	}
 	if a.Kind() != KindArray {
-		return Field{}, fmt.Errorf("index [%d]: %s is not an array", i, a)
+		return Field{}, fmt.Errorf("btf: index [%d]: %s is not an array", i, a)
 	}
 	info := a.Array()
 	if info.Nelems != 0 && i >= uint64(info.Nelems) {
-		return Field{}, fmt.Errorf("index [%d] past the %d elements of %s", i, info.Nelems, a)
+		return Field{}, fmt.Errorf("btf: index [%d] past the %d elements of %s", i, info.Nelems, a)
 	}
 	et, err := s.TypeByID(info.Type)
 	if err != nil {
@@ -278,10 +279,10 @@ func (f Field) element(i uint64) (Field, error) {
 	}
 	size, err := s.SizeOf(info.Type)
 	if err != nil {
-		return Field{}, fmt.Errorf("index [%d]: %w", i, err)
+		return Field{}, pkgerr.Errorf("btf: index [%d]: %w", i, err)
 	}
 	if size != 0 && i > (math.MaxUint64-f.BitOffset)/8/uint64(size) {
-		return Field{}, fmt.Errorf("index [%d]: offset overflows", i)
+		return Field{}, fmt.Errorf("btf: index [%d]: offset overflows", i)
 	}
 	return Field{Type: et, BitOffset: f.BitOffset + i*uint64(size)*8, Size: size}, nil
 }

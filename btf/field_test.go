@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 )
 
 // TestFieldErrors: every way a path can be wrong gives an error that names
@@ -30,6 +31,7 @@ func TestFieldErrors(t *testing.T) {
 		{"sk_buff" + strings.Repeat(".len", 70), "more than 64 steps", false},
 	} {
 		_, err := spec.Field(tc.path)
+		fuzztest.CheckError(t, "btf", err)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Field(%q) = %v, want an error with %q", tc.path, err, tc.want)
 			continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -54,6 +55,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		one, err := btf.Parse(data, btf.Options{})
+		fuzztest.CheckError(t, "btf", err)
 		if err == nil {
 			exercise(one)
 		}
@@ -94,6 +96,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed: %v; lazily: %v", err, err3)
 		}
 		s, err := btf.Parse(data, btf.Options{Base: base})
+		fuzztest.CheckError(t, "btf", err)
 		if err == nil {
 			exercise(s)
 		}
@@ -120,7 +123,9 @@ func FuzzParseELF(f *testing.F) {
 	raw, _ := io.ReadAll(bytes.NewReader(mustRead(f, testfixtures.Path(f, "elf/prog.bpf.o.gz"))))
 	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{}); err == nil {
+		s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{})
+		fuzztest.CheckError(t, "btf", err)
+		if err == nil {
 			exercise(s)
 		}
 	})

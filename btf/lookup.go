@@ -1,9 +1,9 @@
 package btf
 
 import (
-	"fmt"
 	"iter"
 
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -19,7 +19,7 @@ func (s *Spec) TypeByID(id TypeID) (Type, error) {
 	}
 	o := s.owner(id)
 	if o == nil {
-		return Type{}, fmt.Errorf("type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
+		return Type{}, pkgerr.Errorf("btf: type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
 	}
 	off := o.offsetOf(id)
 	if o.lazy {
@@ -115,9 +115,9 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 	}
 	if len(out) == 0 {
 		if opts.Kind != KindUnknown {
-			return nil, fmt.Errorf("%v %q: %w", opts.Kind, name, ErrNotFound)
+			return nil, pkgerr.Errorf("btf: %v %q: %w", opts.Kind, name, ErrNotFound)
 		}
-		return nil, fmt.Errorf("type %q: %w", name, ErrNotFound)
+		return nil, pkgerr.Errorf("btf: type %q: %w", name, ErrNotFound)
 	}
 	return out, nil
 }
@@ -130,7 +130,7 @@ func (s *Spec) FindOne(name string, opts FindOptions) (Type, error) {
 		return Type{}, err
 	}
 	if len(ts) > 1 {
-		return Type{}, fmt.Errorf("type %q: %d types: %w", name, len(ts), ErrMultipleMatches)
+		return Type{}, pkgerr.Errorf("btf: type %q: %d types: %w", name, len(ts), ErrMultipleMatches)
 	}
 	return ts[0], nil
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -72,13 +73,19 @@ type Options struct {
 // has opened it. ctx stops the wait for a writer, the reading of a stream
 // and decompression; the error is then ctx's cause.
 func Open(ctx context.Context, path string, opts Options) (*Spec, error) {
-	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize, Check: checkOuter, CheckLen: magicLen})
+	check := func(head []byte) error { // input.File's other errors name path
+		if err := checkOuter(head); err != nil {
+			return pkgerr.Errorf("btf: %s: %w", path, err)
+		}
+		return nil
+	}
+	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize, Check: check, CheckLen: magicLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("btf: %w", err)
 	}
 	s, err := opts.parseAny(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("btf: %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -89,7 +96,7 @@ func Open(ctx context.Context, path string, opts Options) (*Spec, error) {
 func Read(ctx context.Context, r io.Reader, opts Options) (*Spec, error) {
 	d, err := input.ReadAll(ctx, r, input.Options{Limit: opts.MaxSize, What: "input", Check: checkOuter, CheckLen: magicLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("btf: %w", err)
 	}
 	return opts.parseAny(ctx, d)
 }
@@ -169,11 +176,11 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 func (o *Options) parseDistilled(data, distBase []byte) (*Spec, error) {
 	dist, err := Parse(distBase, Options{})
 	if err != nil {
-		return nil, fmt.Errorf("btf: .BTF.base: %w", err)
+		return nil, pkgerr.Errorf("btf: .BTF.base: %w", err)
 	}
 	split, err := parseSplit(data, dist, noSplit)
 	if err != nil {
-		return nil, fmt.Errorf("btf: .BTF on its .BTF.base: %w", err)
+		return nil, pkgerr.Errorf("btf: .BTF on its .BTF.base: %w", err)
 	}
 	if o.Base == nil {
 		return split, nil
@@ -191,7 +198,7 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
 		d.Release()
 		if err != nil {
-			return nil, nil, fmt.Errorf("btf: %w", err)
+			return nil, nil, pkgerr.Errorf("btf: %w", err)
 		}
 		return o.rawAny(ctx, plain)
 	}
@@ -219,7 +226,7 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 	f, name, err := input.Untar(d)
 	if err != nil {
 		d.Release()
-		return nil, nil, fmt.Errorf("btf: %w", err)
+		return nil, nil, pkgerr.Errorf("btf: %w", err)
 	}
 	head := f.Bytes()[:min(len(f.Bytes()), magicLen)]
 	if input.Detect(head) != input.None || input.IsTar(head) {
@@ -228,7 +235,7 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 	}
 	if err := checkInner(head); err != nil {
 		f.Release()
-		return nil, nil, fmt.Errorf("btf: tar archive member %s: %w", name, err)
+		return nil, nil, pkgerr.Errorf("btf: tar archive member %s: %w", name, err)
 	}
 	return o.rawAny(ctx, f)
 }

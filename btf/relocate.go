@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -41,7 +42,7 @@ func Relocate(split, base *Spec) (*Spec, error) {
 	}
 	s, err := parseSplit(raw, base, noSplit)
 	if err != nil {
-		return nil, fmt.Errorf("btf: relocated module: %w", err)
+		return nil, pkgerr.Errorf("btf: relocated module: %w", err)
 	}
 	s.order = split.order
 	return s, nil

@@ -3,6 +3,7 @@ package btf
 import (
 	"errors"
 	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"math"
 	"slices"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 const maxChain = 32
 
 // errLoop is wrapped by errors about chains longer than maxChain.
-var errLoop = errors.New("reference chain too long or cyclic")
+var errLoop = errors.New("btf: reference chain too long or cyclic")
 
 // Resolve follows TYPEDEF, CONST, VOLATILE, RESTRICT and TYPE_TAG from id
 // and returns the first type that is none of these (possibly void).
@@ -31,7 +32,7 @@ func (s *Spec) Resolve(id TypeID) (Type, error) {
 			return t, nil
 		}
 	}
-	return Type{}, fmt.Errorf("resolve type %d: %w", id, errLoop)
+	return Type{}, pkgerr.Errorf("btf: resolve type %d: %w", id, errLoop)
 }
 
 // SizeOf returns the size in bytes of a value of type id, following
@@ -58,19 +59,19 @@ func (s *Spec) SizeOf(id TypeID) (uint32, error) {
 			a := t.Array()
 			nelems *= uint64(a.Nelems)
 			if nelems > math.MaxUint32 {
-				return 0, fmt.Errorf("size of type %d: array too large", start)
+				return 0, fmt.Errorf("btf: size of type %d: array too large", start)
 			}
 			id = a.Type
 			continue
 		default:
-			return 0, fmt.Errorf("size of type %d: %v has no size", start, t)
+			return 0, fmt.Errorf("btf: size of type %d: %v has no size", start, t)
 		}
 		if total := nelems * size; total <= math.MaxUint32 {
 			return uint32(total), nil
 		}
-		return 0, fmt.Errorf("size of type %d: larger than 4 GiB", start)
+		return 0, fmt.Errorf("btf: size of type %d: larger than 4 GiB", start)
 	}
-	return 0, fmt.Errorf("size of type %d: %w", start, errLoop)
+	return 0, pkgerr.Errorf("btf: size of type %d: %w", start, errLoop)
 }
 
 // AlignOf returns the alignment in bytes of type id, as libbpf's
@@ -94,7 +95,7 @@ type aligner struct {
 
 func (a *aligner) alignOf(id TypeID, depth int) (uint32, error) {
 	if depth > maxChain {
-		return 0, fmt.Errorf("alignment of type %d: %w", id, errLoop)
+		return 0, pkgerr.Errorf("btf: alignment of type %d: %w", id, errLoop)
 	}
 	t, err := a.s.TypeByID(id)
 	if err != nil {
@@ -105,7 +106,7 @@ func (a *aligner) alignOf(id TypeID, depth int) (uint32, error) {
 		if t.Size() == 0 {
 			// libbpf's btf__align_of gives 0 too, which its callers
 			// take for an error; a member of it would divide by zero.
-			return 0, fmt.Errorf("alignment of type %d: %v has size 0", id, t)
+			return 0, fmt.Errorf("btf: alignment of type %d: %v has size 0", id, t)
 		}
 		return min(t.Size(), a.s.PointerSize()), nil
 	case KindPointer:
@@ -128,7 +129,7 @@ func (a *aligner) alignOf(id TypeID, depth int) (uint32, error) {
 		a.memo[id] = v
 		return v, nil
 	}
-	return 0, fmt.Errorf("alignment of type %d: %v has no alignment", id, t)
+	return 0, fmt.Errorf("btf: alignment of type %d: %v has no alignment", id, t)
 }
 
 func (a *aligner) composite(t Type, depth int) (uint32, error) {

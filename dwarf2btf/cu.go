@@ -191,7 +191,7 @@ type loader struct {
 	lex  []int32 // variables of a function's lexical blocks
 }
 
-var errImportedUnit = errors.New("DW_TAG_imported_unit is not supported")
+var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
 
 // load reads the unit into cu. A unit that is not a compile unit (a
 // partial or skeleton unit) leaves cu empty, as pahole skips it.

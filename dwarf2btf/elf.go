@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // maxSection bounds the size of one debug section after decompression, so
@@ -95,7 +96,7 @@ const percpuSection = ".data..percpu"
 func openObject(data []byte) (*object, error) {
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("dwarf2btf: %w", err)
+		return nil, pkgerr.Errorf("dwarf2btf: %w", err)
 	}
 	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL,
 		class32: f.Class == elf.ELFCLASS32, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
@@ -148,7 +149,7 @@ func openObject(data []byte) (*object, error) {
 			b, err = o.sectionData(s)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("dwarf2btf: section %s: %w", s.Name, err)
+			return nil, pkgerr.Errorf("dwarf2btf: section %s: %w", s.Name, err)
 		}
 		o.debug[name], o.debugIdx[name] = b, i
 		if gnu || s.Flags&elf.SHF_COMPRESSED != 0 {
@@ -220,7 +221,7 @@ func (o *object) sectionData(s *elf.Section) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED == 0 {
 		end := s.Offset + s.FileSize
 		if end < s.Offset || end > uint64(len(o.data)) {
-			return nil, errors.New("lies outside the file")
+			return nil, errors.New("dwarf2btf: lies outside the file")
 		}
 		return o.data[s.Offset:end:end], nil
 	}
@@ -238,7 +239,7 @@ func (o *object) inflate(s *elf.Section) ([]byte, error) {
 	}
 	end := s.Offset + s.FileSize
 	if end < s.Offset || end > uint64(len(o.data)) || s.FileSize < hdr {
-		return nil, errors.New("compressed section lies outside the file")
+		return nil, errors.New("dwarf2btf: compressed section lies outside the file")
 	}
 	raw := o.data[s.Offset:end]
 	typ, size := o.order.Uint32(raw), o.order.Uint64(raw[chdr64SizeAt:])
@@ -259,7 +260,7 @@ func (o *object) inflate(s *elf.Section) ([]byte, error) {
 		defer zr.Close()
 		return readInflated(zr, size)
 	}
-	return nil, fmt.Errorf("unknown compression type %d", typ)
+	return nil, fmt.Errorf("dwarf2btf: unknown compression type %d", typ)
 }
 
 // checkClaim bounds the size a compressed section of n bytes claims to
@@ -268,7 +269,7 @@ func (o *object) inflate(s *elf.Section) ([]byte, error) {
 // compressed size, far above what debug sections compress by.
 func checkClaim(claim uint64, n int) error {
 	if limit := min(uint64(maxSection), maxRatio*uint64(n)+1<<20); claim > limit {
-		return fmt.Errorf("decompressed size %d too large for %d compressed bytes", claim, n)
+		return fmt.Errorf("dwarf2btf: decompressed size %d too large for %d compressed bytes", claim, n)
 	}
 	return nil
 }
@@ -291,17 +292,17 @@ func inflateZlib(z []byte, size uint64, n int) ([]byte, error) {
 func readInflated(r io.Reader, size uint64) ([]byte, error) {
 	out, err := io.ReadAll(io.LimitReader(r, int64(size)))
 	if err != nil {
-		return nil, fmt.Errorf("decompress: %w", err)
+		return nil, pkgerr.Errorf("dwarf2btf: decompress: %w", err)
 	}
 	if uint64(len(out)) != size {
-		return nil, fmt.Errorf("decompress: %d bytes, the header says %d", len(out), size)
+		return nil, fmt.Errorf("dwarf2btf: decompress: %d bytes, the header says %d", len(out), size)
 	}
 	var more [1]byte
 	switch n, err := io.ReadFull(r, more[:]); {
 	case n > 0:
-		return nil, fmt.Errorf("decompress: more than the %d bytes the header says", size)
+		return nil, fmt.Errorf("dwarf2btf: decompress: more than the %d bytes the header says", size)
 	case err != io.EOF:
-		return nil, fmt.Errorf("decompress: %w", err)
+		return nil, pkgerr.Errorf("dwarf2btf: decompress: %w", err)
 	}
 	return out, nil
 }
@@ -311,7 +312,7 @@ func readInflated(r io.Reader, size uint64) ([]byte, error) {
 // elf_compress_gnu reads it.
 func (o *object) inflateGNU(s *elf.Section) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		return nil, errors.New("compressed twice (SHF_COMPRESSED and .zdebug)")
+		return nil, errors.New("dwarf2btf: compressed twice (SHF_COMPRESSED and .zdebug)")
 	}
 	raw, err := o.sectionData(s)
 	if err != nil {
@@ -323,7 +324,7 @@ func (o *object) inflateGNU(s *elf.Section) ([]byte, error) {
 	}
 	n, err := binary.Decode(raw, binary.BigEndian, &h)
 	if err != nil || string(h.Magic[:]) != "ZLIB" {
-		return nil, errors.New("no ZLIB header")
+		return nil, errors.New("dwarf2btf: no ZLIB header")
 	}
 	return inflateZlib(raw[n:], h.Size, len(raw))
 }
@@ -338,7 +339,7 @@ func (o *object) readSymbols(f *elf.File) error {
 	}
 	syms, err := o.sectionData(sec)
 	if err != nil {
-		return fmt.Errorf("dwarf2btf: symbols: %w", err)
+		return pkgerr.Errorf("dwarf2btf: symbols: %w", err)
 	}
 	ent := elf.Sym64Size
 	if o.class32 {
@@ -355,7 +356,7 @@ func (o *object) readSymbols(f *elf.File) error {
 	}
 	strs, err := o.sectionData(f.Sections[sec.Link])
 	if err != nil {
-		return fmt.Errorf("dwarf2btf: symbols' strings: %w", err)
+		return pkgerr.Errorf("dwarf2btf: symbols' strings: %w", err)
 	}
 	o.symtab = &symTable{order: o.order, class32: o.class32, ent: ent, syms: syms[ent:], strs: strs}
 	return nil
@@ -474,7 +475,7 @@ func (o *object) symValue(i uint32) (v uint64, ok bool, err error) {
 		return 0, true, nil
 	}
 	if int(i) > o.symtab.len() {
-		return 0, false, fmt.Errorf("relocation refers to symbol %d of %d", i, o.symtab.len())
+		return 0, false, fmt.Errorf("dwarf2btf: relocation refers to symbol %d of %d", i, o.symtab.len())
 	}
 	s := o.symtab.at(int(i) - 1)
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Options control Encode. The zero value encodes as the input kernel's
@@ -429,10 +430,10 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 			return ctx.Err()
 		}
 		if u.err != nil {
-			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, u.err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, u.err)
 		}
 		if err := m.add(u); err != nil {
-			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		e.releaseThrough(i)
 		e.releaseLoc(u.locMax)
@@ -472,10 +473,10 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 		}
 		u.reset()
 		if err := e.unit(ctx, e.units[i], l, cache, sc, u); err != nil {
-			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		if err := m.add(u); err != nil {
-			return fmt.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
 		}
 		e.releaseThrough(i)
 		e.releaseLoc(u.locMax)

@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -31,6 +32,7 @@ func FuzzEncode(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		raw, err := dwarf2btf.Encode(context.Background(), data, dwarf2btf.Options{Jobs: 2}, builder.Options{})
+		fuzztest.CheckError(t, "dwarf2btf", err)
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // EncodeFile is Encode for the file at path: an ELF file, mapped and read
@@ -31,20 +32,20 @@ func EncodeFile(ctx context.Context, path string, opts Options, out builder.Opti
 func withFile(ctx context.Context, path string, limit int64, f func(data []byte, mapped bool) error) error {
 	d, err := input.File(ctx, path, input.Options{Limit: limit})
 	if err != nil {
-		return err
+		return pkgerr.Errorf("dwarf2btf: %w", err)
 	}
 	defer d.Release()
 	if format := input.Detect(d.Bytes()); format != input.None {
 		in, err := input.Inflate(ctx, format, d.Bytes(), input.Options{Limit: limit, What: path})
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return pkgerr.Errorf("dwarf2btf: %s: %w", path, err)
 		}
 		d.Release()
 		d = in
 		defer in.Release()
 	}
 	if err := f(d.Bytes(), d.Mapped); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return pkgerr.Errorf("dwarf2btf: %s: %w", path, err)
 	}
 	return nil
 }
@@ -57,7 +58,7 @@ func ByteOrder(data []byte) (binary.ByteOrder, error) {
 	if f := input.Detect(data); f != input.None {
 		r, _, err := input.Decompress(f, data, input.DefaultLimit)
 		if err != nil {
-			return nil, err
+			return nil, pkgerr.Errorf("dwarf2btf: %w", err)
 		}
 		head := make([]byte, elf.EI_NIDENT)
 		n, _ := io.ReadFull(r, head)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // relocate applies the relocations of a relocatable object (a .ko) to its
@@ -30,14 +31,14 @@ func (o *object) relocate(f *elf.File) error {
 		sec := o.debug[target]
 		raw, err := o.sectionData(rs)
 		if err != nil {
-			return fmt.Errorf("dwarf2btf: section %s: %w", rs.Name, err)
+			return pkgerr.Errorf("dwarf2btf: section %s: %w", rs.Name, err)
 		}
 		if !o.copied[target] {
 			sec = o.copyOut(target, sec)
 			o.debug[target], o.copied[target] = sec, true
 		}
 		if err := o.applyRelocs(sec, raw, rs.Type == elf.SHT_RELA, f.Machine); err != nil {
-			return fmt.Errorf("dwarf2btf: relocating %s: %w", target, err)
+			return pkgerr.Errorf("dwarf2btf: relocating %s: %w", target, err)
 		}
 	}
 	return nil
@@ -171,7 +172,7 @@ func (o *object) applyRelocs(sec, rel []byte, rela bool, m elf.Machine) error {
 		}
 		n := uint64(k.size)
 		if e.off > uint64(len(sec)) || uint64(len(sec))-e.off < n {
-			return fmt.Errorf("relocation at %#x outside the section", e.off)
+			return fmt.Errorf("dwarf2btf: relocation at %#x outside the section", e.off)
 		}
 		b := sec[e.off : e.off+n]
 		switch {

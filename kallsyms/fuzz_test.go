@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 )
 
 // FuzzParse checks that Parse never panics or hangs, and that whatever it
@@ -15,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, data := range []bool{false, true} {
 			s, err := Parse(bytes.NewReader(in), Options{Data: data})
+			fuzztest.CheckError(t, "kallsyms", err)
 			if err != nil {
 				var pe *ParseError
 				if !errors.As(err, &pe) && !errors.Is(err, ErrRestricted) {

@@ -3,11 +3,11 @@ package kallsyms
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // DefaultPath is where the kernel publishes its symbols.
@@ -76,18 +76,18 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 	// Opened without blocking: a FIFO is read once a writer comes.
 	f, fi, err := input.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("kallsyms: %w", err)
+		return nil, pkgerr.Errorf("kallsyms: %w", err)
 	}
 	defer f.Close()
 	limit := cmp.Or(max(opts.MaxSize, 0), input.DefaultLimit)
 	if fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, &input.TooLargeError{What: path, Limit: limit}
+		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit})
 	}
 	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, &opts)
 	if errors.Is(err, input.ErrTooLarge) {
-		return nil, err // it names the file
+		return nil, pkgerr.Errorf("kallsyms: %w", err) // it names the file
 	} else if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("kallsyms: %s: %w", path, err)
 	}
 	s.load = time.Since(start)
 	return s, nil

@@ -2,7 +2,7 @@ package kallsyms
 
 import (
 	"bytes"
-	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"iter"
 	"strings"
 	"time"
@@ -68,7 +68,7 @@ func (s *Snapshot) Modules() []Module {
 func (s *Snapshot) Module(name string) (Module, error) {
 	i, ok := s.byName[name]
 	if !ok {
-		return Module{}, fmt.Errorf("module %q: %w", name, ErrNotFound)
+		return Module{}, pkgerr.Errorf("kallsyms: module %q: %w", name, ErrNotFound)
 	}
 	return s.mods[i].module(), nil
 }
@@ -95,9 +95,9 @@ func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 	}
 	if len(out) == 0 {
 		if module != "" {
-			return nil, fmt.Errorf("symbol %q in module %q: %w", name, module, ErrNotFound)
+			return nil, pkgerr.Errorf("kallsyms: symbol %q in module %q: %w", name, module, ErrNotFound)
 		}
-		return nil, fmt.Errorf("symbol %q: %w", name, ErrNotFound)
+		return nil, pkgerr.Errorf("kallsyms: symbol %q: %w", name, ErrNotFound)
 	}
 	return out, nil
 }

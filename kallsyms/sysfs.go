@@ -3,7 +3,6 @@ package kallsyms
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // DefaultSysfs is where sysfs is mounted.
@@ -55,7 +55,7 @@ func ReadModules(root string) ([]ModuleInfo, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kallsyms: %w", err)
+		return nil, pkgerr.Errorf("kallsyms: %w", err)
 	}
 	var out []ModuleInfo
 	for _, e := range ents {
@@ -77,11 +77,11 @@ func ReadModule(root, name string) (ModuleInfo, error) {
 		root = DefaultSysfs
 	}
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
-		return ModuleInfo{}, fmt.Errorf("kallsyms: %q is not a module name: %w", name, ErrNotFound)
+		return ModuleInfo{}, pkgerr.Errorf("kallsyms: %q is not a module name: %w", name, ErrNotFound)
 	}
 	info, ok := readModule(filepath.Join(root, "module", name), name)
 	if !ok {
-		return ModuleInfo{}, fmt.Errorf("kallsyms: module %q: %w", name, ErrNotFound)
+		return ModuleInfo{}, pkgerr.Errorf("kallsyms: module %q: %w", name, ErrNotFound)
 	}
 	return info, nil
 }

@@ -1,6 +1,9 @@
 package kernel
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Vmlinux is the name under which vmlinux is listed in /sys/kernel/btf, and
 // the Module of a Match found in vmlinux.
@@ -26,9 +29,10 @@ type ModuleError struct {
 	Err    error  // the cause
 }
 
-// Error returns "kernel: module NAME: " and the cause.
+// Error returns "kernel: module NAME: " and the cause, without a "kernel: "
+// of its own.
 func (e *ModuleError) Error() string {
-	return "kernel: module " + e.Module + ": " + e.Err.Error()
+	return "kernel: module " + e.Module + ": " + strings.TrimPrefix(e.Err.Error(), "kernel: ")
 }
 
 // Unwrap returns the cause.

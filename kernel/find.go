@@ -2,11 +2,11 @@ package kernel
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // FindOptions narrow a search across the kernel.
@@ -104,7 +104,7 @@ func (r Result) outcome(err error, name string, opts FindOptions) (Result, error
 func (h *Handle) findAll(res *Result, name string, opts FindOptions) error {
 	mods, err := h.g.modules()
 	if err != nil {
-		return fmt.Errorf("kernel: list module BTF: %w", err)
+		return pkgerr.Errorf("kernel: list module BTF: %w", err)
 	}
 	if !opts.Flavors && name != "" {
 		if x := h.g.indexFor(mods); x != nil {
@@ -355,7 +355,7 @@ func (r *Result) notFound(name string, opts FindOptions) error {
 	if opts.Module != "" {
 		where = opts.Module
 	}
-	errs := []error{fmt.Errorf("kernel: %s %q in %s: %w", what, name, where, btf.ErrNotFound)}
+	errs := []error{pkgerr.Errorf("kernel: %s %q in %s: %w", what, name, where, btf.ErrNotFound)}
 	for _, e := range r.Failed {
 		errs = append(errs, e)
 	}

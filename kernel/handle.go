@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Handle is one user's reference to a Cache's Specs. The Specs it gives out
@@ -81,7 +81,7 @@ func (h *Handle) Modules() ([]string, error) {
 	defer h.mu.RUnlock()
 	mods, err := h.g.modules()
 	if err != nil {
-		return nil, fmt.Errorf("kernel: list module BTF: %w", err)
+		return nil, pkgerr.Errorf("kernel: list module BTF: %w", err)
 	}
 	names := make([]string, len(mods))
 	for i, m := range mods {
@@ -119,7 +119,7 @@ func (h *Handle) module(name string) (*btf.Spec, error) {
 func (h *Handle) lookup(name string) (*module, error) {
 	path := filepath.Join(h.g.opts.BTFDir(), name)
 	if !validName(name) {
-		return nil, &ModuleError{Module: name, Path: path, Err: fmt.Errorf("invalid module name: %w", fs.ErrInvalid)}
+		return nil, &ModuleError{Module: name, Path: path, Err: pkgerr.Errorf("kernel: invalid module name: %w", fs.ErrInvalid)}
 	}
 	mods, err := h.g.modules()
 	if err != nil {
@@ -127,7 +127,7 @@ func (h *Handle) lookup(name string) (*module, error) {
 	}
 	i, ok := slicesSearch(mods, name)
 	if !ok {
-		return nil, &ModuleError{Module: name, Path: path, Err: fmt.Errorf("no BTF for this module: %w", fs.ErrNotExist)}
+		return nil, &ModuleError{Module: name, Path: path, Err: pkgerr.Errorf("kernel: no BTF for this module: %w", fs.ErrNotExist)}
 	}
 	return mods[i], nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -95,7 +96,7 @@ func (o Options) release() (string, error) {
 	if rel == "" {
 		var err error
 		if rel, err = runningRelease(); err != nil {
-			return "", fmt.Errorf("kernel: uname: %w", err)
+			return "", pkgerr.Errorf("kernel: uname: %w", err)
 		}
 	}
 	if !validName(rel) {
@@ -127,7 +128,7 @@ func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec,
 		}
 		s, err := btf.Parse(raw, bo)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %s: %w", o.Package, Vmlinux, err)
+			return nil, "", pkgerr.Errorf("kernel: %s: %s: %w", o.Package, Vmlinux, err)
 		}
 		return s, o.Package.String(), nil
 	}
@@ -146,7 +147,7 @@ func openVmlinuxWith(ctx context.Context, o Options, bo btf.Options) (*btf.Spec,
 			continue
 		}
 		if !fi.Mode().IsRegular() {
-			errs = append(errs, fmt.Errorf("%s: not a regular file", p))
+			errs = append(errs, fmt.Errorf("kernel: %s: not a regular file", p))
 			continue
 		}
 		s, err := btf.Open(ctx, p, bo)

@@ -5,6 +5,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"runtime"
 )
 
@@ -12,7 +13,7 @@ import (
 // the package fails with errUnsupported, so that the package builds and
 // reports why it cannot work.
 
-var errUnsupported = fmt.Errorf("kernel: not supported on %s: %w", runtime.GOOS, errors.ErrUnsupported)
+var errUnsupported = pkgerr.Errorf("kernel: not supported on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 
 const atFDCWD = -100
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // The kernel's build compresses x86 kernels with "xz --x86 --lzma2"
@@ -31,7 +32,7 @@ const (
 func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	ids, props, data, err := xzBlock(p)
 	if err != nil {
-		return nil, fmt.Errorf("xz: %w", err)
+		return nil, pkgerr.Errorf("kimage: xz: %w", err)
 	}
 	switch {
 	case len(ids) == 1 && ids[0] == xzFilterLZMA2:
@@ -39,16 +40,16 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 		return r, err
 	case len(ids) == 2 && (ids[0] == xzFilterX86 || ids[0] == xzFilterARM) && ids[1] == xzFilterLZMA2:
 	default:
-		return nil, fmt.Errorf("xz: filter chain %x is not supported", ids)
+		return nil, fmt.Errorf("kimage: xz: filter chain %x is not supported", ids)
 	}
 	var start uint32
 	if len(props[0]) == 4 {
 		start = binary.LittleEndian.Uint32(props[0])
 	} else if len(props[0]) != 0 {
-		return nil, errors.New("xz: bad branch filter properties")
+		return nil, errors.New("kimage: xz: bad branch filter properties")
 	}
 	if len(props[1]) != 1 || props[1][0] > 40 {
-		return nil, errors.New("xz: bad LZMA2 properties")
+		return nil, errors.New("kimage: xz: bad LZMA2 properties")
 	}
 	bits := uint(props[1][0])
 	dict := int64(2|bits&1) << (bits/2 + 11)
@@ -56,11 +57,11 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 		dict = 1<<32 - 1
 	}
 	if dict > max(maxSize/8, 1<<20) {
-		return nil, fmt.Errorf("xz: dictionary of %d bytes is too large", dict)
+		return nil, fmt.Errorf("kimage: xz: dictionary of %d bytes is too large", dict)
 	}
 	lr, err := lzma.Reader2Config{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader2(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("xz: %w", err)
+		return nil, pkgerr.Errorf("kimage: xz: %w", err)
 	}
 	var f bcjFilter = &x86Filter{}
 	if ids[0] == xzFilterARM {
@@ -75,11 +76,11 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 func xzBlock(p []byte) (ids []uint64, props [][]byte, data []byte, err error) {
 	const streamHeader = 12
 	if len(p) < streamHeader+1 || !bytes.HasPrefix(p, []byte{0xfd, '7', 'z', 'X', 'Z', 0}) {
-		return nil, nil, nil, errors.New("no stream header")
+		return nil, nil, nil, errors.New("kimage: no stream header")
 	}
 	size := (int(p[streamHeader]) + 1) * 4
 	if p[streamHeader] == 0 || len(p) < streamHeader+size {
-		return nil, nil, nil, errors.New("bad block header")
+		return nil, nil, nil, errors.New("kimage: bad block header")
 	}
 	h := p[streamHeader : streamHeader+size-4] // without the CRC32
 	flags := h[1]
@@ -87,7 +88,7 @@ func xzBlock(p []byte) (ids []uint64, props [][]byte, data []byte, err error) {
 	for _, bit := range []byte{0x40, 0x80} { // compressed, uncompressed size
 		if flags&bit != 0 {
 			if _, n := binary.Uvarint(h[i:]); n <= 0 {
-				return nil, nil, nil, errors.New("bad block header size field")
+				return nil, nil, nil, errors.New("kimage: bad block header size field")
 			} else {
 				i += n
 			}
@@ -96,12 +97,12 @@ func xzBlock(p []byte) (ids []uint64, props [][]byte, data []byte, err error) {
 	for range int(flags&3) + 1 {
 		id, n := binary.Uvarint(h[i:])
 		if n <= 0 {
-			return nil, nil, nil, errors.New("bad filter id")
+			return nil, nil, nil, errors.New("kimage: bad filter id")
 		}
 		i += n
 		psize, n := binary.Uvarint(h[i:])
 		if n <= 0 || psize > uint64(len(h)-i-n) {
-			return nil, nil, nil, errors.New("bad filter properties")
+			return nil, nil, nil, errors.New("kimage: bad filter properties")
 		}
 		i += n
 		ids = append(ids, id)
@@ -151,7 +152,7 @@ func (x *bcjReader) fill() error {
 		if err == io.EOF {
 			x.eof = true
 		} else if err != nil {
-			return fmt.Errorf("xz: %w", err)
+			return pkgerr.Errorf("kimage: xz: %w", err)
 		}
 	}
 	k := x.f.filter(x.buf[:x.n], x.pos)

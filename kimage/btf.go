@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // headLen is how much of an input tells a bzImage or a Debian package: the
@@ -32,18 +33,21 @@ const headLen = 0x250
 func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, error) {
 	if !isImageFile(path) {
 		s, err := btf.Open(ctx, path, opts)
-		if err == nil || !isCompressedImageFile(path) {
-			return s, err
+		if err == nil {
+			return s, nil
+		}
+		if !isCompressedImageFile(path) {
+			return nil, pkgerr.Errorf("kimage: %w", err)
 		}
 	}
 	d, err := input.File(ctx, path, input.Options{Limit: opts.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	s, err := kernelBTF(ctx, d.Bytes(), opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -55,15 +59,23 @@ func ReadBTF(ctx context.Context, r io.Reader, opts btf.Options) (*btf.Spec, err
 	br := bufio.NewReaderSize(r, headLen)
 	head, _ := br.Peek(headLen) // a short input: what there is
 	if !IsImage(head) && !isPackage(head) && Detect(head) == Unknown {
-		return btf.Read(ctx, br, opts)
+		s, err := btf.Read(ctx, br, opts)
+		if err != nil {
+			return nil, pkgerr.Errorf("kimage: %w", err)
+		}
+		return s, nil
 	}
 	d, err := input.ReadAll(ctx, br, input.Options{Limit: opts.MaxSize})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	if !IsImage(head) && !isPackage(head) && !isCompressedImage(d.Bytes()) {
-		return btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
+		s, err := btf.Read(ctx, bytes.NewReader(d.Bytes()), opts)
+		if err != nil {
+			return nil, pkgerr.Errorf("kimage: %w", err)
+		}
+		return s, nil
 	}
 	return kernelBTF(ctx, d.Bytes(), opts)
 }
@@ -140,7 +152,7 @@ func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, e
 	}
 	s, err := imageSpec(ctx, image, sm, opts)
 	if err != nil && name != "" {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
 	return s, err
 }
@@ -192,18 +204,18 @@ func OpenPackage(ctx context.Context, path string, opts Options) (*Package, erro
 	maxSize := opts.MaxSize
 	check := func(head []byte) error {
 		if err := checkDeb(head); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return pkgerr.Errorf("kimage: %s: %w", path, err)
 		}
 		return nil
 	}
 	d, err := input.File(ctx, path, input.Options{Limit: maxSize, What: path, Check: check, CheckLen: debHeadLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	p, err := readPackage(ctx, d.Bytes(), maxSize)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", path, err)
 	}
 	p.name = path
 	return p, nil
@@ -214,7 +226,7 @@ func ReadPackage(ctx context.Context, r io.Reader, opts Options) (*Package, erro
 	maxSize := opts.MaxSize
 	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: "package", Check: checkDeb, CheckLen: debHeadLen})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %w", err)
 	}
 	defer d.Release()
 	p, err := readPackage(ctx, d.Bytes(), maxSize)
@@ -235,7 +247,7 @@ func checkDeb(head []byte) error {
 	if IsDeb(head) || IsRPM(head) {
 		return nil
 	}
-	return fmt.Errorf("not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
+	return fmt.Errorf("kimage: not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
 }
 
 func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, error) {
@@ -274,7 +286,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil
 		case err != nil:
-			p.errs[mod] = fmt.Errorf("%s: %w", name, err)
+			p.errs[mod] = pkgerr.Errorf("kimage: %s: %w", name, err)
 		default:
 			p.files[mod] = raw
 			if distBase != nil {
@@ -291,7 +303,7 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
 	}
 	if p.files[vmlinux], err = imageBTF(ctx, image, sm, maxSize); err != nil {
-		return nil, fmt.Errorf("%s: %w", imageName, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", imageName, err)
 	}
 	slices.Sort(p.names)
 	return p, nil
@@ -315,7 +327,7 @@ func (p *Package) File(name string) ([]byte, error) {
 	}
 	raw, ok := p.files[name]
 	if !ok {
-		return nil, fmt.Errorf("%s: %q: %w", p.name, name, ErrNoModule)
+		return nil, pkgerr.Errorf("kimage: %s: %q: %w", p.name, name, ErrNoModule)
 	}
 	return raw, nil
 }
@@ -336,7 +348,7 @@ func (p *Package) Open(name string, base *btf.Spec) (*btf.Spec, error) {
 	}
 	s, err := btf.Parse(raw, btf.Options{Base: base})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
+		return nil, pkgerr.Errorf("kimage: %s: %s: %w", p.name, name, err)
 	}
 	return s, nil
 }
@@ -357,7 +369,7 @@ func (p *Package) openDistilled(name string, raw, dist []byte, base *btf.Spec) (
 			}
 		}
 	}
-	return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
+	return nil, pkgerr.Errorf("kimage: %s: %s: %w", p.name, name, err)
 }
 
 // String returns the path the Package was read from.

@@ -12,6 +12,7 @@ import (
 	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Format is the compression of a kernel image's payload.
@@ -160,10 +161,10 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 	case Lzo:
 		r, err = newLzopReader(bytes.NewReader(p))
 	default:
-		err = fmt.Errorf("unknown format %d", f)
+		err = fmt.Errorf("kimage: unknown format %d", f)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("kimage: %v payload: %w", f, err)
+		return nil, 0, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
 	return r, claim, nil
 }
@@ -172,9 +173,12 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 // refusing a dictionary larger than maxSize/8 (lzma -9 uses 64 MiB; the
 // default maxSize allows 128 MiB).
 func newLzma(p []byte, maxSize int64) (io.Reader, error) {
+	if len(p) < 5 {
+		return nil, fmt.Errorf("kimage: an lzma header of %d bytes, want at least 5", len(p))
+	}
 	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
 	if dict > max(maxSize/8, 1<<20) {
-		return nil, fmt.Errorf("dictionary of %d bytes is too large", dict)
+		return nil, fmt.Errorf("kimage: dictionary of %d bytes is too large", dict)
 	}
 	return lzma.NewReader(bytes.NewReader(p))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // A Debian package is an ar archive (debian-binary, control.tar.*,
@@ -39,24 +40,24 @@ type arMember struct {
 // arMembers lists the members of the ar archive in data, in place.
 func arMembers(data []byte) ([]arMember, error) {
 	if !bytes.HasPrefix(data, []byte(arMagic)) {
-		return nil, errors.New("not an ar archive")
+		return nil, errors.New("kimage: not an ar archive")
 	}
 	var out []arMember
 	for off := len(arMagic); off < len(data); {
 		if len(data)-off < arHeaderLen {
-			return nil, fmt.Errorf("ar member header at %d truncated", off)
+			return nil, fmt.Errorf("kimage: ar member header at %d truncated", off)
 		}
 		h := data[off : off+arHeaderLen]
 		if string(h[58:60]) != "`\n" {
-			return nil, fmt.Errorf("ar member header at %d: bad magic", off)
+			return nil, fmt.Errorf("kimage: ar member header at %d: bad magic", off)
 		}
 		size, err := strconv.ParseUint(strings.TrimSpace(string(h[48:58])), 10, 63)
 		if err != nil {
-			return nil, fmt.Errorf("ar member header at %d: size: %w", off, err)
+			return nil, pkgerr.Errorf("kimage: ar member header at %d: size: %w", off, err)
 		}
 		off += arHeaderLen
 		if size > uint64(len(data)-off) {
-			return nil, fmt.Errorf("ar member at %d: %d bytes, past the end of the archive", off, size)
+			return nil, fmt.Errorf("kimage: ar member at %d: %d bytes, past the end of the archive", off, size)
 		}
 		name := strings.TrimSuffix(strings.TrimSpace(string(h[:16])), "/")
 		out = append(out, arMember{name: name, data: data[off : off+int(size)]})
@@ -82,7 +83,7 @@ func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, s
 	}
 	members, err := arMembers(deb)
 	if err != nil {
-		return fmt.Errorf("kimage: package: %w", err)
+		return pkgerr.Errorf("kimage: package: %w", err)
 	}
 	for _, m := range members {
 		if !strings.HasPrefix(m.name, "data.tar") {
@@ -91,7 +92,7 @@ func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, s
 		var r io.Reader = bytes.NewReader(m.data)
 		if f := input.Detect(m.data); f != input.None {
 			if r, _, err = input.Decompress(f, m.data, maxSize); err != nil {
-				return fmt.Errorf("kimage: package %s: %w", m.name, err)
+				return pkgerr.Errorf("kimage: package %s: %w", m.name, err)
 			}
 		}
 		return walkTar(ctx, tar.NewReader(r), fn)
@@ -112,7 +113,7 @@ func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Read
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("kimage: package data: %w", err)
+			return pkgerr.Errorf("kimage: package data: %w", err)
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
@@ -208,7 +209,7 @@ func readSysMap(ctx context.Context, name string, size int64, r io.Reader, maxSi
 	defer d.Release()
 	sm, err := parseSysMap(d.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
 	return sm, nil
 }

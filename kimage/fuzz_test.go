@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/bigendian"
 	"github.com/kmeta-dev/kmeta/kimage"
@@ -53,6 +54,7 @@ func FuzzKernel(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, _, err := kimage.Kernel(context.Background(), data, kimage.Options{MaxSize: 1 << 20})
+		fuzztest.CheckError(t, "kimage", err)
 		if err != nil {
 			return
 		}
@@ -75,6 +77,7 @@ func FuzzLZO(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, _, err := kimage.Decompress(sizeAppend(data, 1<<20), kimage.Lzo, kimage.Options{MaxSize: 1 << 24})
+		fuzztest.CheckError(t, "kimage", err)
 		if err != nil {
 			return
 		}
@@ -101,10 +104,12 @@ func FuzzPackage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20})
+		fuzztest.CheckError(t, "kimage", err)
 		if err != nil {
 			return
 		}
 		vmlinux, err := p.Open("vmlinux", nil)
+		fuzztest.CheckError(t, "kimage", err)
 		if err != nil {
 			return
 		}
@@ -129,6 +134,7 @@ func FuzzArchImage(f *testing.F) {
 	f.Add(testfixtures.Arm64Image(testfixtures.KernelBody(bigendian.BTF(f, raw))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := kimage.ReadBTF(context.Background(), bytes.NewReader(data), btf.Options{MaxSize: 1 << 20})
+		fuzztest.CheckError(t, "kimage", err)
 		if err == nil {
 			s.Close()
 		}

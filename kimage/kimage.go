@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Kernel returns a reader of the uncompressed kernel inside data, a kernel
@@ -29,7 +30,7 @@ func Kernel(ctx context.Context, data []byte, opts Options) (io.Reader, int64, e
 	}
 	r, claim, err := imageKernel(ctx, image, maxSize)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+		return nil, 0, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
 	return r, claim, nil
 }
@@ -100,7 +101,7 @@ func inflateKernel(ctx context.Context, p []byte, f Format, maxSize int64) (*inp
 	}
 	d, err := readKernel(ctx, r, claim, maxSize, false)
 	if err != nil {
-		return nil, fmt.Errorf("kimage: %v payload: %w", f, err)
+		return nil, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
 	return d, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"io"
 )
 
@@ -26,7 +27,7 @@ const (
 	lzopMaxBlock = 256 << 10 // lzop writes 256 KiB blocks, the kernel reads no larger
 )
 
-var errLZO = errors.New("lzo: corrupt data")
+var errLZO = errors.New("kimage: lzo: corrupt data")
 
 // lzopReader decompresses an lzop stream block by block.
 type lzopReader struct {
@@ -41,7 +42,7 @@ type lzopReader struct {
 func newLzopReader(r io.Reader) (*lzopReader, error) {
 	z := &lzopReader{r: bufio.NewReader(r)}
 	if err := z.header(); err != nil {
-		return nil, fmt.Errorf("lzop header: %w", err)
+		return nil, pkgerr.Errorf("kimage: lzop header: %w", err)
 	}
 	return z, nil
 }
@@ -53,7 +54,7 @@ func (z *lzopReader) header() error {
 		return err
 	}
 	if string(magic[:]) != string(lzopMagic) {
-		return errors.New("bad magic")
+		return errors.New("kimage: bad magic")
 	}
 	version, err := z.u16()
 	if err != nil {
@@ -72,7 +73,7 @@ func (z *lzopReader) header() error {
 		return err
 	}
 	if method < 1 || method > 3 {
-		return fmt.Errorf("method %d is not LZO1X", method)
+		return fmt.Errorf("kimage: method %d is not LZO1X", method)
 	}
 	if version >= 0x0940 {
 		if _, err := z.skip(1); err != nil { // level
@@ -83,7 +84,7 @@ func (z *lzopReader) header() error {
 		return err
 	}
 	if z.flags&lzopFilter != 0 {
-		return errors.New("filters are not supported")
+		return errors.New("kimage: filters are not supported")
 	}
 	n := 4 + 4 + 0 // mode, mtime low
 	if version >= 0x0940 {
@@ -105,7 +106,7 @@ func (z *lzopReader) header() error {
 			return err
 		}
 		if l > 1<<20 {
-			return errors.New("extra field too long")
+			return errors.New("kimage: extra field too long")
 		}
 		if _, err := z.skip(int(l) + 4); err != nil {
 			return err
@@ -146,7 +147,7 @@ func (z *lzopReader) Read(p []byte) (int, error) {
 func (z *lzopReader) block() error {
 	dstLen, err := z.u32()
 	if err != nil {
-		return fmt.Errorf("lzop block: %w", noEOF(err))
+		return pkgerr.Errorf("kimage: lzop block: %w", noEOF(err))
 	}
 	if dstLen == 0 {
 		z.done = true
@@ -154,10 +155,10 @@ func (z *lzopReader) block() error {
 	}
 	srcLen, err := z.u32()
 	if err != nil {
-		return fmt.Errorf("lzop block: %w", noEOF(err))
+		return pkgerr.Errorf("kimage: lzop block: %w", noEOF(err))
 	}
 	if dstLen > lzopMaxBlock || srcLen == 0 || srcLen > dstLen {
-		return fmt.Errorf("lzop block of %d bytes from %d: %w", dstLen, srcLen, errLZO)
+		return pkgerr.Errorf("kimage: lzop block of %d bytes from %d: %w", dstLen, srcLen, errLZO)
 	}
 	sums := 0
 	if z.flags&(lzopAdler32D|lzopCRC32D) != 0 {
@@ -167,11 +168,11 @@ func (z *lzopReader) block() error {
 		sums += 4
 	}
 	if _, err := z.skip(sums); err != nil {
-		return fmt.Errorf("lzop block: %w", noEOF(err))
+		return pkgerr.Errorf("kimage: lzop block: %w", noEOF(err))
 	}
 	z.in = grow(z.in, int(srcLen))
 	if _, err := io.ReadFull(z.r, z.in); err != nil {
-		return fmt.Errorf("lzop block: %w", noEOF(err))
+		return pkgerr.Errorf("kimage: lzop block: %w", noEOF(err))
 	}
 	if srcLen == dstLen { // stored
 		z.left = z.in
@@ -183,7 +184,7 @@ func (z *lzopReader) block() error {
 		return err
 	}
 	if n != int(dstLen) {
-		return fmt.Errorf("lzop block decompresses to %d bytes, not %d: %w", n, dstLen, errLZO)
+		return pkgerr.Errorf("kimage: lzop block decompresses to %d bytes, not %d: %w", n, dstLen, errLZO)
 	}
 	z.left = z.out
 	return nil

@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // zbootPayload returns the compressed kernel of an EFI zboot image and
@@ -76,7 +77,7 @@ func s390Payload(ctx context.Context, image []byte, maxSize int64) (*input.Data,
 }
 
 // errNoPayload is the error of tryPayloads when no magic was found.
-var errNoPayload = errors.New("no compressor's magic number in it")
+var errNoPayload = errors.New("kimage: no compressor's magic number in it")
 
 // tryPayloads calls inflate at each offset of image where a compressor's
 // magic number starts, and returns the first kernel it inflates. The
@@ -104,11 +105,11 @@ func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(
 			return d, nil
 		}
 		if errors.Is(err, errBudget) {
-			return nil, fmt.Errorf("kimage: no compressed kernel found: %w (%d candidates before)", err, tried)
+			return nil, pkgerr.Errorf("kimage: no compressed kernel found: %w (%d candidates before)", err, tried)
 		}
-		lastErr, tried = fmt.Errorf("at %d, %v: %w", i, f, err), tried+1
+		lastErr, tried = pkgerr.Errorf("kimage: at %d, %v: %w", i, f, err), tried+1
 	}
-	return nil, fmt.Errorf("kimage: no compressed kernel found (%d candidates): %w", tried, lastErr)
+	return nil, pkgerr.Errorf("kimage: no compressed kernel found (%d candidates): %w", tried, lastErr)
 }
 
 // indexMagic returns the offset of the first magic number in p of the
@@ -151,7 +152,7 @@ func singleStream(ctx context.Context, p []byte, f Format, b *budget, maxSize in
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("a %v payload without a header that bounds it is not supported", f)
+		return nil, fmt.Errorf("kimage: a %v payload without a header that bounds it is not supported", f)
 	}
 	d, err := readKernel(ctx, b.reader(r), 0, maxSize, false)
 	if err != nil {
@@ -165,7 +166,7 @@ func singleStream(ctx context.Context, p []byte, f Format, b *budget, maxSize in
 func checkSize(d *input.Data, after []byte) (*input.Data, error) {
 	if len(after) < sizeTrailer || binary.LittleEndian.Uint32(after) != uint32(len(d.Bytes())) {
 		d.Release()
-		return nil, fmt.Errorf("inflates to %d bytes, not the size after it", len(d.Bytes()))
+		return nil, fmt.Errorf("kimage: inflates to %d bytes, not the size after it", len(d.Bytes()))
 	}
 	return d, nil
 }
@@ -179,7 +180,7 @@ func readKernel(ctx context.Context, r io.Reader, claim, maxSize int64, exact bo
 	}
 	if exact && claim > 0 && int64(len(d.Bytes())) != claim {
 		d.Release()
-		return nil, fmt.Errorf("inflates to %d bytes, not the %d its size says", len(d.Bytes()), claim)
+		return nil, fmt.Errorf("kimage: inflates to %d bytes, not the %d its size says", len(d.Bytes()), claim)
 	}
 	return d, nil
 }
@@ -189,7 +190,7 @@ func readKernel(ctx context.Context, r io.Reader, claim, maxSize int64, exact bo
 // their sizes, up to the last one, then the optional checksum.
 func zstdFrameLen(p []byte) (int, error) {
 	if len(p) < 5 || !bytes.HasPrefix(p, zstdMagic) {
-		return 0, errors.New("zstd: no frame")
+		return 0, errors.New("kimage: zstd: no frame")
 	}
 	fhd := p[4]
 	n := 5
@@ -204,7 +205,7 @@ func zstdFrameLen(p []byte) (int, error) {
 	n += fcs
 	for {
 		if len(p)-n < 3 {
-			return 0, errors.New("zstd: frame truncated")
+			return 0, errors.New("kimage: zstd: frame truncated")
 		}
 		h := uint32(p[n]) | uint32(p[n+1])<<8 | uint32(p[n+2])<<16
 		size := int(h >> 3)
@@ -212,11 +213,11 @@ func zstdFrameLen(p []byte) (int, error) {
 		case 1: // RLE: one byte
 			size = 1
 		case 3:
-			return 0, errors.New("zstd: reserved block type")
+			return 0, errors.New("kimage: zstd: reserved block type")
 		}
 		n += 3
 		if size > len(p)-n {
-			return 0, errors.New("zstd: block past the end")
+			return 0, errors.New("kimage: zstd: block past the end")
 		}
 		n += size
 		if h&1 != 0 {
@@ -227,13 +228,13 @@ func zstdFrameLen(p []byte) (int, error) {
 		n += 4
 	}
 	if n > len(p) {
-		return 0, errors.New("zstd: checksum past the end")
+		return 0, errors.New("kimage: zstd: checksum past the end")
 	}
 	return n, nil
 }
 
 // errBudget is the error of a budget's reader once it is spent.
-var errBudget = errors.New("the candidate payloads inflate to more than twice the limit in all")
+var errBudget = errors.New("kimage: the candidate payloads inflate to more than twice the limit in all")
 
 // budget bounds what several readers read in all.
 type budget struct{ left int64 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // An RPM package (rpm's lib/rpmlead.h, lib/header.c; the LSB's "Package
@@ -53,13 +54,13 @@ func IsRPM(data []byte) bool {
 // the lead, the signature header and the main header.
 func rpmPayload(data []byte) ([]byte, error) {
 	if !IsRPM(data) || len(data) < rpmLeadLen {
-		return nil, errors.New("not an RPM package")
+		return nil, errors.New("kimage: not an RPM package")
 	}
 	off := rpmLeadLen
 	for i, what := range []string{"signature header", "header"} {
 		n, err := rpmHeaderLen(data, off)
 		if err != nil {
-			return nil, fmt.Errorf("RPM %s at byte %d: %w", what, off, err)
+			return nil, pkgerr.Errorf("kimage: RPM %s at byte %d: %w", what, off, err)
 		}
 		off += n
 		if i == 0 {
@@ -67,7 +68,7 @@ func rpmPayload(data []byte) ([]byte, error) {
 		}
 	}
 	if off > len(data) {
-		return nil, fmt.Errorf("RPM package of %d bytes: its headers end at byte %d", len(data), off)
+		return nil, fmt.Errorf("kimage: RPM package of %d bytes: its headers end at byte %d", len(data), off)
 	}
 	return data[off:], nil
 }
@@ -76,20 +77,20 @@ func rpmPayload(data []byte) ([]byte, error) {
 // its intro, index and data.
 func rpmHeaderLen(data []byte, off int) (int, error) {
 	if len(data)-off < rpmHeaderIntro {
-		return 0, errors.New("truncated")
+		return 0, errors.New("kimage: truncated")
 	}
 	h := data[off:]
 	if !bytes.HasPrefix(h, rpmHeaderMagic) {
-		return 0, fmt.Errorf("bad magic %x", h[:4])
+		return 0, fmt.Errorf("kimage: bad magic %x", h[:4])
 	}
 	entries := uint64(binary.BigEndian.Uint32(h[8:]))
 	size := uint64(binary.BigEndian.Uint32(h[12:]))
 	n := rpmHeaderIntro + entries*rpmIndexEntryLen + size
 	if entries*rpmIndexEntryLen+size > rpmMaxHeader {
-		return 0, fmt.Errorf("%d index entries and %d bytes of data, more than rpm accepts", entries, size)
+		return 0, fmt.Errorf("kimage: %d index entries and %d bytes of data, more than rpm accepts", entries, size)
 	}
 	if n > uint64(len(h)) {
-		return 0, fmt.Errorf("%d bytes, past the end of the package", n)
+		return 0, fmt.Errorf("kimage: %d bytes, past the end of the package", n)
 	}
 	return int(n), nil
 }
@@ -99,12 +100,12 @@ func rpmHeaderLen(data []byte, off int) (int, error) {
 func walkRPM(ctx context.Context, data []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
 	p, err := rpmPayload(data)
 	if err != nil {
-		return fmt.Errorf("kimage: package: %w", err)
+		return pkgerr.Errorf("kimage: package: %w", err)
 	}
 	var r io.Reader = bytes.NewReader(p)
 	if f := input.Detect(p); f != input.None {
 		if r, _, err = input.Decompress(f, p, maxSize); err != nil {
-			return fmt.Errorf("kimage: package payload: %w", err)
+			return pkgerr.Errorf("kimage: package payload: %w", err)
 		}
 	}
 	return walkCpio(ctx, r, fn)
@@ -127,20 +128,20 @@ type cpioEntry struct {
 func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 	var h [cpioHeaderLen]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return cpioEntry{}, "", fmt.Errorf("cpio header: %w", noEOF(err))
+		return cpioEntry{}, "", pkgerr.Errorf("kimage: cpio header: %w", noEOF(err))
 	}
 	switch m := string(h[:6]); m {
 	case "070701", "070702":
 	case "07070X":
-		return cpioEntry{}, "", errors.New("cpio archive with its file sizes in the RPM header (rpm's large-file payload) is not supported")
+		return cpioEntry{}, "", errors.New("kimage: cpio archive with its file sizes in the RPM header (rpm's large-file payload) is not supported")
 	default:
-		return cpioEntry{}, "", fmt.Errorf("cpio header: bad magic %q, want 070701", m)
+		return cpioEntry{}, "", fmt.Errorf("kimage: cpio header: bad magic %q, want 070701", m)
 	}
 	field := func(i int) (uint64, error) {
 		s := string(h[6+8*i : 14+8*i])
 		v, err := strconv.ParseUint(s, 16, 32)
 		if err != nil {
-			return 0, fmt.Errorf("cpio header: field %d: %q is not hexadecimal", i, s)
+			return 0, fmt.Errorf("kimage: cpio header: field %d: %q is not hexadecimal", i, s)
 		}
 		return v, nil
 	}
@@ -155,11 +156,11 @@ func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 		}
 	}
 	if e.nameSize == 0 || e.nameSize > cpioMaxName {
-		return e, "", fmt.Errorf("cpio header: a name of %d bytes", e.nameSize)
+		return e, "", fmt.Errorf("kimage: cpio header: a name of %d bytes", e.nameSize)
 	}
 	name := make([]byte, e.nameSize+pad4(cpioHeaderLen+e.nameSize))
 	if _, err := io.ReadFull(r, name); err != nil {
-		return e, "", fmt.Errorf("cpio name: %w", noEOF(err))
+		return e, "", pkgerr.Errorf("kimage: cpio name: %w", noEOF(err))
 	}
 	return e, string(bytes.TrimRight(name[:e.nameSize], "\x00")), nil
 }
@@ -176,7 +177,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 		}
 		e, name, err := readCpioHeader(r)
 		if err != nil {
-			return fmt.Errorf("kimage: package payload: %w", err)
+			return pkgerr.Errorf("kimage: package payload: %w", err)
 		}
 		if name == cpioTrailer {
 			return nil
@@ -194,7 +195,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 		// What fn left of the file, and the padding after it.
 		rest := body.n + int64(pad4(e.size))
 		if _, err := io.CopyN(io.Discard, r, rest); err != nil {
-			return fmt.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
+			return pkgerr.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
 		}
 	}
 }

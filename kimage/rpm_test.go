@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
 
@@ -156,7 +157,9 @@ func FuzzRPM(f *testing.F) {
 	}
 	f.Add(rpmOf(cpioEntry("070701", "TRAILER!!!", 0, nil)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20}); err == nil {
+		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20})
+		fuzztest.CheckError(t, "kimage", err)
+		if err == nil {
 			p.Modules()
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // A kernel image that is not an ELF file (an arm64 or riscv64 Image, the
@@ -40,11 +41,11 @@ func btfAt(img []byte, off int) ([]byte, error) {
 	}
 	end := int64(off) + strOff + strLen
 	if strLen == 0 || end > int64(len(img)) {
-		return nil, fmt.Errorf("its string section [%d, +%d) does not fit in the image", strOff, strLen)
+		return nil, fmt.Errorf("kimage: its string section [%d, +%d) does not fit in the image", strOff, strLen)
 	}
 	raw := img[off:end]
 	if raw[strOff] != 0 || raw[len(raw)-1] != 0 {
-		return nil, errors.New("its string section does not start and end with a NUL byte")
+		return nil, errors.New("kimage: its string section does not start and end with a NUL byte")
 	}
 	s, err := btf.Parse(raw, btf.Options{})
 	if err != nil {
@@ -85,7 +86,7 @@ func findBTF(img []byte, sm *sysMap) ([]byte, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("kimage: %w in the %d-byte kernel: its magic occurs %d times, never at the start of valid BTF", btf.ErrNoBTF, len(img), seen)
+		return nil, pkgerr.Errorf("kimage: %w in the %d-byte kernel: its magic occurs %d times, never at the start of valid BTF", btf.ErrNoBTF, len(img), seen)
 	case 1:
 		for _, raw := range found {
 			return bytes.Clone(raw), nil
@@ -105,7 +106,7 @@ func mappedBTF(img []byte, sm *sysMap, found map[int][]byte) ([]byte, error) {
 	raw, ok := found[int(off)]
 	if !ok {
 		_, err := btfAt(img, int(off))
-		return nil, fmt.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d; the scan found it at %v): %w", off, slices.Sorted(maps.Keys(found)), err)
+		return nil, pkgerr.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d; the scan found it at %v): %w", off, slices.Sorted(maps.Keys(found)), err)
 	}
 	if uint64(len(raw)) != size {
 		return nil, fmt.Errorf("kimage: the BTF at offset %d is %d bytes long, System.map says %d", off, len(raw), size)

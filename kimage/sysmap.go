@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"strconv"
 )
 
@@ -32,7 +33,7 @@ func parseSysMap(data []byte) (*sysMap, error) {
 		}
 		addr, err := strconv.ParseUint(string(f[0]), 16, 64)
 		if err != nil {
-			return nil, fmt.Errorf("kimage: System.map line %d: address: %w", line, err)
+			return nil, pkgerr.Errorf("kimage: System.map line %d: address: %w", line, err)
 		}
 		switch name := string(f[2]); {
 		case name == "__start_BTF":
@@ -46,7 +47,7 @@ func parseSysMap(data []byte) (*sysMap, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("kimage: System.map: %w", err)
+		return nil, pkgerr.Errorf("kimage: System.map: %w", err)
 	}
 	switch {
 	case !haveStart && !haveStop:

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 )
 
 // FuzzParse checks that Parse never panics, and that an event it
@@ -16,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("libudev\x00\xfe\xed\xca\xfe"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ev, err := Parse(in)
+		fuzztest.CheckError(t, "uevent", err)
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("unexpected error: %v", err)

@@ -2,10 +2,10 @@ package builder
 
 import (
 	"errors"
-	"fmt"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -153,7 +153,7 @@ func (b *sink) End() {
 	b.maxRef = max(b.maxRef, btf.TypeID(b.enc.MaxRef))
 }
 
-func (b *sink) Fail(err error) error { return fmt.Errorf("builder: %w", err) }
+func (b *sink) Fail(err error) error { return pkgerr.Errorf("builder: %w", err) }
 
 // AddInt adds an INT of size bytes. An error is returned when the Builder
 // is full or the name contains a NUL byte, as for every Add method.

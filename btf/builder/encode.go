@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -21,7 +22,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	}
 	name, err := b.copyStr(src, wire.Record(rec).NameOff())
 	if err != nil {
-		return fmt.Errorf("builder: copy %v: %w", t, err)
+		return pkgerr.Errorf("builder: copy %v: %w", t, err)
 	}
 	info := wire.Record(rec).Info()
 	k := wire.InfoKind(info)
@@ -50,7 +51,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 		if sh.ElemNameMask != 0 {
 			s, err := b.copyStr(src, wire.Word(out, e+sh.ElemNameAt))
 			if err != nil {
-				return fmt.Errorf("builder: copy %v: %w", t, err)
+				return pkgerr.Errorf("builder: copy %v: %w", t, err)
 			}
 			wire.PutWord(out, e+sh.ElemNameAt, s)
 		}

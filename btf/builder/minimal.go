@@ -26,7 +26,7 @@ func ParseWant(s string) (Want, error) {
 	}
 	if !ok {
 		if s == "" {
-			return Want{}, fmt.Errorf("empty type name")
+			return Want{}, fmt.Errorf("builder: empty type name")
 		}
 		return Want{Name: s}, nil
 	}
@@ -34,9 +34,9 @@ func ParseWant(s string) (Want, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case !known:
-		return Want{}, fmt.Errorf("type %q: unknown kind %q", s, kind)
+		return Want{}, fmt.Errorf("builder: type %q: unknown kind %q", s, kind)
 	case name == "":
-		return Want{}, fmt.Errorf("type %q: empty name", s)
+		return Want{}, fmt.Errorf("builder: type %q: empty name", s)
 	}
 	return Want{Name: name, Kind: k}, nil
 }

@@ -21,7 +21,7 @@ type strTable struct {
 
 // errStrings is the error of a string that would start past
 // wire.MaxNameOffset.
-var errStrings = fmt.Errorf("string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
+var errStrings = fmt.Errorf("builder: string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
 
 func newStrTable(base *btf.Spec) strTable {
 	if base == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Options select what Write prints.
@@ -92,12 +93,12 @@ func ParseCompat(name string) (Compat, error) {
 // ErrTypeCycle is wrapped by the errors of Write for BTF whose types cannot
 // be ordered as C requires: a struct containing itself, an anonymous struct
 // reached from itself, a cycle of typedefs or qualifiers.
-var ErrTypeCycle = errors.New("unsatisfiable type cycle")
+var ErrTypeCycle = errors.New("cdump: unsatisfiable type cycle")
 
 // ErrTooDeep is wrapped by the errors of Write for BTF whose types nest,
 // without a cycle, deeper than maxDepth levels: deeper than any C compiler
 // accepts, and than the walk's recursion allows.
-var ErrTooDeep = fmt.Errorf("types nest deeper than %d levels", maxDepth)
+var ErrTooDeep = fmt.Errorf("cdump: types nest deeper than %d levels", maxDepth)
 
 // ErrTooComplex is wrapped by the errors of Write for BTF whose type graph
 // would take too long to walk: prototypes and arrays are visited once per
@@ -105,13 +106,13 @@ var ErrTooDeep = fmt.Errorf("types nest deeper than %d levels", maxDepth)
 // paths; the sort of the default output walks chains of typedefs and
 // qualifiers once per type that leads into them. Real kernels need about 3
 // steps per type, 8 with the sort; the limit is far above.
-var ErrTooComplex = errors.New("type graph too complex")
+var ErrTooComplex = errors.New("cdump: type graph too complex")
 
 // ErrHugePadding is wrapped by the errors of Write for a struct whose
 // members leave more than 1 MiB between them, or after the last one, as a
 // struct that claims a size of gigabytes does: bpftool prints such padding
 // as one line for every 8 bytes.
-var ErrHugePadding = errors.New("struct padding too large to print")
+var ErrHugePadding = errors.New("cdump: struct padding too large to print")
 
 // maxDepth bounds the recursion through the type graph. Real kernels need
 // a few dozen levels; hostile BTF could otherwise exhaust the stack.
@@ -166,7 +167,7 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		return errors.New("cdump: nil Spec")
 	}
 	if _, err := s.TypeByID(0); err != nil {
-		return fmt.Errorf("cdump: %w", err)
+		return pkgerr.Errorf("cdump: %w", err)
 	}
 	if opts.Compat != CompatBpftool75 && opts.Compat != CompatBpftool71 {
 		return fmt.Errorf("cdump: unknown compatibility mode %v", opts.Compat)
@@ -180,7 +181,7 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 	}
 	for _, id := range opts.IDs {
 		if id > s.LastID() {
-			return fmt.Errorf("cdump: type id %d: %w", id, btf.ErrNotFound)
+			return pkgerr.Errorf("cdump: type id %d: %w", id, btf.ErrNotFound)
 		}
 		roots = append(roots, id)
 	}
@@ -232,11 +233,11 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		d.o.str(footer)
 	}
 	if ferr := d.o.flush(); err == nil && ferr != nil {
-		err = fmt.Errorf("cdump: %w", ferr)
+		err = pkgerr.Errorf("cdump: %w", ferr)
 	}
 	if _, cerr := s.TypeByID(0); err == nil && cerr != nil {
 		// Closed while printing, which btf forbids: report it at least.
-		err = fmt.Errorf("cdump: %w", cerr)
+		err = pkgerr.Errorf("cdump: %w", cerr)
 	}
 	return err
 }
@@ -275,11 +276,11 @@ func findRoot(s *btf.Spec, name string) ([]btf.TypeID, error) {
 		}
 	}
 	if name == "" {
-		return nil, fmt.Errorf("cdump: empty type name: %w", btf.ErrNotFound)
+		return nil, pkgerr.Errorf("cdump: empty type name: %w", btf.ErrNotFound)
 	}
 	found, err := s.Find(name, btf.FindOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("cdump: type %q: %w", name, err)
+		return nil, pkgerr.Errorf("cdump: type %q: %w", name, err)
 	}
 	var defs, fwds, others []btf.TypeID
 	for _, t := range found {
@@ -304,7 +305,7 @@ func findRoot(s *btf.Spec, name string) ([]btf.TypeID, error) {
 	case len(others) > 0 && kinds == nil:
 		return others, nil
 	}
-	return nil, fmt.Errorf("cdump: no type named %q: %w", name, btf.ErrNotFound)
+	return nil, pkgerr.Errorf("cdump: no type named %q: %w", name, btf.ErrNotFound)
 }
 
 // signatureTypes returns the types that a FUNC's return value and

@@ -1,9 +1,8 @@
 package cdump
 
 import (
-	"fmt"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -76,7 +75,7 @@ const maxPadding = 1 << 20
 // id is small enough to print, and records ErrHugePadding if it is not.
 func (d *dumper) padSane(id btf.TypeID, cur, next int64) bool {
 	if n := (next - cur) / 8; n > maxPadding && d.err == nil {
-		d.err = fmt.Errorf("cdump: %s: %d bytes of padding, more than %d (bpftool would print %d lines of it): %w",
+		d.err = pkgerr.Errorf("cdump: %s: %d bytes of padding, more than %d (bpftool would print %d lines of it): %w",
 			d.describe(id), n, maxPadding, n/8, ErrHugePadding)
 	}
 	return d.err == nil

@@ -1,9 +1,8 @@
 package cdump
 
 import (
-	"fmt"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // maxCycleSteps bounds the search of deepError: the types a crafted graph
@@ -15,9 +14,9 @@ const maxCycleSteps = 1 << 20
 // pointers or typedefs are found that way), ErrTooDeep otherwise.
 func (d *dumper) deepError(id btf.TypeID, what string) error {
 	if d.cycleFrom(id) {
-		return fmt.Errorf("cdump: %s: %s: %w", d.describe(id), what, ErrTypeCycle)
+		return pkgerr.Errorf("cdump: %s: %s: %w", d.describe(id), what, ErrTypeCycle)
 	}
-	return fmt.Errorf("cdump: %s: %w", d.describe(id), ErrTooDeep)
+	return pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTooDeep)
 }
 
 // cycleFrom reports whether a cycle of references can be reached from id

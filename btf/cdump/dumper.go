@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -127,7 +128,7 @@ func (d *dumper) step(id btf.TypeID) bool {
 		return true
 	}
 	if d.err == nil {
-		d.err = fmt.Errorf("cdump: %s: %w", d.describe(id), ErrTooComplex)
+		d.err = pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTooComplex)
 	}
 	return false
 }
@@ -241,7 +242,7 @@ func (d *dumper) dumpType(id btf.TypeID) error {
 			return d.err
 		}
 		if d.o.err != nil {
-			return fmt.Errorf("cdump: %w", d.o.err)
+			return pkgerr.Errorf("cdump: %w", d.o.err)
 		}
 	}
 	return nil

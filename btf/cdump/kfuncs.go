@@ -1,9 +1,8 @@
 package cdump
 
 import (
-	"fmt"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -35,7 +34,7 @@ func (d *dumper) emitKfuncs() error {
 			return d.err
 		}
 		if d.o.err != nil {
-			return fmt.Errorf("cdump: %w", d.o.err)
+			return pkgerr.Errorf("cdump: %w", d.o.err)
 		}
 	}
 	d.o.str("#endif\n\n")

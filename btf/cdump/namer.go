@@ -3,9 +3,9 @@ package cdump
 import (
 	"bytes"
 	"errors"
-	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // A Namer spells the types of one Spec in C, with the declaration rules
@@ -45,7 +45,7 @@ func NewNamer(s *btf.Spec) (*Namer, error) {
 func (n *Namer) AppendDecl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
 	d := n.d
 	if int(id) >= d.n {
-		return dst, fmt.Errorf("cdump: type [%d]: %w", id, btf.ErrNotFound)
+		return dst, pkgerr.Errorf("cdump: type [%d]: %w", id, btf.ErrNotFound)
 	}
 	d.err, d.steps, d.depth = nil, 0, 0
 	d.maxSteps = stepsPerType*d.n + 1<<20

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -36,7 +37,7 @@ func (d *dumper) order(id btf.TypeID, throughPtr bool, depth int) (strong bool, 
 		if k := t.Kind(); (k == wire.KindStruct || k == wire.KindUnion) && throughPtr && t.NameOff() != 0 {
 			return false, nil // a loop broken by a forward declaration
 		}
-		return false, fmt.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
+		return false, pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
 	}
 	depth++
 	switch t.Kind() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -36,13 +37,13 @@ type records []section
 // loadRecords indexes the records of every type of s and its bases.
 func loadRecords(s *btf.Spec) (records, error) {
 	if err := s.Check(); err != nil { // a lazy Spec's references
-		return nil, fmt.Errorf("cdump: %w", err)
+		return nil, pkgerr.Errorf("cdump: %w", err)
 	}
 	var rs records
 	for ; s != nil; s = s.Base() {
 		data := s.TypeSection()
 		if data == nil && s.NumTypes() > 0 {
-			return nil, fmt.Errorf("cdump: %w", btf.ErrClosed)
+			return nil, pkgerr.Errorf("cdump: %w", btf.ErrClosed)
 		}
 		offs := make([]uint32, 0, s.NumTypes()+1)
 		it := sizes.Iter(data)

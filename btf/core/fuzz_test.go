@@ -8,6 +8,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -41,6 +42,7 @@ func FuzzResolve(f *testing.F) {
 			_ = rs[i].Reason()
 		}
 		b, err := core.TypesFor(context.Background(), target, []core.Object{obj.CORE()})
+		fuzztest.CheckError(t, "core", err)
 		if err != nil {
 			return
 		}

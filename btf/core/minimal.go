@@ -7,12 +7,13 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // ErrUnsupportedKind is returned by TypesFor when a relocation reaches a
 // kind that bpftool's min_core_btf cannot copy (a DECL_TAG, a TYPE_TAG
 // reached through a followed pointer, a FUNC, a VAR...).
-var ErrUnsupportedKind = errors.New("unsupported kind")
+var ErrUnsupportedKind = errors.New("core: unsupported kind")
 
 // marker records which target types and members the relocations use: what
 // bpftool's btfgen marks in its clone of the target BTF. The sets are
@@ -249,7 +250,7 @@ func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error
 				err = m.record(&oc)
 			}
 			if err != nil {
-				return fmt.Errorf("%s relo #%d: %w", sec.Name, i, err)
+				return pkgerr.Errorf("core: %s relo #%d: %w", sec.Name, i, err)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // reloRes is libbpf's struct bpf_core_relo_res: the value the instruction
@@ -92,7 +93,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := parseSpec(local, r, &out.local); err != nil {
-		return fmt.Errorf("parsing [%d] %s %s: %w", r.TypeID, kindStr(lt.Kind()), anon(lt.Name()), err)
+		return pkgerr.Errorf("core: parsing [%d] %s %s: %w", r.TypeID, kindStr(lt.Kind()), anon(lt.Name()), err)
 	}
 	out.parsed = true
 	if r.Kind == ext.TypeIDLocal {
@@ -108,7 +109,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 	for _, c := range *cands {
 		ok, err := specMatch(&budget{}, &out.local, c.s, c.id, &candSpec)
 		if err != nil {
-			return fmt.Errorf("matching candidate [%d]: %w", c.id, err)
+			return pkgerr.Errorf("core: matching candidate [%d]: %w", c.id, err)
 		}
 		if !ok {
 			continue

@@ -19,16 +19,16 @@ const maxSpecLen = 64
 var (
 	// ErrInvalid is libbpf's -EINVAL: a malformed relocation, an access
 	// string that does not fit the local type, an ambiguous result.
-	ErrInvalid = errors.New("invalid relocation")
+	ErrInvalid = errors.New("core: invalid relocation")
 	// ErrTooBig is -E2BIG: nesting deeper than 64, or a bitfield that no
 	// 8-byte load covers.
-	ErrTooBig = errors.New("relocation too big")
+	ErrTooBig = errors.New("core: relocation too big")
 	// ErrUnsupported is -EOPNOTSUPP: an unknown kind, or an anonymous
 	// local type that needs a candidate search.
-	ErrUnsupported = errors.New("relocation not supported")
+	ErrUnsupported = errors.New("core: relocation not supported")
 	// ErrRange is -ERANGE: a field offset that a load or store
 	// instruction's 16-bit offset cannot hold.
-	ErrRange = errors.New("relocated value out of range")
+	ErrRange = errors.New("core: relocated value out of range")
 )
 
 // accessor is one step of a high-level access spec: a named member

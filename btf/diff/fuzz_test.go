@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -80,6 +81,7 @@ func FuzzCompare(f *testing.F) {
 			t.Fatalf("a BTF against itself: %d changes, first %+v", len(same), same[0])
 		}
 		ab, errAB := diff.Compare(ctx, sa, sb, diff.Options{})
+		fuzztest.CheckError(t, "diff", errAB)
 		ba, errBA := diff.Compare(ctx, sb, sa, diff.Options{})
 		if errAB != nil || errBA != nil {
 			return

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -32,7 +33,7 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 	d := &distiller{src: split, start: uint32(split.FirstID())}
 	for _, step := range []func() error{d.mark, d.writeBase, d.writeSplit} {
 		if err := step(); err != nil {
-			return nil, nil, fmt.Errorf("distill: %w", err)
+			return nil, nil, pkgerr.Errorf("distill: %w", err)
 		}
 	}
 	bo := split.ByteOrder()
@@ -98,7 +99,7 @@ func (d *distiller) mark() error {
 				}
 				d.idMap[ref] = ref
 				if bad = d.needed(ref, &stack); bad != nil {
-					bad = fmt.Errorf("type %d refers to base type %d: %w", cur, ref, bad)
+					bad = pkgerr.Errorf("distill: type %d refers to base type %d: %w", cur, ref, bad)
 				}
 			})
 			if bad != nil {
@@ -125,7 +126,7 @@ func (d *distiller) needed(ref uint32, stack *[]uint32) error {
 			return nil
 		}
 	default:
-		return fmt.Errorf("%s %q cannot be in a distilled base", k, d.name(rec.NameOff()))
+		return fmt.Errorf("distill: %s %q cannot be in a distilled base", k, d.name(rec.NameOff()))
 	}
 	*stack = append(*stack, ref)
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/distill"
+	"github.com/kmeta-dev/kmeta/internal/fuzztest"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -28,6 +29,7 @@ func FuzzDistill(f *testing.F) {
 			return
 		}
 		b, s, err := distill.Distill(split)
+		fuzztest.CheckError(t, "distill", err)
 		if err != nil {
 			return
 		}

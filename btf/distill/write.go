@@ -48,7 +48,7 @@ func (d *distiller) writeBase() error {
 			d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.Kind(k), 0, false), rec.SizeType())
 		case btf.KindEnum, btf.KindEnum64:
 			if sz := rec.SizeType(); sz == 0 || sz&(sz-1) != 0 || sz > 8 {
-				return fmt.Errorf("base type %d: enum %q of %d bytes", id, d.name(rec.NameOff()), sz)
+				return fmt.Errorf("distill: base type %d: enum %q of %d bytes", id, d.name(rec.NameOff()), sz)
 			}
 			d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.KindEnum, 0, false), rec.SizeType())
 		default: // INT, FLOAT, FWD: as they are
@@ -81,7 +81,7 @@ func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (
 	}
 	o, ok := set.Add(s)
 	if !ok || splitStart+o > wire.MaxNameOffset {
-		return 0, errors.New("too many strings")
+		return 0, errors.New("distill: too many strings")
 	}
 	return splitStart + o, nil
 }

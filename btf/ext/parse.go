@@ -19,9 +19,9 @@ type FormatError struct {
 // Error describes the problem.
 func (e *FormatError) Error() string {
 	if e.Offset < 0 {
-		return fmt.Sprintf("btf.ext: %s: %s", e.Part, e.Msg)
+		return fmt.Sprintf("ext: %s: %s", e.Part, e.Msg)
 	}
-	return fmt.Sprintf("btf.ext: %s at offset %d: %s", e.Part, e.Offset, e.Msg)
+	return fmt.Sprintf("ext: %s at offset %d: %s", e.Part, e.Offset, e.Msg)
 }
 
 func formatErr(part string, off int, format string, args ...any) error {

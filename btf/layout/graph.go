@@ -1,9 +1,8 @@
 package layout
 
 import (
-	"fmt"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // The layout of a struct prints its anonymous member types in full, at
@@ -67,7 +66,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 		}
 		switch g.mark[child] {
 		case open:
-			return fmt.Errorf("%s contains itself: %w", p.typ(child), ErrTooComplex)
+			return pkgerr.Errorf("layout: %s contains itself: %w", p.typ(child), ErrTooComplex)
 		case done:
 			if p.expands(child) {
 				f.sum += uint64(g.cost[child])
@@ -78,7 +77,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 		}
 	}
 	if c := int(g.cost[id]); c > budget {
-		return fmt.Errorf("prints more than %d members: %w", budget, ErrTooComplex)
+		return pkgerr.Errorf("layout: prints more than %d members: %w", budget, ErrTooComplex)
 	}
 	return nil
 }

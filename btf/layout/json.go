@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Struct is the layout of one struct or union, as data: the facts that
@@ -89,12 +89,12 @@ func Structs(ctx context.Context, s *btf.Spec, opts Options) iter.Seq2[Struct, e
 }
 
 // errStopped ends each when the caller of Structs stops early.
-var errStopped = errors.New("stopped")
+var errStopped = errors.New("layout: stopped")
 
 // WriteJSON writes Layouts as a JSON array, one struct a line.
 func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 	if _, err := io.WriteString(w, "["); err != nil {
-		return fmt.Errorf("layout: %w", err)
+		return pkgerr.Errorf("layout: %w", err)
 	}
 	first := true
 	enc := json.NewEncoder(w)
@@ -113,7 +113,7 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 		return err
 	}
 	if _, err := io.WriteString(w, "]\n"); err != nil {
-		return fmt.Errorf("layout: %w", err)
+		return pkgerr.Errorf("layout: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // DefaultCacheline is the cacheline size pahole uses on x86-64 and arm64
@@ -73,7 +74,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		return nil, errors.New("layout: nil Spec")
 	}
 	if _, err := s.TypeByID(0); err != nil {
-		return nil, fmt.Errorf("layout: %w", err)
+		return nil, pkgerr.Errorf("layout: %w", err)
 	}
 	if cacheline == 0 {
 		cacheline = DefaultCacheline
@@ -101,7 +102,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 // contain themselves, are printed in full at each use, and crafted BTF can
 // make that exponential. Real kernels take a few steps per type; the limit
 // is far above.
-var ErrTooComplex = errors.New("type graph too complex")
+var ErrTooComplex = errors.New("layout: type graph too complex")
 
 // stepsPerType sets the step limit of ErrTooComplex.
 const stepsPerType = 64
@@ -141,7 +142,7 @@ func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 		return err
 	}
 	if _, err := w.Write(p.buf); err != nil {
-		return fmt.Errorf("layout: %w", err)
+		return pkgerr.Errorf("layout: %w", err)
 	}
 	return nil
 }
@@ -183,7 +184,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			}
 		}
 		if err := p.check(id, p.maxSteps-p.steps); err != nil {
-			return nil, fmt.Errorf("layout: %s: %w", t, err)
+			return nil, pkgerr.Errorf("layout: %s: %w", t, err)
 		}
 		c := p.class(id)
 		if len(c.name) == 0 {
@@ -198,9 +199,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		seen[key] = append(seen[key], c)
 		p.topLevel(c)
 		if errors.Is(p.err, ErrTooComplex) {
-			return nil, fmt.Errorf("layout: %s: %w", t, p.err)
+			return nil, pkgerr.Errorf("layout: %s: %w", t, p.err)
 		} else if p.err != nil {
-			return nil, fmt.Errorf("layout: %w", p.err)
+			return nil, pkgerr.Errorf("layout: %w", p.err)
 		}
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -208,7 +209,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			}
 		}
 		if err := fn(p, id, c); err != nil {
-			return nil, fmt.Errorf("layout: %w", err)
+			return nil, pkgerr.Errorf("layout: %w", err)
 		}
 	}
 	return p, nil
@@ -227,12 +228,12 @@ func wanted(s *btf.Spec, names []string) (map[string]struct{}, error) {
 		for _, k := range []btf.Kind{btf.KindStruct, btf.KindUnion} {
 			ts, err := s.Find(n, btf.FindOptions{Kind: k})
 			if err != nil && !errors.Is(err, btf.ErrNotFound) {
-				return nil, fmt.Errorf("layout: %w", err)
+				return nil, pkgerr.Errorf("layout: %w", err)
 			}
 			found = found || len(ts) > 0
 		}
 		if !found {
-			return nil, fmt.Errorf("layout: no struct or union %q: %w", n, btf.ErrNotFound)
+			return nil, pkgerr.Errorf("layout: no struct or union %q: %w", n, btf.ErrNotFound)
 		}
 		want[n] = struct{}{}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -55,7 +56,7 @@ func (c *cli) targetOptions(objs []core.Object) btf.Options {
 // there is one (btf.Options.Lazy), after the path, as opening gives it.
 func targetErr(path string, s *btf.Spec, err error) error {
 	if lerr := s.Err(); lerr != nil {
-		return fmt.Errorf("%s: %w", path, lerr)
+		return pkgerr.Errorf("btf: %s: %w", path, lerr)
 	}
 	return err
 }

@@ -25,11 +25,11 @@ func TestMessages(t *testing.T) {
 		want   string // the whole line main prints
 	}{
 		{[]string{"btf", "layout", "task_struct", missing}, exitFailure,
-			"kmeta: btf layout: open " + missing + ": no such file or directory"},
+			"kmeta: btf layout: kimage: btf: open " + missing + ": no such file or directory"},
 		{[]string{"btf", "layout", "task_struct", "vmlinux.btf"}, exitFailure,
-			"kmeta: btf layout: open vmlinux.btf: no such file or directory"},
+			"kmeta: btf layout: kimage: btf: open vmlinux.btf: no such file or directory"},
 		{[]string{"btf", "layout", "no_such_struct", deb}, exitNotFound,
-			`kmeta: btf layout: no struct or union "no_such_struct": not found`},
+			`kmeta: btf layout: no struct or union "no_such_struct": btf: not found`},
 		{[]string{"btf", "diff", deb}, exitFailure,
 			"kmeta: btf diff: accepts 2 arg(s), received 1 (usage: kmeta btf diff OLD NEW)"},
 		{[]string{"btf", "min", deb, "-o", filepath.Join(t.TempDir(), "out")}, exitFailure,

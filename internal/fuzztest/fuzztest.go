@@ -15,6 +15,8 @@ package fuzztest
 import (
 	"flag"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,4 +50,52 @@ func Bound() error {
 		return nil
 	}
 	return flag.Set(minimizeFlag, MinimizeRuns)
+}
+
+// CheckError fails tb if err, returned by an exported function of the
+// package named pkg, breaks kmeta's error convention: its message starts
+// with "PKG: ", and says it once. A nil err passes.
+func CheckError(tb testing.TB, pkg string, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	msg, prefix := err.Error(), pkg+": "
+	if !strings.HasPrefix(msg, prefix) || strings.Count(msg, prefix) != 1 {
+		tb.Errorf("error %q: want it to start with %q, once", msg, prefix)
+	}
+}
+
+// BadFiles makes files that no reader of kmeta accepts, in a temporary
+// directory of tb, and returns their paths by what they are: "missing" (no
+// such file), "directory", "empty", and "text" (a line of text).
+func BadFiles(tb testing.TB) map[string]string {
+	tb.Helper()
+	dir := tb.TempDir()
+	files := map[string]string{
+		"missing":   filepath.Join(dir, "missing"),
+		"directory": dir,
+		"empty":     filepath.Join(dir, "empty"),
+		"text":      filepath.Join(dir, "text"),
+	}
+	for name, data := range map[string]string{"empty": "", "text": "this is not a kernel, nor BTF, nor ELF\n"} {
+		if err := os.WriteFile(files[name], []byte(data), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return files
+}
+
+// CheckFiles calls open on each file of BadFiles: it must fail on all but
+// the empty one (which some readers accept), and every error must pass
+// CheckError for pkg.
+func CheckFiles(tb testing.TB, pkg string, open func(path string) error) {
+	tb.Helper()
+	for what, path := range BadFiles(tb) {
+		err := open(path)
+		if err == nil && what != "empty" {
+			tb.Errorf("%s: %s file accepted", pkg, what)
+		}
+		CheckError(tb, pkg, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/kallsyms"
 	"github.com/kmeta-dev/kmeta/uevent"
 )
@@ -51,7 +52,7 @@ func (s *Symbolizer) Watch(ctx context.Context, opts WatchOptions) error {
 	if m == nil {
 		um, err := uevent.Listen(opts.Monitor)
 		if err != nil {
-			return err
+			return pkgerr.Errorf("live: %w", err)
 		}
 		m = um
 	}
