@@ -21,8 +21,8 @@ import (
 type Prepared struct {
 	m *Merger
 	wordInput
-	local []uint32 // Prepare's scratch
-	mem   *prepMem
+	nums strNums // Prepare's scratch
+	mem  *prepMem
 }
 
 // prepMem holds the mappings of a Prepared's buffers (see growMapped):
@@ -115,10 +115,9 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
-	// local[off] is 1+ the number of the string at off of sec, once met:
-	// most names recur (member names), and are hashed once.
-	local := p.local[:len(sec)]
-	clear(local)
+	// nums numbers the strings of sec by their offsets, once met: most
+	// names recur (member names), and are hashed once.
+	p.nums.reset(sec, &p.mem.local)
 	// The records are copied at once when the type section holds them in
 	// order, as it does, then rewritten in place; else one by one.
 	types := s.TypeSection()
@@ -144,7 +143,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 				p.w = append(p.w, wire.Word(rec, uint32(i)))
 			}
 		}
-		p.prepareRecord(pos, end, local, sec, strStart)
+		p.prepareRecord(pos, end, sec, strStart)
 		pos = end
 		p.ends = append(p.ends, uint32(pos))
 	}
@@ -156,7 +155,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 // record in p.w[start:end] and the names to resolve, numbering the
 // strings in the order of their first use (libbpf's order of interning:
 // the name, then each element's).
-func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
+func (p *Prepared) prepareRecord(start, end int, sec []byte, strStart uint32) {
 	r := record(p.w[start:end])
 	sh := r.Shape()
 	ref := func(i int) {
@@ -169,12 +168,12 @@ func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, str
 			return
 		}
 		off := r[i] - strStart
-		j := local[off]
-		if j == 0 {
-			j = p.addString(strtab.CString(sec[off:])) + 1
-			local[off] = j
+		j, ok := p.nums.get(off)
+		if !ok {
+			j = p.addString(strtab.CString(sec[off:]))
+			p.nums.put(off, j, &p.mem.local)
 		}
-		r[i] = j - 1
+		r[i] = j
 		p.names = append(p.names, uint32(start+i))
 	}
 	ref(sh.Ref0)
@@ -212,7 +211,6 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
 	p.strs = growMapped(p.strs[:0], strs, &g.strs)
-	p.local = growMapped(p.local[:0], strs, &g.local)[:strs]
 }
 
 // addString numbers the input's next string, and returns its number.
