@@ -163,18 +163,22 @@ func (p *Prepared) prepareRecord(start, end int, sec []byte, strStart uint32) {
 			p.refs = append(p.refs, uint32(start+i))
 		}
 	}
+	// Every name becomes a string's number, a base string's too (its
+	// key is its offset): AddPrepared finds the names by the records'
+	// shapes, so they are not listed (a list takes up to half the
+	// records: enumerators are two words, one a name).
 	name := func(i int) {
-		if r[i] < strStart || r[i] == 0 {
-			return
-		}
-		off := r[i] - strStart
-		j, ok := p.nums.get(off)
+		v := r[i]
+		j, ok := p.nums.get(v)
 		if !ok {
-			j = p.addString(strtab.CString(sec[off:]))
-			p.nums.put(off, j, &p.mem.local)
+			if v < strStart || v == 0 {
+				j = p.addKey(v)
+			} else {
+				j = p.addString(strtab.CString(sec[v-strStart:]))
+			}
+			p.nums.put(v, j, &p.mem.local)
 		}
 		r[i] = j
-		p.names = append(p.names, uint32(start+i))
 	}
 	ref(sh.Ref0)
 	ref(sh.Ref1)
@@ -205,12 +209,22 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	nstr := min(words, strs) + 1
 	p.w = growMapped(p.w[:0], words, &g.w)
 	p.ends = growMapped(p.ends[:0], words/wHead, &g.ends)
-	p.names = growMapped(p.names[:0], words, &g.names)
+	p.names, p.namesByShape = p.names[:0], true
 	p.refs = growMapped(p.refs[:0], words, &g.refs)
 	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
 	p.strs = growMapped(p.strs[:0], strs, &g.strs)
+}
+
+// addKey numbers a name that needs no interning, whose key is the offset
+// it holds (a base string's, or the empty string), and returns its number.
+func (p *Prepared) addKey(key uint32) uint32 {
+	j := uint32(len(p.keys))
+	p.keys = append(p.keys, key)
+	p.hashes = append(p.hashes, 0)
+	p.strEnds = append(p.strEnds, uint32(len(p.strs)))
+	return j
 }
 
 // addString numbers the input's next string, and returns its number.

@@ -14,6 +14,9 @@ type wordInput struct {
 	// string's number in keys; refs those of references to the input's
 	// own types, which are shifted to the ids they get.
 	names, refs []uint32
+	// namesByShape says that names is empty and every name of w holds a
+	// string's number: the names are found by the records' shapes.
+	namesByShape bool
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then appending adds
 	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
@@ -63,6 +66,9 @@ func (m *Merger) appendWordInput(in *wordInput, later []uint32, deferred uint32)
 	for _, i := range in.names {
 		w[i] = in.keys[w[i]]
 	}
+	if in.namesByShape {
+		nameByShape(w, in.ends, in.keys)
+	}
 	for _, i := range in.refs {
 		w[i] += shift
 	}
@@ -82,4 +88,20 @@ func wordRoom(have, more int) error {
 		return fmt.Errorf("more than %d words of records", wideBit-1)
 	}
 	return nil
+}
+
+// nameByShape sets every name of the records in w, which end at ends,
+// from the number of a string to its key.
+func nameByShape(w, ends, keys []uint32) {
+	start := uint32(0)
+	for _, end := range ends {
+		r := record(w[start:end])
+		r[wName] = keys[r[wName]]
+		if sh := r.Shape(); sh.Elem > 0 && sh.ElemName >= 0 {
+			for e := sh.Fixed + sh.ElemName; e < len(r); e += sh.Elem {
+				r[e] = keys[r[e]]
+			}
+		}
+		start = end
+	}
 }
