@@ -155,7 +155,7 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[1] == "copy":
 		return 4*n + 20<<20
 	case args[1] == "dedup":
-		return 2*n + 20<<20
+		return 2*n + 20<<20 + 64*int64(types)
 	case args[1] == "diff":
 		return readBound(n) + 200*int64(types)
 	case args[1] == "dump" && has("c"):
