@@ -58,5 +58,8 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if err := b.CopyAll(o.spec); err != nil {
 		return err
 	}
+	// The Builder holds copies of the records and names: the input's
+	// pages go before the output is marshalled beside the Builder.
+	o.spec.Close()
 	return c.writeBTF(b, f.out, f.write, path, f.base)
 }

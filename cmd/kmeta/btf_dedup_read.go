@@ -63,6 +63,11 @@ func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*b
 	return use(s)
 }
 
+// rawReadMax is the largest input read into a buffer. A larger one (a
+// vmlinux's BTF) is mapped instead, and unmapped once Prepare has copied
+// it: a buffer, kept for the next input, would hold its size to the end.
+const rawReadMax = 1 << 20
+
 // readRaw reads the regular file at path into buf (grown if needed) if it
 // holds at most limit bytes (0: btf.DefaultMaxSize) and starts with a
 // BTF header. It reports false, and buf with its capacity,
@@ -77,7 +82,7 @@ func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
 	}
 	defer f.Close()
 	size := fi.Size()
-	if !fi.Mode().IsRegular() || size < 4 || size > limit {
+	if !fi.Mode().IsRegular() || size < 4 || size > min(limit, rawReadMax) {
 		return buf[:0], false
 	}
 	if int64(cap(buf)) < size {

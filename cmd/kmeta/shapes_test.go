@@ -155,7 +155,7 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[1] == "copy":
 		return 4*n + 20<<20
 	case args[1] == "dedup":
-		return 4*n + 20<<20
+		return 2*n + 20<<20 + 64*int64(types)
 	case args[1] == "diff":
 		return readBound(n) + 200*int64(types)
 	case args[1] == "dump" && has("c"):
@@ -236,7 +236,8 @@ func gnuTime(tb testing.TB) string {
 }
 
 // TestShapesPeakRSS runs the real binary on every hostile shape, through
-// every reading command, and checks its peak RSS against docBound (items
+// every reading command and the writers copy and dedup, and checks its
+// peak RSS against docBound (items
 // 3, 5, 6, 7: 2 GB, 805 MB, 290 MB and 280 MB on 9d54fd8).
 //
 // It runs about 90 commands, so only with KMETA_HEAVY=1 (.ci/run sets it).
@@ -265,6 +266,7 @@ func TestShapesPeakRSS(t *testing.T) {
 			{"btf", "dump", path}, {"btf", "dump", "--format", "c", path}, {"btf", "dump", "--json", path},
 			{"btf", "layout", path}, {"btf", "layout", "--json", path},
 			{"btf", "find", "outer", path}, {"btf", "min", path, "--types", "outer", "-o", filepath.Join(dir, "min.btf")},
+			{"btf", "copy", path, "-o", filepath.Join(dir, "copy.btf")}, {"btf", "dedup", path, "-o", filepath.Join(dir, "dedup.btf")},
 		}
 		for _, args := range cmds {
 			peak, code, stderr := peakRSS(t, timeBin, bin, append(args, "--max-input", "64M")...)

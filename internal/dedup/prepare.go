@@ -23,8 +23,8 @@ type Prepared struct {
 	m *Merger
 	recenc.Words
 	wordInput
-	local []uint32 // Prepare's scratch
-	mem   *prepMem
+	nums strNums // Prepare's scratch
+	mem  *prepMem
 }
 
 // prepMem holds the mappings of a Prepared's buffers (see growMapped):
@@ -130,9 +130,9 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 }
 
 // A filler copies into a Prepared, as words, the records of an input
-// given to add, checked, and lists their names (in the string section
-// sec, which starts at strStart of the input's string space) and their
-// references at or above own. This is the part of appending any input,
+// given to add, checked, numbers their names (in the string section
+// sec, which starts at strStart of the input's string space) and lists
+// their references at or above own. This is the part of appending any input,
 // a Spec's or a Builder's, that does not depend on the inputs appended
 // before it. When the records are those of the type section types, in
 // order, as they are, they are copied at once and rewritten in place.
@@ -142,18 +142,16 @@ type filler struct {
 	types    []byte
 	bulk     []uint32
 	inOrder  bool
-	pos      int      // words of p.W holding records
-	local    []uint32 // see filler
+	pos      int // words of p.W holding records
 	sec      []byte
 	strStart uint32
 }
 
 func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
 	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
-	// local[off] is 1+ the number of the string at off of sec, once met:
-	// most names recur (member names), and are hashed once.
-	f.local = p.local[:len(sec)]
-	clear(f.local)
+	// nums numbers the strings of sec by their offsets, once met: most
+	// names recur (member names), and are hashed once.
+	p.nums.reset(sec, &p.mem.local)
 	f.bulk, f.inOrder = wire.Words(types)
 	if f.inOrder {
 		p.W = append(p.W, f.bulk...)
@@ -175,7 +173,7 @@ func (f *filler) add(id btf.TypeID, rec []byte) error {
 	if !f.inOrder {
 		p.W = appendRecordWords(p.W, rec)
 	}
-	p.prepareRecord(f.pos, end, f.own, f.local, f.sec, f.strStart)
+	p.prepareRecord(f.pos, end, f.own, f.sec, f.strStart)
 	f.pos = end
 	p.Ends = append(p.Ends, uint32(end))
 	return nil
@@ -197,7 +195,7 @@ func appendRecordWords(w []uint32, rec []byte) []uint32 {
 // p.W[start:end] and the names to resolve, numbering the
 // strings in the order of their first use (libbpf's order of interning:
 // the name, then each element's).
-func (p *Prepared) prepareRecord(start, end int, own uint32, local []uint32, sec []byte, strStart uint32) {
+func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStart uint32) {
 	r := record(p.W[start:end])
 	sh := r.Shape()
 	ref := func(i int) {
@@ -206,18 +204,22 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, local []uint32, sec
 			p.MaxRef = max(p.MaxRef, r[i])
 		}
 	}
+	// Every name becomes a string's number, a base string's too (its
+	// key is its offset): AddPrepared finds the names by the records'
+	// shapes, so they are not listed (a list takes up to half the
+	// records: enumerators are two words, one a name).
 	name := func(i int) {
-		if r[i] < strStart || r[i] == 0 {
-			return
+		v := r[i]
+		j, ok := p.nums.get(v)
+		if !ok {
+			if v < strStart || v == 0 {
+				j = p.addKey(v)
+			} else {
+				j = p.addString(strtab.CString(sec[v-strStart:]))
+			}
+			p.nums.put(v, j, &p.mem.local)
 		}
-		off := r[i] - strStart
-		j := local[off]
-		if j == 0 {
-			j = p.addString(strtab.CString(sec[off:])) + 1
-			local[off] = j
-		}
-		r[i] = j - 1
-		p.Names = append(p.Names, uint32(start+i))
+		r[i] = j
 	}
 	ref(sh.Ref0)
 	ref(sh.Ref1)
@@ -249,13 +251,22 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	nstr := min(words, strs) + 1
 	p.W = growMapped(p.W[:0], words, &g.w)
 	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
-	p.Names = growMapped(p.Names[:0], words, &g.names)
+	p.Names, p.namesByShape = p.Names[:0], true
 	p.Refs = growMapped(p.Refs[:0], words, &g.refs)
 	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
 	p.strs = growMapped(p.strs[:0], strs, &g.strs)
-	p.local = growMapped(p.local[:0], strs, &g.local)[:strs]
+}
+
+// addKey numbers a name that needs no interning, whose key is the offset
+// it holds (a base string's, or the empty string), and returns its number.
+func (p *Prepared) addKey(key uint32) uint32 {
+	j := uint32(len(p.keys))
+	p.keys = append(p.keys, key)
+	p.hashes = append(p.hashes, 0)
+	p.strEnds = append(p.strEnds, uint32(len(p.strs)))
+	return j
 }
 
 // addString numbers the input's next string, and returns its number.

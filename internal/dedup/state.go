@@ -422,7 +422,19 @@ func (d *state) refPass(lo, n uint32) error {
 func (d *state) newTables(n uint32) {
 	refs := d.refKinds(n)
 	d.tab = newTable(d.tab.under, d.keepHint(n-refs, n))
-	d.refs.reserve(d.keepHint(refs, n))
+	d.refs.reserve(d.refHint(refs, n))
+}
+
+// refHint is keepHint for the reference table. Specs without a base are
+// a kernel's or a program's BTF, deduplicated when it was made: all of
+// their reference types are expected to be kept. A table sized for half
+// of them would grow once it filled, holding both copies while it moves.
+func (d *state) refHint(refs, n uint32) int {
+	if d.base == nil && n > 0 {
+		spec := uint64(refs) * uint64(d.specTypes) / uint64(n)
+		return int(spec + (uint64(refs)-spec)/32)
+	}
+	return d.keepHint(refs, n)
 }
 
 // refKinds counts the own types of indexes below n that only the

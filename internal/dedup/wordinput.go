@@ -12,6 +12,9 @@ import (
 // its new strings: its records (recenc.Words) and its strings, here.
 // appendWordInput is the one routine that appends every input.
 type wordInput struct {
+	// namesByShape says that recs.Names is empty and every name of the
+	// records holds a string's number: they are found by their shapes.
+	namesByShape bool
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then appending adds
 	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
@@ -64,6 +67,9 @@ func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uin
 	for _, i := range recs.Names {
 		w[i] = in.keys[w[i]]
 	}
+	if in.namesByShape {
+		nameByShape(w, recs.Ends, in.keys)
+	}
 	for _, i := range recs.Refs {
 		w[i] += shift
 	}
@@ -89,4 +95,20 @@ func wordRoom(have, more int) error {
 		return fmt.Errorf("more than %d words of records", wideBit-1)
 	}
 	return nil
+}
+
+// nameByShape sets every name of the records in w, which end at ends,
+// from the number of a string to its key.
+func nameByShape(w, ends, keys []uint32) {
+	start := uint32(0)
+	for _, end := range ends {
+		r := record(w[start:end])
+		r[wName] = keys[r[wName]]
+		if sh := r.Shape(); sh.Elem > 0 && sh.ElemName >= 0 {
+			for e := sh.Fixed + sh.ElemName; e < len(r); e += sh.Elem {
+				r[e] = keys[r[e]]
+			}
+		}
+		start = end
+	}
 }
