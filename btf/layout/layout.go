@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -36,6 +34,7 @@ type printer struct {
 	ptrSize   uint32
 	cacheline uint32
 	classes   []*class // by id, loaded on first use
+	embedded  []uint64 // a bit by id: a member's type, or what its chain leads to
 	nodes     []node   // by id, found once
 	slab      []member // storage for members, allocated in blocks
 	last      sums     // the sums of the last top-level struct printed
@@ -93,7 +92,38 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		ptrSize:   s.PointerSize(),
 		cacheline: uint32(cacheline),
 		classes:   make([]*class, len(nodes)),
+		embedded:  embeddedTypes(nodes),
 	}, nil
+}
+
+// embeddedTypes returns a bit by id set for the types that a struct's or
+// union's member has as its type, through typedefs, qualifiers and
+// arrays: the classes that printing another struct may load again. The
+// others are dropped once printed, so that a BTF of many small structs
+// does not keep them all.
+func embeddedTypes(nodes []node) []uint64 {
+	bits := make([]uint64, (len(nodes)+63)/64)
+	for _, n := range nodes {
+		if n.kind != btf.KindStruct && n.kind != btf.KindUnion {
+			continue
+		}
+		for _, m := range n.t.Members() {
+			id := m.Type
+			for range maxChain {
+				if int(id) >= len(nodes) {
+					break
+				}
+				bits[id/64] |= 1 << (id % 64)
+				switch nodes[id].kind {
+				case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindArray:
+					id = nodes[id].ref
+					continue
+				}
+				break
+			}
+		}
+	}
+	return bits
 }
 
 // ErrTooComplex is wrapped by the errors for BTF whose layouts would take
@@ -166,7 +196,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 	if err != nil {
 		return nil, err
 	}
-	seen := make(map[string][]*class)
+	seen := newPrinted()
 	p.buf = make([]byte, 0, flushAt+4<<10)
 	for i := range p.nodes {
 		id := btf.TypeID(i)
@@ -189,13 +219,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		if len(c.name) == 0 {
 			continue // a name offset pointing at an empty string
 		}
-		// The map's keys alias the Spec's string section, which stays
-		// mapped while run runs.
-		key := unsafe.String(&c.name[0], len(c.name))
-		if slices.ContainsFunc(seen[key], c.same) {
+		if !seen.add(p, id, c) {
 			continue
 		}
-		seen[key] = append(seen[key], c)
 		p.topLevel(c)
 		if errors.Is(p.err, ErrTooComplex) {
 			return nil, fmt.Errorf("layout: %s: %w", t, p.err)
@@ -209,6 +235,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		}
 		if err := fn(p, id, c); err != nil {
 			return nil, fmt.Errorf("layout: %w", err)
+		}
+		if p.embedded[id/64]&(1<<(id%64)) == 0 {
+			p.classes[id] = nil // printed, and no other struct loads it
 		}
 	}
 	return p, nil
