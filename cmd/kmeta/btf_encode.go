@@ -44,10 +44,12 @@ By default the output is what FILE's kernel's own build writes. The kernel
 release is read from FILE: the "Linux version RELEASE" text of the
 linux_banner symbol in a vmlinux, the vermagic of a module's .modinfo.
 Releases before 6.12 are encoded as pahole 1.24 does when Linux 6.1's
-build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12), 6.12
-to 6.x, and files without a release, as pahole 1.30 does with the flags of
-Linux 6.12's scripts/Makefile.btf (--btf_features=default, that is
-encode_force, var, float, decl_tag, type_tag, enum64, optimized_func,
+build runs it (-J --btf_gen_floats --lang_exclude=rust: Debian 12; that
+build also passes -j, whose type order in pahole 1.24 depends on thread
+timing, so no two runs agree: kmeta writes what -j1 writes, the one
+reproducible output of those flags), 6.12 to 6.x, and files without a
+release, as pahole 1.30 does with the flags of Linux 6.12's
+scripts/Makefile.btf (--btf_features=default, that is encode_force, var, float, decl_tag, type_tag, enum64, optimized_func,
 consistent_func and decl_tag_kfuncs, with --lang_exclude=rust: Debian 13),
 and 7.0 on as pahole 1.30 followed by resolve_btfids --btf, as Linux 7's
 scripts/gen-btf.sh runs them (kfunc tags and prototypes, a second
