@@ -236,6 +236,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		if err := fn(p, id, c); err != nil {
 			return nil, fmt.Errorf("layout: %w", err)
 		}
+		p.spill() // each's text too: nothing else drops it
 		if p.embedded[id/64]&(1<<(id%64)) == 0 {
 			p.classes[id] = nil // printed, and no other struct loads it
 		}
