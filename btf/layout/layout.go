@@ -83,7 +83,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 	nodes := make([]node, s.LastID()+1)
 	for id, t := range s.All() {
 		k := t.Kind()
-		nodes[id] = node{t: t, kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
+		nodes[id] = node{kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
 	}
 	return &printer{
 		maxSteps:  stepsPerType*len(nodes) + 1<<20,
@@ -92,7 +92,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		ptrSize:   s.PointerSize(),
 		cacheline: uint32(cacheline),
 		classes:   make([]*class, len(nodes)),
-		embedded:  embeddedTypes(nodes),
+		embedded:  embeddedTypes(s, nodes),
 	}, nil
 }
 
@@ -101,13 +101,14 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 // arrays: the classes that printing another struct may load again. The
 // others are dropped once printed, so that a BTF of many small structs
 // does not keep them all.
-func embeddedTypes(nodes []node) []uint64 {
+func embeddedTypes(s *btf.Spec, nodes []node) []uint64 {
 	bits := make([]uint64, (len(nodes)+63)/64)
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if n.kind != btf.KindStruct && n.kind != btf.KindUnion {
 			continue
 		}
-		for _, m := range n.t.Members() {
+		t, _ := s.TypeByID(btf.TypeID(i))
+		for _, m := range t.Members() {
 			id := m.Type
 			for range maxChain {
 				if int(id) >= len(nodes) {
