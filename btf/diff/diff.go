@@ -57,12 +57,12 @@ type Options struct {
 	Workers int
 }
 
-// group is the types of one kind and name in one BTF: 12 bytes, its name
+// group is the types of one kind and name in one BTF: 8 bytes, its name
 // read from its first type's record when needed, so that a BTF of a
 // million small named types costs little beyond itself.
 type group struct {
 	id      btf.TypeID // the first type of the group
-	more    int32      // the other types: side.more[more-1]; 0 for none
+	several bool       // the group has other types, in side.more
 	kind    btf.Kind
 	dead    bool // left out by Options.Types
 	matched bool // a group of the other side has the same key
@@ -74,8 +74,8 @@ type side struct {
 	spec   *btf.Spec
 	seed   maphash.Seed
 	groups []group
-	slots  []int32        // open addressing, linear probing: a group's index + 1; 0 is free
-	more   [][]btf.TypeID // the types after the first of groups that have several
+	slots  []int32                     // open addressing, linear probing: a group's index + 1; 0 is free
+	more   map[btf.TypeID][]btf.TypeID // first id -> the other types of its group
 	namer  *cdump.Namer
 	names  map[btf.TypeID]string // C names computed so far
 }
@@ -101,8 +101,8 @@ func (sd *side) name(g *group) string {
 // ids returns the ids of g's types.
 func (sd *side) ids(g *group) []btf.TypeID {
 	ids := []btf.TypeID{g.id}
-	if g.more > 0 {
-		ids = append(ids, sd.more[g.more-1]...)
+	if g.several {
+		ids = append(ids, sd.more[g.id]...)
 	}
 	return ids
 }
@@ -297,7 +297,7 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 			continue
 		}
 		gb.matched = true
-		if ga.more == 0 && gb.more == 0 {
+		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
 			if sameTop(a, b, ga.id, gb.id) {
@@ -411,6 +411,7 @@ func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 	sd := &side{
 		spec: s, seed: seed,
 		names:  make(map[btf.TypeID]string),
+		more:   make(map[btf.TypeID][]btf.TypeID),
 		groups: make([]group, 0, named),
 		slots:  make([]int32, named*4/3+8), // a load of at most 3/4
 	}
@@ -427,11 +428,8 @@ func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 			continue
 		}
 		g := &sd.groups[*slot-1]
-		if g.more == 0 {
-			sd.more = append(sd.more, nil)
-			g.more = int32(len(sd.more))
-		}
-		sd.more[g.more-1] = append(sd.more[g.more-1], id)
+		g.several = true
+		sd.more[g.id] = append(sd.more[g.id], id)
 	}
 	return sd, nil
 }

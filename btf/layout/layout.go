@@ -197,7 +197,13 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 	if err != nil {
 		return nil, err
 	}
-	seen := newPrinted()
+	named := 0
+	for i, n := range p.nodes {
+		if (n.kind == btf.KindStruct || n.kind == btf.KindUnion) && p.typ(btf.TypeID(i)).NameOffset() != 0 {
+			named++
+		}
+	}
+	seen := newPrinted(named)
 	p.buf = make([]byte, 0, flushAt+4<<10)
 	for i := range p.nodes {
 		id := btf.TypeID(i)

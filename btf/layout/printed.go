@@ -21,8 +21,11 @@ type printed struct {
 	more  map[btf.TypeID][]btf.TypeID // first of a name -> the others printed
 }
 
-func newPrinted() *printed {
-	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, 1024), more: make(map[btf.TypeID][]btf.TypeID)}
+// newPrinted returns a table for up to n names before it grows: the
+// named structs and unions to print, so that it need not.
+func newPrinted(n int) *printed {
+	size := max(1024, n*4/3+1) // a load of at most 3/4
+	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size), more: make(map[btf.TypeID][]btf.TypeID)}
 }
 
 // add records struct id, whose class is c, and reports whether its
@@ -48,10 +51,15 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 // find returns the slot of name: the one that holds its first struct, or
 // the free one where it goes.
 func (pr *printed) find(p *printer, name []byte) int {
-	mask := len(pr.slots) - 1
-	for i := int(maphash.Bytes(pr.seed, name)) & mask; ; i = (i + 1) & mask {
+	// The hash's top 32 bits scaled to the table, whose size need not be
+	// a power of two.
+	n := uint64(len(pr.slots))
+	for i := (maphash.Bytes(pr.seed, name) >> 32) * n >> 32; ; i++ {
+		if i == n {
+			i = 0
+		}
 		if id := pr.slots[i]; id == 0 || bytes.Equal(p.typ(id).NameBytes(), name) {
-			return i
+			return int(i)
 		}
 	}
 }
