@@ -33,15 +33,15 @@ type printer struct {
 	spec      *btf.Spec
 	ptrSize   uint32
 	cacheline uint32
-	classes   []*class // by id, loaded on first use
-	embedded  []uint64 // a bit by id: a member's type, or what its chain leads to
-	nodes     []node   // by id, found once
-	slab      []member // storage for members, allocated in blocks
-	last      sums     // the sums of the last top-level struct printed
-	steps     int      // members and names printed so far
-	maxSteps  int      // the limit of steps, see ErrTooComplex
-	err       error    // ErrTooComplex once steps passed maxSteps
-	g         graph    // what check found, by id
+	classes   map[btf.TypeID]*class // loaded on first use, dropped once printed unless embedded
+	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
+	nodes     []node                // by id, found once
+	slab      []member              // storage for members, allocated in blocks
+	last      sums                  // the sums of the last top-level struct printed
+	steps     int                   // members and names printed so far
+	maxSteps  int                   // the limit of steps, see ErrTooComplex
+	err       error                 // ErrTooComplex once steps passed maxSteps
+	g         graph                 // what check found, by id
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill
@@ -91,7 +91,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		spec:      s,
 		ptrSize:   s.PointerSize(),
 		cacheline: uint32(cacheline),
-		classes:   make([]*class, len(nodes)),
+		classes:   make(map[btf.TypeID]*class),
 		embedded:  embeddedTypes(s, nodes),
 	}, nil
 }
@@ -245,7 +245,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		}
 		p.spill() // each's text too: nothing else drops it
 		if p.embedded[id/64]&(1<<(id%64)) == 0 {
-			p.classes[id] = nil // printed, and no other struct loads it
+			delete(p.classes, id) // printed, and no other struct loads it
 		}
 	}
 	return p, nil
