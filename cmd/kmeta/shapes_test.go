@@ -157,7 +157,13 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[1] == "dedup":
 		return 4*n + 20<<20
 	case args[1] == "diff":
-		return readBound(n) + 32*int64(types)
+		// Every named type may be a change, unless a file is compared
+		// with itself.
+		changes := int64(types)
+		if len(args) > 3 && args[len(args)-1] == args[len(args)-2] {
+			changes = 0
+		}
+		return readBound(n) + 32*int64(types) + 200*changes
 	case args[1] == "dump" && has("c"):
 		return readBound(n) + 64*int64(types)
 	case args[1] == "layout" && has("--json"):
