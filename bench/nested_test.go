@@ -28,7 +28,9 @@ func BenchmarkDedupNested(b *testing.B) {
 		v    hostile.NestedVariant
 	}{{"plain", hostile.NestedPlain}, {"twice", hostile.NestedTwice}, {"fwd", hostile.NestedFwd},
 		{"cycle", hostile.NestedCycle}, {"fwdptr", hostile.NestedFwdPtr}, {"fwdmember", hostile.NestedFwdMember},
-		{"fwdbottom", hostile.NestedFwdBottom}, {"fwdbottomptr", hostile.NestedFwdBottomPtr}}
+		{"fwdbottom", hostile.NestedFwdBottom}, {"fwdbottomptr", hostile.NestedFwdBottomPtr},
+		{"fwdptrevery", hostile.NestedFwdPtrEvery}, {"fwdtypedef", hostile.NestedFwdTypedef},
+		{"fwddepths", hostile.NestedFwdDepths}, {"fwdptrlinks", hostile.NestedFwdPtrLinks}}
 	for _, n := range []int{1000, 3000} {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("%s/N=%d", v.name, n), func(b *testing.B) { nestedRun(b, libbpf, kmeta, dir, n, v.v) })

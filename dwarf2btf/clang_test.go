@@ -26,8 +26,9 @@ import (
 // DW_OP_addrx), DWARF 4 and DWARF64, arm64 relocations (R_AARCH64_ABS32
 // and ABS64), big-endian arm64, debug sections compressed with zlib (ELF
 // and GNU .zdebug forms) and zstd, several units in one object (ld -r) and executables whose per-CPU data
-// lies at address 0, as in a vmlinux, and 32-bit ELF with SHT_REL
-// relocations (armhf's R_ARM_ABS32, i386's R_386_32).
+// lies at address 0, as in a vmlinux, 32-bit ELF with SHT_REL
+// relocations (armhf's R_ARM_ABS32, i386's R_386_32), and riscv64's
+// (R_RISCV_ADD32 and SUB32 pairs) and ppc64le's relocations.
 var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
 	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib", "tags-arm64be",
@@ -36,7 +37,7 @@ var clangObjects = []string{
 	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
 	"exec-x86_64", "exec-arm64",
 	"multi-x86_64-zdebug", "tags-arm64-zdebug", "multi-x86_64-zstd",
-	"tags-armhf", "percpu-i386",
+	"tags-armhf", "percpu-i386", "tags-riscv64", "tags-ppc64le",
 }
 
 // clangGolden names the pahole output an object must equal: its own, but

@@ -284,12 +284,21 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 		return fmt.Errorf("dwarf2btf: enum %q of %d bytes", t.name, size)
 	}
 	r := orec{kind: btf.KindEnum, name: t.name, a: size, lo: int32(len(out.elems))}
-	if size > 4 {
+	// Without the enum64 feature pahole 1.30 writes every enum as ENUM, of
+	// its own size, each value cut to its low 32 bits as an unsigned
+	// number, so never with the signed kind flag (btf_encoder.c,
+	// btf_encoder__add_enum_val).
+	noEnum64 := e.opts.features&FeatureEnum64 == 0
+	if size > 4 && !noEnum64 {
 		r.kind, r.flag = btf.KindEnum64, t.signed
 	}
 	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
 		if len(v.name) == 0 {
 			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name)
+		}
+		if noEnum64 {
+			out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value)})
+			continue
 		}
 		if r.kind == btf.KindEnum {
 			s := int64(v.value)

@@ -55,8 +55,7 @@ type Options struct {
 	// Features is the feature set of CompatPahole130 and CompatLinux7 (pahole's
 	// --btf_features); zero means DefaultFeatures. There NoFloats and
 	// SkipVars are ignored: the float and var features decide. It must
-	// hold type_tag and enum64, whose absence this package does not
-	// encode.
+	// hold type_tag, whose absence this package does not encode.
 	Features Features
 	// KeepRust encodes the compile units written in Rust too, as pahole
 	// does without --lang_exclude=rust; by default they are left out, as
@@ -307,8 +306,8 @@ func (opts *Options) resolve(o *object) error {
 	if opts.features == 0 {
 		opts.features = DefaultFeatures
 	}
-	if need := FeatureTypeTag | FeatureEnum64; opts.features&need != need {
-		return fmt.Errorf("dwarf2btf: encoding without the type_tag or enum64 feature is not supported")
+	if opts.features&FeatureTypeTag == 0 {
+		return fmt.Errorf("dwarf2btf: encoding without the type_tag feature is not supported")
 	}
 	opts.NoFloats = opts.features&FeatureFloat == 0
 	opts.SkipVars = opts.features&FeatureVar == 0

@@ -66,6 +66,29 @@ func TestIdenticalOtherArches(t *testing.T) {
 	}
 }
 
+// TestIdenticalMips64el encodes cordic.ko of Debian 12's mips64el kernel
+// (6.1.0-50-mips64r2el: MIPS64 relocation records, whose r_info is not
+// one Elf64_Xword) on its own, as its release asks (pahole 1.24's mode)
+// and as pahole 1.30 does, and compares with what pahole 1.24 and 1.30
+// write from the same module with its relocations applied by GNU ld
+// (testdata/README.md): Debian builds mips64el without BTF, and pahole
+// cannot read the module itself.
+func TestIdenticalMips64el(t *testing.T) {
+	ko := testfixtures.Read(t, "elf/debian-6.1-mips64el/cordic.ko.zst")
+	for _, c := range []struct {
+		golden string
+		opts   dwarf2btf.Options
+	}{
+		{"cordic.pahole-1.24.btf.gz", dwarf2btf.Options{}},
+		{"cordic.btf.gz", dwarf2btf.Options{Compat: dwarf2btf.CompatPahole130,
+			Features: dwarf2btf.DefaultFeatures | dwarf2btf.FeatureReproducibleBuild}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			samePahole(t, ko, c.opts, testfixtures.Read(t, "pahole/encode/debian-6.1-mips64el/"+c.golden))
+		})
+	}
+}
+
 // TestKernelRelease reads the release of a 6.12 and a 6.1 module, and
 // finds none in a plain object.
 func TestKernelRelease(t *testing.T) {

@@ -102,9 +102,20 @@ const (
 	rel64Addend = 16
 )
 
+// The bytes of a MIPS64 record's r_info, which the MIPS64 ELF ABI lays
+// out as a struct rather than as one Elf64_Xword: r_sym (a word in the
+// file's order), r_ssym, r_type3, r_type2, r_type.
+const (
+	mips64Sym   = rel64Info
+	mips64Type3 = rel64Info + 5
+	mips64Type2 = rel64Info + 6
+	mips64Type  = rel64Info + 7
+)
+
 // relocAt decodes the record at the start of b (relocEntrySize bytes).
 // Elf32's r_info holds the symbol in its high 24 bits and the type in its
-// low 8; Elf64's the symbol in its high 32 bits and the type in its low 32.
+// low 8; Elf64's the symbol in its high 32 bits and the type in its low 32,
+// but for MIPS64's (mips64Info).
 func (o *object) relocAt(b []byte, rela bool) relocEntry {
 	if o.class32 {
 		info := o.order.Uint32(b[rel32Info:])
@@ -114,12 +125,28 @@ func (o *object) relocAt(b []byte, rela bool) relocEntry {
 		}
 		return e
 	}
-	info := o.order.Uint64(b[rel64Info:])
-	e := relocEntry{off: o.order.Uint64(b), typ: uint32(info), sym: uint32(info >> 32)}
+	var e relocEntry
+	if elf.Machine(o.machine) == elf.EM_MIPS {
+		e = relocEntry{off: o.order.Uint64(b), typ: mips64Info(b), sym: o.order.Uint32(b[mips64Sym:])}
+	} else {
+		info := o.order.Uint64(b[rel64Info:])
+		e = relocEntry{off: o.order.Uint64(b), typ: uint32(info), sym: uint32(info >> 32)}
+	}
 	if rela {
 		e.addend = int64(o.order.Uint64(b[rel64Addend:]))
 	}
 	return e
+}
+
+// mips64Info returns the types of MIPS64 record b as one number, the first
+// in its low byte, the second and third above it: the form elfutils'
+// libelf gives r_info's type after reading a MIPS64 record, whose mips
+// backend then classifies by the first type alone (mipsReloc). The ABI
+// composes up to three operations at one place; gcc's debug sections
+// have one, their second and third types R_MIPS_NONE. r_ssym names a
+// special symbol only for the second and third, and is dropped as there.
+func mips64Info(b []byte) uint32 {
+	return uint32(b[mips64Type]) | uint32(b[mips64Type2])<<8 | uint32(b[mips64Type3])<<16
 }
 
 // applyRelocs applies the relocation records rel (SHT_RELA if rela, else

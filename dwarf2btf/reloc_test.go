@@ -27,10 +27,26 @@ func relocObject(order binary.ByteOrder, class32 bool) *object {
 		symtab: &symTable{order: order, class32: class32, ent: ent, syms: syms, strs: []byte{0}}}
 }
 
+// mipsObject is relocObject for a MIPS64 file.
+func mipsObject(order binary.ByteOrder) *object {
+	o := relocObject(order, false)
+	o.machine = uint16(elf.EM_MIPS)
+	return o
+}
+
 // rela64 is one Elf64_Rela record.
 func rela64(order binary.AppendByteOrder, off uint64, typ, sym uint32, addend int64) []byte {
 	b := order.AppendUint64(nil, off)
 	b = order.AppendUint64(b, uint64(sym)<<32|uint64(typ))
+	return order.AppendUint64(b, uint64(addend))
+}
+
+// relaMips64 is one MIPS64 Elf64_Rela record: r_sym in the file's order,
+// then r_ssym, r_type3, r_type2 and r_type, one byte each.
+func relaMips64(order binary.AppendByteOrder, off uint64, sym uint32, typ, typ2, typ3 elf.R_MIPS, addend int64) []byte {
+	b := order.AppendUint64(nil, off)
+	b = order.AppendUint32(b, sym)
+	b = append(b, 0, byte(typ3), byte(typ2), byte(typ))
 	return order.AppendUint64(b, uint64(addend))
 }
 
@@ -68,6 +84,18 @@ func TestApplyRelocs(t *testing.T) {
 			append(le.AppendUint32(nil, 0), le.AppendUint32(nil, 1<<8|uint32(elf.R_386_32))...), le.AppendUint32(nil, s+7), false},
 		{"arm REL R_ARM_ABS32 adds", relocObject(le, true), elf.EM_ARM, false, le.AppendUint32(nil, 2),
 			append(le.AppendUint32(nil, 0), le.AppendUint32(nil, 1<<8|uint32(elf.R_ARM_ABS32))...), le.AppendUint32(nil, s+2), false},
+		{"mips64el R_MIPS_32", mipsObject(le), elf.EM_MIPS, true, make([]byte, 4),
+			relaMips64(le, 0, 1, elf.R_MIPS_32, elf.R_MIPS_NONE, elf.R_MIPS_NONE, 0xe3b3), le.AppendUint32(nil, s+0xe3b3), false},
+		{"mips64 R_MIPS_64, big-endian", mipsObject(be), elf.EM_MIPS, true, make([]byte, 8),
+			relaMips64(be, 0, 1, elf.R_MIPS_64, elf.R_MIPS_NONE, elf.R_MIPS_NONE, -1), be.AppendUint64(nil, s-1), false},
+		{"mips64el R_MIPS_16", mipsObject(le), elf.EM_MIPS, true, make([]byte, 2),
+			relaMips64(le, 0, 1, elf.R_MIPS_16, elf.R_MIPS_NONE, elf.R_MIPS_NONE, 2), le.AppendUint16(nil, (s+2)&0xffff), false},
+		{"mips64el code relocation left alone", mipsObject(le), elf.EM_MIPS, true, make([]byte, 4),
+			relaMips64(le, 0, 1, elf.R_MIPS_HI16, elf.R_MIPS_NONE, elf.R_MIPS_NONE, 2), make([]byte, 4), false},
+		{"mips64el first type decides, as in elfutils", mipsObject(le), elf.EM_MIPS, true, make([]byte, 8),
+			relaMips64(le, 0, 1, elf.R_MIPS_64, elf.R_MIPS_SUB, elf.R_MIPS_NONE, 0), le.AppendUint64(nil, s), false},
+		{"mipsel REL R_MIPS_32 adds", relocObject(le, true), elf.EM_MIPS, false, le.AppendUint32(nil, 3),
+			append(le.AppendUint32(nil, 0), le.AppendUint32(nil, 1<<8|uint32(elf.R_MIPS_32))...), le.AppendUint32(nil, s+3), false},
 		{"outside the section", relocObject(le, false), elf.EM_AARCH64, true, make([]byte, 8),
 			rela64(le, 4, uint32(elf.R_AARCH64_ABS64), 1, 0), nil, true},
 		{"symbol out of range", relocObject(le, false), elf.EM_AARCH64, true, make([]byte, 8),

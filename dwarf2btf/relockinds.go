@@ -36,12 +36,16 @@ type relocKind struct {
 //     SET_ULEB128/SUB_ULEB128 unapplied; they appear in .debug_frame
 //     (DW_CFA_advance_loc) and .eh_frame, which the encoder does not read,
 //     and the DWARF pahole sees would not have them applied either.
-//
-// MIPS is not here: elfutils' mips backend takes the type from the low
-// byte of what libelf reads as Elf64's r_info, which in a MIPS64 file is
-// the symbol index (MIPS64 packs r_sym, r_ssym and three types), so
-// pahole cannot relocate a mips64el module, and no kernel for it is built
-// with BTF from Debian 13's tools.
+//   - MIPS (MIPS ELF ABI and its 64-bit supplement, "Relocation"):
+//     R_MIPS_64 (T-64), R_MIPS_32 (T-word32), R_MIPS_16 (V-half16), as
+//     elfutils' mips backend (mips_reloc_simple_type, added in 2024)
+//     takes them once libelf has turned a MIPS64 record's r_info, laid
+//     out as r_sym, r_ssym and three types rather than as one
+//     Elf64_Xword, into the usual form (relocAt): the first type decides;
+//     in debug sections the other two are R_MIPS_NONE. Debian 12 builds
+//     mips64el without BTF, and its pahole 1.24 and Debian 13's 1.30,
+//     whose libelf reads a MIPS64 r_info as one Elf64_Xword, misread a
+//     mips64el module's DWARF (pahole 1.30 stops; 1.24 writes wrong BTF).
 func relocKindOf(m elf.Machine, typ uint32) relocKind {
 	switch m {
 	case elf.EM_X86_64:
@@ -58,6 +62,8 @@ func relocKindOf(m elf.Machine, typ uint32) relocKind {
 		return ppc64Reloc(elf.R_PPC64(typ))
 	case elf.EM_RISCV:
 		return riscvReloc(elf.R_RISCV(typ))
+	case elf.EM_MIPS:
+		return mipsReloc(elf.R_MIPS(typ & 0xff))
 	}
 	return relocKind{}
 }
@@ -160,6 +166,18 @@ func riscvReloc(t elf.R_RISCV) relocKind {
 		return relocKind{size: 4, addsub: -1}
 	case elf.R_RISCV_SUB16:
 		return relocKind{size: 2, addsub: -1}
+	}
+	return relocKind{}
+}
+
+func mipsReloc(t elf.R_MIPS) relocKind {
+	switch t {
+	case elf.R_MIPS_64:
+		return relocKind{size: 8}
+	case elf.R_MIPS_32:
+		return relocKind{size: 4}
+	case elf.R_MIPS_16:
+		return relocKind{size: 2}
 	}
 	return relocKind{}
 }

@@ -83,14 +83,22 @@ func FuzzLZO(f *testing.F) {
 }
 
 // FuzzPackage reads mutated kernel packages (seeded with the Examples'
-// package, whose data.tar is xz): an error or a Package whose files all
-// parse or fail cleanly, never a panic, within a 1 MiB limit.
+// package, whose data.tar is xz, and with arm64 Image packages whose
+// System.map places the BTF, or misplaces it): an error or a Package
+// whose files all parse or fail cleanly, never a panic, within a 1 MiB
+// limit.
 func FuzzPackage(f *testing.F) {
 	demo, err := os.ReadFile(demoPackage)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(demo)
+	raw := smallBTF(f)
+	img := testfixtures.Arm64Image(testfixtures.KernelBody(raw))
+	for _, sm := range [][]byte{testfixtures.SystemMap(len(raw)), testfixtures.SystemMap(len(raw) - 4)} {
+		f.Add(testfixtures.DebPackage(f, map[string][]byte{"boot/System.map-6.12.0-x": sm, "boot/vmlinuz-6.12.0-x": img},
+			[]string{"boot/System.map-6.12.0-x", "boot/vmlinuz-6.12.0-x"}))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := kimage.ReadPackage(context.Background(), bytes.NewReader(data), kimage.Options{MaxSize: 1 << 20})
 		if err != nil {

@@ -7,7 +7,7 @@ package builder
 // add a record's element names before its own name; an encoder that must
 // reproduce another tool's string order adds the names it needs first.
 func (b *Builder) AddString(s string) (uint32, error) {
-	return b.strs.add(view(s))
+	return b.enc.AddString(s)
 }
 
 // AllowManyTypes lifts the limit of about a million types (wire.MaxTypeID)

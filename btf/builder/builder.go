@@ -3,10 +3,10 @@ package builder
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -33,7 +33,7 @@ type Builder struct {
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
 	many    bool                  // AllowManyTypes was called
 	forgot  uint32                // types dropped by Forget, the first ones
-	offs    []uint32              // names' scratch
+	enc     encoder               // the Add methods' (see sink)
 }
 
 // view returns the bytes of s without copying them, for reading only: the
@@ -43,7 +43,12 @@ func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // New returns an empty Builder for standalone BTF: its first type gets id 1.
 func New() *Builder {
-	return &Builder{firstID: 1, strs: newStrTable(nil)}
+	return newBuilder(&Builder{firstID: 1, strs: newStrTable(nil)})
+}
+
+func newBuilder(b *Builder) *Builder {
+	b.enc.Init((*sink)(b), recenc.Options{})
+	return b
 }
 
 // NewSplit returns an empty Builder for split BTF on base (module BTF on
@@ -57,7 +62,7 @@ func NewSplit(base *btf.Spec) (*Builder, error) {
 	if _, err := base.TypeByID(0); err != nil {
 		return nil, err
 	}
-	return &Builder{base: base, firstID: base.LastID() + 1, strs: newStrTable(base)}, nil
+	return newBuilder(&Builder{base: base, firstID: base.LastID() + 1, strs: newStrTable(base)}), nil
 }
 
 // Base returns the base Spec of a split Builder, or nil.
@@ -118,276 +123,137 @@ type Enumerator struct {
 	Value uint64
 }
 
-// KindFlag reports whether a STRUCT or UNION of members is written with
-// the kind flag (some member is a bitfield), and then checks that every
-// member's bitfield size and offset fit the packed offset word. Writers
-// of records with the Builder's arguments (dedup.Unit) share it.
-func KindFlag(members []Member) (bool, error) {
-	kflag := false
-	for _, m := range members {
-		kflag = kflag || m.BitfieldSize != 0
-	}
-	if kflag {
-		for _, m := range members {
-			if m.BitfieldSize > wire.MaxBitfieldSize || m.BitOffset > wire.MaxBitOffset {
-				return true, fmt.Errorf("member %q: bitfield size %d or offset %d too large", m.Name, m.BitfieldSize, m.BitOffset)
-			}
-		}
-	}
-	return kflag, nil
+// encoder is the record encoder of Builders (and of dedup's Units).
+type encoder = recenc.Encoder[Member, Param, Enumerator]
+
+// sink is a Builder as the Sink of its encoder: each record is written
+// into the encoder's words, then copied to the type section.
+type sink Builder
+
+func (b *sink) Str(s string) (uint32, bool, error) {
+	off, err := b.strs.add(view(s))
+	return off, false, err
 }
 
-// CheckEnum32 reports an error for the first of values that does not fit
-// a 32-bit ENUM's values, signed or not.
-func CheckEnum32(values []Enumerator) error {
-	for _, v := range values {
-		if fits := v.Value <= 0xffffffff || int64(v.Value) >= -1<<31 && int64(v.Value) < 0; !fits {
-			return fmt.Errorf("value %q = %#x does not fit in 32 bits", v.Name, v.Value)
-		}
-	}
-	return nil
-}
-
-// begin checks that one more type fits and writes its fixed part.
-func (b *Builder) begin(name []byte, k btf.Kind, vlen int, kflag bool, sizeType uint32) (btf.TypeID, error) {
-	if vlen < 0 || vlen > wire.MaxVlen {
-		return 0, fmt.Errorf("builder: %v with %d elements, at most %d", k, vlen, wire.MaxVlen)
-	}
-	id := b.NextID()
+func (b *sink) Begin() (btf.TypeID, error) {
+	// An error leaves no partial record: the words start empty.
+	b.enc.Reset(1)
+	id := (*Builder)(b).NextID()
 	if id > wire.MaxTypeID && (!b.many || id >= 1<<31) {
 		return 0, ErrTooManyTypes
 	}
-	off, err := b.strs.add(name)
-	if err != nil {
-		return 0, fmt.Errorf("builder: %v name: %w", k, err)
-	}
-	b.types = wire.AppendFixed(b.types, off, wire.Info(wire.Kind(k), vlen, kflag), sizeType)
-	b.n++
 	return id, nil
 }
 
-func (b *Builder) word(w uint32) { b.types = wire.AppendWord(b.types, w) }
-
-func (b *Builder) ref(id btf.TypeID) uint32 {
-	b.maxRef = max(b.maxRef, id)
-	return uint32(id)
+func (b *sink) End() {
+	for _, w := range b.enc.W {
+		b.types = wire.AppendWord(b.types, w)
+	}
+	b.n++
+	b.maxRef = max(b.maxRef, btf.TypeID(b.enc.MaxRef))
 }
 
-// addRef adds a kind whose record is a name and one type id.
-func (b *Builder) addRef(name string, k btf.Kind, vlen int, kflag bool, target btf.TypeID) (btf.TypeID, error) {
-	return b.begin(view(name), k, vlen, kflag, b.ref(target))
-}
+func (b *sink) Fail(err error) error { return fmt.Errorf("builder: %w", err) }
 
 // AddInt adds an INT of size bytes. An error is returned when the Builder
 // is full or the name contains a NUL byte, as for every Add method.
 func (b *Builder) AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error) {
-	id, err := b.begin(view(name), btf.KindInt, 0, false, size)
-	if err == nil {
-		b.word(wire.IntWord(info.Encoding, info.Offset, info.Bits))
-	}
-	return id, err
+	return b.enc.AddInt(name, size, info)
 }
 
 // AddPointer adds a PTR to target (0 for void *).
 func (b *Builder) AddPointer(target btf.TypeID) (btf.TypeID, error) {
-	return b.addRef("", btf.KindPointer, 0, false, target)
+	return b.enc.AddPointer(target)
 }
 
 // AddArray adds an ARRAY.
 func (b *Builder) AddArray(a btf.ArrayInfo) (btf.TypeID, error) {
-	id, err := b.begin(nil, btf.KindArray, 0, false, 0)
-	if err == nil {
-		b.word(b.ref(a.Type))
-		b.word(b.ref(a.Index))
-		b.word(a.Nelems)
-	}
-	return id, err
+	return b.enc.AddArray(a)
 }
 
 // AddStruct adds a STRUCT of size bytes; an empty name makes it anonymous.
 func (b *Builder) AddStruct(name string, size uint32, members []Member) (btf.TypeID, error) {
-	return b.addComposite(name, btf.KindStruct, size, members)
+	return b.enc.AddStruct(name, size, members)
 }
 
 // AddUnion adds a UNION of size bytes; an empty name makes it anonymous.
 func (b *Builder) AddUnion(name string, size uint32, members []Member) (btf.TypeID, error) {
-	return b.addComposite(name, btf.KindUnion, size, members)
-}
-
-func (b *Builder) addComposite(name string, k btf.Kind, size uint32, members []Member) (btf.TypeID, error) {
-	kflag, err := KindFlag(members)
-	if err != nil {
-		return 0, fmt.Errorf("builder: %v %q %w", k, name, err)
-	}
-	offs, err := b.names(len(members), func(i int) string { return members[i].Name })
-	if err != nil {
-		return 0, err
-	}
-	id, err := b.begin(view(name), k, len(members), kflag, size)
-	if err != nil {
-		return 0, err
-	}
-	for i, m := range members {
-		b.word(offs[i])
-		b.word(b.ref(m.Type))
-		if kflag {
-			b.word(wire.MemberOffsetWord(m.BitfieldSize, m.BitOffset))
-		} else {
-			b.word(m.BitOffset)
-		}
-	}
-	return id, nil
-}
-
-// names interns the names of a record's elements before the record is
-// started, so that an error leaves no partial record. The offsets are in
-// b.offs, valid until the next call.
-func (b *Builder) names(n int, name func(int) string) ([]uint32, error) {
-	if n > wire.MaxVlen {
-		return nil, fmt.Errorf("builder: %d elements, at most %d", n, wire.MaxVlen)
-	}
-	offs := slices.Grow(b.offs[:0], n)[:n]
-	b.offs = offs
-	for i := range offs {
-		off, err := b.strs.add(view(name(i)))
-		if err != nil {
-			return nil, fmt.Errorf("builder: element %d: %w", i, err)
-		}
-		offs[i] = off
-	}
-	return offs, nil
+	return b.enc.AddUnion(name, size, members)
 }
 
 // AddEnum adds a 32-bit ENUM of size bytes (1, 2, 4 or 8 as the compiler
 // chose); signed sets the kind flag that marks signed values. A value that
 // does not fit in 32 bits gives an error.
 func (b *Builder) AddEnum(name string, size uint32, signed bool, values []Enumerator) (btf.TypeID, error) {
-	if err := CheckEnum32(values); err != nil {
-		return 0, fmt.Errorf("builder: ENUM %q %w", name, err)
-	}
-	offs, err := b.names(len(values), func(i int) string { return values[i].Name })
-	if err != nil {
-		return 0, err
-	}
-	id, err := b.begin(view(name), btf.KindEnum, len(values), signed, size)
-	if err != nil {
-		return 0, err
-	}
-	for i, v := range values {
-		b.word(offs[i])
-		b.word(uint32(v.Value))
-	}
-	return id, nil
+	return b.enc.AddEnum(name, size, signed, values)
 }
 
 // AddEnum64 adds an ENUM64 of size bytes; signed sets the kind flag.
 func (b *Builder) AddEnum64(name string, size uint32, signed bool, values []Enumerator) (btf.TypeID, error) {
-	offs, err := b.names(len(values), func(i int) string { return values[i].Name })
-	if err != nil {
-		return 0, err
-	}
-	id, err := b.begin(view(name), btf.KindEnum64, len(values), signed, size)
-	if err != nil {
-		return 0, err
-	}
-	for i, v := range values {
-		b.word(offs[i])
-		b.word(uint32(v.Value))
-		b.word(uint32(v.Value >> 32))
-	}
-	return id, nil
+	return b.enc.AddEnum64(name, size, signed, values)
 }
 
 // AddForward adds a FWD: a declaration of a struct, or with union set of a
 // union, defined elsewhere. The kernel requires a name.
 func (b *Builder) AddForward(name string, union bool) (btf.TypeID, error) {
-	return b.begin(view(name), btf.KindForward, 0, union, 0)
+	return b.enc.AddForward(name, union)
 }
 
 // AddTypedef adds a TYPEDEF of target named name.
 func (b *Builder) AddTypedef(name string, target btf.TypeID) (btf.TypeID, error) {
-	return b.addRef(name, btf.KindTypedef, 0, false, target)
+	return b.enc.AddTypedef(name, target)
 }
 
 // AddVolatile adds a VOLATILE qualifier of target.
 func (b *Builder) AddVolatile(target btf.TypeID) (btf.TypeID, error) {
-	return b.addRef("", btf.KindVolatile, 0, false, target)
+	return b.enc.AddVolatile(target)
 }
 
 // AddConst adds a CONST qualifier of target.
 func (b *Builder) AddConst(target btf.TypeID) (btf.TypeID, error) {
-	return b.addRef("", btf.KindConst, 0, false, target)
+	return b.enc.AddConst(target)
 }
 
 // AddRestrict adds a RESTRICT qualifier of target.
 func (b *Builder) AddRestrict(target btf.TypeID) (btf.TypeID, error) {
-	return b.addRef("", btf.KindRestrict, 0, false, target)
+	return b.enc.AddRestrict(target)
 }
 
 // AddTypeTag adds a TYPE_TAG with the given value on target. attr sets the
 // kind flag, which marks the value as an __attribute__ rather than a
 // btf_type_tag (kernels before 6.13 reject it).
 func (b *Builder) AddTypeTag(value string, target btf.TypeID, attr bool) (btf.TypeID, error) {
-	return b.addRef(value, btf.KindTypeTag, 0, attr, target)
+	return b.enc.AddTypeTag(value, target, attr)
 }
 
 // AddFunc adds a FUNC named name with prototype proto (a FUNC_PROTO).
 func (b *Builder) AddFunc(name string, proto btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
-	return b.addRef(name, btf.KindFunc, int(linkage), false, proto)
+	return b.enc.AddFunc(name, proto, linkage)
 }
 
 // AddFuncProto adds an anonymous FUNC_PROTO returning ret (0 for void).
 func (b *Builder) AddFuncProto(ret btf.TypeID, params []Param) (btf.TypeID, error) {
-	offs, err := b.names(len(params), func(i int) string { return params[i].Name })
-	if err != nil {
-		return 0, err
-	}
-	id, err := b.begin(nil, btf.KindFuncProto, len(params), false, b.ref(ret))
-	if err != nil {
-		return 0, err
-	}
-	for i, p := range params {
-		b.word(offs[i])
-		b.word(b.ref(p.Type))
-	}
-	return id, nil
+	return b.enc.AddFuncProto(ret, params)
 }
 
 // AddVar adds a VAR named name of type typ.
 func (b *Builder) AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
-	id, err := b.addRef(name, btf.KindVar, 0, false, typ)
-	if err == nil {
-		b.word(uint32(linkage))
-	}
-	return id, err
+	return b.enc.AddVar(name, typ, linkage)
 }
 
 // AddDatasec adds a DATASEC of size bytes holding the given variables.
 func (b *Builder) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error) {
-	id, err := b.begin(view(name), btf.KindDatasec, len(vars), false, size)
-	if err != nil {
-		return 0, err
-	}
-	for _, v := range vars {
-		b.word(b.ref(v.Type))
-		b.word(v.Offset)
-		b.word(v.Size)
-	}
-	return id, nil
+	return b.enc.AddDatasec(name, size, vars)
 }
 
 // AddFloat adds a FLOAT of size bytes.
 func (b *Builder) AddFloat(name string, size uint32) (btf.TypeID, error) {
-	return b.begin(view(name), btf.KindFloat, 0, false, size)
+	return b.enc.AddFloat(name, size)
 }
 
 // AddDeclTag adds a DECL_TAG with the given value on target: on the type
 // itself when componentIdx is -1, else on its member or parameter of that
 // index. attr sets the kind flag (an __attribute__, kernel 6.13 and later).
 func (b *Builder) AddDeclTag(value string, target btf.TypeID, componentIdx int32, attr bool) (btf.TypeID, error) {
-	id, err := b.addRef(value, btf.KindDeclTag, 0, attr, target)
-	if err == nil {
-		b.word(uint32(componentIdx))
-	}
-	return id, err
+	return b.enc.AddDeclTag(value, target, componentIdx, attr)
 }

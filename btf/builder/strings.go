@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -50,7 +51,7 @@ func newStrTable(base *btf.Spec) strTable {
 // empty string is always offset 0.
 func (t *strTable) add(s []byte) (uint32, error) {
 	if bytes.IndexByte(s, 0) >= 0 {
-		return 0, fmt.Errorf("string %q contains a NUL byte", s)
+		return 0, recenc.NULError(string(s))
 	}
 	off, ok := t.Intern(s)
 	if !ok {

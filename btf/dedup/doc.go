@@ -31,7 +31,7 @@
 // The package imports btf/builder, so Builders can be deduplicated
 // (AddBuilder, Marshal); builder itself cannot import dedup, which is why
 // deduplicating marshalling is dedup.Marshal and not a builder.Options
-// field. AddBuilder reads a Builder's records in place; a producer of
+// field. AddBuilder reads a Builder's records, unmarshalled; a producer of
 // millions of types hands them over in pieces, forgetting each
 // (builder.Builder.Forget), so that they are held once. Inputs may hold up
 // to 2^31 types, as libbpf allows before deduplication; the output must fit

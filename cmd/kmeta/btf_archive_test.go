@@ -135,3 +135,47 @@ func TestRPMCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeDebugPackageStdin: btf encode - reads a kernel-debuginfo RPM
+// and a Debian -dbg package from standard input as it reads them from a
+// file: pahole's BTF of the vmlinux each installs. A package without one,
+// and input that is neither ELF nor a package, fail with one line.
+func TestEncodeDebugPackageStdin(t *testing.T) {
+	t.Parallel()
+	vmlinux := testfixtures.Read(t, "dwarf/exec-x86_64.o.gz")
+	const name = "usr/lib/debug/boot/vmlinux-6.1.0-demo"
+	pkgs := map[string][]byte{
+		"rpm": testfixtures.ReadPath(t, testfixtures.Path(t, "kimage/rpm/kernel-debuginfo-6.1.0-demo.rpm")),
+		"deb": testfixtures.DebPackage(t, map[string][]byte{name: vmlinux}, []string{name}),
+	}
+	dir := t.TempDir()
+	for kind, pkg := range pkgs {
+		t.Run(kind, func(t *testing.T) {
+			file := filepath.Join(dir, "pkg."+kind)
+			if err := os.WriteFile(file, pkg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for in, stdin := range map[string][]byte{file: nil, "-": pkg} {
+				out := filepath.Join(dir, kind+strings.ReplaceAll(in, "/", "_")+".btf")
+				if _, err := kmeta(t, stdin, "btf", "encode", "--like", "pahole-1.24", in, "-o", out); err != nil {
+					t.Fatalf("%s: %v", in, err)
+				}
+				same(t, out, "pahole/dwarf/exec-x86_64.btf.gz")
+			}
+		})
+	}
+	core := testfixtures.ReadPath(t, testfixtures.Path(t, "kimage/rpm/kernel-core-6.1.0-demo.xz.rpm"))
+	for _, c := range []struct {
+		stdin []byte
+		want  string
+	}{
+		{core, "standard input: the package installs no vmlinux with debug information"},
+		{[]byte("hello, world\n"), "standard input: not a vmlinux or module or a kernel's debug package"},
+		{pkgs["rpm"][:len(pkgs["rpm"])-300], "standard input: "},
+	} {
+		_, err := kmeta(t, c.stdin, "btf", "encode", "-", "-o", filepath.Join(dir, "bad.btf"))
+		if exitStatus(t.Context(), err) != exitFailure || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q...: %v, want one line with %q", c.stdin[:4], err, c.want)
+		}
+	}
+}

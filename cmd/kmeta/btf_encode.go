@@ -64,8 +64,9 @@ is then an ELF object with both sections (--elf), or the raw .BTF with
 --base-out FILE receiving the raw .BTF.base ("btf distill" does the same
 for a module already encoded). -j N sets the number of workers (default: every CPU); the
 output is the same for every N. A progress line appears when stderr is a
-terminal and the work takes over a second. FILE "-" reads standard input;
-OUT "-" writes to standard output.
+terminal and the work takes over a second. FILE "-" reads standard input,
+a module, a vmlinux or a debug package as from a file, held in memory
+whole (under --max-input); OUT "-" writes to standard output.
 
 With --each, every MODULE (a .ko, also compressed, or a directory searched
 for them: a -dbg package's unpacked tree) is encoded on its own on BASE,
@@ -248,11 +249,32 @@ func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
 	if regular {
 		return &encodeSource{path: path}, checkELF(path, what)(head[:min(len(head), magicLen)])
 	}
-	d, err := c.readELF(path, what)
+	name := inputName(path)
+	d, err := c.readArg(path, checkEncodeHead(name, what), kernelHead)
 	if err != nil {
 		return nil, err
 	}
+	if isPackage(d.Bytes()) {
+		v, err := c.debugVmlinux(name, d)
+		d.Release()
+		return &encodeSource{path: path, data: v}, err
+	}
+	if d, err = c.inflateELF(name, what, d); err != nil {
+		return nil, err
+	}
 	return &encodeSource{path: path, data: d}, nil
+}
+
+// checkEncodeHead is checkELF for an input that may also be a debug
+// package, read from standard input, a pipe or a device.
+func checkEncodeHead(name, what string) func(head []byte) error {
+	elfCheck := checkELF(name, what)
+	return func(head []byte) error {
+		if isPackage(head) || elfCheck(head) == nil {
+			return nil
+		}
+		return fmt.Errorf("%s: not a %s or a kernel's debug package: it starts with %x, not with ELF's magic (7f454c46), a compressor's, a Debian package's or an RPM's", name, what, head[:min(len(head), magicLen)])
+	}
 }
 
 // build returns the input's BTF as its kernel's build makes it

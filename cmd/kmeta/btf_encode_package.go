@@ -21,8 +21,14 @@ func (c *cli) packageVmlinux(path string) (*input.Data, error) {
 		return nil, err
 	}
 	defer pkg.Release()
+	return c.debugVmlinux(path, pkg)
+}
+
+// debugVmlinux is packageVmlinux for the package pkg, read already; path
+// names it in errors.
+func (c *cli) debugVmlinux(path string, pkg *input.Data) (*input.Data, error) {
 	var vmlinux *input.Data
-	err = kimage.Walk(c.ctx, pkg.Bytes(), kimage.Options{MaxSize: c.maxInput}, func(name string, size int64, r io.Reader) error {
+	err := kimage.Walk(c.ctx, pkg.Bytes(), kimage.Options{MaxSize: c.maxInput}, func(name string, size int64, r io.Reader) error {
 		if !kimage.IsDebugVmlinux(name) {
 			return nil
 		}

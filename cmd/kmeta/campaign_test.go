@@ -256,9 +256,26 @@ func campaignSeeds(t *testing.T) []campaignInput {
 	for _, name := range slices.Sorted(maps.Keys(imgs)) {
 		seeds = append(seeds, campaignInput{name: "image-" + name, data: imgs[name]})
 	}
+	for _, arch := range []string{"6.12-arm64", "6.12-s390x", "6.1-mips64el"} { // each one's relocations
+		seeds = append(seeds, campaignInput{name: "cordic-" + arch + ".ko", data: testfixtures.Read(t, "elf/debian-"+arch+"/cordic.ko.zst"), encode: true})
+	}
 	return append(seeds,
 		campaignInput{name: "af_key.btf.tar.xz", data: testfixtures.BTFHubArchive(t, "af_key", mods["af_key"]), split: true},
-		campaignInput{name: "kernel-core.rpm", data: testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm")})
+		campaignInput{name: "kernel-core.rpm", data: testfixtures.Read(t, "kimage/rpm/kernel-core-6.1.0-demo.zst.rpm")},
+		campaignInput{name: "kernel-debuginfo.rpm", data: testfixtures.Read(t, "kimage/rpm/kernel-debuginfo-6.1.0-demo.rpm"), encode: true},
+		campaignInput{name: "image-System.map.deb", data: sysMapPackage(t)})
+}
+
+// sysMapPackage is a Debian package of an arm64 Image with the System.map
+// that places its BTF.
+func sysMapPackage(t *testing.T) []byte {
+	raw, _, err := btf.Extract(context.Background(), testfixtures.Read(t, "elf/prog.bpf.o.gz"), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := testfixtures.Arm64Image(testfixtures.KernelBody(raw))
+	return testfixtures.DebPackage(t, map[string][]byte{"boot/System.map-6.12.0-x": testfixtures.SystemMap(len(raw)), "boot/vmlinuz-6.12.0-x": img},
+		[]string{"boot/System.map-6.12.0-x", "boot/vmlinuz-6.12.0-x"})
 }
 
 // heldBack are the inputs that found the problems of issue 19, run

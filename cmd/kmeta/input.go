@@ -45,6 +45,13 @@ func (c *cli) readELF(path, what string) (*input.Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.inflateELF(name, what, d)
+}
+
+// inflateELF returns d, an input that checkELF took, inflated if it is
+// compressed, checking the inflated data's magic as it comes out; d is
+// released if it is.
+func (c *cli) inflateELF(name, what string, d *input.Data) (*input.Data, error) {
 	f := input.Detect(d.Bytes())
 	if f == input.None {
 		return d, nil

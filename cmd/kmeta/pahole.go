@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 
@@ -30,10 +31,12 @@ byte, which the kernel's scripts/pahole-version.sh reads to choose its
 flags. The options taken are those the kernel's build passes, Linux 5.15 to
 7.x, in pahole 1.30's spelling: -J, -j[N], --btf_features=LIST (names
 separated by commas, "default", a leading "+" adding to the defaults;
-names pahole 1.30 does not know are ignored, as it ignores them),
---btf_base FILE, --btf_encode_detached=FILE, --lang_exclude=rust,
---btf_gen_floats, --skip_encoding_btf_vars,
---skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
+names pahole 1.30 does not know are ignored, as it ignores them, and so is
+"attributes", as Debian 13's pahole 1.30, built with libbpf 1.5, ignores
+it), --btf_base FILE, --btf_encode_detached=FILE, --lang_exclude=rust,
+--btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_enum64
+(every enum as ENUM, values cut to 32 bits, as the stable releases of
+Linux 5.x ask), --skip_encoding_btf_inconsistent_proto, --btf_gen_optimized. The output
 follows the options, as pahole's does, not FILE's kernel release (that is
 "kmeta btf encode"). Any other option is an error naming it: pahole's
 other jobs (-C, --reorganize, layouts) are "kmeta btf layout".
@@ -43,11 +46,13 @@ FILE has a .BTF section, its data is replaced and the file laid out again
 as libelf does; otherwise "$LLVM_OBJCOPY --add-section .BTF=TMP FILE" runs
 (llvm-objcopy when LLVM_OBJCOPY is unset; the kernel's build sets it to its
 objcopy). The work is done on a copy: if anything fails, FILE is left as
-it was. The output does not depend on -j; pahole 1.30's -j without
+it was. -j alone runs a worker per CPU, or one for a FILE under 8 MB (a
+small module, where more cost more than they save). The output does not
+depend on -j; pahole 1.30's -j without
 --btf_features=+reproducible_build orders types as its threads finish,
 kmeta always as one job does (as reproducible_build does). Without
---lang_exclude=rust, Rust compile units are encoded too, as pahole does;
-that is untested against pahole (no kernel at hand has them). --btf_encode_detached=OUT is replaced
+--lang_exclude=rust, Rust compile units are encoded too, as pahole does.
+--btf_encode_detached=OUT is replaced
 whole; pahole 1.30 writes over an existing OUT without truncating it.`,
 		DisableFlagParsing: true,
 		Args:               cobra.ArbitraryArgs,
@@ -78,7 +83,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		}
 	}
 	defer setGC(50)()
-	opts := dwarf2btf.Options{Jobs: a.jobs, MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
+	opts := dwarf2btf.Options{Jobs: paholeJobs(a.jobs, a.file), MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
 		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: debug.FreeOSMemory}
 	src, err := c.openEncodeSource(a.file)
 	if err != nil {
@@ -111,6 +116,26 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		}
 	}
 	return elfwrite.Write(ctx, a.file, a.file, secs, elfwrite.Options{})
+}
+
+// soloInput is the size of a FILE below which pahole's -j (every CPU)
+// runs one worker: on a small module, which is what the kernel's build
+// mostly runs pahole on, with make running other jobs beside it, the
+// workers' own buffers and hand-offs cost more memory and CPU than they
+// save (bench/pahole/BENCH.md).
+const soloInput = 8 << 20
+
+// paholeJobs is the number of workers for -j N (jobs): 0 (-j alone) means
+// every CPU, or one for a file smaller than soloInput. The output does
+// not depend on it.
+func paholeJobs(jobs int, file string) int {
+	if jobs != 0 {
+		return jobs
+	}
+	if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() && fi.Size() < soloInput {
+		return 1
+	}
+	return 0
 }
 
 // distilledSections is pahole's --btf_features=distilled_base: the

@@ -62,6 +62,11 @@ var paholeFlags = map[string]func(a *paholeArgs){
 	"--btf_gen_optimized": func(a *paholeArgs) {
 		a.conf.features |= dwarf2btf.FeatureOptimizedFunc
 	},
+	// The stable releases of 5.x kernels (5.15's, 5.19's) pass it to
+	// pahole 1.24 and later: those kernels know no ENUM64.
+	"--skip_encoding_btf_enum64": func(a *paholeArgs) {
+		a.conf.features &^= dwarf2btf.FeatureEnum64
+	},
 }
 
 // paholeValued are the options with a required argument, given as
@@ -161,8 +166,8 @@ func unknownPaholeOption(name string) error {
 	}
 	return fmt.Errorf("%s: not a pahole option kmeta takes (it takes those of the kernel's build: "+
 		"-J, -j[N], --btf_features, --btf_base, --btf_encode_detached, --lang_exclude=rust, "+
-		"--btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_inconsistent_proto, "+
-		"--btf_gen_optimized, --version)", name)
+		"--btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_enum64, "+
+		"--skip_encoding_btf_inconsistent_proto, --btf_gen_optimized, --version)", name)
 }
 
 // check checks the command line once parsed.
@@ -177,8 +182,8 @@ func (a *paholeArgs) check(files []string) error {
 		return fmt.Errorf("want one FILE to encode, got %d", len(files))
 	}
 	a.file = files[0]
-	if need := dwarf2btf.FeatureTypeTag | dwarf2btf.FeatureEnum64; a.conf.features&need != need {
-		return fmt.Errorf("BTF features %q: encoding without type_tag or enum64 is not supported", a.conf.features)
+	if a.conf.features&dwarf2btf.FeatureTypeTag == 0 {
+		return fmt.Errorf("BTF features %q: encoding without type_tag is not supported", a.conf.features)
 	}
 	if a.conf.distilled && a.base == "" {
 		return errors.New("--btf_features=distilled_base needs --btf_base")
@@ -205,7 +210,12 @@ func (c *paholeConf) parseFeatures(list string) error {
 		case "distilled_base":
 			c.distilled = true
 			continue
-		case "global_var", "attributes":
+		case "attributes":
+			// Linux 6.15 to 6.x pass it to pahole 1.30, which takes it
+			// only when built with libbpf 1.6 or later; Debian 13's,
+			// with libbpf 1.5, ignores it, as kmeta does.
+			continue
+		case "global_var":
 			return fmt.Errorf("--btf_features: feature %q is not supported", name)
 		}
 		f, err := dwarf2btf.ParseFeatures(name)

@@ -49,8 +49,14 @@ func TestPaholeArgs(t *testing.T) {
 		{args: strings.Fields("--btf_encode_detached O --btf_base=V F"), features: legacy, jobs: 1, rust: true, base: "V", detached: "O"},
 		{args: strings.Fields("-J -C task_struct F"), err: "-C: "},
 		{args: strings.Fields("-J --reorganize F"), err: "--reorganize: "},
-		{args: strings.Fields("-J --skip_encoding_btf_enum64 F"), err: "--skip_encoding_btf_enum64: not a pahole option"},
-		{args: strings.Fields("-J --btf_features=float F"), err: "without type_tag or enum64"},
+		// Linux 5.15's stable pahole-flags.sh with pahole 1.24 or later.
+		{args: strings.Fields("-J --btf_gen_floats -j --skip_encoding_btf_enum64 F"),
+			features: legacy&^dwarf2btf.FeatureEnum64 | dwarf2btf.FeatureFloat, rust: true},
+		// 6.15's Makefile.btf: pahole 1.30 with libbpf 1.5 ignores attributes.
+		{args: strings.Fields("-J -j2 --btf_features=type_tag --btf_features=attributes F"),
+			features: dwarf2btf.FeatureTypeTag, jobs: 2, rust: true},
+		{args: strings.Fields("-J --skip_encoding_btf_type_tag F"), err: "--skip_encoding_btf_type_tag: not a pahole option"},
+		{args: strings.Fields("-J --btf_features=float F"), err: "without type_tag"},
 		{args: strings.Fields("-J --btf_features=+global_var F"), err: `"global_var" is not supported`},
 		{args: strings.Fields("-J --btf_features=+distilled_base F"), err: "needs --btf_base"},
 		{args: strings.Fields("-J --lang_exclude=c F"), err: "only \"rust\""},
@@ -192,5 +198,68 @@ func TestPaholeDistilledBase(t *testing.T) {
 	path := testfixtures.File(t, "dwarf/tags-x86_64.o.gz")
 	if _, err := kmeta(t, nil, "pahole", "-J", "--btf_features=+distilled_base", path); err == nil || !strings.Contains(err.Error(), "needs --btf_base") {
 		t.Errorf("error %v, want distilled_base's need of --btf_base", err)
+	}
+}
+
+// TestPaholeFlags: the options of the kernel's build that change what is
+// encoded give pahole 1.30's BTF (testdata/pahole/flags/make.sh): enums
+// without ENUM64 (Linux 5.x's stable releases), pahole-flags.sh's lines,
+// and a unit marked DW_LANG_Rust kept or left out by --lang_exclude=rust.
+func TestPaholeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		args     []string
+	}{
+		{"dwarf/kinds-x86_64.o.gz", "kinds-x86_64.noenum64.btf.gz", []string{"--skip_encoding_btf_enum64"}},
+		{"dwarf/tags-arm64be.o.gz", "tags-arm64be.noenum64.btf.gz", []string{"--skip_encoding_btf_enum64"}},
+		// pahole-flags.sh's lines (Linux 5.15 to 6.6) for pahole 1.30.
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line1.btf.gz", strings.Fields("--btf_gen_floats --skip_encoding_btf_vars")},
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line2.btf.gz", strings.Fields("--btf_gen_floats -j --lang_exclude=rust " +
+			"--skip_encoding_btf_inconsistent_proto --btf_gen_optimized")},
+		{"dwarf/multi-x86_64.o.gz", "multi-x86_64.line3.btf.gz", strings.Fields("--btf_gen_floats -j1 --skip_encoding_btf_enum64 " +
+			"--skip_encoding_btf_inconsistent_proto --btf_gen_optimized")},
+		{"pahole/flags/rust-x86_64.o.gz", "rust-x86_64.keep.btf.gz", []string{"--btf_features=default"}},
+		{"pahole/flags/rust-x86_64.o.gz", "rust-x86_64.exclude.btf.gz", []string{"--btf_features=default", "--lang_exclude=rust"}},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.btf")
+			args := append(append([]string{"pahole", "-J"}, tc.args...), "--btf_encode_detached="+out, testfixtures.File(t, tc.in))
+			if _, err := kmeta(t, nil, args...); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(out)
+			if want := testfixtures.Read(t, "pahole/flags/"+tc.want); !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes, not pahole 1.30's %d", tc.args, len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestPaholeJobs: -j alone runs one worker on a file smaller than
+// soloInput, every CPU on a larger one; -jN is N whatever the size.
+func TestPaholeJobs(t *testing.T) {
+	dir := t.TempDir()
+	small, large := filepath.Join(dir, "small.ko"), filepath.Join(dir, "large.ko")
+	if err := os.WriteFile(small, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(soloInput); err != nil { // sparse
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		jobs int
+		file string
+		want int
+	}{
+		{0, small, 1}, {0, large, 0}, {3, small, 3}, {1, large, 1}, {0, filepath.Join(dir, "missing"), 0},
+	} {
+		if got := paholeJobs(tc.jobs, tc.file); got != tc.want {
+			t.Errorf("paholeJobs(%d, %s) = %d, want %d", tc.jobs, filepath.Base(tc.file), got, tc.want)
+		}
 	}
 }

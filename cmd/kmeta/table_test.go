@@ -251,10 +251,17 @@ func (zeros) Read(p []byte) (int, error) {
 // runTable runs kmeta in process with args and stdin, as main would: a
 // streaming command is interrupted by a SIGINT after a moment.
 func runTable(c command, args []string, stdin io.Reader) tableRun {
+	return runTableUntil(c, args, stdin, 200*time.Millisecond)
+}
+
+// runTableUntil is runTable with the time after which a command that
+// runs until interrupted gets its SIGINT: a run that must fail on its own
+// gives it long enough, however loaded the machine, to fail first.
+func runTableUntil(c command, args []string, stdin io.Reader, interrupt time.Duration) tableRun {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	if c.stream {
-		time.AfterFunc(200*time.Millisecond, func() { cancel(signalCause{sig: syscall.SIGINT}) })
+		time.AfterFunc(interrupt, func() { cancel(signalCause{sig: syscall.SIGINT}) })
 	}
 	cr := &countingReader{r: stdin}
 	var out, errOut bytes.Buffer
@@ -366,7 +373,11 @@ func testStdin(t *testing.T, f *tableFixtures, c command, in string, byFile tabl
 		t.Fatal(err)
 	}
 	args, _ := f.args(t, c, "-", "", "")
-	r := runTable(c, args, bytes.NewReader(data))
+	interrupt := 200 * time.Millisecond
+	if c.noStdin {
+		interrupt = time.Minute // the run must fail on its own
+	}
+	r := runTableUntil(c, args, bytes.NewReader(data), interrupt)
 	if c.noStdin {
 		if r.status != exitFailure || r.err == nil || !strings.Contains(r.err.Error(), "stdin") && !strings.Contains(r.err.Error(), "standard input") {
 			t.Errorf("status %d, error %v; want 2 and an error saying why not standard input", r.status, r.err)
@@ -391,7 +402,7 @@ func testStdin(t *testing.T, f *tableFixtures, c command, in string, byFile tabl
 // the limit, nor more than a few MiB read.
 func testWrongMagic(t *testing.T, f *tableFixtures, c command) {
 	args, _ := f.args(t, c, "/dev/zero", "", "")
-	r := runTable(c, append(args, "--max-input", "64M"), strings.NewReader(""))
+	r := runTableUntil(c, append(args, "--max-input", "64M"), strings.NewReader(""), time.Minute)
 	if r.status != exitFailure || r.err == nil || strings.Contains(r.err.Error(), "limit") {
 		t.Errorf("/dev/zero: status %d, error %v; want 2 and an error about what the input is", r.status, r.err)
 	}

@@ -155,7 +155,7 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 	for id, t := range spec.Types(btf.ScopeAll) {
 		rec := t.Record()
 		if err := checkRecord(rec); err != nil {
-			return fmt.Errorf("dedup: base type %d: %w", id, err)
+			return fmt.Errorf("dedup: base: type [%d]: %w", id, err)
 		}
 		b.kinds = append(b.kinds, uint8(wire.Record(rec).Kind()))
 		if inPlace && (len(sec)-pos < len(rec) || &rec[0] != &sec[pos]) {
@@ -163,9 +163,11 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 			b.recs.w = append(make([]uint32, 0, len(w)), w[:pos/4]...)
 		}
 		if !inPlace {
-			if err := appendWords(&b.recs, rec); err != nil {
-				return fmt.Errorf("dedup: base type %d: %w", id, err)
+			if err := wordRoom(len(b.recs.w), len(rec)/4); err != nil {
+				return fmt.Errorf("dedup: base: %w", err)
 			}
+			b.recs.w = appendRecordWords(b.recs.w, rec)
+			b.recs.off.push(uint32(len(b.recs.w)))
 			continue
 		}
 		pos += len(rec)
@@ -255,15 +257,6 @@ func addName(names map[uint32]uint32, name, id uint32) {
 	}
 }
 
-// appendRecord appends the bytes of one record, as words, to rs, if
-// checkRecord accepts it.
-func appendRecord(rs *records, rec []byte) error {
-	if err := checkRecord(rec); err != nil {
-		return err
-	}
-	return appendWords(rs, rec)
-}
-
 // checkRecord refuses a record of a kind beyond those the wire package
 // knows, whose references could not be followed, or of the wrong size.
 func checkRecord(rec []byte) error {
@@ -278,17 +271,5 @@ func checkRecord(rec []byte) error {
 	if size, _ := wire.DefaultLayouts.RecordSize(info); size != uint32(len(rec)) {
 		return fmt.Errorf("%v record of %d bytes, want %d", btf.Kind(k), len(rec), size)
 	}
-	return nil
-}
-
-// appendWords appends rec's words to rs as a record.
-func appendWords(rs *records, rec []byte) error {
-	if err := wordRoom(len(rs.w), len(rec)/4); err != nil {
-		return err
-	}
-	for i := 0; i < len(rec); i += 4 {
-		rs.w = append(rs.w, wire.Word(rec, uint32(i)))
-	}
-	rs.off.push(uint32(len(rs.w)))
 	return nil
 }

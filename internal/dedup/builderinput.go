@@ -6,17 +6,14 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // builderSource is the Builder whose records were appended last, so that
-// its next records continue it: the same id shift and string keys.
+// its next records continue it.
 type builderSource struct {
-	b     *builder.Builder
-	next  btf.TypeID // the Builder's id of the first record not appended yet
-	shift uint32     // Merger id = Builder id + shift, for own ids
-	keys  []uint32   // 1+ the key of the Builder's own string at each offset
+	b    *builder.Builder
+	next btf.TypeID // the Builder's id of the first record not appended yet
 }
 
 // AddBuilder appends the types of b that b.Records returns, read straight
@@ -42,84 +39,52 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 		return fmt.Errorf("dedup: Builder on a base other than the Merger's")
 	}
 	types, first := b.Records()
-	src := &m.src
-	if src.b != b || first != src.next {
-		if first != b.FirstID() {
-			return fmt.Errorf("dedup: the Builder forgot types [%d, %d) that were never appended", b.FirstID(), first)
-		}
-		*src = builderSource{b: b, shift: m.d.first + m.d.n() - uint32(first), keys: src.keys[:0]}
+	if (m.src.b != b || first != m.src.next) && first != b.FirstID() {
+		return fmt.Errorf("dedup: the Builder forgot types [%d, %d) that were never appended", b.FirstID(), first)
 	}
-	n, err := m.appendRecords(types, b, src)
-	src.next = first + btf.TypeID(n)
-	if err == nil && m.d.pipe != nil {
+	// A continuation refers to the types appended before it, which were
+	// appended last: they shift as the new ones (appendWordInput).
+	strs, strStart := b.Strings()
+	p := m.pool.get()
+	p.reset(m, uint32(first), len(types)/4, len(strs))
+	err := fillBuilder(p, uint32(b.FirstID()), types, first, strs, strStart)
+	if err == nil {
+		err = m.appendWordInput(&p.Words, &p.wordInput, 0)
+	}
+	n := len(p.Ends)
+	p.m = nil
+	m.pool.put(p)
+	if err != nil {
+		return err
+	}
+	m.src = builderSource{b: b, next: first + btf.TypeID(n)}
+	if m.d.pipe != nil {
 		m.d.advance(m.maxRef)
 	}
-	return err
+	return nil
 }
 
-// appendRecords appends the Builder's records in types and returns how
-// many it appended; on error, none.
-func (m *Merger) appendRecords(types []byte, b *builder.Builder, src *builderSource) (int, error) {
-	strs, strStart := b.Strings()
-	if n, have := len(strs), len(src.keys); have < n {
-		// One word per byte of the Builder's strings, megabytes for a
-		// vmlinux's encoding: outside the Go heap, as the records.
-		src.keys = growMapped(src.keys, n-have, &m.d.recs.mem.keys)[:n]
-		clear(src.keys[have:])
-	}
-	rs := &m.d.recs
-	mark, strMark := rs.off.len(), m.d.strs.Own.Len()
-	rs.reserve(len(types)/4, len(types)/(4*wHead))
-	own, maxRef := uint32(b.FirstID()), m.maxRef
-	n := 0
-	fail := func(err error) (int, error) {
-		rs.truncate(mark)
-		m.d.strs.Own.Truncate(strMark)
-		return 0, err
-	}
-	for off := 0; off < len(types); n++ {
-		var err error
-		size, ok := uint32(wire.TypeSize), len(types)-off >= wire.TypeSize
+// fillBuilder fills p with the records of a Builder's type section,
+// types, numbered from first (see filler). A record that does not fit is
+// given as the rest of the section, for checkRecord to refuse.
+func fillBuilder(p *Prepared, own uint32, types []byte, first btf.TypeID, strs []byte, strStart uint32) error {
+	f := p.filler(own, types, strs, strStart)
+	for off, id := 0, first; off < len(types); id++ {
+		rest := types[off:]
+		size, ok := uint32(len(rest)), len(rest) >= wire.TypeSize
 		if ok {
-			size, ok = wire.DefaultLayouts.RecordSize(wire.Record(types[off:]).Info())
+			size, ok = wire.DefaultLayouts.RecordSize(wire.Record(rest).Info())
 		}
-		if !ok || int(size) > len(types)-off {
-			err = fmt.Errorf("record of %d bytes past the end", size)
-		} else {
-			err = appendRecord(rs, types[off:off+int(size)])
+		if !ok || int(size) > len(rest) {
+			size = uint32(len(rest))
 		}
-		if err != nil {
-			return fail(fmt.Errorf("dedup: Builder's type [%d]: %w", m.d.first+m.d.n()-src.shift, err))
+		if err := f.add(id, rest[:size]); err != nil {
+			return err
 		}
 		off += int(size)
-		r := rs.rec(rs.len() - 1)
-		r.ForRefs(func(i uint32) {
-			if r[i] >= own {
-				r[i] += src.shift
-				maxRef = max(maxRef, r[i])
-			}
-		})
-		r.ForNames(func(i uint32) {
-			if err != nil || r[i] < strStart || r[i] == 0 {
-				return
-			}
-			k := r[i] - strStart
-			if src.keys[k] == 0 {
-				var key uint32
-				key, err = m.d.strs.intern(strtab.CString(strs[k:]))
-				src.keys[k] = key + 1
-			}
-			r[i] = src.keys[k] - 1
-		})
-		if err != nil {
-			return fail(err)
-		}
 	}
-	if err := m.d.room(0); err != nil {
-		return fail(err)
-	}
-	m.maxRef = maxRef
-	return n, nil
+	f.done()
+	return nil
 }
 
 // room checks that n more types can be appended: libbpf allows ids up to

@@ -69,9 +69,13 @@ type deepSigs struct {
 	// fwds holds the names that a referenced FWD declares, a bit per
 	// kind of the referring type and class (fwdBit), from the base and
 	// the own types.
-	fwds  map[uint32]uint64
-	stack []deepFrame
-	cyc   cycSigs // the types that reach a cycle
+	fwds map[uint32]uint64
+	// collapse holds, for full signatures, the names and bits (fwdBit) of
+	// the unsafe FWDs whose structs and unions are leaves too, as in deep
+	// signatures (full.go: fullCollapse).
+	collapse map[uint32]uint64
+	stack    []deepFrame
+	cyc      cycSigs // the types that reach a cycle
 }
 
 type deepFrame struct {
@@ -183,7 +187,10 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	case btf.KindInt, btf.KindFloat:
 		return sigClean(hashAll(r))
 	case btf.KindForward:
-		if s.full && (from == deepTop || s.fwds[r[wName]]&fwdBit(from, fwdKind(r)) != 0) {
+		if s.full && from == deepTop {
+			return deepNone
+		}
+		if b := fwdBit(from, fwdKind(r)); s.full && s.fwds[r[wName]]&b != 0 && s.collapse[r[wName]]&b == 0 {
 			return deepNone // it may stand for a struct there
 		}
 		return sigOf(r, 0, nil) // class and name
@@ -192,7 +199,11 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	case btf.KindArray:
 		return sigClean(mix(hashShallow(r), 0xa77a))
 	case btf.KindStruct, btf.KindUnion:
-		if !s.full && s.fwds[r[wName]]&fwdBit(from, k) != 0 {
+		m := s.fwds
+		if s.full {
+			m = s.collapse
+		}
+		if m[r[wName]]&fwdBit(from, k) != 0 {
 			return sigOf(r, 0, nil)
 		}
 		return 0

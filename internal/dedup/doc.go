@@ -32,7 +32,7 @@
 // The package imports btf/builder, so Builders can be deduplicated
 // (AddBuilder, Marshal, Builder); builder itself cannot import dedup, which
 // is why deduplicating marshalling is dedup.Marshal and not a
-// builder.Options field. AddBuilder reads a Builder's records in place; a
+// builder.Options field. AddBuilder reads a Builder's records, unmarshalled; a
 // producer of millions of types (a DWARF encoder) hands them over in
 // pieces, forgetting each (builder.Builder.Forget), so that they are held
 // once. Such a producer may also make the Merger pipelined

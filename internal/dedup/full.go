@@ -1,5 +1,7 @@
 package dedup
 
+import "github.com/kmeta-dev/kmeta/btf"
+
 // Full signatures filter the candidates that deep signatures cannot tell
 // apart because a FWD may stand for a struct somewhere (issue 37: an
 // anonymous FWD union as the member of an anonymous struct makes every
@@ -8,13 +10,14 @@ package dedup
 // length).
 //
 // The full signature of a type hashes its graph as deep signatures do
-// (deepSig with deepSigs.full), but follows every struct and union, and
-// is deepNone where the graph reaches a cycle, or a FWD through a type of
-// a kind that also refers to a struct or union of the FWD's name and
-// class (an unsafe FWD; safe ones are leaves, their class and name, as in
-// deep signatures): such a type is never filtered by it. A FWD itself has
-// none. A type "has" a full signature when it is not deepNone (full
-// signatures are odd).
+// (deepSig with deepSigs.full), but follows every struct and union (but
+// those of the triples fullCollapse collapses, below), and is deepNone
+// where the graph reaches a cycle, or a FWD through a type of a kind that
+// also refers to a struct or union of the FWD's name and class (an unsafe
+// FWD, unless its triple is collapsed; safe ones are leaves, their class
+// and name, as in deep signatures): such a type is never filtered by it.
+// A FWD itself has none. A type "has" a full signature when it is not
+// deepNone (full signatures are odd).
 //
 // Why skipping is safe. Call the types that resolve to one type a class.
 // Suppose every class's types that have full signatures have equal ones
@@ -74,7 +77,9 @@ func (d *state) fullDiffer(a, b uint32) bool {
 func (d *state) fullInit() {
 	f := &d.full
 	f.on = true
+	d.deepInit()
 	f.sigs = deepSigs{full: true, base: map[uint32]uint32{}, fwds: d.referred(false)}
+	f.sigs.collapse = d.fullCollapse(d.deep.fwds, f.sigs.fwds)
 	f.sigs.own = make([]uint32, d.n())
 	f.class = map[uint32]uint32{}
 	for id := d.first; id < d.first+d.n() && !f.broken; id++ {
@@ -118,4 +123,173 @@ func (d *state) link(id, v uint32) {
 
 func (f *fullSigs) free() {
 	*f = fullSigs{}
+}
+
+// Choosing the unsafe FWDs that full signatures take as leaves.
+//
+// Call a triple the kind of a referring type, a class and a name, and the
+// triple unsafe where both a FWD and a struct or union of it are referred
+// to by a type of that kind. Each unsafe triple can be treated in one of
+// two ways, both sound, and each triple independently of the others:
+// expanded (its structs and unions hashed with their members, its FWDs
+// making their referrers deepNone, as full signatures do), or collapsed
+// (its FWDs and its structs and unions leaves, class and name, as deep
+// signatures do). The argument above covers a pair of a collapsed triple
+// as deep.go's covers it: the comparison pairs the types that two paired
+// types of one kind refer to, so a struct of a collapsed triple meets a
+// FWD or struct of the same triple (the names and classes must agree) or
+// a type the comparison refuses, and both sides are the same leaf; the
+// types of one class share their class and name, so a pair of one class
+// is the same leaf too. Nothing else changes: a FWD of an expanded
+// triple still leaves its referrers without a full signature, a safe FWD
+// is still a leaf, and the invariant of classes is checked as before.
+//
+// Expanding a triple costs every type that reaches one of its FWDs its
+// full signature; collapsing it costs the types that reach one of its
+// structs some of their detail. fullCollapse collapses a triple when
+// fewer types reach its structs than its FWDs (a FWD at the bottom of a
+// long chain, a struct that few types refer to), counted over the
+// reversed graph within a budget of visits proportional to the types;
+// past the budget, triples are expanded.
+//
+// fullCollapse returns the collapsed triples: names, with a bit per
+// referring kind and class (fwdBit).
+func (d *state) fullCollapse(fwds, structs map[uint32]uint64) map[uint32]uint64 {
+	unsafe := map[uint32]uint64{}
+	for name, b := range fwds {
+		if u := b & structs[name]; u != 0 {
+			unsafe[name] = u
+		}
+	}
+	if len(unsafe) == 0 {
+		return nil
+	}
+	g := d.reverseGraph(unsafe)
+	out := map[uint32]uint64{}
+	for _, t := range g.triples {
+		aFwd := g.ancestors(t.fwd, g.budget)
+		if g.ancestors(t.structs, aFwd) < aFwd {
+			out[t.name] |= t.bit
+		}
+	}
+	return out
+}
+
+// revGraph is the reversed graph of the types, base and own, by dense
+// index (revGraph.dense), with the referrers of every unsafe triple.
+type revGraph struct {
+	d       *state
+	start   []uint32 // the referrers of dense index i: from[start[i]:start[i+1]]
+	from    []uint32
+	triples []revTriple
+	// seen marks a dense index visited by the search stamped so.
+	seen   []uint32
+	stamp  uint32
+	queue  []uint32
+	budget int // visits left
+}
+
+type revTriple struct {
+	name         uint32
+	bit          uint64
+	fwd, structs []uint32 // the referrers, by dense index
+}
+
+func (d *state) dense(id uint32) uint32 {
+	if id <= d.blast {
+		return id
+	}
+	return id - d.first + d.blast + 1
+}
+
+// forRefs calls fn with each type, its record and each valid type id it
+// refers to, base types first.
+func (d *state) forRefs(fn func(id uint32, r record, c uint32)) {
+	for id := uint32(1); id < d.first+d.n(); id++ {
+		if id > d.blast && id < d.first {
+			id = d.first
+		}
+		r := d.rec(id)
+		for k := range numRefs(r) {
+			if c := r[refAt(r, k)]; c != 0 && c < d.first+d.n() && (c <= d.blast || c >= d.first) {
+				fn(id, r, c)
+			}
+		}
+	}
+}
+
+// reverseGraph builds the reversed graph and the unsafe triples'
+// referrers.
+func (d *state) reverseGraph(unsafe map[uint32]uint64) *revGraph {
+	size := d.blast + 1 + d.n()
+	g := &revGraph{d: d, start: make([]uint32, size+1), seen: make([]uint32, size)}
+	g.budget = 4*int(size) + 1<<16
+	type key struct {
+		name uint32
+		bit  uint64
+	}
+	at := map[key]int{}
+	d.forRefs(func(id uint32, r record, c uint32) {
+		g.start[d.dense(c)+1]++
+		ck := d.kt.of(c)
+		if ck != btf.KindForward && ck != btf.KindStruct && ck != btf.KindUnion {
+			return
+		}
+		cr := d.rec(c)
+		class := ck
+		if ck == btf.KindForward {
+			class = fwdKind(cr)
+		}
+		b := fwdBit(kindOf(r), class)
+		if unsafe[cr[wName]]&b == 0 {
+			return
+		}
+		i, ok := at[key{cr[wName], b}]
+		if !ok {
+			i = len(g.triples)
+			at[key{cr[wName], b}] = i
+			g.triples = append(g.triples, revTriple{name: cr[wName], bit: b})
+		}
+		if t := &g.triples[i]; ck == btf.KindForward {
+			t.fwd = append(t.fwd, d.dense(id))
+		} else {
+			t.structs = append(t.structs, d.dense(id))
+		}
+	})
+	for i := 1; i < len(g.start); i++ {
+		g.start[i] += g.start[i-1]
+	}
+	g.from = make([]uint32, g.start[size])
+	fill := append([]uint32(nil), g.start[:size]...)
+	d.forRefs(func(id uint32, _ record, c uint32) {
+		dc := d.dense(c)
+		g.from[fill[dc]] = d.dense(id)
+		fill[dc]++
+	})
+	return g
+}
+
+// ancestors counts the types that reach one of starts (starts included),
+// up to limit, within the budget of visits: past it, limit.
+func (g *revGraph) ancestors(starts []uint32, limit int) int {
+	g.stamp++
+	g.queue = g.queue[:0]
+	for _, s := range starts {
+		if g.seen[s] != g.stamp {
+			g.seen[s] = g.stamp
+			g.queue = append(g.queue, s)
+		}
+	}
+	for i := 0; i < len(g.queue) && len(g.queue) < limit; i++ {
+		for _, p := range g.from[g.start[g.queue[i]]:g.start[g.queue[i]+1]] {
+			if g.budget--; g.budget < 0 {
+				return limit
+			}
+			if g.seen[p] != g.stamp {
+				g.seen[p] = g.stamp
+				g.queue = append(g.queue, p)
+			}
+		}
+	}
+	return min(len(g.queue), limit)
 }

@@ -93,11 +93,6 @@ func (rs *records) reserve(words, n int) {
 	}
 }
 
-func (rs *records) truncate(mark int) {
-	rs.off.truncate(mark)
-	rs.w = rs.w[:rs.off.at(uint32(mark-1))]
-}
-
 // Dedup deduplicates what was appended and returns it as raw BTF, written
 // as opts says (builder.Options: byte order, layout section). Afterwards
 // the Merger can only be discarded.
@@ -114,11 +109,9 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 	m.done = true
 	m.d.ctx = ctx
 	// What only further inputs would need goes before the deduplication
-	// allocates its state: a Builder's string keys are megabytes for a
-	// DWARF encoder's vmlinux.
+	// allocates its state.
 	m.src = builderSource{}
 	m.pool.close()
-	m.d.recs.mem.freeKeys()
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()
 	err := m.checkMaxRef()

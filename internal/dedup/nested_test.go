@@ -37,7 +37,9 @@ func nestedBTF(tb testing.TB, n int, v hostile.NestedVariant) []byte {
 // cycle beside the chain (cycle.go), with pointers to anonymous FWDs, and
 // with an anonymous FWD as the member of a record shaped like the chain's
 // (full.go), alone, with a FWD reached from the bottom of the chain, and
-// with that FWD unsafe (a pointer to an anonymous struct).
+// with that FWD unsafe (a pointer to the first record, to every record,
+// members through typedefs, FWDs at several depths: fullCollapse), and
+// with the records linked by pointers.
 func TestLibbpfNested(t *testing.T) {
 	libbpfdedup(t)
 	compat := compatOf(t)
@@ -101,12 +103,15 @@ func TestDeepGolden(t *testing.T) {
 // 2.25 billion), alone, twice (which must come out as once), beside
 // anonymous FWDs that nothing or pointers refer to, reaching a cycle
 // (cycle.go), and beside a struct whose member is an anonymous FWD union
-// (full.go), with or without a FWD at the bottom of the chain.
+// (full.go), with or without a FWD at the bottom of the chain, and with
+// that FWD unsafe (fullCollapse): a pointer to the first record, to every
+// record, members through typedefs, FWDs at several depths.
 func TestNestedSteps(t *testing.T) {
 	const n = 3000
 	types := map[hostile.NestedVariant]int{hostile.NestedPlain: n + 2, hostile.NestedTwice: n + 2,
 		hostile.NestedFwd: n + 4, hostile.NestedCycle: n + 4, hostile.NestedFwdPtr: n + 6,
-		hostile.NestedFwdMember: n + 2, hostile.NestedFwdBottom: n + 4}
+		hostile.NestedFwdMember: n + 2, hostile.NestedFwdBottom: n + 4, hostile.NestedFwdBottomPtr: n + 5,
+		hostile.NestedFwdPtrEvery: 2*n + 4, hostile.NestedFwdTypedef: 2*n + 6, hostile.NestedFwdDepths: n + 7}
 	for v, want := range types {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, nestedBTF(t, n, v), nil)); err != nil {
@@ -130,13 +135,13 @@ func TestNestedSteps(t *testing.T) {
 }
 
 // TestNestedCancel checks that a context stops a deduplication whose
-// comparisons are cubic still (an anonymous FWD union as a member makes
-// every anonymous union that is a member a leaf of the deep signatures,
-// and a FWD at the bottom of the chain, which a pointer may pair with an
-// anonymous struct, leaves it without full signatures), and that a
+// comparisons are cubic still (records linked by pointers, with an
+// anonymous FWD struct at the bottom: every record is a leaf of the deep
+// signatures, and the FWD, which may stand for any of them, leaves them
+// without full signatures however fullCollapse treats it), and that a
 // canceled context stops it before it starts.
 func TestNestedCancel(t *testing.T) {
-	raw := nestedBTF(t, 3000, hostile.NestedFwdBottomPtr)
+	raw := nestedBTF(t, 3000, hostile.NestedFwdPtrLinks)
 	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, raw, nil)); err != nil {

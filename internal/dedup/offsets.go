@@ -19,7 +19,7 @@ const (
 	blockShift = 6
 	blockLen   = 1 << blockShift
 	// wideBit marks a wide block in base; offsets stay below it (8 GiB of
-	// records), which appendWords checks.
+	// records), which wordRoom checks.
 	wideBit = 1 << 31
 )
 

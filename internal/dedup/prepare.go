@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -20,6 +21,7 @@ import (
 // A Prepared can be appended once, to the Merger that prepared it.
 type Prepared struct {
 	m *Merger
+	recenc.Words
 	wordInput
 	local []uint32 // Prepare's scratch
 	mem   *prepMem
@@ -67,7 +69,7 @@ const keepWords = 1 << 15
 func (q *prepPool) put(p *Prepared) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || cap(p.w) > keepWords {
+	if q.closed || cap(p.W) > keepWords {
 		p.mem.free()
 		*p = Prepared{mem: p.mem}
 		if q.closed {
@@ -115,53 +117,93 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
-	// local[off] is 1+ the number of the string at off of sec, once met:
-	// most names recur (member names), and are hashed once.
-	local := p.local[:len(sec)]
-	clear(local)
-	// The records are copied at once when the type section holds them in
-	// order, as it does, then rewritten in place; else one by one.
-	types := s.TypeSection()
-	bulk, inOrder := wire.Words(types)
-	if inOrder {
-		p.w = append(p.w, bulk...)
-	}
-	pos := 0 // words of p.w holding records
+	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
 	for id, t := range s.Types(btf.ScopeOwn) {
-		rec := t.Record()
-		if err := checkRecord(rec); err != nil {
+		if err := f.add(id, t.Record()); err != nil {
 			p.m = nil
 			m.pool.put(p)
-			return nil, fmt.Errorf("dedup: type [%d]: %w", id, err)
+			return nil, err
 		}
-		end := pos + len(rec)/4
-		if inOrder && (end > len(bulk) || &rec[0] != &types[4*pos]) {
-			inOrder = false
-			p.w = p.w[:pos]
-		}
-		if !inOrder {
-			for i := 0; i < len(rec); i += 4 {
-				p.w = append(p.w, wire.Word(rec, uint32(i)))
-			}
-		}
-		p.prepareRecord(pos, end, local, sec, strStart)
-		pos = end
-		p.ends = append(p.ends, uint32(pos))
 	}
-	p.w = p.w[:pos]
+	f.done()
 	return p, nil
 }
 
-// prepareRecord lists the references to the input's own types of the
-// record in p.w[start:end] and the names to resolve, numbering the
+// A filler copies into a Prepared, as words, the records of an input
+// given to add, checked, and lists their names (in the string section
+// sec, which starts at strStart of the input's string space) and their
+// references at or above own. This is the part of appending any input,
+// a Spec's or a Builder's, that does not depend on the inputs appended
+// before it. When the records are those of the type section types, in
+// order, as they are, they are copied at once and rewritten in place.
+type filler struct {
+	p        *Prepared
+	own      uint32
+	types    []byte
+	bulk     []uint32
+	inOrder  bool
+	pos      int      // words of p.W holding records
+	local    []uint32 // see filler
+	sec      []byte
+	strStart uint32
+}
+
+func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
+	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
+	// local[off] is 1+ the number of the string at off of sec, once met:
+	// most names recur (member names), and are hashed once.
+	f.local = p.local[:len(sec)]
+	clear(f.local)
+	f.bulk, f.inOrder = wire.Words(types)
+	if f.inOrder {
+		p.W = append(p.W, f.bulk...)
+	}
+	return f
+}
+
+// add adds the record rec, of id id in the input's numbering.
+func (f *filler) add(id btf.TypeID, rec []byte) error {
+	p := f.p
+	if err := checkRecord(rec); err != nil {
+		return fmt.Errorf("dedup: type [%d]: %w", id, err)
+	}
+	end := f.pos + len(rec)/4
+	if f.inOrder && (end > len(f.bulk) || &rec[0] != &f.types[4*f.pos]) {
+		f.inOrder = false
+		p.W = p.W[:f.pos]
+	}
+	if !f.inOrder {
+		p.W = appendRecordWords(p.W, rec)
+	}
+	p.prepareRecord(f.pos, end, f.own, f.local, f.sec, f.strStart)
+	f.pos = end
+	p.Ends = append(p.Ends, uint32(end))
+	return nil
+}
+
+// done ends the records.
+func (f *filler) done() { f.p.W = f.p.W[:f.pos] }
+
+// appendRecordWords appends the words of rec, a record checkRecord
+// accepted.
+func appendRecordWords(w []uint32, rec []byte) []uint32 {
+	for i := 0; i < len(rec); i += 4 {
+		w = append(w, wire.Word(rec, uint32(i)))
+	}
+	return w
+}
+
+// prepareRecord lists the references at or above own of the record in
+// p.W[start:end] and the names to resolve, numbering the
 // strings in the order of their first use (libbpf's order of interning:
 // the name, then each element's).
-func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, strStart uint32) {
-	r := record(p.w[start:end])
+func (p *Prepared) prepareRecord(start, end int, own uint32, local []uint32, sec []byte, strStart uint32) {
+	r := record(p.W[start:end])
 	sh := r.Shape()
 	ref := func(i int) {
-		if i >= 0 && r[i] >= p.first {
-			p.refs = append(p.refs, uint32(start+i))
+		if i >= 0 && r[i] >= own {
+			p.Refs = append(p.Refs, uint32(start+i))
+			p.MaxRef = max(p.MaxRef, r[i])
 		}
 	}
 	name := func(i int) {
@@ -175,7 +217,7 @@ func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, str
 			local[off] = j
 		}
 		r[i] = j - 1
-		p.names = append(p.names, uint32(start+i))
+		p.Names = append(p.Names, uint32(start+i))
 	}
 	ref(sh.Ref0)
 	ref(sh.Ref1)
@@ -197,17 +239,18 @@ func (p *Prepared) prepareRecord(start, end int, local []uint32, sec []byte, str
 // section of strs bytes, with room for all it can hold: then no append
 // leaves the mappings. Room never written costs no memory.
 func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
-	p.m, p.first, p.pending = m, first, 0
+	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
+	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
 	// references than words; there are no more strings than names or
 	// than bytes. (Only the suffixes of one string named at many
 	// offsets can outgrow strs: then append moves it to the heap.)
 	nstr := min(words, strs) + 1
-	p.w = growMapped(p.w[:0], words, &g.w)
-	p.ends = growMapped(p.ends[:0], words/wHead, &g.ends)
-	p.names = growMapped(p.names[:0], words, &g.names)
-	p.refs = growMapped(p.refs[:0], words, &g.refs)
+	p.W = growMapped(p.W[:0], words, &g.w)
+	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
+	p.Names = growMapped(p.Names[:0], words, &g.names)
+	p.Refs = growMapped(p.Refs[:0], words, &g.refs)
 	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
@@ -249,10 +292,10 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
 	}
 	p.m = nil
-	if err := m.appendWordInput(&p.wordInput, nil, 0); err != nil {
+	if err := m.appendWordInput(&p.Words, &p.wordInput, 0); err != nil {
 		return err
 	}
-	m.d.specTypes += uint32(len(p.ends))
+	m.d.specTypes += uint32(len(p.Ends))
 	m.pool.put(p)
 	return nil
 }

@@ -12,7 +12,6 @@ import "github.com/kmeta-dev/kmeta/internal/mmap"
 // the Merger deduplicates, or by a cleanup if it is dropped before.
 type recMem struct {
 	w, off *mmap.Region
-	keys   *mmap.Region // a Builder's string keys (builderSource.keys)
 	// The records are populated ahead of the appends (mmap.Cover): the
 	// appending goroutine's first writes to them took page faults.
 }
@@ -37,12 +36,5 @@ func makePopulated[T plain](n int, g **mmap.Region) []T { return mmap.MakePopula
 func (m *recMem) free() {
 	m.w.Free()
 	m.off.Free()
-	m.freeKeys()
 	m.w, m.off = nil, nil
-}
-
-// freeKeys unmaps the string keys; they must not be used after.
-func (m *recMem) freeKeys() {
-	m.keys.Free()
-	m.keys = nil
 }

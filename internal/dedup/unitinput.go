@@ -8,14 +8,14 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/wire"
+	"github.com/kmeta-dev/kmeta/internal/recenc"
 )
 
 // Deferred is a reference that a Unit's record may hold to a type whose id
 // is known only when the unit is appended: AddUnit sets it to the id it is
 // given. A DWARF encoder's arrays use it for their index type, which the
 // first unit that has one defines for all the units after.
-const Deferred = ^btf.TypeID(0)
+const Deferred = recenc.Deferred
 
 // A Unit is a group of types that a producer writes away from the Merger,
 // on any goroutine, and that Merger.AddUnit then appends whole: a DWARF
@@ -29,8 +29,9 @@ const Deferred = ^btf.TypeID(0)
 // so the types are written once, in the Merger, and not first into a
 // builder.Builder.
 //
-// The Add methods take the arguments of builder.Builder's, and return the
-// id the type will have in the unit's numbering, which starts at the first
+// The Add methods are builder.Builder's: both write through one record
+// encoder (internal/recenc), with the same checks and errors. Here they
+// return the id the type will have in the unit's numbering, which starts at the first
 // id given to Reset: a reference at or above it is to one of the unit's
 // own types and AddUnit renumbers it; a reference below it (void, a base
 // type, a type appended before) stays as it is; Deferred is set by
@@ -50,10 +51,10 @@ const Deferred = ^btf.TypeID(0)
 // method it keeps the error, and AddUnit refuses it until Reset.
 type Unit struct {
 	m *Merger
+	// encoder writes the records (its Words) and gives the Unit its
+	// Add methods, the Builder's; the Unit is its Sink (unitSink).
+	encoder
 	wordInput
-	// later are the positions in w of Deferred references.
-	later  []uint32
-	maxRef uint32 // the largest own reference
 	// slots is an open-addressed index of the strings: 1+ their number;
 	// views is one of the strings given, by address (see str).
 	slots []uint32
@@ -67,14 +68,17 @@ type Unit struct {
 	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
 	appended bool
-	offs     []uint32 // element names of the record being written
 	err      error
 }
+
+// encoder is the record encoder of Units.
+type encoder = recenc.Encoder[builder.Member, builder.Param, builder.Enumerator]
 
 // NewUnit returns an empty Unit for m, numbered from 1 (see Unit.Reset).
 // Like Prepare, it is safe for concurrent use with the Merger's methods.
 func (m *Merger) NewUnit() *Unit {
 	u := &Unit{m: m}
+	u.Init((*unitSink)(u), recenc.Options{NameFirst: true, Deferred: true})
 	u.Reset(1)
 	return u
 }
@@ -97,10 +101,7 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.cache = u.next
 	u.appended = false
 	u.soff = u.soff[:0]
-	u.first = uint32(first)
-	u.w, u.ends = u.w[:0], u.ends[:0]
-	u.names, u.refs, u.later = u.names[:0], u.refs[:0], u.later[:0]
-	u.maxRef = 0
+	u.Words.Reset(uint32(first))
 	u.keys, u.hashes, u.strs, u.strEnds = u.keys[:0], u.hashes[:0], u.strs[:0], u.strEnds[:0]
 	u.pending, u.err = 0, nil
 	if len(u.slots) == 0 {
@@ -127,9 +128,6 @@ func (u *Unit) SetCache(c *NameCache) {
 	}
 	u.next = c
 }
-
-// known marks the result of str that is a key, not a string's number.
-const known = 1 << 31
 
 // A NameCache remembers the Merger's keys of strings of one section (a
 // DWARF encoder's .debug_str), which most names of a producer's units are
@@ -199,56 +197,11 @@ func viewHash(p *byte, n int) uint64 {
 	return (uint64(uintptr(unsafe.Pointer(p))) ^ uint64(n)<<40) * 0x9e3779b97f4a7c15
 }
 
-// str returns the number of s among u's strings, adding it if needed,
-// looking it up first by its address.
-func (u *Unit) str(s string) (uint32, error) {
-	p := unsafe.StringData(s)
-	off := notInCache
-	if c := u.cache; c != nil {
-		if off = c.offset(p, len(s)); off != notInCache {
-			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
-				return known | e.key, nil
-			}
-		}
-	}
-	mask := uint64(len(u.views) - 1)
-	i := viewHash(p, len(s)) >> 32 & mask
-	for ; u.views[i].p != nil; i = (i + 1) & mask {
-		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
-			return v.j, nil
-		}
-	}
-	j, err := u.strByValue(s)
-	if err != nil {
-		return 0, err
-	}
-	if int(j) == len(u.soff) {
-		u.soff = append(u.soff, off)
-	}
-	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
-	u.vpos = append(u.vpos, uint32(i))
-	if 2*len(u.vpos) > len(u.views) {
-		old := u.views
-		u.views = make([]viewSlot, 2*len(old))
-		mask := uint64(len(u.views) - 1)
-		for k, at := range u.vpos {
-			v := old[at]
-			i := viewHash(v.p, int(v.n)) >> 32 & mask
-			for u.views[i].p != nil {
-				i = (i + 1) & mask
-			}
-			u.views[i] = v
-			u.vpos[k] = uint32(i)
-		}
-	}
-	return j, nil
-}
-
 // NumTypes returns the number of types written into u.
-func (u *Unit) NumTypes() int { return len(u.ends) }
+func (u *Unit) NumTypes() int { return len(u.Ends) }
 
 // LastID returns the id of the last type written into u, in its numbering.
-func (u *Unit) LastID() btf.TypeID { return btf.TypeID(u.first) + btf.TypeID(len(u.ends)) - 1 }
+func (u *Unit) LastID() btf.TypeID { return btf.TypeID(u.First) + btf.TypeID(len(u.Ends)) - 1 }
 
 // strByValue returns the number of s among u's strings, adding it if
 // needed.
@@ -269,7 +222,7 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 		}
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return 0, fmt.Errorf("dedup: string %q holds a NUL byte", s)
+		return 0, recenc.NULError(s)
 	}
 	j := uint32(len(u.keys))
 	key := pending
@@ -307,310 +260,67 @@ func (u *Unit) grow() {
 	}
 }
 
-// name appends the word of a name: 0 for the empty string, else the
-// string's number, listed for AddUnit.
-func (u *Unit) name(s string) error {
-	if s == "" {
-		u.w = append(u.w, 0)
-		return nil
+// unitSink is a Unit as the Sink of its encoder.
+type unitSink Unit
+
+// Str returns the key of s if u's NameCache knows it, else the number of
+// s among u's strings, pending, adding it if needed; it looks s up first
+// by its address.
+func (u *unitSink) Str(s string) (uint32, bool, error) {
+	p := unsafe.StringData(s)
+	off := notInCache
+	if c := u.cache; c != nil {
+		if off = c.offset(p, len(s)); off != notInCache {
+			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+				return e.key, false, nil
+			}
+		}
 	}
-	j, err := u.str(s)
+	mask := uint64(len(u.views) - 1)
+	i := viewHash(p, len(s)) >> 32 & mask
+	for ; u.views[i].p != nil; i = (i + 1) & mask {
+		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			return v.j, true, nil
+		}
+	}
+	j, err := (*Unit)(u).strByValue(s)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
-	if j&known != 0 {
-		u.w = append(u.w, j&^known)
-		return nil
+	if int(j) == len(u.soff) {
+		u.soff = append(u.soff, off)
 	}
-	u.names = append(u.names, uint32(len(u.w)))
-	u.w = append(u.w, j)
-	return nil
+	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
+	u.vpos = append(u.vpos, uint32(i))
+	if 2*len(u.vpos) > len(u.views) {
+		old := u.views
+		u.views = make([]viewSlot, 2*len(old))
+		mask := uint64(len(u.views) - 1)
+		for k, at := range u.vpos {
+			v := old[at]
+			i := viewHash(v.p, int(v.n)) >> 32 & mask
+			for u.views[i].p != nil {
+				i = (i + 1) & mask
+			}
+			u.views[i] = v
+			u.vpos[k] = uint32(i)
+		}
+	}
+	return j, true, nil
 }
 
-// elemName appends the word of an element's name, j from u.offs (see
-// elems).
-func (u *Unit) elemName(j uint32) {
-	if j&known != 0 {
-		u.w = append(u.w, j&^known)
-		return
-	}
-	if j != 0 {
-		u.names = append(u.names, uint32(len(u.w)))
-		j--
-	}
-	u.w = append(u.w, j)
-}
-
-// ref appends a word referring to id.
-func (u *Unit) ref(id btf.TypeID) {
-	switch {
-	case id == Deferred:
-		u.later = append(u.later, uint32(len(u.w)))
-	case uint32(id) >= u.first:
-		u.refs = append(u.refs, uint32(len(u.w)))
-		u.maxRef = max(u.maxRef, uint32(id))
-	}
-	u.w = append(u.w, uint32(id))
-}
-
-// begin starts a record: its name, info and the size or type word (which
-// the caller writes: word or ref). It fails, and keeps the error, when u
-// holds one already or the record is too long.
-func (u *Unit) begin(name string, k btf.Kind, vlen int, kflag bool) (btf.TypeID, error) {
+func (u *unitSink) Begin() (btf.TypeID, error) {
 	if u.err != nil {
-		return 0, u.err
+		return 0, fmt.Errorf("dedup: %w", u.err)
 	}
-	if vlen < 0 || vlen > wire.MaxVlen {
-		return 0, u.fail(fmt.Errorf("dedup: %v with %d elements, at most %d", k, vlen, wire.MaxVlen))
-	}
-	if err := u.name(name); err != nil {
-		return 0, u.fail(err)
-	}
-	u.w = append(u.w, wire.Info(wire.Kind(k), vlen, kflag))
-	return btf.TypeID(u.first) + btf.TypeID(len(u.ends)), nil
+	return btf.TypeID(u.First) + btf.TypeID(len(u.Ends)), nil
 }
 
-func (u *Unit) fail(err error) error {
+func (u *unitSink) End() {}
+
+func (u *unitSink) Fail(err error) error {
 	u.err = err
-	return err
-}
-
-// end ends the record begun last.
-func (u *Unit) end(id btf.TypeID) (btf.TypeID, error) {
-	u.ends = append(u.ends, uint32(len(u.w)))
-	return id, nil
-}
-
-// elems numbers the names of a record's n elements, after its own name,
-// into u.offs (1+ the number, 0 for no name).
-func (u *Unit) elems(n int, name func(int) string) error {
-	u.offs = u.offs[:0]
-	for i := range n {
-		s := name(i)
-		if s == "" {
-			u.offs = append(u.offs, 0)
-			continue
-		}
-		j, err := u.str(s)
-		if err != nil {
-			return u.fail(err)
-		}
-		if j&known == 0 {
-			j++
-		}
-		u.offs = append(u.offs, j)
-	}
-	return nil
-}
-
-func (u *Unit) addRef(name string, k btf.Kind, vlen int, kflag bool, target btf.TypeID) (btf.TypeID, error) {
-	id, err := u.begin(name, k, vlen, kflag)
-	if err != nil {
-		return 0, err
-	}
-	u.ref(target)
-	return u.end(id)
-}
-
-func (u *Unit) addSized(name string, k btf.Kind, vlen int, kflag bool, size uint32) (btf.TypeID, error) {
-	id, err := u.begin(name, k, vlen, kflag)
-	if err != nil {
-		return 0, err
-	}
-	u.w = append(u.w, size)
-	return id, nil
-}
-
-// AddInt writes an INT, as builder.Builder.AddInt.
-func (u *Unit) AddInt(name string, size uint32, info btf.IntInfo) (btf.TypeID, error) {
-	id, err := u.addSized(name, btf.KindInt, 0, false, size)
-	if err != nil {
-		return 0, err
-	}
-	u.w = append(u.w, wire.IntWord(info.Encoding, info.Offset, info.Bits))
-	return u.end(id)
-}
-
-// AddFloat writes a FLOAT, as builder.Builder.AddFloat.
-func (u *Unit) AddFloat(name string, size uint32) (btf.TypeID, error) {
-	id, err := u.addSized(name, btf.KindFloat, 0, false, size)
-	if err != nil {
-		return 0, err
-	}
-	return u.end(id)
-}
-
-// AddPointer writes a PTR, as builder.Builder.AddPointer.
-func (u *Unit) AddPointer(target btf.TypeID) (btf.TypeID, error) {
-	return u.addRef("", btf.KindPointer, 0, false, target)
-}
-
-// AddConst writes a CONST, as builder.Builder.AddConst.
-func (u *Unit) AddConst(target btf.TypeID) (btf.TypeID, error) {
-	return u.addRef("", btf.KindConst, 0, false, target)
-}
-
-// AddVolatile writes a VOLATILE, as builder.Builder.AddVolatile.
-func (u *Unit) AddVolatile(target btf.TypeID) (btf.TypeID, error) {
-	return u.addRef("", btf.KindVolatile, 0, false, target)
-}
-
-// AddRestrict writes a RESTRICT, as builder.Builder.AddRestrict.
-func (u *Unit) AddRestrict(target btf.TypeID) (btf.TypeID, error) {
-	return u.addRef("", btf.KindRestrict, 0, false, target)
-}
-
-// AddTypedef writes a TYPEDEF, as builder.Builder.AddTypedef.
-func (u *Unit) AddTypedef(name string, target btf.TypeID) (btf.TypeID, error) {
-	return u.addRef(name, btf.KindTypedef, 0, false, target)
-}
-
-// AddTypeTag writes a TYPE_TAG, as builder.Builder.AddTypeTag.
-func (u *Unit) AddTypeTag(value string, target btf.TypeID, attr bool) (btf.TypeID, error) {
-	return u.addRef(value, btf.KindTypeTag, 0, attr, target)
-}
-
-// AddForward writes a FWD, as builder.Builder.AddForward.
-func (u *Unit) AddForward(name string, union bool) (btf.TypeID, error) {
-	id, err := u.addSized(name, btf.KindForward, 0, union, 0)
-	if err != nil {
-		return 0, err
-	}
-	return u.end(id)
-}
-
-// AddFunc writes a FUNC, as builder.Builder.AddFunc.
-func (u *Unit) AddFunc(name string, proto btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
-	return u.addRef(name, btf.KindFunc, int(linkage), false, proto)
-}
-
-// AddArray writes an ARRAY, as builder.Builder.AddArray.
-func (u *Unit) AddArray(a btf.ArrayInfo) (btf.TypeID, error) {
-	id, err := u.addSized("", btf.KindArray, 0, false, 0)
-	if err != nil {
-		return 0, err
-	}
-	u.ref(a.Type)
-	u.ref(a.Index)
-	u.w = append(u.w, a.Nelems)
-	return u.end(id)
-}
-
-// AddStruct writes a STRUCT, as builder.Builder.AddStruct.
-func (u *Unit) AddStruct(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
-	return u.addComposite(name, btf.KindStruct, size, members)
-}
-
-// AddUnion writes a UNION, as builder.Builder.AddUnion.
-func (u *Unit) AddUnion(name string, size uint32, members []builder.Member) (btf.TypeID, error) {
-	return u.addComposite(name, btf.KindUnion, size, members)
-}
-
-func (u *Unit) addComposite(name string, k btf.Kind, size uint32, members []builder.Member) (btf.TypeID, error) {
-	kflag, err := builder.KindFlag(members)
-	if err != nil {
-		return 0, u.fail(fmt.Errorf("dedup: %v %q %w", k, name, err))
-	}
-	id, err := u.addSized(name, k, len(members), kflag, size)
-	if err != nil {
-		return 0, err
-	}
-	if err := u.elems(len(members), func(i int) string { return members[i].Name }); err != nil {
-		return 0, err
-	}
-	for i, m := range members {
-		u.elemName(u.offs[i])
-		u.ref(m.Type)
-		if kflag {
-			u.w = append(u.w, wire.MemberOffsetWord(m.BitfieldSize, m.BitOffset))
-		} else {
-			u.w = append(u.w, m.BitOffset)
-		}
-	}
-	return u.end(id)
-}
-
-// AddEnum writes an ENUM, as builder.Builder.AddEnum.
-func (u *Unit) AddEnum(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
-	if err := builder.CheckEnum32(values); err != nil {
-		return 0, u.fail(fmt.Errorf("dedup: ENUM %q %w", name, err))
-	}
-	return u.addEnum(name, btf.KindEnum, size, signed, values)
-}
-
-// AddEnum64 writes an ENUM64, as builder.Builder.AddEnum64.
-func (u *Unit) AddEnum64(name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
-	return u.addEnum(name, btf.KindEnum64, size, signed, values)
-}
-
-func (u *Unit) addEnum(name string, k btf.Kind, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
-	id, err := u.addSized(name, k, len(values), signed, size)
-	if err != nil {
-		return 0, err
-	}
-	if err := u.elems(len(values), func(i int) string { return values[i].Name }); err != nil {
-		return 0, err
-	}
-	for i, v := range values {
-		u.elemName(u.offs[i])
-		u.w = append(u.w, uint32(v.Value))
-		if k == btf.KindEnum64 {
-			u.w = append(u.w, uint32(v.Value>>32))
-		}
-	}
-	return u.end(id)
-}
-
-// AddFuncProto writes a FUNC_PROTO, as builder.Builder.AddFuncProto.
-func (u *Unit) AddFuncProto(ret btf.TypeID, params []builder.Param) (btf.TypeID, error) {
-	id, err := u.begin("", btf.KindFuncProto, len(params), false)
-	if err != nil {
-		return 0, err
-	}
-	u.ref(ret)
-	if err := u.elems(len(params), func(i int) string { return params[i].Name }); err != nil {
-		return 0, err
-	}
-	for i, p := range params {
-		u.elemName(u.offs[i])
-		u.ref(p.Type)
-	}
-	return u.end(id)
-}
-
-// AddVar writes a VAR, as builder.Builder.AddVar.
-func (u *Unit) AddVar(name string, typ btf.TypeID, linkage btf.Linkage) (btf.TypeID, error) {
-	id, err := u.begin(name, btf.KindVar, 0, false)
-	if err != nil {
-		return 0, err
-	}
-	u.ref(typ)
-	u.w = append(u.w, uint32(linkage))
-	return u.end(id)
-}
-
-// AddDatasec writes a DATASEC, as builder.Builder.AddDatasec.
-func (u *Unit) AddDatasec(name string, size uint32, vars []btf.VarSecinfo) (btf.TypeID, error) {
-	id, err := u.addSized(name, btf.KindDatasec, len(vars), false, size)
-	if err != nil {
-		return 0, err
-	}
-	for _, v := range vars {
-		u.ref(v.Type)
-		u.w = append(u.w, v.Offset, v.Size)
-	}
-	return u.end(id)
-}
-
-// AddDeclTag writes a DECL_TAG, as builder.Builder.AddDeclTag.
-func (u *Unit) AddDeclTag(value string, target btf.TypeID, componentIdx int32, attr bool) (btf.TypeID, error) {
-	id, err := u.begin(value, btf.KindDeclTag, 0, attr)
-	if err != nil {
-		return 0, err
-	}
-	u.ref(target)
-	u.w = append(u.w, uint32(componentIdx))
-	return u.end(id)
+	return fmt.Errorf("dedup: %w", err)
 }
 
 // AddString adds s to the unit's strings, if it is not there already, as
@@ -619,16 +329,9 @@ func (u *Unit) AddDeclTag(value string, target btf.TypeID, componentIdx int32, a
 // the unit, which means nothing outside it.
 func (u *Unit) AddString(s string) (uint32, error) {
 	if u.err != nil {
-		return 0, u.err
+		return 0, fmt.Errorf("dedup: %w", u.err)
 	}
-	if s == "" {
-		return 0, nil
-	}
-	j, err := u.str(s)
-	if err != nil {
-		return 0, u.fail(err)
-	}
-	return j &^ known, nil
+	return u.encoder.AddString(s)
 }
 
 // AddUnit appends the types written into u, after those appended so far,
@@ -651,16 +354,8 @@ func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
 	if u.err != nil {
 		return fmt.Errorf("dedup: unit with an error: %w", u.err)
 	}
-	m.src.b = nil
-	shift := m.d.first + m.d.n() - u.first
-	if err := m.appendWordInput(&u.wordInput, u.later, uint32(deferred)); err != nil {
+	if err := m.appendWordInput(&u.Words, &u.wordInput, uint32(deferred)); err != nil {
 		return err
-	}
-	if len(u.refs) > 0 {
-		m.maxRef = max(m.maxRef, u.maxRef+shift)
-	}
-	if len(u.later) > 0 {
-		m.maxRef = max(m.maxRef, uint32(deferred))
 	}
 	u.appended = true
 	return nil

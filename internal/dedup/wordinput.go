@@ -1,23 +1,22 @@
 package dedup
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/recenc"
+)
 
 // wordInput is an input laid out in the Merger's word form away from the
 // Merger, by Merger.Prepare (a Prepared Spec) or by a producer's Add calls
 // (a Unit), so that appending it is a copy of words and the interning of
-// its new strings. appendWordInput is the one routine that appends both.
+// its new strings: its records (recenc.Words) and its strings, here.
+// appendWordInput is the one routine that appends every input.
 type wordInput struct {
-	first uint32 // the input's first own id
-	w     []uint32
-	ends  []uint32 // each record's end in w
-	// names are the positions in w of the names to resolve, which hold a
-	// string's number in keys; refs those of references to the input's
-	// own types, which are shifted to the ids they get.
-	names, refs []uint32
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then appending adds
 	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
 	// strings. libbpf's interning visits the same strings in that order.
+	// The names that recs.Names lists hold a string's number in keys.
 	keys    []uint32
 	hashes  []uint64
 	strs    []byte
@@ -25,16 +24,18 @@ type wordInput struct {
 	pending int
 }
 
-// appendWordInput appends in's records after the types appended so far:
-// its strings interned, its names and references rewritten, and each
-// position in later set to deferred. On error nothing is appended.
-func (m *Merger) appendWordInput(in *wordInput, later []uint32, deferred uint32) error {
+// appendWordInput appends the records of recs after the types appended
+// so far: the strings of in interned, the names and references rewritten,
+// and each Deferred reference (recs.Later) set to deferred. On error
+// nothing is appended.
+func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uint32) error {
 	d := m.d
-	if err := d.room(len(in.ends)); err != nil {
+	m.src.b = nil // a Builder appended before is not continued
+	if err := d.room(len(recs.Ends)); err != nil {
 		return err
 	}
 	rs := &d.recs
-	if err := wordRoom(len(rs.w), len(in.w)); err != nil {
+	if err := wordRoom(len(rs.w), len(recs.W)); err != nil {
 		return fmt.Errorf("dedup: %w", err)
 	}
 	// The strings first, in order, since only they can fail.
@@ -54,23 +55,29 @@ func (m *Merger) appendWordInput(in *wordInput, later []uint32, deferred uint32)
 		from = to
 	}
 	in.pending = 0
-	shift := d.first + d.n() - in.first
-	rs.reserve(len(in.w), len(in.ends))
+	shift := d.first + d.n() - recs.First
+	rs.reserve(len(recs.W), len(recs.Ends))
 	at := uint32(len(rs.w))
-	rs.w = append(rs.w, in.w...)
+	rs.w = append(rs.w, recs.W...)
 	w := rs.w[at:]
 	// Guarded by BenchmarkAppend.
-	for _, i := range in.names {
+	for _, i := range recs.Names {
 		w[i] = in.keys[w[i]]
 	}
-	for _, i := range in.refs {
+	for _, i := range recs.Refs {
 		w[i] += shift
 	}
-	for _, i := range later {
+	for _, i := range recs.Later {
 		w[i] = deferred
 	}
-	for _, e := range in.ends {
+	for _, e := range recs.Ends {
 		rs.off.push(at + e)
+	}
+	if len(recs.Refs) > 0 {
+		m.maxRef = max(m.maxRef, recs.MaxRef+shift)
+	}
+	if len(recs.Later) > 0 {
+		m.maxRef = max(m.maxRef, deferred)
 	}
 	return nil
 }

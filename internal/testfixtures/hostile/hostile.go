@@ -57,11 +57,29 @@ const (
 	// chain's first record: a pointer refers to an anonymous struct too,
 	// so the FWD at the bottom may stand for one there.
 	NestedFwdBottomPtr
+	// NestedFwdPtrEvery is NestedFwdBottom with a pointer to every
+	// record of the chain, each after its record.
+	NestedFwdPtrEvery
+	// NestedFwdTypedef is NestedFwdBottomPtr with every member "m"
+	// through a typedef, "ts" of a struct and "tu" of a union, and the
+	// pointer to the first record held by a struct "holder".
+	NestedFwdTypedef
+	// NestedFwdDepths is NestedFwdBottomPtr with every tenth struct of
+	// the chain holding, as a second member, its own pointer to an
+	// anonymous FWD struct: FWDs at several depths.
+	NestedFwdDepths
+	// NestedFwdPtrLinks is the chain with every record holding a pointer
+	// to the one before instead of the record itself, and the first a
+	// pointer to an anonymous FWD struct: every pointer to a record of
+	// the chain refers to an anonymous struct or union as the one to the
+	// FWD does.
+	NestedFwdPtrLinks
+	numNestedVariants
 )
 
 // NestedVariants returns every NestedVariant, in order.
 func NestedVariants() []NestedVariant {
-	vs := make([]NestedVariant, NestedFwdBottomPtr+1)
+	vs := make([]NestedVariant, numNestedVariants)
 	for i := range vs {
 		vs[i] = NestedVariant(i)
 	}
@@ -92,7 +110,7 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 	if err != nil {
 		return err
 	}
-	var list btf.TypeID
+	var o chainOpts
 	switch v {
 	case NestedFwd, NestedFwdPtr:
 		s, err := b.AddForward("", false)
@@ -108,7 +126,7 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
-	case NestedFwdMember, NestedFwdBottom, NestedFwdBottomPtr:
+	case NestedFwdMember, NestedFwdBottom, NestedFwdBottomPtr, NestedFwdPtrEvery, NestedFwdTypedef, NestedFwdDepths:
 		u, ferr := b.AddForward("", true)
 		if ferr != nil {
 			return ferr
@@ -118,56 +136,136 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				return err
 			}
 		}
+		o = fwdChainOpts(v)
 		defer func() {
 			if err == nil {
-				_, err = b.AddStruct("", 4, []builder.Member{{Name: "m", Type: u}})
+				err = fwdMember(b, u, o.typedefs)
 			}
 		}()
+	case NestedFwdPtrLinks:
+		if inner, err = addFwdPointer(b); err != nil {
+			return err
+		}
+		o.ptrLinks = true
 	case NestedCycle:
 		// struct list { struct list *next; }: the pointer is added
 		// before the struct it points to.
-		list = b.NextID() + 1
+		list := b.NextID() + 1
 		if _, err := b.AddPointer(list); err != nil {
 			return err
 		}
 		if _, err := b.AddStruct("list", 8, []builder.Member{{Name: "next", Type: list - 1}}); err != nil {
 			return err
 		}
+		o.second = func(*builder.Builder) (btf.TypeID, error) { return list - 1, nil }
 	}
-	return records(b, inner, n, list, v == NestedFwdBottomPtr)
+	return records(b, inner, n, o)
+}
+
+// chainOpts tells records what to add to its chain.
+type chainOpts struct {
+	// second, if not nil, gives every tenth struct a second member "l",
+	// a pointer it returns, and makes every record 16 bytes.
+	second   func(*builder.Builder) (btf.TypeID, error)
+	firstPtr bool // a pointer to the first record follows it
+	everyPtr bool // a pointer to each record follows it
+	holder   bool // a struct "holder" holds the pointer to the first record
+	typedefs bool // each member "m" through a typedef "ts" or "tu"
+	ptrLinks bool // each member "m" a pointer, records of 8 bytes
+}
+
+// fwdChainOpts returns the chain options of the variants with a FWD at
+// the bottom.
+func fwdChainOpts(v NestedVariant) chainOpts {
+	switch v {
+	case NestedFwdBottomPtr:
+		return chainOpts{firstPtr: true}
+	case NestedFwdPtrEvery:
+		return chainOpts{everyPtr: true}
+	case NestedFwdTypedef:
+		return chainOpts{firstPtr: true, holder: true, typedefs: true}
+	case NestedFwdDepths:
+		return chainOpts{firstPtr: true, second: addFwdPointer}
+	}
+	return chainOpts{}
+}
+
+// fwdMember adds an anonymous struct of 4 bytes whose member "m" is u, an
+// anonymous FWD union, or a typedef "tu" of it.
+func fwdMember(b *builder.Builder, u btf.TypeID, typedef bool) (err error) {
+	if typedef {
+		if u, err = b.AddTypedef("tu", u); err != nil {
+			return err
+		}
+	}
+	_, err = b.AddStruct("", 4, []builder.Member{{Name: "m", Type: u}})
+	return err
 }
 
 // records adds n anonymous records, structs and unions in turn, the first
 // holding inner and each next one holding the one before, as member "m";
-// a named struct "outer" holds the last. With list, the id after a
-// pointer to a list struct, every tenth struct holds that pointer too.
-// With firstPtr, a pointer to the first record follows it.
-func records(b *builder.Builder, inner btf.TypeID, n int, list btf.TypeID, firstPtr bool) (err error) {
+// a named struct "outer" holds the last. o adds to them.
+func records(b *builder.Builder, inner btf.TypeID, n int, o chainOpts) (err error) {
 	for i := range n {
-		ms := []builder.Member{{Name: "m", Type: inner}}
-		size := uint32(4)
-		if list != 0 {
-			size = 16
+		if inner, err = record(b, inner, i, o); err != nil {
+			return err
 		}
-		if list != 0 && i%10 == 0 {
-			ms = append(ms, builder.Member{Name: "l", Type: list - 1, BitOffset: 64})
+		if i == 0 && o.firstPtr || o.everyPtr {
+			p, err := b.AddPointer(inner)
+			if err != nil {
+				return err
+			}
+			if i == 0 && o.holder {
+				if _, err := b.AddStruct("holder", 8, []builder.Member{{Name: "p", Type: p}}); err != nil {
+					return err
+				}
+			}
 		}
-		if i%2 == 0 {
-			inner, err = b.AddStruct("", size, ms)
-		} else {
-			inner, err = b.AddUnion("", size, ms[:1])
+		switch {
+		case o.typedefs:
+			inner, err = b.AddTypedef([...]string{"ts", "tu"}[i%2], inner)
+		case o.ptrLinks:
+			inner, err = b.AddPointer(inner)
 		}
 		if err != nil {
 			return err
 		}
-		if i == 0 && firstPtr {
-			if _, err := b.AddPointer(inner); err != nil {
-				return err
+	}
+	size := uint32(4)
+	if o.ptrLinks {
+		size = 8
+	}
+	_, err = b.AddStruct("outer", size, []builder.Member{{Name: "m", Type: inner}})
+	return err
+}
+
+func recordSize(o chainOpts) uint32 {
+	switch {
+	case o.second != nil:
+		return 16
+	case o.ptrLinks:
+		return 8
+	}
+	return 4
+}
+
+// record adds the i-th record of records' chain, holding inner.
+func record(b *builder.Builder, inner btf.TypeID, i int, o chainOpts) (btf.TypeID, error) {
+	ms := []builder.Member{{Name: "m", Type: inner}}
+	size := recordSize(o)
+	if o.second != nil {
+		if i%10 == 0 {
+			l, err := o.second(b)
+			if err != nil {
+				return 0, err
 			}
+			ms = append(ms, builder.Member{Name: "l", Type: l, BitOffset: 64})
 		}
 	}
-	_, err = b.AddStruct("outer", 4, []builder.Member{{Name: "m", Type: inner}})
-	return err
+	if i%2 == 0 {
+		return b.AddStruct("", size, ms)
+	}
+	return b.AddUnion("", size, ms[:1])
 }
 
 // addInt adds a signed 32-bit "int".

@@ -68,7 +68,7 @@ func build(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
 	case SelfEmbedTwo:
 		return selfStruct(b, "", 0, 2)
 	case NestedRecords:
-		return records(b, intID, n, 0, false)
+		return records(b, intID, n, chainOpts{})
 	case PointerChain, TypedefChain, ModifierChain, ArrayChain:
 		return chain(b, k, intID, n)
 	case Wide:
