@@ -190,7 +190,7 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		return err
 	}
 	d.v75 = opts.Compat == CompatBpftool75
-	var order []sortKey
+	var order []btf.TypeID
 	if roots == nil && d.v75 && !opts.Unsorted {
 		// Sorting every type, as bpftool does, is needed only to know
 		// which one it leaves out.
@@ -213,11 +213,11 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 			}
 		}
 	case order != nil:
-		for _, k := range order {
-			if k.id == 0 {
+		for _, id := range order {
+			if id == 0 {
 				continue // void: nothing to print
 			}
-			if err = d.dumpType(k.id); err != nil {
+			if err = d.dumpType(id); err != nil {
 				break
 			}
 		}

@@ -26,17 +26,19 @@ const (
 // Per-type flags.
 const (
 	fwdEmitted   uint8 = 1 << iota // a forward declaration (or typedef) was printed
-	nameResolved                   // dup holds the type's final name suffix
+	nameResolved                   // the type's final name is known
+	dupName                        // the type is printed as "name___n", kept in renamed
 	referenced                     // some other type refers to this one
 )
 
-// tstate is what the dumper remembers about one type.
+// tstate is what the dumper remembers about one type: 4 bytes, the
+// dumper's only state for each type (the README's memory rule for
+// reading commands).
 type tstate struct {
 	order uint8
 	emit  uint8
 	flags uint8
-	align uint8  // memoized alignment + 1; 0 until computed
-	dup   uint32 // n > 1 if the type is printed as "name___n"
+	align uint8 // memoized alignment + 1; 0 until computed
 }
 
 // dumper holds the state of one Write.
@@ -51,8 +53,8 @@ type dumper struct {
 	// Occurrences of each name: struct, union and enum tags in typeNames,
 	// typedef names and enumerators (which share C's ordinary identifier
 	// namespace) in identNames. renamed keeps the "name___n" spellings.
-	typeNames  map[string]uint32
-	identNames map[string]uint32
+	typeNames  nameCounts
+	identNames nameCounts
 	renamed    map[btf.TypeID][]byte
 
 	queue []btf.TypeID // types to emit for the current root, in order
@@ -85,13 +87,14 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	// Sized for every name that can be counted, so that they never grow;
 	// but no larger than the distinct names the strings can hold (each at
 	// least a byte and its NUL), so that many uses of a few names (enums
-	// that repeat the same values) cannot presize a huge map.
+	// that repeat the same values) cannot presize a huge table. Allocated
+	// on first use, after the sort's state is gone.
 	distinct := 1
 	for sp := s; sp != nil; sp = sp.Base() {
 		distinct += sp.StringsLen() / 2
 	}
-	d.typeNames = make(map[string]uint32, min(tags, distinct))
-	d.identNames = make(map[string]uint32, min(idents, distinct))
+	d.typeNames = newNameCounts(min(tags, distinct))
+	d.identNames = newNameCounts(min(idents, distinct))
 	return d, nil
 }
 

@@ -32,7 +32,7 @@ func (d *dumper) emitEnumDef(id btf.TypeID, t wire.Record, lvl int) {
 		d.o.bytes(name)
 		// Enumerators share the ordinary identifier namespace with
 		// typedefs; each printing of a value counts as one use.
-		if n := countName(d.identNames, name); n > 1 {
+		if n := d.identNames.count(d.strs, nameOff, name); n > 1 {
 			d.o.str("___")
 			d.o.uint(uint64(n))
 		}

@@ -2,7 +2,6 @@ package cdump
 
 import (
 	"strconv"
-	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -15,13 +14,13 @@ const maxRenamed = 255
 // typeName returns the name under which struct, union or enum id is printed
 // (libbpf's btf_dump_type_name).
 func (d *dumper) typeName(id btf.TypeID) []byte {
-	return d.resolveName(id, d.typeNames)
+	return d.resolveName(id, &d.typeNames)
 }
 
 // identName returns the name under which typedef id is printed (libbpf's
 // btf_dump_ident_name).
 func (d *dumper) identName(id btf.TypeID) []byte {
-	return d.resolveName(id, d.identNames)
+	return d.resolveName(id, &d.identNames)
 }
 
 // resolveName gives a type its final name the first time it is printed: the
@@ -30,7 +29,7 @@ func (d *dumper) identName(id btf.TypeID) []byte {
 // and vmlinux) can live in one header. Forward declarations and empty enums
 // keep their names: they declare, not define (libbpf's
 // btf_dump_resolve_name).
-func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
+func (d *dumper) resolveName(id btf.TypeID, names *nameCounts) []byte {
 	t := d.typ(id)
 	if t.NameOff() == 0 {
 		return nil
@@ -41,7 +40,7 @@ func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 	}
 	st := d.state(id)
 	if st.flags&nameResolved != 0 {
-		if st.dup > 1 {
+		if st.flags&dupName != 0 {
 			return d.renamed[id]
 		}
 		return name
@@ -51,8 +50,8 @@ func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 	if k == wire.KindForward || (k == wire.KindEnum && t.Vlen() == 0) {
 		return name
 	}
-	if n := countName(names, name); n > 1 {
-		st.dup = n
+	if n := names.count(d.strs, t.NameOff(), name); n > 1 {
+		st.flags |= dupName
 		r := make([]byte, 0, len(name)+8)
 		r = append(r, name...)
 		r = append(r, "___"...)
@@ -61,20 +60,4 @@ func (d *dumper) resolveName(id btf.TypeID, names map[string]uint32) []byte {
 		return d.renamed[id]
 	}
 	return name
-}
-
-// countName counts one more use of name and returns the count (libbpf's
-// btf_dump_name_dups).
-//
-// The map's keys alias the Spec's string section (unsafe.String) rather than
-// copying every name: the Spec's data does not change and stays mapped
-// while Write runs, and the map does not outlive Write.
-func countName(names map[string]uint32, name []byte) uint32 {
-	var key string
-	if len(name) > 0 {
-		key = unsafe.String(&name[0], len(name))
-	}
-	n := names[key] + 1
-	names[key] = n
-	return n
 }

@@ -38,16 +38,16 @@ const (
 	rankOther    = 10
 )
 
-// sortKey is what the sort compares of one type: 40 bytes per type. The
+// sortKey is what the sort compares of one type: 32 bytes per type. The
 // first 16 bytes of the sort name are kept in pre, big-endian and padded
 // with zeros, so that most comparisons do not read the string section;
-// names that share them are compared in full.
+// names that share them are compared in full, then the types' own names,
+// read from their records.
 type sortKey struct {
 	pre      [2]uint64
 	hash     uint64
 	id       btf.TypeID
 	sortName uint32
-	ownName  uint32
 	rank     uint8
 }
 
@@ -63,10 +63,24 @@ func silent(k wire.Kind) bool {
 	return false
 }
 
-// sortedIDs returns the keys of the types of the Spec chain in bpftool
-// 7.5's sorted order: those that dumpType prints, or with all, every type,
-// void included, as bpftool sorts them.
-func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
+// sortedIDs returns the types of the Spec chain in bpftool 7.5's sorted
+// order: those that dumpType prints, or with all, every type, void
+// included, as bpftool sorts them. The keys and the walks' memo are gone
+// when it returns: 4 bytes a type stay.
+func (d *dumper) sortedIDs(all bool) ([]btf.TypeID, error) {
+	keys, err := d.sortKeys(all)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]btf.TypeID, len(keys))
+	for i, k := range keys {
+		ids[i] = k.id
+	}
+	return ids, nil
+}
+
+// sortKeys returns the keys of sortedIDs, sorted.
+func (d *dumper) sortKeys(all bool) ([]sortKey, error) {
 	n := 0
 	if all {
 		n = d.n
@@ -79,7 +93,18 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 	}
 	keys := make([]sortKey, 0, n)
 	d.memo = newSortMemo(d.n)
-	defer func() { d.memo = nil }()
+	keys, protos, err := d.buildKeys(keys, all)
+	d.memo = nil // not needed to sort: the collector may take it
+	if err != nil {
+		return nil, err
+	}
+	d.sortByKey(keys)
+	return d.mergeProtos(keys, protos), nil
+}
+
+// buildKeys appends to keys the key of every type that sortKeys sorts,
+// and returns the unnamed prototypes apart.
+func (d *dumper) buildKeys(keys []sortKey, all bool) ([]sortKey, []btf.TypeID, error) {
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
 	var protos []btf.TypeID
@@ -99,13 +124,17 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 			hash:     d.sortHash(id, true, 0),
 			id:       id,
 			sortName: name,
-			ownName:  t.NameOff(),
 			rank:     d.sortRank(id),
 		})
 		if d.err != nil {
-			return nil, d.err
+			return nil, nil, d.err
 		}
 	}
+	return keys, protos, nil
+}
+
+// sortByKey sorts keys in bpftool's order.
+func (d *dumper) sortByKey(keys []sortKey) {
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if a.rank != b.rank {
 			return int(a.rank) - int(b.rank)
@@ -122,14 +151,13 @@ func (d *dumper) sortedIDs(all bool) ([]sortKey, error) {
 				return c
 			}
 		}
-		if a.ownName != b.ownName {
-			if c := bytes.Compare(d.strs.name(a.ownName), d.strs.name(b.ownName)); c != 0 {
+		if an, bn := d.typ(a.id).NameOff(), d.typ(b.id).NameOff(); an != bn {
+			if c := bytes.Compare(d.strs.name(an), d.strs.name(bn)); c != 0 {
 				return c
 			}
 		}
 		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
 	})
-	return d.mergeProtos(keys, protos), nil
 }
 
 // mergeProtos inserts the unnamed prototypes, in id order, into the sorted
@@ -145,7 +173,7 @@ func (d *dumper) mergeProtos(keys []sortKey, protos []btf.TypeID) []sortKey {
 	})
 	j := i0
 	for j < len(keys) && keys[j].pre == [2]uint64{} && keys[j].hash == 0 &&
-		len(d.strs.name(keys[j].ownName)) == 0 {
+		len(d.name(d.typ(keys[j].id))) == 0 {
 		j++
 	}
 	n, p := len(keys), len(protos)

@@ -57,19 +57,16 @@ type Options struct {
 	Workers int
 }
 
-// group is the types of one kind and name in one BTF. The name aliases
-// the Spec's string section, which stays mapped while Compare runs.
+// group is the types of one kind and name in one BTF: 8 bytes, its name
+// read from its first type's record when needed, so that a BTF of a
+// million small named types costs little beyond itself.
 type group struct {
-	name    string
-	kind    btf.Kind
-	dead    bool       // left out by Options.Types
-	matched bool       // a group of the other side has the same key
 	id      btf.TypeID // the first type of the group
-	more    []btf.TypeID
+	several bool       // the group has other types, in side.more
+	kind    btf.Kind
+	dead    bool // left out by Options.Types
+	matched bool // a group of the other side has the same key
 }
-
-// ids returns the ids of the group's types.
-func (g *group) ids() []btf.TypeID { return append([]btf.TypeID{g.id}, g.more...) }
 
 // side is one BTF being compared: its named types grouped by kind and
 // name, found through a hash of the two.
@@ -77,34 +74,73 @@ type side struct {
 	spec   *btf.Spec
 	seed   maphash.Seed
 	groups []group
-	index  map[uint64]int32 // hash -> first group with it
-	next   []int32          // the next group with the same hash, or -1
+	slots  []int32                     // open addressing, linear probing: a group's index + 1; 0 is free
+	more   map[btf.TypeID][]btf.TypeID // first id -> the other types of its group
 	namer  *cdump.Namer
-	names  []string // C names by id, computed once
+	names  map[btf.TypeID]string // C names computed so far
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
 	return maphash.String(seed, name) ^ uint64(k)*0x9e3779b97f4a7c15
 }
 
+// name returns the name of g's types. It aliases the Spec's string
+// section, which stays mapped while Compare runs.
+func (sd *side) name(g *group) string {
+	t, err := sd.spec.TypeByID(g.id)
+	if err != nil {
+		return ""
+	}
+	b := t.NameBytes()
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// ids returns the ids of g's types.
+func (sd *side) ids(g *group) []btf.TypeID {
+	ids := []btf.TypeID{g.id}
+	if g.several {
+		ids = append(ids, sd.more[g.id]...)
+	}
+	return ids
+}
+
+// slot returns the slot of the group of kind k and name: the one that
+// holds it, or the free one where it goes.
+func (sd *side) slot(k btf.Kind, name string) *int32 {
+	// The hash's top 32 bits scaled to the table, whose size need not be
+	// a power of two.
+	n := uint64(len(sd.slots))
+	for i := (hashKey(sd.seed, k, name) >> 32) * n >> 32; ; i++ {
+		if i == n {
+			i = 0
+		}
+		gi := sd.slots[i]
+		if gi == 0 {
+			return &sd.slots[i]
+		}
+		if g := &sd.groups[gi-1]; g.kind == k && sd.name(g) == name {
+			return &sd.slots[i]
+		}
+	}
+}
+
 // find returns the group of kind k and name, or nil.
 func (sd *side) find(k btf.Kind, name string) *group {
-	i, ok := sd.index[hashKey(sd.seed, k, name)]
-	for ok && i >= 0 {
-		if g := &sd.groups[i]; g.kind == k && g.name == name {
-			return g
-		}
-		i = sd.next[i]
+	if gi := *sd.slot(k, name); gi > 0 {
+		return &sd.groups[gi-1]
 	}
 	return nil
 }
 
 // typeName returns the C name of id, from the cache.
 func (sd *side) typeName(id btf.TypeID) (string, error) {
-	if int(id) >= len(sd.names) {
+	if id > sd.spec.LastID() {
 		return "", fmt.Errorf("diff: type [%d]: %w", id, btf.ErrNotFound)
 	}
-	if n := sd.names[id]; n != "" {
+	if n, ok := sd.names[id]; ok {
 		return n, nil
 	}
 	if err := sd.newNamer(); err != nil {
@@ -192,7 +228,7 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 	}
 	for i := range b.groups {
 		if gb := &b.groups[i]; !gb.matched && !gb.dead {
-			out = append(out, Change{Kind: kindName(gb.kind), Name: gb.name, Change: Added})
+			out = append(out, Change{Kind: kindName(gb.kind), Name: b.name(gb), Change: Added})
 		}
 	}
 	sortChanges(out)
@@ -236,7 +272,7 @@ func compareAll(ctx context.Context, a, b *side, workers int) ([]Change, error) 
 func (sd *side) worker() *side {
 	w := *sd
 	w.namer = nil
-	w.names = make([]string, len(sd.names))
+	w.names = make(map[btf.TypeID]string)
 	return &w
 }
 
@@ -254,13 +290,14 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 		if ga.dead {
 			continue
 		}
-		gb := b.find(ga.kind, ga.name)
+		name := a.name(ga)
+		gb := b.find(ga.kind, name)
 		if gb == nil || gb.dead {
-			out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Removed})
+			out = append(out, Change{Kind: kindName(ga.kind), Name: name, Change: Removed})
 			continue
 		}
 		gb.matched = true
-		if ga.more == nil && gb.more == nil {
+		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
 			if sameTop(a, b, ga.id, gb.id) {
@@ -277,14 +314,14 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 				continue
 			}
 		}
-		details, err := compareGroups(a, b, ga.ids(), gb.ids())
+		details, err := compareGroups(a, b, a.ids(ga), b.ids(gb))
 		if err != nil {
 			return nil, err
 		}
 		if details == nil {
 			continue
 		}
-		out = append(out, Change{Kind: kindName(ga.kind), Name: ga.name, Change: Changed, Details: details})
+		out = append(out, Change{Kind: kindName(ga.kind), Name: name, Change: Changed, Details: details})
 	}
 	return out, nil
 }
@@ -365,12 +402,18 @@ func kindName(k btf.Kind) string {
 }
 
 func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
+	named := 0
+	for _, t := range s.Types(opts.Scope) {
+		if t.NameOffset() != 0 {
+			named++
+		}
+	}
 	sd := &side{
 		spec: s, seed: seed,
-		names:  make([]string, s.LastID()+1),
-		groups: make([]group, 0, s.NumTypes()*3/4),
-		index:  make(map[uint64]int32, s.NumTypes()*3/4),
-		next:   make([]int32, 0, s.NumTypes()*3/4),
+		names:  make(map[btf.TypeID]string),
+		more:   make(map[btf.TypeID][]btf.TypeID),
+		groups: make([]group, 0, named),
+		slots:  make([]int32, named*4/3+8), // a load of at most 3/4
 	}
 	for id, t := range s.Types(opts.Scope) {
 		name := t.NameBytes()
@@ -378,18 +421,15 @@ func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 			continue
 		}
 		k, str := t.Kind(), unsafe.String(&name[0], len(name))
-		if g := sd.find(k, str); g != nil {
-			g.more = append(g.more, id)
+		slot := sd.slot(k, str)
+		if *slot == 0 {
+			sd.groups = append(sd.groups, group{kind: k, id: id})
+			*slot = int32(len(sd.groups))
 			continue
 		}
-		h := hashKey(seed, k, str)
-		head, ok := sd.index[h]
-		if !ok {
-			head = -1
-		}
-		sd.index[h] = int32(len(sd.groups))
-		sd.next = append(sd.next, head)
-		sd.groups = append(sd.groups, group{name: str, kind: k, id: id})
+		g := &sd.groups[*slot-1]
+		g.several = true
+		sd.more[g.id] = append(sd.more[g.id], id)
 	}
 	return sd, nil
 }
@@ -406,8 +446,8 @@ func restrict(a, b *side, names []string) error {
 	for _, sd := range []*side{a, b} {
 		var roots []btf.TypeID
 		for i := range sd.groups {
-			if g := &sd.groups[i]; slices.Contains(names, g.name) {
-				roots = append(roots, g.ids()...)
+			if g := &sd.groups[i]; slices.Contains(names, sd.name(g)) {
+				roots = append(roots, sd.ids(g)...)
 			}
 		}
 		found = found || len(roots) > 0
@@ -425,7 +465,7 @@ func restrict(a, b *side, names []string) error {
 	for _, sd := range []*side{a, b} {
 		for i := range sd.groups {
 			g := &sd.groups[i]
-			g.dead = !reach[key{g.kind, g.name}]
+			g.dead = !reach[key{g.kind, sd.name(g)}]
 		}
 	}
 	return nil

@@ -2,10 +2,10 @@ package diff
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // WriteText prints changes as a changelog: one line a type ("added struct
@@ -72,14 +72,49 @@ type ReachedSummary struct {
 // <, > and & written as they are (C declarations hold them). Changes and
 // their details are [] when there are none.
 func WriteJSON(w io.Writer, r Report) error {
-	r.Changes = emptyNotNil(slices.Clone(r.Changes))
-	for i := range r.Changes {
-		r.Changes[i].Details = emptyNotNil(r.Changes[i].Details)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	// Written one change at a time, byte for byte as an indented
+	// json.Encoder writes the whole Report, which it would first build in
+	// memory: a report of a million added types is hundreds of MB of JSON.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	put := func(prefix string, v any) error {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	bw.WriteString("{\n  \"changes\": [")
+	for i, c := range r.Changes {
+		c.Details = emptyNotNil(c.Details)
+		sep := ",\n    "
+		if i == 0 {
+			sep = "\n    "
+		}
+		bw.WriteString(sep)
+		if err := put("    ", c); err != nil {
+			return fmt.Errorf("diff: %w", err)
+		}
+	}
+	if len(r.Changes) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"summary\": ")
+	if err := put("  ", r.Summary); err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	if r.Reached != nil {
+		bw.WriteString(",\n  \"reached\": ")
+		if err := put("  ", r.Reached); err != nil {
+			return fmt.Errorf("diff: %w", err)
+		}
+	}
+	bw.WriteString("\n}\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -36,14 +34,15 @@ type printer struct {
 	spec      *btf.Spec
 	ptrSize   uint32
 	cacheline uint32
-	classes   []*class // by id, loaded on first use
-	nodes     []node   // by id, found once
-	slab      []member // storage for members, allocated in blocks
-	last      sums     // the sums of the last top-level struct printed
-	steps     int      // members and names printed so far
-	maxSteps  int      // the limit of steps, see ErrTooComplex
-	err       error    // ErrTooComplex once steps passed maxSteps
-	g         graph    // what check found, by id
+	classes   map[btf.TypeID]*class // loaded on first use, dropped once printed unless embedded
+	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
+	nodes     []node                // by id, found once
+	slab      []member              // storage for members, allocated in blocks
+	last      sums                  // the sums of the last top-level struct printed
+	steps     int                   // members and names printed so far
+	maxSteps  int                   // the limit of steps, see ErrTooComplex
+	err       error                 // ErrTooComplex once steps passed maxSteps
+	g         graph                 // what check found, by id
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill
@@ -85,7 +84,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 	nodes := make([]node, s.LastID()+1)
 	for id, t := range s.All() {
 		k := t.Kind()
-		nodes[id] = node{t: t, kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
+		nodes[id] = node{kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
 	}
 	return &printer{
 		maxSteps:  stepsPerType*len(nodes) + 1<<20,
@@ -93,8 +92,40 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		spec:      s,
 		ptrSize:   s.PointerSize(),
 		cacheline: uint32(cacheline),
-		classes:   make([]*class, len(nodes)),
+		classes:   make(map[btf.TypeID]*class),
+		embedded:  embeddedTypes(s, nodes),
 	}, nil
+}
+
+// embeddedTypes returns a bit by id set for the types that a struct's or
+// union's member has as its type, through typedefs, qualifiers and
+// arrays: the classes that printing another struct may load again. The
+// others are dropped once printed, so that a BTF of many small structs
+// does not keep them all.
+func embeddedTypes(s *btf.Spec, nodes []node) []uint64 {
+	bits := make([]uint64, (len(nodes)+63)/64)
+	for i, n := range nodes {
+		if n.kind != btf.KindStruct && n.kind != btf.KindUnion {
+			continue
+		}
+		t, _ := s.TypeByID(btf.TypeID(i))
+		for _, m := range t.Members() {
+			id := m.Type
+			for range maxChain {
+				if int(id) >= len(nodes) {
+					break
+				}
+				bits[id/64] |= 1 << (id % 64)
+				switch nodes[id].kind {
+				case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindArray:
+					id = nodes[id].ref
+					continue
+				}
+				break
+			}
+		}
+	}
+	return bits
 }
 
 // ErrTooComplex is wrapped by the errors for BTF whose layouts would take
@@ -167,7 +198,13 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 	if err != nil {
 		return nil, err
 	}
-	seen := make(map[string][]*class)
+	named := 0
+	for i, n := range p.nodes {
+		if (n.kind == btf.KindStruct || n.kind == btf.KindUnion) && p.typ(btf.TypeID(i)).NameOffset() != 0 {
+			named++
+		}
+	}
+	seen := newPrinted(named)
 	p.buf = make([]byte, 0, flushAt+4<<10)
 	for i := range p.nodes {
 		id := btf.TypeID(i)
@@ -190,13 +227,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		if len(c.name) == 0 {
 			continue // a name offset pointing at an empty string
 		}
-		// The map's keys alias the Spec's string section, which stays
-		// mapped while run runs.
-		key := unsafe.String(&c.name[0], len(c.name))
-		if slices.ContainsFunc(seen[key], c.same) {
+		if !seen.add(p, id, c) {
 			continue
 		}
-		seen[key] = append(seen[key], c)
 		p.topLevel(c)
 		if errors.Is(p.err, ErrTooComplex) {
 			return nil, pkgerr.Errorf("layout: %s: %w", t, p.err)
@@ -210,6 +243,10 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		}
 		if err := fn(p, id, c); err != nil {
 			return nil, pkgerr.Errorf("layout: %w", err)
+		}
+		p.spill() // each's text too: nothing else drops it
+		if p.embedded[id/64]&(1<<(id%64)) == 0 {
+			delete(p.classes, id) // printed, and no other struct loads it
 		}
 	}
 	return p, nil

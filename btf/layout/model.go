@@ -54,15 +54,15 @@ const maxChain = 64
 // Type, whose kind is KindUnknown.
 func (p *printer) typ(id btf.TypeID) btf.Type {
 	if int(id) < len(p.nodes) {
-		return p.nodes[id].t
+		t, _ := p.spec.TypeByID(id) // in range: not an error
+		return t
 	}
 	return btf.Type{}
 }
 
-// node caches what the hot paths ask of a type: its view, kind and
-// reference.
+// node caches what the hot paths ask of a type: its kind and reference,
+// 8 bytes (the view is made from the Spec when needed).
 type node struct {
-	t    btf.Type
 	ref  btf.TypeID
 	kind btf.Kind
 	fwdU bool // a FWD of a union

@@ -78,7 +78,7 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return err
 	}
 	defer newSpec.Close()
-	boundMemoryTypes(oldSpec.spec, newSpec.spec)
+	boundMemoryTypes(diffPerType, oldSpec.spec, newSpec.spec)
 	opts := diff.Options{Types: splitNames(f.types), Workers: runtime.GOMAXPROCS(0)}
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn

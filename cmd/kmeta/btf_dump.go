@@ -80,7 +80,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 	}
 	defer o.Close()
 	if f.format == "c" {
-		boundMemoryTypes(o.spec)
+		boundMemoryTypes(cdumpPerType, o.spec)
 	} else {
 		boundMemory(o.spec)
 	}

@@ -20,12 +20,15 @@ import (
 
 // shapeInputs are the campaign's hostile shapes (issue 37), each at a
 // size drawn from rng: self-embedding records, deep anonymous nesting,
-// long chains of every reference kind, wide records, many big enums.
+// long chains of every reference kind, wide records, many big enums, and
+// many small types of one kind.
 func shapeInputs(t *testing.T, rng *rand.Rand) []campaignInput {
 	size := map[hostile.Shape]int{
 		hostile.NestedRecords: 500 + rng.IntN(3000), hostile.PointerChain: 1000 + rng.IntN(100_000),
 		hostile.TypedefChain: 1000 + rng.IntN(100_000), hostile.ModifierChain: 1000 + rng.IntN(100_000),
 		hostile.ArrayChain: 1000 + rng.IntN(100_000), hostile.Wide: 1000 + rng.IntN(20_000), hostile.Enums: 1 + rng.IntN(8),
+		hostile.Pointers: 1000 + rng.IntN(300_000), hostile.Typedefs: 1000 + rng.IntN(300_000),
+		hostile.TinyStructs: 1000 + rng.IntN(300_000), hostile.EmptyStructs: 1000 + rng.IntN(300_000),
 	}
 	var ins []campaignInput
 	for _, k := range hostile.All() {

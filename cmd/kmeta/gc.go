@@ -37,22 +37,26 @@ const readSlack = 12 << 20
 // spec that names it.
 func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
 
-// perTypeState is what the C dumper and diff keep for each type beyond the
-// other reading commands (the README's rule for them): their limit leaves
-// room for it, so that the collector does not run without pause on a
-// heap that is all live (diff between two kernels spends noticeably more
-// CPU under the plain limit).
-const perTypeState = 128
+// What the C dumper and diff keep for each type beyond the other reading
+// commands, at their peak (the README's rule for them): the dumper's sort
+// keys and the memo of its walks; diff's groups, their index and a Namer's
+// state. Their limit leaves room for it, so that the collector does not
+// run without pause on a heap that is all live.
+const (
+	cdumpPerType = 64
+	diffPerType  = 32
+)
 
-// boundMemoryTypes is boundMemory for dump --format c and diff.
-func boundMemoryTypes(specs ...*btf.Spec) {
+// boundMemoryTypes is boundMemory for dump --format c and diff, with
+// perType bytes for each type of specs and their bases.
+func boundMemoryTypes(perType int64, specs ...*btf.Spec) {
 	var types int64
 	for _, s := range specs {
 		for ; s != nil; s = s.Base() {
 			types += int64(s.NumTypes())
 		}
 	}
-	limitMemory(1, btfSize(specs...)+perTypeState*types)
+	limitMemory(1, btfSize(specs...)+perType*types)
 }
 
 // btfSize returns the bytes of BTF of specs and their bases.

@@ -157,12 +157,20 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[1] == "dedup":
 		return 2*n + 20<<20 + 64*int64(types)
 	case args[1] == "diff":
-		return readBound(n) + 200*int64(types)
+		// Every named type may be a change, unless a file is compared
+		// with itself.
+		changes := int64(types)
+		if len(args) > 3 && args[len(args)-1] == args[len(args)-2] {
+			changes = 0
+		}
+		return readBound(n) + 32*int64(types) + 200*changes
 	case args[1] == "dump" && has("c"):
-		return readBound(n) + 128*int64(types)
+		return readBound(n) + 64*int64(types)
 	case args[1] == "layout" && has("--json"):
-		return readBound(n) + 1024*int64(largest)
-	case slices.Contains([]string{"dump", "find", "layout", "min", "core"}, args[1]):
+		return readBound(n) + 8*int64(types) + 1024*int64(largest)
+	case args[1] == "layout":
+		return readBound(n) + 8*int64(types)
+	case slices.Contains([]string{"dump", "find", "min", "core"}, args[1]):
 		return readBound(n)
 	}
 	return -1
@@ -253,6 +261,7 @@ func TestShapesPeakRSS(t *testing.T) {
 		hostile.SelfEmbed: 0, hostile.SelfEmbedTwo: 0, hostile.NestedRecords: 3000,
 		hostile.PointerChain: 100_000, hostile.TypedefChain: 100_000, hostile.ModifierChain: 100_000,
 		hostile.ArrayChain: 100_000, hostile.Wide: 20_000, hostile.Enums: 40,
+		hostile.Pointers: 300_000, hostile.Typedefs: 300_000, hostile.TinyStructs: 300_000, hostile.EmptyStructs: 300_000,
 	}
 	for _, k := range hostile.All() {
 		path := shapeFile(t, dir, k, sizes[k])

@@ -22,6 +22,10 @@ const (
 	ArrayChain                 // N arrays, each of the one before, in a named struct
 	Wide                       // a struct of N members (N <= 65,535), each of its own anonymous struct
 	Enums                      // N copies of an enum with 65,535 values
+	Pointers                   // N pointers to int: the smallest records, 12 bytes a type
+	Typedefs                   // N typedefs of int, named "t0", "t1", ...: a line of C each
+	TinyStructs                // N structs "s0", "s1", ... of one int member "x"
+	EmptyStructs               // N structs "s0", "s1", ... of no members: the smallest records that print as a definition
 	numShapes
 )
 
@@ -37,12 +41,13 @@ func All() []Shape {
 // String names the shape in lower case with dashes, as in "self-embed".
 func (k Shape) String() string {
 	return [...]string{"self-embed", "self-embed-two", "nested", "pointer-chain", "typedef-chain",
-		"modifier-chain", "array-chain", "wide", "enums"}[k]
+		"modifier-chain", "array-chain", "wide", "enums", "pointers", "typedefs", "tiny-structs", "empty-structs"}[k]
 }
 
 // Build returns the shape k with n as its size parameter (the depth of a
 // nesting or chain, the members of a wide record, the copies of the
-// enum); the self-embedding shapes ignore n.
+// enum, the types of the many-small-types shapes); the self-embedding
+// shapes ignore n.
 func Build(k Shape, n int) ([]byte, error) {
 	b := builder.New()
 	b.AllowManyTypes()
@@ -70,6 +75,8 @@ func build(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
 		return wide(b, intID, n)
 	case Enums:
 		return enums(b, n)
+	case Pointers, Typedefs, TinyStructs, EmptyStructs:
+		return many(b, k, intID, n)
 	}
 	return fmt.Errorf("unknown shape %d", k)
 }
@@ -127,6 +134,30 @@ func enums(b *builder.Builder, n int) error {
 	}
 	for i := range n {
 		if _, err := b.AddEnum(fmt.Sprintf("e%d", i), 4, false, vs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// many adds n small types of one shape, each on its own (of int): the
+// inputs with the most types for their size, against which every reading
+// command's per-type state is measured.
+func many(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
+	x := []builder.Member{{Name: "x", Type: intID}}
+	for i := range n {
+		var err error
+		switch k {
+		case Pointers:
+			_, err = b.AddPointer(intID)
+		case Typedefs:
+			_, err = b.AddTypedef(fmt.Sprintf("t%d", i), intID)
+		case TinyStructs:
+			_, err = b.AddStruct(fmt.Sprintf("s%d", i), 4, x)
+		case EmptyStructs:
+			_, err = b.AddStruct(fmt.Sprintf("s%d", i), 0, nil)
+		}
+		if err != nil {
 			return err
 		}
 	}
