@@ -4,9 +4,9 @@ package kernel
 
 import (
 	"errors"
-	"fmt"
-	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"runtime"
+
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Off Unix there is no running Linux kernel to read: every system call of
