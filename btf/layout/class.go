@@ -420,8 +420,11 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		if hasName {
 			slen = alignLen + len(name)
 		}
-		if p.isStructTag(t.ID()) && p.class(t.ID()).packed {
-			slen += len("__attribute__((__packed__))") + 1
+		if p.isStructTag(t.ID()) {
+			// An anonymous FWD is a struct tag without a class.
+			if c := p.class(t.ID()); c != nil && c.packed {
+				slen += len("__attribute__((__packed__))") + 1
+			}
 		}
 		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
 	} else {
