@@ -153,7 +153,7 @@ func docBound(args []string, n int64, types, largest int) int64 {
 	case args[0] == "ksym":
 		return readBound(n)
 	case args[1] == "copy":
-		return 4*n + 20<<20
+		return 4*n + 20<<20 + 128*int64(types)
 	case args[1] == "dedup":
 		return 2*n + 20<<20 + 64*int64(types)
 	case args[1] == "diff":
