@@ -143,19 +143,11 @@ func docBound(args []string, n int64, types int) int64 {
 		return 4*n + 20<<20 + 128*int64(types)
 	case args[1] == "dedup":
 		return 2*n + 20<<20 + 64*int64(types)
-	case args[1] == "diff":
-		// Every named type may be a change, unless a file is compared
-		// with itself.
-		changes := int64(types)
-		if len(args) > 3 && args[len(args)-1] == args[len(args)-2] {
-			changes = 0
-		}
-		return readBound(n) + 32*int64(types) + 200*changes
 	case args[1] == "dump" && has("c"):
 		return readBound(n) + 64*int64(types)
 	case args[1] == "layout":
 		return readBound(n) + 8*int64(types)
-	case slices.Contains([]string{"dump", "find", "min", "core"}, args[1]):
+	case slices.Contains([]string{"dump", "find", "min", "core", "diff"}, args[1]):
 		return readBound(n)
 	}
 	return -1
@@ -272,6 +264,20 @@ func TestShapesPeakRSS(t *testing.T) {
 			peak, code, stderr := peakRSS(t, timeBin, bin, args...)
 			checkRun(t, k, args, peak, code, stderr, docBound(args, 2*n, 2*types))
 		}
+	}
+	// Every struct changed: "struct s0 { int x; }" against "struct s0 {}".
+	tiny, empty := shapeFile(t, dir, hostile.TinyStructs, sizes[hostile.TinyStructs]), shapeFile(t, dir, hostile.EmptyStructs, sizes[hostile.EmptyStructs])
+	var n int64
+	for _, f := range []string{tiny, empty} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	for _, args := range [][]string{{"btf", "diff", tiny, empty}, {"btf", "diff", "--json", empty, tiny}} {
+		peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+		checkRun(t, hostile.TinyStructs, args, peak, code, stderr, docBound(args, n, 0))
 	}
 }
 
