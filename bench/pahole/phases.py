@@ -19,7 +19,8 @@ first btf__new_empty_split (start, ELF and symbols), up to btf__dedup
 it (writing the section's file); objcopy and /bin/sh are their own.
 kmeta's are told apart by the call stack of each sample (a page fault
 counts for the code that faulted): the runtime's start and package
-initialisation, the ELF file and its symbols, the workers' units (DWARF
+initialisation, a module's base (reading --btf_base and preparing it for
+the deduplication), the ELF file and its symbols, the workers' units (DWARF
 reading, encoding, writing the deduplication's records), the merge
 (appending each unit and the pipelined deduplication passes), finish (the
 saved functions, the last graph passes), the final deduplication and
@@ -53,9 +54,10 @@ KMETA = [
     ("units", ["dwarf2btf.(*run).unit", "dwarf2btf.(*run).worker"]),
     ("merge", ["dwarf2btf.(*merger).add"]),
     ("dedup", ["dedup.(*Merger).Dedup", "dedup.(*state).write"]),
+    ("base", ["dwarf2btf.NewBase", "main.(*cli).openOne"]),
     ("elf+symbols", ["dwarf2btf.openObject", "dwarf2btf.(*dwarfData).units", "dwarf2btf.(*object).symbols",
                      "dwarf2btf.encode.func", "main.(*cli).openEncodeSource", "main.(*encodeSource).byteOrder",
-                     "main.(*cli).openOne", "dwarf2btf.NewBase", "input.File", "main.parsePaholeArgs"]),
+                     "input.File", "main.parsePaholeArgs"]),
     ("elf write", ["elfwrite.Write"]),
     ("encode other", ["dwarf2btf.Encode"]),
 ]
