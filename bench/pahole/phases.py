@@ -182,6 +182,7 @@ def main():
                 res[name].append(pahole_phases(data) if name == "pahole" else kmeta_phases(data))
     finally:
         shutil.rmtree(tmp)
+        subprocess.run(["perf", "probe", "-q", "-d", "probe_libbpf:*"], capture_output=True)
     for name, runs in res.items():
         keys = sorted({k for r in runs for k in r})
         med = {k: statistics.median(r.get(k, 0.0) for r in runs) for k in keys}
