@@ -1,0 +1,156 @@
+package builder
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
+
+// WriteCopy writes to w the BTF of s's own types, split on s.Base() when s
+// has a base: the bytes that NewSplit(s.Base()), CopyAll(s) and Marshal(opts)
+// give, without holding them. The records go to w one buffer at a time, as
+// they are copied; what stays in memory is the string section and its
+// index.
+//
+// It reads s twice: once to collect the strings, whose section's size the
+// header states before the records, and once to write the records. Errors
+// of the copy (a closed Spec, a kind the Builder cannot write, a string
+// outside the string sections) come before anything is written; a failed
+// write is returned as it is.
+func WriteCopy(w io.Writer, s *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s)
+	if err != nil {
+		return err
+	}
+	return c.write(w, opts)
+}
+
+// WriteCopyELF is WriteCopy for the ELF object that MarshalELF writes.
+func WriteCopyELF(w io.Writer, s *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s)
+	if err != nil {
+		return err
+	}
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: c.size(opts),
+		fill: func(w io.Writer) error { return c.write(w, opts) }}
+	return writeELF(w, byteOrder(opts), []elfSection{sec})
+}
+
+// streamCopy is a copy of a Spec's own types that WriteCopy writes as it
+// goes: a Builder that holds the strings and the id map, and records only
+// while they are written.
+type streamCopy struct {
+	b       *Builder
+	src     *source
+	typeLen int // bytes of the records
+}
+
+// flushSize is how many bytes of records a streamCopy buffers before it
+// writes them.
+const flushSize = 64 << 10
+
+// errChanged is the error of a Spec whose types changed between the two
+// reads of a streamCopy.
+var errChanged = errors.New("builder: copy: the types changed while they were written")
+
+// newStreamCopy reads s's own types once, as CopyAll encodes them, for
+// their strings: the string section is then complete, in the order the
+// records meet the strings, and the records' total size known. Each record
+// is dropped once encoded. The types read are numbered as CopyAll numbers
+// a fresh source: in id order, from the Builder's first id.
+func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
+	if _, err := s.TypeByID(0); err != nil {
+		return nil, err
+	}
+	b, err := NewSplit(s.Base())
+	if err != nil {
+		return nil, err
+	}
+	src := b.sourceOf(s)
+	src.refresh()
+	mark := newBitset(int(src.n))
+	c := &streamCopy{b: b, src: src}
+	n := 0
+	for id, t := range s.Types(btf.ScopeOwn) {
+		if err := b.encode(t, src, false); err != nil {
+			return nil, err
+		}
+		c.typeLen += len(b.types)
+		b.types = b.types[:0]
+		mark.set(uint32(id - src.first))
+		n++
+	}
+	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
+		return nil, ErrTooManyTypes
+	}
+	src.ids.numbered, src.ids.first = mark, b.firstID
+	src.ids.prefix, _ = mark.ranks()
+	b.n = 0
+	return c, nil
+}
+
+// byteOrder returns the byte order that opts write, big or little endian.
+func byteOrder(opts Options) binary.ByteOrder {
+	if isLittle(opts.ByteOrder) {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
+// size returns the number of bytes that write writes.
+func (c *streamCopy) size(opts Options) int {
+	h, layout := c.b.header(c.typeLen, opts)
+	if opts.Layout {
+		return int(h.HdrLen+h.LayoutOff) + len(layout)
+	}
+	return int(h.HdrLen + h.StrOff + h.StrLen)
+}
+
+// write writes the copy as raw BTF in opts' byte order: the header, the
+// records (read from the Spec a second time, encoded and written a buffer
+// at a time), the strings and, with opts.Layout, the layout section.
+func (c *streamCopy) write(w io.Writer, opts Options) error {
+	b := c.b
+	h, _ := b.header(c.typeLen, opts)
+	order := byteOrder(opts).(binary.AppendByteOrder)
+	swap := isLittle(opts.ByteOrder) != isLittle(nil)
+	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
+	written := 0
+	for _, t := range c.src.spec.Types(btf.ScopeOwn) {
+		b.types = buf
+		if err := b.encode(t, c.src, false); err != nil {
+			return err
+		}
+		rec := b.types[len(buf):]
+		if swap {
+			wire.SwapWords(rec)
+		}
+		written += len(rec)
+		if buf = b.types; len(buf) >= flushSize {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	b.types = nil
+	if written != c.typeLen {
+		return errChanged
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	if _, err := w.Write(b.strs.data()); err != nil {
+		return err
+	}
+	if !opts.Layout {
+		return nil
+	}
+	pad := make([]byte, h.LayoutOff-h.StrOff-h.StrLen, 4+wire.NumKinds*wire.LayoutEntrySize)
+	_, err := w.Write(wire.AppendLayouts(pad, order))
+	return err
+}
