@@ -1,12 +1,14 @@
 package builder
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -47,6 +49,21 @@ type streamCopy struct {
 	b       *Builder
 	src     *source
 	typeLen int // bytes of the records
+	unread  int // bytes of records read since the input's pages were last evicted
+}
+
+// evictEvery is how many bytes of records a streamCopy reads between two
+// calls of the input's Evict: a mapped input is resident a part at a time
+// (the records being read, the strings they name), not whole.
+const evictEvery = 1 << 20
+
+// read counts n bytes of records read, and evicts the input's pages every
+// evictEvery bytes.
+func (c *streamCopy) read(n int) {
+	if c.unread += n; c.unread >= evictEvery {
+		c.src.spec.Evict()
+		c.unread = 0
+	}
 }
 
 // flushSize is how many bytes of records a streamCopy buffers before it
@@ -72,6 +89,18 @@ func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
 	}
 	src := b.sourceOf(s)
 	src.refresh()
+	src.uncached = true
+	// Every string the copy adds is one of s's own section: room for all
+	// of them, so that neither the index nor the data grows (a growth
+	// holds the old and the new table at once), and an index sized once
+	// can be dense.
+	b.strs = newStrTable(s.Base(), strtab.Options{Dense: true})
+	own, _ := s.StringSection()
+	b.strs.Own.Reserve(bytes.Count(own, []byte{0}))
+	b.strs.Own.ReserveData(len(own))
+	// The input is resident whole once read and checked: from here on, only
+	// the part being read.
+	s.Evict()
 	mark := newBitset(int(src.n))
 	c := &streamCopy{b: b, src: src}
 	n := 0
@@ -80,6 +109,7 @@ func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
 			return nil, err
 		}
 		c.typeLen += len(b.types)
+		c.read(len(b.types))
 		b.types = b.types[:0]
 		mark.set(uint32(id - src.first))
 		n++
@@ -87,6 +117,7 @@ func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
 	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
 		return nil, ErrTooManyTypes
 	}
+	s.Evict()
 	src.ids.numbered, src.ids.first = mark, b.firstID
 	src.ids.prefix, _ = mark.ranks()
 	b.n = 0
@@ -130,6 +161,7 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 			wire.SwapWords(rec)
 		}
 		written += len(rec)
+		c.read(len(rec))
 		if buf = b.types; len(buf) >= flushSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
