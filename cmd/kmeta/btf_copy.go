@@ -57,8 +57,9 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	}
 	defer o.Close()
 	// The records go from the input to the output a buffer at a time
-	// (builder.WriteCopy): what the heap holds is the output's strings.
-	limitMemory(1, btfSize(o.spec))
+	// (builder.WriteCopy): beside the input, the heap holds the output's
+	// strings, as a reading command's holds its tables.
+	boundMemory(o.spec)
 	write := builder.WriteCopy
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
 		write = builder.WriteCopyELF
