@@ -96,11 +96,12 @@ func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
 	// can be dense.
 	b.strs = newStrTable(s.Base(), strtab.Options{Dense: true})
 	own, _ := s.StringSection()
-	b.strs.Own.Reserve(bytes.Count(own, []byte{0}))
-	b.strs.Own.ReserveData(len(own))
-	// The input is resident whole once read and checked: from here on, only
-	// the part being read.
+	strs := bytes.Count(own, []byte{0})
+	// The input is resident whole once read and checked: from here on,
+	// only the part being read, and not beside the new tables.
 	s.Evict()
+	b.strs.Own.Reserve(strs)
+	b.strs.Own.ReserveData(len(own))
 	mark := newBitset(int(src.n))
 	c := &streamCopy{b: b, src: src}
 	n := 0
