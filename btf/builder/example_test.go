@@ -68,7 +68,7 @@ func ExampleWriteCopy() {
 		log.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := builder.WriteCopy(&out, s, builder.Options{ByteOrder: binary.BigEndian}); err != nil {
+	if err := builder.WriteCopy(&out, s, nil, builder.Options{ByteOrder: binary.BigEndian}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("% x\n", out.Bytes()[:2])

@@ -12,19 +12,19 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
-// WriteCopy writes to w the BTF of s's own types, split on s.Base() when s
-// has a base: the bytes that NewSplit(s.Base()), CopyAll(s) and Marshal(opts)
-// give, without holding them. The records go to w one buffer at a time, as
-// they are copied; what stays in memory is the string section and its
-// index.
+// WriteCopy writes to w the bytes that NewSplit(base), CopyAll(s) and
+// Marshal(opts) give, without holding them: with base nil, s and its
+// bases as standalone BTF; with s's base, s's own types split on it. The
+// records go to w one buffer at a time, as they are copied; what stays in
+// memory is the string section and its index.
 //
 // It reads s twice: once to collect the strings, whose section's size the
 // header states before the records, and once to write the records. Errors
 // of the copy (a closed Spec, a kind the Builder cannot write, a string
 // outside the string sections) come before anything is written; a failed
 // write is returned as it is.
-func WriteCopy(w io.Writer, s *btf.Spec, opts Options) error {
-	c, err := newStreamCopy(s)
+func WriteCopy(w io.Writer, s, base *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s, base)
 	if err != nil {
 		return err
 	}
@@ -32,8 +32,8 @@ func WriteCopy(w io.Writer, s *btf.Spec, opts Options) error {
 }
 
 // WriteCopyELF is WriteCopy for the ELF object that MarshalELF writes.
-func WriteCopyELF(w io.Writer, s *btf.Spec, opts Options) error {
-	c, err := newStreamCopy(s)
+func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s, base)
 	if err != nil {
 		return err
 	}
@@ -42,14 +42,14 @@ func WriteCopyELF(w io.Writer, s *btf.Spec, opts Options) error {
 	return writeELF(w, byteOrder(opts), []elfSection{sec})
 }
 
-// streamCopy is a copy of a Spec's own types that WriteCopy writes as it
-// goes: a Builder that holds the strings and the id map, and records only
-// while they are written.
+// streamCopy is a copy of Specs that WriteCopy writes as it goes: a
+// Builder that holds the strings and the id maps, and records only while
+// they are written.
 type streamCopy struct {
 	b       *Builder
-	src     *source
-	typeLen int // bytes of the records
-	unread  int // bytes of records read since the input's pages were last evicted
+	srcs    []*source // the Specs copied, s's chain root first, less the base's
+	typeLen int       // bytes of the records
+	unread  int       // bytes of records read since the input's pages were last evicted
 }
 
 // evictEvery is how many bytes of records a streamCopy reads between two
@@ -57,11 +57,11 @@ type streamCopy struct {
 // (the records being read, the strings they name), not whole.
 const evictEvery = 1 << 20
 
-// read counts n bytes of records read, and evicts the input's pages every
-// evictEvery bytes.
-func (c *streamCopy) read(n int) {
+// read counts n bytes of records read from src, and evicts its pages
+// every evictEvery bytes.
+func (c *streamCopy) read(src *source, n int) {
 	if c.unread += n; c.unread >= evictEvery {
-		c.src.spec.Evict()
+		src.spec.Evict()
 		c.unread = 0
 	}
 }
@@ -74,55 +74,73 @@ const flushSize = 64 << 10
 // reads of a streamCopy.
 var errChanged = errors.New("builder: copy: the types changed while they were written")
 
-// newStreamCopy reads s's own types once, as CopyAll encodes them, for
-// their strings: the string section is then complete, in the order the
-// records meet the strings, and the records' total size known. Each record
-// is dropped once encoded. The types read are numbered as CopyAll numbers
-// a fresh source: in id order, from the Builder's first id.
-func newStreamCopy(s *btf.Spec) (*streamCopy, error) {
+// newStreamCopy reads the types that CopyAll(s) would copy into
+// NewSplit(base) once, encoding them as it does, for their strings: the
+// string section is then complete, in the order the records meet the
+// strings, and the records' total size known. Each record is dropped once
+// encoded. The types read are numbered as CopyAll numbers fresh sources:
+// in id order, from the Builder's first id.
+func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 	if _, err := s.TypeByID(0); err != nil {
 		return nil, err
 	}
-	b, err := NewSplit(s.Base())
+	b, err := NewSplit(base)
 	if err != nil {
 		return nil, err
 	}
-	src := b.sourceOf(s)
-	src.refresh()
-	src.uncached = true
-	// Every string the copy adds is one of s's own section: room for all
-	// of them, so that neither the index nor the data grows (a growth
-	// holds the old and the new table at once), and an index sized once
-	// can be dense.
-	b.strs = newStrTable(s.Base(), strtab.Options{Dense: true})
-	own, _ := s.StringSection()
-	strs := bytes.Count(own, []byte{0})
-	// The input is resident whole once read and checked: from here on,
-	// only the part being read, and not beside the new tables.
-	s.Evict()
-	b.strs.Own.Reserve(strs)
-	b.strs.Own.ReserveData(len(own))
-	mark := newBitset(int(src.n))
-	c := &streamCopy{b: b, src: src}
-	n := 0
-	for id, t := range s.Types(btf.ScopeOwn) {
-		if err := b.encode(t, src, false); err != nil {
-			return nil, err
+	c := &streamCopy{b: b}
+	top := b.sourceOf(s)
+	top.refresh()
+	for k := len(top.chain) - 1; k >= 0; k-- {
+		if o := top.chain[k]; !o.inBase {
+			o.uncached = true
+			c.srcs = append(c.srcs, o)
 		}
-		c.typeLen += len(b.types)
-		c.read(len(b.types))
-		b.types = b.types[:0]
-		mark.set(uint32(id - src.first))
-		n++
+	}
+	c.reserve(base)
+	n := 0
+	for _, src := range c.srcs {
+		mark := newBitset(int(src.n))
+		for id, t := range src.spec.Types(btf.ScopeOwn) {
+			if err := b.encode(t, src, false); err != nil {
+				return nil, err
+			}
+			c.typeLen += len(b.types)
+			c.read(src, len(b.types))
+			b.types = b.types[:0]
+			mark.set(uint32(id - src.first))
+		}
+		src.spec.Evict()
+		src.ids.numbered, src.ids.first = mark, b.firstID+btf.TypeID(n)
+		var m uint32
+		src.ids.prefix, m = mark.ranks()
+		n += int(m)
 	}
 	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
 		return nil, ErrTooManyTypes
 	}
-	s.Evict()
-	src.ids.numbered, src.ids.first = mark, b.firstID
-	src.ids.prefix, _ = mark.ranks()
 	b.n = 0
 	return c, nil
+}
+
+// reserve gives the Builder a string table on base sized for every string
+// of the copied Specs' own sections (what the copy may add), so that
+// neither its index nor its data grows (a growth holds the old and the new
+// table at once), and an index sized once can be dense. The inputs are
+// resident whole once read and checked: they are evicted first, to be
+// resident from here on only in the part being read, and not beside the
+// new tables.
+func (c *streamCopy) reserve(base *btf.Spec) {
+	c.b.strs = newStrTable(base, strtab.Options{Dense: true})
+	strs, size := 0, 0
+	for _, src := range c.srcs {
+		own, _ := src.spec.StringSection()
+		strs += bytes.Count(own, []byte{0})
+		size += len(own)
+		src.spec.Evict()
+	}
+	c.b.strs.Own.Reserve(strs)
+	c.b.strs.Own.ReserveData(size)
 }
 
 // byteOrder returns the byte order that opts write, big or little endian.
@@ -152,22 +170,24 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
 	written := 0
-	for _, t := range c.src.spec.Types(btf.ScopeOwn) {
-		b.types = buf
-		if err := b.encode(t, c.src, false); err != nil {
-			return err
-		}
-		rec := b.types[len(buf):]
-		if swap {
-			wire.SwapWords(rec)
-		}
-		written += len(rec)
-		c.read(len(rec))
-		if buf = b.types; len(buf) >= flushSize {
-			if _, err := w.Write(buf); err != nil {
+	for _, src := range c.srcs {
+		for _, t := range src.spec.Types(btf.ScopeOwn) {
+			b.types = buf
+			if err := b.encode(t, src, false); err != nil {
 				return err
 			}
-			buf = buf[:0]
+			rec := b.types[len(buf):]
+			if swap {
+				wire.SwapWords(rec)
+			}
+			written += len(rec)
+			c.read(src, len(rec))
+			if buf = b.types; len(buf) >= flushSize {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
 		}
 	}
 	b.types = nil

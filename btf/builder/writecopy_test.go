@@ -22,19 +22,24 @@ var writeOptions = []builder.Options{
 }
 
 // checkWriteCopy checks that WriteCopy and WriteCopyELF write what
-// CopyAll into NewSplit(s.Base()) and Marshal or MarshalELF return.
-func checkWriteCopy(t *testing.T, s *btf.Spec) {
+// CopyAll into NewSplit(s.Base()) (split) or New and Marshal or
+// MarshalELF return.
+func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
 	t.Helper()
-	b := copyAll(t, s, s.Base() != nil)
+	b := copyAll(t, s, split)
+	var base *btf.Spec
+	if split {
+		base = s.Base()
+	}
 	for _, opts := range writeOptions {
 		var raw, obj bytes.Buffer
-		if err := builder.WriteCopy(&raw, s, opts); err != nil {
+		if err := builder.WriteCopy(&raw, s, base, opts); err != nil {
 			t.Fatal(err)
 		}
 		if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
 			t.Errorf("%+v: WriteCopy wrote %d bytes unlike Marshal's %d", opts, raw.Len(), len(want))
 		}
-		if err := builder.WriteCopyELF(&obj, s, opts); err != nil {
+		if err := builder.WriteCopyELF(&obj, s, base, opts); err != nil {
 			t.Fatal(err)
 		}
 		want, err := b.MarshalELF(opts)
@@ -49,10 +54,10 @@ func checkWriteCopy(t *testing.T, s *btf.Spec) {
 
 // TestWriteCopy: the streamed copy is the Builder's, byte for byte, for
 // whole kernels (in memory, and mapped from a file, whose pages the copy
-// evicts as it goes) and for modules on their base.
+// evicts as it goes) and for modules, on their base or standalone.
 func TestWriteCopy(t *testing.T) {
-	t.Run("debian", func(t *testing.T) { checkWriteCopy(t, debianSpec(t)) })
-	t.Run("host", func(t *testing.T) { checkWriteCopy(t, hostSpec(t)) })
+	t.Run("debian", func(t *testing.T) { checkWriteCopy(t, debianSpec(t), false) })
+	t.Run("host", func(t *testing.T) { checkWriteCopy(t, hostSpec(t), false) })
 	t.Run("mapped", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "vmlinux.btf")
 		if err := os.WriteFile(path, testfixtures.Read(t, testfixtures.DebianVmlinux), 0o644); err != nil {
@@ -63,11 +68,16 @@ func TestWriteCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		checkWriteCopy(t, s)
+		checkWriteCopy(t, s, false)
 	})
 	for _, name := range testfixtures.DebianGoldenModules {
-		t.Run(name, func(t *testing.T) { checkWriteCopy(t, module(t, name)) })
+		t.Run(name, func(t *testing.T) { checkWriteCopy(t, module(t, name), true) })
 	}
+	// Without the base, a module is written standalone with its base's
+	// types, as with a distilled base that the module file carries.
+	t.Run("standalone", func(t *testing.T) {
+		checkWriteCopy(t, module(t, testfixtures.DebianGoldenModules[0]), false)
+	})
 }
 
 // failWriter fails every write after the first n bytes.
@@ -89,15 +99,15 @@ func TestWriteCopyErrors(t *testing.T) {
 	s := mustParse(t, testfixtures.Read(t, testfixtures.DebianVmlinux), nil)
 	s.Close()
 	var out bytes.Buffer
-	if err := builder.WriteCopy(&out, s, builder.Options{}); !errors.Is(err, btf.ErrClosed) || out.Len() != 0 {
+	if err := builder.WriteCopy(&out, s, nil, builder.Options{}); !errors.Is(err, btf.ErrClosed) || out.Len() != 0 {
 		t.Errorf("closed Spec: %v, %d bytes written", err, out.Len())
 	}
 	s = debianSpec(t)
 	for _, n := range []int{0, 100, 1 << 20, 3 << 20} {
-		if err := builder.WriteCopy(&failWriter{n: n}, s, builder.Options{}); !errors.Is(err, errWrite) {
+		if err := builder.WriteCopy(&failWriter{n: n}, s, nil, builder.Options{}); !errors.Is(err, errWrite) {
 			t.Errorf("write failing after %d bytes: %v", n, err)
 		}
-		if err := builder.WriteCopyELF(&failWriter{n: n}, s, builder.Options{}); !errors.Is(err, errWrite) {
+		if err := builder.WriteCopyELF(&failWriter{n: n}, s, nil, builder.Options{}); !errors.Is(err, errWrite) {
 			t.Errorf("ELF write failing after %d bytes: %v", n, err)
 		}
 	}

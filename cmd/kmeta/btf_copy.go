@@ -64,5 +64,5 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
 		write = builder.WriteCopyELF
 	}
-	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, opts) }, path, f.base)
+	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, o.base, opts) }, path, f.base)
 }
