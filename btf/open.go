@@ -165,7 +165,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
-		s.closeFn = d.Release
+		s.closeFn, s.mapped = d.Release, d.Mapped
 	}
 	return s, err
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -51,6 +52,7 @@ type Spec struct {
 
 	closed   atomic.Bool
 	closeFn  func() error
+	mapped   bool // data is a read-only mapping of a file (Evict)
 	closeErr error
 	once     sync.Once
 
@@ -482,6 +484,29 @@ func (s *Spec) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// Evict lets the system take back the memory of the Spec's own sections
+// when the Spec reads them in place from a memory-mapped file: the pages
+// read so far leave the process's resident memory, and are read again
+// from the file (the page cache) when next touched, with the same
+// contents. A Spec held in memory (read from standard input, inflated,
+// byte-swapped) is left as it is, and so are its bases. A writer that
+// reads a large Spec in order, once or twice (builder.WriteCopy), calls
+// it as it goes, so that the whole input is never resident at once. Like
+// Close, Evict must not run concurrently with other uses of the Spec.
+func (s *Spec) Evict() {
+	if !s.mapped || !s.alive() {
+		return
+	}
+	// A section copied out of the mapping (alignTypes) is heap memory,
+	// whose pages must stay.
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))
+	for _, sec := range [][]byte{s.types, s.strs} {
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(sec))); p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data)) {
+			mmap.Release(sec)
+		}
+	}
 }
 
 // alive reports whether the Spec and all its bases are open.

@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -43,7 +44,7 @@ func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // New returns an empty Builder for standalone BTF: its first type gets id 1.
 func New() *Builder {
-	return newBuilder(&Builder{firstID: 1, strs: newStrTable(nil)})
+	return newBuilder(&Builder{firstID: 1, strs: newStrTable(nil, strtab.Options{})})
 }
 
 func newBuilder(b *Builder) *Builder {
@@ -62,7 +63,7 @@ func NewSplit(base *btf.Spec) (*Builder, error) {
 	if _, err := base.TypeByID(0); err != nil {
 		return nil, err
 	}
-	return newBuilder(&Builder{base: base, firstID: base.LastID() + 1, strs: newStrTable(base)}), nil
+	return newBuilder(&Builder{base: base, firstID: base.LastID() + 1, strs: newStrTable(base, strtab.Options{})}), nil
 }
 
 // Base returns the base Spec of a split Builder, or nil.

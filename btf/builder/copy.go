@@ -33,6 +33,7 @@ type source struct {
 
 	strs     strtab.Chain // the chain's string sections, refreshed per copy
 	strCache offCache     // source string offset -> Builder string offset
+	uncached bool         // copyStr keeps no strCache (see WriteCopy)
 }
 
 // Walk levels: how a type was reached.

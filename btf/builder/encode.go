@@ -92,7 +92,9 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if !ok {
 		return 0, errStrings
 	}
-	src.strCache.Put(off, v)
+	if !src.uncached {
+		src.strCache.Put(off, v)
+	}
 	return v, nil
 }
 

@@ -1,6 +1,8 @@
 package builder_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"log"
 
@@ -48,4 +50,27 @@ func Example() {
 	// STRUCT 'pair' [3] 118 bytes
 	//   +0 count: INT 'unsigned int' [1]
 	//   +8 data: PTR '(anon)' [2]
+}
+
+// Rewrite BTF in big-endian byte order straight into a writer, without
+// holding the output: what "kmeta btf copy --endian big" does.
+func ExampleWriteCopy() {
+	b := builder.New()
+	if _, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32}); err != nil {
+		log.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := builder.WriteCopy(&out, s, nil, builder.Options{ByteOrder: binary.BigEndian}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("% x\n", out.Bytes()[:2])
+	// Output: eb 9f
 }

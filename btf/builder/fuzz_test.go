@@ -14,7 +14,8 @@ import (
 // equals x record by record, with string fields compared by content (an
 // empty name at a non-zero offset becomes offset 0). The same holds for
 // split data on a small base. Copying may refuse only kinds it cannot
-// write (unknown kinds described by a layout section).
+// write (unknown kinds described by a layout section). WriteCopy writes
+// the same bytes, and fails where CopyAll does.
 //
 // Seeds: minimal BTF of module types, hand-made BTF with every kind, and in
 // testdata/fuzz/FuzzRoundTrip the output of bpftool's "gen min_core_btf"
@@ -66,7 +67,12 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var streamed bytes.Buffer
+	streamErr := builder.WriteCopy(&streamed, s, base, builder.Options{})
 	if err := b.CopyAll(s); err != nil {
+		if streamErr == nil {
+			t.Fatalf("WriteCopy succeeded where CopyAll failed: %v", err)
+		}
 		for _, typ := range s.Types(btf.ScopeOwn) {
 			if int(typ.Kind()) >= wire.NumKinds {
 				return // an unknown kind: refusing it is right
@@ -77,6 +83,9 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 	out, err := b.Marshal(builder.Options{})
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
+	}
+	if streamErr != nil || !bytes.Equal(streamed.Bytes(), out) {
+		t.Fatalf("WriteCopy differs from CopyAll and Marshal (%v)", streamErr)
 	}
 	got, err := btf.Parse(out, btf.Options{Base: base})
 	if err != nil {

@@ -50,20 +50,7 @@ func (b *Builder) Marshal(opts Options) ([]byte, error) {
 	if b.maxRef > b.LastID() {
 		return nil, fmt.Errorf("builder: a type refers to id %d, but the last id is %d", b.maxRef, b.LastID())
 	}
-	h := wire.Header{
-		Version: wire.Version,
-		HdrLen:  wire.HeaderLen,
-		TypeLen: uint32(len(b.types)),
-		StrOff:  uint32(len(b.types)),
-		StrLen:  uint32(len(b.strs.data())),
-	}
-	var layout []byte
-	if opts.Layout {
-		h.HdrLen = wire.HeaderLenLayout
-		h.LayoutOff = (h.StrOff + h.StrLen + 3) &^ 3
-		layout = wire.AppendLayouts(nil, binary.NativeEndian)
-		h.LayoutLen = uint32(len(layout))
-	}
+	h, layout := b.header(len(b.types), opts)
 	size := int(h.HdrLen) + len(b.types) + len(b.strs.data()) + 3 + len(layout)
 	out := make([]byte, 0, size)
 	out = wire.AppendHeader(out, h, binary.NativeEndian)
@@ -79,6 +66,27 @@ func (b *Builder) Marshal(opts Options) ([]byte, error) {
 		out = wire.Swap(out, h)
 	}
 	return out, nil
+}
+
+// header returns the header of the Builder's BTF with a type section of
+// typeLen bytes, in host byte order, and the layout section that opts ask
+// for (nil without Layout).
+func (b *Builder) header(typeLen int, opts Options) (wire.Header, []byte) {
+	h := wire.Header{
+		Version: wire.Version,
+		HdrLen:  wire.HeaderLen,
+		TypeLen: uint32(typeLen),
+		StrOff:  uint32(typeLen),
+		StrLen:  uint32(len(b.strs.data())),
+	}
+	var layout []byte
+	if opts.Layout {
+		h.HdrLen = wire.HeaderLenLayout
+		h.LayoutOff = (h.StrOff + h.StrLen + 3) &^ 3
+		layout = wire.AppendLayouts(nil, binary.NativeEndian)
+		h.LayoutLen = uint32(len(layout))
+	}
+	return h, layout
 }
 
 // MarshalELF returns the output of Marshal wrapped in an ELF relocatable

@@ -14,7 +14,8 @@ import (
 // section, with every distinct string stored once, on a base Spec's
 // strings for split output, which are referenced where the base holds
 // them. Slots are uint32: own offsets never exceed wire.MaxNameOffset.
-// The base's strings are indexed on the first string added.
+// The base's strings are indexed on the first string added. The options
+// are those of the own strings' Set.
 type strTable struct {
 	strtab.Table[uint32]
 }
@@ -23,16 +24,16 @@ type strTable struct {
 // wire.MaxNameOffset.
 var errStrings = fmt.Errorf("builder: string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
 
-func newStrTable(base *btf.Spec) strTable {
+func newStrTable(base *btf.Spec, opts strtab.Options) strTable {
 	if base == nil {
-		t := strTable{strtab.NewTable[uint32](nil, 0, strtab.Options{})}
+		t := strTable{strtab.NewTable[uint32](nil, 0, opts)}
 		t.Own.SetLimit(wire.MaxNameOffset)
 		return t
 	}
 	// Split BTF starts with no own string, as libbpf writes it.
 	data, start := base.StringSection()
 	end := start + uint32(len(data))
-	t := strTable{strtab.NewTable[uint32](nil, end, strtab.Options{})}
+	t := strTable{strtab.NewTable[uint32](nil, end, opts)}
 	t.Own.SetLimit(wire.MaxNameOffset - int(end))
 	// The strings of the base chain, root first, so that the lowest
 	// offset of a repeated string wins (as libbpf's lookup finds it).

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/binary"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,21 +47,22 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}
+	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
 	o, err := c.openSpec(path, f.base)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	limitMemory(2, btfSize(o.spec))
-	b, err := builder.NewSplit(o.base)
-	if err != nil {
-		return err
+	// The records go from the input to the output a buffer at a time
+	// (builder.WriteCopy): beside the input, the heap holds the output's
+	// strings, as a reading command's holds its tables.
+	boundMemory(o.spec)
+	write := builder.WriteCopy
+	if f.write.elf || strings.HasSuffix(f.out, ".o") {
+		write = builder.WriteCopyELF
 	}
-	if err := b.CopyAll(o.spec); err != nil {
-		return err
-	}
-	// The Builder holds copies of the records and names: the input's
-	// pages go before the output is marshalled beside the Builder.
-	o.spec.Close()
-	return c.writeBTF(b, f.out, f.write, path, f.base)
+	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, o.base, opts) }, path, f.base)
 }

@@ -67,10 +67,9 @@ func btfSize(specs ...*btf.Spec) int64 {
 }
 
 // limitMemory sets the runtime's soft memory limit to times n bytes plus
-// readSlack, unless the user set GOMEMLIMIT. The writers (copy, dedup)
-// hold what they write beside what they read: copy twice its input (the
-// Builder's records, the marshalled file), dedup its inputs, which it
-// reads into the heap, and its tables.
+// readSlack, unless the user set GOMEMLIMIT. A writer may hold what it
+// writes beside what it reads: dedup its inputs, which it reads into the
+// heap, and its tables.
 func limitMemory(times, n int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return

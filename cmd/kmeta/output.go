@@ -41,6 +41,24 @@ func (c *cli) writeOutput(path string, data []byte, inputs ...string) error {
 	return c.writeOutputFile(path, data, newInputFiles(inputs...))
 }
 
+// writeOutputWith is writeOutput for an output that fill writes as it
+// makes it, in pieces: to standard output for "-", else atomically to the
+// file, which exists only if fill succeeds.
+func (c *cli) writeOutputWith(path string, fill func(w io.Writer) error, inputs ...string) error {
+	if path == "-" {
+		return fill(c.out())
+	}
+	if err := newInputFiles(inputs...).check(path); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if err := fill(ctxWriter{ctx: c.ctx, w: w}); err != nil {
+			return err
+		}
+		return context.Cause(c.ctx)
+	})
+}
+
 // writeOutputFile is writeOutput to a file, with the inputs as
 // checkOutputFiles looked at them: a command of thousands of inputs
 // (btf dedup) does not stat them all again.

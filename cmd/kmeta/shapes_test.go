@@ -140,7 +140,9 @@ func docBound(args []string, n int64, types int) int64 {
 	case args[0] == "ksym":
 		return readBound(n)
 	case args[1] == "copy":
-		return 4*n + 20<<20 + 128*int64(types)
+		// The records stream from the input to the output; what is held
+		// is the input as read and the output's string table.
+		return readBound(n)
 	case args[1] == "dedup":
 		return 2*n + 20<<20 + 64*int64(types)
 	case args[1] == "dump" && has("c"):

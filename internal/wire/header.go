@@ -176,15 +176,21 @@ func Swap(b []byte, h Header) []byte {
 	for i := 4; i < int(h.known()); i += 4 {
 		swap32(out[i : i+4])
 	}
-	types := out[h.HdrLen+h.TypeOff:][:h.TypeLen]
-	for i := 0; i+4 <= len(types); i += 4 {
-		swap32(types[i : i+4])
-	}
+	SwapWords(out[h.HdrLen+h.TypeOff:][:h.TypeLen])
 	layout := out[h.HdrLen+h.LayoutOff:][:h.LayoutLen]
 	for i := 0; i+LayoutEntrySize <= len(layout); i += LayoutEntrySize {
 		swap16(layout[i+2 : i+4])
 	}
 	return out
+}
+
+// SwapWords reverses the bytes of every 32-bit word of b in place: records
+// of the type section, which hold nothing but such words, turn from one
+// byte order to the other. A last partial word is left as it is.
+func SwapWords(b []byte) {
+	for i := 0; i+4 <= len(b); i += 4 {
+		swap32(b[i : i+4])
+	}
 }
 
 func swap32(b []byte) {

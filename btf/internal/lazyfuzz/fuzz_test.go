@@ -89,6 +89,9 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 		raw, err = b.Marshal(builder.Options{})
 	}
 	add("copy", raw, err)
+	buf.Reset()
+	err = builder.WriteCopy(&buf, s, nil, builder.Options{})
+	add("write copy", buf.Bytes(), err)
 	out = append(out, minimal(s))
 	rs, err := core.Resolve(ctx, obj.CORE(), core.NewTarget(s))
 	add("core", []byte(fmt.Sprint(rs)), err)

@@ -1,0 +1,209 @@
+package builder
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/strtab"
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
+
+// WriteCopy writes to w the bytes that NewSplit(base), CopyAll(s) and
+// Marshal(opts) give, without holding them: with base nil, s and its
+// bases as standalone BTF; with s's base, s's own types split on it. The
+// records go to w one buffer at a time, as they are copied; what stays in
+// memory is the string section and its index.
+//
+// It reads s twice: once to collect the strings, whose section's size the
+// header states before the records, and once to write the records. Errors
+// of the copy (a closed Spec, a kind the Builder cannot write, a string
+// outside the string sections) come before anything is written; a failed
+// write is returned as it is.
+func WriteCopy(w io.Writer, s, base *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s, base)
+	if err != nil {
+		return err
+	}
+	return c.write(w, opts)
+}
+
+// WriteCopyELF is WriteCopy for the ELF object that MarshalELF writes.
+func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
+	c, err := newStreamCopy(s, base)
+	if err != nil {
+		return err
+	}
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: c.size(opts),
+		fill: func(w io.Writer) error { return c.write(w, opts) }}
+	return writeELF(w, byteOrder(opts), []elfSection{sec})
+}
+
+// streamCopy is a copy of Specs that WriteCopy writes as it goes: a
+// Builder that holds the strings and the id maps, and records only while
+// they are written.
+type streamCopy struct {
+	b       *Builder
+	srcs    []*source // the Specs copied, s's chain root first, less the base's
+	typeLen int       // bytes of the records
+	unread  int       // bytes of records read since the input's pages were last evicted
+}
+
+// evictEvery is how many bytes of records a streamCopy reads between two
+// calls of the input's Evict: a mapped input is resident a part at a time
+// (the records being read, the strings they name), not whole.
+const evictEvery = 1 << 20
+
+// read counts n bytes of records read from src, and evicts its pages
+// every evictEvery bytes.
+func (c *streamCopy) read(src *source, n int) {
+	if c.unread += n; c.unread >= evictEvery {
+		src.spec.Evict()
+		c.unread = 0
+	}
+}
+
+// flushSize is how many bytes of records a streamCopy buffers before it
+// writes them.
+const flushSize = 64 << 10
+
+// errChanged is the error of a Spec whose types changed between the two
+// reads of a streamCopy.
+var errChanged = errors.New("builder: copy: the types changed while they were written")
+
+// newStreamCopy reads the types that CopyAll(s) would copy into
+// NewSplit(base) once, encoding them as it does, for their strings: the
+// string section is then complete, in the order the records meet the
+// strings, and the records' total size known. Each record is dropped once
+// encoded. The types read are numbered as CopyAll numbers fresh sources:
+// in id order, from the Builder's first id.
+func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
+	if _, err := s.TypeByID(0); err != nil {
+		return nil, err
+	}
+	b, err := NewSplit(base)
+	if err != nil {
+		return nil, err
+	}
+	c := &streamCopy{b: b}
+	top := b.sourceOf(s)
+	top.refresh()
+	for k := len(top.chain) - 1; k >= 0; k-- {
+		if o := top.chain[k]; !o.inBase {
+			o.uncached = true
+			c.srcs = append(c.srcs, o)
+		}
+	}
+	c.reserve(base)
+	n := 0
+	for _, src := range c.srcs {
+		mark := newBitset(int(src.n))
+		for id, t := range src.spec.Types(btf.ScopeOwn) {
+			if err := b.encode(t, src, false); err != nil {
+				return nil, err
+			}
+			c.typeLen += len(b.types)
+			c.read(src, len(b.types))
+			b.types = b.types[:0]
+			mark.set(uint32(id - src.first))
+		}
+		src.spec.Evict()
+		src.ids.numbered, src.ids.first = mark, b.firstID+btf.TypeID(n)
+		var m uint32
+		src.ids.prefix, m = mark.ranks()
+		n += int(m)
+	}
+	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
+		return nil, ErrTooManyTypes
+	}
+	b.n = 0
+	return c, nil
+}
+
+// reserve gives the Builder a string table on base sized for every string
+// of the copied Specs' own sections (what the copy may add), so that
+// neither its index nor its data grows (a growth holds the old and the new
+// table at once), and an index sized once can be dense. The inputs are
+// resident whole once read and checked: they are evicted first, to be
+// resident from here on only in the part being read, and not beside the
+// new tables.
+func (c *streamCopy) reserve(base *btf.Spec) {
+	c.b.strs = newStrTable(base, strtab.Options{Dense: true})
+	strs, size := 0, 0
+	for _, src := range c.srcs {
+		own, _ := src.spec.StringSection()
+		strs += bytes.Count(own, []byte{0})
+		size += len(own)
+		src.spec.Evict()
+	}
+	c.b.strs.Own.Reserve(strs)
+	c.b.strs.Own.ReserveData(size)
+}
+
+// byteOrder returns the byte order that opts write, big or little endian.
+func byteOrder(opts Options) binary.ByteOrder {
+	if isLittle(opts.ByteOrder) {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
+// size returns the number of bytes that write writes.
+func (c *streamCopy) size(opts Options) int {
+	h, layout := c.b.header(c.typeLen, opts)
+	if opts.Layout {
+		return int(h.HdrLen+h.LayoutOff) + len(layout)
+	}
+	return int(h.HdrLen + h.StrOff + h.StrLen)
+}
+
+// write writes the copy as raw BTF in opts' byte order: the header, the
+// records (read from the Spec a second time, encoded and written a buffer
+// at a time), the strings and, with opts.Layout, the layout section.
+func (c *streamCopy) write(w io.Writer, opts Options) error {
+	b := c.b
+	h, _ := b.header(c.typeLen, opts)
+	order := byteOrder(opts).(binary.AppendByteOrder)
+	swap := isLittle(opts.ByteOrder) != isLittle(nil)
+	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
+	written := 0
+	for _, src := range c.srcs {
+		for _, t := range src.spec.Types(btf.ScopeOwn) {
+			b.types = buf
+			if err := b.encode(t, src, false); err != nil {
+				return err
+			}
+			rec := b.types[len(buf):]
+			if swap {
+				wire.SwapWords(rec)
+			}
+			written += len(rec)
+			c.read(src, len(rec))
+			if buf = b.types; len(buf) >= flushSize {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+	}
+	b.types = nil
+	if written != c.typeLen {
+		return errChanged
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	if _, err := w.Write(b.strs.data()); err != nil {
+		return err
+	}
+	if !opts.Layout {
+		return nil
+	}
+	pad := make([]byte, h.LayoutOff-h.StrOff-h.StrLen, 4+wire.NumKinds*wire.LayoutEntrySize)
+	_, err := w.Write(wire.AppendLayouts(pad, order))
+	return err
+}

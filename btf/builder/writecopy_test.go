@@ -1,0 +1,114 @@
+package builder_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// writeOptions are the output forms btf copy offers: host order, the
+// other order, and each with the layout header.
+var writeOptions = []builder.Options{
+	{}, {ByteOrder: binary.BigEndian}, {ByteOrder: binary.LittleEndian},
+	{Layout: true}, {Layout: true, ByteOrder: binary.BigEndian},
+}
+
+// checkWriteCopy checks that WriteCopy and WriteCopyELF write what
+// CopyAll into NewSplit(s.Base()) (split) or New and Marshal or
+// MarshalELF return.
+func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
+	t.Helper()
+	b := copyAll(t, s, split)
+	var base *btf.Spec
+	if split {
+		base = s.Base()
+	}
+	for _, opts := range writeOptions {
+		var raw, obj bytes.Buffer
+		if err := builder.WriteCopy(&raw, s, base, opts); err != nil {
+			t.Fatal(err)
+		}
+		if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
+			t.Errorf("%+v: WriteCopy wrote %d bytes unlike Marshal's %d", opts, raw.Len(), len(want))
+		}
+		if err := builder.WriteCopyELF(&obj, s, base, opts); err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.MarshalELF(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(obj.Bytes(), want) {
+			t.Errorf("%+v: WriteCopyELF wrote %d bytes unlike MarshalELF's %d", opts, obj.Len(), len(want))
+		}
+	}
+}
+
+// TestWriteCopy: the streamed copy is the Builder's, byte for byte, for
+// whole kernels (in memory, and mapped from a file, whose pages the copy
+// evicts as it goes) and for modules, on their base or standalone.
+func TestWriteCopy(t *testing.T) {
+	t.Run("debian", func(t *testing.T) { checkWriteCopy(t, debianSpec(t), false) })
+	t.Run("host", func(t *testing.T) { checkWriteCopy(t, hostSpec(t), false) })
+	t.Run("mapped", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "vmlinux.btf")
+		if err := os.WriteFile(path, testfixtures.Read(t, testfixtures.DebianVmlinux), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Open(context.Background(), path, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		checkWriteCopy(t, s, false)
+	})
+	for _, name := range testfixtures.DebianGoldenModules {
+		t.Run(name, func(t *testing.T) { checkWriteCopy(t, module(t, name), true) })
+	}
+	// Without the base, a module is written standalone with its base's
+	// types, as with a distilled base that the module file carries.
+	t.Run("standalone", func(t *testing.T) {
+		checkWriteCopy(t, module(t, testfixtures.DebianGoldenModules[0]), false)
+	})
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+var errWrite = errors.New("write failed")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errWrite
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteCopyErrors: a closed Spec is refused before anything is
+// written, and a failed write is returned as it is, wherever it fails.
+func TestWriteCopyErrors(t *testing.T) {
+	s := mustParse(t, testfixtures.Read(t, testfixtures.DebianVmlinux), nil)
+	s.Close()
+	var out bytes.Buffer
+	if err := builder.WriteCopy(&out, s, nil, builder.Options{}); !errors.Is(err, btf.ErrClosed) || out.Len() != 0 {
+		t.Errorf("closed Spec: %v, %d bytes written", err, out.Len())
+	}
+	s = debianSpec(t)
+	for _, n := range []int{0, 100, 1 << 20, 3 << 20} {
+		if err := builder.WriteCopy(&failWriter{n: n}, s, nil, builder.Options{}); !errors.Is(err, errWrite) {
+			t.Errorf("write failing after %d bytes: %v", n, err)
+		}
+		if err := builder.WriteCopyELF(&failWriter{n: n}, s, nil, builder.Options{}); !errors.Is(err, errWrite) {
+			t.Errorf("ELF write failing after %d bytes: %v", n, err)
+		}
+	}
+}
