@@ -35,7 +35,7 @@ const readSlack = 12 << 20
 // the heap nears the limit, and GOGC's headroom (setGC) shrinks. A user's
 // GOMEMLIMIT wins. Nil specs are skipped; a base is counted with each
 // spec that names it.
-func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
+func boundMemory(specs ...*btf.Spec) { limitMemory(btfSize(specs...)) }
 
 // What the C dumper keeps for each type beyond the other reading
 // commands, at its peak (the README's rule for it): its sort keys and the
@@ -52,7 +52,7 @@ func boundMemoryTypes(perType int64, specs ...*btf.Spec) {
 			types += int64(s.NumTypes())
 		}
 	}
-	limitMemory(1, btfSize(specs...)+perType*types)
+	limitMemory(btfSize(specs...) + perType*types)
 }
 
 // btfSize returns the bytes of BTF of specs and their bases.
@@ -66,13 +66,11 @@ func btfSize(specs ...*btf.Spec) int64 {
 	return n
 }
 
-// limitMemory sets the runtime's soft memory limit to times n bytes plus
-// readSlack, unless the user set GOMEMLIMIT. A writer may hold what it
-// writes beside what it reads: dedup its inputs, which it reads into the
-// heap, and its tables.
-func limitMemory(times, n int64) {
+// limitMemory sets the runtime's soft memory limit to n bytes plus
+// readSlack, unless the user set GOMEMLIMIT.
+func limitMemory(n int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(times*n + readSlack)
+	debug.SetMemoryLimit(n + readSlack)
 }
