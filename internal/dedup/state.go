@@ -46,7 +46,9 @@ type state struct {
 	deep   deepSigs  // deep signatures, for long candidate lists (deep.go)
 	full   fullSigs  // full signatures, beside them (full.go)
 	exact  exactSigs // exact depths, beside them (exact.go)
-	deepOn bool      // deep signatures filter the candidates
+	// exactHook, if not nil, is called with each refinement done (tests).
+	exactHook func(*exactRefiner)
+	deepOn    bool // deep signatures filter the candidates
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
 	deepBudget uint64
