@@ -55,7 +55,7 @@ ffffffffc0000010 t mod_init	[mymod]
 	show := func(s *kallsyms.Snapshot, addr uint64) {
 		sym, err := s.Lookup(addr)
 		if err != nil {
-			fmt.Printf("%#x: %v\n", addr, err)
+			fmt.Println(err)
 			return
 		}
 		fmt.Printf("%#x: %s+%#x [%s]\n", addr, sym.Name, sym.Offset, sym.Module)
@@ -66,7 +66,7 @@ ffffffffc0000010 t mod_init	[mymod]
 	show(s, 0xffffffffc0000020) // s is as it was
 	// Output:
 	// 0xffffffffc1000008: bpf_prog_59f4a931744dcdc6_filter+0x8 [bpf]
-	// 0xffffffffc1000040: kallsyms: not found: address outside every text symbol (in data? Options.Data keeps data symbols)
-	// 0xffffffffc0000020: kallsyms: not found
+	// kallsyms: address 0xffffffffc1000040: not found: address outside every text symbol (in data? Options.Data keeps data symbols)
+	// kallsyms: address 0xffffffffc0000020: not found
 	// 0xffffffffc0000020: mod_init+0x10 [mymod]
 }

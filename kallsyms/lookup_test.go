@@ -134,7 +134,8 @@ func checkLookups(t *testing.T, snap *Snapshot, r *ref, every int) {
 		if app.Name != "" {
 			t.Errorf("LookupAppend(%#x) set Name %q", a, app.Name)
 		}
-		if app.Name = string(name[1:]); aerr != err || app != got {
+		// Lookup wraps LookupAppend's sentinel with the address.
+		if app.Name = string(name[1:]); (aerr == nil) != (err == nil) || (aerr != nil && !errors.Is(err, aerr)) || app != got {
 			t.Errorf("LookupAppend(%#x) = %+v, %v; Lookup %+v, %v", a, app, aerr, got, err)
 			fails++
 		}

@@ -55,8 +55,12 @@ func TestRestricted(t *testing.T) {
 
 func TestEmptyInput(t *testing.T) {
 	s := mustParse(t, nil, nil)
-	if _, err := s.Lookup(0xffffffff81000000); !errors.Is(err, ErrNotFound) {
+	_, err := s.Lookup(0xffffffff81000000)
+	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Lookup on empty: %v", err)
+	}
+	if want := "kallsyms: address 0xffffffff81000000: not found"; err == nil || err.Error() != want {
+		t.Errorf("Lookup on empty: %v, want %q", err, want)
 	}
 	if len(s.Modules()) != 0 || s.Stats().Symbols != 0 {
 		t.Errorf("empty snapshot has content: %+v", s.Stats())

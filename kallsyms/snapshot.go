@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Snapshot is an immutable set of kernel symbols: one table per module,
@@ -154,6 +156,9 @@ func (m *modEntry) best(a uint64) hit {
 // address inside a module known from sysfs but before its first loaded
 // symbol returns a Symbol with only Module, Addr (the module's start) and
 // Offset set. An address outside every module returns ErrNotFound.
+// Lookup's errors name the address and wrap those sentinels (test them
+// with errors.Is); LookupAppend returns the sentinels themselves, so that
+// a miss costs no allocation.
 //
 // Names are stored compressed, so Lookup allocates the returned Name (one
 // allocation of its exact size); LookupAppend, the fast path for callers
@@ -161,8 +166,12 @@ func (m *modEntry) best(a uint64) hit {
 func (s *Snapshot) Lookup(addr uint64) (sym Symbol, err error) {
 	var buf [512]byte // on the stack: the name's only allocation is its string
 	name, err := s.LookupAppend(buf[:0], &sym, addr)
+	if err != nil {
+		// The sentinel alone would not say which address missed.
+		return sym, pkgerr.Errorf("kallsyms: address %#x: %w", addr, err)
+	}
 	sym.Name = string(name)
-	return sym, err
+	return sym, nil
 }
 
 // LookupAppend is Lookup without allocation, the fast path for profilers
