@@ -20,7 +20,7 @@ package dedup
 // = H_r(y), which implies they agree at every lower depth.
 //
 // The claim: while every class (the types that resolve to one type)
-// agrees pairwise to the lower FWD depth of each pair (the invariant), a
+// agrees pairwise to the lower depth of each pair (the invariant), a
 // comparison of a and b that succeeds finds their graphs agree to depth
 // min(fd(a), fd(b)). Call R the pairs (cand, canon) that the comparison
 // visits first, each checked whole in a comparison that succeeds (a
@@ -39,8 +39,11 @@ package dedup
 // same graph down to every leaf that H reads (arrays by their shallow
 // words, FWDs by all their words, references in one order), so the new one
 // agrees with hv at every depth and has hv's FWD depth, and (hv, canon) is
-// a pair of R. A comparison between types whose graphs differ at their
-// lower FWD depth therefore fails, and a failed comparison leaves no
+// a pair of R. The filter asks no depth past the rounds of refinement
+// done, and so the invariant below is kept to the lower of the two types'
+// depths d, FWD depths capped at those rounds, which is all this needs. A
+// comparison between types whose graphs differ at their lower depth d
+// therefore fails, and a failed comparison leaves no
 // trace: skipping it changes nothing. A graph that reaches a kind the
 // comparison refuses (a VAR, a DATASEC, a DECL_TAG) would end it with an
 // error, wherever the difference lies: such inputs turn the filter off.
