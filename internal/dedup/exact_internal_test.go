@@ -1,6 +1,8 @@
 package dedup
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -83,5 +85,32 @@ func checkAgree(t *testing.T, name string, r *exactRefiner) {
 					name, x, y, e.d[x], e.d[y], !want, want)
 			}
 		}
+	}
+}
+
+// TestExactCancel checks that a context canceled as exact depths start
+// to filter (records linked by pointers, whose candidates are then
+// skipped without a comparison step) ends the deduplication with the
+// context's error. How soon is not timed here: the struct pass looks at
+// the context once per type and once per 1,024 skipped candidates.
+func TestExactCancel(t *testing.T) {
+	raw, err := hostile.Nested(3000, hostile.NestedFwdPtrLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{})
+	m.d.deepBudget, m.d.deepOn = 0, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m.d.exactHook = func(*exactRefiner) { cancel() }
+	if err := m.AddSpec(spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled as exact depths start: %v, want context.Canceled", err)
 	}
 }
