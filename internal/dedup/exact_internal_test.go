@@ -20,23 +20,10 @@ func TestExactAgree(t *testing.T) {
 	calls := 0
 	for _, v := range hostile.NestedVariants() {
 		for _, n := range []int{1, 2, 5, 12} {
-			raw, err := hostile.Nested(n, v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec, err := btf.Parse(raw, btf.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := New(nil, Options{})
-			m.d.deepBudget, m.d.deepOn = 0, true
-			m.d.exactHook = func(r *exactRefiner) {
+			m := filteredNested(t, n, v, func(r *exactRefiner) {
 				calls++
 				checkAgree(t, fmt.Sprintf("v%d-n%d", v, n), r)
-			}
-			if err := m.AddSpec(spec); err != nil {
-				t.Fatal(err)
-			}
+			})
 			if _, err := m.Dedup(builder.Options{}); err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +81,20 @@ func checkAgree(t *testing.T, name string, r *exactRefiner) {
 // context's error. How soon is not timed here: the struct pass looks at
 // the context once per type and once per 1,024 skipped candidates.
 func TestExactCancel(t *testing.T) {
-	raw, err := hostile.Nested(3000, hostile.NestedFwdPtrLinks)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := filteredNested(t, 3000, hostile.NestedFwdPtrLinks, func(*exactRefiner) { cancel() })
+	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled as exact depths start: %v, want context.Canceled", err)
+	}
+}
+
+// filteredNested returns a Merger holding Nested(n, v), whose struct pass
+// filters every candidate from the start, calling hook with each
+// refinement of exact depths.
+func filteredNested(t *testing.T, n int, v hostile.NestedVariant, hook func(*exactRefiner)) *Merger {
+	t.Helper()
+	raw, err := hostile.Nested(n, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +104,9 @@ func TestExactCancel(t *testing.T) {
 	}
 	m := New(nil, Options{})
 	m.d.deepBudget, m.d.deepOn = 0, true
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m.d.exactHook = func(*exactRefiner) { cancel() }
+	m.d.exactHook = hook
 	if err := m.AddSpec(spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled as exact depths start: %v, want context.Canceled", err)
-	}
+	return m
 }
