@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strings"
 	"unsafe"
@@ -64,9 +65,17 @@ type group struct {
 	id      btf.TypeID // the first type of the group
 	several bool       // the group has other types, in side.more
 	kind    btf.Kind
-	dead    bool // left out by Options.Types
-	matched bool // a group of the other side has the same key
+	flags   uint8 // dead, matched, changed
 }
+
+// Flags of a group.
+const (
+	dead    = 1 << iota // left out by Options.Types
+	matched             // a group of the other side has the same key
+	changed             // matched, and the layouts differ
+)
+
+func (g *group) is(flag uint8) bool { return g.flags&flag != 0 }
 
 // side is one BTF being compared: its named types grouped by kind and
 // name, found through a hash of the two.
@@ -188,10 +197,30 @@ func (sd *side) newNamer() error {
 // anonymous struct are members of the struct that holds it).
 //
 // ctx is checked between groups. Both Specs must stay open while Compare
-// runs.
+// runs. Walk hands the same changes over one at a time, without holding
+// them.
 func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, error) {
+	var out []Change
+	err := Walk(ctx, old, new, opts, func(c Change) error {
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Walk calls fn with each change that Compare returns, in the same order,
+// without holding them: it compares every group first, keeping a mark per
+// group and an index per change, then sorts the changes' indexes and
+// makes each Change as fn takes it (comparing a changed group's layouts
+// again, unless its details were among those kept from the first pass,
+// a few MB). An error from fn stops the walk and is returned as it is;
+// every other error comes before the first call of fn.
+func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change) error) error {
 	if old == nil || new == nil {
-		return nil, errors.New("diff: nil Spec")
+		return errors.New("diff: nil Spec")
 	}
 	// With workers, the two sides are indexed at the same time: each reads
 	// its own Spec. (Two different tasks side by side, not a pool of
@@ -215,31 +244,31 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 		err = errB
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(opts.Types) > 0 {
 		if err := restrict(a, b, opts.Types); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	out, err := compareAll(ctx, a, b, opts.Workers)
+	a.slots = nil // only b's index finds groups from here on
+	wa, wb, kept, err := compareAll(ctx, a, b, opts.Workers)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i := range b.groups {
-		if gb := &b.groups[i]; !gb.matched && !gb.dead {
-			out = append(out, Change{Kind: kindName(gb.kind), Name: b.name(gb), Change: Added})
-		}
+	w := &walker{a: wa, b: wb, kept: kept, list: listChanges(a, b)}
+	w.sort()
+	if len(opts.Types) == 0 {
+		return w.emit(ctx, nil, false, fn)
 	}
-	sortChanges(out)
-	if len(opts.Types) > 0 {
-		markReached(out, opts.Types)
+	named := make(map[string]bool, len(opts.Types))
+	for _, n := range opts.Types {
+		named[n] = true
 	}
-	// The names alias the Specs' string sections: copy those handed out.
-	for i := range out {
-		out[i].Name = strings.Clone(out[i].Name)
+	if err := w.emit(ctx, named, false, fn); err != nil {
+		return err
 	}
-	return out, nil
+	return w.emit(ctx, named, true, fn)
 }
 
 // compareAll compares the groups of a with those of b on up to workers
@@ -247,24 +276,59 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 // are cut into one contiguous share per worker, and each worker has
 // Namers and name caches of its own (a Namer is not safe for concurrent
 // use); the Specs and the indexes are only read. A group of b is marked
-// matched by the one worker whose group of a has its key.
-func compareAll(ctx context.Context, a, b *side, workers int) ([]Change, error) {
+// matched by the one worker whose group of a has its key. It marks the
+// groups, and returns the first worker's sides and the details of the
+// first changed groups found, by a's group index, as far as keptBytes
+// allows.
+func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kept map[int32][]Detail, err error) {
 	n := len(a.groups)
-	workers = max(1, min(workers, n/4096, 8))
+	// A worker's Namers hold some 8 bytes for each type of each side:
+	// more workers than a kernel's few MB of them would take the
+	// memory of the input again.
+	perWorker := 8 * (int(a.spec.LastID()) + int(b.spec.LastID()))
+	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/max(perWorker, 1)))
 	share := (n + workers - 1) / workers
-	outs := make([][]Change, workers)
+	kepts := make([]map[int32][]Detail, workers)
 	errs := make([]error, workers)
 	as, bs := make([]*side, workers), make([]*side, workers)
 	for w := range workers {
 		as[w], bs[w] = a.worker(), b.worker()
 	}
 	workpool.Chunks(workers, n, share, func(w, lo, hi int) {
-		outs[lo/share], errs[lo/share] = compareRange(ctx, as[w], bs[w], lo, hi)
+		kepts[lo/share], errs[lo/share] = compareRange(ctx, as[w], bs[w], lo, hi, keptBytes/workers)
 	})
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return slices.Concat(outs...), nil
+	kept = kepts[0]
+	for _, m := range kepts[1:] {
+		maps.Copy(kept, m)
+	}
+	return as[0], bs[0], kept, nil
+}
+
+// extraWorkerBytes bounds what the Namers of the workers beyond the first
+// may take.
+const extraWorkerBytes = 8 << 20
+
+// keptBytes bounds what the details that the first pass keeps for the
+// walk take (about 150 bytes each, as detailBytes counts them), so that
+// the changed groups of two kernels are compared once, and a million
+// changed types cost no more than a few MB. (A variable for the tests.)
+var keptBytes = 4 << 20
+
+// detailBytes is about what d takes in memory.
+func detailBytes(d []Detail) int {
+	n := 0
+	for _, x := range d {
+		n += 128 + len(x.Member) + len(x.Enumerator) + len(x.Field)
+		for _, v := range []any{x.Old, x.New} {
+			if s, ok := v.(string); ok {
+				n += len(s)
+			}
+		}
+	}
+	return n
 }
 
 // worker returns a copy of sd for one worker: the same Spec, groups and
@@ -276,9 +340,11 @@ func (sd *side) worker() *side {
 	return &w
 }
 
-// compareRange compares a's groups lo to hi with b's.
-func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error) {
-	var out []Change
+// compareRange compares a's groups lo to hi with b's and marks them,
+// keeping the details of the changed ones while they take at most budget
+// bytes.
+func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int32][]Detail, error) {
+	kept := make(map[int32][]Detail)
 	var cmpBuf [2][]byte
 	for i := lo; i < hi; i++ {
 		if i%1024 == 0 {
@@ -287,16 +353,15 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 			}
 		}
 		ga := &a.groups[i]
-		if ga.dead {
+		if ga.is(dead) {
 			continue
 		}
-		name := a.name(ga)
-		gb := b.find(ga.kind, name)
-		if gb == nil || gb.dead {
-			out = append(out, Change{Kind: kindName(ga.kind), Name: name, Change: Removed})
-			continue
+		gb := b.find(ga.kind, a.name(ga))
+		if gb == nil || gb.is(dead) {
+			continue // removed
 		}
-		gb.matched = true
+		ga.flags |= matched
+		gb.flags |= matched
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
@@ -321,57 +386,105 @@ func compareRange(ctx context.Context, a, b *side, lo, hi int) ([]Change, error)
 		if details == nil {
 			continue
 		}
-		out = append(out, Change{Kind: kindName(ga.kind), Name: name, Change: Changed, Details: details})
+		ga.flags |= changed
+		if budget -= detailBytes(details); budget >= 0 {
+			kept[int32(i)] = details
+		}
 	}
-	return out, nil
+	return kept, nil
 }
 
-// sortChanges sorts changes by kind and name. It sorts small keys and
-// permutes once: swapping whole Changes cost more than the comparisons.
-// markReached marks the changes to types not named in names as Reached,
-// and moves them after the others, each part keeping its order. A
-// "--types sk_buff" between two kernels changes thousands of types that
-// sk_buff reaches; the change to sk_buff itself was line 6,384 of 8,079.
-func markReached(out []Change, names []string) {
-	named := make(map[string]bool, len(names))
-	for _, n := range names {
-		named[n] = true
+// listChanges returns the changes found as indexes: a group of a removed
+// or changed as its index i, a group of b added as ^i.
+func listChanges(a, b *side) []int32 {
+	n := 0
+	for i := range a.groups {
+		if g := &a.groups[i]; !g.is(dead) && (!g.is(matched) || g.is(changed)) {
+			n++
+		}
 	}
-	for i := range out {
-		out[i].Reached = !named[out[i].Name]
+	for i := range b.groups {
+		if g := &b.groups[i]; !g.is(dead) && !g.is(matched) {
+			n++
+		}
 	}
-	slices.SortStableFunc(out, func(x, y Change) int {
+	list := make([]int32, 0, n)
+	for i := range a.groups {
+		if g := &a.groups[i]; !g.is(dead) && (!g.is(matched) || g.is(changed)) {
+			list = append(list, int32(i))
+		}
+	}
+	for i := range b.groups {
+		if g := &b.groups[i]; !g.is(dead) && !g.is(matched) {
+			list = append(list, ^int32(i))
+		}
+	}
+	return list
+}
+
+// walker makes the Changes of a sorted list of changes.
+type walker struct {
+	a, b *side
+	kept map[int32][]Detail
+	list []int32
+}
+
+// group returns the group of the change e, and its side.
+func (w *walker) group(e int32) (*side, *group) {
+	if e < 0 {
+		return w.b, &w.b.groups[^e]
+	}
+	return w.a, &w.a.groups[e]
+}
+
+// sort sorts the list by kind (the rank of its name) and name: no two
+// changes have the same, as a kind and name is one group on each side.
+func (w *walker) sort() {
+	slices.SortFunc(w.list, func(x, y int32) int {
+		sx, gx := w.group(x)
+		sy, gy := w.group(y)
+		if kx, ky := kindRank[kindName(gx.kind)], kindRank[kindName(gy.kind)]; kx != ky {
+			return cmp.Compare(kx, ky)
+		}
+		return strings.Compare(sx.name(gx), sy.name(gy))
+	})
+}
+
+// emit calls fn with the changes of the list, in its order: all of them
+// without named, or those whose name named holds (reached false) or does
+// not (reached true), marked Reached.
+func (w *walker) emit(ctx context.Context, named map[string]bool, reached bool, fn func(Change) error) error {
+	for i, e := range w.list {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		sd, g := w.group(e)
+		name := sd.name(g)
+		if named != nil && named[name] == reached {
+			continue
+		}
+		c := Change{Kind: kindName(g.kind), Name: strings.Clone(name), Change: Added, Reached: reached}
 		switch {
-		case x.Reached == y.Reached:
-			return 0
-		case y.Reached:
-			return -1
+		case e < 0:
+		case !g.is(matched):
+			c.Change = Removed
+		default:
+			c.Change = Changed
+			if c.Details = w.kept[e]; c.Details == nil {
+				var err error
+				gb := w.b.find(g.kind, name)
+				if c.Details, err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb)); err != nil {
+					return err
+				}
+			}
 		}
-		return 1
-	})
-}
-
-func sortChanges(out []Change) {
-	type sortKey struct {
-		name string
-		kind uint8 // rank of the kind's name
-		i    int32
-	}
-	keys := make([]sortKey, len(out))
-	for i, c := range out {
-		keys[i] = sortKey{c.Name, kindRank[c.Kind], int32(i)}
-	}
-	slices.SortFunc(keys, func(x, y sortKey) int {
-		if x.kind != y.kind {
-			return cmp.Compare(x.kind, y.kind)
+		if err := fn(c); err != nil {
+			return err
 		}
-		return strings.Compare(x.name, y.name)
-	})
-	sorted := make([]Change, len(out))
-	for i, k := range keys {
-		sorted[i] = out[k.i]
 	}
-	copy(out, sorted)
+	return nil
 }
 
 // kindNames are bpftool's names of the kinds in lower case.
@@ -465,7 +578,9 @@ func restrict(a, b *side, names []string) error {
 	for _, sd := range []*side{a, b} {
 		for i := range sd.groups {
 			g := &sd.groups[i]
-			g.dead = !reach[key{g.kind, sd.name(g)}]
+			if !reach[key{g.kind, sd.name(g)}] {
+				g.flags |= dead
+			}
 		}
 	}
 	return nil

@@ -15,15 +15,20 @@ import (
 func WriteText(w io.Writer, changes []Change) error {
 	bw := bufio.NewWriter(w)
 	for _, c := range changes {
-		fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
-		for _, d := range detailLines(c.Details) {
-			fmt.Fprintf(bw, "\t%s\n", d)
-		}
+		writeText(bw, c)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil
+}
+
+// writeText prints one change as WriteText does.
+func writeText(bw *bufio.Writer, c Change) {
+	fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
+	for _, d := range detailLines(c.Details) {
+		fmt.Fprintf(bw, "\t%s\n", d)
+	}
 }
 
 // Summary counts changes by what happened to the types.
@@ -37,16 +42,21 @@ type Summary struct {
 func Summarize(changes []Change) Summary {
 	var s Summary
 	for _, c := range changes {
-		switch c.Change {
-		case Added:
-			s.Added++
-		case Removed:
-			s.Removed++
-		case Changed:
-			s.Changed++
-		}
+		s.Count(c)
 	}
 	return s
+}
+
+// Count counts c.
+func (s *Summary) Count(c Change) {
+	switch c.Change {
+	case Added:
+		s.Added++
+	case Removed:
+		s.Removed++
+	case Changed:
+		s.Changed++
+	}
 }
 
 // Report is the document WriteJSON writes: the changes listed, their
@@ -72,49 +82,90 @@ type ReachedSummary struct {
 // <, > and & written as they are (C declarations hold them). Changes and
 // their details are [] when there are none.
 func WriteJSON(w io.Writer, r Report) error {
-	// Written one change at a time, byte for byte as an indented
-	// json.Encoder writes the whole Report, which it would first build in
-	// memory: a report of a million added types is hundreds of MB of JSON.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	put := func(prefix string, v any) error {
-		buf.Reset()
-		enc.SetIndent(prefix, "  ")
-		if err := enc.Encode(v); err != nil {
+	s := NewStream(w, true)
+	for _, c := range r.Changes {
+		if err := s.Add(c); err != nil {
 			return err
 		}
-		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	return s.Close(r.Summary, r.Reached)
+}
+
+// Stream writes changes one at a time, as Walk hands them over, byte for
+// byte as WriteText or WriteJSON writes them all: a report of a million
+// added types is never in memory.
+type Stream struct {
+	bw   *bufio.Writer
+	json bool
+	n    int
+	buf  bytes.Buffer
+	enc  *json.Encoder
+}
+
+// NewStream returns a Stream writing to w as WriteJSON does, or with
+// json false as WriteText does.
+func NewStream(w io.Writer, json bool) *Stream {
+	return &Stream{bw: bufio.NewWriterSize(w, 64<<10), json: json}
+}
+
+// put writes v indented as in a Report whose lines start with prefix.
+func (s *Stream) put(prefix string, v any) error {
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
+	}
+	s.buf.Reset()
+	s.enc.SetIndent(prefix, "  ")
+	if err := s.enc.Encode(v); err != nil {
 		return err
 	}
-	bw.WriteString("{\n  \"changes\": [")
-	for i, c := range r.Changes {
-		c.Details = emptyNotNil(c.Details)
-		sep := ",\n    "
-		if i == 0 {
-			sep = "\n    "
-		}
-		bw.WriteString(sep)
-		if err := put("    ", c); err != nil {
-			return fmt.Errorf("diff: %w", err)
-		}
+	_, err := s.bw.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// Add writes c.
+func (s *Stream) Add(c Change) error {
+	defer func() { s.n++ }()
+	if !s.json {
+		writeText(s.bw, c)
+		return nil
 	}
-	if len(r.Changes) > 0 {
-		bw.WriteString("\n  ")
+	c.Details = emptyNotNil(c.Details)
+	sep := ",\n    "
+	if s.n == 0 {
+		sep = "{\n  \"changes\": [\n    "
 	}
-	bw.WriteString("],\n  \"summary\": ")
-	if err := put("  ", r.Summary); err != nil {
+	s.bw.WriteString(sep)
+	if err := s.put("    ", c); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
-	if r.Reached != nil {
-		bw.WriteString(",\n  \"reached\": ")
-		if err := put("  ", r.Reached); err != nil {
+	return nil
+}
+
+// Close ends the report, with its summary and reached summary (nil for
+// none) as WriteJSON writes them, and flushes it; a text report has
+// neither.
+func (s *Stream) Close(sum Summary, reached *ReachedSummary) error {
+	if s.json {
+		switch s.n {
+		case 0:
+			s.bw.WriteString("{\n  \"changes\": [")
+		default:
+			s.bw.WriteString("\n  ")
+		}
+		s.bw.WriteString("],\n  \"summary\": ")
+		if err := s.put("  ", sum); err != nil {
 			return fmt.Errorf("diff: %w", err)
 		}
+		if reached != nil {
+			s.bw.WriteString(",\n  \"reached\": ")
+			if err := s.put("  ", reached); err != nil {
+				return fmt.Errorf("diff: %w", err)
+			}
+		}
+		s.bw.WriteString("\n}\n")
 	}
-	bw.WriteString("\n}\n")
-	if err := bw.Flush(); err != nil {
+	if err := s.bw.Flush(); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package layout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"iter"
@@ -91,14 +90,14 @@ func Structs(ctx context.Context, s *btf.Spec, opts Options) iter.Seq2[Struct, e
 // errStopped ends each when the caller of Structs stops early.
 var errStopped = errors.New("layout: stopped")
 
-// WriteJSON writes Layouts as a JSON array, one struct a line.
+// WriteJSON writes Layouts as a JSON array, one struct a line, each
+// member encoded as it is produced (see WriteJSONIndent).
 func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 	if _, err := io.WriteString(w, "["); err != nil {
 		return pkgerr.Errorf("layout: %w", err)
 	}
 	first := true
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // C spellings hold "->"
+	jw := newJSONWriter(w, "", "")
 	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
 		sep := ","
 		if first {
@@ -107,7 +106,11 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 		if _, err := io.WriteString(w, sep); err != nil {
 			return err
 		}
-		return enc.Encode(p.facts(id, c))
+		if err := jw.writeStruct(p, id, c, 0); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
 	})
 	if err != nil {
 		return err
@@ -121,10 +124,16 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 // facts turns the class just printed, and the sums its printing counted,
 // into a Struct.
 func (p *printer) facts(id btf.TypeID, c *class) Struct {
+	st := p.structFacts(id, c)
+	st.Members = p.memberFacts(c, 0, 0)
+	return st
+}
+
+// structFacts is facts without the members.
+func (p *printer) structFacts(id btf.TypeID, c *class) Struct {
 	s := p.last
 	st := Struct{
 		ID: id, Kind: "struct", Name: string(c.name), Size: c.size,
-		Members:    p.memberFacts(c, 0, 0),
 		SumMembers: s.bytes, SumBits: s.bits,
 		SumHoles: s.holes, SumBitHoles: s.bitHoles,
 		Paddings: int(s.paddings), SumPaddings: s.sumPaddings,
@@ -155,28 +164,37 @@ func (p *printer) facts(id btf.TypeID, c *class) Struct {
 func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))
 	for i := range c.members {
-		m := &c.members[i]
-		mf := Member{
-			Name:   string(m.name),
-			TypeID: m.typ,
-			// pahole's spelling, without the spaces it leaves at the end
-			// ("union ") and doubles inside ("const char  *").
-			Type:   strings.Join(strings.Fields(string(p.appendTagName(nil, m.typ, bufPointer, 0))), " "),
-			Offset: base + m.byteOffset,
-			Size:   m.byteSize,
-			Hole:   int(m.hole), BitHole: int(m.bitHole),
-			Aligned: m.alignment,
-		}
-		if m.bitfieldSize != 0 {
-			bo := int(m.bitfieldOffset)
-			mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
-		}
-		if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
-			if inner := p.class(m.typ); inner != nil {
-				mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
-			}
+		mf, inner := p.memberFact(&c.members[i], base, depth)
+		if inner != nil {
+			mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
 		}
 		out = append(out, mf)
 	}
 	return out
+}
+
+// memberFact returns the facts of m, at offset base and depth, without
+// its members, and the class of its anonymous type whose members
+// memberFacts lists, or nil.
+func (p *printer) memberFact(m *member, base uint32, depth int) (Member, *class) {
+	mf := Member{
+		Name:   string(m.name),
+		TypeID: m.typ,
+		// pahole's spelling, without the spaces it leaves at the end
+		// ("union ") and doubles inside ("const char  *").
+		Type:   strings.Join(strings.Fields(string(p.appendTagName(nil, m.typ, bufPointer, 0))), " "),
+		Offset: base + m.byteOffset,
+		Size:   m.byteSize,
+		Hole:   int(m.hole), BitHole: int(m.bitHole),
+		Aligned: m.alignment,
+	}
+	if m.bitfieldSize != 0 {
+		bo := int(m.bitfieldOffset)
+		mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
+	}
+	var inner *class
+	if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
+		inner = p.class(m.typ)
+	}
+	return mf, inner
 }

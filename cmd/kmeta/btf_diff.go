@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -78,71 +76,58 @@ func (c *cli) btfDiff(ctx context.Context, oldPath, newPath string, f btfDiffFla
 		return err
 	}
 	defer newSpec.Close()
-	boundMemoryTypes(diffPerType, oldSpec.spec, newSpec.spec)
+	boundMemory(oldSpec.spec, newSpec.spec)
 	opts := diff.Options{Types: splitNames(f.types), Workers: runtime.GOMAXPROCS(0)}
 	if f.base != "" {
 		opts.Scope = btf.ScopeOwn
 	}
 	done := c.busy("comparing " + inputName(oldPath) + " and " + inputName(newPath))
-	changes, err := diff.Compare(ctx, oldSpec.spec, newSpec.spec, opts)
+	// The changes are written as they are made, in their order: with
+	// --types the named types' changes first, then the reached ones
+	// (diff.Change.Reached), which only --reached prints.
+	out := diff.NewStream(c.out(), f.json)
+	var shown, reached diff.Summary
+	err = diff.Walk(ctx, oldSpec.spec, newSpec.spec, opts, func(ch diff.Change) error {
+		done()
+		if ch.Reached {
+			reached.Count(ch)
+			if !f.reached {
+				return nil
+			}
+		}
+		shown.Count(ch)
+		return out.Add(ch)
+	})
 	done()
 	if err != nil {
 		return err
 	}
-	// With --types the named types' changes come first, then the
-	// reached ones (diff.Change.Reached), which only --reached prints.
-	shown := changes
-	if !f.reached {
-		shown = slices.DeleteFunc(slices.Clone(changes), func(c diff.Change) bool { return c.Reached })
+	var rs *diff.ReachedSummary
+	if f.json && len(opts.Types) > 0 {
+		rs = &diff.ReachedSummary{Summary: reached, Listed: f.reached}
 	}
-	w := bufio.NewWriterSize(c.out(), 64<<10)
-	if f.json {
-		r := diff.Report{Changes: shown, Summary: diff.Summarize(shown)}
-		if len(opts.Types) > 0 {
-			r.Reached = &diff.ReachedSummary{Summary: diff.Summarize(changes[len(changes)-countReached(changes):]), Listed: f.reached}
-		}
-		err = diff.WriteJSON(w, r)
-	} else {
-		err = diff.WriteText(w, shown)
-		if err == nil && len(shown) < len(changes) {
-			err = writeReachedSummary(w, changes[len(shown):], opts.Types)
-		}
-	}
-	if err != nil {
+	if err := out.Close(shown, rs); err != nil {
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if n := reached.Added + reached.Removed + reached.Changed; !f.json && !f.reached && n > 0 {
+		if err := writeReachedSummary(c.out(), reached, opts.Types); err != nil {
+			return err
+		}
 	}
-	if len(changes) > 0 {
+	if shown.Added+shown.Removed+shown.Changed+reached.Added+reached.Removed+reached.Changed > 0 {
 		return errQuiet
 	}
 	return nil
 }
 
-// countReached counts the changes marked Reached, which come last.
-func countReached(changes []diff.Change) int {
-	n := 0
-	for _, c := range changes {
-		if c.Reached {
-			n++
-		}
-	}
-	return n
-}
-
 // writeReachedSummary writes the line that stands for the changes to the
 // types that the named ones reach, in the changelog's columns.
-func writeReachedSummary(w io.Writer, reached []diff.Change, names []string) error {
-	n := map[string]int{}
-	for _, c := range reached {
-		n[c.Change]++
-	}
+func writeReachedSummary(w io.Writer, n diff.Summary, names []string) error {
 	what := "these reach"
 	if len(names) == 1 {
 		what = names[0] + " reaches"
 	}
 	_, err := fmt.Fprintf(w, "%-7s %d more changes in the types %s (%d added, %d removed, %d changed): --reached lists them\n",
-		"reached", len(reached), what, n[diff.Added], n[diff.Removed], n[diff.Changed])
+		"reached", n.Added+n.Removed+n.Changed, what, n.Added, n.Removed, n.Changed)
 	return err
 }

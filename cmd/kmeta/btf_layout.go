@@ -78,7 +78,8 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 	w := bufio.NewWriterSize(c.stdout, 256<<10)
 	opts := layout.Options{Names: names, Cacheline: f.cacheline}
 	if f.json {
-		err = writeLayoutsJSON(w, layout.Structs(ctx, o.spec, opts))
+		// A document as writeJSON writes one, a member at a time.
+		err = layout.WriteJSONIndent(ctx, w, o.spec, opts, "", "  ")
 	} else {
 		err = layout.Write(ctx, w, o.spec, opts)
 	}

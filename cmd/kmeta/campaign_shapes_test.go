@@ -101,11 +101,11 @@ func peakBound(args []string, in campaignInput, baseSize int64, baseTypes int) i
 		return inflating
 	}
 	n := int64(len(in.data))
-	types, largest := shapeStats(in.data)
+	types := shapeStats(in.data)
 	if args[1] == "diff" { // the input twice, or with the base
 		n, types = 2*n+baseSize, 2*types+baseTypes
 	}
-	if b := docBound(args, n, types, largest); b >= 0 {
+	if b := docBound(args, n, types); b >= 0 {
 		return b
 	}
 	return inflating

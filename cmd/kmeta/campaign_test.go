@@ -107,7 +107,7 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	seeds = append(seeds, campaignInput{name: "kinds-x86_64.o", data: testfixtures.Read(t, "dwarf/kinds-x86_64.o.gz"), encode: true})
 	seeds = append(seeds, shapeInputs(t, rand.New(rand.NewPCG(seed, 98)))...)
 	baseBytes := testfixtures.Read(t, testfixtures.DebianVmlinux)
-	baseTypes, _ := shapeStats(baseBytes)
+	baseTypes := shapeStats(baseBytes)
 	timeBin := lookGNUTime()
 	if timeBin == "" {
 		t.Log("no GNU time (/usr/bin/time): peak RSS is not checked")

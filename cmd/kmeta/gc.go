@@ -37,17 +37,13 @@ const readSlack = 12 << 20
 // spec that names it.
 func boundMemory(specs ...*btf.Spec) { limitMemory(1, btfSize(specs...)) }
 
-// What the C dumper and diff keep for each type beyond the other reading
-// commands, at their peak (the README's rule for them): the dumper's sort
-// keys and the memo of its walks; diff's groups, their index and a Namer's
-// state. Their limit leaves room for it, so that the collector does not
-// run without pause on a heap that is all live.
-const (
-	cdumpPerType = 64
-	diffPerType  = 32
-)
+// What the C dumper keeps for each type beyond the other reading
+// commands, at its peak (the README's rule for it): its sort keys and the
+// memo of its walks. Its limit leaves room for them, so that the
+// collector does not run without pause on a heap that is all live.
+const cdumpPerType = 64
 
-// boundMemoryTypes is boundMemory for dump --format c and diff, with
+// boundMemoryTypes is boundMemory for dump --format c, with
 // perType bytes for each type of specs and their bases.
 func boundMemoryTypes(perType int64, specs ...*btf.Spec) {
 	var types int64
