@@ -30,7 +30,9 @@ func BenchmarkDedupNested(b *testing.B) {
 		{"cycle", hostile.NestedCycle}, {"fwdptr", hostile.NestedFwdPtr}, {"fwdmember", hostile.NestedFwdMember},
 		{"fwdbottom", hostile.NestedFwdBottom}, {"fwdbottomptr", hostile.NestedFwdBottomPtr},
 		{"fwdptrevery", hostile.NestedFwdPtrEvery}, {"fwdtypedef", hostile.NestedFwdTypedef},
-		{"fwddepths", hostile.NestedFwdDepths}, {"fwdptrlinks", hostile.NestedFwdPtrLinks}}
+		{"fwddepths", hostile.NestedFwdDepths}, {"fwdptrlinks", hostile.NestedFwdPtrLinks},
+		{"ptrlinksalt", hostile.NestedPtrLinksAlternate}, {"ptrlinkstypedef", hostile.NestedPtrLinksTypedef},
+		{"ptrlinksmiddle", hostile.NestedPtrLinksMiddle}, {"ptrlinkstwice", hostile.NestedPtrLinksTwice}}
 	for _, n := range []int{1000, 3000} {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("%s/N=%d", v.name, n), func(b *testing.B) { nestedRun(b, libbpf, kmeta, dir, n, v.v) })

@@ -157,7 +157,7 @@ func (d *state) deepDiffer(a, b uint32) bool {
 			return true
 		}
 	}
-	return d.fullDiffer(a, b)
+	return d.fullDiffer(a, b) || d.exactDiffer(a, b)
 }
 
 func (d *state) deepGet(s *deepSigs, id uint32) uint32 {

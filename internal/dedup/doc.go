@@ -70,8 +70,8 @@
 // instead of exhausting the stack on hostile input; a reference cycle that
 // passes through no struct, union or typedef is an error, as in libbpf.
 // Where libbpf's comparisons are superlinear (deeply nested records that
-// all look alike), deep and full signatures skip those that must fail
-// (deep.go, full.go), and Merger.DedupContext stops within milliseconds of its context. The
+// all look alike), deep and full signatures and exact depths skip those
+// that must fail (deep.go, full.go, exact.go), and Merger.DedupContext stops within milliseconds of its context. The
 // only system calls are for anonymous memory mappings (mmap, mremap,
 // munmap), which hold the large arrays outside the Go heap (recmem.go).
 package dedup

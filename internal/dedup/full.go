@@ -113,10 +113,13 @@ func (d *state) fullJoin(a, r uint32) {
 }
 
 // link maps id, a type that resolves to itself, to v (d.set), keeping the
-// invariant of full signatures once they filter.
+// invariants of full signatures and exact depths once they filter.
 func (d *state) link(id, v uint32) {
 	if f := &d.full; f.on && !f.broken && id != v && v <= maxID {
 		d.fullJoin(id, d.resolve(v))
+	}
+	if e := &d.exact; e.built && !e.off && !e.broken && id != v && v <= maxID {
+		d.exactJoin(id, d.resolve(v))
 	}
 	d.set(id, v)
 }

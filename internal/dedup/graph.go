@@ -5,7 +5,7 @@ import "github.com/kmeta-dev/kmeta/btf"
 // structType deduplicates a STRUCT, UNION or TYPEDEF by comparing its type
 // graph with those of the candidates (btf_dedup_struct_type).
 func (d *state) structType(id uint32) {
-	if d.mapped(id) {
+	if d.mapped(id) || d.stopped() {
 		return
 	}
 	r := d.rec(id)
@@ -20,6 +20,7 @@ func (d *state) structType(id uint32) {
 	}
 	h := structKey(r, d.topSig(id))
 	newID := id
+	skipped := 0
 	for c := range d.tab.candidates(h) {
 		// Shallow equality first, so that a FWD with the same hash is
 		// never picked (a FWD and its struct are "equivalent").
@@ -27,6 +28,11 @@ func (d *state) structType(id uint32) {
 			continue
 		}
 		if d.deepOn && d.deepDiffer(id, c) {
+			// A long list of skipped candidates looks at the
+			// context too.
+			if skipped++; skipped%stopEvery == 0 && d.canceled() {
+				return
+			}
 			continue
 		}
 		if d.stopped() {

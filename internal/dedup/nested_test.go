@@ -39,7 +39,8 @@ func nestedBTF(tb testing.TB, n int, v hostile.NestedVariant) []byte {
 // (full.go), alone, with a FWD reached from the bottom of the chain, and
 // with that FWD unsafe (a pointer to the first record, to every record,
 // members through typedefs, FWDs at several depths: fullCollapse), and
-// with the records linked by pointers.
+// with the records linked by pointers (exact.go: every link, every other
+// one, through typedefs, with the FWD in the middle, twice).
 func TestLibbpfNested(t *testing.T) {
 	libbpfdedup(t)
 	compat := compatOf(t)
@@ -105,13 +106,17 @@ func TestDeepGolden(t *testing.T) {
 // (cycle.go), and beside a struct whose member is an anonymous FWD union
 // (full.go), with or without a FWD at the bottom of the chain, and with
 // that FWD unsafe (fullCollapse): a pointer to the first record, to every
-// record, members through typedefs, FWDs at several depths.
+// record, members through typedefs, FWDs at several depths; and with the
+// records linked by pointers (exact.go): every link, every other one,
+// through typedefs, the FWD in the middle, the chain twice.
 func TestNestedSteps(t *testing.T) {
 	const n = 3000
 	types := map[hostile.NestedVariant]int{hostile.NestedPlain: n + 2, hostile.NestedTwice: n + 2,
 		hostile.NestedFwd: n + 4, hostile.NestedCycle: n + 4, hostile.NestedFwdPtr: n + 6,
 		hostile.NestedFwdMember: n + 2, hostile.NestedFwdBottom: n + 4, hostile.NestedFwdBottomPtr: n + 5,
-		hostile.NestedFwdPtrEvery: 2*n + 4, hostile.NestedFwdTypedef: 2*n + 6, hostile.NestedFwdDepths: n + 7}
+		hostile.NestedFwdPtrEvery: 2*n + 4, hostile.NestedFwdTypedef: 2*n + 6, hostile.NestedFwdDepths: n + 7,
+		hostile.NestedFwdPtrLinks: 2*n + 4, hostile.NestedPtrLinksAlternate: n + n/2 + 4,
+		hostile.NestedPtrLinksTypedef: 3*n + 4, hostile.NestedPtrLinksMiddle: 2*n + 4, hostile.NestedPtrLinksTwice: 2*n + 4}
 	for v, want := range types {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, nestedBTF(t, n, v), nil)); err != nil {
@@ -134,14 +139,13 @@ func TestNestedSteps(t *testing.T) {
 	}
 }
 
-// TestNestedCancel checks that a context stops a deduplication whose
-// comparisons are cubic still (records linked by pointers, with an
-// anonymous FWD struct at the bottom: every record is a leaf of the deep
-// signatures, and the FWD, which may stand for any of them, leaves them
-// without full signatures however fullCollapse treats it), and that a
-// canceled context stops it before it starts.
+// TestNestedCancel checks that a context stops a long deduplication
+// (records linked by pointers, with an anonymous FWD struct at the bottom:
+// 20,000 of them take tens of seconds, in the comparisons before exact
+// depths filter and in their rounds of refinement), and that a canceled
+// context stops it before it starts.
 func TestNestedCancel(t *testing.T) {
-	raw := nestedBTF(t, 3000, hostile.NestedFwdPtrLinks)
+	raw := nestedBTF(t, 20000, hostile.NestedFwdPtrLinks)
 	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
 		m := dedup.New(nil, dedup.Options{})
 		if err := m.AddSpec(parse(t, raw, nil)); err != nil {

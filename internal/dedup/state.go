@@ -41,11 +41,14 @@ type state struct {
 	hlist  []uint32 // keys of the hypothetical map, in insertion order
 	adjust bool     // hypot_adjust_canon
 	tab    *table
-	refs   refTable // the reference pass's canonical types
-	sigs   sigMemo  // own types' signatures, computed on demand
-	deep   deepSigs // deep signatures, for long candidate lists (deep.go)
-	full   fullSigs // full signatures, beside them (full.go)
-	deepOn bool     // deep signatures filter the candidates
+	refs   refTable  // the reference pass's canonical types
+	sigs   sigMemo   // own types' signatures, computed on demand
+	deep   deepSigs  // deep signatures, for long candidate lists (deep.go)
+	full   fullSigs  // full signatures, beside them (full.go)
+	exact  exactSigs // exact depths, beside them (exact.go)
+	// exactHook, if not nil, is called with each refinement done (tests).
+	exactHook func(*exactRefiner)
+	deepOn    bool // deep signatures filter the candidates
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
 	deepBudget uint64
@@ -159,6 +162,7 @@ func (d *state) freeGraphs() {
 	d.clearHypot()
 	d.deep.free()
 	d.full.free()
+	d.exact.free()
 	mmap.Free(&d.hypMem, &d.topsMem)
 	d.hyp, d.tops = nil, nil
 }

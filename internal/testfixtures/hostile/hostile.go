@@ -74,6 +74,20 @@ const (
 	// the chain refers to an anonymous struct or union as the one to the
 	// FWD does.
 	NestedFwdPtrLinks
+	// NestedPtrLinksAlternate is NestedFwdPtrLinks with every other link
+	// by value: the odd records hold a pointer to the one before, the
+	// even ones the record itself.
+	NestedPtrLinksAlternate
+	// NestedPtrLinksTypedef is NestedFwdPtrLinks with every link through
+	// a typedef of the pointer, "ps" to a struct and "pu" to a union.
+	NestedPtrLinksTypedef
+	// NestedPtrLinksMiddle is NestedFwdPtrLinks with an int at the
+	// bottom and the FWD in the middle: the record half way up holds a
+	// pointer to an anonymous FWD struct instead of the one before.
+	NestedPtrLinksMiddle
+	// NestedPtrLinksTwice is NestedFwdPtrLinks twice, so that the second
+	// copy merges into the first.
+	NestedPtrLinksTwice
 	numNestedVariants
 )
 
@@ -94,7 +108,7 @@ func Nested(n int, v NestedVariant) ([]byte, error) {
 	b := builder.New()
 	b.AllowManyTypes()
 	copies := 1
-	if v == NestedTwice {
+	if v == NestedTwice || v == NestedPtrLinksTwice {
 		copies = 2
 	}
 	for range copies {
@@ -142,11 +156,16 @@ func nested(b *builder.Builder, n int, v NestedVariant) (err error) {
 				err = fwdMember(b, u, o.typedefs)
 			}
 		}()
-	case NestedFwdPtrLinks:
+	case NestedFwdPtrLinks, NestedPtrLinksAlternate, NestedPtrLinksTypedef, NestedPtrLinksTwice:
 		if inner, err = addFwdPointer(b); err != nil {
 			return err
 		}
 		o.ptrLinks = true
+		o.altLinks = v == NestedPtrLinksAlternate
+		o.linkTypedefs = v == NestedPtrLinksTypedef
+	case NestedPtrLinksMiddle:
+		o.ptrLinks = true
+		o.fwdAt = n / 2
 	case NestedCycle:
 		// struct list { struct list *next; }: the pointer is added
 		// before the struct it points to.
@@ -172,6 +191,13 @@ type chainOpts struct {
 	holder   bool // a struct "holder" holds the pointer to the first record
 	typedefs bool // each member "m" through a typedef "ts" or "tu"
 	ptrLinks bool // each member "m" a pointer, records of 8 bytes
+	altLinks bool // with ptrLinks, only the odd records' members pointers
+	// linkTypedefs, with ptrLinks, makes each member a typedef "ps" or
+	// "pu" of the pointer.
+	linkTypedefs bool
+	// fwdAt, if positive, makes the record of that index hold a pointer to
+	// an anonymous FWD struct instead of the one before.
+	fwdAt int
 }
 
 // fwdChainOpts returns the chain options of the variants with a FWD at
@@ -207,6 +233,11 @@ func fwdMember(b *builder.Builder, u btf.TypeID, typedef bool) (err error) {
 // a named struct "outer" holds the last. o adds to them.
 func records(b *builder.Builder, inner btf.TypeID, n int, o chainOpts) (err error) {
 	for i := range n {
+		if i > 0 && i == o.fwdAt {
+			if inner, err = addFwdPointer(b); err != nil {
+				return err
+			}
+		}
 		if inner, err = record(b, inner, i, o); err != nil {
 			return err
 		}
@@ -224,8 +255,8 @@ func records(b *builder.Builder, inner btf.TypeID, n int, o chainOpts) (err erro
 		switch {
 		case o.typedefs:
 			inner, err = b.AddTypedef([...]string{"ts", "tu"}[i%2], inner)
-		case o.ptrLinks:
-			inner, err = b.AddPointer(inner)
+		case o.ptrLinks && (!o.altLinks || i%2 == 1):
+			inner, err = ptrLink(b, inner, i, o.linkTypedefs)
 		}
 		if err != nil {
 			return err
@@ -237,6 +268,16 @@ func records(b *builder.Builder, inner btf.TypeID, n int, o chainOpts) (err erro
 	}
 	_, err = b.AddStruct("outer", size, []builder.Member{{Name: "m", Type: inner}})
 	return err
+}
+
+// ptrLink adds a pointer to the i-th record of records' chain, and a
+// typedef "ps" or "pu" of it if typedef, and returns the last added.
+func ptrLink(b *builder.Builder, rec btf.TypeID, i int, typedef bool) (btf.TypeID, error) {
+	p, err := b.AddPointer(rec)
+	if err != nil || !typedef {
+		return p, err
+	}
+	return b.AddTypedef([...]string{"ps", "pu"}[i%2], p)
 }
 
 func recordSize(o chainOpts) uint32 {
