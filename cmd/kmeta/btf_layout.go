@@ -87,7 +87,7 @@ func (c *cli) btfLayout(ctx context.Context, path string, names []string, f btfL
 		// A NAME that is no struct or union: nothing found, as for find
 		// (and with --json, an empty list).
 		if f.json {
-			if err := writeLayoutsJSON(w, func(func(layout.Struct, error) bool) {}); err != nil {
+			if err := writeJSON(w, []layout.Struct{}); err != nil {
 				return err
 			}
 			if err := w.Flush(); err != nil {

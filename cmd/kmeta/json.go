@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
-	"iter"
-
-	"github.com/kmeta-dev/kmeta/btf/layout"
 )
 
 // Every --json output has one of two forms (the README's "JSON output"):
@@ -36,46 +32,6 @@ func newJSONLines(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc
-}
-
-// writeLayoutsJSON writes the layouts as a document, each as it is made,
-// so that memory does not grow with the output (issue 37). (Member types
-// are pahole's spellings with its stray spaces trimmed: btf/layout does
-// that.) Nothing is written before the first layout or error: an error
-// then leaves w as it was.
-func writeLayoutsJSON(w io.Writer, ls iter.Seq2[layout.Struct, error]) error {
-	return writeJSONArray(w, ls)
-}
-
-// writeJSONArray writes the values of seq as a JSON document, an array,
-// byte for byte as writeJSON writes the slice of them, one value at a
-// time.
-func writeJSONArray[T any](w io.Writer, seq iter.Seq2[T, error]) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("  ", "  ")
-	enc.SetEscapeHTML(false)
-	sep := "[\n  "
-	for v, err := range seq {
-		if err != nil {
-			return err
-		}
-		buf.Reset()
-		buf.WriteString(sep)
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		if _, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
-			return err
-		}
-		sep = ",\n  "
-	}
-	end := "\n]\n"
-	if sep == "[\n  " {
-		end = "[]\n"
-	}
-	_, err := io.WriteString(w, end)
-	return err
 }
 
 // ptr returns a pointer to a copy of v, for the optional numbers of JSON
