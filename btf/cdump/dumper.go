@@ -27,7 +27,7 @@ const (
 const (
 	fwdEmitted   uint8 = 1 << iota // a forward declaration (or typedef) was printed
 	nameResolved                   // the type's final name is known
-	dupName                        // the type is printed as "name___n", kept in renamed
+	dupName                        // the type is printed as "name___n", n kept in renamed
 	referenced                     // some other type refers to this one
 )
 
@@ -52,10 +52,11 @@ type dumper struct {
 
 	// Occurrences of each name: struct, union and enum tags in typeNames,
 	// typedef names and enumerators (which share C's ordinary identifier
-	// namespace) in identNames. renamed keeps the "name___n" spellings.
+	// namespace) in identNames. renamed keeps the n of the types printed
+	// as "name___n".
 	typeNames  nameCounts
 	identNames nameCounts
-	renamed    map[btf.TypeID][]byte
+	renamed    renames
 
 	queue []btf.TypeID // types to emit for the current root, in order
 
@@ -84,17 +85,13 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Sized for every name that can be counted, so that they never grow;
-	// but no larger than the distinct names the strings can hold (each at
-	// least a byte and its NUL), so that many uses of a few names (enums
-	// that repeat the same values) cannot presize a huge table. Allocated
-	// on first use, after the sort's state is gone.
-	distinct := 1
-	for sp := s; sp != nil; sp = sp.Base() {
-		distinct += sp.StringsLen() / 2
-	}
-	d.typeNames = newNameCounts(min(tags, distinct))
-	d.identNames = newNameCounts(min(idents, distinct))
+	// Sized for every name that can be counted, so that they never grow:
+	// the distinct string offsets of those names, which are at least as
+	// many as the distinct names, and far fewer than the uses where many
+	// types share a few names (enums that repeat the same values, structs
+	// of one name). Allocated on first use, after the sort's state is gone.
+	d.typeNames = newNameCounts(tags)
+	d.identNames = newNameCounts(idents)
 	return d, nil
 }
 
@@ -112,7 +109,7 @@ func newDeclDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 		n:       n,
 		strs:    newStrtab(s),
 		st:      make([]tstate, n),
-		renamed: make(map[btf.TypeID][]byte),
+		renamed: renames{types: n},
 		o:       newOut(w),
 	}
 	d.ptrSize = d.pointerSize()
@@ -188,21 +185,25 @@ func (d *dumper) state(id btf.TypeID) *tstate {
 // btf_dump_mark_referenced does: an anonymous enum that nothing refers to is
 // a top-level declaration of constants, one that is referred to is printed
 // inline where it is used. (As in libbpf, a FUNC_PROTO's return type does not
-// count.) It also returns how many names can be counted in typeNames and
-// in identNames.
+// count.) It also returns how many distinct names (string offsets) can be
+// counted in typeNames and in identNames.
 func (d *dumper) markReferenced() (tags, idents int, err error) {
 	ref := func(id uint32) { d.state(btf.TypeID(id)).flags |= referenced }
+	tagOffs, identOffs := newOffsetSet(d.strs), newOffsetSet(d.strs)
 	for id := 1; id < d.n; id++ {
 		r := d.recs.get(btf.TypeID(id))
 		switch r.Kind() {
 		case wire.KindInt:
-			tags++
+			tagOffs.add(r.NameOff())
 		case wire.KindEnum, wire.KindEnum64:
-			tags++
-			idents += r.Vlen()
+			tagOffs.add(r.NameOff())
+			for i := range r.Vlen() {
+				off, _ := r.Enum(i)
+				identOffs.add(off)
+			}
 		case wire.KindForward, wire.KindFloat:
 		case wire.KindTypedef:
-			idents++
+			identOffs.add(r.NameOff())
 			ref(r.SizeType())
 		case wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindPointer,
 			wire.KindFunc, wire.KindVar, wire.KindDeclTag, wire.KindTypeTag:
@@ -212,7 +213,7 @@ func (d *dumper) markReferenced() (tags, idents int, err error) {
 			ref(index)
 			ref(elem)
 		case wire.KindStruct, wire.KindUnion:
-			tags++
+			tagOffs.add(r.NameOff())
 			for i := range r.Vlen() {
 				ref(r.MemberType(i))
 			}
@@ -229,7 +230,34 @@ func (d *dumper) markReferenced() (tags, idents int, err error) {
 			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
 		}
 	}
-	return tags, idents, nil
+	return tagOffs.n, identOffs.n, nil
+}
+
+// offsetSet counts the distinct string offsets added to it: a bit for
+// each byte of the string space, while markReferenced runs.
+type offsetSet struct {
+	bits []uint64
+	n    int
+}
+
+func newOffsetSet(strs strSpace) offsetSet {
+	var end uint32
+	for _, sec := range strs.Chain {
+		end = max(end, sec.Start+uint32(len(sec.Data)))
+	}
+	return offsetSet{bits: make([]uint64, end/64+1)}
+}
+
+// add adds off, unless it is 0 (no name): names are counted by resolveName
+// only for named types.
+func (s *offsetSet) add(off uint32) {
+	if off == 0 || int(off/64) >= len(s.bits) {
+		return
+	}
+	if w, b := &s.bits[off/64], uint64(1)<<(off%64); *w&b == 0 {
+		*w |= b
+		s.n++
+	}
 }
 
 // dumpType prints the type id and every type it needs that has not been
