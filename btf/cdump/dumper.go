@@ -85,13 +85,15 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Sized for every name that can be counted, so that they never grow:
-	// the distinct string offsets of those names, which are at least as
-	// many as the distinct names, and far fewer than the uses where many
-	// types share a few names (enums that repeat the same values, structs
-	// of one name). Allocated on first use, after the sort's state is gone.
-	d.typeNames = newNameCounts(tags)
-	d.identNames = newNameCounts(idents)
+	// Sized for every name that can be counted, so that they never grow,
+	// and no larger than twice the distinct string offsets of those names
+	// (which are at least as many as the distinct names) where many types
+	// share a few names: enums that repeat the same values, structs of
+	// one name. A table for every use when they are fewer keeps it under
+	// 3/4 full, which its probes need. Allocated on first use, after the
+	// sort's state is gone.
+	d.typeNames = newNameCounts(min(tags.uses, 2*tags.n))
+	d.identNames = newNameCounts(min(idents.uses, 2*idents.n))
 	return d, nil
 }
 
@@ -185,11 +187,11 @@ func (d *dumper) state(id btf.TypeID) *tstate {
 // btf_dump_mark_referenced does: an anonymous enum that nothing refers to is
 // a top-level declaration of constants, one that is referred to is printed
 // inline where it is used. (As in libbpf, a FUNC_PROTO's return type does not
-// count.) It also returns how many distinct names (string offsets) can be
-// counted in typeNames and in identNames.
-func (d *dumper) markReferenced() (tags, idents int, err error) {
+// count.) It also returns the names that can be counted in typeNames and
+// in identNames.
+func (d *dumper) markReferenced() (tagOffs, identOffs offsetSet, err error) {
 	ref := func(id uint32) { d.state(btf.TypeID(id)).flags |= referenced }
-	tagOffs, identOffs := newOffsetSet(d.strs), newOffsetSet(d.strs)
+	tagOffs, identOffs = newOffsetSet(d.strs), newOffsetSet(d.strs)
 	for id := 1; id < d.n; id++ {
 		r := d.recs.get(btf.TypeID(id))
 		switch r.Kind() {
@@ -227,17 +229,20 @@ func (d *dumper) markReferenced() (tags, idents int, err error) {
 				ref(typ)
 			}
 		default:
-			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
+			return tagOffs, identOffs, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
 		}
 	}
-	return tagOffs.n, identOffs.n, nil
+	tagOffs.bits, identOffs.bits = nil, nil
+	return tagOffs, identOffs, nil
 }
 
-// offsetSet counts the distinct string offsets added to it: a bit for
-// each byte of the string space, while markReferenced runs.
+// offsetSet counts the names added to it, and their distinct string
+// offsets: a bit for each byte of the string space, while markReferenced
+// runs.
 type offsetSet struct {
 	bits []uint64
-	n    int
+	uses int // names added
+	n    int // distinct offsets
 }
 
 func newOffsetSet(strs strSpace) offsetSet {
@@ -254,6 +259,7 @@ func (s *offsetSet) add(off uint32) {
 	if off == 0 || int(off/64) >= len(s.bits) {
 		return
 	}
+	s.uses++
 	if w, b := &s.bits[off/64], uint64(1)<<(off%64); *w&b == 0 {
 		*w |= b
 		s.n++

@@ -33,9 +33,10 @@ const chunkBits = 16
 type typeOrder struct {
 	ids []btf.TypeID // the whole order, or nil
 
-	d     *dumper
-	perm  []uint16 // each chunk's types in order, less the chunk's first id
-	heads []mergeHead
+	d       *dumper
+	perm    []uint16 // each chunk's types in order, less the chunk's first id
+	heads   []mergeHead
+	compare func(a, b sortKey) int
 }
 
 // mergeHead is the next type of one chunk: its key, and where the rest of
@@ -51,14 +52,14 @@ type mergeHead struct {
 func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 	m := d.numSorted(all)
 	if bits == 0 && 32*m+21*d.n <= windowBytes {
-		ids, err := d.sortedIDs(all)
+		ids, err := d.sortedIDs(m, all)
 		return &typeOrder{ids: ids}, err
 	}
 	if bits == 0 {
 		bits = chunkBits
 	}
 	d.memo = newCacheMemo()
-	o := &typeOrder{d: d, perm: make([]uint16, 0, m)}
+	o := &typeOrder{d: d, perm: make([]uint16, 0, m), compare: d.keyOrder()}
 	keys := make([]sortKey, 0, min(m, 1<<bits))
 	for lo := 0; lo < d.n; lo += 1 << bits {
 		var err error
@@ -119,10 +120,10 @@ func (o *typeOrder) down(i int) {
 		if c >= len(hs) {
 			return
 		}
-		if c+1 < len(hs) && o.d.compareKeys(hs[c+1].key, hs[c].key) < 0 {
+		if c+1 < len(hs) && o.compare(hs[c+1].key, hs[c].key) < 0 {
 			c++
 		}
-		if o.d.compareKeys(hs[c].key, hs[i].key) >= 0 {
+		if o.compare(hs[c].key, hs[i].key) >= 0 {
 			return
 		}
 		hs[i], hs[c] = hs[c], hs[i]

@@ -63,10 +63,10 @@ func silent(k wire.Kind) bool {
 	return false
 }
 
-// sortedIDs returns the types of the Spec chain in bpftool 7.5's sorted
-// order, as sortKeys sorts them, as plain ids: 4 bytes a type stay.
-func (d *dumper) sortedIDs(all bool) ([]btf.TypeID, error) {
-	keys, err := d.sortKeys(all)
+// sortedIDs returns the m types of the Spec chain that sortKeys sorts, in
+// bpftool 7.5's order, as plain ids: 4 bytes a type stay.
+func (d *dumper) sortedIDs(m int, all bool) ([]btf.TypeID, error) {
+	keys, err := d.sortKeys(m, all)
 	if err != nil {
 		return nil, err
 	}
@@ -92,12 +92,12 @@ func (d *dumper) numSorted(all bool) int {
 	return n
 }
 
-// sortKeys returns the keys of the types that dumpType prints (with all,
-// of every type, void included), sorted in bpftool 7.5's order, with the
-// memo of the walks held for every type while they are built: what
+// sortKeys returns the keys of the m types that dumpType prints (with
+// all, of every type, void included), sorted in bpftool 7.5's order, with
+// the memo of the walks held for every type while they are built: what
 // sortedTypes does when they fit in one window.
-func (d *dumper) sortKeys(all bool) ([]sortKey, error) {
-	keys := make([]sortKey, 0, d.numSorted(all))
+func (d *dumper) sortKeys(m int, all bool) ([]sortKey, error) {
+	keys := make([]sortKey, 0, m)
 	d.memo = newSortMemo(d.n)
 	keys, protos, err := d.buildKeys(keys, 0, d.n, all, true)
 	d.memo = nil // not needed to sort: the collector may take it
@@ -147,32 +147,36 @@ func (d *dumper) keyOf(id btf.TypeID) sortKey {
 
 // sortByKey sorts keys in bpftool's order.
 func (d *dumper) sortByKey(keys []sortKey) {
-	slices.SortFunc(keys, d.compareKeys)
+	slices.SortFunc(keys, d.keyOrder())
 }
 
-// compareKeys compares two keys in bpftool's order.
-func (d *dumper) compareKeys(a, b sortKey) int {
-	if a.rank != b.rank {
-		return int(a.rank) - int(b.rank)
-	}
-	if c := cmp.Compare(a.pre[0], b.pre[0]); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.pre[1], b.pre[1]); c != 0 {
-		return c
-	}
-	if a.sortName != b.sortName && a.pre[1]&0xff != 0 {
-		// Both names are longer than the prefix.
-		if c := bytes.Compare(d.strs.name(a.sortName), d.strs.name(b.sortName)); c != 0 {
+// keyOrder returns the function that compares two keys in bpftool's
+// order. A closure, not a method value: the sort calls it a million times
+// for a kernel, and a method value would add a call to each.
+func (d *dumper) keyOrder() func(a, b sortKey) int {
+	return func(a, b sortKey) int {
+		if a.rank != b.rank {
+			return int(a.rank) - int(b.rank)
+		}
+		if c := cmp.Compare(a.pre[0], b.pre[0]); c != 0 {
 			return c
 		}
-	}
-	if an, bn := d.typ(a.id).NameOff(), d.typ(b.id).NameOff(); an != bn {
-		if c := bytes.Compare(d.strs.name(an), d.strs.name(bn)); c != 0 {
+		if c := cmp.Compare(a.pre[1], b.pre[1]); c != 0 {
 			return c
 		}
+		if a.sortName != b.sortName && a.pre[1]&0xff != 0 {
+			// Both names are longer than the prefix.
+			if c := bytes.Compare(d.strs.name(a.sortName), d.strs.name(b.sortName)); c != 0 {
+				return c
+			}
+		}
+		if an, bn := d.typ(a.id).NameOff(), d.typ(b.id).NameOff(); an != bn {
+			if c := bytes.Compare(d.strs.name(an), d.strs.name(bn)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
 	}
-	return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
 }
 
 // mergeProtos inserts the unnamed prototypes, in id order, into the sorted
