@@ -7,36 +7,22 @@ import "github.com/kmeta-dev/kmeta/btf"
 // whatever the number of types that lead through it: without it, a chain
 // of n typedefs costs n²/2 steps.
 //
-// It is dense, about 21 bytes for every type, when the whole sort fits
-// in one window (sortKeys), and otherwise a cache of a fixed size indexed
-// by a hash of the id (cacheMemo), which the types' walks share: a type
-// whose entry another took is walked again, which costs time, never a
-// different result.
+// Its slices have a slot for every type, the slot of type id being id,
+// when the whole sort fits in one window (sortKeys): about 21 bytes a
+// type. Otherwise (newCacheMemo) they have a fixed number of slots, the
+// slot of a type being a hash of its id, and tags says which type holds
+// each: a type whose slot another took is walked again, which costs time,
+// never a different result.
 type sortMemo struct {
-	// Dense, by id.
 	rank     []uint8  // rankNamed + 1; 0 until known
 	name     []uint32 // sortNameRef
-	nameDone []uint64 // a bit per type: name is known
+	nameDone []uint64 // a bit per slot: name is known
 	hash     [2][]uint64
-	hashDone [2][]uint64 // a bit per type: hash[members] is known
+	hashDone [2][]uint64 // a bit per slot: hash[members] is known
 
-	cache []memoEntry // if not nil, instead of the dense slices
-	shift uint8       // 32 - log2(len(cache))
+	tags  []btf.TypeID // the type in each slot; nil when the slot is the id
+	shift uint8        // 32 - log2(slots), with tags
 }
-
-// memoEntry is what a cacheMemo knows of type id.
-type memoEntry struct {
-	id   btf.TypeID
-	name uint32
-	hash [2]uint64
-	rank uint8 // rankNamed + 1; 0 until known
-	done uint8 // memoName, and memoHash << members
-}
-
-const (
-	memoName = 1 << iota
-	memoHash // hash[0]; hash[1] is memoHash << 1
-)
 
 func newSortMemo(n int) *sortMemo {
 	words := (n + 63) / 64
@@ -47,101 +33,95 @@ func newSortMemo(n int) *sortMemo {
 	}
 }
 
-// cacheBits sets the size of a cacheMemo: 2^cacheBits entries of 32
-// bytes, more than the links a walk can take (maxDepth), so that each
-// walk finds what the walks before it left behind.
+// cacheBits sets the slots of a cache memo: 2^cacheBits, about 1.6 MiB,
+// far more than the links a walk can take (maxDepth), so that each walk
+// finds what the walks before it left behind.
 const cacheBits = 16
 
 func newCacheMemo() *sortMemo {
-	return &sortMemo{cache: make([]memoEntry, 1<<cacheBits), shift: 32 - cacheBits}
+	m := newSortMemo(1 << cacheBits)
+	m.tags = make([]btf.TypeID, 1<<cacheBits)
+	m.shift = 32 - cacheBits
+	return m
 }
 
-// entry returns the cache entry of id, and whether it holds id.
-func (m *sortMemo) entry(id btf.TypeID) (*memoEntry, bool) {
-	e := &m.cache[uint32(id)*0x9e3779b1>>m.shift] // Fibonacci hashing
-	return e, e.id == id
-}
-
-// claim returns the cache entry of id, emptied if it held another type.
-func (m *sortMemo) claim(id btf.TypeID) *memoEntry {
-	e, ok := m.entry(id)
-	if !ok {
-		*e = memoEntry{id: id}
+// slot returns the slot of id, and whether it holds id.
+func (m *sortMemo) slot(id btf.TypeID) (uint32, bool) {
+	if m.tags == nil {
+		return uint32(id), int(id) < len(m.rank)
 	}
-	return e
+	s := uint32(id) * 0x9e3779b1 >> m.shift // Fibonacci hashing
+	return s, m.tags[s] == id
 }
 
-func isSet(bits []uint64, id btf.TypeID) bool { return bits[id/64]&(1<<(id%64)) != 0 }
-func set(bits []uint64, id btf.TypeID)        { bits[id/64] |= 1 << (id % 64) }
+// claim returns the slot of id, emptied first if it held another type;
+// false for an id past a dense memo.
+func (m *sortMemo) claim(id btf.TypeID) (uint32, bool) {
+	if m.tags == nil {
+		return uint32(id), int(id) < len(m.rank)
+	}
+	return m.take(id), true
+}
+
+// take is claim with tags; not inlined, so that claim and the setters
+// are, for a dense memo.
+//
+//go:noinline
+func (m *sortMemo) take(id btf.TypeID) uint32 {
+	s := uint32(id) * 0x9e3779b1 >> m.shift
+	if m.tags[s] != id {
+		m.tags[s] = id
+		m.rank[s] = 0
+		for _, bits := range [][]uint64{m.nameDone, m.hashDone[0], m.hashDone[1]} {
+			bits[s/64] &^= 1 << (s % 64)
+		}
+	}
+	return s
+}
+
+func isSet(bits []uint64, s uint32) bool { return bits[s/64]&(1<<(s%64)) != 0 }
+func set(bits []uint64, s uint32)        { bits[s/64] |= 1 << (s % 64) }
 
 func (m *sortMemo) rankOf(id btf.TypeID) (uint8, bool) {
-	if m.cache != nil {
-		e, ok := m.entry(id)
-		return e.rank - 1, ok && e.rank != 0
-	}
-	if int(id) < len(m.rank) && m.rank[id] != 0 {
-		return m.rank[id] - 1, true
+	s, ok := m.slot(id)
+	if ok && m.rank[s] != 0 {
+		return m.rank[s] - 1, true
 	}
 	return 0, false
 }
 
 func (m *sortMemo) setRank(id btf.TypeID, r uint8) {
-	if m.cache != nil {
-		m.claim(id).rank = r + 1
-	} else if int(id) < len(m.rank) {
-		m.rank[id] = r + 1
+	if s, ok := m.claim(id); ok {
+		m.rank[s] = r + 1
 	}
 }
 
 func (m *sortMemo) nameOf(id btf.TypeID) (uint32, bool) {
-	if m.cache != nil {
-		e, ok := m.entry(id)
-		return e.name, ok && e.done&memoName != 0
-	}
-	if int(id) < len(m.name) && isSet(m.nameDone, id) {
-		return m.name[id], true
+	s, ok := m.slot(id)
+	if ok && isSet(m.nameDone, s) {
+		return m.name[s], true
 	}
 	return 0, false
 }
 
 func (m *sortMemo) setName(id btf.TypeID, off uint32) {
-	if m.cache != nil {
-		e := m.claim(id)
-		e.name = off
-		e.done |= memoName
-	} else if int(id) < len(m.name) {
-		m.name[id] = off
-		set(m.nameDone, id)
+	if s, ok := m.claim(id); ok {
+		m.name[s] = off
+		set(m.nameDone, s)
 	}
 }
 
-func (m *sortMemo) hashOf(id btf.TypeID, members bool) (uint64, bool) {
-	i := b2i(members)
-	if m.cache != nil {
-		e, ok := m.entry(id)
-		return e.hash[i], ok && e.done&(memoHash<<i) != 0
-	}
-	if int(id) < len(m.hash[i]) && isSet(m.hashDone[i], id) {
-		return m.hash[i][id], true
+func (m *sortMemo) hashOf(id btf.TypeID, i int) (uint64, bool) {
+	s, ok := m.slot(id)
+	if ok && isSet(m.hashDone[i], s) {
+		return m.hash[i][s], true
 	}
 	return 0, false
 }
 
-func (m *sortMemo) setHash(id btf.TypeID, members bool, h uint64) {
-	i := b2i(members)
-	if m.cache != nil {
-		e := m.claim(id)
-		e.hash[i] = h
-		e.done |= memoHash << i
-	} else if int(id) < len(m.hash[i]) {
-		m.hash[i][id] = h
-		set(m.hashDone[i], id)
+func (m *sortMemo) setHash(id btf.TypeID, i int, h uint64) {
+	if s, ok := m.claim(id); ok {
+		m.hash[i][s] = h
+		set(m.hashDone[i], s)
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

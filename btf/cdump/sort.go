@@ -329,7 +329,11 @@ func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 // to, with array lengths. Names hash as libbpf's str_hash, whose char is
 // signed on x86.
 func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
-	if h, ok := d.memo.hashOf(id, members); ok {
+	m := 0
+	if members {
+		m = 1
+	}
+	if h, ok := d.memo.hashOf(id, m); ok {
 		return h
 	}
 	if !d.sortStep(id, depth) {
@@ -361,7 +365,7 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 			h = h*31 + d.sortHash(next, members, depth+1)
 		}
 	}
-	d.memo.setHash(id, members, h)
+	d.memo.setHash(id, m, h)
 	return h
 }
 
