@@ -85,15 +85,8 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Sized for every name that can be counted, so that they never grow,
-	// and no larger than twice the distinct string offsets of those names
-	// (which are at least as many as the distinct names) where many types
-	// share a few names: enums that repeat the same values, structs of
-	// one name. A table for every use when they are fewer keeps it under
-	// 3/4 full, which its probes need. Allocated on first use, after the
-	// sort's state is gone.
-	d.typeNames = newNameCounts(min(tags.uses, 2*tags.n))
-	d.identNames = newNameCounts(min(idents.uses, 2*idents.n))
+	d.typeNames = newNameCounts(d.nameLimit(tags, true))
+	d.identNames = newNameCounts(d.nameLimit(idents, false))
 	return d, nil
 }
 
@@ -187,25 +180,21 @@ func (d *dumper) state(id btf.TypeID) *tstate {
 // btf_dump_mark_referenced does: an anonymous enum that nothing refers to is
 // a top-level declaration of constants, one that is referred to is printed
 // inline where it is used. (As in libbpf, a FUNC_PROTO's return type does not
-// count.) It also returns the names that can be counted in typeNames and
+// count.) It also returns how many names can be counted in typeNames and
 // in identNames.
-func (d *dumper) markReferenced() (tagOffs, identOffs offsetSet, err error) {
+func (d *dumper) markReferenced() (tags, idents int, err error) {
 	ref := func(id uint32) { d.state(btf.TypeID(id)).flags |= referenced }
-	tagOffs, identOffs = newOffsetSet(d.strs), newOffsetSet(d.strs)
 	for id := 1; id < d.n; id++ {
 		r := d.recs.get(btf.TypeID(id))
 		switch r.Kind() {
 		case wire.KindInt:
-			tagOffs.add(r.NameOff())
+			tags++
 		case wire.KindEnum, wire.KindEnum64:
-			tagOffs.add(r.NameOff())
-			for i := range r.Vlen() {
-				off, _ := r.Enum(i)
-				identOffs.add(off)
-			}
+			tags++
+			idents += r.Vlen()
 		case wire.KindForward, wire.KindFloat:
 		case wire.KindTypedef:
-			identOffs.add(r.NameOff())
+			idents++
 			ref(r.SizeType())
 		case wire.KindVolatile, wire.KindConst, wire.KindRestrict, wire.KindPointer,
 			wire.KindFunc, wire.KindVar, wire.KindDeclTag, wire.KindTypeTag:
@@ -215,7 +204,7 @@ func (d *dumper) markReferenced() (tagOffs, identOffs offsetSet, err error) {
 			ref(index)
 			ref(elem)
 		case wire.KindStruct, wire.KindUnion:
-			tagOffs.add(r.NameOff())
+			tags++
 			for i := range r.Vlen() {
 				ref(r.MemberType(i))
 			}
@@ -229,37 +218,62 @@ func (d *dumper) markReferenced() (tagOffs, identOffs offsetSet, err error) {
 				ref(typ)
 			}
 		default:
-			return tagOffs, identOffs, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
+			return 0, 0, fmt.Errorf("cdump: %s: unsupported kind %v", d.describe(btf.TypeID(id)), btf.Kind(r.Kind()))
 		}
 	}
-	tagOffs.bits, identOffs.bits = nil, nil
-	return tagOffs, identOffs, nil
+	return tags, idents, nil
 }
 
-// offsetSet counts the names added to it, and their distinct string
-// offsets: a bit for each byte of the string space, while markReferenced
-// runs.
-type offsetSet struct {
-	bits []uint64
-	uses int // names added
-	n    int // distinct offsets
-}
+// manyNames is the count of names past which nameLimit looks for the
+// distinct ones: a table for that many is 1.4 MB.
+const manyNames = 1 << 17
 
-func newOffsetSet(strs strSpace) offsetSet {
+// nameLimit returns the size of the name table (typeNames with tags,
+// identNames without) for uses names: sized for every one, so that it
+// never grows, unless they are many; then no larger than twice their
+// distinct string offsets (which are at least as many as the distinct
+// names), where many types share a few names (enums that repeat the same
+// values, structs of one name). A kernel's tables are sized for every use:
+// under 3/4 full, which the probes need.
+func (d *dumper) nameLimit(uses int, tags bool) int {
+	if uses <= manyNames {
+		return uses
+	}
 	var end uint32
-	for _, sec := range strs.Chain {
+	for _, sec := range d.strs.Chain {
 		end = max(end, sec.Start+uint32(len(sec.Data)))
 	}
-	return offsetSet{bits: make([]uint64, end/64+1)}
+	set := offsetSet{bits: make([]uint64, end/64+1)}
+	for id := 1; id < d.n; id++ {
+		r := d.recs.get(btf.TypeID(id))
+		switch k := r.Kind(); {
+		case tags && (k == wire.KindInt || k == wire.KindEnum || k == wire.KindEnum64 ||
+			k == wire.KindStruct || k == wire.KindUnion):
+			set.add(r.NameOff())
+		case !tags && k == wire.KindTypedef:
+			set.add(r.NameOff())
+		case !tags && (k == wire.KindEnum || k == wire.KindEnum64):
+			for i := range r.Vlen() {
+				off, _ := r.Enum(i)
+				set.add(off)
+			}
+		}
+	}
+	return min(uses, 2*set.n)
 }
 
-// add adds off, unless it is 0 (no name): names are counted by resolveName
-// only for named types.
+// offsetSet counts the distinct string offsets added to it, a bit for
+// each byte of the string space.
+type offsetSet struct {
+	bits []uint64
+	n    int
+}
+
+// add adds off, unless it is 0 (no name, which resolveName does not count).
 func (s *offsetSet) add(off uint32) {
 	if off == 0 || int(off/64) >= len(s.bits) {
 		return
 	}
-	s.uses++
 	if w, b := &s.bits[off/64], uint64(1)<<(off%64); *w&b == 0 {
 		*w |= b
 		s.n++
