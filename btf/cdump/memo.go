@@ -33,15 +33,13 @@ func newSortMemo(n int) *sortMemo {
 	}
 }
 
-// cacheBits sets the slots of a cache memo: 2^cacheBits, about 1.6 MiB,
-// far more than the links a walk can take (maxDepth), so that each walk
-// finds what the walks before it left behind.
-const cacheBits = 16
-
-func newCacheMemo() *sortMemo {
-	m := newSortMemo(1 << cacheBits)
-	m.tags = make([]btf.TypeID, 1<<cacheBits)
-	m.shift = 32 - cacheBits
+// newCacheMemo returns a memo of 2^bits slots (about 25 bytes each),
+// which should be more than the links a walk can take (maxDepth), so
+// that each walk finds what the walks before it left behind.
+func newCacheMemo(bits int) *sortMemo {
+	m := newSortMemo(1 << bits)
+	m.tags = make([]btf.TypeID, 1<<bits)
+	m.shift = uint8(32 - bits)
 	return m
 }
 

@@ -21,12 +21,29 @@ import (
 // with the input.
 
 // windowBytes bounds what the sort holds in one window: keys and dense
-// memo for every type, or one chunk's keys.
+// memo for every type, or one chunk's keys. The keys and memo of every
+// type are also held only within twice the input's size, which its
+// bound allows (a chain of 100,000 pointers, 1.2 MB, is sorted in chunks).
 const windowBytes = 6 << 20
 
 // chunkBits sets the chunks of the merged sort: 2^16 ids, whose keys
-// (2 MiB) are one window, and whose order fits in uint16s.
-const chunkBits = 16
+// (2 MiB) are one window, and whose order fits in uint16s. An input of
+// less than 4 MiB has smaller chunks, down to 2^minChunkBits ids, whose
+// memo still has more slots than a walk takes links (maxDepth).
+const (
+	chunkBits    = 16
+	minChunkBits = 12
+)
+
+// btfSize returns the bytes of BTF of s and its bases, as the README's
+// memory rules count them.
+func btfSize(s *btf.Spec) int {
+	n := 0
+	for ; s != nil; s = s.Base() {
+		n += s.HeaderLen() + len(s.TypeSection()) + s.StringsLen()
+	}
+	return n
+}
 
 // typeOrder yields the types to print, in order: from ids, or from the
 // merge of sorted chunks.
@@ -51,14 +68,20 @@ type mergeHead struct {
 // that dumpType prints, or with all, every type, void included.
 func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 	m := d.numSorted(all)
-	if bits == 0 && 32*m+21*d.n <= windowBytes {
+	size := btfSize(d.spec)
+	if bits == 0 && 32*m+21*d.n <= min(windowBytes, 2*size) {
 		ids, err := d.sortedIDs(m, all)
 		return &typeOrder{ids: ids}, err
 	}
 	if bits == 0 {
+		// Smaller chunks and memo for a small input, whose bound is
+		// small too: about 64 bytes a chunk's id, at most the input.
 		bits = chunkBits
+		for bits > minChunkBits && 64<<bits > size {
+			bits--
+		}
 	}
-	d.memo = newCacheMemo()
+	d.memo = newCacheMemo(max(bits, minChunkBits))
 	o := &typeOrder{d: d, perm: make([]uint16, 0, m), compare: d.keyOrder()}
 	keys := make([]sortKey, 0, min(m, 1<<bits))
 	for lo := 0; lo < d.n; lo += 1 << bits {
