@@ -49,7 +49,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	p.reset(m, uint32(first), len(types)/4, len(strs))
 	err := fillBuilder(p, uint32(b.FirstID()), types, first, strs, strStart)
 	if err == nil {
-		err = m.appendWordInput(&p.Words, &p.wordInput, 0)
+		err = m.appendWordInput(&p.Words, &p.wordInput, 0, &p.mem.w)
 	}
 	n := len(p.Ends)
 	p.m = nil

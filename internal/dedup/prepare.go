@@ -25,6 +25,9 @@ type Prepared struct {
 	wordInput
 	nums strNums // Prepare's scratch
 	mem  *prepMem
+	// big is set for an input of more than keepWords words of records:
+	// its buffers are given back once it is appended.
+	big bool
 }
 
 // prepMem holds the mappings of a Prepared's buffers (see growMapped):
@@ -69,7 +72,7 @@ const keepWords = 1 << 15
 func (q *prepPool) put(p *Prepared) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || cap(p.W) > keepWords {
+	if q.closed || p.big {
 		p.mem.free()
 		*p = Prepared{mem: p.mem}
 		if q.closed {
@@ -126,6 +129,13 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 		}
 	}
 	f.done()
+	if p.big {
+		// The numbers of the strings serve only Prepare: a large
+		// input's go before it is appended, where the Merger's
+		// strings grow beside its own (BENCH.md).
+		mmap.Free(&p.mem.local)
+		p.nums = strNums{}
+	}
 	return p, nil
 }
 
@@ -242,6 +252,7 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStar
 // leaves the mappings. Room never written costs no memory.
 func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
+	p.big = words > keepWords
 	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
@@ -303,7 +314,7 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
 	}
 	p.m = nil
-	if err := m.appendWordInput(&p.Words, &p.wordInput, 0); err != nil {
+	if err := m.appendWordInput(&p.Words, &p.wordInput, 0, &p.mem.w); err != nil {
 		return err
 	}
 	m.d.specTypes += uint32(len(p.Ends))
