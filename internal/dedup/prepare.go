@@ -95,12 +95,21 @@ func (q *prepPool) close() {
 
 const pending = ^uint32(0)
 
+// evictEvery is how many bytes of records Prepare reads from a Spec
+// between two calls of its Evict.
+const evictEvery = 1 << 20
+
 // Prepare does the part of AddSpec that does not depend on the inputs
 // appended before s, so that it can run on other goroutines while earlier
 // inputs are appended: it checks and copies the records of s and looks
 // its names up in the base's strings. AddPrepared then appends the result.
 // The output is the same as with AddSpec, byte for byte. s may be closed
 // once Prepare returns.
+//
+// A Spec mapped from a file has its pages evicted as Prepare reads them
+// (btf.Spec.Evict): the input is resident a part at a time beside the
+// copy of its records, not whole. They are read again from the page
+// cache if used afterwards.
 //
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
 // with itself and with them: it reads only what New set.
@@ -121,15 +130,22 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
 	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
+	read := 0
 	for id, t := range s.Types(btf.ScopeOwn) {
-		if err := f.add(id, t.Record()); err != nil {
+		rec := t.Record()
+		if err := f.add(id, rec); err != nil {
 			p.m = nil
 			m.pool.put(p)
 			return nil, err
 		}
+		if read += len(rec); read >= evictEvery {
+			s.Evict()
+			read = 0
+		}
 	}
 	f.done()
 	if p.big {
+		s.Evict()
 		// The numbers of the strings serve only Prepare: a large
 		// input's go before it is appended, where the Merger's
 		// strings grow beside its own (BENCH.md).
