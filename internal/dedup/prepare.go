@@ -106,9 +106,9 @@ const evictEvery = 1 << 20
 // The output is the same as with AddSpec, byte for byte. s may be closed
 // once Prepare returns.
 //
-// A Spec mapped from a file has its pages evicted as Prepare reads them
-// (btf.Spec.Evict): the input is resident a part at a time beside the
-// copy of its records, not whole. They are read again from the page
+// A large Spec mapped from a file has its pages evicted as Prepare reads
+// them (btf.Spec.Evict): the input is resident a part at a time beside
+// the copy of its records, not whole. They are read again from the page
 // cache if used afterwards.
 //
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
@@ -129,7 +129,15 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
-	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
+	// A large input's pages that opening the Spec read leave first, and
+	// its records are copied and read a part at a time. (A small one's
+	// are not worth the system calls.)
+	var evict func()
+	if p.big {
+		evict = s.Evict
+		evict()
+	}
+	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart, evict)
 	read := 0
 	for id, t := range s.Types(btf.ScopeOwn) {
 		rec := t.Record()
@@ -138,14 +146,14 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 			m.pool.put(p)
 			return nil, err
 		}
-		if read += len(rec); read >= evictEvery {
-			s.Evict()
+		if read += len(rec); read >= evictEvery && evict != nil {
+			evict()
 			read = 0
 		}
 	}
 	f.done()
 	if p.big {
-		s.Evict()
+		evict()
 		// The numbers of the strings serve only Prepare: a large
 		// input's go before it is appended, where the Merger's
 		// strings grow beside its own (BENCH.md).
@@ -173,16 +181,34 @@ type filler struct {
 	strStart uint32
 }
 
-func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
+// filler returns a filler of p for an input's type section types and
+// string section sec. evict, if not nil, is called after every
+// evictEvery bytes of the section copied at once (a Spec's Evict).
+func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32, evict func()) filler {
 	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
 	// nums numbers the strings of sec by their offsets, once met: most
 	// names recur (member names), and are hashed once.
 	p.nums.reset(sec, &p.mem.local)
 	f.bulk, f.inOrder = wire.Words(types)
 	if f.inOrder {
-		p.W = append(p.W, f.bulk...)
+		p.W = appendEvicting(p.W, f.bulk, evict)
 	}
 	return f
+}
+
+// appendEvicting appends w to dst evictEvery bytes at a time, calling
+// evict, if not nil, after each part.
+func appendEvicting(dst, w []uint32, evict func()) []uint32 {
+	if evict == nil {
+		return append(dst, w...)
+	}
+	for len(w) > 0 {
+		n := min(len(w), evictEvery/4)
+		dst = append(dst, w[:n]...)
+		w = w[n:]
+		evict()
+	}
+	return dst
 }
 
 // add adds the record rec, of id id in the input's numbering.
