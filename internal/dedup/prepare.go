@@ -108,8 +108,9 @@ const evictEvery = 1 << 20
 //
 // A large Spec mapped from a file has its pages evicted as Prepare reads
 // them (btf.Spec.Evict): the input is resident a part at a time beside
-// the copy of its records, not whole. They are read again from the page
-// cache if used afterwards.
+// the copy of its records, not whole. Other readers of s, then or later,
+// read the pages again from the page cache, with the same contents; as
+// for any use, s must not be closed while Prepare runs.
 //
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
 // with itself and with them: it reads only what New set.
