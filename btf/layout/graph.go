@@ -14,19 +14,13 @@ import (
 // take memory and time exponential in a tiny input before reaching the
 // step limit.
 
-// Marks of graph's walk.
-const (
-	unseen uint8 = iota
-	open
-	done
-)
-
-// graph holds, by type id, the marks of the walk and the number of
-// members that printing a struct or union takes (saturated at the step
-// limit).
+// graph holds the cost of printing each anonymous struct or union that
+// check walked: the members and names it prints (saturated at the step
+// limit), added to the cost of whatever holds it. A named one prints by
+// name in another struct and costs it nothing; the walk's marks are in
+// the nodes (markOpen, markDone).
 type graph struct {
-	mark []uint8
-	cost []uint32
+	cost map[btf.TypeID]uint32
 }
 
 // frame is one struct or union on the walk's stack, and the index of its
@@ -40,20 +34,25 @@ type frame struct {
 // check returns an error if printing the struct or union id would not
 // end, or would take more than budget members and names.
 func (p *printer) check(id btf.TypeID, budget int) error {
-	if p.g.mark == nil {
-		p.g = graph{mark: make([]uint8, len(p.nodes)), cost: make([]uint32, len(p.nodes))}
+	if p.g.cost == nil {
+		p.g.cost = make(map[btf.TypeID]uint32)
 	}
-	g := &p.g
 	stack := []frame{{id: id}}
-	g.mark[id] = open
+	p.set(id, markOpen)
+	var total uint64
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
 		t := p.typ(f.id)
 		if f.next == t.Vlen() {
-			g.mark[f.id], g.cost[f.id] = done, uint32(min(f.sum, uint64(budget)+1))
+			cost := min(f.sum, uint64(budget)+1)
+			p.nodes[f.id].flags = p.nodes[f.id].flags&^markOpen | markDone
 			stack = stack[:len(stack)-1]
-			if n := len(stack); n > 0 && p.expands(f.id) {
-				stack[n-1].sum += uint64(g.cost[f.id])
+			switch n := len(stack); {
+			case n == 0:
+				total = cost
+			case p.expands(f.id):
+				p.g.cost[f.id] = uint32(cost)
+				stack[n-1].sum += cost
 			}
 			continue
 		}
@@ -64,19 +63,19 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 		if !ok {
 			continue
 		}
-		switch g.mark[child] {
-		case open:
+		switch {
+		case p.has(child, markOpen):
 			return pkgerr.Errorf("layout: %s contains itself: %w", p.typ(child), ErrTooComplex)
-		case done:
+		case p.has(child, markDone):
 			if p.expands(child) {
-				f.sum += uint64(g.cost[child])
+				f.sum += uint64(p.g.cost[child])
 			}
 		default:
-			g.mark[child] = open
+			p.set(child, markOpen)
 			stack = append(stack, frame{id: child})
 		}
 	}
-	if c := int(g.cost[id]); c > budget {
+	if total > uint64(budget) {
 		return pkgerr.Errorf("layout: prints more than %d members: %w", budget, ErrTooComplex)
 	}
 	return nil
