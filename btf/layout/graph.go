@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"math"
+
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -14,68 +16,92 @@ import (
 // take memory and time exponential in a tiny input before reaching the
 // step limit.
 
-// graph holds the cost of printing each anonymous struct or union that
-// check walked: the members and names it prints (saturated at the step
-// limit), added to the cost of whatever holds it. A named one prints by
-// name in another struct and costs it nothing; the walk's marks are in
-// the nodes (markOpen, markDone).
-type graph struct {
-	cost map[btf.TypeID]uint32
-}
+// The walk's marks are in the nodes (markOpen, markDone), and so is the
+// cost of printing each anonymous struct or union it walked: the members
+// and names it prints (saturated at the step limit), added to the cost of
+// whatever holds it; a struct's node has no reference, and holds it
+// there (see node). A named one prints by name in another struct and
+// costs it nothing.
 
-// frame is one struct or union on the walk's stack, and the index of its
-// next member.
+// frame is one struct or union on the walk's stack, the index of its
+// next member, and the cost counted so far.
 type frame struct {
 	id   btf.TypeID
-	next int
-	sum  uint64
+	next uint32
+	sum  uint32
 }
+
+// walkStack is a stack of frames in blocks that never move: a walk as
+// deep as the input makes it grows without copying, and a frame's
+// pointer stays valid while frames are pushed above it.
+type walkStack struct {
+	blocks [][]frame
+	n      int
+}
+
+// walkBlock is the frames of one block of walkStack.
+const walkBlock = 4096
+
+func (w *walkStack) push(f frame) {
+	b := w.n / walkBlock
+	if b == len(w.blocks) {
+		w.blocks = append(w.blocks, make([]frame, walkBlock))
+	}
+	w.blocks[b][w.n%walkBlock] = f
+	w.n++
+}
+
+func (w *walkStack) top() *frame { return &w.blocks[(w.n-1)/walkBlock][(w.n-1)%walkBlock] }
+
+func (w *walkStack) pop() { w.n-- }
 
 // check returns an error if printing the struct or union id would not
 // end, or would take more than budget members and names.
 func (p *printer) check(id btf.TypeID, budget int) error {
-	if p.g.cost == nil {
-		p.g.cost = make(map[btf.TypeID]uint32)
-	}
-	stack := []frame{{id: id}}
+	limit := uint32(min(max(budget, 0), math.MaxUint32-1)) + 1
+	add := func(a, b uint32) uint32 { return uint32(min(uint64(a)+uint64(b), uint64(limit))) }
+	w := &p.walk
+	base := w.n
+	w.push(frame{id: id})
 	p.set(id, markOpen)
-	var total uint64
-	for len(stack) > 0 {
-		f := &stack[len(stack)-1]
+	var total uint32
+	for w.n > base {
+		f := w.top()
 		t := p.typ(f.id)
-		if f.next == t.Vlen() {
-			cost := min(f.sum, uint64(budget)+1)
+		if int(f.next) == t.Vlen() {
 			p.nodes[f.id].flags = p.nodes[f.id].flags&^markOpen | markDone
-			stack = stack[:len(stack)-1]
-			switch n := len(stack); {
-			case n == 0:
-				total = cost
+			w.pop()
+			switch {
+			case w.n == base:
+				total = f.sum
 			case p.expands(f.id):
-				p.g.cost[f.id] = uint32(cost)
-				stack[n-1].sum += cost
+				p.nodes[f.id].ref = btf.TypeID(f.sum)
+				parent := w.top()
+				parent.sum = add(parent.sum, f.sum)
 			}
 			continue
 		}
-		m := t.Member(f.next)
+		m := t.Member(int(f.next))
 		f.next++
-		f.sum++
+		f.sum = add(f.sum, 1)
 		child, ok := p.held(m.Type)
 		if !ok {
 			continue
 		}
 		switch {
 		case p.has(child, markOpen):
+			w.n = base
 			return pkgerr.Errorf("layout: %s contains itself: %w", p.typ(child), ErrTooComplex)
 		case p.has(child, markDone):
 			if p.expands(child) {
-				f.sum += uint64(p.g.cost[child])
+				f.sum = add(f.sum, uint32(p.nodes[child].ref))
 			}
 		default:
 			p.set(child, markOpen)
-			stack = append(stack, frame{id: child})
+			w.push(frame{id: child})
 		}
 	}
-	if total > uint64(budget) {
+	if budget < 0 || total > uint32(budget) {
 		return pkgerr.Errorf("layout: prints more than %d members: %w", budget, ErrTooComplex)
 	}
 	return nil

@@ -41,11 +41,11 @@ type printer struct {
 	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
 	nodes     []node                // by id, found once
 	slab      []member              // storage for members, allocated in blocks
+	walk      walkStack             // the stack of check and typeNatural
 	last      sums                  // the sums of the last top-level struct printed
 	steps     int                   // members and names printed so far
 	maxSteps  int                   // the limit of steps, see ErrTooComplex
 	err       error                 // ErrTooComplex once steps passed maxSteps
-	g         graph                 // what check found, by id
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill

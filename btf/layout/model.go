@@ -64,7 +64,7 @@ func (p *printer) typ(id btf.TypeID) btf.Type {
 // a class holds besides is computed again from the record whenever it is
 // loaded, so that classes can be dropped (see trim).
 type node struct {
-	ref     btf.TypeID
+	ref     btf.TypeID // Type.Ref; for a struct or union (which has none), its cost for check
 	kind    btf.Kind
 	flags   uint8  // the node flags below
 	natural uint16 // type__natural_alignment of a struct or union, 0 until known
@@ -252,21 +252,19 @@ func (p *printer) typeNatural(id btf.TypeID) uint16 {
 	if p.has(id, natKnown|busy) {
 		return p.nodes[id].natural // busy: a struct that holds itself, which check refuses
 	}
-	type natFrame struct {
-		id   btf.TypeID
-		next int
-	}
-	stack := []natFrame{{id: id}}
+	w := &p.walk
+	base := w.n
+	w.push(frame{id: id})
 	p.set(id, busy)
-	for len(stack) > 0 {
-		f := &stack[len(stack)-1]
+	for w.n > base {
+		f := w.top()
 		t := p.typ(f.id)
-		if f.next < t.Vlen() {
-			c := p.alignTarget(p.strip(t.Member(f.next).Type), 0)
+		if int(f.next) < t.Vlen() {
+			c := p.alignTarget(p.strip(t.Member(int(f.next)).Type), 0)
 			f.next++
 			if c != 0 && !p.has(c, natKnown|busy) {
 				p.set(c, busy)
-				stack = append(stack, natFrame{id: c})
+				w.push(frame{id: c})
 			}
 			continue
 		}
@@ -278,7 +276,7 @@ func (p *printer) typeNatural(id btf.TypeID) uint16 {
 		}
 		p.nodes[f.id].natural = natural
 		p.nodes[f.id].flags = p.nodes[f.id].flags&^busy | natKnown
-		stack = stack[:len(stack)-1]
+		w.pop()
 	}
 	return p.nodes[id].natural
 }
