@@ -98,7 +98,7 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 	}
 	return &printer{
 		maxSteps:  stepsPerType*(len(nodes)+members) + 1<<20,
-		budget:    max(minCache, int(btfBytes(s)/cacheShare)),
+		budget:    cacheBudget(s),
 		nodes:     nodes,
 		spec:      s,
 		ptrSize:   s.PointerSize(),
@@ -164,6 +164,18 @@ const (
 	memberCost  = int(unsafe.Sizeof(member{}))
 	slabMembers = 1024 // members allocated at once; trim starts a new block
 )
+
+// trimAlways makes trim drop the classes at every call, for the tests
+// that check that nothing a class holds outlives it.
+var trimAlways = false
+
+// cacheBudget returns the bytes of classes that trim keeps for s.
+func cacheBudget(s *btf.Spec) int {
+	if trimAlways {
+		return -1
+	}
+	return max(minCache, int(btfBytes(s)/cacheShare))
+}
 
 // trim drops every class loaded if they take more than the budget. It is
 // called where no class is being loaded, between members and between
