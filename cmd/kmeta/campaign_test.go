@@ -102,7 +102,7 @@ func TestCLIFuzzCampaign(t *testing.T) {
 		keepDir = t.TempDir()
 	}
 	seeds := campaignSeeds(t)
-	held := append(heldBack(t), dwarfCycles(t)...)
+	held := append(heldBack(t), dwarfCycles(t, rand.New(rand.NewPCG(seed, 97)), 12)...)
 	held = append(held, shapeInputs(t, rand.New(rand.NewPCG(seed, 99)))...)
 	seeds = append(seeds, campaignInput{name: "kinds-x86_64.o", data: testfixtures.Read(t, "dwarf/kinds-x86_64.o.gz"), encode: true})
 	seeds = append(seeds, shapeInputs(t, rand.New(rand.NewPCG(seed, 98)))...)
