@@ -31,7 +31,7 @@ func SplitOn(base []byte, n int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		self := b.NextID() + 1
+		self := b.NextID()
 		ms := []builder.Member{{Name: "m", Type: last}, {Name: "p", Type: p, BitOffset: 64}, {Name: "prev", Type: prev, BitOffset: 128}}
 		if prev == 0 {
 			ms = ms[:2]
