@@ -2,7 +2,6 @@ package rawdump
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -72,10 +71,11 @@ type JSONVar struct {
 // Spec finds on the way.
 func WriteJSON(w io.Writer, s *btf.Spec, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
+	var line []byte
 	for _, t := range s.Types(opts.Scope) {
-		if err := enc.Encode(ToJSON(t)); err != nil {
+		j := ToJSON(t)
+		line = appendRecord(line[:0], &j)
+		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
