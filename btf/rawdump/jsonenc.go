@@ -8,8 +8,10 @@ import (
 // appendRecord appends j as encoding/json writes it (keys in the struct's
 // order, its omitempty and omitzero rules, HTML not escaped) and a
 // newline: the JSON Lines of WriteJSON without reflection, which took
-// most of its time.
-func appendRecord(b []byte, j *JSONType) []byte {
+// most of its time. spill takes what a long list has appended so far and
+// returns the buffer to go on with, so that a record of 65,535 members
+// does not grow it to its whole length.
+func appendRecord(b []byte, j *JSONType, spill func([]byte) []byte) []byte {
 	b = strconv.AppendUint(append(b, `{"id":`...), uint64(j.ID), 10)
 	b = appendString(append(b, `,"kind":`...), j.Kind)
 	if j.Name != "" {
@@ -37,10 +39,10 @@ func appendRecord(b []byte, j *JSONType) []byte {
 	if j.ComponentIdx != nil {
 		b = strconv.AppendInt(append(b, `,"component_idx":`...), int64(*j.ComponentIdx), 10)
 	}
-	b = appendList(b, `,"members":`, j.Members, appendMember)
-	b = appendList(b, `,"values":`, j.Values, appendValue)
-	b = appendList(b, `,"params":`, j.Params, appendParam)
-	b = appendList(b, `,"vars":`, j.Vars, appendVar)
+	b = appendList(b, `,"members":`, j.Members, appendMember, spill)
+	b = appendList(b, `,"values":`, j.Values, appendValue, spill)
+	b = appendList(b, `,"params":`, j.Params, appendParam, spill)
+	b = appendList(b, `,"vars":`, j.Vars, appendVar, spill)
 	return append(b, "}\n"...)
 }
 
@@ -53,8 +55,9 @@ func appendUint[T ~uint8 | ~uint32](b []byte, key string, v *T) []byte {
 }
 
 // appendList appends key and the elements of s as a JSON array, if s is
-// not nil (omitzero: an empty list that applies is written).
-func appendList[T any](b []byte, key string, s []T, elem func([]byte, *T) []byte) []byte {
+// not nil (omitzero: an empty list that applies is written), handing b to
+// spill whenever it passes spillAt bytes.
+func appendList[T any](b []byte, key string, s []T, elem func([]byte, *T) []byte, spill func([]byte) []byte) []byte {
 	if s == nil {
 		return b
 	}
@@ -64,9 +67,15 @@ func appendList[T any](b []byte, key string, s []T, elem func([]byte, *T) []byte
 			b = append(b, ',')
 		}
 		b = elem(b, &s[i])
+		if len(b) >= spillAt {
+			b = spill(b)
+		}
 	}
 	return append(b, ']')
 }
+
+// spillAt is the length past which appendList hands its buffer on.
+const spillAt = 32 << 10
 
 func appendMember(b []byte, m *JSONMember) []byte {
 	b = appendName(append(b, '{'), m.Name)

@@ -77,8 +77,11 @@ func TestJSONEncoder(t *testing.T) {
 	inputs := map[string][]byte{"debian": testfixtures.Read(t, testfixtures.DebianVmlinux), "odd names": oddNames(t)}
 	for _, k := range hostile.All() {
 		n := 50
-		if k == hostile.Enums { // copies of 65,535 values
+		switch k {
+		case hostile.Enums: // copies of 65,535 values
 			n = 1
+		case hostile.Wide: // a record longer than the encoder's buffer
+			n = 3000
 		}
 		raw, err := hostile.Build(k, n)
 		if err != nil {
