@@ -149,7 +149,7 @@ func TestDiffDatasecsPeakRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	peak, code, stderr := heavyRun(t, "btf", "diff", path, path, "--max-input", "64M")
-	if bound := readBound(fi.Size()); code != 0 || peak > bound {
+	if bound := readBound(fi.Size()); code > 1 || peak > bound {
 		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
 	}
 }
@@ -162,6 +162,40 @@ func TestDedupManyStringsPeakRSS(t *testing.T) {
 		"(53 MB); libbpf 1.8's libbpfdedup peaks at 130 MB on it; the strings are what the rule does not count")
 	dir := t.TempDir()
 	path := mixFile(t, dir, hostile.ManyStrings, 1_000_000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "dedup", path, "-o", dir+"/out.btf", "--max-input", "64M")
+	if bound := docBound([]string{"btf", "dedup"}, int64(len(data)), shapeStats(data)); code != 0 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDiffTagChainPeakRSS (btf/diff): a chain of 300,000 TYPE_TAGs under
+// a struct, with 300,000 DECL_TAGs on it, 10.7 MB, diffed with itself.
+func TestDiffTagChainPeakRSS(t *testing.T) {
+	t.Skip("issue 37: btf/diff: kmeta btf diff X X --max-input 64M on hostile.BuildMix(hostile.TagChain, 300_000) (10.7 MB, " +
+		"600,002 types) peaks at 61 MB on 4ffd8c1 before its right refusal (\"TYPE_TAG 'tag14' [16]: types nest deeper than " +
+		"2048 levels\"), over 2 S + 20 MB (40 MB); --json against a small file refuses at 33 MB")
+	path := mixFile(t, t.TempDir(), hostile.TagChain, 300_000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "diff", path, path, "--max-input", "64M")
+	if bound := readBound(fi.Size()); code > 2 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDedupWideProtosPeakRSS (internal/dedup): 40 FUNC_PROTOs of 65,535
+// parameters each, 21.4 MB.
+func TestDedupWideProtosPeakRSS(t *testing.T) {
+	t.Skip("issue 37: internal/dedup: kmeta btf dedup X -o OUT --max-input 64M on hostile.BuildMix(hostile.WideProtos, 40) " +
+		"(21.4 MB, 81 types) peaks at 63 MB on 4ffd8c1, over 2 S + 20 MB + 64 B a type (61 MB); libbpf 1.8 peaks at 49 MB")
+	dir := t.TempDir()
+	path := mixFile(t, dir, hostile.WideProtos, 40)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
