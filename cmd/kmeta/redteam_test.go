@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -236,5 +237,39 @@ func TestDedupCompressedELFPeakRSS(t *testing.T) {
 	peak, code, stderr := heavyRun(t, "btf", "dedup", path, "-o", dir+"/out.btf", "--max-input", "64M")
 	if bound := docBound([]string{"btf", "dedup"}, int64(len(raw)), s.NumTypes()); code != 0 || peak > bound {
 		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// distillPerType is what btf distill holds for each type of the module
+// and its base beyond the reading commands' rule (README: "Memory: one
+// rule per command").
+const distillPerType = 96
+
+// TestDistillPeakRSS: 100,000 structs of split BTF on hostile bases (a
+// chain of 100,000 pointers, 3,000 nested records, a wide struct, a
+// struct that holds itself) distilled within distill's rule (on 4ffd8c1
+// the README had none: 43-59 MB, over 2 S + 20 MB).
+func TestDistillPeakRSS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak RSS of btf distill on split BTF of hostile bases: set KMETA_HEAVY=1")
+	}
+	timeBin := gnuTime(t)
+	bin := buildRealKmeta(t)
+	dir := t.TempDir()
+	for k, n := range map[hostile.Shape]int{hostile.PointerChain: 100_000, hostile.NestedRecords: 3000, hostile.Wide: 20_000, hostile.SelfEmbed: 0} {
+		base, err := hostile.Build(k, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.SplitOn(base, 100_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bp, sp := writeFile(t, dir, k.String()+"-base.btf", base), writeFile(t, dir, k.String()+"-split.btf", split)
+		args := []string{"btf", "distill", sp, "-B", bp, "-o", filepath.Join(dir, "out.btf"), "--base-out", filepath.Join(dir, "out.base"), "--max-input", "64M"}
+		peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+		types := shapeStats(base) + 100_000*3
+		checkRun(t, k, args, peak, code, stderr, readBound(int64(len(base)+len(split)))+distillPerType*int64(types))
 	}
 }
