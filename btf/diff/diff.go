@@ -292,11 +292,7 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 // allows.
 func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kept map[int32][]Detail, err error) {
 	n := len(a.groups)
-	// A worker's Namers hold some 8 bytes for each type of each side:
-	// more workers than a kernel's few MB of them would take the
-	// memory of the input again.
-	perWorker := 8 * (int(a.spec.LastID()) + int(b.spec.LastID()))
-	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/max(perWorker, 1)))
+	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/workerBytes))
 	share := (n + workers - 1) / workers
 	kepts := make([]map[int32][]Detail, workers)
 	errs := make([]error, workers)
@@ -317,9 +313,13 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 	return as[0], bs[0], kept, nil
 }
 
-// extraWorkerBytes bounds what the Namers of the workers beyond the first
-// may take.
-const extraWorkerBytes = 8 << 20
+// extraWorkerBytes bounds what the workers beyond the first may take, each
+// about workerBytes: the C name caches of its two sides when full (a
+// Namer holds nothing for each type).
+const (
+	extraWorkerBytes = 8 << 20
+	workerBytes      = 2 * maxNames * 64
+)
 
 // keptBytes bounds what the details that the first pass keeps for the
 // walk take (about 150 bytes each, as detailBytes counts them), so that
