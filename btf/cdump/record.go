@@ -31,6 +31,11 @@ type section struct {
 	first btf.TypeID
 	data  []byte
 	offs  []uint32
+
+	// Without offs, the record of type next is at nextOff: a walk of
+	// every type in order (pointerSize's) reads each record once.
+	next    btf.TypeID
+	nextOff uint32
 }
 
 // records are the type records of a Spec chain, the split Spec first. They
@@ -80,7 +85,7 @@ func readRecords(s *btf.Spec, index bool) (records, error) {
 		if index {
 			offs = append(offs, uint32(len(data)))
 		}
-		rs = append(rs, section{spec: s, first: s.FirstID(), data: data, offs: offs})
+		rs = append(rs, section{spec: s, first: s.FirstID(), data: data, offs: offs, next: s.FirstID()})
 	}
 	return rs, nil
 }
@@ -109,6 +114,13 @@ func (rs records) get(id btf.TypeID) wire.Record {
 func (s *section) find(id btf.TypeID) wire.Record {
 	if int(id-s.first) >= s.spec.NumTypes() {
 		return nil
+	}
+	if id == s.next {
+		size := sizes.Of(wire.InfoWord(s.data, s.nextOff))
+		r := wire.Record(s.data[s.nextOff : s.nextOff+size])
+		s.next++
+		s.nextOff += size
+		return r
 	}
 	t, err := s.spec.TypeByID(id)
 	if err != nil {
