@@ -28,6 +28,7 @@ func WriteCopy(w io.Writer, s, base *btf.Spec, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer c.free()
 	return c.write(w, opts)
 }
 
@@ -37,6 +38,7 @@ func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer c.free()
 	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: c.size(opts),
 		fill: func(w io.Writer) error { return c.write(w, opts) }}
 	return writeELF(w, byteOrder(opts), []elfSection{sec})
@@ -126,12 +128,15 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 // reserve gives the Builder a string table on base sized for every string
 // of the copied Specs' own sections (what the copy may add), so that
 // neither its index nor its data grows (a growth holds the old and the new
-// table at once), and an index sized once can be dense. The inputs are
+// table at once), and an index sized once can be dense. The table is in
+// mappings (strtab.Options.Mapped), given back by free: on the heap, the
+// strings and their index counted in the collector's pacing, which let
+// the heap grow to twice them before it collected. The inputs are
 // resident whole once read and checked: they are evicted first, to be
 // resident from here on only in the part being read, and not beside the
 // new tables.
 func (c *streamCopy) reserve(base *btf.Spec) {
-	c.b.strs = newStrTable(base, strtab.Options{Dense: true})
+	c.b.strs = newStrTable(base, strtab.Options{Dense: true, Mapped: true})
 	strs, size := 0, 0
 	for _, src := range c.srcs {
 		own, _ := src.spec.StringSection()
@@ -142,6 +147,10 @@ func (c *streamCopy) reserve(base *btf.Spec) {
 	c.b.strs.Own.Reserve(strs)
 	c.b.strs.Own.ReserveData(size)
 }
+
+// free gives back the string table's mappings; the copy must not be
+// used afterwards.
+func (c *streamCopy) free() { c.b.strs.Own.Free() }
 
 // byteOrder returns the byte order that opts write, big or little endian.
 func byteOrder(opts Options) binary.ByteOrder {

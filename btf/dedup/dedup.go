@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -173,6 +174,14 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) { return m.m.Dedup(
 // wrapping the context's cause once ctx is done.
 func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte, error) {
 	return m.m.DedupContext(ctx, opts)
+}
+
+// DedupTo is DedupContext that writes the output to w instead of
+// returning it. In the host's byte order without a layout section it is
+// written as it is made, a buffer at a time, and never held whole. If
+// it fails, part of the output may have been written.
+func (m *Merger) DedupTo(ctx context.Context, w io.Writer, opts builder.Options) error {
+	return m.m.DedupTo(ctx, w, opts)
 }
 
 // Specs appends specs in order (see Merger.AddSpec) and deduplicates them

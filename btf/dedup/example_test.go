@@ -1,6 +1,7 @@
 package dedup_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -111,4 +112,47 @@ func ExampleParseCompat() {
 	}
 	fmt.Println(c == dedup.CompatLibbpf11, dedup.Options{}.Compat)
 	// Output: true libbpf-1.8
+}
+
+// A Merger's output written to a file as it is made: the deduplicated
+// BTF is never held whole. (A command writes it to a temporary file and
+// renames it once DedupTo succeeds.)
+func ExampleMerger_DedupTo() {
+	b := builder.New()
+	for range 2 {
+		i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+		b.AddPointer(i)
+	}
+	raw, _ := b.Marshal(builder.Options{})
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := dedup.New(nil, dedup.Options{})
+	if err := m.AddSpec(s); err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, err := os.CreateTemp("", "deduped-*.btf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := m.DedupTo(context.Background(), f, builder.Options{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := btf.Open(context.Background(), f.Name(), btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer out.Close()
+	rawdump.Write(os.Stdout, out, rawdump.Options{})
+	// Output:
+	// [1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
+	// [2] PTR '(anon)' type_id=1
 }

@@ -99,6 +99,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		p.memberFprintf(pos, false, pt, cc, depth)
 		p.afterMember(pos, pt, cc, &s, &newline)
 		p.byte('\n')
+		p.trim()
 		if pos.bitfieldSize != 0 {
 			s.bits += uint32(pos.bitfieldSize)
 		} else {
@@ -117,14 +118,15 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 	}
 	p.tabs(indent)
 	p.byte('}')
-	if c.packed {
+	isPacked := p.has(c.id, packed)
+	if isPacked {
 		p.str(" __attribute__((__packed__))")
 	}
 	if cc.hasSuffix {
 		p.byte(' ')
 		p.bytes(cc.suffix)
 	}
-	if c.alignment != 0 && !c.packed {
+	if c.alignment != 0 && !isPacked {
 		p.str(" __attribute__((__aligned__(")
 		p.uint(uint64(c.alignment), 0)
 		p.str(")))")
@@ -360,6 +362,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		p.tabs(uc.indent)
 		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
 		p.byte('\n')
+		p.trim()
 		*uc.cachelinep = initial
 	}
 	p.tabs(indent)
@@ -420,11 +423,9 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		if hasName {
 			slen = alignLen + len(name)
 		}
-		if p.isStructTag(t.ID()) {
+		if p.kind(t.ID()) == btf.KindStruct && p.has(t.ID(), packed) {
 			// An anonymous FWD is a struct tag without a class.
-			if c := p.class(t.ID()); c != nil && c.packed {
-				slen += len("__attribute__((__packed__))") + 1
-			}
+			slen += len("__attribute__((__packed__))") + 1
 		}
 		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
 	} else {

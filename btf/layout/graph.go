@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"math"
+
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -14,69 +16,92 @@ import (
 // take memory and time exponential in a tiny input before reaching the
 // step limit.
 
-// Marks of graph's walk.
-const (
-	unseen uint8 = iota
-	open
-	done
-)
+// The walk's marks are in the nodes (markOpen, markDone), and so is the
+// cost of printing each anonymous struct or union it walked: the members
+// and names it prints (saturated at the step limit), added to the cost of
+// whatever holds it; a struct's node has no reference, and holds it
+// there (see node). A named one prints by name in another struct and
+// costs it nothing.
 
-// graph holds, by type id, the marks of the walk and the number of
-// members that printing a struct or union takes (saturated at the step
-// limit).
-type graph struct {
-	mark []uint8
-	cost []uint32
-}
-
-// frame is one struct or union on the walk's stack, and the index of its
-// next member.
+// frame is one struct or union on the walk's stack, the index of its
+// next member, and the cost counted so far.
 type frame struct {
 	id   btf.TypeID
-	next int
-	sum  uint64
+	next uint32
+	sum  uint32
 }
+
+// walkStack is a stack of frames in blocks that never move: a walk as
+// deep as the input makes it grows without copying, and a frame's
+// pointer stays valid while frames are pushed above it.
+type walkStack struct {
+	blocks [][]frame
+	n      int
+}
+
+// walkBlock is the frames of one block of walkStack.
+const walkBlock = 4096
+
+func (w *walkStack) push(f frame) {
+	b := w.n / walkBlock
+	if b == len(w.blocks) {
+		w.blocks = append(w.blocks, make([]frame, walkBlock))
+	}
+	w.blocks[b][w.n%walkBlock] = f
+	w.n++
+}
+
+func (w *walkStack) top() *frame { return &w.blocks[(w.n-1)/walkBlock][(w.n-1)%walkBlock] }
+
+func (w *walkStack) pop() { w.n-- }
 
 // check returns an error if printing the struct or union id would not
 // end, or would take more than budget members and names.
 func (p *printer) check(id btf.TypeID, budget int) error {
-	if p.g.mark == nil {
-		p.g = graph{mark: make([]uint8, len(p.nodes)), cost: make([]uint32, len(p.nodes))}
-	}
-	g := &p.g
-	stack := []frame{{id: id}}
-	g.mark[id] = open
-	for len(stack) > 0 {
-		f := &stack[len(stack)-1]
+	limit := uint32(min(max(budget, 0), math.MaxUint32-1)) + 1
+	add := func(a, b uint32) uint32 { return uint32(min(uint64(a)+uint64(b), uint64(limit))) }
+	w := &p.walk
+	base := w.n
+	w.push(frame{id: id})
+	p.set(id, markOpen)
+	var total uint32
+	for w.n > base {
+		f := w.top()
 		t := p.typ(f.id)
-		if f.next == t.Vlen() {
-			g.mark[f.id], g.cost[f.id] = done, uint32(min(f.sum, uint64(budget)+1))
-			stack = stack[:len(stack)-1]
-			if n := len(stack); n > 0 && p.expands(f.id) {
-				stack[n-1].sum += uint64(g.cost[f.id])
+		if int(f.next) == t.Vlen() {
+			p.nodes[f.id].flags = p.nodes[f.id].flags&^markOpen | markDone
+			w.pop()
+			switch {
+			case w.n == base:
+				total = f.sum
+			case p.expands(f.id):
+				p.nodes[f.id].ref = btf.TypeID(f.sum)
+				parent := w.top()
+				parent.sum = add(parent.sum, f.sum)
 			}
 			continue
 		}
-		m := t.Member(f.next)
+		m := t.Member(int(f.next))
 		f.next++
-		f.sum++
+		f.sum = add(f.sum, 1)
 		child, ok := p.held(m.Type)
 		if !ok {
 			continue
 		}
-		switch g.mark[child] {
-		case open:
+		switch {
+		case p.has(child, markOpen):
+			w.n = base
 			return pkgerr.Errorf("layout: %s contains itself: %w", p.typ(child), ErrTooComplex)
-		case done:
+		case p.has(child, markDone):
 			if p.expands(child) {
-				f.sum += uint64(g.cost[child])
+				f.sum = add(f.sum, uint32(p.nodes[child].ref))
 			}
 		default:
-			g.mark[child] = open
-			stack = append(stack, frame{id: child})
+			p.set(child, markOpen)
+			w.push(frame{id: child})
 		}
 	}
-	if c := int(g.cost[id]); c > budget {
+	if budget < 0 || total > uint32(budget) {
 		return pkgerr.Errorf("layout: prints more than %d members: %w", budget, ErrTooComplex)
 	}
 	return nil

@@ -145,8 +145,8 @@ func (p *printer) structFacts(id btf.TypeID, c *class) Struct {
 	} else {
 		st.Holes, st.BitHoles = int(c.nrHoles), int(c.nrBitHoles)
 		st.Padding, st.BitPadding = uint32(c.padding), uint32(c.bitPadding)
-		st.Packed = c.packed
-		if !c.packed {
+		st.Packed = p.has(c.id, packed)
+		if !st.Packed {
 			st.Aligned = c.alignment
 		}
 	}
@@ -164,6 +164,7 @@ func (p *printer) structFacts(id btf.TypeID, c *class) Struct {
 func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))
 	for i := range c.members {
+		p.trim()
 		mf, inner := p.memberFact(&c.members[i], base, depth)
 		if inner != nil {
 			mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
@@ -195,6 +196,9 @@ func (p *printer) memberFact(m *member, base uint32, depth int) (Member, *class)
 	var inner *class
 	if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
 		inner = p.class(m.typ)
+		if inner != nil {
+			p.findHoles(inner) // printing found them, on a class trim may have dropped since
+		}
 	}
 	return mf, inner
 }

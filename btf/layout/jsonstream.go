@@ -147,6 +147,7 @@ func (jw *jsonWriter) writeMembers(p *printer, c *class, base uint32, level, dep
 		if err := jw.put(sep, jw.nl(depth)); err != nil {
 			return err
 		}
+		p.trim()
 		mf, inner := p.memberFact(&c.members[i], base, level)
 		enc, err := jw.encode(mf, depth)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -34,15 +35,17 @@ type printer struct {
 	spec      *btf.Spec
 	ptrSize   uint32
 	cacheline uint32
-	classes   map[btf.TypeID]*class // loaded on first use, dropped once printed unless embedded
+	classes   map[btf.TypeID]*class // loaded on first use, dropped by trim
+	cached    int                   // bytes of classes and members loaded, see trim
+	budget    int                   // the bytes trim keeps
 	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
 	nodes     []node                // by id, found once
 	slab      []member              // storage for members, allocated in blocks
+	walk      walkStack             // the stack of check and typeNatural
 	last      sums                  // the sums of the last top-level struct printed
 	steps     int                   // members and names printed so far
 	maxSteps  int                   // the limit of steps, see ErrTooComplex
 	err       error                 // ErrTooComplex once steps passed maxSteps
-	g         graph                 // what check found, by id
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill
@@ -82,12 +85,20 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		return nil, fmt.Errorf("layout: cacheline size %d out of range", cacheline)
 	}
 	nodes := make([]node, s.LastID()+1)
+	members := 0
 	for id, t := range s.All() {
 		k := t.Kind()
-		nodes[id] = node{kind: k, ref: t.Ref(), fwdU: k == btf.KindForward && t.KindFlag()}
+		nodes[id] = node{kind: k, ref: t.Ref()}
+		switch {
+		case k == btf.KindForward && t.KindFlag():
+			nodes[id].flags = fwdUnion
+		case k == btf.KindStruct || k == btf.KindUnion:
+			members += t.Vlen()
+		}
 	}
 	return &printer{
-		maxSteps:  stepsPerType*len(nodes) + 1<<20,
+		maxSteps:  stepsPerType*(len(nodes)+members) + 1<<20,
+		budget:    cacheBudget(s),
 		nodes:     nodes,
 		spec:      s,
 		ptrSize:   s.PointerSize(),
@@ -135,8 +146,58 @@ func embeddedTypes(s *btf.Spec, nodes []node) []uint64 {
 // is far above.
 var ErrTooComplex = errors.New("layout: type graph too complex")
 
-// stepsPerType sets the step limit of ErrTooComplex.
+// stepsPerType sets the step limit of ErrTooComplex: so many for each
+// type and member of the input.
 const stepsPerType = 64
+
+// The classes loaded are a cache: all a class holds is computed again from
+// its record when it is loaded again (what must outlive it is in its
+// node). trim drops them all once they take more than the budget, a
+// share of the input's bytes but at least minCache, so that a struct of
+// many members each of its own anonymous or named type, or many structs
+// embedded in others, take memory proportional to the input however they
+// are shaped; a kernel's fit.
+const (
+	minCache    = 2 << 20
+	cacheShare  = 4
+	classCost   = int(unsafe.Sizeof(class{})) + 32 // the class and its map entry
+	memberCost  = int(unsafe.Sizeof(member{}))
+	slabMembers = 1024 // members allocated at once; trim starts a new block
+)
+
+// trimAlways makes trim drop the classes at every call, for the tests
+// that check that nothing a class holds outlives it.
+var trimAlways = false
+
+// cacheBudget returns the bytes of classes that trim keeps for s.
+func cacheBudget(s *btf.Spec) int {
+	if trimAlways {
+		return -1
+	}
+	return max(minCache, int(btfBytes(s)/cacheShare))
+}
+
+// trim drops every class loaded if they take more than the budget. It is
+// called where no class is being loaded, between members and between
+// structs: a class still in use by a caller stays valid (and is loaded
+// again if asked for, the same), but is no longer found by id.
+func (p *printer) trim() {
+	if p.cached <= p.budget {
+		return
+	}
+	clear(p.classes)
+	p.cached = 0
+	p.slab = nil
+}
+
+// btfBytes returns the bytes of the BTF of s and its bases.
+func btfBytes(s *btf.Spec) int64 {
+	var n int64
+	for ; s != nil; s = s.Base() {
+		n += int64(s.HeaderLen() + len(s.TypeSection()) + s.StringsLen())
+	}
+	return n
+}
 
 // step counts one member or name printed and reports whether the limit
 // allows it.
@@ -246,8 +307,9 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 		}
 		p.spill() // each's text too: nothing else drops it
 		if p.embedded[id/64]&(1<<(id%64)) == 0 {
-			delete(p.classes, id) // printed, and no other struct loads it
+			p.drop(id) // printed, and no other struct loads it
 		}
+		p.trim()
 	}
 	return p, nil
 }

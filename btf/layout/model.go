@@ -13,16 +13,14 @@ import (
 // pahole's wrap.
 type class struct {
 	members []member
+	id      btf.TypeID
 	size    uint32
 	union   bool
 	name    []byte // nil when anonymous
 
 	alignment  uint32 // inferred __aligned__ of the type, 0 for none
-	natural    uint16 // type__natural_alignment, 0 until known
 	loaded     bool
 	searched   bool // class__find_holes ran
-	inferred   bool // packed_attributes_inferred
-	packed     bool
 	nrHoles    uint8
 	nrBitHoles uint8
 	preHole    uint16
@@ -60,12 +58,39 @@ func (p *printer) typ(id btf.TypeID) btf.Type {
 	return btf.Type{}
 }
 
-// node caches what the hot paths ask of a type: its kind and reference,
-// 8 bytes (the view is made from the Spec when needed).
+// node caches what the hot paths ask of a type, its kind and reference,
+// and holds what pahole keeps in a struct's tag from one struct printed
+// to the next (the view is made from the Spec when needed): 8 bytes. What
+// a class holds besides is computed again from the record whenever it is
+// loaded, so that classes can be dropped (see trim).
 type node struct {
-	ref  btf.TypeID
-	kind btf.Kind
-	fwdU bool // a FWD of a union
+	ref     btf.TypeID // Type.Ref; for a struct or union (which has none), its cost for check
+	kind    btf.Kind
+	flags   uint8  // the node flags below
+	natural uint16 // type__natural_alignment of a struct or union, 0 until known
+}
+
+// Node flags.
+const (
+	fwdUnion uint8 = 1 << iota // a FWD of a union
+	inferred                   // packed_attributes_inferred (structs), or union__infer_packed_attributes ran
+	packed                     // the struct is __packed__
+	markOpen                   // graph's walk: on the stack
+	markDone                   // graph's walk: walked, no cycle through it
+	busy                       // typeNatural is computing it
+	natKnown                   // natural is computed
+)
+
+// has reports whether id's node has flag f.
+func (p *printer) has(id btf.TypeID, f uint8) bool {
+	return int(id) < len(p.nodes) && p.nodes[id].flags&f != 0
+}
+
+// set sets flag f of id's node.
+func (p *printer) set(id btf.TypeID, f uint8) {
+	if int(id) < len(p.nodes) {
+		p.nodes[id].flags |= f
+	}
 }
 
 // kind returns the kind of id; KindUnknown for void and ids out of range.
@@ -112,13 +137,13 @@ func (p *printer) strip(id btf.TypeID) btf.Type {
 // of a struct.
 func (p *printer) isStructTag(id btf.TypeID) bool {
 	k := p.kind(id)
-	return k == btf.KindStruct || (k == btf.KindForward && !p.nodes[id].fwdU)
+	return k == btf.KindStruct || (k == btf.KindForward && !p.has(id, fwdUnion))
 }
 
 // isUnionTag is isStructTag for unions.
 func (p *printer) isUnionTag(id btf.TypeID) bool {
 	k := p.kind(id)
-	return k == btf.KindUnion || (k == btf.KindForward && p.nodes[id].fwdU)
+	return k == btf.KindUnion || (k == btf.KindForward && p.has(id, fwdUnion))
 }
 
 // isEnumTag reports an ENUM or ENUM64.
@@ -201,7 +226,7 @@ func (p *printer) naturalAlign(t btf.Type, depth int) uint64 {
 	case p.isEnumTag(t.ID()):
 		a = uint64(enumBits(t) / 8)
 	case p.kind(t.ID()) == btf.KindStruct || p.kind(t.ID()) == btf.KindUnion:
-		a = uint64(p.typeNatural(t.ID(), depth+1))
+		a = uint64(p.typeNatural(t.ID()))
 	case p.kind(t.ID()) == btf.KindForward:
 		a = 0
 	case p.kind(t.ID()) == btf.KindArray:
@@ -215,44 +240,87 @@ func (p *printer) naturalAlign(t btf.Type, depth int) uint64 {
 	return a
 }
 
-// typeNatural is type__natural_alignment, cached as pahole caches it (a
-// result of 0 is computed again).
-func (p *printer) typeNatural(id btf.TypeID, depth int) uint16 {
-	c := p.class(id)
-	if c == nil {
+// typeNatural is type__natural_alignment, cached as pahole caches it: the
+// largest natural alignment of the members of struct or union id, from
+// its record, so that no class need stay loaded for it. The structs and
+// unions that the members' alignments need are computed first, without
+// recursion, however deep they nest.
+func (p *printer) typeNatural(id btf.TypeID) uint16 {
+	if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion {
 		return 0
 	}
-	if c.natural != 0 {
-		return c.natural
+	if p.has(id, natKnown|busy) {
+		return p.nodes[id].natural // busy: a struct that holds itself, which check refuses
 	}
-	for i := range c.members {
-		mt := p.strip(c.members[i].typ)
-		if mt.IsVoid() {
+	w := &p.walk
+	base := w.n
+	w.push(frame{id: id})
+	p.set(id, busy)
+	for w.n > base {
+		f := w.top()
+		t := p.typ(f.id)
+		if int(f.next) < t.Vlen() {
+			c := p.alignTarget(p.strip(t.Member(int(f.next)).Type), 0)
+			f.next++
+			if c != 0 && !p.has(c, natKnown|busy) {
+				p.set(c, busy)
+				w.push(frame{id: c})
+			}
 			continue
 		}
-		if a := uint16(p.naturalAlign(mt, depth)); c.natural < a {
-			c.natural = a
+		var natural uint16
+		for i := range t.Vlen() {
+			if mt := p.strip(t.Member(i).Type); !mt.IsVoid() {
+				natural = max(natural, uint16(p.naturalAlign(mt, 0)))
+			}
+		}
+		p.nodes[f.id].natural = natural
+		p.nodes[f.id].flags = p.nodes[f.id].flags&^busy | natKnown
+		w.pop()
+	}
+	return p.nodes[id].natural
+}
+
+// alignTarget returns the struct or union whose typeNatural
+// naturalAlign(t, depth) asks for, if any.
+func (p *printer) alignTarget(t btf.Type, depth int) btf.TypeID {
+	for ; depth <= maxChain; depth++ {
+		switch p.kind(t.ID()) {
+		case btf.KindStruct, btf.KindUnion:
+			return t.ID()
+		case btf.KindArray:
+			if t = p.strip(t.Array().Type); t.IsVoid() {
+				return 0
+			}
+		default:
+			return 0
 		}
 	}
-	return c.natural
+	return 0
 }
 
 // class returns the loaded struct or union id, or nil for other kinds.
+// Classes stay loaded until trim drops them.
 func (p *printer) class(id btf.TypeID) *class {
 	if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion {
 		return nil
 	}
-	t := p.typ(id)
-	c := p.classes[id]
-	if c == nil {
-		c = &class{}
-		p.classes[id] = c
+	if c := p.classes[id]; c != nil {
+		return c
 	}
-	if !c.loaded {
-		c.loaded = true
-		p.load(c, t)
-	}
+	c := &class{id: id, loaded: true}
+	p.classes[id] = c
+	p.load(c, p.typ(id))
+	p.cached += classCost + len(c.members)*memberCost
 	return c
+}
+
+// drop forgets the class of id, if loaded.
+func (p *printer) drop(id btf.TypeID) {
+	if c := p.classes[id]; c != nil {
+		p.cached -= classCost + len(c.members)*memberCost
+		delete(p.classes, id)
+	}
 }
 
 // load fills c from the record of t (pahole's create_members and
@@ -264,7 +332,7 @@ func (p *printer) load(c *class, t btf.Type) {
 	n := t.Vlen()
 	c.nrMembers = uint16(n)
 	if len(p.slab) < n {
-		p.slab = make([]member, max(n, 4096))
+		p.slab = make([]member, max(n, slabMembers))
 	}
 	c.members, p.slab = p.slab[:n:n], p.slab[n:]
 	for i := range n {
@@ -278,17 +346,13 @@ func (p *printer) load(c *class, t btf.Type) {
 		}
 	}
 	var smallest uint32
-	var natural uint16
 	for i := range c.members {
 		m := &c.members[i]
 		mt := p.strip(m.typ)
 		if mt.IsVoid() {
 			continue
 		}
-		// type__natural_alignment, computed here once for the members
-		// rather than in a second pass.
 		a := p.naturalAlign(mt, 0)
-		natural = max(natural, uint16(a))
 		m.bitfieldOffset = 0
 		m.byteSize = p.sizeOf(mt.ID(), 0)
 		m.bitSize = uint32(m.byteSize * 8)
@@ -312,8 +376,7 @@ func (p *printer) load(c *class, t btf.Type) {
 		m.alignment = p.inferAlignment(m.byteOffset, uint32(a), smallest)
 		smallest = m.byteOffset + uint32(m.byteSize)
 	}
-	c.natural = natural
-	c.alignment = p.inferAlignment(c.size, uint32(max(natural, 1)), smallest)
+	c.alignment = p.inferAlignment(c.size, uint32(max(p.typeNatural(c.id), 1)), smallest)
 }
 
 // inferAlignment is pahole's class__infer_alignment: an offset further from
@@ -416,14 +479,13 @@ func (p *printer) inferPacked(c *class) bool {
 	if c.union {
 		return false
 	}
-	if c.inferred {
-		return c.packed
+	if p.has(c.id, inferred) {
+		return p.has(c.id, packed)
 	}
 	p.findHoles(c)
-	c.inferred = true
+	p.set(c.id, inferred)
 	if c.padding != 0 || c.nrHoles != 0 {
 		p.markUnnatural(c)
-		c.packed = false
 		return false
 	}
 	var maxNatural uint64 = 1
@@ -436,14 +498,14 @@ func (p *printer) inferPacked(c *class) bool {
 		}
 		maxNatural = max(maxNatural, natural)
 		if uint64(pos.byteOffset)%natural != 0 {
-			c.packed = true
+			p.set(c.id, packed)
 			return true
 		}
 	}
 	if (maxNatural != 1 && c.alignment == 1) || uint64(c.size)%maxNatural != 0 {
-		c.packed = true
+		p.set(c.id, packed)
 	}
-	return c.packed
+	return p.has(c.id, packed)
 }
 
 // markUnnatural is type__check_structs_at_unnatural_alignments: a struct
@@ -463,16 +525,15 @@ func (p *printer) markUnnatural(c *class) {
 
 // forcePacked marks struct id packed, its inference done.
 func (p *printer) forcePacked(id btf.TypeID) {
-	if mc := p.class(id); mc != nil {
-		mc.packed = true
-		mc.inferred = true
+	if k := p.kind(id); k == btf.KindStruct || k == btf.KindUnion {
+		p.set(id, packed|inferred)
 	}
 }
 
 // inferUnionPacked is union__infer_packed_attributes: a struct member whose
 // alignment does not divide the union's size must be packed.
 func (p *printer) inferUnionPacked(c *class) {
-	if c.inferred {
+	if p.has(c.id, inferred) {
 		return
 	}
 	for i := range c.members {
@@ -484,5 +545,5 @@ func (p *printer) inferUnionPacked(c *class) {
 			p.forcePacked(mt.ID())
 		}
 	}
-	c.inferred = true
+	p.set(c.id, inferred)
 }

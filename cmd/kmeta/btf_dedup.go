@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -149,6 +150,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if f.dir != "" || f.jobs != 0 {
 		return usagef("-d and -j go with --each")
 	}
+	startWriter()
 	opts, err := f.write.options()
 	if err != nil {
 		return err
@@ -231,11 +233,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	data, err := m.DedupContext(c.ctx, opts)
-	if err != nil {
-		return err
-	}
-	return c.writeDeduped(f.out, data, f.write, ins)
+	return c.writeDeduped(f.out, m, opts, f.write, ins)
 }
 
 // checkDedupInputs checks the output and the inputs of a merge (see
@@ -270,20 +268,26 @@ func (c *cli) checkDedupInputs(f btfDedupFlags, paths, inputs []string) (*inputF
 	return ins, ins.check(f.out)
 }
 
-// writeDeduped writes deduplicated raw BTF, wrapped in ELF if asked, to
-// out, which checkOutputFiles checked against the inputs (ins, nil for
-// standard output).
-func (c *cli) writeDeduped(out string, data []byte, w btfWriteFlags, ins *inputFiles) error {
+// writeDeduped deduplicates what m holds and writes it, raw BTF or
+// wrapped in ELF if asked, to out, which checkOutputFiles checked against
+// the inputs (ins, nil for standard output). Raw BTF goes to out as it is
+// made (Merger.DedupTo), not held whole.
+func (c *cli) writeDeduped(out string, m *dedup.Merger, opts builder.Options, w btfWriteFlags, ins *inputFiles) error {
+	fill := func(w io.Writer) error { return m.DedupTo(c.ctx, w, opts) }
 	if w.elf || strings.HasSuffix(out, ".o") {
-		var err error
+		data, err := m.DedupContext(c.ctx, opts)
+		if err != nil {
+			return err
+		}
 		if data, err = builder.ELF(data); err != nil {
 			return err
 		}
+		fill = func(w io.Writer) error { _, err := w.Write(data); return err }
 	}
 	if out == "-" {
-		return c.writeOutput(out, data)
+		return fill(c.out())
 	}
-	return c.writeOutputFile(out, data, ins)
+	return c.writeOutputFileWith(out, fill, ins)
 }
 
 func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {

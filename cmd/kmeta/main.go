@@ -28,6 +28,7 @@ import (
 const exitGrace = 500 * time.Millisecond
 
 func main() {
+	releaseStartup = releaseStartupPages
 	ctx, stop := signalContext()
 	err := run(ctx, argsAs(os.Args), os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -46,7 +47,9 @@ func errorLine(ctx context.Context, err error) string {
 		return "kmeta: " + sig.Error()
 	}
 	if printable(err) {
-		return "kmeta: " + err.Error()
+		// Joined errors (errors.Join: one per worker of a library) are
+		// a line each: one line for them all.
+		return "kmeta: " + strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	}
 	return ""
 }
@@ -81,6 +84,20 @@ func signalContext() (context.Context, func()) {
 	return ctx, func() {
 		signal.Stop(ch)
 		cancel(nil)
+	}
+}
+
+// releaseStartup, if not nil, gives back the binary's pages that
+// starting the process touched (releaseStartupPages). main sets it; a
+// test running commands in process leaves it nil, since its binary is
+// not the command's.
+var releaseStartup func()
+
+// startWriter is called by a writer whose peak memory is set against a
+// C peer's (btf dedup, btf copy) once its flags are parsed.
+func startWriter() {
+	if releaseStartup != nil {
+		releaseStartup()
 	}
 }
 

@@ -63,22 +63,30 @@ func (c *cli) writeOutputWith(path string, fill func(w io.Writer) error, inputs 
 // checkOutputFiles looked at them: a command of thousands of inputs
 // (btf dedup) does not stat them all again.
 func (c *cli) writeOutputFile(path string, data []byte, inputs *inputFiles) error {
-	if err := inputs.check(path); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	return c.writeOutputFileWith(path, func(w io.Writer) error {
 		const chunk = 1 << 20
 		for len(data) > 0 {
 			n := min(len(data), chunk)
-			if _, err := (ctxWriter{ctx: c.ctx, w: w}).Write(data[:n]); err != nil {
+			if _, err := w.Write(data[:n]); err != nil {
 				return err
 			}
 			data = data[n:]
 		}
-		if c.ctx.Err() != nil {
-			return context.Cause(c.ctx)
-		}
 		return nil
+	}, inputs)
+}
+
+// writeOutputFileWith is writeOutputFile for an output that fill writes
+// as it makes it, in pieces.
+func (c *cli) writeOutputFileWith(path string, fill func(w io.Writer) error, inputs *inputFiles) error {
+	if err := inputs.check(path); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if err := fill(ctxWriter{ctx: c.ctx, w: w}); err != nil {
+			return err
+		}
+		return context.Cause(c.ctx)
 	})
 }
 

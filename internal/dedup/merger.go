@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"runtime"
 	"slices"
 
@@ -103,8 +104,56 @@ func (m *Merger) Dedup(opts builder.Options) ([]byte, error) {
 // DedupContext is Dedup that stops, within milliseconds, with an error
 // wrapping the context's cause once ctx is done.
 func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte, error) {
+	var raw []byte
+	err := m.dedup(ctx, func() (err error) {
+		raw, err = m.d.write()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if asIs(opts) {
+		// Written as asked already: a Builder would give the same
+		// bytes back (TestOptionsKeepStrings), at the cost of a parse
+		// and a rebuild.
+		return raw, nil
+	}
+	b, err := m.toBuilder(raw)
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(opts)
+}
+
+// DedupTo is DedupContext that writes the output to w as it makes it,
+// instead of returning it: in the host's byte order without a layout
+// section (the output DedupContext returns as it makes it) the output is
+// never held whole, only a buffer of it at a time. If it fails, part of
+// the output may have been written; a writer that must not leave half
+// an output (a file) writes to a temporary one.
+func (m *Merger) DedupTo(ctx context.Context, w io.Writer, opts builder.Options) error {
+	if !asIs(opts) {
+		raw, err := m.DedupContext(ctx, opts)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(raw)
+		return err
+	}
+	return m.dedup(ctx, func() error { return m.d.writeTo(w) })
+}
+
+// asIs reports whether opts ask for the output as the deduplication
+// writes it: the host's byte order, no layout section.
+func asIs(opts builder.Options) bool {
+	return !opts.Layout && (opts.ByteOrder == nil || isLittle(opts.ByteOrder) == isLittle(nativeOrder))
+}
+
+// dedup runs the deduplication under ctx, then out, which writes its
+// output, and frees the Merger's state.
+func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	if m.done {
-		return nil, ErrDone
+		return ErrDone
 	}
 	m.done = true
 	m.d.ctx = ctx
@@ -120,27 +169,15 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 	}
 	// The output takes the place of what only the passes needed.
 	m.d.freeScratch()
-	var raw []byte
 	if err == nil {
-		raw, err = m.d.write()
+		err = out()
 	}
 	m.d.release()
 	m.d.free()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		m.d = nil
 	}
-	m.d = nil
-	if !opts.Layout && (opts.ByteOrder == nil || isLittle(opts.ByteOrder) == isLittle(nativeOrder)) {
-		// Written as asked already: a Builder would give the same
-		// bytes back (TestOptionsKeepStrings), at the cost of a parse
-		// and a rebuild.
-		return raw, nil
-	}
-	b, err := m.toBuilder(raw)
-	if err != nil {
-		return nil, err
-	}
-	return b.Marshal(opts)
+	return err
 }
 
 // Builder deduplicates what was appended and returns it in a Builder, with

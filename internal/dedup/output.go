@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -73,21 +74,11 @@ func (d *state) remap(id uint32) (uint32, bool) {
 // Once compact has placed every kept type, the records are written on
 // d.workers, a chunk of types each.
 func (d *state) write() ([]byte, error) {
-	words, next, starts := d.compact()
-	if next-1 > wire.MaxTypeID {
-		return nil, fmt.Errorf("dedup: last id %d after deduplication, BTF allows ids up to %d", next-1, wire.MaxTypeID)
+	h, strs, starts, err := d.header()
+	if err != nil {
+		return nil, err
 	}
-	strs := d.strs.data()
-	if end := uint64(d.strs.Start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
-		return nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
-	}
-	h := wire.Header{
-		Version: wire.Version,
-		HdrLen:  wire.HeaderLen,
-		TypeLen: uint32(4 * words),
-		StrOff:  uint32(4 * words),
-		StrLen:  uint32(len(strs)),
-	}
+	words := int(h.TypeLen / 4)
 	raw := make([]byte, 0, int(h.HdrLen)+4*words+len(strs))
 	// Written all over: populated at once rather than a page fault per
 	// page (1,300 of the 9,882 of the CLI's merge of the modules). A
@@ -101,7 +92,6 @@ func (d *state) write() ([]byte, error) {
 	var (
 		mu    sync.Mutex
 		errAt = d.n()
-		err   error
 	)
 	workpool.Chunks(d.workers, d.n(), typeChunk, func(_ int, lo, hi uint32) {
 		if at, e := d.writeTypes(types[4*starts[lo/typeChunk]:], lo, hi); e != nil {
@@ -117,6 +107,68 @@ func (d *state) write() ([]byte, error) {
 	}
 	raw = raw[:len(raw)+len(types)]
 	return append(raw, strs...), nil
+}
+
+// header places every kept type (compact) and returns the output's
+// header, its string section and the words each chunk's kept types
+// start at (see compact).
+func (d *state) header() (wire.Header, []byte, []int, error) {
+	words, next, starts := d.compact()
+	if next-1 > wire.MaxTypeID {
+		return wire.Header{}, nil, nil, fmt.Errorf("dedup: last id %d after deduplication, BTF allows ids up to %d", next-1, wire.MaxTypeID)
+	}
+	strs := d.strs.data()
+	if end := uint64(d.strs.Start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
+		return wire.Header{}, nil, nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
+	}
+	h := wire.Header{
+		Version: wire.Version,
+		HdrLen:  wire.HeaderLen,
+		TypeLen: uint32(4 * words),
+		StrOff:  uint32(4 * words),
+		StrLen:  uint32(len(strs)),
+	}
+	return h, strs, starts, nil
+}
+
+// flushSize is how many bytes of output writeTo buffers before it
+// writes them.
+const flushSize = 64 << 10
+
+// writeTo writes what write returns to w, a buffer at a time, on the
+// calling goroutine: the records go from the Merger's to w without the
+// whole output being held (for a lone vmlinux, the size of its input).
+// It looks at the context at every buffer.
+func (d *state) writeTo(w io.Writer) error {
+	h, strs, _, err := d.header()
+	if err != nil {
+		return err
+	}
+	buf := wire.AppendHeader(make([]byte, 0, flushSize), h, nativeOrder)
+	for i := range d.n() {
+		if _, ok := outputID(d.m[i]); !ok {
+			continue
+		}
+		at := len(buf)
+		buf = append(buf, make([]byte, 4*len(d.recs.rec(i)))...)
+		if _, err := d.writeTypes(buf[at:], i, i+1); err != nil {
+			return err
+		}
+		if len(buf) >= flushSize {
+			if d.canceled() {
+				return d.err
+			}
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	_, err = w.Write(strs)
+	return err
 }
 
 // writeTypes writes the kept types of indexes lo..hi-1 into out, their

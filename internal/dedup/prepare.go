@@ -25,6 +25,9 @@ type Prepared struct {
 	wordInput
 	nums strNums // Prepare's scratch
 	mem  *prepMem
+	// big is set for an input of more than keepWords words of records:
+	// its buffers are given back once it is appended.
+	big bool
 }
 
 // prepMem holds the mappings of a Prepared's buffers (see growMapped):
@@ -69,7 +72,7 @@ const keepWords = 1 << 15
 func (q *prepPool) put(p *Prepared) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || cap(p.W) > keepWords {
+	if q.closed || p.big {
 		p.mem.free()
 		*p = Prepared{mem: p.mem}
 		if q.closed {
@@ -92,12 +95,22 @@ func (q *prepPool) close() {
 
 const pending = ^uint32(0)
 
+// evictEvery is how many bytes of records Prepare reads from a Spec
+// between two calls of its Evict.
+const evictEvery = 1 << 20
+
 // Prepare does the part of AddSpec that does not depend on the inputs
 // appended before s, so that it can run on other goroutines while earlier
 // inputs are appended: it checks and copies the records of s and looks
 // its names up in the base's strings. AddPrepared then appends the result.
 // The output is the same as with AddSpec, byte for byte. s may be closed
 // once Prepare returns.
+//
+// A large Spec mapped from a file has its pages evicted as Prepare reads
+// them (btf.Spec.Evict): the input is resident a part at a time beside
+// the copy of its records, not whole. Other readers of s, then or later,
+// read the pages again from the page cache, with the same contents; as
+// for any use, s must not be closed while Prepare runs.
 //
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
 // with itself and with them: it reads only what New set.
@@ -117,15 +130,37 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
-	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
+	// A large input's pages that opening the Spec read leave first, and
+	// its records are copied and read a part at a time. (A small one's
+	// are not worth the system calls.)
+	var evict func()
+	if p.big {
+		evict = s.Evict
+		evict()
+	}
+	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart, evict)
+	read := 0
 	for id, t := range s.Types(btf.ScopeOwn) {
-		if err := f.add(id, t.Record()); err != nil {
+		rec := t.Record()
+		if err := f.add(id, rec); err != nil {
 			p.m = nil
 			m.pool.put(p)
 			return nil, err
 		}
+		if read += len(rec); read >= evictEvery && evict != nil {
+			evict()
+			read = 0
+		}
 	}
 	f.done()
+	if p.big {
+		evict()
+		// The numbers of the strings serve only Prepare: a large
+		// input's go before it is appended, where the Merger's
+		// strings grow beside its own (BENCH.md).
+		mmap.Free(&p.mem.local)
+		p.nums = strNums{}
+	}
 	return p, nil
 }
 
@@ -147,16 +182,34 @@ type filler struct {
 	strStart uint32
 }
 
-func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
+// filler returns a filler of p for an input's type section types and
+// string section sec. evict, if not nil, is called after every
+// evictEvery bytes of the section copied at once (a Spec's Evict).
+func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32, evict func()) filler {
 	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
 	// nums numbers the strings of sec by their offsets, once met: most
 	// names recur (member names), and are hashed once.
 	p.nums.reset(sec, &p.mem.local)
 	f.bulk, f.inOrder = wire.Words(types)
 	if f.inOrder {
-		p.W = append(p.W, f.bulk...)
+		p.W = appendEvicting(p.W, f.bulk, evict)
 	}
 	return f
+}
+
+// appendEvicting appends w to dst evictEvery bytes at a time, calling
+// evict, if not nil, after each part.
+func appendEvicting(dst, w []uint32, evict func()) []uint32 {
+	if evict == nil {
+		return append(dst, w...)
+	}
+	for len(w) > 0 {
+		n := min(len(w), evictEvery/4)
+		dst = append(dst, w[:n]...)
+		w = w[n:]
+		evict()
+	}
+	return dst
 }
 
 // add adds the record rec, of id id in the input's numbering.
@@ -242,6 +295,7 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStar
 // leaves the mappings. Room never written costs no memory.
 func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
+	p.big = words > keepWords
 	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
@@ -303,7 +357,7 @@ func (m *Merger) AddPrepared(p *Prepared) error {
 		return fmt.Errorf("dedup: input prepared for another Merger, or appended already")
 	}
 	p.m = nil
-	if err := m.appendWordInput(&p.Words, &p.wordInput, 0); err != nil {
+	if err := m.appendWordInput(&p.Words, &p.wordInput, 0, &p.mem.w); err != nil {
 		return err
 	}
 	m.d.specTypes += uint32(len(p.Ends))

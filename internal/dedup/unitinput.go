@@ -354,7 +354,7 @@ func (m *Merger) AddUnit(u *Unit, deferred btf.TypeID) error {
 	if u.err != nil {
 		return fmt.Errorf("dedup: unit with an error: %w", u.err)
 	}
-	if err := m.appendWordInput(&u.Words, &u.wordInput, uint32(deferred)); err != nil {
+	if err := m.appendWordInput(&u.Words, &u.wordInput, uint32(deferred), nil); err != nil {
 		return err
 	}
 	u.appended = true

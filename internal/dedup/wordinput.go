@@ -3,6 +3,7 @@ package dedup
 import (
 	"fmt"
 
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
 )
 
@@ -30,8 +31,10 @@ type wordInput struct {
 // appendWordInput appends the records of recs after the types appended
 // so far: the strings of in interned, the names and references rewritten,
 // and each Deferred reference (recs.Later) set to deferred. On error
-// nothing is appended.
-func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uint32) error {
+// nothing is appended. If recs.W is held in the mapping *mem (a
+// Prepared's) and nothing was appended before, the records take it
+// over (records.adopt): recs.W and *mem are nil then.
+func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uint32, mem **mmap.Region) error {
 	d := m.d
 	m.src.b = nil // a Builder appended before is not continued
 	if err := d.room(len(recs.Ends)); err != nil {
@@ -59,9 +62,14 @@ func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uin
 	}
 	in.pending = 0
 	shift := d.first + d.n() - recs.First
-	rs.reserve(len(recs.W), len(recs.Ends))
 	at := uint32(len(rs.w))
-	rs.w = append(rs.w, recs.W...)
+	if rs.adopt(recs.W, mem) {
+		recs.W = nil
+		rs.reserve(0, len(recs.Ends))
+	} else {
+		rs.reserve(len(recs.W), len(recs.Ends))
+		rs.w = append(rs.w, recs.W...)
+	}
 	w := rs.w[at:]
 	// Guarded by BenchmarkAppend.
 	for _, i := range recs.Names {

@@ -29,6 +29,17 @@ const (
 	numShapes
 )
 
+// The shapes of structs whose members' types btf layout loads, listed by
+// LayoutShapes (not by All: btf dump --json and btf min still take more
+// than twice such an input plus 20 MB).
+const (
+	WideUnions    Shape = numShapes + iota // a struct "wide" of N members (N <= 65,535), each of its own anonymous union of two members
+	WideNested                             // a struct "wide" of N members (N <= 65,535), each of its own anonymous struct holding an anonymous union
+	ManyWide                               // N structs "w0", "w1", ... of 1,000 int members each, all held by a struct "outer"
+	DistinctNamed                          // a struct "outer" of N members (N <= 65,535), each of its own named struct "s0", "s1", ... of one int
+	numAllShapes
+)
+
 // All lists every shape.
 func All() []Shape {
 	ks := make([]Shape, numShapes)
@@ -38,10 +49,20 @@ func All() []Shape {
 	return ks
 }
 
+// LayoutShapes lists the shapes that only btf layout is checked on.
+func LayoutShapes() []Shape {
+	var ks []Shape
+	for k := numShapes; k < numAllShapes; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
 // String names the shape in lower case with dashes, as in "self-embed".
 func (k Shape) String() string {
 	return [...]string{"self-embed", "self-embed-two", "nested", "pointer-chain", "typedef-chain",
-		"modifier-chain", "array-chain", "wide", "enums", "pointers", "typedefs", "tiny-structs", "empty-structs"}[k]
+		"modifier-chain", "array-chain", "wide", "enums", "pointers", "typedefs", "tiny-structs", "empty-structs",
+		"wide-unions", "wide-nested", "many-wide", "distinct-named"}[k]
 }
 
 // Build returns the shape k with n as its size parameter (the depth of a
@@ -49,14 +70,22 @@ func (k Shape) String() string {
 // enum, the types of the many-small-types shapes); the self-embedding
 // shapes ignore n.
 func Build(k Shape, n int) ([]byte, error) {
+	return marshal(fmt.Sprintf("%v of %d", k, n), func(b *builder.Builder, intID btf.TypeID) error {
+		return build(b, k, intID, n)
+	})
+}
+
+// marshal returns the BTF that add makes in a new Builder after an "int",
+// or add's error labelled with what.
+func marshal(what string, add func(b *builder.Builder, intID btf.TypeID) error) ([]byte, error) {
 	b := builder.New()
 	b.AllowManyTypes()
 	intID, err := addInt(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := build(b, k, intID, n); err != nil {
-		return nil, fmt.Errorf("hostile: %v of %d: %w", k, n, err)
+	if err := add(b, intID); err != nil {
+		return nil, fmt.Errorf("hostile: %s: %w", what, err)
 	}
 	return b.Marshal(builder.Options{})
 }
@@ -71,8 +100,10 @@ func build(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
 		return records(b, intID, n, chainOpts{})
 	case PointerChain, TypedefChain, ModifierChain, ArrayChain:
 		return chain(b, k, intID, n)
-	case Wide:
-		return wide(b, intID, n)
+	case Wide, WideUnions, WideNested:
+		return wide(b, k, intID, n)
+	case ManyWide, DistinctNamed:
+		return holders(b, k, intID, n)
 	case Enums:
 		return enums(b, n)
 	case Pointers, Typedefs, TinyStructs, EmptyStructs:
@@ -111,17 +142,55 @@ func chain(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
 }
 
 // wide adds a struct "wide" of n members, each of its own anonymous
-// struct of one int.
-func wide(b *builder.Builder, intID btf.TypeID, n int) error {
+// record of 4 bytes: for Wide a struct of one int, for WideUnions a union
+// of two ints, for WideNested a struct holding such a union.
+func wide(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
 	ms := make([]builder.Member, n)
 	for i := range ms {
-		id, err := b.AddStruct("", 4, []builder.Member{{Name: "x", Type: intID}})
+		id, err := wideMember(b, k, intID)
 		if err != nil {
 			return err
 		}
 		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: id, BitOffset: uint32(i) * 32}
 	}
 	_, err := b.AddStruct("wide", uint32(n)*4, ms)
+	return err
+}
+
+// wideMember adds the anonymous type of one member of wide's struct.
+func wideMember(b *builder.Builder, k Shape, intID btf.TypeID) (btf.TypeID, error) {
+	if k == Wide {
+		return b.AddStruct("", 4, []builder.Member{{Name: "x", Type: intID}})
+	}
+	u, err := b.AddUnion("", 4, []builder.Member{{Name: "x", Type: intID}, {Name: "y", Type: intID}})
+	if err != nil || k == WideUnions {
+		return u, err
+	}
+	return b.AddStruct("", 4, []builder.Member{{Name: "u", Type: u}})
+}
+
+// holders adds n named structs and a struct "outer" holding each of them
+// once: for ManyWide structs "w0", "w1", ... of 1,000 int members, for
+// DistinctNamed structs "s0", "s1", ... of one int (n <= 65,535).
+func holders(b *builder.Builder, k Shape, intID btf.TypeID, n int) error {
+	width := 1
+	if k == ManyWide {
+		width = 1000
+	}
+	inner := make([]builder.Member, width)
+	for i := range inner {
+		inner[i] = builder.Member{Name: fmt.Sprintf("x%d", i), Type: intID, BitOffset: uint32(i) * 32}
+	}
+	prefix := [...]string{ManyWide: "w", DistinctNamed: "s"}[k]
+	ms := make([]builder.Member, n)
+	for i := range ms {
+		id, err := b.AddStruct(fmt.Sprintf("%s%d", prefix, i), uint32(width)*4, inner)
+		if err != nil {
+			return err
+		}
+		ms[i] = builder.Member{Name: fmt.Sprintf("m%d", i), Type: id, BitOffset: uint32(i*width) * 32}
+	}
+	_, err := b.AddStruct("outer", uint32(n*width)*4, ms)
 	return err
 }
 

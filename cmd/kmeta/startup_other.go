@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// releaseStartupPages does nothing outside Linux (see startup_linux.go).
+func releaseStartupPages() {}
