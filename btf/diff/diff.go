@@ -289,7 +289,7 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 // matched by the one worker whose group of a has its key. It marks the
 // groups, and returns the first worker's sides and the details of the
 // first changed groups found, by a's group index, as far as keptBytes
-// allows.
+// allows, or the error of the first share that failed.
 func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kept map[int32][]Detail, err error) {
 	n := len(a.groups)
 	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/workerBytes))
@@ -303,8 +303,12 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 	workpool.Chunks(workers, n, share, func(w, lo, hi int) {
 		kepts[lo/share], errs[lo/share] = compareRange(ctx, as[w], bs[w], lo, hi, keptBytes/workers)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, nil, nil, err
+	// The first share's error is the one a single worker would have
+	// stopped at: one error, not one per worker.
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	kept = kepts[0]
 	for _, m := range kepts[1:] {
