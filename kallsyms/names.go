@@ -231,14 +231,16 @@ func (c *codec) appendTo(dst, name []byte) []byte {
 		dst = binary.LittleEndian.AppendUint16(dst, code)
 		i += k
 	}
-	if coded := len(dst) - start; coded > len(name)+rawPad(len(name)) {
+	if coded, raw := len(dst)-start, len(name)+rawPad(len(name)); 2*coded > 3*raw {
 		dst = appendRaw(dst[:start], name)
 	}
 	return dst
 }
 
-// A name that the dictionary does not shorten (one code of two bytes per
-// byte, as for random letters) is stored raw instead: its bytes followed
+// A name that the dictionary barely shortens (one code of two bytes per
+// byte, as for random letters: its codes take over 1.5 times its raw form,
+// which a kernel's names, short ones included, almost never do, so that
+// decoding them seldom branches away) is stored raw instead: its bytes followed
 // by a pad of rawPad bytes, each holding the pad's length, which makes the
 // stored length odd. Codes take two bytes each, so an odd length marks a
 // raw name. The choice depends only on the name, so that equal names still

@@ -24,7 +24,7 @@ var tokenCodes = func() map[string]uint16 {
 // referenceEncode encodes name by the rule names.go states, without the
 // codec's tables: at each position, the longest token that the rest of the
 // name starts with, else the byte itself; each code a little-endian uint16;
-// the name raw when that is shorter.
+// the name raw when the codes take over 1.5 times as much.
 func referenceEncode(name []byte) []byte {
 	out := []byte{}
 	for i := 0; i < len(name); {
@@ -38,7 +38,7 @@ func referenceEncode(name []byte) []byte {
 		out = append(out, byte(code), byte(code>>8))
 		i += k
 	}
-	if pad := 1 + len(name)%2; len(out) > len(name)+pad {
+	if pad := 1 + len(name)%2; 2*len(out) > 3*(len(name)+pad) {
 		// Raw: the name, then pad bytes of value pad (odd length).
 		out = append(slices.Clip(name), bytes.Repeat([]byte{byte(pad)}, pad)...)
 	}
