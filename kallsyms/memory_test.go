@@ -18,17 +18,11 @@ func TestMemoryPerModule(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "ffffffffc%07x t fn\t[m%d]\n", i*64, i)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	s, err := Parse(strings.NewReader(b.String()), Options{})
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, alloc := parseAllocs(t, b.String())
 	if got := s.Stats().Modules; got != n+1 && got != n {
 		t.Fatalf("%d modules", got)
 	}
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 8<<10 {
+	if per := alloc / n; per > 8<<10 {
 		t.Errorf("%d bytes allocated a module, for a 30-byte line", per)
 	}
 }
@@ -50,17 +44,11 @@ func TestMemoryRawNames(t *testing.T) {
 		names[i] = string(name)
 		fmt.Fprintf(&b, "%016x T %s\n", 0xffffffff81000000+uint64(i)*16, name)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	s, err := Parse(strings.NewReader(b.String()), Options{})
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, alloc := parseAllocs(t, b.String())
 	if got, limit := s.Stats().Bytes, n*nameLen*11/10; got > limit {
 		t.Errorf("snapshot retains %d bytes for %d bytes of names (limit %d)", got, n*nameLen, limit)
 	}
-	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(3 * n * nameLen); got > limit {
+	if got, limit := alloc, uint64(3*n*nameLen); got > limit {
 		t.Errorf("load allocated %d bytes for %d bytes of names (limit %d)", got, n*nameLen, limit)
 	}
 	for _, i := range []int{0, 1, n / 2, n - 1} {
@@ -72,4 +60,18 @@ func TestMemoryRawNames(t *testing.T) {
 			t.Fatalf("LookupName of entry %d: %v, %v", i, got, err)
 		}
 	}
+}
+
+// parseAllocs parses text and returns the snapshot and the bytes the parse
+// allocated.
+func parseAllocs(t *testing.T, text string) (*Snapshot, uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := Parse(strings.NewReader(text), Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, after.TotalAlloc - before.TotalAlloc
 }
