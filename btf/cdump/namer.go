@@ -41,7 +41,7 @@ func NewNamer(s *btf.Spec) (*Namer, error) {
 	// anonymous struct is abbreviated, never defined).
 	d := &dumper{
 		spec: s, recs: recs, n: int(s.LastID()) + 1, strs: newStrtab(s),
-		renamed: make(map[btf.TypeID][]byte),
+		renamed: renames{types: int(s.LastID()) + 1},
 		o:       out{w: &n.sink, buf: make([]byte, 0, 256)},
 		plain:   true,
 	}
