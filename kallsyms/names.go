@@ -213,6 +213,7 @@ func lens8(lo uint64) uint32 { return uint32(lo*0xff51afd7ed558ccd>>40) % lensSi
 // Every stored name passes through here.
 func (c *codec) appendTo(dst, name []byte) []byte {
 	dst = slices.Grow(dst, 2*len(name)) // one code per byte at most
+	start := len(dst)
 	// The bytes at a position are read as two 64-bit words: those of the
 	// last positions from a zero-padded copy of the name's end.
 	var tail [2 * len(token{})]byte
@@ -230,7 +231,40 @@ func (c *codec) appendTo(dst, name []byte) []byte {
 		dst = binary.LittleEndian.AppendUint16(dst, code)
 		i += k
 	}
+	if coded, raw := len(dst)-start, len(name)+rawPad(len(name)); 2*coded > 3*raw {
+		dst = appendRaw(dst[:start], name)
+	}
 	return dst
+}
+
+// A name that the dictionary barely shortens (one code of two bytes per
+// byte, as for random letters: its codes take over 1.5 times its raw form,
+// which a kernel's names, short ones included, almost never do, so that
+// decoding them seldom branches away) is stored raw instead: its bytes followed
+// by a pad of rawPad bytes, each holding the pad's length, which makes the
+// stored length odd. Codes take two bytes each, so an odd length marks a
+// raw name. The choice depends only on the name, so that equal names still
+// have equal encodings.
+
+// rawPad returns the length of the pad after a raw name of n bytes: 1 when
+// n is even, 2 when it is odd.
+func rawPad(n int) int { return 1 + n&1 }
+
+// appendRaw appends the raw form of name to dst.
+func appendRaw(dst, name []byte) []byte {
+	dst = append(dst, name...)
+	p := rawPad(len(name))
+	for range p {
+		dst = append(dst, byte(p))
+	}
+	return dst
+}
+
+// rawName returns the name stored raw in enc, whose length is odd. Any
+// such enc gives a name, garbage included.
+func rawName(enc []byte) []byte {
+	p := 1 + int(enc[len(enc)-1]>>1&1)
+	return enc[:max(len(enc)-p, 0)]
 }
 
 // next returns the code of the longest token that starts with the 16 bytes
@@ -282,9 +316,12 @@ func appendEncodedString(dst []byte, name string) []byte {
 // appendDecoded appends the name encoded in enc to dst. It grows dst to hold
 // a full 16-byte entry per code, then copies whole entries: it may write up
 // to 16 bytes past the name's end, within dst's capacity. Any enc decodes
-// without fault: a code is masked into the table, and an odd last byte is
-// ignored.
+// without fault: a code is masked into the table, and an enc of odd length
+// is a raw name (see appendRaw).
 func (c *codec) appendDecoded(dst, enc []byte) []byte {
+	if len(enc)&1 != 0 {
+		return append(dst, rawName(enc)...)
+	}
 	dst = slices.Grow(dst, len(enc)/2*len(token{}))
 	// Before code j, p <= len(dst) + j*maxTokenLen, so each 16-byte store
 	// stays within the capacity just grown: the stores go through unsafe

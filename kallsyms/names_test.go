@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,8 @@ var tokenCodes = func() map[string]uint16 {
 
 // referenceEncode encodes name by the rule names.go states, without the
 // codec's tables: at each position, the longest token that the rest of the
-// name starts with, else the byte itself; each code a little-endian uint16.
+// name starts with, else the byte itself; each code a little-endian uint16;
+// the name raw when the codes take over 1.5 times as much.
 func referenceEncode(name []byte) []byte {
 	out := []byte{}
 	for i := 0; i < len(name); {
@@ -35,6 +37,10 @@ func referenceEncode(name []byte) []byte {
 		}
 		out = append(out, byte(code), byte(code>>8))
 		i += k
+	}
+	if pad := 1 + len(name)%2; 2*len(out) > 3*(len(name)+pad) {
+		// Raw: the name, then pad bytes of value pad (odd length).
+		out = append(slices.Clip(name), bytes.Repeat([]byte{byte(pad)}, pad)...)
 	}
 	return out
 }
@@ -182,8 +188,9 @@ func TestEncodeDeterministic(t *testing.T) {
 }
 
 // TestDecodeGarbage checks that decoding any bytes stays in bounds and
-// defined: codes past the dictionary wrap around it, an odd last byte is
-// dropped, and dst's bytes are kept.
+// defined: codes past the dictionary wrap around it, an odd length is a raw
+// name (its pad's length read from bit 1 of the last byte), and dst's bytes
+// are kept.
 func TestDecodeGarbage(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 2000 {
@@ -196,7 +203,10 @@ func TestDecodeGarbage(t *testing.T) {
 			t.Fatalf("%x: decoded %q", enc, got)
 		}
 		var want []byte
-		for i := 0; i+1 < len(enc); i += 2 {
+		if len(enc)%2 == 1 { // raw: the bytes before a pad of 1 or 2
+			want = enc[:max(0, len(enc)-1-int(enc[len(enc)-1]>>1&1))]
+		}
+		for i := 0; len(enc)%2 == 0 && i+1 < len(enc); i += 2 {
 			e := &names().dec[int(uint16(enc[i])|uint16(enc[i+1])<<8)%numCodes]
 			want = append(want, e[:e[maxTokenLen]]...)
 		}
