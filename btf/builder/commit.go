@@ -89,9 +89,9 @@ func (c *copier) commit() error {
 		unwalked *= wire.TypeSize
 	}
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
-	// About one new string for every two names copied, in kernel BTF.
-	b.strs.reserve((len(c.pending) + c.elems) / 2)
-	c.pending[0].src.strCache.Reserve((len(c.pending) + c.elems) / 2)
+	names := c.newNames()
+	b.strs.reserve(names)
+	c.pending[0].src.strCache.Reserve(names)
 	for _, k := range c.perm {
 		p := &c.pending[k]
 		if err := b.encode(p.t, p.src, p.fwd); err != nil {
@@ -107,6 +107,20 @@ func (c *copier) commit() error {
 	}
 	c.finish(true)
 	return nil
+}
+
+// newNames guesses how many strings the copy adds to the Builder: about
+// one for every two names copied, as in kernel BTF, but never more than
+// the source string sections can hold (at least two bytes a name), so
+// that records that share few names (members m0, m1, ... of many wide
+// structs) reserve nothing per member.
+func (c *copier) newNames() int {
+	n := (len(c.pending) + c.elems) / 2
+	held := 0
+	for _, src := range c.srcs {
+		held += src.spec.StringsLen() / 2
+	}
+	return min(n, held)
 }
 
 // forget undoes the numbering of a failed commit.
