@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -89,8 +90,8 @@ func (c *copier) commit() error {
 		unwalked *= wire.TypeSize
 	}
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
-	names := c.newNames()
-	b.strs.reserve(names)
+	names, size := c.newNames()
+	b.strs.reserve(names, size)
 	c.pending[0].src.strCache.Reserve(names)
 	for _, k := range c.perm {
 		p := &c.pending[k]
@@ -109,18 +110,20 @@ func (c *copier) commit() error {
 	return nil
 }
 
-// newNames guesses how many strings the copy adds to the Builder: about
-// one for every two names copied, as in kernel BTF, but never more than
-// the source string sections can hold (at least two bytes a name), so
-// that records that share few names (members m0, m1, ... of many wide
-// structs) reserve nothing per member.
-func (c *copier) newNames() int {
-	n := (len(c.pending) + c.elems) / 2
+// newNames guesses how many strings the copy adds to the Builder, and how
+// many bytes: about one for every two names copied, as in kernel BTF, but
+// never more than the source string sections hold, so that records that
+// share few names (members m0, m1, ... of many wide structs) reserve
+// nothing per member.
+func (c *copier) newNames() (n, size int) {
+	n = (len(c.pending) + c.elems) / 2
 	held := 0
 	for _, src := range c.srcs {
-		held += src.spec.StringsLen() / 2
+		data, _ := src.spec.StringSection()
+		held += bytes.Count(data, []byte{0})
+		size += len(data)
 	}
-	return min(n, held)
+	return min(n, held), size
 }
 
 // forget undoes the numbering of a failed commit.
