@@ -92,7 +92,9 @@ func (c *copier) commit() error {
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
 	names, size := c.newNames()
 	b.strs.reserve(names, size)
-	c.pending[0].src.strCache.Reserve(names)
+	if src := c.pending[0].src; !src.uncached {
+		src.strCache.Reserve(names)
+	}
 	for _, k := range c.perm {
 		p := &c.pending[k]
 		if err := b.encode(p.t, p.src, p.fwd); err != nil {
