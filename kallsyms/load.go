@@ -95,10 +95,11 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 
 func build(bs []*builder, opts *Options) *Snapshot {
 	tabs := make([]*table, 0, len(bs))
-	for _, b := range bs {
+	for i, b := range bs {
 		b.parallel = opts.Workers >= 2
 		t := b.finish()
 		b.release()
+		bs[i] = nil       // garbage now: with many modules, the builders outweigh the tables
 		if t.len() == 0 { // only non-text symbols, without Options.Data
 			continue
 		}

@@ -3,6 +3,7 @@ package kallsyms
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/bits"
 	"sync"
@@ -14,6 +15,11 @@ const (
 	MaxNameLen = 1024
 	// maxModuleLen bounds a module name (the kernel's limit is 56 bytes).
 	maxModuleLen = 256
+	// MaxModules is the most modules (names in brackets, vmlinux apart)
+	// the parser accepts: each costs a table of its own, and no kernel
+	// loads as many (their text alone would fill x86-64's 1.5 GB module
+	// area 256 times over at a page each).
+	MaxModules = 1 << 16
 	// maxLineLen bounds one input line.
 	maxLineLen = 2 * (MaxNameLen + maxModuleLen)
 	// Vmlinux is the module name of the kernel image's own symbols.
@@ -196,10 +202,14 @@ func (p *parser) feed(chunk []byte) error {
 			if addr != 0 {
 				p.nonzero = true
 			}
+			b, err := p.builder(nil)
+			if err != nil {
+				return err
+			}
 			if p.data || isText(typ) {
-				p.builder(nil).add(addr, typ, name)
+				b.add(addr, typ, name)
 			} else {
-				p.builder(nil).stop(addr)
+				b.stop(addr)
 			}
 			chunk = chunk[n:]
 			continue
@@ -258,7 +268,10 @@ func (p *parser) parseLine(l []byte) error {
 	if addr != 0 {
 		p.nonzero = true
 	}
-	b := p.builder(mod)
+	b, err := p.builder(mod)
+	if err != nil {
+		return err
+	}
 	if !p.data && !isText(typ) {
 		b.stop(addr) // (a builder with only stops makes no table: see build)
 		return nil
@@ -267,22 +280,26 @@ func (p *parser) parseLine(l []byte) error {
 	return nil
 }
 
-// builder returns the builder of module mod ("" for vmlinux).
-func (p *parser) builder(mod []byte) *builder {
+// builder returns the builder of module mod ("" for vmlinux), or an
+// error for a module past MaxModules.
+func (p *parser) builder(mod []byte) (*builder, error) {
 	if b := p.last; b != nil && (b.name == string(mod) || len(mod) == 0 && b.name == Vmlinux) {
-		return b
+		return b, nil
 	}
 	if len(mod) == 0 {
 		mod = []byte(Vmlinux)
 	}
 	b, ok := p.mods[string(mod)]
 	if !ok {
+		if len(p.order) > MaxModules { // vmlinux and MaxModules modules
+			return nil, &ParseError{Line: p.line, Msg: fmt.Sprintf("more than %d modules", MaxModules)}
+		}
 		b = newBuilder(string(mod), p.data)
 		p.mods[b.name] = b
 		p.order = append(p.order, b)
 	}
 	p.last = b
-	return b
+	return b, nil
 }
 
 // isText reports whether typ is a kallsyms type letter of a text symbol.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -292,5 +293,29 @@ func TestKernelLine(t *testing.T) {
 		if _, _, _, n := kernelLine([]byte(l + addr)); n != len(l) {
 			t.Fatalf("kernelLine(%q) = %d, want %d", l, n, len(l))
 		}
+	}
+}
+
+// TestMaxModules: a module past MaxModules is refused where it appears,
+// before its table costs anything (issue 37: a million modules of one
+// symbol each, 63 MB of text, took 2.6 GB), and MaxModules are accepted.
+func TestMaxModules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("65,537 modules: not with -short")
+	}
+	var in bytes.Buffer
+	in.WriteString("ffffffff81000000 T _stext\n")
+	for i := range MaxModules + 1 {
+		fmt.Fprintf(&in, "%016x t f\t[m%d]\n", 0xffffffffc0000000+uint64(i)<<12, i)
+	}
+	var pe *ParseError
+	if _, err := Parse(bytes.NewReader(in.Bytes()), Options{}); !errors.As(err, &pe) || pe.Line != MaxModules+2 ||
+		!strings.Contains(err.Error(), "more than 65536 modules") {
+		t.Errorf("%d modules: %v, want a ParseError on line %d", MaxModules+1, err, MaxModules+2)
+	}
+	last := bytes.LastIndexByte(in.Bytes()[:in.Len()-1], '\n')
+	s := mustParse(t, in.Bytes()[:last+1], nil)
+	if n := len(s.Modules()); n != MaxModules+1 {
+		t.Errorf("%d modules and vmlinux, want %d", n, MaxModules+1)
 	}
 }

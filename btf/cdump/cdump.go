@@ -43,8 +43,12 @@ type Options struct {
 
 // bpftoolSort are switches of Write for tests only (see export_test.go):
 // skipFirst leaves out the type that sorts first, as bpftool 7.5 does;
-// sortAll sorts every type, also those that print nothing.
-type bpftoolSort struct{ skipFirst, sortAll bool }
+// sortAll sorts every type, also those that print nothing; chunkBits, if
+// not 0, merges sorted chunks of 2^chunkBits ids whatever the size.
+type bpftoolSort struct {
+	skipFirst, sortAll bool
+	chunkBits          int
+}
 
 // Compat names an earlier tool whose C header Write can reproduce byte for
 // byte.
@@ -190,15 +194,15 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		return err
 	}
 	d.v75 = opts.Compat == CompatBpftool75
-	var order []btf.TypeID
+	var order *typeOrder
 	if roots == nil && d.v75 && !opts.Unsorted {
 		// Sorting every type, as bpftool does, is needed only to know
 		// which one it leaves out.
-		if order, err = d.sortedIDs(st.skipFirst || st.sortAll); err != nil {
+		if order, err = d.sortedTypes(st.skipFirst || st.sortAll, st.chunkBits); err != nil {
 			return err
 		}
-		if st.skipFirst && len(order) > 0 {
-			order = order[1:]
+		if st.skipFirst {
+			order.next()
 		}
 	}
 	d.o.str(header)
@@ -213,13 +217,16 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 			}
 		}
 	case order != nil:
-		for _, id := range order {
+		for id, ok := order.next(); ok; id, ok = order.next() {
 			if id == 0 {
 				continue // void: nothing to print
 			}
 			if err = d.dumpType(id); err != nil {
 				break
 			}
+		}
+		if err == nil && d.err != nil {
+			err = d.err // the merge's walk failed
 		}
 	default:
 		for id := btf.TypeID(1); int(id) < d.n && err == nil; id++ {

@@ -3,6 +3,8 @@ package cdump
 import (
 	"bytes"
 	"hash/maphash"
+
+	"github.com/kmeta-dev/kmeta/btf"
 )
 
 // nameCounts counts the uses of names in one of C's namespaces (libbpf's
@@ -77,5 +79,85 @@ func (c *nameCounts) grow(strs strSpace) {
 			}
 		}
 		c.slots[i] = s
+	}
+}
+
+// renames keeps, for each type printed as "name___n", its n: an
+// open-addressing table of ids and counts, 8 bytes a slot, for the first
+// types renamed, then, once more than one type in 16 is, an array by id,
+// 4 bytes a type. A Go map of the spellings took about 80 bytes a type
+// (a million structs of one name).
+type renames struct {
+	slots []nameSlot // off is the id; linear probing; id 0 marks a free slot
+	used  int
+	dense []uint32 // by id, instead of slots
+	types int      // ids in all, void included
+}
+
+// set records n for id, which is not void.
+func (r *renames) set(id btf.TypeID, n uint32) {
+	switch {
+	case r.dense != nil:
+	case 16*(r.used+1) > r.types:
+		r.dense = make([]uint32, r.types)
+		for _, s := range r.slots {
+			if s.off != 0 {
+				r.dense[s.off] = s.n
+			}
+		}
+		r.slots = nil
+	default:
+		r.setSlot(id, n)
+		return
+	}
+	if int(id) < len(r.dense) {
+		r.dense[id] = n
+	}
+}
+
+// setSlot records n for id in slots, which grow to keep a load of at
+// most 3/4.
+func (r *renames) setSlot(id btf.TypeID, n uint32) {
+	if 4*(r.used+1) > 3*len(r.slots) {
+		old := r.slots
+		r.slots = make([]nameSlot, max(16, 2*len(old)))
+		for _, s := range old {
+			if s.off != 0 {
+				*r.slot(btf.TypeID(s.off)) = s
+			}
+		}
+	}
+	s := r.slot(id)
+	if s.off == 0 {
+		r.used++
+	}
+	*s = nameSlot{off: uint32(id), n: n}
+}
+
+// get returns the n recorded for id, or 0.
+func (r *renames) get(id btf.TypeID) uint32 {
+	switch {
+	case r.dense != nil:
+		if int(id) < len(r.dense) {
+			return r.dense[id]
+		}
+		return 0
+	case len(r.slots) == 0:
+		return 0
+	}
+	return r.slot(id).n
+}
+
+// slot returns the slot of id, or the free slot where it goes.
+func (r *renames) slot(id btf.TypeID) *nameSlot {
+	i := int(uint64(uint32(id)*0x9e3779b1) * uint64(len(r.slots)) >> 32)
+	for {
+		s := &r.slots[i]
+		if s.off == uint32(id) || s.off == 0 {
+			return s
+		}
+		if i++; i == len(r.slots) {
+			i = 0
+		}
 	}
 }

@@ -27,7 +27,7 @@ const (
 const (
 	fwdEmitted   uint8 = 1 << iota // a forward declaration (or typedef) was printed
 	nameResolved                   // the type's final name is known
-	dupName                        // the type is printed as "name___n", kept in renamed
+	dupName                        // the type is printed as "name___n", n kept in renamed
 	referenced                     // some other type refers to this one
 )
 
@@ -52,10 +52,11 @@ type dumper struct {
 
 	// Occurrences of each name: struct, union and enum tags in typeNames,
 	// typedef names and enumerators (which share C's ordinary identifier
-	// namespace) in identNames. renamed keeps the "name___n" spellings.
+	// namespace) in identNames. renamed keeps the n of the types printed
+	// as "name___n".
 	typeNames  nameCounts
 	identNames nameCounts
-	renamed    map[btf.TypeID][]byte
+	renamed    renames
 
 	queue []btf.TypeID // types to emit for the current root, in order
 
@@ -84,17 +85,8 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Sized for every name that can be counted, so that they never grow;
-	// but no larger than the distinct names the strings can hold (each at
-	// least a byte and its NUL), so that many uses of a few names (enums
-	// that repeat the same values) cannot presize a huge table. Allocated
-	// on first use, after the sort's state is gone.
-	distinct := 1
-	for sp := s; sp != nil; sp = sp.Base() {
-		distinct += sp.StringsLen() / 2
-	}
-	d.typeNames = newNameCounts(min(tags, distinct))
-	d.identNames = newNameCounts(min(idents, distinct))
+	d.typeNames = newNameCounts(d.nameLimit(tags, true))
+	d.identNames = newNameCounts(d.nameLimit(idents, false))
 	return d, nil
 }
 
@@ -112,7 +104,7 @@ func newDeclDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 		n:       n,
 		strs:    newStrtab(s),
 		st:      make([]tstate, n),
-		renamed: make(map[btf.TypeID][]byte),
+		renamed: renames{types: n},
 		o:       newOut(w),
 	}
 	d.ptrSize = d.pointerSize()
@@ -230,6 +222,62 @@ func (d *dumper) markReferenced() (tags, idents int, err error) {
 		}
 	}
 	return tags, idents, nil
+}
+
+// manyNames is the count of names past which nameLimit looks for the
+// distinct ones: a table for that many is 1.4 MB.
+const manyNames = 1 << 17
+
+// nameLimit returns the size of the name table (typeNames with tags,
+// identNames without) for uses names: sized for every one, so that it
+// never grows, unless they are many; then no larger than twice their
+// distinct string offsets (which are at least as many as the distinct
+// names), where many types share a few names (enums that repeat the same
+// values, structs of one name). A kernel's tables are sized for every use:
+// under 3/4 full, which the probes need.
+func (d *dumper) nameLimit(uses int, tags bool) int {
+	if uses <= manyNames {
+		return uses
+	}
+	var end uint32
+	for _, sec := range d.strs.Chain {
+		end = max(end, sec.Start+uint32(len(sec.Data)))
+	}
+	set := offsetSet{bits: make([]uint64, end/64+1)}
+	for id := 1; id < d.n; id++ {
+		r := d.recs.get(btf.TypeID(id))
+		switch k := r.Kind(); {
+		case tags && (k == wire.KindInt || k == wire.KindEnum || k == wire.KindEnum64 ||
+			k == wire.KindStruct || k == wire.KindUnion):
+			set.add(r.NameOff())
+		case !tags && k == wire.KindTypedef:
+			set.add(r.NameOff())
+		case !tags && (k == wire.KindEnum || k == wire.KindEnum64):
+			for i := range r.Vlen() {
+				off, _ := r.Enum(i)
+				set.add(off)
+			}
+		}
+	}
+	return min(uses, 2*set.n)
+}
+
+// offsetSet counts the distinct string offsets added to it, a bit for
+// each byte of the string space.
+type offsetSet struct {
+	bits []uint64
+	n    int
+}
+
+// add adds off, unless it is 0 (no name, which resolveName does not count).
+func (s *offsetSet) add(off uint32) {
+	if off == 0 || int(off/64) >= len(s.bits) {
+		return
+	}
+	if w, b := &s.bits[off/64], uint64(1)<<(off%64); *w&b == 0 {
+		*w |= b
+		s.n++
+	}
 }
 
 // dumpType prints the type id and every type it needs that has not been

@@ -17,3 +17,10 @@ func WriteSkipFirst(w io.Writer, s *btf.Spec, opts Options) error {
 func WriteSortAll(w io.Writer, s *btf.Spec, opts Options) error {
 	return write(w, s, opts, bpftoolSort{sortAll: true})
 }
+
+// WriteChunked writes s sorted as Write does, but through the merge of
+// sorted chunks of 2^bits ids, whatever its size; with skipFirst, leaving
+// out the first type as WriteSkipFirst does.
+func WriteChunked(w io.Writer, s *btf.Spec, opts Options, bits int, skipFirst bool) error {
+	return write(w, s, opts, bpftoolSort{chunkBits: bits, skipFirst: skipFirst})
+}

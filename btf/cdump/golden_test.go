@@ -303,14 +303,7 @@ func TestCompileVmlinux75Module(t *testing.T) {
 // as bpftool does: on the host's vmlinux and the crafted cases, and with
 // KMETA_HEAVY=1 on a module and its base.
 func TestSortPrintingOnly(t *testing.T) {
-	specs := map[string]*btf.Spec{"host-6.18.44": hostSpec(t)}
-	if !testing.Short() && testfixtures.Heavy() {
-		specs["debian-6.1 kvm"] = moduleSpec(t, goldenModule)
-	}
-	for _, c := range cases {
-		specs[c.name] = parse(t, c.raw(), nil)
-	}
-	for name, s := range specs {
+	for name, s := range sortSpecs(t) {
 		var all bytes.Buffer
 		if err := cdump.WriteSortAll(&all, s, cdump.Options{}); err != nil {
 			t.Fatal(err)
@@ -319,6 +312,20 @@ func TestSortPrintingOnly(t *testing.T) {
 			t.Errorf("%s: sorting only the printing types changes the header: %s", name, firstDiff(got, all.Bytes()))
 		}
 	}
+}
+
+// sortSpecs are the inputs of the sort's tests: the host's vmlinux and
+// the crafted cases, and with KMETA_HEAVY=1 a module and its base.
+func sortSpecs(t *testing.T) map[string]*btf.Spec {
+	t.Helper()
+	specs := map[string]*btf.Spec{"host-6.18.44": hostSpec(t)}
+	if !testing.Short() && testfixtures.Heavy() {
+		specs["debian-6.1 kvm"] = moduleSpec(t, goldenModule)
+	}
+	for _, c := range cases {
+		specs[c.name] = parse(t, c.raw(), nil)
+	}
+	return specs
 }
 
 // TestParseCompat: the names of the modes round-trip, others are errors,

@@ -41,7 +41,7 @@ func (d *dumper) resolveName(id btf.TypeID, names *nameCounts) []byte {
 	st := d.state(id)
 	if st.flags&nameResolved != 0 {
 		if st.flags&dupName != 0 {
-			return d.renamed[id]
+			return renamed(name, d.renamed.get(id))
 		}
 		return name
 	}
@@ -52,12 +52,18 @@ func (d *dumper) resolveName(id btf.TypeID, names *nameCounts) []byte {
 	}
 	if n := names.count(d.strs, t.NameOff(), name); n > 1 {
 		st.flags |= dupName
-		r := make([]byte, 0, len(name)+8)
-		r = append(r, name...)
-		r = append(r, "___"...)
-		r = strconv.AppendUint(r, uint64(n), 10)
-		d.renamed[id] = r[:min(len(r), maxRenamed)]
-		return d.renamed[id]
+		d.renamed.set(id, n)
+		return renamed(name, n)
 	}
 	return name
+}
+
+// renamed returns "name___n", cut as libbpf cuts it. It is spelled again
+// at each use rather than kept: every type of an input may be renamed.
+func renamed(name []byte, n uint32) []byte {
+	r := make([]byte, 0, len(name)+8)
+	r = append(r, name...)
+	r = append(r, "___"...)
+	r = strconv.AppendUint(r, uint64(n), 10)
+	return r[:min(len(r), maxRenamed)]
 }

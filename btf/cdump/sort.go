@@ -63,12 +63,10 @@ func silent(k wire.Kind) bool {
 	return false
 }
 
-// sortedIDs returns the types of the Spec chain in bpftool 7.5's sorted
-// order: those that dumpType prints, or with all, every type, void
-// included, as bpftool sorts them. The keys and the walks' memo are gone
-// when it returns: 4 bytes a type stay.
-func (d *dumper) sortedIDs(all bool) ([]btf.TypeID, error) {
-	keys, err := d.sortKeys(all)
+// sortedIDs returns the m types of the Spec chain that sortKeys sorts, in
+// bpftool 7.5's order, as plain ids: 4 bytes a type stay.
+func (d *dumper) sortedIDs(m int, all bool) ([]btf.TypeID, error) {
+	keys, err := d.sortKeys(m, all)
 	if err != nil {
 		return nil, err
 	}
@@ -79,21 +77,29 @@ func (d *dumper) sortedIDs(all bool) ([]btf.TypeID, error) {
 	return ids, nil
 }
 
-// sortKeys returns the keys of sortedIDs, sorted.
-func (d *dumper) sortKeys(all bool) ([]sortKey, error) {
-	n := 0
+// numSorted returns how many types sortKeys sorts: those that dumpType
+// prints, or with all, every type, void included.
+func (d *dumper) numSorted(all bool) int {
 	if all {
-		n = d.n
-	} else {
-		for id := 1; id < d.n; id++ {
-			if !silent(d.typ(btf.TypeID(id)).Kind()) {
-				n++
-			}
+		return d.n
+	}
+	n := 0
+	for id := 1; id < d.n; id++ {
+		if !silent(d.typ(btf.TypeID(id)).Kind()) {
+			n++
 		}
 	}
-	keys := make([]sortKey, 0, n)
+	return n
+}
+
+// sortKeys returns the keys of the m types that dumpType prints (with
+// all, of every type, void included), sorted in bpftool 7.5's order, with
+// the memo of the walks held for every type while they are built: what
+// sortedTypes does when they fit in one window.
+func (d *dumper) sortKeys(m int, all bool) ([]sortKey, error) {
+	keys := make([]sortKey, 0, m)
 	d.memo = newSortMemo(d.n)
-	keys, protos, err := d.buildKeys(keys, all)
+	keys, protos, err := d.buildKeys(keys, 0, d.n, all, true)
 	d.memo = nil // not needed to sort: the collector may take it
 	if err != nil {
 		return nil, err
@@ -102,30 +108,24 @@ func (d *dumper) sortKeys(all bool) ([]sortKey, error) {
 	return d.mergeProtos(keys, protos), nil
 }
 
-// buildKeys appends to keys the key of every type that sortKeys sorts,
-// and returns the unnamed prototypes apart.
-func (d *dumper) buildKeys(keys []sortKey, all bool) ([]sortKey, []btf.TypeID, error) {
+// buildKeys appends to keys the key of every type of ids lo to hi that
+// sortKeys sorts. With apart, it returns the unnamed prototypes apart
+// instead, for mergeProtos.
+func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortKey, []btf.TypeID, error) {
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
 	var protos []btf.TypeID
-	for i := range d.n {
+	for i := lo; i < hi; i++ {
 		id := btf.TypeID(i)
 		t := d.typ(id)
 		if !all && (id == 0 || silent(t.Kind())) {
 			continue
 		}
-		if !all && t.Kind() == wire.KindFuncProto && t.NameOff() == 0 {
+		if apart && !all && t.Kind() == wire.KindFuncProto && t.NameOff() == 0 {
 			protos = append(protos, id)
 			continue
 		}
-		name := d.sortName(id)
-		keys = append(keys, sortKey{
-			pre:      d.strs.prefix(name),
-			hash:     d.sortHash(id, true, 0),
-			id:       id,
-			sortName: name,
-			rank:     d.sortRank(id),
-		})
+		keys = append(keys, d.keyOf(id))
 		if d.err != nil {
 			return nil, nil, d.err
 		}
@@ -133,9 +133,28 @@ func (d *dumper) buildKeys(keys []sortKey, all bool) ([]sortKey, []btf.TypeID, e
 	return keys, protos, nil
 }
 
+// keyOf returns the sort key of type id; d.err is set if a walk failed.
+func (d *dumper) keyOf(id btf.TypeID) sortKey {
+	name := d.sortName(id)
+	return sortKey{
+		pre:      d.strs.prefix(name),
+		hash:     d.sortHash(id, true, 0),
+		id:       id,
+		sortName: name,
+		rank:     d.sortRank(id),
+	}
+}
+
 // sortByKey sorts keys in bpftool's order.
 func (d *dumper) sortByKey(keys []sortKey) {
-	slices.SortFunc(keys, func(a, b sortKey) int {
+	slices.SortFunc(keys, d.keyOrder())
+}
+
+// keyOrder returns the function that compares two keys in bpftool's
+// order. A closure, not a method value: the sort calls it a million times
+// for a kernel, and a method value would add a call to each.
+func (d *dumper) keyOrder() func(a, b sortKey) int {
+	return func(a, b sortKey) int {
 		if a.rank != b.rank {
 			return int(a.rank) - int(b.rank)
 		}
@@ -157,7 +176,7 @@ func (d *dumper) sortByKey(keys []sortKey) {
 			}
 		}
 		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
-	})
+	}
 }
 
 // mergeProtos inserts the unnamed prototypes, in id order, into the sorted
@@ -193,30 +212,6 @@ func (d *dumper) mergeProtos(keys []sortKey, protos []btf.TypeID) []sortKey {
 	return keys
 }
 
-// sortMemo keeps, while sorting, what the walks along chains of typedefs,
-// qualifiers, pointers and arrays found, so that each link is walked once
-// whatever the number of types that lead through it: without it, a chain
-// of n typedefs costs n²/2 steps. About 21 bytes per type.
-type sortMemo struct {
-	rank     []uint8  // rankNamed + 1; 0 until known
-	name     []uint32 // sortNameRef
-	nameDone []uint64 // a bit per type: name is known
-	hash     [2][]uint64
-	hashDone [2][]uint64 // a bit per type: hash[members] is known
-}
-
-func newSortMemo(n int) *sortMemo {
-	words := (n + 63) / 64
-	return &sortMemo{
-		rank: make([]uint8, n), name: make([]uint32, n), nameDone: make([]uint64, words),
-		hash:     [2][]uint64{make([]uint64, n), make([]uint64, n)},
-		hashDone: [2][]uint64{make([]uint64, words), make([]uint64, words)},
-	}
-}
-
-func isSet(bits []uint64, id btf.TypeID) bool { return bits[id/64]&(1<<(id%64)) != 0 }
-func set(bits []uint64, id btf.TypeID)        { bits[id/64] |= 1 << (id % 64) }
-
 // chainNext returns what a typedef, qualifier, type tag, pointer, array or
 // decl tag leads to, the links that bpftool's sort follows.
 func chainNext(t wire.Record) (btf.TypeID, bool) {
@@ -251,8 +246,8 @@ func (d *dumper) sortRank(id btf.TypeID) uint8 {
 
 // rankNamed is btf_type_rank once a name has been met.
 func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
-	if int(id) < len(d.memo.rank) && d.memo.rank[id] != 0 {
-		return d.memo.rank[id] - 1
+	if r, ok := d.memo.rankOf(id); ok {
+		return r
 	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
@@ -277,9 +272,7 @@ func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
 			r = d.rankNamed(next, depth+1)
 		}
 	}
-	if int(id) < len(d.memo.rank) {
-		d.memo.rank[id] = r + 1
-	}
+	d.memo.setRank(id, r)
 	return r
 }
 
@@ -315,9 +308,8 @@ func (d *dumper) sortStep(id btf.TypeID, depth int) bool {
 
 // sortNameRef is btf_type_sort_name of a type reached through a chain.
 func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
-	memo := int(id) < len(d.memo.name)
-	if memo && isSet(d.memo.nameDone, id) {
-		return d.memo.name[id]
+	if off, ok := d.memo.nameOf(id); ok {
+		return off
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -327,10 +319,7 @@ func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 	if next, ok := chainNext(t); ok {
 		off = d.sortNameRef(next, depth+1)
 	}
-	if memo {
-		d.memo.name[id] = off
-		set(d.memo.nameDone, id)
-	}
+	d.memo.setName(id, off)
 	return off
 }
 
@@ -344,9 +333,8 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	if members {
 		m = 1
 	}
-	memo := int(id) < len(d.memo.hash[m])
-	if memo && isSet(d.memo.hashDone[m], id) {
-		return d.memo.hash[m][id]
+	if h, ok := d.memo.hashOf(id, m); ok {
+		return h
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -377,10 +365,7 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 			h = h*31 + d.sortHash(next, members, depth+1)
 		}
 	}
-	if memo {
-		d.memo.hash[m][id] = h
-		set(d.memo.hashDone[m], id)
-	}
+	d.memo.setHash(id, m, h)
 	return h
 }
 

@@ -2,7 +2,6 @@ package rawdump
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -72,11 +71,19 @@ type JSONVar struct {
 // Spec finds on the way.
 func WriteJSON(w io.Writer, s *btf.Spec, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
+	var werr error
+	spill := func(b []byte) []byte {
+		if werr == nil {
+			_, werr = bw.Write(b)
+		}
+		return b[:0]
+	}
+	var line []byte
 	for _, t := range s.Types(opts.Scope) {
-		if err := enc.Encode(ToJSON(t)); err != nil {
-			return err
+		j := ToJSON(t)
+		line = spill(appendRecord(line[:0], &j, spill))
+		if werr != nil {
+			return werr
 		}
 	}
 	if _, err := s.TypeByID(0); err != nil {
@@ -100,12 +107,12 @@ func ToJSON(t btf.Type) JSONType {
 		a := t.Array()
 		j.TypeID, j.IndexTypeID, j.NrElems = ptr(a.Type), ptr(a.Index), ptr(a.Nelems)
 	case btf.KindStruct, btf.KindUnion:
-		j.Size, j.Members = ptr(t.Size()), []JSONMember{}
+		j.Size, j.Members = ptr(t.Size()), make([]JSONMember, 0, t.Vlen())
 		for _, m := range t.Members() {
 			j.Members = append(j.Members, JSONMember{string(m.NameBytes()), m.Type, m.BitOffset, m.BitfieldSize})
 		}
 	case btf.KindEnum, btf.KindEnum64:
-		j.Size, j.Signed, j.Values = ptr(t.Size()), ptr(t.KindFlag()), []JSONValue{}
+		j.Size, j.Signed, j.Values = ptr(t.Size()), ptr(t.KindFlag()), make([]JSONValue, 0, t.Vlen())
 		for _, v := range t.EnumValues() {
 			var val any = v.Value
 			if v.Signed {
@@ -121,12 +128,12 @@ func ToJSON(t btf.Type) JSONType {
 	case btf.KindFunc, btf.KindVar:
 		j.TypeID, j.Linkage = ptr(t.Ref()), t.Linkage().String()
 	case btf.KindFuncProto:
-		j.RetTypeID, j.Params = ptr(t.Ref()), []JSONParam{}
+		j.RetTypeID, j.Params = ptr(t.Ref()), make([]JSONParam, 0, t.Vlen())
 		for _, p := range t.Params() {
 			j.Params = append(j.Params, JSONParam{string(p.NameBytes()), p.Type})
 		}
 	case btf.KindDatasec:
-		j.Size, j.Vars = ptr(t.Size()), []JSONVar{}
+		j.Size, j.Vars = ptr(t.Size()), make([]JSONVar, 0, t.Vlen())
 		for _, v := range t.VarSecinfos() {
 			j.Vars = append(j.Vars, JSONVar{v.Type, v.Offset, v.Size})
 		}

@@ -79,11 +79,7 @@ func (c *cli) btfDump(path string, f btfDumpFlags) error {
 		return err
 	}
 	defer o.Close()
-	if f.format == "c" {
-		boundMemoryTypes(cdumpPerType, o.spec)
-	} else {
-		boundMemory(o.spec)
-	}
+	boundMemory(o.spec)
 	w := bufio.NewWriterSize(c.out(), 256<<10)
 	opts := rawdump.Options{Scope: btf.ScopeAll}
 	if o.base != nil {

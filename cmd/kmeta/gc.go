@@ -37,24 +37,6 @@ const readSlack = 12 << 20
 // spec that names it.
 func boundMemory(specs ...*btf.Spec) { limitMemory(btfSize(specs...)) }
 
-// What the C dumper keeps for each type beyond the other reading
-// commands, at its peak (the README's rule for it): its sort keys and the
-// memo of its walks. Its limit leaves room for them, so that the
-// collector does not run without pause on a heap that is all live.
-const cdumpPerType = 64
-
-// boundMemoryTypes is boundMemory for dump --format c, with
-// perType bytes for each type of specs and their bases.
-func boundMemoryTypes(perType int64, specs ...*btf.Spec) {
-	var types int64
-	for _, s := range specs {
-		for ; s != nil; s = s.Base() {
-			types += int64(s.NumTypes())
-		}
-	}
-	limitMemory(btfSize(specs...) + perType*types)
-}
-
 // btfSize returns the bytes of BTF of specs and their bases.
 func btfSize(specs ...*btf.Spec) int64 {
 	var n int64

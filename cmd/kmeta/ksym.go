@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -92,11 +93,35 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	}
 	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0), MaxSize: c.maxInput}
 	if f.kallsyms == "-" {
-		s, err := kallsyms.Parse(&input.LimitReader{R: c.stdinReader(c.ctx), What: "stdin", Limit: c.maxInput}, opts)
+		r := &memoryFollows{r: &input.LimitReader{R: c.stdinReader(c.ctx), What: "stdin", Limit: c.maxInput}}
+		limitMemory(0)
+		s, err := kallsyms.Parse(r, opts)
 		return s, withHint(err)
 	}
-	s, err := kallsyms.ReadFile(cmp.Or(f.kallsyms, kallsyms.DefaultPath), opts)
+	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		limitMemory(fi.Size()) // a larger one fails before it is read
+	}
+	s, err := kallsyms.ReadFile(path, opts)
 	return s, withHint(err)
+}
+
+// memoryFollows raises the runtime's memory limit (limitMemory) as the
+// kallsyms text of standard input comes, a MB at a time: the snapshot
+// is a fraction of its text, so the reading commands' rule (twice the
+// input plus 20 MB) holds for it as for a file, whose size is known.
+type memoryFollows struct {
+	r      io.Reader
+	n, set int64
+}
+
+func (m *memoryFollows) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if m.n += int64(n); m.n-m.set >= 1<<20 {
+		m.set = m.n
+		limitMemory(m.n)
+	}
+	return n, err
 }
 
 func (c *cli) printJSON(v any) error {

@@ -47,7 +47,9 @@ func errorLine(ctx context.Context, err error) string {
 		return "kmeta: " + sig.Error()
 	}
 	if printable(err) {
-		return "kmeta: " + err.Error()
+		// Joined errors (errors.Join: one per worker of a library) are
+		// a line each: one line for them all.
+		return "kmeta: " + strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	}
 	return ""
 }

@@ -135,7 +135,6 @@ func shapeStats(data []byte) int {
 // for kmeta args on raw BTF of n bytes in all, with types types; -1 for a
 // command it has no rule for.
 func docBound(args []string, n int64, types int) int64 {
-	has := func(flag string) bool { return slices.Contains(args, flag) }
 	switch {
 	case args[0] == "ksym":
 		return readBound(n)
@@ -145,8 +144,6 @@ func docBound(args []string, n int64, types int) int64 {
 		return readBound(n)
 	case args[1] == "dedup":
 		return 2*n + 20<<20 + 64*int64(types)
-	case args[1] == "dump" && has("c"):
-		return readBound(n) + 64*int64(types)
 	case slices.Contains([]string{"dump", "find", "layout", "min", "core", "diff"}, args[1]):
 		return readBound(n)
 	}

@@ -70,14 +70,22 @@ func (k Shape) String() string {
 // enum, the types of the many-small-types shapes); the self-embedding
 // shapes ignore n.
 func Build(k Shape, n int) ([]byte, error) {
+	return marshal(fmt.Sprintf("%v of %d", k, n), func(b *builder.Builder, intID btf.TypeID) error {
+		return build(b, k, intID, n)
+	})
+}
+
+// marshal returns the BTF that add makes in a new Builder after an "int",
+// or add's error labelled with what.
+func marshal(what string, add func(b *builder.Builder, intID btf.TypeID) error) ([]byte, error) {
 	b := builder.New()
 	b.AllowManyTypes()
 	intID, err := addInt(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := build(b, k, intID, n); err != nil {
-		return nil, fmt.Errorf("hostile: %v of %d: %w", k, n, err)
+	if err := add(b, intID); err != nil {
+		return nil, fmt.Errorf("hostile: %s: %w", what, err)
 	}
 	return b.Marshal(builder.Options{})
 }

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+	"github.com/kmeta-dev/kmeta/kallsyms"
+)
+
+// The second hostile campaign of issue 37: inputs built the same ways as
+// the first's, mixed (hostile.Mix), through the real binary.
+
+// ksymPerModule is what ksym holds for each module beyond the reading
+// commands' rule (README: "Memory: one rule per command"): the module's
+// table, its builder while the text is read.
+const ksymPerModule = 1229 // 1.2 KB
+
+// ksymBound is the README's rule for ksym on n bytes of kallsyms text of
+// modules modules, whose names are made of the kernel's words.
+func ksymBound(n int64, modules int) int64 { return readBound(n) + ksymPerModule*int64(modules) }
+
+// TestKsymModulesPeakRSS: a kallsyms of many modules, each of one symbol,
+// stays within ksym's rule, and one of a million modules (63 MB of text,
+// 2.6 GB on 4ffd8c1) is refused at the 65,537th, within the reading
+// commands' rule.
+func TestKsymModulesPeakRSS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak RSS of ksym on a million modules: set KMETA_HEAVY=1")
+	}
+	timeBin := gnuTime(t)
+	bin := buildRealKmeta(t)
+	dir := t.TempDir()
+	sysfs := t.TempDir()
+	for _, tc := range []struct {
+		modules int
+		fails   string
+	}{
+		{30_000, ""},
+		{1_000_000, fmt.Sprintf("more than %d modules", kallsyms.MaxModules)},
+	} {
+		text := hostile.Kallsyms(tc.modules, true, 1)
+		path := writeFile(t, dir, fmt.Sprintf("kallsyms-%d", tc.modules), text)
+		args := []string{"ksym", "stats", "--kallsyms", path, "--sysfs", sysfs, "--max-input", "64M"}
+		peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+		bound := ksymBound(int64(len(text)), min(tc.modules, kallsyms.MaxModules))
+		t.Logf("%d modules, %d MB: %d MB (bound %d MB), status %d %s", tc.modules, len(text)>>20, peak>>20, bound>>20, code, firstLine(stderr))
+		if tc.fails == "" && code != 0 || tc.fails != "" && (code != 2 || !strings.Contains(stderr, tc.fails) || bytes.Count([]byte(stderr), []byte("\n")) != 1) {
+			t.Errorf("%d modules: status %d, %q", tc.modules, code, stderr)
+		}
+		if tc.fails != "" {
+			bound = readBound(int64(len(text)))
+		}
+		if peak > bound {
+			t.Errorf("%d modules: peak RSS %d MB, over the bound of %d MB", tc.modules, peak>>20, bound>>20)
+		}
+	}
+}
+
+// pointerLoops returns BTF of n structs "s0", "s1", ..., each of one
+// member, a pointer to itself: a reference cycle without a struct, which
+// the readers that walk declarations refuse, on every worker of a big
+// input at once.
+func pointerLoops(t *testing.T, n int) []byte {
+	b := builder.New()
+	if _, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		self := b.NextID()
+		if _, err := b.AddPointer(self); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.AddStruct(fmt.Sprintf("s%d", i), 8, []builder.Member{{Name: "p", Type: self}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestErrorOneLine: an error of several lines (errors.Join of a library's
+// workers: btf diff's on pointerLoops printed two) is one line on stderr.
+func TestErrorOneLine(t *testing.T) {
+	err := errors.Join(errors.New("btf diff: cdump: PTR '(anon)' [2]: cycle"), errors.New("diff: cdump: PTR '(anon)' [20002]: cycle"))
+	if line := errorLine(context.Background(), err); strings.Contains(line, "\n") || !strings.Contains(line, "[20002]") {
+		t.Errorf("errorLine = %q, want one line with both", line)
+	}
+	path := writeFile(t, t.TempDir(), "loops.btf", pointerLoops(t, 20_000))
+	_, err = kmeta(t, nil, "btf", "diff", path, path)
+	if line := errorLine(context.Background(), err); err == nil || strings.Contains(line, "\n") {
+		t.Errorf("btf diff on pointer loops: %q", line)
+	}
+}
+
+// TestDiffJoinedError (btf/diff): Compare's error on pointerLoops is one
+// error per worker joined, each starting "diff: ", the second without
+// the command's words: two lines for a caller that prints it.
+func TestDiffJoinedError(t *testing.T) {
+	t.Skip("issue 37: btf/diff: compareAll returns errors.Join of its workers' errors: " +
+		"kmeta btf diff X X on pointerLoops(t, 20000) printed 2 lines on 4ffd8c1 (the CLI now joins them: TestErrorOneLine); " +
+		"a library caller still gets a multi-line error, where the first worker's would do")
+	path := writeFile(t, t.TempDir(), "loops.btf", pointerLoops(t, 20_000))
+	_, err := kmeta(t, nil, "btf", "diff", path, path)
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("btf diff: %q, want one error", err)
+	}
+}
+
+// heavyRun runs the real binary on args under GNU time and returns its
+// peak RSS, status and standard error, or skips without KMETA_HEAVY=1.
+func heavyRun(t *testing.T, args ...string) (int64, int, string) {
+	t.Helper()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("the real binary on a big hostile input: set KMETA_HEAVY=1")
+	}
+	return peakRSS(t, gnuTime(t), buildRealKmeta(t), args...)
+}
+
+// mixFile writes the mixture m of size n into dir and returns its path.
+func mixFile(t *testing.T, dir string, m hostile.Mix, n int) string {
+	b, err := hostile.BuildMix(m, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, fmt.Sprintf("%v-%d.btf", m, n), b)
+}
+
+// TestDiffDatasecsPeakRSS (btf/diff): a million VARs in 16 DATASECs, 36
+// MB, diffed with itself.
+func TestDiffDatasecsPeakRSS(t *testing.T) {
+	t.Skip("issue 37: btf/diff: kmeta btf diff X X --max-input 64M on hostile.BuildMix(hostile.Datasecs, 1_000_000) (35.9 MB, " +
+		"1,000,017 types) peaks at 109 MB on 4ffd8c1, over the README's 2 S + 20 MB (88 MB, S counting the input once as " +
+		"docBound does for diff X X; 4.2 s of CPU; --json against a small file: 83 MB)")
+	path := mixFile(t, t.TempDir(), hostile.Datasecs, 1_000_000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "diff", path, path, "--max-input", "64M")
+	if bound := readBound(fi.Size()); code > 1 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDedupManyStringsPeakRSS (internal/dedup): a million distinct
+// enumerator names in 16 ENUMs, 17 MB.
+func TestDedupManyStringsPeakRSS(t *testing.T) {
+	t.Skip("issue 37: internal/dedup: kmeta btf dedup X -o OUT --max-input 64M on hostile.BuildMix(hostile.ManyStrings, 1_000_000) " +
+		"(17.2 MB, 17 types, a million distinct strings) peaks at 88 MB on 4ffd8c1, over the README's 2 S + 20 MB + 64 B a type " +
+		"(53 MB); libbpf 1.8's libbpfdedup peaks at 130 MB on it; the strings are what the rule does not count")
+	dir := t.TempDir()
+	path := mixFile(t, dir, hostile.ManyStrings, 1_000_000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "dedup", path, "-o", dir+"/out.btf", "--max-input", "64M")
+	if bound := docBound([]string{"btf", "dedup"}, int64(len(data)), shapeStats(data)); code != 0 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDiffTagChainPeakRSS (btf/diff): a chain of 300,000 TYPE_TAGs under
+// a struct, with 300,000 DECL_TAGs on it, 10.7 MB, diffed with itself.
+func TestDiffTagChainPeakRSS(t *testing.T) {
+	t.Skip("issue 37: btf/diff: kmeta btf diff X X --max-input 64M on hostile.BuildMix(hostile.TagChain, 300_000) (10.7 MB, " +
+		"600,002 types) peaks at 61 MB on 4ffd8c1 before its right refusal (\"TYPE_TAG 'tag14' [16]: types nest deeper than " +
+		"2048 levels\"), over 2 S + 20 MB (40 MB); --json against a small file refuses at 33 MB")
+	path := mixFile(t, t.TempDir(), hostile.TagChain, 300_000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "diff", path, path, "--max-input", "64M")
+	if bound := readBound(fi.Size()); code > 2 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDedupWideProtosPeakRSS (internal/dedup): 40 FUNC_PROTOs of 65,535
+// parameters each, 21.4 MB.
+func TestDedupWideProtosPeakRSS(t *testing.T) {
+	t.Skip("issue 37: internal/dedup: kmeta btf dedup X -o OUT --max-input 64M on hostile.BuildMix(hostile.WideProtos, 40) " +
+		"(21.4 MB, 81 types) peaks at 63 MB on 4ffd8c1, over 2 S + 20 MB + 64 B a type (61 MB); libbpf 1.8 peaks at 49 MB")
+	dir := t.TempDir()
+	path := mixFile(t, dir, hostile.WideProtos, 40)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, code, stderr := heavyRun(t, "btf", "dedup", path, "-o", dir+"/out.btf", "--max-input", "64M")
+	if bound := docBound([]string{"btf", "dedup"}, int64(len(data)), shapeStats(data)); code != 0 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// TestDedupCompressedELFPeakRSS: 40 ENUM64s of 65,535 values (31.9 MB)
+// in an ELF's .BTF, the file compressed with zstd.
+func TestDedupCompressedELFPeakRSS(t *testing.T) {
+	t.Skip("issue 37: btf dedup (cmd/kmeta's dedup input path, or btf.Open's of a compressed ELF): kmeta btf dedup X.elf.zst -o OUT " +
+		"--max-input 64M on hostile.BuildMix(hostile.Enum64s, 40) in an ELF (builder MarshalELF), zstd-compressed, peaks at 114 MB, " +
+		"and the raw .btf.zst at 83 MB, against 74 MB for the raw file and the README's 2 S + 20 MB + 64 B a type (80 MB): " +
+		"the inflated ELF (or the decoder's buffers) outlives the open; the reading commands on the .elf.zst peak at 78 MB")
+	raw, err := hostile.BuildMix(hostile.Enum64s, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := builder.New()
+	b.AllowManyTypes()
+	if err := b.CopyAll(s); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := b.MarshalELF(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := writeFile(t, dir, "enum64s.elf.zst", zst(obj))
+	peak, code, stderr := heavyRun(t, "btf", "dedup", path, "-o", dir+"/out.btf", "--max-input", "64M")
+	if bound := docBound([]string{"btf", "dedup"}, int64(len(raw)), s.NumTypes()); code != 0 || peak > bound {
+		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	}
+}
+
+// distillPerType is what btf distill holds for each type of the module
+// and its base beyond the reading commands' rule (README: "Memory: one
+// rule per command").
+const distillPerType = 96
+
+// TestDistillPeakRSS: 100,000 structs of split BTF on hostile bases (a
+// chain of 100,000 pointers, 3,000 nested records, a wide struct, a
+// struct that holds itself) distilled within distill's rule (on 4ffd8c1
+// the README had none: 43-59 MB, over 2 S + 20 MB).
+func TestDistillPeakRSS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak RSS of btf distill on split BTF of hostile bases: set KMETA_HEAVY=1")
+	}
+	timeBin := gnuTime(t)
+	bin := buildRealKmeta(t)
+	dir := t.TempDir()
+	for k, n := range map[hostile.Shape]int{hostile.PointerChain: 100_000, hostile.NestedRecords: 3000, hostile.Wide: 20_000, hostile.SelfEmbed: 0} {
+		base, err := hostile.Build(k, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.SplitOn(base, 100_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bp, sp := writeFile(t, dir, k.String()+"-base.btf", base), writeFile(t, dir, k.String()+"-split.btf", split)
+		args := []string{"btf", "distill", sp, "-B", bp, "-o", filepath.Join(dir, "out.btf"), "--base-out", filepath.Join(dir, "out.base"), "--max-input", "64M"}
+		peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+		types := shapeStats(base) + 100_000*3
+		checkRun(t, k, args, peak, code, stderr, readBound(int64(len(base)+len(split)))+distillPerType*int64(types))
+	}
+}
