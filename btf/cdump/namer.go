@@ -15,9 +15,12 @@ import (
 // name (no "___N" suffixes) and abbreviates anonymous structs, unions and
 // enums to "struct {...}", "union {...}" and "enum {...}".
 //
-// Building a Namer indexes the Spec once (a few bytes per type); each name
-// after that costs only its own length. A Namer is not safe for concurrent
-// use; the Spec must stay open while it is used.
+// Building a Namer reads the Spec's records once, to check them, and keeps
+// nothing for each type: it finds records through the Spec's own index,
+// so that a Namer for each of two big Specs costs no more than a few
+// buffers. Each name costs its own length and a short walk of the index
+// for each type in it. A Namer is not safe for concurrent use; the Spec
+// must stay open while it is used.
 type Namer struct {
 	d    *dumper
 	sink bytes.Buffer
@@ -28,13 +31,22 @@ func NewNamer(s *btf.Spec) (*Namer, error) {
 	if s == nil {
 		return nil, errors.New("cdump: nil Spec")
 	}
-	n := &Namer{}
-	d, err := newDeclDumper(&n.sink, s)
+	recs, err := readRecords(s, false)
 	if err != nil {
 		return nil, err
 	}
-	d.plain = true
-	d.o.buf = make([]byte, 0, 256)
+	n := &Namer{}
+	// A declaration dumper without Write's per-type state: plain names
+	// need no order, emission marks or renames, and no alignment (an
+	// anonymous struct is abbreviated, never defined).
+	d := &dumper{
+		spec: s, recs: recs, n: int(s.LastID()) + 1, strs: newStrtab(s),
+		renamed: renames{types: int(s.LastID()) + 1},
+		o:       out{w: &n.sink, buf: make([]byte, 0, 256)},
+		plain:   true,
+	}
+	d.ptrSize = d.pointerSize()
+	d.maxSteps = stepsPerType*d.n + 1<<20
 	n.d = d
 	return n, nil
 }

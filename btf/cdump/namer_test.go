@@ -1,6 +1,9 @@
 package cdump_test
 
 import (
+	"errors"
+	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,6 +11,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // memberType returns the type of member name of struct sname.
@@ -76,5 +80,51 @@ func TestNamer(t *testing.T) {
 	}
 	if got, _ := cdump.TypeName(u64); got != "u64" {
 		t.Errorf("TypeName(u64) = %q", got)
+	}
+}
+
+// TestNamerHoldsNothingPerType: a Namer finds records through the Spec's
+// own index, so that two of them beside two big Specs (btf diff) cost a
+// few buffers, not the 8 bytes a type that an index of its own took; and
+// it names what it finds as before, also on a lazy Spec.
+func TestNamerHoldsNothingPerType(t *testing.T) {
+	const n = 200_000
+	raw, err := hostile.Build(hostile.Typedefs, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lazy := range []bool{false, true} {
+		s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A lazy Spec's own check of every record, once a Spec.
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		nm, err := cdump.NewNamer(s)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("lazy %v: NewNamer allocated %d bytes for %d types, want a few KB", lazy, got, n)
+		}
+		for _, id := range []btf.TypeID{1, 2, n / 2, n + 1} {
+			got, err := nm.Decl(id, "x")
+			want := "int x"
+			if id > 1 {
+				want = fmt.Sprintf("t%d x", id-2)
+			}
+			if err != nil || got != want {
+				t.Errorf("lazy %v: [%d]: %q, %v; want %q", lazy, id, got, err, want)
+			}
+		}
+		if _, err := nm.TypeName(n + 2); !errors.Is(err, btf.ErrNotFound) {
+			t.Errorf("lazy %v: [%d]: %v, want %v", lazy, n+2, err, btf.ErrNotFound)
+		}
+		s.Close()
 	}
 }

@@ -22,11 +22,20 @@ var sizes = wire.DefaultLayouts.Sizes()
 // the nil Record is void.
 
 // section is the type section of one Spec of a chain, with the offset of
-// each of its records: record first+i is data[offs[i]:offs[i+1]].
+// each of its records: record first+i is data[offs[i]:offs[i+1]]. Without
+// offs (a Namer's records) a record is found through the Spec's own
+// index, which keeps an offset for every few types: slower by a short
+// walk, but with nothing held for each type.
 type section struct {
+	spec  *btf.Spec
 	first btf.TypeID
 	data  []byte
 	offs  []uint32
+
+	// Without offs, the record of type next is at nextOff: a walk of
+	// every type in order (pointerSize's) reads each record once.
+	next    btf.TypeID
+	nextOff uint32
 }
 
 // records are the type records of a Spec chain, the split Spec first. They
@@ -35,7 +44,12 @@ type section struct {
 type records []section
 
 // loadRecords indexes the records of every type of s and its bases.
-func loadRecords(s *btf.Spec) (records, error) {
+func loadRecords(s *btf.Spec) (records, error) { return readRecords(s, true) }
+
+// readRecords checks that every record of s and its bases has the
+// standard size for its kind (so that wire.Record's fields are in bounds),
+// and with index keeps the offset of each.
+func readRecords(s *btf.Spec, index bool) (records, error) {
 	if err := s.Check(); err != nil { // a lazy Spec's references
 		return nil, pkgerr.Errorf("cdump: %w", err)
 	}
@@ -45,10 +59,17 @@ func loadRecords(s *btf.Spec) (records, error) {
 		if data == nil && s.NumTypes() > 0 {
 			return nil, pkgerr.Errorf("cdump: %w", btf.ErrClosed)
 		}
-		offs := make([]uint32, 0, s.NumTypes()+1)
+		var offs []uint32
+		if index {
+			offs = make([]uint32, 0, s.NumTypes()+1)
+		}
+		n := 0
 		it := sizes.Iter(data)
 		for it.Next() {
-			offs = append(offs, it.Off)
+			if index {
+				offs = append(offs, it.Off)
+			}
+			n++
 		}
 		switch {
 		case it.Done():
@@ -56,13 +77,15 @@ func loadRecords(s *btf.Spec) (records, error) {
 			return nil, fmt.Errorf("cdump: type section truncated at %d", it.Off)
 		default:
 			return nil, fmt.Errorf("cdump: type [%d]: unsupported kind %v or record layout",
-				int(s.FirstID())+len(offs), btf.Kind(wire.InfoKind(wire.InfoWord(data, it.Off))))
+				int(s.FirstID())+n, btf.Kind(wire.InfoKind(wire.InfoWord(data, it.Off))))
 		}
-		if len(offs) != s.NumTypes() {
-			return nil, fmt.Errorf("cdump: %d records in the type section, want %d", len(offs), s.NumTypes())
+		if n != s.NumTypes() {
+			return nil, fmt.Errorf("cdump: %d records in the type section, want %d", n, s.NumTypes())
 		}
-		offs = append(offs, uint32(len(data)))
-		rs = append(rs, section{first: s.FirstID(), data: data, offs: offs})
+		if index {
+			offs = append(offs, uint32(len(data)))
+		}
+		rs = append(rs, section{spec: s, first: s.FirstID(), data: data, offs: offs, next: s.FirstID()})
 	}
 	return rs, nil
 }
@@ -73,6 +96,9 @@ func (rs records) get(id btf.TypeID) wire.Record {
 		s := &rs[i]
 		if id >= s.first {
 			j := int(id - s.first)
+			if s.offs == nil {
+				return s.find(id)
+			}
 			if j+1 >= len(s.offs) {
 				return nil
 			}
@@ -80,6 +106,31 @@ func (rs records) get(id btf.TypeID) wire.Record {
 		}
 	}
 	return nil
+}
+
+// find returns the record of type id through the Spec's index, or nil for
+// an id out of range. readRecords read the section with the standard
+// sizes; a record the Spec sizes otherwise is nil too.
+func (s *section) find(id btf.TypeID) wire.Record {
+	if int(id-s.first) >= s.spec.NumTypes() {
+		return nil
+	}
+	if id == s.next {
+		size := sizes.Of(wire.InfoWord(s.data, s.nextOff))
+		r := wire.Record(s.data[s.nextOff : s.nextOff+size])
+		s.next++
+		s.nextOff += size
+		return r
+	}
+	t, err := s.spec.TypeByID(id)
+	if err != nil {
+		return nil
+	}
+	r := wire.Record(t.Record())
+	if len(r) < wire.TypeSize || uint32(len(r)) != sizes.Of(r.Info()) {
+		return nil
+	}
+	return r
 }
 
 // strSpace resolves string offsets over the string sections of a Spec chain.

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -95,14 +96,22 @@ func str(dst []byte, name, v string) []byte {
 	return append(dst, 0)
 }
 
-// facts splits a signature into its facts.
+// facts splits a signature into its facts, which share one copy of it.
 func facts(sig []byte) []fact {
-	parts := strings.Split(string(sig), "\x00")
-	out := make([]fact, 0, len(parts)/2)
-	for i := 0; i+1 < len(parts); i += 2 {
-		out = append(out, fact{parts[i], parts[i+1]})
+	rest := string(sig)
+	out := make([]fact, 0, strings.Count(rest, "\x00")/2)
+	for {
+		name, r, ok := strings.Cut(rest, "\x00")
+		if !ok {
+			return out
+		}
+		value, r, ok := strings.Cut(r, "\x00")
+		if !ok {
+			return out
+		}
+		out = append(out, fact{name, value})
+		rest = r
 	}
-	return out
 }
 
 // members appends a fact for each member of composite t, at bit offset
@@ -174,6 +183,9 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 // new (gb). It returns nil when the two groups hold the same layouts,
 // whatever their order and ids.
 func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
+	if len(ga) == 1 && len(gb) == 1 {
+		return compareOne(a, b, ga[0], gb[0])
+	}
 	da, err := signatures(a, ga)
 	if err != nil {
 		return nil, err
@@ -227,6 +239,34 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 	return details, nil
 }
 
+// compareOne is compareGroups for a group of one type on each side, ia
+// and ib.
+func compareOne(a, b *side, ia, ib btf.TypeID) ([]Detail, error) {
+	sa, err := a.signature(nil, ia)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := b.signature(nil, ib)
+	if err != nil {
+		return nil, err
+	}
+	return signatureDiff(sa, sb), nil
+}
+
+// signatureDiff lists what differs between the signatures of one type on
+// each side; nil when they are the same.
+func signatureDiff(sa, sb []byte) []Detail {
+	if bytes.Equal(sa, sb) {
+		return nil
+	}
+	d := factDiff(facts(sa), facts(sb))
+	if len(d) == 0 {
+		// The same facts in another order.
+		d = []Detail{{Change: Changed, Field: "member_order"}}
+	}
+	return d
+}
+
 func signatures(sd *side, ids []btf.TypeID) ([]string, error) {
 	out := make([]string, len(ids))
 	var buf []byte
@@ -241,17 +281,35 @@ func signatures(sd *side, ids []btf.TypeID) ([]string, error) {
 }
 
 // factDiff lists what differs between two descriptions, in the order of
-// the old one, then what the new one adds.
+// the old one, then what the new one adds. A value of b is the last fact
+// of its name. Short descriptions (most) are searched without maps.
 func factDiff(a, b []fact) []Detail {
-	nb := make(map[string]string, len(b))
-	for _, f := range b {
-		nb[f.name] = f.value
+	inB := func(name string) (v string, ok bool) {
+		for _, g := range b {
+			if g.name == name {
+				v, ok = g.value, true
+			}
+		}
+		return v, ok
 	}
-	na := make(map[string]bool, len(a))
+	inA := func(name string) bool {
+		return slices.ContainsFunc(a, func(f fact) bool { return f.name == name })
+	}
+	if len(a)*len(b) > maxLinear {
+		nb := make(map[string]string, len(b))
+		for _, f := range b {
+			nb[f.name] = f.value
+		}
+		na := make(map[string]bool, len(a))
+		for _, f := range a {
+			na[f.name] = true
+		}
+		inB = func(name string) (string, bool) { v, ok := nb[name]; return v, ok }
+		inA = func(name string) bool { return na[name] }
+	}
 	var out []Detail
 	for _, f := range a {
-		na[f.name] = true
-		v, ok := nb[f.name]
+		v, ok := inB(f.name)
 		switch {
 		case !ok:
 			out = appendDetails(out, Removed, f.name, f.value, "")
@@ -260,9 +318,13 @@ func factDiff(a, b []fact) []Detail {
 		}
 	}
 	for _, f := range b {
-		if !na[f.name] {
+		if !inA(f.name) {
 			out = appendDetails(out, Added, f.name, "", f.value)
 		}
 	}
 	return out
 }
+
+// maxLinear is the largest product of the facts of two descriptions that
+// factDiff compares without maps.
+const maxLinear = 256

@@ -66,6 +66,7 @@ type group struct {
 	several bool       // the group has other types, in side.more
 	kind    btf.Kind
 	flags   uint8 // dead, matched, changed
+	tag     uint8 // 8 bits of the hash of kind and name: most slots of other groups are passed without reading a name
 }
 
 // Flags of a group.
@@ -122,7 +123,8 @@ func (sd *side) slot(k btf.Kind, name string) *int32 {
 	// The hash's top 32 bits scaled to the table, whose size need not be
 	// a power of two.
 	n := uint64(len(sd.slots))
-	for i := (hashKey(sd.seed, k, name) >> 32) * n >> 32; ; i++ {
+	h := hashKey(sd.seed, k, name)
+	for i := (h >> 32) * n >> 32; ; i++ {
 		if i == n {
 			i = 0
 		}
@@ -130,7 +132,7 @@ func (sd *side) slot(k btf.Kind, name string) *int32 {
 		if gi == 0 {
 			return &sd.slots[i]
 		}
-		if g := &sd.groups[gi-1]; g.kind == k && sd.name(g) == name {
+		if g := &sd.groups[gi-1]; g.kind == k && g.tag == uint8(h) && sd.name(g) == name {
 			return &sd.slots[i]
 		}
 	}
@@ -152,6 +154,9 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if n, ok := sd.names[id]; ok {
 		return n, nil
 	}
+	if len(sd.names) >= maxNames {
+		clear(sd.names)
+	}
 	if err := sd.newNamer(); err != nil {
 		return "", err
 	}
@@ -162,6 +167,11 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	sd.names[id] = n
 	return n, nil
 }
+
+// maxNames bounds the C names a side caches: the types that members
+// and typedefs of a kernel refer to fit, a million pointers of their own
+// do not.
+const maxNames = 1 << 14
 
 // decl appends the C declaration of name with type id to dst.
 func (sd *side) decl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
@@ -279,14 +289,10 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 // matched by the one worker whose group of a has its key. It marks the
 // groups, and returns the first worker's sides and the details of the
 // first changed groups found, by a's group index, as far as keptBytes
-// allows.
+// allows, or the error of the first share that failed.
 func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kept map[int32][]Detail, err error) {
 	n := len(a.groups)
-	// A worker's Namers hold some 8 bytes for each type of each side:
-	// more workers than a kernel's few MB of them would take the
-	// memory of the input again.
-	perWorker := 8 * (int(a.spec.LastID()) + int(b.spec.LastID()))
-	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/max(perWorker, 1)))
+	workers = max(1, min(workers, n/4096, 8, 1+extraWorkerBytes/workerBytes))
 	share := (n + workers - 1) / workers
 	kepts := make([]map[int32][]Detail, workers)
 	errs := make([]error, workers)
@@ -297,8 +303,12 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 	workpool.Chunks(workers, n, share, func(w, lo, hi int) {
 		kepts[lo/share], errs[lo/share] = compareRange(ctx, as[w], bs[w], lo, hi, keptBytes/workers)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, nil, nil, err
+	// The first share's error is the one a single worker would have
+	// stopped at: one error, not one per worker.
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	kept = kepts[0]
 	for _, m := range kepts[1:] {
@@ -307,9 +317,13 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 	return as[0], bs[0], kept, nil
 }
 
-// extraWorkerBytes bounds what the Namers of the workers beyond the first
-// may take.
-const extraWorkerBytes = 8 << 20
+// extraWorkerBytes bounds what the workers beyond the first may take, each
+// about workerBytes: the C name caches of its two sides when full (a
+// Namer holds nothing for each type).
+const (
+	extraWorkerBytes = 8 << 20
+	workerBytes      = 2 * maxNames * 64
+)
 
 // keptBytes bounds what the details that the first pass keeps for the
 // walk take (about 150 bytes each, as detailBytes counts them), so that
@@ -379,9 +393,14 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 		}
-		details, err := compareGroups(a, b, a.ids(ga), b.ids(gb))
-		if err != nil {
-			return nil, err
+		var details []Detail
+		if !ga.several && !gb.several {
+			details = signatureDiff(cmpBuf[0], cmpBuf[1])
+		} else {
+			var err error
+			if details, err = compareGroups(a, b, a.ids(ga), b.ids(gb)); err != nil {
+				return nil, err
+			}
 		}
 		if details == nil {
 			continue
@@ -536,7 +555,7 @@ func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 		k, str := t.Kind(), unsafe.String(&name[0], len(name))
 		slot := sd.slot(k, str)
 		if *slot == 0 {
-			sd.groups = append(sd.groups, group{kind: k, id: id})
+			sd.groups = append(sd.groups, group{kind: k, id: id, tag: uint8(hashKey(seed, k, str))})
 			*slot = int32(len(sd.groups))
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -99,23 +100,22 @@ func WriteJSON(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) erro
 	first := true
 	jw := newJSONWriter(w, "", "")
 	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
-		sep := ","
+		sep := byte(',')
 		if first {
-			sep, first = "\n", false
+			sep, first = '\n', false
 		}
-		if _, err := io.WriteString(w, sep); err != nil {
-			return err
-		}
+		jw.buf = append(jw.buf, sep)
 		if err := jw.writeStruct(p, id, c, 0); err != nil {
 			return err
 		}
-		_, err := io.WriteString(w, "\n")
-		return err
+		jw.buf = append(jw.buf, '\n')
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(w, "]\n"); err != nil {
+	jw.buf = append(jw.buf, "]\n"...)
+	if err := jw.flush(0); err != nil {
 		return pkgerr.Errorf("layout: %w", err)
 	}
 	return nil
@@ -178,20 +178,26 @@ func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 // its members, and the class of its anonymous type whose members
 // memberFacts lists, or nil.
 func (p *printer) memberFact(m *member, base uint32, depth int) (Member, *class) {
+	mf, inner := p.memberNumbers(m, base, depth)
+	mf.Name = string(m.name)
+	mf.Type = string(p.appendTypeName(nil, m.typ))
+	if m.bitfieldSize != 0 {
+		bo := int(m.bitfieldOffset)
+		mf.BitfieldOffset = &bo
+	}
+	return mf, inner
+}
+
+// memberNumbers is memberFact without the strings and the bitfield
+// offset, which the JSON writer takes from m without copies.
+func (p *printer) memberNumbers(m *member, base uint32, depth int) (Member, *class) {
 	mf := Member{
-		Name:   string(m.name),
 		TypeID: m.typ,
-		// pahole's spelling, without the spaces it leaves at the end
-		// ("union ") and doubles inside ("const char  *").
-		Type:   strings.Join(strings.Fields(string(p.appendTagName(nil, m.typ, bufPointer, 0))), " "),
 		Offset: base + m.byteOffset,
 		Size:   m.byteSize,
 		Hole:   int(m.hole), BitHole: int(m.bitHole),
-		Aligned: m.alignment,
-	}
-	if m.bitfieldSize != 0 {
-		bo := int(m.bitfieldOffset)
-		mf.BitfieldOffset, mf.BitfieldSize = &bo, int(m.bitfieldSize)
+		Aligned:      m.alignment,
+		BitfieldSize: int(m.bitfieldSize),
 	}
 	var inner *class
 	if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
@@ -201,4 +207,45 @@ func (p *printer) memberFact(m *member, base uint32, depth int) (Member, *class)
 		}
 	}
 	return mf, inner
+}
+
+// appendTypeName appends pahole's spelling of the type id to dst, without
+// the spaces it leaves at the end ("union ") and doubles inside
+// ("const char  *"): its fields, as strings.Fields splits them, joined by
+// one space.
+func (p *printer) appendTypeName(dst []byte, id btf.TypeID) []byte {
+	start := len(dst)
+	dst = p.appendTagName(dst, id, bufPointer, 0)
+	name := dst[start:]
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			// Unicode spaces: leave them to strings.Fields.
+			joined := strings.Join(strings.Fields(string(name)), " ")
+			return append(dst[:start], joined...)
+		}
+	}
+	out := dst[:start]
+	for i := 0; i < len(name); {
+		for i < len(name) && asciiSpace(name[i]) {
+			i++
+		}
+		j := i
+		for j < len(name) && !asciiSpace(name[j]) {
+			j++
+		}
+		if j > i {
+			if len(out) > start {
+				out = append(out, ' ')
+			}
+			out = append(out, name[i:j]...) // never ahead of what it reads
+		}
+		i = j
+	}
+	return out
+}
+
+// asciiSpace reports whether c is an ASCII space as strings.Fields
+// counts them.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }

@@ -1,13 +1,12 @@
 package layout
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"strings"
+	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/jsonenc"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
@@ -23,157 +22,204 @@ func WriteJSONIndent(ctx context.Context, w io.Writer, s *btf.Spec, opts Options
 	jw := newJSONWriter(w, prefix, indent)
 	first := true
 	err := each(ctx, s, opts, func(p *printer, id btf.TypeID, c *class) error {
-		sep := "["
+		sep := byte('[')
 		if !first {
-			sep = ","
+			sep = ','
 		}
 		first = false
-		if err := jw.put(sep, jw.nl(1)); err != nil {
-			return err
-		}
+		jw.buf = append(jw.buf, sep)
+		jw.nl(1)
 		return jw.writeStruct(p, id, c, 1)
 	})
 	if err != nil {
 		return err
 	}
-	end := "[]"
-	if !first {
-		end = jw.nl(0) + "]"
+	if first {
+		jw.buf = append(jw.buf, '[')
+	} else {
+		jw.nl(0)
 	}
-	if err := jw.put(end, "\n"); err != nil {
+	jw.buf = append(jw.buf, "]\n"...)
+	if err := jw.flush(0); err != nil {
 		return pkgerr.Errorf("layout: %w", err)
 	}
 	return nil
 }
 
-// jsonWriter writes Structs in parts: each part is encoded into buf by a
-// json.Encoder indented for its depth, and written to w.
+// jsonWriter appends Structs to buf as encoding/json encodes them, with
+// the indentation of a json.Encoder given SetIndent(prefix, indent) (none
+// when both are empty), and hands buf to w whenever it passes flushAt.
+// It writes the fields by hand: reflection took most of the time.
 type jsonWriter struct {
 	w              io.Writer
 	prefix, indent string
-	buf            bytes.Buffer
-	enc            *json.Encoder
+	colon          string // what follows a key: ": " when indented
+	buf            []byte
+	name           []byte // a member's type name, built for each member
 }
 
 func newJSONWriter(w io.Writer, prefix, indent string) *jsonWriter {
-	jw := &jsonWriter{w: w, prefix: prefix, indent: indent}
-	jw.enc = json.NewEncoder(&jw.buf)
-	jw.enc.SetEscapeHTML(false)
+	jw := &jsonWriter{w: w, prefix: prefix, indent: indent, colon: ":"}
+	if !jw.compact() {
+		jw.colon = ": "
+	}
 	return jw
 }
 
-// nl is what precedes a line at depth in the indented form: nothing in
-// the compact one.
-func (jw *jsonWriter) nl(depth int) string {
-	if jw.prefix == "" && jw.indent == "" {
-		return ""
+// compact reports whether the encoding has no line breaks.
+func (jw *jsonWriter) compact() bool { return jw.prefix == "" && jw.indent == "" }
+
+// nl appends what precedes a line at depth in the indented form: nothing
+// in the compact one.
+func (jw *jsonWriter) nl(depth int) {
+	if jw.compact() {
+		return
 	}
-	return "\n" + jw.prefix + strings.Repeat(jw.indent, depth)
+	jw.buf = append(append(jw.buf, '\n'), jw.prefix...)
+	for range depth {
+		jw.buf = append(jw.buf, jw.indent...)
+	}
 }
 
-// put writes the strings to w.
-func (jw *jsonWriter) put(parts ...string) error {
-	for _, s := range parts {
-		if _, err := io.WriteString(jw.w, s); err != nil {
-			return err
-		}
+// key appends the key name on a line at depth, after a comma unless it
+// opens its object.
+func (jw *jsonWriter) key(name string, depth int, opens bool) {
+	if !opens {
+		jw.buf = append(jw.buf, ',')
 	}
-	return nil
+	jw.nl(depth)
+	jw.buf = append(append(append(append(jw.buf, '"'), name...), '"'), jw.colon...)
 }
 
-// encode encodes v, whose opening brace is at depth, into jw.buf, and
-// returns it without its line end.
-func (jw *jsonWriter) encode(v any, depth int) ([]byte, error) {
-	jw.buf.Reset()
-	if jw.prefix != "" || jw.indent != "" {
-		jw.enc.SetIndent(jw.prefix+strings.Repeat(jw.indent, depth), jw.indent)
-	}
-	if err := jw.enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")), nil
+func (jw *jsonWriter) uint(name string, v uint64, depth int) {
+	jw.key(name, depth, false)
+	jw.buf = strconv.AppendUint(jw.buf, v, 10)
 }
 
-// key is how the encoder spells a key, with the separator before its
-// value.
-func (jw *jsonWriter) key(name string) string {
-	if jw.nl(0) == "" {
-		return `"` + name + `":`
-	}
-	return `"` + name + `": `
+func (jw *jsonWriter) int(name string, v int, depth int) {
+	jw.key(name, depth, false)
+	jw.buf = strconv.AppendInt(jw.buf, int64(v), 10)
 }
 
-// writeStruct writes the class c just printed as a Struct whose opening
-// brace is at depth, without a line end: its fields before the members,
-// the members, then the fields after them.
-func (jw *jsonWriter) writeStruct(p *printer, id btf.TypeID, c *class, depth int) error {
-	st := p.structFacts(id, c)
-	st.Members = []Member{}
-	enc, err := jw.encode(st, depth)
-	if err != nil {
-		return err
+// flush writes buf to w once it holds at least at bytes.
+func (jw *jsonWriter) flush(at int) error {
+	if len(jw.buf) < at || len(jw.buf) == 0 {
+		return nil
 	}
-	// The only unescaped `"members": [],` of the encoding: its strings
-	// escape their quotes.
-	mark := []byte(jw.key("members") + "[]")
-	cut := bytes.Index(enc, mark) + len(mark) - 1
-	if len(c.members) == 0 || cut < len(mark) {
-		_, err := jw.w.Write(enc)
-		return err
-	}
-	if _, err := jw.w.Write(enc[:cut]); err != nil {
-		return err
-	}
-	tail := bytes.Clone(enc[cut+1:]) // what follows the members' "]"
-	if err := jw.writeMembers(p, c, 0, 0, depth+2); err != nil {
-		return err
-	}
-	if err := jw.put(jw.nl(depth+1), "]"); err != nil {
-		return err
-	}
-	_, err = jw.w.Write(tail)
+	_, err := jw.w.Write(jw.buf)
+	jw.buf = jw.buf[:0]
 	return err
 }
 
-// writeMembers writes the members of c as memberFacts lists them, at
+// writeStruct appends the class c just printed as a Struct whose opening
+// brace is at depth, without a line end, and its members.
+func (jw *jsonWriter) writeStruct(p *printer, id btf.TypeID, c *class, depth int) error {
+	st := p.structFacts(id, c)
+	in := depth + 1
+	jw.buf = append(jw.buf, '{')
+	jw.key("id", in, true)
+	jw.buf = strconv.AppendUint(jw.buf, uint64(st.ID), 10)
+	jw.key("kind", in, false)
+	jw.buf = jsonenc.AppendString(jw.buf, st.Kind)
+	if len(c.name) != 0 {
+		jw.key("name", in, false)
+		jw.buf = jsonenc.AppendString(jw.buf, c.name)
+	}
+	jw.uint("size", uint64(st.Size), in)
+	jw.uint("cachelines", uint64(st.Cachelines), in)
+	jw.key("members", in, false)
+	jw.buf = append(jw.buf, '[')
+	if len(c.members) != 0 {
+		if err := jw.writeMembers(p, c, 0, 0, depth+2); err != nil {
+			return err
+		}
+		jw.nl(in)
+	}
+	jw.buf = append(jw.buf, ']')
+	jw.structSums(&st, in)
+	jw.nl(depth)
+	jw.buf = append(jw.buf, '}')
+	return jw.flush(flushAt)
+}
+
+// structSums appends the fields of st that follow its members.
+func (jw *jsonWriter) structSums(st *Struct, in int) {
+	jw.uint("sum_members", uint64(st.SumMembers), in)
+	jw.uint("sum_bits", uint64(st.SumBits), in)
+	jw.int("holes", st.Holes, in)
+	jw.uint("sum_holes", uint64(st.SumHoles), in)
+	jw.int("bit_holes", st.BitHoles, in)
+	jw.uint("sum_bit_holes", uint64(st.SumBitHoles), in)
+	jw.uint("padding", uint64(st.Padding), in)
+	jw.uint("bit_padding", uint64(st.BitPadding), in)
+	jw.int("paddings", st.Paddings, in)
+	jw.uint("sum_paddings", uint64(st.SumPaddings), in)
+	jw.int("forced_alignments", st.Forced, in)
+	jw.int("forced_holes", st.ForcedHoles, in)
+	jw.uint("sum_forced_holes", uint64(st.SumForcedHoles), in)
+	jw.uint("last_cacheline", uint64(st.LastCacheline), in)
+	jw.key("packed", in, false)
+	jw.buf = strconv.AppendBool(jw.buf, st.Packed)
+	if st.Aligned != 0 {
+		jw.uint("aligned", uint64(st.Aligned), in)
+	}
+}
+
+// writeMembers appends the members of c as memberFacts lists them, at
 // offset base and nesting depth level, each opening brace at depth: comma
 // separated, each with the members of its anonymous type.
 func (jw *jsonWriter) writeMembers(p *printer, c *class, base uint32, level, depth int) error {
 	for i := range c.members {
-		sep := ","
-		if i == 0 {
-			sep = ""
+		if i > 0 {
+			jw.buf = append(jw.buf, ',')
 		}
-		if err := jw.put(sep, jw.nl(depth)); err != nil {
-			return err
-		}
+		jw.nl(depth)
 		p.trim()
-		mf, inner := p.memberFact(&c.members[i], base, level)
-		enc, err := jw.encode(mf, depth)
-		if err != nil {
-			return err
-		}
-		if inner == nil || len(inner.members) == 0 {
-			if _, err := jw.w.Write(enc); err != nil {
+		m := &c.members[i]
+		mf, inner := p.memberNumbers(m, base, level)
+		jw.name = p.appendTypeName(jw.name[:0], m.typ)
+		jw.writeMember(&mf, m, depth+1)
+		if inner != nil && len(inner.members) != 0 {
+			jw.key("members", depth+1, false)
+			jw.buf = append(jw.buf, '[')
+			if err := jw.writeMembers(p, inner, mf.Offset, level+1, depth+2); err != nil {
 				return err
 			}
-			continue
+			jw.nl(depth + 1)
+			jw.buf = append(jw.buf, ']')
 		}
-		// Members, the last field, is left out when empty: put it back
-		// before the closing brace and its line.
-		end := jw.nl(depth) + "}"
-		if _, err := jw.w.Write(enc[:len(enc)-len(end)]); err != nil {
-			return err
-		}
-		if err := jw.put(",", jw.nl(depth+1), jw.key("members"), "["); err != nil {
-			return err
-		}
-		if err := jw.writeMembers(p, inner, mf.Offset, level+1, depth+2); err != nil {
-			return err
-		}
-		if err := jw.put(jw.nl(depth+1), "]", end); err != nil {
+		jw.nl(depth)
+		jw.buf = append(jw.buf, '}')
+		if err := jw.flush(flushAt); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeMember appends the opening brace of member m and the fields of
+// mf, its facts, before its members, each on a line at depth in; its type
+// name is in jw.name.
+func (jw *jsonWriter) writeMember(mf *Member, m *member, in int) {
+	jw.buf = append(jw.buf, '{')
+	opens := true
+	if len(m.name) != 0 {
+		jw.key("name", in, true)
+		jw.buf = jsonenc.AppendString(jw.buf, m.name)
+		opens = false
+	}
+	jw.key("type", in, opens)
+	jw.buf = jsonenc.AppendString(jw.buf, jw.name)
+	jw.uint("type_id", uint64(mf.TypeID), in)
+	jw.uint("offset", uint64(mf.Offset), in)
+	jw.uint("size", mf.Size, in)
+	if m.bitfieldSize != 0 {
+		jw.int("bitfield_offset", int(m.bitfieldOffset), in)
+	}
+	jw.int("bitfield_size", mf.BitfieldSize, in)
+	jw.int("hole", mf.Hole, in)
+	jw.int("bit_hole", mf.BitHole, in)
+	if mf.Aligned != 0 {
+		jw.uint("aligned", uint64(mf.Aligned), in)
+	}
 }

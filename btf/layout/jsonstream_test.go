@@ -15,13 +15,16 @@ import (
 // TestWriteJSONStreamed: WriteJSONIndent, which writes a member at a
 // time, gives the bytes of a json.Encoder encoding what Layouts returns,
 // and WriteJSON those of one encoding each struct, on the host's and
-// Debian's kernels and on structs whose anonymous members nest.
+// Debian's kernels, on structs whose anonymous members nest and on
+// structs that point to themselves and on names of every byte.
 func TestWriteJSONStreamed(t *testing.T) {
 	specs := map[string]*btf.Spec{"debian": testfixtures.DebianSpec(t), "host": testfixtures.HostSpec(t)}
 	for name, build := range map[string]func() ([]byte, error){
 		"wide":   func() ([]byte, error) { return hostile.Build(hostile.Wide, 300) },
 		"nested": func() ([]byte, error) { return hostile.Build(hostile.NestedRecords, 40) },
 		"empty":  func() ([]byte, error) { return hostile.Build(hostile.Pointers, 3) },
+		"loops":  func() ([]byte, error) { return pointerLoops(200) },
+		"odd":    oddNames,
 	} {
 		raw, err := build()
 		if err != nil {

@@ -2,7 +2,8 @@ package rawdump
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/kmeta-dev/kmeta/internal/jsonenc"
 )
 
 // appendRecord appends j as encoding/json writes it (keys in the struct's
@@ -13,14 +14,14 @@ import (
 // does not grow it to its whole length.
 func appendRecord(b []byte, j *JSONType, spill func([]byte) []byte) []byte {
 	b = strconv.AppendUint(append(b, `{"id":`...), uint64(j.ID), 10)
-	b = appendString(append(b, `,"kind":`...), j.Kind)
+	b = jsonenc.AppendString(append(b, `,"kind":`...), j.Kind)
 	if j.Name != "" {
-		b = appendString(append(b, `,"name":`...), j.Name)
+		b = jsonenc.AppendString(append(b, `,"name":`...), j.Name)
 	}
 	b = appendUint(b, `,"size":`, j.Size)
 	b = appendUint(b, `,"type_id":`, j.TypeID)
 	if j.Encoding != "" {
-		b = appendString(append(b, `,"encoding":`...), j.Encoding)
+		b = jsonenc.AppendString(append(b, `,"encoding":`...), j.Encoding)
 	}
 	b = appendUint(b, `,"bit_offset":`, j.BitOffset)
 	b = appendUint(b, `,"nr_bits":`, j.NrBits)
@@ -31,10 +32,10 @@ func appendRecord(b []byte, j *JSONType, spill func([]byte) []byte) []byte {
 	b = appendUint(b, `,"nr_elems":`, j.NrElems)
 	b = appendUint(b, `,"ret_type_id":`, j.RetTypeID)
 	if j.FwdKind != "" {
-		b = appendString(append(b, `,"fwd_kind":`...), j.FwdKind)
+		b = jsonenc.AppendString(append(b, `,"fwd_kind":`...), j.FwdKind)
 	}
 	if j.Linkage != "" {
-		b = appendString(append(b, `,"linkage":`...), j.Linkage)
+		b = jsonenc.AppendString(append(b, `,"linkage":`...), j.Linkage)
 	}
 	if j.ComponentIdx != nil {
 		b = strconv.AppendInt(append(b, `,"component_idx":`...), int64(*j.ComponentIdx), 10)
@@ -116,57 +117,5 @@ func appendName(b []byte, name string) []byte {
 	if name == "" {
 		return b
 	}
-	return append(appendString(append(b, `"name":`...), name), ',')
-}
-
-// appendString appends s quoted as encoding/json quotes it without HTML
-// escaping: \" \\ \b \f \n \r \t, other control bytes as \u00XX, invalid
-// UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(append(b, s[start:]...), '"')
+	return append(jsonenc.AppendString(append(b, `"name":`...), name), ',')
 }

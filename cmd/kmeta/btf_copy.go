@@ -44,7 +44,7 @@ BTF on the same base, its strings shared with the base where it has them.
 }
 
 func (c *cli) btfCopy(path string, f btfCopyFlags) error {
-	startWriter()
+	dropStartupPages()
 	if err := checkOutput(f.out, path, f.base); err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if f.dir != "" || f.jobs != 0 {
 		return usagef("-d and -j go with --each")
 	}
-	startWriter()
+	dropStartupPages()
 	opts, err := f.write.options()
 	if err != nil {
 		return err

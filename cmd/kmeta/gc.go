@@ -48,9 +48,20 @@ func btfSize(specs ...*btf.Spec) int64 {
 	return n
 }
 
+// dropPagesFrom is the input size from which a reading command gives
+// back the binary's start-up pages (dropStartupPages): 2 to 3 MB that
+// would otherwise count against its bound when the heap and the mapped
+// input fill it, for a few milliseconds of page faults that a command
+// reading that much does not notice (cmd/kmeta/BENCH.md).
+const dropPagesFrom = 8 << 20
+
 // limitMemory sets the runtime's soft memory limit to n bytes plus
-// readSlack, unless the user set GOMEMLIMIT.
+// readSlack, unless the user set GOMEMLIMIT, and gives back the start-up
+// pages of a command that read at least dropPagesFrom.
 func limitMemory(n int64) {
+	if n >= dropPagesFrom {
+		dropStartupPages()
+	}
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}

@@ -93,11 +93,15 @@ func signalContext() (context.Context, func()) {
 // not the command's.
 var releaseStartup func()
 
-// startWriter is called by a writer whose peak memory is set against a
-// C peer's (btf dedup, btf copy) once its flags are parsed.
-func startWriter() {
-	if releaseStartup != nil {
-		releaseStartup()
+// dropStartupPages gives back, once, the binary's pages that starting
+// the process touched. A writer whose peak memory is set against a C
+// peer's (btf dedup, btf copy) calls it once its flags are parsed; a
+// reading command, once it knows that its input is large (limitMemory),
+// where its peak nears the README's bound.
+func dropStartupPages() {
+	if release := releaseStartup; release != nil {
+		releaseStartup = nil
+		release()
 	}
 }
 

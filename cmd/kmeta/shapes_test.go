@@ -264,18 +264,51 @@ func TestShapesPeakRSS(t *testing.T) {
 	}
 	// Every struct changed: "struct s0 { int x; }" against "struct s0 {}".
 	tiny, empty := shapeFile(t, dir, hostile.TinyStructs, sizes[hostile.TinyStructs]), shapeFile(t, dir, hostile.EmptyStructs, sizes[hostile.EmptyStructs])
-	var n int64
-	for _, f := range []string{tiny, empty} {
-		fi, err := os.Stat(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += fi.Size()
-	}
+	n := fileSize(t, tiny) + fileSize(t, empty)
 	for _, args := range [][]string{{"btf", "diff", tiny, empty}, {"btf", "diff", "--json", empty, tiny}} {
 		peak, code, stderr := peakRSS(t, timeBin, bin, args...)
 		checkRun(t, hostile.TinyStructs, args, peak, code, stderr, docBound(args, n, 0))
 	}
+	diffPairsPeakRSS(t, timeBin, bin, dir)
+}
+
+// diffPairsPeakRSS runs diff, text and --json, on each hostile pair of
+// 300,000 types that all changed, and a file against an empty one both
+// ways, and checks the peak RSS against docBound.
+func diffPairsPeakRSS(t *testing.T, timeBin, bin, dir string) {
+	t.Helper()
+	run := func(what fmt.Stringer, old, new string) {
+		n := fileSize(t, old) + fileSize(t, new)
+		for _, args := range [][]string{{"btf", "diff", old, new}, {"btf", "diff", "--json", old, new}} {
+			peak, code, stderr := peakRSS(t, timeBin, bin, args...)
+			checkRun(t, what, args, peak, code, stderr, docBound(args, n, 0))
+		}
+	}
+	for _, p := range hostile.Pairs() {
+		old, new, err := hostile.BuildPair(p, 300_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(p, writeFile(t, dir, p.String()+"-old.btf", old), writeFile(t, dir, p.String()+"-new.btf", new))
+	}
+	e, err := hostile.Empty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := writeFile(t, dir, "empty.btf", e)
+	typedefs := shapeFile(t, dir, hostile.Typedefs, 300_000)
+	run(hostile.Typedefs, empty, typedefs)
+	run(hostile.Typedefs, typedefs, empty)
+}
+
+// fileSize returns the size of the file at path.
+func fileSize(tb testing.TB, path string) int64 {
+	tb.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // TestLayoutShapesPeakRSS runs the real binary's btf layout (plain,
@@ -318,7 +351,7 @@ func TestLayoutShapesPeakRSS(t *testing.T) {
 
 // checkRun checks one run of TestShapesPeakRSS: a status of 0, 1 or 2, a
 // one-line error, and a peak RSS within bound.
-func checkRun(t *testing.T, k hostile.Shape, args []string, peak int64, code int, stderr string, bound int64) {
+func checkRun(t *testing.T, k fmt.Stringer, args []string, peak int64, code int, stderr string, bound int64) {
 	t.Helper()
 	t.Logf("%v: %s: %d MB (bound %d MB), status %d %s", k, strings.Join(args[1:2], " "), peak>>20, bound>>20, code, firstLine(stderr))
 	if code > 2 || code < 0 || code == 2 && (strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "kmeta: ")) {
