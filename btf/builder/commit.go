@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -89,9 +90,11 @@ func (c *copier) commit() error {
 		unwalked *= wire.TypeSize
 	}
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
-	// About one new string for every two names copied, in kernel BTF.
-	b.strs.reserve((len(c.pending) + c.elems) / 2)
-	c.pending[0].src.strCache.Reserve((len(c.pending) + c.elems) / 2)
+	names, size := c.newNames()
+	b.strs.reserve(names, size)
+	if src := c.pending[0].src; !src.uncached {
+		src.strCache.Reserve(names)
+	}
 	for _, k := range c.perm {
 		p := &c.pending[k]
 		if err := b.encode(p.t, p.src, p.fwd); err != nil {
@@ -107,6 +110,22 @@ func (c *copier) commit() error {
 	}
 	c.finish(true)
 	return nil
+}
+
+// newNames guesses how many strings the copy adds to the Builder, and how
+// many bytes: about one for every two names copied, as in kernel BTF, but
+// never more than the source string sections hold, so that records that
+// share few names (members m0, m1, ... of many wide structs) reserve
+// nothing per member.
+func (c *copier) newNames() (n, size int) {
+	n = (len(c.pending) + c.elems) / 2
+	held := 0
+	for _, src := range c.srcs {
+		data, _ := src.spec.StringSection()
+		held += bytes.Count(data, []byte{0})
+		size += len(data)
+	}
+	return min(n, held), size
 }
 
 // forget undoes the numbering of a failed commit.

@@ -1,8 +1,10 @@
 package builder
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -39,16 +41,8 @@ func isLittle(bo binary.ByteOrder) bool {
 // base was closed, or if types were forgotten (ErrForgotten). It does not change the Builder, which can go on
 // growing and be marshalled again.
 func (b *Builder) Marshal(opts Options) ([]byte, error) {
-	if b.forgot != 0 {
-		return nil, ErrForgotten
-	}
-	if b.base != nil {
-		if _, err := b.base.TypeByID(0); err != nil {
-			return nil, fmt.Errorf("builder: base: %w", err)
-		}
-	}
-	if b.maxRef > b.LastID() {
-		return nil, fmt.Errorf("builder: a type refers to id %d, but the last id is %d", b.maxRef, b.LastID())
+	if err := b.checkMarshal(); err != nil {
+		return nil, err
 	}
 	h, layout := b.header(len(b.types), opts)
 	size := int(h.HdrLen) + len(b.types) + len(b.strs.data()) + 3 + len(layout)
@@ -66,6 +60,90 @@ func (b *Builder) Marshal(opts Options) ([]byte, error) {
 		out = wire.Swap(out, h)
 	}
 	return out, nil
+}
+
+// checkMarshal returns the error that Marshal and Write give on a Builder
+// they cannot write.
+func (b *Builder) checkMarshal() error {
+	if b.forgot != 0 {
+		return ErrForgotten
+	}
+	if b.base != nil {
+		if _, err := b.base.TypeByID(0); err != nil {
+			return fmt.Errorf("builder: base: %w", err)
+		}
+	}
+	if b.maxRef > b.LastID() {
+		return fmt.Errorf("builder: a type refers to id %d, but the last id is %d", b.maxRef, b.LastID())
+	}
+	return nil
+}
+
+// Write writes to w the bytes that Marshal returns, without making them
+// in memory: the header, the Builder's records (swapped a buffer at a
+// time for the other byte order), its strings and the layout section.
+// It fails as Marshal does, before writing anything; a failed write is
+// returned as it is.
+func (b *Builder) Write(w io.Writer, opts Options) error {
+	if err := b.checkMarshal(); err != nil {
+		return err
+	}
+	return b.write(w, opts)
+}
+
+// WriteELF is Write for the ELF object that MarshalELF returns.
+func (b *Builder) WriteELF(w io.Writer, opts Options) error {
+	if err := b.checkMarshal(); err != nil {
+		return err
+	}
+	h, layout := b.header(len(b.types), opts)
+	size := int(h.HdrLen + h.StrOff + h.StrLen)
+	if opts.Layout {
+		size = int(h.HdrLen+h.LayoutOff) + len(layout)
+	}
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: size,
+		fill: func(w io.Writer) error { return b.write(w, opts) }}
+	return writeELF(w, byteOrder(opts), []elfSection{sec})
+}
+
+// write is Write past its checks.
+func (b *Builder) write(w io.Writer, opts Options) error {
+	h, _ := b.header(len(b.types), opts)
+	order := byteOrder(opts).(binary.AppendByteOrder)
+	if _, err := w.Write(wire.AppendHeader(nil, h, order)); err != nil {
+		return err
+	}
+	if isLittle(opts.ByteOrder) == isLittle(nil) {
+		if _, err := w.Write(b.types); err != nil {
+			return err
+		}
+	} else {
+		buf := make([]byte, 0, min(flushSize, len(b.types)))
+		for rest := b.types; len(rest) > 0; {
+			n := min(cap(buf), len(rest))
+			buf = append(buf[:0], rest[:n]...)
+			rest = rest[n:]
+			wire.SwapWords(buf)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return b.writeTail(w, h, order, opts.Layout)
+}
+
+// writeTail writes what follows the records of BTF with header h: the
+// Builder's strings and, with layout, the padded layout section in order.
+func (b *Builder) writeTail(w io.Writer, h wire.Header, order binary.AppendByteOrder, layout bool) error {
+	if _, err := w.Write(b.strs.data()); err != nil {
+		return err
+	}
+	if !layout {
+		return nil
+	}
+	pad := make([]byte, h.LayoutOff-h.StrOff-h.StrLen, 4+wire.NumKinds*wire.LayoutEntrySize)
+	_, err := w.Write(wire.AppendLayouts(pad, order))
+	return err
 }
 
 // header returns the header of the Builder's BTF with a type section of

@@ -70,6 +70,17 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 		roots = append(roots, ts...)
 	}
 	b := New()
+	// One copy into a fresh Builder: a cache of the source's string
+	// offsets would hold an entry for every distinct name copied, beside
+	// the Builder's own index of them.
+	for _, t := range roots {
+		if t.IsVoid() {
+			continue
+		}
+		for _, src := range b.sourceOf(t.Spec()).chain {
+			src.uncached = true
+		}
+	}
 	if err := b.copyTypes(roots, opts.FwdPointees); err != nil {
 		return nil, err
 	}

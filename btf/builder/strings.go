@@ -61,12 +61,13 @@ func (t *strTable) add(s []byte) (uint32, error) {
 	return off, nil
 }
 
-// reserve sizes the index for n more strings, so that a large copy does not
-// rehash on the way.
-func (t *strTable) reserve(n int) {
+// reserve sizes the index for n more strings, and the section for as many
+// bytes as kernel names take but at most maxData, so that a large copy
+// does not rehash or grow on the way.
+func (t *strTable) reserve(n, maxData int) {
 	t.Own.Reserve(n)
 	// Kernel names average about 14 bytes with their NUL.
-	t.Own.ReserveData(14 * n)
+	t.Own.ReserveData(min(14*n, maxData))
 }
 
 // data returns the own string section.

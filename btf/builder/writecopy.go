@@ -206,13 +206,5 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 	if _, err := w.Write(buf); err != nil {
 		return err
 	}
-	if _, err := w.Write(b.strs.data()); err != nil {
-		return err
-	}
-	if !opts.Layout {
-		return nil
-	}
-	pad := make([]byte, h.LayoutOff-h.StrOff-h.StrLen, 4+wire.NumKinds*wire.LayoutEntrySize)
-	_, err := w.Write(wire.AppendLayouts(pad, order))
-	return err
+	return b.writeTail(w, h, order, opts.Layout)
 }

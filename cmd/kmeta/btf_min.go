@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -117,7 +118,17 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
-	return c.writeBTF(b, f.out, f.write, path, f.base)
+	opts, err := f.write.options()
+	if err != nil {
+		return err
+	}
+	// Written from the Builder's records as they are, not marshalled into
+	// a copy first: the output can be as large as the input.
+	write := b.Write
+	if f.write.elf || strings.HasSuffix(f.out, ".o") {
+		write = b.WriteELF
+	}
+	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, opts) }, path, f.base)
 }
 
 // btfWriteFlags are the output options shared by min and copy.
