@@ -30,8 +30,7 @@ const (
 )
 
 // The shapes of structs whose members' types btf layout loads, listed by
-// LayoutShapes (not by All: btf dump --json and btf min still take more
-// than twice such an input plus 20 MB).
+// LayoutShapes as well as by All.
 const (
 	WideUnions    Shape = numShapes + iota // a struct "wide" of N members (N <= 65,535), each of its own anonymous union of two members
 	WideNested                             // a struct "wide" of N members (N <= 65,535), each of its own anonymous struct holding an anonymous union
@@ -42,14 +41,15 @@ const (
 
 // All lists every shape.
 func All() []Shape {
-	ks := make([]Shape, numShapes)
+	ks := make([]Shape, numAllShapes)
 	for i := range ks {
 		ks[i] = Shape(i)
 	}
 	return ks
 }
 
-// LayoutShapes lists the shapes that only btf layout is checked on.
+// LayoutShapes lists the shapes of wide and nested records first built
+// for btf layout, which its own tests and btf min's run at larger sizes.
 func LayoutShapes() []Shape {
 	var ks []Shape
 	for k := numShapes; k < numAllShapes; k++ {
