@@ -53,7 +53,7 @@ func btfSize(specs ...*btf.Spec) int64 {
 // would otherwise count against its bound when the heap and the mapped
 // input fill it, for a few milliseconds of page faults that a command
 // reading that much does not notice (cmd/kmeta/BENCH.md).
-const dropPagesFrom = 8 << 20
+const dropPagesFrom = 4 << 20
 
 // limitMemory sets the runtime's soft memory limit to n bytes plus
 // readSlack, unless the user set GOMEMLIMIT, and gives back the start-up
