@@ -51,8 +51,8 @@ func btfSize(specs ...*btf.Spec) int64 {
 // dropPagesFrom is the input size from which a reading command gives
 // back the binary's start-up pages (dropStartupPages): 2 to 3 MB that
 // would otherwise count against its bound when the heap and the mapped
-// input fill it, for a few milliseconds of page faults that a command
-// reading that much does not notice (cmd/kmeta/BENCH.md).
+// input fill it, for about 3 ms of page faults (5-6% of a find on a
+// distribution's vmlinux; cmd/kmeta/BENCH.md).
 const dropPagesFrom = 4 << 20
 
 // limitMemory sets the runtime's soft memory limit to n bytes plus
