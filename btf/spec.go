@@ -201,10 +201,12 @@ func (s *Spec) checkStrings() error {
 // goroutine behind it, which would have to walk the ranges again.
 func (s *Spec) indexTypes(splitAt uint32) error {
 	s.alignTypes()
-	// Kernel records average about 26 bytes; start with room for 24-byte
-	// ones and let append grow the index for denser data.
+	// Room for the smallest records (12 bytes; kernel records average
+	// about 26): the index never grows, which would leave the old one as
+	// garbage, and what the records do not fill is never touched in a
+	// fresh allocation.
 	s.shift = indexShift
-	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
+	s.index = make([]uint32, 0, len(s.types)/(wire.TypeSize<<indexShift)+1)
 	s.kinds = make([]uint16, 0, cap(s.index))
 	end := uint32(len(s.types))
 	wk := walker{id: s.firstID}
