@@ -87,6 +87,18 @@ func newBuilder(name string, data bool) *builder {
 	return b
 }
 
+// reset makes b a new builder of module name, keeping its storage: it
+// may be reset once its table is finished.
+func (b *builder) reset(name string) {
+	b.addrs.truncate()
+	b.blob.truncate()
+	b.text.stops.truncate()
+	*b = builder{codec: b.codec, name: name, data: b.data, sorted: true,
+		addrs: b.addrs, blob: b.blob, meta: b.meta[:0], blocks: b.blocks[:0],
+		name1: b.name1[:0], types: b.types[:0], pendName: b.pendName[:0],
+		text: textEnds{stops: b.text.stops, named: name == Vmlinux && !b.data}}
+}
+
 // release gives the builder's storage back to the pools, once its table
 // is finished; the builder must not be used again.
 func (b *builder) release() {

@@ -274,11 +274,6 @@ func (s *Snapshot) segment(a uint64) int {
 // and records which modules cover each piece. If overlapping ranges would
 // make that table large, lookups scan all modules instead.
 func (s *Snapshot) buildSegments() {
-	type bound struct {
-		at   uint64
-		mod  int32
-		open bool
-	}
 	var bs []bound
 	for i, m := range s.mods {
 		if m.hasAddr {
@@ -290,6 +285,10 @@ func (s *Snapshot) buildSegments() {
 	}
 	slices.SortFunc(bs, func(a, b bound) int { return cmp.Compare(a.at, b.at) })
 	limit := 64*len(s.mods) + 1<<16
+	if candidates(bs) > limit {
+		s.linear = true // known before the table is made
+		return
+	}
 	var active []int32
 	for i := 0; i < len(bs); {
 		at := bs[i].at
@@ -313,6 +312,32 @@ func (s *Snapshot) buildSegments() {
 			s.hotStart, s.hotLen, s.hot = g.start, s.segs[k+1].start-g.start, &s.mods[s.cands[g.off]]
 		}
 	}
+}
+
+// candidates returns the number of candidates buildSegments would record
+// for the bounds bs, sorted by address: at each address, the ranges open
+// after its bounds (each module's range opens once, below where it
+// closes).
+func candidates(bs []bound) int {
+	total, open := 0, 0
+	for i, b := range bs {
+		if b.open {
+			open++
+		} else {
+			open--
+		}
+		if i+1 == len(bs) || bs[i+1].at != b.at {
+			total += open
+		}
+	}
+	return total
+}
+
+// bound is where a module's range opens or closes (buildSegments).
+type bound struct {
+	at   uint64
+	mod  int32
+	open bool
 }
 
 // bytes returns the heap bytes the snapshot retains, its tables included.
