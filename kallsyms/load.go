@@ -106,7 +106,7 @@ func build(in *parsed, opts *Options) *Snapshot {
 			return
 		}
 		if opts.Reuse != nil {
-			if j, ok := opts.Reuse.byName[t.name]; ok {
+			if j, ok := opts.Reuse.module(t.name); ok {
 				if old := opts.Reuse.mods[j].tab; old.equal(t) {
 					t = old
 				}
@@ -114,7 +114,7 @@ func build(in *parsed, opts *Options) *Snapshot {
 		}
 		tabs = append(tabs, t)
 	}
-	b := in.vmlinux
+	b, arena := in.vmlinux, &tableArena{}
 	if b != nil {
 		keep(b)
 		in.vmlinux = nil
@@ -125,6 +125,7 @@ func build(in *parsed, opts *Options) *Snapshot {
 		} else {
 			b.reset(name)
 		}
+		b.arena = arena
 		events(func(addr uint64, typ byte, name []byte) bool {
 			if opts.Data || isText(typ) {
 				b.add(addr, typ, name)
@@ -160,7 +161,7 @@ func (s *Snapshot) WithModules(infos []ModuleInfo) *Snapshot {
 func (s *Snapshot) Shares(other *Snapshot) int {
 	n := 0
 	for i := range s.mods {
-		if j, ok := other.byName[s.mods[i].tab.name]; ok && other.mods[j].tab == s.mods[i].tab && s.mods[i].tab.len() > 0 {
+		if j, ok := other.module(s.mods[i].tab.name); ok && other.mods[j].tab == s.mods[i].tab && s.mods[i].tab.len() > 0 {
 			n++
 		}
 	}
