@@ -36,7 +36,7 @@ func (l *modLog) add(mod uint32, addr uint64, typ byte, name []byte) {
 	need := 8 + 1 + binary.MaxVarintLen16 + len(name)
 	p := len(l.pieces) - 1
 	if p < 0 || cap(l.pieces[p])-len(l.pieces[p]) < need {
-		l.pieces = append(l.pieces, newLogPiece())
+		l.pieces = append(l.pieces, newLogPiece(len(l.pieces), need))
 		p++
 	}
 	if n := len(l.runs); n == 0 || l.runs[n-1].mod != mod {
@@ -49,7 +49,13 @@ func (l *modLog) add(mod uint32, addr uint64, typ byte, name []byte) {
 	l.pieces[p] = append(b, name...)
 }
 
-func newLogPiece() []byte {
+// newLogPiece returns piece k, with room for need bytes: the first pieces
+// are small (a kernel's modules are a fraction of its lines, and often
+// none), doubling to logPiece.
+func newLogPiece(k, need int) []byte {
+	if n := 2048 << min(k, 6); n < logPiece {
+		return make([]byte, 0, max(n, need))
+	}
 	if p, ok := blobPieces.Get().(*[]byte); ok && cap(*p) == logPiece {
 		return (*p)[:0]
 	}
@@ -82,8 +88,10 @@ func (l *modLog) replay(each func(name string, events func(yield func(addr uint6
 		})
 	}
 	for _, p := range l.pieces {
-		p = p[:0]
-		blobPieces.Put(&p)
+		if cap(p) == logPiece {
+			p = p[:0]
+			blobPieces.Put(&p)
+		}
 	}
 	*l = modLog{}
 }

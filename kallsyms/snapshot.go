@@ -290,9 +290,10 @@ func (s *Snapshot) segment(a uint64) int {
 
 // buildSegments splits the address space at every module range boundary
 // and records which modules cover each piece. If overlapping ranges would
-// make that table large, lookups scan all modules instead.
+// make that table large (past 16 candidates a module, 64 bytes: a
+// kernel's modules do not overlap), lookups scan all modules instead.
 func (s *Snapshot) buildSegments() {
-	var bs []bound
+	bs := make([]bound, 0, 2*len(s.mods))
 	for i, m := range s.mods {
 		if m.hasAddr {
 			bs = append(bs, bound{m.start, int32(i), true})
@@ -302,11 +303,13 @@ func (s *Snapshot) buildSegments() {
 		}
 	}
 	slices.SortFunc(bs, func(a, b bound) int { return cmp.Compare(a.at, b.at) })
-	limit := 64*len(s.mods) + 1<<16
-	if candidates(bs) > limit {
+	limit := 16*len(s.mods) + 1<<16
+	nc, ns := candidates(bs)
+	if nc > limit {
 		s.linear = true // known before the table is made
 		return
 	}
+	s.segs, s.cands = make([]segment, 0, ns), make([]int32, 0, nc)
 	var active []int32
 	for i := 0; i < len(bs); {
 		at := bs[i].at
@@ -320,10 +323,6 @@ func (s *Snapshot) buildSegments() {
 		}
 		s.segs = append(s.segs, segment{start: at, off: uint32(len(s.cands)), n: uint32(len(active))})
 		s.cands = append(s.cands, active...)
-		if len(s.cands) > limit {
-			s.segs, s.cands, s.linear = nil, nil, true
-			return
-		}
 	}
 	for k := 0; k+1 < len(s.segs); k++ {
 		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
@@ -332,12 +331,12 @@ func (s *Snapshot) buildSegments() {
 	}
 }
 
-// candidates returns the number of candidates buildSegments would record
-// for the bounds bs, sorted by address: at each address, the ranges open
-// after its bounds (each module's range opens once, below where it
-// closes).
-func candidates(bs []bound) int {
-	total, open := 0, 0
+// candidates returns the number of candidates buildSegments records for
+// the bounds bs, sorted by address (at each address, the ranges open after
+// its bounds: each module's range opens once, below where it closes), and
+// the number of its segments (of distinct addresses).
+func candidates(bs []bound) (total, segs int) {
+	open := 0
 	for i, b := range bs {
 		if b.open {
 			open++
@@ -346,9 +345,10 @@ func candidates(bs []bound) int {
 		}
 		if i+1 == len(bs) || bs[i+1].at != b.at {
 			total += open
+			segs++
 		}
 	}
-	return total
+	return total, segs
 }
 
 // bound is where a module's range opens or closes (buildSegments).

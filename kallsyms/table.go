@@ -379,6 +379,7 @@ func newHeaders(nb int) []byte {
 // later load (Options.Reuse) keeps its whole piece alive.
 type tableArena struct {
 	hdrs, names []byte // the rest of the current pieces
+	pieces      int    // pieces made, which double up to the sizes below
 }
 
 const (
@@ -386,6 +387,13 @@ const (
 	arenaNames  = 4096 // bytes in a piece of tableArena.names
 	arenaBlocks = 4    // the most blocks of a table in the arena
 )
+
+// grown returns the size of the next piece of at most full: a load of a
+// few modules takes little, one of many takes whole pieces.
+func (a *tableArena) grown(full int) int {
+	a.pieces++
+	return full >> max(5-a.pieces, 0)
+}
 
 // headers returns room for nb headers as newHeaders does, from a shared
 // piece when a is not nil and the table is small.
@@ -395,9 +403,10 @@ func (a *tableArena) headers(nb int) []byte {
 	}
 	need := nb * hdrSize
 	if len(a.hdrs) < need+hdrSize { // (the last hdrSize bytes stay after every header)
-		buf := make([]byte, (arenaHdrs+2)*hdrSize)
+		n := max(a.grown(arenaHdrs), arenaBlocks)
+		buf := make([]byte, (n+2)*hdrSize)
 		skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (hdrSize - 1))
-		a.hdrs = buf[skip : skip+(arenaHdrs+1)*hdrSize]
+		a.hdrs = buf[skip : skip+(n+1)*hdrSize]
 	}
 	h := a.hdrs[:need:need]
 	a.hdrs = a.hdrs[need:]
@@ -411,7 +420,7 @@ func (a *tableArena) namesOf(n int) []byte {
 		return make([]byte, n)
 	}
 	if len(a.names) < n {
-		a.names = make([]byte, arenaNames)
+		a.names = make([]byte, max(a.grown(arenaNames), n))
 	}
 	b := a.names[:n:n]
 	a.names = a.names[n:]
