@@ -238,14 +238,14 @@ func (p *parser) end() (*parsed, error) {
 	if p.lines > 0 && !p.nonzero {
 		return nil, ErrRestricted
 	}
-	return &parsed{vmlinux: p.vmlinux, modules: &p.log}, nil
+	return &parsed{vmlinux: p.vmlinux, modules: p.log}, nil // (not the parser's map of names)
 }
 
 // parsed is what the parser read: vmlinux's builder (nil without its
 // lines) and the modules' lines.
 type parsed struct {
 	vmlinux *builder
-	modules *modLog
+	modules modLog
 }
 
 // parseLine parses one line: "ADDR TYPE NAME" optionally followed by
