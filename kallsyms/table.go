@@ -356,10 +356,13 @@ func (t *table) equal(u *table) bool {
 
 // bytes returns the heap bytes the table retains.
 func (t *table) bytes() int {
-	n := int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.hdrs) + 2*hdrSize + cap(t.names) +
+	n := int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.hdrs) + cap(t.names) +
 		8*cap(t.wide()) + cap(t.types()) + 4*cap(t.index)
 	if t.x != nil {
 		n += int(unsafe.Sizeof(*t.x))
+	}
+	if t.nblocks() > arenaBlocks { // (a small table's headers share a piece)
+		n += 2 * hdrSize // newHeaders' alignment and bytes after the last
 	}
 	return n
 }
