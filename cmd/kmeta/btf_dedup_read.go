@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"runtime/debug"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -58,9 +59,21 @@ func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*b
 		if s, err = c.openOne(path, base); err != nil {
 			return err
 		}
+		freeOpenGarbage(s)
 	}
 	defer s.Close()
 	return use(s)
+}
+
+// freeOpenGarbage gives back to the system the heap that opening a
+// large input s left as garbage: a decompressor's window and buffers
+// (8 MB and more for a .zst file or a compressed .BTF section), which
+// would otherwise stay resident beside the copy Prepare makes of s. A
+// collection then costs little: little of the heap is live.
+func freeOpenGarbage(s *btf.Spec) {
+	if btfSize(s) >= rawReadMax {
+		debug.FreeOSMemory()
+	}
 }
 
 // rawReadMax is the largest input read into a buffer. A larger one (a
