@@ -91,6 +91,7 @@ a .BTF.base is first relocated onto BASE.`,
 			if err := d.check(args[0], base); err != nil {
 				return err
 			}
+			dropStartupPages()
 			b, err := c.openOne(base, nil)
 			if err != nil {
 				return fmt.Errorf("base: %w", err)
@@ -101,6 +102,9 @@ a .BTF.base is first relocated onto BASE.`,
 				return err
 			}
 			defer s.Close()
+			// Reading the base touched all of it; distilling reads only
+			// the types and names the module needs.
+			b.Evict()
 			return c.writeDistilled(s, d, args[0], base)
 		},
 	}
