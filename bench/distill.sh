@@ -2,8 +2,9 @@
 # Times "kmeta btf distill MODULE -B BASE -o OUT --base-out BASEOUT" against
 # libbpf's btf__distill_base as a process (bench/testdata/libbpfdistill.c,
 # built against libbpf 1.5 or later, statically: see its header), on the
-# same inputs, whole processes alternated round by round (bench/alternate.py:
-# medians of CPU time, user+sys, and peak RSS), after checking that both
+# same inputs, whole processes alternated round by round (GNU time: medians
+# of CPU time, user+sys, and peak RSS; bench/alternate.py's RSS would start
+# at its Python's, above a small module's), after checking that both
 # write the same two files byte for byte (libbpf 1.8's 32-byte header with
 # an empty layout section counts as kmeta's 24-byte one). Prints one
 # Markdown row per input with the ratios kmeta / libbpf.
@@ -59,18 +60,28 @@ for ((i = 0; i < ${#pairs[@]}; i += 2)); do
 	base=${pairs[i]} mod=${pairs[i + 1]}
 	name=$(basename "$mod" .btf)
 	stack=""
-	if ! ("$lib" "$base" "$mod" "$tmp/l.btf" "$tmp/l.base") 2>/dev/null; then
+	if ! ("$lib" "$base" "$mod" "$tmp/l.btf" "$tmp/l.base"; exit $?) 2>/dev/null; then
 		stack=" (libbpf needs ulimit -s unlimited)"
 		(ulimit -s unlimited && "$lib" "$base" "$mod" "$tmp/l.btf" "$tmp/l.base")
 	fi
 	"$bin" btf distill "$mod" -B "$base" -o "$tmp/k.btf" --base-out "$tmp/k.base" --max-input 64M
 	norm "$tmp/l.btf" "$tmp/l.base"
 	cmp -s "$tmp/l.btf" "$tmp/k.btf" && cmp -s "$tmp/l.base" "$tmp/k.base" || { echo "$name: outputs differ" >&2; exit 1; }
-	out=$( (ulimit -s unlimited && python3 "$here/alternate.py" "${ROUNDS:-5}" \
-		"$lib $base $mod $tmp/l.btf $tmp/l.base" \
-		"$bin btf distill $mod -B $base -o $tmp/k.btf --base-out $tmp/k.base --max-input 64M") )
-	echo "$out" | awk -v name="$name$stack" 'BEGIN { n = 0 }
-		/cpu med/ { for (j = 1; j <= NF; j++) { if ($j == "cpu" && $(j+1) == "med") c[n] = $(j+2); if ($j == "rss" && $(j+1) == "med") r[n] = $(j+2) } n++ }
-		END { printf "| %s | %.0f ms, %.1f MB | %.0f ms, %.1f MB | %.2fx cpu, %.2fx RSS |\n", name, c[0], r[0], c[1], r[1], c[1]/c[0], r[1]/r[0] }'
+	rm -f "$tmp/log"
+	for r in $(seq "${ROUNDS:-5}"); do
+		(ulimit -s unlimited && /usr/bin/time -o "$tmp/t" -f "%U %S %M" "$lib" "$base" "$mod" "$tmp/l.btf" "$tmp/l.base")
+		echo "libbpf $(cat "$tmp/t")" >>"$tmp/log"
+		/usr/bin/time -o "$tmp/t" -f "%U %S %M" "$bin" btf distill "$mod" -B "$base" -o "$tmp/k.btf" --base-out "$tmp/k.base" --max-input 64M
+		echo "kmeta $(cat "$tmp/t")" >>"$tmp/log"
+	done
+	python3 - "$tmp/log" "$name$stack" <<'PY'
+import statistics as st, sys
+runs = {}
+for line in open(sys.argv[1]):
+    tool, user, sys_, kb = line.split()
+    runs.setdefault(tool, []).append((float(user) + float(sys_), int(kb) / 1024))
+(lc, lm), (kc, km) = [[st.median(r[i] for r in runs[t]) for i in range(2)] for t in ("libbpf", "kmeta")]
+print(f"| {sys.argv[2]} | {lc*1e3:.0f} ms, {lm:.1f} MB | {kc*1e3:.0f} ms, {km:.1f} MB | {kc/lc:.2f}x cpu, {km/lm:.2f}x RSS |")
+PY
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

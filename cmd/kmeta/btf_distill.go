@@ -102,9 +102,6 @@ a .BTF.base is first relocated onto BASE.`,
 				return err
 			}
 			defer s.Close()
-			// Reading the base touched all of it; distilling reads only
-			// the types and names the module needs.
-			b.Evict()
 			return c.writeDistilled(s, d, args[0], base)
 		},
 	}
