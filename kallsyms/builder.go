@@ -2,7 +2,6 @@ package kallsyms
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -167,12 +166,15 @@ func (b *builder) push(addr uint64, typ byte, name []byte, flags uint8) {
 	b.name1 = enc
 	// A block ends after markStride entries, before an entry too far from
 	// its start for a lane, and before its names would overflow their
-	// 16-bit bounds. (Unsorted input is laid out again by resorted.) A pfx
-	// entry's lane is thus >= pfxGap: the block starts at its __pfx_
-	// symbol, or an earlier entry lies below that symbol (see add).
-	// An end of text starts a block too (see endFlag).
+	// 16-bit bounds. A pfx entry's lane is thus >= pfxGap: the block
+	// starts at its __pfx_ symbol, or an earlier entry lies below that
+	// symbol (see add). An end of text starts a block too (see endFlag).
+	// Unsorted input is laid out again by resorted, which needs the blocks
+	// only to find names in the blob: past the first address out of order,
+	// an address below its block's start no longer starts one (on
+	// descending addresses every entry would).
 	if cur := len(b.blocks) - 1; cur < 0 || n-int(b.blocks[cur].entry) == markStride ||
-		addr-b.blockStart > laneMax || b.nbytes+len(enc)-int(b.blocks[cur].names) > blockNames || b.text.next {
+		(addr-b.blockStart > laneMax && (b.sorted || addr > b.blockStart)) || b.nbytes+len(enc)-int(b.blocks[cur].names) > blockNames || b.text.next {
 		b.blockStart = addr
 		if flags&pfxBit != 0 {
 			b.blockStart -= pfxGap
@@ -389,52 +391,4 @@ func (t *table) buildIndex() {
 		}
 		t.index[k] = e
 	}
-}
-
-// resorted builds the table of a module whose symbols were not listed in
-// address order (module symbols come in symbol-table order), or whose
-// non-text symbols were not (see textEnds.late): it decodes them, sorts
-// them stably by address and adds them again, with every non-text address
-// seen.
-func (b *builder) resorted() *table {
-	type sym struct {
-		addr uint64
-		typ  byte
-		stop bool // a non-text address (see builder.stop)
-		name string
-	}
-	syms := make([]sym, 0, b.addrs.len()+b.hidden+b.text.stops.len())
-	blob, off := b.blob.flat(), 0
-	for i, a := range b.addrs.flat() {
-		enc := blobName(blob, off, b.meta[i])
-		off = blobSkip(blob, off, b.meta[i])
-		if len(enc) == 0 { // an anonymous end of text: stops has its address
-			continue
-		}
-		name := names().decode("", enc)
-		var typ byte
-		if b.data {
-			typ = b.types[i]
-		}
-		if b.meta[i]&pfxBit != 0 {
-			syms = append(syms, sym{addr: a - pfxGap, typ: typ, name: pfxPrefix + name})
-		}
-		syms = append(syms, sym{addr: a, typ: typ, name: name})
-	}
-	for _, a := range b.text.stops.flat() {
-		syms = append(syms, sym{addr: a, stop: true})
-	}
-	slices.SortStableFunc(syms, func(x, y sym) int { return cmp.Compare(x.addr, y.addr) })
-	nb := newBuilder(b.name, b.data)
-	nb.arena = b.arena
-	for _, s := range syms {
-		if s.stop {
-			nb.stop(s.addr)
-		} else {
-			nb.add(s.addr, s.typ, []byte(s.name))
-		}
-	}
-	t := nb.finish()
-	nb.release()
-	return t
 }
