@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -112,6 +113,11 @@ func (o *Object) Close() error {
 func (o *Object) ByteOrder() binary.ByteOrder { return o.order }
 
 func parseObject(data []byte) (*Object, error) {
+	// debug/elf copies every section's name: refuse tables whose names
+	// would cost more than the file's size first.
+	if err := elfscan.Check(data); err != nil {
+		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}

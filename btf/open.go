@@ -249,7 +249,7 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
 	f, err := elfscan.Parse(d.Bytes())
 	if err != nil {
-		return nil, nil, elfError(err)
+		return nil, nil, &FormatError{Section: "elf", Offset: -1, Err: err}
 	}
 	sec, ok := f.Lookup(".BTF")
 	if !ok {
@@ -270,15 +270,6 @@ func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byt
 	}
 	s, err := o.elfSection(ctx, f, d, sec, ".BTF")
 	return s, distBase, err
-}
-
-// elfError puts an error of internal/elfscan in a FormatError.
-func elfError(err error) error {
-	var fe *elfscan.FormatError
-	if errors.As(err, &fe) {
-		return &FormatError{Section: "elf", Offset: fe.Offset, Msg: fe.Msg}
-	}
-	return &FormatError{Section: "elf", Offset: -1, Err: err}
 }
 
 // elfSection returns the data of section sec, named name, of f, the ELF

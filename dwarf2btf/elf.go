@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -94,6 +95,11 @@ const percpuSection = ".data..percpu"
 // openObject parses the ELF image in data, which must stay valid (mapped)
 // as long as the object is used.
 func openObject(data []byte) (*object, error) {
+	// debug/elf copies every section's name: refuse tables whose names
+	// would cost more than the file's size first.
+	if err := elfscan.Check(data); err != nil {
+		return nil, fmt.Errorf("dwarf2btf: ELF file: %w", err)
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, pkgerr.Errorf("dwarf2btf: %w", err)
