@@ -113,8 +113,8 @@ func (o *Object) Close() error {
 func (o *Object) ByteOrder() binary.ByteOrder { return o.order }
 
 func parseObject(data []byte) (*Object, error) {
-	// debug/elf copies every section's name: refuse tables whose names
-	// would cost more than the file's size first.
+	// debug/elf copies every section's and symbol's name: refuse files
+	// whose names would cost more than the file's size first.
 	if err := elfscan.Check(data); err != nil {
 		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}
 	}

@@ -95,8 +95,8 @@ const percpuSection = ".data..percpu"
 // openObject parses the ELF image in data, which must stay valid (mapped)
 // as long as the object is used.
 func openObject(data []byte) (*object, error) {
-	// debug/elf copies every section's name: refuse tables whose names
-	// would cost more than the file's size first.
+	// debug/elf copies every section's and symbol's name: refuse files
+	// whose names would cost more than the file's size first.
 	if err := elfscan.Check(data); err != nil {
 		return nil, fmt.Errorf("dwarf2btf: ELF file: %w", err)
 	}

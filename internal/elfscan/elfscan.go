@@ -12,13 +12,16 @@ package elfscan
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
 // ELF constants used here (elf(5)).
 const (
-	shtNobits    = 8
+	shtSymtab    = 2
 	shtStrtab    = 3
+	shtNobits    = 8
+	shtDynsym    = 11
 	shfCompress  = 0x800
 	shnLoreserve = 0xff00
 	shnXindex    = 0xffff
@@ -28,7 +31,11 @@ const (
 type FormatError struct {
 	Offset int64  // byte offset in the file of the header at fault
 	Msg    string // what is wrong
+	Err    error  // a sentinel it matches (ErrNames), or nil
 }
+
+// Unwrap returns the sentinel the error matches, or nil.
+func (e *FormatError) Unwrap() error { return e.Err }
 
 // Error returns the message and the offset.
 func (e *FormatError) Error() string {
@@ -276,38 +283,81 @@ func (f *File) Data(s Section) ([]byte, error) {
 	return f.data[s.Offset:end:end], nil
 }
 
-// CheckNames returns an error, which names the section at fault, if the
-// names of f's sections, each counted once for every section that uses it,
-// total more than limit bytes: what debug/elf's NewFile copies. It reads
-// no name past the limit left, so its time is linear in the section count
-// and the limit.
-func (f *File) CheckNames(limit uint64) error {
-	if f.names == nil {
-		return nil
-	}
-	var total uint64
-	for i := range f.count {
-		s := f.Section(i)
-		rest := f.names[s.NameOff:]
-		n := bytes.IndexByte(rest[:min(uint64(len(rest)), limit-total+1)], 0)
-		if n < 0 {
-			return errorf(f.headerOff(i), "section %d: the sections' names total more than %d bytes (sections that share one long name)", i, limit)
-		}
-		total += uint64(n)
-	}
-	return nil
-}
+// ErrNames matches (errors.Is) Check's error for a file whose names
+// would cost debug/elf more than the file's size.
+var ErrNames = errors.New("ELF names cost more than the file")
 
-// Check parses the ELF file in data and checks that its sections' names
-// total no more than the file's size, the bound under which debug/elf's
-// NewFile allocates memory linear in the file: real files pass it with a
-// wide margin, since each section has a header of 40 or 64 bytes and its
-// name's distinct bytes are in the file too. Readers call it before
-// NewFile.
+// Check parses the ELF file in data and refuses it, with an error that
+// matches ErrNames and says which section, when the names debug/elf's
+// NewFile and Symbols copy, one string for each section header and each
+// symbol of a SHT_SYMTAB or SHT_DYNSYM table, total more than the file's
+// size. Under that bound debug/elf's allocation stays linear in the file;
+// real files pass it with a wide margin, their names being mostly
+// distinct strings that the file holds. Readers that need debug/elf's File
+// call Check first. It reads no name past the budget left, so it takes
+// time linear in the file, and allocates nothing per section.
 func Check(data []byte) error {
 	f, err := Parse(data)
 	if err != nil {
 		return err
 	}
-	return f.CheckNames(uint64(len(data)))
+	budget, ok := uint64(len(data)), true
+	for i := range f.count {
+		s := f.Section(i)
+		if f.names != nil {
+			if budget, ok = spend(f.names[s.NameOff:], budget); !ok {
+				return f.namesError(i, "the sections' names")
+			}
+		}
+		if s.Type == shtSymtab || s.Type == shtDynsym {
+			if budget, ok = f.symbolNames(s, budget); !ok {
+				return f.namesError(i, "the names of its symbols and the sections'")
+			}
+		}
+	}
+	return nil
+}
+
+func (f *File) namesError(i int, what string) error {
+	return &FormatError{Offset: int64(f.headerOff(i)), Err: ErrNames,
+		Msg: fmt.Sprintf("section %d: %s total more than the file's %d bytes (many share one long name)", i, what, len(f.data))}
+}
+
+// spend returns budget less the length of the NUL-terminated string at
+// the start of b (nothing if b holds no NUL), reading at most budget+1
+// bytes; ok is false if the string is longer than budget.
+func spend(b []byte, budget uint64) (uint64, bool) {
+	n := bytes.IndexByte(b[:min(uint64(len(b)), budget+1)], 0)
+	if n < 0 {
+		if uint64(len(b)) <= budget {
+			return budget - uint64(len(b)), true
+		}
+		return 0, false
+	}
+	return budget - uint64(n), true
+}
+
+// symbolNames returns budget less the lengths of the names of the symbols
+// of the symbol table s; ok is false once they pass it. A table or string
+// table outside the file costs nothing here: debug/elf refuses it.
+func (f *File) symbolNames(s Section, budget uint64) (uint64, bool) {
+	syms, err := f.Data(s)
+	if err != nil || uint64(s.Link) >= uint64(f.count) {
+		return budget, true
+	}
+	strs, err := f.Data(f.Section(int(s.Link)))
+	if err != nil {
+		return budget, true
+	}
+	size := 16
+	if f.Is64 {
+		size = 24
+	}
+	ok := true
+	for at := 0; at+size <= len(syms) && ok; at += size {
+		if off := uint64(f.ByteOrder.Uint32(syms[at:])); off < uint64(len(strs)) {
+			budget, ok = spend(strs[off:], budget)
+		}
+	}
+	return budget, ok
 }

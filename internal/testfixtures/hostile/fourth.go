@@ -3,11 +3,15 @@ package hostile
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 )
 
 // Probe names a shape of the fourth campaign against issue 37's rules:
@@ -186,4 +190,36 @@ func BuildELF(raw []byte, e ELFShape) []byte {
 		le.PutUint16(data[62:], uint16(shstrndx))
 	}
 	return data
+}
+
+// SharedSectionNames returns BuildELF's file of n empty sections whose
+// names all point at one string of nameLen bytes, around BTF of 10
+// pointers.
+func SharedSectionNames(n, nameLen int) ([]byte, error) {
+	raw, err := Build(Pointers, 10)
+	if err != nil {
+		return nil, err
+	}
+	return BuildELF(raw, ELFShape{Sections: n, NameLen: nameLen}), nil
+}
+
+// CheckSharedNames fails tb unless parse refuses SharedSectionNames(20,000,
+// 4 KB), 1.3 MB, with elfscan.ErrNames before allocating a MB: debug/elf
+// would copy the name for each section, 80 MB.
+func CheckSharedNames(tb testing.TB, parse func(data []byte) error) {
+	tb.Helper()
+	data, err := SharedSectionNames(20_000, 4096)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = parse(data)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, elfscan.ErrNames) {
+		tb.Errorf("%v, want elfscan.ErrNames", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		tb.Errorf("%d bytes allocated", n)
+	}
 }
