@@ -165,7 +165,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
-		s.closeFn, s.mapped = d.Release, d.Mapped
+		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
 	}
 	return s, err
 }
@@ -241,8 +241,9 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 }
 
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to
-// the section, when it is stored uncompressed in a mapped file; a copy when
-// it is stored uncompressed in memory (so that the rest can be freed); the
+// the section, when it is stored uncompressed in a mapped file or in
+// memory of d's own (the rest of which is released); a copy when it is
+// stored uncompressed on the heap (so that the rest can be freed); the
 // inflated data when it is compressed. It also returns a copy of the
 // .BTF.base section, if there is one. The section header table is read in
 // place (internal/elfscan): memory does not grow with the section count.
@@ -280,10 +281,7 @@ func (o *Options) elfSection(ctx context.Context, f *elfscan.File, d *input.Data
 		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: name + " section lies outside the file"}
 	}
 	if !sec.Compressed() {
-		if d.Mapped {
-			return input.Slice(d, raw), nil
-		}
-		return input.Copy(raw), nil
+		return input.Section(d, raw), nil
 	}
 	plain, err := input.InflateELFSection(ctx, raw, f.Is64, f.ByteOrder,
 		input.Options{Limit: o.MaxSize, What: "compressed " + name + " section", Check: checkBTF, CheckLen: 2})
