@@ -19,24 +19,6 @@ const (
 	lenEscape = 0x7f
 )
 
-// blobSkip returns the offset in blob after the name at off with meta m.
-func blobSkip(blob []byte, off int, m uint8) int {
-	if l := int(m & lenMask); l != lenEscape {
-		return off + l
-	}
-	n, k := binary.Uvarint(blob[off:])
-	return off + k + int(n)
-}
-
-// blobName returns the encoded name at off in blob, with meta m.
-func blobName(blob []byte, off int, m uint8) []byte {
-	if l := int(m & lenMask); l != lenEscape {
-		return blob[off : off+l]
-	}
-	n, k := binary.Uvarint(blob[off:])
-	return blob[off+k : off+k+int(n)]
-}
-
 // builder collects the symbols of one module while the input is parsed and
 // turns them into a table. It is used by one goroutine.
 type builder struct {
