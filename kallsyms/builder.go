@@ -67,6 +67,7 @@ type builder struct {
 	// parallel lets fill lay out a big table on two goroutines
 	// (Options.Workers).
 	parallel bool
+	arena    *tableArena // where fill puts a small table, or nil
 }
 
 // Pools of the builders' storage, reused by the next load: pieces (see
@@ -85,6 +86,18 @@ func newBuilder(name string, data bool) *builder {
 		b.blocks = (*p)[:0]
 	}
 	return b
+}
+
+// reset makes b a new builder of module name, keeping its storage: it
+// may be reset once its table is finished.
+func (b *builder) reset(name string) {
+	b.addrs.truncate()
+	b.blob.truncate()
+	b.text.stops.truncate()
+	*b = builder{codec: b.codec, name: name, data: b.data, sorted: true,
+		addrs: b.addrs, blob: b.blob, meta: b.meta[:0], blocks: b.blocks[:0],
+		name1: b.name1[:0], types: b.types[:0], pendName: b.pendName[:0], arena: b.arena,
+		text: textEnds{stops: b.text.stops, named: name == Vmlinux && !b.data}}
 }
 
 // release gives the builder's storage back to the pools, once its table
@@ -209,9 +222,9 @@ func (b *builder) finish() *table {
 		return b.resorted()
 	}
 	n := b.addrs.len()
-	t := &table{name: b.name, hidden: b.hidden, n: n, anon: b.text.anon}
+	t := &table{name: b.name, hidden: int32(b.hidden), n: n, anon: int32(b.text.anon)}
 	if b.data {
-		t.types = slices.Clone(b.types)
+		t.rare().types = slices.Clone(b.types)
 	}
 	if n == 0 {
 		return t
@@ -221,10 +234,10 @@ func (b *builder) finish() *table {
 		t.base -= pfxGap
 	}
 	if b.addrs.last()-t.base >= padAddr {
-		t.wide = b.addrs.flat()
+		t.rare().wide = b.addrs.flat()
 	}
 	b.fill(t)
-	if t.wide == nil {
+	if t.wide() == nil {
 		t.narrow = padAddr
 		t.buildIndex()
 	}
@@ -238,8 +251,8 @@ func (b *builder) finish() *table {
 // kernel's last read and nothing else can run meanwhile.
 func (b *builder) fill(t *table) {
 	nb := len(b.blocks)
-	t.hdrs = newHeaders(nb)
-	t.names = make([]byte, b.nbytes)
+	t.hdrs = b.arena.headers(nb)
+	t.names = b.arena.namesOf(b.nbytes)
 	layout := func(from, to int) {
 		for k := from; k < to; k++ {
 			b.writeBlock(t, k)
@@ -268,7 +281,7 @@ func (b *builder) writeBlock(t *table, k int) {
 	}
 	h := t.hdr(k)
 	var start uint32
-	if t.wide == nil {
+	if t.wide() == nil {
 		start = uint32(b.addrs.at(first) - t.base)
 		if b.meta[first]&pfxBit != 0 {
 			start -= pfxGap
@@ -301,7 +314,7 @@ func (b *builder) writeBlock(t *table, k int) {
 	for s := range markStride {
 		i, lane := first+s, uint32(lanePad)
 		if i < last {
-			if t.wide == nil {
+			if t.wide() == nil {
 				if lane = uint32(addrs[s]-t.base) - start; lane > laneMax {
 					panic("kallsyms: block too wide") // see push
 				}
@@ -413,6 +426,7 @@ func (b *builder) resorted() *table {
 	}
 	slices.SortStableFunc(syms, func(x, y sym) int { return cmp.Compare(x.addr, y.addr) })
 	nb := newBuilder(b.name, b.data)
+	nb.arena = b.arena
 	for _, s := range syms {
 		if s.stop {
 			nb.stop(s.addr)

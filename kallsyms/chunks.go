@@ -90,6 +90,17 @@ func (c *chunks[T]) release() {
 	*c = chunks[T]{shift: c.shift, pool: c.pool}
 }
 
+// truncate empties c, giving its whole pieces but the last back to the
+// pool and keeping that one for the next elements.
+func (c *chunks[T]) truncate() {
+	for _, p := range c.full {
+		p = p[:0]
+		c.pool.Put(&p)
+	}
+	clear(c.full)
+	c.full, c.cur, c.n = c.full[:0], c.cur[:0], 0
+}
+
 // at returns element i.
 func (c *chunks[T]) at(i int) T {
 	if k := i >> c.shift; k < len(c.full) {

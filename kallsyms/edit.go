@@ -47,7 +47,7 @@ func (s *Snapshot) WithSymbols(module string, syms []SizedSymbol) *Snapshot {
 	t := b.finish()
 	b.release()
 	for _, x := range syms {
-		t.end = max(t.end, x.Addr+x.Size)
+		t.rare().end = max(t.end(), x.Addr+x.Size)
 	}
 	return s.rebuild(module, "", t, nil)
 }
@@ -64,7 +64,7 @@ func (s *Snapshot) WithModule(info ModuleInfo) *Snapshot {
 // module's (a module just removed). s is not changed; if s has no such
 // module, Without returns s.
 func (s *Snapshot) Without(module string) *Snapshot {
-	if _, ok := s.byName[module]; !ok {
+	if _, ok := s.module(module); !ok {
 		return s
 	}
 	return s.rebuild(module, module, nil, nil)
@@ -75,7 +75,7 @@ func (s *Snapshot) Without(module string) *Snapshot {
 // yields nothing for a module that s does not have.
 func (s *Snapshot) ModuleSymbols(module string) iter.Seq[Symbol] {
 	return func(yield func(Symbol) bool) {
-		if i, ok := s.byName[module]; ok {
+		if i, ok := s.module(module); ok {
 			s.mods[i].symbols(yield)
 		}
 	}
@@ -92,8 +92,8 @@ func (s *Snapshot) rebuild(dropTab, dropInfo string, t *table, info *ModuleInfo)
 		if m.tab.name != dropTab && m.tab.len() > 0 {
 			tabs = append(tabs, m.tab)
 		}
-		if m.tab.name != dropInfo && m.hasInfo {
-			infos = append(infos, m.info)
+		if m.tab.name != dropInfo && m.info != nil {
+			infos = append(infos, *m.info)
 		}
 	}
 	if t != nil && t.len() > 0 {

@@ -52,11 +52,11 @@ func Parse(r io.Reader, opts Options) (*Snapshot, error) {
 // parse is Parse of r, which the caller has bounded.
 func parse(r io.Reader, opts *Options) (*Snapshot, error) {
 	start := time.Now()
-	bs, err := readAll(r, opts.Data, opts.Workers >= 2)
+	in, err := readAll(r, opts.Data, opts.Workers >= 2)
 	if err != nil {
 		return nil, err
 	}
-	s := build(bs, opts)
+	s := build(in, opts)
 	s.load = time.Since(start)
 	return s, nil
 }
@@ -93,24 +93,51 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 	return s, nil
 }
 
-func build(bs []*builder, opts *Options) *Snapshot {
-	tabs := make([]*table, 0, len(bs))
-	for i, b := range bs {
+// build makes the tables of what the parser read: vmlinux's from its
+// builder, then each module's from its lines, one module at a time
+// through one builder's storage, so that what a module costs beyond its
+// lines is its table alone.
+func build(in *parsed, opts *Options) *Snapshot {
+	var tabs []*table
+	keep := func(b *builder) {
 		b.parallel = opts.Workers >= 2
 		t := b.finish()
-		b.release()
-		bs[i] = nil       // garbage now: with many modules, the builders outweigh the tables
 		if t.len() == 0 { // only non-text symbols, without Options.Data
-			continue
+			return
 		}
 		if opts.Reuse != nil {
-			if j, ok := opts.Reuse.byName[t.name]; ok {
+			if j, ok := opts.Reuse.module(t.name); ok {
 				if old := opts.Reuse.mods[j].tab; old.equal(t) {
 					t = old
 				}
 			}
 		}
 		tabs = append(tabs, t)
+	}
+	b, arena := in.vmlinux, &tableArena{}
+	if b != nil {
+		keep(b)
+		in.vmlinux = nil
+	}
+	in.modules.replay(func(name string, events func(func(uint64, byte, []byte) bool)) {
+		if b == nil {
+			b = newBuilder(name, opts.Data)
+		} else {
+			b.reset(name)
+		}
+		b.arena = arena
+		events(func(addr uint64, typ byte, name []byte) bool {
+			if opts.Data || isText(typ) {
+				b.add(addr, typ, name)
+			} else {
+				b.stop(addr)
+			}
+			return true
+		})
+		keep(b)
+	})
+	if b != nil {
+		b.release()
 	}
 	return newSnapshot(tabs, opts.Modules, opts.Data)
 }
@@ -134,7 +161,7 @@ func (s *Snapshot) WithModules(infos []ModuleInfo) *Snapshot {
 func (s *Snapshot) Shares(other *Snapshot) int {
 	n := 0
 	for i := range s.mods {
-		if j, ok := other.byName[s.mods[i].tab.name]; ok && other.mods[j].tab == s.mods[i].tab && s.mods[i].tab.len() > 0 {
+		if j, ok := other.module(s.mods[i].tab.name); ok && other.mods[j].tab == s.mods[i].tab && s.mods[i].tab.len() > 0 {
 			n++
 		}
 	}

@@ -102,7 +102,7 @@ func (t *table) findWide(a uint64) (hit, bool) {
 		return hit{}, false
 	}
 	j := t.n // the first entry whose address is > a
-	if t.wide != nil {
+	if t.wide() != nil {
 		j = t.upperWide(a)
 	}
 	if j < t.n && t.pfxAt(j) && a >= t.addr(j)-pfxGap {
@@ -144,8 +144,9 @@ func (t *table) searchBlocks(lo, hi int, o uint32) int {
 // upperWide returns the index of the first entry whose address is > a, in
 // a wide table.
 func (t *table) upperWide(a uint64) int {
-	i, found := slices.BinarySearch(t.wide, a)
-	for found && i < len(t.wide) && t.wide[i] == a {
+	w := t.wide()
+	i, found := slices.BinarySearch(w, a)
+	for found && i < len(w) && w[i] == a {
 		i++
 	}
 	return i
@@ -162,8 +163,8 @@ func b2u(b bool) uint64 {
 
 // typeOf returns the kallsyms type letter of h, or 0 without Options.Data.
 func (t *table) typeOf(h hit) byte {
-	if t.types == nil || h.idx < 0 {
+	if t.x == nil || t.x.types == nil || h.idx < 0 {
 		return 0
 	}
-	return t.types[h.idx]
+	return t.x.types[h.idx]
 }

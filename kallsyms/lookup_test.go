@@ -280,7 +280,8 @@ func TestLookupLayouts(t *testing.T) {
 	}
 	text := []byte(b.String())
 	snap := mustParse(t, text, nil)
-	idx := snap.mods[snap.byName["indexed"]].tab
+	i, _ := snap.module("indexed")
+	idx := snap.mods[i].tab
 	var dense, split int
 	for _, e := range idx.index {
 		if e&denseBit != 0 {

@@ -26,21 +26,23 @@ const (
 	Vmlinux = "vmlinux"
 )
 
-// parser turns kallsyms lines into per-module builders. It is used by one
-// goroutine.
+// parser turns kallsyms lines into vmlinux's builder and the modules'
+// log (modLog). It is used by one goroutine.
 type parser struct {
 	data    bool
 	line    int
-	rest    []byte // an incomplete line carried over from the last chunk
-	mods    map[string]*builder
-	order   []*builder // in order of first appearance
-	last    *builder
+	rest    []byte   // an incomplete line carried over from the last chunk
+	vmlinux *builder // nil until a vmlinux line
+	ids     map[string]uint32
+	log     modLog
+	lastID  uint32 // the module of the last module line, if any
+	last    string // its name ("" before the first)
 	nonzero bool
 	lines   int
 }
 
 func newParser(data bool) *parser {
-	return &parser{data: data, mods: make(map[string]*builder)}
+	return &parser{data: data, ids: make(map[string]uint32)}
 }
 
 // splitFast splits a line of the shape the kernel writes: 16 hex digits,
@@ -202,15 +204,7 @@ func (p *parser) feed(chunk []byte) error {
 			if addr != 0 {
 				p.nonzero = true
 			}
-			b, err := p.builder(nil)
-			if err != nil {
-				return err
-			}
-			if p.data || isText(typ) {
-				b.add(addr, typ, name)
-			} else {
-				b.stop(addr)
-			}
+			p.kernel(addr, typ, name)
 			chunk = chunk[n:]
 			continue
 		}
@@ -234,8 +228,8 @@ func (p *parser) carry(b []byte) error {
 	return nil
 }
 
-// end parses a final line without a newline and returns the builders.
-func (p *parser) end() ([]*builder, error) {
+// end parses a final line without a newline and returns what was read.
+func (p *parser) end() (*parsed, error) {
 	if len(p.rest) > 0 {
 		if err := p.parseLine(p.rest); err != nil {
 			return nil, err
@@ -244,7 +238,14 @@ func (p *parser) end() ([]*builder, error) {
 	if p.lines > 0 && !p.nonzero {
 		return nil, ErrRestricted
 	}
-	return p.order, nil
+	return &parsed{vmlinux: p.vmlinux, modules: p.log}, nil // (not the parser's map of names)
+}
+
+// parsed is what the parser read: vmlinux's builder (nil without its
+// lines) and the modules' lines.
+type parsed struct {
+	vmlinux *builder
+	modules modLog
 }
 
 // parseLine parses one line: "ADDR TYPE NAME" optionally followed by
@@ -268,38 +269,51 @@ func (p *parser) parseLine(l []byte) error {
 	if addr != 0 {
 		p.nonzero = true
 	}
-	b, err := p.builder(mod)
+	if len(mod) == 0 {
+		p.kernel(addr, typ, name)
+		return nil
+	}
+	id, err := p.module(mod)
 	if err != nil {
 		return err
 	}
 	if !p.data && !isText(typ) {
-		b.stop(addr) // (a builder with only stops makes no table: see build)
-		return nil
+		name = nil // only stops a run of text (see builder.stop)
 	}
-	b.add(addr, typ, name)
+	p.log.add(id, addr, typ, name)
 	return nil
 }
 
-// builder returns the builder of module mod ("" for vmlinux), or an
-// error for a module past MaxModules.
-func (p *parser) builder(mod []byte) (*builder, error) {
-	if b := p.last; b != nil && (b.name == string(mod) || len(mod) == 0 && b.name == Vmlinux) {
-		return b, nil
+// kernel adds a line of vmlinux to its builder. (A builder with only
+// stops makes no table: see build.)
+func (p *parser) kernel(addr uint64, typ byte, name []byte) {
+	if p.vmlinux == nil {
+		p.vmlinux = newBuilder(Vmlinux, p.data)
 	}
-	if len(mod) == 0 {
-		mod = []byte(Vmlinux)
+	if p.data || isText(typ) {
+		p.vmlinux.add(addr, typ, name)
+	} else {
+		p.vmlinux.stop(addr)
 	}
-	b, ok := p.mods[string(mod)]
+}
+
+// module returns the id of module mod in the log, or an error for a
+// module past MaxModules.
+func (p *parser) module(mod []byte) (uint32, error) {
+	if p.last == string(mod) && p.last != "" {
+		return p.lastID, nil
+	}
+	id, ok := p.ids[string(mod)]
 	if !ok {
-		if len(p.order) > MaxModules { // vmlinux and MaxModules modules
-			return nil, &ParseError{Line: p.line, Msg: fmt.Sprintf("more than %d modules", MaxModules)}
+		if len(p.log.names) >= MaxModules {
+			return 0, &ParseError{Line: p.line, Msg: fmt.Sprintf("more than %d modules", MaxModules)}
 		}
-		b = newBuilder(string(mod), p.data)
-		p.mods[b.name] = b
-		p.order = append(p.order, b)
+		name := string(mod)
+		id = p.log.module(name)
+		p.ids[name] = id
 	}
-	p.last = b
-	return b, nil
+	p.last, p.lastID = p.log.names[id], id
+	return id, nil
 }
 
 // isText reports whether typ is a kallsyms type letter of a text symbol.
@@ -397,7 +411,7 @@ var chunkPool = sync.Pool{New: func() any {
 // readAll feeds r to a new parser. With async, it reads on a second
 // goroutine so that the kernel's time to produce /proc/kallsyms overlaps
 // with parsing; without, on this one.
-func readAll(r io.Reader, data, async bool) ([]*builder, error) {
+func readAll(r io.Reader, data, async bool) (*parsed, error) {
 	if !async {
 		return readAllSync(r, data)
 	}
@@ -453,7 +467,7 @@ func readAll(r io.Reader, data, async bool) ([]*builder, error) {
 }
 
 // readAllSync is readAll on the caller's goroutine alone.
-func readAllSync(r io.Reader, data bool) ([]*builder, error) {
+func readAllSync(r io.Reader, data bool) (*parsed, error) {
 	bufp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bufp)
 	p := newParser(data)

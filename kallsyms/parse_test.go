@@ -319,3 +319,71 @@ func TestMaxModules(t *testing.T) {
 		t.Errorf("%d modules and vmlinux, want %d", n, MaxModules+1)
 	}
 }
+
+// TestModulesInterleaved: the modules' lines wait in one log until the
+// tables are made (modLog); a module listed in several places, between
+// other modules' and vmlinux's lines, gets the table its lines make when
+// they are listed together in the same order: __pfx_ symbols hidden
+// across the gaps, data symbols ending its runs of text, its symbols
+// resorted when out of order.
+func TestModulesInterleaved(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 7))
+	type line struct {
+		mod  int // -1: vmlinux
+		text string
+	}
+	var lines []line
+	next := map[int]uint64{}
+	for i := range 3000 {
+		mod := r.IntN(5) - 1
+		a := next[mod]
+		if a == 0 {
+			a = 0xffffffffc0000000 + uint64(mod+1)<<24
+		}
+		if r.IntN(20) == 0 { // out of order
+			a -= 64
+		}
+		typ, name := "t", fmt.Sprintf("f%d", i)
+		switch r.IntN(6) {
+		case 0:
+			typ = "d"
+		case 1:
+			name = pfxPrefix + name
+			lines = append(lines, line{mod, fmt.Sprintf("%016x t %s", a, name)})
+			a, name = a+pfxGap, name[len(pfxPrefix):]
+		}
+		lines = append(lines, line{mod, fmt.Sprintf("%016x %s %s", a, typ, name)})
+		next[mod] = a + 32
+	}
+	text := func(ls []line) []byte {
+		var b bytes.Buffer
+		for _, l := range ls {
+			b.WriteString(l.text)
+			if l.mod >= 0 {
+				fmt.Fprintf(&b, "\t[m%d]", l.mod)
+			}
+			b.WriteByte('\n')
+		}
+		return b.Bytes()
+	}
+	grouped := slices.Clone(lines)
+	slices.SortStableFunc(grouped, func(x, y line) int { return x.mod - y.mod })
+	for _, data := range []bool{false, true} {
+		opts := &Options{Data: data}
+		got, want := mustParse(t, text(lines), opts), mustParse(t, text(grouped), opts)
+		if diff := cmp.Diff(slices.Collect(want.All()), slices.Collect(got.All())); diff != "" {
+			t.Errorf("data %v: symbols (-grouped +interleaved):\n%s", data, diff)
+		}
+		if diff := cmp.Diff(want.Modules(), got.Modules()); diff != "" {
+			t.Errorf("data %v: modules (-grouped +interleaved):\n%s", data, diff)
+		}
+		for i := range 2000 {
+			a := 0xffffffffc0000000 + uint64(i%5)<<24 + uint64(r.IntN(700*32))
+			ws, werr := want.Lookup(a)
+			gs, gerr := got.Lookup(a)
+			if ws != gs || (werr == nil) != (gerr == nil) {
+				t.Fatalf("data %v: Lookup(%#x) = %+v, %v; grouped %+v, %v", data, a, gs, gerr, ws, werr)
+			}
+		}
+	}
+}

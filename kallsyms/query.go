@@ -47,7 +47,7 @@ func (m *modEntry) module() Module {
 		Symbols: m.tab.symbols(),
 		Pseudo:  IsPseudoModule(m.tab.name),
 	}
-	if m.hasInfo {
+	if m.info != nil {
 		mod.BuildID = bytes.Clone(m.info.BuildID)
 		mod.State = m.info.State
 	}
@@ -66,7 +66,7 @@ func (s *Snapshot) Modules() []Module {
 
 // Module returns the module called name, or ErrNotFound.
 func (s *Snapshot) Module(name string) (Module, error) {
-	i, ok := s.byName[name]
+	i, ok := s.module(name)
 	if !ok {
 		return Module{}, pkgerr.Errorf("kallsyms: module %q: %w", name, ErrNotFound)
 	}

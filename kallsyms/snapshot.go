@@ -17,8 +17,8 @@ import (
 //
 // The zero Snapshot is empty: every lookup returns ErrNotFound.
 type Snapshot struct {
-	mods   []modEntry // vmlinux first, then by name
-	byName map[string]int
+	mods   []modEntry // vmlinux first, then by name (modOrder)
+	infos  []ModuleInfo
 	segs   []segment // address segments, sorted by start
 	cands  []int32   // candidate modules of each segment
 	linear bool      // too many overlapping ranges for segments: scan mods
@@ -34,9 +34,8 @@ type Snapshot struct {
 
 type modEntry struct {
 	tab     *table
-	info    ModuleInfo
-	hasInfo bool
-	hasAddr bool // start and end are meaningful
+	info    *ModuleInfo // in Snapshot.infos; nil without one
+	hasAddr bool        // start and end are meaningful
 	start   uint64
 	end     uint64 // exclusive; 0 means 2^64
 }
@@ -66,37 +65,56 @@ type Symbol struct {
 	Type byte
 }
 
-// newSnapshot assembles a snapshot from module tables and sysfs metadata.
+// newSnapshot assembles a snapshot from module tables, of distinct names,
+// and sysfs metadata (the last of several of one name wins).
 func newSnapshot(tabs []*table, infos []ModuleInfo, data bool) *Snapshot {
-	s := &Snapshot{byName: make(map[string]int), data: data, names: names()}
-	for _, t := range tabs {
-		s.byName[t.name] = len(s.mods)
-		s.mods = append(s.mods, modEntry{tab: t})
+	s := &Snapshot{data: data, names: names(), mods: make([]modEntry, len(tabs), len(tabs)+len(infos))}
+	for i, t := range tabs {
+		s.mods[i].tab = t
 	}
-	for _, info := range infos {
-		i, ok := s.byName[info.Name]
-		if !ok {
-			i = len(s.mods)
-			s.byName[info.Name] = i
-			s.mods = append(s.mods, modEntry{tab: &table{name: info.Name}})
+	s.sortMods()
+	s.infos = slices.Clone(infos)
+	slices.SortStableFunc(s.infos, func(a, b ModuleInfo) int { return strings.Compare(a.Name, b.Name) })
+	for k := range s.infos {
+		info := &s.infos[k]
+		if k+1 < len(s.infos) && s.infos[k+1].Name == info.Name {
+			continue
 		}
-		s.mods[i].info, s.mods[i].hasInfo = info, true
+		if i, ok := slices.BinarySearchFunc(s.mods[:len(tabs)], info.Name, byModName); ok {
+			s.mods[i].info = info
+		} else {
+			s.mods = append(s.mods, modEntry{tab: &table{name: info.Name}, info: info})
+		}
 	}
-	slices.SortFunc(s.mods, func(a, b modEntry) int {
-		if (a.tab.name == Vmlinux) != (b.tab.name == Vmlinux) {
-			if a.tab.name == Vmlinux {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.tab.name, b.tab.name)
-	})
+	s.sortMods()
 	for i := range s.mods {
-		s.byName[s.mods[i].tab.name] = i
 		s.mods[i].setRange()
 	}
 	s.buildSegments()
 	return s
+}
+
+// sortMods sorts the modules in modOrder.
+func (s *Snapshot) sortMods() {
+	slices.SortFunc(s.mods, func(a, b modEntry) int { return modOrder(a.tab.name, b.tab.name) })
+}
+
+// modOrder orders module names: vmlinux first, then by name.
+func modOrder(a, b string) int {
+	if (a == Vmlinux) != (b == Vmlinux) {
+		if a == Vmlinux {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func byModName(m modEntry, name string) int { return modOrder(m.tab.name, name) }
+
+// module returns the index of the module called name in mods.
+func (s *Snapshot) module(name string) (int, bool) {
+	return slices.BinarySearchFunc(s.mods, name, byModName)
 }
 
 // setRange computes the module's address range: from the lower of its
@@ -108,11 +126,11 @@ func (m *modEntry) setRange() {
 	if ok {
 		last, _ := m.tab.last()
 		m.start, m.end, m.hasAddr = first, pageEnd(last), true
-		if m.end != 0 && m.tab.end > m.end { // a last symbol of known length, past its page
-			m.end = m.tab.end
+		if m.end != 0 && m.tab.end() > m.end { // a last symbol of known length, past its page
+			m.end = m.tab.end()
 		}
 	}
-	if m.hasInfo && m.info.Text != 0 && m.info.Size != 0 {
+	if m.info != nil && m.info.Text != 0 && m.info.Size != 0 {
 		end := m.info.Text + m.info.Size
 		if end < m.info.Text {
 			end = 0 // wrapped: up to the top of the address space
@@ -272,14 +290,10 @@ func (s *Snapshot) segment(a uint64) int {
 
 // buildSegments splits the address space at every module range boundary
 // and records which modules cover each piece. If overlapping ranges would
-// make that table large, lookups scan all modules instead.
+// make that table large (past 16 candidates a module, 64 bytes: a
+// kernel's modules do not overlap), lookups scan all modules instead.
 func (s *Snapshot) buildSegments() {
-	type bound struct {
-		at   uint64
-		mod  int32
-		open bool
-	}
-	var bs []bound
+	bs := make([]bound, 0, 2*len(s.mods))
 	for i, m := range s.mods {
 		if m.hasAddr {
 			bs = append(bs, bound{m.start, int32(i), true})
@@ -289,7 +303,13 @@ func (s *Snapshot) buildSegments() {
 		}
 	}
 	slices.SortFunc(bs, func(a, b bound) int { return cmp.Compare(a.at, b.at) })
-	limit := 64*len(s.mods) + 1<<16
+	limit := 16*len(s.mods) + 1<<16
+	nc, ns := candidates(bs)
+	if nc > limit {
+		s.linear = true // known before the table is made
+		return
+	}
+	s.segs, s.cands = make([]segment, 0, ns), make([]int32, 0, nc)
 	var active []int32
 	for i := 0; i < len(bs); {
 		at := bs[i].at
@@ -303,10 +323,6 @@ func (s *Snapshot) buildSegments() {
 		}
 		s.segs = append(s.segs, segment{start: at, off: uint32(len(s.cands)), n: uint32(len(active))})
 		s.cands = append(s.cands, active...)
-		if len(s.cands) > limit {
-			s.segs, s.cands, s.linear = nil, nil, true
-			return
-		}
 	}
 	for k := 0; k+1 < len(s.segs); k++ {
 		if g := s.segs[k]; g.n == 1 && s.segs[k+1].start-g.start > s.hotLen {
@@ -315,13 +331,43 @@ func (s *Snapshot) buildSegments() {
 	}
 }
 
+// candidates returns the number of candidates buildSegments records for
+// the bounds bs, sorted by address (at each address, the ranges open after
+// its bounds: each module's range opens once, below where it closes), and
+// the number of its segments (of distinct addresses).
+func candidates(bs []bound) (total, segs int) {
+	open := 0
+	for i, b := range bs {
+		if b.open {
+			open++
+		} else {
+			open--
+		}
+		if i+1 == len(bs) || bs[i+1].at != b.at {
+			total += open
+			segs++
+		}
+	}
+	return total, segs
+}
+
+// bound is where a module's range opens or closes (buildSegments).
+type bound struct {
+	at   uint64
+	mod  int32
+	open bool
+}
+
 // bytes returns the heap bytes the snapshot retains, its tables included.
 func (s *Snapshot) bytes() int {
 	n := int(unsafe.Sizeof(*s)) + cap(s.mods)*int(unsafe.Sizeof(modEntry{})) +
 		cap(s.segs)*int(unsafe.Sizeof(segment{})) + 4*cap(s.cands) +
-		len(s.byName)*48
+		cap(s.infos)*int(unsafe.Sizeof(ModuleInfo{}))
 	for _, m := range s.mods {
-		n += m.tab.bytes() + len(m.info.BuildID) + len(m.info.State)
+		n += m.tab.bytes()
+	}
+	for _, info := range s.infos {
+		n += len(info.Name) + len(info.BuildID) + len(info.State)
 	}
 	return n
 }

@@ -33,13 +33,8 @@ type table struct {
 	n      int
 	hdrs   []byte // nb headers, 64-byte aligned, followed by at least 64 bytes
 	names  []byte
-	wide   []uint64
-	types  []byte // kallsyms type letters, only with Options.Data
-	hidden int    // number of hidden __pfx_ symbols
-	anon   int    // number of anonymous ends of text (textend.go)
-	// end is where the table's last symbol ends when its length is known
-	// (the BPF table patched by ksymbol events), else 0.
-	end uint64
+	hidden int32 // number of hidden __pfx_ symbols
+	anon   int32 // number of anonymous ends of text (textend.go)
 
 	// index[k] tells which block holds the offsets from base in [k<<shift,
 	// (k+1)<<shift) (see the index entry's constants). index is nil for
@@ -51,6 +46,50 @@ type table struct {
 	// narrow is padAddr for a table that is neither empty nor wide, else
 	// 0: find handles offsets from base below it.
 	narrow uint64
+
+	x *tableRare // nil for most tables (a module's table costs its struct)
+}
+
+// tableRare holds what few tables have.
+type tableRare struct {
+	wide  []uint64
+	types []byte // kallsyms type letters, only with Options.Data
+	// end is where the table's last symbol ends when its length is known
+	// (the BPF table patched by ksymbol events), else 0.
+	end uint64
+}
+
+// rare returns t.x, made if t has none.
+func (t *table) rare() *tableRare {
+	if t.x == nil {
+		t.x = &tableRare{}
+	}
+	return t.x
+}
+
+// wide returns the addresses of a wide table, else nil.
+func (t *table) wide() []uint64 {
+	if t.x == nil {
+		return nil
+	}
+	return t.x.wide
+}
+
+// types returns the type letters of a table loaded with Options.Data,
+// else nil.
+func (t *table) types() []byte {
+	if t.x == nil {
+		return nil
+	}
+	return t.x.types
+}
+
+// end returns where the last symbol ends when its length is known, else 0.
+func (t *table) end() uint64 {
+	if t.x == nil {
+		return 0
+	}
+	return t.x.end
 }
 
 const (
@@ -192,12 +231,12 @@ func (t *table) len() int { return t.n }
 
 // symbols returns the number of symbols, hidden __pfx_ ones included and
 // anonymous ends of text excluded.
-func (t *table) symbols() int { return t.n + t.hidden - t.anon }
+func (t *table) symbols() int { return t.n + int(t.hidden) - int(t.anon) }
 
 // addr returns the address of entry i.
 func (t *table) addr(i int) uint64 {
-	if t.wide != nil {
-		return t.wide[i]
+	if w := t.wide(); w != nil {
+		return w[i]
 	}
 	return t.hitAt(i, false).start
 }
@@ -299,8 +338,8 @@ func pfxHit(h hit) hit {
 // h.
 func (t *table) slotHit(h *header, k int) hit {
 	e := hit{idx: h.entry() + k, name: h.name(k)}
-	if t.wide != nil {
-		e.start = t.wide[e.idx]
+	if w := t.wide(); w != nil {
+		e.start = w[e.idx]
 	} else {
 		e.start = t.base + uint64(h.start()+h.lane(k))
 	}
@@ -310,15 +349,22 @@ func (t *table) slotHit(h *header, k int) hit {
 // equal reports whether t and u hold the same symbols, so that a reload may
 // keep u in place of t.
 func (t *table) equal(u *table) bool {
-	return t.name == u.name && t.base == u.base && t.n == u.n && t.hidden == u.hidden && t.end == u.end &&
+	return t.name == u.name && t.base == u.base && t.n == u.n && t.hidden == u.hidden && t.end() == u.end() &&
 		bytes.Equal(t.hdrs, u.hdrs) && bytes.Equal(t.names, u.names) &&
-		slices.Equal(t.wide, u.wide) && bytes.Equal(t.types, u.types)
+		slices.Equal(t.wide(), u.wide()) && bytes.Equal(t.types(), u.types())
 }
 
 // bytes returns the heap bytes the table retains.
 func (t *table) bytes() int {
-	return int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.hdrs) + 2*hdrSize + cap(t.names) +
-		8*cap(t.wide) + cap(t.types) + 4*cap(t.index)
+	n := int(unsafe.Sizeof(*t)) + len(t.name) + cap(t.hdrs) + cap(t.names) +
+		8*cap(t.wide()) + cap(t.types()) + 4*cap(t.index)
+	if t.x != nil {
+		n += int(unsafe.Sizeof(*t.x))
+	}
+	if t.nblocks() > arenaBlocks { // (a small table's headers share a piece)
+		n += 2 * hdrSize // newHeaders' alignment and bytes after the last
+	}
+	return n
 }
 
 // newHeaders returns room for nb headers, aligned to hdrSize, with at
@@ -327,4 +373,59 @@ func newHeaders(nb int) []byte {
 	buf := make([]byte, (nb+2)*hdrSize)
 	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (hdrSize - 1))
 	return buf[skip : skip+nb*hdrSize : skip+nb*hdrSize]
+}
+
+// tableArena holds the headers and names of the small tables of one load
+// in shared pieces: a module of one symbol would otherwise cost an
+// allocation of three headers (for the alignment and the bytes after the
+// last) and one of its names. Pieces are small, as a table reused by a
+// later load (Options.Reuse) keeps its whole piece alive.
+type tableArena struct {
+	hdrs, names []byte // the rest of the current pieces
+	pieces      int    // pieces made, which double up to the sizes below
+}
+
+const (
+	arenaHdrs   = 128  // headers in a piece of tableArena.hdrs
+	arenaNames  = 4096 // bytes in a piece of tableArena.names
+	arenaBlocks = 4    // the most blocks of a table in the arena
+)
+
+// grown returns the size of the next piece of at most full: a load of a
+// few modules takes little, one of many takes whole pieces.
+func (a *tableArena) grown(full int) int {
+	a.pieces++
+	return full >> max(5-a.pieces, 0)
+}
+
+// headers returns room for nb headers as newHeaders does, from a shared
+// piece when a is not nil and the table is small.
+func (a *tableArena) headers(nb int) []byte {
+	if a == nil || nb > arenaBlocks {
+		return newHeaders(nb)
+	}
+	need := nb * hdrSize
+	if len(a.hdrs) < need+hdrSize { // (the last hdrSize bytes stay after every header)
+		n := max(a.grown(arenaHdrs), arenaBlocks)
+		buf := make([]byte, (n+2)*hdrSize)
+		skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (hdrSize - 1))
+		a.hdrs = buf[skip : skip+(n+1)*hdrSize]
+	}
+	h := a.hdrs[:need:need]
+	a.hdrs = a.hdrs[need:]
+	return h
+}
+
+// namesOf returns room for n bytes of names, from a shared piece when a
+// is not nil and n is small.
+func (a *tableArena) namesOf(n int) []byte {
+	if a == nil || n > arenaNames/8 {
+		return make([]byte, n)
+	}
+	if len(a.names) < n {
+		a.names = make([]byte, max(a.grown(arenaNames), n))
+	}
+	b := a.names[:n:n]
+	a.names = a.names[n:]
+	return b
 }
