@@ -2,8 +2,11 @@ package builder
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -109,7 +112,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 	if t.IsVoid() {
 		return 0, nil
 	}
-	if err := b.copyTypes([]btf.Type{t}, false); err != nil {
+	if err := b.copyTypes(slices.Values([]btf.Type{t}), false); err != nil {
 		return 0, err
 	}
 	return b.sourceOf(t.Spec()).chain[0].mapped(t.ID()), nil
@@ -119,7 +122,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 // batch: the new types are numbered in source id order over the whole batch.
 // It returns the Builder id of each of ts.
 func (b *Builder) CopyTypes(ts []btf.Type) ([]btf.TypeID, error) {
-	if err := b.copyTypes(ts, false); err != nil {
+	if err := b.copyTypes(slices.Values(ts), false); err != nil {
 		return nil, err
 	}
 	ids := make([]btf.TypeID, len(ts))
@@ -189,9 +192,12 @@ type walkItem struct {
 	level uint8
 }
 
-func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
+func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool) error {
 	c := copier{b: b, fwd: fwd}
-	for _, t := range roots {
+	for t := range roots {
+		if c.err != nil {
+			break
+		}
 		if t.IsVoid() {
 			continue
 		}
@@ -276,6 +282,11 @@ func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
 		c.begin(src)
 	}
 	k := uint32(len(c.pending))
+	if c.err == nil && uint64(c.b.NextID())+uint64(k) > wire.MaxTypeID {
+		// commit would refuse the copy: refuse it before the closure
+		// grows further, at the first type past the limit.
+		c.err = pkgerr.Errorf("builder: copy %v: %w", t, ErrTooManyTypes)
+	}
 	src.mark.set(i)
 	c.pending = append(c.pending, pendingType{t: t, src: src})
 	if level != 0 {
