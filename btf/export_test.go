@@ -1,5 +1,7 @@
 package btf
 
+import "slices"
+
 // ParseSplitWalk is Parse with a base walking a type section of splitAt bytes or
 // more in two halves (0: any section), and reports whether the second half
 // was used.
@@ -20,4 +22,10 @@ func ParseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 // found instead of walking the records.
 func (s *Spec) ReadsFound(q FlavorQuery) bool {
 	return s.found != nil && s.found.f.covers(q.filter())
+}
+
+// SameIndex reports whether a and b hold the same offset index and kind
+// summary.
+func SameIndex(a, b *Spec) bool {
+	return slices.Equal(a.index, b.index) && slices.Equal(a.kinds, b.kinds)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -53,6 +54,7 @@ type Spec struct {
 	closed   atomic.Bool
 	closeFn  func() error
 	mapped   bool // data is a read-only mapping of a file (Evict)
+	owned    bool // data is anonymous memory the Spec frees (Discard)
 	closeErr error
 	once     sync.Once
 
@@ -200,17 +202,19 @@ func (s *Spec) checkStrings() error {
 // goroutine behind it, which would have to walk the ranges again.
 func (s *Spec) indexTypes(splitAt uint32) error {
 	s.alignTypes()
-	// Kernel records average about 26 bytes; start with room for 24-byte
-	// ones and let append grow the index for denser data.
+	// Room for the smallest records (12 bytes; kernel records average
+	// about 26): the index never grows, which would leave the old one as
+	// garbage, and what the records do not fill is never touched in a
+	// fresh allocation.
 	s.shift = indexShift
-	s.index = make([]uint32, 0, len(s.types)/(24<<indexShift)+1)
+	s.index = make([]uint32, 0, len(s.types)/(wire.TypeSize<<indexShift)+1)
 	s.kinds = make([]uint16, 0, cap(s.index))
 	end := uint32(len(s.types))
 	wk := walker{id: s.firstID}
 	if h := s.splitWalk(splitAt); h != nil {
 		err := s.walk(&wk, h.start)
 		<-h.done
-		if err == nil && wk.off == h.start && !h.failed && uint64(wk.id)+uint64(len(h.offs)) < 1<<31 {
+		if err == nil && wk.off == h.start && !h.failed && uint64(wk.id)+uint64(h.n) < 1<<31 {
 			s.merge(&wk, h)
 			s.halved = true
 		}
@@ -259,8 +263,8 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 // scan is the one loop over records of both walks: from wk.off while it is
 // below stop, it checks each record's bounds and kind, adds it to the
 // index and the kind summary (or, for the second half h of a split walk,
-// to h's offsets and kinds), and keeps the largest type id and string
-// offset referred to. It reports false, with wk at the record, for one
+// to h's checkpoints and kinds), and keeps the largest type id and
+// string offset referred to. It reports false, with wk at the record, for one
 // that is truncated, of no known kind or has too big an id, which walk
 // then describes.
 //
@@ -270,12 +274,13 @@ func (s *Spec) walk(wk *walker, stop uint32) error {
 // references: such a function does not inline, and a call per record is
 // what this pass cannot afford (BENCH.md).
 func (s *Spec) scan(wk *walker, stop uint32, h *half) bool {
+	index := h == nil
 	w := newWords(s.types)
 	end := uint32(len(s.types))
 	off, id, maxType, maxStr := wk.off, wk.id, wk.maxType, wk.maxStr
 	ok := true
 	for ; off < stop; id++ {
-		if h == nil && uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
+		if index && uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
 			s.index = append(s.index, off)
 			s.kinds = append(s.kinds, 0)
 		}
@@ -291,10 +296,12 @@ func (s *Spec) scan(wk *walker, stop uint32, h *half) bool {
 			ok = false
 			break
 		}
-		if h == nil {
+		if index {
 			s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
 		} else {
-			h.offs = append(h.offs, off)
+			if id&(1<<indexShift-1) == 0 {
+				h.cps = append(h.cps, off)
+			}
 			h.kinds = append(h.kinds, uint8(kind))
 		}
 		sh := &wire.Shapes[kind]
@@ -320,13 +327,17 @@ const splitMin = 1 << 20
 // caller's goroutine.
 const noSplit = ^uint32(0)
 
-// half is the second half of a split walk: from start, every record's
-// offset and kind, and the largest type id and string offset referred to.
-// failed is set if a record was out of bounds or of no known kind; done is
-// closed when the walk is over.
+// half is the second half of a split walk: from start, the number of
+// records n, the offset of every fourth record (cps), every record's kind,
+// and the largest type id and string offset referred to. failed is set if a
+// record was out of bounds or of no known kind; done is closed when the
+// walk is over. Which records start the index's groups depends on the id
+// of the first, known only when the first walk ends: merge finds each from
+// the checkpoint before it. Both lists are reserved once, for a section of
+// the smallest records, so that they never grow (btf/BENCH.md).
 type half struct {
-	start           uint32
-	offs            []uint32
+	start, n        uint32
+	cps             []uint32
 	kinds           []uint8
 	maxType, maxStr uint32
 	failed          bool
@@ -353,7 +364,8 @@ func (s *Spec) splitWalk(splitAt uint32) *half {
 	for c := mid; c < end && c-mid < 64<<10; c += 4 {
 		if s.plausible(w, c, 64) {
 			h := halves.Get().(*half)
-			*h = half{start: c, offs: h.offs[:0], kinds: h.kinds[:0], done: make(chan struct{})}
+			most := int(end-c)/wire.TypeSize + 1
+			*h = half{start: c, cps: slices.Grow(h.cps[:0], most>>indexShift+1), kinds: slices.Grow(h.kinds[:0], most), done: make(chan struct{})}
 			go s.walkHalf(h)
 			return h
 		}
@@ -380,28 +392,38 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 }
 
 // walkHalf walks the records from h.start to the end of the section,
-// keeping each one's offset and kind in h, and closes h.done.
+// counting them in h, and closes h.done.
 func (s *Spec) walkHalf(h *half) {
 	defer close(h.done)
 	wk := walker{off: h.start}
 	h.failed = !s.scan(&wk, uint32(len(s.types)), h)
-	h.maxType, h.maxStr = wk.maxType, wk.maxStr
+	h.n, h.maxType, h.maxStr = uint32(wk.id), wk.maxType, wk.maxStr
 }
 
-// merge adds the records of the second half h, whose first record is the
-// next of the walk wk, to the index and the kind summary, and moves wk to
-// the end of the section.
+// merge adds the h.n records of the second half h, whose first record is
+// the next of the walk wk, to the index and the kind summary, and moves wk
+// to the end of the section. The index grows once, to its final length. A
+// group's first record is the checkpoint's or up to three records after
+// it, whose sizes h checked.
 func (s *Spec) merge(wk *walker, h *half) {
-	id := wk.id
-	for j, off := range h.offs {
-		if uint32(id-s.firstID)&(1<<indexShift-1) == 0 {
-			s.index = append(s.index, off)
-			s.kinds = append(s.kinds, 0)
+	first := uint32(wk.id - s.firstID)
+	groups := (uint64(first) + uint64(h.n) + 1<<indexShift - 1) >> indexShift
+	s.index = slices.Grow(s.index, int(groups)-len(s.index))
+	s.kinds = slices.Grow(s.kinds, cap(s.index)-len(s.kinds))
+	w := newWords(s.types)
+	// j is the half's number of the record that starts the next group.
+	for j := -first & (1<<indexShift - 1); j < h.n; j += 1 << indexShift {
+		off := h.cps[j>>indexShift]
+		for range j & (1<<indexShift - 1) {
+			off += s.sizes.Of(w.at(off + wire.InfoAt))
 		}
-		s.kinds[len(s.kinds)-1] |= kindBit(Kind(h.kinds[j]))
-		id++
+		s.index = append(s.index, off)
+		s.kinds = append(s.kinds, 0)
 	}
-	wk.off, wk.id = uint32(len(s.types)), id
+	for j, k := range h.kinds[:h.n] {
+		s.kinds[(first+uint32(j))>>indexShift] |= kindBit(Kind(k))
+	}
+	wk.off, wk.id = uint32(len(s.types)), wk.id+TypeID(h.n)
 	wk.maxType, wk.maxStr = max(wk.maxType, h.maxType), max(wk.maxStr, h.maxStr)
 }
 
@@ -506,6 +528,29 @@ func (s *Spec) Evict() {
 		if p := uintptr(unsafe.Pointer(unsafe.SliceData(sec))); p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data)) {
 			mmap.Release(sec)
 		}
+	}
+}
+
+// Discard gives back to the system, for good, the memory that holds the
+// first n bytes of the Spec's type section, when the Spec reads them in
+// place from anonymous memory of its own: what compressed input inflated
+// to, or a stream read whole. The records there then read as zeros, and
+// so may a lookup by id of the few records just past n, which walks from
+// an earlier one: only a consumer that reads the Spec's records once, in
+// order (Types), and then closes it calls it, behind the record it reads
+// (dedup's PrepareClose), so that an inflated input and its copy are not
+// held whole at once. A Spec
+// mapped from a file (see Evict), on the heap, in a caller's memory or
+// opened lazily is left as it is, and so are its bases. Like Close,
+// Discard must not run concurrently with other uses of the Spec.
+func (s *Spec) Discard(n int) {
+	if !s.owned || s.lazy || !s.alive() {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))
+	t := s.types[:min(max(n, 0), len(s.types))]
+	if p := uintptr(unsafe.Pointer(unsafe.SliceData(t))); p >= lo && p+uintptr(len(t)) <= lo+uintptr(len(s.data)) {
+		mmap.Release(t)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 func TestCounts(t *testing.T) {
@@ -326,6 +327,29 @@ func TestPointerSize(t *testing.T) {
 	}
 }
 
+// TestSplitWalkGroups walks runs of the smallest records in two halves,
+// whose second half starts at each place within an index group, and
+// checks that the index and the kind summary are those of one walk.
+func TestSplitWalkGroups(t *testing.T) {
+	for n := 1000; n < 1016; n++ {
+		data, err := hostile.Build(hostile.Pointers, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, _, err := btf.ParseSplitWalk(data, nil, 1<<31)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, halved, err := btf.ParseSplitWalk(data, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !btf.SameIndex(one, two) || (!halved && runtime.GOMAXPROCS(0) > 1) {
+			t.Errorf("%d pointers: halved %v, the index or the kind summary differs", n, halved)
+		}
+	}
+}
+
 // TestSplitWalk parses the fixtures with the type section walked in one
 // piece and in two halves (see indexTypes), and checks that the Specs
 // agree on every type, and that the halves were used where a second
@@ -363,6 +387,9 @@ func TestSplitWalk(t *testing.T) {
 			t.Errorf("%s: the second half was not used", name)
 		}
 		sameRecords(t, name+", in halves", one, two)
+		if !btf.SameIndex(one, two) {
+			t.Errorf("%s: the index or the kind summary differs in halves", name)
+		}
 		for _, k := range []btf.Kind{btf.KindStruct, btf.KindFunc, btf.KindTypedef} {
 			a, _ := one.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})
 			b, _ := two.Find("task_struct", btf.FindOptions{Kind: k, Scope: btf.ScopeOwn})

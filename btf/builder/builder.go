@@ -31,6 +31,7 @@ type Builder struct {
 	n       uint32 // number of own types
 	maxRef  btf.TypeID
 	strs    strTable
+	inPlace *inPlace              // WriteCopy's strings when they are its input's own
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
 	many    bool                  // AllowManyTypes was called
 	forgot  uint32                // types dropped by Forget, the first ones

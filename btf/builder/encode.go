@@ -80,6 +80,9 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if off == 0 {
 		return 0, nil
 	}
+	if b.inPlace != nil {
+		return b.inPlace.name(off)
+	}
 	if v, ok := src.strCache.Get(off); ok {
 		return v, nil
 	}

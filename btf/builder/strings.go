@@ -73,6 +73,14 @@ func (t *strTable) reserve(n, maxData int) {
 // data returns the own string section.
 func (t *strTable) data() []byte { return t.Own.Data() }
 
+// strData returns the Builder's own string section.
+func (b *Builder) strData() []byte {
+	if b.inPlace != nil {
+		return b.inPlace.data()
+	}
+	return b.strs.data()
+}
+
 // offCache maps a source's string offsets to the Builder's, so that a
 // string offset seen before is not hashed again.
 type offCache = strtab.OffMap

@@ -99,13 +99,26 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 			c.srcs = append(c.srcs, o)
 		}
 	}
+	if c.collectInPlace(base) {
+		return c, nil
+	}
 	c.reserve(base)
+	if err := c.collect(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// collect makes the first read: it encodes every record of c.srcs for its
+// strings, counts the records' bytes and numbers the types.
+func (c *streamCopy) collect() error {
+	b := c.b
 	n := 0
 	for _, src := range c.srcs {
 		mark := newBitset(int(src.n))
 		for id, t := range src.spec.Types(btf.ScopeOwn) {
 			if err := b.encode(t, src, false); err != nil {
-				return nil, err
+				return err
 			}
 			c.typeLen += len(b.types)
 			c.read(src, len(b.types))
@@ -119,10 +132,31 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 		n += int(m)
 	}
 	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
-		return nil, ErrTooManyTypes
+		return ErrTooManyTypes
 	}
 	b.n = 0
-	return c, nil
+	return nil
+}
+
+// collectInPlace makes the first read with the input's own string section
+// as the output's (inPlace), where there is one input, without a base,
+// and reports whether its strings are laid out so. If not, it undoes what
+// the read counted: the copy then interns the strings (reserve, collect),
+// which also returns any other error the read met.
+func (c *streamCopy) collectInPlace(base *btf.Spec) bool {
+	if base != nil || len(c.srcs) != 1 {
+		return false
+	}
+	strs, start := c.srcs[0].spec.StringSection()
+	if start != 0 || len(strs) == 0 {
+		return false
+	}
+	c.b.inPlace = newInPlace(strs)
+	if err := c.collect(); err == nil && c.b.inPlace.unique() {
+		return true
+	}
+	c.b.inPlace, c.b.types, c.typeLen, c.unread = nil, c.b.types[:0], 0, 0
+	return false
 }
 
 // reserve gives the Builder a string table on base sized for every string

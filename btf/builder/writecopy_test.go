@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // writeOptions are the output forms btf copy offers: host order, the
@@ -110,5 +111,57 @@ func TestWriteCopyErrors(t *testing.T) {
 		if err := builder.WriteCopyELF(&failWriter{n: n}, s, nil, builder.Options{}); !errors.Is(err, errWrite) {
 			t.Errorf("ELF write failing after %d bytes: %v", n, err)
 		}
+	}
+}
+
+// namedBTF returns raw BTF in host order with the string section strs: an
+// int named by the first of names and a typedef of it named by each other.
+func namedBTF(strs string, names ...uint32) []byte {
+	var types []byte
+	for i, name := range names {
+		if i == 0 {
+			types = binary.NativeEndian.AppendUint32(types, name)
+			types = binary.NativeEndian.AppendUint32(types, 1<<24) // INT
+			types = binary.NativeEndian.AppendUint32(types, 4)
+			types = binary.NativeEndian.AppendUint32(types, 32)
+			continue
+		}
+		types = binary.NativeEndian.AppendUint32(types, name)
+		types = binary.NativeEndian.AppendUint32(types, 8<<24) // TYPEDEF
+		types = binary.NativeEndian.AppendUint32(types, 1)
+	}
+	h := wire.Header{Version: wire.Version, HdrLen: wire.HeaderLen, TypeLen: uint32(len(types)),
+		StrOff: uint32(len(types)), StrLen: uint32(len(strs))}
+	raw := wire.AppendHeader(nil, h, binary.NativeEndian)
+	return append(append(raw, types...), strs...)
+}
+
+// TestWriteCopyInPlace: WriteCopy writes its input's own string section
+// where the records name its strings in the order they are laid out and
+// none is there twice, and otherwise interns them; both ways it writes
+// what CopyAll and Marshal do.
+func TestWriteCopyInPlace(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		raw     []byte
+		inPlace bool
+	}{
+		{"in order", namedBTF("\x00a\x00b\x00c\x00", 1, 3, 5), true},
+		{"named again", namedBTF("\x00a\x00b\x00c\x00", 1, 3, 1, 3, 5), true},
+		{"unnamed at the end", namedBTF("\x00a\x00b\x00zz\x00", 1, 3), true},
+		{"anonymous", namedBTF("\x00a\x00b\x00", 1, 0, 3, 0), true},
+		{"out of order", namedBTF("\x00a\x00b\x00c\x00", 3, 1, 5), false},
+		{"unnamed in the middle", namedBTF("\x00a\x00b\x00c\x00", 1, 5), false},
+		{"twice in the section", namedBTF("\x00a\x00b\x00a\x00", 1, 3, 5), false},
+		{"a string's tail", namedBTF("\x00ab\x00c\x00", 1, 2, 4), false},
+		{"an empty string", namedBTF("\x00a\x00\x00b\x00", 1, 3, 4), false},
+		{"a copy of a vmlinux", marshal(t, copyAll(t, debianSpec(t), false), builder.Options{}), true},
+		{"pahole's vmlinux", testfixtures.Read(t, testfixtures.DebianVmlinux), false},
+	} {
+		s := mustParse(t, c.raw, nil)
+		if got, err := builder.CopiesInPlace(s); err != nil || got != c.inPlace {
+			t.Errorf("%s: in place %v (%v), want %v", c.name, got, err, c.inPlace)
+		}
+		checkWriteCopy(t, s, false)
 	}
 }
