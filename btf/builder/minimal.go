@@ -75,12 +75,15 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 			return nil, err
 		}
 	}
+	size := 0
 	if !opts.FwdPointees {
 		// FWDs can only make the closure smaller: the copy's own check
 		// refuses it then.
-		if n, w := closureSize(s, want); w != nil {
+		n, w := closureSize(s, want)
+		if w != nil {
 			return nil, pkgerr.Errorf("builder: type %q reaches %d types or more, more than BTF holds: %w", w.Name, n, ErrTooManyTypes)
 		}
+		size = n
 	}
 	roots := func(yield func(btf.Type) bool) {
 		for _, w := range want {
@@ -98,7 +101,7 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 	for _, src := range b.sourceOf(s).chain {
 		src.uncached = true
 	}
-	if err := b.copyTypes(roots, opts.FwdPointees); err != nil {
+	if err := b.copyTypes(roots, opts.FwdPointees, size); err != nil {
 		return nil, err
 	}
 	return b, nil
