@@ -21,6 +21,9 @@ import (
 type refTable struct {
 	slots []refSlot
 	n     int
+	// lazy is set while the slots of a table sized by a hint are not yet
+	// populated (see reserve).
+	lazy bool
 	// mem holds slots: a merge of a kernel's modules keeps a hundred
 	// thousand canonical reference types, and a table grown on the heap
 	// would leave its earlier copies to the collector.
@@ -38,12 +41,22 @@ type refSlot struct {
 // below maxID).
 const longBit = 1 << 31
 
-// reserve sizes an empty table for about n canonical types.
+// reserve sizes an empty table for about n canonical types. The hint
+// may be far above what is kept (a million equal pointers keep one), so
+// the slots are left unpopulated, costing memory only where an insertion
+// writes, until the table holds one entry for every lazyShare slots: by
+// then most of its pages would be written anyway, and populating the rest
+// at once spares each its two faults (see MakePopulated).
 func (t *refTable) reserve(n int) {
 	if t.slots == nil {
-		t.resize(refSlots(n))
+		t.slots = makeMapped[refSlot](refSlots(n), &t.mem)
+		t.lazy = true
 	}
 }
+
+// lazyShare is the slots per entry below which a reserved table stays
+// unpopulated: one entry for every eight 4 KB pages of slots.
+const lazyShare = 8 * 4096 / 16
 
 // refSlots is the number of slots that holds n entries at most 3/4 full.
 func refSlots(n int) int {
@@ -59,6 +72,9 @@ func refSlots(n int) int {
 func (t *refTable) find(d *state, r record, id uint32) uint32 {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.resize(refSlots(t.n + 1 + t.n/2))
+	} else if t.lazy && t.n*lazyShare >= len(t.slots) {
+		t.mem.Populate(0, len(t.slots)*16)
+		t.lazy = false
 	}
 	h := hashAll(r)
 	key, mark := [3]uint32{uint32(h), uint32(h >> 32), 0}, uint32(longBit)
@@ -93,6 +109,7 @@ func (t *refTable) resize(n int) {
 	t.mem = nil
 	// Probed before written: populated, as the shared table's slots.
 	t.slots = makePopulated[refSlot](n, &t.mem)
+	t.lazy = false
 	mask := uint64(len(t.slots) - 1)
 	for _, e := range old {
 		if e.id == 0 {
