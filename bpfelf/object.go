@@ -112,6 +112,11 @@ func (o *Object) Close() error {
 func (o *Object) ByteOrder() binary.ByteOrder { return o.order }
 
 func parseObject(data []byte) (*Object, error) {
+	// debug/elf copies every section's and symbol's name: headers that
+	// share one long name would cost its length each.
+	if err := input.CheckELFNames(data); err != nil {
+		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}

@@ -122,6 +122,11 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 	return out, nil
 }
 
+// Matches yields every type that Find returns, in id order, without
+// holding them: for callers that print or count the matches of a name
+// that many types may share. A closed Spec yields nothing.
+func (s *Spec) Matches(name string, opts FindOptions) iter.Seq[Type] { return s.find(name, opts) }
+
 // FindOne is Find for callers that expect exactly one type: several matches
 // give an error wrapping ErrMultipleMatches.
 func (s *Spec) FindOne(name string, opts FindOptions) (Type, error) {

@@ -165,7 +165,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
-		s.closeFn, s.mapped = d.Release, d.Mapped
+		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
 	}
 	return s, err
 }
@@ -241,8 +241,9 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 }
 
 // elfBTF returns the .BTF section of the ELF file in d: d itself, sliced to
-// the section, when it is stored uncompressed in a mapped file; a copy when
-// it is stored uncompressed in memory (so that the rest can be freed); the
+// the section, when it is stored uncompressed in a mapped file or in
+// memory of d's own (the rest of which is released); a copy when it is
+// stored uncompressed on the heap (so that the rest can be freed); the
 // inflated data when it is compressed. It also returns a copy of the
 // .BTF.base section, if there is one.
 func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
@@ -281,10 +282,7 @@ func (o *Options) elfSection(ctx context.Context, f *elf.File, d *input.Data, se
 	}
 	raw := data[sec.Offset:end]
 	if sec.Flags&elf.SHF_COMPRESSED == 0 {
-		if d.Mapped {
-			return input.Slice(d, raw), nil
-		}
-		return input.Copy(raw), nil
+		return input.Section(d, raw), nil
 	}
 	plain, err := input.InflateELFSection(ctx, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
 		input.Options{Limit: o.MaxSize, What: "compressed " + sec.Name + " section", Check: checkBTF, CheckLen: 2})

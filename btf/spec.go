@@ -54,6 +54,7 @@ type Spec struct {
 	closed   atomic.Bool
 	closeFn  func() error
 	mapped   bool // data is a read-only mapping of a file (Evict)
+	owned    bool // data is anonymous memory the Spec frees (Discard)
 	closeErr error
 	once     sync.Once
 
@@ -527,6 +528,29 @@ func (s *Spec) Evict() {
 		if p := uintptr(unsafe.Pointer(unsafe.SliceData(sec))); p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data)) {
 			mmap.Release(sec)
 		}
+	}
+}
+
+// Discard gives back to the system, for good, the memory that holds the
+// first n bytes of the Spec's type section, when the Spec reads them in
+// place from anonymous memory of its own: what compressed input inflated
+// to, or a stream read whole. The records there then read as zeros, and
+// so may a lookup by id of the few records just past n, which walks from
+// an earlier one: only a consumer that reads the Spec's records once, in
+// order (Types), and then closes it calls it, behind the record it reads
+// (dedup's PrepareClose), so that an inflated input and its copy are not
+// held whole at once. A Spec
+// mapped from a file (see Evict), on the heap, in a caller's memory or
+// opened lazily is left as it is, and so are its bases. Like Close,
+// Discard must not run concurrently with other uses of the Spec.
+func (s *Spec) Discard(n int) {
+	if !s.owned || s.lazy || !s.alive() {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))
+	t := s.types[:min(max(n, 0), len(s.types))]
+	if p := uintptr(unsafe.Pointer(unsafe.SliceData(t))); p >= lo && p+uintptr(len(t)) <= lo+uintptr(len(s.data)) {
+		mmap.Release(t)
 	}
 }
 

@@ -157,6 +157,20 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	return &Prepared{p: p}, nil
 }
 
+// PrepareClose is Prepare, then s.Close, whatever the result. Since
+// nothing reads s afterwards, a large Spec that holds its data in memory
+// of its own (what a compressed file or section inflated to, a stream
+// read whole) gives it back as it is read (btf.Spec.Discard), so that the
+// input and the copy of its records are not held whole at once, as for a
+// mapped file. Like Prepare, it is safe for concurrent use.
+func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {
+	p, err := m.m.PrepareClose(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{p: p}, nil
+}
+
 // AddPrepared appends an input that Prepare made ready, as AddSpec would
 // have appended it. On error nothing is appended. Either way p must not be
 // used afterwards: its buffers serve a later Prepare.

@@ -1,6 +1,8 @@
 package dedup_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -152,6 +154,51 @@ func ExampleMerger_DedupTo() {
 	}
 	defer out.Close()
 	rawdump.Write(os.Stdout, out, rawdump.Options{})
+	// Output:
+	// [1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
+	// [2] PTR '(anon)' type_id=1
+}
+
+// An input read from a gzip stream is inflated into memory the Spec owns;
+// PrepareClose copies its records, giving that memory back as it goes, and
+// closes it.
+func ExampleMerger_PrepareClose() {
+	b := builder.New()
+	for range 2 {
+		i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+		b.AddPointer(i)
+	}
+	raw, _ := b.Marshal(builder.Options{})
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(raw)
+	w.Close()
+	s, err := btf.Read(context.Background(), &gz, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := dedup.New(nil, dedup.Options{})
+	p, err := m.PrepareClose(s) // s is closed from here on
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := m.AddPrepared(p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := m.Dedup(builder.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := btf.Parse(out, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rawdump.Write(os.Stdout, d, rawdump.Options{})
 	// Output:
 	// [1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED
 	// [2] PTR '(anon)' type_id=1

@@ -46,7 +46,7 @@ type distiller struct {
 	start uint32   // the first split id: base ids are below
 	idMap []uint32 // base id: nonzero if needed; then its new id once placed
 
-	baseTypes, splitTypes []byte // host-order records
+	baseTypes, splitTypes []byte // header room, then host-order records
 	baseStrs, splitStrs   *strtab.Set[uint32]
 	nBase                 uint32 // distilled base types, void included
 	nSplit                uint32 // new split types so far
@@ -132,14 +132,16 @@ func (d *distiller) needed(ref uint32, stack *[]uint32) error {
 	return nil
 }
 
-// marshal returns raw BTF of the host-order records types and the string
-// section strs, in byte order bo, with the 24-byte header libbpf writes.
-func marshal(types, strs []byte, bo binary.ByteOrder) []byte {
-	h := wire.Header{Version: wire.Version, HdrLen: wire.HeaderLen, TypeLen: uint32(len(types)),
-		StrOff: uint32(len(types)), StrLen: uint32(len(strs))}
-	out := wire.AppendHeader(make([]byte, 0, wire.HeaderLen+len(types)+len(strs)), h, binary.NativeEndian)
-	out = append(out, types...)
-	out = append(out, strs...)
+// marshal returns raw BTF in byte order bo, with the 24-byte header
+// libbpf writes, from buf, which holds room for that header and then the
+// host-order records, and the string section strs, which it appends to
+// buf: the result shares buf's memory unless bo is not the host's.
+func marshal(buf, strs []byte, bo binary.ByteOrder) []byte {
+	types := len(buf) - wire.HeaderLen
+	h := wire.Header{Version: wire.Version, HdrLen: wire.HeaderLen, TypeLen: uint32(types),
+		StrOff: uint32(types), StrLen: uint32(len(strs))}
+	wire.AppendHeader(buf[:0], h, binary.NativeEndian)
+	out := append(buf, strs...)
 	if bo != nil && bo.Uint16([]byte{1, 0}) != binary.NativeEndian.Uint16([]byte{1, 0}) {
 		out = wire.Swap(out, h)
 	}

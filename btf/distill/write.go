@@ -27,6 +27,7 @@ func toBase(rec wire.Record) bool {
 func (d *distiller) writeBase() error {
 	d.baseStrs = strtab.NewSet[uint32](strtab.Options{})
 	d.baseStrs.Add(nil)
+	d.baseTypes = make([]byte, wire.HeaderLen)
 	d.nBase = 1
 	for id := uint32(1); id < d.start; id++ {
 		if d.idMap[id] == 0 {
@@ -92,6 +93,11 @@ func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (
 func (d *distiller) writeSplit() error {
 	d.splitStrs = strtab.NewSet[uint32](strtab.Options{})
 	strStart := uint32(d.baseStrs.Len())
+	size, err := d.splitSize()
+	if err != nil {
+		return err
+	}
+	d.splitTypes = make([]byte, wire.HeaderLen, size)
 	for id := d.start; id <= uint32(d.src.LastID()); id++ {
 		if err := d.copyType(id, strStart); err != nil {
 			return err
@@ -115,6 +121,36 @@ func (d *distiller) writeSplit() error {
 	}
 	d.renumber()
 	return nil
+}
+
+// splitSize returns an upper bound of the new split BTF's size, header,
+// types and strings, so that its one buffer is allocated once: the split
+// types and their own string section, the names they take from the base's
+// strings, and the needed base types that move into it with their names.
+func (d *distiller) splitSize() (int, error) {
+	strs, strStart := d.src.StringSection()
+	size := wire.HeaderLen + len(d.src.TypeSection()) + len(strs)
+	for id := uint32(1); id <= uint32(d.src.LastID()); id++ {
+		if id < d.start && d.idMap[id] == 0 {
+			continue
+		}
+		rec, err := d.record(id)
+		if err != nil {
+			return 0, err
+		}
+		if id < d.start {
+			if toBase(rec) {
+				continue
+			}
+			size += len(rec)
+		}
+		rec.ForNames(func(at uint32) {
+			if off := wire.Word(rec, at); id < d.start || off < strStart {
+				size += len(d.name(off)) + 1
+			}
+		})
+	}
+	return size, nil
 }
 
 // copyType appends the record of source type id to the new split types,
@@ -146,9 +182,10 @@ func (d *distiller) copyType(id, strStart uint32) error {
 func (d *distiller) renumber() {
 	diff := d.start - d.nBase
 	it := (&wire.DefaultLayouts).Sizes()
-	iter := it.Iter(d.splitTypes)
+	types := d.splitTypes[wire.HeaderLen:]
+	iter := it.Iter(types)
 	for iter.Next() {
-		rec := wire.Record(d.splitTypes[iter.Off:])
+		rec := wire.Record(types[iter.Off:])
 		rec.RemapRefs(func(t uint32) uint32 {
 			switch {
 			case t < d.start && d.idMap[t] != 0:

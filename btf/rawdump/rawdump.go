@@ -46,13 +46,20 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 }
 
 // WriteType prints one type in bpftool's raw format, with its newline.
+// A *bufio.Writer w is written to and not flushed, so that a caller
+// printing many types (a name that all of them share) writes them in
+// few system calls, and flushes w once at the end.
 func WriteType(w io.Writer, t btf.Type) error {
-	p := printer{w: bufio.NewWriterSize(w, 4<<10), s: t.Spec()}
+	bw, buffered := w.(*bufio.Writer)
+	if !buffered {
+		bw = bufio.NewWriterSize(w, 4<<10)
+	}
+	p := printer{w: bw, s: t.Spec()}
 	p.typ(t)
-	if p.err != nil {
+	if p.err != nil || buffered {
 		return p.err
 	}
-	return p.w.Flush()
+	return bw.Flush()
 }
 
 type printer struct {

@@ -211,8 +211,9 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 					return err
 				}
 				// Prepare copies what it needs: the Spec is closed
-				// and its buffer reused once it returns.
-				if p, err = m.Prepare(s); err != nil {
+				// (an inflated input's memory given back as it is
+				// read) and its buffer reused once it returns.
+				if p, err = m.PrepareClose(s); err != nil {
 					return fmt.Errorf("%s: %w", paths[i], err)
 				}
 				return nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -58,9 +60,25 @@ func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*b
 		if s, err = c.openOne(path, base); err != nil {
 			return err
 		}
+		freeOpenGarbage(path, s)
 	}
 	defer s.Close()
 	return use(s)
+}
+
+// freeOpenGarbage gives back to the system the heap that opening the
+// large input s, from the file at path, left as garbage when it was
+// inflated (its BTF is larger than the file): a decompressor's window and
+// buffers, 8 MB and more, which would otherwise stay resident beside the
+// copy Prepare makes of s. A collection then costs little: little of the
+// heap is live. A raw or plain ELF file is mapped and left no garbage;
+// forcing the collection there costs the heap's pages faulted back in.
+func freeOpenGarbage(path string, s *btf.Spec) {
+	if n := btfSize(s); n >= rawReadMax {
+		if fi, err := os.Stat(path); err == nil && fi.Size() < n {
+			debug.FreeOSMemory()
+		}
+	}
 }
 
 // rawReadMax is the largest input read into a buffer. A larger one (a

@@ -91,6 +91,7 @@ a .BTF.base is first relocated onto BASE.`,
 			if err := d.check(args[0], base); err != nil {
 				return err
 			}
+			dropStartupPages()
 			b, err := c.openOne(base, nil)
 			if err != nil {
 				return fmt.Errorf("base: %w", err)

@@ -98,14 +98,13 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		return usagef("standard input (\"-\") can be only one of the FILEs and -B BASE")
 	}
 	w := bufio.NewWriter(c.out())
-	results := []findResult{}
+	results := newJSONArray(w)
 	found := 0
 	for _, file := range files {
 		err := c.findInFile(file, f.base, name, opts, func(t btf.Type) error {
 			found++
 			if f.json {
-				results = append(results, findResult{File: file, JSONType: rawdump.ToJSON(t)})
-				return nil
+				return results.add(findResult{File: file, JSONType: rawdump.ToJSON(t)})
 			}
 			if len(files) > 1 {
 				w.WriteString(findLabel(file) + ": ")
@@ -117,7 +116,7 @@ func (c *cli) btfFind(name string, files []string, f btfFindFlags) error {
 		}
 	}
 	if f.json {
-		if err := writeJSON(w, results); err != nil {
+		if err := results.close(); err != nil {
 			return err
 		}
 	}
@@ -142,14 +141,12 @@ func (c *cli) findInFile(file, base, name string, opts btf.FindOptions, fn func(
 	if o.base != nil {
 		opts.Scope = btf.ScopeOwn
 	}
-	ts, err := o.spec.Find(name, opts)
-	if errors.Is(err, btf.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
+	// The matches are printed as they are found, never held: a name
+	// that every type of the input shares has as many matches as types.
+	for t := range o.spec.Matches(name, opts) {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
 		if err := fn(t); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 )
@@ -37,3 +38,50 @@ func newJSONLines(w io.Writer) *json.Encoder {
 // ptr returns a pointer to a copy of v, for the optional numbers of JSON
 // records.
 func ptr[T any](v T) *T { return &v }
+
+// jsonArray writes a JSON array an element at a time, byte for byte as
+// writeJSON writes the slice of them, so that a long list (btf find's
+// matches) is never held.
+type jsonArray struct {
+	w   io.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	n   int
+}
+
+// newJSONArray returns a jsonArray that writes to w.
+func newJSONArray(w io.Writer) *jsonArray {
+	a := &jsonArray{w: w}
+	a.enc = json.NewEncoder(&a.buf)
+	a.enc.SetIndent("  ", "  ")
+	a.enc.SetEscapeHTML(false)
+	return a
+}
+
+// add writes the element v.
+func (a *jsonArray) add(v any) error {
+	a.buf.Reset()
+	if err := a.enc.Encode(v); err != nil {
+		return err
+	}
+	sep := ",\n  "
+	if a.n == 0 {
+		sep = "[\n  "
+	}
+	a.n++
+	if _, err := io.WriteString(a.w, sep); err != nil {
+		return err
+	}
+	_, err := a.w.Write(bytes.TrimSuffix(a.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// close ends the array.
+func (a *jsonArray) close() error {
+	end := "\n]\n"
+	if a.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(a.w, end)
+	return err
+}

@@ -68,7 +68,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 // types, numbered from first (see filler). A record that does not fit is
 // given as the rest of the section, for checkRecord to refuse.
 func fillBuilder(p *Prepared, own uint32, types []byte, first btf.TypeID, strs []byte, strStart uint32) error {
-	f := p.filler(own, types, strs, strStart, nil)
+	f := p.filler(own, types, strs, strStart)
 	for off, id := 0, first; off < len(types); id++ {
 		rest := types[off:]
 		size, ok := uint32(len(rest)), len(rest) >= wire.TypeSize

@@ -143,6 +143,13 @@ func fwdBit(from, k btf.Kind) uint64 {
 // deepDiffer reports whether the deep signatures of a and b are both known
 // and differ, so that comparing them must fail.
 func (d *state) deepDiffer(a, b uint32) bool {
+	// Exact depths first, once built and with no refinement due: an O(1)
+	// look that tells apart most of a bucket that deep signatures cannot
+	// (records linked by pointers), without reading them. Each filter is
+	// sound alone, so the order changes no result.
+	if e := &d.exact; e.built && !e.off && !e.broken && (e.complete || d.failSteps < e.next) && !e.agree(d.dense(a), d.dense(b)) {
+		return true
+	}
 	d.deepInit()
 	d.cycRefine()
 	x, y := d.deepSig(&d.deep, a), d.deepSig(&d.deep, b)

@@ -75,18 +75,40 @@ func checkAgree(t *testing.T, name string, r *exactRefiner) {
 	}
 }
 
-// TestExactCancel checks that a context canceled as exact depths start
-// to filter (records linked by pointers, whose candidates are then
-// skipped without a comparison step) ends the deduplication with the
-// context's error. How soon is not timed here: the struct pass looks at
-// the context once per type and once per 1,024 skipped candidates.
+// TestExactCancel checks that a context done while the struct pass skips
+// candidates (records linked by pointers, all in one bucket, which exact
+// depths tell apart without a comparison step, so that the pass makes no
+// step and calls stopped once per type) ends the deduplication within
+// stopEvery more skipped candidates: counted, not timed. The context is
+// done from the skipped count itself, half way through the chain, where
+// each record meets more than a thousand earlier ones; without the look
+// at the context among skips the pass would go on for about stopEvery
+// more types, a million more skips.
 func TestExactCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := filteredNested(t, 3000, hostile.NestedFwdPtrLinks, func(*exactRefiner) { cancel() })
+	const n, at = 3000, 500_000
+	m := filteredNested(t, n, hostile.NestedFwdPtrLinks, nil)
+	ctx := &skipCtx{Context: context.Background(), d: m.d, at: at}
 	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled as exact depths start: %v, want context.Canceled", err)
+		t.Fatalf("canceled after %d skips: %v, want context.Canceled", at, err)
 	}
+	if m.d.skips < at || m.d.skips-at > stopEvery {
+		t.Errorf("done after %d skips, stopped after %d: want at most %d more", at, m.d.skips, stopEvery)
+	}
+}
+
+// skipCtx is a context that is done once the struct pass of d has
+// skipped at candidates. Only the pass's goroutine reads it through Err.
+type skipCtx struct {
+	context.Context
+	d  *state
+	at uint64
+}
+
+func (c *skipCtx) Err() error {
+	if c.d.skips >= c.at {
+		return context.Canceled
+	}
+	return nil
 }
 
 // filteredNested returns a Merger holding Nested(n, v), whose struct pass

@@ -114,7 +114,19 @@ const evictEvery = 1 << 20
 //
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
 // with itself and with them: it reads only what New set.
-func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
+func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) { return m.prepare(s, false) }
+
+// PrepareClose is Prepare, then s.Close, whatever the result. Since
+// nothing reads s afterwards, a large Spec that holds its data in memory
+// of its own (what compressed input inflated to, a stream read whole)
+// gives it back as Prepare reads it (btf.Spec.Discard): the input and the
+// copy of its records are not held whole at once, as for a mapped file.
+func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {
+	defer s.Close()
+	return m.prepare(s, true)
+}
+
+func (m *Merger) prepare(s *btf.Spec, discard bool) (*Prepared, error) {
 	if s.Base() != nil && (m.base == nil || s.Base() != m.base.spec) {
 		return nil, fmt.Errorf("dedup: split input on a base other than the Merger's")
 	}
@@ -131,15 +143,14 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 	p := m.pool.get()
 	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
 	// A large input's pages that opening the Spec read leave first, and
-	// its records are copied and read a part at a time. (A small one's
-	// are not worth the system calls.)
-	var evict func()
+	// its records are copied and read a part at a time, what lies behind
+	// evicted or discarded. (A small one's are not worth the system
+	// calls.)
 	if p.big {
-		evict = s.Evict
-		evict()
+		s.Evict()
 	}
-	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart, evict)
-	read := 0
+	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
+	read, released := 0, 0
 	for id, t := range s.Types(btf.ScopeOwn) {
 		rec := t.Record()
 		if err := f.add(id, rec); err != nil {
@@ -147,14 +158,20 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 			m.pool.put(p)
 			return nil, err
 		}
-		if read += len(rec); read >= evictEvery && evict != nil {
-			evict()
-			read = 0
+		// The records come in the order of the type section, so read
+		// is the offset of the next one; the iterator reads rec's
+		// header again to find it, so rec stays.
+		if read += len(rec); p.big && read-released >= evictEvery {
+			s.Evict()
+			if discard {
+				s.Discard(read - len(rec))
+			}
+			released = read
 		}
 	}
 	f.done()
 	if p.big {
-		evict()
+		s.Evict()
 		// The numbers of the strings serve only Prepare: a large
 		// input's go before it is appended, where the Merger's
 		// strings grow beside its own (BENCH.md).
@@ -170,7 +187,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 // their references at or above own. This is the part of appending any input,
 // a Spec's or a Builder's, that does not depend on the inputs appended
 // before it. When the records are those of the type section types, in
-// order, as they are, they are copied at once and rewritten in place.
+// order, as they are, they are copied in large parts and rewritten in place.
 type filler struct {
 	p        *Prepared
 	own      uint32
@@ -183,33 +200,14 @@ type filler struct {
 }
 
 // filler returns a filler of p for an input's type section types and
-// string section sec. evict, if not nil, is called after every
-// evictEvery bytes of the section copied at once (a Spec's Evict).
-func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32, evict func()) filler {
+// string section sec.
+func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
 	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
 	// nums numbers the strings of sec by their offsets, once met: most
 	// names recur (member names), and are hashed once.
 	p.nums.reset(sec, &p.mem.local)
 	f.bulk, f.inOrder = wire.Words(types)
-	if f.inOrder {
-		p.W = appendEvicting(p.W, f.bulk, evict)
-	}
 	return f
-}
-
-// appendEvicting appends w to dst evictEvery bytes at a time, calling
-// evict, if not nil, after each part.
-func appendEvicting(dst, w []uint32, evict func()) []uint32 {
-	if evict == nil {
-		return append(dst, w...)
-	}
-	for len(w) > 0 {
-		n := min(len(w), evictEvery/4)
-		dst = append(dst, w[:n]...)
-		w = w[n:]
-		evict()
-	}
-	return dst
 }
 
 // add adds the record rec, of id id in the input's numbering.
@@ -223,8 +221,14 @@ func (f *filler) add(id btf.TypeID, rec []byte) error {
 		f.inOrder = false
 		p.W = p.W[:f.pos]
 	}
-	if !f.inOrder {
+	switch {
+	case !f.inOrder:
 		p.W = appendRecordWords(p.W, rec)
+	case end > len(p.W):
+		// The section is copied evictEvery bytes at a time as its
+		// records are read, so that a large input's pages behind them
+		// can leave (Prepare).
+		p.W = append(p.W, f.bulk[len(p.W):min(len(f.bulk), max(end, len(p.W)+evictEvery/4))]...)
 	}
 	p.prepareRecord(f.pos, end, f.own, f.sec, f.strStart)
 	f.pos = end

@@ -1,6 +1,9 @@
 package dedup_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +17,8 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/rawdump"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestPrepareConcurrent merges all 1,121 modules as the CLI does (run it
@@ -233,4 +238,55 @@ func threadCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPrepareClose: PrepareClose of a large input held in memory of its
+// own (read from a gzip stream, so inflated into a Region, whose records
+// it gives back as it reads them) and of one parsed from the caller's
+// memory deduplicates as AddSpec does, byte for byte, and closes the
+// Spec. Each input spans many MB-long parts of the type section: the
+// Debian vmlinux, and eight ENUM64s of 65,535 values.
+func TestPrepareClose(t *testing.T) {
+	enums, err := hostile.BuildMix(hostile.Enum64s, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]byte{"vmlinux": testfixtures.Read(t, testfixtures.DebianVmlinux), "enum64s": enums}
+	for name, raw := range inputs {
+		want := dedupSpec(t, parse(t, raw, nil), (*dedup.Merger).Prepare)
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(raw)
+		zw.Close()
+		inflated, err := btf.Read(context.Background(), &gz, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for how, s := range map[string]*btf.Spec{"inflated": inflated, "parsed": parse(t, raw, nil)} {
+			if got := dedupSpec(t, s, (*dedup.Merger).PrepareClose); !bytes.Equal(got, want) {
+				t.Errorf("%s, %s: PrepareClose's output differs from Prepare's at byte %d", name, how, firstDiff(got, want))
+			}
+			if _, err := s.TypeByID(1); err == nil {
+				t.Errorf("%s, %s: the Spec is still open after PrepareClose", name, how)
+			}
+		}
+	}
+}
+
+// dedupSpec deduplicates s alone, prepared by prepare.
+func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, *btf.Spec) (*dedup.Prepared, error)) []byte {
+	t.Helper()
+	m := dedup.New(nil, dedup.Options{})
+	p, err := prepare(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Dedup(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -56,6 +56,7 @@ type state struct {
 	failSteps uint64
 	ctx       context.Context
 	ticks     uint32 // calls of stopped
+	skips     uint64 // candidates the struct pass's filters skipped
 	enums     enumIndex
 	depth     int
 	err       error

@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
@@ -257,6 +258,31 @@ func Slice(d *Data, b []byte) *Data {
 	*d = Data{}
 	return &s
 }
+
+// Section returns a Data holding b, a slice of d's data, and releases
+// the rest of d: where d is anonymous memory of its own (Owned), b stays
+// where it is, the pages wholly outside it go back to the system, and
+// releasing the result frees the whole of d's memory; a mapped file is
+// sliced likewise (Slice), its pages left to the page cache; data on the
+// heap or borrowed is copied (Copy), so that the rest can be freed.
+func Section(d *Data, b []byte) *Data {
+	switch {
+	case d.Owned():
+		lo := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.b))))
+		mmap.Release(d.b[:lo])
+		mmap.Release(d.b[lo+len(b):])
+		return Slice(d, b)
+	case d.Mapped:
+		return Slice(d, b)
+	}
+	return Copy(b)
+}
+
+// Owned reports whether the data is anonymous memory of its own (read
+// or inflated into an mmap.Region), not a file's mapping, the heap or a
+// caller's memory: its holder may give parts of it back to the system
+// (mmap.Release) once they will not be read again.
+func (d *Data) Owned() bool { return d.mem != nil && !d.Mapped }
 
 // Borrow returns a Data holding b itself, which the caller keeps unchanged
 // while the Data is used; Release only drops the reference.

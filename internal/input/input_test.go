@@ -176,3 +176,40 @@ func TestMemoryError(t *testing.T) {
 		t.Errorf("%q, want %q wrapping ENOMEM", err.Error(), want)
 	}
 }
+
+// TestSection: a section of data read into memory of its own stays where
+// it is while the pages wholly outside it go back to the system (they
+// read as zeros); a section of heap or borrowed data is a copy.
+func TestSection(t *testing.T) {
+	const page = 4096
+	src := bytes.Repeat([]byte{0xab}, 8*page)
+	d, err := ReadAll(context.Background(), bytes.NewReader(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Owned() {
+		t.Fatal("data read into a Region is not Owned")
+	}
+	all := d.Bytes()
+	s := Section(d, all[3*page+10:5*page])
+	if &s.Bytes()[0] != &all[3*page+10] || !bytes.Equal(s.Bytes(), src[3*page+10:5*page]) {
+		t.Error("the section moved or changed")
+	}
+	if d.Bytes() != nil {
+		t.Error("d still holds data after Section")
+	}
+	zero := make([]byte, 3*page)
+	if !bytes.Equal(all[:3*page], zero) || !bytes.Equal(all[5*page:], zero) {
+		t.Error("the pages outside the section are still there")
+	}
+	s.Release()
+	for _, d := range []*Data{Copy(src), Borrow(src)} {
+		if d.Owned() {
+			t.Error("heap or borrowed data is Owned")
+		}
+		s := Section(d, d.Bytes()[page:2*page])
+		if &s.Bytes()[0] == &src[page] || !bytes.Equal(s.Bytes(), src[page:2*page]) || !bytes.Equal(src, bytes.Repeat([]byte{0xab}, 8*page)) {
+			t.Error("a section of heap or borrowed data is not a copy, or the data changed")
+		}
+	}
+}
