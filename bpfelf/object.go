@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/btf/ext"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -112,9 +113,9 @@ func (o *Object) Close() error {
 func (o *Object) ByteOrder() binary.ByteOrder { return o.order }
 
 func parseObject(data []byte) (*Object, error) {
-	// debug/elf copies every section's and symbol's name: headers that
-	// share one long name would cost its length each.
-	if err := input.CheckELFNames(data); err != nil {
+	// debug/elf copies every section's and symbol's name: refuse files
+	// whose names would cost more than the file's size first.
+	if err := elfscan.Check(data); err != nil {
 		return nil, &btf.FormatError{Section: "elf", Offset: -1, Err: err}
 	}
 	f, err := elf.NewFile(bytes.NewReader(data))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -153,5 +154,26 @@ func TestWrongBase(t *testing.T) {
 	}
 	if _, err := btf.Parse(mod, btf.Options{Base: debianSpec(t)}); err != nil {
 		t.Fatalf("af_key on its own base: %v", err)
+	}
+}
+
+// TestELFSharedSectionNames: .BTF after 20,000 empty sections whose names
+// all point at one 4 KB string (1.3 MB) is found without a copy of the
+// name for each section (debug/elf's NewFile allocated 80 MB for it).
+func TestELFSharedSectionNames(t *testing.T) {
+	data, err := hostile.SharedSectionNames(20_000, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocated := bytesAllocated(func() {
+		s, err := btf.Read(context.Background(), bytes.NewReader(data), btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	})
+	// Read copies the input once, and the .BTF section once.
+	if limit := 3*uint64(len(data)) + 1<<20; allocated > limit {
+		t.Errorf("%d bytes allocated for a file of %d, want at most %d", allocated, len(data), limit)
 	}
 }

@@ -3,13 +3,13 @@ package btf
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"unsafe"
 
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -245,49 +245,48 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 // memory of d's own (the rest of which is released); a copy when it is
 // stored uncompressed on the heap (so that the rest can be freed); the
 // inflated data when it is compressed. It also returns a copy of the
-// .BTF.base section, if there is one.
+// .BTF.base section, if there is one. The section header table is read in
+// place (internal/elfscan): memory does not grow with the section count.
 func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
-	f, err := elf.NewFile(bytes.NewReader(d.Bytes()))
+	f, err := elfscan.Parse(d.Bytes())
 	if err != nil {
 		return nil, nil, &FormatError{Section: "elf", Offset: -1, Err: err}
 	}
-	sec := f.Section(".BTF")
-	if sec == nil {
+	sec, ok := f.Lookup(".BTF")
+	if !ok {
 		return nil, nil, ErrNoBTF
 	}
-	if sec.Type == elf.SHT_NOBITS {
+	if sec.NoBits() {
 		return nil, nil, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
 	}
 	var distBase []byte
-	if bs := f.Section(".BTF.base"); bs != nil && bs.Type != elf.SHT_NOBITS {
+	if bs, ok := f.Lookup(".BTF.base"); ok && !bs.NoBits() {
 		// A borrowed d: the section is copied, d keeps its memory.
-		b, err := o.elfSection(ctx, f, input.Borrow(d.Bytes()), bs)
+		b, err := o.elfSection(ctx, f, input.Borrow(d.Bytes()), bs, ".BTF.base")
 		if err != nil {
 			return nil, nil, err
 		}
 		distBase = bytes.Clone(b.Bytes())
 		b.Release()
 	}
-	s, err := o.elfSection(ctx, f, d, sec)
+	s, err := o.elfSection(ctx, f, d, sec, ".BTF")
 	return s, distBase, err
 }
 
-// elfSection returns the data of section sec of f, the ELF file in d, as
-// elfBTF returns .BTF's.
-func (o *Options) elfSection(ctx context.Context, f *elf.File, d *input.Data, sec *elf.Section) (*input.Data, error) {
-	data := d.Bytes()
-	end := sec.Offset + sec.FileSize
-	if end < sec.Offset || end > uint64(len(data)) {
-		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: sec.Name + " section lies outside the file"}
+// elfSection returns the data of section sec, named name, of f, the ELF
+// file in d, as elfBTF returns .BTF's.
+func (o *Options) elfSection(ctx context.Context, f *elfscan.File, d *input.Data, sec elfscan.Section, name string) (*input.Data, error) {
+	raw, err := f.Data(sec)
+	if err != nil {
+		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: name + " section lies outside the file"}
 	}
-	raw := data[sec.Offset:end]
-	if sec.Flags&elf.SHF_COMPRESSED == 0 {
+	if !sec.Compressed() {
 		return input.Section(d, raw), nil
 	}
-	plain, err := input.InflateELFSection(ctx, raw, f.Class == elf.ELFCLASS64, f.ByteOrder,
-		input.Options{Limit: o.MaxSize, What: "compressed " + sec.Name + " section", Check: checkBTF, CheckLen: 2})
+	plain, err := input.InflateELFSection(ctx, raw, f.Is64, f.ByteOrder,
+		input.Options{Limit: o.MaxSize, What: "compressed " + name + " section", Check: checkBTF, CheckLen: 2})
 	if err != nil {
-		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed " + sec.Name, Err: err}
+		return nil, &FormatError{Section: "elf", Offset: int64(sec.Offset), Msg: "reading compressed " + name, Err: err}
 	}
 	return plain, nil
 }

@@ -14,7 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -95,10 +95,10 @@ const percpuSection = ".data..percpu"
 // openObject parses the ELF image in data, which must stay valid (mapped)
 // as long as the object is used.
 func openObject(data []byte) (*object, error) {
-	// debug/elf copies every section's and symbol's name: headers that
-	// share one long name would cost its length each.
-	if err := input.CheckELFNames(data); err != nil {
-		return nil, pkgerr.Errorf("dwarf2btf: %w", err)
+	// debug/elf copies every section's and symbol's name: refuse files
+	// whose names would cost more than the file's size first.
+	if err := elfscan.Check(data); err != nil {
+		return nil, fmt.Errorf("dwarf2btf: ELF file: %w", err)
 	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {

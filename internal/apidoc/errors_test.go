@@ -28,6 +28,7 @@ var wrappedHelpers = map[string]string{
 	"internal/wire":                "btf puts its errors in a *btf.FormatError (\"btf: header section: ...\"); btfids and internal/dedup wrap them with their prefix",
 	"internal/input":               "btf, kimage, kallsyms, dwarf2btf and bpfelf wrap its errors with their prefix; the CLI with \"kmeta: COMMAND: \"",
 	"internal/atomicfile":          "the CLI's output files: the CLI prints \"kmeta: COMMAND: \" before its errors",
+	"internal/elfscan":             "btf and bpfelf put its errors in a *btf.FormatError (\"btf: elf section: ...\"); dwarf2btf wraps them with its prefix",
 	"internal/elfwrite":            "the CLI's ELF outputs: the CLI prints \"kmeta: COMMAND: \" before its errors",
 	"internal/perfevent":           "kallsyms/live wraps its errors after ErrNoKsymEvents (\"live: not following ...: \")",
 	"internal/recenc":              "the Builder and dedup's Unit report its errors through their sink's Fail, which adds their prefix",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 )
 
 // ELFShape tells BuildELF how to wrap BTF in an ELF file.
@@ -111,7 +111,7 @@ func SharedSectionNames(n, nameLen int) ([]byte, error) {
 }
 
 // CheckSharedNames fails tb unless parse refuses SharedSectionNames(20,000,
-// 4 KB), 1.3 MB, with input.ErrELFNames before allocating a MB: debug/elf
+// 4 KB), 1.3 MB, with elfscan.ErrNames before allocating a MB: debug/elf
 // would copy the name for each section, 80 MB.
 func CheckSharedNames(tb testing.TB, parse func(data []byte) error) {
 	tb.Helper()
@@ -123,8 +123,8 @@ func CheckSharedNames(tb testing.TB, parse func(data []byte) error) {
 	runtime.ReadMemStats(&before)
 	err = parse(data)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, input.ErrELFNames) {
-		tb.Errorf("%v, want input.ErrELFNames", err)
+	if !errors.Is(err, elfscan.ErrNames) {
+		tb.Errorf("%v, want elfscan.ErrNames", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		tb.Errorf("%d bytes allocated", n)

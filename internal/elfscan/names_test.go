@@ -1,4 +1,4 @@
-package input_test
+package elfscan_test
 
 import (
 	"bytes"
@@ -7,11 +7,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
-// elfSeeds are ELF files for CheckELFNames: a BPF object the project
+// elfSeeds are ELF files for Check: a BPF object the project
 // compiled, and hostile.BuildELF's shapes on a little BTF.
 func elfSeeds(tb testing.TB) map[string][]byte {
 	raw, err := hostile.Build(hostile.Pointers, 10)
@@ -31,13 +31,13 @@ func elfSeeds(tb testing.TB) map[string][]byte {
 	}
 }
 
-// TestCheckELFNames: the files whose names debug/elf would copy into more
+// TestCheck: the files whose names debug/elf would copy into more
 // bytes than the file are refused, the others pass, and debug/elf opens
 // them.
-func TestCheckELFNames(t *testing.T) {
+func TestCheck(t *testing.T) {
 	for name, data := range elfSeeds(t) {
-		err := input.CheckELFNames(data)
-		if want := name == "long shared names"; want != errors.Is(err, input.ErrELFNames) {
+		err := elfscan.Check(data)
+		if want := name == "long shared names"; want != errors.Is(err, elfscan.ErrNames) {
 			t.Errorf("%s: %v", name, err)
 		}
 		if err != nil {
@@ -52,30 +52,4 @@ func TestCheckELFNames(t *testing.T) {
 			t.Errorf("%s: no .BTF", name)
 		}
 	}
-}
-
-// FuzzCheckELFNames: CheckELFNames never panics, and what it passes costs
-// debug/elf at most the file's size in section names.
-func FuzzCheckELFNames(f *testing.F) {
-	for _, data := range elfSeeds(f) {
-		if len(data) < 1<<20 {
-			f.Add(data)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if input.CheckELFNames(data) != nil {
-			return
-		}
-		ef, err := elf.NewFile(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		n := 0
-		for _, s := range ef.Sections {
-			n += len(s.Name)
-		}
-		if n > len(data) {
-			t.Errorf("section names of %d bytes passed for a file of %d", n, len(data))
-		}
-	})
 }
