@@ -16,7 +16,9 @@ import (
 // Marshal(opts) give, without holding them: with base nil, s and its
 // bases as standalone BTF; with s's base, s's own types split on it. The
 // records go to w one buffer at a time, as they are copied; what stays in
-// memory is the string section and its index.
+// memory is the string section and its index, or with one input and no
+// base only an index of references to the input's strings (refStrings),
+// or nothing of them (inPlace).
 //
 // It reads s twice: once to collect the strings, whose section's size the
 // header states before the records, and once to write the records. Errors
