@@ -27,7 +27,7 @@ func (c *copier) order() {
 	c.perm = make([]uint32, len(c.pending))
 	for k := range c.pending {
 		p := &c.pending[k]
-		i := uint32(p.t.ID() - p.src.first)
+		i := uint32(p.id - p.src.first)
 		c.perm[p.src.pos+p.src.mark.rank(p.src.prefix, i)] = uint32(k)
 	}
 }
@@ -40,8 +40,8 @@ func (c *copier) number() {
 	for pos, k := range c.perm {
 		p := &c.pending[k]
 		src, m := p.src, &p.src.ids
-		i := uint32(p.t.ID() - src.first)
-		p.fwd = c.fwd && uint8(src.state[i]>>levelShift) == levelPointee && namedComposite(p.t)
+		i := uint32(p.id - src.first)
+		p.fwd = c.fwd && uint8(src.state[i]>>levelShift) == levelPointee && namedComposite(p.typ())
 		id := next + btf.TypeID(pos)
 		switch {
 		case src.fresh && p.fwd:
@@ -97,7 +97,7 @@ func (c *copier) commit() error {
 	}
 	for _, k := range c.perm {
 		p := &c.pending[k]
-		if err := b.encode(p.t, p.src, p.fwd); err != nil {
+		if err := b.encode(p.typ(), p.src, p.fwd); err != nil {
 			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
 			b.strs.Own.Truncate(nStrs)
 			for _, src := range b.srcs {
@@ -136,7 +136,7 @@ func (c *copier) forget() {
 		}
 	}
 	for _, p := range c.pending {
-		i := p.t.ID() - p.src.first
+		i := p.id - p.src.first
 		switch {
 		case p.src.fresh:
 		case p.fwd:
@@ -156,7 +156,7 @@ func (c *copier) finish(kept bool) {
 		}
 	}
 	for _, p := range c.pending {
-		i := uint32(p.t.ID() - p.src.first)
+		i := uint32(p.id - p.src.first)
 		if p.src.mark != nil {
 			p.src.mark.unset(i)
 		}

@@ -2,8 +2,11 @@ package builder
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -109,7 +112,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 	if t.IsVoid() {
 		return 0, nil
 	}
-	if err := b.copyTypes([]btf.Type{t}, false); err != nil {
+	if err := b.copyTypes(slices.Values([]btf.Type{t}), false, 0); err != nil {
 		return 0, err
 	}
 	return b.sourceOf(t.Spec()).chain[0].mapped(t.ID()), nil
@@ -119,7 +122,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 // batch: the new types are numbered in source id order over the whole batch.
 // It returns the Builder id of each of ts.
 func (b *Builder) CopyTypes(ts []btf.Type) ([]btf.TypeID, error) {
-	if err := b.copyTypes(ts, false); err != nil {
+	if err := b.copyTypes(slices.Values(ts), false, 0); err != nil {
 		return nil, err
 	}
 	ids := make([]btf.TypeID, len(ts))
@@ -170,16 +173,26 @@ type copier struct {
 	srcs     []*source // sources with queued types
 	perm     []uint32  // pending indexes in output order, see order
 	stack    []walkItem
+	size     int // the types the copy will queue, when known (Minimal counts them)
 	elems    int // vlen elements walked, to size the string tables
 	recBytes int // bytes of the records walked, to size the type section
 	walked   int // number of records walked
 	err      error
 }
 
+// pendingType is a type to copy: its id in src's Spec, not its btf.Type,
+// which is twice the size, since a copy may queue a million of them.
 type pendingType struct {
-	t   btf.Type
 	src *source
+	id  btf.TypeID
 	fwd bool // write a FWD for this struct or union
+}
+
+// typ returns the pending type; after its Spec is closed, a Type whose
+// Record is nil.
+func (p *pendingType) typ() btf.Type {
+	t, _ := p.src.spec.TypeByID(p.id)
+	return t
 }
 
 // walkItem is a queued type (its index in pending) and how it was reached.
@@ -189,9 +202,12 @@ type walkItem struct {
 	level uint8
 }
 
-func (b *Builder) copyTypes(roots []btf.Type, fwd bool) error {
-	c := copier{b: b, fwd: fwd}
-	for _, t := range roots {
+func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool, size int) error {
+	c := copier{b: b, fwd: fwd, size: size}
+	for t := range roots {
+		if c.err != nil {
+			break
+		}
 		if t.IsVoid() {
 			continue
 		}
@@ -269,15 +285,20 @@ func (c *copier) visit(src *source, t btf.Type, level uint8) {
 func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
 	if c.pending == nil {
 		// Closures of kernel structs are a few percent of the types.
-		c.pending = make([]pendingType, 0, max(64, src.n/16))
+		c.pending = make([]pendingType, 0, max(64, int(src.n/16), c.size))
 		c.stack = make([]walkItem, 0, 1024)
 	}
 	if !src.inCopy {
 		c.begin(src)
 	}
 	k := uint32(len(c.pending))
+	if c.err == nil && uint64(c.b.NextID())+uint64(k) > wire.MaxTypeID {
+		// commit would refuse the copy: refuse it before the closure
+		// grows further, at the first type past the limit.
+		c.err = pkgerr.Errorf("builder: copy %v: %w", t, ErrTooManyTypes)
+	}
 	src.mark.set(i)
-	c.pending = append(c.pending, pendingType{t: t, src: src})
+	c.pending = append(c.pending, pendingType{id: t.ID(), src: src})
 	if level != 0 {
 		c.stack = append(c.stack, walkItem{pend: k, level: level})
 	}
@@ -305,7 +326,7 @@ func (c *copier) walk() {
 		it := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
 		p := &c.pending[it.pend]
-		t, src := p.t, p.src
+		t, src := p.typ(), p.src
 		rec := t.Record()
 		if rec == nil {
 			c.err = btf.ErrClosed

@@ -90,6 +90,9 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
+	if b.refs != nil {
+		return b.refs.intern(s, off)
+	}
 	// A string read from a string section holds no NUL.
 	v, ok := b.strs.Intern(s)
 	if !ok {

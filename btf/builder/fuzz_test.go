@@ -17,7 +17,8 @@ import (
 // write (unknown kinds described by a layout section). WriteCopy writes
 // the same bytes, and fails where CopyAll does.
 //
-// Seeds: minimal BTF of module types, hand-made BTF with every kind, and in
+// Seeds: minimal BTF of module types, hand-made BTF with every kind, BTF
+// whose strings WriteCopy cannot lay out in place, and in
 // testdata/fuzz/FuzzRoundTrip the output of bpftool's "gen min_core_btf"
 // for a CO-RE program (prog.bpf.c, on the host and the Debian kernels).
 func FuzzRoundTrip(f *testing.F) {
@@ -25,6 +26,10 @@ func FuzzRoundTrip(f *testing.F) {
 	small := marshal(f, kinds, builder.Options{})
 	f.Add(small)
 	f.Add(marshal(f, kinds, builder.Options{ByteOrder: bigEndian, Layout: true}))
+	// Strings out of order and names inside strings: WriteCopy refers to
+	// its input's strings instead of laying them out in place.
+	f.Add(namedBTF("\x00a\x00b\x00a\x00", 3, 1, 5, 2))
+	f.Add(tailsBTF(100))
 	for _, name := range []string{"af_key", "vsock_loopback"} {
 		mod := module(f, name)
 		var want []builder.Want

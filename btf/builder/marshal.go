@@ -135,7 +135,7 @@ func (b *Builder) write(w io.Writer, opts Options) error {
 // writeTail writes what follows the records of BTF with header h: the
 // Builder's strings and, with layout, the padded layout section in order.
 func (b *Builder) writeTail(w io.Writer, h wire.Header, order binary.AppendByteOrder, layout bool) error {
-	if _, err := w.Write(b.strData()); err != nil {
+	if err := b.writeStrings(w); err != nil {
 		return err
 	}
 	if !layout {
@@ -155,7 +155,7 @@ func (b *Builder) header(typeLen int, opts Options) (wire.Header, []byte) {
 		HdrLen:  wire.HeaderLen,
 		TypeLen: uint32(typeLen),
 		StrOff:  uint32(typeLen),
-		StrLen:  uint32(len(b.strData())),
+		StrLen:  b.strLen(),
 	}
 	var layout []byte
 	if opts.Layout {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Want names types for Minimal: every type called Name, of kind Kind unless
@@ -61,28 +63,89 @@ type MinimalOptions struct {
 // A name that matches no type gives an error wrapping btf.ErrNotFound. A
 // closed Spec gives btf.ErrClosed.
 func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
-	var roots []btf.Type
+	// The matches and what they reach are counted first, and the matches
+	// read again as they are copied: a name that a million types share is
+	// refused at once, naming it, before their closure is gathered.
 	for _, w := range want {
-		ts, err := s.Find(w.Name, btf.FindOptions{Kind: w.Kind})
-		if err != nil {
+		if !hasMatch(s, w) {
+			_, err := s.Find(w.Name, btf.FindOptions{Kind: w.Kind})
+			if err == nil {
+				err = btf.ErrClosed // closed between the two lookups
+			}
 			return nil, err
 		}
-		roots = append(roots, ts...)
+	}
+	size := 0
+	if !opts.FwdPointees {
+		// FWDs can only make the closure smaller: the copy's own check
+		// refuses it then.
+		n, w := closureSize(s, want)
+		if w != nil {
+			return nil, pkgerr.Errorf("builder: type %q reaches %d types or more, more than BTF holds: %w", w.Name, n, ErrTooManyTypes)
+		}
+		size = n
+	}
+	roots := func(yield func(btf.Type) bool) {
+		for _, w := range want {
+			for t := range s.Matches(w.Name, btf.FindOptions{Kind: w.Kind}) {
+				if !yield(t) {
+					return
+				}
+			}
+		}
 	}
 	b := New()
 	// One copy into a fresh Builder: a cache of the source's string
 	// offsets would hold an entry for every distinct name copied, beside
 	// the Builder's own index of them.
-	for _, t := range roots {
-		if t.IsVoid() {
-			continue
-		}
-		for _, src := range b.sourceOf(t.Spec()).chain {
-			src.uncached = true
-		}
+	for _, src := range b.sourceOf(s).chain {
+		src.uncached = true
 	}
-	if err := b.copyTypes(roots, opts.FwdPointees); err != nil {
+	if err := b.copyTypes(roots, opts.FwdPointees, size); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+func hasMatch(s *btf.Spec, w Want) bool {
+	for range s.Matches(w.Name, btf.FindOptions{Kind: w.Kind}) {
+		return true
+	}
+	return false
+}
+
+// closureSize counts the types that the matches of want reach, with a bit
+// a type and a stack of ids, and returns the want whose matches took the
+// count past what BTF holds, or nil.
+func closureSize(s *btf.Spec, want []Want) (int, *Want) {
+	seen := make([]uint64, (int(s.LastID())+64)/64)
+	var stack []btf.TypeID
+	n := 0
+	push := func(id btf.TypeID) {
+		if id != 0 && int(id) <= int(s.LastID()) && seen[id/64]&(1<<(id%64)) == 0 {
+			seen[id/64] |= 1 << (id % 64)
+			stack = append(stack, id)
+		}
+	}
+	for i := range want {
+		w := &want[i]
+		for t := range s.Matches(w.Name, btf.FindOptions{Kind: w.Kind}) {
+			push(t.ID())
+			for len(stack) > 0 {
+				id := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if n++; n > wire.MaxTypeID {
+					return n, w
+				}
+				t, err := s.TypeByID(id)
+				if err != nil {
+					continue
+				}
+				for r := range t.Refs() {
+					push(r)
+				}
+			}
+		}
+	}
+	return n, nil
 }

@@ -3,6 +3,7 @@ package builder
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
@@ -79,6 +80,23 @@ func (b *Builder) strData() []byte {
 		return b.inPlace.data()
 	}
 	return b.strs.data()
+}
+
+// strLen returns the length of the Builder's own string section.
+func (b *Builder) strLen() uint32 {
+	if b.refs != nil {
+		return b.refs.size
+	}
+	return uint32(len(b.strData()))
+}
+
+// writeStrings writes the Builder's own string section to w.
+func (b *Builder) writeStrings(w io.Writer) error {
+	if b.refs != nil {
+		return b.refs.writeTo(w)
+	}
+	_, err := w.Write(b.strData())
+	return err
 }
 
 // offCache maps a source's string offsets to the Builder's, so that a

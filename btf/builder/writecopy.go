@@ -16,7 +16,9 @@ import (
 // Marshal(opts) give, without holding them: with base nil, s and its
 // bases as standalone BTF; with s's base, s's own types split on it. The
 // records go to w one buffer at a time, as they are copied; what stays in
-// memory is the string section and its index.
+// memory is the string section and its index, or with one input and no
+// base only an index of references to the input's strings (refStrings),
+// or nothing of them (inPlace).
 //
 // It reads s twice: once to collect the strings, whose section's size the
 // header states before the records, and once to write the records. Errors
@@ -102,7 +104,9 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 	if c.collectInPlace(base) {
 		return c, nil
 	}
-	c.reserve(base)
+	if !c.refer(base) {
+		c.reserve(base)
+	}
 	if err := c.collect(); err != nil {
 		return nil, err
 	}
@@ -182,9 +186,31 @@ func (c *streamCopy) reserve(base *btf.Spec) {
 	c.b.strs.Own.ReserveData(size)
 }
 
+// refer gives the Builder a table of references to the input's strings
+// (refStrings) where there is one input, without a base, and reports
+// whether it did: the copy then holds no string bytes. The input is
+// evicted first, as in reserve.
+func (c *streamCopy) refer(base *btf.Spec) bool {
+	if base != nil || len(c.srcs) != 1 {
+		return false
+	}
+	src := c.srcs[0].spec
+	if _, start := src.StringSection(); start != 0 {
+		return false
+	}
+	src.Evict()
+	c.b.refs = newRefStrings(src)
+	return c.b.refs != nil
+}
+
 // free gives back the string table's mappings; the copy must not be
 // used afterwards.
-func (c *streamCopy) free() { c.b.strs.Own.Free() }
+func (c *streamCopy) free() {
+	c.b.strs.Own.Free()
+	if c.b.refs != nil {
+		c.b.refs.free()
+	}
+}
 
 // byteOrder returns the byte order that opts write, big or little endian.
 func byteOrder(opts Options) binary.ByteOrder {

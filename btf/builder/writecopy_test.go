@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -136,6 +137,17 @@ func namedBTF(strs string, names ...uint32) []byte {
 	return append(append(raw, types...), strs...)
 }
 
+// tailsBTF returns namedBTF of one string of n bytes, named from each of
+// its bytes, last first: n distinct names in a section of two NULs, more
+// than its strings, for which the copy's table grows.
+func tailsBTF(n int) []byte {
+	names := make([]uint32, n)
+	for i := range names {
+		names[i] = uint32(n - i)
+	}
+	return namedBTF("\x00"+strings.Repeat("x", n)+"\x00", names...)
+}
+
 // TestWriteCopyInPlace: WriteCopy writes its input's own string section
 // where the records name its strings in the order they are laid out and
 // none is there twice, and otherwise interns them; both ways it writes
@@ -157,6 +169,7 @@ func TestWriteCopyInPlace(t *testing.T) {
 		{"an empty string", namedBTF("\x00a\x00\x00b\x00", 1, 3, 4), false},
 		{"a copy of a vmlinux", marshal(t, copyAll(t, debianSpec(t), false), builder.Options{}), true},
 		{"pahole's vmlinux", testfixtures.Read(t, testfixtures.DebianVmlinux), false},
+		{"every tail of a string", tailsBTF(300), false},
 	} {
 		s := mustParse(t, c.raw, nil)
 		if got, err := builder.CopiesInPlace(s); err != nil || got != c.inPlace {

@@ -186,36 +186,45 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 	if len(ga) == 1 && len(gb) == 1 {
 		return compareOne(a, b, ga[0], gb[0])
 	}
-	da, err := signatures(a, ga)
-	if err != nil {
-		return nil, err
-	}
-	db, err := signatures(b, gb)
-	if err != nil {
-		return nil, err
-	}
-	// Remove the layouts found on both sides, as a multiset.
+	// Remove the layouts found on both sides, as a multiset: counted by
+	// distinct signature, each spelled again when it is needed rather than
+	// held, so that a group of a million copies of one layout holds one.
 	left := make(map[string]int)
-	for _, s := range da {
-		left[s]++
+	var buf []byte
+	err := eachSignature(a, ga, &buf, func(s []byte) bool {
+		left[string(s)]++
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	var onlyB [][]fact
-	for _, s := range db {
-		if left[s] > 0 {
-			left[s]--
+	unmatched := len(ga)
+	err = eachSignature(b, gb, &buf, func(s []byte) bool {
+		if left[string(s)] > 0 {
+			left[string(s)]--
+			unmatched--
 		} else {
-			onlyB = append(onlyB, facts([]byte(s)))
+			onlyB = append(onlyB, facts(s))
 		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if unmatched == 0 && len(onlyB) == 0 {
+		return nil, nil
 	}
 	var onlyA [][]fact
-	for _, s := range da {
-		if left[s] > 0 {
-			left[s]--
-			onlyA = append(onlyA, facts([]byte(s)))
+	err = eachSignature(a, ga, &buf, func(s []byte) bool {
+		if left[string(s)] > 0 {
+			left[string(s)]--
+			onlyA = append(onlyA, facts(s))
 		}
-	}
-	if len(onlyA) == 0 && len(onlyB) == 0 {
-		return nil, nil
+		return len(onlyA) < unmatched
+	})
+	if err != nil {
+		return nil, err
 	}
 	var details []Detail
 	if len(ga) != 1 || len(gb) != 1 {
@@ -267,17 +276,20 @@ func signatureDiff(sa, sb []byte) []Detail {
 	return d
 }
 
-func signatures(sd *side, ids []btf.TypeID) ([]string, error) {
-	out := make([]string, len(ids))
-	var buf []byte
-	for i, id := range ids {
+// eachSignature calls fn with the signature of each type of ids in turn,
+// spelled into *buf (reused: fn must copy what it keeps), until fn
+// returns false.
+func eachSignature(sd *side, ids []btf.TypeID, buf *[]byte, fn func([]byte) bool) error {
+	for _, id := range ids {
 		var err error
-		if buf, err = sd.signature(buf[:0], id); err != nil {
-			return nil, err
+		if *buf, err = sd.signature((*buf)[:0], id); err != nil {
+			return err
 		}
-		out[i] = string(buf)
+		if !fn(*buf) {
+			return nil
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // factDiff lists what differs between two descriptions, in the order of

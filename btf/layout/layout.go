@@ -285,10 +285,12 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			return nil, pkgerr.Errorf("layout: %s: %w", t, err)
 		}
 		c := p.class(id)
-		if len(c.name) == 0 {
-			continue // a name offset pointing at an empty string
-		}
-		if !seen.add(p, id, c) {
+		// A struct of an empty name (a name offset pointing at an empty
+		// string) or a layout already printed under its name is not
+		// printed; its class is let go as a printed one is, so that many
+		// structs of one name hold no more than one.
+		if len(c.name) == 0 || !seen.add(p, id, c) {
+			p.release(id)
 			continue
 		}
 		p.topLevel(c)
@@ -306,12 +308,18 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			return nil, pkgerr.Errorf("layout: %w", err)
 		}
 		p.spill() // each's text too: nothing else drops it
-		if p.embedded[id/64]&(1<<(id%64)) == 0 {
-			p.drop(id) // printed, and no other struct loads it
-		}
-		p.trim()
+		p.release(id)
 	}
 	return p, nil
+}
+
+// release lets go of the class of top-level struct id once it is done
+// with: dropped if no other struct loads it, then the cache trimmed.
+func (p *printer) release(id btf.TypeID) {
+	if p.embedded[id/64]&(1<<(id%64)) == 0 {
+		p.drop(id)
+	}
+	p.trim()
 }
 
 // wanted returns the set of names, nil for all, or an error for a name that
@@ -323,20 +331,23 @@ func wanted(s *btf.Spec, names []string) (map[string]struct{}, error) {
 	want := make(map[string]struct{}, len(names))
 	for _, n := range names {
 		n = strings.TrimPrefix(strings.TrimPrefix(n, "struct "), "union ")
-		found := false
-		for _, k := range []btf.Kind{btf.KindStruct, btf.KindUnion} {
-			ts, err := s.Find(n, btf.FindOptions{Kind: k})
-			if err != nil && !errors.Is(err, btf.ErrNotFound) {
-				return nil, pkgerr.Errorf("layout: %w", err)
-			}
-			found = found || len(ts) > 0
-		}
-		if !found {
+		if !hasRecord(s, n) {
 			return nil, pkgerr.Errorf("layout: no struct or union %q: %w", n, btf.ErrNotFound)
 		}
 		want[n] = struct{}{}
 	}
 	return want, nil
+}
+
+// hasRecord reports whether s has a struct or union named name. It stops
+// at the first: a name that a million types share holds none of them.
+func hasRecord(s *btf.Spec, name string) bool {
+	for _, k := range []btf.Kind{btf.KindStruct, btf.KindUnion} {
+		for range s.Matches(name, btf.FindOptions{Kind: k}) {
+			return true
+		}
+	}
+	return false
 }
 
 // same reports whether pahole takes c and o, of the same name, for one

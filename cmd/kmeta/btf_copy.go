@@ -59,8 +59,9 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	}
 	defer o.Close()
 	// The records go from the input to the output a buffer at a time
-	// (builder.WriteCopy): beside the input, the heap holds the output's
-	// strings, as a reading command's holds its tables.
+	// (builder.WriteCopy): beside the input, at most the output's string
+	// index is held (and the strings themselves only with a base), as a
+	// reading command's holds its tables.
 	boundMemory(o.spec)
 	// Opening ran code that the copy does not run again (the format
 	// probes, the check of every record): its pages leave before the

@@ -87,6 +87,7 @@ func (c *cli) btfMinObjs(path string, f btfMinFlags) error {
 		return err
 	}
 	defer o.Close()
+	boundMemory(o.spec)
 	t := core.NewTarget(o.spec)
 	if o.base != nil {
 		t = core.NewTarget(o.base, o.spec)
