@@ -41,13 +41,11 @@ func TestJSONArray(t *testing.T) {
 	}
 }
 
-// probeFile writes the probe p of size n into dir and returns its path.
+// probeFile puts the probe p of size n into dir (built once per test
+// binary: sharedInput) and returns its path.
 func probeFile(tb testing.TB, dir string, p hostile.Probe, n int) string {
-	b, err := hostile.BuildProbe(p, n)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return writeFile(tb, dir, fmt.Sprintf("%v-%d.btf", p, n), b)
+	tb.Helper()
+	return sharedInput(tb, dir, fmt.Sprintf("%v-%d.btf", p, n), func() ([]byte, error) { return hostile.BuildProbe(p, n) })
 }
 
 // TestFindSharedName: btf find prints every type of a name that all the
