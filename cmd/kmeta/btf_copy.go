@@ -73,26 +73,5 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
 		write = builder.WriteCopyELF
 	}
-	return c.writeOutputWith(f.out, func(w io.Writer) error {
-		return write(&releaseOnWrite{w: w, release: again}, o.spec, o.base, opts)
-	}, path, f.base)
-}
-
-// releaseOnWrite is w, calling release (if not nil) before the first
-// write. WriteCopy writes nothing before its first read of the records
-// is over, and its second read runs little of the code that ran until
-// then (the setup of its tables, the first read's interning of the
-// strings, opening the output): released there, the binary's pages of
-// the second read are all that its peak holds (cmd/kmeta/BENCH.md).
-type releaseOnWrite struct {
-	w       io.Writer
-	release func()
-}
-
-func (r *releaseOnWrite) Write(p []byte) (int, error) {
-	if r.release != nil {
-		r.release()
-		r.release = nil
-	}
-	return r.w.Write(p)
+	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, o.base, opts) }, path, f.base)
 }
