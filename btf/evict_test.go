@@ -41,15 +41,15 @@ func TestEvict(t *testing.T) {
 			case "before Evict", "after Evict":
 				s.Evict()
 			case "after a second Evict":
-				s.EvictTypes(n / 2)
+				s.EvictTypes(0, n/2)
 			default:
-				s.EvictTypes(n + 1)
+				s.EvictTypes(n/4, n+1)
 			}
 		}
 	}
 	mapped.Close()
 	mapped.Evict() // a closed Spec has nothing to evict
-	mapped.EvictTypes(1 << 20)
+	mapped.EvictTypes(0, 1<<20)
 }
 
 // TestDiscard: a Spec that holds its data in anonymous memory of its own

@@ -536,16 +536,19 @@ func (s *Spec) inMapping(sec []byte) bool {
 	return p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data))
 }
 
-// EvictTypes is Evict for the first n bytes of the Spec's own type
+// EvictTypes is Evict for the bytes from..to of the Spec's own type
 // section alone. A reader of the records in order calls it behind the
 // record it reads, more often than Evict: the records behind it are not
 // read again, while the strings, which it reads in no order, would be
 // faulted back at once.
-func (s *Spec) EvictTypes(n int) {
+func (s *Spec) EvictTypes(from, to int) {
 	if !s.mapped || !s.alive() || !s.inMapping(s.types) {
 		return
 	}
-	mmap.Release(s.types[:min(max(n, 0), len(s.types))])
+	to = min(to, len(s.types))
+	if from = max(from, 0); from < to {
+		mmap.Release(s.types[from:to])
+	}
 }
 
 // Discard gives back to the system, for good, the memory that holds the
