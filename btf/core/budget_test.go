@@ -54,7 +54,8 @@ func TestBudget(t *testing.T) {
 	local, zero := ladder(t, 4)
 	target, _ := ladder(t, 4)
 	for _, kind := range []ext.Kind{ext.TypeMatches, ext.TypeExists, ext.FieldByteOffset} {
-		cands := []cand{{s: target, id: 2}}
+		cands := new(candList)
+		cands.add(target, 2)
 		var oc outcome
 		start := time.Now()
 		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, &oc)

@@ -234,7 +234,7 @@ func (m *marker) record(oc *outcome) error {
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
 // with a candidate cache of its own; the first that fails stops it.
 func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
-	cache := map[btf.TypeID][]cand{}
+	cache := map[btf.TypeID]*candList{}
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)

@@ -80,7 +80,7 @@ func (r *Result) Reason() string {
 // failed its check when it was read.
 func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 	t.prepare(wants(&obj))
-	cache := map[btf.TypeID][]cand{}
+	cache := map[btf.TypeID]*candList{}
 	var out []Result
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
@@ -112,18 +112,19 @@ func wants(o *Object) []want {
 }
 
 // candsFor returns the candidate list of local type id, from the
-// per-object cache (which calcReloInsn prunes) or fresh from the target.
-func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
+// per-object cache (which calcReloInsn prunes into new lists) or the
+// target's own.
+func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID]*candList) *candList {
 	if c, ok := cache[id]; ok {
 		return c
 	}
 	lt, _ := o.BTF.TypeByID(id)
-	c := append([]cand(nil), t.candidates(want{name: string(essential(lt.NameBytes())), class: kindClass(lt.Kind())})...)
+	c := t.candidates(want{name: string(essential(lt.NameBytes())), class: kindClass(lt.Kind())})
 	cache[id] = c
 	return c
 }
 
-func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
+func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList) Result {
 	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
 	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
