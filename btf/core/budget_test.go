@@ -37,15 +37,7 @@ func ladder(t *testing.T, leafSize uint32) (*btf.Spec, uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := b.Marshal(builder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(raw, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, zero
+	return parseBuilt(t, b), zero
 }
 
 // TestBudget: matching that would take exponential time gives an error
@@ -58,7 +50,7 @@ func TestBudget(t *testing.T) {
 		cands.add(target, 2)
 		var oc outcome
 		start := time.Now()
-		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, &oc)
+		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, nil, &oc)
 		if kind == ext.TypeMatches && !errors.Is(err, ErrTooBig) {
 			t.Errorf("%v: got %v, want ErrTooBig", kind, err)
 		}
