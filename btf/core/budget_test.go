@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -49,13 +48,9 @@ func TestBudget(t *testing.T) {
 		cands := new(candList)
 		cands.add(target, 2)
 		var oc outcome
-		start := time.Now()
 		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, nil, &oc)
 		if kind == ext.TypeMatches && !errors.Is(err, ErrTooBig) {
 			t.Errorf("%v: got %v, want ErrTooBig", kind, err)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%v took %v", kind, d)
 		}
 	}
 }
