@@ -88,7 +88,7 @@ type outcome struct {
 // the result. *cands is pruned to the matching candidates when there are
 // some, as libbpf prunes its cached list (candMatches.prune): a new list,
 // the old one is left as it is.
-func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands **candList, out *outcome) error {
+func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands **candList, mi *memberIndexes, out *outcome) error {
 	lt, err := local.TypeByID(r.TypeID)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -105,7 +105,7 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands **candList, out *outcom
 		return fmt.Errorf("%w: <%s> relocation of an anonymous type", ErrUnsupported, r.Kind)
 	}
 	var m candMatches
-	err = matchCands(r.Kind, *cands, out, &m)
+	err = matchCands(r.Kind, *cands, mi, out, &m)
 	*cands = m.prune(*cands, err == nil)
 	if err != nil || m.n > 0 {
 		return err
@@ -122,11 +122,11 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands **candList, out *outcom
 // matchCands matches out.local against every candidate of l, noting in
 // m which match, and keeps the first match's spec and result in out; it
 // stops at the first error.
-func matchCands(kind ext.Kind, l *candList, out *outcome, m *candMatches) error {
+func matchCands(kind ext.Kind, l *candList, mi *memberIndexes, out *outcome, m *candMatches) error {
 	var candSpec coreSpec
 	out.ncands = l.len()
 	for i, c := range l.all() {
-		ok, err := specMatch(&budget{}, &out.local, c.s, c.id, &candSpec)
+		ok, err := specMatch(&budget{members: mi}, &out.local, c.s, c.id, &candSpec)
 		if err != nil {
 			return pkgerr.Errorf("core: matching candidate [%d]: %w", c.id, err)
 		}
