@@ -90,7 +90,7 @@ func (c *copier) commit() error {
 		unwalked *= wire.TypeSize
 	}
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
-	names, size := c.newNames()
+	names, size := newNames(len(c.pending)+c.elems, c.srcs)
 	b.strs.reserve(names, size)
 	if src := c.pending[0].src; !src.uncached {
 		src.strCache.Reserve(names)
@@ -112,20 +112,20 @@ func (c *copier) commit() error {
 	return nil
 }
 
-// newNames guesses how many strings the copy adds to the Builder, and how
-// many bytes: about one for every two names copied, as in kernel BTF, but
-// never more than the source string sections hold, so that records that
-// share few names (members m0, m1, ... of many wide structs) reserve
-// nothing per member.
-func (c *copier) newNames() (n, size int) {
-	n = (len(c.pending) + c.elems) / 2
+// newNames guesses how many strings a copy of types records with elems
+// vlen elements in all adds to the Builder, and how many bytes: about one
+// for every two names copied, as in kernel BTF, but never more than the
+// source string sections of srcs hold, so that records that share few
+// names (members m0, m1, ... of many wide structs) reserve nothing per
+// member.
+func newNames(names int, srcs []*source) (n, size int) {
 	held := 0
-	for _, src := range c.srcs {
+	for _, src := range srcs {
 		data, _ := src.spec.StringSection()
 		held += bytes.Count(data, []byte{0})
 		size += len(data)
 	}
-	return min(n, held), size
+	return min(names/2, held), size
 }
 
 // forget undoes the numbering of a failed commit.

@@ -112,7 +112,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 	if t.IsVoid() {
 		return 0, nil
 	}
-	if err := b.copyTypes(slices.Values([]btf.Type{t}), false, 0); err != nil {
+	if err := b.copyTypes(slices.Values([]btf.Type{t}), false); err != nil {
 		return 0, err
 	}
 	return b.sourceOf(t.Spec()).chain[0].mapped(t.ID()), nil
@@ -122,7 +122,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 // batch: the new types are numbered in source id order over the whole batch.
 // It returns the Builder id of each of ts.
 func (b *Builder) CopyTypes(ts []btf.Type) ([]btf.TypeID, error) {
-	if err := b.copyTypes(slices.Values(ts), false, 0); err != nil {
+	if err := b.copyTypes(slices.Values(ts), false); err != nil {
 		return nil, err
 	}
 	ids := make([]btf.TypeID, len(ts))
@@ -173,7 +173,6 @@ type copier struct {
 	srcs     []*source // sources with queued types
 	perm     []uint32  // pending indexes in output order, see order
 	stack    []walkItem
-	size     int // the types the copy will queue, when known (Minimal counts them)
 	elems    int // vlen elements walked, to size the string tables
 	recBytes int // bytes of the records walked, to size the type section
 	walked   int // number of records walked
@@ -202,8 +201,8 @@ type walkItem struct {
 	level uint8
 }
 
-func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool, size int) error {
-	c := copier{b: b, fwd: fwd, size: size}
+func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool) error {
+	c := copier{b: b, fwd: fwd}
 	for t := range roots {
 		if c.err != nil {
 			break
@@ -285,7 +284,7 @@ func (c *copier) visit(src *source, t btf.Type, level uint8) {
 func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
 	if c.pending == nil {
 		// Closures of kernel structs are a few percent of the types.
-		c.pending = make([]pendingType, 0, max(64, int(src.n/16), c.size))
+		c.pending = make([]pendingType, 0, max(64, int(src.n/16)))
 		c.stack = make([]walkItem, 0, 1024)
 	}
 	if !src.inCopy {
