@@ -9,6 +9,12 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
+// Walk levels of Minimal's FwdPointees: how a type was reached.
+const (
+	levelPointee uint8 = 1 // only through a pointer
+	levelValue   uint8 = 2 // by value (or as a root)
+)
+
 // minWalk finds what Minimal copies into a fresh Builder: the closure of
 // the wanted types over a Spec's chain, held as bits per type of each
 // source, and numbers it as a copy into a fresh Builder numbers it (base
@@ -247,4 +253,22 @@ func (s bitset) empty() bool {
 		}
 	}
 	return true
+}
+
+func namedComposite(t btf.Type) bool {
+	return t.IsComposite() && t.NameOffset() != 0
+}
+
+// childLevel returns how the types a record of kind k refers to are reached,
+// when the record itself was reached at level lv: through a pointer for PTR,
+// by value for the parts of composites, arrays and variables, and as the
+// record itself otherwise (typedefs, qualifiers, functions, tags).
+func childLevel(k btf.Kind, lv uint8) uint8 {
+	switch k {
+	case btf.KindPointer:
+		return levelPointee
+	case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindVar, btf.KindDatasec:
+		return levelValue
+	}
+	return lv
 }
