@@ -57,6 +57,7 @@ func FuzzRoundTrip(f *testing.F) {
 	}
 	f.Add(marshal(f, sb, builder.Options{}))
 
+	builder.StreamMinimal(f) // every closure of a fuzzed input is small
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if s, err := btf.Parse(data, btf.Options{}); err == nil {
 			roundTrip(t, s, nil)

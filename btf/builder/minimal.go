@@ -70,16 +70,20 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The records walked, and a FWD for each of the others.
-	b.types = make([]byte, 0, m.recBytes+max(0, m.n-m.walked)*wire.TypeSize)
-	b.strs.reserve(newNames(m.n+m.elems, m.srcs))
-	err = m.each(func(k int, t btf.Type, asFwd bool) error {
-		return b.encode(t, m.srcs[k], asFwd)
-	})
-	if err != nil {
+	if err := b.fillMinimal(m); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// fillMinimal copies the closure that m found and numbered into b.
+func (b *Builder) fillMinimal(m *minWalk) error {
+	// The records walked, and a FWD for each of the others.
+	b.types = make([]byte, 0, m.recBytes+max(0, m.n-m.walked)*wire.TypeSize)
+	b.strs.reserve(newNames(m.n+m.elems, m.srcs))
+	return m.each(func(k int, t btf.Type, asFwd bool) error {
+		return b.encode(t, m.srcs[k], asFwd)
+	})
 }
 
 // minimalWalk finds and numbers the closure that Minimal copies into b, a

@@ -211,11 +211,25 @@ func checkWriteMinimal(t *testing.T, s *btf.Spec, want []builder.Want) {
 	}
 }
 
-// TestWriteMinimal: the streamed minimal BTF is Minimal's, byte for byte,
-// on whole kernels (in memory and mapped from a file, whose pages the
-// copy evicts as it goes), on a module over its base, for one name, for
-// several of different kinds, and for a name that many types share.
+// TestWriteMinimal: minimal BTF written straight to a writer is Minimal's,
+// byte for byte, held or streamed (which WriteMinimal chooses by the
+// closure's size: TestWriteMinimalStreamed), on whole kernels (in memory
+// and mapped from a file, whose pages the stream evicts as it goes), on a
+// module over its base, for one name, for several of different kinds,
+// and for a name that many types share.
 func TestWriteMinimal(t *testing.T) {
+	checkWriteMinimals(t)
+}
+
+// TestWriteMinimalStreamed is TestWriteMinimal with every closure
+// streamed, however small. It does not run in parallel: it sets
+// WriteMinimal's threshold for the package.
+func TestWriteMinimalStreamed(t *testing.T) {
+	builder.StreamMinimal(t)
+	checkWriteMinimals(t)
+}
+
+func checkWriteMinimals(t *testing.T) {
 	wants := [][]builder.Want{
 		{{Name: "task_struct"}},
 		{{Name: "task_struct"}, {Name: "sk_buff", Kind: btf.KindStruct}, {Name: "schedule", Kind: btf.KindFunc}, {Name: "u32"}},
