@@ -41,22 +41,8 @@ func (c *copier) number() {
 		p := &c.pending[k]
 		src, m := p.src, &p.src.ids
 		i := uint32(p.id - src.first)
-		p.fwd = c.fwd && uint8(src.state[i]>>levelShift) == levelPointee && namedComposite(p.typ())
-		id := next + btf.TypeID(pos)
-		switch {
-		case src.fresh && p.fwd:
-			if m.fwdBits == nil {
-				m.fwdBits = newBitset(int(src.n))
-			}
-			m.fwdBits.set(i)
-		case src.fresh:
-		case p.fwd:
-			if m.fwds == nil {
-				m.fwds = make([]btf.TypeID, src.n)
-			}
-			m.fwds[i] = id
-		default:
-			m.dense[i] = id
+		if !src.fresh {
+			m.dense[i] = next + btf.TypeID(pos)
 		}
 	}
 	for _, src := range c.srcs {
@@ -90,14 +76,14 @@ func (c *copier) commit() error {
 		unwalked *= wire.TypeSize
 	}
 	b.types = slices.Grow(b.types, c.recBytes+unwalked)
-	names, size := c.newNames()
+	names, size := newNames(len(c.pending)+c.elems, c.srcs)
 	b.strs.reserve(names, size)
 	if src := c.pending[0].src; !src.uncached {
 		src.strCache.Reserve(names)
 	}
 	for _, k := range c.perm {
 		p := &c.pending[k]
-		if err := b.encode(p.typ(), p.src, p.fwd); err != nil {
+		if err := b.encode(p.typ(), p.src, false); err != nil {
 			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
 			b.strs.Own.Truncate(nStrs)
 			for _, src := range b.srcs {
@@ -112,20 +98,20 @@ func (c *copier) commit() error {
 	return nil
 }
 
-// newNames guesses how many strings the copy adds to the Builder, and how
-// many bytes: about one for every two names copied, as in kernel BTF, but
-// never more than the source string sections hold, so that records that
-// share few names (members m0, m1, ... of many wide structs) reserve
-// nothing per member.
-func (c *copier) newNames() (n, size int) {
-	n = (len(c.pending) + c.elems) / 2
+// newNames guesses how many strings a copy of types records with elems
+// vlen elements in all adds to the Builder, and how many bytes: about one
+// for every two names copied, as in kernel BTF, but never more than the
+// source string sections of srcs hold, so that records that share few
+// names (members m0, m1, ... of many wide structs) reserve nothing per
+// member.
+func newNames(names int, srcs []*source) (n, size int) {
 	held := 0
-	for _, src := range c.srcs {
+	for _, src := range srcs {
 		data, _ := src.spec.StringSection()
 		held += bytes.Count(data, []byte{0})
 		size += len(data)
 	}
-	return min(n, held), size
+	return min(names/2, held), size
 }
 
 // forget undoes the numbering of a failed commit.
@@ -136,13 +122,8 @@ func (c *copier) forget() {
 		}
 	}
 	for _, p := range c.pending {
-		i := p.id - p.src.first
-		switch {
-		case p.src.fresh:
-		case p.fwd:
-			p.src.ids.fwds[i] = 0
-		default:
-			p.src.ids.dense[i] = 0
+		if !p.src.fresh {
+			p.src.ids.dense[p.id-p.src.first] = 0
 		}
 	}
 }
@@ -159,9 +140,6 @@ func (c *copier) finish(kept bool) {
 		i := uint32(p.id - p.src.first)
 		if p.src.mark != nil {
 			p.src.mark.unset(i)
-		}
-		if p.src.state != nil {
-			p.src.state[i] = 0
 		}
 	}
 	for _, src := range c.srcs {

@@ -30,7 +30,6 @@ type source struct {
 	inCopy bool     // the copy has queued types of this source
 	fresh  bool     // ids was empty when it did: the copy sets its rank form
 	mark   bitset   // own types queued by the copy
-	state  []uint32 // fwd mode: level<<levelShift | pending index, per type
 	prefix []uint32 // mark.ranks()
 	pos    uint32   // output position of the source's first queued type
 
@@ -38,15 +37,6 @@ type source struct {
 	strCache offCache     // source string offset -> Builder string offset
 	uncached bool         // copyStr keeps no strCache (see WriteCopy)
 }
-
-// Walk levels: how a type was reached.
-const (
-	levelPointee uint8 = 1 // only through a pointer
-	levelValue   uint8 = 2 // by value (or as a root)
-)
-
-// levelShift places the level in source.state, above the pending index.
-const levelShift = 30
 
 func (b *Builder) sourceOf(s *btf.Spec) *source {
 	if src, ok := b.srcs[s]; ok {
@@ -112,7 +102,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 	if t.IsVoid() {
 		return 0, nil
 	}
-	if err := b.copyTypes(slices.Values([]btf.Type{t}), false, 0); err != nil {
+	if err := b.copyTypes(slices.Values([]btf.Type{t})); err != nil {
 		return 0, err
 	}
 	return b.sourceOf(t.Spec()).chain[0].mapped(t.ID()), nil
@@ -122,7 +112,7 @@ func (b *Builder) Copy(t btf.Type) (btf.TypeID, error) {
 // batch: the new types are numbered in source id order over the whole batch.
 // It returns the Builder id of each of ts.
 func (b *Builder) CopyTypes(ts []btf.Type) ([]btf.TypeID, error) {
-	if err := b.copyTypes(slices.Values(ts), false, 0); err != nil {
+	if err := b.copyTypes(slices.Values(ts)); err != nil {
 		return nil, err
 	}
 	ids := make([]btf.TypeID, len(ts))
@@ -156,7 +146,7 @@ func (b *Builder) CopyAll(s *btf.Spec) error {
 		}
 		for id, t := range o.spec.Types(btf.ScopeOwn) {
 			if i := uint32(id - o.first); !o.ids.whole(i) {
-				c.queue(o, t, i, 0)
+				c.queue(o, t, i, false)
 			}
 		}
 	}
@@ -164,19 +154,17 @@ func (b *Builder) CopyAll(s *btf.Spec) error {
 }
 
 // copier runs one copy: walk the closure, number it, then encode it. The
-// types it queues are marked in their source's mark set (and, in fwd mode,
-// their level and pending index in its state), which it clears when done.
+// types it queues are marked in their source's mark set, which it clears
+// when done.
 type copier struct {
 	b        *Builder
-	fwd      bool // named structs and unions reached only through pointers become FWDs
 	pending  []pendingType
 	srcs     []*source // sources with queued types
 	perm     []uint32  // pending indexes in output order, see order
-	stack    []walkItem
-	size     int // the types the copy will queue, when known (Minimal counts them)
-	elems    int // vlen elements walked, to size the string tables
-	recBytes int // bytes of the records walked, to size the type section
-	walked   int // number of records walked
+	stack    []uint32  // pending indexes to walk
+	elems    int       // vlen elements walked, to size the string tables
+	recBytes int       // bytes of the records walked, to size the type section
+	walked   int       // number of records walked
 	err      error
 }
 
@@ -185,7 +173,6 @@ type copier struct {
 type pendingType struct {
 	src *source
 	id  btf.TypeID
-	fwd bool // write a FWD for this struct or union
 }
 
 // typ returns the pending type; after its Spec is closed, a Type whose
@@ -195,15 +182,8 @@ func (p *pendingType) typ() btf.Type {
 	return t
 }
 
-// walkItem is a queued type (its index in pending) and how it was reached.
-// It holds no pointers, so the walk's stack costs the GC nothing.
-type walkItem struct {
-	pend  uint32
-	level uint8
-}
-
-func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool, size int) error {
-	c := copier{b: b, fwd: fwd, size: size}
+func (b *Builder) copyTypes(roots iter.Seq[btf.Type]) error {
+	c := copier{b: b}
 	for t := range roots {
 		if c.err != nil {
 			break
@@ -216,7 +196,7 @@ func (b *Builder) copyTypes(roots iter.Seq[btf.Type], fwd bool, size int) error 
 		}
 		src := b.sourceOf(t.Spec())
 		src.refresh()
-		c.visit(src, t, levelValue)
+		c.visit(src, t)
 	}
 	c.walk()
 	if c.err != nil {
@@ -242,13 +222,9 @@ func (src *source) refresh() {
 	}
 }
 
-func namedComposite(t btf.Type) bool {
-	return t.IsComposite() && t.NameOffset() != 0
-}
-
 // visit marks t for copying, unless it is already copied, and queues it for
 // the walk over its references.
-func (c *copier) visit(src *source, t btf.Type, level uint8) {
+func (c *copier) visit(src *source, t btf.Type) {
 	if src.inBase {
 		return
 	}
@@ -256,37 +232,18 @@ func (c *copier) visit(src *source, t btf.Type, level uint8) {
 	if src.ids.whole(i) {
 		return // copied by an earlier call
 	}
-	if !c.fwd {
-		if !src.inCopy || !src.mark.has(i) {
-			c.queue(src, t, i, levelValue)
-		}
-		return
-	}
-	if src.state == nil {
-		src.state = make([]uint32, src.n)
-	}
-	st := src.state[i]
-	pointee := level == levelPointee && namedComposite(t)
-	if uint8(st>>levelShift) >= level || pointee && src.ids.fwd(i) {
-		return
-	}
-	k := st &^ (3 << levelShift)
-	if st == 0 {
-		k = c.queue(src, t, i, 0)
-	}
-	src.state[i] = uint32(level)<<levelShift | k
-	if !pointee {
-		c.stack = append(c.stack, walkItem{pend: k, level: level})
+	if !src.inCopy || !src.mark.has(i) {
+		c.queue(src, t, i, true)
 	}
 }
 
 // queue adds t (own type i of src) to the pending types, and to the walk
-// unless level is 0. It returns t's index in the pending types.
-func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
+// if walk is set.
+func (c *copier) queue(src *source, t btf.Type, i uint32, walk bool) {
 	if c.pending == nil {
 		// Closures of kernel structs are a few percent of the types.
-		c.pending = make([]pendingType, 0, max(64, int(src.n/16), c.size))
-		c.stack = make([]walkItem, 0, 1024)
+		c.pending = make([]pendingType, 0, max(64, int(src.n/16)))
+		c.stack = make([]uint32, 0, 1024)
 	}
 	if !src.inCopy {
 		c.begin(src)
@@ -299,10 +256,9 @@ func (c *copier) queue(src *source, t btf.Type, i uint32, level uint8) uint32 {
 	}
 	src.mark.set(i)
 	c.pending = append(c.pending, pendingType{id: t.ID(), src: src})
-	if level != 0 {
-		c.stack = append(c.stack, walkItem{pend: k, level: level})
+	if walk {
+		c.stack = append(c.stack, k)
 	}
-	return k
 }
 
 // begin makes src part of the copy.
@@ -323,9 +279,8 @@ func (c *copier) begin(src *source) {
 // hold type ids.
 func (c *copier) walk() {
 	for len(c.stack) > 0 && c.err == nil {
-		it := c.stack[len(c.stack)-1]
+		p := &c.pending[c.stack[len(c.stack)-1]]
 		c.stack = c.stack[:len(c.stack)-1]
-		p := &c.pending[it.pend]
 		t, src := p.typ(), p.src
 		rec := t.Record()
 		if rec == nil {
@@ -341,14 +296,13 @@ func (c *copier) walk() {
 		c.elems += wire.InfoVlen(info)
 		c.recBytes += len(rec)
 		c.walked++
-		lv := childLevel(btf.Kind(k), it.level)
-		wire.Record(rec).ForRefs(func(at uint32) { c.ref(src, btf.TypeID(wire.Word(rec, at)), lv) })
+		wire.Record(rec).ForRefs(func(at uint32) { c.ref(src, btf.TypeID(wire.Word(rec, at))) })
 	}
 }
 
 // ref visits the type that a record of from refers to. Types already
 // queued are skipped before their record is looked up.
-func (c *copier) ref(from *source, r btf.TypeID, level uint8) {
+func (c *copier) ref(from *source, r btf.TypeID) {
 	if r == 0 || c.err != nil {
 		return
 	}
@@ -357,7 +311,7 @@ func (c *copier) ref(from *source, r btf.TypeID, level uint8) {
 		return
 	}
 	i := uint32(r - o.first)
-	if o.inCopy && o.mark.has(i) && (!c.fwd || uint8(o.state[i]>>levelShift) >= level) {
+	if o.inCopy && o.mark.has(i) {
 		return
 	}
 	if o.ids.whole(i) {
@@ -368,19 +322,5 @@ func (c *copier) ref(from *source, r btf.TypeID, level uint8) {
 		c.err = err
 		return
 	}
-	c.visit(o, t, level)
-}
-
-// childLevel returns how the types a record of kind k refers to are reached,
-// when the record itself was reached at level lv: through a pointer for PTR,
-// by value for the parts of composites, arrays and variables, and as the
-// record itself otherwise (typedefs, qualifiers, functions, tags).
-func childLevel(k btf.Kind, lv uint8) uint8 {
-	switch k {
-	case btf.KindPointer:
-		return levelPointee
-	case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindVar, btf.KindDatasec:
-		return levelValue
-	}
-	return lv
+	c.visit(o, t)
 }

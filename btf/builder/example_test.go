@@ -74,3 +74,48 @@ func ExampleWriteCopy() {
 	fmt.Printf("% x\n", out.Bytes()[:2])
 	// Output: eb 9f
 }
+
+// Write minimal BTF for one struct straight into a writer: the struct and
+// what it needs, renumbered from 1, without holding the output (what
+// "kmeta btf min --types" does). A name that matches nothing gives an
+// error wrapping btf.ErrNotFound before anything is written.
+func ExampleWriteMinimal() {
+	b := builder.New()
+	long, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
+	if err != nil {
+		log.Fatal(err)
+	}
+	u32, err := b.AddInt("unsigned int", 4, btf.IntInfo{Bits: 32})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := b.AddStruct("pair", 8, []builder.Member{{Name: "a", Type: u32}, {Name: "b", Type: u32, BitOffset: 32}}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := b.AddTypedef("ssize_t", long); err != nil {
+		log.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out bytes.Buffer
+	want := []builder.Want{{Name: "pair", Kind: btf.KindStruct}}
+	if err := builder.WriteMinimal(&out, s, want, builder.MinimalOptions{}, builder.Options{}); err != nil {
+		log.Fatal(err)
+	}
+	m, err := btf.Parse(out.Bytes(), btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range m.All() {
+		fmt.Println(t)
+	}
+	// Output:
+	// INT 'unsigned int' [1]
+	// STRUCT 'pair' [2]
+}

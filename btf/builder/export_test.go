@@ -12,3 +12,11 @@ func CopiesInPlace(s *btf.Spec) (bool, error) {
 	defer c.free()
 	return c.b.inPlace != nil, nil
 }
+
+// StreamMinimal makes WriteMinimal stream every closure, however small,
+// until the test or fuzz target tb ends.
+func StreamMinimal(tb interface{ Cleanup(func()) }) {
+	old := heldMinimal
+	heldMinimal = -1
+	tb.Cleanup(func() { heldMinimal = old })
+}

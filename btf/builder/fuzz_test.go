@@ -57,12 +57,15 @@ func FuzzRoundTrip(f *testing.F) {
 	}
 	f.Add(marshal(f, sb, builder.Options{}))
 
+	builder.StreamMinimal(f) // every closure of a fuzzed input is small
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if s, err := btf.Parse(data, btf.Options{}); err == nil {
 			roundTrip(t, s, nil)
+			minimalStream(t, s)
 		}
 		if s, err := btf.Parse(data, btf.Options{Base: base}); err == nil {
 			roundTrip(t, s, base)
+			minimalStream(t, s)
 		}
 	})
 }
@@ -100,6 +103,37 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 	again, err := b.Marshal(builder.Options{})
 	if err != nil || !bytes.Equal(out, again) {
 		t.Fatalf("second Marshal differs (%v)", err)
+	}
+}
+
+// minimalStream checks that WriteMinimal writes what Minimal and Marshal
+// give, or fails where Minimal fails, for the names of s's first two named
+// types, with and without FwdPointees.
+func minimalStream(t *testing.T, s *btf.Spec) {
+	var want []builder.Want
+	for _, typ := range s.Types(btf.ScopeOwn) {
+		if typ.Name() != "" && len(want) < 2 {
+			want = append(want, builder.Want{Name: typ.Name()})
+		}
+	}
+	for _, fwd := range []bool{false, true} {
+		opts := builder.MinimalOptions{FwdPointees: fwd}
+		var streamed bytes.Buffer
+		streamErr := builder.WriteMinimal(&streamed, s, want, opts, builder.Options{})
+		b, err := builder.Minimal(s, want, opts)
+		if err != nil {
+			if streamErr == nil {
+				t.Fatalf("WriteMinimal succeeded where Minimal failed: %v", err)
+			}
+			continue
+		}
+		out, err := b.Marshal(builder.Options{})
+		if err != nil {
+			t.Fatalf("Marshal of Minimal: %v", err)
+		}
+		if streamErr != nil || !bytes.Equal(streamed.Bytes(), out) {
+			t.Fatalf("fwd %v: WriteMinimal differs from Minimal and Marshal (%v)", fwd, streamErr)
+		}
 	}
 }
 

@@ -79,14 +79,6 @@ func (m *idMap) whole(i uint32) bool {
 	return m.numbered != nil && m.numbered.has(i) && (m.fwdBits == nil || !m.fwdBits.has(i))
 }
 
-// fwd reports whether type i has a FWD.
-func (m *idMap) fwd(i uint32) bool {
-	if m.dense != nil {
-		return m.fwds != nil && m.fwds[i] != 0
-	}
-	return m.fwdBits != nil && m.fwdBits.has(i)
-}
-
 // densify turns the map, for a source of n types, into the dense form.
 func (m *idMap) densify(n int) {
 	if m.dense != nil {

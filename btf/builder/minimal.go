@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -59,13 +58,38 @@ type MinimalOptions struct {
 // them, where a name has several), and every type they reference, with ids
 // numbered densely from 1 in their order in s. The result is standalone
 // BTF also when s is split: the base types needed are copied in.
+// WriteMinimal writes the same bytes without holding them.
 //
 // A name that matches no type gives an error wrapping btf.ErrNotFound. A
-// closed Spec gives btf.ErrClosed.
+// closed Spec gives btf.ErrClosed. Names whose types reach more types
+// than BTF holds are refused before the types are copied, with an error
+// wrapping ErrTooManyTypes.
 func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
-	// The matches and what they reach are counted first, and the matches
-	// read again as they are copied: a name that a million types share is
-	// refused at once, naming it, before their closure is gathered.
+	b := New()
+	m, err := b.minimalWalk(s, want, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.fillMinimal(m); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// fillMinimal copies the closure that m found and numbered into b.
+func (b *Builder) fillMinimal(m *minWalk) error {
+	// The records walked, and a FWD for each of the others.
+	b.types = make([]byte, 0, m.recBytes+max(0, m.n-m.walked)*wire.TypeSize)
+	b.strs.reserve(newNames(m.n+m.elems, m.srcs))
+	return m.each(func(k int, t btf.Type, asFwd bool) error {
+		return b.encode(t, m.srcs[k], asFwd)
+	})
+}
+
+// minimalWalk finds and numbers the closure that Minimal copies into b, a
+// fresh Builder. Each name is checked first, so that one that matches
+// nothing is named before any type is walked.
+func (b *Builder) minimalWalk(s *btf.Spec, want []Want, opts MinimalOptions) (*minWalk, error) {
 	for _, w := range want {
 		if !hasMatch(s, w) {
 			_, err := s.Find(w.Name, btf.FindOptions{Kind: w.Kind})
@@ -75,36 +99,21 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 			return nil, err
 		}
 	}
-	size := 0
-	if !opts.FwdPointees {
-		// FWDs can only make the closure smaller: the copy's own check
-		// refuses it then.
-		n, w := closureSize(s, want)
-		if w != nil {
-			return nil, pkgerr.Errorf("builder: type %q reaches %d types or more, more than BTF holds: %w", w.Name, n, ErrTooManyTypes)
-		}
-		size = n
-	}
-	roots := func(yield func(btf.Type) bool) {
-		for _, w := range want {
-			for t := range s.Matches(w.Name, btf.FindOptions{Kind: w.Kind}) {
-				if !yield(t) {
-					return
-				}
-			}
-		}
-	}
-	b := New()
+	top := b.sourceOf(s)
+	top.refresh()
 	// One copy into a fresh Builder: a cache of the source's string
 	// offsets would hold an entry for every distinct name copied, beside
 	// the Builder's own index of them.
-	for _, src := range b.sourceOf(s).chain {
+	for _, src := range top.chain {
 		src.uncached = true
 	}
-	if err := b.copyTypes(roots, opts.FwdPointees, size); err != nil {
+	m := newMinWalk(top, opts.FwdPointees)
+	if err := m.run(s, want); err != nil {
 		return nil, err
 	}
-	return b, nil
+	m.stack = nil
+	m.number(b.NextID())
+	return m, nil
 }
 
 func hasMatch(s *btf.Spec, w Want) bool {
@@ -112,40 +121,4 @@ func hasMatch(s *btf.Spec, w Want) bool {
 		return true
 	}
 	return false
-}
-
-// closureSize counts the types that the matches of want reach, with a bit
-// a type and a stack of ids, and returns the want whose matches took the
-// count past what BTF holds, or nil.
-func closureSize(s *btf.Spec, want []Want) (int, *Want) {
-	seen := make([]uint64, (int(s.LastID())+64)/64)
-	var stack []btf.TypeID
-	n := 0
-	push := func(id btf.TypeID) {
-		if id != 0 && int(id) <= int(s.LastID()) && seen[id/64]&(1<<(id%64)) == 0 {
-			seen[id/64] |= 1 << (id % 64)
-			stack = append(stack, id)
-		}
-	}
-	for i := range want {
-		w := &want[i]
-		for t := range s.Matches(w.Name, btf.FindOptions{Kind: w.Kind}) {
-			push(t.ID())
-			for len(stack) > 0 {
-				id := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				if n++; n > wire.MaxTypeID {
-					return n, w
-				}
-				t, err := s.TypeByID(id)
-				if err != nil {
-					continue
-				}
-				for r := range t.Refs() {
-					push(r)
-				}
-			}
-		}
-	}
-	return n, nil
 }

@@ -1,13 +1,17 @@
 package builder_test
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 func minimal(tb testing.TB, s *btf.Spec, fwd bool, names ...string) *btf.Spec {
@@ -170,6 +174,106 @@ func TestParseWant(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" && !tc.err {
 			t.Errorf("ParseWant(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// checkWriteMinimal checks that WriteMinimal and WriteMinimalELF write
+// what Minimal and then Marshal or MarshalELF return, in every output
+// form, for want with and without FwdPointees.
+func checkWriteMinimal(t *testing.T, s *btf.Spec, want []builder.Want) {
+	t.Helper()
+	for _, fwd := range []bool{false, true} {
+		mopts := builder.MinimalOptions{FwdPointees: fwd}
+		b, err := builder.Minimal(s, want, mopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range writeOptions {
+			var raw, obj bytes.Buffer
+			if err := builder.WriteMinimal(&raw, s, want, mopts, opts); err != nil {
+				t.Fatal(err)
+			}
+			if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
+				t.Errorf("fwd %v, %+v: WriteMinimal wrote %d bytes unlike Marshal's %d", fwd, opts, raw.Len(), len(want))
+			}
+			if err := builder.WriteMinimalELF(&obj, s, want, mopts, opts); err != nil {
+				t.Fatal(err)
+			}
+			elf, err := b.MarshalELF(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(obj.Bytes(), elf) {
+				t.Errorf("fwd %v, %+v: WriteMinimalELF wrote %d bytes unlike MarshalELF's %d", fwd, opts, obj.Len(), len(elf))
+			}
+		}
+	}
+}
+
+// TestWriteMinimal: minimal BTF written straight to a writer is Minimal's,
+// byte for byte, held or streamed (which WriteMinimal chooses by the
+// closure's size: TestWriteMinimalStreamed), on whole kernels (in memory
+// and mapped from a file, whose pages the stream evicts as it goes), on a
+// module over its base, for one name, for several of different kinds,
+// and for a name that many types share.
+func TestWriteMinimal(t *testing.T) {
+	checkWriteMinimals(t)
+}
+
+// TestWriteMinimalStreamed is TestWriteMinimal with every closure
+// streamed, however small. It does not run in parallel: it sets
+// WriteMinimal's threshold for the package.
+func TestWriteMinimalStreamed(t *testing.T) {
+	builder.StreamMinimal(t)
+	checkWriteMinimals(t)
+}
+
+func checkWriteMinimals(t *testing.T) {
+	wants := [][]builder.Want{
+		{{Name: "task_struct"}},
+		{{Name: "task_struct"}, {Name: "sk_buff", Kind: btf.KindStruct}, {Name: "schedule", Kind: btf.KindFunc}, {Name: "u32"}},
+	}
+	for _, s := range []*btf.Spec{debianSpec(t), hostSpec(t)} {
+		for _, want := range wants {
+			checkWriteMinimal(t, s, want)
+		}
+	}
+	t.Run("mapped", func(t *testing.T) { checkWriteMinimal(t, mappedDebian(t), wants[1]) })
+	t.Run("xfs", func(t *testing.T) {
+		checkWriteMinimal(t, module(t, "xfs"), []builder.Want{{Name: "xfs_inode"}, {Name: "xfs_mount"}})
+	})
+	t.Run("shared-name", func(t *testing.T) {
+		raw, err := hostile.BuildProbe(hostile.SharedName, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWriteMinimal(t, mustParse(t, raw, nil), []builder.Want{{Name: "x"}})
+	})
+}
+
+// TestWriteMinimalErrors: a name that matches nothing (also beside names
+// that match) and a closed Spec are refused before anything is written,
+// and a failed write is returned as it is, wherever it fails.
+func TestWriteMinimalErrors(t *testing.T) {
+	s := debianSpec(t)
+	var out bytes.Buffer
+	want := []builder.Want{{Name: "task_struct"}, {Name: "no_such_type_anywhere"}}
+	err := builder.WriteMinimal(&out, s, want, builder.MinimalOptions{}, builder.Options{})
+	if !errors.Is(err, btf.ErrNotFound) || !strings.Contains(err.Error(), "no_such_type_anywhere") || out.Len() != 0 {
+		t.Errorf("missing name: %v, %d bytes written", err, out.Len())
+	}
+	closed := mustParse(t, testfixtures.Read(t, testfixtures.DebianVmlinux), nil)
+	closed.Close()
+	if err := builder.WriteMinimalELF(&out, closed, want[:1], builder.MinimalOptions{}, builder.Options{}); !errors.Is(err, btf.ErrClosed) || out.Len() != 0 {
+		t.Errorf("closed Spec: %v, %d bytes written", err, out.Len())
+	}
+	for _, n := range []int{0, 100, 64 << 10} {
+		if err := builder.WriteMinimal(&failWriter{n: n}, s, want[:1], builder.MinimalOptions{}, builder.Options{}); !errors.Is(err, errWrite) {
+			t.Errorf("write failing after %d bytes: %v", n, err)
+		}
+		if err := builder.WriteMinimalELF(&failWriter{n: n}, s, want[:1], builder.MinimalOptions{}, builder.Options{}); !errors.Is(err, errWrite) {
+			t.Errorf("ELF write failing after %d bytes: %v", n, err)
 		}
 	}
 }

@@ -41,6 +41,11 @@ func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
 		return err
 	}
 	defer c.free()
+	return c.writeELF(w, opts)
+}
+
+// writeELF writes the copy as the ELF object that MarshalELF writes.
+func (c *streamCopy) writeELF(w io.Writer, opts Options) error {
 	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: c.size(opts),
 		fill: func(w io.Writer) error { return c.write(w, opts) }}
 	return writeELF(w, byteOrder(opts), []elfSection{sec})
@@ -52,6 +57,7 @@ func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
 type streamCopy struct {
 	b       *Builder
 	srcs    []*source // the Specs copied, s's chain root first, less the base's
+	min     *minWalk  // WriteMinimal's closure of srcs; nil: every type
 	typeLen int       // bytes of the records
 	unread  int       // bytes of records read since the input's pages were last evicted
 	pos     int       // bytes of the input's records read in this pass
@@ -80,7 +86,7 @@ func (c *streamCopy) read(src *source, t btf.Type, n int) {
 	if c.unread += n; c.unread >= evictEvery {
 		src.spec.Evict()
 		c.unread, c.behind = 0, c.pos
-	} else if c.pos-c.behind >= c.step {
+	} else if c.step > 0 && c.pos-c.behind >= c.step {
 		src.spec.EvictTypes(c.behind, c.pos)
 		c.behind = c.pos
 	}
@@ -123,45 +129,88 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 			c.srcs = append(c.srcs, o)
 		}
 	}
-	if c.collectInPlace(base) {
-		return c, nil
-	}
-	if !c.refer(base) {
-		c.reserve(base)
-	}
-	if err := c.collect(); err != nil {
+	if err := c.collectStrings(base); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// collect makes the first read: it encodes every record of c.srcs for its
-// strings, counts the records' bytes and numbers the types.
+// collectStrings makes the first read (collect) with the string table that
+// serves the copy best: the input's own section in place, references to
+// the input's strings, or a table of the strings sized once.
+func (c *streamCopy) collectStrings(base *btf.Spec) error {
+	if c.collectInPlace(base) {
+		return nil
+	}
+	if !c.refer(base) {
+		c.reserve(base)
+	}
+	return c.collect()
+}
+
+// collect makes the first read: it encodes every record that the copy
+// writes for its strings, counts the records' bytes and, for a copy of
+// every type (c.min nil), numbers the types.
 func (c *streamCopy) collect() error {
 	b := c.b
-	n := 0
-	for _, src := range c.srcs {
-		mark := newBitset(int(src.n))
-		c.start(src)
-		for id, t := range src.spec.Types(btf.ScopeOwn) {
-			if err := b.encode(t, src, false); err != nil {
-				return err
-			}
-			c.typeLen += len(b.types)
-			c.read(src, t, len(b.types))
-			b.types = b.types[:0]
-			mark.set(uint32(id - src.first))
+	var marks []bitset
+	if c.min == nil {
+		marks = make([]bitset, len(c.srcs))
+		for k, src := range c.srcs {
+			marks[k] = newBitset(int(src.n))
 		}
+	}
+	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+		src := c.srcs[k]
+		if err := b.encode(t, src, asFwd); err != nil {
+			return err
+		}
+		c.typeLen += len(b.types)
+		c.read(src, t, len(b.types))
+		b.types = b.types[:0]
+		if marks != nil {
+			marks[k].set(uint32(t.ID() - src.first))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for k, src := range c.srcs {
 		src.spec.Evict()
-		src.ids.numbered, src.ids.first = mark, b.firstID+btf.TypeID(n)
-		var m uint32
-		src.ids.prefix, m = mark.ranks()
-		n += int(m)
+		if marks != nil {
+			src.ids.numbered, src.ids.first = marks[k], b.firstID+btf.TypeID(n)
+			var m uint32
+			src.ids.prefix, m = marks[k].ranks()
+			n += int(m)
+		}
 	}
 	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
 		return ErrTooManyTypes
 	}
 	b.n = 0
+	return nil
+}
+
+// records calls fn on every record that the copy writes, in order, with
+// its source's index in c.srcs and whether it is written as a FWD: every
+// type of c.srcs, or the closure of c.min.
+func (c *streamCopy) records(fn func(k int, t btf.Type, asFwd bool) error) error {
+	if c.min != nil {
+		// The closure's records are not met in the input's order: no
+		// eviction behind a position (start).
+		c.step = 0
+		return c.min.each(fn)
+	}
+	for k, src := range c.srcs {
+		c.start(src)
+		for _, t := range src.spec.Types(btf.ScopeOwn) {
+			if err := fn(k, t, false); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -262,26 +311,28 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
 	written := 0
-	for _, src := range c.srcs {
-		c.start(src)
-		for _, t := range src.spec.Types(btf.ScopeOwn) {
-			b.types = buf
-			if err := b.encode(t, src, false); err != nil {
+	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+		src := c.srcs[k]
+		b.types = buf
+		if err := b.encode(t, src, asFwd); err != nil {
+			return err
+		}
+		rec := b.types[len(buf):]
+		if swap {
+			wire.SwapWords(rec)
+		}
+		written += len(rec)
+		c.read(src, t, len(rec))
+		if buf = b.types; len(buf) >= flushSize {
+			if _, err := w.Write(buf); err != nil {
 				return err
 			}
-			rec := b.types[len(buf):]
-			if swap {
-				wire.SwapWords(rec)
-			}
-			written += len(rec)
-			c.read(src, t, len(rec))
-			if buf = b.types; len(buf) >= flushSize {
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-				buf = buf[:0]
-			}
+			buf = buf[:0]
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	b.types = nil
 	if written != c.typeLen {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
@@ -53,6 +55,10 @@ programs would not load on that kernel unless the instruction is dead
 code there (a bpf_core_field_exists() guard). A failing relocation does
 not change the exit status: the files are written, as bpftool writes
 them. A progress line appears when stderr is a terminal.
+
+A --types NAME that matches no type is an error naming it, with exit
+status 1 (nothing found), also when other names are found: no output is
+written.
 
 OUT ending in ".o" (or --elf) gets an ELF object with a .BTF
 section; "-" writes to stdout, and reads stdin for one of FILE, BASE and
@@ -114,21 +120,23 @@ func (c *cli) btfMin(path string, f btfMinFlags) error {
 	}
 	defer o.Close()
 	boundMemory(o.spec)
-	b, err := builder.Minimal(o.spec, want, builder.MinimalOptions{FwdPointees: f.fwdPointees})
-	if err != nil {
-		return err
-	}
 	opts, err := f.write.options()
 	if err != nil {
 		return err
 	}
-	// Written from the Builder's records as they are, not marshalled into
-	// a copy first: the output can be as large as the input.
-	write := b.Write
+	mopts := builder.MinimalOptions{FwdPointees: f.fwdPointees}
+	// The records go to the output as they are copied: the closure can
+	// be as large as the input.
+	write := builder.WriteMinimal
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		write = b.WriteELF
+		write = builder.WriteMinimalELF
 	}
-	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, opts) }, path, f.base)
+	err = c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, want, mopts, opts) }, path, f.base)
+	if errors.Is(err, btf.ErrNotFound) {
+		// A name that matches nothing: nothing is written, exit 1.
+		return notFound("%w", err)
+	}
+	return err
 }
 
 // btfWriteFlags are the output options shared by min and copy.

@@ -103,12 +103,16 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 func minimal(s *btf.Spec) string {
 	for _, t := range s.All() {
 		if (t.Kind() == btf.KindStruct || t.Kind() == btf.KindUnion) && t.Name() != "" {
-			b, err := builder.Minimal(s, []builder.Want{{Name: t.Name(), Kind: t.Kind()}}, builder.MinimalOptions{FwdPointees: true})
+			want := []builder.Want{{Name: t.Name(), Kind: t.Kind()}}
+			opts := builder.MinimalOptions{FwdPointees: true}
+			var streamed bytes.Buffer
+			streamErr := builder.WriteMinimal(&streamed, s, want, opts, builder.Options{})
+			b, err := builder.Minimal(s, want, opts)
 			if err != nil {
-				return fmt.Sprintf("minimal: error %v", err)
+				return fmt.Sprintf("minimal: error %v; streamed: error %v", err, streamErr)
 			}
 			raw, err := b.Marshal(builder.Options{})
-			return fmt.Sprintf("minimal: %x %v", sum(raw), err)
+			return fmt.Sprintf("minimal: %x %v; streamed: %x %v", sum(raw), err, sum(streamed.Bytes()), streamErr)
 		}
 	}
 	return "minimal: none"
