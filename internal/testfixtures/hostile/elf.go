@@ -82,13 +82,7 @@ func BuildELF(raw []byte, e ELFShape) []byte {
 	}
 	sh(shstrName, 3, uint64(strOff), uint64(len(strtab)), 1, 0)
 	data := out.Bytes()
-	copy(data, "\x7fELF\x02\x01\x01")
-	le.PutUint16(data[16:], 1)   // ET_REL
-	le.PutUint16(data[18:], 247) // EM_BPF
-	le.PutUint32(data[20:], 1)
-	le.PutUint64(data[40:], uint64(shoff))
-	le.PutUint16(data[52:], 64)
-	le.PutUint16(data[58:], 64)
+	putELFHeader(data, 247, shoff) // EM_BPF
 	if escape {
 		le.PutUint16(data[60:], 0)
 		le.PutUint16(data[62:], 0xffff) // SHN_XINDEX
@@ -97,6 +91,20 @@ func BuildELF(raw []byte, e ELFShape) []byte {
 		le.PutUint16(data[62:], uint16(shstrndx))
 	}
 	return data
+}
+
+// putELFHeader fills in the ELF header at the start of data: a
+// little-endian ELF64 relocatable file for machine, whose section headers
+// start at shoff. The caller sets their number and the names' index.
+func putELFHeader(data []byte, machine uint16, shoff int) {
+	le := binary.LittleEndian
+	copy(data, "\x7fELF\x02\x01\x01")
+	le.PutUint16(data[16:], 1) // ET_REL
+	le.PutUint16(data[18:], machine)
+	le.PutUint32(data[20:], 1)
+	le.PutUint64(data[40:], uint64(shoff))
+	le.PutUint16(data[52:], 64)
+	le.PutUint16(data[58:], 64)
 }
 
 // SharedSectionNames returns BuildELF's file of n empty sections whose

@@ -23,13 +23,7 @@ const (
 )
 
 // Probes lists every probe.
-func Probes() []Probe {
-	ps := make([]Probe, numProbes)
-	for i := range ps {
-		ps[i] = Probe(i)
-	}
-	return ps
-}
+func Probes() []Probe { return upTo(numProbes) }
 
 // String names the probe in lower case with dashes, as in "shared-name".
 func (p Probe) String() string {

@@ -92,13 +92,7 @@ const (
 )
 
 // NestedVariants returns every NestedVariant, in order.
-func NestedVariants() []NestedVariant {
-	vs := make([]NestedVariant, numNestedVariants)
-	for i := range vs {
-		vs[i] = NestedVariant(i)
-	}
-	return vs
-}
+func NestedVariants() []NestedVariant { return upTo(numNestedVariants) }
 
 // Nested returns valid standalone BTF in host byte order (issue 37): an
 // int, then n anonymous records, alternately structs and unions of 4 bytes,

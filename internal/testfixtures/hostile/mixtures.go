@@ -30,13 +30,7 @@ const (
 )
 
 // Mixes lists every mixture.
-func Mixes() []Mix {
-	ms := make([]Mix, numMixes)
-	for i := range ms {
-		ms[i] = Mix(i)
-	}
-	return ms
-}
+func Mixes() []Mix { return upTo(numMixes) }
 
 // String names the mixture in lower case with dashes, as in "mixed-chain".
 func (m Mix) String() string {

@@ -23,13 +23,7 @@ const (
 )
 
 // Pairs lists every Pair.
-func Pairs() []Pair {
-	ps := make([]Pair, numPairs)
-	for i := range ps {
-		ps[i] = Pair(i)
-	}
-	return ps
-}
+func Pairs() []Pair { return upTo(numPairs) }
 
 // String names the pair in lower case with dashes, as in "typedef-pair".
 func (p Pair) String() string {

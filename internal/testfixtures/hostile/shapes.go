@@ -40,12 +40,15 @@ const (
 )
 
 // All lists every shape.
-func All() []Shape {
-	ks := make([]Shape, numAllShapes)
-	for i := range ks {
-		ks[i] = Shape(i)
+func All() []Shape { return upTo(numAllShapes) }
+
+// upTo returns the values of T from 0 to n-1, in order.
+func upTo[T ~int](n T) []T {
+	vs := make([]T, n)
+	for i := range vs {
+		vs[i] = T(i)
 	}
-	return ks
+	return vs
 }
 
 // LayoutShapes lists the shapes of wide and nested records first built
