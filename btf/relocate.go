@@ -75,6 +75,8 @@ func relocate(split, base *Spec) ([]byte, error) {
 		return nil, errors.New("btf: relocate: the distilled base and the base must be standalone BTF")
 	case !split.alive() || !base.alive():
 		return nil, ErrClosed
+	case !split.intact() || !base.intact():
+		return nil, ErrDiscarded
 	}
 	r := &relocator{dist: dist, base: base, nDist: dist.n + 1}
 	if err := r.validate(); err != nil {

@@ -51,12 +51,15 @@ type Spec struct {
 	kinds    []uint16 // per index group: bit k&15 set if a type of kind k is in it
 	shift    uint8    // indexShift, or lazyShift for a lazy Spec
 
-	closed   atomic.Bool
-	closeFn  func() error
-	mapped   bool // data is a read-only mapping of a file (Evict)
-	owned    bool // data is anonymous memory the Spec frees (Discard)
-	closeErr error
-	once     sync.Once
+	closed  atomic.Bool
+	closeFn func() error
+	mapped  bool // data is a read-only mapping of a file (Evict)
+	owned   bool // data is anonymous memory the Spec frees (Discard)
+	// discarded is how many bytes at the start of the type section
+	// Discard gave back: they read as zeros, so lookups refuse them.
+	discarded uint32
+	closeErr  error
+	once      sync.Once
 
 	ptrOnce sync.Once
 	ptrSize uint32
@@ -534,15 +537,23 @@ func (s *Spec) Evict() {
 // Discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in
 // place from anonymous memory of its own: what compressed input inflated
-// to, or a stream read whole. The records there then read as zeros, and
-// so may a lookup by id of the few records just past n, which walks from
-// an earlier one: only a consumer that reads the Spec's records once, in
-// order (Types), and then closes it calls it, behind the record it reads
-// (dedup's PrepareClose), so that an inflated input and its copy are not
-// held whole at once. A Spec
-// mapped from a file (see Evict), on the heap, in a caller's memory or
-// opened lazily is left as it is, and so are its bases. Like Close,
-// Discard must not run concurrently with other uses of the Spec.
+// to, or a stream read whole. It is for a consumer that reads the Spec's
+// records once, in order (Types), and then closes it, calling Discard
+// behind the record it reads (dedup's PrepareClose), so that an inflated
+// input and its copy are not held whole at once.
+//
+// What was given back is never read again. Once Discard has given
+// memory back, TypeByID of a type whose record lies in it, or whose
+// lookup walks from one that does (a few records past n), returns an
+// error wrapping ErrDiscarded; the later types are still found. A new
+// walk over the whole type section (Types, All, Find, Matches,
+// FindFlavors) yields nothing, and Find returns ErrDiscarded; the walk
+// that called Discard goes on with the records past n. A Type view of a
+// discarded record reads zero values, as after Close.
+//
+// A Spec mapped from a file (see Evict), on the heap, in a caller's
+// memory or opened lazily is left as it is, and so are its bases. Like
+// Close, Discard must not run concurrently with other uses of the Spec.
 func (s *Spec) Discard(n int) {
 	if !s.owned || s.lazy || !s.alive() {
 		return
@@ -551,7 +562,32 @@ func (s *Spec) Discard(n int) {
 	t := s.types[:min(max(n, 0), len(s.types))]
 	if p := uintptr(unsafe.Pointer(unsafe.SliceData(t))); p >= lo && p+uintptr(len(t)) <= lo+uintptr(len(s.data)) {
 		mmap.Release(t)
+		s.discarded = max(s.discarded, uint32(len(t)))
 	}
+}
+
+// discardedID reports whether a lookup of one of s's own types would read
+// a record that Discard gave back: its own, or one its walk starts from.
+func (s *Spec) discardedID(id TypeID) bool {
+	if s.discarded == 0 {
+		return false
+	}
+	i := uint32(id - s.firstID)
+	if s.shift == indexShift {
+		return s.index[i>>indexShift] < s.discarded
+	}
+	return s.index[i>>lazyShift] < s.discarded
+}
+
+// intact reports whether the Spec and all its bases are open and have all
+// their records: what a walk over the whole type section needs.
+func (s *Spec) intact() bool {
+	for ; s != nil; s = s.base {
+		if s.closed.Load() || s.discarded != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // alive reports whether the Spec and all its bases are open.
