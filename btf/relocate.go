@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,7 +41,7 @@ func Relocate(split, base *Spec) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseSplit(raw, base, noSplit)
+	s, err := parseSplit(context.Background(), raw, base, noSplit)
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: relocated module: %w", err)
 	}
