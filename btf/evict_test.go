@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,8 +57,10 @@ func TestEvict(t *testing.T) {
 // (read from a stream, inflated) gives back the pages behind the offset
 // Discard is given, which then read as zeros, and keeps the records from
 // there on; a Spec mapped from a file or parsed from the caller's memory
-// is left as it is. (A lookup by id walks from one of every few records,
-// so the few just past the offset are not looked up.)
+// is left as it is. What was given back is never handed out: a lookup of
+// a discarded type is an error (ErrDiscarded), and so is a lookup that
+// would walk from one, a new walk over the records yields nothing, and a
+// view of a discarded record taken before reads zeros.
 func TestDiscard(t *testing.T) {
 	data := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	want := mustParse(t, data, nil)
@@ -92,22 +95,56 @@ func TestDiscard(t *testing.T) {
 		if err != nil {
 			t.Fatal(name, err)
 		}
+		first, err := s.TypeByID(1) // a view taken before Discard
+		if err != nil {
+			t.Fatal(name, err)
+		}
 		s.Discard(off)
 		owned := name == "stream" || name == "inflated"
 		if page := s.TypeSection()[off-8192 : off-4096]; owned != bytes.Equal(page, make([]byte, len(page))) {
 			t.Errorf("%s: a page behind the offset reads as zeros: %v, want %v", name, !owned, owned)
 		}
-		for id := from + 8; id <= want.LastID(); id++ {
-			a, _ := want.TypeByID(id)
-			b, err := s.TypeByID(id)
-			if err != nil || !bytes.Equal(a.Record(), b.Record()) {
-				t.Fatalf("%s: type %d after Discard differs: %v", name, id, err)
-			}
-		}
 		if !owned {
 			sameRecords(t, name+" after Discard", want, s)
+			s.Close()
+			continue
+		}
+		checkDiscarded(t, name, want, s, from)
+		if first.Kind() != btf.KindUnknown || first.Record() != nil {
+			t.Errorf("%s: a view of a discarded record reads %v", name, first.Kind())
+		}
+		for range s.Types(btf.ScopeAll) {
+			t.Fatalf("%s: a walk after Discard yields a type", name)
+		}
+		if _, err := s.Find("task_struct", btf.FindOptions{}); !errors.Is(err, btf.ErrDiscarded) {
+			t.Errorf("%s: Find after Discard: %v, want ErrDiscarded", name, err)
 		}
 		s.Close()
 		s.Discard(off) // a closed Spec has nothing to give back
+	}
+}
+
+// checkDiscarded checks every lookup by id of s, whose records before
+// type from were discarded: those are ErrDiscarded, and so may be a few
+// after them, whose lookup walks from one; the others read as in want.
+func checkDiscarded(t *testing.T, name string, want, s *btf.Spec, from btf.TypeID) {
+	t.Helper()
+	found := 0
+	for id := btf.TypeID(1); id <= want.LastID(); id++ {
+		a, _ := want.TypeByID(id)
+		b, err := s.TypeByID(id)
+		switch {
+		case err != nil && (!errors.Is(err, btf.ErrDiscarded) || id >= from+64):
+			t.Fatalf("%s: type %d after Discard: %v", name, id, err)
+		case err == nil && id < from:
+			t.Fatalf("%s: type %d was discarded, but its lookup succeeds", name, id)
+		case err == nil && !bytes.Equal(a.Record(), b.Record()):
+			t.Fatalf("%s: type %d after Discard differs", name, id)
+		case err == nil:
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatalf("%s: no type found after Discard", name)
 	}
 }

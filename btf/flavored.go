@@ -19,12 +19,12 @@ import (
 // which skips groups of records holding none of the kinds, and for the
 // others compares the first bytes of the name in place before reading
 // the rest (btf/core's BenchmarkResolve). Nothing is yielded once the
-// Spec is closed.
+// Spec is closed, or once its records were discarded (Spec.Discard).
 func (s *Spec) FindFlavors(q FlavorQuery, opts FindOptions) iter.Seq[Type] {
 	f := q.filter()
 	return func(yield func(Type) bool) {
 		for _, o := range s.chain(opts.Scope) {
-			if !o.alive() || !o.findFlavors(f, yield) {
+			if !o.intact() || !o.findFlavors(f, yield) {
 				return
 			}
 		}

@@ -9,7 +9,8 @@ import (
 
 // TypeByID returns the type with the given id, looking in the base Specs for
 // ids below FirstID. Id 0 returns void. An id past LastID gives an error
-// wrapping ErrNotFound; a closed Spec gives ErrClosed.
+// wrapping ErrNotFound; a closed Spec gives ErrClosed, and a type whose
+// record was discarded (Spec.Discard) an error wrapping ErrDiscarded.
 func (s *Spec) TypeByID(id TypeID) (Type, error) {
 	if !s.alive() {
 		return Type{}, ErrClosed
@@ -20,6 +21,9 @@ func (s *Spec) TypeByID(id TypeID) (Type, error) {
 	o := s.owner(id)
 	if o == nil {
 		return Type{}, pkgerr.Errorf("btf: type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
+	}
+	if o.discardedID(id) {
+		return Type{}, pkgerr.Errorf("btf: type id %d: %w", id, ErrDiscarded)
 	}
 	off := o.offsetOf(id)
 	if o.lazy {
@@ -45,11 +49,12 @@ const (
 
 // Types iterates over types in id order: the Spec's own types, or with
 // ScopeAll the bases' types first. Void is not included. Nothing is yielded
-// once the Spec is closed.
+// once the Spec is closed, or from a Spec whose records were discarded
+// (Spec.Discard) before the walk began.
 func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
 	return func(yield func(TypeID, Type) bool) {
 		for _, o := range s.chain(scope) {
-			if !o.alive() {
+			if !o.intact() {
 				return
 			}
 			off := uint32(0)
@@ -109,6 +114,9 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 	if !s.alive() {
 		return nil, ErrClosed
 	}
+	if !s.intact() {
+		return nil, ErrDiscarded
+	}
 	var out []Type
 	for t := range s.find(name, opts) {
 		out = append(out, t)
@@ -163,7 +171,7 @@ func (s *Spec) find(name string, opts FindOptions) iter.Seq[Type] {
 	}
 	return func(yield func(Type) bool) {
 		for _, o := range s.chain(opts.Scope) {
-			if !o.alive() || !o.findIn(name, opts, yield) {
+			if !o.intact() || !o.findIn(name, opts, yield) {
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,7 +41,7 @@ func Relocate(split, base *Spec) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseSplit(raw, base, noSplit)
+	s, err := parseSplit(context.Background(), raw, base, noSplit)
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: relocated module: %w", err)
 	}
@@ -75,6 +76,8 @@ func relocate(split, base *Spec) ([]byte, error) {
 		return nil, errors.New("btf: relocate: the distilled base and the base must be standalone BTF")
 	case !split.alive() || !base.alive():
 		return nil, ErrClosed
+	case !split.intact() || !base.intact():
+		return nil, ErrDiscarded
 	}
 	r := &relocator{dist: dist, base: base, nDist: dist.n + 1}
 	if err := r.validate(); err != nil {

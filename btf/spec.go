@@ -2,6 +2,7 @@ package btf
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"runtime"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -51,12 +53,15 @@ type Spec struct {
 	kinds    []uint16 // per index group: bit k&15 set if a type of kind k is in it
 	shift    uint8    // indexShift, or lazyShift for a lazy Spec
 
-	closed   atomic.Bool
-	closeFn  func() error
-	mapped   bool // data is a read-only mapping of a file (Evict)
-	owned    bool // data is anonymous memory the Spec frees (Discard)
-	closeErr error
-	once     sync.Once
+	closed  atomic.Bool
+	closeFn func() error
+	mapped  bool // data is a read-only mapping of a file (Evict)
+	owned   bool // data is anonymous memory the Spec frees (Discard)
+	// discarded is how many bytes at the start of the type section
+	// Discard gave back: they read as zeros, so lookups refuse them.
+	discarded uint32
+	closeErr  error
+	once      sync.Once
 
 	ptrOnce sync.Once
 	ptrSize uint32
@@ -88,11 +93,11 @@ type Spec struct {
 // offsets) in one pass, unless opts.Lazy, and returns a *FormatError for the
 // first problem found. With opts.Base, b is split BTF on that base.
 func Parse(b []byte, opts Options) (*Spec, error) {
-	return opts.parse(b)
+	return opts.parse(context.Background(), b)
 }
 
-// parse is Parse.
-func (o *Options) parse(b []byte) (*Spec, error) {
+// parse is Parse, stopped by ctx (Open's) between parts of the walk.
+func (o *Options) parse(ctx context.Context, b []byte) (*Spec, error) {
 	if o.Lazy && o.Base == nil {
 		return parseLazy(b, o.Flavors)
 	}
@@ -100,18 +105,18 @@ func (o *Options) parse(b []byte) (*Spec, error) {
 	if o.Workers < 2 {
 		splitAt = noSplit
 	}
-	return parseSplit(b, o.Base, splitAt)
+	return parseSplit(ctx, b, o.Base, splitAt)
 }
 
 // parseSplit parses split BTF from b on base (nil: standalone), walking a
 // type section of splitAt bytes or more in two halves (see indexTypes);
 // tests lower splitAt.
-func parseSplit(b []byte, base *Spec, splitAt uint32) (*Spec, error) {
+func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32) (*Spec, error) {
 	s, err := newSpec(b, base)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.indexTypes(splitAt); err != nil {
+	if err := s.indexTypes(ctx, splitAt); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -200,7 +205,7 @@ func (s *Spec) checkStrings() error {
 // boundary; otherwise this goroutine walks on alone. The result is the same
 // either way. References are checked in the same walk, not on a second
 // goroutine behind it, which would have to walk the ranges again.
-func (s *Spec) indexTypes(splitAt uint32) error {
+func (s *Spec) indexTypes(ctx context.Context, splitAt uint32) error {
 	s.alignTypes()
 	// Room for the smallest records (12 bytes; kernel records average
 	// about 26): the index never grows, which would leave the old one as
@@ -211,8 +216,8 @@ func (s *Spec) indexTypes(splitAt uint32) error {
 	s.kinds = make([]uint16, 0, cap(s.index))
 	end := uint32(len(s.types))
 	wk := walker{id: s.firstID}
-	if h := s.splitWalk(splitAt); h != nil {
-		err := s.walk(&wk, h.start)
+	if h := s.splitWalk(ctx, splitAt); h != nil {
+		err := s.walk(ctx, &wk, h.start)
 		<-h.done
 		if err == nil && wk.off == h.start && !h.failed && uint64(wk.id)+uint64(h.n) < 1<<31 {
 			s.merge(&wk, h)
@@ -223,7 +228,7 @@ func (s *Spec) indexTypes(splitAt uint32) error {
 			return err
 		}
 	}
-	if err := s.walk(&wk, end); err != nil {
+	if err := s.walk(ctx, &wk, end); err != nil {
 		return err
 	}
 	s.n = uint32(wk.id - s.firstID)
@@ -245,11 +250,22 @@ type walker struct {
 	maxType, maxStr uint32
 }
 
+// walkPart is how many bytes of records a walk scans between two checks
+// of its context: tens of thousands of records, a millisecond or two.
+const walkPart = 1 << 20
+
 // walk walks the records from wk.off while it is below stop, adding them
-// to the index and the kind summary.
-func (s *Spec) walk(wk *walker, stop uint32) error {
-	if s.scan(wk, stop, nil) {
-		return nil
+// to the index and the kind summary. It checks ctx between parts of
+// walkPart bytes, so that the loop over records stays as it is.
+func (s *Spec) walk(ctx context.Context, wk *walker, stop uint32) error {
+	for ok := true; ok; {
+		if wk.off >= stop {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return pkgerr.Errorf("btf: %w", err)
+		}
+		ok = s.scan(wk, wk.off+min(stop-wk.off, walkPart), nil)
 	}
 	end := uint32(len(s.types))
 	if end-wk.off < wire.TypeSize {
@@ -354,7 +370,7 @@ var halves = sync.Pool{New: func() any { return new(half) }}
 // nil if the section is small, GOMAXPROCS is 1, or no boundary is found.
 // The boundary is a guess (an offset from which 64 records in a row look
 // sound); indexTypes uses the half only if its own walk lands on it.
-func (s *Spec) splitWalk(splitAt uint32) *half {
+func (s *Spec) splitWalk(ctx context.Context, splitAt uint32) *half {
 	end := uint32(len(s.types))
 	if end < splitAt || runtime.GOMAXPROCS(0) < 2 {
 		return nil
@@ -366,7 +382,7 @@ func (s *Spec) splitWalk(splitAt uint32) *half {
 			h := halves.Get().(*half)
 			most := int(end-c)/wire.TypeSize + 1
 			*h = half{start: c, cps: slices.Grow(h.cps[:0], most>>indexShift+1), kinds: slices.Grow(h.kinds[:0], most), done: make(chan struct{})}
-			go s.walkHalf(h)
+			go s.walkHalf(ctx, h)
 			return h
 		}
 	}
@@ -392,11 +408,15 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 }
 
 // walkHalf walks the records from h.start to the end of the section,
-// counting them in h, and closes h.done.
-func (s *Spec) walkHalf(h *half) {
+// counting them in h, and closes h.done. It gives up, as failed, once ctx
+// is done: the first walk then returns ctx's error.
+func (s *Spec) walkHalf(ctx context.Context, h *half) {
 	defer close(h.done)
 	wk := walker{off: h.start}
-	h.failed = !s.scan(&wk, uint32(len(s.types)), h)
+	end := uint32(len(s.types))
+	for !h.failed && wk.off < end {
+		h.failed = ctx.Err() != nil || !s.scan(&wk, wk.off+min(end-wk.off, walkPart), h)
+	}
 	h.n, h.maxType, h.maxStr = uint32(wk.id), wk.maxType, wk.maxStr
 }
 
@@ -554,15 +574,23 @@ func (s *Spec) EvictTypes(from, to int) {
 // Discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in
 // place from anonymous memory of its own: what compressed input inflated
-// to, or a stream read whole. The records there then read as zeros, and
-// so may a lookup by id of the few records just past n, which walks from
-// an earlier one: only a consumer that reads the Spec's records once, in
-// order (Types), and then closes it calls it, behind the record it reads
-// (dedup's PrepareClose), so that an inflated input and its copy are not
-// held whole at once. A Spec
-// mapped from a file (see Evict), on the heap, in a caller's memory or
-// opened lazily is left as it is, and so are its bases. Like Close,
-// Discard must not run concurrently with other uses of the Spec.
+// to, or a stream read whole. It is for a consumer that reads the Spec's
+// records once, in order (Types), and then closes it, calling Discard
+// behind the record it reads (dedup's PrepareClose), so that an inflated
+// input and its copy are not held whole at once.
+//
+// What was given back is never read again. Once Discard has given
+// memory back, TypeByID of a type whose record lies in it, or whose
+// lookup walks from one that does (a few records past n), returns an
+// error wrapping ErrDiscarded; the later types are still found. A new
+// walk over the whole type section (Types, All, Find, Matches,
+// FindFlavors) yields nothing, and Find returns ErrDiscarded; the walk
+// that called Discard goes on with the records past n. A Type view of a
+// discarded record reads zero values, as after Close.
+//
+// A Spec mapped from a file (see Evict), on the heap, in a caller's
+// memory or opened lazily is left as it is, and so are its bases. Like
+// Close, Discard must not run concurrently with other uses of the Spec.
 func (s *Spec) Discard(n int) {
 	if !s.owned || s.lazy || !s.alive() {
 		return
@@ -571,7 +599,32 @@ func (s *Spec) Discard(n int) {
 	t := s.types[:min(max(n, 0), len(s.types))]
 	if p := uintptr(unsafe.Pointer(unsafe.SliceData(t))); p >= lo && p+uintptr(len(t)) <= lo+uintptr(len(s.data)) {
 		mmap.Release(t)
+		s.discarded = max(s.discarded, uint32(len(t)))
 	}
+}
+
+// discardedID reports whether a lookup of one of s's own types would read
+// a record that Discard gave back: its own, or one its walk starts from.
+func (s *Spec) discardedID(id TypeID) bool {
+	if s.discarded == 0 {
+		return false
+	}
+	i := uint32(id - s.firstID)
+	if s.shift == indexShift {
+		return s.index[i>>indexShift] < s.discarded
+	}
+	return s.index[i>>lazyShift] < s.discarded
+}
+
+// intact reports whether the Spec and all its bases are open and have all
+// their records: what a walk over the whole type section needs.
+func (s *Spec) intact() bool {
+	for ; s != nil; s = s.base {
+		if s.closed.Load() || s.discarded != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // alive reports whether the Spec and all its bases are open.

@@ -19,9 +19,10 @@ type Type struct {
 	off  uint32
 }
 
-// rec returns the record's bytes, or nil for void and after Close.
+// rec returns the record's bytes, or nil for void, after Close and for a
+// record that Spec.Discard gave back.
 func (t Type) rec() []byte {
-	if t.spec == nil || t.spec.closed.Load() {
+	if t.spec == nil || t.spec.closed.Load() || t.off < t.spec.discarded {
 		return nil
 	}
 	return t.spec.types[t.off:]

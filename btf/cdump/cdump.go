@@ -1,6 +1,7 @@
 package cdump
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -162,11 +163,18 @@ const footer = `#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 // written, without the footer, as bpftool does. The Spec must stay open
 // while Write runs; several Writes may share it.
 func Write(w io.Writer, s *btf.Spec, opts Options) error {
-	return write(w, s, opts, bpftoolSort{})
+	return write(context.Background(), w, s, opts, bpftoolSort{})
 }
 
-// write is Write with the test-only switches of st.
-func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
+// WriteContext is Write, stopped by ctx: its walks over the types check
+// ctx every few thousand types, and it returns ctx's error, wrapped, once
+// ctx is done.
+func WriteContext(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
+	return write(ctx, w, s, opts, bpftoolSort{})
+}
+
+// write is WriteContext with the test-only switches of st.
+func write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 	if s == nil {
 		return errors.New("cdump: nil Spec")
 	}
@@ -189,7 +197,7 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		}
 		roots = append(roots, id)
 	}
-	d, err := newDumper(w, s)
+	d, err := newDumper(ctx, w, s)
 	if err != nil {
 		return err
 	}
@@ -211,7 +219,10 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 	}
 	switch {
 	case roots != nil:
-		for _, id := range roots {
+		for i, id := range roots {
+			if err = d.poll(i); err != nil {
+				break
+			}
 			if err = d.dumpType(id); err != nil {
 				break
 			}
@@ -220,6 +231,9 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		for id, ok := order.next(); ok; id, ok = order.next() {
 			if id == 0 {
 				continue // void: nothing to print
+			}
+			if err = d.poll(int(id)); err != nil {
+				break
 			}
 			if err = d.dumpType(id); err != nil {
 				break
@@ -230,7 +244,9 @@ func write(w io.Writer, s *btf.Spec, opts Options, st bpftoolSort) error {
 		}
 	default:
 		for id := btf.TypeID(1); int(id) < d.n && err == nil; id++ {
-			err = d.dumpType(id)
+			if err = d.poll(int(id)); err == nil {
+				err = d.dumpType(id)
+			}
 		}
 	}
 	if err == nil && roots == nil && d.v75 {

@@ -1,6 +1,7 @@
 package cdump
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -43,6 +44,7 @@ type tstate struct {
 
 // dumper holds the state of one Write.
 type dumper struct {
+	ctx     context.Context // checked by poll
 	spec    *btf.Spec
 	recs    records  // type records by id
 	n       int      // number of ids, void included
@@ -74,8 +76,8 @@ type dumper struct {
 }
 
 // newDumper reads the records of s and prepares the state of a Write to w.
-func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
-	d, err := newDeclDumper(w, s)
+func newDumper(ctx context.Context, w io.Writer, s *btf.Spec) (*dumper, error) {
+	d, err := newDeclDumper(ctx, w, s)
 	if err != nil {
 		return nil, err
 	}
@@ -92,13 +94,14 @@ func newDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 
 // newDeclDumper prepares what printing declarations needs: the records,
 // the names, the per-type state. Write's dumper and a Namer's share it.
-func newDeclDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
-	recs, err := loadRecords(s)
+func newDeclDumper(ctx context.Context, w io.Writer, s *btf.Spec) (*dumper, error) {
+	recs, err := loadRecords(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	n := int(s.LastID()) + 1
 	d := &dumper{
+		ctx:     ctx,
 		spec:    s,
 		recs:    recs,
 		n:       n,
@@ -111,6 +114,26 @@ func newDeclDumper(w io.Writer, s *btf.Spec) (*dumper, error) {
 	d.maxSteps = stepsPerType*n + 1<<20
 	return d, nil
 }
+
+// pollMask makes the walks over every type check the context once every
+// pollMask+1 types: often enough to stop promptly, seldom enough to cost
+// nothing that a benchmark sees.
+const pollMask = 1<<12 - 1
+
+// poll returns the context's error, wrapped, when it is done; it checks
+// only when i is a multiple of pollMask+1.
+func poll(ctx context.Context, i int) error {
+	if i&pollMask != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return pkgerr.Errorf("cdump: %w", err)
+	}
+	return nil
+}
+
+// poll is the package's poll with d's context.
+func (d *dumper) poll(i int) error { return poll(d.ctx, i) }
 
 // stepsPerType sets the step limit (ErrTooComplex); real kernels take 2 or
 // 3 steps per type, and 4 or 5 more to sort them (6.18.44: 4.6).
@@ -185,6 +208,9 @@ func (d *dumper) state(id btf.TypeID) *tstate {
 func (d *dumper) markReferenced() (tags, idents int, err error) {
 	ref := func(id uint32) { d.state(btf.TypeID(id)).flags |= referenced }
 	for id := 1; id < d.n; id++ {
+		if err := d.poll(id); err != nil {
+			return 0, 0, err
+		}
 		r := d.recs.get(btf.TypeID(id))
 		switch r.Kind() {
 		case wire.KindInt:

@@ -2,6 +2,7 @@ package cdump
 
 import (
 	"bytes"
+	"context"
 	"errors"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -31,7 +32,7 @@ func NewNamer(s *btf.Spec) (*Namer, error) {
 	if s == nil {
 		return nil, errors.New("cdump: nil Spec")
 	}
-	recs, err := readRecords(s, false)
+	recs, err := readRecords(context.Background(), s, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package cdump
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -44,12 +45,12 @@ type section struct {
 type records []section
 
 // loadRecords indexes the records of every type of s and its bases.
-func loadRecords(s *btf.Spec) (records, error) { return readRecords(s, true) }
+func loadRecords(ctx context.Context, s *btf.Spec) (records, error) { return readRecords(ctx, s, true) }
 
 // readRecords checks that every record of s and its bases has the
 // standard size for its kind (so that wire.Record's fields are in bounds),
 // and with index keeps the offset of each.
-func readRecords(s *btf.Spec, index bool) (records, error) {
+func readRecords(ctx context.Context, s *btf.Spec, index bool) (records, error) {
 	if err := s.Check(); err != nil { // a lazy Spec's references
 		return nil, pkgerr.Errorf("cdump: %w", err)
 	}
@@ -66,6 +67,9 @@ func readRecords(s *btf.Spec, index bool) (records, error) {
 		n := 0
 		it := sizes.Iter(data)
 		for it.Next() {
+			if err := poll(ctx, n); err != nil {
+				return nil, err
+			}
 			if index {
 				offs = append(offs, it.Off)
 			}

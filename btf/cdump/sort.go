@@ -116,6 +116,9 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
 	var protos []btf.TypeID
 	for i := lo; i < hi; i++ {
+		if err := d.poll(i); err != nil {
+			return nil, nil, err
+		}
 		id := btf.TypeID(i)
 		t := d.typ(id)
 		if !all && (id == 0 || silent(t.Kind())) {

@@ -241,14 +241,14 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 	done := make(chan struct{})
 	index := func() {
 		defer close(done)
-		b, errB = newSide(new, opts, seed)
+		b, errB = newSide(ctx, new, opts, seed)
 	}
 	if opts.Workers >= 2 {
 		go index()
 	} else {
 		index()
 	}
-	a, err := newSide(old, opts, seed)
+	a, err := newSide(ctx, old, opts, seed)
 	<-done
 	if err == nil {
 		err = errB
@@ -525,6 +525,22 @@ var kindRank = func() map[string]uint8 {
 	return rank
 }()
 
+// pollEvery is how many types the walks over every type take between two
+// checks of the context (poll).
+const pollEvery = 1 << 12
+
+// poll returns ctx's error, wrapped, when id is a multiple of pollEvery
+// and ctx is done.
+func poll(ctx context.Context, id btf.TypeID) error {
+	if id%pollEvery != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	return nil
+}
+
 // kindName is bpftool's name of k in lower case.
 func kindName(k btf.Kind) string {
 	if int(k) < len(kindNames) {
@@ -533,9 +549,14 @@ func kindName(k btf.Kind) string {
 	return strings.ToLower(k.String())
 }
 
-func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
+// newSide indexes the named types of s by kind and name. It checks ctx
+// every pollEvery types.
+func newSide(ctx context.Context, s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 	named := 0
-	for _, t := range s.Types(opts.Scope) {
+	for id, t := range s.Types(opts.Scope) {
+		if err := poll(ctx, id); err != nil {
+			return nil, err
+		}
 		if t.NameOffset() != 0 {
 			named++
 		}
@@ -548,6 +569,9 @@ func newSide(s *btf.Spec, opts Options, seed maphash.Seed) (*side, error) {
 		slots:  make([]int32, named*4/3+8), // a load of at most 3/4
 	}
 	for id, t := range s.Types(opts.Scope) {
+		if err := poll(ctx, id); err != nil {
+			return nil, err
+		}
 		name := t.NameBytes()
 		if len(name) == 0 {
 			continue

@@ -71,7 +71,7 @@ func (p *printer) spill() {
 	p.buf = p.buf[:0]
 }
 
-func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
+func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, error) {
 	if s == nil {
 		return nil, errors.New("layout: nil Spec")
 	}
@@ -87,6 +87,9 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 	nodes := make([]node, s.LastID()+1)
 	members := 0
 	for id, t := range s.All() {
+		if err := poll(ctx, int(id)); err != nil {
+			return nil, err
+		}
 		k := t.Kind()
 		nodes[id] = node{kind: k, ref: t.Ref()}
 		switch {
@@ -96,6 +99,10 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 			members += t.Vlen()
 		}
 	}
+	embedded, err := embeddedTypes(ctx, s, nodes)
+	if err != nil {
+		return nil, err
+	}
 	return &printer{
 		maxSteps:  stepsPerType*(len(nodes)+members) + 1<<20,
 		budget:    cacheBudget(s),
@@ -104,8 +111,24 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 		ptrSize:   s.PointerSize(),
 		cacheline: uint32(cacheline),
 		classes:   make(map[btf.TypeID]*class),
-		embedded:  embeddedTypes(s, nodes),
+		embedded:  embedded,
 	}, nil
+}
+
+// pollEvery is how many types the walks over every type take between two
+// checks of the context (poll).
+const pollEvery = 1 << 12
+
+// poll returns ctx's error, wrapped, when i is a multiple of pollEvery and
+// ctx is done.
+func poll(ctx context.Context, i int) error {
+	if i%pollEvery != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	return nil
 }
 
 // embeddedTypes returns a bit by id set for the types that a struct's or
@@ -113,9 +136,12 @@ func newPrinter(s *btf.Spec, cacheline int) (*printer, error) {
 // arrays: the classes that printing another struct may load again. The
 // others are dropped once printed, so that a BTF of many small structs
 // does not keep them all.
-func embeddedTypes(s *btf.Spec, nodes []node) []uint64 {
+func embeddedTypes(ctx context.Context, s *btf.Spec, nodes []node) ([]uint64, error) {
 	bits := make([]uint64, (len(nodes)+63)/64)
 	for i, n := range nodes {
+		if err := poll(ctx, i); err != nil {
+			return nil, err
+		}
 		if n.kind != btf.KindStruct && n.kind != btf.KindUnion {
 			continue
 		}
@@ -136,7 +162,7 @@ func embeddedTypes(s *btf.Spec, nodes []node) []uint64 {
 			}
 		}
 	}
-	return bits
+	return bits, nil
 }
 
 // ErrTooComplex is wrapped by the errors for BTF whose layouts would take
@@ -250,7 +276,7 @@ func each(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.
 // run is each, handing the text to sink as it grows (nil drops it), and
 // returning the printer for the output left in its buffer.
 func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
-	p, err := newPrinter(s, opts.Cacheline)
+	p, err := newPrinter(ctx, s, opts.Cacheline)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +294,13 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 	seen := newPrinted(named)
 	p.buf = make([]byte, 0, flushAt+4<<10)
 	for i := range p.nodes {
+		// Checked for every type, printed or not: a million structs
+		// of one layout print once.
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("layout: %w", err)
+			}
+		}
 		id := btf.TypeID(i)
 		if k := p.kind(id); k != btf.KindStruct && k != btf.KindUnion {
 			continue
@@ -298,11 +331,6 @@ func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error
 			return nil, pkgerr.Errorf("layout: %s: %w", t, p.err)
 		} else if p.err != nil {
 			return nil, pkgerr.Errorf("layout: %w", p.err)
-		}
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
 		}
 		if err := fn(p, id, c); err != nil {
 			return nil, pkgerr.Errorf("layout: %w", err)

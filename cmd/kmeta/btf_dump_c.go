@@ -47,5 +47,5 @@ func (f *dumpCFlags) options(format, types string) (cdump.Options, error) {
 // what they need. For split BTF the header holds the base types too, as
 // "bpftool -B BASE btf dump file FILE format c" prints them.
 func (c *cli) btfDumpC(w io.Writer, s *btf.Spec, opts cdump.Options) error {
-	return cdump.Write(w, s, opts)
+	return cdump.WriteContext(c.ctx, w, s, opts)
 }

@@ -24,8 +24,14 @@ import (
 )
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the
-// command to notice the cancelled context and return.
-const exitGrace = 500 * time.Millisecond
+// command to notice the cancelled context and return. Every command checks
+// the context in its long loops and returns long before; only one stuck
+// in a system call that no context reaches needs it. Tests lengthen it.
+var exitGrace = 500 * time.Millisecond
+
+// onGraceExit, if not nil, runs when exitGrace ends kmeta: tests set it to
+// learn that a command did not return by itself.
+var onGraceExit func()
 
 func main() {
 	releaseStartup = releaseStartupPages
@@ -74,6 +80,9 @@ func signalContext() (context.Context, func()) {
 		select {
 		case <-ch:
 		case <-time.After(exitGrace):
+			if onGraceExit != nil {
+				onGraceExit()
+			}
 		}
 		// The command has not returned: remove the temporary files of
 		// the outputs it was writing, which its own cleanup would have.

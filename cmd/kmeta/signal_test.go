@@ -78,6 +78,10 @@ var kmetaBin struct {
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "kmeta" {
 		// Started through buildKmeta's link: be the command.
+		if g, err := time.ParseDuration(os.Getenv(envTestGrace)); err == nil {
+			exitGrace = g
+			onGraceExit = func() { fmt.Fprintln(os.Stderr, graceLine) }
+		}
 		main()
 		return
 	}
@@ -91,6 +95,14 @@ func TestMain(m *testing.M) {
 	testfixtures.RemoveShared()
 	os.Exit(code)
 }
+
+// envTestGrace, in the environment of a kmeta that buildKmeta's link
+// runs, sets its exitGrace, and makes it print graceLine when exitGrace
+// ends it: the command did not see its cancelled context by itself.
+const envTestGrace = "KMETA_TEST_GRACE"
+
+// graceLine is what kmeta prints under envTestGrace when exitGrace ends it.
+const graceLine = "kmeta: test: ended by exitGrace, not by the command"
 
 // TestSignals runs the real binary, interrupts it while it waits on
 // standard input, writes a dump into a pipe nobody reads, or writes an

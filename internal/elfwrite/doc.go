@@ -20,7 +20,9 @@
 //
 // # Security
 //
-// The ELF headers are parsed as hostile input: every offset and size is
-// checked against the file before it is used, and nothing is allocated
-// from a count the file gives beyond its own size.
+// The ELF headers are parsed as hostile input, in place from a read-only
+// mapping of the file, through internal/elfscan (the module's one reader
+// of section header tables): every offset and size is checked against the
+// file before it is used, and nothing is allocated from a count the file
+// gives beyond its own size.
 package elfwrite

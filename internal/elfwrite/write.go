@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Section is a section to write: its name and contents.
@@ -101,13 +102,20 @@ func replace(src, dst string, s Section) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	h, err := readHeader(in, fi.Size())
+	// The headers are read in place from a mapping; the sections' data
+	// is copied from the file.
+	m, err := mmap.File(in, fi.Size())
 	if err != nil {
 		return false, err
 	}
-	idx, err := h.find(in, s.Name)
-	if err != nil || idx == 0 {
+	defer m.Free()
+	h, err := readHeader(m.Bytes())
+	if err != nil {
 		return false, err
+	}
+	idx := h.find(s.Name)
+	if idx == 0 {
+		return false, nil
 	}
 	p, err := h.layout(idx, s.Data)
 	if err != nil {
