@@ -179,75 +179,6 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 	return dst
 }
 
-// compareGroups compares the types of one kind and name in old (ga) and
-// new (gb). It returns nil when the two groups hold the same layouts,
-// whatever their order and ids.
-func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
-	if len(ga) == 1 && len(gb) == 1 {
-		return compareOne(a, b, ga[0], gb[0])
-	}
-	// Remove the layouts found on both sides, as a multiset: counted by
-	// distinct signature, each spelled again when it is needed rather than
-	// held, so that a group of a million copies of one layout holds one.
-	left := make(map[string]int)
-	var buf []byte
-	err := eachSignature(a, ga, &buf, func(s []byte) bool {
-		left[string(s)]++
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	var onlyB [][]fact
-	unmatched := len(ga)
-	err = eachSignature(b, gb, &buf, func(s []byte) bool {
-		if left[string(s)] > 0 {
-			left[string(s)]--
-			unmatched--
-		} else {
-			onlyB = append(onlyB, facts(s))
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	if unmatched == 0 && len(onlyB) == 0 {
-		return nil, nil
-	}
-	var onlyA [][]fact
-	err = eachSignature(a, ga, &buf, func(s []byte) bool {
-		if left[string(s)] > 0 {
-			left[string(s)]--
-			onlyA = append(onlyA, facts(s))
-		}
-		return len(onlyA) < unmatched
-	})
-	if err != nil {
-		return nil, err
-	}
-	var details []Detail
-	if len(ga) != 1 || len(gb) != 1 {
-		details = append(details, Detail{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)})
-	}
-	for i := range max(len(onlyA), len(onlyB)) {
-		switch {
-		case i >= len(onlyA):
-			details = append(details, Detail{Change: Added, Field: "definition"})
-		case i >= len(onlyB):
-			details = append(details, Detail{Change: Removed, Field: "definition"})
-		default:
-			d := factDiff(onlyA[i], onlyB[i])
-			if len(d) == 0 {
-				// The same facts in another order.
-				d = []Detail{{Change: Changed, Field: "member_order"}}
-			}
-			details = append(details, d...)
-		}
-	}
-	return details, nil
-}
-
 // compareOne is compareGroups for a group of one type on each side, ia
 // and ib.
 func compareOne(a, b *side, ia, ib btf.TypeID) ([]Detail, error) {
@@ -274,22 +205,6 @@ func signatureDiff(sa, sb []byte) []Detail {
 		d = []Detail{{Change: Changed, Field: "member_order"}}
 	}
 	return d
-}
-
-// eachSignature calls fn with the signature of each type of ids in turn,
-// spelled into *buf (reused: fn must copy what it keeps), until fn
-// returns false.
-func eachSignature(sd *side, ids []btf.TypeID, buf *[]byte, fn func([]byte) bool) error {
-	for _, id := range ids {
-		var err error
-		if *buf, err = sd.signature((*buf)[:0], id); err != nil {
-			return err
-		}
-		if !fn(*buf) {
-			return nil
-		}
-	}
-	return nil
 }
 
 // factDiff lists what differs between two descriptions, in the order of

@@ -1,0 +1,163 @@
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"hash/maphash"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// compareGroups compares the types of one kind and name in old (ga) and
+// new (gb). It returns nil when the two groups hold the same layouts,
+// whatever their order and ids.
+//
+// The layouts found on both sides are removed as a multiset. What it holds
+// is 16 bytes a type of ga and 4 a type left over, whatever the layouts:
+// ga's signatures are kept as 64-bit hashes, sorted, and a type of gb is
+// matched with a type of ga of the same hash whose signature, spelled
+// again, is the same. Left over are, in their group's order, the types
+// of gb that found no match and, of each layout of ga, its first
+// occurrences; their signatures are spelled again, a pair at a time, for
+// the details.
+func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
+	if len(ga) == 1 && len(gb) == 1 {
+		return compareOne(a, b, ga[0], gb[0])
+	}
+	m, err := newMultiset(a, ga)
+	if err != nil {
+		return nil, err
+	}
+	var onlyB []btf.TypeID
+	var sig, sigA []byte
+	for _, id := range gb {
+		if sig, err = b.signature(sig[:0], id); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if sigA, ok, err = m.take(sig, sigA); err != nil {
+			return nil, err
+		}
+		if !ok {
+			onlyB = append(onlyB, id)
+		}
+	}
+	if m.taken == len(ga) && len(onlyB) == 0 {
+		return nil, nil
+	}
+	onlyA := m.left()
+	m = nil
+	details := []Detail{{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)}}
+	for i := range max(len(onlyA), len(onlyB)) {
+		switch {
+		case i >= len(onlyA):
+			details = append(details, Detail{Change: Added, Field: "definition"})
+		case i >= len(onlyB):
+			details = append(details, Detail{Change: Removed, Field: "definition"})
+		default:
+			if sigA, err = a.signature(sigA[:0], onlyA[i]); err != nil {
+				return nil, err
+			}
+			if sig, err = b.signature(sig[:0], onlyB[i]); err != nil {
+				return nil, err
+			}
+			d := factDiff(facts(sigA), facts(sig))
+			if len(d) == 0 {
+				// The same facts in another order.
+				d = []Detail{{Change: Changed, Field: "member_order"}}
+			}
+			details = append(details, d...)
+		}
+	}
+	return details, nil
+}
+
+// multiset is a group's types by the hash of their signatures, from which
+// types of the same signature are taken one at a time.
+type multiset struct {
+	sd   *side
+	ids  []btf.TypeID
+	seed maphash.Seed
+	// byHash is the indexes of ids sorted by hash, and, for equal
+	// hashes, the last first: the types taken of a layout are its last
+	// occurrences, so that those left are its first.
+	byHash []hashed
+	// next[p] leads to the first position at or after p of byHash not
+	// taken (len(byHash) for none), through the positions taken.
+	next  []int32
+	taken int
+}
+
+// hashed is the hash of a type's signature and its index in its group.
+type hashed struct {
+	h uint64
+	i int32
+}
+
+func newMultiset(sd *side, ids []btf.TypeID) (*multiset, error) {
+	m := &multiset{sd: sd, ids: ids, seed: maphash.MakeSeed(), byHash: make([]hashed, len(ids))}
+	var sig []byte
+	for i, id := range ids {
+		var err error
+		if sig, err = sd.signature(sig[:0], id); err != nil {
+			return nil, err
+		}
+		m.byHash[i] = hashed{maphash.Bytes(m.seed, sig), int32(i)}
+	}
+	slices.SortFunc(m.byHash, func(x, y hashed) int {
+		if c := cmp.Compare(x.h, y.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.i, x.i)
+	})
+	m.next = make([]int32, len(ids)+1)
+	for p := range m.next {
+		m.next[p] = int32(p)
+	}
+	return m, nil
+}
+
+// free returns the first position at or after p not taken.
+func (m *multiset) free(p int) int {
+	for int(m.next[p]) != p {
+		m.next[p] = m.next[m.next[p]] // path halving
+		p = int(m.next[p])
+	}
+	return p
+}
+
+// take takes a type whose signature is sig, and reports whether there was
+// one; buf is scratch space for the candidates' signatures, returned for
+// reuse.
+func (m *multiset) take(sig, buf []byte) ([]byte, bool, error) {
+	h := maphash.Bytes(m.seed, sig)
+	lo, _ := slices.BinarySearchFunc(m.byHash, h, func(x hashed, h uint64) int { return cmp.Compare(x.h, h) })
+	for p := m.free(lo); p < len(m.byHash) && m.byHash[p].h == h; p = m.free(p + 1) {
+		var err error
+		if buf, err = m.sd.signature(buf[:0], m.ids[m.byHash[p].i]); err != nil {
+			return buf, false, err
+		}
+		if bytes.Equal(buf, sig) {
+			m.next[p] = int32(p + 1)
+			m.taken++
+			return buf, true, nil
+		}
+	}
+	return buf, false, nil
+}
+
+// left returns the types not taken, in their group's order.
+func (m *multiset) left() []btf.TypeID {
+	isLeft := make([]bool, len(m.ids))
+	for p := m.free(0); p < len(m.byHash); p = m.free(p + 1) {
+		isLeft[m.byHash[p].i] = true
+	}
+	out := make([]btf.TypeID, 0, len(m.ids)-m.taken)
+	for i, id := range m.ids {
+		if isLeft[i] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
