@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"slices"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -48,7 +49,9 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 	}
 	onlyA := m.left()
 	m = nil
-	details := []Detail{{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)}}
+	details := make([]Detail, 1, 1+max(len(onlyA), len(onlyB)))
+	details[0] = Detail{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)}
+	var in interner
 	for i := range max(len(onlyA), len(onlyB)) {
 		switch {
 		case i >= len(onlyA):
@@ -67,10 +70,65 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 				// The same facts in another order.
 				d = []Detail{{Change: Changed, Field: "member_order"}}
 			}
-			details = append(details, d...)
+			for _, x := range d {
+				details = append(details, in.detail(x))
+			}
 		}
 	}
 	return details, nil
+}
+
+// interner shares the strings and values of the details of one group, so
+// that a detail repeated for many types (as a member's type that changed
+// the same way in each) does not keep a copy of each type's signature.
+type interner struct {
+	strs map[string]string
+	vals map[any]any
+}
+
+// maxInterned bounds what an interner holds of each.
+const maxInterned = 4096
+
+func (in *interner) detail(d Detail) Detail {
+	d.Member, d.Enumerator = in.str(d.Member), in.str(d.Enumerator)
+	d.Old, d.New = in.val(d.Old), in.val(d.New)
+	return d
+}
+
+func (in *interner) str(s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := in.strs[s]; ok {
+		return v
+	}
+	if in.strs == nil {
+		in.strs = make(map[string]string)
+	}
+	s = strings.Clone(s)
+	if len(in.strs) < maxInterned {
+		in.strs[s] = s
+	}
+	return s
+}
+
+func (in *interner) val(v any) any {
+	if v == nil {
+		return v
+	}
+	if w, ok := in.vals[v]; ok {
+		return w
+	}
+	if s, ok := v.(string); ok {
+		v = strings.Clone(s)
+	}
+	if in.vals == nil {
+		in.vals = make(map[any]any)
+	}
+	if len(in.vals) < maxInterned {
+		in.vals[v] = v
+	}
+	return v
 }
 
 // multiset is a group's types by the hash of their signatures, from which
