@@ -153,20 +153,19 @@ func appendMemberDetails(dst []Detail, change, path, old, new string) []Detail {
 	return dst
 }
 
-// detailLines spells details as the text lines of WriteText: one line
-// for each member or enumerator, or property of the type.
-func detailLines(details []Detail) []string {
-	var out []string
+// eachDetailLine calls fn with each text line of WriteText that spells
+// details, one at a time (none held): one line for each member or
+// enumerator, or property of the type.
+func eachDetailLine(details []Detail, fn func(string)) {
 	for i := 0; i < len(details); {
 		d := details[i]
 		j := i + 1
 		for d.Member != "" && j < len(details) && details[j].Member == d.Member && details[j].Change == d.Change {
 			j++
 		}
-		out = append(out, detailLine(details[i:j]))
+		fn(detailLine(details[i:j]))
 		i = j
 	}
-	return out
 }
 
 // detailLine spells one line: the details of one member, or one detail.

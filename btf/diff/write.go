@@ -26,9 +26,11 @@ func WriteText(w io.Writer, changes []Change) error {
 // writeText prints one change as WriteText does.
 func writeText(bw *bufio.Writer, c Change) {
 	fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
-	for _, d := range detailLines(c.Details) {
-		fmt.Fprintf(bw, "\t%s\n", d)
-	}
+	eachDetailLine(c.Details, func(d string) {
+		bw.WriteByte('\t')
+		bw.WriteString(d)
+		bw.WriteByte('\n')
+	})
 }
 
 // Summary counts changes by what happened to the types.
