@@ -397,8 +397,22 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		if !ga.several && !gb.several {
 			details = signatureDiff(cmpBuf[0], cmpBuf[1])
 		} else {
-			var err error
-			if details, err = compareGroups(a, b, a.ids(ga), b.ids(gb)); err != nil {
+			onlyA, onlyB, err := matchGroups(a, b, a.ids(ga), b.ids(gb))
+			if err != nil {
+				return nil, err
+			}
+			if len(onlyA) == 0 && len(onlyB) == 0 {
+				continue
+			}
+			// A group gives a detail, of at least 128 bytes as
+			// detailBytes counts, for each type left over: those
+			// that cannot be kept are not made twice.
+			if least := (1 + max(len(onlyA), len(onlyB))) * 128; budget < least {
+				ga.flags |= changed
+				budget -= least
+				continue
+			}
+			if details, err = groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB); err != nil {
 				return nil, err
 			}
 		}

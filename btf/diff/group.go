@@ -26,31 +26,46 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 	if len(ga) == 1 && len(gb) == 1 {
 		return compareOne(a, b, ga[0], gb[0])
 	}
-	m, err := newMultiset(a, ga)
-	if err != nil {
+	onlyA, onlyB, err := matchGroups(a, b, ga, gb)
+	if err != nil || (len(onlyA) == 0 && len(onlyB) == 0) {
 		return nil, err
 	}
-	var onlyB []btf.TypeID
-	var sig, sigA []byte
+	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB)
+}
+
+// matchGroups returns the types of ga and of gb left over once the
+// layouts found on both sides are removed, in their group's order.
+func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {
+	m, err := newMultiset(a, ga)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sig, buf []byte
 	for _, id := range gb {
 		if sig, err = b.signature(sig[:0], id); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var ok bool
-		if sigA, ok, err = m.take(sig, sigA); err != nil {
-			return nil, err
+		if buf, ok, err = m.take(sig, buf); err != nil {
+			return nil, nil, err
 		}
 		if !ok {
 			onlyB = append(onlyB, id)
 		}
 	}
-	if m.taken == len(ga) && len(onlyB) == 0 {
-		return nil, nil
+	if m.taken == len(ga) {
+		return nil, onlyB, nil
 	}
-	onlyA := m.left()
-	m = nil
+	return m.left(), onlyB, nil
+}
+
+// groupDetails lists the details of a group of na types in old and nb in
+// new whose types onlyA and onlyB are left over.
+func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID) ([]Detail, error) {
+	var sig, sigA []byte
+	var err error
 	details := make([]Detail, 1, 1+max(len(onlyA), len(onlyB)))
-	details[0] = Detail{Change: Changed, Field: "definitions", Old: len(ga), New: len(gb)}
+	details[0] = Detail{Change: Changed, Field: "definitions", Old: na, New: nb}
 	var in interner
 	for i := range max(len(onlyA), len(onlyB)) {
 		switch {
