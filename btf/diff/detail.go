@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -153,23 +154,26 @@ func appendMemberDetails(dst []Detail, change, path, old, new string) []Detail {
 	return dst
 }
 
-// eachDetailLine calls fn with each text line of WriteText that spells
-// details, one at a time (none held): one line for each member or
-// enumerator, or property of the type.
-func eachDetailLine(details []Detail, fn func(string)) {
+// writeDetailLines writes details as the text lines of WriteText, each
+// after a tab: one line for each member or enumerator, or property of the
+// type. A line is written a field at a time, not held.
+func writeDetailLines(w *bufio.Writer, details []Detail) {
 	for i := 0; i < len(details); {
 		d := details[i]
 		j := i + 1
 		for d.Member != "" && j < len(details) && details[j].Member == d.Member && details[j].Change == d.Change {
 			j++
 		}
-		fn(detailLine(details[i:j]))
+		w.WriteByte('\t')
+		writeDetailLine(w, details[i:j])
+		w.WriteByte('\n')
 		i = j
 	}
 }
 
-// detailLine spells one line: the details of one member, or one detail.
-func detailLine(ds []Detail) string {
+// writeDetailLine writes one line: the details of one member, or one
+// detail.
+func writeDetailLine(w *bufio.Writer, ds []Detail) {
 	d := ds[0]
 	what := d.Field
 	switch {
@@ -178,20 +182,28 @@ func detailLine(ds []Detail) string {
 	case d.Enumerator != "":
 		what = "enumerator " + d.Enumerator
 	case d.Field == "member_order":
-		return "member order changed"
+		w.WriteString("member order changed")
+		return
 	case d.Field == "definition":
-		return d.Change + " definition"
-	}
-	var parts []string
-	for _, f := range ds {
-		if t := fieldText(d, f); t != "" {
-			parts = append(parts, t)
-		}
+		w.WriteString(d.Change + " definition")
+		return
 	}
 	if d.Change == Changed {
-		return what + ": " + strings.Join(parts, ", ")
+		w.WriteString(what + ": ")
+	} else {
+		w.WriteString(d.Change + " " + what + " (")
 	}
-	return d.Change + " " + what + " (" + strings.Join(parts, ", ") + ")"
+	sep := ""
+	for _, f := range ds {
+		if t := fieldText(d, f); t != "" {
+			w.WriteString(sep)
+			w.WriteString(t)
+			sep = ", "
+		}
+	}
+	if d.Change != Changed {
+		w.WriteByte(')')
+	}
 }
 
 // fieldText spells one detail of line d: "OLD -> NEW" for a change, or

@@ -26,11 +26,7 @@ func WriteText(w io.Writer, changes []Change) error {
 // writeText prints one change as WriteText does.
 func writeText(bw *bufio.Writer, c Change) {
 	fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
-	eachDetailLine(c.Details, func(d string) {
-		bw.WriteByte('\t')
-		bw.WriteString(d)
-		bw.WriteByte('\n')
-	})
+	writeDetailLines(bw, c.Details)
 }
 
 // Summary counts changes by what happened to the types.
