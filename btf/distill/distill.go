@@ -43,8 +43,8 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 // distiller holds the state of one Distill.
 type distiller struct {
 	src   *btf.Spec
-	start uint32   // the first split id: base ids are below
-	idMap []uint32 // base id: nonzero if needed; then its new id once placed
+	start uint32  // the first split id: base ids are below
+	ids   baseIDs // which base types are needed, and where they go
 
 	baseTypes, splitTypes []byte // header room, then host-order records
 	baseStrs, splitStrs   *strtab.Set[uint32]
@@ -76,11 +76,11 @@ func (d *distiller) name(off uint32) []byte {
 	return nil
 }
 
-// mark sets idMap for every base type that the split types need: those
+// mark marks in ids every base type that the split types need: those
 // they refer to, and what those refer to in turn, except through a named
 // struct or union, whose distilled form has no members.
 func (d *distiller) mark() error {
-	d.idMap = make([]uint32, d.start)
+	d.ids = newBaseIDs(d.start)
 	var stack []uint32
 	for id := d.start; id <= uint32(d.src.LastID()); id++ {
 		stack = append(stack, id)
@@ -94,10 +94,10 @@ func (d *distiller) mark() error {
 			var bad error
 			rec.ForRefs(func(at uint32) {
 				ref := wire.Word(rec, at)
-				if bad != nil || ref == 0 || ref >= d.start || d.idMap[ref] != 0 {
+				if bad != nil || ref == 0 || ref >= d.start || d.ids.isNeeded(ref) {
 					return
 				}
-				d.idMap[ref] = ref
+				d.ids.need(ref)
 				if bad = d.needed(ref, &stack); bad != nil {
 					bad = pkgerr.Errorf("distill: type %d refers to base type %d: %w", cur, ref, bad)
 				}
