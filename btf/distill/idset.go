@@ -12,6 +12,8 @@ type baseIDs struct {
 	// rankBase[w] and rankMoved[w] count the needed base types below id
 	// 64*w that go into the distilled base and into the new split.
 	rankBase, rankMoved []uint32
+	// rankNeeded[w] counts the needed base types below id 64*w.
+	rankNeeded []uint32
 }
 
 func newBaseIDs(n uint32) baseIDs {
@@ -39,6 +41,24 @@ func (b *baseIDs) each(f func(id uint32) error) error {
 		}
 	}
 	return nil
+}
+
+// countNeeded fills the counts that neededRank reads, once every needed
+// type is marked, and returns the number of needed types.
+func (b *baseIDs) countNeeded() int {
+	b.rankNeeded = make([]uint32, len(b.needed))
+	var n uint32
+	for w, word := range b.needed {
+		b.rankNeeded[w] = n
+		n += uint32(bits.OnesCount64(word))
+	}
+	return int(n)
+}
+
+// neededRank returns the number of needed base types below id.
+func (b *baseIDs) neededRank(id uint32) uint32 {
+	w := id / 64
+	return b.rankNeeded[w] + uint32(bits.OnesCount64(b.needed[w]&(uint64(1)<<(id%64)-1)))
 }
 
 // rank fills the counts that newID reads: once every needed type that goes

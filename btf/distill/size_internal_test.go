@@ -40,6 +40,9 @@ func checkSplitSize(t *testing.T, name string, s *btf.Spec) {
 	if err := d.mark(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	if err := d.copyNeeded(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	if err := d.writeBase(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
