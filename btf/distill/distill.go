@@ -26,6 +26,11 @@ var ErrNotSplit = errors.New("distill: the BTF has no base to distill")
 // (a FUNC, a VAR, a DATASEC, a DECL_TAG) gives an error that names it.
 // Split BTF on split BTF (the base itself having a base) is distilled
 // against the whole chain below split.
+//
+// The records of the base types that split needs are copied, and the
+// mapped pages of the base chain are then evicted (btf.Spec.Evict), so
+// that the base's records and its strings, which Distill reads
+// afterwards, are not resident at once.
 func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 	if split.Base() == nil {
 		return nil, nil, ErrNotSplit
