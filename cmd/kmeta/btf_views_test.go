@@ -100,40 +100,50 @@ func TestBTFDiff(t *testing.T) {
 // TestBTFLayoutSplit: "btf layout -B BASE MODULE" prints what pahole 1.24
 // prints for "pahole -F btf --btf_base=BASE MODULE": the base's structs
 // and unions (the vmlinux golden), then the module's own (the golden of
-// kvm's, testdata/README.md). Where pahole 1.24 is installed, and with
-// KMETA_HEAVY=1 (.ci/run), two more modules are checked against it
-// directly: each prints its base again, in both programs.
+// kvm's, testdata/README.md). TestBTFLayoutSplitPahole checks two more
+// modules against pahole itself.
 func TestBTFLayoutSplit(t *testing.T) {
 	t.Parallel()
 	base := testfixtures.File(t, testfixtures.DebianVmlinux)
 	vmlinux := testfixtures.Read(t, "pahole/debian-6.1.layout.txt.gz")
-	dir := t.TempDir()
-	layoutOf := func(mod string) string {
-		t.Helper()
-		path := filepath.Join(dir, mod+".btf")
-		if err := os.WriteFile(path, testfixtures.Modules(t)[mod], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := kmeta(t, nil, "btf", "layout", "-B", base, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	want := string(vmlinux) + string(testfixtures.Read(t, "pahole/debian-6.1-kvm.layout.txt.gz"))
-	testfixtures.CompareLines(t, []byte(layoutOf("kvm")), []byte(want))
+	testfixtures.CompareLines(t, []byte(layoutSplit(t, t.TempDir(), base, "kvm")), []byte(want))
+}
+
+// TestBTFLayoutSplitPahole: where pahole 1.24 is installed, and with
+// KMETA_HEAVY=1 (.ci/run), two more modules' "btf layout -B BASE MODULE"
+// against pahole's output: each prints its base again, in both programs.
+func TestBTFLayoutSplitPahole(t *testing.T) {
+	t.Parallel()
 	if v, err := exec.Command("pahole", "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "v1.24" {
 		t.Skip("needs pahole 1.24 for more modules")
 	}
 	testfixtures.SkipUnlessHeavy(t, "two more modules on their base, against pahole")
+	base := testfixtures.File(t, testfixtures.DebianVmlinux)
+	dir := t.TempDir()
 	for _, mod := range []string{"af_key", "vsock_loopback"} {
-		got := layoutOf(mod) // (writes the module's file)
+		got := layoutSplit(t, dir, base, mod) // (writes the module's file)
 		want, err := exec.Command("pahole", "-F", "btf", "--btf_base="+base, filepath.Join(dir, mod+".btf")).Output()
 		if err != nil {
 			t.Fatalf("pahole: %v", err)
 		}
 		testfixtures.CompareLines(t, []byte(got), want)
 	}
+}
+
+// layoutSplit writes the Debian module mod into dir as mod.btf and
+// returns what "btf layout -B base" prints for it.
+func layoutSplit(t *testing.T, dir, base, mod string) string {
+	t.Helper()
+	path := filepath.Join(dir, mod+".btf")
+	if err := os.WriteFile(path, testfixtures.Modules(t)[mod], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := kmeta(t, nil, "btf", "layout", "-B", base, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestBTFLayoutJSONTypes: member types in layout's JSON have no spaces at

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
@@ -51,4 +52,59 @@ func writeFile(tb testing.TB, dir, name string, data []byte) string {
 		tb.Fatal(err)
 	}
 	return path
+}
+
+// builtInputs are the hostile inputs that sharedInput built, each a file
+// in one directory that TestMain removes: several tests use the same
+// shapes, and the suite's -cpu values rerun the tests in one process.
+var builtInputs struct {
+	mu    sync.Mutex
+	dir   string
+	paths map[string]string
+}
+
+// sharedInput returns the path in dir of the input name that build makes,
+// built once per test binary and hard-linked into dir (copied where it
+// cannot be linked).
+func sharedInput(tb testing.TB, dir, name string, build func() ([]byte, error)) string {
+	tb.Helper()
+	src, err := builtInput(name, build)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dst := filepath.Join(dir, name)
+	if os.Link(src, dst) == nil {
+		return dst
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return writeFile(tb, dir, name, b)
+}
+
+// builtInput returns the path of the shared file name, built on first use.
+func builtInput(name string, build func() ([]byte, error)) (string, error) {
+	builtInputs.mu.Lock()
+	defer builtInputs.mu.Unlock()
+	if p, ok := builtInputs.paths[name]; ok {
+		return p, nil
+	}
+	if builtInputs.dir == "" {
+		dir, err := os.MkdirTemp("", "kmeta-test-inputs")
+		if err != nil {
+			return "", err
+		}
+		builtInputs.dir, builtInputs.paths = dir, map[string]string{}
+	}
+	b, err := build()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(builtInputs.dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return "", err
+	}
+	builtInputs.paths[name] = p
+	return p, nil
 }

@@ -41,13 +41,11 @@ func TestJSONArray(t *testing.T) {
 	}
 }
 
-// probeFile writes the probe p of size n into dir and returns its path.
+// probeFile puts the probe p of size n into dir (built once per test
+// binary: sharedInput) and returns its path.
 func probeFile(tb testing.TB, dir string, p hostile.Probe, n int) string {
-	b, err := hostile.BuildProbe(p, n)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return writeFile(tb, dir, fmt.Sprintf("%v-%d.btf", p, n), b)
+	tb.Helper()
+	return sharedInput(tb, dir, fmt.Sprintf("%v-%d.btf", p, n), func() ([]byte, error) { return hostile.BuildProbe(p, n) })
 }
 
 // TestFindSharedName: btf find prints every type of a name that all the
@@ -105,6 +103,7 @@ func TestFindSharedNamePeakRSS(t *testing.T) {
 // (internal/elfscan); bpfelf and dwarf2btf refuse such files before
 // debug/elf reads them (elfscan.Check).
 func TestELFSharedNamesPeakRSS(t *testing.T) {
+	needHeavy(t)
 	raw, err := hostile.Build(hostile.Pointers, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +123,7 @@ func TestELFSharedNamesPeakRSS(t *testing.T) {
 // min --types x, each within the README's rule; min refuses the name,
 // which reaches more types than BTF holds, before it gathers them.
 func TestSharedNamePeakRSS(t *testing.T) {
+	needHeavy(t)
 	dir := t.TempDir()
 	path := probeFile(t, dir, hostile.SharedName, 300_000)
 	fi, err := os.Stat(path)
@@ -154,6 +154,7 @@ func TestSharedNamePeakRSS(t *testing.T) {
 // addresses descend, 28.9 MB of text, within ksym's rule (75 MB): they
 // are sorted as an index of positions, not copied (kallsyms/BENCH.md).
 func TestKsymDescendingPeakRSS(t *testing.T) {
+	needHeavy(t)
 	var text bytes.Buffer
 	const n = 1_000_000
 	for i := range n {

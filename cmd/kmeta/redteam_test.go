@@ -120,10 +120,17 @@ func TestDiffJoinedError(t *testing.T) {
 // peak RSS, status and standard error, or skips without KMETA_HEAVY=1.
 func heavyRun(t *testing.T, args ...string) (int64, int, string) {
 	t.Helper()
+	needHeavy(t)
+	return peakRSS(t, gnuTime(t), buildRealKmeta(t), args...)
+}
+
+// needHeavy skips without KMETA_HEAVY=1: the tests that use heavyRun call
+// it first, so that go test does not build their big inputs for nothing.
+func needHeavy(t *testing.T) {
+	t.Helper()
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the real binary on a big hostile input: set KMETA_HEAVY=1")
 	}
-	return peakRSS(t, gnuTime(t), buildRealKmeta(t), args...)
 }
 
 // mixFile writes the mixture m of size n into dir and returns its path.
@@ -144,6 +151,7 @@ func TestDiffDatasecsPeakRSS(t *testing.T) { checkDiffSelf(t, hostile.Datasecs, 
 // and checks its status and its peak against the rule, S summed over
 // the two inputs as for every diff (docBound).
 func checkDiffSelf(t *testing.T, m hostile.Mix, n int) {
+	needHeavy(t)
 	path := mixFile(t, t.TempDir(), m, n)
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -180,6 +188,7 @@ func TestDedupManyStringsPeakRSS(t *testing.T) { checkDedupMix(t, hostile.ManySt
 // checkDedupMix runs btf dedup on the mixture m of size n and checks its
 // status and its peak against dedupBound.
 func checkDedupMix(t *testing.T, m hostile.Mix, n int) {
+	needHeavy(t)
 	dir := t.TempDir()
 	path := mixFile(t, dir, m, n)
 	data, err := os.ReadFile(path)
@@ -211,6 +220,7 @@ func TestDedupWideProtosPeakRSS(t *testing.T) { checkDedupMix(t, hostile.WidePro
 // peaked at 76 MB, the inflated section and its copy both whole; now
 // about 48 MB against the raw file's 43.)
 func TestDedupCompressedELFPeakRSS(t *testing.T) {
+	needHeavy(t)
 	raw, err := hostile.BuildMix(hostile.Enum64s, 40)
 	if err != nil {
 		t.Fatal(err)

@@ -22,14 +22,11 @@ import (
 // The hostile shapes of issue 37, each as the issue describes it, through
 // the commands that failed on them.
 
-// shapeFile writes the shape k of size n into dir and returns its path.
+// shapeFile puts the shape k of size n into dir (built once per test
+// binary: sharedInput) and returns its path.
 func shapeFile(tb testing.TB, dir string, k hostile.Shape, n int) string {
 	tb.Helper()
-	b, err := hostile.Build(k, n)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return writeFile(tb, dir, fmt.Sprintf("%v-%d.btf", k, n), b)
+	return sharedInput(tb, dir, fmt.Sprintf("%v-%d.btf", k, n), func() ([]byte, error) { return hostile.Build(k, n) })
 }
 
 // TestSelfEmbeddingLayout: a struct that holds itself is refused at once,

@@ -85,6 +85,9 @@ func TestMain(m *testing.M) {
 	if kmetaBin.dir != "" {
 		os.RemoveAll(kmetaBin.dir)
 	}
+	if builtInputs.dir != "" {
+		os.RemoveAll(builtInputs.dir)
+	}
 	testfixtures.RemoveShared()
 	os.Exit(code)
 }
