@@ -26,12 +26,17 @@ var ErrNotSplit = errors.New("distill: the BTF has no base to distill")
 // (a FUNC, a VAR, a DATASEC, a DECL_TAG) gives an error that names it.
 // Split BTF on split BTF (the base itself having a base) is distilled
 // against the whole chain below split.
+//
+// The records of the base types that split needs are copied, and the
+// mapped pages of the base chain are then evicted (btf.Spec.Evict), so
+// that the base's records and its strings, which Distill reads
+// afterwards, are not resident at once.
 func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 	if split.Base() == nil {
 		return nil, nil, ErrNotSplit
 	}
 	d := &distiller{src: split, start: uint32(split.FirstID())}
-	for _, step := range []func() error{d.mark, d.writeBase, d.writeSplit} {
+	for _, step := range []func() error{d.mark, d.copyNeeded, d.writeBase, d.writeSplit} {
 		if err := step(); err != nil {
 			return nil, nil, pkgerr.Errorf("distill: %w", err)
 		}
@@ -43,8 +48,13 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 // distiller holds the state of one Distill.
 type distiller struct {
 	src   *btf.Spec
-	start uint32   // the first split id: base ids are below
-	idMap []uint32 // base id: nonzero if needed; then its new id once placed
+	start uint32  // the first split id: base ids are below
+	ids   baseIDs // which base types are needed, and where they go
+	// recs holds the records of the needed base types, in id order, once
+	// marked; recAt[r] is where the r-th one starts, recAt[r+1] where it
+	// ends.
+	recs  []byte
+	recAt []uint32
 
 	baseTypes, splitTypes []byte // header room, then host-order records
 	baseStrs, splitStrs   *strtab.Set[uint32]
@@ -52,8 +62,13 @@ type distiller struct {
 	nSplit                uint32 // new split types so far
 }
 
-// record returns the record of type id of the source chain.
+// record returns the record of type id of the source chain: a needed base
+// type's from recs once they are copied there.
 func (d *distiller) record(id uint32) (wire.Record, error) {
+	if id < d.start && d.recAt != nil {
+		r := d.ids.neededRank(id)
+		return wire.Record(d.recs[d.recAt[r]:d.recAt[r+1]]), nil
+	}
 	t, err := d.src.TypeByID(btf.TypeID(id))
 	if err != nil {
 		return nil, err
@@ -76,11 +91,11 @@ func (d *distiller) name(off uint32) []byte {
 	return nil
 }
 
-// mark sets idMap for every base type that the split types need: those
+// mark marks in ids every base type that the split types need: those
 // they refer to, and what those refer to in turn, except through a named
 // struct or union, whose distilled form has no members.
 func (d *distiller) mark() error {
-	d.idMap = make([]uint32, d.start)
+	d.ids = newBaseIDs(d.start)
 	var stack []uint32
 	for id := d.start; id <= uint32(d.src.LastID()); id++ {
 		stack = append(stack, id)
@@ -94,10 +109,10 @@ func (d *distiller) mark() error {
 			var bad error
 			rec.ForRefs(func(at uint32) {
 				ref := wire.Word(rec, at)
-				if bad != nil || ref == 0 || ref >= d.start || d.idMap[ref] != 0 {
+				if bad != nil || ref == 0 || ref >= d.start || d.ids.isNeeded(ref) {
 					return
 				}
-				d.idMap[ref] = ref
+				d.ids.need(ref)
 				if bad = d.needed(ref, &stack); bad != nil {
 					bad = pkgerr.Errorf("distill: type %d refers to base type %d: %w", cur, ref, bad)
 				}
@@ -106,6 +121,39 @@ func (d *distiller) mark() error {
 				return bad
 			}
 		}
+	}
+	return nil
+}
+
+// copyNeeded copies the records of the needed base types into recs, and
+// lets the system take back the mapped pages of the base (btf.Spec.Evict):
+// what follows reads the base's strings, at random, and no more of its
+// records, so that the two sections of a large base (vmlinux's) are not
+// resident at once beside the process's own memory.
+func (d *distiller) copyNeeded() error {
+	n := d.ids.countNeeded()
+	size := 0
+	err := d.ids.each(func(id uint32) error {
+		rec, err := d.record(id)
+		size += len(rec)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	recs, recAt := make([]byte, 0, size), make([]uint32, 0, n+1)
+	err = d.ids.each(func(id uint32) error {
+		rec, err := d.record(id)
+		recAt = append(recAt, uint32(len(recs)))
+		recs = append(recs, rec...)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.recs, d.recAt = recs, append(recAt, uint32(len(recs)))
+	for b := d.src.Base(); b != nil; b = b.Base() {
+		b.Evict()
 	}
 	return nil
 }

@@ -40,16 +40,20 @@ func checkSplitSize(t *testing.T, name string, s *btf.Spec) {
 	if err := d.mark(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	if err := d.copyNeeded(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	if err := d.writeBase(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	size, err := d.splitSize()
+	types, strs, err := d.splitSize()
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if err := d.writeSplit(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	size := types + strs
 	buf := d.splitTypes
 	out := marshal(d.splitTypes, d.splitStrs.Data(), nil)
 	if len(out) > size || &out[0] != &buf[0] {

@@ -29,37 +29,39 @@ func (d *distiller) writeBase() error {
 	d.baseStrs.Add(nil)
 	d.baseTypes = make([]byte, wire.HeaderLen)
 	d.nBase = 1
-	for id := uint32(1); id < d.start; id++ {
-		if d.idMap[id] == 0 {
-			continue
-		}
+	err := d.ids.each(func(id uint32) error {
 		rec, err := d.record(id)
-		if err != nil {
+		if err != nil || !toBase(rec) {
 			return err
 		}
-		if !toBase(rec) {
-			continue
-		}
-		name, err := d.addString(d.baseStrs, 0, rec.NameOff())
-		if err != nil {
-			return err
-		}
-		switch k := btf.Kind(rec.Kind()); k {
-		case btf.KindStruct, btf.KindUnion:
-			d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.Kind(k), 0, false), rec.SizeType())
-		case btf.KindEnum, btf.KindEnum64:
-			if sz := rec.SizeType(); sz == 0 || sz&(sz-1) != 0 || sz > 8 {
-				return fmt.Errorf("distill: base type %d: enum %q of %d bytes", id, d.name(rec.NameOff()), sz)
-			}
-			d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.KindEnum, 0, false), rec.SizeType())
-		default: // INT, FLOAT, FWD: as they are
-			at := len(d.baseTypes)
-			d.baseTypes = append(d.baseTypes, rec...)
-			wire.PutWord(d.baseTypes[at:], wire.NameAt, name)
-		}
-		d.idMap[id] = d.nBase
-		d.nBase++
+		d.ids.keep(id)
+		return d.appendBase(id, rec)
+	})
+	d.ids.rank()
+	return err
+}
+
+// appendBase appends the distilled form of base type id, whose record is
+// rec, to the distilled base.
+func (d *distiller) appendBase(id uint32, rec wire.Record) error {
+	name, err := d.addString(d.baseStrs, 0, rec.NameOff())
+	if err != nil {
+		return err
 	}
+	switch k := btf.Kind(rec.Kind()); k {
+	case btf.KindStruct, btf.KindUnion:
+		d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.Kind(k), 0, false), rec.SizeType())
+	case btf.KindEnum, btf.KindEnum64:
+		if sz := rec.SizeType(); sz == 0 || sz&(sz-1) != 0 || sz > 8 {
+			return fmt.Errorf("distill: base type %d: enum %q of %d bytes", id, d.name(rec.NameOff()), sz)
+		}
+		d.baseTypes = wire.AppendFixed(d.baseTypes, name, wire.Info(wire.KindEnum, 0, false), rec.SizeType())
+	default: // INT, FLOAT, FWD: as they are
+		at := len(d.baseTypes)
+		d.baseTypes = append(d.baseTypes, rec...)
+		wire.PutWord(d.baseTypes[at:], wire.NameAt, name)
+	}
+	d.nBase++
 	return nil
 }
 
@@ -93,64 +95,67 @@ func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (
 func (d *distiller) writeSplit() error {
 	d.splitStrs = strtab.NewSet[uint32](strtab.Options{})
 	strStart := uint32(d.baseStrs.Len())
-	size, err := d.splitSize()
+	types, strs, err := d.splitSize()
 	if err != nil {
 		return err
 	}
-	d.splitTypes = make([]byte, wire.HeaderLen, size)
+	// The strings are copied behind the types at the end (marshal); until
+	// then they grow in the set, whose room is reserved so that it is
+	// not copied on the way either.
+	d.splitStrs.ReserveData(strs)
+	d.splitTypes = make([]byte, wire.HeaderLen, types+strs)
 	for id := d.start; id <= uint32(d.src.LastID()); id++ {
 		if err := d.copyType(id, strStart); err != nil {
 			return err
 		}
 	}
-	for id := uint32(1); id < d.start; id++ {
-		if d.idMap[id] == 0 {
-			continue
+	err = d.ids.each(func(id uint32) error {
+		if kept, _ := d.ids.inBase(id); kept {
+			return nil
 		}
-		rec, err := d.record(id)
-		if err != nil {
-			return err
-		}
-		if toBase(rec) {
-			continue
-		}
-		if err := d.copyType(id, strStart); err != nil {
-			return err
-		}
-		d.idMap[id] = d.nBase + d.nSplit - 1
+		return d.copyType(id, strStart)
+	})
+	if err != nil {
+		return err
 	}
 	d.renumber()
 	return nil
 }
 
-// splitSize returns an upper bound of the new split BTF's size, header,
-// types and strings, so that its one buffer is allocated once: the split
+// splitSize returns upper bounds of the new split BTF's header and types,
+// and of its strings, so that its one buffer is allocated once: the split
 // types and their own string section, the names they take from the base's
 // strings, and the needed base types that move into it with their names.
-func (d *distiller) splitSize() (int, error) {
-	strs, strStart := d.src.StringSection()
-	size := wire.HeaderLen + len(d.src.TypeSection()) + len(strs)
-	for id := uint32(1); id <= uint32(d.src.LastID()); id++ {
-		if id < d.start && d.idMap[id] == 0 {
-			continue
-		}
+func (d *distiller) splitSize() (types, strs int, err error) {
+	own, strStart := d.src.StringSection()
+	types, strs = wire.HeaderLen+len(d.src.TypeSection()), len(own)
+	add := func(id uint32) error {
 		rec, err := d.record(id)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if id < d.start {
-			if toBase(rec) {
-				continue
+			if kept, _ := d.ids.inBase(id); kept {
+				return nil
 			}
-			size += len(rec)
+			types += len(rec)
 		}
 		rec.ForNames(func(at uint32) {
 			if off := wire.Word(rec, at); id < d.start || off < strStart {
-				size += len(d.name(off)) + 1
+				strs += len(d.name(off)) + 1
 			}
 		})
+		return nil
 	}
-	return size, nil
+	if err := d.ids.each(add); err != nil {
+		return 0, 0, err
+	}
+	for id := d.start; id <= uint32(d.src.LastID()); id++ {
+		if err := add(id); err != nil {
+			return 0, 0, err
+		}
+	}
+	return types, strs, nil
 }
 
 // copyType appends the record of source type id to the new split types,
@@ -181,6 +186,7 @@ func (d *distiller) copyType(id, strStart uint32) error {
 // that did not go into the distilled base.
 func (d *distiller) renumber() {
 	diff := d.start - d.nBase
+	moved := d.nBase + uint32(d.src.LastID()) + 1 - d.start // the first moved base type's new id
 	it := (&wire.DefaultLayouts).Sizes()
 	types := d.splitTypes[wire.HeaderLen:]
 	iter := it.Iter(types)
@@ -188,8 +194,12 @@ func (d *distiller) renumber() {
 		rec := wire.Record(types[iter.Off:])
 		rec.RemapRefs(func(t uint32) uint32 {
 			switch {
-			case t < d.start && d.idMap[t] != 0:
-				return d.idMap[t]
+			case t < d.start && d.ids.isNeeded(t):
+				kept, r := d.ids.inBase(t)
+				if kept {
+					return 1 + r
+				}
+				return moved + r
 			case t >= d.start:
 				return t - diff
 			}

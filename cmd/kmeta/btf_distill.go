@@ -91,17 +91,23 @@ a .BTF.base is first relocated onto BASE.`,
 			if err := d.check(args[0], base); err != nil {
 				return err
 			}
+			release := releaseStartup
 			dropStartupPages()
 			b, err := c.openOne(base, nil)
 			if err != nil {
 				return fmt.Errorf("base: %w", err)
 			}
 			defer b.Close()
+			// Checking the base read all of it: distilling reads a part.
+			b.Evict()
 			s, err := c.openOne(args[0], b)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
+			if release != nil {
+				release() // the pages of the code that opened the inputs
+			}
 			return c.writeDistilled(s, d, args[0], base)
 		},
 	}
