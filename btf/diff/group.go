@@ -34,8 +34,59 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 }
 
 // matchGroups returns the types of ga and of gb left over once the
-// layouts found on both sides are removed, in their group's order.
+// layouts found on both sides are removed, in their group's order: of
+// each layout of ga, its first occurrences. While ga has few distinct
+// layouts they are counted in a map (a group of a million copies of one
+// layout holds one string, and each type is spelled once); beyond
+// maxDistinct, by hash (matchByHash).
 func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {
+	left := make(map[string]int)
+	var sig []byte
+	for _, id := range ga {
+		if sig, err = a.signature(sig[:0], id); err != nil {
+			return nil, nil, err
+		}
+		if n, ok := left[string(sig)]; ok {
+			left[string(sig)] = n + 1
+		} else if len(left) >= maxDistinct {
+			return matchByHash(a, b, ga, gb)
+		} else {
+			left[string(sig)] = 1
+		}
+	}
+	unmatched := len(ga)
+	for _, id := range gb {
+		if sig, err = b.signature(sig[:0], id); err != nil {
+			return nil, nil, err
+		}
+		if left[string(sig)] > 0 {
+			left[string(sig)]--
+			unmatched--
+		} else {
+			onlyB = append(onlyB, id)
+		}
+	}
+	for _, id := range ga {
+		if len(onlyA) == unmatched {
+			break
+		}
+		if sig, err = a.signature(sig[:0], id); err != nil {
+			return nil, nil, err
+		}
+		if left[string(sig)] > 0 {
+			left[string(sig)]--
+			onlyA = append(onlyA, id)
+		}
+	}
+	return onlyA, onlyB, nil
+}
+
+// maxDistinct is how many distinct layouts of a group matchGroups counts
+// in a map.
+const maxDistinct = 1024
+
+// matchByHash is matchGroups for a group of many layouts.
+func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {
 	m, err := newMultiset(a, ga)
 	if err != nil {
 		return nil, nil, err
