@@ -80,7 +80,7 @@ func (m *minWalk) run(s *btf.Spec, want []Want) error {
 
 // errWalkTooMany stops a walk that reached more types than BTF holds; run
 // names the want.
-var errWalkTooMany = fmt.Errorf("builder: %w", ErrTooManyTypes)
+var errWalkTooMany = ErrTooManyTypes
 
 // locate returns the source (its index in m.srcs) that holds type id and
 // the type's index in it, or the error of looking the id up.

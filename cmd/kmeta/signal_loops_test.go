@@ -41,8 +41,14 @@ func TestSignalInLongLoops(t *testing.T) {
 		{"find shared-name", []string{"btf", "find", "x", shared}},
 		{"dump pointers", []string{"btf", "dump", ptrs}},
 	} {
-		for _, at := range []time.Duration{100 * time.Millisecond, 300 * time.Millisecond} {
-			t.Run(fmt.Sprintf("%s at %v", tc.name, at), func(t *testing.T) {
+		// The points are a quarter and a half of the whole run's CPU
+		// time, which differs by machine.
+		whole := cpuOfRun(t, bin, tc.args)
+		for _, at := range []time.Duration{whole / 4, whole / 2} {
+			t.Run(fmt.Sprintf("%s at %v of %v", tc.name, at.Round(10*time.Millisecond), whole.Round(10*time.Millisecond)), func(t *testing.T) {
+				if at < 50*time.Millisecond {
+					t.Skipf("the whole run takes %v of CPU time: too short to interrupt", whole)
+				}
 				after := interruptAt(t, bin, tc.args, at)
 				// A check of the context, the unwinding and the exit
 				// take a few tens of ms; the work left, hundreds.
@@ -52,6 +58,17 @@ func TestSignalInLongLoops(t *testing.T) {
 			})
 		}
 	}
+}
+
+// cpuOfRun runs kmeta with args to the end, its output discarded, and
+// returns the CPU time it used.
+func cpuOfRun(t *testing.T, bin string, args []string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kmeta %s: %v", strings.Join(args, " "), err)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // writeHostile writes what build makes to dir/name and returns its path.
