@@ -24,6 +24,11 @@ const maxFlatten = 32
 // name, NUL, value, NUL: a struct's size and members, an enum's
 // enumerators, a function's prototype, a typedef's target.
 func (sd *side) signature(dst []byte, id btf.TypeID) ([]byte, error) {
+	if sd.spelled++; sd.ctx != nil {
+		if err := poll(sd.ctx, sd.spelled); err != nil {
+			return dst, err
+		}
+	}
 	t, err := sd.spec.TypeByID(id)
 	if err != nil {
 		return dst, fmt.Errorf("diff: %w", err)

@@ -88,6 +88,10 @@ type side struct {
 	more   map[btf.TypeID][]btf.TypeID // first id -> the other types of its group
 	namer  *cdump.Namer
 	names  map[btf.TypeID]string // C names computed so far
+	// ctx is checked every pollEvery signatures spelled (a group of a
+	// million types of one name is one step of the walks over groups).
+	ctx     context.Context
+	spelled btf.TypeID
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -576,6 +580,7 @@ func newSide(ctx context.Context, s *btf.Spec, opts Options, seed maphash.Seed) 
 		}
 	}
 	sd := &side{
+		ctx:  ctx,
 		spec: s, seed: seed,
 		names:  make(map[btf.TypeID]string),
 		more:   make(map[btf.TypeID][]btf.TypeID),
