@@ -13,7 +13,8 @@ import (
 )
 
 // TestEvict: a Spec mapped from a file reads the same records and strings
-// after Evict, and so does a Spec in memory, whose pages Evict leaves.
+// after Evict and EvictTypes, and so does a Spec in memory, whose pages
+// they leave.
 func TestEvict(t *testing.T) {
 	data := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	want := mustParse(t, data, nil)
@@ -30,16 +31,25 @@ func TestEvict(t *testing.T) {
 	inMemory := mustParse(t, data, nil)
 	wantStrs, _ := want.StringSection()
 	for _, s := range []*btf.Spec{mapped, inMemory} {
-		for _, what := range []string{"before Evict", "after Evict", "after a second Evict"} {
+		n := len(s.TypeSection())
+		for _, what := range []string{"before Evict", "after Evict", "after a second Evict", "after EvictTypes of half", "after EvictTypes past the end"} {
 			sameRecords(t, what, want, s)
 			if strs, _ := s.StringSection(); !bytes.Equal(strs, wantStrs) {
 				t.Fatalf("%s: the string section differs", what)
 			}
-			s.Evict()
+			switch what {
+			case "before Evict", "after Evict":
+				s.Evict()
+			case "after a second Evict":
+				s.EvictTypes(0, n/2)
+			default:
+				s.EvictTypes(n/4, n+1)
+			}
 		}
 	}
 	mapped.Close()
 	mapped.Evict() // a closed Spec has nothing to evict
+	mapped.EvictTypes(0, 1<<20)
 }
 
 // TestDiscard: a Spec that holds its data in anonymous memory of its own

@@ -41,11 +41,12 @@ type flavorFilter struct {
 func (s *Spec) findFlavors(f *flavorFilter, yield func(Type) bool) bool {
 	types := s.types
 	if s.found != nil && s.found.f.covers(f) {
-		for i, id := range s.found.ids {
-			off := s.found.offs[i]
-			if f.kinds&(1<<(wire.InfoKind(wire.InfoWord(types, off))&31)) != 0 && s.nameHasEssential(wire.Word(types, off+wire.NameAt), f) &&
-				!s.yieldType(id, off, yield) {
-				return false
+		for _, seg := range s.found.segs {
+			for _, t := range seg {
+				if f.kinds&(1<<(wire.InfoKind(wire.InfoWord(types, t.off))&31)) != 0 && s.nameHasEssential(wire.Word(types, t.off+wire.NameAt), f) &&
+					!s.yieldType(t.id, t.off, yield) {
+					return false
+				}
 			}
 		}
 		return true

@@ -52,11 +52,36 @@ func (f *flavorFilter) covers(g *flavorFilter) bool {
 }
 
 // foundFlavors is what the lazy walk found for a FlavorQuery: each type's
-// id and record offset, in id order.
+// id and record offset, in id order, in segments of foundSeg that never
+// move once full, so that a name that hundreds of thousands of types
+// share (CO-RE flavors) costs 8 bytes a type and no copies while the
+// list grows.
 type foundFlavors struct {
 	f    *flavorFilter
-	ids  []TypeID
-	offs []uint32
+	segs [][]foundType
+}
+
+// foundType is a type that the lazy walk found: its id and the offset of
+// its record.
+type foundType struct {
+	id  TypeID
+	off uint32
+}
+
+// foundSeg is the number of types in each full segment of foundFlavors.
+const foundSeg = 1 << 12
+
+// add appends the type id whose record is at off.
+func (ff *foundFlavors) add(id TypeID, off uint32) {
+	if len(ff.segs) == 0 || len(ff.segs[len(ff.segs)-1]) == foundSeg {
+		c := 0
+		if len(ff.segs) > 0 {
+			c = foundSeg
+		}
+		ff.segs = append(ff.segs, make([]foundType, 0, c))
+	}
+	last := &ff.segs[len(ff.segs)-1]
+	*last = append(*last, foundType{id, off})
 }
 
 // parseLazy is Parse for Options.Lazy, finding the types of q on the
@@ -109,8 +134,7 @@ func (s *Spec) indexLazy() error {
 		kind := wire.InfoKind(info)
 		s.kinds[len(s.kinds)-1] |= kindBit(Kind(kind))
 		if f != nil && f.kinds&(1<<(kind&31)) != 0 && s.nameHasEssential(w.at(off+wire.NameAt), f) {
-			s.found.ids = append(s.found.ids, id)
-			s.found.offs = append(s.found.offs, off)
+			s.found.add(id, off)
 		}
 		off += size
 	}

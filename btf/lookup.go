@@ -114,12 +114,17 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 		out = append(out, t)
 	}
 	if len(out) == 0 {
-		if opts.Kind != KindUnknown {
-			return nil, pkgerr.Errorf("btf: %v %q: %w", opts.Kind, name, ErrNotFound)
-		}
-		return nil, pkgerr.Errorf("btf: type %q: %w", name, ErrNotFound)
+		return nil, notFound(name, opts)
 	}
 	return out, nil
+}
+
+// notFound is the error of a lookup of name that found nothing.
+func notFound(name string, opts FindOptions) error {
+	if opts.Kind != KindUnknown {
+		return pkgerr.Errorf("btf: %v %q: %w", opts.Kind, name, ErrNotFound)
+	}
+	return pkgerr.Errorf("btf: type %q: %w", name, ErrNotFound)
 }
 
 // Matches yields every type that Find returns, in id order, without
@@ -128,16 +133,27 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 func (s *Spec) Matches(name string, opts FindOptions) iter.Seq[Type] { return s.find(name, opts) }
 
 // FindOne is Find for callers that expect exactly one type: several matches
-// give an error wrapping ErrMultipleMatches.
+// give an error wrapping ErrMultipleMatches. It holds only the first match
+// and counts the others, however many types share the name.
 func (s *Spec) FindOne(name string, opts FindOptions) (Type, error) {
-	ts, err := s.Find(name, opts)
-	if err != nil {
-		return Type{}, err
+	if !s.alive() {
+		return Type{}, ErrClosed
 	}
-	if len(ts) > 1 {
-		return Type{}, pkgerr.Errorf("btf: type %q: %d types: %w", name, len(ts), ErrMultipleMatches)
+	var first Type
+	n := 0
+	for t := range s.Matches(name, opts) {
+		if n == 0 {
+			first = t
+		}
+		n++
 	}
-	return ts[0], nil
+	if n == 0 {
+		return Type{}, notFound(name, opts)
+	}
+	if n > 1 {
+		return Type{}, pkgerr.Errorf("btf: type %q: %d types: %w", name, n, ErrMultipleMatches)
+	}
+	return first, nil
 }
 
 // find yields the matching types without allocating a result slice.

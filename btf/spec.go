@@ -521,13 +521,33 @@ func (s *Spec) Evict() {
 	if !s.mapped || !s.alive() {
 		return
 	}
-	// A section copied out of the mapping (alignTypes) is heap memory,
-	// whose pages must stay.
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))
 	for _, sec := range [][]byte{s.types, s.strs} {
-		if p := uintptr(unsafe.Pointer(unsafe.SliceData(sec))); p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data)) {
+		if s.inMapping(sec) {
 			mmap.Release(sec)
 		}
+	}
+}
+
+// inMapping reports whether sec lies in the Spec's data: a section copied
+// out of the mapping (alignTypes) is heap memory, whose pages must stay.
+func (s *Spec) inMapping(sec []byte) bool {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(sec)))
+	return p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data))
+}
+
+// EvictTypes is Evict for the bytes from..to of the Spec's own type
+// section alone. A reader of the records in order calls it behind the
+// record it reads, more often than Evict: the records behind it are not
+// read again, while the strings, which it reads in no order, would be
+// faulted back at once.
+func (s *Spec) EvictTypes(from, to int) {
+	if !s.mapped || !s.alive() || !s.inMapping(s.types) {
+		return
+	}
+	to = min(to, len(s.types))
+	if from = max(from, 0); from < to {
+		mmap.Release(s.types[from:to])
 	}
 }
 

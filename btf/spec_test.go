@@ -399,3 +399,32 @@ func TestSplitWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestFindOneManyFlavors: FindOne on a name that 100,000 flavors share
+// counts them in its error without holding them: no list of every
+// match (1.6 MB and more here).
+func TestFindOneManyFlavors(t *testing.T) {
+	raw, err := hostile.BuildProbe(hostile.Flavors, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, raw, nil)
+	opts := btf.FindOptions{Flavors: true, Kind: btf.KindStruct}
+	_, err = s.FindOne("task_struct", opts)
+	if !errors.Is(err, btf.ErrMultipleMatches) || err.Error() != `btf: type "task_struct": 100001 types: multiple matches` {
+		t.Fatalf("FindOne: %v, want 100001 types and ErrMultipleMatches", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s.FindOne("task_struct", opts)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("FindOne: %d bytes allocated on 100,001 matches", n)
+	}
+	if _, err := s.FindOne("task_struct___7", btf.FindOptions{}); err != nil {
+		t.Errorf("FindOne of one flavor: %v", err)
+	}
+	if _, err := s.FindOne("mm_struct", opts); !errors.Is(err, btf.ErrNotFound) || err.Error() != `btf: STRUCT "mm_struct": not found` {
+		t.Errorf("FindOne of no type: %v", err)
+	}
+}

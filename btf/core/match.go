@@ -296,36 +296,85 @@ func matchMember(b *budget, ls *btf.Spec, la accessor, ts *btf.Spec, tid btf.Typ
 	if err := b.spend(); err != nil {
 		return false, 0, err
 	}
-	tid = tt.ID()
 	lt, _ := ls.TypeByID(la.typeID)
 	lm := lt.Member(int(la.idx))
+	if x, ok := b.members.get(ts, tt); ok {
+		return matchIndexed(b, ls, la, lm, ts, tt, x, spec)
+	}
+	lname := lm.NameBytes()
 	for i := range tt.Vlen() {
-		m := tt.Member(i)
-		if spec.rawLen == maxSpecLen {
-			return false, 0, fmt.Errorf("%w: nesting deeper than %d", ErrTooBig, maxSpecLen)
+		done, found, next, err := tryMember(b, ls, la, lm, lname, ts, tt, i, spec)
+		if done {
+			return found, next, err
 		}
-		spec.bitOffset += m.BitOffset
-		spec.raw[spec.rawLen] = uint32(i)
-		spec.rawLen++
-		name := m.NameBytes()
-		if len(name) == 0 {
-			found, next, err := matchMember(b, ls, la, ts, m.Type, spec)
-			if found || err != nil {
-				return found, next, err
-			}
-		} else if bytes.Equal(name, lm.NameBytes()) {
-			spec.acc[spec.n] = accessor{typeID: tid, idx: uint32(i), name: name}
-			spec.n++
-			ok, err := fieldsCompat(ls, lm.Type, ts, m.Type)
-			if !ok {
-				spec.n--
-			}
-			return ok, m.Type, err
-		}
-		spec.bitOffset -= m.BitOffset
-		spec.rawLen--
 	}
 	return false, 0, nil
+}
+
+// matchIndexed is matchMember's scan through tt's member index: it visits
+// the anonymous members before the first member named as lm, then that
+// one, as the scan would; the named members it skips would only have
+// checked the spec's length, which changes only at a visited member.
+func matchIndexed(b *budget, ls *btf.Spec, la accessor, lm btf.Member, ts *btf.Spec, tt btf.Type, x memberIndex, spec *coreSpec) (bool, btf.TypeID, error) {
+	lname := lm.NameBytes()
+	j := x.first(tt, lname)
+	last := -1
+	for _, a := range x.anon() {
+		if j >= 0 && int(a) > j {
+			break
+		}
+		done, found, next, err := tryMember(b, ls, la, lm, lname, ts, tt, int(a), spec)
+		if done {
+			return found, next, err
+		}
+		last = int(a)
+	}
+	if j >= 0 {
+		_, found, next, err := tryMember(b, ls, la, lm, lname, ts, tt, j, spec)
+		return found, next, err
+	}
+	if last+1 < tt.Vlen() && spec.rawLen == maxSpecLen {
+		return false, 0, errTooDeep()
+	}
+	return false, 0, nil
+}
+
+// tryMember is one step of bpf_core_match_member's scan: member i of tt,
+// speculatively pushed onto spec. done reports that the scan ends there,
+// with (found, next, err); otherwise the member is popped again (an
+// anonymous member whose search met a same-named but incompatible field
+// leaves that field's step pushed, as libbpf's does).
+func tryMember(b *budget, ls *btf.Spec, la accessor, lm btf.Member, lname []byte, ts *btf.Spec, tt btf.Type, i int, spec *coreSpec) (done, found bool, next btf.TypeID, err error) {
+	if spec.rawLen == maxSpecLen {
+		return true, false, 0, errTooDeep()
+	}
+	b.visits++
+	m := tt.Member(i)
+	spec.bitOffset += m.BitOffset
+	spec.raw[spec.rawLen] = uint32(i)
+	spec.rawLen++
+	name := m.NameBytes()
+	if len(name) == 0 {
+		found, next, err := matchMember(b, ls, la, ts, m.Type, spec)
+		if found || err != nil {
+			return true, found, next, err
+		}
+	} else if bytes.Equal(name, lname) {
+		spec.acc[spec.n] = accessor{typeID: tt.ID(), idx: uint32(i), name: name}
+		spec.n++
+		ok, err := fieldsCompat(ls, lm.Type, ts, m.Type)
+		if !ok {
+			spec.n--
+		}
+		return true, ok, m.Type, err
+	}
+	spec.bitOffset -= m.BitOffset
+	spec.rawLen--
+	return false, false, 0, nil
+}
+
+func errTooDeep() error {
+	return fmt.Errorf("%w: nesting deeper than %d", ErrTooBig, maxSpecLen)
 }
 
 // specMatch is bpf_core_spec_match: it matches local spec ls against
@@ -372,7 +421,7 @@ func specMatch(b *budget, local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *c
 			tid = et.ID()
 		}
 		if targ.rawLen == maxSpecLen {
-			return false, fmt.Errorf("%w: nesting deeper than %d", ErrTooBig, maxSpecLen)
+			return false, errTooDeep()
 		}
 		targ.acc[targ.n] = accessor{typeID: tid, idx: la.idx}
 		targ.n++
@@ -417,8 +466,14 @@ func enumvalMatch(local *coreSpec, ts *btf.Spec, tid btf.TypeID, targ *coreSpec)
 // compiler writes) takes exponential time there; here it is an error.
 const maxSteps = 1 << 20
 
-// budget counts the steps of one match.
-type budget struct{ n int }
+// budget counts the steps of one match, and the members it visits;
+// members, if not nil, are the member indexes of the run the match is
+// part of.
+type budget struct {
+	n       int
+	visits  int
+	members *memberIndexes
+}
 
 func (b *budget) spend() error {
 	b.n++

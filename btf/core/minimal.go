@@ -234,7 +234,8 @@ func (m *marker) record(oc *outcome) error {
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
 // with a candidate cache of its own; the first that fails stops it.
 func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
-	cache := map[btf.TypeID][]cand{}
+	cache := map[btf.TypeID]*candList{}
+	var members memberIndexes
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -242,7 +243,7 @@ func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error
 		for i, r := range sec.CORERelos() {
 			var oc outcome
 			cands := candsFor(obj, r.TypeID, t, cache)
-			err := calcReloInsn(obj.BTF, r, &cands, &oc)
+			err := calcReloInsn(obj.BTF, r, &cands, &members, &oc)
 			if r.Kind != ext.TypeIDLocal {
 				cache[r.TypeID] = cands
 			}

@@ -85,9 +85,10 @@ type outcome struct {
 
 // calcReloInsn is bpf_core_calc_relo_insn: parse the local spec, match
 // it against every candidate, check that all matches agree, and compute
-// the result. cands is pruned to the matching candidates when there are
-// some, as libbpf prunes its cached list.
-func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) error {
+// the result. *cands is pruned to the matching candidates when there are
+// some, as libbpf prunes its cached list (candMatches.prune): a new list,
+// the old one is left as it is.
+func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands **candList, mi *memberIndexes, out *outcome) error {
 	lt, err := local.TypeByID(r.TypeID)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -103,41 +104,11 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 	if len(lt.NameBytes()) == 0 {
 		return fmt.Errorf("%w: <%s> relocation of an anonymous type", ErrUnsupported, r.Kind)
 	}
-	var candSpec coreSpec
-	j := 0
-	out.ncands = len(*cands)
-	for _, c := range *cands {
-		ok, err := specMatch(&budget{}, &out.local, c.s, c.id, &candSpec)
-		if err != nil {
-			return pkgerr.Errorf("core: matching candidate [%d]: %w", c.id, err)
-		}
-		if !ok {
-			continue
-		}
-		if j == 0 {
-			// The first match is known, and reported, even if the
-			// calculation below fails (libbpf logs it first too).
-			out.targ, out.matched = candSpec, true
-		}
-		res, err := calcRelo(r.Kind, &out.local, &candSpec)
-		if err != nil {
-			return err
-		}
-		switch {
-		case j == 0:
-			out.res = res
-		case candSpec.bitOffset != out.targ.bitOffset:
-			return fmt.Errorf("%w: field offset ambiguity: %d != %d", ErrInvalid, candSpec.bitOffset, out.targ.bitOffset)
-		case res.poison != out.res.poison || res.val != out.res.val:
-			return fmt.Errorf("%w: relocation decision ambiguity: %s %d != %s %d", ErrInvalid,
-				decision(res.poison), res.val, decision(out.res.poison), out.res.val)
-		}
-		(*cands)[j] = c
-		j++
-	}
-	if j > 0 {
-		*cands = (*cands)[:j]
-		return nil
+	var m candMatches
+	err = matchCands(r.Kind, *cands, mi, out, &m)
+	*cands = m.prune(*cands, err == nil)
+	if err != nil || m.n > 0 {
+		return err
 	}
 	res, err := calcRelo(r.Kind, &out.local, nil)
 	if err != nil {
@@ -145,6 +116,44 @@ func calcReloInsn(local *btf.Spec, r ext.CORERelo, cands *[]cand, out *outcome) 
 	}
 	res.poisonNoTarget = res.poison
 	out.res = res
+	return nil
+}
+
+// matchCands matches out.local against every candidate of l, noting in
+// m which match, and keeps the first match's spec and result in out; it
+// stops at the first error.
+func matchCands(kind ext.Kind, l *candList, mi *memberIndexes, out *outcome, m *candMatches) error {
+	var candSpec coreSpec
+	out.ncands = l.len()
+	for i, c := range l.all() {
+		ok, err := specMatch(&budget{members: mi}, &out.local, c.s, c.id, &candSpec)
+		if err != nil {
+			return pkgerr.Errorf("core: matching candidate [%d]: %w", c.id, err)
+		}
+		if !ok {
+			m.note(i, out.ncands, false)
+			continue
+		}
+		if m.n == 0 {
+			// The first match is known, and reported, even if the
+			// calculation below fails (libbpf logs it first too).
+			out.targ, out.matched = candSpec, true
+		}
+		res, err := calcRelo(kind, &out.local, &candSpec)
+		if err != nil {
+			return err
+		}
+		switch {
+		case m.n == 0:
+			out.res = res
+		case candSpec.bitOffset != out.targ.bitOffset:
+			return fmt.Errorf("%w: field offset ambiguity: %d != %d", ErrInvalid, candSpec.bitOffset, out.targ.bitOffset)
+		case res.poison != out.res.poison || res.val != out.res.val:
+			return fmt.Errorf("%w: relocation decision ambiguity: %s %d != %s %d", ErrInvalid,
+				decision(res.poison), res.val, decision(out.res.poison), out.res.val)
+		}
+		m.note(i, out.ncands, true)
+	}
 	return nil
 }
 

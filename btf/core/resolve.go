@@ -80,14 +80,15 @@ func (r *Result) Reason() string {
 // failed its check when it was read.
 func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 	t.prepare(wants(&obj))
-	cache := map[btf.TypeID][]cand{}
+	cache := map[btf.TypeID]*candList{}
+	var members memberIndexes
 	var out []Result
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		for i, r := range sec.CORERelos() {
-			out = append(out, resolveOne(&obj, sec.Name, i, r, t, cache))
+			out = append(out, resolveOne(&obj, sec.Name, i, r, t, cache, &members))
 		}
 	}
 	if err := t.err(); err != nil {
@@ -112,18 +113,19 @@ func wants(o *Object) []want {
 }
 
 // candsFor returns the candidate list of local type id, from the
-// per-object cache (which calcReloInsn prunes) or fresh from the target.
-func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID][]cand) []cand {
+// per-object cache (which calcReloInsn prunes into new lists) or the
+// target's own.
+func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID]*candList) *candList {
 	if c, ok := cache[id]; ok {
 		return c
 	}
 	lt, _ := o.BTF.TypeByID(id)
-	c := append([]cand(nil), t.candidates(want{name: string(essential(lt.NameBytes())), class: kindClass(lt.Kind())})...)
+	c := t.candidates(want{name: string(essential(lt.NameBytes())), class: kindClass(lt.Kind())})
 	cache[id] = c
 	return c
 }
 
-func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID][]cand) Result {
+func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList, members *memberIndexes) Result {
 	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
 	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
@@ -146,7 +148,7 @@ func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cac
 	res.Insn -= prog.InsnOff
 	var oc outcome
 	cands := candsFor(o, r.TypeID, t, cache)
-	err := calcReloInsn(o.BTF, r, &cands, &oc)
+	err := calcReloInsn(o.BTF, r, &cands, members, &oc)
 	if r.Kind != ext.TypeIDLocal {
 		cache[r.TypeID] = cands
 	}

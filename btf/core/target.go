@@ -27,16 +27,10 @@ type Target struct {
 	cands map[string]*candEntry
 }
 
-// cand is a candidate target type.
-type cand struct {
-	s  *btf.Spec
-	id btf.TypeID
-}
-
 // candEntry holds the candidates of one essential name, by kind class.
 type candEntry struct {
 	done  uint32 // kind classes searched
-	lists [numClasses][]cand
+	lists [numClasses]candList
 }
 
 // numClasses is the number of kind classes: every kind, with ENUM64
@@ -98,7 +92,7 @@ func (t *Target) prepare(ws []want) {
 	for name, mask := range missing {
 		e := t.cands[name]
 		for c := range numClasses {
-			if mask&(1<<c) != 0 && len(e.lists[c]) == 0 {
+			if mask&(1<<c) != 0 && e.lists[c].n == 0 {
 				left[name] |= 1 << c
 			}
 		}
@@ -127,8 +121,7 @@ func (t *Target) scan(s *btf.Spec, scope btf.Scope, missing map[string]uint32) {
 		if missing[string(name)]&(1<<c) == 0 {
 			continue
 		}
-		e := t.cands[string(name)]
-		e.lists[c] = append(e.lists[c], cand{s: s, id: typ.ID()})
+		t.cands[string(name)].lists[c].add(s, typ.ID())
 	}
 }
 
@@ -180,12 +173,13 @@ func (t *Target) err() error {
 	return nil
 }
 
-// candidates returns the cached candidates of w; prepare must have run.
-func (t *Target) candidates(w want) []cand {
+// candidates returns the cached candidates of w, which prepare must have
+// searched: a list that nothing changes any more, for reading only.
+func (t *Target) candidates(w want) *candList {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.cands[w.name]; e != nil {
-		return e.lists[w.class]
+		return &e.lists[w.class]
 	}
 	return nil
 }

@@ -34,11 +34,11 @@ type Prepared struct {
 // the Merger gives them back when it deduplicates, so that the buffers,
 // reused from input to input, leave no garbage on the heap.
 type prepMem struct {
-	w, ends, names, refs, keys, hashes, strs, strEnds, local *mmap.Region
+	w, ends, names, keys, hashes, strs, strEnds, local *mmap.Region
 }
 
 func (g *prepMem) free() {
-	mmap.Free(&g.w, &g.ends, &g.names, &g.refs, &g.keys, &g.hashes, &g.strs, &g.strEnds, &g.local)
+	mmap.Free(&g.w, &g.ends, &g.names, &g.keys, &g.hashes, &g.strs, &g.strEnds, &g.local)
 }
 
 // prepPool holds the Prepared that AddPrepared is done with, for Prepare
@@ -203,6 +203,7 @@ type filler struct {
 // string section sec.
 func (p *Prepared) filler(own uint32, types, sec []byte, strStart uint32) filler {
 	f := filler{p: p, own: own, types: types, sec: sec, strStart: strStart}
+	p.own = own
 	// nums numbers the strings of sec by their offsets, once met: most
 	// names recur (member names), and are hashed once.
 	p.nums.reset(sec, &p.mem.local)
@@ -255,9 +256,10 @@ func appendRecordWords(w []uint32, rec []byte) []uint32 {
 func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStart uint32) {
 	r := record(p.W[start:end])
 	sh := r.Shape()
+	// The references are found by shape too (fixByShape); only the
+	// largest is kept, for the check of Dedup (checkMaxRef).
 	ref := func(i int) {
 		if i >= 0 && r[i] >= own {
-			p.Refs = append(p.Refs, uint32(start+i))
 			p.MaxRef = max(p.MaxRef, r[i])
 		}
 	}
@@ -309,8 +311,7 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	nstr := min(words, strs) + 1
 	p.W = growMapped(p.W[:0], words, &g.w)
 	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
-	p.Names, p.namesByShape = p.Names[:0], true
-	p.Refs = growMapped(p.Refs[:0], words, &g.refs)
+	p.Names, p.Refs, p.byShape = p.Names[:0], p.Refs[:0], true
 	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
 	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
 	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)

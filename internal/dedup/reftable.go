@@ -37,6 +37,9 @@ type refSlot struct {
 	id uint32 // the canonical id, longBit set for a longer record; 0: empty
 }
 
+// refSlotSize is the bytes of a refSlot.
+const refSlotSize = 16
+
 // longBit marks the slot of a record longer than three words (ids stay
 // below maxID).
 const longBit = 1 << 31
@@ -44,19 +47,33 @@ const longBit = 1 << 31
 // reserve sizes an empty table for about n canonical types. The hint
 // may be far above what is kept (a million equal pointers keep one), so
 // the slots are left unpopulated, costing memory only where an insertion
-// writes, until the table holds one entry for every lazyShare slots: by
-// then most of its pages would be written anyway, and populating the rest
-// at once spares each its two faults (see MakePopulated).
+// writes, until the table holds one entry for every lazyBytes of slots
+// (stillLazy).
 func (t *refTable) reserve(n int) {
 	if t.slots == nil {
 		t.slots = makeMapped[refSlot](refSlots(n), &t.mem)
-		t.lazy = true
+		t.lazy = t.mem != nil
 	}
 }
 
-// lazyShare is the slots per entry below which a reserved table stays
-// unpopulated: one entry for every eight 4 KB pages of slots.
-const lazyShare = 8 * 4096 / 16
+// lazyBytes is the bytes of slots for each entry below which a hash
+// table sized by a hint stays unpopulated: one entry for every eight 4
+// KB pages.
+const lazyBytes = 8 * 4096
+
+// stillLazy reports whether a hash table of size bytes of slots in mem,
+// holding n entries, stays unpopulated, and populates it if not. An
+// unpopulated page costs memory only once an insertion writes it; by one
+// entry for every lazyBytes most of the pages would be written anyway,
+// and populating them all at once spares each its two faults (a probe
+// maps the zero page, the write a page of its own: see MakePopulated).
+func stillLazy(mem *mmap.Region, n, size int) bool {
+	if n*lazyBytes < size {
+		return true
+	}
+	mem.Populate(0, size)
+	return false
+}
 
 // refSlots is the number of slots that holds n entries at most 3/4 full.
 func refSlots(n int) int {
@@ -72,9 +89,8 @@ func refSlots(n int) int {
 func (t *refTable) find(d *state, r record, id uint32) uint32 {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.resize(refSlots(t.n + 1 + t.n/2))
-	} else if t.lazy && t.n*lazyShare >= len(t.slots) {
-		t.mem.Populate(0, len(t.slots)*16)
-		t.lazy = false
+	} else if t.lazy {
+		t.lazy = stillLazy(t.mem, t.n, len(t.slots)*refSlotSize)
 	}
 	h := hashAll(r)
 	key, mark := [3]uint32{uint32(h), uint32(h >> 32), 0}, uint32(longBit)

@@ -20,7 +20,7 @@ func TestRefTableLazy(t *testing.T) {
 		t.Fatalf("after equal pointers: lazy %v, %d entries; want lazy, 1", tab.lazy, tab.n)
 	}
 
-	fill := len(tab.slots)/lazyShare + 2
+	fill := len(tab.slots)*refSlotSize/lazyBytes + 2
 	for i := range fill {
 		r := record{0x02000000, 0, uint32(100 + i)}
 		if got := tab.find(nil, r, uint32(100_000+i)); got != uint32(100_000+i) {

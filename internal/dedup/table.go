@@ -32,6 +32,9 @@ type table struct {
 	// dense keeps the index up to 3/4 full instead of 1/2: a table built
 	// once to a known size (a Base's), sized so from the start.
 	dense bool
+	// lazy is set while the slots of a table sized by a hint are not yet
+	// populated (see newTableLoad).
+	lazy bool
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
 	slotsMem, entsMem *mmap.Region
@@ -47,6 +50,9 @@ type slot struct {
 	keyLo, keyHi uint32 // hash of the chain, in two halves to pack the slot
 	head         int32  // 1+ index in ents of the chain's newest entry, 0 = empty
 }
+
+// slotSize is the bytes of a slot.
+const slotSize = 12
 
 func (s *slot) key() uint64 { return uint64(s.keyHi)<<32 | uint64(s.keyLo) }
 
@@ -71,7 +77,12 @@ func newTableLoad(under *table, hint int, dense bool) *table {
 	}
 	t := &table{under: under, dense: dense}
 	t.ents = makeMapped[entry](hint, &t.entsMem)[:0]
-	t.alloc(n)
+	// The hint may be far above the chains filed: 900,000 structs and
+	// typedefs of one name make two. The slots are populated only once
+	// the table holds an entry for every lazyBytes of them (see
+	// refTable.reserve).
+	t.slots = makeMapped[slot](n, &t.slotsMem)
+	t.lazy = t.slotsMem != nil
 	if under != nil {
 		t.sz, t.cap, t.grows = under.sz, under.cap, under.grows
 	}
@@ -81,7 +92,7 @@ func newTableLoad(under *table, hint int, dense bool) *table {
 // alloc gives the table n empty slots; the old ones, if in a mapping, must
 // be freed by the caller once moved.
 func (t *table) alloc(n int) {
-	t.slotsMem = nil
+	t.slotsMem, t.lazy = nil, false
 	// Every insertion probes before it writes: populated, no page is
 	// read as the zero page first (see mmap.Region.Populate).
 	t.slots = makePopulated[slot](n, &t.slotsMem)
@@ -111,6 +122,8 @@ func (t *table) add(h uint64, id uint32) {
 func (t *table) file(h uint64, e entry) {
 	if t.dense && 4*(t.used+1) > 3*len(t.slots) || !t.dense && 2*(t.used+1) > len(t.slots) {
 		t.rehash()
+	} else if t.lazy {
+		t.lazy = stillLazy(t.slotsMem, t.used, len(t.slots)*slotSize)
 	}
 	sl := &t.slots[t.slot(h)]
 	if sl.head == 0 {

@@ -13,9 +13,12 @@ import (
 // its new strings: its records (recenc.Words) and its strings, here.
 // appendWordInput is the one routine that appends every input.
 type wordInput struct {
-	// namesByShape says that recs.Names is empty and every name of the
-	// records holds a string's number: they are found by their shapes.
-	namesByShape bool
+	// byShape says that recs.Names and recs.Refs are empty: every name
+	// of the records holds a string's number, and the references to
+	// shift are those at or above own (recs.First, or a continued
+	// Builder's first id); both are found by the records' shapes.
+	byShape bool
+	own     uint32
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then appending adds
 	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
@@ -75,8 +78,8 @@ func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uin
 	for _, i := range recs.Names {
 		w[i] = in.keys[w[i]]
 	}
-	if in.namesByShape {
-		nameByShape(w, recs.Ends, in.keys)
+	if in.byShape {
+		fixByShape(w, recs.Ends, in.keys, in.own, shift)
 	}
 	for _, i := range recs.Refs {
 		w[i] += shift
@@ -87,7 +90,7 @@ func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uin
 	for _, e := range recs.Ends {
 		rs.off.push(at + e)
 	}
-	if len(recs.Refs) > 0 {
+	if recs.MaxRef > 0 { // a reference to shift
 		m.maxRef = max(m.maxRef, recs.MaxRef+shift)
 	}
 	if len(recs.Later) > 0 {
@@ -105,16 +108,29 @@ func wordRoom(have, more int) error {
 	return nil
 }
 
-// nameByShape sets every name of the records in w, which end at ends,
-// from the number of a string to its key.
-func nameByShape(w, ends, keys []uint32) {
+// fixByShape sets every name of the records in w, which end at ends,
+// from the number of a string to its key, and adds shift to every
+// reference at or above first.
+func fixByShape(w, ends, keys []uint32, first, shift uint32) {
 	start := uint32(0)
 	for _, end := range ends {
 		r := record(w[start:end])
 		r[wName] = keys[r[wName]]
-		if sh := r.Shape(); sh.Elem > 0 && sh.ElemName >= 0 {
-			for e := sh.Fixed + sh.ElemName; e < len(r); e += sh.Elem {
-				r[e] = keys[r[e]]
+		sh := r.Shape()
+		if sh.Ref0 >= 0 && r[sh.Ref0] >= first {
+			r[sh.Ref0] += shift
+		}
+		if sh.Ref1 >= 0 && r[sh.Ref1] >= first {
+			r[sh.Ref1] += shift
+		}
+		if sh.Elem > 0 && (sh.ElemName >= 0 || sh.ElemRef >= 0) {
+			for e := sh.Fixed; e < len(r); e += sh.Elem {
+				if sh.ElemName >= 0 {
+					r[e+sh.ElemName] = keys[r[e+sh.ElemName]]
+				}
+				if sh.ElemRef >= 0 && r[e+sh.ElemRef] >= first {
+					r[e+sh.ElemRef] += shift
+				}
 			}
 		}
 		start = end

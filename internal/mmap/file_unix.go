@@ -25,11 +25,58 @@ func File(f *os.File, size int64) (*Region, error) {
 	if size < 0 || int64(int(size)) != size {
 		return nil, fmt.Errorf("mmap: map %s: size %d out of range", f.Name(), size)
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
+	b, err := mapOffPMD(f, int(size))
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
 	return &Region{b: b, kind: file}, nil
+}
+
+// pmd is the span of one page table on Linux's 64-bit architectures (a
+// huge page on x86-64 and arm64 with 4 KB pages).
+const pmd = 2 << 20
+
+// mapOffPMD maps size bytes of f read-only at an address whose offset in
+// a pmd span is half of one, never a multiple of pmd. The page cache
+// keeps a file in folios of up to 2 MB, and Linux maps a fault's whole
+// folio (or a huge page) when the folio's range lies within one page
+// table: a reader that touches a byte of an aligned mapping then holds
+// up to 2 MB, and Release of the pages it has read gives back nothing
+// that its next read does not map again. Here the large folios straddle
+// page tables and a fault maps the pages around it (fault-around, 64
+// KB), so a reader that releases what it has read holds little of the
+// file (btf/builder's WriteCopy, internal/mmap/BENCH.md). The mapping
+// falls back to wherever the kernel puts it when the reservation fails.
+func mapOffPMD(f *os.File, size int) ([]byte, error) {
+	span := size + 2*pmd
+	res, err := unix.MmapPtr(-1, 0, nil, uintptr(span), unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return mapFile(f, nil, size, 0)
+	}
+	head := int(-uintptr(res)&(pmd-1)) + pmd/2
+	b, err := mapFile(f, unsafe.Add(res, head), size, unix.MAP_FIXED)
+	if err != nil {
+		unix.MunmapPtr(res, uintptr(span))
+		return nil, err
+	}
+	// The reservation's head and tail go back; the file's mapping
+	// replaced the middle.
+	tail := head + (size+pageSize-1)&^(pageSize-1)
+	unix.MunmapPtr(res, uintptr(head))
+	if tail < span {
+		unix.MunmapPtr(unsafe.Add(res, tail), uintptr(span-tail))
+	}
+	return b, nil
+}
+
+// mapFile maps size bytes of f read-only at addr (a hint, or the place
+// with MAP_FIXED in flags).
+func mapFile(f *os.File, addr unsafe.Pointer, size, flags int) ([]byte, error) {
+	p, err := unix.MmapPtr(int(f.Fd()), 0, addr, uintptr(size), unix.PROT_READ, unix.MAP_PRIVATE|flags)
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(p), size), nil
 }
 
 // Release tells the kernel that the pages wholly inside b, a part of a

@@ -61,7 +61,11 @@ func (r *Region) Free() error {
 	if k == heap || len(b) == 0 {
 		return nil
 	}
-	if err := retire(b); err != nil {
+	unmap := retire
+	if k == file {
+		unmap = retireFile
+	}
+	if err := unmap(b); err != nil {
 		return fmt.Errorf("mmap: unmap %d bytes: %w", len(b), err)
 	}
 	return nil

@@ -2,7 +2,11 @@
 
 package mmap
 
-import "golang.org/x/sys/unix"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // retire gives back a mapping. In a debug build it keeps the range
 // reserved: its pages are dropped (MADV_DONTNEED) and it is made
@@ -14,4 +18,14 @@ func retire(b []byte) error {
 	}
 	unix.Madvise(b, unix.MADV_DONTNEED)
 	return unix.Mprotect(b, unix.PROT_NONE)
+}
+
+// retireFile is retire for a file's mapping, which File made at an
+// address of its choosing rather than through unix.Mmap (whose Munmap
+// knows only its own mappings).
+func retireFile(b []byte) error {
+	if !debug {
+		return unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
+	}
+	return retire(b)
 }
