@@ -15,7 +15,9 @@ import (
 // the whole of its graph, following references through the kinds the
 // comparison descends, and stopping where equivalence may hold without
 // equality, as the signatures of sig.go do: at a FWD, an ENUM or ENUM64
-// (class and name), an ARRAY (its own words: the comparison on a conflict
+// (class and name, if an enum declaration, vlen 0, has its name; any other
+// enum whole: compatEnum finds it equivalent only to its equal, and the
+// enum pass resolves a definition only to an equal one), an ARRAY (its own words: the comparison on a conflict
 // of the hypothetical map, btf_dedup_identical_types, looks no further),
 // and at a STRUCT or UNION of a name that a FWD of its class declares (a
 // FWD and its struct are equivalent), where that FWD is referred to by a
@@ -74,8 +76,12 @@ type deepSigs struct {
 	// the unsafe FWDs whose structs and unions are leaves too, as in deep
 	// signatures (full.go: fullCollapse).
 	collapse map[uint32]uint64
-	stack    []deepFrame
-	cyc      cycSigs // the types that reach a cycle
+	// enumDecls holds the names of the enum declarations (vlen 0), base
+	// and own: an enum of another name is equivalent only to its equal
+	// (compatEnum), so deep signatures hash it whole.
+	enumDecls map[uint32]bool
+	stack     []deepFrame
+	cyc       cycSigs // the types that reach a cycle
 }
 
 type deepFrame struct {
@@ -95,6 +101,7 @@ func (d *state) deepInit() {
 		return
 	}
 	s.fwds = d.referred(true)
+	s.enumDecls = d.enumDecls()
 	s.own = make([]uint32, d.n())
 	s.base = map[uint32]uint32{}
 }
@@ -120,6 +127,22 @@ func (d *state) referred(fwd bool) map[uint32]uint64 {
 				names[f[wName]] |= fwdBit(kindOf(r), fwdKind(f))
 			case !fwd && (ck == btf.KindStruct || ck == btf.KindUnion):
 				names[d.rec(c)[wName]] |= fwdBit(kindOf(r), ck)
+			}
+		}
+	}
+	return names
+}
+
+// enumDecls returns the names of the enum declarations, base and own.
+func (d *state) enumDecls() map[uint32]bool {
+	names := map[uint32]bool{}
+	for id := uint32(1); id < d.first+d.n(); id++ {
+		if id > d.blast && id < d.first {
+			id = d.first
+		}
+		if k := d.kt.of(id); k == btf.KindEnum || k == btf.KindEnum64 {
+			if r := d.rec(id); isEnumFwd(r) {
+				names[r[wName]] = true
 			}
 		}
 	}
@@ -202,6 +225,9 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 		}
 		return sigOf(r, 0, nil) // class and name
 	case btf.KindEnum, btf.KindEnum64:
+		if !s.full && vlenOf(r) > 0 && !s.enumDecls[r[wName]] {
+			return sigClean(mix(hashAll(r), 0xe7e7))
+		}
 		return sigOf(r, 0, nil) // class and name
 	case btf.KindArray:
 		return sigClean(mix(hashShallow(r), 0xa77a))

@@ -18,9 +18,12 @@ func (d *state) structType(id uint32) {
 	default:
 		return
 	}
+	if d.deepOn && !d.dix.on {
+		d.deepIndexOn()
+	}
 	h := structKey(r, d.topSig(id))
 	newID := id
-	for c := range d.tab.candidates(h) {
+	for c := range d.structCands(id, h) {
 		// Shallow equality first, so that a FWD with the same hash is
 		// never picked (a FWD and its struct are "equivalent").
 		if !equalShallow(r, d.rec(c)) {
@@ -59,6 +62,9 @@ func (d *state) structType(id uint32) {
 	d.link(id, newID)
 	if newID == id {
 		d.tab.add(h, id)
+		if d.dix.on {
+			d.deepFile(h, d.tab.ents[len(d.tab.ents)-1])
+		}
 	}
 }
 

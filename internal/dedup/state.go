@@ -46,6 +46,7 @@ type state struct {
 	deep   deepSigs  // deep signatures, for long candidate lists (deep.go)
 	full   fullSigs  // full signatures, beside them (full.go)
 	exact  exactSigs // exact depths, beside them (exact.go)
+	dix    deepIndex // candidates by deep signature (deepindex.go)
 	// exactHook, if not nil, is called with each refinement done (tests).
 	exactHook func(*exactRefiner)
 	deepOn    bool // deep signatures filter the candidates
@@ -161,6 +162,7 @@ func (d *state) freeEnums() {
 // signatures the reference pass computes again).
 func (d *state) freeGraphs() {
 	d.clearHypot()
+	d.dix.free()
 	d.deep.free()
 	d.full.free()
 	d.exact.free()

@@ -1,0 +1,120 @@
+package dedup
+
+import (
+	"cmp"
+	"iter"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// Once deep signatures filter the struct pass's candidates (deepOn), a
+// long bucket of the table would still be walked whole, each candidate
+// read and filtered: N records that differ only deep down (issue 37: N
+// structs "s" { struct "t" { enum "e" { v = i } m; } m; }) cost N²/2 steps
+// of the walk. A deepIndex files the bucket's structs, unions and
+// typedefs again under their key mixed with their deep signature, so
+// that a type of known signature walks only the candidates of its own
+// signature, and those whose signature is unknown (deepNone, deepCyc),
+// merged in libbpf's order. The candidates it leaves out are those
+// deepDiffer skips for having a different known signature: the same
+// comparisons are made, in the same order, and the output is the same.
+type deepIndex struct {
+	on      bool
+	known   *table   // under mix(key, deep signature)
+	unknown *table   // under the key
+	pend    []*entry // the unknown entries of one lookup (structCands)
+}
+
+func (x *deepIndex) free() {
+	if x.on {
+		x.known.free()
+		x.unknown.free()
+	}
+	*x = deepIndex{}
+}
+
+// deepKnown reports whether v is a deep signature that tells types apart
+// by itself.
+func deepKnown(v uint32) bool { return v != deepNone && v != deepCyc }
+
+// isStructPass reports whether the struct pass files types of kind k.
+func isStructPass(k btf.Kind) bool {
+	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
+}
+
+// deepIndexOn builds the index from the table's structs, unions and
+// typedefs so far, base and own, in insertion order.
+func (d *state) deepIndexOn() {
+	d.deepInit()
+	x := &d.dix
+	x.on = true
+	x.known, x.unknown = newTable(nil, 0), newTable(nil, 0)
+	type filed struct {
+		h uint64
+		e entry
+	}
+	var all []filed
+	for _, t := range []*table{d.tab.under, d.tab} {
+		if t == nil {
+			continue
+		}
+		for i := range t.slots {
+			sl := &t.slots[i]
+			for j := sl.head; j != 0; j = t.ents[j-1].prev {
+				if e := t.ents[j-1]; isStructPass(d.kt.of(e.id)) {
+					all = append(all, filed{sl.key(), e})
+				}
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b filed) int { return cmp.Compare(a.e.seq, b.e.seq) })
+	for _, f := range all {
+		d.deepFile(f.h, f.e)
+	}
+}
+
+// deepFile files table entry e, of key h, in the index.
+func (d *state) deepFile(h uint64, e entry) {
+	if v := d.deepSig(&d.deep, e.id); deepKnown(v) {
+		d.dix.known.file(mix(h, v), e)
+	} else {
+		d.dix.unknown.file(h, e)
+	}
+}
+
+// structCands yields the candidates of type id, of key h, in libbpf's
+// order: every one of the table's, or, once the index is on, those that
+// deepDiffer would not skip for their deep signature alone.
+func (d *state) structCands(id uint32, h uint64) iter.Seq[uint32] {
+	v := uint32(deepNone)
+	if d.dix.on {
+		v = d.deepSig(&d.deep, id)
+	}
+	if !deepKnown(v) {
+		return d.tab.candidates(h)
+	}
+	return func(yield func(uint32) bool) {
+		x, g := &d.dix, d.tab.grows
+		x.pend = x.pend[:0]
+		for e := range x.unknown.entries(h, g) {
+			x.pend = append(x.pend, e)
+		}
+		i := 0
+		for e := range x.known.entries(mix(h, v), g) {
+			for ; i < len(x.pend) && before(x.pend[i], e, g); i++ {
+				if !yield(x.pend[i].id) {
+					return
+				}
+			}
+			if !yield(e.id) {
+				return
+			}
+		}
+		for ; i < len(x.pend); i++ {
+			if !yield(x.pend[i].id) {
+				return
+			}
+		}
+	}
+}
