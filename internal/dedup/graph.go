@@ -23,41 +23,28 @@ func (d *state) structType(id uint32) {
 	}
 	h := structKey(r, d.topSig(id))
 	newID := id
-	for c := range d.structCands(id, h) {
-		// Shallow equality first, so that a FWD with the same hash is
-		// never picked (a FWD and its struct are "equivalent").
-		if !equalShallow(r, d.rec(c)) {
-			continue
-		}
-		if d.deepOn && d.deepDiffer(id, c) {
-			// Skipped candidates look at the context too, counted
-			// across types: a pass may skip millions without a
-			// comparison step (TestExactCancel).
-			if d.skips++; d.skips%stopEvery == 0 && d.canceled() {
-				return
+	// Two loops, not one over a chosen iterator: the table's own
+	// iterator is inlined into its loop only when ranged over directly.
+	if d.dix.on {
+		for c := range d.structCands(id, h) {
+			if st := d.structStep(id, r, c); st != stepNext {
+				if st == stepStop {
+					return
+				}
+				newID = c
+				break
 			}
-			continue
 		}
-		if d.stopped() {
-			return
+	} else {
+		for c := range d.tab.candidates(h) {
+			if st := d.structStep(id, r, c); st != stepNext {
+				if st == stepStop {
+					return
+				}
+				newID = c
+				break
+			}
 		}
-		d.clearHypot()
-		start := d.ticks
-		eq := d.isEquiv(id, c)
-		if eq < 0 {
-			return
-		}
-		if eq == 0 {
-			d.failSteps += uint64(d.ticks - start)
-			d.deepOn = d.failSteps > d.deepBudget
-			continue
-		}
-		d.mergeHypot()
-		if d.adjust { // not really equivalent
-			continue
-		}
-		newID = c
-		break
 	}
 	d.link(id, newID)
 	if newID == id {
@@ -66,6 +53,50 @@ func (d *state) structType(id uint32) {
 			d.deepFile(h, d.tab.ents[len(d.tab.ents)-1])
 		}
 	}
+}
+
+// What structStep found of a candidate.
+const (
+	stepNext  = iota // not equivalent: the next candidate
+	stepMatch        // equivalent: the type's canonical type
+	stepStop         // stopped (an error, or the context)
+)
+
+// structStep compares type id, whose record is r, with candidate c.
+func (d *state) structStep(id uint32, r record, c uint32) int {
+	// Shallow equality first, so that a FWD with the same hash is
+	// never picked (a FWD and its struct are "equivalent").
+	if !equalShallow(r, d.rec(c)) {
+		return stepNext
+	}
+	if d.deepOn && d.deepDiffer(id, c) {
+		// Skipped candidates look at the context too, counted across
+		// types: a pass may skip millions without a comparison step
+		// (TestExactCancel).
+		if d.skips++; d.skips%stopEvery == 0 && d.canceled() {
+			return stepStop
+		}
+		return stepNext
+	}
+	if d.stopped() {
+		return stepStop
+	}
+	d.clearHypot()
+	start := d.ticks
+	eq := d.isEquiv(id, c)
+	if eq < 0 {
+		return stepStop
+	}
+	if eq == 0 {
+		d.failSteps += uint64(d.ticks - start)
+		d.deepOn = d.failSteps > d.deepBudget
+		return stepNext
+	}
+	d.mergeHypot()
+	if d.adjust { // not really equivalent
+		return stepNext
+	}
+	return stepMatch
 }
 
 func (d *state) clearHypot() {
