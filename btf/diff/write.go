@@ -108,6 +108,16 @@ func NewStream(w io.Writer, json bool) *Stream {
 
 // put writes v indented as in a Report whose lines start with prefix.
 func (s *Stream) put(prefix string, v any) error {
+	b, err := s.encode(prefix, v)
+	if err != nil {
+		return err
+	}
+	_, err = s.bw.Write(b)
+	return err
+}
+
+// encode returns v indented as put writes it, in s.buf.
+func (s *Stream) encode(prefix string, v any) ([]byte, error) {
 	if s.enc == nil {
 		s.enc = json.NewEncoder(&s.buf)
 		s.enc.SetEscapeHTML(false)
@@ -115,10 +125,9 @@ func (s *Stream) put(prefix string, v any) error {
 	s.buf.Reset()
 	s.enc.SetIndent(prefix, "  ")
 	if err := s.enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := s.bw.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
-	return err
+	return bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")), nil
 }
 
 // Add writes c.
@@ -134,10 +143,48 @@ func (s *Stream) Add(c Change) error {
 		sep = "{\n  \"changes\": [\n    "
 	}
 	s.bw.WriteString(sep)
-	if err := s.put("    ", c); err != nil {
+	if err := s.putChange("    ", c); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil
+}
+
+// putChange writes c as put does, its details encoded one at a time: a
+// change of a group of a hundred thousand types has as many details,
+// which encoded whole would take several times their size.
+func (s *Stream) putChange(prefix string, c Change) error {
+	details := c.Details
+	if len(details) == 0 {
+		return s.put(prefix, c)
+	}
+	c.Details = []Detail{}
+	b, err := s.encode(prefix, c)
+	if err != nil {
+		return err
+	}
+	// c is encoded with "details": [] (a key: quotes in values are
+	// escaped); the details go between its brackets.
+	whole := bytes.Clone(b)
+	key := []byte(`"details": [`)
+	i := bytes.Index(whole, key) + len(key)
+	return s.writeDetails(prefix, whole[:i], details, whole[i:])
+}
+
+func (s *Stream) writeDetails(prefix string, head []byte, details []Detail, tail []byte) error {
+	s.bw.Write(head)
+	inner := prefix + "    "
+	for k, d := range details {
+		if k > 0 {
+			s.bw.WriteByte(',')
+		}
+		s.bw.WriteString("\n" + inner)
+		if err := s.put(inner, d); err != nil {
+			return err
+		}
+	}
+	s.bw.WriteString("\n" + prefix + "  ")
+	_, err := s.bw.Write(tail)
+	return err
 }
 
 // Close ends the report, with its summary and reached summary (nil for

@@ -156,9 +156,17 @@ func TestDiffCollisionsPeakRSS(t *testing.T) {
 	dir := t.TempDir()
 	a, sa := collisionFile(t, dir, hostile.CollideStructs, 100_000)
 	b, sb := collisionFile(t, dir, hostile.CollideDeep, 3_000)
-	peak, code, stderr := heavyRun(t, "btf", "diff", a, b)
-	if bound := readBound(sa + sb); code > 1 || peak > bound {
-		t.Errorf("status %d %s, peak %d MB, bound %d MB", code, firstLine(stderr), peak>>20, bound>>20)
+	// One change holds a detail for each of the 100,000 structs: --json
+	// writes them one at a time, as the text does.
+	for _, json := range []bool{false, true} {
+		args := []string{"btf", "diff", a, b}
+		if json {
+			args = append(args, "--json")
+		}
+		peak, code, stderr := heavyRun(t, args...)
+		if bound := readBound(sa + sb); code > 1 || peak > bound {
+			t.Errorf("--json %v: status %d %s, peak %d MB, bound %d MB", json, code, firstLine(stderr), peak>>20, bound>>20)
+		}
 	}
 }
 
