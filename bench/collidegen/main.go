@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
@@ -40,25 +39,8 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("wide-%d.c", m)), []byte(wideSource(m)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("wide-%d.c", m)), []byte(hostile.WideCORESource(m)), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "collidegen:", err)
 		os.Exit(1)
 	}
-}
-
-// wideSource is a BPF program that reads every member of a struct of n
-// int members through CO-RE.
-func wideSource(n int) string {
-	var b strings.Builder
-	b.WriteString("struct w {\n")
-	for i := range n {
-		fmt.Fprintf(&b, "\tint m%d;\n", i)
-	}
-	b.WriteString("} __attribute__((preserve_access_index));\n")
-	b.WriteString("__attribute__((section(\"kprobe/x\"), used)) int prog(struct w *p)\n{\n\tint s = 0;\n")
-	for i := range n {
-		fmt.Fprintf(&b, "\ts += p->m%d;\n", i)
-	}
-	b.WriteString("\treturn s;\n}\nchar _license[] __attribute__((section(\"license\"), used)) = \"GPL\";\n")
-	return b.String()
 }

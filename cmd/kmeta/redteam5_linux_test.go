@@ -62,23 +62,6 @@ func TestCollisionsPeakRSS(t *testing.T) {
 	}
 }
 
-// wideCoreSource is a BPF program that reads every member of a struct of n
-// int members through CO-RE: n field relocations against one wide struct.
-func wideCoreSource(n int) string {
-	var b strings.Builder
-	b.WriteString("struct w {\n")
-	for i := range n {
-		fmt.Fprintf(&b, "\tint m%d;\n", i)
-	}
-	b.WriteString("} __attribute__((preserve_access_index));\n")
-	b.WriteString("__attribute__((section(\"kprobe/x\"), used)) int prog(struct w *p)\n{\n\tint s = 0;\n")
-	for i := range n {
-		fmt.Fprintf(&b, "\ts += p->m%d;\n", i)
-	}
-	b.WriteString("\treturn s;\n}\nchar _license[] __attribute__((section(\"license\"), used)) = \"GPL\";\n")
-	return b.String()
-}
-
 // TestMinObjWideBpftool: btf min --obj on 2,000 relocations, one on each
 // member of a struct of 2,000 members, writes bpftool gen min_core_btf's
 // bytes. (Its time against bpftool's, which a scan of the members per
@@ -97,7 +80,7 @@ func TestMinObjWideBpftool(t *testing.T) {
 		t.Skip("needs bpftool (CI installs it)")
 	}
 	bin, dir := buildRealKmeta(t), t.TempDir()
-	src := writeFile(t, dir, "wide.c", []byte(wideCoreSource(2000)))
+	src := writeFile(t, dir, "wide.c", []byte(hostile.WideCORESource(2000)))
 	obj, target := filepath.Join(dir, "wide.o"), filepath.Join(dir, "wide.btf")
 	if out, err := exec.Command(clang, "-O0", "-g", "-target", "bpf", "-c", src, "-o", obj).CombinedOutput(); err != nil {
 		t.Fatalf("clang: %v: %s", err, out)
