@@ -9,7 +9,7 @@ import (
 // more in two halves (0: any section), and reports whether the second half
 // was used.
 func ParseSplitWalk(b []byte, base *Spec, splitAt uint32) (s *Spec, halved bool, err error) {
-	s, err = parseSplit(context.Background(), b, base, splitAt)
+	s, err = parseSplit(context.Background(), b, base, splitAt, false)
 	if err != nil {
 		return nil, false, err
 	}

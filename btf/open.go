@@ -161,7 +161,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		d.Release()
 		return o.parseDistilled(data, distBase)
 	}
-	s, err := o.parse(ctx, data)
+	s, err := o.parse(ctx, data, d.Mapped)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
@@ -178,7 +178,7 @@ func (o *Options) parseDistilled(data, distBase []byte) (*Spec, error) {
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: .BTF.base: %w", err)
 	}
-	split, err := parseSplit(context.Background(), data, dist, noSplit)
+	split, err := parseSplit(context.Background(), data, dist, noSplit, false)
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: .BTF on its .BTF.base: %w", err)
 	}

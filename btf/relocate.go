@@ -41,7 +41,7 @@ func Relocate(split, base *Spec) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseSplit(context.Background(), raw, base, noSplit)
+	s, err := parseSplit(context.Background(), raw, base, noSplit, false)
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: relocated module: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -67,6 +68,9 @@ type Spec struct {
 	ptrSize uint32
 
 	halved bool // indexTypes walked the type section in two halves
+	// evictWalk is set while indexTypes walks a type section mapped
+	// from a file: it releases the pages behind it (evictBehind).
+	evictWalk bool
 
 	// lazy is set for a Spec opened with Options.Lazy: the references
 	// of a record are checked when a view of it is handed out (see
@@ -93,11 +97,12 @@ type Spec struct {
 // offsets) in one pass, unless opts.Lazy, and returns a *FormatError for the
 // first problem found. With opts.Base, b is split BTF on that base.
 func Parse(b []byte, opts Options) (*Spec, error) {
-	return opts.parse(context.Background(), b)
+	return opts.parse(context.Background(), b, false)
 }
 
-// parse is Parse, stopped by ctx (Open's) between parts of the walk.
-func (o *Options) parse(ctx context.Context, b []byte) (*Spec, error) {
+// parse is Parse, stopped by ctx (Open's) between parts of the walk; mapped
+// says that b is a read-only mapping of a file (see parseSplit).
+func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, error) {
 	if o.Lazy && o.Base == nil {
 		return parseLazy(b, o.Flavors)
 	}
@@ -105,17 +110,20 @@ func (o *Options) parse(ctx context.Context, b []byte) (*Spec, error) {
 	if o.Workers < 2 {
 		splitAt = noSplit
 	}
-	return parseSplit(ctx, b, o.Base, splitAt)
+	return parseSplit(ctx, b, o.Base, splitAt, mapped)
 }
 
 // parseSplit parses split BTF from b on base (nil: standalone), walking a
 // type section of splitAt bytes or more in two halves (see indexTypes);
-// tests lower splitAt.
-func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32) (*Spec, error) {
+// tests lower splitAt. mapped says that b is a read-only mapping of a
+// file, whose pages the walk releases behind itself (evictWalk).
+func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mapped bool) (*Spec, error) {
 	s, err := newSpec(b, base)
 	if err != nil {
 		return nil, err
 	}
+	// A byte-swapped copy is the Spec's own heap memory, never released.
+	s.evictWalk = mapped && s.aliases(b)
 	if err := s.indexTypes(ctx, splitAt); err != nil {
 		return nil, err
 	}
@@ -207,6 +215,8 @@ func (s *Spec) checkStrings() error {
 // goroutine behind it, which would have to walk the ranges again.
 func (s *Spec) indexTypes(ctx context.Context, splitAt uint32) error {
 	s.alignTypes()
+	s.evictWalk = s.evictWalk && s.inMapping(s.types)
+	defer func() { s.evictWalk = false }()
 	// Room for the smallest records (12 bytes; kernel records average
 	// about 26): the index never grows, which would leave the old one as
 	// garbage, and what the records do not fill is never touched in a
@@ -258,6 +268,7 @@ const walkPart = 1 << 20
 // to the index and the kind summary. It checks ctx between parts of
 // walkPart bytes, so that the loop over records stays as it is.
 func (s *Spec) walk(ctx context.Context, wk *walker, stop uint32) error {
+	part, behind := s.walkStep(), wk.off
 	for ok := true; ok; {
 		if wk.off >= stop {
 			return nil
@@ -265,7 +276,8 @@ func (s *Spec) walk(ctx context.Context, wk *walker, stop uint32) error {
 		if err := ctx.Err(); err != nil {
 			return pkgerr.Errorf("btf: %w", err)
 		}
-		ok = s.scan(wk, wk.off+min(stop-wk.off, walkPart), nil)
+		ok = s.scan(wk, wk.off+min(stop-wk.off, part), nil)
+		behind = s.evictBehind(behind, wk.off)
 	}
 	end := uint32(len(s.types))
 	if end-wk.off < wire.TypeSize {
@@ -274,6 +286,33 @@ func (s *Spec) walk(ctx context.Context, wk *walker, stop uint32) error {
 	info := wire.InfoWord(s.types, wk.off)
 	fixed, elem := s.sizes.Parts(wire.InfoKind(info))
 	return recordError(wk.id, wk.off, end, info, fixed, fixed+elem*uint32(wire.InfoVlen(info)))
+}
+
+// evictStep is how many bytes of records the walks of a mapped type
+// section read between two releases of the pages behind them: the
+// section is never resident whole, only what each walk reads.
+const evictStep = 256 << 10
+
+// walkStep is how many bytes of records a walk scans in one part.
+func (s *Spec) walkStep() uint32 {
+	if s.evictWalk {
+		return evictStep
+	}
+	return walkPart
+}
+
+// evictBehind releases, on a walk with evictWalk set, the pages of the
+// type section that lie wholly in from..to, which the walk has read, and
+// returns where the next release starts: the start of the page that
+// holds to, which the walk reads on. Without evictWalk it returns from.
+func (s *Spec) evictBehind(from, to uint32) uint32 {
+	if !s.evictWalk || to <= from {
+		return from
+	}
+	mmap.Release(s.types[from:to])
+	page := uint32(os.Getpagesize())
+	at := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(s.types)))+uintptr(to)) & (page - 1)
+	return max(from, to-at)
 }
 
 // scan is the one loop over records of both walks: from wk.off while it is
@@ -414,8 +453,10 @@ func (s *Spec) walkHalf(ctx context.Context, h *half) {
 	defer close(h.done)
 	wk := walker{off: h.start}
 	end := uint32(len(s.types))
+	part, behind := s.walkStep(), h.start
 	for !h.failed && wk.off < end {
-		h.failed = ctx.Err() != nil || !s.scan(&wk, wk.off+min(end-wk.off, walkPart), h)
+		h.failed = ctx.Err() != nil || !s.scan(&wk, wk.off+min(end-wk.off, part), h)
+		behind = s.evictBehind(behind, wk.off)
 	}
 	h.n, h.maxType, h.maxStr = uint32(wk.id), wk.maxType, wk.maxStr
 }
@@ -431,6 +472,7 @@ func (s *Spec) merge(wk *walker, h *half) {
 	s.index = slices.Grow(s.index, int(groups)-len(s.index))
 	s.kinds = slices.Grow(s.kinds, cap(s.index)-len(s.kinds))
 	w := newWords(s.types)
+	behind := h.start
 	// j is the half's number of the record that starts the next group.
 	for j := -first & (1<<indexShift - 1); j < h.n; j += 1 << indexShift {
 		off := h.cps[j>>indexShift]
@@ -439,7 +481,11 @@ func (s *Spec) merge(wk *walker, h *half) {
 		}
 		s.index = append(s.index, off)
 		s.kinds = append(s.kinds, 0)
+		if off-behind >= evictStep {
+			behind = s.evictBehind(behind, off)
+		}
 	}
+	s.evictBehind(behind, uint32(len(s.types)))
 	for j, k := range h.kinds[:h.n] {
 		s.kinds[(first+uint32(j))>>indexShift] |= kindBit(Kind(k))
 	}
