@@ -128,9 +128,13 @@ func (b *Builder) CopyTypes(ts []btf.Type) ([]btf.TypeID, error) {
 // already hold, in id order. Into an empty Builder this preserves every id:
 // with New, s's whole chain is copied (split input gives standalone
 // output); with NewSplit on s's base, only s's own types are. A closed Spec
-// gives btf.ErrClosed.
+// gives btf.ErrClosed; a lazy one is checked whole first (btf.Spec.Check),
+// and a record that an eager open would refuse gives its error.
 func (b *Builder) CopyAll(s *btf.Spec) error {
 	if _, err := s.TypeByID(0); err != nil {
+		return err
+	}
+	if err := s.Check(); err != nil { // a lazy Spec's walk would stop short
 		return err
 	}
 	c := copier{b: b}

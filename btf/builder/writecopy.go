@@ -111,9 +111,13 @@ var errChanged = errors.New("builder: copy: the types changed while they were wr
 // string section is then complete, in the order the records meet the
 // strings, and the records' total size known. Each record is dropped once
 // encoded. The types read are numbered as CopyAll numbers fresh sources:
-// in id order, from the Builder's first id.
+// in id order, from the Builder's first id. A lazy Spec is checked whole
+// first (btf.Spec.Check), as an eager open checks it.
 func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 	if _, err := s.TypeByID(0); err != nil {
+		return nil, err
+	}
+	if err := s.Check(); err != nil { // a lazy Spec's walk would stop short
 		return nil, err
 	}
 	b, err := NewSplit(base)
@@ -130,6 +134,7 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 		}
 	}
 	if err := c.collectStrings(base); err != nil {
+		c.free()
 		return nil, err
 	}
 	return c, nil

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -180,5 +183,90 @@ func TestWriteCopyInPlace(t *testing.T) {
 			t.Errorf("%s: in place %v (%v), want %v", c.name, got, err, c.inPlace)
 		}
 		checkWriteCopy(t, s, false)
+	}
+}
+
+// unwritableBTF returns raw BTF in host order that the Builder cannot
+// copy: n typedefs of type 1 named by n distinct strings, the last laid
+// out first (so not in place), then a record of kind 20, which its layout
+// section describes. Standalone (split false) its type 1 is an INT; split,
+// it lies on a base of one type and strStart bytes of strings.
+func unwritableBTF(n int, split bool, strStart uint32) []byte {
+	var types, strs []byte
+	if !split {
+		strs = []byte{0}
+		types = binary.NativeEndian.AppendUint32(types, 0)
+		types = binary.NativeEndian.AppendUint32(types, 1<<24) // INT
+		types = binary.NativeEndian.AppendUint32(types, 4)
+		types = binary.NativeEndian.AppendUint32(types, 32)
+	}
+	offs := make([]uint32, n)
+	for i := range offs {
+		offs[i] = strStart + uint32(len(strs))
+		strs = append(append(strs, fmt.Sprintf("t%d", i)...), 0)
+	}
+	for i := range offs {
+		types = binary.NativeEndian.AppendUint32(types, offs[n-1-i])
+		types = binary.NativeEndian.AppendUint32(types, 8<<24) // TYPEDEF
+		types = binary.NativeEndian.AppendUint32(types, 1)
+	}
+	const unknown = 20
+	types = binary.NativeEndian.AppendUint32(types, 0)
+	types = binary.NativeEndian.AppendUint32(types, unknown<<24)
+	types = binary.NativeEndian.AppendUint32(types, 0)
+	layout := wire.AppendLayouts(nil, binary.NativeEndian)
+	for len(layout) < (unknown+1)*wire.LayoutEntrySize {
+		layout = append(layout, 0, 0, 0, 0)
+	}
+	h := wire.Header{Version: wire.Version, HdrLen: 32, TypeLen: uint32(len(types)),
+		LayoutOff: uint32(len(types)), LayoutLen: uint32(len(layout)),
+		StrOff: uint32(len(types) + len(layout)), StrLen: uint32(len(strs))}
+	raw := wire.AppendHeader(nil, h, binary.NativeEndian)
+	return append(append(append(raw, types...), layout...), strs...)
+}
+
+// TestWriteCopyFreesOnError: a copy that fails in its first read (a kind
+// it cannot write, met after the string table is made) gives back the
+// table's mappings, whichever table it made: references to the input's
+// strings (one input), or the strings themselves (a base, or an input on
+// its base copied whole).
+func TestWriteCopyFreesOnError(t *testing.T) {
+	const n = 20000 // tables large enough for mappings of their own
+	base := mustParse(t, namedBTF("\x00int\x00", 1), nil)
+	standalone := mustParse(t, unwritableBTF(n, false, 0), nil)
+	split := mustParse(t, unwritableBTF(n, true, uint32(base.StringsLen())), base)
+	for _, c := range []struct {
+		name    string
+		s, base *btf.Spec
+	}{{"one input", standalone, nil}, {"split on its base", split, base}, {"split copied whole", split, nil}} {
+		before := mmap.Live()
+		err := builder.WriteCopy(io.Discard, c.s, c.base, builder.Options{})
+		if err == nil || !strings.Contains(err.Error(), "cannot write kind 20") {
+			t.Errorf("%s: %v, want a refusal of kind 20", c.name, err)
+		}
+		if live := mmap.Live(); live != before {
+			t.Errorf("%s: %d mappings live after the failed copy, %d before", c.name, live, before)
+		}
+	}
+}
+
+// TestCopyLazyRefused: a lazily opened Spec whose last record names a
+// string past its section is refused by CopyAll and WriteCopy, as the
+// eager open refuses it, instead of copied up to that record.
+func TestCopyLazyRefused(t *testing.T) {
+	raw := namedBTF("\x00"+strings.Repeat("a\x00", 3), 1, 3, 1000)
+	if _, err := btf.Parse(raw, btf.Options{}); err == nil {
+		t.Fatal("the eager open accepts a name past the string section")
+	}
+	s, err := btf.Parse(raw, btf.Options{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := builder.New().CopyAll(s); err == nil || !strings.Contains(err.Error(), "name offset 1000") {
+		t.Errorf("CopyAll: %v, want the bad name's error", err)
+	}
+	var out bytes.Buffer
+	if err := builder.WriteCopy(&out, s, nil, builder.Options{}); err == nil || out.Len() != 0 {
+		t.Errorf("WriteCopy: %v, %d bytes written, want the bad name's error and nothing", err, out.Len())
 	}
 }

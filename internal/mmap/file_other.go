@@ -18,7 +18,7 @@ func File(f *os.File, size int64) (*Region, error) {
 	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), b); err != nil {
 		return nil, &os.PathError{Op: "read", Path: f.Name(), Err: err}
 	}
-	return &Region{b: b}, nil
+	return counted(&Region{b: b}), nil
 }
 
 // Release does nothing where File reads into the heap.

@@ -20,7 +20,7 @@ import (
 // kernels' sysfs files cannot be mapped).
 func File(f *os.File, size int64) (*Region, error) {
 	if size == 0 {
-		return &Region{}, nil
+		return counted(&Region{}), nil
 	}
 	if size < 0 || int64(int(size)) != size {
 		return nil, fmt.Errorf("mmap: map %s: size %d out of range", f.Name(), size)
@@ -29,7 +29,7 @@ func File(f *os.File, size int64) (*Region, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
-	return &Region{b: b, kind: file}, nil
+	return counted(&Region{b: b, kind: file}), nil
 }
 
 // pmd is the span of one page table on Linux's 64-bit architectures (a

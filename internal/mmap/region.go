@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -17,6 +18,25 @@ type Region struct {
 	freed bool
 	// populated is how many bytes from the start Cover has populated.
 	populated int
+	// counted is set for a Region that New or File made: it is in live
+	// until freed.
+	counted bool
+}
+
+// live counts the Regions that New and File made and Free has not freed.
+var live atomic.Int64
+
+// Live returns how many Regions New and File (and so Make and Append)
+// made that are not freed yet: code that must give back what it maps on
+// every path, errors included, is checked by a count that returns to
+// where it was.
+func Live() int { return int(live.Load()) }
+
+// counted returns r, counted in live.
+func counted(r *Region) *Region {
+	r.counted = true
+	live.Add(1)
+	return r
 }
 
 type kind uint8
@@ -57,6 +77,9 @@ func (r *Region) Free() error {
 		return nil
 	}
 	b, k := r.b, r.kind
+	if r.counted {
+		live.Add(-1)
+	}
 	*r = Region{freed: true}
 	if k == heap || len(b) == 0 {
 		return nil
@@ -77,7 +100,11 @@ func New(size int) (*Region, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("mmap: size %d out of range", size)
 	}
-	return newAnon(max(size, pageSize))
+	r, err := newAnon(max(size, pageSize))
+	if err != nil {
+		return nil, err
+	}
+	return counted(r), nil
 }
 
 // Grow makes an anonymous region size bytes long, keeping its contents,

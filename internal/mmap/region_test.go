@@ -181,3 +181,24 @@ func useAfterFree(use string) {
 	s[0]++
 	println(s[0])
 }
+
+// TestLive: Live counts the Regions New and File made until they are
+// freed, once however often Free is called.
+func TestLive(t *testing.T) {
+	before := Live()
+	r, err := New(3 * pageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *Region
+	Make[uint64](MinSlice, &m)
+	if got := Live(); got != before+2 {
+		t.Errorf("Live after New and Make: %d, want %d", got, before+2)
+	}
+	r.Free()
+	r.Free()
+	Free(&m)
+	if got := Live(); got != before {
+		t.Errorf("Live after Free: %d, want %d", got, before)
+	}
+}
