@@ -13,12 +13,14 @@ var (
 	ErrMultipleMatches = errors.New("btf: multiple matches")
 	// ErrClosed is returned when a Spec (or its base) is used after Close.
 	ErrClosed = errors.New("btf: spec is closed")
-	// ErrDiscarded is returned for a type whose record Spec.Discard gave
-	// back, and by lookups that would walk over such records.
-	ErrDiscarded = errors.New("btf: type record discarded")
 	// ErrNoBTF is returned for an ELF file without a .BTF section.
 	ErrNoBTF = errors.New("btf: no .BTF section")
 )
+
+// errDiscarded is returned for a type whose record discard gave back
+// (internal/btfmem), and by lookups that would walk over such records.
+// Only kmeta's dedup discards, from a Spec it then closes.
+var errDiscarded = errors.New("btf: type record discarded")
 
 // FormatError describes malformed BTF: which section, the byte offset within
 // it where the problem was found, and the type involved, if any.

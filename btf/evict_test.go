@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // TestEvict: a Spec mapped from a file reads the same records and strings
-// after Evict and EvictTypes, and so does a Spec in memory, whose pages
+// after btfmem's Evict and EvictTypes, and so does a Spec in memory, whose pages
 // they leave.
 func TestEvict(t *testing.T) {
 	data := testfixtures.Read(t, testfixtures.DebianVmlinux)
@@ -40,17 +41,17 @@ func TestEvict(t *testing.T) {
 			}
 			switch what {
 			case "before Evict", "after Evict":
-				s.Evict()
+				btfmem.Evict(s)
 			case "after a second Evict":
-				s.EvictTypes(0, n/2)
+				btfmem.EvictTypes(s, 0, n/2)
 			default:
-				s.EvictTypes(n/4, n+1)
+				btfmem.EvictTypes(s, n/4, n+1)
 			}
 		}
 	}
 	mapped.Close()
-	mapped.Evict() // a closed Spec has nothing to evict
-	mapped.EvictTypes(0, 1<<20)
+	btfmem.Evict(mapped) // a closed Spec has nothing to evict
+	btfmem.EvictTypes(mapped, 0, 1<<20)
 }
 
 // TestDiscard: a Spec that holds its data in anonymous memory of its own
@@ -99,7 +100,7 @@ func TestDiscard(t *testing.T) {
 		if err != nil {
 			t.Fatal(name, err)
 		}
-		s.Discard(off)
+		btfmem.Discard(s, off)
 		owned := name == "stream" || name == "inflated"
 		if page := s.TypeSection()[off-8192 : off-4096]; owned != bytes.Equal(page, make([]byte, len(page))) {
 			t.Errorf("%s: a page behind the offset reads as zeros: %v, want %v", name, !owned, owned)
@@ -120,7 +121,7 @@ func TestDiscard(t *testing.T) {
 			t.Errorf("%s: Find after Discard: %v, want ErrDiscarded", name, err)
 		}
 		s.Close()
-		s.Discard(off) // a closed Spec has nothing to give back
+		btfmem.Discard(s, off) // a closed Spec has nothing to give back
 	}
 }
 

@@ -16,6 +16,10 @@ func ParseSplitWalk(b []byte, base *Spec, splitAt uint32) (s *Spec, halved bool,
 	return s, s.halved, nil
 }
 
+// ErrDiscarded is the error of a lookup of a record that btfmem.Discard
+// gave back.
+var ErrDiscarded = errDiscarded
+
 // ParseLazy is a Lazy open of b that finds q on the way.
 func ParseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 	return parseLazy(b, q)

@@ -19,7 +19,7 @@ import (
 // which skips groups of records holding none of the kinds, and for the
 // others compares the first bytes of the name in place before reading
 // the rest (btf/core's BenchmarkResolve). Nothing is yielded once the
-// Spec is closed, or once its records were discarded (Spec.Discard).
+// Spec is closed.
 func (s *Spec) FindFlavors(q FlavorQuery, opts FindOptions) iter.Seq[Type] {
 	f := q.filter()
 	return func(yield func(Type) bool) {

@@ -9,8 +9,7 @@ import (
 
 // TypeByID returns the type with the given id, looking in the base Specs for
 // ids below FirstID. Id 0 returns void. An id past LastID gives an error
-// wrapping ErrNotFound; a closed Spec gives ErrClosed, and a type whose
-// record was discarded (Spec.Discard) an error wrapping ErrDiscarded.
+// wrapping ErrNotFound; a closed Spec gives ErrClosed.
 func (s *Spec) TypeByID(id TypeID) (Type, error) {
 	if !s.alive() {
 		return Type{}, ErrClosed
@@ -23,7 +22,7 @@ func (s *Spec) TypeByID(id TypeID) (Type, error) {
 		return Type{}, pkgerr.Errorf("btf: type id %d (last is %d): %w", id, s.LastID(), ErrNotFound)
 	}
 	if o.discardedID(id) {
-		return Type{}, pkgerr.Errorf("btf: type id %d: %w", id, ErrDiscarded)
+		return Type{}, pkgerr.Errorf("btf: type id %d: %w", id, errDiscarded)
 	}
 	off := o.offsetOf(id)
 	if o.lazy {
@@ -49,8 +48,7 @@ const (
 
 // Types iterates over types in id order: the Spec's own types, or with
 // ScopeAll the bases' types first. Void is not included. Nothing is yielded
-// once the Spec is closed, or from a Spec whose records were discarded
-// (Spec.Discard) before the walk began.
+// once the Spec is closed.
 func (s *Spec) Types(scope Scope) iter.Seq2[TypeID, Type] {
 	return func(yield func(TypeID, Type) bool) {
 		for _, o := range s.chain(scope) {
@@ -115,7 +113,7 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 		return nil, ErrClosed
 	}
 	if !s.intact() {
-		return nil, ErrDiscarded
+		return nil, errDiscarded
 	}
 	var out []Type
 	for t := range s.find(name, opts) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"unsafe"
 
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/elfscan"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -24,7 +25,10 @@ const DefaultMaxSize = 1 << 30
 // header, an ELF compression header).
 var ErrTooLarge = errors.New("btf: input over the size limit")
 
-func init() { input.RegisterTooLarge(ErrTooLarge) }
+func init() {
+	input.RegisterTooLarge(ErrTooLarge)
+	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, Discard: (*Spec).discard})
+}
 
 // Options say how Open, Read and Parse read BTF. The zero value reads
 // standalone BTF, with every record checked, under DefaultMaxSize, on the

@@ -53,8 +53,7 @@ func (v EnumValue) NameOffset() uint32 { return v.nameOff }
 
 // TypeSection returns the Spec's own type section: the records of its
 // types FirstID to LastID, one after the other, in host byte order. It
-// returns nil once the Spec is closed; the bytes that Spec.Discard gave
-// back read as zeros.
+// returns nil once the Spec is closed.
 func (s *Spec) TypeSection() []byte {
 	if !s.alive() {
 		return nil

@@ -77,7 +77,7 @@ func relocate(split, base *Spec) ([]byte, error) {
 	case !split.alive() || !base.alive():
 		return nil, ErrClosed
 	case !split.intact() || !base.intact():
-		return nil, ErrDiscarded
+		return nil, errDiscarded
 	}
 	r := &relocator{dist: dist, base: base, nDist: dist.n + 1}
 	if err := r.validate(); err != nil {

@@ -56,10 +56,10 @@ type Spec struct {
 
 	closed  atomic.Bool
 	closeFn func() error
-	mapped  bool // data is a read-only mapping of a file (Evict)
-	owned   bool // data is anonymous memory the Spec frees (Discard)
+	mapped  bool // data is a read-only mapping of a file (evict)
+	owned   bool // data is anonymous memory the Spec frees (discard)
 	// discarded is how many bytes at the start of the type section
-	// Discard gave back: they read as zeros, so lookups refuse them.
+	// discard gave back: they read as zeros, so lookups refuse them.
 	discarded uint32
 	closeErr  error
 	once      sync.Once
@@ -574,16 +574,17 @@ func (s *Spec) Close() error {
 	return s.closeErr
 }
 
-// Evict lets the system take back the memory of the Spec's own sections
+// evict lets the system take back the memory of the Spec's own sections
 // when the Spec reads them in place from a memory-mapped file: the pages
 // read so far leave the process's resident memory, and are read again
 // from the file (the page cache) when next touched, with the same
 // contents. A Spec held in memory (read from standard input, inflated,
 // byte-swapped) is left as it is, and so are its bases. A writer that
 // reads a large Spec in order, once or twice (builder.WriteCopy), calls
-// it as it goes, so that the whole input is never resident at once. Like
-// Close, Evict must not run concurrently with other uses of the Spec.
-func (s *Spec) Evict() {
+// it as it goes (through internal/btfmem), so that the whole input is
+// never resident at once. Like Close, it must not run concurrently with
+// other uses of the Spec.
+func (s *Spec) evict() {
 	if !s.mapped || !s.alive() {
 		return
 	}
@@ -602,12 +603,12 @@ func (s *Spec) inMapping(sec []byte) bool {
 	return p >= lo && p+uintptr(len(sec)) <= lo+uintptr(len(s.data))
 }
 
-// EvictTypes is Evict for the bytes from..to of the Spec's own type
+// evictTypes is evict for the bytes from..to of the Spec's own type
 // section alone. A reader of the records in order calls it behind the
-// record it reads, more often than Evict: the records behind it are not
+// record it reads, more often than evict: the records behind it are not
 // read again, while the strings, which it reads in no order, would be
 // faulted back at once.
-func (s *Spec) EvictTypes(from, to int) {
+func (s *Spec) evictTypes(from, to int) {
 	if !s.mapped || !s.alive() || !s.inMapping(s.types) {
 		return
 	}
@@ -617,27 +618,28 @@ func (s *Spec) EvictTypes(from, to int) {
 	}
 }
 
-// Discard gives back to the system, for good, the memory that holds the
+// discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in
 // place from anonymous memory of its own: what compressed input inflated
 // to, or a stream read whole. It is for a consumer that reads the Spec's
-// records once, in order (Types), and then closes it, calling Discard
-// behind the record it reads (dedup's PrepareClose), so that an inflated
-// input and its copy are not held whole at once.
+// records once, in order (Types), and then closes it, calling discard
+// behind the record it reads (dedup's PrepareClose, through
+// internal/btfmem), so that an inflated input and its copy are not held
+// whole at once.
 //
-// What was given back is never read again. Once Discard has given
+// What was given back is never read again. Once discard has given
 // memory back, TypeByID of a type whose record lies in it, or whose
 // lookup walks from one that does (a few records past n), returns an
-// error wrapping ErrDiscarded; the later types are still found. A new
+// error wrapping errDiscarded; the later types are still found. A new
 // walk over the whole type section (Types, All, Find, Matches,
-// FindFlavors) yields nothing, and Find returns ErrDiscarded; the walk
-// that called Discard goes on with the records past n. A Type view of a
+// FindFlavors) yields nothing, and Find returns errDiscarded; the walk
+// that called discard goes on with the records past n. A Type view of a
 // discarded record reads zero values, as after Close.
 //
-// A Spec mapped from a file (see Evict), on the heap, in a caller's
+// A Spec mapped from a file (see evict), on the heap, in a caller's
 // memory or opened lazily is left as it is, and so are its bases. Like
-// Close, Discard must not run concurrently with other uses of the Spec.
-func (s *Spec) Discard(n int) {
+// Close, discard must not run concurrently with other uses of the Spec.
+func (s *Spec) discard(n int) {
 	if !s.owned || s.lazy || !s.alive() {
 		return
 	}
@@ -650,7 +652,7 @@ func (s *Spec) Discard(n int) {
 }
 
 // discardedID reports whether a lookup of one of s's own types would read
-// a record that Discard gave back: its own, or one its walk starts from.
+// a record that discard gave back: its own, or one its walk starts from.
 func (s *Spec) discardedID(id TypeID) bool {
 	if s.discarded == 0 {
 		return false

@@ -20,7 +20,7 @@ type Type struct {
 }
 
 // rec returns the record's bytes, or nil for void, after Close and for a
-// record that Spec.Discard gave back.
+// record that discard gave back.
 func (t Type) rec() []byte {
 	if t.spec == nil || t.spec.closed.Load() || t.off < t.spec.discarded {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -130,7 +131,7 @@ func (t *refStrings) writeTo(w io.Writer) error {
 		s := strtab.CString(t.strs[slot&refOffMask:])
 		buf = append(append(buf, s...), 0)
 		if read += len(s) + 1; read >= evictEvery {
-			t.src.Evict()
+			btfmem.Evict(t.src)
 			read = 0
 		}
 		if len(buf) >= flushSize {

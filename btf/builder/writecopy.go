@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -84,10 +85,10 @@ const (
 func (c *streamCopy) read(src *source, t btf.Type, n int) {
 	c.pos += len(t.Record())
 	if c.unread += n; c.unread >= evictEvery {
-		src.spec.Evict()
+		btfmem.Evict(src.spec)
 		c.unread, c.behind = 0, c.pos
 	} else if c.step > 0 && c.pos-c.behind >= c.step {
-		src.spec.EvictTypes(c.behind, c.pos)
+		btfmem.EvictTypes(src.spec, c.behind, c.pos)
 		c.behind = c.pos
 	}
 }
@@ -183,7 +184,7 @@ func (c *streamCopy) collect() error {
 	}
 	n := 0
 	for k, src := range c.srcs {
-		src.spec.Evict()
+		btfmem.Evict(src.spec)
 		if marks != nil {
 			src.ids.numbered, src.ids.first = marks[k], b.firstID+btf.TypeID(n)
 			var m uint32
@@ -257,7 +258,7 @@ func (c *streamCopy) reserve(base *btf.Spec) {
 		own, _ := src.spec.StringSection()
 		strs += bytes.Count(own, []byte{0})
 		size += len(own)
-		src.spec.Evict()
+		btfmem.Evict(src.spec)
 	}
 	c.b.strs.Own.Reserve(strs)
 	c.b.strs.Own.ReserveData(size)
@@ -275,7 +276,7 @@ func (c *streamCopy) refer(base *btf.Spec) bool {
 	if _, start := src.StringSection(); start != 0 {
 		return false
 	}
-	src.Evict()
+	btfmem.Evict(src)
 	c.b.refs = newRefStrings(src)
 	return c.b.refs != nil
 }

@@ -160,7 +160,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 // PrepareClose is Prepare, then s.Close, whatever the result. Since
 // nothing reads s afterwards, a large Spec that holds its data in memory
 // of its own (what a compressed file or section inflated to, a stream
-// read whole) gives it back as it is read (btf.Spec.Discard), so that the
+// read whole) gives it back as it is read, so that the
 // input and the copy of its records are not held whole at once, as for a
 // mapped file. Like Prepare, it is safe for concurrent use.
 func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -28,7 +29,7 @@ var ErrNotSplit = errors.New("distill: the BTF has no base to distill")
 // against the whole chain below split.
 //
 // The records of the base types that split needs are copied, and the
-// mapped pages of the base chain are then evicted (btf.Spec.Evict), so
+// mapped pages of the base chain are then evicted (internal/btfmem's Evict), so
 // that the base's records and its strings, which Distill reads
 // afterwards, are not resident at once.
 func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
@@ -126,7 +127,7 @@ func (d *distiller) mark() error {
 }
 
 // copyNeeded copies the records of the needed base types into recs, and
-// lets the system take back the mapped pages of the base (btf.Spec.Evict):
+// lets the system take back the mapped pages of the base (internal/btfmem's Evict):
 // what follows reads the base's strings, at random, and no more of its
 // records, so that the two sections of a large base (vmlinux's) are not
 // resident at once beside the process's own memory.
@@ -153,7 +154,7 @@ func (d *distiller) copyNeeded() error {
 	}
 	d.recs, d.recAt = recs, append(recAt, uint32(len(recs)))
 	for b := d.src.Base(); b != nil; b = b.Base() {
-		b.Evict()
+		btfmem.Evict(b)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@
 // Distill runs on the caller's goroutine and shares nothing between calls:
 // any number may run at once, also on the same Spec. It evicts the pages
 // of a base mapped from a file once it has copied the records it needs
-// (btf.Spec.Evict): other readers of the base, then or later, read them
+// (they leave its resident memory): other readers of the base, then or later, read them
 // again from the page cache, with the same contents. As for any use, the
 // Specs must not be closed while Distill runs.
 //

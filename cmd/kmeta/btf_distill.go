@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/distill"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 )
 
 // distilledOut is where a module's distilled BTF goes: OUT, and its
@@ -99,7 +100,7 @@ a .BTF.base is first relocated onto BASE.`,
 			}
 			defer b.Close()
 			// Checking the base read all of it: distilling reads a part.
-			b.Evict()
+			btfmem.Evict(b)
 			s, err := c.openOne(args[0], b)
 			if err != nil {
 				return err

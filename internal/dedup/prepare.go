@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
@@ -107,7 +108,7 @@ const evictEvery = 1 << 20
 // once Prepare returns.
 //
 // A large Spec mapped from a file has its pages evicted as Prepare reads
-// them (btf.Spec.Evict): the input is resident a part at a time beside
+// them (internal/btfmem's Evict): the input is resident a part at a time beside
 // the copy of its records, not whole. Other readers of s, then or later,
 // read the pages again from the page cache, with the same contents; as
 // for any use, s must not be closed while Prepare runs.
@@ -119,7 +120,7 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) { return m.prepare(s, f
 // PrepareClose is Prepare, then s.Close, whatever the result. Since
 // nothing reads s afterwards, a large Spec that holds its data in memory
 // of its own (what compressed input inflated to, a stream read whole)
-// gives it back as Prepare reads it (btf.Spec.Discard): the input and the
+// gives it back as Prepare reads it (internal/btfmem's Discard): the input and the
 // copy of its records are not held whole at once, as for a mapped file.
 func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {
 	defer s.Close()
@@ -147,7 +148,7 @@ func (m *Merger) prepare(s *btf.Spec, discard bool) (*Prepared, error) {
 	// evicted or discarded. (A small one's are not worth the system
 	// calls.)
 	if p.big {
-		s.Evict()
+		btfmem.Evict(s)
 	}
 	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
 	read, released := 0, 0
@@ -162,16 +163,16 @@ func (m *Merger) prepare(s *btf.Spec, discard bool) (*Prepared, error) {
 		// is the offset of the next one; the iterator reads rec's
 		// header again to find it, so rec stays.
 		if read += len(rec); p.big && read-released >= evictEvery {
-			s.Evict()
+			btfmem.Evict(s)
 			if discard {
-				s.Discard(read - len(rec))
+				btfmem.Discard(s, read-len(rec))
 			}
 			released = read
 		}
 	}
 	f.done()
 	if p.big {
-		s.Evict()
+		btfmem.Evict(s)
 		// The numbers of the strings serve only Prepare: a large
 		// input's go before it is appended, where the Merger's
 		// strings grow beside its own (BENCH.md).

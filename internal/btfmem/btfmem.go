@@ -1,0 +1,61 @@
+// Package btfmem lets kmeta's own readers of large BTF give back the
+// memory of a btf.Spec's sections as they read them: btf/builder's
+// WriteCopy, internal/dedup's Prepare and btf/distill, whose peak memory
+// is set against C peers that hold a file's bytes on their heap. These
+// are not part of btf's API: they change what a Spec's records cost, not
+// what they are, and serve only a reader that walks a Spec in order once
+// or twice and knows what it reads next. Package btf registers its
+// functions (Register) when it is initialised, which is before any caller,
+// which holds a *btf.Spec, can run.
+//
+// The functions take the Spec type as a type parameter so that this
+// package, of the lowest rank, does not import btf (docs/layers.md).
+package btfmem
+
+import "fmt"
+
+// Funcs are what package btf registers for its Spec type S.
+type Funcs[S any] struct {
+	// Evict lets the system take back the pages of s's own type and
+	// string sections when s reads them in place from a file's mapping:
+	// they are read again from the page cache, with the same bytes, when
+	// next touched. A Spec held in memory, and its bases, are left as
+	// they are.
+	Evict func(s S)
+	// EvictTypes is Evict for bytes from..to of s's own type section
+	// alone: a reader of the records in order calls it behind the record
+	// it reads, more often than Evict, since the strings it reads in no
+	// order would be faulted back at once.
+	EvictTypes func(s S, from, to int)
+	// Discard gives back for good the memory of the first n bytes of s's
+	// type section when s reads them from anonymous memory of its own
+	// (inflated, or a stream read whole): they read as zeros afterwards,
+	// and lookups that would read them fail. It is for a reader that
+	// closes s once it has read it in order (dedup's PrepareClose).
+	Discard func(s S, n int)
+}
+
+// funcs holds the Funcs[S] that Register was given.
+var funcs any
+
+// Register makes f the functions that Evict, EvictTypes and Discard call
+// for values of type S; package btf calls it from its init.
+func Register[S any](f Funcs[S]) { funcs = f }
+
+// registered returns the Funcs registered for S.
+func registered[S any]() Funcs[S] {
+	f, ok := funcs.(Funcs[S])
+	if !ok {
+		panic(fmt.Sprintf("btfmem: no functions registered for %T", *new(S)))
+	}
+	return f
+}
+
+// Evict calls the registered Funcs' Evict (see Funcs).
+func Evict[S any](s S) { registered[S]().Evict(s) }
+
+// EvictTypes calls the registered Funcs' EvictTypes (see Funcs).
+func EvictTypes[S any](s S, from, to int) { registered[S]().EvictTypes(s, from, to) }
+
+// Discard calls the registered Funcs' Discard (see Funcs).
+func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }
