@@ -28,6 +28,7 @@ var ErrTooLarge = errors.New("btf: input over the size limit")
 func init() {
 	input.RegisterTooLarge(ErrTooLarge)
 	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, Discard: (*Spec).discard})
+	btfmem.RegisterOpening(func(o Options) Options { o.evictWalk = true; return o })
 }
 
 // Options say how Open, Read and Parse read BTF. The zero value reads
@@ -63,6 +64,10 @@ type Options struct {
 	// caller walks the first. Small sections are always walked on the
 	// caller's goroutine.
 	Workers int
+
+	// evictWalk makes the walk that checks a file's mapped records
+	// release them behind it (internal/btfmem's EvictWhileOpening).
+	evictWalk bool
 }
 
 // Open reads BTF from the file at path: raw BTF (such as
@@ -165,7 +170,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		d.Release()
 		return o.parseDistilled(data, distBase)
 	}
-	s, err := o.parse(ctx, data, d.Mapped)
+	s, err := o.parse(ctx, data, d.Mapped && o.evictWalk)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {

@@ -11,13 +11,15 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
-// TestOpenReleasesWalkedPages: Open of a mapped file checks its records
-// without keeping them resident: the walk (split in two or not) releases
-// the pages behind it, so that only a few of them remain after Open, and
-// the records read the same afterwards.
+// TestOpenReleasesWalkedPages: Open of a mapped file with options from
+// btfmem.EvictWhileOpening checks its records without keeping them
+// resident: the walk (split in two or not) releases the pages behind it,
+// so that only a few of them remain after Open, and the records read the
+// same afterwards.
 func TestOpenReleasesWalkedPages(t *testing.T) {
 	data := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	want := mustParse(t, data, nil)
@@ -26,7 +28,7 @@ func TestOpenReleasesWalkedPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 2} {
-		s, err := btf.Open(context.Background(), path, btf.Options{Workers: workers})
+		s, err := btf.Open(context.Background(), path, btfmem.EvictWhileOpening(btf.Options{Workers: workers}))
 		if err != nil {
 			t.Fatal(err)
 		}

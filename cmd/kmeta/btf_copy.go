@@ -53,6 +53,7 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if err != nil {
 		return err
 	}
+	c.evictOpen = true
 	o, err := c.openSpec(path, f.base)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/input"
 )
 
@@ -61,7 +62,11 @@ func (e *hintError) Unwrap() error { return e.err }
 // readOptions are the options every command reads BTF with: a big type
 // section is checked on every core.
 func (c *cli) readOptions(base *btf.Spec) btf.Options {
-	return btf.Options{Base: base, MaxSize: c.maxInput, Workers: runtime.GOMAXPROCS(0)}
+	o := btf.Options{Base: base, MaxSize: c.maxInput, Workers: runtime.GOMAXPROCS(0)}
+	if c.evictOpen {
+		o = btfmem.EvictWhileOpening(o)
+	}
+	return o
 }
 
 // stdinReader returns standard input, read so that a command whose ctx is

@@ -131,6 +131,9 @@ type cli struct {
 	// preparation, by name (checkBTFInputs).
 	preread   map[string]*input.Data
 	prereadMu sync.Mutex
+	// evictOpen makes readOptions release a mapped input's records
+	// behind the open's check (btf copy, which reads them again in order).
+	evictOpen bool
 }
 
 // run executes kmeta with args (without the program name). Errors are

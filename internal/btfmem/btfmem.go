@@ -51,6 +51,28 @@ func registered[S any]() Funcs[S] {
 	return f
 }
 
+// evictWhileOpening is what RegisterOpening was given.
+var evictWhileOpening any
+
+// RegisterOpening makes f what EvictWhileOpening calls for options of type
+// O (btf.Options); package btf calls it from its init.
+func RegisterOpening[O any](f func(O) O) { evictWhileOpening = f }
+
+// EvictWhileOpening returns opts (btf.Options) set so that opening a file
+// that is mapped releases the pages of its records behind the check of
+// every record, as it goes, instead of holding the whole type section
+// resident when the open returns. It is for a reader that then reads the
+// records again in order, releasing them as it goes (WriteCopy): the
+// releases cost system calls, TLB flushes and refaults that a reader of
+// the whole Spec at once (dump, find) would pay for nothing.
+func EvictWhileOpening[O any](opts O) O {
+	f, ok := evictWhileOpening.(func(O) O)
+	if !ok {
+		panic(fmt.Sprintf("btfmem: no options registered for %T", opts))
+	}
+	return f(opts)
+}
+
 // Evict calls the registered Funcs' Evict (see Funcs).
 func Evict[S any](s S) { registered[S]().Evict(s) }
 

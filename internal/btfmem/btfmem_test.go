@@ -26,3 +26,13 @@ func TestRegistered(t *testing.T) {
 	}()
 	Evict(new(int))
 }
+
+// TestEvictWhileOpening: the options pass through what RegisterOpening
+// was given.
+func TestEvictWhileOpening(t *testing.T) {
+	type options struct{ evict bool }
+	RegisterOpening(func(o options) options { o.evict = true; return o })
+	if o := EvictWhileOpening(options{}); !o.evict {
+		t.Error("EvictWhileOpening did not set the options")
+	}
+}
