@@ -288,15 +288,19 @@ func (s *Spec) walk(ctx context.Context, wk *walker, stop uint32) error {
 	return recordError(wk.id, wk.off, end, info, fixed, fixed+elem*uint32(wire.InfoVlen(info)))
 }
 
-// evictStep is how many bytes of records the walks of a mapped type
-// section read between two releases of the pages behind them: the
-// section is never resident whole, only what each walk reads.
+// evictStep is the fewest bytes of records the walks of a mapped type
+// section read between two releases of the pages behind them: a
+// sixteenth of the section, at least 256 KB, as WriteCopy's reads of
+// the records release them (btf/builder/BENCH.md). The section is never
+// resident whole, only what each walk reads; each release is a system
+// call and a TLB flush on every CPU the process runs on.
 const evictStep = 256 << 10
 
-// walkStep is how many bytes of records a walk scans in one part.
+// walkStep is how many bytes of records a walk scans in one part, and
+// with evictWalk between two releases.
 func (s *Spec) walkStep() uint32 {
 	if s.evictWalk {
-		return evictStep
+		return max(evictStep, uint32(len(s.types))/16)
 	}
 	return walkPart
 }
@@ -472,7 +476,7 @@ func (s *Spec) merge(wk *walker, h *half) {
 	s.index = slices.Grow(s.index, int(groups)-len(s.index))
 	s.kinds = slices.Grow(s.kinds, cap(s.index)-len(s.kinds))
 	w := newWords(s.types)
-	behind := h.start
+	behind, step := h.start, s.walkStep()
 	// j is the half's number of the record that starts the next group.
 	for j := -first & (1<<indexShift - 1); j < h.n; j += 1 << indexShift {
 		off := h.cps[j>>indexShift]
@@ -481,7 +485,7 @@ func (s *Spec) merge(wk *walker, h *half) {
 		}
 		s.index = append(s.index, off)
 		s.kinds = append(s.kinds, 0)
-		if off-behind >= evictStep {
+		if off-behind >= step {
 			behind = s.evictBehind(behind, off)
 		}
 	}

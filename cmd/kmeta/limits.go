@@ -64,7 +64,11 @@ func (e *hintError) Unwrap() error { return e.err }
 func (c *cli) readOptions(base *btf.Spec) btf.Options {
 	o := btf.Options{Base: base, MaxSize: c.maxInput, Workers: runtime.GOMAXPROCS(0)}
 	if c.evictOpen {
+		// One walker: the second's thread, stack and caches cost more
+		// memory than the releases save, and each release flushes the
+		// TLB of every CPU the walkers run on (btf/builder/BENCH.md).
 		o = btfmem.EvictWhileOpening(o)
+		o.Workers = 1
 	}
 	return o
 }
