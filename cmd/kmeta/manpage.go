@@ -15,7 +15,7 @@ import (
 )
 
 // manPage writes the man page (section 1, man(7) macros) of cmd to w,
-// from the command's own help: its usage line, Short, Long and Example,
+// from the command's own help: its usage line (usageLine), Short, Long and Example,
 // its flags and those it inherits, and the commands above and below it.
 // kmeta writes the roff itself rather than through cobra's doc package,
 // whose markdown renderer and YAML support every command would link and
@@ -26,7 +26,7 @@ func manPage(w io.Writer, cmd *cobra.Command, date time.Time) error {
 	fmt.Fprintf(bw, ".TH \"KMETA\" \"1\" \"%s\" \"kmeta %s\" \"kmeta manual\"\n.nh\n",
 		date.UTC().Format("Jan 2006"), roffQuoted(moduleVersion()))
 	fmt.Fprintf(bw, ".SH NAME\n%s \\- %s\n", roffText(name), roffText(cmd.Short))
-	fmt.Fprintf(bw, ".SH SYNOPSIS\n\\fB%s\\fR\n", roffText(manSynopsis(cmd)))
+	fmt.Fprintf(bw, ".SH SYNOPSIS\n\\fB%s\\fR\n", roffText(usageLine(cmd)))
 	manSection(bw, "DESCRIPTION", cmp.Or(cmd.Long, cmd.Short))
 	manFlags(bw, "OPTIONS", cmd.NonInheritedFlags())
 	manFlags(bw, "OPTIONS INHERITED FROM PARENT COMMANDS", cmd.InheritedFlags())
@@ -35,15 +35,6 @@ func manPage(w io.Writer, cmd *cobra.Command, date time.Time) error {
 	}
 	manSeeAlso(bw, cmd)
 	return bw.Flush()
-}
-
-// manSynopsis is cmd's usage line: "kmeta btf dump [FILE] [flags]", or
-// "kmeta btf COMMAND" for a command that only groups others.
-func manSynopsis(cmd *cobra.Command) string {
-	if !cmd.Runnable() || cmd.HasAvailableSubCommands() {
-		return cmd.CommandPath() + " COMMAND"
-	}
-	return cmd.UseLine()
 }
 
 // manSection writes a section of prose: text's paragraphs (separated by
