@@ -73,7 +73,13 @@ func (r *Result) Reason() string {
 // memory grows with the number of records (an object of a million
 // records needs hundreds of MB); ResolveEach streams them instead.
 func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
-	var out []Result
+	n := 0
+	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
+		n += sec.Len()
+	}
+	// A Result is some 200 bytes: grown by doubling, the list was copied
+	// as often as it was built (hostile.WideCORESource, BENCH.md).
+	out := make([]Result, 0, n)
 	err := ResolveEach(ctx, obj, t, func(r *Result) error {
 		out = append(out, *r)
 		return nil
