@@ -186,7 +186,10 @@ type Package struct {
 	files map[string][]byte // "vmlinux" and module names -> raw BTF
 	dist  map[string][]byte // modules on a distilled base -> their .BTF.base
 	errs  map[string]error  // modules whose BTF could not be read
-	names []string          // module names, sorted (with BTF, or failed)
+	// errText holds each distinct error of errs once: a package of many
+	// broken modules keeps one copy of their message, not one each.
+	errText map[string]error
+	names   []string // module names, sorted (with BTF, or failed)
 }
 
 // ErrNoModule is wrapped by Package.File and Package.Open for a name that
@@ -254,10 +257,11 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 	if !IsDeb(deb) && !IsRPM(deb) {
 		return nil, errors.New("kimage: not a Debian or RPM package")
 	}
-	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}}
+	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}, errText: map[string]error{}}
 	var image []byte // the kernel image, read once the walk is done
 	var imageName string
 	var sm *sysMap
+	var mods moduleCount
 	err := walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
 		if IsSystemMap(name) && sm == nil {
 			m, err := readSysMap(ctx, name, size, r, maxSize)
@@ -267,6 +271,14 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 		isModule := IsModule(name)
 		if !isModule && (!IsVmlinuz(name) || image != nil) {
 			return nil // not a kernel, or a second one: the first one counts
+		}
+		if isModule {
+			if err := mods.add(name); err != nil {
+				return err
+			}
+			if _, dup := p.files[ModuleName(name)]; dup || p.errs[ModuleName(name)] != nil {
+				return nil
+			}
 		}
 		d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: name, Claim: size})
 		if err != nil {
@@ -278,15 +290,12 @@ func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, erro
 			return nil
 		}
 		mod := ModuleName(name)
-		if _, dup := p.files[mod]; dup || p.errs[mod] != nil {
-			return nil
-		}
 		raw, distBase, err := btf.Extract(ctx, d.Bytes(), btf.Options{MaxSize: maxSize})
 		switch {
 		case errors.Is(err, btf.ErrNoBTF):
 			return nil
 		case err != nil:
-			p.errs[mod] = pkgerr.Errorf("kimage: %s: %w", name, err)
+			p.errs[mod] = p.internErr(err)
 		default:
 			p.files[mod] = raw
 			if distBase != nil {
@@ -323,7 +332,7 @@ func (p *Package) Modules() []string { return slices.Clone(p.names) }
 // bytes belong to the Package and must not be modified.
 func (p *Package) File(name string) ([]byte, error) {
 	if err := p.errs[name]; err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kimage: %s: module %s: %w", p.name, name, err)
 	}
 	raw, ok := p.files[name]
 	if !ok {

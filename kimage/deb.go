@@ -115,6 +115,9 @@ func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Read
 		if err != nil {
 			return pkgerr.Errorf("kimage: package data: %w", err)
 		}
+		if err := checkPath(h.Name); err != nil {
+			return err
+		}
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func TestPackageModules(t *testing.T) {
 		}
 		s.Close()
 	}
-	if _, err := pkg.Open("broken", vmlinux); err == nil || !strings.Contains(err.Error(), "broken.ko") {
+	if _, err := pkg.Open("broken", vmlinux); err == nil || !strings.Contains(err.Error(), "module broken: ") {
 		t.Errorf("broken: %v, want the module's error", err)
 	}
 	if _, err := pkg.File("nobtf"); !errors.Is(err, kimage.ErrNoModule) {
@@ -139,4 +140,37 @@ func gzipped(t *testing.T, b []byte) []byte {
 	w.Write(b)
 	w.Close()
 	return out.Bytes()
+}
+
+// TestPackageLimits reads packages that would make OpenPackage keep
+// without bound what their entries cost (issue 37, red team six): more
+// module files than a kernel has, 200,000 of which peaked at 114 MB, and
+// paths or names longer than a file system holds, 2,000 of 60 KB at
+// 393 MB. Each is refused in one line naming what is over.
+func TestPackageLimits(t *testing.T) {
+	ctx := context.Background()
+	kernel := []byte("not read: the limits come first")
+	many := map[string][]byte{"boot/vmlinuz-1": kernel}
+	order := []string{}
+	for i := range 1<<16 + 1 {
+		name := fmt.Sprintf("lib/modules/1/kernel/m%d.ko", i)
+		many[name], order = nil, append(order, name)
+	}
+	long := "lib/modules/1/kernel/" + strings.Repeat("d/", 2100) + "m.ko"
+	wide := "lib/modules/1/kernel/" + strings.Repeat("m", 300) + ".ko"
+	for name, tc := range map[string]struct {
+		files map[string][]byte
+		order []string
+		want  string
+	}{
+		"modules":   {many, append(order, "boot/vmlinuz-1"), "more than 65536 modules in the package, at lib/modules/1/kernel/m65536.ko"},
+		"long path": {map[string][]byte{long: nil}, []string{long}, "a path of 4227 bytes"},
+		"long name": {map[string][]byte{wide: nil}, []string{wide}, "a module file name of 303 bytes"},
+	} {
+		deb := testfixtures.DebPackageZstd(t, tc.files, tc.order)
+		_, err := kimage.ReadPackage(ctx, bytes.NewReader(deb), kimage.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
 }

@@ -90,12 +90,8 @@ func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(
 		maxSize = input.DefaultLimit
 	}
 	lastErr, tried, b := errNoPayload, 0, &budget{left: 2 * maxSize}
-	for i := 0; i < len(image); i++ {
-		j := indexMagic(image[i:])
-		if j < 0 {
-			break
-		}
-		i += j
+	m := newMagicIndex(image)
+	for i := m.next(0); i >= 0; i = m.next(i + 1) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -112,14 +108,52 @@ func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(
 	return nil, pkgerr.Errorf("kimage: no compressed kernel found (%d candidates): %w", tried, lastErr)
 }
 
-// indexMagic returns the offset of the first magic number in p of the
-// compressors an image's payload may use (a gzip member, xz, zstd, lz4's
-// legacy frame, lzop, bzip2), or -1.
-func indexMagic(p []byte) int {
+// payloadMagics are the magic numbers of the compressors an image's
+// payload may use: a gzip member, xz, zstd, lz4's legacy frame, lzop,
+// bzip2.
+var payloadMagics = [...][]byte{{0x1f, 0x8b, 0x08}, xzMagic, zstdMagic, lz4Magic, lzopMagic, []byte("BZh")}
+
+// magicIndex finds, in offset order, where in its data a payload magic
+// starts. It keeps each magic's next occurrence, so that a walk over the
+// data searches each byte once per magic however many candidates there
+// are: searching every magic again after each candidate would make an
+// image dense with one magic cost the square of its size.
+type magicIndex struct {
+	data     []byte
+	at       [len(payloadMagics)]int // next occurrence of each magic; -1: none left
+	searched int64                   // bytes handed to bytes.Index, for tests
+}
+
+func newMagicIndex(data []byte) *magicIndex {
+	m := &magicIndex{data: data}
+	for k := range m.at {
+		m.at[k] = m.find(k, 0)
+	}
+	return m
+}
+
+// find returns the first occurrence of magic k at or after from, or -1.
+func (m *magicIndex) find(k, from int) int {
+	j := bytes.Index(m.data[from:], payloadMagics[k])
+	if j < 0 {
+		m.searched += int64(len(m.data) - from)
+		return -1
+	}
+	m.searched += int64(j + len(payloadMagics[k]))
+	return from + j
+}
+
+// next returns the first offset at or after from where a magic starts, or
+// -1. Calls must not go back: from is at least the last call's.
+func (m *magicIndex) next(from int) int {
 	first := -1
-	for _, m := range [][]byte{{0x1f, 0x8b, 0x08}, xzMagic, zstdMagic, lz4Magic, lzopMagic, []byte("BZh")} {
-		if i := bytes.Index(p, m); i >= 0 && (first < 0 || i < first) {
-			first = i
+	for k, at := range m.at {
+		if at >= 0 && at < from {
+			at = m.find(k, from)
+			m.at[k] = at
+		}
+		if at >= 0 && (first < 0 || at < first) {
+			first = at
 		}
 	}
 	return first

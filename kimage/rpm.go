@@ -113,7 +113,6 @@ func walkRPM(ctx context.Context, data []byte, maxSize int64, fn func(name strin
 
 const (
 	cpioHeaderLen = 110
-	cpioMaxName   = 4096 // PATH_MAX
 	cpioTrailer   = "TRAILER!!!"
 	sIFMT         = 0o170000
 	sIFREG        = 0o100000
@@ -155,7 +154,7 @@ func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 			return e, "", err
 		}
 	}
-	if e.nameSize == 0 || e.nameSize > cpioMaxName {
+	if e.nameSize == 0 || e.nameSize > maxPathLen+1 {
 		return e, "", fmt.Errorf("kimage: cpio header: a name of %d bytes", e.nameSize)
 	}
 	name := make([]byte, e.nameSize+pad4(cpioHeaderLen+e.nameSize))

@@ -13,9 +13,10 @@
 // btf/core/kerneltypes, above both, gives a kernel's minimal BTF for some
 // objects.
 //
-// Resolve gives one Result per relocation: the value libbpf patches into
-// the instruction, or why the relocation fails (the instruction is
-// poisoned, or libbpf refuses the object). TypesFor gives a
+// ResolveEach gives one Result per relocation, to a callback, as it
+// resolves them: the value libbpf patches into the instruction, or why
+// the relocation fails (the instruction is poisoned, or libbpf refuses
+// the object). Resolve returns them all at once. TypesFor gives a
 // btf/builder.Builder holding only the target types and members the
 // relocations use; marshalled with the default options, its bytes are
 // bpftool's.
@@ -47,7 +48,7 @@
 //
 // Every call runs on the caller's goroutine; the package starts none.
 // Targets are safe for concurrent use (a Target's candidate cache is
-// locked); Objects are only read. Resolve and TypesFor keep their other
+// locked); Objects are only read. Resolve, ResolveEach and TypesFor keep their other
 // state in the call, so many objects may be resolved against many targets in
 // parallel. The Specs involved must stay open while they run.
 //
@@ -59,6 +60,8 @@
 // libbpf's bounds
 // (access strings of at most 64 steps, recursion at most 32 deep) and
 // bounds every walk libbpf leaves unbounded, so that cyclic BTF gives an
-// error, never a hang. Memory is proportional to the object and a few
-// bits per target type. FuzzResolve exercises these paths.
+// error, never a hang. Memory is proportional to the object's BTF and a
+// few bits per target type, not to its number of relocation records:
+// ResolveEach holds one Result, and records that repeat one another are
+// calculated once, in a memo of bounded size. FuzzResolve exercises these paths.
 package core

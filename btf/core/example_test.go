@@ -56,3 +56,32 @@ func ExampleTypesFor() {
 	fmt.Println(b.NumTypes(), "types,", len(raw), "bytes")
 	// Output: 20 types, 1855 bytes
 }
+
+// Stream the relocations of a program, one Result at a time: memory stays
+// the same however many records the object has.
+func ExampleResolveEach() {
+	obj, err := bpfelf.Open(context.Background(), "../../testdata/elf/prog.bpf.o.gz", bpfelf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer obj.Close()
+	vmlinux, err := btf.Open(context.Background(), "../../testdata/btf/debian-6.1.btf.gz", btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer vmlinux.Close()
+	resolved, failed := 0, 0
+	err = core.ResolveEach(context.Background(), obj.CORE(), core.NewTarget(vmlinux), func(r *core.Result) error {
+		if r.OK() {
+			resolved++
+		} else {
+			failed++
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resolved, "resolved,", failed, "failed")
+	// Output: 11 resolved, 0 failed
+}

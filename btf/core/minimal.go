@@ -232,17 +232,30 @@ func (m *marker) record(oc *outcome) error {
 }
 
 // recordObject is btfgen_record_obj: every relocation of obj, in order,
-// with a candidate cache of its own; the first that fails stops it.
+// with a candidate cache of its own; the first that fails stops it. A
+// record that repeats one recorded already (reloKey) marks nothing new.
 func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error {
 	cache := map[btf.TypeID]*candList{}
 	var members memberIndexes
+	var done memo[*candList]
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		for i, r := range sec.CORERelos() {
-			var oc outcome
+			if i%ctxStride == ctxStride-1 && ctx != nil && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
 			cands := candsFor(obj, r.TypeID, t, cache)
+			key := reloKey{id: r.TypeID, off: r.AccessStrOff, kind: r.Kind, cands: cands}
+			if after, ok := done.get(key); ok {
+				// the same calculation, recorded already
+				if r.Kind != ext.TypeIDLocal {
+					cache[r.TypeID] = after
+				}
+				continue
+			}
+			var oc outcome
 			err := calcReloInsn(obj.BTF, r, &cands, &members, &oc)
 			if r.Kind != ext.TypeIDLocal {
 				cache[r.TypeID] = cands
@@ -253,6 +266,7 @@ func (m *marker) recordObject(ctx context.Context, obj *Object, t *Target) error
 			if err != nil {
 				return pkgerr.Errorf("core: %s relo #%d: %w", sec.Name, i, err)
 			}
+			done.put(key, cands)
 		}
 	}
 	return nil

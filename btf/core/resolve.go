@@ -68,20 +68,11 @@ func (r *Result) Reason() string {
 	return ""
 }
 
-// Resolve resolves every CO-RE relocation of obj against t, in the order
-// of .BTF.ext, with libbpf's rules: candidates by essential name, the
-// local spec matched against each, all matches required to agree, and
-// each type's candidate list pruned to those that matched, for the
-// relocations after it. Unlike libbpf it does not stop at the first
-// relocation that fails: each Result says whether it resolved.
-//
-// The error is for what stops everything: a cancelled ctx (which may be
-// nil), or a record of a lazily opened target (btf.Options.Lazy) that
-// failed its check when it was read.
+// Resolve resolves every CO-RE relocation of obj against t, as
+// ResolveEach does, and returns all the Results. They are held at once:
+// memory grows with the number of records (an object of a million
+// records needs hundreds of MB); ResolveEach streams them instead.
 func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
-	t.prepare(wants(&obj))
-	cache := map[btf.TypeID]*candList{}
-	var members memberIndexes
 	n := 0
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		n += sec.Len()
@@ -89,27 +80,76 @@ func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 	// A Result is some 200 bytes: grown by doubling, the list was copied
 	// as often as it was built (hostile.WideCORESource, BENCH.md).
 	out := make([]Result, 0, n)
-	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
-		if ctx != nil && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		for i, r := range sec.CORERelos() {
-			out = append(out, resolveOne(&obj, sec.Name, i, r, t, cache, &members))
-		}
-	}
-	if err := t.err(); err != nil {
+	err := ResolveEach(ctx, obj, t, func(r *Result) error {
+		out = append(out, *r)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// wants lists the candidate searches obj's relocations need.
+// ResolveEach resolves every CO-RE relocation of obj against t, in the
+// order of .BTF.ext, with libbpf's rules: candidates by essential name,
+// the local spec matched against each, all matches required to agree,
+// and each type's candidate list pruned to those that matched, for the
+// relocations after it. Unlike libbpf it does not stop at the first
+// relocation that fails: each Result says whether it resolved.
+//
+// fn is called with each Result in turn; the Result is reused for the
+// next record, so fn must copy what it keeps. Records that repeat one
+// another (the same type, access string and kind, on the same
+// candidates) are calculated once, their instructions checked each.
+// Memory stays the same whatever the number of records.
+//
+// The error is fn's, which stops the resolution, or what stops
+// everything: a cancelled ctx (which may be nil), or a record of a
+// lazily opened target (btf.Options.Lazy) that failed its check when it
+// was read, found before the Result it could have changed is given to fn.
+func ResolveEach(ctx context.Context, obj Object, t *Target, fn func(*Result) error) error {
+	t.prepare(wants(&obj))
+	cache := map[btf.TypeID]*candList{}
+	var members memberIndexes
+	var memo memo[calcEntry]
+	var res Result
+	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
+		if ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		for i, r := range sec.CORERelos() {
+			if i%ctxStride == ctxStride-1 && ctx != nil && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			resolveOne(&obj, sec.Name, i, r, t, cache, &members, &memo, &res)
+			if err := t.err(); err != nil {
+				return err
+			}
+			if err := fn(&res); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ctxStride is how many records are resolved between two looks at the
+// context within a section.
+const ctxStride = 4096
+
+// wants lists the candidate searches obj's relocations need, one for
+// each local type however many records name it.
 func wants(o *Object) []want {
 	var ws []want
+	seen := map[btf.TypeID]bool{}
 	for _, sec := range o.Ext.Sections(ext.CORERelos) {
 		for _, r := range sec.CORERelos() {
+			if r.Kind == ext.TypeIDLocal || seen[r.TypeID] {
+				continue
+			}
+			seen[r.TypeID] = true
 			lt, err := o.BTF.TypeByID(r.TypeID)
-			if err != nil || r.Kind == ext.TypeIDLocal || len(lt.NameBytes()) == 0 {
+			if err != nil || len(lt.NameBytes()) == 0 {
 				continue
 			}
 			ws = append(ws, want{name: string(essential(lt.NameBytes())), class: kindClass(lt.Kind())})
@@ -131,45 +171,75 @@ func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID]*candLis
 	return c
 }
 
-func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList, members *memberIndexes) Result {
-	res := Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
+// resolveOne fills res with the resolution of record i of section
+// secName: the calculation from memo when an identical record on the
+// same candidates made it, the instruction's program and patch always.
+func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList,
+	members *memberIndexes, memo *memo[calcEntry], res *Result) {
+	*res = Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
 	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
-		return res
+		return
 	}
 	prog, ok := o.ProgramAt(secName, res.Insn)
+	if ok {
+		res.Program = prog.Name
+		res.Insn -= prog.InsnOff
+	}
 	if !ok || !prog.Autoload {
 		res.Skipped = true
-		if ok {
-			res.Program = prog.Name
-			res.Insn -= prog.InsnOff
+		key := reloKey{id: r.TypeID, off: r.AccessStrOff, kind: r.Kind, skipped: true}
+		e, hit := memo.get(key)
+		if !hit {
+			var spec coreSpec
+			if parseSpec(o.BTF, r, &spec) == nil {
+				e.local = spec.format()
+			}
+			memo.put(key, e)
 		}
-		var spec coreSpec
-		if parseSpec(o.BTF, r, &spec) == nil {
-			res.LocalSpec = spec.format()
-		}
-		return res
+		res.LocalSpec = e.local
+		return
 	}
-	res.Program = prog.Name
-	res.Insn -= prog.InsnOff
-	var oc outcome
 	cands := candsFor(o, r.TypeID, t, cache)
-	err := calcReloInsn(o.BTF, r, &cands, members, &oc)
+	key := reloKey{id: r.TypeID, off: r.AccessStrOff, kind: r.Kind, cands: cands}
+	e, hit := memo.get(key)
+	if !hit {
+		e = calcOne(o, r, cands, members)
+		memo.put(key, e)
+	}
 	if r.Kind != ext.TypeIDLocal {
-		cache[r.TypeID] = cands
+		cache[r.TypeID] = e.cands
 	}
+	res.LocalSpec, res.Candidates, res.TargetType, res.TargetSpec = e.local, e.ncands, e.targType, e.targ
+	if e.err != nil {
+		res.Err = e.err
+		return
+	}
+	res.Patch, res.Err = patch(prog.Insns, res.Insn, o.ByteOrder, &e.res)
+	res.Orig, res.Value, res.Poisoned = e.res.orig, e.res.val, e.res.poison
+}
+
+// calcEntry is what calcReloInsn decides for a record, as Result shows
+// it, and the candidate list it leaves for the records after.
+type calcEntry struct {
+	local, targ string
+	targType    btf.TypeID
+	ncands      int
+	res         reloRes
+	err         error
+	cands       *candList
+}
+
+// calcOne runs calcReloInsn for r on cands.
+func calcOne(o *Object, r ext.CORERelo, cands *candList, members *memberIndexes) calcEntry {
+	var oc outcome
+	err := calcReloInsn(o.BTF, r, &cands, members, &oc)
+	e := calcEntry{ncands: oc.ncands, res: oc.res, err: err, cands: cands}
 	if oc.parsed {
-		res.LocalSpec = oc.local.format()
+		e.local = oc.local.format()
 	}
-	res.Candidates = oc.ncands
 	if oc.matched {
-		res.TargetType, res.TargetSpec = oc.targ.root, oc.targ.format()
+		e.targType, e.targ = oc.targ.root, oc.targ.format()
 	}
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	res.Patch, res.Err = patch(prog.Insns, res.Insn, o.ByteOrder, &oc.res)
-	res.Orig, res.Value, res.Poisoned = oc.res.orig, oc.res.val, oc.res.poison
-	return res
+	return e
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -80,23 +82,18 @@ func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 	}
 	defer done()
 	stop := c.busy("resolving the relocations of " + inputName(objPath))
-	rs, err := core.Resolve(c.ctx, obj, target)
+	w := bufio.NewWriter(c.out())
+	p := corePrinter{w: w, json: f.json}
+	err = core.ResolveEach(c.ctx, obj, target, p.print)
 	stop()
 	if err != nil {
 		return targetErr(from, target.Main(), err)
 	}
-	if f.json {
-		err = c.printCoreJSON(rs)
-	} else {
-		err = c.printCore(rs)
-	}
-	if err != nil {
+	if err := p.close(); err != nil {
 		return err
 	}
-	for i := range rs {
-		if !rs[i].Skipped && !rs[i].OK() {
-			return errQuiet
-		}
+	if p.failed {
+		return errQuiet
 	}
 	return nil
 }
@@ -190,14 +187,6 @@ func coreValue(r *core.Result) string {
 	return "FAILS: " + r.Reason()
 }
 
-func (c *cli) printCore(rs []core.Result) error {
-	w := bufio.NewWriter(c.out())
-	for i := range rs {
-		fmt.Fprintln(w, coreLine(&rs[i]))
-	}
-	return w.Flush()
-}
-
 // coreLine is the line printCore prints for r.
 func coreLine(r *core.Result) string {
 	prog := r.Program
@@ -231,23 +220,68 @@ type coreJSON struct {
 	Error        string  `json:"error,omitempty"`
 }
 
-func (c *cli) printCoreJSON(rs []core.Result) error {
-	out := make([]coreJSON, 0, len(rs))
-	for i := range rs {
-		r := &rs[i]
-		j := coreJSON{Section: r.Section, Program: r.Program, Index: r.Index, Insn: r.Insn, ReloKind: r.Kind.String(),
-			LocalTypeID: uint32(r.LocalType), LocalSpec: r.LocalSpec, TargetTypeID: uint32(r.TargetType), TargetSpec: r.TargetSpec,
-			Poisoned: r.Poisoned, Skipped: r.Skipped, Error: r.Reason()}
-		// Orig and Value mean nothing when the relocation is poisoned or
-		// fails (core.Result).
-		if !r.Skipped && r.OK() {
-			j.Orig, j.Target = &r.Orig, &r.Value
-		}
-		out = append(out, j)
+// corePrinter prints the Results of btf core as they come, as text lines
+// or as the elements of a JSON array, and notes whether one of them
+// fails.
+type corePrinter struct {
+	w      *bufio.Writer
+	json   bool
+	n      int
+	failed bool
+	buf    bytes.Buffer
+	enc    *json.Encoder
+}
+
+// print prints r; an error is the output's.
+func (p *corePrinter) print(r *core.Result) error {
+	if !r.Skipped && !r.OK() {
+		p.failed = true
 	}
-	w := bufio.NewWriter(c.out())
-	if err := writeJSON(w, out); err != nil {
+	p.n++
+	if !p.json {
+		_, err := fmt.Fprintln(p.w, coreLine(r))
 		return err
 	}
-	return w.Flush()
+	if p.enc == nil {
+		// each element as writeJSON indents it within the array
+		p.enc = json.NewEncoder(&p.buf)
+		p.enc.SetIndent("  ", "  ")
+		p.enc.SetEscapeHTML(false)
+	}
+	p.buf.Reset()
+	if err := p.enc.Encode(coreElem(r)); err != nil {
+		return err
+	}
+	sep := ",\n  "
+	if p.n == 1 {
+		sep = "[\n  "
+	}
+	p.w.WriteString(sep)
+	_, err := p.w.Write(bytes.TrimSuffix(p.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// close ends the output: the JSON array's end.
+func (p *corePrinter) close() error {
+	if p.json {
+		end := "\n]\n"
+		if p.n == 0 {
+			end = "[]\n"
+		}
+		p.w.WriteString(end)
+	}
+	return p.w.Flush()
+}
+
+// coreElem is r as an element of --json's array.
+func coreElem(r *core.Result) *coreJSON {
+	j := &coreJSON{Section: r.Section, Program: r.Program, Index: r.Index, Insn: r.Insn, ReloKind: r.Kind.String(),
+		LocalTypeID: uint32(r.LocalType), LocalSpec: r.LocalSpec, TargetTypeID: uint32(r.TargetType), TargetSpec: r.TargetSpec,
+		Poisoned: r.Poisoned, Skipped: r.Skipped, Error: r.Reason()}
+	// Orig and Value mean nothing when the relocation is poisoned or
+	// fails (core.Result).
+	if !r.Skipped && r.OK() {
+		j.Orig, j.Target = &r.Orig, &r.Value
+	}
+	return j
 }

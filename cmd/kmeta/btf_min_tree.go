@@ -109,14 +109,14 @@ func makeOutputDirs(outs []string) error {
 func (c *cli) failedRelos(t *core.Target, objs []core.Object, names []string) ([]string, error) {
 	var lines []string
 	for i, obj := range objs {
-		rs, err := core.Resolve(c.ctx, obj, t)
-		if err != nil {
-			return nil, err
-		}
-		for j := range rs {
-			if r := &rs[j]; !r.Skipped && !r.OK() {
+		err := core.ResolveEach(c.ctx, obj, t, func(r *core.Result) error {
+			if !r.Skipped && !r.OK() {
 				lines = append(lines, filepath.Base(names[i])+": "+coreLine(r))
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return lines, nil
