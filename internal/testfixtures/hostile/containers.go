@@ -88,3 +88,22 @@ func RepeatCORERelos(obj []byte, k int) ([]byte, error) {
 	le.PutUint64(res[sh+32:], uint64(len(newExt)))
 	return res, nil
 }
+
+// BTFCandidates returns the body of a kernel Image
+// (testfixtures.Arm64Image) of n valid BTF headers 32 bytes apart, each
+// with no types and a string section that runs to the end of the body:
+// n valid BTFs, none of which is the kernel's.
+func BTFCandidates(n int) []byte {
+	const step = 32
+	total := n*step + 16
+	body := make([]byte, total)
+	le := binary.LittleEndian
+	for k := range n {
+		h := body[k*step:]
+		le.PutUint16(h, 0xeb9f)
+		h[2] = 1
+		le.PutUint32(h[4:], 24)
+		le.PutUint32(h[20:], uint32(total-k*step-24))
+	}
+	return body
+}
