@@ -140,7 +140,7 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
 	}
 	if claim > maxSize {
-		return nil, 0, &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim}
+		return nil, 0, pkgerr.Errorf("kimage: %w", &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim})
 	}
 	var r io.Reader
 	var err error
