@@ -37,7 +37,8 @@ type member struct {
 	typeRef     uint32
 	typeID      int32
 	byteSize    uint64 // DW_AT_byte_size of the member
-	bitfield    uint8
+	bitSize     uint64 // DW_AT_bit_size as the DWARF gives it, for messages
+	bitfield    uint8  // bitSize's low 8 bits, as pahole keeps it
 	dwBitOffset int8   // DW_AT_bit_offset (DWARF 2-4 bitfields)
 	hasBitOff   bool   // DW_AT_data_bit_offset present
 	bitOffset   uint32 // final bit offset
@@ -486,7 +487,8 @@ func newMember(m *member, r *unitReader, c *die, inUnion bool) {
 		m.dwBitOffset = int8(numeric(c, slotBitOffset))
 	}
 	m.byteSize = numeric(c, slotByteSize)
-	m.bitfield = uint8(numeric(c, slotBitSize))
+	m.bitSize = numeric(c, slotBitSize)
+	m.bitfield = uint8(m.bitSize)
 }
 
 func (l *loader) newSubroutine(x *die, depth int) error {

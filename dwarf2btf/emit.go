@@ -264,7 +264,7 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		bits := uint32(m.bitfield)
 		if bits != 0 || m.bitOffset%8 != 0 {
 			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
-				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name, m.name, bits, m.bitOffset)
+				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name, m.name, m.bitSize, m.bitOffset)
 			}
 			r.flag = true
 		}

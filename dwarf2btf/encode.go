@@ -187,7 +187,7 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 		return nil, nil, err
 	}
 	d := o.dwarfData(&opts)
-	units, err := d.units()
+	units, err := d.unitOffsets()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -323,7 +323,7 @@ type run struct {
 	// context is done if it never will be.
 	symsReady chan struct{}
 	opts      *Options
-	units     []unitHeader
+	units     []uint32 // the offsets of the units (dwarfData.unitOffsets)
 	little    bool
 	// direct, if not nil, is the deduplication that the workers write
 	// the units' types for (emitter.addType).
@@ -360,7 +360,10 @@ func (e *run) releaseLoc(end uint64) {
 // file's mapping. A table shared with a later unit, out of that order,
 // only faults back in.
 func (e *run) releaseThrough(i int) {
-	end := e.units[i].end
+	end := uint32(len(e.d.info))
+	if i+1 < len(e.units) {
+		end = e.units[i+1]
+	}
 	if !e.infoMapped || end < e.released+releaseStep && end < uint32(len(e.d.info)) {
 		return
 	}
@@ -369,7 +372,8 @@ func (e *run) releaseThrough(i int) {
 	if !e.abbrevMapped || i+1 >= len(e.units) {
 		return
 	}
-	if a := e.units[i+1].abbrevOff; a > e.abbrevReleased && a <= uint64(len(e.d.abbrev)) {
+	next, err := e.d.unitAt(uint64(e.units[i+1]))
+	if a := next.abbrevOff; err == nil && a > e.abbrevReleased && a <= uint64(len(e.d.abbrev)) {
 		mmap.Release(e.d.abbrev[e.abbrevReleased:a])
 		e.abbrevReleased = a
 	}
@@ -400,7 +404,11 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 	}
 	e.symsReady = make(chan struct{})
 	window := 4 * jobs
-	results := make([]chan *encoded, n)
+	// Unit i's result goes through slot i%window: a worker takes unit i
+	// only with a token, and the merge gives one back only after it
+	// received unit i-window, so no two units in flight share a slot. A
+	// channel per unit would cost a million-unit input over 100 MB.
+	results := make([]chan *encoded, window)
 	for i := range results {
 		results[i] = make(chan *encoded, 1)
 	}
@@ -425,15 +433,15 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 	for i := range n {
 		var u *encoded
 		select {
-		case u = <-results[i]:
+		case u = <-results[i%window]:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		if u.err != nil {
-			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, u.err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], u.err)
 		}
 		if err := m.add(u); err != nil {
-			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], err)
 		}
 		e.releaseThrough(i)
 		e.releaseLoc(u.locMax)
@@ -473,10 +481,10 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 		}
 		u.reset()
 		if err := e.unit(ctx, e.units[i], l, cache, sc, u); err != nil {
-			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], err)
 		}
 		if err := m.add(u); err != nil {
-			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i].off, err)
+			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], err)
 		}
 		e.releaseThrough(i)
 		e.releaseLoc(u.locMax)
@@ -502,7 +510,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 			return sc
 		}
 		i := int(next.Add(1) - 1)
-		if i >= len(results) {
+		if i >= len(e.units) {
 			<-tokens
 			return sc
 		}
@@ -514,7 +522,7 @@ func (e *run) worker(ctx context.Context, next *atomic.Int64, tokens chan struct
 			out = &encoded{}
 		}
 		out.err = e.unit(ctx, e.units[i], l, cache, sc, out)
-		results[i] <- out
+		results[i%len(results)] <- out
 	}
 }
 
@@ -531,11 +539,15 @@ func (u *encoded) reset() {
 	*u = encoded{types: u.types[:0], elems: u.elems[:0], tags: u.tags[:0], funcs: u.funcs[:0], vars: u.vars[:0], sigs: u.sigs[:0], unit: u.unit}
 }
 
-// unit loads, recodes and emits one unit, and writes its types for the
+// unit loads, recodes and emits the unit at off, and writes its types for the
 // deduplication if the encoding goes straight into it.
-func (e *run) unit(ctx context.Context, u unitHeader, l *loader, cache map[abbrevKey]*abbrevTable, sc *recScratch, out *encoded) error {
+func (e *run) unit(ctx context.Context, off uint32, l *loader, cache map[abbrevKey]*abbrevTable, sc *recScratch, out *encoded) error {
 	if len(cache) > 8 {
 		clear(cache)
+	}
+	u, err := e.d.unitAt(uint64(off))
+	if err != nil {
+		return err
 	}
 	r, err := e.d.newUnitReader(u, cache)
 	if err != nil {

@@ -323,9 +323,12 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("dwarf2btf: malformed DWARF at %#x: %s", e.Offset, e.Msg)
 }
 
-// units lists the units of .debug_info.
-func (d *dwarfData) units() ([]unitHeader, error) {
-	var us []unitHeader
+// unitOffsets returns the offset of every unit of .debug_info, whose
+// headers it checks. It keeps 4 bytes a unit, not the header (unitAt reads
+// it again): a vmlinux has thousands of units, but an input may have a
+// million, one for each tiny object it was linked from.
+func (d *dwarfData) unitOffsets() ([]uint32, error) {
+	var offs []uint32
 	info := d.info
 	if uint64(len(info)) >= 1<<32 {
 		return nil, errors.New("dwarf2btf: .debug_info larger than 4 GiB")
@@ -335,10 +338,10 @@ func (d *dwarfData) units() ([]unitHeader, error) {
 		if err != nil {
 			return nil, err
 		}
-		us = append(us, u)
+		offs = append(offs, u.off)
 		off = uint64(u.end)
 	}
-	return us, nil
+	return offs, nil
 }
 
 func (d *dwarfData) unitAt(off uint64) (unitHeader, error) {

@@ -83,3 +83,18 @@ func cpuTime(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// units returns the header of every unit of .debug_info.
+func (d *dwarfData) units() ([]unitHeader, error) {
+	offs, err := d.unitOffsets()
+	if err != nil {
+		return nil, err
+	}
+	us := make([]unitHeader, len(offs))
+	for i, off := range offs {
+		if us[i], err = d.unitAt(uint64(off)); err != nil {
+			return nil, err
+		}
+	}
+	return us, nil
+}

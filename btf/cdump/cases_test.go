@@ -15,8 +15,9 @@ type cCase struct {
 	// bpftool's (both print the same bytes).
 	noCompile bool
 	// firstRenames marks cases whose type that sorts first shares a name
-	// with later ones: bpftool 7.5, which leaves it out, then prints their
-	// "___N" suffixes one lower than Write does.
+	// (its own or one of its enumerators') with later ones: bpftool 7.5,
+	// which leaves it out, then gives the "___N" suffixes to other types
+	// than Write does.
 	firstRenames bool
 }
 

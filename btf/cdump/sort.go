@@ -27,6 +27,21 @@ import (
 //  5. the type id.
 //
 // Names compare as C's strcmp does, byte by byte.
+//
+// The id last makes this a total order: no two types compare equal, so the
+// sorted order is one and the same whatever algorithm sorts, and types that
+// tie on everything else (10,000 enums "e", structs of one name and the
+// same member names, anonymous types) keep their id order. bpftool sorts
+// with glibc's qsort: in glibc 2.41 (Debian 13, stdlib/qsort.c) a stable
+// top-down merge sort of its 32-byte records in a buffer on the stack (up
+// to 1 KiB) or from malloc, with an unstable heapsort only if that malloc
+// fails; in glibc 2.36 (Debian 12, stdlib/msort.c) the same merge sort with
+// a quicksort fallback. On a total order every path gives the same result,
+// so nothing of glibc's algorithm needs reproducing here. ties_test.go
+// checks this against bpftool 7.5 itself, with a preloaded qsort that
+// reverses the array before glibc sorts it. (Where kmeta's header differs
+// from bpftool's on such inputs, it is the type that sorts first, which
+// bpftool leaves out: see the package documentation.)
 
 // Ranks of btf_type_rank.
 const (

@@ -85,36 +85,46 @@ func (d *state) deepFile(h uint64, e entry) {
 
 // structCands yields the candidates of type id, of key h, in libbpf's
 // order: every one of the table's, or, once the index is on, those that
-// deepDiffer would not skip for their deep signature alone.
+// deepDiffer would not skip for their deep signature alone. Inlined where
+// ranged over, so that the loop body stays off the heap (see entries).
 func (d *state) structCands(id uint32, h uint64) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) { d.walkStructCands(id, h, yield) }
+}
+
+// walkStructCands calls yield with structCands' candidates until it
+// returns false.
+func (d *state) walkStructCands(id uint32, h uint64, yield func(uint32) bool) {
 	v := uint32(deepNone)
 	if d.dix.on {
 		v = d.deepSig(&d.deep, id)
 	}
 	if !deepKnown(v) {
-		return d.tab.candidates(h)
+		d.tab.walkIDs(h, d.tab.grows, yield)
+		return
 	}
-	return func(yield func(uint32) bool) {
-		x, g := &d.dix, d.tab.grows
-		x.pend = x.pend[:0]
-		for e := range x.unknown.entries(h, g) {
-			x.pend = append(x.pend, e)
-		}
-		i := 0
-		for e := range x.known.entries(mix(h, v), g) {
-			for ; i < len(x.pend) && before(x.pend[i], e, g); i++ {
-				if !yield(x.pend[i].id) {
-					return
-				}
-			}
-			if !yield(e.id) {
-				return
-			}
-		}
-		for ; i < len(x.pend); i++ {
+	x, g := &d.dix, d.tab.grows
+	x.pend = x.pend[:0]
+	x.unknown.walk(h, g, func(e *entry) bool {
+		x.pend = append(x.pend, e)
+		return true
+	})
+	i, done := 0, false
+	x.known.walk(mix(h, v), g, func(e *entry) bool {
+		for ; i < len(x.pend) && before(x.pend[i], e, g); i++ {
 			if !yield(x.pend[i].id) {
-				return
+				done = true
+				return false
 			}
+		}
+		if !yield(e.id) {
+			done = true
+			return false
+		}
+		return true
+	})
+	for ; !done && i < len(x.pend); i++ {
+		if !yield(x.pend[i].id) {
+			return
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -70,5 +71,33 @@ func TestCollisionsLinear(t *testing.T) {
 		if work := uint64(d.ticks) + d.skips; work > 40*n {
 			t.Errorf("unions %v: %d steps and %d skips for %d records, want at most %d in all", unions, d.ticks, d.skips, n, 40*n)
 		}
+	}
+}
+
+// TestStructPassAllocs checks that looking a struct's candidates up
+// allocates nothing on the heap: the candidate iterators are inlined
+// where ranged over, so their loop bodies stay on the stack. Garbage
+// made per lookup was most of a small input's peak (BENCH.md, "Small
+// inputs"). Doubling the records must not add an allocation per record.
+func TestStructPassAllocs(t *testing.T) {
+	mallocs := func(n int) uint64 {
+		m := New(nil, Options{Workers: 1})
+		if err := m.AddSpec(collisions(t, n, false)); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := m.Dedup(builder.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	const n = 4000
+	small, large := mallocs(n), mallocs(2*n)
+	t.Logf("%d records: %d allocations; %d records: %d", n, small, 2*n, large)
+	// 2n more struct lookups (structs "s" and "t") for the n more records.
+	if large > small+n/8 {
+		t.Errorf("%d more allocations for %d more records, want at most %d", large-small, n, n/8)
 	}
 }

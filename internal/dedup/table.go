@@ -212,47 +212,55 @@ func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 // the list is the even-epoch entries newest first, then the odd-epoch ones
 // oldest first; read the other way round if the growths are odd.
 func (t *table) candidates(h uint64) iter.Seq[uint32] {
-	return func(yield func(uint32) bool) {
-		for e := range t.entries(h, t.grows) {
-			if !yield(e.id) {
-				return
-			}
-		}
-	}
+	return func(yield func(uint32) bool) { t.walkIDs(h, t.grows, yield) }
 }
 
 // entries yields the entries filed under h in libbpf's order after the
 // given number of growths.
+//
+// The iterators are small enough to be inlined where they are ranged
+// over, and the walks they call keep their yield to the call: so the
+// loop body is not allocated on the heap for every lookup (a struct
+// pass looks up each struct once).
 func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
-	return func(yield func(*entry) bool) {
-		odd := grows%2 == 1
-		type chain struct {
-			t          *table
-			head, tail int32
-		}
-		chains := [2]chain{{t: t, head: t.head(h)}}
-		if t.under != nil {
-			chains[1] = chain{t: t.under, head: t.under.head(h)}
-		}
-		// Newest first, own chain then the one below: the entries of
-		// the one parity. The walk ends at each chain's oldest entry,
-		// where the second walk starts.
-		for c := range chains {
-			ch := &chains[c]
-			for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
-				ch.tail = i
-				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
-					return
-				}
+	return func(yield func(*entry) bool) { t.walk(h, grows, yield) }
+}
+
+// walkIDs is walk yielding the entries' ids.
+func (t *table) walkIDs(h uint64, grows uint32, yield func(uint32) bool) {
+	t.walk(h, grows, func(e *entry) bool { return yield(e.id) })
+}
+
+// walk calls yield with the entries filed under h in libbpf's order
+// after grows growths, until yield returns false.
+func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
+	odd := grows%2 == 1
+	type chain struct {
+		t          *table
+		head, tail int32
+	}
+	chains := [2]chain{{t: t, head: t.head(h)}}
+	if t.under != nil {
+		chains[1] = chain{t: t.under, head: t.under.head(h)}
+	}
+	// Newest first, own chain then the one below: the entries of
+	// the one parity. The walk ends at each chain's oldest entry,
+	// where the second walk starts.
+	for c := range chains {
+		ch := &chains[c]
+		for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
+			ch.tail = i
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+				return
 			}
 		}
-		// Oldest first, the chain below then the own one: the others.
-		for c := len(chains) - 1; c >= 0; c-- {
-			ch := &chains[c]
-			for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
-				if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
-					return
-				}
+	}
+	// Oldest first, the chain below then the own one: the others.
+	for c := len(chains) - 1; c >= 0; c-- {
+		ch := &chains[c]
+		for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+				return
 			}
 		}
 	}

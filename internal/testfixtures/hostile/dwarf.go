@@ -15,6 +15,7 @@ const (
 	DeepDIEs     DWARFShape = iota // N structs "s" of 4 bytes, each defined inside the one before, each with a member "m" of int: DIEs nested N deep
 	ManyCUs                        // N compile units, each an int and a struct "s" of 4 bytes
 	RefAddrCycle                   // N compile units, each a typedef "t" of the next unit's typedef by DW_FORM_ref_addr (the last of the first's) and a variable of it
+	HugeBitfield                   // a struct "s" of 4 bytes whose member "m", of int, starts at bit 3 (DW_AT_data_bit_offset) with a DW_AT_bit_size (DW_FORM_data8) of 2^N, N < 64
 	numDWARFShapes
 )
 
@@ -23,15 +24,15 @@ func DWARFShapes() []DWARFShape { return upTo(numDWARFShapes) }
 
 // String names the shape in lower case with dashes, as in "deep-dies".
 func (k DWARFShape) String() string {
-	return [...]string{"deep-dies", "many-cus", "ref-addr-cycle"}[k]
+	return [...]string{"deep-dies", "many-cus", "ref-addr-cycle", "huge-bitfield"}[k]
 }
 
 // The abbreviation codes of dwarfAbbrev, and the DWARF constants they use.
 const (
-	abCU, abInt, abStruct, abMember, abLeaf, abTypedef, abVar = 1, 2, 3, 4, 5, 6, 7
+	abCU, abInt, abStruct, abMember, abLeaf, abTypedef, abVar, abBitMember = 1, 2, 3, 4, 5, 6, 7, 8
 
-	formString, formData1, formData2, formRef4, formRefAddr = 0x08, 0x0b, 0x05, 0x13, 0x10
-	langC99                                                 = 0x0c
+	formString, formData1, formData2, formData8, formRef4, formRefAddr = 0x08, 0x0b, 0x05, 0x07, 0x13, 0x10
+	langC99                                                            = 0x0c
 )
 
 // dwarfAbbrev is the .debug_abbrev section every shape shares.
@@ -52,6 +53,7 @@ func dwarfAbbrev() []byte {
 	add(abLeaf, 0x13, false, 0x03, formString, 0x0b, formData1)
 	add(abTypedef, 0x16, false, 0x03, formString, 0x49, formRefAddr)
 	add(abVar, 0x34, false, 0x03, formString, 0x49, formRef4)
+	add(abBitMember, 0x0d, false, 0x03, formString, 0x49, formRef4, 0x6b, formData1, 0x0d, formData8)
 	return append(b, 0)
 }
 
@@ -92,6 +94,12 @@ func BuildDWARF(k DWARFShape, n int) []byte {
 		for range n {
 			info = dwarfUnit(info, func(b []byte) []byte { return append(b, abLeaf, 's', 0, 4) })
 		}
+	case HugeBitfield:
+		info = dwarfUnit(nil, func(b []byte) []byte {
+			b = append(b, abStruct, 's', 0, 4)
+			b = append(ref4(append(b, abBitMember, 'm', 0), unitIntOff), 3)
+			return append(binary.LittleEndian.AppendUint64(b, 1<<uint(n)), 0)
+		})
 	case RefAddrCycle:
 		const unitLen = unitFirstOff + 7 + 7 + 1
 		for i := range n {
