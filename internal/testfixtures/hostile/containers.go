@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Shapes of the sixth campaign (issue 37): what wraps BTF rather than BTF
@@ -96,14 +98,11 @@ func RepeatCORERelos(obj []byte, k int) ([]byte, error) {
 func BTFCandidates(n int) []byte {
 	const step = 32
 	total := n*step + 16
-	body := make([]byte, total)
-	le := binary.LittleEndian
+	body := make([]byte, 0, total)
 	for k := range n {
-		h := body[k*step:]
-		le.PutUint16(h, 0xeb9f)
-		h[2] = 1
-		le.PutUint32(h[4:], 24)
-		le.PutUint32(h[20:], uint32(total-k*step-24))
+		h := wire.Header{Version: 1, HdrLen: wire.HeaderLen, StrLen: uint32(total - k*step - wire.HeaderLen)}
+		body = wire.AppendHeader(body, h, binary.LittleEndian)
+		body = append(body, make([]byte, step-wire.HeaderLen)...)
 	}
-	return body
+	return append(body, make([]byte, total-len(body))...)
 }
