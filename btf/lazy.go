@@ -177,13 +177,19 @@ func (s *Spec) checkOut(id TypeID, off uint32) error {
 	}
 	v := s.newValidator()
 	v.last = uint32(s.LastID())
-	err := v.check(id, off)
-	if err != nil {
-		s.lazyErr.CompareAndSwap(nil, &err)
+	if err := v.check(id, off); err != nil {
+		s.keepLazyErr(err)
 		return err
 	}
 	word.Or(bit)
 	return nil
+}
+
+// keepLazyErr keeps err for Err if no failure was kept before. It is a
+// function of its own so that only a failing check moves an error to the
+// heap: checkOut runs for every record handed out.
+func (s *Spec) keepLazyErr(err error) {
+	s.lazyErr.CompareAndSwap(nil, &err)
 }
 
 // Check checks every record of a lazy Spec, and of a lazy base under a

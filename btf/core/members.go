@@ -2,8 +2,8 @@ package core
 
 import (
 	"bytes"
-	"slices"
-	"sort"
+	"hash/maphash"
+	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -12,16 +12,18 @@ import (
 // order for every field relocation, so an object with a relocation on
 // each member of a wide struct costs the square of its width. A run over
 // an object's relocations keeps, for each target composite of at least
-// minIndexVlen members that a relocation reaches, its members sorted by
-// name: a lookup then visits only the anonymous members before the first
-// member of the wanted name, as the scan's result depends on nothing else.
+// minIndexVlen members that a relocation reaches, a hash table of the
+// first position of each member name: a lookup then visits only the
+// anonymous members before the first member of the wanted name, as the
+// scan's result depends on nothing else.
 
 const (
 	// minIndexVlen is the width from which a composite is indexed: below
-	// it a scan costs less than sorting.
+	// it a scan costs less than hashing.
 	minIndexVlen = 16
-	// maxIndexed bounds the members indexed in one run (4 bytes each);
-	// past it, composites are scanned as libbpf scans them.
+	// maxIndexed bounds the members indexed in one run (a slot of 4 bytes
+	// for every 2/3 to 1/3 of a member, and 4 bytes for each anonymous
+	// one); past it, composites are scanned as libbpf scans them.
 	maxIndexed = 1 << 20
 )
 
@@ -29,8 +31,9 @@ const (
 // relocations. The zero value is ready; a nil *memberIndexes indexes
 // nothing.
 type memberIndexes struct {
-	m map[memberKey]memberIndex
-	n int // members indexed
+	m    map[memberKey]memberIndex
+	n    int // members indexed
+	seed maphash.Seed
 }
 
 type memberKey struct {
@@ -38,12 +41,14 @@ type memberKey struct {
 	id btf.TypeID
 }
 
-// memberIndex is one composite's members: byName holds their positions
-// sorted by name, then position, so the anonymous ones come first (nanon
-// of them, in order) and the first of each name is its lowest position.
+// memberIndex is one composite's members: slots is a hash table, open
+// addressed and probed linearly, of each name's lowest position plus one
+// (0 is an empty slot), at most two thirds full; anonymous holds the
+// positions of the anonymous members, in order.
 type memberIndex struct {
-	byName []uint32
-	nanon  int
+	slots     []uint32
+	anonymous []uint32
+	seed      maphash.Seed
 }
 
 // get returns the index of composite t of s, building it on first use;
@@ -63,35 +68,50 @@ func (mi *memberIndexes) get(s *btf.Spec, t btf.Type) (memberIndex, bool) {
 	}
 	if mi.m == nil {
 		mi.m = make(map[memberKey]memberIndex)
+		mi.seed = maphash.MakeSeed()
 	}
-	x := buildMemberIndex(t, vlen)
+	x := buildMemberIndex(t, vlen, mi.seed)
 	mi.m[key] = x
 	mi.n += vlen
 	return x, true
 }
 
-func buildMemberIndex(t btf.Type, vlen int) memberIndex {
-	byName := make([]uint32, vlen)
-	for i := range byName {
-		byName[i] = uint32(i)
+func buildMemberIndex(t btf.Type, vlen int, seed maphash.Seed) memberIndex {
+	x := memberIndex{slots: make([]uint32, 1<<bits.Len(uint(vlen+vlen/2))), seed: seed}
+	for i, m := range t.Members() {
+		name := m.NameBytes()
+		if len(name) == 0 {
+			x.anonymous = append(x.anonymous, uint32(i))
+			continue
+		}
+		j, found := x.slot(t, name)
+		if !found {
+			x.slots[j] = uint32(i) + 1
+		}
 	}
-	name := func(i uint32) []byte { return t.Member(int(i)).NameBytes() }
-	slices.SortStableFunc(byName, func(a, b uint32) int { return bytes.Compare(name(a), name(b)) })
-	nanon := sort.Search(vlen, func(k int) bool { return len(name(byName[k])) > 0 })
-	return memberIndex{byName: byName, nanon: nanon}
+	return x
+}
+
+// slot returns the slot of name: the one that holds its first position
+// if found, else the empty one where the probe ended.
+func (x memberIndex) slot(t btf.Type, name []byte) (j int, found bool) {
+	mask := len(x.slots) - 1
+	for j = int(maphash.Bytes(x.seed, name)) & mask; x.slots[j] != 0; j = (j + 1) & mask {
+		if bytes.Equal(t.Member(int(x.slots[j]-1)).NameBytes(), name) {
+			return j, true
+		}
+	}
+	return j, false
 }
 
 // first returns the lowest position of a member named name, or -1.
 func (x memberIndex) first(t btf.Type, name []byte) int {
-	named := x.byName[x.nanon:]
-	k := sort.Search(len(named), func(k int) bool {
-		return bytes.Compare(t.Member(int(named[k])).NameBytes(), name) >= 0
-	})
-	if k == len(named) || !bytes.Equal(t.Member(int(named[k])).NameBytes(), name) {
+	j, found := x.slot(t, name)
+	if !found {
 		return -1
 	}
-	return int(named[k])
+	return int(x.slots[j]) - 1
 }
 
 // anon returns the positions of the anonymous members, in order.
-func (x memberIndex) anon() []uint32 { return x.byName[:x.nanon] }
+func (x memberIndex) anon() []uint32 { return x.anonymous }

@@ -82,7 +82,13 @@ func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 	t.prepare(wants(&obj))
 	cache := map[btf.TypeID]*candList{}
 	var members memberIndexes
-	var out []Result
+	n := 0
+	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
+		n += sec.Len()
+	}
+	// A Result is some 200 bytes: grown by doubling, the list was copied
+	// as often as it was built (hostile.WideCORESource, BENCH.md).
+	out := make([]Result, 0, n)
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, context.Cause(ctx)

@@ -73,16 +73,17 @@ func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 		return err
 	}
 	defer o.Close()
-	target, done, err := c.coreTarget(f)
+	obj := o.CORE()
+	target, from, done, err := c.coreTarget(f, obj)
 	if err != nil {
 		return err
 	}
 	defer done()
 	stop := c.busy("resolving the relocations of " + inputName(objPath))
-	rs, err := core.Resolve(c.ctx, o.CORE(), target)
+	rs, err := core.Resolve(c.ctx, obj, target)
 	stop()
 	if err != nil {
-		return err
+		return targetErr(from, target.Main(), err)
 	}
 	if f.json {
 		err = c.printCoreJSON(rs)
@@ -100,45 +101,82 @@ func (c *cli) btfCore(objPath string, f btfCoreFlags) error {
 	return nil
 }
 
-// coreTarget opens the target of btf core: --target FILE (on -B BASE), or
-// the running kernel's vmlinux and module BTFs.
-func (c *cli) coreTarget(f btfCoreFlags) (*core.Target, func(), error) {
-	if f.target != "" {
+// coreTarget opens the target of btf core for obj: --target FILE (on -B
+// BASE), or the running kernel's vmlinux and module BTFs. It also returns
+// the path of the main BTF, which targetErr names. A target without a
+// base is opened lazily, its candidate search made in the walk that
+// opening does, as btf min --obj opens its target (targetOptions).
+func (c *cli) coreTarget(f btfCoreFlags, obj core.Object) (*core.Target, string, func(), error) {
+	if f.target == "" {
+		return c.coreKernelTarget(f, obj)
+	}
+	if f.base != "" {
 		o, err := c.openSpec(f.target, f.base)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		boundMemory(o.spec)
-		if o.base != nil {
-			return core.NewTarget(o.base, o.spec), o.Close, nil
-		}
-		return core.NewTarget(o.spec), o.Close, nil
+		return core.NewTarget(o.base, o.spec), f.target, o.Close, nil
 	}
-	cache := kernel.NewCache(f.kf.options())
-	h, err := cache.Acquire()
+	s, err := c.openOneWith(c.ctx, f.target, c.targetOptions([]core.Object{obj}))
 	if err != nil {
-		cache.Close()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	done := func() { h.Release(); cache.Close() }
+	boundMemory(s)
+	return core.NewTarget(s), f.target, func() { s.Close() }, nil
+}
+
+// coreKernelTarget is coreTarget for the running kernel (--kernel): its
+// vmlinux BTF opened lazily, and its modules' BTF, which libbpf searches
+// only for a name that vmlinux lacks, through a kernel.Cache made then.
+func (c *cli) coreKernelTarget(f btfCoreFlags, obj core.Object) (*core.Target, string, func(), error) {
+	ko := f.kf.options()
+	vmlinux, from, err := ko.OpenVmlinuxWith(c.ctx, c.targetOptions([]core.Object{obj}))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var cache *kernel.Cache
+	var h *kernel.Handle
+	done := func() {
+		if h != nil {
+			h.Release()
+		}
+		if cache != nil {
+			cache.Close()
+		}
+		vmlinux.Close()
+	}
 	modules := func() []*btf.Spec {
-		names, err := h.Modules()
+		cache = kernel.NewCache(ko)
+		acquired, err := cache.Acquire()
 		if err != nil {
 			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
 			return nil
 		}
-		var mods []*btf.Spec
-		for _, name := range names {
-			m, err := h.Module(name)
-			if err != nil {
-				fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
-				continue
-			}
-			mods = append(mods, m)
-		}
-		return mods
+		h = acquired
+		return c.kernelModules(h)
 	}
-	return core.NewKernelTarget(h.Vmlinux(), modules), done, nil
+	return core.NewKernelTarget(vmlinux, modules), from, done, nil
+}
+
+// kernelModules opens the BTF of every module of h's kernel, warning
+// about those that cannot be read.
+func (c *cli) kernelModules(h *kernel.Handle) []*btf.Spec {
+	names, err := h.Modules()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
+		return nil
+	}
+	var mods []*btf.Spec
+	for _, name := range names {
+		m, err := h.Module(name)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "kmeta: warning: %v\n", err)
+			continue
+		}
+		mods = append(mods, m)
+	}
+	return mods
 }
 
 // coreValue is the text form of a Result's outcome.

@@ -121,7 +121,8 @@ func TestBTFMinObj(t *testing.T) {
 
 // TestBTFMinObjBadTarget: the target is opened lazily, but a record the
 // relocations reach that refers to a type past the last still fails the
-// command with the error opening it in full gives, and writes nothing.
+// command with the error opening it in full gives, and writes nothing;
+// btf core, which opens its target lazily too, fails with that error.
 func TestBTFMinObjBadTarget(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -134,13 +135,19 @@ func TestBTFMinObjBadTarget(t *testing.T) {
 	if want == nil {
 		t.Fatal("Open accepts the broken task_struct")
 	}
-	out := filepath.Join(dir, "min.btf")
-	_, err := kmeta(t, nil, "btf", "min", target, "--obj", testfixtures.Path(t, "elf/prog.bpf.o.gz"), "-o", out)
+	out, prog := filepath.Join(dir, "min.btf"), testfixtures.Path(t, "elf/prog.bpf.o.gz")
+	_, err := kmeta(t, nil, "btf", "min", target, "--obj", prog, "-o", out)
 	if err == nil || !strings.HasPrefix(err.Error(), "btf min: "+want.Error()) || exitStatus(t.Context(), err) != exitFailure {
 		t.Errorf("error %v (exit %d), want %v (exit %d)", err, exitStatus(t.Context(), err), want, exitFailure)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s written: %v", out, err)
+	}
+	for _, args := range [][]string{{"btf", "core", prog, "--target", target}, {"btf", "core", "--json", prog, "--target", target}} {
+		out, err := kmeta(t, nil, args...)
+		if err == nil || !strings.HasPrefix(err.Error(), "btf core: "+want.Error()) || exitStatus(t.Context(), err) != exitFailure || out != "" {
+			t.Errorf("%v: error %v (exit %d), want %v (exit %d); output %q", args, err, exitStatus(t.Context(), err), want, exitFailure, out)
+		}
 	}
 }
 
