@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pierrec/lz4/v4"
 	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
@@ -141,7 +140,7 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
 	}
 	if claim > maxSize {
-		return nil, 0, &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim}
+		return nil, 0, pkgerr.Errorf("kimage: %w", &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim})
 	}
 	var r io.Reader
 	var err error
@@ -157,7 +156,7 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 	case Lzma:
 		r, err = newLzma(p, maxSize)
 	case Lz4:
-		r = lz4.NewReader(bytes.NewReader(p))
+		r, err = newLz4Legacy(p)
 	case Lzo:
 		r, err = newLzopReader(bytes.NewReader(p))
 	default:

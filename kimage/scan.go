@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -55,10 +54,33 @@ func btfAt(img []byte, off int) ([]byte, error) {
 	return raw, nil
 }
 
-// scanBTF returns every valid BTF in img (btfAt), by offset, and how many
-// times the magic number occurs.
-func scanBTF(img []byte) (found map[int][]byte, seen int) {
-	found = map[int][]byte{}
+// maxListed is how many offsets of valid BTF an error lists: an image
+// made of candidates has them by the hundred thousand.
+const maxListed = 8
+
+// btfScan is what scanBTF finds: the first valid BTF, how many there are
+// and the first maxListed offsets, and how often the magic occurs. It
+// holds no more for an image full of candidates than for a real one.
+type btfScan struct {
+	first   []byte
+	count   int
+	offsets []int
+	seen    int
+}
+
+// offsetList returns the offsets of s for an error: the first few, and
+// how many more there are.
+func (s *btfScan) offsetList() string {
+	if s.count > len(s.offsets) {
+		return fmt.Sprintf("%v and %d more", s.offsets, s.count-len(s.offsets))
+	}
+	return fmt.Sprint(s.offsets)
+}
+
+// scanBTF finds the valid BTF in img (btfAt), by offset, and counts how
+// many times the magic number occurs.
+func scanBTF(img []byte) *btfScan {
+	s := &btfScan{}
 	for _, magic := range [][]byte{btfMagicLE, btfMagicBE} {
 		for i := 0; ; i++ {
 			j := bytes.Index(img[i:], magic)
@@ -66,47 +88,53 @@ func scanBTF(img []byte) (found map[int][]byte, seen int) {
 				break
 			}
 			i += j
-			seen++
-			if raw, err := btfAt(img, i); err == nil {
-				found[i] = raw
+			s.seen++
+			raw, err := btfAt(img, i)
+			if err != nil {
+				continue
+			}
+			if s.count == 0 {
+				s.first = raw
+			}
+			if s.count++; len(s.offsets) < maxListed {
+				s.offsets = append(s.offsets, i)
 			}
 		}
 	}
-	return found, seen
+	slices.Sort(s.offsets)
+	return s
 }
 
 // findBTF returns a copy of the BTF in img, a kernel's loaded sections
 // laid end to end. With sm (from the kernel's System.map, nil if there is
-// none), the BTF is the bytes between __start_BTF and __stop_BTF, and the
-// scan must find the same; without, the scan must find exactly one BTF.
+// none), the BTF is the bytes between __start_BTF and __stop_BTF, which
+// must be valid BTF of exactly that length; without, a scan must find
+// exactly one BTF.
 func findBTF(img []byte, sm *sysMap) ([]byte, error) {
-	found, seen := scanBTF(img)
 	if sm != nil {
-		return mappedBTF(img, sm, found)
+		return mappedBTF(img, sm)
 	}
-	switch len(found) {
+	s := scanBTF(img)
+	switch s.count {
 	case 0:
-		return nil, pkgerr.Errorf("kimage: %w in the %d-byte kernel: its magic occurs %d times, never at the start of valid BTF", btf.ErrNoBTF, len(img), seen)
+		return nil, pkgerr.Errorf("kimage: %w in the %d-byte kernel: its magic occurs %d times, never at the start of valid BTF", btf.ErrNoBTF, len(img), s.seen)
 	case 1:
-		for _, raw := range found {
-			return bytes.Clone(raw), nil
-		}
+		return bytes.Clone(s.first), nil
 	}
-	return nil, fmt.Errorf("kimage: valid BTF at %d offsets of the kernel (%v): which is the kernel's is not known without a System.map", len(found), slices.Sorted(maps.Keys(found)))
+	return nil, fmt.Errorf("kimage: valid BTF at %d offsets of the kernel (%s): which is the kernel's is not known without a System.map", s.count, s.offsetList())
 }
 
 // mappedBTF returns the BTF that System.map places in img, after checking
-// that it is valid, exactly as long as the symbols say, and among what the
-// scan found (which may find more: System.map says which is the kernel's).
-func mappedBTF(img []byte, sm *sysMap, found map[int][]byte) ([]byte, error) {
+// that it is valid and exactly as long as the symbols say. (A scan may
+// find more: System.map says which is the kernel's.)
+func mappedBTF(img []byte, sm *sysMap) ([]byte, error) {
 	off, size := sm.start-sm.base, sm.stop-sm.start
 	if off >= uint64(len(img)) || size > uint64(len(img))-off {
 		return nil, fmt.Errorf("kimage: System.map puts __start_BTF at offset %d and %d bytes of BTF in a %d-byte kernel", off, size, len(img))
 	}
-	raw, ok := found[int(off)]
-	if !ok {
-		_, err := btfAt(img, int(off))
-		return nil, pkgerr.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d; the scan found it at %v): %w", off, slices.Sorted(maps.Keys(found)), err)
+	raw, err := btfAt(img, int(off))
+	if err != nil {
+		return nil, pkgerr.Errorf("kimage: no valid BTF where System.map puts __start_BTF (offset %d; the scan found it at %s): %w", off, scanBTF(img).offsetList(), err)
 	}
 	if uint64(len(raw)) != size {
 		return nil, fmt.Errorf("kimage: the BTF at offset %d is %d bytes long, System.map says %d", off, len(raw), size)

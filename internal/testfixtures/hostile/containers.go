@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Shapes of the sixth campaign (issue 37): what wraps BTF rather than BTF
@@ -87,4 +89,20 @@ func RepeatCORERelos(obj []byte, k int) ([]byte, error) {
 	le.PutUint64(res[sh+24:], uint64(off))
 	le.PutUint64(res[sh+32:], uint64(len(newExt)))
 	return res, nil
+}
+
+// BTFCandidates returns the body of a kernel Image
+// (testfixtures.Arm64Image) of n valid BTF headers 32 bytes apart, each
+// with no types and a string section that runs to the end of the body:
+// n valid BTFs, none of which is the kernel's.
+func BTFCandidates(n int) []byte {
+	const step = 32
+	total := n*step + 16
+	body := make([]byte, 0, total)
+	for k := range n {
+		h := wire.Header{Version: 1, HdrLen: wire.HeaderLen, StrLen: uint32(total - k*step - wire.HeaderLen)}
+		body = wire.AppendHeader(body, h, binary.LittleEndian)
+		body = append(body, make([]byte, step-wire.HeaderLen)...)
+	}
+	return append(body, make([]byte, total-len(body))...)
 }
