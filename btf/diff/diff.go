@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -605,6 +606,11 @@ func newSide(ctx context.Context, s *btf.Spec, opts Options, seed maphash.Seed) 
 		g := &sd.groups[*slot-1]
 		g.several = true
 		sd.more[g.id] = append(sd.more[g.id], id)
+	}
+	if err := s.Err(); err != nil {
+		// A lazy Spec's iteration stopped before a record that fails
+		// its check: the types after it would all seem removed.
+		return nil, pkgerr.Errorf("diff: %w", err)
 	}
 	return sd, nil
 }
