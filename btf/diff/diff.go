@@ -89,10 +89,12 @@ type side struct {
 	more   map[btf.TypeID][]btf.TypeID // first id -> the other types of its group
 	namer  *cdump.Namer
 	names  map[btf.TypeID]string // C names computed so far
-	// ctx is checked every pollEvery signatures spelled (a group of a
-	// million types of one name is one step of the walks over groups).
+	// ctx is checked every pollEvery signatures spelled, a signature
+	// counting one and one more for each spelledBytes of it (a group
+	// of a million types of one name is one step of the walks over
+	// groups, a type of 65,535 members one signature).
 	ctx     context.Context
-	spelled btf.TypeID
+	spelled int
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -384,7 +386,11 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
-			if sameTop(a, b, ga.id, gb.id) {
+			same := sameTop(a, b, ga.id, gb.id)
+			if err := a.pollSpelled(topWork(a, ga.id) / comparedPerSpelled); err != nil {
+				return nil, err
+			}
+			if same {
 				continue
 			}
 			var err error
