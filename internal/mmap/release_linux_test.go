@@ -3,18 +3,25 @@ package mmap
 import (
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
+// counter counts Release's system calls.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) get() int { return int(c.n.Load()) }
+
 // countMadvise makes Release's system calls counted, until the test ends.
-func countMadvise(t *testing.T) *int {
+func countMadvise(t *testing.T) *counter {
 	t.Helper()
-	calls := new(int)
+	calls := new(counter)
 	orig := madvise
 	madvise = func(b []byte, advice int) error {
-		*calls++
+		calls.n.Add(1)
 		return orig(b, advice)
 	}
 	t.Cleanup(func() { madvise = orig })
@@ -42,13 +49,13 @@ func mapTemp(t *testing.T, n int) *Region {
 
 // releasePages calls Release on each page of r in turn and returns how
 // many system calls they made.
-func releasePages(r *Region, calls *int) int {
-	before := *calls
+func releasePages(r *Region, calls *counter) int {
+	before := calls.get()
 	b := r.Bytes()
 	for off := 0; off < len(b); off += pageSize {
 		Release(b[off : off+pageSize])
 	}
-	return *calls - before
+	return calls.get() - before
 }
 
 // TestReleaseStopsOnRefusal checks that Release asks a file's mapping
@@ -117,7 +124,67 @@ func TestReleaseSysfsVmlinux(t *testing.T) {
 	for off := 0; off+pageSize <= 4*pageSize; off += pageSize {
 		Release(b[off : off+pageSize])
 	}
-	if *calls != 1 {
-		t.Errorf("%d madvise calls for 4 releases of the sysfs mapping, want 1", *calls)
+	if calls.get() != 1 {
+		t.Errorf("%d madvise calls for 4 releases of the sysfs mapping, want 1", calls.get())
+	}
+}
+
+// TestReleaseConcurrent releases pages of a locked and of a plain mapping
+// from several goroutines at once, as dedup's workers do, while other
+// mappings come and go: under -race it checks the record of mappings,
+// and a refusing mapping is asked at most once by each goroutine.
+func TestReleaseConcurrent(t *testing.T) {
+	calls := countMadvise(t)
+	const pages, workers = 64, 8
+	locked := mapTemp(t, pages)
+	defer locked.Free()
+	if err := unix.Mlock(locked.Bytes()); err != nil {
+		t.Skipf("mlock: %v (RLIMIT_MEMLOCK)", err)
+	}
+	plain := mapTemp(t, pages)
+	defer plain.Free()
+	other := mapTemp(t, 2)
+	path := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(path, other.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other.Free()
+	before := calls.get()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := locked.Bytes()
+			for off := w * pageSize; off < len(b); off += workers * pageSize {
+				Release(b[off : off+pageSize])
+			}
+			Release(plain.Bytes()[w*pageSize : (w+1)*pageSize])
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 20 {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			r, err := File(f, int64(2*pageSize))
+			f.Close()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			Release(r.Bytes())
+			r.Free()
+		}
+	}()
+	wg.Wait()
+	// The plain mapping's and the coming and going ones' releases are
+	// made every time; the locked mapping's once per goroutine at most.
+	if n := calls.get() - before - workers - 20; n < 1 || n > workers {
+		t.Errorf("%d calls on the locked mapping from %d goroutines", n, workers)
 	}
 }
