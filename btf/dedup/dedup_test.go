@@ -1,8 +1,8 @@
 package dedup_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"sync"
 	"testing"

@@ -59,13 +59,13 @@ type state struct {
 	ticks     uint32 // calls of stopped
 	// words counts the record words the passes went through since the
 	// context was last looked at (stoppedAt).
-	words uint64
-	skips     uint64 // candidates the struct pass's filters skipped
-	enums     enumIndex
-	depth     int
-	err       error
-	compat    Compat
-	pipe      *pipeline // see Merger.Pipeline
+	words  uint64
+	skips  uint64 // candidates the struct pass's filters skipped
+	enums  enumIndex
+	depth  int
+	err    error
+	compat Compat
+	pipe   *pipeline // see Merger.Pipeline
 	// graphsDone tells that FinishGraphs ran the passes over the first
 	// refDone own types.
 	graphsDone bool
