@@ -166,6 +166,9 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()
 	err := m.checkMaxRef()
+	if err == nil && m.d.canceled() { // done before it starts
+		err = m.d.err
+	}
 	if err == nil {
 		err = m.d.run()
 	}

@@ -11,11 +11,11 @@ import (
 )
 
 // TestWideCancel checks that a pass over a few wide types looks at its
-// context: a context already done when DedupContext starts ends it at the
-// first wide type of each pass, where looking once every stopEvery types
-// never looked (a hundred enums of 65,535 values ran for seconds past a
-// cancel, issue 37). Counted, not timed: the passes must return the
-// context's error, not an output.
+// context: a context done right after DedupContext's first look ends it
+// at the first wide types of each pass, where looking once every
+// stopEvery types never looked again (a hundred enums of 65,535 values
+// ran for seconds past a cancel, issue 37). Counted, not timed: the passes
+// must return the context's error, not an output.
 func TestWideCancel(t *testing.T) {
 	inputs := map[string]func() ([]byte, error){
 		"enums (the enum pass)":          func() ([]byte, error) { return hostile.Build(hostile.Enums, 3) },
@@ -36,12 +36,47 @@ func TestWideCancel(t *testing.T) {
 			if err := m.AddSpec(s); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
+			ctx := &afterFirstLook{Context: context.Background()}
 			if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
-				t.Fatalf("DedupContext with a done context: %v, want context.Canceled", err)
+				t.Fatalf("DedupContext with a context done after its first look: %v, want context.Canceled", err)
 			}
 		})
+	}
+}
+
+// afterFirstLook is a context that is done from the second call of Err.
+// Only the deduplication's goroutine reads it.
+type afterFirstLook struct {
+	context.Context
+	looks int
+}
+
+func (c *afterFirstLook) Err() error {
+	if c.looks++; c.looks > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestDoneBeforeDedup checks that DedupContext with a context done before
+// it starts returns the context's error, however small the input.
+func TestDoneBeforeDedup(t *testing.T) {
+	raw, err := hostile.Build(hostile.TinyStructs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{})
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddSpec(s); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("DedupContext with a done context: %v, want context.Canceled", err)
 	}
 }
 
