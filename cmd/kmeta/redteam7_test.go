@@ -26,6 +26,7 @@ var rt7Sizes = map[hostile.Twist][]int{
 	hostile.SelfProtos:     {1, 40, 127, 128},
 	hostile.SameVarSecs:    {1, 85, 86},
 	hostile.MemberTags:     {1, 1_000_000},
+	hostile.DeepAnon:       {63, 64, 65, 2047, 2048, 2049, 65536, 300_000},
 	hostile.SameEnum64s:    {2, 85, 86},
 }
 

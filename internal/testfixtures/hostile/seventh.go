@@ -24,6 +24,7 @@ const (
 	SelfProtos                  // N FUNC_PROTOs of 65,535 parameters, each parameter and the return a pointer to the prototype itself, each under a FUNC
 	SameVarSecs                 // N DATASECs of 65,535 entries each, every entry the one VAR "v" of int at offset 0
 	MemberTags                  // a struct "s" of 65,535 int members and N DECL_TAGs all on its last member, named "t0", "t1", ... modulo 64
+	DeepAnon                    // N levels of anonymous struct, union and array[1] in turn, each of the one before, the records with a bitfield, in a struct "outer": one C declaration N deep, valid BTF
 	SameEnum64s                 // N ENUM64s all named "e" of 65,535 values each, named alike in every enum ("V0", "V1", ...), the last value i: N distinct enums of one name
 	numTwists
 )
@@ -34,7 +35,7 @@ func Twists() []Twist { return upTo(numTwists) }
 // String names the twist in lower case with dashes, as in "self-array".
 func (k Twist) String() string {
 	return [...]string{"self-array", "self-wrapped", "mutual-ring", "deep-mixed", "modifier-cycle",
-		"qualifier-cycle", "self-protos", "same-var-secs", "member-tags", "same-enum64s"}[k]
+		"qualifier-cycle", "self-protos", "same-var-secs", "member-tags", "deep-anon", "same-enum64s"}[k]
 }
 
 // BuildTwist returns the twist k with n as its size parameter: the
@@ -44,7 +45,7 @@ func BuildTwist(k Twist, n int) ([]byte, error) {
 		return nil, fmt.Errorf("hostile: unknown twist %d", k)
 	}
 	add := [...]func(*builder.Builder, btf.TypeID, int) error{selfArray, selfWrapped, mutualRing, deepMixed,
-		modifierCycle, qualifierCycle, selfProtos, sameVarSecs, memberTags, sameEnum64s}[k]
+		modifierCycle, qualifierCycle, selfProtos, sameVarSecs, memberTags, deepAnon, sameEnum64s}[k]
 	return marshal(fmt.Sprintf("%v of %d", k, n), func(b *builder.Builder, intID btf.TypeID) error {
 		return add(b, intID, n)
 	})
@@ -270,4 +271,25 @@ func sameEnum64s(b *builder.Builder, _ btf.TypeID, n int) error {
 		}
 	}
 	return nil
+}
+
+// deepAnon adds the n levels and "outer".
+func deepAnon(b *builder.Builder, intID btf.TypeID, n int) error {
+	size := uint32(4)
+	last, err := linked(intID, n, func(i int, prev btf.TypeID) (btf.TypeID, error) {
+		switch i % 3 {
+		case 0:
+			size += 4
+			return b.AddStruct("", size, []builder.Member{
+				{Name: "bf", Type: intID, BitfieldSize: 7}, {Name: "m", Type: prev, BitOffset: 32}})
+		case 1:
+			return b.AddUnion("", size, []builder.Member{{Name: "x", Type: intID, BitfieldSize: 2}, {Name: "m", Type: prev}})
+		}
+		return b.AddArray(btf.ArrayInfo{Type: prev, Index: intID, Nelems: 1})
+	})
+	if err != nil {
+		return err
+	}
+	_, err = b.AddStruct("outer", size, []builder.Member{{Name: "m", Type: last}})
+	return err
 }
