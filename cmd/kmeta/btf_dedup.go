@@ -213,7 +213,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				// Prepare copies what it needs: the Spec is closed
 				// (an inflated input's memory given back as it is
 				// read) and its buffer reused once it returns.
-				if p, err = m.PrepareClose(s); err != nil {
+				if p, err = m.PrepareClose(c.ctx, s); err != nil {
 					return fmt.Errorf("%s: %w", paths[i], err)
 				}
 				return nil
