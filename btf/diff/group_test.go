@@ -20,6 +20,9 @@ import (
 // one's: 109 MB here, and 85 such enums, 64 MB, peaked at 360 MB against
 // a bound of 277. The change found is the same either way.
 func TestGroupOfHugeLayouts(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one group spelled on one worker, nothing concurrent: minutes under the race detector")
+	}
 	spec := func(n int) (*btf.Spec, int) {
 		raw, err := hostile.BuildTwist(hostile.SameEnum64s, n)
 		if err != nil {
