@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/ulikunitz/xz"
 )
 
@@ -64,25 +65,72 @@ func maxWindow(limit int64) int64 { return max(limit/8, minWindow) }
 // gzip's trailer is only a hint modulo 4 GiB). It refuses a claim over
 // limit, and a zstd window or an xz dictionary over an eighth of it.
 func Decompress(f Format, data []byte, limit int64) (io.Reader, int64, error) {
+	return decompress(f, data, bytes.NewReader(data), limit)
+}
+
+// DecompressOnce is Decompress for data that is read once, front to back,
+// and never again: a file's mapping (see File) or memory its owner frees
+// after. The pages of data that the decompressor has read are given back
+// (mmap.Release) as it goes, so that a package read through to a file near
+// its end is not resident whole beside what it inflates to.
+func DecompressOnce(f Format, data []byte, limit int64) (io.Reader, int64, error) {
+	return decompress(f, data, &releasingReader{data: data}, limit)
+}
+
+// decompress is Decompress reading data through src.
+func decompress(f Format, data []byte, src io.Reader, limit int64) (io.Reader, int64, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	switch f {
 	case Gzip:
-		r, err := gzip.NewReader(bytes.NewReader(data))
+		r, err := gzip.NewReader(src)
 		return r, 0, err
 	case Zlib:
-		r, err := zlib.NewReader(bytes.NewReader(data))
+		r, err := zlib.NewReader(src)
 		return r, 0, err
 	case Xz:
-		return newXz(data, limit)
+		return newXz(data, src, limit)
 	case Zstd:
-		return newZstd(data, limit)
+		return newZstd(data, src, limit)
 	}
 	return nil, 0, fmt.Errorf("compression format %v", f)
 }
 
-func newZstd(data []byte, limit int64) (io.Reader, int64, error) {
+// releaseStep is how much a releasingReader reads between two releases.
+const releaseStep = 1 << 20
+
+// releasingReader reads data and releases the pages behind what it has
+// read, every releaseStep bytes.
+type releasingReader struct {
+	data          []byte
+	off, released int
+}
+
+func (r *releasingReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[r.off:])
+	r.off += n
+	if r.off-r.released >= releaseStep {
+		mmap.Release(r.data[r.released:r.off])
+		r.released = r.off
+	}
+	return n, nil
+}
+
+// ReadByte makes a releasingReader an io.ByteReader, which the flate
+// decoder reads without a buffer of its own.
+func (r *releasingReader) ReadByte() (byte, error) {
+	var b [1]byte
+	if _, err := r.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
+func newZstd(data []byte, src io.Reader, limit int64) (io.Reader, int64, error) {
 	var h zstd.Header
 	if err := h.Decode(data); err != nil {
 		return nil, 0, err
@@ -95,7 +143,7 @@ func newZstd(data []byte, limit int64) (io.Reader, int64, error) {
 		}
 	}
 	w := uint64(maxWindow(limit))
-	d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1),
+	d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(w), zstd.WithDecoderMaxMemory(w), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return nil, 0, err
@@ -115,7 +163,7 @@ func (z closingZstd) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func newXz(data []byte, limit int64) (io.Reader, int64, error) {
+func newXz(data []byte, src io.Reader, limit int64) (io.Reader, int64, error) {
 	size, dict, err := xzScan(data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("xz: %w", err)
@@ -127,7 +175,7 @@ func newXz(data []byte, limit int64) (io.Reader, int64, error) {
 		return nil, 0, fmt.Errorf("xz: dictionary of %s, more than the %s allowed for a limit of %s",
 			FormatSize(dict), FormatSize(w), FormatSize(limit))
 	}
-	r, err := xz.NewReader(bytes.NewReader(data))
+	r, err := xz.NewReader(src)
 	return r, size, err
 }
 
