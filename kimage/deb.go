@@ -101,19 +101,15 @@ func walk(ctx context.Context, deb []byte, maxSize int64, once bool, fn func(nam
 }
 
 // archiveReader returns a reader of the archive in data (a data.tar or an
-// RPM payload), inflated if it is compressed; with once, the pages of data
-// are given back behind the reader (input.DecompressOnce).
+// RPM payload), inflated if it is compressed, under
+// input.DecompressArchive's bound on the whole; with once, the pages of
+// data are given back behind the reader.
 func archiveReader(data []byte, maxSize int64, once bool) (io.Reader, error) {
 	f := input.Detect(data)
-	switch {
-	case f == input.None:
+	if f == input.None {
 		return bytes.NewReader(data), nil
-	case once:
-		r, _, err := input.DecompressOnce(f, data, maxSize)
-		return r, err
 	}
-	r, _, err := input.Decompress(f, data, maxSize)
-	return r, err
+	return input.DecompressArchive(f, data, maxSize, once)
 }
 
 // ErrStop ends Walk early without an error.
