@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // flavorIDs collects what FindFlavors yields.
@@ -139,5 +140,42 @@ func TestLazyCheckAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("%v allocations a record, want 0", n)
+	}
+}
+
+// TestLazyFineIndex: a lookup of a type that a lazy open found walks at
+// most three records, as in an eager Spec, and the others keep the
+// sparse index's walk of up to fifteen: on the 10,000 CO-RE flavors of
+// hostile.Flavors, each a candidate looked up many times while it is
+// matched, and on Debian 6.1's vmlinux, whose few task_struct types leave
+// most groups without one. The records are those of an eager open.
+func TestLazyFineIndex(t *testing.T) {
+	flavors, err := hostile.BuildProbe(hostile.Flavors, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := btf.FlavorQuery{Names: []string{"task_struct"}, Kinds: []btf.Kind{btf.KindStruct}}
+	for name, data := range map[string][]byte{"flavors": flavors, "debian": testfixtures.Read(t, testfixtures.DebianVmlinux)} {
+		s, err := btf.ParseLazy(data, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := mustParse(t, data, nil)
+		sameRecords(t, name, full, s)
+		found := map[btf.TypeID]bool{}
+		for typ := range full.FindFlavors(q, btf.FindOptions{}) {
+			found[typ.ID()] = true
+		}
+		longest := 0
+		for id := s.FirstID(); id <= s.LastID(); id++ {
+			n := s.LookupWalk(id)
+			if found[id] && n > 3 {
+				t.Fatalf("%s: a lookup of found type %d walks %d records, want at most 3", name, id, n)
+			}
+			longest = max(longest, n)
+		}
+		if len(found) == 0 || (name == "debian" && longest != 15) {
+			t.Errorf("%s: %d types found, the longest walk %d records", name, len(found), longest)
+		}
 	}
 }
