@@ -43,3 +43,14 @@ func (s *Spec) LookupWalk(id TypeID) int {
 	_, n := s.lazyIndexed(uint32(id - s.firstID))
 	return int(n)
 }
+
+// AllChecked reports whether every record of a lazy Spec is marked as
+// checked.
+func (s *Spec) AllChecked() bool {
+	for i := range s.n {
+		if s.checked[i/64].Load()&(1<<(i%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}

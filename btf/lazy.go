@@ -291,11 +291,21 @@ func (s *Spec) Check() error {
 	return nil
 }
 
-// checkAll runs checkOut on every record of a lazy Spec, whose bounds the
-// lazy walk checked.
+// checkAll checks every record of a lazy Spec, whose bounds the lazy walk
+// checked, and marks them all checked. As an eager open does, it first
+// compares the largest type id and string offset referred to with the
+// limits; only if one is out of range does it run checkOut record by
+// record, for the first failure and its error.
 func (s *Spec) checkAll() error {
 	if !s.alive() {
 		return ErrClosed
+	}
+	maxType, maxStr := s.maxRefs()
+	if maxType <= uint32(s.LastID()) && maxStr < s.strEnd() {
+		for i := range s.checked {
+			s.checked[i].Store(^uint64(0))
+		}
+		return nil
 	}
 	w := newWords(s.types)
 	id := s.firstID
@@ -306,6 +316,28 @@ func (s *Spec) checkAll() error {
 		off += s.sizes.Of(w.at(off + wire.InfoAt))
 	}
 	return nil
+}
+
+// maxRefs returns the largest type id and string offset that the records
+// of a lazy Spec refer to, taken as Spec.scan takes them (whose loop keeps
+// the same lines inline: a function for them would not inline there).
+func (s *Spec) maxRefs() (maxType, maxStr uint32) {
+	w := newWords(s.types)
+	for off := uint32(0); off < uint32(len(s.types)); {
+		info := w.at(off + wire.InfoAt)
+		sh := &wire.Shapes[wire.InfoKind(info)]
+		size := s.sizes.Of(info)
+		maxStr = max(maxStr, w.at(off+wire.NameAt))
+		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
+		if sh.ElemSize != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
+				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
+			}
+		}
+		off += size
+	}
+	return maxType, maxStr
 }
 
 // yieldType hands the type id at off to yield, after checkOut for a lazy

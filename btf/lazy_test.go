@@ -179,3 +179,42 @@ func TestLazyFineIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyCheckWhole: Check on a lazy Spec finds what Parse finds, by
+// the largest references first and record by record only then: a bad
+// type id or name offset in the last record, of its fixed part or of a
+// member, gives Parse's error; sound BTF gives none, and its records
+// are then checked.
+func TestLazyCheckWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		ref, member uint32
+		nameOff     uint32 // past the strings if not 0
+	}{
+		{"sound", 1, 1, 0},
+		{"type", 9, 1, 0},
+		{"member type", 1, 9, 0},
+		{"name", 1, 1, 1000},
+	} {
+		b := newRaw(0)
+		b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+		b.typ("", btf.KindPointer, 0, false, tc.ref)
+		member := b.str("x")
+		if tc.nameOff != 0 {
+			member = tc.nameOff
+		}
+		b.typ("s", btf.KindStruct, 1, false, 4, member, tc.member, 0)
+		data := b.bytes()
+		_, want := btf.Parse(data, btf.Options{})
+		s, err := btf.ParseLazy(data, btf.FlavorQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(); (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
+			t.Errorf("%s: Check: %v, want %v", tc.name, err, want)
+		}
+		if want == nil && !s.AllChecked() {
+			t.Errorf("%s: records not marked checked", tc.name)
+		}
+	}
+}

@@ -105,10 +105,16 @@ func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 //
 // The error is fn's, which stops the resolution, or what stops
 // everything: a cancelled ctx (which may be nil), or a record of a
-// lazily opened target (btf.Options.Lazy) that failed its check when it
-// was read, found before the Result it could have changed is given to fn.
+// lazily opened target (btf.Options.Lazy) that fails the checks of an
+// eager open. The target's BTFs are checked whole (btf.Spec.Check, once
+// for each Spec) before fn is first called, so that fn is given either
+// every Result or none: a caller that prints them as they come never
+// prints part of the output and then an error.
 func ResolveEach(ctx context.Context, obj Object, t *Target, fn func(*Result) error) error {
 	t.prepare(wants(&obj))
+	if err := t.check(); err != nil {
+		return err
+	}
 	cache := map[btf.TypeID]*candList{}
 	var members memberIndexes
 	var memo memo[calcEntry]
@@ -122,9 +128,6 @@ func ResolveEach(ctx context.Context, obj Object, t *Target, fn func(*Result) er
 				return context.Cause(ctx)
 			}
 			resolveOne(&obj, sec.Name, i, r, t, cache, &members, &memo, &res)
-			if err := t.err(); err != nil {
-				return err
-			}
 			if err := fn(&res); err != nil {
 				return err
 			}
