@@ -119,15 +119,17 @@ func ResolveEach(ctx context.Context, obj Object, t *Target, fn func(*Result) er
 	var members memberIndexes
 	var memo memo[calcEntry]
 	var res Result
+	progs := programsBySection(&obj)
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+		sp := progs[sec.Name]
 		for i, r := range sec.CORERelos() {
 			if i%ctxStride == ctxStride-1 && ctx != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			resolveOne(&obj, sec.Name, i, r, t, cache, &members, &memo, &res)
+			resolveOne(&obj, sec.Name, sp, i, r, t, cache, &members, &memo, &res)
 			if err := fn(&res); err != nil {
 				return err
 			}
@@ -175,16 +177,17 @@ func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID]*candLis
 }
 
 // resolveOne fills res with the resolution of record i of section
-// secName: the calculation from memo when an identical record on the
-// same candidates made it, the instruction's program and patch always.
-func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList,
+// secName, whose programs are sp: the calculation from memo when an
+// identical record on the same candidates made it, the instruction's
+// program and patch always.
+func resolveOne(o *Object, secName string, sp *sectionPrograms, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList,
 	members *memberIndexes, memo *memo[calcEntry], res *Result) {
 	*res = Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
 	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
 		return
 	}
-	prog, ok := o.ProgramAt(secName, res.Insn)
+	prog, ok := sp.at(res.Insn)
 	if ok {
 		res.Program = prog.Name
 		res.Insn -= prog.InsnOff
