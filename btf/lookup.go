@@ -103,8 +103,10 @@ type FindOptions struct {
 }
 
 // Find returns every type named name (and matching opts), in id order; the
-// name "" finds anonymous types. An empty result gives an error wrapping ErrNotFound. A closed Spec gives
-// ErrClosed.
+// name "" finds anonymous types. An empty result gives an error wrapping
+// ErrNotFound. A closed Spec gives ErrClosed. In a lazy Spec, a record
+// met on the way that fails its check gives that error (see Err), not a
+// shorter result.
 //
 // Find scans the types without building an index, comparing each record's
 // name in place (see BenchmarkFind).
@@ -116,13 +118,33 @@ func (s *Spec) Find(name string, opts FindOptions) ([]Type, error) {
 		return nil, errDiscarded
 	}
 	var out []Type
-	for t := range s.find(name, opts) {
-		out = append(out, t)
+	if err := s.findAll(name, opts, func(t Type) { out = append(out, t) }); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, notFound(name, opts)
 	}
 	return out, nil
+}
+
+// findAll hands every match to yield, as find yields them. Unlike find, it
+// tells a search cut short by a lazy record that failed its check from
+// one that ended: it returns that failure (Err), where Find would
+// otherwise report fewer types, or none, as if the broken one were not
+// there.
+func (s *Spec) findAll(name string, opts FindOptions, yield func(Type)) error {
+	if opts.Flavors {
+		name = EssentialName(name)
+	}
+	for _, o := range s.chain(opts.Scope) {
+		if !o.intact() {
+			return errDiscarded
+		}
+		if !o.findIn(name, opts, func(t Type) bool { yield(t); return true }) {
+			return o.Err()
+		}
+	}
+	return nil
 }
 
 // notFound is the error of a lookup of name that found nothing.
@@ -147,11 +169,14 @@ func (s *Spec) FindOne(name string, opts FindOptions) (Type, error) {
 	}
 	var first Type
 	n := 0
-	for t := range s.Matches(name, opts) {
+	err := s.findAll(name, opts, func(t Type) {
 		if n == 0 {
 			first = t
 		}
 		n++
+	})
+	if err != nil {
+		return Type{}, err
 	}
 	if n == 0 {
 		return Type{}, notFound(name, opts)

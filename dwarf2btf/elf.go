@@ -248,9 +248,14 @@ func (o *object) inflate(s *elf.Section) ([]byte, error) {
 		return nil, errors.New("dwarf2btf: compressed section lies outside the file")
 	}
 	raw := o.data[s.Offset:end]
-	typ, size := o.order.Uint32(raw), o.order.Uint64(raw[chdr64SizeAt:])
+	// A 32-bit header is 12 bytes: its size word is read alone, as the
+	// 64-bit one would reach past a section of 12 to 15 bytes.
+	typ := o.order.Uint32(raw)
+	var size uint64
 	if o.class32 {
 		size = uint64(o.order.Uint32(raw[chdr32SizeAt:]))
+	} else {
+		size = o.order.Uint64(raw[chdr64SizeAt:])
 	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:

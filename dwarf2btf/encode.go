@@ -145,12 +145,12 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 		opts.Encoded()
 	}
 	if info.compat != CompatLinux7 {
-		return m.Dedup(out) // raw, as it is, for no option
+		return m.DedupContext(ctx, out) // raw, as it is, for no option
 	}
 	if out.ByteOrder != nil && !isNative(out.ByteOrder) {
 		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding in the byte order opposite to the host's is not supported")
 	}
-	raw, err := m.Dedup(builder.Options{})
+	raw, err := m.DedupContext(ctx, builder.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +186,19 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	if err := opts.resolve(o); err != nil {
 		return nil, nil, err
 	}
+	// The phases before the workers start (the ELF's sections and, in a
+	// module, their relocations; the unit headers; the symbols) take up
+	// to a few hundred milliseconds each on a vmlinux: the context is
+	// looked at between them.
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	d := o.dwarfData(&opts)
 	units, err := d.unitOffsets()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	b, err := builder.NewSplit(opts.Base)
@@ -222,8 +232,14 @@ func encode(ctx context.Context, data []byte, opts Options, direct *dedup.Merger
 	// The symbols are only needed to emit a unit's types: the caller's
 	// goroutine reads them while the workers load the first units.
 	symbols := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		syms, err := o.symbols(&opts, info)
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		e.syms = syms

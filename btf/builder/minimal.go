@@ -111,6 +111,11 @@ func (b *Builder) minimalWalk(s *btf.Spec, want []Want, opts MinimalOptions) (*m
 	if err := m.run(s, want); err != nil {
 		return nil, err
 	}
+	// A lazy Spec's matches end at a record that fails its check: the
+	// closure would lack the types from there on.
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
 	m.stack = nil
 	m.number(b.NextID())
 	return m, nil

@@ -20,56 +20,85 @@ func (d *dumper) deepError(id btf.TypeID, what string) error {
 }
 
 // cycleFrom reports whether a cycle of references can be reached from id
-// (a search of at most maxCycleSteps types; beyond it, no). The walk keeps
-// one mark per type and, for the types on its path, their references in
-// one slice: memory linear in the types, where a goroutine per type on
-// the path (iter.Pull) would cost a stack each on a long chain of
-// pointers.
+// (a search of at most maxCycleSteps types; beyond it, no). The walk's
+// path is kept in three arrays of one entry per type, allocated once: a
+// mark, the type it was reached from and the index of its next reference,
+// read from its record (refAt). A path of frames holding copies of their
+// references grew to three times the input on a deep chain.
 func (d *dumper) cycleFrom(id btf.TypeID) bool {
 	const (
 		open = 1
 		done = 2
 	)
-	color := make([]uint8, d.spec.LastID()+1)
-	// A frame's references are refs[start:end]; next is the one to follow.
-	type frame struct {
-		id               btf.TypeID
-		start, next, end int
+	n := int(d.spec.LastID()) + 1
+	if int(id) >= n {
+		return false
 	}
-	var stack []frame
-	var refs []btf.TypeID
-	push := func(id btf.TypeID) {
-		color[id] = open
-		start := len(refs)
-		if t, err := d.spec.TypeByID(id); err == nil {
-			for ref := range t.Refs() {
-				refs = append(refs, ref)
+	color := make([]uint8, n)
+	parent := make([]btf.TypeID, n)
+	next := make([]uint32, n)
+	cur := id
+	color[cur] = open
+	for steps := 0; steps < maxCycleSteps; steps++ {
+		ref, ok := d.refAt(cur, next[cur])
+		if !ok {
+			color[cur] = done
+			if cur == id {
+				return false
 			}
-		}
-		stack = append(stack, frame{id, start, start, len(refs)})
-	}
-	push(id)
-	for steps := 0; len(stack) > 0 && steps < maxCycleSteps; steps++ {
-		top := &stack[len(stack)-1]
-		if top.next == top.end {
-			color[top.id] = done
-			refs = refs[:top.start]
-			stack = stack[:len(stack)-1]
+			cur = parent[cur]
 			continue
 		}
-		ref := refs[top.next]
-		top.next++
-		if int(ref) >= len(color) {
+		next[cur]++
+		if ref == 0 || int(ref) >= n {
 			continue
 		}
 		switch color[ref] {
 		case open:
 			return true
 		case 0:
-			if ref != 0 {
-				push(ref)
-			}
+			color[ref], parent[ref] = open, cur
+			cur = ref
 		}
 	}
 	return false
+}
+
+// refAt returns the k-th type that id's record refers to, in the order of
+// btf.Type.Refs, or false past the last: read in place, so that a walk
+// resumes a type of many members without keeping them.
+func (d *dumper) refAt(id btf.TypeID, k uint32) (btf.TypeID, bool) {
+	t, err := d.spec.TypeByID(id)
+	if err != nil {
+		return 0, false
+	}
+	i := int(k)
+	switch t.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		if i < t.Vlen() {
+			return t.Member(i).Type, true
+		}
+	case btf.KindFuncProto:
+		if i == 0 {
+			return t.Ref(), true
+		}
+		if i-1 < t.Vlen() {
+			return t.Param(i - 1).Type, true
+		}
+	case btf.KindDatasec:
+		if i < t.Vlen() {
+			return t.VarSecinfo(i).Type, true
+		}
+	case btf.KindArray:
+		if i < 2 {
+			a := t.Array()
+			return [2]btf.TypeID{a.Type, a.Index}[i], true
+		}
+	case btf.KindPointer, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag,
+		btf.KindFunc, btf.KindVar, btf.KindDeclTag:
+		if i == 0 {
+			return t.Ref(), true
+		}
+	}
+	return 0, false
 }

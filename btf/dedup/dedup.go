@@ -118,7 +118,9 @@ func New(base *Base, opts Options) *Merger {
 // AddSpec appends the own types of s. s is standalone BTF (its ids are
 // renumbered after the types already appended), or split BTF on the
 // Merger's base Spec (its references to base types stay as they are). The
-// records are copied: s may be closed once AddSpec returns.
+// records are copied: s may be closed once AddSpec returns. AddSpec is
+// Prepare, without a context, then AddPrepared: use those two to stop
+// appending a large input.
 func (m *Merger) AddSpec(s *btf.Spec) error { return m.m.AddSpec(s) }
 
 // AddBuilder appends the types of b that b.Records returns, read straight
@@ -147,10 +149,11 @@ type Prepared struct {
 // the output is the same as with AddSpec, byte for byte. s may be closed
 // once Prepare returns.
 //
-// Unlike the Merger's other methods, Prepare is safe for concurrent use,
-// with itself and with them.
-func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
-	p, err := m.m.Prepare(s)
+// Prepare stops, with an error wrapping the context's cause, within
+// milliseconds once ctx is done. Unlike the Merger's other methods, it is
+// safe for concurrent use, with itself and with them.
+func (m *Merger) Prepare(ctx context.Context, s *btf.Spec) (*Prepared, error) {
+	p, err := m.m.Prepare(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +166,8 @@ func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) {
 // read whole) gives it back as it is read, so that the
 // input and the copy of its records are not held whole at once, as for a
 // mapped file. Like Prepare, it is safe for concurrent use.
-func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {
-	p, err := m.m.PrepareClose(s)
+func (m *Merger) PrepareClose(ctx context.Context, s *btf.Spec) (*Prepared, error) {
+	p, err := m.m.PrepareClose(ctx, s)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package dedup_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -102,7 +103,7 @@ func TestPrepared(t *testing.T) {
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
 	for i, s := range specs {
-		wg.Go(func() { prepared[i], errs[i] = m.Prepare(s) })
+		wg.Go(func() { prepared[i], errs[i] = m.Prepare(context.Background(), s) })
 	}
 	wg.Wait()
 	for i, p := range prepared {

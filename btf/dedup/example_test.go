@@ -179,7 +179,7 @@ func ExampleMerger_PrepareClose() {
 		return
 	}
 	m := dedup.New(nil, dedup.Options{})
-	p, err := m.PrepareClose(s) // s is closed from here on
+	p, err := m.PrepareClose(context.Background(), s) // s is closed from here on
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -24,11 +24,35 @@ const maxFlatten = 32
 // name, NUL, value, NUL: a struct's size and members, an enum's
 // enumerators, a function's prototype, a typedef's target.
 func (sd *side) signature(dst []byte, id btf.TypeID) ([]byte, error) {
-	if sd.spelled++; sd.ctx != nil {
-		if err := poll(sd.ctx, sd.spelled); err != nil {
-			return dst, err
-		}
+	start := len(dst)
+	dst, err := sd.spell(dst, id)
+	if err == nil && sd.ctx != nil {
+		err = sd.pollSpelled(1 + (len(dst)-start)/spelledBytes)
 	}
+	return dst, err
+}
+
+// spelledBytes is how many bytes of signatures count as one type spelled
+// between two checks of the context: a type of 65,535 members,
+// enumerators or parameters costs as much as thousands of small ones.
+const spelledBytes = 64
+
+// pollSpelled adds n to the work spelled and checks ctx each time the
+// total passes a multiple of pollEvery.
+func (sd *side) pollSpelled(n int) error {
+	before := sd.spelled
+	sd.spelled += n
+	if before/pollEvery == sd.spelled/pollEvery {
+		return nil
+	}
+	if err := sd.ctx.Err(); err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	return nil
+}
+
+// spell is signature without the context's check.
+func (sd *side) spell(dst []byte, id btf.TypeID) ([]byte, error) {
 	t, err := sd.spec.TypeByID(id)
 	if err != nil {
 		return dst, fmt.Errorf("diff: %w", err)

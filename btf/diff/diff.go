@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -88,10 +89,12 @@ type side struct {
 	more   map[btf.TypeID][]btf.TypeID // first id -> the other types of its group
 	namer  *cdump.Namer
 	names  map[btf.TypeID]string // C names computed so far
-	// ctx is checked every pollEvery signatures spelled (a group of a
-	// million types of one name is one step of the walks over groups).
+	// ctx is checked every pollEvery signatures spelled, a signature
+	// counting one and one more for each spelledBytes of it (a group
+	// of a million types of one name is one step of the walks over
+	// groups, a type of 65,535 members one signature).
 	ctx     context.Context
-	spelled btf.TypeID
+	spelled int
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -383,7 +386,11 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
-			if sameTop(a, b, ga.id, gb.id) {
+			same := sameTop(a, b, ga.id, gb.id)
+			if err := a.pollSpelled(topWork(a, ga.id) / comparedPerSpelled); err != nil {
+				return nil, err
+			}
+			if same {
 				continue
 			}
 			var err error
@@ -605,6 +612,11 @@ func newSide(ctx context.Context, s *btf.Spec, opts Options, seed maphash.Seed) 
 		g := &sd.groups[*slot-1]
 		g.several = true
 		sd.more[g.id] = append(sd.more[g.id], id)
+	}
+	if err := s.Err(); err != nil {
+		// A lazy Spec's iteration stopped before a record that fails
+		// its check: the types after it would all seem removed.
+		return nil, pkgerr.Errorf("diff: %w", err)
 	}
 	return sd, nil
 }

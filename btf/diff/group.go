@@ -38,20 +38,23 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
 // each layout of ga, its first occurrences. While ga has few distinct
 // layouts they are counted in a map (a group of a million copies of one
 // layout holds one string, and each type is spelled once); beyond
-// maxDistinct, by hash (matchByHash).
+// maxDistinct of them, or maxDistinctBytes of their signatures (a few
+// enums of 65,535 values), by hash (matchByHash).
 func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {
 	left := make(map[string]int)
 	var sig []byte
+	held := 0
 	for _, id := range ga {
 		if sig, err = a.signature(sig[:0], id); err != nil {
 			return nil, nil, err
 		}
 		if n, ok := left[string(sig)]; ok {
 			left[string(sig)] = n + 1
-		} else if len(left) >= maxDistinct {
+		} else if len(left) >= maxDistinct || held+len(sig) > maxDistinctBytes && len(left) > 0 {
 			return matchByHash(a, b, ga, gb)
 		} else {
 			left[string(sig)] = 1
+			held += len(sig)
 		}
 	}
 	unmatched := len(ga)
@@ -84,6 +87,10 @@ func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 // maxDistinct is how many distinct layouts of a group matchGroups counts
 // in a map.
 const maxDistinct = 1024
+
+// maxDistinctBytes is how many bytes of distinct signatures matchGroups
+// holds in its map (one signature is held whatever its size).
+const maxDistinctBytes = 1 << 20
 
 // matchByHash is matchGroups for a group of many layouts.
 func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {

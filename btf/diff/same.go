@@ -42,6 +42,29 @@ func sameTop(a, b *side, ia, ib btf.TypeID) bool {
 	return ta.Size() == tb.Size()
 }
 
+// comparedPerSpelled is how many members, enumerators or parameters that
+// sameTop compares count as one type spelled between two checks of the
+// context (side.pollSpelled).
+const comparedPerSpelled = 16
+
+// topWork is about how many members, enumerators or parameters sameTop
+// compares for type id of sd: its own, and those of the type a FUNC, VAR,
+// typedef or tag refers to.
+func topWork(sd *side, id btf.TypeID) int {
+	t, err := sd.spec.TypeByID(id)
+	if err != nil {
+		return 0
+	}
+	n := t.Vlen()
+	switch t.Kind() {
+	case btf.KindFunc, btf.KindVar, btf.KindTypedef, btf.KindTypeTag, btf.KindDeclTag:
+		if r, err := sd.spec.TypeByID(t.Ref()); err == nil {
+			n += r.Vlen()
+		}
+	}
+	return n
+}
+
 // sameMembers compares the members of two composites: names, offsets,
 // bitfield sizes and types.
 func sameMembers(a, b *side, ta, tb btf.Type, depth int) bool {

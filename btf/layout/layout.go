@@ -99,6 +99,11 @@ func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, erro
 			members += t.Vlen()
 		}
 	}
+	if err := s.Err(); err != nil {
+		// A lazy Spec's iteration stopped before a record that fails
+		// its check: the layouts of the types after it are unknown.
+		return nil, pkgerr.Errorf("layout: %w", err)
+	}
 	embedded, err := embeddedTypes(ctx, s, nodes)
 	if err != nil {
 		return nil, err

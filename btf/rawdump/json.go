@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // JSONType is one BTF type in kmeta's JSON vocabulary (docs/json.md in the
@@ -88,6 +89,11 @@ func WriteJSON(w io.Writer, s *btf.Spec, opts Options) error {
 	}
 	if _, err := s.TypeByID(0); err != nil {
 		return err
+	}
+	if err := s.Err(); err != nil {
+		// A lazy Spec's iteration stopped before a record that fails
+		// its check.
+		return pkgerr.Errorf("rawdump: %w", err)
 	}
 	return bw.Flush()
 }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // Options select what Write prints.
@@ -41,6 +42,11 @@ func Write(w io.Writer, s *btf.Spec, opts Options) error {
 	}
 	if _, err := s.TypeByID(0); err != nil {
 		return err
+	}
+	if err := s.Err(); err != nil {
+		// A lazy Spec's iteration stopped before a record that fails
+		// its check.
+		return pkgerr.Errorf("rawdump: %w", err)
 	}
 	return p.w.Flush()
 }

@@ -189,7 +189,10 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	var bufs rawBufs
+	var bufs *rawBufs
+	if len(paths) > 1 {
+		bufs = new(rawBufs)
+	}
 	// What each input needs of the base (its names hashed and looked up,
 	// its records checked and copied) is done by the producers
 	// (Merger.Prepare); only what depends on the inputs before it is done
@@ -205,7 +208,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				return nil, err
 			}
 			var p *dedup.Prepared
-			err = c.openReused(&bufs, paths[i], baseSpec, func(s *btf.Spec) error {
+			err = c.openReused(bufs, paths[i], baseSpec, func(s *btf.Spec) error {
 				m, err := mb.merger()
 				if err != nil {
 					return err
@@ -213,7 +216,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 				// Prepare copies what it needs: the Spec is closed
 				// (an inflated input's memory given back as it is
 				// read) and its buffer reused once it returns.
-				if p, err = m.PrepareClose(s); err != nil {
+				if p, err = m.PrepareClose(c.ctx, s); err != nil {
 					return fmt.Errorf("%s: %w", paths[i], err)
 				}
 				return nil

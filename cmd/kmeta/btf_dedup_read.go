@@ -13,13 +13,19 @@ import (
 // rawBufs are buffers that btf dedup reads its inputs into, reused from
 // input to input. A module's BTF is a few kilobytes: mapping it (btf.Open)
 // and unmapping it cost more than reading it, since unmapping a file from
-// a process running on several cores flushes the other cores' TLBs.
+// a process running on several cores flushes the other cores' TLBs. A
+// lone input has no next input to reuse a buffer for: it is mapped (a nil
+// *rawBufs), so that its pages leave once Prepare has copied it, where a
+// buffer would stay on the heap to the end, beside the deduplication.
 type rawBufs struct {
 	mu   sync.Mutex
 	free [][]byte
 }
 
 func (r *rawBufs) get() []byte {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.free); n > 0 {
@@ -31,6 +37,9 @@ func (r *rawBufs) get() []byte {
 }
 
 func (r *rawBufs) put(b []byte) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.free = append(r.free, b)
@@ -39,14 +48,14 @@ func (r *rawBufs) put(b []byte) {
 // openReused opens the BTF input at path on base, as openOne does, and
 // calls use with it; the Spec is closed when use returns. A regular file
 // of raw BTF in host byte order is read into one of bufs (no mapping);
-// anything else, or an input that fails to parse, goes through openOne,
-// whose errors the command reports.
+// anything else, an input that fails to parse, or any input when bufs is
+// nil, goes through openOne, whose errors the command reports.
 func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*btf.Spec) error) error {
 	buf := bufs.get()
 	defer func() { bufs.put(buf) }()
 	var s *btf.Spec
 	var ok bool
-	if path != "-" {
+	if path != "-" && bufs != nil {
 		buf, ok = readRaw(path, c.maxInput, buf)
 	}
 	if ok {

@@ -55,6 +55,33 @@ func shapeInputs(t *testing.T, rng *rand.Rand) []campaignInput {
 		}
 		ins = append(ins, campaignInput{name: m.String(), data: b, shape: true})
 	}
+	return append(ins, twistInputs(t, rng)...)
+}
+
+// twistInputs are the seventh campaign's twists (hostile.Twist), each at
+// a size drawn from rng around the depths where commands refuse, and its
+// DWARF type rings (hostile.DWARFCycle) for btf encode.
+func twistInputs(t *testing.T, rng *rand.Rand) []campaignInput {
+	size := map[hostile.Twist]int{
+		hostile.SelfArray: 1 + rng.IntN(65535), hostile.SelfWrapped: 1 + rng.IntN(100_000),
+		hostile.MutualRing: 1 + rng.IntN(1000), hostile.DeepMixed: 60 + rng.IntN(3000),
+		hostile.ModifierCycle: 1 + rng.IntN(100_000), hostile.QualifierCycle: 1 + rng.IntN(100_000),
+		hostile.SelfProtos: 1 + rng.IntN(4), hostile.SameVarSecs: 1 + rng.IntN(8),
+		hostile.MemberTags: 1 + rng.IntN(100_000), hostile.DeepAnon: 60 + rng.IntN(3000),
+		hostile.SameEnum64s: 1 + rng.IntN(8),
+	}
+	var ins []campaignInput
+	for _, k := range hostile.Twists() {
+		b, err := hostile.BuildTwist(k, size[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, campaignInput{name: k.String(), data: b, shape: true})
+	}
+	for _, c := range hostile.DWARFCycles() {
+		n := 1 + rng.IntN(3000)
+		ins = append(ins, campaignInput{name: fmt.Sprintf("dwarf-%v-%d", c, n), data: hostile.BuildDWARFCycle(c, n), encode: true})
+	}
 	return ins
 }
 

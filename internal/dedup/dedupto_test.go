@@ -33,7 +33,7 @@ func TestDedupTo(t *testing.T) {
 	merger := func(t *testing.T, b *dedup.Base, specs []*btf.Spec) *dedup.Merger {
 		m := dedup.New(b, dedup.Options{Workers: 2})
 		for _, s := range specs {
-			p, err := m.Prepare(s)
+			p, err := m.Prepare(context.Background(), s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,12 +64,14 @@ func (m *Merger) NumTypes() int { return int(m.d.n()) }
 // AddSpec appends the own types of s. s is standalone BTF (its ids are
 // renumbered after the types already appended), or split BTF on the
 // Merger's base Spec (its references to base types stay as they are). The
-// records are copied: s may be closed once AddSpec returns.
+// records are copied: s may be closed once AddSpec returns. AddSpec is
+// Prepare, without a context, then AddPrepared: use those two to stop
+// appending a large input.
 func (m *Merger) AddSpec(s *btf.Spec) error {
 	if m.done {
 		return ErrDone
 	}
-	p, err := m.Prepare(s)
+	p, err := m.Prepare(context.Background(), s)
 	if err != nil {
 		return err
 	}
@@ -164,6 +166,9 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()
 	err := m.checkMaxRef()
+	if err == nil && m.d.canceled() { // done before it starts
+		err = m.d.err
+	}
 	if err == nil {
 		err = m.d.run()
 	}

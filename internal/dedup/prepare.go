@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"runtime"
@@ -113,21 +114,30 @@ const evictEvery = 1 << 20
 // read the pages again from the page cache, with the same contents; as
 // for any use, s must not be closed while Prepare runs.
 //
+// Prepare stops, with an error wrapping the context's cause, once ctx is
+// done: it looks at it every megabyte of records.
+//
 // Unlike the Merger's other methods, Prepare is safe for concurrent use,
 // with itself and with them: it reads only what New set.
-func (m *Merger) Prepare(s *btf.Spec) (*Prepared, error) { return m.prepare(s, false) }
+func (m *Merger) Prepare(ctx context.Context, s *btf.Spec) (*Prepared, error) {
+	return m.prepare(ctx, s, false)
+}
 
 // PrepareClose is Prepare, then s.Close, whatever the result. Since
 // nothing reads s afterwards, a large Spec that holds its data in memory
 // of its own (what compressed input inflated to, a stream read whole)
 // gives it back as Prepare reads it (internal/btfmem's Discard): the input and the
 // copy of its records are not held whole at once, as for a mapped file.
-func (m *Merger) PrepareClose(s *btf.Spec) (*Prepared, error) {
+func (m *Merger) PrepareClose(ctx context.Context, s *btf.Spec) (*Prepared, error) {
 	defer s.Close()
-	return m.prepare(s, true)
+	return m.prepare(ctx, s, true)
 }
 
-func (m *Merger) prepare(s *btf.Spec, discard bool) (*Prepared, error) {
+// pollEvery is how many bytes of records Prepare copies between two looks
+// at its context: a few milliseconds of work.
+const pollEvery = 1 << 20
+
+func (m *Merger) prepare(ctx context.Context, s *btf.Spec, discard bool) (*Prepared, error) {
 	if s.Base() != nil && (m.base == nil || s.Base() != m.base.spec) {
 		return nil, fmt.Errorf("dedup: split input on a base other than the Merger's")
 	}
@@ -151,10 +161,16 @@ func (m *Merger) prepare(s *btf.Spec, discard bool) (*Prepared, error) {
 		btfmem.Evict(s)
 	}
 	f := p.filler(uint32(s.FirstID()), s.TypeSection(), sec, strStart)
-	read, released := 0, 0
+	read, released, polled := 0, 0, 0
 	for id, t := range s.Types(btf.ScopeOwn) {
 		rec := t.Record()
-		if err := f.add(id, rec); err != nil {
+		err := f.add(id, rec)
+		if err == nil && read-polled >= pollEvery {
+			if polled = read; ctx.Err() != nil {
+				err = fmt.Errorf("dedup: %w", context.Cause(ctx))
+			}
+		}
+		if err != nil {
 			p.m = nil
 			m.pool.put(p)
 			return nil, err

@@ -57,7 +57,7 @@ func TestPrepareConcurrent(t *testing.T) {
 				if i >= len(specs) {
 					return
 				}
-				p, err := m.Prepare(specs[i])
+				p, err := m.Prepare(context.Background(), specs[i])
 				slots[i] <- result{p, err}
 			}
 		})
@@ -89,7 +89,7 @@ func TestPrepareMisuse(t *testing.T) {
 	_, base := debian(t)
 	mod := module(t, "af_key")
 	m, other := dedup.New(base, dedup.Options{}), dedup.New(base, dedup.Options{})
-	p, err := m.Prepare(mod)
+	p, err := m.Prepare(context.Background(), mod)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPrepareMisuse(t *testing.T) {
 	if m.NumTypes() != mod.NumTypes() {
 		t.Errorf("%d types appended, want %d", m.NumTypes(), mod.NumTypes())
 	}
-	p, err = m.Prepare(mod)
+	p, err = m.Prepare(context.Background(), mod)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestPrepareMisuse(t *testing.T) {
 	if err := m.AddPrepared(p); !errors.Is(err, dedup.ErrDone) {
 		t.Errorf("AddPrepared after Dedup: %v, want ErrDone", err)
 	}
-	if _, err := dedup.New(nil, dedup.Options{}).Prepare(mod); err == nil {
+	if _, err := dedup.New(nil, dedup.Options{}).Prepare(context.Background(), mod); err == nil {
 		t.Error("split input prepared for a standalone Merger")
 	}
 }
@@ -142,7 +142,7 @@ func ExampleMerger_Prepare() {
 	for i, s := range specs {
 		prepared[i] = make(chan *dedup.Prepared, 1)
 		go func() {
-			p, err := m.Prepare(s)
+			p, err := m.Prepare(context.Background(), s)
 			if err != nil {
 				fmt.Println(err)
 			}
@@ -202,7 +202,7 @@ func BenchmarkAppend(b *testing.B) {
 					if mode != "AddSpec" && i%16 == 0 {
 						ps = ps[:0]
 						for _, s := range specs[i:min(i+16, len(specs))] {
-							p, err := m.Prepare(s)
+							p, err := m.Prepare(context.Background(), s)
 							if err != nil {
 								b.Fatal(err)
 							}
@@ -274,10 +274,10 @@ func TestPrepareClose(t *testing.T) {
 }
 
 // dedupSpec deduplicates s alone, prepared by prepare.
-func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, *btf.Spec) (*dedup.Prepared, error)) []byte {
+func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, context.Context, *btf.Spec) (*dedup.Prepared, error)) []byte {
 	t.Helper()
 	m := dedup.New(nil, dedup.Options{})
-	p, err := prepare(m, s)
+	p, err := prepare(m, context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

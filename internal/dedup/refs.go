@@ -7,7 +7,13 @@ package dedup
 func (d *state) refType(id uint32) uint32 {
 	v := d.get(id)
 	if v == inProgress {
-		d.errorf("reference cycle through type [%d] without a struct, union or typedef", id)
+		// The kinds whose pass breaks cycles: libbpf 1.1 deduplicates
+		// typedefs as references, later versions as graphs.
+		breakers := "struct, union or typedef"
+		if d.compat == CompatLibbpf11 {
+			breakers = "struct or union"
+		}
+		d.errorf("reference cycle through type [%d] without a %s", id, breakers)
 		return unprocessed
 	}
 	if v <= maxID {

@@ -57,12 +57,15 @@ type state struct {
 	failSteps uint64
 	ctx       context.Context
 	ticks     uint32 // calls of stopped
-	skips     uint64 // candidates the struct pass's filters skipped
-	enums     enumIndex
-	depth     int
-	err       error
-	compat    Compat
-	pipe      *pipeline // see Merger.Pipeline
+	// words counts the record words the passes went through since the
+	// context was last looked at (stoppedAt).
+	words  uint64
+	skips  uint64 // candidates the struct pass's filters skipped
+	enums  enumIndex
+	depth  int
+	err    error
+	compat Compat
+	pipe   *pipeline // see Merger.Pipeline
 	// graphsDone tells that FinishGraphs ran the passes over the first
 	// refDone own types.
 	graphsDone bool
@@ -306,6 +309,19 @@ func (d *state) stopped() bool {
 	return d.canceled()
 }
 
+// stoppedAt is stopped for the passes' loops over own index i. A pass's
+// work on a type grows with its members, values or parameters, so it also
+// looks at the context once the records passed since the last look hold
+// stopEvery words per look: a hundred enums of 65,535 values take as
+// long as millions of small types.
+func (d *state) stoppedAt(i uint32) bool {
+	if d.words += uint64(len(d.recs.rec(i))); d.words >= 16*stopEvery {
+		d.words = 0
+		return d.canceled()
+	}
+	return d.stopped()
+}
+
 // canceled reports whether the context is done, and records its cause.
 func (d *state) canceled() bool {
 	if d.ctx == nil || d.ctx.Err() == nil {
@@ -367,7 +383,7 @@ func (d *state) run() error {
 	d.computeTops()
 	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
-		if d.stopped() {
+		if d.stoppedAt(i) {
 			return d.err
 		}
 		if isPrimKind(d.kt.ownKind(i)) {
@@ -381,6 +397,9 @@ structs:
 	for i := from; i < n; i++ {
 		if !isGraphKind(d.kt.ownKind(i)) {
 			continue
+		}
+		if d.stoppedAt(i) {
+			return d.err
 		}
 		d.sigs.moveTo(i)
 		d.structType(d.first + i)
@@ -407,7 +426,7 @@ func (d *state) refPass(lo, n uint32) error {
 		d.refs.reserve(d.keepHint(d.refKinds(n), n))
 	}
 	for i := lo; i < n; i++ {
-		if d.stopped() {
+		if d.stoppedAt(i) {
 			return d.err
 		}
 		if d.m[i] <= maxID {

@@ -29,7 +29,9 @@ func File(f *os.File, size int64) (*Region, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
-	return counted(&Region{b: b, kind: file}), nil
+	r := &Region{b: b, kind: file}
+	refusals.add(r)
+	return counted(r), nil
 }
 
 // pmd is the span of one page table on Linux's 64-bit architectures (a
@@ -85,7 +87,11 @@ func mapFile(f *os.File, addr unsafe.Pointer, size, flags int) ([]byte, error) {
 // page cache) if touched later, with the same contents, since the mapping
 // is read-only. b must lie in a Region File made, or in memory never read
 // again: anonymous pages read back as zeros. Errors are ignored: the pages
-// merely stay.
+// merely stay. A file's mapping that refuses the release (EINVAL: the
+// kernel maps /sys/kernel/btf/vmlinux with remap_pfn_range, whose pages
+// are not the process's to drop, and locked pages) is not asked again
+// until it is freed: a reader that releases behind every part it reads
+// would otherwise make a failing system call for each.
 func Release(b []byte) {
 	page := uintptr(os.Getpagesize())
 	if uintptr(len(b)) < page {
@@ -97,5 +103,15 @@ func Release(b []byte) {
 	if hi <= lo {
 		return
 	}
-	unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
+	m := refusals.find(lo)
+	if m != nil && m.refuses.Load() {
+		return
+	}
+	if err := madvise(b[lo-start:hi-start], unix.MADV_DONTNEED); err == unix.EINVAL && m != nil {
+		m.refuses.Store(true)
+	}
 }
+
+// madvise is the system call Release makes (a variable for the tests,
+// which count the calls).
+var madvise = unix.Madvise

@@ -21,6 +21,8 @@ type Region struct {
 	// counted is set for a Region that New or File made: it is in live
 	// until freed.
 	counted bool
+	// mapping is a file mapping's entry in refusals, until freed.
+	mapping *fileMapping
 }
 
 // live counts the Regions that New and File made and Free has not freed.
@@ -79,6 +81,9 @@ func (r *Region) Free() error {
 	b, k := r.b, r.kind
 	if r.counted {
 		live.Add(-1)
+	}
+	if r.mapping != nil {
+		refusals.remove(r.mapping)
 	}
 	*r = Region{freed: true}
 	if k == heap || len(b) == 0 {

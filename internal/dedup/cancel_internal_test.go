@@ -1,0 +1,111 @@
+package dedup
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestWideCancel checks that a pass over a few wide types looks at its
+// context: a context done right after DedupContext's first look ends it
+// at the first wide types of each pass, where looking once every
+// stopEvery types never looked again (a hundred enums of 65,535 values
+// ran for seconds past a cancel, issue 37). Counted, not timed: the passes
+// must return the context's error, not an output.
+func TestWideCancel(t *testing.T) {
+	inputs := map[string]func() ([]byte, error){
+		"enums (the enum pass)":          func() ([]byte, error) { return hostile.Build(hostile.Enums, 3) },
+		"manywide (the struct pass)":     func() ([]byte, error) { return hostile.Build(hostile.ManyWide, 40) },
+		"wide prototypes (the ref pass)": func() ([]byte, error) { return hostile.BuildMix(hostile.WideProtos, 3) },
+	}
+	for name, build := range inputs {
+		t.Run(name, func(t *testing.T) {
+			raw, err := build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := btf.Parse(raw, btf.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := New(nil, Options{})
+			if err := m.AddSpec(s); err != nil {
+				t.Fatal(err)
+			}
+			ctx := &afterFirstLook{Context: context.Background()}
+			if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
+				t.Fatalf("DedupContext with a context done after its first look: %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+// afterFirstLook is a context that is done from the second call of Err.
+// Only the deduplication's goroutine reads it.
+type afterFirstLook struct {
+	context.Context
+	looks int
+}
+
+func (c *afterFirstLook) Err() error {
+	if c.looks++; c.looks > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestDoneBeforeDedup checks that DedupContext with a context done before
+// it starts returns the context's error, however small the input.
+func TestDoneBeforeDedup(t *testing.T) {
+	raw, err := hostile.Build(hostile.TinyStructs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{})
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddSpec(s); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("DedupContext with a done context: %v, want context.Canceled", err)
+	}
+}
+
+// TestPrepareCancel checks that Prepare of an input of many megabytes of
+// records stops on a done context instead of copying it whole.
+func TestPrepareCancel(t *testing.T) {
+	raw, err := hostile.Build(hostile.Enums, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := New(nil, Options{})
+	if _, err := m.Prepare(ctx, s); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Prepare with a done context: %v, want context.Canceled", err)
+	}
+	// The Merger is still usable: a later Prepare appends the input.
+	p, err := m.Prepare(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Dedup(builder.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
