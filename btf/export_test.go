@@ -36,3 +36,21 @@ func (s *Spec) ReadsFound(q FlavorQuery) bool {
 func SameIndex(a, b *Spec) bool {
 	return slices.Equal(a.index, b.index) && slices.Equal(a.kinds, b.kinds)
 }
+
+// LookupWalk returns how many records a lookup of own type id of a lazy
+// Spec walks past the offset its indexes keep.
+func (s *Spec) LookupWalk(id TypeID) int {
+	_, n := s.lazyIndexed(uint32(id - s.firstID))
+	return int(n)
+}
+
+// AllChecked reports whether every record of a lazy Spec is marked as
+// checked.
+func (s *Spec) AllChecked() bool {
+	for i := range s.n {
+		if s.checked[i/64].Load()&(1<<(i%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,6 +1,7 @@
 package btf
 
 import (
+	mathbits "math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -84,6 +85,82 @@ func (ff *foundFlavors) add(id TypeID, off uint32) {
 	*last = append(*last, foundType{id, off})
 }
 
+// fineIndex is a denser offset index over the groups of a lazy Spec's
+// index (one offset for each 1<<lazyShift types) that hold a type the
+// lazy walk found: the offsets of every 1<<indexShift-th type in them, so
+// that a lookup of a found type walks as few records as in an eager
+// Spec. Found types are CO-RE candidates, each looked up many times while
+// a relocation is matched against it, where hundreds of thousands of
+// them may share a name (hostile.Flavors): a walk of up to fifteen
+// records for each lookup made matching half again as slow. The groups
+// without a found type keep the sparse index alone.
+type fineIndex struct {
+	marked []uint64 // a bit per group of the sparse index: it has offsets here
+	rank   []uint32 // the marked groups before each word of marked
+	offs   []uint32 // fineSteps offsets for each marked group, in order
+}
+
+// fineSteps is the number of offsets a fineIndex keeps for a group.
+const fineSteps = 1<<(lazyShift-indexShift) - 1
+
+// fineIndex returns the fineIndex of the groups of s that hold a type of
+// ff; nil if ff has none.
+func (ff *foundFlavors) fineIndex(s *Spec) *fineIndex {
+	if ff == nil || len(ff.segs) == 0 {
+		return nil
+	}
+	words := (len(s.index) + 63) / 64
+	fi := &fineIndex{marked: make([]uint64, words), rank: make([]uint32, words)}
+	groups := 0
+	for _, seg := range ff.segs {
+		for _, t := range seg {
+			g := uint32(t.id-s.firstID) >> lazyShift
+			if fi.marked[g/64]&(1<<(g%64)) == 0 {
+				fi.marked[g/64] |= 1 << (g % 64)
+				groups++
+			}
+		}
+	}
+	fi.offs = make([]uint32, 0, groups*fineSteps)
+	n := uint32(0)
+	for w, bits := range fi.marked {
+		fi.rank[w] = n
+		n += uint32(mathbits.OnesCount64(bits))
+		for ; bits != 0; bits &= bits - 1 {
+			fi.offs = s.appendFine(fi.offs, uint32(w*64+mathbits.TrailingZeros64(bits)))
+		}
+	}
+	return fi
+}
+
+// appendFine appends to offs the offsets of every 1<<indexShift-th type
+// of group g of the sparse index after its first, fineSteps of them (an
+// offset past the last type repeats the one before).
+func (s *Spec) appendFine(offs []uint32, g uint32) []uint32 {
+	off, first := s.index[g], g<<lazyShift
+	for i := uint32(1); i < 1<<lazyShift; i++ {
+		if first+i < s.n {
+			off += s.sizes.Of(wire.InfoWord(s.types, off))
+		}
+		if i&(1<<indexShift-1) == 0 {
+			offs = append(offs, off)
+		}
+	}
+	return offs
+}
+
+// at returns where a lookup of own type i, which the sparse index would
+// walk n records to from off, starts its walk instead.
+func (fi *fineIndex) at(i, off, n uint32) (uint32, uint32) {
+	g := i >> lazyShift
+	bits, bit := fi.marked[g/64], uint64(1)<<(g%64)
+	if bits&bit == 0 {
+		return off, n
+	}
+	r := fi.rank[g/64] + uint32(mathbits.OnesCount64(bits&(bit-1)))
+	return fi.offs[r*fineSteps+n>>indexShift-1], n & (1<<indexShift - 1)
+}
+
 // parseLazy is Parse for Options.Lazy, finding the types of q on the
 // way.
 func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
@@ -98,6 +175,7 @@ func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
 	if err := s.indexLazy(); err != nil {
 		return nil, err
 	}
+	s.fine = s.found.fineIndex(s)
 	s.checked = make([]atomic.Uint64, (s.n+63)/64)
 	return s, nil
 }
@@ -213,11 +291,21 @@ func (s *Spec) Check() error {
 	return nil
 }
 
-// checkAll runs checkOut on every record of a lazy Spec, whose bounds the
-// lazy walk checked.
+// checkAll checks every record of a lazy Spec, whose bounds the lazy walk
+// checked, and marks them all checked. As an eager open does, it first
+// compares the largest type id and string offset referred to with the
+// limits; only if one is out of range does it run checkOut record by
+// record, for the first failure and its error.
 func (s *Spec) checkAll() error {
 	if !s.alive() {
 		return ErrClosed
+	}
+	maxType, maxStr := s.maxRefs()
+	if maxType <= uint32(s.LastID()) && maxStr < s.strEnd() {
+		for i := range s.checked {
+			s.checked[i].Store(^uint64(0))
+		}
+		return nil
 	}
 	w := newWords(s.types)
 	id := s.firstID
@@ -228,6 +316,28 @@ func (s *Spec) checkAll() error {
 		off += s.sizes.Of(w.at(off + wire.InfoAt))
 	}
 	return nil
+}
+
+// maxRefs returns the largest type id and string offset that the records
+// of a lazy Spec refer to, taken as Spec.scan takes them (whose loop keeps
+// the same lines inline: a function for them would not inline there).
+func (s *Spec) maxRefs() (maxType, maxStr uint32) {
+	w := newWords(s.types)
+	for off := uint32(0); off < uint32(len(s.types)); {
+		info := w.at(off + wire.InfoAt)
+		sh := &wire.Shapes[wire.InfoKind(info)]
+		size := s.sizes.Of(info)
+		maxStr = max(maxStr, w.at(off+wire.NameAt))
+		maxType = max(maxType, w.at(off+sh.Ref0At)&sh.Ref0Mask, w.at(off+sh.Ref1At)&sh.Ref1Mask)
+		if sh.ElemSize != 0 {
+			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
+				maxStr = max(maxStr, w.at(e+sh.ElemNameAt)&sh.ElemNameMask)
+				maxType = max(maxType, w.at(e+sh.ElemTypeAt)&sh.ElemTypeMask)
+			}
+		}
+		off += size
+	}
+	return maxType, maxStr
 }
 
 // yieldType hands the type id at off to yield, after checkOut for a lazy

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // flavorIDs collects what FindFlavors yields.
@@ -139,5 +140,81 @@ func TestLazyCheckAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("%v allocations a record, want 0", n)
+	}
+}
+
+// TestLazyFineIndex: a lookup of a type that a lazy open found walks at
+// most three records, as in an eager Spec, and the others keep the
+// sparse index's walk of up to fifteen: on the 10,000 CO-RE flavors of
+// hostile.Flavors, each a candidate looked up many times while it is
+// matched, and on Debian 6.1's vmlinux, whose few task_struct types leave
+// most groups without one. The records are those of an eager open.
+func TestLazyFineIndex(t *testing.T) {
+	flavors, err := hostile.BuildProbe(hostile.Flavors, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := btf.FlavorQuery{Names: []string{"task_struct"}, Kinds: []btf.Kind{btf.KindStruct}}
+	for name, data := range map[string][]byte{"flavors": flavors, "debian": testfixtures.Read(t, testfixtures.DebianVmlinux)} {
+		s, err := btf.ParseLazy(data, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := mustParse(t, data, nil)
+		sameRecords(t, name, full, s)
+		found := map[btf.TypeID]bool{}
+		for typ := range full.FindFlavors(q, btf.FindOptions{}) {
+			found[typ.ID()] = true
+		}
+		longest := 0
+		for id := s.FirstID(); id <= s.LastID(); id++ {
+			n := s.LookupWalk(id)
+			if found[id] && n > 3 {
+				t.Fatalf("%s: a lookup of found type %d walks %d records, want at most 3", name, id, n)
+			}
+			longest = max(longest, n)
+		}
+		if len(found) == 0 || (name == "debian" && longest != 15) {
+			t.Errorf("%s: %d types found, the longest walk %d records", name, len(found), longest)
+		}
+	}
+}
+
+// TestLazyCheckWhole: Check on a lazy Spec finds what Parse finds, by
+// the largest references first and record by record only then: a bad
+// type id or name offset in the last record, of its fixed part or of a
+// member, gives Parse's error; sound BTF gives none, and its records
+// are then checked.
+func TestLazyCheckWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		ref, member uint32
+		nameOff     uint32 // past the strings if not 0
+	}{
+		{"sound", 1, 1, 0},
+		{"type", 9, 1, 0},
+		{"member type", 1, 9, 0},
+		{"name", 1, 1, 1000},
+	} {
+		b := newRaw(0)
+		b.typ("int", btf.KindInt, 0, false, 4, 0x01000020)
+		b.typ("", btf.KindPointer, 0, false, tc.ref)
+		member := b.str("x")
+		if tc.nameOff != 0 {
+			member = tc.nameOff
+		}
+		b.typ("s", btf.KindStruct, 1, false, 4, member, tc.member, 0)
+		data := b.bytes()
+		_, want := btf.Parse(data, btf.Options{})
+		s, err := btf.ParseLazy(data, btf.FlavorQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(); (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
+			t.Errorf("%s: Check: %v, want %v", tc.name, err, want)
+		}
+		if want == nil && !s.AllChecked() {
+			t.Errorf("%s: records not marked checked", tc.name)
+		}
 	}
 }

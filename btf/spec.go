@@ -88,6 +88,9 @@ type Spec struct {
 	// found holds the types the lazy walk found for Options.Flavors,
 	// which FindFlavors reads instead of walking the records again.
 	found *foundFlavors
+	// fine is a denser index over the groups of index that hold a found
+	// type, or nil.
+	fine *fineIndex
 }
 
 // Parse reads raw BTF from b, which the caller keeps unchanged for as long
@@ -711,12 +714,22 @@ func (s *Spec) offsetOf(id TypeID) uint32 {
 	if s.shift == indexShift {
 		off, n = s.index[i>>indexShift], i&(1<<indexShift-1)
 	} else {
-		off, n = s.index[i>>lazyShift], i&(1<<lazyShift-1)
+		off, n = s.lazyIndexed(i)
 	}
 	for range n {
 		off += s.sizes.Of(wire.InfoWord(s.types, off))
 	}
 	return off
+}
+
+// lazyIndexed returns, for a lazy Spec, the offset that its indexes keep
+// nearest before own type i, and how many records lie between it and i's.
+func (s *Spec) lazyIndexed(i uint32) (off, n uint32) {
+	off, n = s.index[i>>lazyShift], i&(1<<lazyShift-1)
+	if n > 1<<indexShift-1 && s.fine != nil {
+		return s.fine.at(i, off, n)
+	}
+	return off, n
 }
 
 // str returns the NUL-terminated string at offset off of the Spec's string

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -141,20 +142,22 @@ func isCompressedImage(data []byte) bool {
 // kernelBTF reads the BTF of the kernel in data, a kernel image or a
 // Debian package. A bzImage's kernel is inflated as a stream into
 // btf.Read, which keeps only its .BTF section; the others' BTF is found
-// in the kernel (imageBTF) and parsed.
+// in the kernel (imageBTF) and parsed. data is read once and not again:
+// the pages of a package's data.tar are given back as it is inflated.
 func kernelBTF(ctx context.Context, data []byte, opts btf.Options) (*btf.Spec, error) {
-	image, name, sm := data, "", (*sysMap)(nil)
-	if isPackage(data) {
-		var err error
-		if image, name, sm, err = debKernel(ctx, data, opts.MaxSize); err != nil {
-			return nil, err
-		}
+	if !isPackage(data) {
+		return imageSpec(ctx, data, nil, opts)
 	}
-	s, err := imageSpec(ctx, image, sm, opts)
-	if err != nil && name != "" {
+	image, name, sm, err := debKernel(ctx, data, opts.MaxSize, true)
+	if err != nil {
+		return nil, err
+	}
+	defer image.Release()
+	s, err := imageSpec(ctx, image.Bytes(), sm, opts)
+	if err != nil {
 		return nil, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
-	return s, err
+	return s, nil
 }
 
 // imageSpec reads the BTF of the kernel in image.
@@ -253,69 +256,158 @@ func checkDeb(head []byte) error {
 	return fmt.Errorf("kimage: not a Debian or RPM package: it starts with %x, not with an ar archive's \"!<arch>\\ndebian-binary\" or an RPM lead's edabeedb", head)
 }
 
+// readPackage reads the package in deb, which it reads once and not
+// again (see walk's once).
 func readPackage(ctx context.Context, deb []byte, maxSize int64) (*Package, error) {
 	if !IsDeb(deb) && !IsRPM(deb) {
 		return nil, errors.New("kimage: not a Debian or RPM package")
 	}
 	p := &Package{files: map[string][]byte{}, dist: map[string][]byte{}, errs: map[string]error{}, errText: map[string]error{}}
-	var image []byte // the kernel image, read once the walk is done
-	var imageName string
-	var sm *sysMap
+	k := &pkgKernel{ctx: ctx, maxSize: maxSize}
 	var mods moduleCount
-	err := walk(ctx, deb, maxSize, func(name string, size int64, r io.Reader) error {
-		if IsSystemMap(name) && sm == nil {
-			m, err := readSysMap(ctx, name, size, r, maxSize)
-			sm = m
+	err := walk(ctx, deb, maxSize, true, func(name string, size int64, r io.Reader) error {
+		if err := k.passed(name); err != nil {
 			return err
 		}
+		if IsSystemMap(name) {
+			return k.addSysMap(name, size, r)
+		}
 		isModule := IsModule(name)
-		if !isModule && (!IsVmlinuz(name) || image != nil) {
-			return nil // not a kernel, or a second one: the first one counts
-		}
-		if isModule {
-			if err := mods.add(name); err != nil {
-				return err
-			}
-			if _, dup := p.files[ModuleName(name)]; dup || p.errs[ModuleName(name)] != nil {
-				return nil
-			}
-		}
-		d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: name, Claim: size})
-		if err != nil {
-			return err // the package's limit: no partial result
-		}
-		defer d.Release()
 		if !isModule {
-			image, imageName = bytes.Clone(d.Bytes()), name
-			return nil
-		}
-		mod := ModuleName(name)
-		raw, distBase, err := btf.Extract(ctx, d.Bytes(), btf.Options{MaxSize: maxSize})
-		switch {
-		case errors.Is(err, btf.ErrNoBTF):
-			return nil
-		case err != nil:
-			p.errs[mod] = p.internErr(err)
-		default:
-			p.files[mod] = raw
-			if distBase != nil {
-				p.dist[mod] = distBase
+			if IsVmlinuz(name) {
+				return k.addImage(name, size, r)
 			}
+			return nil
 		}
-		p.names = append(p.names, mod)
-		return nil
+		if err := mods.add(name); err != nil {
+			return err
+		}
+		if _, dup := p.files[ModuleName(name)]; dup || p.errs[ModuleName(name)] != nil {
+			return nil
+		}
+		return p.addModule(ctx, name, size, r, maxSize)
 	})
+	if err == nil {
+		err = k.finish()
+	}
 	if err != nil {
+		k.release()
 		return nil, err
 	}
-	if image == nil {
-		return nil, errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
-	}
-	if p.files[vmlinux], err = imageBTF(ctx, image, sm, maxSize); err != nil {
-		return nil, pkgerr.Errorf("kimage: %s: %w", imageName, err)
-	}
+	p.files[vmlinux] = k.btf
 	slices.Sort(p.names)
 	return p, nil
+}
+
+// addModule reads the module at package path name and files its BTF, or
+// the error reading it.
+func (p *Package) addModule(ctx context.Context, name string, size int64, r io.Reader, maxSize int64) error {
+	d, err := input.ReadAll(ctx, r, input.Options{Limit: maxSize, What: name, Claim: size})
+	if err != nil {
+		return err // the package's limit: no partial result
+	}
+	defer d.Release()
+	mod := ModuleName(name)
+	raw, distBase, err := btf.Extract(ctx, d.Bytes(), btf.Options{MaxSize: maxSize})
+	switch {
+	case errors.Is(err, btf.ErrNoBTF):
+		return nil
+	case err != nil:
+		p.errs[mod] = p.internErr(err)
+	default:
+		p.files[mod] = raw
+		if distBase != nil {
+			p.dist[mod] = distBase
+		}
+	}
+	p.names = append(p.names, mod)
+	return nil
+}
+
+// pkgKernel finds the kernel's BTF in a package as its walk goes: the
+// first kernel image, and the first System.map that has the BTF's symbols
+// among those before the image or beside it (as debKernel reads them).
+// The image is held only until its BTF can be taken out: at once when a
+// System.map beside it came first (packages list boot/System.map-* before
+// boot/vmlinuz-*), else when the walk leaves its directory, not for the
+// rest of a package that may inflate to many times its size.
+type pkgKernel struct {
+	ctx     context.Context
+	maxSize int64
+	sm      *sysMap
+	mapDirs map[string]bool // directories where a System.map was read
+	image   *input.Data     // the image, while its BTF is not yet out
+	name    string          // the image's path
+	btf     []byte          // the kernel's BTF, once out
+}
+
+// addSysMap reads the System.map at package path name, unless one with the
+// BTF's symbols was read already, or comes too late (after the image,
+// outside its directory: passed has taken the BTF out).
+func (k *pkgKernel) addSysMap(name string, size int64, r io.Reader) error {
+	if k.sm != nil || k.name != "" && k.image == nil {
+		return nil
+	}
+	m, err := readSysMap(k.ctx, name, size, r, k.maxSize)
+	if err != nil {
+		return err
+	}
+	k.sm = m
+	if k.mapDirs == nil {
+		k.mapDirs = map[string]bool{}
+	}
+	k.mapDirs[path.Dir(name)] = true
+	return nil
+}
+
+// addImage reads the kernel image at package path name, the first one.
+func (k *pkgKernel) addImage(name string, size int64, r io.Reader) error {
+	if k.name != "" {
+		return nil // a second kernel: the first one counts
+	}
+	d, err := input.ReadAll(k.ctx, r, input.Options{Limit: k.maxSize, What: name, Claim: size})
+	if err != nil {
+		return err
+	}
+	k.image, k.name = d, name
+	if k.mapDirs[path.Dir(name)] {
+		return k.finish()
+	}
+	return nil
+}
+
+// passed takes the BTF out of a held image once the walk is at name,
+// outside the image's directory.
+func (k *pkgKernel) passed(name string) error {
+	if k.image != nil && path.Dir(name) != path.Dir(k.name) {
+		return k.finish()
+	}
+	return nil
+}
+
+// finish takes the BTF out of the image and releases it.
+func (k *pkgKernel) finish() error {
+	if k.btf != nil {
+		return nil
+	}
+	if k.image == nil {
+		return errors.New("kimage: the package has no boot/vmlinuz-* (or lib/modules/*/vmlinuz)")
+	}
+	raw, err := imageBTF(k.ctx, k.image.Bytes(), k.sm, k.maxSize)
+	k.release()
+	if err != nil {
+		return pkgerr.Errorf("kimage: %s: %w", k.name, err)
+	}
+	k.btf = raw
+	return nil
+}
+
+// release releases the image if it is held.
+func (k *pkgKernel) release() {
+	if k.image != nil {
+		k.image.Release()
+		k.image = nil
+	}
 }
 
 // vmlinux names the kernel's BTF in a Package, as in /sys/kernel/btf.

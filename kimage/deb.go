@@ -73,13 +73,15 @@ func arMembers(data []byte) ([]arMember, error) {
 // opts.MaxSize bounds what the data.tar (or payload) decompressor keeps
 // for itself; fn bounds what it reads.
 func Walk(ctx context.Context, deb []byte, opts Options, fn func(name string, size int64, r io.Reader) error) error {
-	return walk(ctx, deb, opts.MaxSize, fn)
+	return walk(ctx, deb, opts.MaxSize, false, fn)
 }
 
-// walk is Walk under maxSize.
-func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
+// walk is Walk under maxSize. With once, deb is read this once and never
+// again (a mapping or memory its caller frees after): the pages of the
+// compressed data.tar or payload are given back as they are inflated.
+func walk(ctx context.Context, deb []byte, maxSize int64, once bool, fn func(name string, size int64, r io.Reader) error) error {
 	if IsRPM(deb) {
-		return walkRPM(ctx, deb, maxSize, fn)
+		return walkRPM(ctx, deb, maxSize, once, fn)
 	}
 	members, err := arMembers(deb)
 	if err != nil {
@@ -89,15 +91,25 @@ func walk(ctx context.Context, deb []byte, maxSize int64, fn func(name string, s
 		if !strings.HasPrefix(m.name, "data.tar") {
 			continue
 		}
-		var r io.Reader = bytes.NewReader(m.data)
-		if f := input.Detect(m.data); f != input.None {
-			if r, _, err = input.Decompress(f, m.data, maxSize); err != nil {
-				return pkgerr.Errorf("kimage: package %s: %w", m.name, err)
-			}
+		r, err := archiveReader(m.data, maxSize, once)
+		if err != nil {
+			return pkgerr.Errorf("kimage: package %s: %w", m.name, err)
 		}
 		return walkTar(ctx, tar.NewReader(r), fn)
 	}
 	return errors.New("kimage: package has no data.tar member")
+}
+
+// archiveReader returns a reader of the archive in data (a data.tar or an
+// RPM payload), inflated if it is compressed, under
+// input.DecompressArchive's bound on the whole; with once, the pages of
+// data are given back behind the reader.
+func archiveReader(data []byte, maxSize int64, once bool) (io.Reader, error) {
+	f := input.Detect(data)
+	if f == input.None {
+		return bytes.NewReader(data), nil
+	}
+	return input.DecompressArchive(f, data, maxSize, once)
 }
 
 // ErrStop ends Walk early without an error.
@@ -162,20 +174,25 @@ func ModuleName(p string) string {
 // Vmlinuz returns the kernel image a Debian package installs
 // (boot/vmlinuz-*), read under opts.MaxSize, and its path.
 func Vmlinuz(ctx context.Context, deb []byte, opts Options) ([]byte, string, error) {
-	image, name, _, err := debKernel(ctx, deb, opts.MaxSize)
-	return image, name, err
+	d, name, _, err := debKernel(ctx, deb, opts.MaxSize, false)
+	if err != nil {
+		return nil, "", err
+	}
+	defer d.Release()
+	return bytes.Clone(d.Bytes()), name, nil
 }
 
 // IsSystemMap reports whether a package path is a kernel's System.map
 // (boot/System.map-VERSION, lib/modules/VERSION/System.map).
 func IsSystemMap(name string) bool { return strings.HasPrefix(path.Base(name), "System.map") }
 
-// debKernel returns the kernel image a Debian package installs, its path,
-// and what its System.map says of the BTF (nil if the package has none or
-// only Debian's placeholder). The walk stops once the image is found and
-// it has left boot/, where System.map lies beside it.
-func debKernel(ctx context.Context, deb []byte, maxSize int64) (image []byte, name string, sm *sysMap, err error) {
-	err = walk(ctx, deb, maxSize, func(n string, size int64, r io.Reader) error {
+// debKernel returns the kernel image a Debian package installs (the
+// caller releases it), its path, and what its System.map says of the BTF
+// (nil if the package has none or only Debian's placeholder). The walk
+// stops once the image is found and it has left boot/, where System.map
+// lies beside it. once is walk's.
+func debKernel(ctx context.Context, deb []byte, maxSize int64, once bool) (image *input.Data, name string, sm *sysMap, err error) {
+	err = walk(ctx, deb, maxSize, once, func(n string, size int64, r io.Reader) error {
 		switch {
 		case image != nil && path.Dir(n) != path.Dir(name):
 			return ErrStop
@@ -190,11 +207,13 @@ func debKernel(ctx context.Context, deb []byte, maxSize int64) (image []byte, na
 		if err != nil {
 			return err
 		}
-		image, name = bytes.Clone(d.Bytes()), n
-		d.Release()
+		image, name = d, n
 		return nil
 	})
 	if err != nil {
+		if image != nil {
+			image.Release()
+		}
 		return nil, "", nil, err
 	}
 	if image == nil {

@@ -24,10 +24,12 @@ func Kernel(ctx context.Context, data []byte, opts Options) (io.Reader, int64, e
 	if !IsDeb(data) && !IsRPM(data) {
 		return imageKernel(ctx, data, maxSize)
 	}
-	image, name, _, err := debKernel(ctx, data, maxSize)
+	d, name, _, err := debKernel(ctx, data, maxSize, false)
 	if err != nil {
 		return nil, 0, err
 	}
+	image := bytes.Clone(d.Bytes())
+	d.Release()
 	r, claim, err := imageKernel(ctx, image, maxSize)
 	if err != nil {
 		return nil, 0, pkgerr.Errorf("kimage: %s: %w", name, err)

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
@@ -97,16 +96,14 @@ func rpmHeaderLen(data []byte, off int) (int, error) {
 
 // walkRPM calls fn for each regular file in the RPM package's payload, as
 // Walk does for a Debian package.
-func walkRPM(ctx context.Context, data []byte, maxSize int64, fn func(name string, size int64, r io.Reader) error) error {
+func walkRPM(ctx context.Context, data []byte, maxSize int64, once bool, fn func(name string, size int64, r io.Reader) error) error {
 	p, err := rpmPayload(data)
 	if err != nil {
 		return pkgerr.Errorf("kimage: package: %w", err)
 	}
-	var r io.Reader = bytes.NewReader(p)
-	if f := input.Detect(p); f != input.None {
-		if r, _, err = input.Decompress(f, p, maxSize); err != nil {
-			return pkgerr.Errorf("kimage: package payload: %w", err)
-		}
+	r, err := archiveReader(p, maxSize, once)
+	if err != nil {
+		return pkgerr.Errorf("kimage: package payload: %w", err)
 	}
 	return walkCpio(ctx, r, fn)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -72,5 +73,32 @@ func TestResolveEachStops(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || calls != 3 {
 		t.Errorf("err %v after %d calls, want %v after 3", err, calls, stop)
+	}
+}
+
+// TestResolveEachBadTargetNoResults: on a lazily opened target with a
+// bad record that only prog.bpf.o's last section reaches (the pointer
+// type of file.f_inode), ResolveEach gives fn no Result and returns the
+// error an eager open gives: a caller that prints Results as they come
+// prints none of them, then the error.
+func TestResolveEachBadTargetNoResults(t *testing.T) {
+	data := testfixtures.BreakPointer(t, testfixtures.Read(t, testfixtures.DebianVmlinux), "file", "f_inode")
+	_, want := btf.Parse(data, btf.Options{})
+	if want == nil {
+		t.Fatal("Parse accepts the broken pointer")
+	}
+	obj := object(t, "prog")
+	s, err := btf.Parse(data, btf.Options{Lazy: true, Flavors: core.TargetQuery(obj)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	calls := 0
+	err = core.ResolveEach(context.Background(), obj, core.NewTarget(s), func(*core.Result) error {
+		calls++
+		return nil
+	})
+	if err == nil || err.Error() != want.Error() || calls != 0 {
+		t.Errorf("err %v after %d Results, want %v after none", err, calls, want)
 	}
 }

@@ -1,7 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
+	"sort"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/core/internal/insn"
@@ -57,7 +60,8 @@ const InsnSize = insn.Size
 // (counted from the start of the section), as libbpf's
 // find_prog_by_sec_insn finds it: the last program that starts at or
 // before insn, if it also ends after it. ok is false when no program
-// holds insn (an eliminated weak subprogram, say).
+// holds insn (an eliminated weak subprogram, say). It looks at every
+// program; ResolveEach sorts them once and searches.
 func (o *Object) ProgramAt(section string, insn int) (p Program, ok bool) {
 	best := -1
 	for i := range o.Programs {
@@ -72,6 +76,54 @@ func (o *Object) ProgramAt(section string, insn int) (p Program, ok bool) {
 	p = o.Programs[best]
 	if insn >= p.InsnOff+len(p.Insns)/InsnSize {
 		return Program{}, false
+	}
+	return p, true
+}
+
+// sectionPrograms are the programs of one section of an Object, sorted
+// by their first instruction, those that start at the same one in the
+// order given, so that ProgramAt's answer is found by a binary search:
+// an object of many programs and many records costs records times the
+// log of the programs, not their product (hostile.ManyProgramsCORESource).
+type sectionPrograms struct {
+	progs  []*Program
+	probes int // programs compared, for tests
+}
+
+// programsBySection sorts o's programs by section (sectionPrograms).
+func programsBySection(o *Object) map[string]*sectionPrograms {
+	m := map[string]*sectionPrograms{}
+	for i := range o.Programs {
+		p := &o.Programs[i]
+		sp := m[p.Section]
+		if sp == nil {
+			sp = &sectionPrograms{}
+			m[p.Section] = sp
+		}
+		sp.progs = append(sp.progs, p)
+	}
+	for _, sp := range m {
+		slices.SortStableFunc(sp.progs, func(a, b *Program) int { return cmp.Compare(a.InsnOff, b.InsnOff) })
+	}
+	return m
+}
+
+// at is ProgramAt for the section: the last program that starts at or
+// before insn, if it also ends after it. sp may be nil (no programs).
+func (sp *sectionPrograms) at(insn int) (*Program, bool) {
+	if sp == nil {
+		return nil, false
+	}
+	j := sort.Search(len(sp.progs), func(k int) bool {
+		sp.probes++
+		return sp.progs[k].InsnOff > insn
+	})
+	if j == 0 {
+		return nil, false
+	}
+	p := sp.progs[j-1]
+	if insn >= p.InsnOff+len(p.Insns)/InsnSize {
+		return nil, false
 	}
 	return p, true
 }

@@ -105,26 +105,31 @@ func Resolve(ctx context.Context, obj Object, t *Target) ([]Result, error) {
 //
 // The error is fn's, which stops the resolution, or what stops
 // everything: a cancelled ctx (which may be nil), or a record of a
-// lazily opened target (btf.Options.Lazy) that failed its check when it
-// was read, found before the Result it could have changed is given to fn.
+// lazily opened target (btf.Options.Lazy) that fails the checks of an
+// eager open. The target's BTFs are checked whole (btf.Spec.Check, once
+// for each Spec) before fn is first called, so that fn is given either
+// every Result or none: a caller that prints them as they come never
+// prints part of the output and then an error.
 func ResolveEach(ctx context.Context, obj Object, t *Target, fn func(*Result) error) error {
 	t.prepare(wants(&obj))
+	if err := t.check(); err != nil {
+		return err
+	}
 	cache := map[btf.TypeID]*candList{}
 	var members memberIndexes
 	var memo memo[calcEntry]
 	var res Result
+	progs := programsBySection(&obj)
 	for _, sec := range obj.Ext.Sections(ext.CORERelos) {
 		if ctx != nil && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+		sp := progs[sec.Name]
 		for i, r := range sec.CORERelos() {
 			if i%ctxStride == ctxStride-1 && ctx != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			resolveOne(&obj, sec.Name, i, r, t, cache, &members, &memo, &res)
-			if err := t.err(); err != nil {
-				return err
-			}
+			resolveOne(&obj, sec.Name, sp, i, r, t, cache, &members, &memo, &res)
 			if err := fn(&res); err != nil {
 				return err
 			}
@@ -172,16 +177,17 @@ func candsFor(o *Object, id btf.TypeID, t *Target, cache map[btf.TypeID]*candLis
 }
 
 // resolveOne fills res with the resolution of record i of section
-// secName: the calculation from memo when an identical record on the
-// same candidates made it, the instruction's program and patch always.
-func resolveOne(o *Object, secName string, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList,
+// secName, whose programs are sp: the calculation from memo when an
+// identical record on the same candidates made it, the instruction's
+// program and patch always.
+func resolveOne(o *Object, secName string, sp *sectionPrograms, i int, r ext.CORERelo, t *Target, cache map[btf.TypeID]*candList,
 	members *memberIndexes, memo *memo[calcEntry], res *Result) {
 	*res = Result{Section: secName, Index: i, Insn: int(r.InsnOff / InsnSize), Kind: r.Kind, LocalType: r.TypeID}
 	if r.InsnOff%InsnSize != 0 {
 		res.Err = fmt.Errorf("%w: instruction offset %d not a multiple of 8", ErrInvalid, r.InsnOff)
 		return
 	}
-	prog, ok := o.ProgramAt(secName, res.Insn)
+	prog, ok := sp.at(res.Insn)
 	if ok {
 		res.Program = prog.Name
 		res.Insn -= prog.InsnOff

@@ -173,6 +173,24 @@ func (t *Target) err() error {
 	return nil
 }
 
+// check checks the records of the target's lazily opened BTFs whole, as
+// an eager open does (btf.Spec.Check): the main one and the modules
+// loaded so far.
+func (t *Target) check() error {
+	t.mu.Lock()
+	modules := t.modules
+	t.mu.Unlock()
+	if err := t.main.Check(); err != nil {
+		return err
+	}
+	for _, m := range modules {
+		if err := m.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // candidates returns the cached candidates of w, which prepare must have
 // searched: a list that nothing changes any more, for reading only.
 func (t *Target) candidates(w want) *candList {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestBTFCore: the text and JSON output of btf core for the shared
@@ -147,6 +148,35 @@ func TestBTFMinObjBadTarget(t *testing.T) {
 		out, err := kmeta(t, nil, args...)
 		if err == nil || !strings.HasPrefix(err.Error(), "btf core: "+want.Error()) || exitStatus(t.Context(), err) != exitFailure || out != "" {
 			t.Errorf("%v: error %v (exit %d), want %v (exit %d); output %q", args, err, exitStatus(t.Context(), err), want, exitFailure, out)
+		}
+	}
+}
+
+// TestBTFCoreBadTargetLate: btf core on a lazily opened target whose bad
+// record only a late relocation reaches prints nothing, text or JSON,
+// and fails with the error opening it in full gives. The object repeats
+// prog.bpf.o's first section ten times (some 8 KB of text, 30 KB of
+// JSON) before the relocation of file.f_inode, whose pointer type now
+// refers to a type past the last: the first 4 KB of lines were printed
+// before the error, and the JSON array was cut.
+func TestBTFCoreBadTargetLate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := testfixtures.BreakPointer(t, testfixtures.Read(t, testfixtures.DebianVmlinux), "file", "f_inode")
+	target := writeFile(t, dir, "bad.btf", data)
+	_, want := btf.Open(context.Background(), target, btf.Options{})
+	if want == nil {
+		t.Fatal("Open accepts the broken pointer")
+	}
+	obj, err := hostile.RepeatCORERelos(testfixtures.Read(t, "elf/prog.bpf.o.gz"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := writeFile(t, dir, "prog.o", obj)
+	for _, args := range [][]string{{"btf", "core", prog, "--target", target}, {"btf", "core", "--json", prog, "--target", target}} {
+		out, err := kmeta(t, nil, args...)
+		if err == nil || !strings.HasPrefix(err.Error(), "btf core: "+want.Error()) || exitStatus(t.Context(), err) != exitFailure || out != "" {
+			t.Errorf("%v: error %v (exit %d), want %v (exit %d); %d bytes of output", args, err, exitStatus(t.Context(), err), want, exitFailure, len(out))
 		}
 	}
 }

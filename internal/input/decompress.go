@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/ulikunitz/xz"
 )
 
@@ -67,22 +68,96 @@ func Decompress(f Format, data []byte, limit int64) (io.Reader, int64, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
+	return decompress(f, data, bytes.NewReader(data), limit, limit)
+}
+
+// ArchiveRatio bounds what an archive (a package's data.tar, an RPM's
+// payload) may inflate to as a whole: ArchiveRatio times its compressed
+// size, and at least the limit. Its files are read one by one, each under
+// the limit, so no limit on the whole keeps memory in bounds; this one
+// keeps the work linear in the input, which a small archive of a file of
+// zeros, skipped, would otherwise make as long as it likes. Real
+// packages inflate to a few times their size (Debian's -dbg packages,
+// the most, under six).
+const ArchiveRatio = 16
+
+// DecompressArchive is Decompress for an archive whose files are read one
+// at a time, each under limit (which also bounds the decompressor's
+// window): the whole may inflate to what ArchiveRatio allows, and reading
+// past that fails with a *TooLargeError. With once, data is read this once
+// and never again (a file's mapping, or memory its owner frees after), and
+// the pages the decompressor has read are given back (mmap.Release) as it
+// goes, so that an archive read through to a file near its end is not
+// resident whole beside what it inflates to.
+func DecompressArchive(f Format, data []byte, limit int64, once bool) (io.Reader, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	total := max(limit, ArchiveRatio*int64(len(data)))
+	var src io.Reader = bytes.NewReader(data)
+	if once {
+		src = &releasingReader{data: data}
+	}
+	r, _, err := decompress(f, data, src, limit, total)
+	if err != nil {
+		return nil, err
+	}
+	what := fmt.Sprintf("%v archive of %s (at most %d times its size or the limit)", f, FormatSize(int64(len(data))), ArchiveRatio)
+	return &LimitReader{R: r, What: what, Limit: total}, nil
+}
+
+// decompress is Decompress reading data through src, with the size data
+// claims bounded by claimLimit.
+func decompress(f Format, data []byte, src io.Reader, limit, claimLimit int64) (io.Reader, int64, error) {
 	switch f {
 	case Gzip:
-		r, err := gzip.NewReader(bytes.NewReader(data))
+		r, err := gzip.NewReader(src)
 		return r, 0, err
 	case Zlib:
-		r, err := zlib.NewReader(bytes.NewReader(data))
+		r, err := zlib.NewReader(src)
 		return r, 0, err
 	case Xz:
-		return newXz(data, limit)
+		return newXz(data, src, limit, claimLimit)
 	case Zstd:
-		return newZstd(data, limit)
+		return newZstd(data, src, limit, claimLimit)
 	}
 	return nil, 0, fmt.Errorf("compression format %v", f)
 }
 
-func newZstd(data []byte, limit int64) (io.Reader, int64, error) {
+// releaseStep is how much a releasingReader reads between two releases.
+const releaseStep = 1 << 20
+
+// releasingReader reads data and releases the pages behind what it has
+// read, every releaseStep bytes.
+type releasingReader struct {
+	data          []byte
+	off, released int
+}
+
+func (r *releasingReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[r.off:])
+	r.off += n
+	if r.off-r.released >= releaseStep {
+		mmap.Release(r.data[r.released:r.off])
+		r.released = r.off
+	}
+	return n, nil
+}
+
+// ReadByte makes a releasingReader an io.ByteReader, which the flate
+// decoder reads without a buffer of its own.
+func (r *releasingReader) ReadByte() (byte, error) {
+	var b [1]byte
+	if _, err := r.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
+func newZstd(data []byte, src io.Reader, limit, claimLimit int64) (io.Reader, int64, error) {
 	var h zstd.Header
 	if err := h.Decode(data); err != nil {
 		return nil, 0, err
@@ -90,12 +165,12 @@ func newZstd(data []byte, limit int64) (io.Reader, int64, error) {
 	var claim int64
 	if h.HasFCS {
 		claim = int64(min(h.FrameContentSize, 1<<62))
-		if claim > limit {
-			return nil, 0, &TooLargeError{What: "zstd data", Limit: limit, Claim: claim}
+		if claim > claimLimit {
+			return nil, 0, &TooLargeError{What: "zstd data", Limit: claimLimit, Claim: claim}
 		}
 	}
 	w := uint64(maxWindow(limit))
-	d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1),
+	d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(w), zstd.WithDecoderMaxMemory(w), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return nil, 0, err
@@ -115,19 +190,19 @@ func (z closingZstd) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func newXz(data []byte, limit int64) (io.Reader, int64, error) {
+func newXz(data []byte, src io.Reader, limit, claimLimit int64) (io.Reader, int64, error) {
 	size, dict, err := xzScan(data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("xz: %w", err)
 	}
-	if size > limit {
-		return nil, 0, &TooLargeError{What: "xz data", Limit: limit, Claim: size}
+	if size > claimLimit {
+		return nil, 0, &TooLargeError{What: "xz data", Limit: claimLimit, Claim: size}
 	}
 	if w := maxWindow(limit); dict > w {
 		return nil, 0, fmt.Errorf("xz: dictionary of %s, more than the %s allowed for a limit of %s",
 			FormatSize(dict), FormatSize(w), FormatSize(limit))
 	}
-	r, err := xz.NewReader(bytes.NewReader(data))
+	r, err := xz.NewReader(src)
 	return r, size, err
 }
 

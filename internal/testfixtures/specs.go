@@ -30,6 +30,36 @@ func Spec(tb testing.TB, data []byte, base *btf.Spec) *btf.Spec {
 // only once the struct is read.
 func BreakMembers(tb testing.TB, data []byte, name string) []byte {
 	tb.Helper()
+	return breakStruct(tb, data, name, func(s *btf.Spec, t btf.Type) bool {
+		rec := t.Record()
+		for i := 16; i+4 <= len(rec); i += 12 {
+			copy(rec[i:], []byte{0xff, 0xff, 0xff, 0x0f}) // the member's type
+		}
+		return true
+	})
+}
+
+// BreakPointer returns a copy of host-order BTF data in which the pointer
+// that member of the struct called name has for type refers to a type
+// past the last: a record that only what reads that member reaches.
+func BreakPointer(tb testing.TB, data []byte, name, member string) []byte {
+	tb.Helper()
+	return breakStruct(tb, data, name, func(s *btf.Spec, t btf.Type) bool {
+		for _, m := range t.Members() {
+			if p, _ := s.TypeByID(m.Type); m.Name() == member && p.Kind() == btf.KindPointer {
+				copy(p.Record()[8:], []byte{0xff, 0xff, 0xff, 0x0f}) // the pointee
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// breakStruct returns a copy of host-order BTF data after edit has
+// changed its records in place, given the struct called name; edit
+// returns false if it found nothing to change.
+func breakStruct(tb testing.TB, data []byte, name string, edit func(*btf.Spec, btf.Type) bool) []byte {
+	tb.Helper()
 	data = bytes.Clone(data)
 	s, err := btf.Parse(data, btf.Options{})
 	if err != nil {
@@ -40,9 +70,9 @@ func BreakMembers(tb testing.TB, data []byte, name string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rec := t.Record() // in data: Parse reads host-order BTF in place
-	for i := 16; i+4 <= len(rec); i += 12 {
-		copy(rec[i:], []byte{0xff, 0xff, 0xff, 0x0f}) // the member's type
+	// Parse reads host-order BTF in place: the records are in data.
+	if !edit(s, t) {
+		tb.Fatalf("struct %s: nothing to break", name)
 	}
 	return data
 }
