@@ -126,7 +126,7 @@ type cuData struct {
 	language uint64
 	addrSize uint8
 
-	types   []typeEntry // types[0] is void
+	types   typeTable // entry 0 is void
 	members []member
 	enums   []enumerator
 	params  []param
@@ -145,7 +145,7 @@ type cuData struct {
 }
 
 func (cu *cuData) reset(u unitHeader) {
-	cu.types = append(cu.types[:0], typeEntry{})
+	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
 	cu.base = u.off
@@ -328,8 +328,7 @@ func (l *loader) addType(x *die) int {
 }
 
 func (l *loader) appendType(off uint32, t typeEntry) int {
-	id := len(l.cu.types)
-	l.cu.types = append(l.cu.types, t)
+	id := l.cu.types.add(t)
 	l.cu.index(off, idxType, id)
 	return id
 }
@@ -422,7 +421,7 @@ func (l *loader) newTypedef(x *die, depth int) error {
 	off := x.off
 	id := l.addType(x)
 	lo, n, err := l.annotations(x, depth, -1)
-	t := &l.cu.types[id]
+	t := l.cu.types.at(id)
 	t.annLo, t.annN = lo, n
 	_ = off
 	return err

@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -94,13 +95,26 @@ type emitter struct {
 	// as they are emitted, with sc's scratch.
 	unit *dedup.Unit
 	sc   *recScratch
+	// keep says whether out.types keeps every record: the merge reads
+	// them when the types do not go straight into the deduplication,
+	// and emitter.sig when pahole 1.30's functions are emitted. Else
+	// each record is written from rec and dropped.
+	keep bool
+	rec  orec
 }
 
 func (e *emitter) emit() error {
 	cu, out := e.cu, e.out
-	out.ntypes = uint32(len(cu.types) - 1)
-	for i := 1; i < len(cu.types); i++ {
-		t := &cu.types[i]
+	out.ntypes = uint32(cu.types.len() - 1)
+	e.keep = e.unit == nil || e.opts.compat >= CompatPahole130 && len(cu.funcs) > 0
+	if e.keep {
+		// Every type adds at most one record: sized once, out.types is
+		// not copied from array to array as it grows, which on a unit
+		// of many types costs more CPU and garbage than the records.
+		out.types = slices.Grow(out.types, cu.types.len()-1)
+	}
+	for i := 1; i < cu.types.len(); i++ {
+		t := cu.types.at(i)
 		if out.intID == 0 && t.tag == dwTagBaseType && string(t.name) == "int" {
 			out.intID = uint32(i)
 		}
@@ -108,8 +122,8 @@ func (e *emitter) emit() error {
 			return err
 		}
 	}
-	for i := 1; i < len(cu.types) && e.opts.features&FeatureDeclTag != 0; i++ {
-		t := &cu.types[i]
+	for i := 1; i < cu.types.len() && e.opts.features&FeatureDeclTag != 0; i++ {
+		t := cu.types.at(i)
 		switch t.tag {
 		case dwTagStructureType, dwTagUnionType, dwTagTypedef:
 			e.addTags(uint32(i), t.annLo, t.annN)
@@ -200,15 +214,20 @@ func (e *emitter) emitType(t *typeEntry) error {
 	return e.addType(r)
 }
 
-// addType appends a type's record, and writes it into the unit for the
-// deduplication at once when the encoding goes straight into it, while
-// its elements are in the cache (writeRec).
+// addType appends a type's record (emitter.keep), and writes it into the
+// unit for the deduplication at once when the encoding goes straight into
+// it, while its elements are in the cache (writeRec).
 func (e *emitter) addType(r orec) error {
-	e.out.types = append(e.out.types, r)
-	if e.unit == nil {
-		return nil
+	t := &e.rec
+	if e.keep {
+		e.out.types = append(e.out.types, r)
+		if e.unit == nil {
+			return nil
+		}
+		t = &e.out.types[len(e.out.types)-1]
+	} else {
+		e.rec = r
 	}
-	t := &e.out.types[len(e.out.types)-1]
 	if _, err := writeRec(e.unit, e.sc, e.out, t, 0, dedup.Deferred); err != nil {
 		return err
 	}

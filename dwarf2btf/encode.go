@@ -577,7 +577,7 @@ func (e *run) unit(ctx context.Context, off uint32, l *loader, cache map[abbrevK
 	if err := l.load(); err != nil {
 		return err
 	}
-	if cu.language == langRust && (!e.opts.KeepRust || e.opts.compat < CompatPahole130) || len(cu.types) == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
+	if cu.language == langRust && (!e.opts.KeepRust || e.opts.compat < CompatPahole130) || cu.types.len() == 1 && len(cu.funcs) == 0 && len(cu.vars) == 0 {
 		out.skipped = true
 		return nil
 	}

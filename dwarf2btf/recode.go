@@ -7,7 +7,7 @@ import "fmt"
 // computes member bit offsets (class_member__cache_byte_size). The passes
 // run in pahole's order because later ones overwrite what earlier ones set.
 func (cu *cuData) recode(little bool) error {
-	for i := 1; i < len(cu.types); i++ {
+	for i := 1; i < cu.types.len(); i++ {
 		cu.recodeType(i)
 	}
 	for i := range cu.params {
@@ -66,12 +66,12 @@ func (cu *cuData) findType(off uint32) int32 {
 }
 
 func (cu *cuData) recodeType(i int) {
-	t := &cu.types[i]
+	t := cu.types.at(i)
 	switch t.tag {
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
 		if t.name == nil && t.spec != 0 {
 			if j := cu.findType(t.spec); j != 0 {
-				t.name = cu.types[j].name
+				t.name = cu.types.at(int(j)).name
 			}
 		}
 	}
@@ -85,8 +85,8 @@ func (cu *cuData) recodeType(i int) {
 		}
 		return
 	case dwTagEnumerationType:
-		if j := cu.findType(t.typeRef); j != 0 && cu.types[j].tag == dwTagBaseType {
-			t.signed = cu.types[j].enc == 5 || cu.types[j].enc == 6
+		if j := cu.findType(t.typeRef); j != 0 && cu.types.at(int(j)).tag == dwTagBaseType {
+			t.signed = cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6
 		}
 		return
 	case dwTagSubroutineType:
@@ -95,10 +95,10 @@ func (cu *cuData) recodeType(i int) {
 		if t.n > 0 {
 			prev := i
 			for j := t.lo + t.n - 1; j >= t.lo; j-- {
-				cu.types[prev].typeID = cu.chain[j]
+				cu.types.at(prev).typeID = cu.chain[j]
 				prev = int(cu.chain[j])
 			}
-			cu.types[prev].typeID = cu.findType(cu.types[i].typeRef)
+			cu.types.at(prev).typeID = cu.findType(cu.types.at(i).typeRef)
 			return
 		}
 	}
@@ -179,8 +179,8 @@ func (cu *cuData) cacheByteSize(m *member, little bool) {
 // strippedSize is the byte size of a bitfield's type with typedefs and
 // qualifiers removed, as class_member__cache_byte_size finds it.
 func (cu *cuData) strippedSize(id int32) uint64 {
-	for n := 0; id != 0 && n < len(cu.types); n++ {
-		t := &cu.types[id]
+	for n := 0; id != 0 && n < cu.types.len(); n++ {
+		t := cu.types.at(int(id))
 		switch t.tag {
 		case dwTagTypedef, dwTagConstType, dwTagVolatileType, dwTagRestrictType:
 			id = t.typeID
@@ -198,10 +198,10 @@ func (cu *cuData) strippedSize(id int32) uint64 {
 // size is pahole's tag__size for a local type id: 0 for void and
 // incomplete types; ^0 when it cannot tell (a loop).
 func (cu *cuData) size(id int32, depth int) uint64 {
-	if id <= 0 || int(id) >= len(cu.types) || depth > 64 {
+	if id <= 0 || int(id) >= cu.types.len() || depth > 64 {
 		return ^uint64(0)
 	}
-	t := &cu.types[id]
+	t := cu.types.at(int(id))
 	switch t.tag {
 	case dwTagPointerType, dwTagReferenceType:
 		return uint64(cu.addrSize)
@@ -258,8 +258,8 @@ func (cu *cuData) unexpectedReg(f *function) bool {
 // isStruct is pahole's param__is_struct: a struct, also behind typedefs
 // and const.
 func (cu *cuData) isStruct(id int32) bool {
-	for n := 0; id > 0 && int(id) < len(cu.types) && n < 64; n++ {
-		switch t := &cu.types[id]; t.tag {
+	for n := 0; id > 0 && int(id) < cu.types.len() && n < 64; n++ {
+		switch t := cu.types.at(int(id)); t.tag {
 		case dwTagStructureType:
 			return true
 		case dwTagConstType, dwTagTypedef:

@@ -55,7 +55,7 @@ func BenchmarkUnits(b *testing.B) {
 			if err := l.load(); err != nil {
 				b.Fatal(err)
 			}
-			if l.cu.language == langRust || len(l.cu.types) == 1 && len(l.cu.funcs) == 0 && len(l.cu.vars) == 0 {
+			if l.cu.language == langRust || l.cu.types.len() == 1 && len(l.cu.funcs) == 0 && len(l.cu.vars) == 0 {
 				continue
 			}
 			if err := l.cu.recode(little); err != nil {
