@@ -35,17 +35,21 @@ const (
 	langC99                                                            = 0x0c
 )
 
+// appendAbbrev appends to b the abbreviation code for DIEs of tag, with
+// or without children, whose attributes are the (name, form) pairs attrs.
+func appendAbbrev(b []byte, code, tag byte, children bool, attrs ...byte) []byte {
+	c := byte(0)
+	if children {
+		c = 1
+	}
+	b = append(append(b, code, tag, c), attrs...)
+	return append(b, 0, 0)
+}
+
 // dwarfAbbrev is the .debug_abbrev section every shape shares.
 func dwarfAbbrev() []byte {
 	var b []byte
-	add := func(code, tag byte, children bool, attrs ...byte) {
-		c := byte(0)
-		if children {
-			c = 1
-		}
-		b = append(append(b, code, tag, c), attrs...)
-		b = append(b, 0, 0)
-	}
+	add := func(code, tag byte, children bool, attrs ...byte) { b = appendAbbrev(b, code, tag, children, attrs...) }
 	add(abCU, 0x11, true, 0x03, formString, 0x13, formData2)
 	add(abInt, 0x24, false, 0x03, formString, 0x3e, formData1, 0x0b, formData1)
 	add(abStruct, 0x13, true, 0x03, formString, 0x0b, formData1)

@@ -43,14 +43,7 @@ const (
 // cycleAbbrev is the .debug_abbrev section of BuildDWARFCycle.
 func cycleAbbrev() []byte {
 	var b []byte
-	add := func(code, tag byte, children bool, attrs ...byte) {
-		c := byte(0)
-		if children {
-			c = 1
-		}
-		b = append(append(b, code, tag, c), attrs...)
-		b = append(b, 0, 0)
-	}
+	add := func(code, tag byte, children bool, attrs ...byte) { b = appendAbbrev(b, code, tag, children, attrs...) }
 	typ := []byte{0x49, formRef4}
 	add(abCU, 0x11, true, 0x03, formString, 0x13, formData2)
 	add(abInt, 0x24, false, 0x03, formString, 0x3e, formData1, 0x0b, formData1)
