@@ -181,7 +181,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// goroutine's stack starts at 2 KB and grew twice in dedup.New, and
 	// each growth reads the stack maps of every frame on it: 1.2 MB of
 	// the binary's tables that the release above had just given back
-	// (cmd/kmeta/BENCH.md, "Stack growth after the release").
+	// (cmd/kmeta/BENCH.md, "Start-up: init functions and stack growth").
 	ctx, cancel := context.WithCancel(c.ctx)
 	mb := newMergeBase()
 	var wg sync.WaitGroup
