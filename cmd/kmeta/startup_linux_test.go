@@ -44,13 +44,7 @@ func TestReadOnlyMapping(t *testing.T) {
 // as the other tests of the real binary.
 func TestReleaseStartupPages(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("KMETA_HEAVY") != "1" {
-		t.Skip("the real binary's writers after releasing its pages: set KMETA_HEAVY=1")
-	}
-	bin := buildRealKmeta(t)
-	if !unrelocated(bin) {
-		t.Skipf("%s is dynamically linked: it releases nothing", bin)
-	}
+	bin := staticRealKmeta(t, "the real binary's writers after releasing its pages")
 	vm := testfixtures.File(t, testfixtures.DebianVmlinux)
 	dir := t.TempDir()
 	for _, cmd := range [][]string{{"btf", "copy"}, {"btf", "dedup"}} {
@@ -68,6 +62,22 @@ func TestReleaseStartupPages(t *testing.T) {
 	}
 }
 
+// staticRealKmeta returns the real binary, built as the README installs
+// it, for a test of its pages. It builds it, so only with KMETA_HEAVY=1
+// (.ci/run sets it), as the other tests of the real binary; it skips a
+// dynamically linked build, which releases nothing (unrelocated).
+func staticRealKmeta(t *testing.T, what string) string {
+	t.Helper()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip(what + ": set KMETA_HEAVY=1")
+	}
+	bin := buildRealKmeta(t)
+	if !unrelocated(bin) {
+		t.Skipf("%s is dynamically linked: it releases nothing", bin)
+	}
+	return bin
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -83,20 +93,16 @@ func readFile(t *testing.T, path string) []byte {
 // its start-up pages once its flags are parsed, so that its peak is the
 // start-up's). The bound, 6.25 MB, is 0.35 MB over what both peaked at
 // once kmeta's libraries lost their init functions (5.9 MB; 6.7-6.9 MB
-// before: cmd/kmeta/BENCH.md, "Start-up"): a new init function in a
-// package of kmeta's or of a dependency, or a table built eagerly, faults
-// in 64 KB windows of the binary and shows here. It also checks that internal/stackstart initializes before
-// internal/godebug, whose initialization would otherwise grow the stack.
-// It builds the binary, so only with KMETA_HEAVY=1.
+// before: cmd/kmeta/BENCH.md, "Start-up: init functions and stack
+// growth"): a new init function in a package of kmeta's or of a
+// dependency, or a table built eagerly, faults in 64 KB windows of the
+// binary and shows here. It also checks that internal/stackstart
+// initializes before internal/godebug, whose initialization would
+// otherwise grow the stack. It builds the binary, so only with
+// KMETA_HEAVY=1.
 func TestStartupFloor(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("KMETA_HEAVY") != "1" {
-		t.Skip("the real binary's start-up pages: set KMETA_HEAVY=1")
-	}
-	bin := buildRealKmeta(t)
-	if !unrelocated(bin) {
-		t.Skipf("%s is dynamically linked: its start-up differs", bin)
-	}
+	bin := staticRealKmeta(t, "the real binary's start-up pages")
 	raw, _, err := btf.Extract(t.Context(), testfixtures.Read(t, "elf/prog.bpf.o.gz"), btf.Options{})
 	if err != nil {
 		t.Fatal(err)
