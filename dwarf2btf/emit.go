@@ -113,6 +113,9 @@ func (e *emitter) emit() error {
 		// of many types costs more CPU and garbage than the records.
 		out.types = slices.Grow(out.types, cu.types.len()-1)
 	}
+	if e.unit != nil {
+		e.unit.Grow(e.room())
+	}
 	for i := 1; i < cu.types.len(); i++ {
 		t := cu.types.at(i)
 		if out.intID == 0 && t.tag == dwTagBaseType && string(t.name) == "int" {
@@ -144,6 +147,42 @@ func (e *emitter) emit() error {
 		}
 	}
 	return e.emitVars()
+}
+
+// room bounds what emitType writes into the unit for the deduplication:
+// words, records, references to the unit's own types, and Deferred ones
+// (array index types), by the records' layouts (a struct's inheritance
+// counted as a member). Sized once, the unit's buffers are not copied
+// from array to array as they grow: on a unit of 100,000 types that was
+// most of what the encoding allocated (BENCH.md, "One big compile unit").
+func (e *emitter) room() (words, records, refs, later int) {
+	const head = 3 // name, info, size or type
+	cu := e.cu
+	for i := 1; i < cu.types.len(); i++ {
+		t := cu.types.at(i)
+		n := int(t.n)
+		records++
+		switch t.tag {
+		case dwTagUnspecType:
+			records--
+		case dwTagBaseType:
+			words += head + 1
+		case dwTagStructureType, dwTagUnionType, dwTagClassType:
+			words += head
+			if !t.decl {
+				words, refs = words+3*n, refs+n
+			}
+		case dwTagArrayType:
+			words, refs, later = words+head+3, refs+1, later+1
+		case dwTagEnumerationType:
+			words += head + 3*n
+		case dwTagSubroutineType:
+			words, refs = words+head+2*(n+1), refs+1+n
+		default:
+			words, refs = words+head, refs+1
+		}
+	}
+	return words, records, refs, later
 }
 
 func (e *emitter) addTags(target uint32, lo, n int32) {
