@@ -140,38 +140,28 @@ type cuData struct {
 	hasUnspec bool  // the unit has a DW_TAG_unspecified_type
 	unspecID  int32 // local id of its last top-level one
 
-	base uint32  // .debug_info offset of the unit
-	idx  []int32 // by offset-base: kind<<28 | index+1
+	idx dieIndex // kind<<28 | index+1 by offset (build once loaded)
 }
 
 func (cu *cuData) reset(u unitHeader) {
 	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
-	cu.base = u.off
 	cu.hasUnspec, cu.unspecID = false, 0
-	n := int(u.end - u.off)
-	if cap(cu.idx) < n {
-		cu.idx = make([]int32, n)
-	} else {
-		cu.idx = cu.idx[:n]
-		clear(cu.idx)
-	}
+	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
 }
 
 func (cu *cuData) index(off uint32, kind int32, i int) {
-	if off >= cu.base && off-cu.base < uint32(len(cu.idx)) && i+1 < 1<<28 {
-		cu.idx[off-cu.base] = kind<<28 | int32(i+1)
+	if i+1 < 1<<28 {
+		cu.idx.add(off, kind<<28|int32(i+1))
 	}
 }
 
-// lookup returns the index of the entry of the given kind at off.
+// lookup returns the index of the entry of the given kind at off, once
+// the unit is loaded (recode builds the index).
 func (cu *cuData) lookup(off uint32, kind int32) (int, bool) {
-	if off < cu.base || off-cu.base >= uint32(len(cu.idx)) {
-		return 0, false
-	}
-	v := cu.idx[off-cu.base]
+	v := cu.idx.get(off)
 	if v == 0 || v>>28 != kind {
 		return 0, false
 	}

@@ -7,6 +7,7 @@ import "fmt"
 // computes member bit offsets (class_member__cache_byte_size). The passes
 // run in pahole's order because later ones overwrite what earlier ones set.
 func (cu *cuData) recode(little bool) error {
+	cu.idx.build()
 	for i := 1; i < cu.types.len(); i++ {
 		cu.recodeType(i)
 	}
