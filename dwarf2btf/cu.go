@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // The loader turns one compile unit into the tables pahole 1.24's
@@ -15,22 +16,65 @@ import (
 // maxDepth bounds DIE nesting, so hostile input cannot recurse deeply.
 const maxDepth = 512
 
-// typeEntry is one entry of the type table.
+// typeEntry is one entry of the type table: 40 bytes, a unit of 100,000
+// types holds 100,000 of them while it is emitted (BENCH.md, "One big
+// compile unit"), so the name is a pointer and a length, the flags are
+// bits, and a type's decl tags are listed apart (cuData.typeAnns).
 type typeEntry struct {
-	tag     uint16
-	decl    bool
-	enc     uint8 // base type: DW_AT_encoding
-	signed  bool  // enumeration: underlying type is signed
-	unspec  bool  // subroutine type: has "..."
-	name    []byte
+	namep   *byte  // the name (see name), nil if none
+	namen   uint32 // its length
 	typeRef uint32 // DW_AT_type target, a .debug_info offset
 	spec    uint32 // DW_AT_specification target
 	typeID  int32  // recoded: local type id, 0 for void
 	size    uint32 // struct/union/typedef: byte size; enum: bits; base: bits
 	lo, n   int32  // members, enumerators, params, dims or type tags
-	annLo   int32  // decl tags in cu.annots
-	annN    int32
+	tag     uint16
+	enc     uint8 // base type: DW_AT_encoding
+	flags   uint8 // typeDecl, typeSigned, typeUnspec
 }
+
+// The entry stays within 40 bytes (36 where pointers have 4).
+var _ [40 - unsafe.Sizeof(typeEntry{})]struct{}
+
+// The flags of a typeEntry.
+const (
+	typeDecl   = 1 << iota // DW_AT_declaration
+	typeSigned             // enumeration: underlying type is signed
+	typeUnspec             // subroutine type: has "..."
+)
+
+// name returns the type's name, nil if it has none.
+func (t *typeEntry) name() []byte {
+	if t.namep == nil {
+		return nil
+	}
+	return unsafe.Slice(t.namep, t.namen)
+}
+
+// setName sets the type's name to b, a view that must stay valid as long
+// as the entry (nil: none).
+func (t *typeEntry) setName(b []byte) {
+	if b == nil {
+		t.namep, t.namen = nil, 0
+		return
+	}
+	t.namep, t.namen = unsafe.SliceData(b), uint32(len(b))
+}
+
+// is tells whether the type has flag f.
+func (t *typeEntry) is(f uint8) bool { return t.flags&f != 0 }
+
+// set sets flag f to v.
+func (t *typeEntry) set(f uint8, v bool) {
+	if v {
+		t.flags |= f
+	} else {
+		t.flags &^= f
+	}
+}
+
+// typeAnn lists the decl tags (in cuData.annots) of the type id.
+type typeAnn struct{ id, lo, n int32 }
 
 type member struct {
 	name        []byte
@@ -133,9 +177,11 @@ type cuData struct {
 	dims    []uint32
 	chain   []int32 // type tags of pointers, local ids in DIE order
 	annots  []annot
-	funcs   []function
-	vars    []variable
-	lexVars []int32 // indices in vars
+	// typeAnns lists the types that have decl tags, by increasing id.
+	typeAnns []typeAnn
+	funcs    []function
+	vars     []variable
+	lexVars  []int32 // indices in vars
 
 	hasUnspec bool  // the unit has a DW_TAG_unspecified_type
 	unspecID  int32 // local id of its last top-level one
@@ -147,6 +193,7 @@ func (cu *cuData) reset(u unitHeader) {
 	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
+	cu.typeAnns = cu.typeAnns[:0]
 	cu.hasUnspec, cu.unspecID = false, 0
 	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
@@ -304,17 +351,25 @@ func (l *loader) skipOrEach(x *die, depth int, fn func(c *die, depth int) error)
 // addType appends x to the type table with the attributes every type
 // reads, and indexes it.
 func (l *loader) addType(x *die) int {
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), typeRef: ref(x, slotType)}
+	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
+	t.setName(l.r.str(x, slotName))
 	switch x.tag {
 	case dwTagBaseType:
 		t.size = uint32(uint16(numeric(x, slotByteSize) * 8))
 		t.enc = uint8(numeric(x, slotEncoding))
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
 		t.size = uint32(numeric(x, slotByteSize))
-		t.decl = numeric(x, slotDeclaration)&1 != 0
+		t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 		t.spec = ref(x, slotSpecification)
 	}
 	return l.appendType(x.off, t)
+}
+
+// typeAnn lists the n decl tags at lo of cu.annots as the type id's.
+func (cu *cuData) typeAnn(id int, lo, n int32) {
+	if n > 0 {
+		cu.typeAnns = append(cu.typeAnns, typeAnn{int32(id), lo, n})
+	}
 }
 
 func (l *loader) appendType(off uint32, t typeEntry) int {
@@ -377,7 +432,9 @@ func (l *loader) newPointer(x *die, depth int) error {
 	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.chain))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagLLVMAnnotation && string(l.r.str(c, slotName)) == "btf_type_tag" {
-			id := l.appendType(c.off, typeEntry{tag: dwTagLLVMAnnotation, name: l.r.str(c, slotConstValue)})
+			tag := typeEntry{tag: dwTagLLVMAnnotation}
+			tag.setName(l.r.str(c, slotConstValue))
+			id := l.appendType(c.off, tag)
 			l.cu.chain = append(l.cu.chain, int32(id))
 		}
 		return l.skip(c, d)
@@ -389,7 +446,9 @@ func (l *loader) newPointer(x *die, depth int) error {
 
 func (l *loader) newEnum(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), decl: numeric(x, slotDeclaration)&1 != 0, spec: ref(x, slotSpecification)}
+	t := typeEntry{tag: x.tag, spec: ref(x, slotSpecification)}
+	t.setName(l.r.str(x, slotName))
+	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	t.size = uint32(numeric(x, slotByteSize)) * 8
 	if t.size == 0 {
 		t.size = 32
@@ -408,19 +467,17 @@ func (l *loader) newEnum(x *die, depth int) error {
 }
 
 func (l *loader) newTypedef(x *die, depth int) error {
-	off := x.off
 	id := l.addType(x)
 	lo, n, err := l.annotations(x, depth, -1)
-	t := l.cu.types.at(id)
-	t.annLo, t.annN = lo, n
-	_ = off
+	l.cu.typeAnn(id, lo, n)
 	return err
 }
 
 func (l *loader) newComposite(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), size: uint32(numeric(x, slotByteSize))}
-	t.decl = numeric(x, slotDeclaration)&1 != 0
+	t := typeEntry{tag: x.tag, size: uint32(numeric(x, slotByteSize))}
+	t.setName(l.r.str(x, slotName))
+	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	t.spec = ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	memLo, annLo := len(l.mems), len(l.anns)
@@ -452,10 +509,10 @@ func (l *loader) newComposite(x *die, depth int) error {
 	mems, anns := l.mems[memLo:], l.anns[annLo:]
 	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
 	l.cu.members = append(l.cu.members, mems...)
-	t.annLo, t.annN = int32(len(l.cu.annots)), int32(len(anns))
+	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
 	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
-	l.appendType(off, t)
+	l.cu.typeAnn(l.appendType(off, t), annLo32, int32(len(anns)))
 	return err
 }
 
@@ -492,7 +549,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
 			return l.skip(c, d)
 		case dwTagUnspecParams:
-			t.unspec = true
+			t.set(typeUnspec, true)
 			return l.skip(c, d)
 		}
 		return l.processTag(c, d)

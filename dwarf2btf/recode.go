@@ -70,9 +70,9 @@ func (cu *cuData) recodeType(i int) {
 	t := cu.types.at(i)
 	switch t.tag {
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
-		if t.name == nil && t.spec != 0 {
+		if t.namep == nil && t.spec != 0 {
 			if j := cu.findType(t.spec); j != 0 {
-				t.name = cu.types.at(int(j)).name
+				t.setName(cu.types.at(int(j)).name())
 			}
 		}
 	}
@@ -87,7 +87,7 @@ func (cu *cuData) recodeType(i int) {
 		return
 	case dwTagEnumerationType:
 		if j := cu.findType(t.typeRef); j != 0 && cu.types.at(int(j)).tag == dwTagBaseType {
-			t.signed = cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6
+			t.set(typeSigned, cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6)
 		}
 		return
 	case dwTagSubroutineType:
