@@ -420,6 +420,9 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 		}
 		return e.encodeInline(ctx, m)
 	}
+	if e.direct != nil {
+		m.takeCache(e.direct.NewNameCache(e.d.str))
+	}
 	e.symsReady = make(chan struct{})
 	window := 4 * jobs
 	// Unit i's result goes through slot i%window: a worker takes unit i
@@ -491,6 +494,9 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 	l := &loader{cu: &cuData{}}
 	cache := map[abbrevKey]*abbrevTable{}
 	sc := e.scratch()
+	// One goroutine writes both the units and the merge's own records:
+	// one NameCache serves both.
+	m.takeCache(sc.names)
 	u := &encoded{}
 	n := len(e.units)
 	for i := range n {
@@ -519,7 +525,6 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 			e.opts.Progress(i+1, n)
 		}
 	}
-	m.takeCache(sc.names)
 	return m.finish()
 }
 
