@@ -321,6 +321,7 @@ func (l *loader) processTag(x *die, depth int) error {
 		return l.newEnum(x, depth)
 	case dwTagNamespace:
 		off := x.off
+		l.cu.idx.reserve(off)
 		if err := l.skipOrEach(x, depth, l.processTag); err != nil {
 			return err
 		}
@@ -400,6 +401,7 @@ func (l *loader) addAnnot(c *die, component int32) {
 
 func (l *loader) newArray(x *die, depth int) error {
 	off := x.off
+	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.dims))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagSubrangeType && len(l.cu.dims)-int(t.lo) < 64 {
@@ -429,6 +431,7 @@ func upperBound(x *die) uint32 {
 
 func (l *loader) newPointer(x *die, depth int) error {
 	off := x.off
+	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.chain))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagLLVMAnnotation && string(l.r.str(c, slotName)) == "btf_type_tag" {
@@ -446,6 +449,7 @@ func (l *loader) newPointer(x *die, depth int) error {
 
 func (l *loader) newEnum(x *die, depth int) error {
 	off := x.off
+	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, spec: ref(x, slotSpecification)}
 	t.setName(l.r.str(x, slotName))
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
@@ -475,6 +479,7 @@ func (l *loader) newTypedef(x *die, depth int) error {
 
 func (l *loader) newComposite(x *die, depth int) error {
 	off := x.off
+	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, size: uint32(numeric(x, slotByteSize))}
 	t.setName(l.r.str(x, slotName))
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
@@ -539,6 +544,7 @@ func newMember(m *member, r *unitReader, c *die, inUnion bool) {
 
 func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
+	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
 	psLo := len(l.ps)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
@@ -546,6 +552,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 		case dwTagSubrangeType:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
+			l.cu.idx.reserve(c.off)
 			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
 			return l.skip(c, d)
 		case dwTagUnspecParams:

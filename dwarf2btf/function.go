@@ -16,6 +16,7 @@ func (l *loader) newFunction(x *die, depth int) error {
 	f.origin = ref(x, slotAbstractOrigin)
 	f.spec = ref(x, slotSpecification)
 	off := x.off
+	l.cu.idx.reserve(off)
 	var b fnBuild
 	var err error
 	psLo, annLo, lexLo := len(l.ps), len(l.anns), len(l.lex)
@@ -58,6 +59,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 				l.cu.params = append(l.cu.params, p)
 				return l.skip(c, d)
 			}
+			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
 			l.ps = append(l.ps, p)
 			if !c.children { // no annotations
