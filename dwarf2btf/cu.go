@@ -16,25 +16,30 @@ import (
 // maxDepth bounds DIE nesting, so hostile input cannot recurse deeply.
 const maxDepth = 512
 
-// typeEntry is one entry of the type table: 40 bytes, a unit of 100,000
+// typeEntry is one entry of the type table: 32 bytes, a unit of 100,000
 // types holds 100,000 of them while it is emitted (BENCH.md, "One big
 // compile unit"), so the name is a pointer and a length, the flags are
-// bits, and a type's decl tags are listed apart (cuData.typeAnns).
+// bits, DW_AT_type's offset turns into the local id in place, and what few
+// types have (decl tags, DW_AT_specification) is listed apart
+// (cuData.typeAnns, cuData.specs).
 type typeEntry struct {
-	namep   *byte  // the name (see name), nil if none
-	namen   uint32 // its length
-	typeRef uint32 // DW_AT_type target, a .debug_info offset
-	spec    uint32 // DW_AT_specification target
-	typeID  int32  // recoded: local type id, 0 for void
-	size    uint32 // struct/union/typedef: byte size; enum: bits; base: bits
-	lo, n   int32  // members, enumerators, params, dims or type tags
-	tag     uint16
-	enc     uint8 // base type: DW_AT_encoding
-	flags   uint8 // typeDecl, typeSigned, typeUnspec
+	namep *byte  // the name (see name), nil if none
+	namen uint32 // its length
+	// typ is DW_AT_type: the target's .debug_info offset when loaded,
+	// its local type id (0 for void) once recoded (recodeType).
+	typ   uint32
+	size  uint32 // struct/union/typedef: byte size; enum: bits; base: bits
+	lo, n int32  // members, enumerators, params, dims or type tags
+	tag   uint16
+	enc   uint8 // base type: DW_AT_encoding
+	flags uint8 // typeDecl, typeSigned, typeUnspec
 }
 
-// The entry stays within 40 bytes (36 where pointers have 4).
-var _ [40 - unsafe.Sizeof(typeEntry{})]struct{}
+// The entry stays within 32 bytes (28 where pointers have 4).
+var _ [32 - unsafe.Sizeof(typeEntry{})]struct{}
+
+// id returns the local type id the entry refers to, once recoded.
+func (t *typeEntry) id() int32 { return int32(t.typ) }
 
 // The flags of a typeEntry.
 const (
@@ -75,6 +80,12 @@ func (t *typeEntry) set(f uint8, v bool) {
 
 // typeAnn lists the decl tags (in cuData.annots) of the type id.
 type typeAnn struct{ id, lo, n int32 }
+
+// typeSpec is the DW_AT_specification target of the type id.
+type typeSpec struct {
+	id   int32
+	spec uint32
+}
 
 type member struct {
 	name        []byte
@@ -179,9 +190,11 @@ type cuData struct {
 	annots  []annot
 	// typeAnns lists the types that have decl tags, by increasing id.
 	typeAnns []typeAnn
-	funcs    []function
-	vars     []variable
-	lexVars  []int32 // indices in vars
+	// specs lists the types that have a DW_AT_specification, by id.
+	specs   []typeSpec
+	funcs   []function
+	vars    []variable
+	lexVars []int32 // indices in vars
 
 	hasUnspec bool  // the unit has a DW_TAG_unspecified_type
 	unspecID  int32 // local id of its last top-level one
@@ -193,7 +206,7 @@ func (cu *cuData) reset(u unitHeader) {
 	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
-	cu.typeAnns = cu.typeAnns[:0]
+	cu.typeAnns, cu.specs = cu.typeAnns[:0], cu.specs[:0]
 	cu.hasUnspec, cu.unspecID = false, 0
 	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
@@ -352,8 +365,9 @@ func (l *loader) skipOrEach(x *die, depth int, fn func(c *die, depth int) error)
 // addType appends x to the type table with the attributes every type
 // reads, and indexes it.
 func (l *loader) addType(x *die) int {
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
 	t.setName(l.r.str(x, slotName))
+	spec := uint32(0)
 	switch x.tag {
 	case dwTagBaseType:
 		t.size = uint32(uint16(numeric(x, slotByteSize) * 8))
@@ -361,9 +375,18 @@ func (l *loader) addType(x *die) int {
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
 		t.size = uint32(numeric(x, slotByteSize))
 		t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
-		t.spec = ref(x, slotSpecification)
+		spec = ref(x, slotSpecification)
 	}
-	return l.appendType(x.off, t)
+	id := l.appendType(x.off, t)
+	l.cu.typeSpec(id, spec)
+	return id
+}
+
+// typeSpec lists spec, if not 0, as the type id's DW_AT_specification.
+func (cu *cuData) typeSpec(id int, spec uint32) {
+	if spec != 0 {
+		cu.specs = append(cu.specs, typeSpec{int32(id), spec})
+	}
 }
 
 // typeAnn lists the n decl tags at lo of cu.annots as the type id's.
@@ -402,7 +425,7 @@ func (l *loader) addAnnot(c *die, component int32) {
 func (l *loader) newArray(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.dims))}
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType), lo: int32(len(l.cu.dims))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagSubrangeType && len(l.cu.dims)-int(t.lo) < 64 {
 			l.cu.dims = append(l.cu.dims, upperBound(c))
@@ -432,7 +455,7 @@ func upperBound(x *die) uint32 {
 func (l *loader) newPointer(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.chain))}
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType), lo: int32(len(l.cu.chain))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagLLVMAnnotation && string(l.r.str(c, slotName)) == "btf_type_tag" {
 			tag := typeEntry{tag: dwTagLLVMAnnotation}
@@ -450,14 +473,15 @@ func (l *loader) newPointer(x *die, depth int) error {
 func (l *loader) newEnum(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
-	t := typeEntry{tag: x.tag, spec: ref(x, slotSpecification)}
+	t := typeEntry{tag: x.tag}
+	spec := ref(x, slotSpecification)
 	t.setName(l.r.str(x, slotName))
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	t.size = uint32(numeric(x, slotByteSize)) * 8
 	if t.size == 0 {
 		t.size = 32
 	}
-	t.typeRef = ref(x, slotType)
+	t.typ = ref(x, slotType)
 	t.lo = int32(len(l.cu.enums))
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
@@ -466,7 +490,7 @@ func (l *loader) newEnum(x *die, depth int) error {
 		return l.skip(c, d)
 	})
 	t.n = int32(len(l.cu.enums)) - t.lo
-	l.appendType(off, t)
+	l.cu.typeSpec(l.appendType(off, t), spec)
 	return err
 }
 
@@ -483,7 +507,7 @@ func (l *loader) newComposite(x *die, depth int) error {
 	t := typeEntry{tag: x.tag, size: uint32(numeric(x, slotByteSize))}
 	t.setName(l.r.str(x, slotName))
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
-	t.spec = ref(x, slotSpecification)
+	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	memLo, annLo := len(l.mems), len(l.anns)
 	idx := int32(0)
@@ -517,7 +541,9 @@ func (l *loader) newComposite(x *die, depth int) error {
 	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
 	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
-	l.cu.typeAnn(l.appendType(off, t), annLo32, int32(len(anns)))
+	id := l.appendType(off, t)
+	l.cu.typeAnn(id, annLo32, int32(len(anns)))
+	l.cu.typeSpec(id, spec)
 	return err
 }
 
@@ -545,7 +571,7 @@ func newMember(m *member, r *unitReader, c *die, inUnion bool) {
 func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
 	psLo := len(l.ps)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {

@@ -205,7 +205,7 @@ const (
 
 func (e *emitter) emitType(t *typeEntry) error {
 	out := e.out
-	r := orec{name: t.name(), a: uint32(t.typeID)}
+	r := orec{name: t.name(), a: uint32(t.id())}
 	switch t.tag {
 	case dwTagBaseType:
 		return e.emitBase(t)
@@ -233,7 +233,7 @@ func (e *emitter) emitType(t *typeEntry) error {
 		for i := int(t.n) - 1; i >= 0; i-- {
 			n *= e.cu.dims[int(t.lo)+i]
 		}
-		r = orec{kind: btf.KindArray, a: uint32(t.typeID), b: refIndex, c: n}
+		r = orec{kind: btf.KindArray, a: uint32(t.id()), b: refIndex, c: n}
 	case dwTagEnumerationType:
 		return e.emitEnum(t)
 	case dwTagUnspecType:
@@ -241,7 +241,7 @@ func (e *emitter) emitType(t *typeEntry) error {
 		// references to the types after it are off by one, as pahole's.
 		return nil
 	case dwTagSubroutineType:
-		p, err := e.proto(uint32(t.typeID), t.lo, t.n, t.is(typeUnspec))
+		p, err := e.proto(uint32(t.id()), t.lo, t.n, t.is(typeUnspec))
 		if err != nil {
 			return err
 		}
