@@ -428,7 +428,7 @@ func (l *loader) newArray(x *die, depth int) error {
 	t := typeEntry{tag: x.tag, typ: ref(x, slotType), lo: int32(len(l.cu.dims))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagSubrangeType && len(l.cu.dims)-int(t.lo) < 64 {
-			l.cu.dims = append(l.cu.dims, upperBound(c))
+			l.cu.dims = appendTable(l.cu.dims, upperBound(c))
 		}
 		return l.skip(c, d)
 	})
@@ -461,7 +461,7 @@ func (l *loader) newPointer(x *die, depth int) error {
 			tag := typeEntry{tag: dwTagLLVMAnnotation}
 			tag.setName(l.r.str(c, slotConstValue))
 			id := l.appendType(c.off, tag)
-			l.cu.chain = append(l.cu.chain, int32(id))
+			l.cu.chain = appendTable(l.cu.chain, int32(id))
 		}
 		return l.skip(c, d)
 	})
@@ -485,7 +485,7 @@ func (l *loader) newEnum(x *die, depth int) error {
 	t.lo = int32(len(l.cu.enums))
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
-			l.cu.enums = append(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
+			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
 		}
 		return l.skip(c, d)
 	})
@@ -537,7 +537,7 @@ func (l *loader) newComposite(x *die, depth int) error {
 	})
 	mems, anns := l.mems[memLo:], l.anns[annLo:]
 	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
-	l.cu.members = append(l.cu.members, mems...)
+	l.cu.members = appendTable(l.cu.members, mems...)
 	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
 	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
@@ -592,7 +592,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 	for i, p := range ps {
 		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
 	}
-	l.cu.params = append(l.cu.params, ps...)
+	l.cu.params = appendTable(l.cu.params, ps...)
 	l.ps = l.ps[:psLo]
 	l.appendType(off, t)
 	return err
@@ -611,7 +611,7 @@ func (l *loader) newVariable(x *die, depth int) (int, error) {
 	}
 	off := x.off
 	i := len(l.cu.vars)
-	l.cu.vars = append(l.cu.vars, v)
+	l.cu.vars = appendTable(l.cu.vars, v)
 	l.cu.index(off, idxVar, i)
 	lo, n, err := l.annotations(x, depth, -1)
 	l.cu.vars[i].annLo, l.cu.vars[i].annN = lo, n

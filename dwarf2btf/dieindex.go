@@ -65,7 +65,7 @@ func (x *dieIndex) add(off uint32, val int32) {
 			x.ranks = append(x.ranks, uint32(len(x.vals)))
 		}
 		x.marks[w] |= bit
-		x.vals = append(x.vals, val)
+		x.vals = appendTable(x.vals, val)
 		x.last = o + 1
 	case x.marks[w]&bit != 0: // reserved, or added before
 		if val != 0 {
