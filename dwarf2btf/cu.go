@@ -230,9 +230,12 @@ func (cu *cuData) lookup(off uint32, kind int32) (int, bool) {
 
 // loader walks one unit's DIEs into a cuData.
 type loader struct {
-	r     *unitReader
-	cu    *cuData
-	stack [maxDepth + 1]die
+	r  *unitReader
+	cu *cuData
+	// stack holds the DIE being read at each depth, allocated when a
+	// depth is first reached (slot): units nest a few levels deep, and
+	// a whole stack of DIEs is 460 KB of live, scanned heap.
+	stack [maxDepth + 1]*die
 	// Scratch stacks of the elements of the composites and subroutines
 	// being read: a nested one pushes after its parent's and pops its own
 	// before the parent goes on. A loader is reused from unit to unit.
@@ -248,7 +251,7 @@ var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not support
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
 	l.lex = l.lex[:0]
-	x := &l.stack[0]
+	x := l.slot(0)
 	if !l.r.next(x) {
 		if l.r.c.err != nil {
 			return l.r.c.err
@@ -278,6 +281,14 @@ func (l *loader) load() error {
 	return l.children(0, func(c *die, depth int) error { return l.processTag(c, depth) })
 }
 
+// slot returns the stack's DIE at depth.
+func (l *loader) slot(depth int) *die {
+	if l.stack[depth] == nil {
+		l.stack[depth] = new(die)
+	}
+	return l.stack[depth]
+}
+
 // children calls fn for each child of the DIE at depth-1 (whose children
 // follow in the stream), each decoded into the stack slot at depth. fn
 // must consume the child's own children.
@@ -286,7 +297,7 @@ func (l *loader) children(depth int, fn func(c *die, depth int) error) error {
 	if depth > maxDepth {
 		return errFormat(uint64(l.r.c.pos), "DIEs nested deeper than %d", maxDepth)
 	}
-	c := &l.stack[depth]
+	c := l.slot(depth)
 	for l.r.next(c) {
 		if err := fn(c, depth); err != nil {
 			return err
