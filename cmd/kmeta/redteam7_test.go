@@ -193,9 +193,10 @@ func TestRedteam7EncodeRingsAgainstPahole(t *testing.T) {
 // /work/data/briefs/s25/redteam7a-findings.md): on the member ring
 // (100,000 structs each holding the next) kmeta refuses "type graph nested
 // too deeply" in the deduplication, where pahole writes BTF; on the
-// qualifiers ring kmeta peaks at 14.3-15.5 MB against pahole's 14.9-15.1
+// qualifiers ring kmeta peaks at 14.1-15.5 MB against pahole's 14.9-15.2
 // (which leaves out the 25,000 atomic DIEs it cannot read), below it in
-// most runs but not all (10 runs, 2026-11-30): the loader's type table,
+// most runs but not all (2 of 20 runs of pahole -J above pahole's lowest,
+// 2026-11-30): the loader's type table,
 // 32 bytes a type, and the deduplication unit's records are the heap at
 // the peak, the binary's 7 MB of pages most of the rest.
 func TestRedteam7EncodeRingsAgainstPaholeOpen(t *testing.T) {
