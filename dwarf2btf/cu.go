@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // The loader turns one compile unit into the tables pahole 1.24's
@@ -15,21 +16,75 @@ import (
 // maxDepth bounds DIE nesting, so hostile input cannot recurse deeply.
 const maxDepth = 512
 
-// typeEntry is one entry of the type table.
+// typeEntry is one entry of the type table: 32 bytes, a unit of 100,000
+// types holds 100,000 of them while it is emitted (BENCH.md, "One big
+// compile unit"), so the name is a pointer and a length, the flags are
+// bits, DW_AT_type's offset turns into the local id in place, and what few
+// types have (decl tags, DW_AT_specification) is listed apart
+// (cuData.typeAnns, cuData.specs).
 type typeEntry struct {
-	tag     uint16
-	decl    bool
-	enc     uint8 // base type: DW_AT_encoding
-	signed  bool  // enumeration: underlying type is signed
-	unspec  bool  // subroutine type: has "..."
-	name    []byte
-	typeRef uint32 // DW_AT_type target, a .debug_info offset
-	spec    uint32 // DW_AT_specification target
-	typeID  int32  // recoded: local type id, 0 for void
-	size    uint32 // struct/union/typedef: byte size; enum: bits; base: bits
-	lo, n   int32  // members, enumerators, params, dims or type tags
-	annLo   int32  // decl tags in cu.annots
-	annN    int32
+	namep *byte  // the name (see name), nil if none
+	namen uint32 // its length
+	// typ is DW_AT_type: the target's .debug_info offset when loaded,
+	// its local type id (0 for void) once recoded (recodeType).
+	typ   uint32
+	size  uint32 // struct/union/typedef: byte size; enum: bits; base: bits
+	lo, n int32  // members, enumerators, params, dims or type tags
+	tag   uint16
+	enc   uint8 // base type: DW_AT_encoding
+	flags uint8 // typeDecl, typeSigned, typeUnspec
+}
+
+// The entry stays within 32 bytes (28 where pointers have 4).
+var _ [32 - unsafe.Sizeof(typeEntry{})]struct{}
+
+// id returns the local type id the entry refers to, once recoded.
+func (t *typeEntry) id() int32 { return int32(t.typ) }
+
+// The flags of a typeEntry.
+const (
+	typeDecl   = 1 << iota // DW_AT_declaration
+	typeSigned             // enumeration: underlying type is signed
+	typeUnspec             // subroutine type: has "..."
+)
+
+// name returns the type's name, nil if it has none.
+func (t *typeEntry) name() []byte {
+	if t.namep == nil {
+		return nil
+	}
+	return unsafe.Slice(t.namep, t.namen)
+}
+
+// setName sets the type's name to b, a view that must stay valid as long
+// as the entry (nil: none).
+func (t *typeEntry) setName(b []byte) {
+	if b == nil {
+		t.namep, t.namen = nil, 0
+		return
+	}
+	t.namep, t.namen = unsafe.SliceData(b), uint32(len(b))
+}
+
+// is tells whether the type has flag f.
+func (t *typeEntry) is(f uint8) bool { return t.flags&f != 0 }
+
+// set sets flag f to v.
+func (t *typeEntry) set(f uint8, v bool) {
+	if v {
+		t.flags |= f
+	} else {
+		t.flags &^= f
+	}
+}
+
+// typeAnn lists the decl tags (in cuData.annots) of the type id.
+type typeAnn struct{ id, lo, n int32 }
+
+// typeSpec is the DW_AT_specification target of the type id.
+type typeSpec struct {
+	id   int32
+	spec uint32
 }
 
 type member struct {
@@ -133,6 +188,10 @@ type cuData struct {
 	dims    []uint32
 	chain   []int32 // type tags of pointers, local ids in DIE order
 	annots  []annot
+	// typeAnns lists the types that have decl tags, by increasing id.
+	typeAnns []typeAnn
+	// specs lists the types that have a DW_AT_specification, by id.
+	specs   []typeSpec
 	funcs   []function
 	vars    []variable
 	lexVars []int32 // indices in vars
@@ -140,38 +199,29 @@ type cuData struct {
 	hasUnspec bool  // the unit has a DW_TAG_unspecified_type
 	unspecID  int32 // local id of its last top-level one
 
-	base uint32  // .debug_info offset of the unit
-	idx  []int32 // by offset-base: kind<<28 | index+1
+	idx dieIndex // kind<<28 | index+1 by offset (build once loaded)
 }
 
 func (cu *cuData) reset(u unitHeader) {
 	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
-	cu.base = u.off
+	cu.typeAnns, cu.specs = cu.typeAnns[:0], cu.specs[:0]
 	cu.hasUnspec, cu.unspecID = false, 0
-	n := int(u.end - u.off)
-	if cap(cu.idx) < n {
-		cu.idx = make([]int32, n)
-	} else {
-		cu.idx = cu.idx[:n]
-		clear(cu.idx)
-	}
+	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
 }
 
 func (cu *cuData) index(off uint32, kind int32, i int) {
-	if off >= cu.base && off-cu.base < uint32(len(cu.idx)) && i+1 < 1<<28 {
-		cu.idx[off-cu.base] = kind<<28 | int32(i+1)
+	if i+1 < 1<<28 {
+		cu.idx.add(off, kind<<28|int32(i+1))
 	}
 }
 
-// lookup returns the index of the entry of the given kind at off.
+// lookup returns the index of the entry of the given kind at off, once
+// the unit is loaded (recode builds the index).
 func (cu *cuData) lookup(off uint32, kind int32) (int, bool) {
-	if off < cu.base || off-cu.base >= uint32(len(cu.idx)) {
-		return 0, false
-	}
-	v := cu.idx[off-cu.base]
+	v := cu.idx.get(off)
 	if v == 0 || v>>28 != kind {
 		return 0, false
 	}
@@ -180,9 +230,12 @@ func (cu *cuData) lookup(off uint32, kind int32) (int, bool) {
 
 // loader walks one unit's DIEs into a cuData.
 type loader struct {
-	r     *unitReader
-	cu    *cuData
-	stack [maxDepth + 1]die
+	r  *unitReader
+	cu *cuData
+	// stack holds the DIE being read at each depth, allocated when a
+	// depth is first reached (slot): units nest a few levels deep, and
+	// a whole stack of DIEs is 460 KB of live, scanned heap.
+	stack [maxDepth + 1]*die
 	// Scratch stacks of the elements of the composites and subroutines
 	// being read: a nested one pushes after its parent's and pops its own
 	// before the parent goes on. A loader is reused from unit to unit.
@@ -198,7 +251,7 @@ var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not support
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
 	l.lex = l.lex[:0]
-	x := &l.stack[0]
+	x := l.slot(0)
 	if !l.r.next(x) {
 		if l.r.c.err != nil {
 			return l.r.c.err
@@ -228,6 +281,14 @@ func (l *loader) load() error {
 	return l.children(0, func(c *die, depth int) error { return l.processTag(c, depth) })
 }
 
+// slot returns the stack's DIE at depth.
+func (l *loader) slot(depth int) *die {
+	if l.stack[depth] == nil {
+		l.stack[depth] = new(die)
+	}
+	return l.stack[depth]
+}
+
 // children calls fn for each child of the DIE at depth-1 (whose children
 // follow in the stream), each decoded into the stack slot at depth. fn
 // must consume the child's own children.
@@ -236,7 +297,7 @@ func (l *loader) children(depth int, fn func(c *die, depth int) error) error {
 	if depth > maxDepth {
 		return errFormat(uint64(l.r.c.pos), "DIEs nested deeper than %d", maxDepth)
 	}
-	c := &l.stack[depth]
+	c := l.slot(depth)
 	for l.r.next(c) {
 		if err := fn(c, depth); err != nil {
 			return err
@@ -284,6 +345,7 @@ func (l *loader) processTag(x *die, depth int) error {
 		return l.newEnum(x, depth)
 	case dwTagNamespace:
 		off := x.off
+		l.cu.idx.reserve(off)
 		if err := l.skipOrEach(x, depth, l.processTag); err != nil {
 			return err
 		}
@@ -314,17 +376,35 @@ func (l *loader) skipOrEach(x *die, depth int, fn func(c *die, depth int) error)
 // addType appends x to the type table with the attributes every type
 // reads, and indexes it.
 func (l *loader) addType(x *die) int {
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), typeRef: ref(x, slotType)}
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
+	t.setName(l.r.str(x, slotName))
+	spec := uint32(0)
 	switch x.tag {
 	case dwTagBaseType:
 		t.size = uint32(uint16(numeric(x, slotByteSize) * 8))
 		t.enc = uint8(numeric(x, slotEncoding))
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
 		t.size = uint32(numeric(x, slotByteSize))
-		t.decl = numeric(x, slotDeclaration)&1 != 0
-		t.spec = ref(x, slotSpecification)
+		t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
+		spec = ref(x, slotSpecification)
 	}
-	return l.appendType(x.off, t)
+	id := l.appendType(x.off, t)
+	l.cu.typeSpec(id, spec)
+	return id
+}
+
+// typeSpec lists spec, if not 0, as the type id's DW_AT_specification.
+func (cu *cuData) typeSpec(id int, spec uint32) {
+	if spec != 0 {
+		cu.specs = append(cu.specs, typeSpec{int32(id), spec})
+	}
+}
+
+// typeAnn lists the n decl tags at lo of cu.annots as the type id's.
+func (cu *cuData) typeAnn(id int, lo, n int32) {
+	if n > 0 {
+		cu.typeAnns = append(cu.typeAnns, typeAnn{int32(id), lo, n})
+	}
 }
 
 func (l *loader) appendType(off uint32, t typeEntry) int {
@@ -355,10 +435,11 @@ func (l *loader) addAnnot(c *die, component int32) {
 
 func (l *loader) newArray(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.dims))}
+	l.cu.idx.reserve(off)
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType), lo: int32(len(l.cu.dims))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagSubrangeType && len(l.cu.dims)-int(t.lo) < 64 {
-			l.cu.dims = append(l.cu.dims, upperBound(c))
+			l.cu.dims = appendTable(l.cu.dims, upperBound(c))
 		}
 		return l.skip(c, d)
 	})
@@ -384,11 +465,14 @@ func upperBound(x *die) uint32 {
 
 func (l *loader) newPointer(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType), lo: int32(len(l.cu.chain))}
+	l.cu.idx.reserve(off)
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType), lo: int32(len(l.cu.chain))}
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagLLVMAnnotation && string(l.r.str(c, slotName)) == "btf_type_tag" {
-			id := l.appendType(c.off, typeEntry{tag: dwTagLLVMAnnotation, name: l.r.str(c, slotConstValue)})
-			l.cu.chain = append(l.cu.chain, int32(id))
+			tag := typeEntry{tag: dwTagLLVMAnnotation}
+			tag.setName(l.r.str(c, slotConstValue))
+			id := l.appendType(c.off, tag)
+			l.cu.chain = appendTable(l.cu.chain, int32(id))
 		}
 		return l.skip(c, d)
 	})
@@ -399,39 +483,42 @@ func (l *loader) newPointer(x *die, depth int) error {
 
 func (l *loader) newEnum(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), decl: numeric(x, slotDeclaration)&1 != 0, spec: ref(x, slotSpecification)}
+	l.cu.idx.reserve(off)
+	t := typeEntry{tag: x.tag}
+	spec := ref(x, slotSpecification)
+	t.setName(l.r.str(x, slotName))
+	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	t.size = uint32(numeric(x, slotByteSize)) * 8
 	if t.size == 0 {
 		t.size = 32
 	}
-	t.typeRef = ref(x, slotType)
+	t.typ = ref(x, slotType)
 	t.lo = int32(len(l.cu.enums))
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
-			l.cu.enums = append(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
+			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
 		}
 		return l.skip(c, d)
 	})
 	t.n = int32(len(l.cu.enums)) - t.lo
-	l.appendType(off, t)
+	l.cu.typeSpec(l.appendType(off, t), spec)
 	return err
 }
 
 func (l *loader) newTypedef(x *die, depth int) error {
-	off := x.off
 	id := l.addType(x)
 	lo, n, err := l.annotations(x, depth, -1)
-	t := l.cu.types.at(id)
-	t.annLo, t.annN = lo, n
-	_ = off
+	l.cu.typeAnn(id, lo, n)
 	return err
 }
 
 func (l *loader) newComposite(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, name: l.r.str(x, slotName), size: uint32(numeric(x, slotByteSize))}
-	t.decl = numeric(x, slotDeclaration)&1 != 0
-	t.spec = ref(x, slotSpecification)
+	l.cu.idx.reserve(off)
+	t := typeEntry{tag: x.tag, size: uint32(numeric(x, slotByteSize))}
+	t.setName(l.r.str(x, slotName))
+	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
+	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	memLo, annLo := len(l.mems), len(l.anns)
 	idx := int32(0)
@@ -461,11 +548,13 @@ func (l *loader) newComposite(x *die, depth int) error {
 	})
 	mems, anns := l.mems[memLo:], l.anns[annLo:]
 	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
-	l.cu.members = append(l.cu.members, mems...)
-	t.annLo, t.annN = int32(len(l.cu.annots)), int32(len(anns))
+	l.cu.members = appendTable(l.cu.members, mems...)
+	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
 	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
-	l.appendType(off, t)
+	id := l.appendType(off, t)
+	l.cu.typeAnn(id, annLo32, int32(len(anns)))
+	l.cu.typeSpec(id, spec)
 	return err
 }
 
@@ -492,17 +581,19 @@ func newMember(m *member, r *unitReader, c *die, inUnion bool) {
 
 func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
-	t := typeEntry{tag: x.tag, typeRef: ref(x, slotType)}
+	l.cu.idx.reserve(off)
+	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
 	psLo := len(l.ps)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
+			l.cu.idx.reserve(c.off)
 			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
 			return l.skip(c, d)
 		case dwTagUnspecParams:
-			t.unspec = true
+			t.set(typeUnspec, true)
 			return l.skip(c, d)
 		}
 		return l.processTag(c, d)
@@ -512,7 +603,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 	for i, p := range ps {
 		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
 	}
-	l.cu.params = append(l.cu.params, ps...)
+	l.cu.params = appendTable(l.cu.params, ps...)
 	l.ps = l.ps[:psLo]
 	l.appendType(off, t)
 	return err
@@ -531,7 +622,7 @@ func (l *loader) newVariable(x *die, depth int) (int, error) {
 	}
 	off := x.off
 	i := len(l.cu.vars)
-	l.cu.vars = append(l.cu.vars, v)
+	l.cu.vars = appendTable(l.cu.vars, v)
 	l.cu.index(off, idxVar, i)
 	lo, n, err := l.annotations(x, depth, -1)
 	l.cu.vars[i].annLo, l.cu.vars[i].annN = lo, n

@@ -113,20 +113,25 @@ func (e *emitter) emit() error {
 		// of many types costs more CPU and garbage than the records.
 		out.types = slices.Grow(out.types, cu.types.len()-1)
 	}
+	if e.unit != nil {
+		e.unit.Grow(e.room())
+	}
 	for i := 1; i < cu.types.len(); i++ {
 		t := cu.types.at(i)
-		if out.intID == 0 && t.tag == dwTagBaseType && string(t.name) == "int" {
+		if out.intID == 0 && t.tag == dwTagBaseType && string(t.name()) == "int" {
 			out.intID = uint32(i)
 		}
 		if err := e.emitType(t); err != nil {
 			return err
 		}
 	}
-	for i := 1; i < cu.types.len() && e.opts.features&FeatureDeclTag != 0; i++ {
-		t := cu.types.at(i)
-		switch t.tag {
+	for _, a := range cu.typeAnns {
+		if e.opts.features&FeatureDeclTag == 0 {
+			break
+		}
+		switch cu.types.at(int(a.id)).tag {
 		case dwTagStructureType, dwTagUnionType, dwTagTypedef:
-			e.addTags(uint32(i), t.annLo, t.annN)
+			e.addTags(uint32(a.id), a.lo, a.n)
 		}
 	}
 	out.typeTagN = int32(len(out.tags))
@@ -144,6 +149,42 @@ func (e *emitter) emit() error {
 		}
 	}
 	return e.emitVars()
+}
+
+// room bounds what emitType writes into the unit for the deduplication:
+// words, records, references to the unit's own types, and Deferred ones
+// (array index types), by the records' layouts (a struct's inheritance
+// counted as a member). Sized once, the unit's buffers are not copied
+// from array to array as they grow: on a unit of 100,000 types that was
+// most of what the encoding allocated (BENCH.md, "One big compile unit").
+func (e *emitter) room() (words, records, refs, later int) {
+	const head = 3 // name, info, size or type
+	cu := e.cu
+	for i := 1; i < cu.types.len(); i++ {
+		t := cu.types.at(i)
+		n := int(t.n)
+		records++
+		switch t.tag {
+		case dwTagUnspecType:
+			records--
+		case dwTagBaseType:
+			words += head + 1
+		case dwTagStructureType, dwTagUnionType, dwTagClassType:
+			words += head
+			if !t.is(typeDecl) {
+				words, refs = words+3*n, refs+n
+			}
+		case dwTagArrayType:
+			words, refs, later = words+head+3, refs+1, later+1
+		case dwTagEnumerationType:
+			words += head + 3*n
+		case dwTagSubroutineType:
+			words, refs = words+head+2*(n+1), refs+1+n
+		default:
+			words, refs = words+head, refs+1
+		}
+	}
+	return words, records, refs, later
 }
 
 func (e *emitter) addTags(target uint32, lo, n int32) {
@@ -164,7 +205,7 @@ const (
 
 func (e *emitter) emitType(t *typeEntry) error {
 	out := e.out
-	r := orec{name: t.name, a: uint32(t.typeID)}
+	r := orec{name: t.name(), a: uint32(t.id())}
 	switch t.tag {
 	case dwTagBaseType:
 		return e.emitBase(t)
@@ -181,8 +222,8 @@ func (e *emitter) emitType(t *typeEntry) error {
 	case dwTagLLVMAnnotation:
 		r.kind = btf.KindTypeTag
 	case dwTagStructureType, dwTagUnionType, dwTagClassType:
-		if t.decl {
-			r = orec{kind: btf.KindForward, name: t.name, flag: t.tag == dwTagUnionType}
+		if t.is(typeDecl) {
+			r = orec{kind: btf.KindForward, name: t.name(), flag: t.tag == dwTagUnionType}
 			break
 		}
 		return e.emitComposite(t)
@@ -192,7 +233,7 @@ func (e *emitter) emitType(t *typeEntry) error {
 		for i := int(t.n) - 1; i >= 0; i-- {
 			n *= e.cu.dims[int(t.lo)+i]
 		}
-		r = orec{kind: btf.KindArray, a: uint32(t.typeID), b: refIndex, c: n}
+		r = orec{kind: btf.KindArray, a: uint32(t.id()), b: refIndex, c: n}
 	case dwTagEnumerationType:
 		return e.emitEnum(t)
 	case dwTagUnspecType:
@@ -200,7 +241,7 @@ func (e *emitter) emitType(t *typeEntry) error {
 		// references to the types after it are off by one, as pahole's.
 		return nil
 	case dwTagSubroutineType:
-		p, err := e.proto(uint32(t.typeID), t.lo, t.n, t.unspec)
+		p, err := e.proto(uint32(t.id()), t.lo, t.n, t.is(typeUnspec))
 		if err != nil {
 			return err
 		}
@@ -247,9 +288,9 @@ func (e *emitter) emitBase(t *typeEntry) error {
 	case t.enc == ateSigned || t.enc == ateSignedChar || t.enc == ateBoolean:
 	case !e.opts.NoFloats && (t.enc == ateFloat || t.enc == ateComplexFloat || t.enc == ateImagFloat):
 		if t.enc != ateFloat {
-			return fmt.Errorf("dwarf2btf: complex, interval and imaginary float types are not supported (%q)", t.name)
+			return fmt.Errorf("dwarf2btf: complex, interval and imaginary float types are not supported (%q)", t.name())
 		}
-		return e.addType(orec{kind: btf.KindFloat, name: t.name, a: bytes})
+		return e.addType(orec{kind: btf.KindFloat, name: t.name(), a: bytes})
 	}
 	enc := uint32(0)
 	switch t.enc {
@@ -258,7 +299,7 @@ func (e *emitter) emitBase(t *typeEntry) error {
 	case ateBoolean:
 		enc = uint32(btf.IntBool)
 	}
-	name := t.name
+	name := t.name()
 	if bytes == 0 || bytes&(bytes-1) != 0 {
 		name, bytes = []byte("__SANITIZED_FAKE_INT__"), 4
 	}
@@ -274,7 +315,7 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 	if t.tag == dwTagUnionType {
 		k = btf.KindUnion
 	}
-	r := orec{kind: k, name: t.name, a: t.size, lo: int32(len(out.elems))}
+	r := orec{kind: k, name: t.name(), a: t.size, lo: int32(len(out.elems))}
 	for i := t.lo; i < t.lo+t.n; i++ {
 		m := &e.cu.members[i]
 		if !m.isMember {
@@ -283,12 +324,12 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		bits := uint32(m.bitfield)
 		if bits != 0 || m.bitOffset%8 != 0 {
 			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
-				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name, m.name, m.bitSize, m.bitOffset)
+				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name, m.bitSize, m.bitOffset)
 			}
 			r.flag = true
 		}
 		if k == btf.KindUnion && m.bitOffset != 0 {
-			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name, m.name, m.bitOffset)
+			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name, m.bitOffset)
 		}
 		out.elems = append(out.elems, oelem{name: m.name, ref: uint32(m.typeID), b: m.bitOffset, c: bits})
 	}
@@ -300,20 +341,20 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 	out := e.out
 	size := (t.size + 7) / 8
 	if size == 0 || size&(size-1) != 0 || size > 8 {
-		return fmt.Errorf("dwarf2btf: enum %q of %d bytes", t.name, size)
+		return fmt.Errorf("dwarf2btf: enum %q of %d bytes", t.name(), size)
 	}
-	r := orec{kind: btf.KindEnum, name: t.name, a: size, lo: int32(len(out.elems))}
+	r := orec{kind: btf.KindEnum, name: t.name(), a: size, lo: int32(len(out.elems))}
 	// Without the enum64 feature pahole 1.30 writes every enum as ENUM, of
 	// its own size, each value cut to its low 32 bits as an unsigned
 	// number, so never with the signed kind flag (btf_encoder.c,
 	// btf_encoder__add_enum_val).
 	noEnum64 := e.opts.features&FeatureEnum64 == 0
 	if size > 4 && !noEnum64 {
-		r.kind, r.flag = btf.KindEnum64, t.signed
+		r.kind, r.flag = btf.KindEnum64, t.is(typeSigned)
 	}
 	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
 		if len(v.name) == 0 {
-			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name)
+			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name())
 		}
 		if noEnum64 {
 			out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value)})
@@ -322,7 +363,7 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 		if r.kind == btf.KindEnum {
 			s := int64(v.value)
 			if s < -1<<31 || s > 1<<32-1 {
-				return fmt.Errorf("dwarf2btf: enum %q value %q = %d does not fit in 32 bits", t.name, v.name, s)
+				return fmt.Errorf("dwarf2btf: enum %q value %q = %d does not fit in 32 bits", t.name(), v.name, s)
 			}
 			r.flag = r.flag || s < 0
 		}

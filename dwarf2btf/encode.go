@@ -38,8 +38,10 @@ type Options struct {
 	// encoder's own heap (its workers' buffers) is garbage then, and the
 	// deduplication is about to allocate its maps. A program that wants
 	// that memory back before the peak calls debug.FreeOSMemory here, as
-	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). The
-	// package itself never changes process-wide settings.
+	// kmeta's CLI does, which lowers a vmlinux's peak (BENCH.md). With one
+	// job it is also called once the last unit is encoded, before that
+	// unit is merged (a single large unit's peak). The package itself
+	// never changes process-wide settings.
 	Encoded func()
 	// MaxSize bounds the size of a file that EncodeFile
 	// reads, and of what it decompresses to; 0 means 1 GiB
@@ -418,6 +420,9 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 		}
 		return e.encodeInline(ctx, m)
 	}
+	if e.direct != nil {
+		m.takeCache(e.direct.NewNameCache(e.d.str))
+	}
 	e.symsReady = make(chan struct{})
 	window := 4 * jobs
 	// Unit i's result goes through slot i%window: a worker takes unit i
@@ -489,6 +494,9 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 	l := &loader{cu: &cuData{}}
 	cache := map[abbrevKey]*abbrevTable{}
 	sc := e.scratch()
+	// One goroutine writes both the units and the merge's own records:
+	// one NameCache serves both.
+	m.takeCache(sc.names)
 	u := &encoded{}
 	n := len(e.units)
 	for i := range n {
@@ -499,6 +507,15 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 		if err := e.unit(ctx, e.units[i], l, cache, sc, u); err != nil {
 			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], err)
 		}
+		if i == n-1 && e.direct != nil && e.opts.Encoded != nil {
+			// Every unit is encoded: the loader's tables are garbage
+			// (a type table and DIE index as large as the unit), and
+			// merging the last unit grows the deduplication's records
+			// by its size. Handing them back first keeps the two from
+			// adding up, which on a single large unit is the peak.
+			l, cache = nil, nil
+			e.opts.Encoded()
+		}
 		if err := m.add(u); err != nil {
 			return pkgerr.Errorf("dwarf2btf: compile unit at %#x: %w", e.units[i], err)
 		}
@@ -508,7 +525,6 @@ func (e *run) encodeInline(ctx context.Context, m *merger) error {
 			e.opts.Progress(i+1, n)
 		}
 	}
-	m.takeCache(sc.names)
 	return m.finish()
 }
 

@@ -16,6 +16,7 @@ func (l *loader) newFunction(x *die, depth int) error {
 	f.origin = ref(x, slotAbstractOrigin)
 	f.spec = ref(x, slotSpecification)
 	off := x.off
+	l.cu.idx.reserve(off)
 	var b fnBuild
 	var err error
 	psLo, annLo, lexLo := len(l.ps), len(l.anns), len(l.lex)
@@ -27,7 +28,7 @@ func (l *loader) newFunction(x *die, depth int) error {
 	for i, p := range ps {
 		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
 	}
-	l.cu.params = append(l.cu.params, ps...)
+	l.cu.params = appendTable(l.cu.params, ps...)
 	f.unspec = b.unspec
 	f.annLo, f.annN = int32(len(l.cu.annots)), int32(len(anns))
 	l.cu.annots = append(l.cu.annots, anns...)
@@ -35,7 +36,7 @@ func (l *loader) newFunction(x *die, depth int) error {
 	l.cu.lexVars = append(l.cu.lexVars, lex...)
 	l.ps, l.anns, l.lex = l.ps[:psLo], l.anns[:annLo], l.lex[:lexLo]
 	l.cu.index(off, idxFunc, len(l.cu.funcs))
-	l.cu.funcs = append(l.cu.funcs, f)
+	l.cu.funcs = appendTable(l.cu.funcs, f)
 	return err
 }
 
@@ -55,9 +56,10 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			paramIdx++
 			if !isProto {
 				l.cu.index(c.off, idxParam, len(l.cu.params))
-				l.cu.params = append(l.cu.params, p)
+				l.cu.params = appendTable(l.cu.params, p)
 				return l.skip(c, d)
 			}
+			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
 			l.ps = append(l.ps, p)
 			if !c.children { // no annotations

@@ -106,10 +106,10 @@ func newMerger(b *builder.Builder) *merger {
 
 // newDirectMerger returns a merger that appends to d, each unit's types
 // written by its worker (emitter.addType); str is .debug_str, which most
-// names the merge writes itself are views of too.
+// names the merge writes itself are views of too. Its own records use
+// the NameCache that run.encode gives it (takeCache).
 func newDirectMerger(d *dedup.Merger, str []byte) *merger {
 	tail := d.NewUnit()
-	tail.SetCache(d.NewNameCache(str))
 	tail.Reset(d.NextID())
 	return &merger{b: tail, direct: d, tail: tail, intern: d.AddString, generated: map[string]struct{}{}, arena: savedArena{str: str}}
 }
@@ -184,8 +184,9 @@ func (m *merger) add(u *encoded) error {
 	return m.flushed()
 }
 
-// takeCache has the Units the merge writes itself use c, a NameCache the
-// workers are done with, from the next one on.
+// takeCache has the Units the merge writes itself use c, from the next
+// one on: a NameCache of their own while workers run, one a worker is
+// done with after, or the inline encoding's, which both share.
 func (m *merger) takeCache(c *dedup.NameCache) {
 	if m.tail == nil || c == nil {
 		return

@@ -7,6 +7,8 @@ import "fmt"
 // computes member bit offsets (class_member__cache_byte_size). The passes
 // run in pahole's order because later ones overwrite what earlier ones set.
 func (cu *cuData) recode(little bool) error {
+	cu.idx.build()
+	cu.recodeNames()
 	for i := 1; i < cu.types.len(); i++ {
 		cu.recodeType(i)
 	}
@@ -67,14 +69,8 @@ func (cu *cuData) findType(off uint32) int32 {
 
 func (cu *cuData) recodeType(i int) {
 	t := cu.types.at(i)
-	switch t.tag {
-	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
-		if t.name == nil && t.spec != 0 {
-			if j := cu.findType(t.spec); j != 0 {
-				t.name = cu.types.at(int(j)).name
-			}
-		}
-	}
+	target := t.typ // an offset; from here on t.typ is a local id
+	t.typ = 0
 	switch t.tag {
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType:
 		for j := t.lo; j < t.lo+t.n; j++ {
@@ -85,8 +81,8 @@ func (cu *cuData) recodeType(i int) {
 		}
 		return
 	case dwTagEnumerationType:
-		if j := cu.findType(t.typeRef); j != 0 && cu.types.at(int(j)).tag == dwTagBaseType {
-			t.signed = cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6
+		if j := cu.findType(target); j != 0 && cu.types.at(int(j)).tag == dwTagBaseType {
+			t.set(typeSigned, cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6)
 		}
 		return
 	case dwTagSubroutineType:
@@ -95,14 +91,31 @@ func (cu *cuData) recodeType(i int) {
 		if t.n > 0 {
 			prev := i
 			for j := t.lo + t.n - 1; j >= t.lo; j-- {
-				cu.types.at(prev).typeID = cu.chain[j]
+				cu.types.at(prev).typ = uint32(cu.chain[j])
 				prev = int(cu.chain[j])
 			}
-			cu.types.at(prev).typeID = cu.findType(cu.types.at(i).typeRef)
+			cu.types.at(prev).typ = uint32(cu.findType(target))
 			return
 		}
 	}
-	t.typeID = cu.findType(t.typeRef)
+	t.typ = uint32(cu.findType(target))
+}
+
+// recodeNames names the composites, typedefs and enumerations without a
+// name after the type their DW_AT_specification gives, in id order, as
+// pahole's recoding of each type does first.
+func (cu *cuData) recodeNames() {
+	for _, s := range cu.specs {
+		t := cu.types.at(int(s.id))
+		switch t.tag {
+		case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType, dwTagTypedef, dwTagRvalueRefType, dwTagEnumerationType:
+			if t.namep == nil {
+				if j := cu.findType(s.spec); j != 0 {
+					t.setName(cu.types.at(int(j)).name())
+				}
+			}
+		}
+	}
 }
 
 // recodeParams is ftype__recode_dwarf_types.
@@ -183,7 +196,7 @@ func (cu *cuData) strippedSize(id int32) uint64 {
 		t := cu.types.at(int(id))
 		switch t.tag {
 		case dwTagTypedef, dwTagConstType, dwTagVolatileType, dwTagRestrictType:
-			id = t.typeID
+			id = t.id()
 			continue
 		case dwTagEnumerationType:
 			return uint64(t.size) / 8
@@ -212,7 +225,7 @@ func (cu *cuData) size(id int32, depth int) uint64 {
 	case dwTagStringType:
 		return 1
 	}
-	if t.typeID == 0 {
+	if t.id() == 0 {
 		if isComposite(t.tag) {
 			if t.size == 1 && t.n == 0 {
 				return 0
@@ -221,10 +234,10 @@ func (cu *cuData) size(id int32, depth int) uint64 {
 		}
 		return uint64(t.size)
 	}
-	if t.typeID == id {
+	if t.id() == id {
 		return ^uint64(0)
 	}
-	s := cu.size(t.typeID, depth+1)
+	s := cu.size(t.id(), depth+1)
 	if t.tag == dwTagArrayType {
 		n := uint64(1)
 		for _, d := range cu.dims[t.lo : t.lo+t.n] {
@@ -263,7 +276,7 @@ func (cu *cuData) isStruct(id int32) bool {
 		case dwTagStructureType:
 			return true
 		case dwTagConstType, dwTagTypedef:
-			id = t.typeID
+			id = t.id()
 		default:
 			return false
 		}

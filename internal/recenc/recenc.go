@@ -25,6 +25,7 @@ package recenc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -91,3 +92,17 @@ func NULError(s string) error { return fmt.Errorf("string %q holds a NUL byte", 
 // pendingBit marks a pending name word in the Encoder's scratch: neither
 // string offsets (wire.MaxNameOffset) nor a Sink's numbers reach it.
 const pendingBit = 1 << 31
+
+// Grow makes room in w for at least words more words of records, records
+// more records, refs more references to own types and later more
+// Deferred ones, so that writing that
+// many does not copy the buffers from array to array as they grow. A
+// producer that knows, or bounds, what it is about to write calls it
+// first: on a unit of a hundred thousand types, growing by append
+// allocated about five times the records' final size.
+func (w *Words) Grow(words, records, refs, later int) {
+	w.W = slices.Grow(w.W, words)
+	w.Ends = slices.Grow(w.Ends, records)
+	w.Refs = slices.Grow(w.Refs, refs)
+	w.Later = slices.Grow(w.Later, later)
+}
