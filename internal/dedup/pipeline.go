@@ -62,6 +62,7 @@ type pipeline struct {
 	primDone   uint32 // the primitive pass's position
 	structDone uint32 // the struct pass's position
 	stopped    bool   // the struct pass stopped (Pipeline says when)
+	compared   int    // comparisons the struct pass made (isEquiv calls)
 	compacted  uint32 // records before it were compacted (compact.go)
 	ends       []uint32
 
@@ -138,6 +139,18 @@ func (d *state) advance(maxRef uint32) {
 	}
 }
 
+// maxPipeTries bounds the candidates pipeStruct compares a struct with.
+// The pipeline files candidates by their shallow key only, without the
+// deep and full signatures and exact depths that filter Dedup's struct
+// pass (deep.go, exact.go), and each comparison may walk the whole graph:
+// on a chain of n structs of one name, each holding the next, every struct
+// is shallow-equal to every one before it and the comparisons cost O(n^3)
+// (a 1,523-struct mutant of a DWARF member ring: 39 s, where pahole 1.24
+// takes 13 s; issue 37). Past the bound the pipeline stops and Dedup, with
+// its filters, decides the struct and the rest: the output is the same.
+// No struct of Debian 13's 6.12 and 7.3 vmlinux comes near it.
+const maxPipeTries = 32
+
 // pipeStruct is structType for the pipeline: it reports false, having
 // changed nothing, when the result could depend on the order of
 // candidates, or on error (left for Dedup to find again).
@@ -163,12 +176,16 @@ func (d *state) pipeStruct(id uint32) bool {
 	// does not matter. The table holds the base's types and the primitive
 	// ones, p.stab the structs decided here.
 	var cand uint32
-	n := 0
+	n, tries := 0, 0
 	last := false // the last comparison made was cand's
 	try := func(c uint32) bool {
 		if !equalShallow(r, d.rec(c)) {
 			return true
 		}
+		if tries++; tries > maxPipeTries {
+			return false // Dedup's filters decide it (maxPipeTries)
+		}
+		p.compared++
 		d.clearHypot()
 		eq := d.isEquiv(id, c)
 		last = eq > 0
