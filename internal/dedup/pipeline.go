@@ -191,7 +191,7 @@ func (d *state) pipeStruct(id uint32) bool {
 		last = eq > 0
 		switch {
 		case eq < 0:
-			d.err, d.depth = nil, 0
+			d.err = nil
 			return false
 		case eq > 0:
 			// An equivalence that only adjusts (a base FWD) merges

@@ -20,21 +20,22 @@ func (d *state) refType(id uint32) uint32 {
 	if !d.refEnter(id) {
 		return unprocessed
 	}
-	st := append(d.refStack[:0], refFrame{id: id, r: d.rec(id)})
+	st := append(d.refStack[:0], refFrame{id: id})
 	for {
 		f := &st[len(st)-1]
-		c, ok := d.refNext(f)
+		r := d.rec(f.id)
+		c, ok := d.refNext(r, f)
 		if !ok {
 			d.refStack = st[:0]
 			return unprocessed
 		}
 		if c != 0 {
-			st = append(st, refFrame{id: c, r: d.rec(c)})
+			st = append(st, refFrame{id: c})
 			continue
 		}
-		newID, ok := d.baseRef(f.r, f.id)
+		newID, ok := d.baseRef(r, f.id)
 		if !ok {
-			newID = d.refs.find(d, f.r, f.id)
+			newID = d.refs.find(d, r, f.id)
 		}
 		d.set(f.id, newID)
 		if st = st[:len(st)-1]; len(st) == 0 {
@@ -42,27 +43,23 @@ func (d *state) refType(id uint32) uint32 {
 			return newID
 		}
 		p := &st[len(st)-1]
-		p.r[refAt(p.r, p.k)] = newID
+		d.rec(p.id)[refAt(d.rec(p.id), int(p.k))] = newID
 		p.k++
 	}
 }
 
-// refFrame is a type refType is making canonical: r is its record, whose
-// references before the k-th (numRefs, refAt) are canonical.
-type refFrame struct {
-	id uint32
-	r  record
-	k  int
-}
+// refFrame is a type refType is making canonical, whose references
+// before the k-th (numRefs, refAt) are canonical: 8 bytes, so that a
+// chain of a million pointers costs 8 MB of stack at most.
+type refFrame struct{ id, k uint32 }
 
-// refNext rewrites f's references from the k-th on that are decided
-// already, and stops at the first that is not: it returns that type, once
-// refEnter has taken it, or 0 when every reference is canonical; false on
-// error (d.err).
-func (d *state) refNext(f *refFrame) (uint32, bool) {
-	r := f.r
-	for n := numRefs(r); f.k < n; f.k++ {
-		i := refAt(r, f.k)
+// refNext rewrites the references of f, whose record is r, from the k-th
+// on that are decided already, and stops at the first that is not: it
+// returns that type, once refEnter has taken it, or 0 when every
+// reference is canonical; false on error (d.err).
+func (d *state) refNext(r record, f *refFrame) (uint32, bool) {
+	for n := uint32(numRefs(r)); f.k < n; f.k++ {
+		i := refAt(r, int(f.k))
 		// Most references are to types decided already: resolved here,
 		// without refEnter's checks.
 		if v := d.get(r[i]); v <= maxID {

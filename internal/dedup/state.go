@@ -59,12 +59,9 @@ type state struct {
 	// refType, kept between calls.
 	eqStack  []eqPair
 	refStack []refFrame
-	// depth is no longer used: pipeStruct still resets it after an error
-	// (it goes with that function's next change).
-	depth  int
-	err    error
-	compat Compat
-	pipe   *pipeline // see Merger.Pipeline
+	err      error
+	compat   Compat
+	pipe     *pipeline // see Merger.Pipeline
 	// graphsDone tells that FinishGraphs ran the passes over the first
 	// refDone own types.
 	graphsDone bool
