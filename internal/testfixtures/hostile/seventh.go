@@ -51,6 +51,28 @@ func BuildTwist(k Twist, n int) ([]byte, error) {
 	})
 }
 
+// BuildStructRing returns BTF of n structs "s" of size 4 (n >= 1), each
+// with one member "m" of the next, the last of the first (a ring that
+// libbpf deduplicates to one struct, comparing down the whole ring at
+// once) or, bent, of int (a chain whose structs all differ, that libbpf
+// compares each with every one before it: cubic in n). They are the BTF
+// of BuildDWARFCycle's and BuildDWARFChain's member route.
+func BuildStructRing(n int, bent bool) ([]byte, error) {
+	return marshal(fmt.Sprintf("struct ring of %d", n), func(b *builder.Builder, intID btf.TypeID) error {
+		first := b.NextID()
+		for i := range n {
+			next := first + btf.TypeID((i+1)%n)
+			if bent && i == n-1 {
+				next = intID
+			}
+			if _, err := b.AddStruct("s", 4, []builder.Member{{Name: "m", Type: next}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // selfArray adds the struct, the array of n of it after it, and "outer".
 func selfArray(b *builder.Builder, intID btf.TypeID, n int) error {
 	s := b.NextID()
