@@ -20,17 +20,24 @@ func (d *state) refType(id uint32) uint32 {
 	if !d.refEnter(id) {
 		return unprocessed
 	}
-	st := append(d.refStack[:0], refFrame{id: id})
+	st := &d.refStack
+	st.push(refFrame{id: id})
 	for {
-		f := &st[len(st)-1]
+		f := st.top()
 		r := d.rec(f.id)
 		c, ok := d.refNext(r, f)
 		if !ok {
-			d.refStack = st[:0]
+			st.reset()
 			return unprocessed
 		}
 		if c != 0 {
-			st = append(st, refFrame{id: c})
+			// A chain of references is made canonical in one call:
+			// the context is looked at along it.
+			if d.stopped() {
+				st.reset()
+				return unprocessed
+			}
+			st.push(refFrame{id: c})
 			continue
 		}
 		newID, ok := d.baseRef(r, f.id)
@@ -38,12 +45,12 @@ func (d *state) refType(id uint32) uint32 {
 			newID = d.refs.find(d, r, f.id)
 		}
 		d.set(f.id, newID)
-		if st = st[:len(st)-1]; len(st) == 0 {
-			d.refStack = st
+		if st.pop(); st.n == 0 {
 			return newID
 		}
-		p := &st[len(st)-1]
-		d.rec(p.id)[refAt(d.rec(p.id), int(p.k))] = newID
+		p := st.top()
+		pr := d.rec(p.id)
+		pr[refAt(pr, int(p.k))] = newID
 		p.k++
 	}
 }
@@ -52,6 +59,32 @@ func (d *state) refType(id uint32) uint32 {
 // before the k-th (numRefs, refAt) are canonical: 8 bytes, so that a
 // chain of a million pointers costs 8 MB of stack at most.
 type refFrame struct{ id, k uint32 }
+
+// refStack is refType's stack, in chunks of refChunk frames that stay
+// allocated between calls: a deep chain costs its frames once, with no
+// copies as it grows (a slice grown by append allocated 40 MB for a
+// million levels).
+type refStack struct {
+	chunks [][]refFrame
+	n      int // frames on the stack
+}
+
+const refChunk = 1 << 12
+
+func (s *refStack) push(f refFrame) {
+	c := s.n / refChunk
+	if c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]refFrame, refChunk))
+	}
+	s.chunks[c][s.n%refChunk] = f
+	s.n++
+}
+
+func (s *refStack) top() *refFrame { return &s.chunks[(s.n-1)/refChunk][(s.n-1)%refChunk] }
+
+func (s *refStack) pop() { s.n-- }
+
+func (s *refStack) reset() { s.n = 0 }
 
 // refNext rewrites the references of f, whose record is r, from the k-th
 // on that are decided already, and stops at the first that is not: it
