@@ -60,32 +60,6 @@ func (d *state) refType(id uint32) uint32 {
 // chain of a million pointers costs 8 MB of stack at most.
 type refFrame struct{ id, k uint32 }
 
-// refStack is refType's stack, in chunks of refChunk frames that stay
-// allocated between calls: a deep chain costs its frames once, with no
-// copies as it grows (a slice grown by append allocated 40 MB for a
-// million levels).
-type refStack struct {
-	chunks [][]refFrame
-	n      int // frames on the stack
-}
-
-const refChunk = 1 << 12
-
-func (s *refStack) push(f refFrame) {
-	c := s.n / refChunk
-	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]refFrame, refChunk))
-	}
-	s.chunks[c][s.n%refChunk] = f
-	s.n++
-}
-
-func (s *refStack) top() *refFrame { return &s.chunks[(s.n-1)/refChunk][(s.n-1)%refChunk] }
-
-func (s *refStack) pop() { s.n-- }
-
-func (s *refStack) reset() { s.n = 0 }
-
 // refNext rewrites the references of f, whose record is r, from the k-th
 // on that are decided already, and stops at the first that is not: it
 // returns that type, once refEnter has taken it, or 0 when every

@@ -58,7 +58,7 @@ type state struct {
 	// eqStack and refStack are the explicit stacks of isEquiv and
 	// refType, kept between calls.
 	eqStack  []eqPair
-	refStack refStack
+	refStack stack[refFrame]
 	err      error
 	compat   Compat
 	pipe     *pipeline // see Merger.Pipeline
