@@ -57,8 +57,9 @@ func TestLibbpfStructRings(t *testing.T) {
 // TestDeepStructs deduplicates a ring of 100,000 structs each holding the
 // next (one comparison 100,000 deep, which makes them one struct) and the
 // chain of 100,000 that bends the ring's last member to int (no two
-// equivalent), with the goroutine's stack limited to 1 MB: the recursion
-// it replaced took a few hundred bytes of stack a level.
+// equivalent), by the rules of libbpf 1.8 and 1.1, with the goroutine's
+// stack limited to 1 MB: the recursion it replaced took a few hundred
+// bytes of stack a level.
 func TestDeepStructs(t *testing.T) {
 	const n = 100_000
 	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
@@ -67,16 +68,18 @@ func TestDeepStructs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dedupRaw(t, raw, dedup.CompatLibbpf18)
-		if err != nil {
-			t.Fatalf("bent %v: %v", bent, err)
-		}
-		want := 2 // void, int and one struct
-		if bent {
-			want = n + 1
-		}
-		if s := parse(t, got, nil); s.NumTypes() != want {
-			t.Errorf("bent %v: %d types, want %d", bent, s.NumTypes(), want)
+		for _, compat := range []dedup.Compat{dedup.CompatLibbpf18, dedup.CompatLibbpf11} {
+			got, err := dedupRaw(t, raw, compat)
+			if err != nil {
+				t.Fatalf("bent %v, compat %v: %v", bent, compat, err)
+			}
+			want := 2 // void, int and one struct
+			if bent {
+				want = n + 1
+			}
+			if s := parse(t, got, nil); s.NumTypes() != want {
+				t.Errorf("bent %v, compat %v: %d types, want %d", bent, compat, s.NumTypes(), want)
+			}
 		}
 	}
 }
