@@ -109,3 +109,68 @@ func TestPrepareCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeepLooks checks that one reference resolution that walks the
+// whole input looks at the context as it goes, so that a cancel stops it
+// within milliseconds: making a chain of 100,000 pointers canonical (one
+// call of refType) looks at it at least once per stopEvery levels more
+// than making 100,000 pointers to int canonical; the passes look as often
+// for both, type by type. (The graph comparison looks at every step, as
+// it did when it recursed: TestExactCancel.) Counted, not timed.
+func TestDeepLooks(t *testing.T) {
+	const n = 100_000
+	var looks [2]int
+	for i, chain := range []bool{true, false} {
+		raw, err := pointers(n, chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := New(nil, Options{})
+		if err := m.AddSpec(s); err != nil {
+			t.Fatal(err)
+		}
+		ctx := &countLooks{Context: context.Background()}
+		if _, err := m.DedupContext(ctx, builder.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		looks[i] = ctx.looks
+	}
+	if looks[0] < looks[1]+n/stopEvery/2 {
+		t.Errorf("a chain of %d pointers: %d looks at the context, against %d for as many pointers to int", n, looks[0], looks[1])
+	}
+}
+
+// countLooks is a context that counts the calls of Err.
+type countLooks struct {
+	context.Context
+	looks int
+}
+
+func (c *countLooks) Err() error {
+	c.looks++
+	return nil
+}
+
+// pointers returns BTF of n pointers: each to the next and the last to
+// int (chain), or each to int.
+func pointers(n int, chain bool) ([]byte, error) {
+	b := builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		return nil, err
+	}
+	for i := range n {
+		next := intID
+		if chain && i < n-1 {
+			next = intID + btf.TypeID(i) + 2
+		}
+		if _, err := b.AddPointer(next); err != nil {
+			return nil, err
+		}
+	}
+	return b.Marshal(builder.Options{})
+}
