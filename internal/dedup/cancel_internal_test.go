@@ -24,18 +24,7 @@ func TestWideCancel(t *testing.T) {
 	}
 	for name, build := range inputs {
 		t.Run(name, func(t *testing.T) {
-			raw, err := build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := btf.Parse(raw, btf.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := New(nil, Options{})
-			if err := m.AddSpec(s); err != nil {
-				t.Fatal(err)
-			}
+			m := newMerger(t, build)
 			ctx := &afterFirstLook{Context: context.Background()}
 			if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
 				t.Fatalf("DedupContext with a context done after its first look: %v, want context.Canceled", err)
@@ -120,19 +109,8 @@ func TestPrepareCancel(t *testing.T) {
 func TestDeepLooks(t *testing.T) {
 	const n = 100_000
 	var looks [2]int
-	for i, chain := range []bool{true, false} {
-		raw, err := pointers(n, chain)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := btf.Parse(raw, btf.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := New(nil, Options{})
-		if err := m.AddSpec(s); err != nil {
-			t.Fatal(err)
-		}
+	for i, shape := range []hostile.PointerShape{hostile.PointersToNext, hostile.PointersToInt} {
+		m := newMerger(t, func() ([]byte, error) { return hostile.BuildPointers(n, shape) })
 		ctx := &countLooks{Context: context.Background()}
 		if _, err := m.DedupContext(ctx, builder.Options{}); err != nil {
 			t.Fatal(err)
@@ -155,22 +133,20 @@ func (c *countLooks) Err() error {
 	return nil
 }
 
-// pointers returns BTF of n pointers: each to the next and the last to
-// int (chain), or each to int.
-func pointers(n int, chain bool) ([]byte, error) {
-	b := builder.New()
-	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+// newMerger returns a Merger of the BTF that build returns.
+func newMerger(t *testing.T, build func() ([]byte, error)) *Merger {
+	t.Helper()
+	raw, err := build()
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	for i := range n {
-		next := intID
-		if chain && i < n-1 {
-			next = intID + btf.TypeID(i) + 2
-		}
-		if _, err := b.AddPointer(next); err != nil {
-			return nil, err
-		}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.Marshal(builder.Options{})
+	m := New(nil, Options{})
+	if err := m.AddSpec(s); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -84,35 +83,6 @@ func TestDeepStructs(t *testing.T) {
 	}
 }
 
-// pointerChain returns BTF of n pointers, each to the next, the last to
-// int, or, as a ring, to the first.
-func pointerChain(tb testing.TB, n int, ring bool) []byte {
-	tb.Helper()
-	b := builder.New()
-	b.AllowManyTypes()
-	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := range n {
-		next := intID + btf.TypeID(i) + 2
-		if i == n-1 {
-			next = intID
-			if ring {
-				next = intID + 1
-			}
-		}
-		if _, err := b.AddPointer(next); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	raw, err := b.Marshal(builder.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return raw
-}
-
 // TestDeepPointers makes a chain of 1,000,000 pointers canonical (one
 // reference resolution a million deep) with the goroutine's stack
 // limited to 1 MB, and wants the Go heap the deduplication allocates
@@ -125,7 +95,10 @@ func TestDeepPointers(t *testing.T) {
 		n = 100_000
 	}
 	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
-	raw := pointerChain(t, n, false)
+	raw, err := hostile.BuildPointers(n, hostile.PointersToNext)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := dedup.New(nil, dedup.Options{})
 	if err := m.AddSpec(parse(t, raw, nil)); err != nil {
 		t.Fatal(err)
@@ -143,7 +116,11 @@ func TestDeepPointers(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(got)+8*n+1<<20) {
 		t.Errorf("the deduplication of %d pointers allocated %d MB on the heap for %d MB of output", n, alloc>>20, len(got)>>20)
 	}
-	_, err = dedupRaw(t, pointerChain(t, n, true), dedup.CompatLibbpf18)
+	ring, err := hostile.BuildPointers(n, hostile.PointersRing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dedupRaw(t, ring, dedup.CompatLibbpf18)
 	if err == nil || !strings.Contains(err.Error(), "reference cycle through type [2]") {
 		t.Errorf("a ring of %d pointers: %v, want a reference cycle through type [2]", n, err)
 	}

@@ -73,6 +73,41 @@ func BuildStructRing(n int, bent bool) ([]byte, error) {
 	})
 }
 
+// BuildPointers returns BTF of n pointers (n >= 1) of one of three
+// shapes: each to int (flat), each to the next and the last to int (a
+// chain, made canonical by one descent n deep), or each to the next and
+// the last to the first (a ring: a reference cycle without a struct,
+// which libbpf refuses).
+func BuildPointers(n int, shape PointerShape) ([]byte, error) {
+	return marshal(fmt.Sprintf("%d pointers", n), func(b *builder.Builder, intID btf.TypeID) error {
+		first := b.NextID()
+		for i := range n {
+			next := intID
+			switch {
+			case shape == PointersToInt:
+			case i < n-1: // PointersToNext, PointersRing
+				next = first + btf.TypeID(i) + 1
+			case shape == PointersRing:
+				next = first
+			}
+			if _, err := b.AddPointer(next); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PointerShape is a shape of BuildPointers.
+type PointerShape int
+
+// The shapes of BuildPointers.
+const (
+	PointersToInt  PointerShape = iota // each to int
+	PointersToNext                     // each to the next, the last to int: a chain
+	PointersRing                       // each to the next, the last to the first
+)
+
 // selfArray adds the struct, the array of n of it after it, and "outer".
 func selfArray(b *builder.Builder, intID btf.TypeID, n int) error {
 	s := b.NextID()
