@@ -271,9 +271,9 @@ func (b *builder) writeBlock(t *table, k int) {
 			start -= pfxGap
 		}
 	}
-	ne.PutUint32(h[startOff:], start)
-	ne.PutUint32(h[namesOff:], bs.names)
-	ne.PutUint32(h[entryOff:], uint32(first))
+	binary.NativeEndian.PutUint32(h[startOff:], start)
+	binary.NativeEndian.PutUint32(h[namesOff:], bs.names)
+	binary.NativeEndian.PutUint32(h[entryOff:], uint32(first))
 	var flags uint16
 	if first > 0 && b.addrs.at(first) == b.addrs.at(first-1) {
 		flags |= dupFlag
@@ -318,10 +318,10 @@ func (b *builder) writeBlock(t *table, k int) {
 				flags |= 1 << s
 			}
 		}
-		ne.PutUint16(h[lanesOff+2*s:], uint16(lane))
-		ne.PutUint16(h[boundsOff+2*s+2:], uint16(bound))
+		binary.NativeEndian.PutUint16(h[lanesOff+2*s:], uint16(lane))
+		binary.NativeEndian.PutUint16(h[boundsOff+2*s+2:], uint16(bound))
 	}
-	ne.PutUint16(h[flagsOff:], flags)
+	binary.NativeEndian.PutUint16(h[flagsOff:], flags)
 	if bound != len(names) || bound > blockNames {
 		panic("kallsyms: block names mislaid")
 	}

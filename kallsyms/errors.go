@@ -21,8 +21,21 @@ var (
 	// text symbols: at or above vmlinux's _etext or _einittext, or above
 	// the first data symbol after a text symbol, and below the next text
 	// symbol. It wraps ErrNotFound.
-	ErrNotText = fmt.Errorf("%w: address outside every text symbol (in data? Options.Data keeps data symbols)", ErrNotFound)
+	ErrNotText error = notText{}
 )
+
+// notText is ErrNotText: an error that the compiler lays out, where
+// fmt.Errorf would be called by an init function, which faults in the 64
+// KB of code around it in every program that imports the package
+// (cmd/kmeta/BENCH.md).
+type notText struct{}
+
+func (notText) Error() string {
+	return "kallsyms: not found: address outside every text symbol (in data? Options.Data keeps data symbols)"
+}
+
+// Unwrap makes ErrNotText match ErrNotFound (errors.Is).
+func (notText) Unwrap() error { return ErrNotFound }
 
 // ParseError reports malformed kallsyms input. Line is 1-based.
 type ParseError struct {

@@ -87,11 +87,24 @@ type codec struct {
 	// alone leave ~4 lengths to try (many words start with "__" or "s").
 	// Slots are hashed: a collision only costs a lookup.
 	lens [lensSize]uint16
+	// keyMasks[l] masks the first l bytes of two little-endian words.
+	keyMasks [maxTokenLen + 1][2]uint64
 }
 
 // names returns the package's single, immutable name codec (128 KiB of
-// tables), built on first use so that importing the package costs nothing.
-var names = sync.OnceValue(func() *codec { return newCodec(nameTokens[:]) })
+// tables), built on first use so that importing the package costs nothing:
+// not even an init function, which would fault in the 64 KB of code
+// around it in every program that imports the package (as a
+// sync.OnceValue made at initialization would; cmd/kmeta/BENCH.md).
+func names() *codec {
+	namesOnce.Do(func() { namesCodec = newCodec(nameTokens[:]) })
+	return namesCodec
+}
+
+var (
+	namesCodec *codec // names
+	namesOnce  sync.Once
+)
 
 // newCodec builds the codec of tokens, which take the codes from byteCodes
 // on, in order. An empty token leaves its code unused (decoding to
@@ -101,6 +114,10 @@ func newCodec(tokens []string) *codec {
 		panic("kallsyms: too many name tokens")
 	}
 	c := &codec{}
+	for l := range c.keyMasks {
+		c.keyMasks[l][0] = ^uint64(0) >> (64 - 8*min(l, 8))
+		c.keyMasks[l][1] = ^uint64(0) >> (128 - 8*max(l, 8))
+	}
 	for b := range byteCodes {
 		c.dec[b][0], c.dec[b][maxTokenLen] = byte(b), 1
 	}
@@ -280,7 +297,7 @@ func (c *codec) next(lo, hi uint64) (code uint16, k int) {
 		m &^= 1 << l
 		// The key of a token of length l (see tokenKey), looked up as in
 		// find, written out to be inlined.
-		mask := &keyMasks[l&maxTokenLen]
+		mask := &c.keyMasks[l&maxTokenLen]
 		klo, khi := lo&mask[0], hi&mask[1]|uint64(l)<<56
 		// The second slot is read only when the first misses: most
 		// tokens sit in their first slot, and each slot read is likely a
@@ -297,15 +314,6 @@ func (c *codec) next(lo, hi uint64) (code uint16, k int) {
 	}
 	return uint16(uint8(lo)), 1
 }
-
-// keyMasks[l] masks the first l bytes of two little-endian words.
-var keyMasks = func() (m [maxTokenLen + 1][2]uint64) {
-	for l := range m {
-		m[l][0] = ^uint64(0) >> (64 - 8*min(l, 8))
-		m[l][1] = ^uint64(0) >> (128 - 8*max(l, 8))
-	}
-	return m
-}()
 
 // appendEncodedString appends the encoding of name to dst, for callers
 // outside the parser.

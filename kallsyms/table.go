@@ -129,7 +129,7 @@ const (
 )
 
 // A header describes one block of at most markStride entries, with fields
-// in the machine's byte order (ne):
+// in the machine's byte order (binary.NativeEndian):
 //
 //	startOff:  uint32, the block's start S as an offset from base: its
 //	           first entry's address, less pfxGap when that entry has a
@@ -151,9 +151,10 @@ const (
 // <= an offset finds its entry without a branch (see countLanes).
 type header [hdrSize]byte
 
-// ne is the byte order of headers: the machine's own, so that find reads
-// their fields with plain loads (load16, load32, load64).
-var ne = binary.NativeEndian
+// Headers are in binary.NativeEndian, the machine's own byte order, so
+// that find reads their fields with plain loads (load16, load32, load64).
+// (A package variable holding it would need an init function, which
+// every kmeta command runs: cmd/kmeta/BENCH.md.)
 
 // load16 returns the native-endian uint16 at byte offset i of the header
 // at h, without a bounds check: i+2 must be at most hdrSize, or the header
@@ -168,20 +169,20 @@ func load32(h unsafe.Pointer, i uintptr) uint32 { return *(*uint32)(unsafe.Add(h
 // at h, without a bounds check: i+8 must be at most hdrSize.
 func load64(h unsafe.Pointer, i uintptr) uint64 { return *(*uint64)(unsafe.Add(h, i)) }
 
-func (h *header) start() uint32   { return ne.Uint32(h[startOff:]) }
-func (h *header) namesAt() uint32 { return ne.Uint32(h[namesOff:]) }
-func (h *header) entry() int      { return int(ne.Uint32(h[entryOff:])) }
-func (h *header) flags() uint16   { return ne.Uint16(h[flagsOff:]) }
+func (h *header) start() uint32   { return binary.NativeEndian.Uint32(h[startOff:]) }
+func (h *header) namesAt() uint32 { return binary.NativeEndian.Uint32(h[namesOff:]) }
+func (h *header) entry() int      { return int(binary.NativeEndian.Uint32(h[entryOff:])) }
+func (h *header) flags() uint16   { return binary.NativeEndian.Uint16(h[flagsOff:]) }
 
 // lane returns slot k's lane.
-func (h *header) lane(k int) uint32 { return uint32(ne.Uint16(h[lanesOff+2*k:])) }
+func (h *header) lane(k int) uint32 { return uint32(binary.NativeEndian.Uint16(h[lanesOff+2*k:])) }
 
 // pfx reports whether the entry of slot k has a hidden __pfx_ symbol.
 func (h *header) pfx(k int) bool { return h.flags()>>k&1 != 0 }
 
 // name returns where the name of slot k lies in names (see nameLoc).
 func (h *header) name(k int) uint64 {
-	return nameLoc(h.namesAt(), ne.Uint32(h[boundsOff+2*k:]))
+	return nameLoc(h.namesAt(), binary.NativeEndian.Uint32(h[boundsOff+2*k:]))
 }
 
 // nameLoc returns where the name between the two bounds in b (the lower

@@ -32,16 +32,25 @@ func NewCache(opts Options) *Cache {
 	return &Cache{opts: opts}
 }
 
-// defaultCache is the explicit process-wide cache returned by Default.
-var defaultCache = NewCache(Options{Workers: runtime.GOMAXPROCS(0)})
+// defaultCache is the explicit process-wide cache returned by Default,
+// made by its first call rather than by the package's initialization (an
+// init function costs every program that imports the package the 64 KB
+// of code around it: cmd/kmeta/BENCH.md).
+var (
+	defaultCache     *Cache
+	defaultCacheOnce sync.Once
+)
 
 // Default returns the process-wide Cache for the running kernel: zero
-// Options but for Workers, which is GOMAXPROCS as the package is
-// initialized. It holds nothing until its first Acquire; Flush it to give its
+// Options but for Workers, which is GOMAXPROCS at Default's first call.
+// It holds nothing until its first Acquire; Flush it to give its
 // memory back. Libraries that share it share one vmlinux Spec. Closing it
 // makes every later Acquire on it fail, so call only Flush on it unless the
 // process is done with kernel BTF.
-func Default() *Cache { return defaultCache }
+func Default() *Cache {
+	defaultCacheOnce.Do(func() { defaultCache = NewCache(Options{Workers: runtime.GOMAXPROCS(0)}) })
+	return defaultCache
+}
 
 // Options returns the options the Cache was created with.
 func (c *Cache) Options() Options { return c.opts }

@@ -67,7 +67,9 @@ func (m *minWalk) run(s *btf.Spec, want []Want) error {
 			if err == nil {
 				err = m.walk()
 			}
-			if err == errWalkTooMany && !m.fwd {
+			// A walk that reached more types than BTF holds stops
+			// with ErrTooManyTypes itself; this names the want.
+			if err == ErrTooManyTypes && !m.fwd {
 				return pkgerr.Errorf("builder: type %q reaches %d types or more, more than BTF holds: %w", w.Name, m.n, ErrTooManyTypes)
 			}
 			if err != nil {
@@ -77,10 +79,6 @@ func (m *minWalk) run(s *btf.Spec, want []Want) error {
 	}
 	return nil
 }
-
-// errWalkTooMany stops a walk that reached more types than BTF holds; run
-// names the want.
-var errWalkTooMany = ErrTooManyTypes
 
 // locate returns the source (its index in m.srcs) that holds type id and
 // the type's index in it, or the error of looking the id up.
@@ -128,7 +126,7 @@ func (m *minWalk) visit(k int, i uint32, t btf.Type, level uint8) error {
 			if m.fwd {
 				return pkgerr.Errorf("builder: copy %v: %w", t, ErrTooManyTypes)
 			}
-			return errWalkTooMany
+			return ErrTooManyTypes
 		}
 		m.marks[k].set(i)
 	}

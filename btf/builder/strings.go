@@ -2,7 +2,7 @@ package builder
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -22,8 +22,9 @@ type strTable struct {
 }
 
 // errStrings is the error of a string that would start past
-// wire.MaxNameOffset.
-var errStrings = fmt.Errorf("builder: string section larger than the %d bytes BTF allows", wire.MaxNameOffset)
+// wire.MaxNameOffset, written out so that the compiler lays the error out
+// rather than an init function making it (TestErrStrings).
+var errStrings = errors.New("builder: string section larger than the 16777215 bytes BTF allows")
 
 func newStrTable(base *btf.Spec, opts strtab.Options) strTable {
 	if base == nil {

@@ -103,7 +103,9 @@ var ErrTypeCycle = errors.New("cdump: unsatisfiable type cycle")
 // ErrTooDeep is wrapped by the errors of Write for BTF whose types nest,
 // without a cycle, deeper than maxDepth levels: deeper than any C compiler
 // accepts, and than the walk's recursion allows.
-var ErrTooDeep = fmt.Errorf("cdump: types nest deeper than %d levels", maxDepth)
+// The number is maxDepth, written out so that the error is laid out by
+// the compiler rather than made by an init function (TestErrTooDeep).
+var ErrTooDeep = errors.New("cdump: types nest deeper than 2048 levels")
 
 // ErrTooComplex is wrapped by the errors of Write for BTF whose type graph
 // would take too long to walk: prototypes and arrays are visited once per

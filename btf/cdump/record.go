@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -13,7 +14,14 @@ import (
 
 // sizes sizes records as the kinds defined today have them; a kind the
 // wire package does not know has size 0, and loadRecords refuses it.
-var sizes = wire.DefaultLayouts.Sizes()
+// readRecords, which every use of a record follows, makes them once
+// (sizesOnce), not the package's initialization: every kmeta command runs
+// that, and an init function faults in the 64 KB of code around it
+// (cmd/kmeta/BENCH.md, "Start-up").
+var (
+	sizes     wire.Sizes
+	sizesOnce sync.Once
+)
 
 // The dumper reads every record many times (a struct's members are walked
 // to order it, to emit its dependencies, to check its packing and to print
@@ -54,6 +62,7 @@ func readRecords(ctx context.Context, s *btf.Spec, index bool) (records, error) 
 	if err := s.Check(); err != nil { // a lazy Spec's references
 		return nil, pkgerr.Errorf("cdump: %w", err)
 	}
+	sizesOnce.Do(func() { sizes = wire.DefaultLayouts.Sizes() })
 	var rs records
 	for ; s != nil; s = s.Base() {
 		data := s.TypeSection()

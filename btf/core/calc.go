@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -18,7 +19,7 @@ type fieldVal struct {
 
 // errPoison is libbpf's -EUCLEAN: the relocation cannot be satisfied and
 // the instruction is to be poisoned.
-var errPoison = fmt.Errorf("core: poison")
+var errPoison = errors.New("core: poison")
 
 // calcField is bpf_core_calc_field_relo (libbpf 1.8: the signedness of
 // non-integers, and load sizes of array elements). A nil spec means that

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrDone is returned by a Merger used after Dedup.
-var ErrDone = dedup.ErrDone
+var ErrDone error = dedup.DoneError{}
 
 // Options tune NewBase and New. The zero value deduplicates as libbpf 1.8
 // does, on the calling goroutine.

@@ -42,12 +42,21 @@ type Detail struct {
 	New        any    `json:"new,omitempty"`
 }
 
-// Field names of a type's facts, as the signature spells them.
-var typeFields = map[string]string{
-	"component":  "component_idx",
-	"bits":       "nr_bits",
-	"bit offset": "bit_offset",
-	"union":      "fwd_kind",
+// typeField returns the field name of a type's fact, as the signature
+// spells it. (A switch, not a map: a map literal is made by an init
+// function, which every kmeta command runs: cmd/kmeta/BENCH.md.)
+func typeField(name string) (string, bool) {
+	switch name {
+	case "component":
+		return "component_idx", true
+	case "bits":
+		return "nr_bits", true
+	case "bit offset":
+		return "bit_offset", true
+	case "union":
+		return "fwd_kind", true
+	}
+	return "", false
 }
 
 // appendDetails appends the details of one fact (its name as signature
@@ -60,7 +69,7 @@ func appendDetails(dst []Detail, change, name, old, new string) []Detail {
 	d := Detail{Change: change, Field: name}
 	if e, ok := strings.CutPrefix(name, "enumerator "); ok {
 		d.Enumerator, d.Field = e, "value"
-	} else if f, ok := typeFields[name]; ok {
+	} else if f, ok := typeField(name); ok {
 		d.Field = f
 	}
 	if old != "" {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -484,10 +485,11 @@ func (w *walker) group(e int32) (*side, *group) {
 // sort sorts the list by kind (the rank of its name) and name: no two
 // changes have the same, as a kind and name is one group on each side.
 func (w *walker) sort() {
+	rank := kinds().rank
 	slices.SortFunc(w.list, func(x, y int32) int {
 		sx, gx := w.group(x)
 		sy, gy := w.group(y)
-		if kx, ky := kindRank[kindName(gx.kind)], kindRank[kindName(gy.kind)]; kx != ky {
+		if kx, ky := rank[kindName(gx.kind)], rank[kindName(gy.kind)]; kx != ky {
 			return cmp.Compare(kx, ky)
 		}
 		return strings.Compare(sx.name(gx), sy.name(gy))
@@ -531,24 +533,36 @@ func (w *walker) emit(ctx context.Context, named map[string]bool, reached bool, 
 	return nil
 }
 
-// kindNames are bpftool's names of the kinds in lower case.
-var kindNames = func() (names [32]string) {
-	for k := range names {
-		names[k] = strings.ToLower(btf.Kind(k).String())
-	}
-	return names
-}()
+// kindTables are bpftool's names of the kinds in lower case (names) and
+// their alphabetical order (rank).
+type kindTables struct {
+	names [32]string
+	rank  map[string]uint8
+}
 
-// kindRank orders the kinds' names alphabetically.
-var kindRank = func() map[string]uint8 {
-	names := slices.Clone(kindNames[:])
-	slices.Sort(names)
-	rank := make(map[string]uint8, len(names))
-	for i, n := range names {
-		rank[n] = uint8(i)
-	}
-	return rank
-}()
+// kinds returns the kindTables, made on first use rather than by the
+// package's initialization: every kmeta command runs that, and an init
+// function faults in the 64 KB of code around it (cmd/kmeta/BENCH.md).
+func kinds() *kindTables {
+	kindsOnce.Do(func() {
+		t := &kindsMade
+		for k := range t.names {
+			t.names[k] = strings.ToLower(btf.Kind(k).String())
+		}
+		names := slices.Clone(t.names[:])
+		slices.Sort(names)
+		t.rank = make(map[string]uint8, len(names))
+		for i, n := range names {
+			t.rank[n] = uint8(i)
+		}
+	})
+	return &kindsMade
+}
+
+var (
+	kindsMade kindTables // kinds
+	kindsOnce sync.Once
+)
 
 // pollEvery is how many types the walks over every type take between two
 // checks of the context (poll).
@@ -568,8 +582,8 @@ func poll(ctx context.Context, id btf.TypeID) error {
 
 // kindName is bpftool's name of k in lower case.
 func kindName(k btf.Kind) string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	if names := &kinds().names; int(k) < len(names) {
+		return names[k]
 	}
 	return strings.ToLower(k.String())
 }

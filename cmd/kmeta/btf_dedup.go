@@ -175,10 +175,21 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	// Every return waits for that goroutine and then closes the base: a
 	// base still read from standard input (a terminal, still to be typed)
 	// stops reading when ctx is cancelled.
+	//
+	// Without a base there is nothing to overlap: the Merger is made here,
+	// on this goroutine, whose stack start-up has grown already. A new
+	// goroutine's stack starts at 2 KB and grew twice in dedup.New, and
+	// each growth reads the stack maps of every frame on it: 1.2 MB of
+	// the binary's tables that the release above had just given back
+	// (cmd/kmeta/BENCH.md, "Start-up: init functions and stack growth").
 	ctx, cancel := context.WithCancel(c.ctx)
 	mb := newMergeBase()
 	var wg sync.WaitGroup
-	wg.Go(func() { mb.load(ctx, c, f.base) })
+	if f.base == "" {
+		mb.load(ctx, c, "")
+	} else {
+		wg.Go(func() { mb.load(ctx, c, f.base) })
+	}
 	defer func() {
 		cancel()
 		wg.Wait()

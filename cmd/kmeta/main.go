@@ -21,6 +21,8 @@ import (
 
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	// Grows the main goroutine's stack early, while it is shallow.
+	_ "github.com/kmeta-dev/kmeta/internal/stackstart"
 )
 
 // exitGrace is how long kmeta waits, after SIGINT or SIGTERM, for the

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
@@ -42,13 +44,7 @@ func TestReadOnlyMapping(t *testing.T) {
 // as the other tests of the real binary.
 func TestReleaseStartupPages(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("KMETA_HEAVY") != "1" {
-		t.Skip("the real binary's writers after releasing its pages: set KMETA_HEAVY=1")
-	}
-	bin := buildRealKmeta(t)
-	if !unrelocated(bin) {
-		t.Skipf("%s is dynamically linked: it releases nothing", bin)
-	}
+	bin := staticRealKmeta(t, "the real binary's writers after releasing its pages")
 	vm := testfixtures.File(t, testfixtures.DebianVmlinux)
 	dir := t.TempDir()
 	for _, cmd := range [][]string{{"btf", "copy"}, {"btf", "dedup"}} {
@@ -66,6 +62,22 @@ func TestReleaseStartupPages(t *testing.T) {
 	}
 }
 
+// staticRealKmeta returns the real binary, built as the README installs
+// it, for a test of its pages. It builds it, so only with KMETA_HEAVY=1
+// (.ci/run sets it), as the other tests of the real binary; it skips a
+// dynamically linked build, which releases nothing (unrelocated).
+func staticRealKmeta(t *testing.T, what string) string {
+	t.Helper()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip(what + ": set KMETA_HEAVY=1")
+	}
+	bin := buildRealKmeta(t)
+	if !unrelocated(bin) {
+		t.Skipf("%s is dynamically linked: it releases nothing", bin)
+	}
+	return bin
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -73,4 +85,61 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestStartupFloor bounds, in pages, the peak resident set of the real
+// binary's smallest runs: `kmeta version` (the start-up floor of every
+// command) and `btf dedup` of a BPF object's BTF (a writer, which releases
+// its start-up pages once its flags are parsed, so that its peak is the
+// start-up's). The bound, 6.25 MB, is 0.35 MB over what both peaked at
+// once kmeta's libraries lost their init functions (5.9 MB; 6.7-6.9 MB
+// before: cmd/kmeta/BENCH.md, "Start-up: init functions and stack
+// growth"): a new init function in a package of kmeta's or of a
+// dependency, or a table built eagerly, faults in 64 KB windows of the
+// binary and shows here. It also checks that internal/stackstart
+// initializes before internal/godebug, whose initialization would
+// otherwise grow the stack. It builds the binary, so only with
+// KMETA_HEAVY=1.
+func TestStartupFloor(t *testing.T) {
+	t.Parallel()
+	bin := staticRealKmeta(t, "the real binary's start-up pages")
+	raw, _, err := btf.Extract(t.Context(), testfixtures.Read(t, "elf/prog.bpf.o.gz"), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "prog.btf")
+	if err := os.WriteFile(in, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timeBin := gnuTime(t)
+	for _, tc := range []struct {
+		args     []string
+		maxPages int64 // of 4 KB
+	}{
+		{[]string{"version"}, 1600},
+		{[]string{"btf", "dedup", in, "-o", filepath.Join(dir, "out.btf")}, 1600},
+	} {
+		peak, code, stderr := peakRSS(t, timeBin, bin, tc.args...)
+		if code != 0 {
+			t.Fatalf("kmeta %s: exit status %d: %s", strings.Join(tc.args, " "), code, stderr)
+		}
+		pages := peak / 4096
+		t.Logf("kmeta %s: peak RSS %d KB, %d pages of 4 KB", strings.Join(tc.args, " "), peak>>10, pages)
+		if pages > tc.maxPages {
+			t.Errorf("kmeta %s: peak RSS %d pages of 4 KB, over the bound of %d: what does start-up fault in now?", strings.Join(tc.args, " "), pages, tc.maxPages)
+		}
+	}
+
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kmeta version: %v: %s", err, out)
+	}
+	stackstart := bytes.Index(out, []byte("init github.com/kmeta-dev/kmeta/internal/stackstart "))
+	godebug := bytes.Index(out, []byte("init internal/godebug "))
+	if stackstart < 0 || godebug >= 0 && godebug < stackstart {
+		t.Errorf("internal/stackstart does not initialize before internal/godebug:\n%s", out)
+	}
 }

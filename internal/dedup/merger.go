@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -16,13 +15,18 @@ import (
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
-var nativeOrder = binary.NativeEndian
-
 // isLittle reports whether bo writes little-endian.
 func isLittle(bo binary.ByteOrder) bool { return bo.Uint16([]byte{1, 0}) == 1 }
 
 // ErrDone is returned by a Merger used after Dedup.
-var ErrDone = errors.New("dedup: Merger already deduplicated")
+var ErrDone error = DoneError{}
+
+// DoneError is ErrDone's type. A comparable value, so that btf/dedup's
+// ErrDone can be the same error without an init function copying it
+// (cmd/kmeta/BENCH.md).
+type DoneError struct{}
+
+func (DoneError) Error() string { return "dedup: Merger already deduplicated" }
 
 // Merger appends BTF inputs into one BTF and deduplicates it once, as
 // libbpf's btf__add_btf for each input followed by btf__dedup. Inputs keep
@@ -148,7 +152,7 @@ func (m *Merger) DedupTo(ctx context.Context, w io.Writer, opts builder.Options)
 // asIs reports whether opts ask for the output as the deduplication
 // writes it: the host's byte order, no layout section.
 func asIs(opts builder.Options) bool {
-	return !opts.Layout && (opts.ByteOrder == nil || isLittle(opts.ByteOrder) == isLittle(nativeOrder))
+	return !opts.Layout && (opts.ByteOrder == nil || isLittle(opts.ByteOrder) == isLittle(binary.NativeEndian))
 }
 
 // dedup runs the deduplication under ctx, then out, which writes its

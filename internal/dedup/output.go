@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
@@ -87,7 +88,7 @@ func (d *state) write() ([]byte, error) {
 	if cap(raw) >= populateMin {
 		mmap.PopulateBytes(raw[:cap(raw)])
 	}
-	raw = wire.AppendHeader(raw, h, nativeOrder)
+	raw = wire.AppendHeader(raw, h, binary.NativeEndian)
 	types := raw[len(raw) : len(raw)+4*words]
 	var (
 		mu    sync.Mutex
@@ -144,7 +145,7 @@ func (d *state) writeTo(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	buf := wire.AppendHeader(make([]byte, 0, flushSize), h, nativeOrder)
+	buf := wire.AppendHeader(make([]byte, 0, flushSize), h, binary.NativeEndian)
 	for i := range d.n() {
 		if _, ok := outputID(d.m[i]); !ok {
 			continue
