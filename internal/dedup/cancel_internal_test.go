@@ -24,18 +24,7 @@ func TestWideCancel(t *testing.T) {
 	}
 	for name, build := range inputs {
 		t.Run(name, func(t *testing.T) {
-			raw, err := build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := btf.Parse(raw, btf.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := New(nil, Options{})
-			if err := m.AddSpec(s); err != nil {
-				t.Fatal(err)
-			}
+			m := newMerger(t, build)
 			ctx := &afterFirstLook{Context: context.Background()}
 			if _, err := m.DedupContext(ctx, builder.Options{}); !errors.Is(err, context.Canceled) {
 				t.Fatalf("DedupContext with a context done after its first look: %v, want context.Canceled", err)
@@ -108,4 +97,56 @@ func TestPrepareCancel(t *testing.T) {
 	if _, err := m.Dedup(builder.Options{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDeepLooks checks that one reference resolution that walks the
+// whole input looks at the context as it goes, so that a cancel stops it
+// within milliseconds: making a chain of 100,000 pointers canonical (one
+// call of refType) looks at it at least once per stopEvery levels more
+// than making 100,000 pointers to int canonical; the passes look as often
+// for both, type by type. (The graph comparison looks at every step, as
+// it did when it recursed: TestExactCancel.) Counted, not timed.
+func TestDeepLooks(t *testing.T) {
+	const n = 100_000
+	var looks [2]int
+	for i, shape := range []hostile.PointerShape{hostile.PointersToNext, hostile.PointersToInt} {
+		m := newMerger(t, func() ([]byte, error) { return hostile.BuildPointers(n, shape) })
+		ctx := &countLooks{Context: context.Background()}
+		if _, err := m.DedupContext(ctx, builder.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		looks[i] = ctx.looks
+	}
+	if looks[0] < looks[1]+n/stopEvery/2 {
+		t.Errorf("a chain of %d pointers: %d looks at the context, against %d for as many pointers to int", n, looks[0], looks[1])
+	}
+}
+
+// countLooks is a context that counts the calls of Err.
+type countLooks struct {
+	context.Context
+	looks int
+}
+
+func (c *countLooks) Err() error {
+	c.looks++
+	return nil
+}
+
+// newMerger returns a Merger of the BTF that build returns.
+func newMerger(t *testing.T, build func() ([]byte, error)) *Merger {
+	t.Helper()
+	raw, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{})
+	if err := m.AddSpec(s); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

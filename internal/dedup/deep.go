@@ -80,14 +80,14 @@ type deepSigs struct {
 	// and own: an enum of another name is equivalent only to its equal
 	// (compatEnum), so deep signatures hash it whole.
 	enumDecls map[uint32]bool
-	stack     []deepFrame
+	stack     stack[deepFrame]
 	cyc       cycSigs // the types that reach a cycle
 }
 
 type deepFrame struct {
 	id   uint32
-	next int  // index of the next reference to look at
-	cyc  bool // a reference reaches a cycle
+	next uint32 // index of the next reference to look at
+	cyc  bool   // a reference reaches a cycle
 }
 
 func (s *deepSigs) free() {
@@ -256,22 +256,23 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 	if v := d.deepGet(s, id); v != 0 {
 		return v
 	}
-	s.stack = append(s.stack[:0], deepFrame{id: id})
+	st := &s.stack
+	st.push(deepFrame{id: id})
 	d.deepPut(s, id, deepGrey)
-	for len(s.stack) > 0 {
-		f := &s.stack[len(s.stack)-1]
+	for st.n > 0 {
+		f := st.top()
 		r := d.rec(f.id)
-		n := numRefs(r)
+		n := uint32(numRefs(r))
 		pushed := false
 		for ; f.next < n; f.next++ {
-			c := r[refAt(r, f.next)]
+			c := r[refAt(r, int(f.next))]
 			if d.deepLeaf(s, kindOf(r), c) != 0 {
 				continue
 			}
 			v := d.deepGet(s, c)
 			if v == 0 {
 				d.deepPut(s, c, deepGrey)
-				s.stack = append(s.stack, deepFrame{id: c})
+				st.push(deepFrame{id: c})
 				pushed = true
 				break
 			}
@@ -293,10 +294,10 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 			v = deepCyc
 			s.cyc.ids = append(s.cyc.ids, f.id)
 		default:
-			v = d.deepHash(s, r, n)
+			v = d.deepHash(s, r, int(n))
 		}
 		d.deepPut(s, f.id, v)
-		s.stack = s.stack[:len(s.stack)-1]
+		st.pop()
 	}
 	return d.deepGet(s, id)
 }

@@ -114,23 +114,56 @@ func (d *state) hypotAdd(canon, cand uint32) {
 
 // isEquiv compares the graph of cand with that of canon
 // (btf_dedup_is_equiv): 1 if equivalent, 0 if not, -1 on error (d.err).
+//
+// libbpf recurses, and so did this function, refusing graphs nested
+// deeper than a constant (issue 37: a ring of 100,000 structs each
+// holding the next, which libbpf deduplicates). The comparison is a
+// conjunction that stops at the first pair that fails, and what a pair
+// does (equivPair: the hypothetical map, the adjust flag, the context)
+// depends only on what the pairs before it did, in the recursion's
+// pre-order. So a stack of the pairs still to compare, each pair's
+// references pushed in reverse when it is compared, meets the same pairs
+// in the same order, with the same effects, and holds only the pairs
+// not yet compared: as many as the records on the path have references
+// left, bounded by the input, and one for a chain of any length.
 func (d *state) isEquiv(cand, canon uint32) int {
+	st := append(d.eqStack[:0], eqPair{cand, canon})
+	for len(st) > 0 {
+		p := st[len(st)-1]
+		st = st[:len(st)-1]
+		var eq int
+		if st, eq = d.equivPair(st, p.cand, p.canon); eq <= 0 {
+			d.eqStack = st[:0]
+			return eq
+		}
+	}
+	d.eqStack = st
+	return 1
+}
+
+// eqPair is a pair of types that isEquiv has still to compare.
+type eqPair struct{ cand, canon uint32 }
+
+// equivPair compares cand with canon as one step of libbpf's recursion:
+// 1 if the pair holds so far, its references pushed on st (the last to be
+// compared first), 0 if not, -1 on error (d.err).
+func (d *state) equivPair(st []eqPair, cand, canon uint32) ([]eqPair, int) {
 	if d.resolve(cand) == d.resolve(canon) {
-		return 1
+		return st, 1
 	}
 	canon = d.resolveFwd(canon)
 	if hv := d.hypot(canon); hv <= maxID {
 		if hv == cand || d.sameOnConflict(hv, cand) {
-			return 1
+			return st, 1
 		}
-		return 0
+		return st, 0
 	}
 	d.hypotAdd(canon, cand)
 	ct := d.rec(cand)
 	nt, ntypes := d.recOrCompact(canon)
 	ck, nk := kindOf(ct), kindOf(nt)
 	if ct[wName] != nt[wName] {
-		return 0
+		return st, 0
 	}
 	if (ck == btf.KindForward || nk == btf.KindForward) && ck != nk {
 		var real, fk btf.Kind
@@ -142,74 +175,60 @@ func (d *state) isEquiv(cand, canon uint32) int {
 				d.adjust = true // a base FWD would have to resolve
 			}
 		}
-		return b2i(fk == real)
+		return st, b2i(fk == real)
 	}
 	if ck != nk {
-		return 0
-	}
-	d.depth++
-	defer func() { d.depth-- }()
-	if d.depth > maxDepth {
-		d.fail(errDepth)
-		return -1
+		return st, 0
 	}
 	if d.stopped() {
-		return -1
+		return st, -1
 	}
 	switch ck {
 	case btf.KindInt, btf.KindForward, btf.KindFloat:
-		return b2i(equalAll(ct, nt))
+		return st, b2i(equalAll(ct, nt))
 	case btf.KindEnum, btf.KindEnum64:
-		return b2i(compatEnum(ct, nt))
+		return st, b2i(compatEnum(ct, nt))
 	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
 		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
 		if ct[wInfo] != nt[wInfo] {
-			return 0
+			return st, 0
 		}
-		return d.isEquiv(ct[wSize], nt[wSize])
+		return append(st, eqPair{ct[wSize], nt[wSize]}), 1
 	case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
 		if !equalShallow(ct, nt) {
-			return 0
+			return st, 0
 		}
-		return d.equivRefs(ct, nt, ntypes)
+		return pushRefs(st, ct, nt, ntypes), 1
 	}
 	d.errorf("cannot compare %v [%d] in a type graph", ck, cand)
-	return -1
+	return st, -1
 }
 
-// equivRefs compares the referenced types of two shallow-equal records in
-// libbpf's order: an array's index type before its element type, a
-// prototype's return type before its parameters, members in order.
-// ntypes, if not nil, holds nt's member types (a compacted record, see
-// recOrCompact).
-func (d *state) equivRefs(ct, nt, ntypes record) int {
+// pushRefs pushes on st the referenced types of two shallow-equal records
+// so that they are popped in libbpf's order: an array's index type before
+// its element type, a prototype's return type before its parameters,
+// members in order. ntypes, if not nil, holds nt's member types (a
+// compacted record, see recOrCompact).
+func pushRefs(st []eqPair, ct, nt, ntypes record) []eqPair {
 	s := ct.Shape()
 	if ntypes != nil {
-		for k, i := 0, s.Fixed+s.ElemRef; i < len(ct); k, i = k+1, i+s.Elem {
-			if eq := d.isEquiv(ct[i], ntypes[k]); eq <= 0 {
-				return eq
-			}
+		for k, i := len(ntypes)-1, s.Fixed+s.ElemRef+(len(ntypes)-1)*s.Elem; k >= 0; k, i = k-1, i-s.Elem {
+			st = append(st, eqPair{ct[i], ntypes[k]})
 		}
-		return 1
+		return st
 	}
-	if s.Ref1 >= 0 {
-		if eq := d.isEquiv(ct[s.Ref1], nt[s.Ref1]); eq <= 0 {
-			return eq
+	if s.ElemRef >= 0 {
+		for i := len(ct) - s.Elem + s.ElemRef; i >= s.Fixed; i -= s.Elem {
+			st = append(st, eqPair{ct[i], nt[i]})
 		}
 	}
 	if s.Ref0 >= 0 {
-		if eq := d.isEquiv(ct[s.Ref0], nt[s.Ref0]); eq <= 0 {
-			return eq
-		}
+		st = append(st, eqPair{ct[s.Ref0], nt[s.Ref0]})
 	}
-	if s.ElemRef >= 0 {
-		for i := s.Fixed + s.ElemRef; i < len(ct); i += s.Elem {
-			if eq := d.isEquiv(ct[i], nt[i]); eq <= 0 {
-				return eq
-			}
-		}
+	if s.Ref1 >= 0 {
+		st = append(st, eqPair{ct[s.Ref1], nt[s.Ref1]})
 	}
-	return 1
+	return st
 }
 
 func b2i(b bool) int {

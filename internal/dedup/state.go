@@ -2,7 +2,6 @@ package dedup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -18,12 +17,6 @@ const (
 	inProgress  = ^uint32(1)
 	maxID       = 0x7fffffff
 )
-
-// maxDepth bounds the recursion of the graph comparison and of reference
-// resolution, which libbpf leaves unbounded; real BTF stays far below it.
-const maxDepth = 1 << 16
-
-var errDepth = errors.New("dedup: type graph nested too deeply")
 
 // state is one deduplication: the appended types (own ids first..), on an
 // optional Base, and libbpf's btf_dedup fields.
@@ -59,13 +52,16 @@ type state struct {
 	ticks     uint32 // calls of stopped
 	// words counts the record words the passes went through since the
 	// context was last looked at (stoppedAt).
-	words  uint64
-	skips  uint64 // candidates the struct pass's filters skipped
-	enums  enumIndex
-	depth  int
-	err    error
-	compat Compat
-	pipe   *pipeline // see Merger.Pipeline
+	words uint64
+	skips uint64 // candidates the struct pass's filters skipped
+	enums enumIndex
+	// eqStack and refStack are the explicit stacks of isEquiv and
+	// refType, kept between calls.
+	eqStack  []eqPair
+	refStack stack[refFrame]
+	err      error
+	compat   Compat
+	pipe     *pipeline // see Merger.Pipeline
 	// graphsDone tells that FinishGraphs ran the passes over the first
 	// refDone own types.
 	graphsDone bool

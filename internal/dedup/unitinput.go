@@ -149,9 +149,15 @@ const (
 	notInCache = ^uint32(0)
 )
 
-// NewNameCache returns a cache of the keys of strings in sec (768 KB).
+// NewNameCache returns a cache of the keys of strings in sec (768 KB,
+// none for an empty sec, whose strings it never finds: DWARF whose
+// names are all inline).
 func (m *Merger) NewNameCache(sec []byte) *NameCache {
-	return &NameCache{m: m, sec: sec, ents: make([]cacheEnt, cacheEnts)}
+	c := &NameCache{m: m, sec: sec}
+	if len(sec) > 0 {
+		c.ents = make([]cacheEnt, cacheEnts)
+	}
+	return c
 }
 
 func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 16) }

@@ -51,6 +51,63 @@ func BuildTwist(k Twist, n int) ([]byte, error) {
 	})
 }
 
+// BuildStructRing returns BTF of n structs "s" of size 4 (n >= 1), each
+// with one member "m" of the next, the last of the first (a ring that
+// libbpf deduplicates to one struct, comparing down the whole ring at
+// once) or, bent, of int (a chain whose structs all differ, that libbpf
+// compares each with every one before it: cubic in n). They are the BTF
+// of BuildDWARFCycle's and BuildDWARFChain's member route.
+func BuildStructRing(n int, bent bool) ([]byte, error) {
+	return marshal(fmt.Sprintf("struct ring of %d", n), func(b *builder.Builder, intID btf.TypeID) error {
+		first := b.NextID()
+		for i := range n {
+			next := first + btf.TypeID((i+1)%n)
+			if bent && i == n-1 {
+				next = intID
+			}
+			if _, err := b.AddStruct("s", 4, []builder.Member{{Name: "m", Type: next}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// BuildPointers returns BTF of n pointers (n >= 1) of one of three
+// shapes: each to int (flat), each to the next and the last to int (a
+// chain, made canonical by one descent n deep), or each to the next and
+// the last to the first (a ring: a reference cycle without a struct,
+// which libbpf refuses).
+func BuildPointers(n int, shape PointerShape) ([]byte, error) {
+	return marshal(fmt.Sprintf("%d pointers", n), func(b *builder.Builder, intID btf.TypeID) error {
+		first := b.NextID()
+		for i := range n {
+			next := intID
+			switch {
+			case shape == PointersToInt:
+			case i < n-1: // PointersToNext, PointersRing
+				next = first + btf.TypeID(i) + 1
+			case shape == PointersRing:
+				next = first
+			}
+			if _, err := b.AddPointer(next); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PointerShape is a shape of BuildPointers.
+type PointerShape int
+
+// The shapes of BuildPointers.
+const (
+	PointersToInt  PointerShape = iota // each to int
+	PointersToNext                     // each to the next, the last to int: a chain
+	PointersRing                       // each to the next, the last to the first
+)
+
 // selfArray adds the struct, the array of n of it after it, and "outer".
 func selfArray(b *builder.Builder, intID btf.TypeID, n int) error {
 	s := b.NextID()

@@ -104,12 +104,26 @@ func cycleDIE(b []byte, c DWARFCycle, i int, next uint32) []byte {
 // BuildDWARFCycle returns an x86-64 ELF relocatable file of one compile
 // unit holding a ring of n (n >= 1) DIEs by route c (n = 1: a DIE that
 // refers to itself) and a variable "v" of the first.
-func BuildDWARFCycle(c DWARFCycle, n int) []byte {
+func BuildDWARFCycle(c DWARFCycle, n int) []byte { return buildDWARFRing(c, n, false) }
+
+// BuildDWARFChain returns BuildDWARFCycle's ring with its last reference
+// bent: the last DIE refers to the unit's int instead of the first, so
+// that the n DIEs are a chain, each one level deeper than the next (by
+// the member route, n structs "s" that all look alike but for their
+// depth: libbpf compares each with every one before it, down to the int,
+// cubic in n).
+func BuildDWARFChain(c DWARFCycle, n int) []byte { return buildDWARFRing(c, n, true) }
+
+func buildDWARFRing(c DWARFCycle, n int, bent bool) []byte {
 	offs := make([]uint32, n)
 	ring := func(b []byte) []byte {
 		for i := range n {
 			offs[i] = uint32(len(b))
-			b = cycleDIE(b, c, i, offs[(i+1)%n])
+			next := offs[(i+1)%n]
+			if bent && i == n-1 {
+				next = unitIntOff
+			}
+			b = cycleDIE(b, c, i, next)
 		}
 		return ref4(append(b, acVar, 'v', 0), offs[0])
 	}
