@@ -87,6 +87,7 @@ type dwAbbrevAttr struct {
 
 type dwAbbrev struct {
 	tagPos, tagSize, childPos int
+	end                       int // offset after the abbreviation
 	children                  bool
 	attrs                     []dwAbbrevAttr
 }
@@ -141,6 +142,7 @@ func parseAbbrevs(ab []byte, off int) (map[uint64]*dwAbbrev, []int) {
 			}
 			a.attrs = append(a.attrs, dwAbbrevAttr{at, form, j})
 		}
+		a.end = i
 		m[code] = a
 	}
 	return m, forms
@@ -699,7 +701,7 @@ func BuildDWARF8(k DWARF8Shape, n int) []byte {
 	}
 	abbrev := eighthAbbrev()
 	dwarfUnit(nil, body) // offsets are relative to the unit: the same either way
-	return debugELF(abbrev, dwarfUnit(nil, body))
+	return debugELFSections(elfSection{".debug_abbrev", abbrev}, elfSection{".debug_info", dwarfUnit(nil, body)})
 }
 
 // elfSection is one section of debugELFSections' file.
@@ -709,22 +711,32 @@ type elfSection struct {
 }
 
 // debugELFSections returns a little-endian ELF64 x86-64 relocatable file
-// of secs.
+// of secs, then a symbol table of the null symbol alone (pahole 1.30
+// crashes on an object without one) and the section names.
 func debugELFSections(secs ...elfSection) []byte {
-	shstr := []byte{0}
-	var names []uint32
-	for _, s := range secs {
-		names = append(names, uint32(len(shstr)))
-		shstr = append(append(shstr, s.name...), 0)
+	type header struct {
+		name, typ, link, info uint32
+		off, size, entsize    int
 	}
-	names = append(names, uint32(len(shstr)))
-	shstr = append(shstr, ".shstrtab\x00"...)
-	secs = append(secs, elfSection{".shstrtab", shstr})
+	secs = append(secs, elfSection{".symtab", make([]byte, 24)}, elfSection{".strtab", []byte{0}}, elfSection{".shstrtab", nil})
+	shstr := []byte{0}
+	hs := make([]header, len(secs))
+	for i, s := range secs {
+		hs[i].name = uint32(len(shstr))
+		shstr = append(append(shstr, s.name...), 0)
+		hs[i].typ = 1 // SHT_PROGBITS
+	}
+	n := len(secs)
+	secs[n-1].data = shstr
+	hs[n-3].typ, hs[n-3].link, hs[n-3].info, hs[n-3].entsize = 2, uint32(n-1), 1, 24 // .symtab: its names in .strtab
+	hs[n-2].typ, hs[n-1].typ = 3, 3
 	var out bytes.Buffer
 	out.Write(make([]byte, 64))
-	var offs []int
-	for _, s := range secs {
-		offs = append(offs, out.Len())
+	for i, s := range secs {
+		for out.Len()%8 != 0 {
+			out.WriteByte(0)
+		}
+		hs[i].off, hs[i].size = out.Len(), len(s.data)
 		out.Write(s.data)
 	}
 	for out.Len()%8 != 0 {
@@ -733,23 +745,22 @@ func debugELFSections(secs ...elfSection) []byte {
 	shoff := out.Len()
 	le := binary.LittleEndian
 	out.Write(make([]byte, 64))
-	for i, s := range secs {
-		var h [64]byte
-		le.PutUint32(h[0:], names[i])
-		typ := uint32(1)
-		if i == len(secs)-1 {
-			typ = 3
-		}
-		le.PutUint32(h[4:], typ)
-		le.PutUint64(h[24:], uint64(offs[i]))
-		le.PutUint64(h[32:], uint64(len(s.data)))
-		le.PutUint64(h[48:], 1)
-		out.Write(h[:])
+	for _, h := range hs {
+		var b [64]byte
+		le.PutUint32(b[0:], h.name)
+		le.PutUint32(b[4:], h.typ)
+		le.PutUint64(b[24:], uint64(h.off))
+		le.PutUint64(b[32:], uint64(h.size))
+		le.PutUint32(b[40:], h.link)
+		le.PutUint32(b[44:], h.info)
+		le.PutUint64(b[48:], 1)
+		le.PutUint64(b[56:], uint64(h.entsize))
+		out.Write(b[:])
 	}
 	data := out.Bytes()
 	putELFHeader(data, 62, shoff) // EM_X86_64
-	le.PutUint16(data[60:], uint16(len(secs)+1))
-	le.PutUint16(data[62:], uint16(len(secs)))
+	le.PutUint16(data[60:], uint16(n+1))
+	le.PutUint16(data[62:], uint16(n))
 	return data
 }
 
@@ -848,4 +859,66 @@ func appendSleb(b []byte, v int64) []byte {
 		}
 		b = append(b, c|0x80)
 	}
+}
+
+// RetagDWARF returns data, an ELF object with DWARF, with the tag of the
+// nth (from 0) abbreviation whose tag is from changed to to (one-byte
+// tags), and whether there was such an abbreviation: every DIE of that
+// abbreviation changes kind, its attributes and children kept.
+func RetagDWARF(data []byte, from, to byte, nth int) ([]byte, bool) {
+	s, err := findSections(data)
+	if err != nil || s.abbrev[1] == 0 {
+		return nil, false
+	}
+	out := bytes.Clone(data)
+	ab := out[s.abbrev[0] : s.abbrev[0]+s.abbrev[1]]
+	for i := 0; i < len(ab); {
+		code, j, ok := uleb(ab, i)
+		if !ok {
+			break
+		}
+		if code == 0 {
+			i = j
+			continue
+		}
+		table, _ := parseAbbrevs(ab, i)
+		a := table[code]
+		if a == nil {
+			break
+		}
+		if a.tagSize == 1 && ab[a.tagPos] == from {
+			if nth == 0 {
+				ab[a.tagPos] = to
+				return out, true
+			}
+			nth--
+		}
+		i = a.end
+	}
+	return nil, false
+}
+
+// SelfRef returns data, an ELF object with DWARF, with the DW_AT_type
+// (DW_FORM_ref4) of the nth (from 0) DIE that has one pointed at that
+// DIE: a type of itself.
+func SelfRef(data []byte, nth int) ([]byte, bool) {
+	s, err := findSections(data)
+	if err != nil || s.info[1] == 0 {
+		return nil, false
+	}
+	out := bytes.Clone(data)
+	info := out[s.info[0] : s.info[0]+s.info[1]]
+	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]])
+	for _, a := range d.attrs {
+		if a.at == 0x49 && a.form == 0x13 {
+			if nth > 0 {
+				nth--
+				continue
+			}
+			x := d.dies[a.die]
+			binary.LittleEndian.PutUint32(info[a.pos:], uint32(x.off-d.units[x.unit].off))
+			return out, true
+		}
+	}
+	return nil, false
 }
