@@ -260,6 +260,7 @@ type elfSections struct {
 	rela         [][2]int
 	relaEnt      int
 	chdrs        []int // file offsets of SHF_COMPRESSED sections' headers
+	symtab       [2]int
 	zdebug       []int // file offsets of .zdebug_* sections (their "ZLIB" and size)
 	class64      bool
 }
@@ -282,6 +283,8 @@ func findSections(data []byte) (*elfSections, error) {
 		}
 		where := [2]int{int(sec.Offset), int(sec.FileSize)}
 		switch {
+		case sec.Type == elf.SHT_SYMTAB:
+			s.symtab = where
 		case sec.Flags&elf.SHF_COMPRESSED != 0:
 			s.chdrs = append(s.chdrs, int(sec.Offset))
 		case len(sec.Name) > 8 && sec.Name[:8] == ".zdebug_":
@@ -311,12 +314,14 @@ const (
 	MutUnitHeader                      // a unit's version, address size, abbreviation offset or length
 	MutReloc                           // a relocation against .debug_info: its offset, type, symbol or addend
 	MutChdr                            // a compressed section's header (SHF_COMPRESSED or .zdebug) lies about its size or type
+	MutLocation                        // a location expression's operations replaced, or a location, location list or section base offset made huge
+	MutSymbol                          // an ELF symbol's name, value, size, section or type
 	numDWARFMutations
 )
 
 // String names the mutation in lower case.
 func (m DWARFMutation) String() string {
-	return [...]string{"ref", "ring", "tag", "form", "children", "huge", "unit-header", "reloc", "chdr"}[m]
+	return [...]string{"ref", "ring", "tag", "form", "children", "huge", "unit-header", "reloc", "chdr", "location", "symbol"}[m]
 }
 
 var (
@@ -543,8 +548,80 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 			return out, fmt.Sprintf(".zdebug section at file+%#x: size %#x", p, v), true
 		}
 		return nil, "", false
+	case MutLocation:
+		return mutateLocation(rng, out, info, d)
+	case MutSymbol:
+		if s.symtab[1] < 48 || !s.class64 {
+			return nil, "", false
+		}
+		p := s.symtab[0] + 24*(1+rng.IntN(s.symtab[1]/24-1))
+		switch rng.IntN(5) {
+		case 0:
+			v := uint32(hugeVals[rng.IntN(len(hugeVals))])
+			le.PutUint32(out[p:], v)
+			return out, fmt.Sprintf("symbol at file+%#x: name %#x", p, v), true
+		case 1:
+			out[p+4] = byte(rng.IntN(256))
+			return out, fmt.Sprintf("symbol at file+%#x: info %#x", p, out[p+4]), true
+		case 2:
+			v := uint16(hugeVals[rng.IntN(len(hugeVals))])
+			le.PutUint16(out[p+6:], v)
+			return out, fmt.Sprintf("symbol at file+%#x: section %#x", p, v), true
+		case 3:
+			v := hugeVals[rng.IntN(len(hugeVals))]
+			le.PutUint64(out[p+8:], v)
+			return out, fmt.Sprintf("symbol at file+%#x: value %#x", p, v), true
+		default:
+			v := hugeVals[rng.IntN(len(hugeVals))]
+			le.PutUint64(out[p+16:], v)
+			return out, fmt.Sprintf("symbol at file+%#x: size %#x", p, v), true
+		}
 	}
 	return nil, "", false
+}
+
+// locOps are DWARF expression operations mutateLocation writes: addresses
+// (DW_OP_addr, DW_OP_addrx, DW_OP_GNU_addr_index), constants, TLS,
+// pieces, entry values, registers, stack operations.
+var locOps = []byte{0x03, 0xa1, 0xfb, 0x10, 0x11, 0x23, 0xe0, 0x9b, 0x93, 0xa3, 0xf3, 0x50, 0x70, 0x91, 0x06, 0x12, 0x22, 0x96, 0x9f, 0x0c, 0xff}
+
+// mutateLocation rewrites a DW_AT_location expression with operations of
+// locOps and huge operands, or makes a location's offset (a location
+// list) or a unit's base offset (DW_AT_str_offsets_base, _addr_base,
+// _rnglists_base, _loclists_base) huge.
+func mutateLocation(rng *rand.Rand, out, info []byte, d *dwInfo) ([]byte, string, bool) {
+	var c []dwAttr
+	for _, a := range d.attrs {
+		switch {
+		case a.at == 0x02 && (a.form == 0x18 || a.size > 0),
+			(a.at == 0x72 || a.at == 0x73 || a.at == 0x74 || a.at == 0x8c) && a.size > 0:
+			c = append(c, a)
+		}
+	}
+	if len(c) == 0 {
+		return nil, "", false
+	}
+	a := c[rng.IntN(len(c))]
+	if a.form != 0x18 {
+		v := hugeVals[rng.IntN(len(hugeVals))]
+		for k := range a.size {
+			info[a.pos+k] = byte(v >> (8 * k))
+		}
+		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x set to %#x", a.at, a.form, a.pos, v), true
+	}
+	n, j, ok := uleb(info, a.pos)
+	if !ok || n == 0 || j+int(n) > len(info) {
+		return nil, "", false
+	}
+	expr := info[j : j+int(n)]
+	for i := range expr {
+		if rng.IntN(2) == 0 {
+			expr[i] = locOps[rng.IntN(len(locOps))]
+		} else {
+			expr[i] = byte(hugeVals[rng.IntN(len(hugeVals))])
+		}
+	}
+	return out, fmt.Sprintf("location expression at .debug_info+%#x (%d bytes) rewritten", j, n), true
 }
 
 // DWARFMutations lists every mutation.
