@@ -200,6 +200,7 @@ func rt8Judge(k, p rt8Run, module bool) string {
 // rt8Env is what every check needs: the binaries and files.
 type rt8Env struct {
 	bin, timeBin, pahole124, pahole130 string
+	bpftool                            string
 	base, dir, keep                    string
 }
 
@@ -242,11 +243,28 @@ func (e *rt8Env) check(w int, in rt8Input) (fails []string, diffs []string) {
 			kb, err1 := os.ReadFile(kout)
 			pb, err2 := os.ReadFile(pout)
 			if err1 == nil && err2 == nil && !bytes.Equal(kb, pb) {
-				diffs = append(diffs, m.name+": BTF differs from pahole's")
+				diffs = append(diffs, m.name+": BTF differs from pahole's"+e.peerValid(pout, in.module))
 			}
 		}
 	}
 	return fails, diffs
+}
+
+// peerValid says whether libbpf (bpftool btf dump, if on PATH) loads
+// pahole's output: where pahole's BTF does not load, the difference is
+// pahole's (an unresolved reference written as a stray type id).
+func (e *rt8Env) peerValid(out string, module bool) string {
+	if e.bpftool == "" {
+		return ""
+	}
+	args := []string{"btf", "dump", "file", out}
+	if module {
+		args = append(args, "base", e.base)
+	}
+	if err := exec.Command(e.bpftool, args...).Run(); err != nil {
+		return " (pahole's does not load: bpftool refuses it)"
+	}
+	return " (pahole's loads)"
 }
 
 // keepInput writes a failing input into e.keep, and returns its path.
@@ -274,6 +292,7 @@ func TestRedteam8DWARF(t *testing.T) {
 	if e.pahole124 == "" {
 		t.Log("no pahole 1.24 on PATH: kmeta's runs are checked alone")
 	}
+	e.bpftool, _ = exec.LookPath("bpftool")
 	e.base = writeFile(t, e.dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
 	strict := os.Getenv("KMETA_RT8_DIFF") == "1"
 	deadline := time.Now().Add(dur)
