@@ -999,3 +999,23 @@ func SelfRef(data []byte, nth int) ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// PointRef returns data, an ELF object with DWARF, with the DW_AT_type
+// (DW_FORM_ref4) of the DIE at .debug_info offset die pointed at the DIE
+// at offset target, and whether that DIE has such an attribute.
+func PointRef(data []byte, die, target int) ([]byte, bool) {
+	s, err := findSections(data)
+	if err != nil || s.info[1] == 0 {
+		return nil, false
+	}
+	out := bytes.Clone(data)
+	info := out[s.info[0] : s.info[0]+s.info[1]]
+	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]])
+	for _, a := range d.attrs {
+		if x := d.dies[a.die]; x.off == die && a.at == 0x49 && a.form == 0x13 {
+			binary.LittleEndian.PutUint32(info[a.pos:], uint32(target-d.units[x.unit].off))
+			return out, true
+		}
+	}
+	return nil, false
+}
