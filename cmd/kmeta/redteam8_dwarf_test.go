@@ -78,7 +78,9 @@ func rt8Seeds(tb testing.TB) []rt8Input {
 // before the mutants: around kmeta's 512 levels of DIEs and far past
 // them (pahole 1.24 crashes at 100,000), rings of functions, lines of
 // 2,048 types, huge arrays and implicit sizes, a .debug_str_offsets bomb,
-// 10,000 type units (pahole 1.24 takes seconds), 100,000 skeleton units.
+// 10,000 type units (pahole 1.24 takes seconds), 100,000 skeleton units,
+// 3,000 units whose abbreviation tables are tails of one another (both
+// quadratic: 0.6 s each, pahole 1.24 at 237 MB, kmeta at 23).
 // The wide shapes, 65,535 or more members, enumerators or parameters in
 // one unit, whose peak is above pahole's (refused or not), are
 // TestRedteam8OneUnitPeakOpen's.
@@ -87,6 +89,7 @@ func rt8Shapes() []rt8Input {
 		hostile.DeepLexical: {511, 100_000}, hostile.DeepInlined: {511, 100_000}, hostile.OriginRing: {1, 3, 1000},
 		hostile.TypedefLine: {2048}, hostile.PointerLine: {2048}, hostile.HugeArray: {1, 100},
 		hostile.StrxBomb: {100_000}, hostile.TypeUnits: {1, 2, 10_000}, hostile.Skeletons: {100_000}, hostile.ImplicitSizes: {1000},
+		hostile.AbbrevTails: {3000},
 	}
 	var ins []rt8Input
 	for _, k := range hostile.DWARF8Shapes() {

@@ -646,6 +646,7 @@ const (
 	TypeUnits                        // n DWARF 5 type units (DW_UT_type), each a struct whose member refers by signature to the next one's, and a variable of the first
 	Skeletons                        // n DWARF 5 skeleton units (DW_UT_skeleton) naming .dwo files that are not there
 	ImplicitSizes                    // n structs whose byte size and member offset are DW_FORM_implicit_const values near 2^63
+	AbbrevTails                      // n compile units over one table of n abbreviations, unit i's offset at declaration i: each unit's table is the tail of the one before
 	numDWARF8Shapes
 )
 
@@ -655,7 +656,7 @@ func DWARF8Shapes() []DWARF8Shape { return upTo(numDWARF8Shapes) }
 // String names the shape in lower case with dashes.
 func (k DWARF8Shape) String() string {
 	return [...]string{"wide-struct", "wide-enum", "many-params", "deep-lexical", "deep-inlined", "origin-ring",
-		"typedef-line", "pointer-line", "huge-array", "strx-bomb", "type-units", "skeletons", "implicit-sizes"}[k]
+		"typedef-line", "pointer-line", "huge-array", "strx-bomb", "type-units", "skeletons", "implicit-sizes", "abbrev-tails"}[k]
 }
 
 // The abbreviation codes of eighthAbbrev past dwarfAbbrev's abCU and
@@ -698,6 +699,8 @@ func BuildDWARF8(k DWARF8Shape, n int) []byte {
 	switch k {
 	case StrxBomb, TypeUnits, Skeletons, ImplicitSizes:
 		return buildDWARF5(k, n)
+	case AbbrevTails:
+		return buildAbbrevTails(n)
 	}
 	le := binary.LittleEndian
 	body := func(b []byte) []byte {
@@ -1018,4 +1021,28 @@ func PointRef(data []byte, die, target int) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// buildAbbrevTails builds the AbbrevTails shape: declaration i (code i+1)
+// is a compile unit with a name, and unit i, whose table starts at
+// declaration i, is that compile unit named "c", without children. A
+// reader that reads a table whole reads n-i declarations for unit i;
+// one that reads declarations until it finds the code (libdw) reads one.
+func buildAbbrevTails(n int) []byte {
+	var ab []byte
+	offs := make([]uint32, n)
+	for i := range n {
+		offs[i] = uint32(len(ab))
+		ab = binary.AppendUvarint(ab, uint64(i+1))
+		ab = append(ab, 0x11, 0, 0x03, formString, 0x13, formData2, 0, 0)
+	}
+	ab = append(ab, 0)
+	var info []byte
+	for i := range n {
+		start := len(info)
+		info = binary.LittleEndian.AppendUint32(append(info, 0, 0, 0, 0, 4, 0), offs[i])
+		info = append(binary.AppendUvarint(append(info, 8), uint64(i+1)), 'c', 0, langC99, 0)
+		binary.LittleEndian.PutUint32(info[start:], uint32(len(info)-start-4))
+	}
+	return debugELFSections(elfSection{".debug_abbrev", ab}, elfSection{".debug_info", info})
 }
