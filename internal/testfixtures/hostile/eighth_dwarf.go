@@ -982,31 +982,23 @@ func RetagDWARF(data []byte, from, to byte, nth int) ([]byte, bool) {
 // (DW_FORM_ref4) of the nth (from 0) DIE that has one pointed at that
 // DIE: a type of itself.
 func SelfRef(data []byte, nth int) ([]byte, bool) {
-	s, err := findSections(data)
-	if err != nil || s.info[1] == 0 {
-		return nil, false
-	}
-	out := bytes.Clone(data)
-	info := out[s.info[0] : s.info[0]+s.info[1]]
-	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]])
-	for _, a := range d.attrs {
-		if a.at == 0x49 && a.form == 0x13 {
-			if nth > 0 {
-				nth--
-				continue
-			}
-			x := d.dies[a.die]
-			binary.LittleEndian.PutUint32(info[a.pos:], uint32(x.off-d.units[x.unit].off))
-			return out, true
-		}
-	}
-	return nil, false
+	return retype(data, func(off int) (int, bool) {
+		nth--
+		return off, nth < 0
+	})
 }
 
 // PointRef returns data, an ELF object with DWARF, with the DW_AT_type
 // (DW_FORM_ref4) of the DIE at .debug_info offset die pointed at the DIE
 // at offset target, and whether that DIE has such an attribute.
 func PointRef(data []byte, die, target int) ([]byte, bool) {
+	return retype(data, func(off int) (int, bool) { return target, off == die })
+}
+
+// retype calls choose with the offset of each DIE that has a DW_AT_type
+// of DW_FORM_ref4, in order, and points the first one it chooses at the
+// offset it returns.
+func retype(data []byte, choose func(off int) (target int, ok bool)) ([]byte, bool) {
 	s, err := findSections(data)
 	if err != nil || s.info[1] == 0 {
 		return nil, false
@@ -1015,7 +1007,11 @@ func PointRef(data []byte, die, target int) ([]byte, bool) {
 	info := out[s.info[0] : s.info[0]+s.info[1]]
 	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]])
 	for _, a := range d.attrs {
-		if x := d.dies[a.die]; x.off == die && a.at == 0x49 && a.form == 0x13 {
+		if a.at != 0x49 || a.form != 0x13 {
+			continue
+		}
+		x := d.dies[a.die]
+		if target, ok := choose(x.off); ok {
 			binary.LittleEndian.PutUint32(info[a.pos:], uint32(target-d.units[x.unit].off))
 			return out, true
 		}
