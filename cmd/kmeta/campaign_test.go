@@ -83,17 +83,7 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	if err != nil {
 		t.Skip("the CLI fuzz campaign: needs prlimit (util-linux)")
 	}
-	dur := time.Minute
-	if v := os.Getenv("KMETA_CAMPAIGN"); v != "" {
-		if dur, err = time.ParseDuration(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("KMETA_CAMPAIGN_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (KMETA_CAMPAIGN_SEED), %v", seed, dur)
+	dur, seed := campaignSettings(t)
 	bin := buildRealKmeta(t)
 	dir := t.TempDir()
 	base := writeFile(t, dir, "base.btf", testfixtures.Read(t, testfixtures.DebianVmlinux))
@@ -150,6 +140,25 @@ func TestCLIFuzzCampaign(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d runs (%d held back), %d failures", runs.Load(), len(held), failures.Load())
+}
+
+// campaignSettings returns a campaign's duration (KMETA_CAMPAIGN, default
+// a minute) and seed (KMETA_CAMPAIGN_SEED, default the time), and logs
+// them.
+func campaignSettings(t *testing.T) (time.Duration, uint64) {
+	dur := time.Minute
+	if v := os.Getenv("KMETA_CAMPAIGN"); v != "" {
+		var err error
+		if dur, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("KMETA_CAMPAIGN_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (KMETA_CAMPAIGN_SEED), %v", seed, dur)
+	return dur, seed
 }
 
 // campaignArgs picks a command to run on in. objOnly says that the command
