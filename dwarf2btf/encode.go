@@ -147,14 +147,18 @@ func Encode(ctx context.Context, data []byte, opts Options, out builder.Options)
 		opts.Encoded()
 	}
 	if info.compat != CompatLinux7 {
-		return m.DedupContext(ctx, out) // raw, as it is, for no option
+		raw, err := m.DedupContext(ctx, out) // raw, as it is, for no option
+		if err != nil {
+			return nil, pkgerr.Errorf("dwarf2btf: %w", err)
+		}
+		return raw, nil
 	}
 	if out.ByteOrder != nil && !isNative(out.ByteOrder) {
 		return nil, fmt.Errorf("dwarf2btf: linux-7 encoding in the byte order opposite to the host's is not supported")
 	}
 	raw, err := m.DedupContext(ctx, builder.Options{})
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("dwarf2btf: %w", err)
 	}
 	var kf []btfids.Kfunc
 	if info.kfuncs != nil {

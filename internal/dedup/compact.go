@@ -112,6 +112,15 @@ func (d *state) compactible(i uint32, r record) (uint32, bool) {
 	return c, true
 }
 
+// compactibleBelow is compactible for a record of index i below hi, and
+// false for any other.
+func (d *state) compactibleBelow(i, hi uint32, r record) (uint32, bool) {
+	if i >= hi {
+		return 0, false
+	}
+	return d.compactible(i, r)
+}
+
 // compactRecs rewrites the records the struct pass has decided since the last
 // call (from d.pipe.compacted up to d.pipe.structDone), compacting those
 // it can and moving the rest down, and the records after them too. It
@@ -131,7 +140,10 @@ func (d *state) compactRecs() {
 	for i := lo; i < n; i++ {
 		end := rs.off.at(i + 1)
 		r := record(rs.w[start:end:end])
-		if c, ok := d.compactible(i, r); i < hi && ok {
+		// Only records the struct pass decided (i < hi) are asked: the
+		// maps and kinds do not reach the records after the closed
+		// prefix (a unit may refer past its last type: pipeline.advance).
+		if c, ok := d.compactibleBelow(i, hi, r); ok {
 			// The words are written over r's first ones, or before
 			// them: at <= start.
 			info := r[wInfo]
