@@ -1,10 +1,10 @@
 package dwarf2btf_test
 
 import (
-	"runtime/debug"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 	"strings"
 	"testing"
 
