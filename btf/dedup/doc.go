@@ -67,10 +67,12 @@
 // read, and a reference to an id never added, which a Builder allows until
 // it is marshalled, is an error before deduplication starts. Every allocation is bounded
 // by the size of the inputs (ids, strings and records are counted before
-// they are stored). The recursive steps of the algorithm (graph comparison,
-// reference resolution) are bounded by a depth limit and report an error
-// instead of exhausting the stack on hostile input; a reference cycle that
-// passes through no struct, union or typedef is an error, as in libbpf.
+// they are stored). The steps libbpf takes by recursion (graph comparison,
+// reference resolution) keep explicit stacks on the heap, bounded by the
+// input, so that graphs nested as deeply as the input allows (a ring of
+// 100,000 structs each holding the next) deduplicate as in libbpf, on a
+// small goroutine stack; a reference cycle that passes through no struct,
+// union or typedef is an error naming a type of the cycle, as in libbpf.
 // Where libbpf's comparisons are superlinear (deeply nested records that
 // all look alike), deep signatures skip those that must fail, and
 // Merger.DedupContext stops within milliseconds of its context. The
