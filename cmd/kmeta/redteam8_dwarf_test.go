@@ -278,6 +278,7 @@ func (e *rt8Env) keepInput(n int, in rt8Input) string {
 }
 
 func TestRedteam8DWARF(t *testing.T) {
+	t.Parallel() // beside TestCLIFuzzCampaign in .ci/run
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the eighth campaign, DWARF mutated by structure through btf encode and pahole -J: set KMETA_HEAVY=1")
 	}
