@@ -115,33 +115,44 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBatchOutputs(kernels, outs, f.dir); err != nil {
+		return err
+	}
 	objs, closeObjs, err := c.openObjects(f.objs)
 	if err != nil {
 		return err
 	}
 	defer closeObjs()
-	if err := makeOutputDirs(outs); err != nil {
+	made, err := makeOutputDirs(outs)
+	if err != nil {
+		removeDirs(made)
 		return err
 	}
 	var batch atomicfile.Batch
-	failed := make([][]string, len(kernels))
+	report := newRelocReport(f.dir, len(kernels))
+	defer report.close()
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("min", len(kernels))}
 	err = workpool.ForEach(c.ctx, len(kernels), pool, func(i int) error {
 		k := kernels[i].path
-		var err error
-		if failed[i], err = c.minOne(&batch, k, outs[i], objs, f, opts); err != nil {
+		failed, err := c.minOne(&batch, k, outs[i], objs, f, opts)
+		if err == nil {
+			err = report.add(i, kernels[i].out, failed)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 		return nil
 	})
 	if err != nil {
 		batch.Abort()
+		removeDirs(made)
 		return err
 	}
 	if err := batch.Commit(); err != nil {
+		removeDirs(made)
 		return err
 	}
-	return c.printFailedRelos(kernels, failed)
+	return report.writeTo(c.out())
 }
 
 // minOne writes the minimal BTF of one kernel into the batch, and returns
