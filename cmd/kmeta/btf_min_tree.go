@@ -49,7 +49,7 @@ func isTreeKernel(name string) bool {
 
 // batchKernels lists the kernels of a batch: a file argument is one
 // kernel, written under its own name; a directory argument is walked (in
-// lexical order, symbolic links not followed), and each kernel file in it
+// lexical order, symbolic links in it not followed), and each kernel file in it
 // (isTreeKernel) is written at the same path relative to the directory.
 // The output directory outDir is not walked, should it be inside one.
 func batchKernels(args []string, outDir string) ([]batchKernel, error) {
@@ -62,7 +62,14 @@ func batchKernels(args []string, outDir string) ([]batchKernel, error) {
 			continue
 		}
 		n := len(ks)
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		root := a
+		if li, err := os.Lstat(a); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			// A link given as the tree itself (an archive kept on another
+			// disk) is followed, as the links inside it are not: WalkDir
+			// does not follow its root, unless a separator ends it.
+			root = a + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

@@ -105,7 +105,8 @@ func rt8Want(t *testing.T, s hostile.ArchiveShape, cmd string, err error, want s
 // TestRedteam8MinTreeShapes runs btf min -d on trees that are not just
 // kernels: a symbolic link loop, links and a FIFO named like kernels
 // (passed over: the walk follows no link and reads regular files only), a
-// directory named like a kernel, and outputs that cannot all be written:
+// directory named like a kernel, the tree given as a link (followed), and
+// outputs that cannot all be written:
 // RELEASE.btf.tar beside a directory RELEASE.btf/ of kernels, or a
 // directory in OUTDIR where an output goes. Those are refused before any
 // work, in one line, and OUTDIR is left as it was.
@@ -142,6 +143,21 @@ func TestRedteam8MinTreeShapes(t *testing.T) {
 	})
 	if want := []string{"/a/dir.btf/k2.btf", "/a/k.btf"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("min -d wrote %q, want %q", got, want)
+	}
+
+	// The tree given as a symbolic link to it is walked all the same.
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(tree, link); err != nil {
+		t.Fatal(err)
+	}
+	linkOut := filepath.Join(dir, "linkout")
+	if err := os.Mkdir(linkOut, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kmeta(t, nil, "btf", "min", "-d", linkOut, "--obj", obj, link); err != nil {
+		t.Errorf("min -d of a link to the tree: %v", err)
+	} else if _, err := os.Stat(filepath.Join(linkOut, "a", "dir.btf", "k2.btf")); err != nil {
+		t.Errorf("min -d of a link to the tree: %v", err)
 	}
 
 	// An output that is another's directory; a directory in the way.
