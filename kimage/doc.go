@@ -58,7 +58,8 @@
 // the ar headers and the RPM headers are checked against the data before
 // use; a cpio file name is at most 4,096 bytes, and a cpio file is
 // streamed, never allocated at its claimed size (one that ends early is an
-// error), and at most 65,536 hard links wait for their file's contents; every
+// error), and the hard links that wait for their file's contents hold at most
+// 4 MiB; every
 // kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.

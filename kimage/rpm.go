@@ -171,9 +171,15 @@ func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 // pad4 is how many bytes pad n to a multiple of 4.
 func pad4(n uint64) uint64 { return (4 - n%4) % 4 }
 
-// maxPendingLinks bounds the hard links walkCpio holds while they wait
-// for their file's contents: a kernel package has a few dozen.
-const maxPendingLinks = 65536
+// maxPendingLinks bounds what walkCpio holds of the hard links that wait
+// for their file's contents: each costs its name and linkCost bytes. A
+// kernel package has a few dozen; 4 MiB hold 65,536 links of short names,
+// or a thousand of the longest (4,096 bytes): 60,000 such links, held by
+// count alone, took 406 MB.
+const (
+	maxPendingLinks = 4 << 20
+	linkCost        = 64
+)
 
 // walkCpio calls fn for each regular file of the cpio archive r, with its
 // path without a leading "./" or "/".
@@ -244,7 +250,7 @@ func callEach(names []string, size int64, body *cpioBody, fn func(string, int64,
 // file's contents.
 type cpioLinks struct {
 	sets  map[cpioLinkKey]*cpioLinkSet
-	n     int // links held
+	size  int // bytes held: names and linkCost each
 	order int // sets met
 }
 
@@ -264,11 +270,13 @@ func (l *cpioLinks) add(e cpioEntry, name string) ([]string, error) {
 			return []string{name}, nil
 		}
 		delete(l.sets, e.link)
-		l.n -= len(set.names)
+		for _, n := range set.names {
+			l.size -= len(n) + linkCost
+		}
 		return append(set.names, name), nil
 	}
-	if l.n == maxPendingLinks {
-		return nil, fmt.Errorf("kimage: package payload: %s: more than %d hard links wait for their file's contents", name, maxPendingLinks)
+	if l.size+len(name)+linkCost > maxPendingLinks {
+		return nil, fmt.Errorf("kimage: package payload: %s: hard links waiting for their file's contents take more than %d MiB", name, maxPendingLinks>>20)
 	}
 	if set == nil {
 		set = &cpioLinkSet{first: l.order}
@@ -276,7 +284,7 @@ func (l *cpioLinks) add(e cpioEntry, name string) ([]string, error) {
 		l.order++
 	}
 	set.names = append(set.names, name)
-	l.n++
+	l.size += len(name) + linkCost
 	return nil, nil
 }
 
