@@ -280,3 +280,41 @@ func TestRedteam8ArchivesPeakRSS(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam8RPMHardLinks runs btf dump and btf find --package on RPM
+// packages of hard links whose contents never come: a million of short
+// names, and 60,000 of 4,000-byte names (406 MB when waiting links were
+// bounded by their count): one line of error each, with and without
+// --max-input 64M, and under KMETA_HEAVY, in a few MB above the binary's.
+func TestRedteam8RPMHardLinks(t *testing.T) {
+	t.Parallel()
+	heavy := os.Getenv("KMETA_HEAVY") == "1"
+	dir := t.TempDir()
+	for _, c := range []struct{ n, nameLen int }{{1_000_000, 8}, {60_000, 4000}} {
+		if !heavy {
+			c.n /= 20
+		}
+		pkg, err := hostile.RPMHardLinks(c.n, c.nameLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := writeFile(t, dir, fmt.Sprintf("links-%d-%d.rpm", c.n, c.nameLen), pkg)
+		for _, args := range [][]string{
+			{"btf", "dump", in}, {"btf", "dump", in, "--max-input", "64M"},
+			{"btf", "find", "--kernel", "--package", in, "task_struct"},
+		} {
+			_, err := kmeta(t, nil, args...)
+			if err == nil || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v: %v, want one line of error", args, err)
+			}
+			if !heavy {
+				continue
+			}
+			timeBin := gnuTime(t)
+			peak, code, stderr := peakRSS(t, timeBin, buildRealKmeta(t), args...)
+			if code != 2 || strings.Count(stderr, "\n") != 1 || peak > 40<<20 {
+				t.Errorf("%v: status %d, peak %d MB: %s", args, code, peak>>20, firstLine(stderr))
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,8 @@ import (
 
 // Shapes of the eighth campaign (issue 37): BTFHub's archives
 // (RELEASE.btf.tar, compressed) and trees of them
-// (DISTRO/VERSION/ARCH/RELEASE.btf.tar.xz), as btf min -d reads them.
+// (DISTRO/VERSION/ARCH/RELEASE.btf.tar.xz), as btf min -d reads them, and
+// RPM packages of hard links.
 
 // ArchiveShape is a hostile tar archive around one kernel's BTF.
 type ArchiveShape int
@@ -148,4 +150,30 @@ func WriteKernelTree(dir string, n int, raw []byte) ([]string, error) {
 		}
 	}
 	return rels, nil
+}
+
+// RPMHardLinks returns an RPM package (as RPMZstd's) whose payload is n
+// hard links of size 0, each to a file of its own whose contents never
+// come (rpm stores them with a set's last link), named by nameLen bytes:
+// a reader that holds each waiting link's name holds n * nameLen bytes.
+func RPMHardLinks(n, nameLen int) ([]byte, error) {
+	return rpmOfCpio(func(w io.Writer) error {
+		for i := range n {
+			name := fmt.Sprintf("usr/share/%0*d", nameLen, i)
+			if err := writeCpioLink(w, uint32(i+1), 2, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeCpioLink writes one "new ASCII" cpio entry of an empty regular
+// file with inode ino and nlink links.
+func writeCpioLink(w io.Writer, ino, nlink uint32, name string) error {
+	h := fmt.Sprintf("070701%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x",
+		ino, 0o100644, 0, 0, nlink, 0, 0, 0, 0, 0, 0, len(name)+1, 0)
+	head := append(append([]byte(h), name...), 0)
+	_, err := w.Write(append(head, make([]byte, (4-len(head)%4)%4)...))
+	return err
 }
