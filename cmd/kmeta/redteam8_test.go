@@ -205,6 +205,16 @@ func TestRedteam8MinTreeShapes(t *testing.T) {
 	}
 }
 
+// rt8Heavy skips a test of the peak RSS of what, unless KMETA_HEAVY=1, and
+// returns GNU time, the real binary, BTF of one int and a directory.
+func rt8Heavy(t *testing.T, what string) (timeBin, bin string, raw []byte, dir string) {
+	t.Helper()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip(what + ", peak RSS: set KMETA_HEAVY=1")
+	}
+	return gnuTime(t), buildRealKmeta(t), rt8IntBTF(t), t.TempDir()
+}
+
 // TestRedteam8MinReportPeakRSS runs btf min -d with the four test objects
 // on 5,000 kernels of one type (int), on which every relocation fails:
 // 38 MB of report from 220 KB of kernels. It held the report in memory
@@ -212,13 +222,7 @@ func TestRedteam8MinTreeShapes(t *testing.T) {
 // waits in a file, and the peak stays within min -d's 2 S + 20 MB and
 // 1.5 KB a kernel.
 func TestRedteam8MinReportPeakRSS(t *testing.T) {
-	if os.Getenv("KMETA_HEAVY") != "1" {
-		t.Skip("btf min -d over 5,000 kernels with every relocation failing, peak RSS: set KMETA_HEAVY=1")
-	}
-	timeBin := gnuTime(t)
-	bin := buildRealKmeta(t)
-	raw := rt8IntBTF(t)
-	dir := t.TempDir()
+	timeBin, bin, raw, dir := rt8Heavy(t, "btf min -d over 5,000 kernels with every relocation failing")
 	rels, err := hostile.WriteKernelTree(filepath.Join(dir, "tree"), 5000, raw)
 	if err != nil {
 		t.Fatal(err)
@@ -251,13 +255,7 @@ func TestRedteam8MinReportPeakRSS(t *testing.T) {
 // reading commands' 2 S + 20 MB, S being the archive (as it is what a
 // .btf.tar.xz inflates to).
 func TestRedteam8ArchivesPeakRSS(t *testing.T) {
-	if os.Getenv("KMETA_HEAVY") != "1" {
-		t.Skip("archives of 100,000 entries through the reading commands, peak RSS: set KMETA_HEAVY=1")
-	}
-	timeBin := gnuTime(t)
-	bin := buildRealKmeta(t)
-	raw := rt8IntBTF(t)
-	dir := t.TempDir()
+	timeBin, bin, raw, dir := rt8Heavy(t, "archives of 100,000 entries through the reading commands")
 	obj := writeFile(t, dir, "prog.bpf.o", testfixtures.Read(t, "elf/prog.bpf.o.gz"))
 	for _, c := range []struct {
 		s hostile.ArchiveShape
