@@ -316,3 +316,27 @@ func TestRedteam8RPMHardLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam8EncodeEachLink: btf encode --each on a symbolic link to a
+// directory of modules encodes them; it said "no module" (WalkDir does
+// not follow its root), as btf min -d did for a linked tree.
+func TestRedteam8EncodeEachLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mods"), "tags.ko", testfixtures.Read(t, "dwarf/tags-x86_64.o.gz"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "mods"), link); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := testfixtures.File(t, "pahole/dwarf/kinds-x86_64.btf.gz")
+	if _, err := kmeta(t, nil, "btf", "encode", "--each", "-B", base, "-d", out, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tags.btf")); err != nil {
+		t.Error(err)
+	}
+}
