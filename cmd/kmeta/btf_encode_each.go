@@ -122,13 +122,7 @@ func findModules(paths []string) ([]string, error) {
 			mods = append(mods, p)
 			continue
 		}
-		// WalkDir does not follow its root: a separator after a link
-		// given as the directory makes it (btf min -d does the same).
-		root := p
-		if li, err := os.Lstat(p); err == nil && li.Mode()&fs.ModeSymlink != 0 {
-			root = p + string(filepath.Separator)
-		}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(walkRoot(p), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

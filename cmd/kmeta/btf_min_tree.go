@@ -62,14 +62,7 @@ func batchKernels(args []string, outDir string) ([]batchKernel, error) {
 			continue
 		}
 		n := len(ks)
-		root := a
-		if li, err := os.Lstat(a); err == nil && li.Mode()&fs.ModeSymlink != 0 {
-			// A link given as the tree itself (an archive kept on another
-			// disk) is followed, as the links inside it are not: WalkDir
-			// does not follow its root, unless a separator ends it.
-			root = a + string(filepath.Separator)
-		}
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(walkRoot(a), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -96,6 +89,17 @@ func batchKernels(args []string, outDir string) ([]batchKernel, error) {
 		}
 	}
 	return ks, nil
+}
+
+// walkRoot returns the root to walk for the directory argument dir: a
+// link given as the directory itself (an archive kept on another disk) is
+// followed, as the links inside it are not. filepath.WalkDir does not
+// follow its root, unless a separator ends it.
+func walkRoot(dir string) string {
+	if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		return dir + string(filepath.Separator)
+	}
+	return dir
 }
 
 // makeOutputDirs creates the subdirectories of dir that outs need, and
