@@ -236,7 +236,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 // one reads from it.
 func callEach(names []string, size int64, body *cpioBody, fn func(string, int64, io.Reader) error) error {
 	for _, n := range names {
-		if err := fn(n, size, body); err != nil {
+		if err := fn(n, size, &entryReader{r: body, name: n, size: size}); err != nil {
 			return err
 		}
 		if body.n < size {
