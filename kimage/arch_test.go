@@ -206,3 +206,34 @@ func TestBadArchImages(t *testing.T) {
 		t.Errorf("s390 image of false payloads: %v", err)
 	}
 }
+
+// TestCompressedImageOverDefaultLimit: an Image.gz over the default 1 GiB
+// limit (a sparse file: the image, then zeros) is read as a kernel image
+// under a caller's limit that admits it; it was told from other data
+// under the default limit, whatever the caller's, and read as BTF.
+func TestCompressedImageOverDefaultLimit(t *testing.T) {
+	img := archImages(t, smallBTF(t))["arm64 Image.gz"]
+	path := filepath.Join(t.TempDir(), "Image.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Write(img)
+	if err == nil {
+		err = f.Truncate(1<<30 + 1<<20)
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = kimage.OpenBTF(ctx, path, btf.Options{MaxSize: 2 << 30})
+	// The zeros after the gzip member make the image's reading fail; what
+	// matters is that it was read as one, not as BTF (bad magic).
+	if err == nil || !strings.Contains(err.Error(), "gzip payload") {
+		t.Errorf("a 1 GiB Image.gz under a 2 GiB limit: %v, want it read as an image", err)
+	}
+	_, err = kimage.OpenBTF(ctx, path, btf.Options{MaxSize: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("under a 1 MiB limit: %v, want the limit's error", err)
+	}
+}

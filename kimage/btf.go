@@ -37,7 +37,7 @@ func OpenBTF(ctx context.Context, path string, opts btf.Options) (*btf.Spec, err
 		if err == nil {
 			return s, nil
 		}
-		if !isCompressedImageFile(path) {
+		if !isCompressedImageFile(ctx, path, opts.MaxSize) {
 			return nil, pkgerr.Errorf("kimage: %w", err)
 		}
 	}
@@ -89,14 +89,16 @@ func isImageFile(path string) bool {
 }
 
 // isCompressedImageFile reports whether path is a regular file of
-// compressed data that inflates to a kernel Image (isCompressedImage). It
+// compressed data (Detect) that inflates to an arm64 or riscv64 Image
+// (isCompressedImage), read under the caller's limit and ctx: a file
+// over the default limit that the caller's admits is still recognized. It
 // is asked only once btf.Open has failed, so that a compressed ELF file
 // or BTF costs nothing more.
-func isCompressedImageFile(path string) bool {
+func isCompressedImageFile(ctx context.Context, path string, limit int64) bool {
 	if head, ok := fileHead(path); !ok || Detect(head) == Unknown {
 		return false
 	}
-	d, err := input.File(context.Background(), path, input.Options{})
+	d, err := input.File(ctx, path, input.Options{Limit: limit})
 	if err != nil {
 		return false
 	}

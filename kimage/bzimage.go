@@ -122,9 +122,32 @@ const sizeTrailer = 4
 // file, for an x86 bzImage) from its payload p in format f, and the size
 // it claims (0 if none). A claim over opts.MaxSize is refused; opts.MaxSize
 // also bounds what a decompressor keeps for its own use (dictionaries,
-// windows). Readers of the stream bound its size.
+// windows). Readers of the stream bound its size. Its read errors start
+// with "kimage: ", as the package's other errors do.
 func Decompress(p []byte, f Format, opts Options) (io.Reader, int64, error) {
-	return decompress(p, f, opts.MaxSize)
+	r, claim, err := decompress(p, f, opts.MaxSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &prefixReader{r: r, what: f.String() + " payload"}, claim, nil
+}
+
+// prefixReader is the reader Decompress and Kernel return: a
+// decompressor's, its errors said as the package's, after what it reads
+// (a truncated gzip payload said "flate: corrupt input before offset
+// 149"). The package's own readers of a payload use the decompressor's
+// reader and say what failed themselves.
+type prefixReader struct {
+	r    io.Reader
+	what string
+}
+
+func (p *prefixReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF {
+		err = pkgerr.Errorf("kimage: %s: %w", p.what, err)
+	}
+	return n, err
 }
 
 // decompress is Decompress under maxSize (0: input.DefaultLimit).

@@ -134,13 +134,31 @@ func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Read
 			continue
 		}
 		name := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
-		if err := fn(name, h.Size, tr); err != nil {
+		if err := fn(name, h.Size, &entryReader{r: tr, name: name, size: h.Size}); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil
 			}
 			return err
 		}
 	}
+}
+
+// entryReader reads a file of a package's archive for Walk's fn: its
+// errors (the archive ends before the file does, the data does not
+// inflate, the limit of what it inflates to) are said as the package's,
+// after the file's name, not as a bare "unexpected EOF".
+type entryReader struct {
+	r    io.Reader
+	name string
+	size int64
+}
+
+func (e *entryReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = pkgerr.Errorf("kimage: package payload: %s (%d bytes): %w", e.name, e.size, err)
+	}
+	return n, err
 }
 
 // IsVmlinuz reports whether a package path is a kernel image:

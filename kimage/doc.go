@@ -42,7 +42,9 @@
 // header, a header, then a cpio archive compressed with gzip, xz or zstd)
 // is walked the same way; Fedora's and RHEL's kernel-core installs its
 // image as lib/modules/RELEASE/vmlinuz, and kernel-debuginfo its vmlinux
-// with DWARF under usr/lib/debug (IsDebugVmlinux).
+// with DWARF under usr/lib/debug (IsDebugVmlinux). rpm stores a set of
+// hard links' contents with the last link of the set; Walk gives them to
+// the first name of the set that reads them.
 //
 // # Concurrency
 //
@@ -56,7 +58,8 @@
 // the ar headers and the RPM headers are checked against the data before
 // use; a cpio file name is at most 4,096 bytes, and a cpio file is
 // streamed, never allocated at its claimed size (one that ends early is an
-// error); every
+// error), and the hard links that wait for their file's contents hold at most
+// 4 MiB; every
 // kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
 // over the limit is refused before it is read; decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.

@@ -58,7 +58,8 @@ func FuzzKernel(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+		_, err = io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+		fuzztest.CheckError(t, "kimage", err)
 	})
 }
 

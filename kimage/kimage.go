@@ -22,7 +22,11 @@ import (
 func Kernel(ctx context.Context, data []byte, opts Options) (io.Reader, int64, error) {
 	maxSize := opts.MaxSize
 	if !IsDeb(data) && !IsRPM(data) {
-		return imageKernel(ctx, data, maxSize)
+		r, claim, err := imageKernel(ctx, data, maxSize)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &prefixReader{r: r, what: "kernel"}, claim, nil
 	}
 	d, name, _, err := debKernel(ctx, data, maxSize, false)
 	if err != nil {
@@ -34,7 +38,7 @@ func Kernel(ctx context.Context, data []byte, opts Options) (io.Reader, int64, e
 	if err != nil {
 		return nil, 0, pkgerr.Errorf("kimage: %s: %w", name, err)
 	}
-	return r, claim, nil
+	return &prefixReader{r: r, what: name}, claim, nil
 }
 
 // imageKernel is Kernel for an image: a bzImage's kernel is streamed, the

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,7 +120,12 @@ const (
 // cpioEntry is one header of a "new ASCII" cpio archive.
 type cpioEntry struct {
 	mode, size, nameSize uint64
+	nlink                uint64
+	link                 cpioLinkKey
 }
+
+// cpioLinkKey names the file a hard link is to: its inode and device.
+type cpioLinkKey struct{ ino, major, minor uint64 }
 
 // readCpioHeader reads the header of the next entry of r and its name.
 func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
@@ -146,7 +153,7 @@ func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 	for _, f := range []struct {
 		i int
 		v *uint64
-	}{{1, &e.mode}, {6, &e.size}, {11, &e.nameSize}} {
+	}{{0, &e.link.ino}, {1, &e.mode}, {4, &e.nlink}, {6, &e.size}, {7, &e.link.major}, {8, &e.link.minor}, {11, &e.nameSize}} {
 		if *f.v, err = field(f.i); err != nil {
 			return e, "", err
 		}
@@ -164,9 +171,29 @@ func readCpioHeader(r io.Reader) (cpioEntry, string, error) {
 // pad4 is how many bytes pad n to a multiple of 4.
 func pad4(n uint64) uint64 { return (4 - n%4) % 4 }
 
+// maxPendingLinks bounds what walkCpio holds of the hard links that wait
+// for their file's contents: each costs its name and linkCost bytes. A
+// kernel package has a few dozen; 4 MiB hold 65,536 links of short names,
+// or a thousand of the longest (4,096 bytes): 60,000 such links, held by
+// count alone, took 406 MB.
+const (
+	maxPendingLinks = 4 << 20
+	linkCost        = 64
+)
+
 // walkCpio calls fn for each regular file of the cpio archive r, with its
 // path without a leading "./" or "/".
+//
+// rpm writes the contents of a set of hard links once, with the last link
+// of the set in the archive; the others come first, of size 0 (rpm's
+// lib/fsm.c, lib/cpio.c: a set is the files of one inode and device). So a
+// link of size 0 whose link count is over 1 waits for the link that brings
+// the contents, and then fn is called for each name of the set in archive
+// order, with the contents, until one reads them (reading nothing passes
+// them to the next name). Links whose contents never come are empty files,
+// given to fn at the end of the archive.
 func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader) error) error {
+	links := cpioLinks{sets: map[cpioLinkKey]*cpioLinkSet{}}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -176,12 +203,21 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 			return pkgerr.Errorf("kimage: package payload: %w", err)
 		}
 		if name == cpioTrailer {
+			if err := callEach(links.rest(), 0, &cpioBody{r: r}, fn); !errors.Is(err, ErrStop) {
+				return err
+			}
 			return nil
 		}
 		body := &cpioBody{r: r, n: int64(e.size)}
 		if e.mode&sIFMT == sIFREG {
 			name = strings.TrimPrefix(path.Clean("/"+name), "/")
-			if err := fn(name, int64(e.size), body); err != nil {
+			names := []string{name}
+			if e.nlink > 1 {
+				if names, err = links.add(e, name); err != nil {
+					return err
+				}
+			}
+			if err := callEach(names, int64(e.size), body, fn); err != nil {
 				if errors.Is(err, ErrStop) {
 					return nil
 				}
@@ -194,6 +230,73 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 			return pkgerr.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
 		}
 	}
+}
+
+// callEach calls fn for each name with body, a file of size bytes, until
+// one reads from it.
+func callEach(names []string, size int64, body *cpioBody, fn func(string, int64, io.Reader) error) error {
+	for _, n := range names {
+		if err := fn(n, size, &entryReader{r: body, name: n, size: size}); err != nil {
+			return err
+		}
+		if body.n < size {
+			return nil
+		}
+	}
+	return nil
+}
+
+// cpioLinks are the hard links of a cpio archive that wait for their
+// file's contents.
+type cpioLinks struct {
+	sets  map[cpioLinkKey]*cpioLinkSet
+	size  int // bytes held: names and linkCost each
+	order int // sets met
+}
+
+// cpioLinkSet is the names of one file met so far, and when the first was.
+type cpioLinkSet struct {
+	names []string
+	first int
+}
+
+// add takes the hard link e, named name: a link of size 0 waits (add
+// returns no name); one with contents returns the names of its set, the
+// waiting ones first, its own last.
+func (l *cpioLinks) add(e cpioEntry, name string) ([]string, error) {
+	set := l.sets[e.link]
+	if e.size > 0 {
+		if set == nil {
+			return []string{name}, nil
+		}
+		delete(l.sets, e.link)
+		for _, n := range set.names {
+			l.size -= len(n) + linkCost
+		}
+		return append(set.names, name), nil
+	}
+	if l.size+len(name)+linkCost > maxPendingLinks {
+		return nil, fmt.Errorf("kimage: package payload: %s: hard links waiting for their file's contents take more than %d MiB", name, maxPendingLinks>>20)
+	}
+	if set == nil {
+		set = &cpioLinkSet{first: l.order}
+		l.sets[e.link] = set
+		l.order++
+	}
+	set.names = append(set.names, name)
+	l.size += len(name) + linkCost
+	return nil, nil
+}
+
+// rest returns the names of the links whose contents never came, set by
+// set in the order the archive met them.
+func (l *cpioLinks) rest() []string {
+	sets := slices.SortedFunc(maps.Values(l.sets), func(a, b *cpioLinkSet) int { return a.first - b.first })
+	var names []string
+	for _, s := range sets {
+		names = append(names, s.names...)
+	}
+	return names
 }
 
 // cpioBody reads the n bytes of a file in a cpio archive: an archive

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,4 +164,100 @@ func FuzzRPM(f *testing.F) {
 			p.Modules()
 		}
 	})
+}
+
+// cpioLink returns one "new ASCII" cpio entry of a regular file that is
+// a hard link: ino names its file, nlink counts its links.
+func cpioLink(name string, ino, nlink uint32, data []byte) []byte {
+	e := cpioEntry("070701", name, 0o100644, data)
+	copy(e[6:], fmt.Sprintf("%08x", ino))
+	copy(e[6+8*4:], fmt.Sprintf("%08x", nlink))
+	return e
+}
+
+// onDevice sets the device major number of the cpio entry e.
+func onDevice(e []byte, major uint32) []byte {
+	copy(e[6+8*7:], fmt.Sprintf("%08x", major))
+	return e
+}
+
+// TestRPMHardLinks: rpm writes a set of hard links' contents once, with
+// the last link; the earlier ones are empty in the archive. Walk gives
+// the contents to the first name of the set that reads them, wherever
+// it comes, and links whose contents never come as empty files.
+func TestRPMHardLinks(t *testing.T) {
+	kernel := []byte("the kernel")
+	trailer := cpioEntry("070701", "TRAILER!!!", 0, nil)
+	cat := func(es ...[]byte) []byte { return rpmOf(bytes.Join(append(es, trailer), nil)) }
+	for name, c := range map[string]struct {
+		rpm  []byte
+		skip string // a name whose file the walk does not read
+		want string
+	}{
+		"first link empty": {cat(cpioLink("./boot/vmlinuz-6.1.0", 7, 2, nil), cpioLink("./etc/other", 8, 1, []byte("x")), cpioLink("./lib/modules/6.1.0/vmlinuz", 7, 2, kernel)),
+			"", "etc/other=x boot/vmlinuz-6.1.0=the kernel"},
+		"first link passed over": {cat(cpioLink("./boot/vmlinuz-6.1.0", 7, 2, nil), cpioLink("./lib/modules/6.1.0/vmlinuz", 7, 2, kernel)),
+			"boot/vmlinuz-6.1.0", "lib/modules/6.1.0/vmlinuz=the kernel"},
+		"empty set": {cat(cpioLink("./a", 9, 2, nil), cpioLink("./c", 10, 1, []byte("y")), cpioLink("./b", 9, 2, nil)),
+			"", "c=y a= b="},
+		"link count 2^32-1": {cat(cpioLink("./a", 9, 0xffffffff, nil), cpioLink("./b", 9, 0xffffffff, kernel)),
+			"", "a=the kernel"},
+		"two contents": {cat(cpioLink("./a", 9, 2, []byte("1")), cpioLink("./b", 9, 2, []byte("2"))),
+			"", "a=1 b=2"},
+		"other device": {cat(cpioLink("./a", 9, 2, nil), onDevice(cpioLink("./b", 9, 2, kernel), 1)),
+			"", "b=the kernel a="},
+	} {
+		var got []string
+		err := kimage.Walk(context.Background(), c.rpm, kimage.Options{}, func(name string, size int64, r io.Reader) error {
+			if name == c.skip {
+				return nil
+			}
+			data, err := io.ReadAll(r)
+			got = append(got, name+"="+string(data))
+			return err
+		})
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, c.want)
+		}
+	}
+
+	// What waits is bounded by the names' bytes, not by their count.
+	for _, c := range []struct{ n, name int }{{65537, 8}, {1100, 4000}} {
+		var many bytes.Buffer
+		for i := range c.n {
+			many.Write(cpioLink(fmt.Sprintf("%0*d", c.name, i), uint32(i), 2, nil))
+		}
+		err := kimage.Walk(context.Background(), cat(many.Bytes()), kimage.Options{}, func(string, int64, io.Reader) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "hard links waiting for their file's contents take more than 4 MiB") {
+			t.Errorf("%d waiting links of %d bytes: %v", c.n, c.name, err)
+		}
+	}
+}
+
+// TestRPMHardLinkedKernel: a kernel-core RPM whose vmlinuz is a hard link
+// listed first, empty, before the link that holds the image, gives its
+// kernel's BTF.
+func TestRPMHardLinkedKernel(t *testing.T) {
+	ctx := context.Background()
+	deb, err := os.ReadFile(demoPackage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image, _, err := kimage.Vmlinuz(ctx, deb, kimage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rpm := rpmOf(bytes.Join([][]byte{
+		cpioLink("./boot/vmlinuz-6.1.0-demo", 3, 2, nil),
+		cpioLink("./lib/modules/6.1.0-demo/vmlinuz", 3, 2, image),
+		cpioEntry("070701", "TRAILER!!!", 0, nil),
+	}, nil))
+	s, err := kimage.ReadBTF(ctx, bytes.NewReader(rpm), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.NumTypes() == 0 {
+		t.Error("no types")
+	}
 }

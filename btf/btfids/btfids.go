@@ -17,7 +17,9 @@
 //
 // # Security
 //
-// The input is parsed and validated as btf.Parse does with a base; every lookup is
+// Finalize parses and validates the input as btf.Parse does with a base;
+// Edit checks the header, the sections' bounds and the records' layout, and
+// passes the rest through for its caller's parse to check. Every lookup is
 // bounded by the input; malformed input gives an error, never a panic.
 package btfids
 

@@ -122,7 +122,7 @@ func findModules(paths []string) ([]string, error) {
 			mods = append(mods, p)
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(walkRoot(p), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

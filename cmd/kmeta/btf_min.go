@@ -48,7 +48,11 @@ Ki that is a directory is a BTFHub-style tree
 (DISTRO/VERSION/ARCH/RELEASE.btf.tar.xz, as BTFHub archives kernels): each
 *.btf file in it, also as .btf.tar and compressed, gives
 OUTDIR/DISTRO/VERSION/ARCH/RELEASE.btf, uncompressed, the tree that
-BTFHub's btfgen.sh writes and tracee and Inspektor Gadget embed. Then, for
+BTFHub's btfgen.sh writes and tracee and Inspektor Gadget embed (a link
+given as Ki is followed, links inside it are not). Outputs that cannot
+all be written (one where another's directory goes, a directory in the
+way) are refused before any work, and a batch that fails leaves OUTDIR
+as it was. Then, for
 each kernel in turn, every relocation that fails on it is printed, as
 "btf core" prints it, after the output's path and the object's name: the
 programs would not load on that kernel unless the instruction is dead

@@ -45,9 +45,14 @@ func TestInputLimit(t *testing.T) {
 	}
 }
 
+// writeFile writes data to dir/name, making dir if it does not exist,
+// and returns the path.
 func writeFile(tb testing.TB, dir, name string, data []byte) string {
 	tb.Helper()
 	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		tb.Fatal(err)
 	}

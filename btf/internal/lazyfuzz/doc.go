@@ -5,5 +5,7 @@
 // Spec checks a record's references only when a view of it is handed out,
 // so a consumer that reads records in bulk must check the Spec first
 // (btf.Spec.Check): the property is that a lazy Spec is as safe as an eager
-// one, and gives the same results where the eager open succeeds.
+// one, and gives the same results where the eager open succeeds. It also
+// holds FuzzParsers, which runs the parsers of user-given strings (sizes,
+// kinds, compat names, kernel releases) of the packages it imports.
 package lazyfuzz

@@ -99,11 +99,23 @@ func DebZstd(files []PackageFile) ([]byte, error) {
 // headers) whose payload is the "new ASCII" cpio archive of files, in
 // order, compressed with zstd.
 func RPMZstd(files []PackageFile) ([]byte, error) {
-	payload, err := zstdOf(func(w io.Writer) error {
+	return rpmOfCpio(func(w io.Writer) error {
 		for i, f := range files {
 			if err := writeCpio(w, uint32(i+1), f.Name, 0o100644, f); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// rpmOfCpio returns an RPM package (a lead, empty signature and main
+// headers) whose payload is the cpio entries that write writes and the
+// trailer, compressed with zstd.
+func rpmOfCpio(write func(w io.Writer) error) ([]byte, error) {
+	payload, err := zstdOf(func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
 		}
 		return writeCpio(w, 0, "TRAILER!!!", 0, PackageFile{})
 	})
