@@ -212,6 +212,14 @@ func (cu *cuData) reset(u unitHeader) {
 	cu.addrSize = u.addrSize
 }
 
+// indexParams indexes the n parameters at lo of cu.params, a
+// subroutine's or function's, each reserved when read.
+func (cu *cuData) indexParams(lo, n int32) {
+	for i := lo; i < lo+n; i++ {
+		cu.index(cu.params[i].off, idxParam, int(i))
+	}
+}
+
 func (cu *cuData) index(off uint32, kind int32, i int) {
 	if i+1 < 1<<28 {
 		cu.idx.add(off, kind<<28|int32(i+1))
@@ -520,15 +528,14 @@ func (l *loader) newComposite(x *die, depth int) error {
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
-	memLo, annLo := len(l.mems), len(l.anns)
+	run, annLo := startRun(l.cu.members), len(l.anns)
 	idx := int32(0)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			l.mems = append(l.mems, member{})
-			newMember(&l.mems[len(l.mems)-1], l.r, c, isUnion)
+			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
 				lo := len(l.cu.annots)
@@ -546,12 +553,11 @@ func (l *loader) newComposite(x *die, depth int) error {
 		}
 		return l.processTag(c, d)
 	})
-	mems, anns := l.mems[memLo:], l.anns[annLo:]
-	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
-	l.cu.members = appendTable(l.cu.members, mems...)
+	anns := l.anns[annLo:]
+	t.lo, t.n = finish(&run, &l.cu.members, &l.mems)
 	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
-	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
+	l.anns = l.anns[:annLo]
 	id := l.appendType(off, t)
 	l.cu.typeAnn(id, annLo32, int32(len(anns)))
 	l.cu.typeSpec(id, spec)
@@ -583,14 +589,14 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
-	psLo := len(l.ps)
+	run := startRun(l.cu.params)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
+			*push(&run, &l.cu.params, &l.ps) = param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
 			return l.skip(c, d)
 		case dwTagUnspecParams:
 			t.set(typeUnspec, true)
@@ -598,13 +604,8 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 		}
 		return l.processTag(c, d)
 	})
-	ps := l.ps[psLo:]
-	t.lo, t.n = int32(len(l.cu.params)), int32(len(ps))
-	for i, p := range ps {
-		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
-	}
-	l.cu.params = appendTable(l.cu.params, ps...)
-	l.ps = l.ps[:psLo]
+	t.lo, t.n = finish(&run, &l.cu.params, &l.ps)
+	l.cu.indexParams(t.lo, t.n)
 	l.appendType(off, t)
 	return err
 }

@@ -316,6 +316,7 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		k = btf.KindUnion
 	}
 	r := orec{kind: k, name: t.name(), a: t.size, lo: int32(len(out.elems))}
+	out.elems = slices.Grow(out.elems, int(t.n))
 	for i := t.lo; i < t.lo+t.n; i++ {
 		m := &e.cu.members[i]
 		if !m.isMember {
@@ -352,6 +353,7 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 	if size > 4 && !noEnum64 {
 		r.kind, r.flag = btf.KindEnum64, t.is(typeSigned)
 	}
+	out.elems = slices.Grow(out.elems, int(t.n))
 	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
 		if len(v.name) == 0 {
 			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name())
@@ -380,6 +382,7 @@ func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
 		ret = 0
 	}
 	r := orec{kind: btf.KindFuncProto, a: ret, lo: int32(len(out.elems))}
+	out.elems = slices.Grow(out.elems, int(n)+1)
 	for _, p := range e.cu.params[lo : lo+n] {
 		out.elems = append(out.elems, oelem{name: p.name, ref: uint32(p.typeID)})
 	}

@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -338,7 +339,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 		if err := nameFirst(b, name); err != nil {
 			return 0, err
 		}
-		sc.members = sc.members[:0]
+		sc.members = slices.Grow(sc.members[:0], len(elems))
 		for _, e := range elems {
 			sc.members = append(sc.members, builder.Member{Name: view(e.name), Type: refOf(e.ref, off, index), BitOffset: e.b, BitfieldSize: e.c})
 		}
@@ -350,7 +351,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 		if err := nameFirst(b, name); err != nil {
 			return 0, err
 		}
-		sc.values = sc.values[:0]
+		sc.values = slices.Grow(sc.values[:0], len(elems))
 		for _, e := range elems {
 			sc.values = append(sc.values, builder.Enumerator{Name: view(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
 		}
@@ -362,7 +363,7 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 		}
 		return b.AddEnum64(name, r.a, r.flag, sc.values)
 	case btf.KindFuncProto:
-		sc.params = sc.params[:0]
+		sc.params = slices.Grow(sc.params[:0], len(elems))
 		for _, e := range elems {
 			sc.params = append(sc.params, builder.Param{Name: view(e.name), Type: refOf(e.ref, off, index)})
 		}
