@@ -49,22 +49,11 @@ const (
 )
 
 // name returns the type's name, nil if it has none.
-func (t *typeEntry) name() []byte {
-	if t.namep == nil {
-		return nil
-	}
-	return unsafe.Slice(t.namep, t.namen)
-}
+func (t *typeEntry) name() []byte { return viewOf(t.namep, t.namen) }
 
 // setName sets the type's name to b, a view that must stay valid as long
 // as the entry (nil: none).
-func (t *typeEntry) setName(b []byte) {
-	if b == nil {
-		t.namep, t.namen = nil, 0
-		return
-	}
-	t.namep, t.namen = unsafe.SliceData(b), uint32(len(b))
-}
+func (t *typeEntry) setName(b []byte) { t.namep, t.namen = ptrLen(b) }
 
 // is tells whether the type has flag f.
 func (t *typeEntry) is(f uint8) bool { return t.flags&f != 0 }
@@ -87,19 +76,69 @@ type typeSpec struct {
 	spec uint32
 }
 
+// member is one DW_TAG_member or DW_TAG_inheritance: 40 bytes, a unit's
+// members table holds every member of the unit (a struct of 65,535
+// members, 2.6 MB), so the name is a pointer and a length, DW_AT_type's
+// offset turns into the local id in place, as in typeEntry, and the byte
+// size keeps only what cacheByteSize reads of it.
 type member struct {
-	name        []byte
-	typeRef     uint32
-	typeID      int32
-	byteSize    uint64 // DW_AT_byte_size of the member
-	bitSize     uint64 // DW_AT_bit_size as the DWARF gives it, for messages
-	bitfield    uint8  // bitSize's low 8 bits, as pahole keeps it
-	dwBitOffset int8   // DW_AT_bit_offset (DWARF 2-4 bitfields)
-	hasBitOff   bool   // DW_AT_data_bit_offset present
+	namep   *byte  // the name (see name), nil if none
+	bitSize uint64 // DW_AT_bit_size as the DWARF gives it, for messages
+	namen   uint32
+	// typ is DW_AT_type: the target's .debug_info offset when loaded,
+	// its local type id (0 for void) once recoded (recodeType).
+	typ         uint32
+	byteSize    uint32 // DW_AT_byte_size, as memberByteSize keeps it
 	bitOffset   uint32 // final bit offset
 	byteOffset  uint32
-	isStatic    bool
-	isMember    bool // DW_TAG_member, not DW_TAG_inheritance
+	bitfield    uint8 // bitSize's low 8 bits, as pahole keeps it
+	dwBitOffset int8  // DW_AT_bit_offset (DWARF 2-4 bitfields)
+	flags       uint8 // memberDataBitOffset, memberStatic, memberIsMember
+}
+
+// The member stays within 40 bytes.
+var _ [40 - unsafe.Sizeof(member{})]struct{}
+
+// The flags of a member.
+const (
+	memberDataBitOffset = 1 << iota // DW_AT_data_bit_offset present
+	memberStatic                    // no DW_AT_data_member_location, outside a union
+	memberIsMember                  // DW_TAG_member, not DW_TAG_inheritance
+)
+
+// name returns the member's name, nil if it has none.
+func (m *member) name() []byte { return viewOf(m.namep, m.namen) }
+
+// id returns the local type id of the member's type, once recoded.
+func (m *member) id() int32 { return int32(m.typ) }
+
+// is tells whether the member has flag f.
+func (m *member) is(f uint8) bool { return m.flags&f != 0 }
+
+// memberByteSize keeps of a member's DW_AT_byte_size v what
+// cacheByteSize reads: whether it is 0, and v*8 modulo 256 (v modulo 32),
+// which is all of v when it fits in 32 bits.
+func memberByteSize(v uint64) uint32 {
+	if v>>32 != 0 {
+		return 1<<31 | uint32(v&31)
+	}
+	return uint32(v)
+}
+
+// viewOf is the name at p of n bytes, nil if p is nil (typeEntry, member).
+func viewOf(p *byte, n uint32) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice(p, n)
+}
+
+// ptrLen is the pointer and length of a name b that viewOf gives back.
+func ptrLen(b []byte) (*byte, uint32) {
+	if b == nil {
+		return nil, 0
+	}
+	return unsafe.SliceData(b), uint32(len(b))
 }
 
 type enumerator struct {
@@ -567,20 +606,24 @@ func (l *loader) newComposite(x *die, depth int) error {
 // newMember is pahole's class_member__new, into m, a zero member (in
 // place: a member is large to copy).
 func newMember(m *member, r *unitReader, c *die, inUnion bool) {
-	m.name, m.typeRef, m.isMember = r.str(c, slotName), ref(c, slotType), c.tag == dwTagMember
-	m.hasBitOff = c.present(slotDataBitOffset)
-	if m.hasBitOff {
+	m.namep, m.namen = ptrLen(r.str(c, slotName))
+	m.typ = ref(c, slotType)
+	if c.tag == dwTagMember {
+		m.flags |= memberIsMember
+	}
+	if c.present(slotDataBitOffset) {
+		m.flags |= memberDataBitOffset
 		m.bitOffset = uint32(memberOffset(c, slotDataBitOffset))
 	} else {
 		if c.present(slotMemberLocation) {
 			m.byteOffset = uint32(memberOffset(c, slotMemberLocation))
-		} else {
-			m.isStatic = !inUnion
+		} else if !inUnion {
+			m.flags |= memberStatic
 		}
 		m.bitOffset = m.byteOffset * 8
 		m.dwBitOffset = int8(numeric(c, slotBitOffset))
 	}
-	m.byteSize = numeric(c, slotByteSize)
+	m.byteSize = memberByteSize(numeric(c, slotByteSize))
 	m.bitSize = numeric(c, slotBitSize)
 	m.bitfield = uint8(m.bitSize)
 }

@@ -327,24 +327,24 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 	}
 	for i := t.lo; i < t.lo+t.n; i++ {
 		m := &e.cu.members[i]
-		if !m.isMember {
+		if !m.is(memberIsMember) {
 			continue
 		}
 		bits := uint32(m.bitfield)
 		if bits != 0 || m.bitOffset%8 != 0 {
 			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
-				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name, m.bitSize, m.bitOffset)
+				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name(), m.bitSize, m.bitOffset)
 			}
 			r.flag = true
 		}
 		if k == btf.KindUnion && m.bitOffset != 0 {
-			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name, m.bitOffset)
+			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name(), m.bitOffset)
 		}
 		if !e.keep {
-			sc.members = append(sc.members, builder.Member{Name: view(m.name), Type: btf.TypeID(m.typeID), BitOffset: m.bitOffset, BitfieldSize: bits})
+			sc.members = append(sc.members, builder.Member{Name: view(m.name()), Type: btf.TypeID(m.id()), BitOffset: m.bitOffset, BitfieldSize: bits})
 			continue
 		}
-		out.elems = append(out.elems, oelem{name: m.name, ref: uint32(m.typeID), b: m.bitOffset, c: bits})
+		out.elems = append(out.elems, oelem{name: m.name(), ref: m.typ, b: m.bitOffset, c: bits})
 	}
 	if !e.keep {
 		// Straight from the members into the unit: the elements are
