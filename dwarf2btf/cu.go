@@ -146,15 +146,31 @@ type enumerator struct {
 	value uint64
 }
 
+// param is one DW_TAG_formal_parameter: 32 bytes (the name a pointer and
+// a length, as member's), a unit's parameters table holds them all.
 type param struct {
+	namep   *byte // the name (see name), nil if none
+	namen   uint32
+	off     uint32
+	typeRef uint32
+	origin  uint32
+	typeID  int32
 	// unexpected is pahole 1.30's parameter.unexpected_reg (location.go).
 	unexpected bool
-	name       []byte
-	off        uint32
-	typeRef    uint32
-	origin     uint32
-	typeID     int32
 }
+
+// The param stays within 32 bytes.
+var _ [32 - unsafe.Sizeof(param{})]struct{}
+
+// newParam is the parameter DIE c, read by r.
+func newParam(r *unitReader, c *die) param {
+	p := param{off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+	p.namep, p.namen = ptrLen(r.str(c, slotName))
+	return p
+}
+
+// name returns the parameter's name, nil if it has none.
+func (p *param) name() []byte { return viewOf(p.namep, p.namen) }
 
 type annot struct {
 	value     []byte
@@ -639,7 +655,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			*push(&run, &l.cu.params, &l.ps) = param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:
 			t.set(typeUnspec, true)

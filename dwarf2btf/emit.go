@@ -413,7 +413,7 @@ func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
 	r := orec{kind: btf.KindFuncProto, a: e.protoRet(ret), lo: int32(len(out.elems))}
 	out.elems = slices.Grow(out.elems, int(n)+1)
 	for _, p := range e.cu.params[lo : lo+n] {
-		out.elems = append(out.elems, oelem{name: p.name, ref: uint32(p.typeID)})
+		out.elems = append(out.elems, oelem{name: p.name(), ref: uint32(p.typeID)})
 	}
 	if unspec {
 		out.elems = append(out.elems, oelem{})
@@ -428,7 +428,7 @@ func (e *emitter) protoDirect(ret uint32, lo, n int32, unspec bool) error {
 	sc := e.sc
 	sc.params = slices.Grow(sc.params[:0], int(n)+1)
 	for _, p := range e.cu.params[lo : lo+n] {
-		sc.params = append(sc.params, builder.Param{Name: view(p.name), Type: btf.TypeID(p.typeID)})
+		sc.params = append(sc.params, builder.Param{Name: view(p.name()), Type: btf.TypeID(p.typeID)})
 	}
 	if unspec {
 		sc.params = append(sc.params, builder.Param{})
@@ -465,7 +465,7 @@ func (e *emitter) emitFunc(f *function) error {
 		return nil
 	}
 	for _, p := range e.cu.params[f.lo : f.lo+f.n] {
-		if p.name == nil {
+		if p.namep == nil {
 			return nil
 		}
 	}

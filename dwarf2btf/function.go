@@ -50,7 +50,7 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			dwTagLabel:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
-			p := param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+			p := newParam(l.r, c)
 			idx := paramIdx
 			paramIdx++
 			if !isProto {

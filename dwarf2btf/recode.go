@@ -134,7 +134,7 @@ func (cu *cuData) recodeParams(lo, n int32) {
 			continue
 		}
 		if k, ok := cu.lookup(p.origin, idxParam); ok {
-			p.name = cu.params[k].name
+			p.namep, p.namen = cu.params[k].namep, cu.params[k].namen
 			p.typeID = cu.params[k].typeID
 			// pahole 1.30 shares the register finding with the
 			// abstract origin.
