@@ -49,22 +49,11 @@ const (
 )
 
 // name returns the type's name, nil if it has none.
-func (t *typeEntry) name() []byte {
-	if t.namep == nil {
-		return nil
-	}
-	return unsafe.Slice(t.namep, t.namen)
-}
+func (t *typeEntry) name() []byte { return viewOf(t.namep, t.namen) }
 
 // setName sets the type's name to b, a view that must stay valid as long
 // as the entry (nil: none).
-func (t *typeEntry) setName(b []byte) {
-	if b == nil {
-		t.namep, t.namen = nil, 0
-		return
-	}
-	t.namep, t.namen = unsafe.SliceData(b), uint32(len(b))
-}
+func (t *typeEntry) setName(b []byte) { t.namep, t.namen = ptrLen(b) }
 
 // is tells whether the type has flag f.
 func (t *typeEntry) is(f uint8) bool { return t.flags&f != 0 }
@@ -87,19 +76,69 @@ type typeSpec struct {
 	spec uint32
 }
 
+// member is one DW_TAG_member or DW_TAG_inheritance: 40 bytes, a unit's
+// members table holds every member of the unit (a struct of 65,535
+// members, 2.6 MB), so the name is a pointer and a length, DW_AT_type's
+// offset turns into the local id in place, as in typeEntry, and the byte
+// size keeps only what cacheByteSize reads of it.
 type member struct {
-	name        []byte
-	typeRef     uint32
-	typeID      int32
-	byteSize    uint64 // DW_AT_byte_size of the member
-	bitSize     uint64 // DW_AT_bit_size as the DWARF gives it, for messages
-	bitfield    uint8  // bitSize's low 8 bits, as pahole keeps it
-	dwBitOffset int8   // DW_AT_bit_offset (DWARF 2-4 bitfields)
-	hasBitOff   bool   // DW_AT_data_bit_offset present
+	namep   *byte  // the name (see name), nil if none
+	bitSize uint64 // DW_AT_bit_size as the DWARF gives it, for messages
+	namen   uint32
+	// typ is DW_AT_type: the target's .debug_info offset when loaded,
+	// its local type id (0 for void) once recoded (recodeType).
+	typ         uint32
+	byteSize    uint32 // DW_AT_byte_size, as memberByteSize keeps it
 	bitOffset   uint32 // final bit offset
 	byteOffset  uint32
-	isStatic    bool
-	isMember    bool // DW_TAG_member, not DW_TAG_inheritance
+	bitfield    uint8 // bitSize's low 8 bits, as pahole keeps it
+	dwBitOffset int8  // DW_AT_bit_offset (DWARF 2-4 bitfields)
+	flags       uint8 // memberDataBitOffset, memberStatic, memberIsMember
+}
+
+// The member stays within 40 bytes.
+var _ [40 - unsafe.Sizeof(member{})]struct{}
+
+// The flags of a member.
+const (
+	memberDataBitOffset = 1 << iota // DW_AT_data_bit_offset present
+	memberStatic                    // no DW_AT_data_member_location, outside a union
+	memberIsMember                  // DW_TAG_member, not DW_TAG_inheritance
+)
+
+// name returns the member's name, nil if it has none.
+func (m *member) name() []byte { return viewOf(m.namep, m.namen) }
+
+// id returns the local type id of the member's type, once recoded.
+func (m *member) id() int32 { return int32(m.typ) }
+
+// is tells whether the member has flag f.
+func (m *member) is(f uint8) bool { return m.flags&f != 0 }
+
+// memberByteSize keeps of a member's DW_AT_byte_size v what
+// cacheByteSize reads: whether it is 0, and v*8 modulo 256 (v modulo 32),
+// which is all of v when it fits in 32 bits.
+func memberByteSize(v uint64) uint32 {
+	if v>>32 != 0 {
+		return 1<<31 | uint32(v&31)
+	}
+	return uint32(v)
+}
+
+// viewOf is the name at p of n bytes, nil if p is nil (typeEntry, member).
+func viewOf(p *byte, n uint32) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice(p, n)
+}
+
+// ptrLen is the pointer and length of a name b that viewOf gives back.
+func ptrLen(b []byte) (*byte, uint32) {
+	if b == nil {
+		return nil, 0
+	}
+	return unsafe.SliceData(b), uint32(len(b))
 }
 
 type enumerator struct {
@@ -107,15 +146,31 @@ type enumerator struct {
 	value uint64
 }
 
+// param is one DW_TAG_formal_parameter: 32 bytes (the name a pointer and
+// a length, as member's), a unit's parameters table holds them all.
 type param struct {
+	namep   *byte // the name (see name), nil if none
+	namen   uint32
+	off     uint32
+	typeRef uint32
+	origin  uint32
+	typeID  int32
 	// unexpected is pahole 1.30's parameter.unexpected_reg (location.go).
 	unexpected bool
-	name       []byte
-	off        uint32
-	typeRef    uint32
-	origin     uint32
-	typeID     int32
 }
+
+// The param stays within 32 bytes.
+var _ [32 - unsafe.Sizeof(param{})]struct{}
+
+// newParam is the parameter DIE c, read by r.
+func newParam(r *unitReader, c *die) param {
+	p := param{off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+	p.namep, p.namen = ptrLen(r.str(c, slotName))
+	return p
+}
+
+// name returns the parameter's name, nil if it has none.
+func (p *param) name() []byte { return viewOf(p.namep, p.namen) }
 
 type annot struct {
 	value     []byte
@@ -210,6 +265,14 @@ func (cu *cuData) reset(u unitHeader) {
 	cu.hasUnspec, cu.unspecID = false, 0
 	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
+}
+
+// indexParams indexes the n parameters at lo of cu.params, a
+// subroutine's or function's, each reserved when read.
+func (cu *cuData) indexParams(lo, n int32) {
+	for i := lo; i < lo+n; i++ {
+		cu.index(cu.params[i].off, idxParam, int(i))
+	}
 }
 
 func (cu *cuData) index(off uint32, kind int32, i int) {
@@ -520,15 +583,14 @@ func (l *loader) newComposite(x *die, depth int) error {
 	t.set(typeDecl, numeric(x, slotDeclaration)&1 != 0)
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
-	memLo, annLo := len(l.mems), len(l.anns)
+	run, annLo := startRun(l.cu.members), len(l.anns)
 	idx := int32(0)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			l.mems = append(l.mems, member{})
-			newMember(&l.mems[len(l.mems)-1], l.r, c, isUnion)
+			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
 				lo := len(l.cu.annots)
@@ -546,12 +608,11 @@ func (l *loader) newComposite(x *die, depth int) error {
 		}
 		return l.processTag(c, d)
 	})
-	mems, anns := l.mems[memLo:], l.anns[annLo:]
-	t.lo, t.n = int32(len(l.cu.members)), int32(len(mems))
-	l.cu.members = appendTable(l.cu.members, mems...)
+	anns := l.anns[annLo:]
+	t.lo, t.n = finish(&run, &l.cu.members, &l.mems)
 	annLo32 := int32(len(l.cu.annots))
 	l.cu.annots = append(l.cu.annots, anns...)
-	l.mems, l.anns = l.mems[:memLo], l.anns[:annLo]
+	l.anns = l.anns[:annLo]
 	id := l.appendType(off, t)
 	l.cu.typeAnn(id, annLo32, int32(len(anns)))
 	l.cu.typeSpec(id, spec)
@@ -561,20 +622,24 @@ func (l *loader) newComposite(x *die, depth int) error {
 // newMember is pahole's class_member__new, into m, a zero member (in
 // place: a member is large to copy).
 func newMember(m *member, r *unitReader, c *die, inUnion bool) {
-	m.name, m.typeRef, m.isMember = r.str(c, slotName), ref(c, slotType), c.tag == dwTagMember
-	m.hasBitOff = c.present(slotDataBitOffset)
-	if m.hasBitOff {
+	m.namep, m.namen = ptrLen(r.str(c, slotName))
+	m.typ = ref(c, slotType)
+	if c.tag == dwTagMember {
+		m.flags |= memberIsMember
+	}
+	if c.present(slotDataBitOffset) {
+		m.flags |= memberDataBitOffset
 		m.bitOffset = uint32(memberOffset(c, slotDataBitOffset))
 	} else {
 		if c.present(slotMemberLocation) {
 			m.byteOffset = uint32(memberOffset(c, slotMemberLocation))
-		} else {
-			m.isStatic = !inUnion
+		} else if !inUnion {
+			m.flags |= memberStatic
 		}
 		m.bitOffset = m.byteOffset * 8
 		m.dwBitOffset = int8(numeric(c, slotBitOffset))
 	}
-	m.byteSize = numeric(c, slotByteSize)
+	m.byteSize = memberByteSize(numeric(c, slotByteSize))
 	m.bitSize = numeric(c, slotBitSize)
 	m.bitfield = uint8(m.bitSize)
 }
@@ -583,14 +648,14 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 	off := x.off
 	l.cu.idx.reserve(off)
 	t := typeEntry{tag: x.tag, typ: ref(x, slotType)}
-	psLo := len(l.ps)
+	run := startRun(l.cu.params)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			l.ps = append(l.ps, param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)})
+			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:
 			t.set(typeUnspec, true)
@@ -598,13 +663,8 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 		}
 		return l.processTag(c, d)
 	})
-	ps := l.ps[psLo:]
-	t.lo, t.n = int32(len(l.cu.params)), int32(len(ps))
-	for i, p := range ps {
-		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
-	}
-	l.cu.params = appendTable(l.cu.params, ps...)
-	l.ps = l.ps[:psLo]
+	t.lo, t.n = finish(&run, &l.cu.params, &l.ps)
+	l.cu.indexParams(t.lo, t.n)
 	l.appendType(off, t)
 	return err
 }

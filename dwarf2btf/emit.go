@@ -241,6 +241,9 @@ func (e *emitter) emitType(t *typeEntry) error {
 		// references to the types after it are off by one, as pahole's.
 		return nil
 	case dwTagSubroutineType:
+		if !e.keep {
+			return e.protoDirect(uint32(t.id()), t.lo, t.n, t.is(typeUnspec))
+		}
 		p, err := e.proto(uint32(t.id()), t.lo, t.n, t.is(typeUnspec))
 		if err != nil {
 			return err
@@ -316,22 +319,39 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		k = btf.KindUnion
 	}
 	r := orec{kind: k, name: t.name(), a: t.size, lo: int32(len(out.elems))}
+	sc := e.sc
+	if e.keep {
+		out.elems = slices.Grow(out.elems, int(t.n))
+	} else {
+		sc.members = slices.Grow(sc.members[:0], int(t.n))
+	}
 	for i := t.lo; i < t.lo+t.n; i++ {
 		m := &e.cu.members[i]
-		if !m.isMember {
+		if !m.is(memberIsMember) {
 			continue
 		}
 		bits := uint32(m.bitfield)
 		if bits != 0 || m.bitOffset%8 != 0 {
 			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
-				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name, m.bitSize, m.bitOffset)
+				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name(), m.bitSize, m.bitOffset)
 			}
 			r.flag = true
 		}
 		if k == btf.KindUnion && m.bitOffset != 0 {
-			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name, m.bitOffset)
+			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name(), m.bitOffset)
 		}
-		out.elems = append(out.elems, oelem{name: m.name, ref: uint32(m.typeID), b: m.bitOffset, c: bits})
+		if !e.keep {
+			sc.members = append(sc.members, builder.Member{Name: view(m.name()), Type: btf.TypeID(m.id()), BitOffset: m.bitOffset, BitfieldSize: bits})
+			continue
+		}
+		out.elems = append(out.elems, oelem{name: m.name(), ref: m.typ, b: m.bitOffset, c: bits})
+	}
+	if !e.keep {
+		// Straight from the members into the unit: the elements are
+		// not held a third time in out.elems (a struct of 65,535
+		// members: 2.6 MB).
+		_, err := writeComposite(e.unit, k, view(r.name), r.a, sc.members)
+		return err
 	}
 	r.n = int32(len(out.elems)) - r.lo
 	return e.addType(r)
@@ -352,22 +372,36 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 	if size > 4 && !noEnum64 {
 		r.kind, r.flag = btf.KindEnum64, t.is(typeSigned)
 	}
+	sc := e.sc
+	if e.keep {
+		out.elems = slices.Grow(out.elems, int(t.n))
+	} else {
+		sc.values = slices.Grow(sc.values[:0], int(t.n))
+	}
 	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
 		if len(v.name) == 0 {
 			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name())
 		}
-		if noEnum64 {
-			out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value)})
-			continue
-		}
-		if r.kind == btf.KindEnum {
+		if !noEnum64 && r.kind == btf.KindEnum {
 			s := int64(v.value)
 			if s < -1<<31 || s > 1<<32-1 {
 				return fmt.Errorf("dwarf2btf: enum %q value %q = %d does not fit in 32 bits", t.name(), v.name, s)
 			}
 			r.flag = r.flag || s < 0
 		}
-		out.elems = append(out.elems, oelem{name: v.name, ref: uint32(v.value), b: uint32(v.value >> 32)})
+		value := v.value
+		if noEnum64 {
+			value &= 0xffffffff
+		}
+		if !e.keep {
+			sc.values = append(sc.values, builder.Enumerator{Name: view(v.name), Value: value})
+			continue
+		}
+		out.elems = append(out.elems, oelem{name: v.name, ref: uint32(value), b: uint32(value >> 32)})
+	}
+	if !e.keep { // as emitComposite
+		_, err := writeEnum(e.unit, r.kind, view(r.name), r.a, r.flag, sc.values)
+		return err
 	}
 	r.n = int32(len(out.elems)) - r.lo
 	return e.addType(r)
@@ -376,21 +410,52 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 // proto builds a FUNC_PROTO record; "..." is a last parameter of type 0.
 func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
 	out := e.out
-	if e.cu.hasUnspec && ret == uint32(e.cu.unspecID) {
-		ret = 0
-	}
-	r := orec{kind: btf.KindFuncProto, a: ret, lo: int32(len(out.elems))}
+	r := orec{kind: btf.KindFuncProto, a: e.protoRet(ret), lo: int32(len(out.elems))}
+	out.elems = slices.Grow(out.elems, int(n)+1)
 	for _, p := range e.cu.params[lo : lo+n] {
-		out.elems = append(out.elems, oelem{name: p.name, ref: uint32(p.typeID)})
+		out.elems = append(out.elems, oelem{name: p.name(), ref: uint32(p.typeID)})
 	}
 	if unspec {
 		out.elems = append(out.elems, oelem{})
 	}
 	r.n = int32(len(out.elems)) - r.lo
-	if r.n > builder.MaxElems {
-		return r, fmt.Errorf("dwarf2btf: function prototype with %d parameters", r.n)
+	return r, checkProto(int(r.n))
+}
+
+// protoDirect writes a FUNC_PROTO into the unit straight from the
+// parameters, as emitComposite a struct.
+func (e *emitter) protoDirect(ret uint32, lo, n int32, unspec bool) error {
+	sc := e.sc
+	sc.params = slices.Grow(sc.params[:0], int(n)+1)
+	for _, p := range e.cu.params[lo : lo+n] {
+		sc.params = append(sc.params, builder.Param{Name: view(p.name()), Type: btf.TypeID(p.typeID)})
 	}
-	return r, nil
+	if unspec {
+		sc.params = append(sc.params, builder.Param{})
+	}
+	if err := checkProto(len(sc.params)); err != nil {
+		return err
+	}
+	_, err := e.unit.AddFuncProto(btf.TypeID(e.protoRet(ret)), sc.params)
+	return err
+}
+
+// protoRet is a prototype's return type: void for the unit's
+// DW_TAG_unspecified_type (see processTag).
+func (e *emitter) protoRet(ret uint32) uint32 {
+	if e.cu.hasUnspec && ret == uint32(e.cu.unspecID) {
+		return 0
+	}
+	return ret
+}
+
+// checkProto refuses a prototype of n parameters ("..." one of them)
+// that BTF cannot hold.
+func checkProto(n int) error {
+	if n > builder.MaxElems {
+		return fmt.Errorf("dwarf2btf: function prototype with %d parameters", n)
+	}
+	return nil
 }
 
 // emitFunc applies pahole 1.24's function filter, except the check that
@@ -400,7 +465,7 @@ func (e *emitter) emitFunc(f *function) error {
 		return nil
 	}
 	for _, p := range e.cu.params[f.lo : f.lo+f.n] {
-		if p.name == nil {
+		if p.namep == nil {
 			return nil
 		}
 	}

@@ -19,30 +19,29 @@ func (l *loader) newFunction(x *die, depth int) error {
 	l.cu.idx.reserve(off)
 	var b fnBuild
 	var err error
-	psLo, annLo, lexLo := len(l.ps), len(l.anns), len(l.lex)
+	run, annLo, lexLo := startRun(l.cu.params), len(l.anns), len(l.lex)
 	if x.children {
-		err = l.processFunction(&b, true, depth)
+		err = l.processFunction(&b, &run, depth)
 	}
-	ps, anns, lex := l.ps[psLo:], l.anns[annLo:], l.lex[lexLo:]
-	f.lo, f.n = int32(len(l.cu.params)), int32(len(ps))
-	for i, p := range ps {
-		l.cu.index(p.off, idxParam, len(l.cu.params)+i)
-	}
-	l.cu.params = appendTable(l.cu.params, ps...)
+	anns, lex := l.anns[annLo:], l.lex[lexLo:]
+	f.lo, f.n = finish(&run, &l.cu.params, &l.ps)
+	l.cu.indexParams(f.lo, f.n)
 	f.unspec = b.unspec
 	f.annLo, f.annN = int32(len(l.cu.annots)), int32(len(anns))
 	l.cu.annots = append(l.cu.annots, anns...)
 	f.lexLo, f.lexN = int32(len(l.cu.lexVars)), int32(len(lex))
 	l.cu.lexVars = append(l.cu.lexVars, lex...)
-	l.ps, l.anns, l.lex = l.ps[:psLo], l.anns[:annLo], l.lex[:lexLo]
+	l.anns, l.lex = l.anns[:annLo], l.lex[:lexLo]
 	l.cu.index(off, idxFunc, len(l.cu.funcs))
 	l.cu.funcs = appendTable(l.cu.funcs, f)
 	return err
 }
 
 // processFunction is pahole's die__process_function over the children of
-// a subprogram (isProto set) or of a lexical block inside one.
-func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
+// a subprogram (run, its parameters', set) or of a lexical block inside
+// one (run nil).
+func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
+	isProto := run != nil
 	paramIdx := int32(0)
 	return l.children(depth, func(c *die, d int) error {
 		switch c.tag {
@@ -51,7 +50,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			dwTagLabel:
 			return l.skip(c, d)
 		case dwTagFormalParameter:
-			p := param{name: l.r.str(c, slotName), off: c.off, typeRef: ref(c, slotType), origin: ref(c, slotAbstractOrigin)}
+			p := newParam(l.r, c)
 			idx := paramIdx
 			paramIdx++
 			if !isProto {
@@ -61,7 +60,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			}
 			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
-			l.ps = append(l.ps, p)
+			*push(run, &l.cu.params, &l.ps) = p
 			if !c.children { // no annotations
 				return nil
 			}
@@ -84,7 +83,7 @@ func (l *loader) processFunction(b *fnBuild, isProto bool, depth int) error {
 			if !c.children {
 				return nil
 			}
-			return l.processFunction(b, false, d)
+			return l.processFunction(b, nil, d)
 		case dwTagLLVMAnnotation:
 			if isProto {
 				lo := len(l.cu.annots)
@@ -114,7 +113,7 @@ func (l *loader) inlineExpansion(b *fnBuild, x *die, depth int) error {
 			if !c.children {
 				return nil
 			}
-			return l.processFunction(b, false, d)
+			return l.processFunction(b, nil, d)
 		case dwTagInlinedSubr:
 			return l.inlineExpansion(b, c, d)
 		}

@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -306,6 +307,34 @@ func nameFirst(b recWriter, name string) error {
 	return nil
 }
 
+// writeComposite writes a STRUCT or UNION (kind k) into b.
+func writeComposite(b recWriter, k btf.Kind, name string, size uint32, members []builder.Member) (btf.TypeID, error) {
+	// The Builder adds the members' names first; pahole, the
+	// struct's (only Options.NoDedup's output shows it).
+	if err := nameFirst(b, name); err != nil {
+		return 0, err
+	}
+	if k == btf.KindUnion {
+		return b.AddUnion(name, size, members)
+	}
+	return b.AddStruct(name, size, members)
+}
+
+// writeEnum writes an ENUM, its values cut to 32 bits, or an ENUM64
+// (kind k) into b.
+func writeEnum(b recWriter, k btf.Kind, name string, size uint32, signed bool, values []builder.Enumerator) (btf.TypeID, error) {
+	if err := nameFirst(b, name); err != nil {
+		return 0, err
+	}
+	if k == btf.KindEnum {
+		for i := range values {
+			values[i].Value &= 0xffffffff
+		}
+		return b.AddEnum(name, size, signed, values)
+	}
+	return b.AddEnum64(name, size, signed, values)
+}
+
 // writeRec writes the record r of unit u into b, its references numbered
 // by refOf.
 func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.TypeID) (btf.TypeID, error) {
@@ -333,36 +362,19 @@ func writeRec(b recWriter, sc *recScratch, u *encoded, r *orec, off, index btf.T
 	case btf.KindArray:
 		return b.AddArray(btf.ArrayInfo{Type: refOf(r.a, off, index), Index: refOf(r.b, off, index), Nelems: r.c})
 	case btf.KindStruct, btf.KindUnion:
-		// The Builder adds the members' names first; pahole, the
-		// struct's (only Options.NoDedup's output shows it).
-		if err := nameFirst(b, name); err != nil {
-			return 0, err
-		}
-		sc.members = sc.members[:0]
+		sc.members = slices.Grow(sc.members[:0], len(elems))
 		for _, e := range elems {
 			sc.members = append(sc.members, builder.Member{Name: view(e.name), Type: refOf(e.ref, off, index), BitOffset: e.b, BitfieldSize: e.c})
 		}
-		if r.kind == btf.KindUnion {
-			return b.AddUnion(name, r.a, sc.members)
-		}
-		return b.AddStruct(name, r.a, sc.members)
+		return writeComposite(b, r.kind, name, r.a, sc.members)
 	case btf.KindEnum, btf.KindEnum64:
-		if err := nameFirst(b, name); err != nil {
-			return 0, err
-		}
-		sc.values = sc.values[:0]
+		sc.values = slices.Grow(sc.values[:0], len(elems))
 		for _, e := range elems {
 			sc.values = append(sc.values, builder.Enumerator{Name: view(e.name), Value: uint64(e.b)<<32 | uint64(e.ref)})
 		}
-		if r.kind == btf.KindEnum {
-			for i := range sc.values {
-				sc.values[i].Value &= 0xffffffff
-			}
-			return b.AddEnum(name, r.a, r.flag, sc.values)
-		}
-		return b.AddEnum64(name, r.a, r.flag, sc.values)
+		return writeEnum(b, r.kind, name, r.a, r.flag, sc.values)
 	case btf.KindFuncProto:
-		sc.params = sc.params[:0]
+		sc.params = slices.Grow(sc.params[:0], len(elems))
 		for _, e := range elems {
 			sc.params = append(sc.params, builder.Param{Name: view(e.name), Type: refOf(e.ref, off, index)})
 		}

@@ -39,10 +39,15 @@ func (cu *cuData) recode(little bool) error {
 		}
 		f.typeID = cu.funcs[j].typeID
 	}
-	// Every member belongs to one composite (newComposite), and each
-	// member's bit offset depends only on itself and the types.
-	for j := range cu.members {
-		cu.cacheByteSize(&cu.members[j], little)
+	// Each member's bit offset depends only on itself and the types, once
+	// all are recoded. The members are the composites' (cu.members also
+	// holds dead entries a run left behind: see elemRun).
+	for i := 1; i < cu.types.len(); i++ {
+		if t := cu.types.at(i); isComposite(t.tag) {
+			for j := t.lo; j < t.lo+t.n; j++ {
+				cu.cacheByteSize(&cu.members[j], little)
+			}
+		}
 	}
 	return nil
 }
@@ -75,9 +80,7 @@ func (cu *cuData) recodeType(i int) {
 	case dwTagStructureType, dwTagClassType, dwTagInterfaceType, dwTagUnionType:
 		for j := t.lo; j < t.lo+t.n; j++ {
 			m := &cu.members[j]
-			if m.typeRef != 0 {
-				m.typeID = cu.findType(m.typeRef)
-			}
+			m.typ = uint32(cu.findType(m.typ))
 		}
 		return
 	case dwTagEnumerationType:
@@ -131,7 +134,7 @@ func (cu *cuData) recodeParams(lo, n int32) {
 			continue
 		}
 		if k, ok := cu.lookup(p.origin, idxParam); ok {
-			p.name = cu.params[k].name
+			p.namep, p.namen = cu.params[k].namep, cu.params[k].namen
 			p.typeID = cu.params[k].typeID
 			// pahole 1.30 shares the register finding with the
 			// abstract origin.
@@ -168,17 +171,17 @@ func (cu *cuData) recodeFunc(i int) {
 // cacheByteSize is pahole's class_member__cache_byte_size, as far as it
 // decides a member's bit offset.
 func (cu *cuData) cacheByteSize(m *member, little bool) {
-	if m.isMember && m.isStatic || m.bitfield == 0 {
+	if m.is(memberIsMember) && m.is(memberStatic) || m.bitfield == 0 {
 		return
 	}
-	size := m.byteSize
+	size := uint64(m.byteSize)
 	if size == 0 {
-		size = cu.strippedSize(m.typeID)
+		size = cu.strippedSize(m.id())
 	}
 	if size == 0 {
 		return
 	}
-	if m.hasBitOff {
+	if m.is(memberDataBitOffset) {
 		return
 	}
 	bitSize := int64(size * 8)

@@ -22,7 +22,7 @@ func (e *emitter) emitFunc130(f *function) error {
 		return nil
 	}
 	for _, p := range e.cu.params[f.lo : f.lo+f.n] {
-		if p.name == nil {
+		if p.namep == nil {
 			return nil
 		}
 	}

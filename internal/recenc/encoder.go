@@ -2,6 +2,7 @@ package recenc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -127,7 +128,7 @@ func (e *Encoder[M, P, E]) begin(name string, k btf.Kind, vlen int, kflag bool, 
 
 // elems interns the names of a record's n elements into e.offs.
 func (e *Encoder[M, P, E]) elems(k btf.Kind, n int, elem func(int) string) error {
-	e.offs = e.offs[:0]
+	e.offs = slices.Grow(e.offs[:0], n) // sized once: n may be 65,535
 	for i := range n {
 		w, err := e.str(elem(i))
 		if err != nil {
