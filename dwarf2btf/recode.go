@@ -92,12 +92,22 @@ func (cu *cuData) recodeType(i int) {
 		cu.recodeParams(t.lo, t.n)
 	case dwTagPointerType:
 		if t.n > 0 {
+			// A pointer with btf_type_tag annotations links its chain
+			// PTR -> last tag -> ... -> first tag -> pointee only when
+			// the pointee is absent (void) or found. pahole 1.24's
+			// tag__recode_dwarf_type returns early when DW_AT_type
+			// names no type DIE, so the pointer and every tag stay
+			// void, unlinked (issue 37, encfuzz F6).
+			pointee := cu.findType(target)
+			if target != 0 && pointee == 0 {
+				return
+			}
 			prev := i
 			for j := t.lo + t.n - 1; j >= t.lo; j-- {
 				cu.types.at(prev).typ = uint32(cu.chain[j])
 				prev = int(cu.chain[j])
 			}
-			cu.types.at(prev).typ = uint32(cu.findType(target))
+			cu.types.at(prev).typ = uint32(pointee)
 			return
 		}
 	}
