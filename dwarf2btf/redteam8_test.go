@@ -152,3 +152,19 @@ func TestRedteam8TaggedPointerToNonType(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam8BaseTypesRetagged (issue 37, from the eighth campaign): in
+// tags-arm64.o the abbreviation of the base types is retagged
+// DW_TAG_enumerator, so no reference to a base type finds a type. pahole
+// 1.24 still reads a signed DW_AT_encoding from the DIE an enumeration's
+// DW_AT_type names (ENUM64 'sbig' stays signed), and leaves the tagged
+// pointers to char and int, and their tags, void. The golden is pahole
+// 1.24's (testdata/README.md).
+func TestRedteam8BaseTypesRetagged(t *testing.T) {
+	data, ok := hostile.RetagDWARF(testfixtures.Read(t, "dwarf/tags-arm64.o.gz"), 0x24, 0x28, 0)
+	if !ok {
+		t.Fatal("no DW_TAG_base_type abbreviation")
+	}
+	want := testfixtures.Read(t, "pahole/dwarf/tags-arm64.base-as-enumerator.btf.gz")
+	samePahole(t, data, dwarf2btf.Options{Compat: dwarf2btf.CompatPahole124}, want)
+}
