@@ -176,6 +176,12 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
 			}
+			if s.slot != slotNone && declares(all[lo:], s.slot) {
+				// An attribute listed twice: libdw's dwarf_attr,
+				// which pahole reads with, finds its first one, so
+				// the later ones are only skipped.
+				s.slot = slotNone
+			}
 			if s.slot != slotNone {
 				s.fast = fastForm(s.form, u, little)
 			}
@@ -234,6 +240,17 @@ func (d *dwarfData) abbrevSizes(off uint64) (attrs, dense int) {
 		}
 	}
 	return attrs, dense
+}
+
+// declares reports whether the attributes attrs of one declaration
+// already fill slot.
+func declares(attrs []attrSpec, slot uint8) bool {
+	for _, a := range attrs {
+		if a.slot == slot {
+			return true
+		}
+	}
+	return false
 }
 
 // appendSpec appends s to attrs, whose declaration's attributes start at

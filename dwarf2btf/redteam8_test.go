@@ -168,3 +168,20 @@ func TestRedteam8BaseTypesRetagged(t *testing.T) {
 	want := testfixtures.Read(t, "pahole/dwarf/tags-arm64.base-as-enumerator.btf.gz")
 	samePahole(t, data, dwarf2btf.Options{Compat: dwarf2btf.CompatPahole124}, want)
 }
+
+// TestRedteam8DuplicateAttributes (issue 37, two mutants kept from the
+// eighth campaign): a DW_FORM_data1 of an abbreviation became
+// DW_FORM_implicit_const, so the declaration reads on into the next
+// ones and lists DW_AT_byte_size or DW_AT_name twice. libdw's
+// dwarf_attr, which pahole reads with, finds an attribute's first
+// occurrence; kmeta took the last. The goldens are pahole 1.24's
+// (testdata/README.md).
+func TestRedteam8DuplicateAttributes(t *testing.T) {
+	for _, name := range []string{"dupattr-edge-x86_64", "dupattr-tags-x86_64"} {
+		t.Run(name, func(t *testing.T) {
+			data := testfixtures.Read(t, "dwarf/"+name+".o.gz")
+			want := testfixtures.Read(t, "pahole/dwarf/"+name+".btf.gz")
+			samePahole(t, data, dwarf2btf.Options{Compat: dwarf2btf.CompatPahole124}, want)
+		})
+	}
+}
