@@ -188,18 +188,25 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			all = appendSpec(all, lo, s, u)
 		}
 		a.attrs = all[lo:len(all):len(all)]
+		// A code declared twice keeps its first declaration, as libdw
+		// (pahole's reader) does: __libdw_findabbrev stops at the first
+		// declaration of the code it looks for.
 		if code < 1<<14 {
 			for uint64(len(t.dense)) <= code {
 				t.dense = append(t.dense, abbrev{})
 			}
-			t.dense[code] = a
+			if t.dense[code].tag == 0 {
+				t.dense[code] = a
+			}
 		} else {
 			if t.sparse == nil {
 				t.sparse = map[uint64]*abbrev{}
 			}
-			p := new(abbrev)
-			*p = a
-			t.sparse[code] = p
+			if t.sparse[code] == nil {
+				p := new(abbrev)
+				*p = a
+				t.sparse[code] = p
+			}
 		}
 	}
 	if c.err != nil {
