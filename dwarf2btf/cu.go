@@ -242,7 +242,11 @@ type cuData struct {
 	params  []param
 	dims    []uint32
 	chain   []int32 // type tags of pointers, local ids in DIE order
-	annots  []annot
+	// signedDIEs lists, by increasing offset, the unit's DIEs of any tag
+	// whose DW_AT_encoding is DW_ATE_signed or DW_ATE_signed_char: an
+	// enumeration is signed when its DW_AT_type names one of them.
+	signedDIEs []uint32
+	annots     []annot
 	// typeAnns lists the types that have decl tags, by increasing id.
 	typeAnns []typeAnn
 	// specs lists the types that have a DW_AT_specification, by id.
@@ -261,7 +265,7 @@ func (cu *cuData) reset(u unitHeader) {
 	cu.types.reset(typeEntry{})
 	cu.members, cu.enums, cu.params, cu.dims = cu.members[:0], cu.enums[:0], cu.params[:0], cu.dims[:0]
 	cu.chain, cu.annots, cu.funcs, cu.vars, cu.lexVars = cu.chain[:0], cu.annots[:0], cu.funcs[:0], cu.vars[:0], cu.lexVars[:0]
-	cu.typeAnns, cu.specs = cu.typeAnns[:0], cu.specs[:0]
+	cu.typeAnns, cu.specs, cu.signedDIEs = cu.typeAnns[:0], cu.specs[:0], cu.signedDIEs[:0]
 	cu.hasUnspec, cu.unspecID = false, 0
 	cu.idx.reset(u.off, u.end-u.off)
 	cu.addrSize = u.addrSize
@@ -362,6 +366,11 @@ func (l *loader) children(depth int, fn func(c *die, depth int) error) error {
 	}
 	c := l.slot(depth)
 	for l.r.next(c) {
+		if c.present(slotEncoding) {
+			if enc := numeric(c, slotEncoding); enc == ateSigned || enc == ateSignedChar {
+				l.cu.signedDIEs = append(l.cu.signedDIEs, c.off)
+			}
+		}
 		if err := fn(c, depth); err != nil {
 			return err
 		}

@@ -176,24 +176,37 @@ func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error
 			if form == formImplicitConst {
 				s.implicit = c.sleb()
 			}
+			if s.slot != slotNone && declares(all[lo:], s.slot) {
+				// An attribute listed twice: libdw's dwarf_attr,
+				// which pahole reads with, finds its first one, so
+				// the later ones are only skipped.
+				s.slot = slotNone
+			}
 			if s.slot != slotNone {
 				s.fast = fastForm(s.form, u, little)
 			}
 			all = appendSpec(all, lo, s, u)
 		}
 		a.attrs = all[lo:len(all):len(all)]
+		// A code declared twice keeps its first declaration, as libdw
+		// (pahole's reader) does: __libdw_findabbrev stops at the first
+		// declaration of the code it looks for.
 		if code < 1<<14 {
 			for uint64(len(t.dense)) <= code {
 				t.dense = append(t.dense, abbrev{})
 			}
-			t.dense[code] = a
+			if t.dense[code].tag == 0 {
+				t.dense[code] = a
+			}
 		} else {
 			if t.sparse == nil {
 				t.sparse = map[uint64]*abbrev{}
 			}
-			p := new(abbrev)
-			*p = a
-			t.sparse[code] = p
+			if t.sparse[code] == nil {
+				p := new(abbrev)
+				*p = a
+				t.sparse[code] = p
+			}
 		}
 	}
 	if c.err != nil {
@@ -234,6 +247,17 @@ func (d *dwarfData) abbrevSizes(off uint64) (attrs, dense int) {
 		}
 	}
 	return attrs, dense
+}
+
+// declares reports whether the attributes attrs of one declaration
+// already fill slot.
+func declares(attrs []attrSpec, slot uint8) bool {
+	for _, a := range attrs {
+		if a.slot == slot {
+			return true
+		}
+	}
+	return false
 }
 
 // appendSpec appends s to attrs, whose declaration's attributes start at

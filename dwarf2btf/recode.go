@@ -1,6 +1,9 @@
 package dwarf2btf
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // recode resolves the unit's DIE references into local type ids, as
 // pahole's cu__recode_dwarf_types and cu__resolve_func_ret_types do, and
@@ -84,20 +87,32 @@ func (cu *cuData) recodeType(i int) {
 		}
 		return
 	case dwTagEnumerationType:
-		if j := cu.findType(target); j != 0 && cu.types.at(int(j)).tag == dwTagBaseType {
-			t.set(typeSigned, cu.types.at(int(j)).enc == 5 || cu.types.at(int(j)).enc == 6)
-		}
+		// pahole 1.24's type__init reads DW_AT_encoding from whatever
+		// DIE DW_AT_type names, a type or not, so a base type retagged
+		// into an enumerator still makes the enumeration signed.
+		_, signed := slices.BinarySearch(cu.signedDIEs, target)
+		t.set(typeSigned, target != 0 && signed)
 		return
 	case dwTagSubroutineType:
 		cu.recodeParams(t.lo, t.n)
 	case dwTagPointerType:
 		if t.n > 0 {
+			// A pointer with btf_type_tag annotations links its chain
+			// PTR -> last tag -> ... -> first tag -> pointee only when
+			// the pointee is absent (void) or found. pahole 1.24's
+			// tag__recode_dwarf_type returns early when DW_AT_type
+			// names no type DIE, so the pointer and every tag stay
+			// void, unlinked (issue 37, encfuzz F6).
+			pointee := cu.findType(target)
+			if target != 0 && pointee == 0 {
+				return
+			}
 			prev := i
 			for j := t.lo + t.n - 1; j >= t.lo; j-- {
 				cu.types.at(prev).typ = uint32(cu.chain[j])
 				prev = int(cu.chain[j])
 			}
-			cu.types.at(prev).typ = uint32(cu.findType(target))
+			cu.types.at(prev).typ = uint32(pointee)
 			return
 		}
 	}
