@@ -3,6 +3,8 @@ package dedup
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -253,8 +255,12 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 }
 
 // grow doubles the index of the strings.
-func (u *Unit) grow() {
-	u.slots = make([]uint32, 2*len(u.slots))
+func (u *Unit) grow() { u.resize(2 * len(u.slots)) }
+
+// resize makes the index of the strings n slots long, n a power of two
+// above twice their number.
+func (u *Unit) resize(n int) {
+	u.slots = make([]uint32, n)
 	mask := uint64(len(u.slots) - 1)
 	for j, h := range u.hashes {
 		i := h & mask
@@ -265,6 +271,36 @@ func (u *Unit) grow() {
 		u.spos[j] = uint32(i)
 	}
 }
+
+// GrowNames makes room in u for at least n more strings, so that adding
+// them does not copy its buffers from array to array as they grow (nor
+// the index of the strings, rehashed as it doubles). A producer that
+// bounds the names it is about to write (a DWARF encoder: the names of
+// its unit's types and of their elements, repeated or not) calls it
+// first, beside Grow: on a unit of one enum of 65,535 enumerators the
+// growing allocated about twice the strings' final size (BENCH.md,
+// "One wide unit's strings").
+func (u *Unit) GrowNames(n int) {
+	if n <= 0 {
+		return
+	}
+	u.keys = slices.Grow(u.keys, n)
+	u.hashes = slices.Grow(u.hashes, n)
+	u.strEnds = slices.Grow(u.strEnds, n)
+	u.spos = slices.Grow(u.spos, n)
+	u.soff = slices.Grow(u.soff, n)
+	if want := 2 * (len(u.keys) + n); want >= len(u.slots) {
+		u.resize(1 << bits.Len(uint(want)))
+	}
+}
+
+// viewsMax bounds the index of the strings by address (16 bytes a slot,
+// at most half full): past it, a unit's new strings are looked up by
+// value only, as a string not seen before is anyway. Most units hold far
+// fewer distinct names; one wide enum or struct names each of its 65,535
+// elements once, and indexed by address too they cost 4 MB of slots,
+// twice that allocated as the index doubled.
+const viewsMax = 1 << 14
 
 // unitSink is a Unit as the Sink of its encoder.
 type unitSink Unit
@@ -295,6 +331,9 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 	}
 	if int(j) == len(u.soff) {
 		u.soff = append(u.soff, off)
+	}
+	if 2*(len(u.vpos)+1) > len(u.views) && len(u.views) >= viewsMax {
+		return j, true, nil // the index is full: s is found by value
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
 	u.vpos = append(u.vpos, uint32(i))
