@@ -272,18 +272,19 @@ func (u *Unit) resize(n int) {
 	}
 }
 
-// GrowNames makes room in u for at least n more strings, so that adding
-// them does not copy its buffers from array to array as they grow (nor
-// the index of the strings, rehashed as it doubles). A producer that
-// bounds the names it is about to write (a DWARF encoder: the names of
-// its unit's types and of their elements, repeated or not) calls it
-// first, beside Grow: on a unit of one enum of 65,535 enumerators the
-// growing allocated about twice the strings' final size (BENCH.md,
-// "One wide unit's strings").
-func (u *Unit) GrowNames(n int) {
+// GrowNames makes room in u for at least n more strings of size bytes in
+// all, so that adding them does not copy its buffers from array to array
+// as they grow (nor the index of the strings, rehashed as it doubles). A
+// producer that bounds the names it is about to write (a DWARF encoder:
+// the names of its unit's types and of their elements, repeated or not)
+// calls it first, beside Grow: on a unit of one enum of 65,535
+// enumerators the growing allocated about twice the strings' final size
+// (BENCH.md, "One wide unit's strings").
+func (u *Unit) GrowNames(n, size int) {
 	if n <= 0 {
 		return
 	}
+	u.strs = slices.Grow(u.strs, size)
 	u.keys = slices.Grow(u.keys, n)
 	u.hashes = slices.Grow(u.hashes, n)
 	u.strEnds = slices.Grow(u.strEnds, n)
