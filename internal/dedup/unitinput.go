@@ -104,7 +104,7 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.appended = false
 	u.soff = u.soff[:0]
 	u.Words.Reset(uint32(first))
-	u.keys, u.hashes, u.strs, u.strEnds = u.keys[:0], u.hashes[:0], u.strs[:0], u.strEnds[:0]
+	u.keys, u.strs, u.strEnds = u.keys[:0], u.strs[:0], u.strEnds[:0]
 	u.pending, u.err = 0, nil
 	if len(u.slots) == 0 {
 		u.slots = make([]uint32, 256)
@@ -218,15 +218,8 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	mask := uint64(len(u.slots) - 1)
 	i := h & mask
 	for ; u.slots[i] != 0; i = (i + 1) & mask {
-		j := u.slots[i] - 1
-		if u.hashes[j] == h {
-			lo := uint32(0)
-			if j > 0 {
-				lo = u.strEnds[j-1]
-			}
-			if string(u.strs[lo:u.strEnds[j]]) == s {
-				return j, nil
-			}
+		if j := u.slots[i] - 1; string(u.str(j)) == s {
+			return j, nil
 		}
 	}
 	if strings.IndexByte(s, 0) >= 0 {
@@ -243,7 +236,6 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 		u.pending++
 	}
 	u.keys = append(u.keys, key)
-	u.hashes = append(u.hashes, h)
 	u.strs = append(u.strs, s...)
 	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
 	u.slots[i] = j + 1
@@ -254,16 +246,26 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	return j, nil
 }
 
+// str returns the bytes of string j.
+func (u *Unit) str(j uint32) []byte {
+	lo := uint32(0)
+	if j > 0 {
+		lo = u.strEnds[j-1]
+	}
+	return u.strs[lo:u.strEnds[j]]
+}
+
 // grow doubles the index of the strings.
 func (u *Unit) grow() { u.resize(2 * len(u.slots)) }
 
 // resize makes the index of the strings n slots long, n a power of two
-// above twice their number.
+// above twice their number. The strings are hashed again: a unit keeps
+// no hashes (8 bytes a string), and sized by GrowNames it seldom grows.
 func (u *Unit) resize(n int) {
 	u.slots = make([]uint32, n)
 	mask := uint64(len(u.slots) - 1)
-	for j, h := range u.hashes {
-		i := h & mask
+	for j := range u.keys {
+		i := maphash.Bytes(u.m.seed, u.str(uint32(j))) & mask
 		for u.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -286,7 +288,6 @@ func (u *Unit) GrowNames(n, size int) {
 	}
 	u.strs = slices.Grow(u.strs, size)
 	u.keys = slices.Grow(u.keys, n)
-	u.hashes = slices.Grow(u.hashes, n)
 	u.strEnds = slices.Grow(u.strEnds, n)
 	u.spos = slices.Grow(u.spos, n)
 	u.soff = slices.Grow(u.soff, n)
