@@ -70,6 +70,9 @@ type Unit struct {
 	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
 	appended bool
+	// names and size are GrowNames's bound of the strings still to come,
+	// as of len(keys) and len(strs) when it was given, until Reset.
+	names, size int
 	err      error
 }
 
@@ -103,6 +106,7 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.cache = u.next
 	u.appended = false
 	u.soff = u.soff[:0]
+	u.names, u.size = 0, 0
 	u.Words.Reset(uint32(first))
 	u.keys, u.strs, u.strEnds = u.keys[:0], u.strs[:0], u.strEnds[:0]
 	u.pending, u.err = 0, nil
@@ -235,6 +239,7 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	if key == pending {
 		u.pending++
 	}
+	u.room(len(s))
 	u.keys = append(u.keys, key)
 	u.strs = append(u.strs, s...)
 	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
@@ -255,8 +260,41 @@ func (u *Unit) str(j uint32) []byte {
 	return u.strs[lo:u.strEnds[j]]
 }
 
-// grow doubles the index of the strings.
-func (u *Unit) grow() { u.resize(2 * len(u.slots)) }
+// grow enlarges the index of the strings, at least twofold (see more).
+func (u *Unit) grow() {
+	u.resize(1 << bits.Len(uint(u.more(len(u.slots), 2*len(u.slots), 2*u.names)-1)))
+}
+
+// room makes room for one more string of n bytes (see more).
+func (u *Unit) room(n int) {
+	if len(u.keys) == cap(u.keys) {
+		c := u.more(cap(u.keys), len(u.keys)+1, u.names)
+		u.keys = slices.Grow(u.keys, c-len(u.keys))
+		u.strEnds = slices.Grow(u.strEnds, c-len(u.strEnds))
+		u.spos = slices.Grow(u.spos, c-len(u.spos))
+		u.soff = slices.Grow(u.soff, c-len(u.soff))
+	}
+	if len(u.strs)+n > cap(u.strs) {
+		u.strs = slices.Grow(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs))
+	}
+}
+
+// more returns the new capacity of an array of capacity c that needs
+// need: twice c, or with a bound from GrowNames four times c, and the
+// bound itself once that is less than eight times c. A unit whose names
+// are all distinct (an enum of 65,535 enumerators) then grows its arrays
+// seldom and last to their final size, and one whose names repeat (a
+// struct of 65,535 members all named "m") reserves no more than it uses.
+func (u *Unit) more(c, need, bound int) int {
+	n := 2 * c
+	if bound > n {
+		n = 4 * c
+		if bound < 2*n {
+			n = bound
+		}
+	}
+	return max(n, need)
+}
 
 // resize makes the index of the strings n slots long, n a power of two
 // above twice their number. The strings are hashed again: a unit keeps
@@ -274,26 +312,20 @@ func (u *Unit) resize(n int) {
 	}
 }
 
-// GrowNames makes room in u for at least n more strings of size bytes in
-// all, so that adding them does not copy its buffers from array to array
-// as they grow (nor the index of the strings, rehashed as it doubles). A
-// producer that bounds the names it is about to write (a DWARF encoder:
-// the names of its unit's types and of their elements, repeated or not)
-// calls it first, beside Grow: on a unit of one enum of 65,535
-// enumerators the growing allocated about twice the strings' final size
-// (BENCH.md, "One wide unit's strings").
+// GrowNames tells u that at most n more names, of size bytes in all, are
+// to come, repeated or not (a DWARF encoder: the names of its unit's
+// types and of their elements), until Reset. Its strings' arrays and
+// index then grow fourfold, as far as that bound, not twofold: on a unit
+// of one enum of 65,535 enumerators, growing by append allocated about
+// twice the strings' final size (BENCH.md, "One wide unit's strings").
+// Names that repeat cost nothing: the arrays grow only as strings are
+// added. The list of the names' positions in the records (Words.Names,
+// 4 bytes a name, pending or not, beside the three words of an element
+// that Grow reserves) is sized at once.
 func (u *Unit) GrowNames(n, size int) {
-	if n <= 0 {
-		return
-	}
-	u.strs = slices.Grow(u.strs, size)
-	u.keys = slices.Grow(u.keys, n)
-	u.strEnds = slices.Grow(u.strEnds, n)
-	u.spos = slices.Grow(u.spos, n)
-	u.soff = slices.Grow(u.soff, n)
-	if want := 2 * (len(u.keys) + n); want >= len(u.slots) {
-		u.resize(1 << bits.Len(uint(want)))
-	}
+	n, size = max(n, 0), max(size, 0)
+	u.names, u.size = len(u.keys)+n, len(u.strs)+size
+	u.Names = slices.Grow(u.Names, n)
 }
 
 // viewsMax bounds the index of the strings by address (16 bytes a slot,
