@@ -73,7 +73,7 @@ type Unit struct {
 	// names and size are GrowNames's bound of the strings still to come,
 	// as of len(keys) and len(strs) when it was given, until Reset.
 	names, size int
-	err      error
+	err         error
 }
 
 // encoder is the record encoder of Units.
