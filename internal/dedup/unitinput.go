@@ -65,7 +65,9 @@ type Unit struct {
 	spos, vpos []uint32
 	// cache, if not nil, holds keys of strings of a section that earlier
 	// units used; soff is each string's offset in that section, or
-	// notInCache. appended tells that keys are the Merger's (AddUnit).
+	// notInCache, as far as the last string in the section (the names of
+	// a unit may all be elsewhere: DW_FORM_string). appended tells that
+	// keys are the Merger's (AddUnit).
 	cache    *NameCache
 	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
@@ -272,7 +274,6 @@ func (u *Unit) room(n int) {
 		u.keys = slices.Grow(u.keys, c-len(u.keys))
 		u.strEnds = slices.Grow(u.strEnds, c-len(u.strEnds))
 		u.spos = slices.Grow(u.spos, c-len(u.spos))
-		u.soff = slices.Grow(u.soff, c-len(u.soff))
 	}
 	if len(u.strs)+n > cap(u.strs) {
 		u.strs = slices.Grow(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs))
@@ -359,11 +360,19 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 			return v.j, true, nil
 		}
 	}
+	n := len(u.keys)
 	j, err := (*Unit)(u).strByValue(s)
-	if err != nil {
-		return 0, false, err
+	if err != nil || len(u.keys) == n {
+		// An error, or s was there at another address: it is not
+		// indexed by this one, which is most often one of many
+		// copies (the inline names of a struct of 65,535 members
+		// all named "m").
+		return j, err == nil, err
 	}
-	if int(j) == len(u.soff) {
+	if off != notInCache {
+		for len(u.soff) < int(j) {
+			u.soff = append(u.soff, notInCache)
+		}
 		u.soff = append(u.soff, off)
 	}
 	if 2*(len(u.vpos)+1) > len(u.views) && len(u.views) >= viewsMax {
