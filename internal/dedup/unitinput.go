@@ -63,6 +63,8 @@ type Unit struct {
 	views []viewSlot
 	// spos and vpos are the slots in use, for Reset to clear only them.
 	spos, vpos []uint32
+	// vhits counts the strings found by address since Reset.
+	vhits int
 	// cache, if not nil, holds keys of strings of a section that earlier
 	// units used; soff is each string's offset in that section, or
 	// notInCache, as far as the last string in the section (the names of
@@ -122,7 +124,7 @@ func (u *Unit) Reset(first btf.TypeID) {
 	for _, i := range u.vpos {
 		u.views[i] = viewSlot{}
 	}
-	u.spos, u.vpos = u.spos[:0], u.vpos[:0]
+	u.spos, u.vpos, u.vhits = u.spos[:0], u.vpos[:0], 0
 }
 
 // SetCache has u, from its next Reset on, look the strings it is given up
@@ -329,13 +331,25 @@ func (u *Unit) GrowNames(n, size int) {
 	u.Names = slices.Grow(u.Names, n)
 }
 
-// viewsMax bounds the index of the strings by address (16 bytes a slot,
-// at most half full): past it, a unit's new strings are looked up by
-// value only, as a string not seen before is anyway. Most units hold far
-// fewer distinct names; one wide enum or struct names each of its 65,535
-// elements once, and indexed by address too they cost 4 MB of slots,
-// twice that allocated as the index doubled.
-const viewsMax = 1 << 14
+// viewsFree and viewsMax bound the index of the strings by address (16
+// bytes a slot, at most half full): past them, a unit's new strings are
+// looked up by value only, as a string not seen before is anyway. It
+// grows to viewsFree slots, then to viewsMax while it finds a string for
+// every sixteen it holds (the units of Debian 13's 6.12 vmlinux and xfs.ko
+// that fill viewsFree find one for every five to seven): one wide enum
+// names each of its 65,535 elements once, and indexed by address too
+// they cost 4 MB of slots, twice that allocated as the index doubled,
+// found by address never.
+const (
+	viewsFree = 1 << 12
+	viewsMax  = 1 << 14
+)
+
+// viewsGrow tells whether the index by address, full, may double.
+func (u *Unit) viewsGrow() bool {
+	n := len(u.views)
+	return n < viewsFree || n < viewsMax && 16*u.vhits >= len(u.vpos)
+}
 
 // unitSink is a Unit as the Sink of its encoder.
 type unitSink Unit
@@ -357,6 +371,7 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 	i := viewHash(p, len(s)) >> 32 & mask
 	for ; u.views[i].p != nil; i = (i + 1) & mask {
 		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			u.vhits++
 			return v.j, true, nil
 		}
 	}
@@ -375,7 +390,7 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 		}
 		u.soff = append(u.soff, off)
 	}
-	if 2*(len(u.vpos)+1) > len(u.views) && len(u.views) >= viewsMax {
+	if 2*(len(u.vpos)+1) > len(u.views) && !(*Unit)(u).viewsGrow() {
 		return j, true, nil // the index is full: s is found by value
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
