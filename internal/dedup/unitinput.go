@@ -331,24 +331,21 @@ func (u *Unit) GrowNames(n, size int) {
 	u.Names = slices.Grow(u.Names, n)
 }
 
-// viewsFree and viewsMax bound the index of the strings by address (16
-// bytes a slot, at most half full): past them, a unit's new strings are
-// looked up by value only, as a string not seen before is anyway. It
-// grows to viewsFree slots, then to viewsMax while it finds a string for
-// every sixteen it holds (the units of Debian 13's 6.12 vmlinux and xfs.ko
-// that fill viewsFree find one for every five to seven): one wide enum
-// names each of its 65,535 elements once, and indexed by address too
-// they cost 4 MB of slots, twice that allocated as the index doubled,
-// found by address never.
-const (
-	viewsFree = 1 << 12
-	viewsMax  = 1 << 14
-)
+// viewsFree bounds the index of the strings by address (16 bytes a slot,
+// at most half full) unless it is used: past viewsFree slots it doubles
+// only while it has found a string for every sixteen it holds (the units
+// of Debian 13's 6.12 vmlinux and xfs.ko that fill 4,096 slots find one
+// for every five to seven), and a unit's new strings are then looked up
+// by value only, as a string not seen before is anyway. One wide enum
+// names each of its 65,535 elements once: indexed by address too they
+// cost 4 MB of slots, twice that allocated as the index doubled, found
+// by address never.
+const viewsFree = 1 << 12
 
 // viewsGrow tells whether the index by address, full, may double.
 func (u *Unit) viewsGrow() bool {
 	n := len(u.views)
-	return n < viewsFree || n < viewsMax && 16*u.vhits >= len(u.vpos)
+	return n < viewsFree || 16*u.vhits >= len(u.vpos)
 }
 
 // unitSink is a Unit as the Sink of its encoder.
