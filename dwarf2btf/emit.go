@@ -157,10 +157,9 @@ func (e *emitter) emit() error {
 // words, records, references to the unit's own types, and Deferred ones
 // (array index types), by the records' layouts (a struct's inheritance
 // counted as a member), and names (a record's and its elements': their
-// number and bytes). Sized
-// once, the unit's buffers are not copied from array to array as they
-// grow: on a unit of 100,000 types that was most of what the encoding
-// allocated (BENCH.md, "One big compile unit").
+// number and bytes). Sized once, the unit's buffers are not copied from
+// array to array as they grow: on a unit of 100,000 types that was most
+// of what the encoding allocated (BENCH.md, "One big compile unit").
 func (e *emitter) room() (words, records, refs, later, names, size int) {
 	const head = 3 // name, info, size or type
 	cu := e.cu
