@@ -114,7 +114,9 @@ func (e *emitter) emit() error {
 		out.types = slices.Grow(out.types, cu.types.len()-1)
 	}
 	if e.unit != nil {
-		e.unit.Grow(e.room())
+		words, records, refs, later, names, size := e.room()
+		e.unit.Grow(words, records, refs, later)
+		e.unit.GrowNames(names, size)
 	}
 	for i := 1; i < cu.types.len(); i++ {
 		t := cu.types.at(i)
@@ -154,16 +156,18 @@ func (e *emitter) emit() error {
 // room bounds what emitType writes into the unit for the deduplication:
 // words, records, references to the unit's own types, and Deferred ones
 // (array index types), by the records' layouts (a struct's inheritance
-// counted as a member). Sized once, the unit's buffers are not copied
-// from array to array as they grow: on a unit of 100,000 types that was
-// most of what the encoding allocated (BENCH.md, "One big compile unit").
-func (e *emitter) room() (words, records, refs, later int) {
+// counted as a member), and names (a record's and its elements': their
+// number and bytes). Sized once, the unit's buffers are not copied from
+// array to array as they grow: on a unit of 100,000 types that was most
+// of what the encoding allocated (BENCH.md, "One big compile unit").
+func (e *emitter) room() (words, records, refs, later, names, size int) {
 	const head = 3 // name, info, size or type
 	cu := e.cu
 	for i := 1; i < cu.types.len(); i++ {
 		t := cu.types.at(i)
 		n := int(t.n)
 		records++
+		names, size = names+1, size+int(t.namen)
 		switch t.tag {
 		case dwTagUnspecType:
 			records--
@@ -172,19 +176,25 @@ func (e *emitter) room() (words, records, refs, later int) {
 		case dwTagStructureType, dwTagUnionType, dwTagClassType:
 			words += head
 			if !t.is(typeDecl) {
-				words, refs = words+3*n, refs+n
+				words, refs, names = words+3*n, refs+n, names+n
+				for i := t.lo; i < t.lo+t.n; i++ {
+					size += int(cu.members[i].namen)
+				}
 			}
 		case dwTagArrayType:
 			words, refs, later = words+head+3, refs+1, later+1
 		case dwTagEnumerationType:
-			words += head + 3*n
+			words, names = words+head+3*n, names+n
+			for _, v := range cu.enums[t.lo : t.lo+t.n] {
+				size += len(v.name)
+			}
 		case dwTagSubroutineType:
-			words, refs = words+head+2*(n+1), refs+1+n
+			words, refs, names = words+head+2*(n+1), refs+1+n, names+n
 		default:
 			words, refs = words+head, refs+1
 		}
 	}
-	return words, records, refs, later
+	return words, records, refs, later, names, size
 }
 
 func (e *emitter) addTags(target uint32, lo, n int32) {

@@ -3,6 +3,8 @@ package dedup
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -61,14 +63,21 @@ type Unit struct {
 	views []viewSlot
 	// spos and vpos are the slots in use, for Reset to clear only them.
 	spos, vpos []uint32
+	// vhits counts the strings found by address since Reset.
+	vhits int
 	// cache, if not nil, holds keys of strings of a section that earlier
 	// units used; soff is each string's offset in that section, or
-	// notInCache. appended tells that keys are the Merger's (AddUnit).
+	// notInCache, as far as the last string in the section (the names of
+	// a unit may all be elsewhere: DW_FORM_string). appended tells that
+	// keys are the Merger's (AddUnit).
 	cache    *NameCache
 	next     *NameCache // SetCache's, from the next Reset
 	soff     []uint32
 	appended bool
-	err      error
+	// names and size are GrowNames's bound of the strings still to come,
+	// as of len(keys) and len(strs) when it was given, until Reset.
+	names, size int
+	err         error
 }
 
 // encoder is the record encoder of Units.
@@ -101,8 +110,9 @@ func (u *Unit) Reset(first btf.TypeID) {
 	u.cache = u.next
 	u.appended = false
 	u.soff = u.soff[:0]
+	u.names, u.size = 0, 0
 	u.Words.Reset(uint32(first))
-	u.keys, u.hashes, u.strs, u.strEnds = u.keys[:0], u.hashes[:0], u.strs[:0], u.strEnds[:0]
+	u.keys, u.strs, u.strEnds = u.keys[:0], u.strs[:0], u.strEnds[:0]
 	u.pending, u.err = 0, nil
 	if len(u.slots) == 0 {
 		u.slots = make([]uint32, 256)
@@ -114,7 +124,7 @@ func (u *Unit) Reset(first btf.TypeID) {
 	for _, i := range u.vpos {
 		u.views[i] = viewSlot{}
 	}
-	u.spos, u.vpos = u.spos[:0], u.vpos[:0]
+	u.spos, u.vpos, u.vhits = u.spos[:0], u.vpos[:0], 0
 }
 
 // SetCache has u, from its next Reset on, look the strings it is given up
@@ -216,15 +226,8 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	mask := uint64(len(u.slots) - 1)
 	i := h & mask
 	for ; u.slots[i] != 0; i = (i + 1) & mask {
-		j := u.slots[i] - 1
-		if u.hashes[j] == h {
-			lo := uint32(0)
-			if j > 0 {
-				lo = u.strEnds[j-1]
-			}
-			if string(u.strs[lo:u.strEnds[j]]) == s {
-				return j, nil
-			}
+		if j := u.slots[i] - 1; string(u.str(j)) == s {
+			return j, nil
 		}
 	}
 	if strings.IndexByte(s, 0) >= 0 {
@@ -240,8 +243,8 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	if key == pending {
 		u.pending++
 	}
+	u.room(len(s))
 	u.keys = append(u.keys, key)
-	u.hashes = append(u.hashes, h)
 	u.strs = append(u.strs, s...)
 	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
 	u.slots[i] = j + 1
@@ -252,18 +255,97 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	return j, nil
 }
 
-// grow doubles the index of the strings.
+// str returns the bytes of string j.
+func (u *Unit) str(j uint32) []byte {
+	lo := uint32(0)
+	if j > 0 {
+		lo = u.strEnds[j-1]
+	}
+	return u.strs[lo:u.strEnds[j]]
+}
+
+// grow enlarges the index of the strings, at least twofold (see more).
 func (u *Unit) grow() {
-	u.slots = make([]uint32, 2*len(u.slots))
+	u.resize(1 << bits.Len(uint(u.more(len(u.slots), 2*len(u.slots), 2*u.names)-1)))
+}
+
+// room makes room for one more string of n bytes (see more).
+func (u *Unit) room(n int) {
+	if len(u.keys) == cap(u.keys) {
+		c := u.more(cap(u.keys), len(u.keys)+1, u.names)
+		u.keys = slices.Grow(u.keys, c-len(u.keys))
+		u.strEnds = slices.Grow(u.strEnds, c-len(u.strEnds))
+		u.spos = slices.Grow(u.spos, c-len(u.spos))
+	}
+	if len(u.strs)+n > cap(u.strs) {
+		u.strs = slices.Grow(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs))
+	}
+}
+
+// more returns the new capacity of an array of capacity c that needs
+// need: twice c, or with a bound from GrowNames four times c, and the
+// bound itself once that is less than eight times c. A unit whose names
+// are all distinct (an enum of 65,535 enumerators) then grows its arrays
+// seldom and last to their final size, and one whose names repeat (a
+// struct of 65,535 members all named "m") reserves no more than it uses.
+func (u *Unit) more(c, need, bound int) int {
+	n := 2 * c
+	if bound > n {
+		n = 4 * c
+		if bound < 2*n {
+			n = bound
+		}
+	}
+	return max(n, need)
+}
+
+// resize makes the index of the strings n slots long, n a power of two
+// above twice their number. The strings are hashed again: a unit keeps
+// no hashes (8 bytes a string), and sized by GrowNames it seldom grows.
+func (u *Unit) resize(n int) {
+	u.slots = make([]uint32, n)
 	mask := uint64(len(u.slots) - 1)
-	for j, h := range u.hashes {
-		i := h & mask
+	for j := range u.keys {
+		i := maphash.Bytes(u.m.seed, u.str(uint32(j))) & mask
 		for u.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
 		u.slots[i] = uint32(j) + 1
 		u.spos[j] = uint32(i)
 	}
+}
+
+// GrowNames tells u that at most n more names, of size bytes in all, are
+// to come, repeated or not (a DWARF encoder: the names of its unit's
+// types and of their elements), until Reset. Its strings' arrays and
+// index then grow fourfold, as far as that bound, not twofold: on a unit
+// of one enum of 65,535 enumerators, growing by append allocated about
+// twice the strings' final size (BENCH.md, "One wide unit's strings").
+// Names that repeat cost nothing: the arrays grow only as strings are
+// added. The list of the names' positions in the records (Words.Names,
+// 4 bytes a name, pending or not, beside the three words of an element
+// that Grow reserves) is sized at once.
+func (u *Unit) GrowNames(n, size int) {
+	n, size = max(n, 0), max(size, 0)
+	u.names, u.size = len(u.keys)+n, len(u.strs)+size
+	u.Names = slices.Grow(u.Names, n)
+}
+
+// viewsFree bounds the index of the strings by address (16 bytes a slot,
+// at most half full) unless it is used: past viewsFree slots it doubles
+// only while it has found a string for every sixteen it holds (the units
+// of Debian 13's 6.12 vmlinux and xfs.ko that fill 4,096 slots find one
+// for every five to seven), and a unit's new strings are then looked up
+// by value only, as a string not seen before is anyway. One wide enum
+// names each of its 65,535 elements once: indexed by address too they
+// cost 4 MB of slots, twice that allocated as the index doubled, found
+// by address never.
+const viewsFree = 1 << 12
+
+// viewsGrow tells whether the index by address, full, may double.
+func (u *Unit) viewsGrow() bool {
+	n := len(u.views)
+	return n < viewsFree || 16*u.vhits >= len(u.vpos)
 }
 
 // unitSink is a Unit as the Sink of its encoder.
@@ -286,15 +368,27 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 	i := viewHash(p, len(s)) >> 32 & mask
 	for ; u.views[i].p != nil; i = (i + 1) & mask {
 		if v := &u.views[i]; v.p == p && v.n == uint32(len(s)) {
+			u.vhits++
 			return v.j, true, nil
 		}
 	}
+	n := len(u.keys)
 	j, err := (*Unit)(u).strByValue(s)
-	if err != nil {
-		return 0, false, err
+	if err != nil || len(u.keys) == n {
+		// An error, or s was there at another address: it is not
+		// indexed by this one, which is most often one of many
+		// copies (the inline names of a struct of 65,535 members
+		// all named "m").
+		return j, err == nil, err
 	}
-	if int(j) == len(u.soff) {
+	if off != notInCache {
+		for len(u.soff) < int(j) {
+			u.soff = append(u.soff, notInCache)
+		}
 		u.soff = append(u.soff, off)
+	}
+	if 2*(len(u.vpos)+1) > len(u.views) && !(*Unit)(u).viewsGrow() {
+		return j, true, nil // the index is full: s is found by value
 	}
 	u.views[i] = viewSlot{p: p, n: uint32(len(s)), j: j}
 	u.vpos = append(u.vpos, uint32(i))

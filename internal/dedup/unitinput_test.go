@@ -15,7 +15,9 @@ import (
 // as a DWARF encoder's workers write its compile units, two Units taking
 // turns with one NameCache over the module's strings, and checks that the
 // result is byte for byte that of the module appended as it is (AddSpec,
-// itself held to libbpf's output by the golden tests).
+// itself held to libbpf's output by the golden tests). The units are
+// given bounds of their names (GrowNames) in turn: none, one too small,
+// one too large, which change how their arrays grow, not what they hold.
 func TestAddUnitPieces(t *testing.T) {
 	vm, base := debian(t)
 	for _, name := range []string{"af_key", "kvm"} {
@@ -29,6 +31,7 @@ func TestAddUnitPieces(t *testing.T) {
 			u.SetCache(cache)
 			u.Reset(m.NextID())
 			n := 0
+			bounds := [][2]int{{0, 0}, {3, 10}, {97 * 64, 97 * 64 * 16}}
 			flush := func() {
 				if err := m.AddUnit(u, 0); err != nil {
 					t.Fatal(err)
@@ -36,6 +39,8 @@ func TestAddUnitPieces(t *testing.T) {
 				u = units[n/97%2]
 				u.SetCache(cache)
 				u.Reset(m.NextID())
+				b := bounds[n/97%len(bounds)]
+				u.GrowNames(b[0], b[1])
 			}
 			for id, typ := range mod.Types(btf.ScopeOwn) {
 				// Ids are the module's: the Merger numbers its own

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
@@ -22,7 +23,8 @@ type wordInput struct {
 	// keys holds, per string of the input in the order of first use, its
 	// key, or pending if it is not a base string: then appending adds
 	// strs[strEnds[j-1]:strEnds[j]], of hash hashes[j], to the own
-	// strings. libbpf's interning visits the same strings in that order.
+	// strings; a Unit keeps no hashes (nil), and its strings are hashed
+	// again there. libbpf's interning visits the same strings in that order.
 	// The names that recs.Names lists hold a string's number in keys.
 	keys    []uint32
 	hashes  []uint64
@@ -54,7 +56,14 @@ func (m *Merger) appendWordInput(recs *recenc.Words, in *wordInput, deferred uin
 	for j, k := range in.keys {
 		to := in.strEnds[j]
 		if k == pending {
-			key, err := d.strs.addOwn(in.strs[from:to], in.hashes[j])
+			s := in.strs[from:to]
+			var h uint64
+			if in.hashes != nil {
+				h = in.hashes[j]
+			} else {
+				h = maphash.Bytes(m.seed, s)
+			}
+			key, err := d.strs.addOwn(s, h)
 			if err != nil {
 				d.strs.Own.Truncate(strMark)
 				return err
