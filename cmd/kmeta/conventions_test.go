@@ -100,9 +100,12 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersion: `kmeta version` and --version print the version; the flag,
+// kmeta's own since cobra's prints through text/template (versionFlag),
+// behaves as cobra's did: -v, with arguments, before a bad --max-input.
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--version"}, {"version"}} {
+	for _, args := range [][]string{{"--version"}, {"version"}, {"-v"}, {"--version", "extra"}, {"--max-input", "bogus", "--version"}} {
 		out, msg, st := status(t, "", args...)
 		if st != 0 || !strings.HasPrefix(out, "kmeta ") || !strings.Contains(out, runtime.Version()) {
 			t.Errorf("%v: status %d %s, output %q", args, st, msg, out)

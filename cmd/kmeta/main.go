@@ -185,12 +185,16 @@ func (e *commandError) Unwrap() error { return e.err }
 
 func (c *cli) rootCmd() *cobra.Command {
 	var maxInput string
+	var showVersion bool
 	root := &cobra.Command{
 		Use:           "kmeta",
 		Short:         "Read kernel metadata: BTF types and kallsyms",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				return nil // cobra's --version ignores every other flag
+			}
 			return c.parseMaxInput(maxInput)
 		},
 	}
@@ -215,8 +219,6 @@ func (c *cli) rootCmd() *cobra.Command {
 		c.btfDedupCmd(),
 	)
 	root.AddCommand(btfCmd, c.ksymCmd(), c.paholeCmd(), c.versionCmd(), c.manCmd())
-	root.Version = version()
-	root.SetVersionTemplate("kmeta {{.Version}}\n")
 	// cobra adds its completion and help commands when it runs: add them
 	// now, so that strictUsage makes "completion bassh" a usage error
 	// with a suggestion, as for every command, not help and status 0.
@@ -226,5 +228,28 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.InitDefaultCompletionCmd()
 	root.SetHelpCommand(helpCmd())
 	strictUsage(root)
+	versionFlag(root, &showVersion, c.printVersion)
 	return root
+}
+
+// versionFlag gives root the --version (-v) flag that cobra adds for a
+// command with a Version, with the same help, and prints what `kmeta
+// version` prints. cobra prints its version through a text/template
+// unless it is "NAME version VERSION"; linking text/template's executor,
+// which calls methods by name, makes the linker keep every exported method
+// of every type in the binary: 1.6 MB more code and tables, and 0.7 MB
+// more resident at start-up (cmd/kmeta/BENCH.md, "The version template").
+// root must be runnable (strictUsage), so that cobra runs its RunE, where
+// the flag is handled; like cobra's, the flag wins over arguments.
+func versionFlag(root *cobra.Command, show *bool, print func() error) {
+	root.Flags().BoolVarP(show, "version", "v", false, "version for "+root.Name())
+	// Completion offers nothing after it, as after cobra's own flag.
+	_ = root.Flags().SetAnnotation("version", cobra.FlagSetByCobraAnnotation, []string{"true"})
+	run := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if *show {
+			return print()
+		}
+		return run(cmd, args)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"io"
 	"os"
 	"os/exec"
@@ -91,15 +92,17 @@ func readFile(t *testing.T, path string) []byte {
 // binary's smallest runs: `kmeta version` (the start-up floor of every
 // command) and `btf dedup` of a BPF object's BTF (a writer, which releases
 // its start-up pages once its flags are parsed, so that its peak is the
-// start-up's). The bound, 6.25 MB, is 0.35 MB over what both peaked at
-// once kmeta's libraries lost their init functions (5.9 MB; 6.7-6.9 MB
-// before: cmd/kmeta/BENCH.md, "Start-up: init functions and stack
-// growth"): a new init function in a package of kmeta's or of a
-// dependency, or a table built eagerly, faults in 64 KB windows of the
-// binary and shows here. It also checks that internal/stackstart
-// initializes before internal/godebug, whose initialization would
-// otherwise grow the stack. It builds the binary, so only with
-// KMETA_HEAVY=1.
+// start-up's or its small work's). The bound, 5.6 MB, is 0.35 MB over
+// what both peaked at once the version template was gone (5.1-5.3 MB;
+// 5.8-5.9 MB before, 6.7-6.9 MB before kmeta's libraries lost their init
+// functions: cmd/kmeta/BENCH.md): a new init function in a package of
+// kmeta's or of a dependency, a table built eagerly, or code that makes
+// the linker keep every method, faults in 64 KB windows of the binary and
+// shows here. It also checks that the binary links no method lookup by
+// name (reflect's Method and MethodByName: text/template's executor
+// calls them), and that internal/stackstart initializes before
+// internal/godebug, whose initialization would otherwise grow the stack.
+// It builds the binary, so only with KMETA_HEAVY=1.
 func TestStartupFloor(t *testing.T) {
 	t.Parallel()
 	bin := staticRealKmeta(t, "the real binary's start-up pages")
@@ -117,8 +120,8 @@ func TestStartupFloor(t *testing.T) {
 		args     []string
 		maxPages int64 // of 4 KB
 	}{
-		{[]string{"version"}, 1600},
-		{[]string{"btf", "dedup", in, "-o", filepath.Join(dir, "out.btf")}, 1600},
+		{[]string{"version"}, 1440},
+		{[]string{"btf", "dedup", in, "-o", filepath.Join(dir, "out.btf")}, 1440},
 	} {
 		peak, code, stderr := peakRSS(t, timeBin, bin, tc.args...)
 		if code != 0 {
@@ -129,6 +132,10 @@ func TestStartupFloor(t *testing.T) {
 		if pages > tc.maxPages {
 			t.Errorf("kmeta %s: peak RSS %d pages of 4 KB, over the bound of %d: what does start-up fault in now?", strings.Join(tc.args, " "), pages, tc.maxPages)
 		}
+	}
+
+	if names := methodLookups(t, bin); len(names) > 0 {
+		t.Errorf("the binary links %v: the linker then keeps every exported method of every type (1.6 MB of code and tables, 0.7 MB more at start-up); which package calls it?", names)
 	}
 
 	cmd := exec.Command(bin, "version")
@@ -142,4 +149,29 @@ func TestStartupFloor(t *testing.T) {
 	if stackstart < 0 || godebug >= 0 && godebug < stackstart {
 		t.Errorf("internal/stackstart does not initialize before internal/godebug:\n%s", out)
 	}
+}
+
+// methodLookups returns the functions of reflect in the executable at path
+// that look a method up by its index or name (Value.Method,
+// Value.MethodByName, and Type's): where one is reachable, Go's linker
+// cannot drop any exported method of a type that is converted to an
+// interface, since a name computed at run time may call it.
+func methodLookups(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var names []string
+	for _, s := range syms {
+		if strings.HasPrefix(s.Name, "reflect.") && (strings.HasSuffix(s.Name, ".Method") || strings.HasSuffix(s.Name, ".MethodByName")) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }

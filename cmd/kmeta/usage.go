@@ -176,10 +176,15 @@ func (c *cli) versionCmd() *cobra.Command {
 		Short: "Print kmeta's version and the Go version it was built with",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(c.out(), "kmeta %s\n", version())
-			return err
+			return c.printVersion()
 		},
 	}
+}
+
+// printVersion writes what `kmeta version` and `kmeta --version` print.
+func (c *cli) printVersion() error {
+	_, err := fmt.Fprintf(c.out(), "kmeta %s\n", version())
+	return err
 }
 
 // helpCmd is "kmeta help [COMMAND...]": cobra's own prints "Unknown help
