@@ -238,7 +238,8 @@ func (c *cli) rootCmd() *cobra.Command {
 // unless it is "NAME version VERSION"; linking text/template's executor,
 // which calls methods by name, makes the linker keep every exported method
 // of every type in the binary: 1.6 MB more code and tables, and 0.7 MB
-// more resident at start-up (cmd/kmeta/BENCH.md, "The version template").
+// more resident at start-up (cmd/kmeta/BENCH.md, "The floor, accounted
+// for, and the version template").
 // root must be runnable (strictUsage), so that cobra runs its RunE, where
 // the flag is handled; like cobra's, the flag wins over arguments.
 func versionFlag(root *cobra.Command, show *bool, print func() error) {
