@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -155,9 +154,9 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		}
 	}
 	// The encoder's heap is garbage once the units are encoded: give it
-	// back before the deduplication allocates its maps, which lowers the
-	// peak (dwarf2btf.Options.Encoded).
-	opts.Encoded = debug.FreeOSMemory
+	// back, if it is large enough to matter, before the deduplication
+	// allocates its maps, which lowers the peak (dwarf2btf.Options.Encoded).
+	opts.Encoded = freeHeap
 	opts.NoDedup = f.noDedup
 	raw, err := src.build(ctx, opts, wopts)
 	if err != nil {

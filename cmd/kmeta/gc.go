@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -66,4 +67,43 @@ func limitMemory(n int64) {
 		return
 	}
 	debug.SetMemoryLimit(n + readSlack)
+}
+
+// freeHeapFrom is the heap, in bytes, from which freeHeap collects even
+// if the collector has not run: the Go runtime's own smallest heap goal
+// (4 MB at GOGC=100), below which it does not collect either.
+const freeHeapFrom = 4 << 20
+
+// freeHeap gives the heap's garbage and free pages back to the system
+// (debug.FreeOSMemory), unless the collector has not run yet and the heap
+// holds less than freeHeapFrom bytes of objects, live or garbage, and of
+// free spans not yet returned. The encoders call it between encoding and
+// deduplicating, where their workers' buffers are garbage
+// (dwarf2btf.Options.Encoded). A first collection on a small heap frees
+// less than it costs: it faults in the collector's code and the tables
+// of every goroutine's frames, 0.8 MB for a heap of 1 MB, and doubles a
+// small encode's CPU time (cmd/kmeta/BENCH.md, "Small heaps are not
+// collected by force"); once the collector has run, those are resident.
+func freeHeap() {
+	s := []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(s)
+	var v [3]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	if worthFreeing(v[0], v[1]+v[2]) {
+		debug.FreeOSMemory()
+	}
+}
+
+// worthFreeing reports whether a forced collection pays after cycles
+// collections, with heap bytes of objects and free spans (freeHeap).
+func worthFreeing(cycles, heap uint64) bool {
+	return cycles > 0 || heap >= freeHeapFrom
 }

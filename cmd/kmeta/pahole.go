@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -84,7 +83,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 	}
 	defer setGC(50)()
 	opts := dwarf2btf.Options{Jobs: paholeJobs(a.jobs, a.file), MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
-		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: debug.FreeOSMemory}
+		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: freeHeap}
 	src, err := c.openEncodeSource(a.file)
 	if err != nil {
 		return err
