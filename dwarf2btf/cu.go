@@ -310,6 +310,7 @@ type loader struct {
 	anns []annot
 	ps   []param
 	lex  []int32 // variables of a function's lexical blocks
+	tmp  *die    // what roomFor counts with
 }
 
 var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
@@ -566,9 +567,12 @@ func (l *loader) newEnum(x *die, depth int) error {
 	}
 	t.typ = ref(x, slotType)
 	t.lo = int32(len(l.cu.enums))
+	run := startRun(l.cu.enums) // never moved: an enumerator holds no type
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
+			roomFor(l, &l.cu.enums, &run, c, dwTagEnumerator, dwTagEnumerator)
 			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
+			run.end++
 		}
 		return l.skip(c, d)
 	})
@@ -599,6 +603,7 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
+			roomFor(l, &l.cu.members, &run, c, dwTagInheritance, dwTagMember)
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
@@ -626,6 +631,35 @@ func (l *loader) newComposite(x *die, depth int) error {
 	l.cu.typeAnn(id, annLo32, int32(len(anns)))
 	l.cu.typeSpec(id, spec)
 	return err
+}
+
+// countFrom is how long a run of a container's elements grows, one by
+// one, before the table it is appended to counts the container's
+// elements still to come and grows once to hold them all (roomFor).
+const countFrom = 1024
+
+// roomFor makes room in table, before the element of the DIE c joins the
+// run r at its end, for the rest of the run: when the table is full and
+// the run is countFrom elements long, the siblings of c of tag t1 or t2
+// are counted ahead (unitReader.countAhead) and the table grows once to
+// hold them. Grown by doubling, a table of one struct of 65,535 members
+// was allocated about twice its final size, the last copy beside the one
+// before it, which on a unit of one wide type was its loading's peak
+// (BENCH.md, "One big compile unit"). A run is counted at most once, and
+// only once it is long and its table full: the DIEs it reads again are
+// few beside those the unit reads once.
+func roomFor[E any](l *loader, table *[]E, r *elemRun, c *die, t1, t2 uint16) {
+	if len(*table) < cap(*table) || r.counted || r.scratch >= 0 || r.end != len(*table) || r.end-r.lo < countFrom {
+		return
+	}
+	r.counted = true
+	if l.tmp == nil {
+		l.tmp = new(die)
+	}
+	n := 1 + l.r.countAhead(c, l.tmp, t1, t2)
+	grown := make([]E, len(*table), len(*table)+n)
+	copy(grown, *table)
+	*table = grown
 }
 
 // newMember is pahole's class_member__new, into m, a zero member (in
@@ -664,6 +698,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
+			roomFor(l, &l.cu.params, &run, c, dwTagFormalParameter, dwTagFormalParameter)
 			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:

@@ -3,6 +3,8 @@ package dwarf2btf
 import (
 	"slices"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestElemRunNested reads runs as the loader does for a struct whose
@@ -51,5 +53,47 @@ func TestElemRunNested(t *testing.T) {
 	}
 	if table[0] != -1 {
 		t.Errorf("the earlier type's element became %d", table[0])
+	}
+}
+
+// TestRoomForWide loads one unit of one wide type (hostile.BuildDWARF8)
+// and wants its elements' table sized once for them (roomFor): a
+// capacity of exactly what the unit holds, not a doubling past it, with
+// every element read.
+func TestRoomForWide(t *testing.T) {
+	const n = 3*countFrom + 5
+	for _, c := range []struct {
+		shape hostile.DWARF8Shape
+		table func(cu *cuData) (len, cap int)
+	}{
+		{hostile.WideStruct, func(cu *cuData) (int, int) { return len(cu.members), cap(cu.members) }},
+		{hostile.WideEnum, func(cu *cuData) (int, int) { return len(cu.enums), cap(cu.enums) }},
+		{hostile.ManyParams, func(cu *cuData) (int, int) { return len(cu.params), cap(cu.params) }},
+	} {
+		o, err := openObject(hostile.BuildDWARF8(c.shape, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{}
+		if err := opts.resolve(o); err != nil {
+			t.Fatal(err)
+		}
+		d := o.dwarfData(&opts)
+		units, err := d.units()
+		if err != nil || len(units) != 1 {
+			t.Fatalf("%v: %d units, %v", c.shape, len(units), err)
+		}
+		l := &loader{cu: &cuData{}}
+		if l.r, err = d.newUnitReader(units[0], nil); err != nil {
+			t.Fatal(err)
+		}
+		l.cu.reset(units[0])
+		if err := l.load(); err != nil {
+			t.Fatal(err)
+		}
+		if got, size := c.table(l.cu); got != n || size != n {
+			t.Errorf("%v: %d elements in a table of %d, want %d in %d", c.shape, got, size, n, n)
+		}
+		o.free()
 	}
 }

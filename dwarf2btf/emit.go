@@ -156,10 +156,11 @@ func (e *emitter) emit() error {
 // room bounds what emitType writes into the unit for the deduplication:
 // words, records, references to the unit's own types, and Deferred ones
 // (array index types), by the records' layouts (a struct's inheritance
-// counted as a member), and names (a record's and its elements': their
-// number and bytes). Sized once, the unit's buffers are not copied from
-// array to array as they grow: on a unit of 100,000 types that was most
-// of what the encoding allocated (BENCH.md, "One big compile unit").
+// counted as a member), and names (a record's and its elements' that are
+// not empty: their number and bytes; a prototype's parameters seldom
+// have any). Sized once, the unit's buffers are not copied from array to
+// array as they grow: on a unit of 100,000 types that was most of what
+// the encoding allocated (BENCH.md, "One big compile unit").
 func (e *emitter) room() (words, records, refs, later, names, size int) {
 	const head = 3 // name, info, size or type
 	cu := e.cu
@@ -167,7 +168,7 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 		t := cu.types.at(i)
 		n := int(t.n)
 		records++
-		names, size = names+1, size+int(t.namen)
+		names, size = names+named(t.namen), size+int(t.namen)
 		switch t.tag {
 		case dwTagUnspecType:
 			records--
@@ -176,9 +177,9 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 		case dwTagStructureType, dwTagUnionType, dwTagClassType:
 			words += head
 			if !t.is(typeDecl) {
-				words, refs, names = words+3*n, refs+n, names+n
+				words, refs = words+3*n, refs+n
 				for i := t.lo; i < t.lo+t.n; i++ {
-					size += int(cu.members[i].namen)
+					names, size = names+named(cu.members[i].namen), size+int(cu.members[i].namen)
 				}
 			}
 		case dwTagArrayType:
@@ -189,12 +190,24 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 				size += len(v.name)
 			}
 		case dwTagSubroutineType:
-			words, refs, names = words+head+2*(n+1), refs+1+n, names+n
+			words, refs = words+head+2*(n+1), refs+1+n
+			for _, p := range cu.params[t.lo : t.lo+t.n] {
+				names, size = names+named(p.namen), size+int(p.namen)
+			}
 		default:
 			words, refs = words+head, refs+1
 		}
 	}
 	return words, records, refs, later, names, size
+}
+
+// named is 1 for a name of n bytes that is not empty, else 0: an empty
+// name takes no room (room).
+func named(n uint32) int {
+	if n == 0 {
+		return 0
+	}
+	return 1
 }
 
 func (e *emitter) addTags(target uint32, lo, n int32) {

@@ -60,6 +60,7 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			}
 			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
+			roomFor(l, &l.cu.params, run, c, dwTagFormalParameter, dwTagFormalParameter)
 			*push(run, &l.cu.params, &l.ps) = p
 			if !c.children { // no annotations
 				return nil
