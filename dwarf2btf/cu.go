@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
 // The loader turns one compile unit into the tables pahole 1.24's
@@ -570,7 +572,12 @@ func (l *loader) newEnum(x *die, depth int) error {
 	run := startRun(l.cu.enums) // never moved: an enumerator holds no type
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
-			roomFor(l, &l.cu.enums, &run, c, dwTagEnumerator, dwTagEnumerator)
+			if n, _, ok := countRun(l, l.cu.enums, &run, c, dwTagEnumerator, 0); ok {
+				if have := run.end - run.lo; n+have > builder.MaxElems {
+					return tooWide("enum", t.name(), n+have, "values")
+				}
+				growTable(&l.cu.enums, n)
+			}
 			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
 			run.end++
 		}
@@ -597,13 +604,21 @@ func (l *loader) newComposite(x *die, depth int) error {
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	run, annLo := startRun(l.cu.members), len(l.anns)
-	idx := int32(0)
+	idx, members := int32(0), 0
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			roomFor(l, &l.cu.members, &run, c, dwTagInheritance, dwTagMember)
+			if n, other, ok := countRun(l, l.cu.members, &run, c, dwTagMember, dwTagInheritance); ok {
+				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
+					return tooWide(compositeKind(t.tag), t.name(), n, "members")
+				}
+				growTable(&l.cu.members, n-members+other)
+			}
+			if c.tag == dwTagMember {
+				members++
+			}
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
@@ -635,31 +650,60 @@ func (l *loader) newComposite(x *die, depth int) error {
 
 // countFrom is how long a run of a container's elements grows, one by
 // one, before the table it is appended to counts the container's
-// elements still to come and grows once to hold them all (roomFor).
+// elements still to come and grows once to hold them all (countRun).
 const countFrom = 1024
 
-// roomFor makes room in table, before the element of the DIE c joins the
-// run r at its end, for the rest of the run: when the table is full and
-// the run is countFrom elements long, the siblings of c of tag t1 or t2
-// are counted ahead (unitReader.countAhead) and the table grows once to
-// hold them. Grown by doubling, a table of one struct of 65,535 members
-// was allocated about twice its final size, the last copy beside the one
-// before it, which on a unit of one wide type was its loading's peak
-// (BENCH.md, "One big compile unit"). A run is counted at most once, and
-// only once it is long and its table full: the DIEs it reads again are
-// few beside those the unit reads once.
-func roomFor[E any](l *loader, table *[]E, r *elemRun, c *die, t1, t2 uint16) {
-	if len(*table) < cap(*table) || r.counted || r.scratch >= 0 || r.end != len(*table) || r.end-r.lo < countFrom {
-		return
+// countRun tells, before the element of the DIE c joins the run r at the
+// end of table, whether the run is to be counted: the table is full and
+// the run countFrom elements long. Then it counts the siblings of c of
+// tag t1 and of tag t2 (c included; unitReader.countAhead), for the
+// caller to refuse a type wider than BTF allows before reading it, or
+// to grow the table once to hold them (growTable). Grown by doubling, a
+// table of one struct of 65,535 members was allocated about twice its
+// final size, the last copy beside the one before it, which on a unit of
+// one wide type was its loading's peak (BENCH.md, "One big compile
+// unit"). A run is counted at most once, and only once it is long and
+// its table full: the DIEs it reads again are few beside those the unit
+// reads once.
+func countRun[E any](l *loader, table []E, r *elemRun, c *die, t1, t2 uint16) (n1, n2 int, ok bool) {
+	if len(table) < cap(table) || r.counted || r.scratch >= 0 || r.end != len(table) || r.end-r.lo < countFrom {
+		return 0, 0, false
 	}
 	r.counted = true
 	if l.tmp == nil {
 		l.tmp = new(die)
 	}
-	n := 1 + l.r.countAhead(c, l.tmp, t1, t2)
+	n1, n2 = l.r.countAhead(c, l.tmp, t1, t2)
+	if c.tag == t1 {
+		n1++
+	} else {
+		n2++
+	}
+	return n1, n2, true
+}
+
+// growTable makes room for n more elements in table, exactly.
+func growTable[E any](table *[]E, n int) {
 	grown := make([]E, len(*table), len(*table)+n)
 	copy(grown, *table)
 	*table = grown
+}
+
+// compositeKind names a composite's tag in tooWide's error.
+func compositeKind(tag uint16) string {
+	switch tag {
+	case dwTagUnionType:
+		return "union"
+	case dwTagClassType:
+		return "class"
+	}
+	return "struct"
+}
+
+// tooWide is the error of a type that holds more elements, n, than a BTF
+// record can: refused once counted (countRun), before they are read.
+func tooWide(kind string, name []byte, n int, what string) error {
+	return fmt.Errorf("dwarf2btf: %s %q with %d %s, more than BTF's %d", kind, name, n, what, builder.MaxElems)
 }
 
 // newMember is pahole's class_member__new, into m, a zero member (in
@@ -698,7 +742,12 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			roomFor(l, &l.cu.params, &run, c, dwTagFormalParameter, dwTagFormalParameter)
+			if n, _, ok := countRun(l, l.cu.params, &run, c, dwTagFormalParameter, 0); ok {
+				if have := run.end - run.lo; n+have > builder.MaxElems {
+					return tooWide("function prototype", nil, n+have, "parameters")
+				}
+				growTable(&l.cu.params, n)
+			}
 			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:

@@ -2,8 +2,10 @@ package dwarf2btf
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -56,12 +58,12 @@ func TestElemRunNested(t *testing.T) {
 	}
 }
 
-// TestRoomForWide loads one unit of one wide type (hostile.BuildDWARF8)
-// and wants its elements' table sized once for them (roomFor): a
+// TestCountRunWide loads one unit of one wide type (hostile.BuildDWARF8)
+// and wants its elements' table sized once for them (countRun): a
 // capacity of exactly what the unit holds, not a doubling past it, with
-// every element read.
-func TestRoomForWide(t *testing.T) {
-	const n = 3*countFrom + 5
+// every element read. One element past BTF's limit, the load refuses the
+// type once it has counted, before the rest is read.
+func TestCountRunWide(t *testing.T) {
 	for _, c := range []struct {
 		shape hostile.DWARF8Shape
 		table func(cu *cuData) (len, cap int)
@@ -70,30 +72,38 @@ func TestRoomForWide(t *testing.T) {
 		{hostile.WideEnum, func(cu *cuData) (int, int) { return len(cu.enums), cap(cu.enums) }},
 		{hostile.ManyParams, func(cu *cuData) (int, int) { return len(cu.params), cap(cu.params) }},
 	} {
-		o, err := openObject(hostile.BuildDWARF8(c.shape, n))
-		if err != nil {
-			t.Fatal(err)
+		for _, n := range []int{3*countFrom + 5, builder.MaxElems, builder.MaxElems + 1} {
+			o, err := openObject(hostile.BuildDWARF8(c.shape, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{}
+			if err := opts.resolve(o); err != nil {
+				t.Fatal(err)
+			}
+			d := o.dwarfData(&opts)
+			units, err := d.units()
+			if err != nil || len(units) != 1 {
+				t.Fatalf("%v-%d: %d units, %v", c.shape, n, len(units), err)
+			}
+			l := &loader{cu: &cuData{}}
+			if l.r, err = d.newUnitReader(units[0], nil); err != nil {
+				t.Fatal(err)
+			}
+			l.cu.reset(units[0])
+			err = l.load()
+			got, size := c.table(l.cu)
+			switch {
+			case n > builder.MaxElems:
+				if err == nil || !strings.Contains(err.Error(), "more than BTF's 65535") || size > countFrom {
+					t.Errorf("%v-%d: error %v with %d elements read in a table of %d, want a refusal at %d", c.shape, n, err, got, size, countFrom)
+				}
+			case err != nil:
+				t.Errorf("%v-%d: %v", c.shape, n, err)
+			case got != n || size != n:
+				t.Errorf("%v-%d: %d elements in a table of %d, want %d in %d", c.shape, n, got, size, n, n)
+			}
+			o.free()
 		}
-		opts := Options{}
-		if err := opts.resolve(o); err != nil {
-			t.Fatal(err)
-		}
-		d := o.dwarfData(&opts)
-		units, err := d.units()
-		if err != nil || len(units) != 1 {
-			t.Fatalf("%v: %d units, %v", c.shape, len(units), err)
-		}
-		l := &loader{cu: &cuData{}}
-		if l.r, err = d.newUnitReader(units[0], nil); err != nil {
-			t.Fatal(err)
-		}
-		l.cu.reset(units[0])
-		if err := l.load(); err != nil {
-			t.Fatal(err)
-		}
-		if got, size := c.table(l.cu); got != n || size != n {
-			t.Errorf("%v: %d elements in a table of %d, want %d in %d", c.shape, got, size, n, n)
-		}
-		o.free()
 	}
 }

@@ -60,7 +60,9 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			}
 			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
-			roomFor(l, &l.cu.params, run, c, dwTagFormalParameter, dwTagFormalParameter)
+			if n, _, ok := countRun(l, l.cu.params, run, c, dwTagFormalParameter, 0); ok {
+				growTable(&l.cu.params, n) // a function is refused only if written
+			}
 			*push(run, &l.cu.params, &l.ps) = p
 			if !c.children { // no annotations
 				return nil
