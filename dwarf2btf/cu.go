@@ -572,7 +572,8 @@ func (l *loader) newEnum(x *die, depth int) error {
 	run := startRun(l.cu.enums) // never moved: an enumerator holds no type
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
-			if n, _, ok := countRun(l, l.cu.enums, &run, c, dwTagEnumerator, 0); ok {
+			if counts(l.cu.enums, &run) {
+				n, _ := l.countRun(&run, c, dwTagEnumerator, 0)
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("enum", t.name(), n+have, "values")
 				}
@@ -610,7 +611,8 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			if n, other, ok := countRun(l, l.cu.members, &run, c, dwTagMember, dwTagInheritance); ok {
+			if counts(l.cu.members, &run) {
+				n, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
 				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
 					return tooWide(compositeKind(t.tag), t.name(), n, "members")
 				}
@@ -650,25 +652,28 @@ func (l *loader) newComposite(x *die, depth int) error {
 
 // countFrom is how long a run of a container's elements grows, one by
 // one, before the table it is appended to counts the container's
-// elements still to come and grows once to hold them all (countRun).
+// elements still to come and grows once to hold them all (counts).
 const countFrom = 1024
 
-// countRun tells, before the element of the DIE c joins the run r at the
-// end of table, whether the run is to be counted: the table is full and
-// the run countFrom elements long. Then it counts the siblings of c of
-// tag t1 and of tag t2 (c included; unitReader.countAhead), for the
-// caller to refuse a type wider than BTF allows before reading it, or
-// to grow the table once to hold them (growTable). Grown by doubling, a
-// table of one struct of 65,535 members was allocated about twice its
-// final size, the last copy beside the one before it, which on a unit of
-// one wide type was its loading's peak (BENCH.md, "One big compile
-// unit"). A run is counted at most once, and only once it is long and
-// its table full: the DIEs it reads again are few beside those the unit
-// reads once.
-func countRun[E any](l *loader, table []E, r *elemRun, c *die, t1, t2 uint16) (n1, n2 int, ok bool) {
-	if len(table) < cap(table) || r.counted || r.scratch >= 0 || r.end != len(table) || r.end-r.lo < countFrom {
-		return 0, 0, false
-	}
+// counts tells, before the next element joins the run r at the end of
+// table, whether the run is to be counted (loader.countRun): the table
+// is full and the run countFrom elements long. Grown by doubling, a table
+// of one struct of 65,535 members was allocated about twice its final
+// size, the last copy beside the one before it, which on a unit of one
+// wide type was its loading's peak (BENCH.md, "One big compile unit").
+// A run is counted at most once, and only once it is long and its table
+// full: the DIEs it reads again are few beside those the unit reads
+// once. Inlined: every element of every run asks.
+func counts[E any](table []E, r *elemRun) bool {
+	// A run moved to the scratch stack no longer ends the table.
+	return len(table) == cap(table) && !r.counted && r.end == len(table) && r.end-r.lo >= countFrom
+}
+
+// countRun counts the siblings of c of tag t1 and of tag t2, c included
+// (unitReader.countAhead), for the caller to refuse a type wider than BTF
+// allows before reading the rest of it, or to grow its table once to
+// hold them (growTable).
+func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	r.counted = true
 	if l.tmp == nil {
 		l.tmp = new(die)
@@ -679,7 +684,7 @@ func countRun[E any](l *loader, table []E, r *elemRun, c *die, t1, t2 uint16) (n
 	} else {
 		n2++
 	}
-	return n1, n2, true
+	return n1, n2
 }
 
 // growTable makes room for n more elements in table, exactly.
@@ -701,7 +706,7 @@ func compositeKind(tag uint16) string {
 }
 
 // tooWide is the error of a type that holds more elements, n, than a BTF
-// record can: refused once counted (countRun), before they are read.
+// record can: refused once counted (loader.countRun), before they are read.
 func tooWide(kind string, name []byte, n int, what string) error {
 	return fmt.Errorf("dwarf2btf: %s %q with %d %s, more than BTF's %d", kind, name, n, what, builder.MaxElems)
 }
@@ -742,7 +747,8 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			if n, _, ok := countRun(l, l.cu.params, &run, c, dwTagFormalParameter, 0); ok {
+			if counts(l.cu.params, &run) {
+				n, _ := l.countRun(&run, c, dwTagFormalParameter, 0)
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("function prototype", nil, n+have, "parameters")
 				}

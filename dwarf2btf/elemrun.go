@@ -14,7 +14,7 @@ package dwarf2btf
 type elemRun struct {
 	lo, end int  // the run in the table, while direct
 	scratch int  // where it starts in the scratch stack, -1 while direct
-	counted bool // the run's table was sized for it (roomFor)
+	counted bool // the run was counted (counts)
 }
 
 // startRun starts a run at the end of table.

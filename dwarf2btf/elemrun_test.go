@@ -59,7 +59,7 @@ func TestElemRunNested(t *testing.T) {
 }
 
 // TestCountRunWide loads one unit of one wide type (hostile.BuildDWARF8)
-// and wants its elements' table sized once for them (countRun): a
+// and wants its elements' table sized once for them (counts, loader.countRun): a
 // capacity of exactly what the unit holds, not a doubling past it, with
 // every element read. One element past BTF's limit, the load refuses the
 // type once it has counted, before the rest is read.

@@ -351,22 +351,31 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 		if !m.is(memberIsMember) {
 			continue
 		}
-		bits, err := memberBits(k, t, m)
-		if err != nil {
-			return err
+		bits := uint32(0)
+		if !plain(k, m) {
+			var err error
+			if bits, err = memberBits(k, t, m); err != nil {
+				return err
+			}
+			r.flag = true
 		}
-		r.flag = r.flag || bits != 0 || m.bitOffset%8 != 0
 		out.elems = append(out.elems, oelem{name: m.name(), ref: m.typ, b: m.bitOffset, c: bits})
 	}
 	r.n = int32(len(out.elems)) - r.lo
 	return e.addType(r)
 }
 
+// plain tells whether the member m of a composite of kind k is neither a
+// bitfield nor one that memberBits refuses: most members, checked inline.
+func plain(k btf.Kind, m *member) bool {
+	return m.bitfield == 0 && m.bitOffset%8 == 0 && (k != btf.KindUnion || m.bitOffset == 0)
+}
+
 // memberBits checks the member m of t, a composite of kind k, as pahole
-// encodes it, and returns its bitfield size.
+// encodes it, and returns its bitfield size; a plain member is size 0.
 func memberBits(k btf.Kind, t *typeEntry, m *member) (uint32, error) {
 	bits := uint32(m.bitfield)
-	if (bits != 0 || m.bitOffset%8 != 0) && (bits == 0 || m.bitOffset > builder.MaxBitOffset) {
+	if bits == 0 || m.bitOffset > builder.MaxBitOffset {
 		return 0, fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name(), m.bitSize, m.bitOffset)
 	}
 	if k == btf.KindUnion && m.bitOffset != 0 {
@@ -386,8 +395,10 @@ func (e *emitter) compositeDirect(t *typeEntry, k btf.Kind) error {
 	n := 0
 	for i := range ms {
 		if m := &ms[i]; m.is(memberIsMember) {
-			if _, err := memberBits(k, t, m); err != nil {
-				return err
+			if !plain(k, m) {
+				if _, err := memberBits(k, t, m); err != nil {
+					return err
+				}
 			}
 			n++
 		}
