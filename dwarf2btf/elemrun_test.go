@@ -73,20 +73,12 @@ func TestCountRunWide(t *testing.T) {
 		{hostile.ManyParams, func(cu *cuData) (int, int) { return len(cu.params), cap(cu.params) }},
 	} {
 		for _, n := range []int{3*countFrom + 5, builder.MaxElems, builder.MaxElems + 1} {
-			o, err := openObject(hostile.BuildDWARF8(c.shape, n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := Options{}
-			if err := opts.resolve(o); err != nil {
-				t.Fatal(err)
-			}
-			d := o.dwarfData(&opts)
-			units, err := d.units()
-			if err != nil || len(units) != 1 {
-				t.Fatalf("%v-%d: %d units, %v", c.shape, n, len(units), err)
+			o, d, units := testUnits(t, hostile.BuildDWARF8(c.shape, n))
+			if len(units) != 1 {
+				t.Fatalf("%v-%d: %d units", c.shape, n, len(units))
 			}
 			l := &loader{cu: &cuData{}}
+			var err error
 			if l.r, err = d.newUnitReader(units[0], nil); err != nil {
 				t.Fatal(err)
 			}
@@ -106,4 +98,24 @@ func TestCountRunWide(t *testing.T) {
 			o.free()
 		}
 	}
+}
+
+// testUnits opens the object data as Encode does by default and returns
+// it (to free), its DWARF and its units.
+func testUnits(t *testing.T, data []byte) (*object, *dwarfData, []unitHeader) {
+	t.Helper()
+	o, err := openObject(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{}
+	if err := opts.resolve(o); err != nil {
+		t.Fatal(err)
+	}
+	d := o.dwarfData(&opts)
+	units, err := d.units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, d, units
 }
