@@ -312,7 +312,12 @@ type loader struct {
 	anns []annot
 	ps   []param
 	lex  []int32 // variables of a function's lexical blocks
-	tmp  *die    // what roomFor counts with
+	tmp  *die    // what countRun counts with
+	// counted is where the last count stopped reading: a run nested in
+	// a container counted already is not counted again, so that no DIE
+	// is read by more than one count (nested wide types would read
+	// theirs once for each container around them).
+	counted uint64
 }
 
 var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
@@ -320,7 +325,7 @@ var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not support
 // load reads the unit into cu. A unit that is not a compile unit (a
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
-	l.lex = l.lex[:0]
+	l.lex, l.counted = l.lex[:0], 0
 	x := l.slot(0)
 	if !l.r.next(x) {
 		if l.r.c.err != nil {
@@ -572,7 +577,7 @@ func (l *loader) newEnum(x *die, depth int) error {
 	run := startRun(l.cu.enums) // never moved: an enumerator holds no type
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
-			if counts(l.cu.enums, &run) {
+			if counts(l, l.cu.enums, &run) {
 				n, _ := l.countRun(&run, c, dwTagEnumerator, 0)
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("enum", t.name(), n+have, "values")
@@ -611,7 +616,7 @@ func (l *loader) newComposite(x *die, depth int) error {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
-			if counts(l.cu.members, &run) {
+			if counts(l, l.cu.members, &run) {
 				n, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
 				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
 					return tooWide(compositeKind(t.tag), t.name(), n, "members")
@@ -657,16 +662,17 @@ const countFrom = 1024
 
 // counts tells, before the next element joins the run r at the end of
 // table, whether the run is to be counted (loader.countRun): the table
-// is full and the run countFrom elements long. Grown by doubling, a table
+// is full, the run countFrom elements long, and the DIEs ahead not read
+// by a count already (see loader.counted). Grown by doubling, a table
 // of one struct of 65,535 members was allocated about twice its final
 // size, the last copy beside the one before it, which on a unit of one
 // wide type was its loading's peak (BENCH.md, "One big compile unit").
 // A run is counted at most once, and only once it is long and its table
 // full: the DIEs it reads again are few beside those the unit reads
 // once. Inlined: every element of every run asks.
-func counts[E any](table []E, r *elemRun) bool {
+func counts[E any](l *loader, table []E, r *elemRun) bool {
 	// A run moved to the scratch stack no longer ends the table.
-	return len(table) == cap(table) && !r.counted && r.end == len(table) && r.end-r.lo >= countFrom
+	return len(table) == cap(table) && !r.counted && r.end == len(table) && r.end-r.lo >= countFrom && l.r.c.pos >= l.counted
 }
 
 // countRun counts the siblings of c of tag t1 and of tag t2, c included
@@ -678,7 +684,7 @@ func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	if l.tmp == nil {
 		l.tmp = new(die)
 	}
-	n1, n2 = l.r.countAhead(c, l.tmp, t1, t2)
+	n1, n2, l.counted = l.r.countAhead(c, l.tmp, t1, t2)
 	if c.tag == t1 {
 		n1++
 	} else {
@@ -747,7 +753,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
-			if counts(l.cu.params, &run) {
+			if counts(l, l.cu.params, &run) {
 				n, _ := l.countRun(&run, c, dwTagFormalParameter, 0)
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("function prototype", nil, n+have, "parameters")

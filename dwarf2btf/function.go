@@ -60,7 +60,7 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			}
 			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
-			if counts(l.cu.params, run) {
+			if counts(l, l.cu.params, run) {
 				n, _ := l.countRun(run, c, dwTagFormalParameter, 0)
 				growTable(&l.cu.params, n) // a function is refused only if written
 			}
