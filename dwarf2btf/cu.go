@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
 // The loader turns one compile unit into the tables pahole 1.24's
@@ -310,6 +312,12 @@ type loader struct {
 	anns []annot
 	ps   []param
 	lex  []int32 // variables of a function's lexical blocks
+	tmp  *die    // what countRun counts with
+	// counted is where the last count stopped reading: a run nested in
+	// a container counted already is not counted again, so that no DIE
+	// is read by more than one count (nested wide types would read
+	// theirs once for each container around them).
+	counted uint64
 }
 
 var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
@@ -317,7 +325,7 @@ var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not support
 // load reads the unit into cu. A unit that is not a compile unit (a
 // partial or skeleton unit) leaves cu empty, as pahole skips it.
 func (l *loader) load() error {
-	l.lex = l.lex[:0]
+	l.lex, l.counted = l.lex[:0], 0
 	x := l.slot(0)
 	if !l.r.next(x) {
 		if l.r.c.err != nil {
@@ -566,9 +574,18 @@ func (l *loader) newEnum(x *die, depth int) error {
 	}
 	t.typ = ref(x, slotType)
 	t.lo = int32(len(l.cu.enums))
+	run := startRun(l.cu.enums) // never moved: an enumerator holds no type
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		if c.tag == dwTagEnumerator {
+			if counts(l, l.cu.enums, &run) {
+				n, _ := l.countRun(&run, c, dwTagEnumerator, 0)
+				if have := run.end - run.lo; n+have > builder.MaxElems {
+					return tooWide("enum", t.name(), n+have, "values")
+				}
+				growTable(&l.cu.enums, n)
+			}
 			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
+			run.end++
 		}
 		return l.skip(c, d)
 	})
@@ -593,12 +610,22 @@ func (l *loader) newComposite(x *die, depth int) error {
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	run, annLo := startRun(l.cu.members), len(l.anns)
-	idx := int32(0)
+	idx, members := int32(0), 0
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
+			if counts(l, l.cu.members, &run) {
+				n, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
+				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
+					return tooWide(compositeKind(t.tag), t.name(), n, "members")
+				}
+				growTable(&l.cu.members, n-members+other)
+			}
+			if c.tag == dwTagMember {
+				members++
+			}
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
@@ -626,6 +653,68 @@ func (l *loader) newComposite(x *die, depth int) error {
 	l.cu.typeAnn(id, annLo32, int32(len(anns)))
 	l.cu.typeSpec(id, spec)
 	return err
+}
+
+// countFrom is how long a run of a container's elements grows, one by
+// one, before the table it is appended to counts the container's
+// elements still to come and grows once to hold them all (counts).
+const countFrom = 1024
+
+// counts tells, before the next element joins the run r at the end of
+// table, whether the run is to be counted (loader.countRun): the table
+// is full, the run countFrom elements long, and the DIEs ahead not read
+// by a count already (see loader.counted). Grown by doubling, a table
+// of one struct of 65,535 members was allocated about twice its final
+// size, the last copy beside the one before it, which on a unit of one
+// wide type was its loading's peak (BENCH.md, "One big compile unit").
+// A run is counted at most once, and only once it is long and its table
+// full: the DIEs it reads again are few beside those the unit reads
+// once. Inlined: every element of every run asks.
+func counts[E any](l *loader, table []E, r *elemRun) bool {
+	// A run moved to the scratch stack no longer ends the table.
+	return len(table) == cap(table) && !r.counted && r.end == len(table) && r.end-r.lo >= countFrom && l.r.c.pos >= l.counted
+}
+
+// countRun counts the siblings of c of tag t1 and of tag t2, c included
+// (unitReader.countAhead), for the caller to refuse a type wider than BTF
+// allows before reading the rest of it, or to grow its table once to
+// hold them (growTable).
+func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
+	r.counted = true
+	if l.tmp == nil {
+		l.tmp = new(die)
+	}
+	n1, n2, l.counted = l.r.countAhead(c, l.tmp, t1, t2)
+	if c.tag == t1 {
+		n1++
+	} else {
+		n2++
+	}
+	return n1, n2
+}
+
+// growTable makes room for n more elements in table, exactly.
+func growTable[E any](table *[]E, n int) {
+	grown := make([]E, len(*table), len(*table)+n)
+	copy(grown, *table)
+	*table = grown
+}
+
+// compositeKind names a composite's tag in tooWide's error.
+func compositeKind(tag uint16) string {
+	switch tag {
+	case dwTagUnionType:
+		return "union"
+	case dwTagClassType:
+		return "class"
+	}
+	return "struct"
+}
+
+// tooWide is the error of a type that holds more elements, n, than a BTF
+// record can: refused once counted (loader.countRun), before they are read.
+func tooWide(kind string, name []byte, n int, what string) error {
+	return fmt.Errorf("dwarf2btf: %s %q with %d %s, more than BTF's %d", kind, name, n, what, builder.MaxElems)
 }
 
 // newMember is pahole's class_member__new, into m, a zero member (in
@@ -664,6 +753,13 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 			return l.skip(c, d)
 		case dwTagFormalParameter:
 			l.cu.idx.reserve(c.off)
+			if counts(l, l.cu.params, &run) {
+				n, _ := l.countRun(&run, c, dwTagFormalParameter, 0)
+				if have := run.end - run.lo; n+have > builder.MaxElems {
+					return tooWide("function prototype", nil, n+have, "parameters")
+				}
+				growTable(&l.cu.params, n)
+			}
 			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:

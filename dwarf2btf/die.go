@@ -633,3 +633,39 @@ func memberOffset(x *die, slot uint8) uint64 {
 	}
 	return 0
 }
+
+// countAhead counts the DIEs of tag t1, and apart those of tag t2, among
+// the siblings that follow the DIE x last decoded (x itself not counted),
+// without moving the reader: the elements of a container still to come,
+// for a table that holds them to be sized once (roomFor). x's own
+// children, if it has any, are skipped first. It reads each DIE once
+// more; a malformed DIE ends the count, and the loader meets it again
+// after. end is where the count stopped reading.
+func (r *unitReader) countAhead(x *die, tmp *die, t1, t2 uint16) (n1, n2 int, end uint64) {
+	saved := r.c
+	defer func() { r.c = saved }()
+	depth := 0
+	if x.children {
+		depth = 1
+	}
+	for {
+		if !r.next(tmp) {
+			if r.c.err != nil || depth == 0 {
+				return n1, n2, r.c.pos
+			}
+			depth--
+			continue
+		}
+		if depth == 0 {
+			switch tmp.tag {
+			case t1:
+				n1++
+			case t2:
+				n2++
+			}
+		}
+		if tmp.children {
+			depth++
+		}
+	}
+}

@@ -58,19 +58,7 @@ func TestDIEIndex(t *testing.T) {
 // index's constant-time path), on gcc's and clang's DWARF.
 func TestDIEIndexOrder(t *testing.T) {
 	for _, name := range []string{"elf/vsock_loopback.ko.gz", "dwarf/tags-x86_64.o.gz", "dwarf/kinds-x86_64.o.gz", "dwarf/multi-x86_64.o.gz"} {
-		o, err := openObject(testfixtures.Read(t, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{}
-		if err := opts.resolve(o); err != nil {
-			t.Fatal(err)
-		}
-		d := o.dwarfData(&opts)
-		units, err := d.units()
-		if err != nil {
-			t.Fatal(err)
-		}
+		o, d, units := testUnits(t, testfixtures.Read(t, name))
 		l := &loader{cu: &cuData{}}
 		cache := map[abbrevKey]*abbrevTable{}
 		indexed := 0

@@ -12,8 +12,9 @@ package dwarf2btf
 // the table when the type ends; the copies it leaves behind are dead
 // entries, never referred to.
 type elemRun struct {
-	lo, end int // the run in the table, while direct
-	scratch int // where it starts in the scratch stack, -1 while direct
+	lo, end int  // the run in the table, while direct
+	scratch int  // where it starts in the scratch stack, -1 while direct
+	counted bool // the run was counted (counts)
 }
 
 // startRun starts a run at the end of table.

@@ -2,7 +2,11 @@ package dwarf2btf
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestElemRunNested reads runs as the loader does for a struct whose
@@ -52,4 +56,66 @@ func TestElemRunNested(t *testing.T) {
 	if table[0] != -1 {
 		t.Errorf("the earlier type's element became %d", table[0])
 	}
+}
+
+// TestCountRunWide loads one unit of one wide type (hostile.BuildDWARF8)
+// and wants its elements' table sized once for them (counts, loader.countRun): a
+// capacity of exactly what the unit holds, not a doubling past it, with
+// every element read. One element past BTF's limit, the load refuses the
+// type once it has counted, before the rest is read.
+func TestCountRunWide(t *testing.T) {
+	for _, c := range []struct {
+		shape hostile.DWARF8Shape
+		table func(cu *cuData) (len, cap int)
+	}{
+		{hostile.WideStruct, func(cu *cuData) (int, int) { return len(cu.members), cap(cu.members) }},
+		{hostile.WideEnum, func(cu *cuData) (int, int) { return len(cu.enums), cap(cu.enums) }},
+		{hostile.ManyParams, func(cu *cuData) (int, int) { return len(cu.params), cap(cu.params) }},
+	} {
+		for _, n := range []int{3*countFrom + 5, builder.MaxElems, builder.MaxElems + 1} {
+			o, d, units := testUnits(t, hostile.BuildDWARF8(c.shape, n))
+			if len(units) != 1 {
+				t.Fatalf("%v-%d: %d units", c.shape, n, len(units))
+			}
+			l := &loader{cu: &cuData{}}
+			var err error
+			if l.r, err = d.newUnitReader(units[0], nil); err != nil {
+				t.Fatal(err)
+			}
+			l.cu.reset(units[0])
+			err = l.load()
+			got, size := c.table(l.cu)
+			switch {
+			case n > builder.MaxElems:
+				if err == nil || !strings.Contains(err.Error(), "more than BTF's 65535") || size > countFrom {
+					t.Errorf("%v-%d: error %v with %d elements read in a table of %d, want a refusal at %d", c.shape, n, err, got, size, countFrom)
+				}
+			case err != nil:
+				t.Errorf("%v-%d: %v", c.shape, n, err)
+			case got != n || size != n:
+				t.Errorf("%v-%d: %d elements in a table of %d, want %d in %d", c.shape, n, got, size, n, n)
+			}
+			o.free()
+		}
+	}
+}
+
+// testUnits opens the object data as Encode does by default and returns
+// it (to free), its DWARF and its units.
+func testUnits(t *testing.T, data []byte) (*object, *dwarfData, []unitHeader) {
+	t.Helper()
+	o, err := openObject(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{}
+	if err := opts.resolve(o); err != nil {
+		t.Fatal(err)
+	}
+	d := o.dwarfData(&opts)
+	units, err := d.units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, d, units
 }

@@ -156,10 +156,11 @@ func (e *emitter) emit() error {
 // room bounds what emitType writes into the unit for the deduplication:
 // words, records, references to the unit's own types, and Deferred ones
 // (array index types), by the records' layouts (a struct's inheritance
-// counted as a member), and names (a record's and its elements': their
-// number and bytes). Sized once, the unit's buffers are not copied from
-// array to array as they grow: on a unit of 100,000 types that was most
-// of what the encoding allocated (BENCH.md, "One big compile unit").
+// counted as a member), and names (a record's and its elements' that are
+// not empty: their number and bytes; a prototype's parameters seldom
+// have any). Sized once, the unit's buffers are not copied from array to
+// array as they grow: on a unit of 100,000 types that was most of what
+// the encoding allocated (BENCH.md, "One big compile unit").
 func (e *emitter) room() (words, records, refs, later, names, size int) {
 	const head = 3 // name, info, size or type
 	cu := e.cu
@@ -167,7 +168,7 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 		t := cu.types.at(i)
 		n := int(t.n)
 		records++
-		names, size = names+1, size+int(t.namen)
+		names, size = names+named(t.namen), size+int(t.namen)
 		switch t.tag {
 		case dwTagUnspecType:
 			records--
@@ -176,9 +177,9 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 		case dwTagStructureType, dwTagUnionType, dwTagClassType:
 			words += head
 			if !t.is(typeDecl) {
-				words, refs, names = words+3*n, refs+n, names+n
+				words, refs = words+3*n, refs+n
 				for i := t.lo; i < t.lo+t.n; i++ {
-					size += int(cu.members[i].namen)
+					names, size = names+named(cu.members[i].namen), size+int(cu.members[i].namen)
 				}
 			}
 		case dwTagArrayType:
@@ -189,12 +190,24 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 				size += len(v.name)
 			}
 		case dwTagSubroutineType:
-			words, refs, names = words+head+2*(n+1), refs+1+n, names+n
+			words, refs = words+head+2*(n+1), refs+1+n
+			for _, p := range cu.params[t.lo : t.lo+t.n] {
+				names, size = names+named(p.namen), size+int(p.namen)
+			}
 		default:
 			words, refs = words+head, refs+1
 		}
 	}
 	return words, records, refs, later, names, size
+}
+
+// named is 1 for a name of n bytes that is not empty, else 0: an empty
+// name takes no room (room).
+func named(n uint32) int {
+	if n == 0 {
+		return 0
+	}
+	return 1
 }
 
 func (e *emitter) addTags(target uint32, lo, n int32) {
@@ -328,43 +341,85 @@ func (e *emitter) emitComposite(t *typeEntry) error {
 	if t.tag == dwTagUnionType {
 		k = btf.KindUnion
 	}
-	r := orec{kind: k, name: t.name(), a: t.size, lo: int32(len(out.elems))}
-	sc := e.sc
-	if e.keep {
-		out.elems = slices.Grow(out.elems, int(t.n))
-	} else {
-		sc.members = slices.Grow(sc.members[:0], int(t.n))
+	if !e.keep {
+		return e.compositeDirect(t, k)
 	}
+	r := orec{kind: k, name: t.name(), a: t.size, lo: int32(len(out.elems))}
+	out.elems = slices.Grow(out.elems, int(t.n))
 	for i := t.lo; i < t.lo+t.n; i++ {
 		m := &e.cu.members[i]
 		if !m.is(memberIsMember) {
 			continue
 		}
-		bits := uint32(m.bitfield)
-		if bits != 0 || m.bitOffset%8 != 0 {
-			if bits == 0 || m.bitOffset > builder.MaxBitOffset {
-				return fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name(), m.bitSize, m.bitOffset)
+		bits := uint32(0)
+		if !plain(k, m) {
+			var err error
+			if bits, err = memberBits(k, t, m); err != nil {
+				return err
 			}
 			r.flag = true
 		}
-		if k == btf.KindUnion && m.bitOffset != 0 {
-			return fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name(), m.bitOffset)
-		}
-		if !e.keep {
-			sc.members = append(sc.members, builder.Member{Name: view(m.name()), Type: btf.TypeID(m.id()), BitOffset: m.bitOffset, BitfieldSize: bits})
-			continue
-		}
 		out.elems = append(out.elems, oelem{name: m.name(), ref: m.typ, b: m.bitOffset, c: bits})
-	}
-	if !e.keep {
-		// Straight from the members into the unit: the elements are
-		// not held a third time in out.elems (a struct of 65,535
-		// members: 2.6 MB).
-		_, err := writeComposite(e.unit, k, view(r.name), r.a, sc.members)
-		return err
 	}
 	r.n = int32(len(out.elems)) - r.lo
 	return e.addType(r)
+}
+
+// plain tells whether the member m of a composite of kind k is neither a
+// bitfield nor one that memberBits refuses: most members, checked inline.
+func plain(k btf.Kind, m *member) bool {
+	return m.bitfield == 0 && m.bitOffset%8 == 0 && (k != btf.KindUnion || m.bitOffset == 0)
+}
+
+// memberBits checks the member m of t, a composite of kind k, as pahole
+// encodes it, and returns its bitfield size; a plain member is size 0.
+func memberBits(k btf.Kind, t *typeEntry, m *member) (uint32, error) {
+	bits := uint32(m.bitfield)
+	if bits == 0 || m.bitOffset > builder.MaxBitOffset {
+		return 0, fmt.Errorf("dwarf2btf: %v %q member %q: bitfield size %d at bit %d", k, t.name(), m.name(), m.bitSize, m.bitOffset)
+	}
+	if k == btf.KindUnion && m.bitOffset != 0 {
+		return 0, fmt.Errorf("dwarf2btf: union %q member %q at bit offset %d", t.name(), m.name(), m.bitOffset)
+	}
+	return bits, nil
+}
+
+// compositeDirect writes the STRUCT or UNION t (kind k) into the unit
+// straight from the members table, a member at a time: the members are
+// neither held a second time in out.elems (40 bytes each) nor a third in
+// a slice of builder.Member for an Add method (32 bytes each; a struct of
+// 65,535 members, 2.1 MB: BENCH.md, "One big compile unit"). They are
+// checked first, so that an error is the same as the records' path's.
+func (e *emitter) compositeDirect(t *typeEntry, k btf.Kind) error {
+	ms := e.cu.members[t.lo : t.lo+t.n]
+	n := 0
+	for i := range ms {
+		if m := &ms[i]; m.is(memberIsMember) {
+			if !plain(k, m) {
+				if _, err := memberBits(k, t, m); err != nil {
+					return err
+				}
+			}
+			n++
+		}
+	}
+	start := e.unit.StartStruct
+	if k == btf.KindUnion {
+		start = e.unit.StartUnion
+	}
+	if _, err := start(view(t.name()), t.size, n); err != nil {
+		return err
+	}
+	for i := range ms {
+		if m := &ms[i]; m.is(memberIsMember) {
+			mb := builder.Member{Name: view(m.name()), Type: btf.TypeID(m.id()), BitOffset: m.bitOffset, BitfieldSize: uint32(m.bitfield)}
+			if err := e.unit.Member(mb); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := e.unit.Finish()
+	return err
 }
 
 func (e *emitter) emitEnum(t *typeEntry) error {
@@ -382,13 +437,8 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 	if size > 4 && !noEnum64 {
 		r.kind, r.flag = btf.KindEnum64, t.is(typeSigned)
 	}
-	sc := e.sc
-	if e.keep {
-		out.elems = slices.Grow(out.elems, int(t.n))
-	} else {
-		sc.values = slices.Grow(sc.values[:0], int(t.n))
-	}
-	for _, v := range e.cu.enums[t.lo : t.lo+t.n] {
+	values := e.cu.enums[t.lo : t.lo+t.n]
+	for _, v := range values {
 		if len(v.name) == 0 {
 			return fmt.Errorf("dwarf2btf: enum %q has a value without a name", t.name())
 		}
@@ -399,19 +449,33 @@ func (e *emitter) emitEnum(t *typeEntry) error {
 			}
 			r.flag = r.flag || s < 0
 		}
+	}
+	if !e.keep {
+		// Straight from the enumerators table into the unit, a value
+		// at a time, as compositeDirect writes a struct; an ENUM's
+		// values cut to 32 bits, as writeEnum cuts them.
+		start, mask := e.unit.StartEnum, uint64(0xffffffff)
+		if r.kind == btf.KindEnum64 {
+			start, mask = e.unit.StartEnum64, ^uint64(0)
+		}
+		if _, err := start(view(r.name), r.a, r.flag, len(values)); err != nil {
+			return err
+		}
+		for _, v := range values {
+			if err := e.unit.Value(builder.Enumerator{Name: view(v.name), Value: v.value & mask}); err != nil {
+				return err
+			}
+		}
+		_, err := e.unit.Finish()
+		return err
+	}
+	out.elems = slices.Grow(out.elems, len(values))
+	for _, v := range values {
 		value := v.value
 		if noEnum64 {
 			value &= 0xffffffff
 		}
-		if !e.keep {
-			sc.values = append(sc.values, builder.Enumerator{Name: view(v.name), Value: value})
-			continue
-		}
 		out.elems = append(out.elems, oelem{name: v.name, ref: uint32(value), b: uint32(value >> 32)})
-	}
-	if !e.keep { // as emitComposite
-		_, err := writeEnum(e.unit, r.kind, view(r.name), r.a, r.flag, sc.values)
-		return err
 	}
 	r.n = int32(len(out.elems)) - r.lo
 	return e.addType(r)
@@ -433,20 +497,29 @@ func (e *emitter) proto(ret uint32, lo, n int32, unspec bool) (orec, error) {
 }
 
 // protoDirect writes a FUNC_PROTO into the unit straight from the
-// parameters, as emitComposite a struct.
+// parameters table, a parameter at a time, as compositeDirect a struct.
 func (e *emitter) protoDirect(ret uint32, lo, n int32, unspec bool) error {
-	sc := e.sc
-	sc.params = slices.Grow(sc.params[:0], int(n)+1)
-	for _, p := range e.cu.params[lo : lo+n] {
-		sc.params = append(sc.params, builder.Param{Name: view(p.name()), Type: btf.TypeID(p.typeID)})
-	}
+	total := int(n)
 	if unspec {
-		sc.params = append(sc.params, builder.Param{})
+		total++
 	}
-	if err := checkProto(len(sc.params)); err != nil {
+	if err := checkProto(total); err != nil {
 		return err
 	}
-	_, err := e.unit.AddFuncProto(btf.TypeID(e.protoRet(ret)), sc.params)
+	if _, err := e.unit.StartFuncProto(btf.TypeID(e.protoRet(ret)), total); err != nil {
+		return err
+	}
+	for _, p := range e.cu.params[lo : lo+n] {
+		if err := e.unit.Param(builder.Param{Name: view(p.name()), Type: btf.TypeID(p.typeID)}); err != nil {
+			return err
+		}
+	}
+	if unspec {
+		if err := e.unit.Param(builder.Param{}); err != nil {
+			return err
+		}
+	}
+	_, err := e.unit.Finish()
 	return err
 }
 

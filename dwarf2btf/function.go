@@ -60,6 +60,10 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			}
 			l.cu.idx.reserve(c.off)
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
+			if counts(l, l.cu.params, run) {
+				n, _ := l.countRun(run, c, dwTagFormalParameter, 0)
+				growTable(&l.cu.params, n) // a function is refused only if written
+			}
 			*push(run, &l.cu.params, &l.ps) = p
 			if !c.children { // no annotations
 				return nil

@@ -103,6 +103,11 @@ then 2. Memory holds the modules being encoded, not all of them.`,
 }
 
 func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error {
+	// A writer whose peak is set against its C peer's (pahole) gives
+	// back the pages that starting the process touched, as btf dedup
+	// does (cmd/kmeta/BENCH.md; dwarf2btf/BENCH.md, "One big compile
+	// unit").
+	dropStartupPages()
 	if stdinTwice(path, f.base) {
 		return usagef("FILE and -B BASE cannot both be standard input (\"-\")")
 	}

@@ -76,6 +76,7 @@ whole; pahole 1.30 writes over an existing OUT without truncating it.`,
 
 // pahole encodes a.file and writes the result as pahole -J does.
 func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
+	dropStartupPages() // as btf encode
 	if a.detached != "" {
 		if err := checkOutput(a.detached, a.file, a.base); err != nil {
 			return err

@@ -82,8 +82,7 @@ func rt8Seeds(tb testing.TB) []rt8Input {
 // 3,000 units whose abbreviation tables are tails of one another (both
 // quadratic: 0.6 s each, pahole 1.24 at 237 MB, kmeta at 23).
 // The wide shapes, 65,535 or more members, enumerators or parameters in
-// one unit, whose peak is above pahole's (refused or not), are
-// TestRedteam8OneUnitPeakOpen's.
+// one unit, are TestRedteam8OneUnitPeak's.
 func rt8Shapes() []rt8Input {
 	sizes := map[hostile.DWARF8Shape][]int{
 		hostile.DeepLexical: {511, 100_000}, hostile.DeepInlined: {511, 100_000}, hostile.OriginRing: {1, 3, 1000},
@@ -332,7 +331,7 @@ func TestRedteam8DWARF(t *testing.T) {
 
 // rt8PeerRuns runs btf encode --like pahole-1.24 and pahole 1.24 on each
 // shape and returns kmeta's and pahole's runs.
-func rt8PeerRuns(t *testing.T, shapes map[hostile.DWARF8Shape]int, each func(name string, k, p rt8Run)) {
+func rt8PeerRuns(t *testing.T, shapes map[hostile.DWARF8Shape][]int, each func(name string, k, p rt8Run)) {
 	timeBin := gnuTime(t)
 	pahole, err := exec.LookPath("pahole")
 	if err != nil {
@@ -342,50 +341,38 @@ func rt8PeerRuns(t *testing.T, shapes map[hostile.DWARF8Shape]int, each func(nam
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "rss")
 	for _, k := range hostile.DWARF8Shapes() {
-		n, ok := shapes[k]
-		if !ok {
-			continue
+		for _, n := range shapes[k] {
+			name := fmt.Sprintf("%v-%d", k, n)
+			in := writeFile(t, dir, name+".o", hostile.BuildDWARF8(k, n))
+			kr := rt8Exec(timeBin, rep, bin, "btf", "encode", in, "-o", filepath.Join(dir, "k.btf"), "--like", "pahole-1.24")
+			pr := rt8Exec(timeBin, rep, pahole, "-J", "--btf_gen_floats", "--lang_exclude=rust", "--btf_encode_detached="+filepath.Join(dir, "p.btf"), in)
+			each(name, kr, pr)
 		}
-		name := fmt.Sprintf("%v-%d", k, n)
-		in := writeFile(t, dir, name+".o", hostile.BuildDWARF8(k, n))
-		kr := rt8Exec(timeBin, rep, bin, "btf", "encode", in, "-o", filepath.Join(dir, "k.btf"), "--like", "pahole-1.24")
-		pr := rt8Exec(timeBin, rep, pahole, "-J", "--btf_gen_floats", "--lang_exclude=rust", "--btf_encode_detached="+filepath.Join(dir, "p.btf"), in)
-		each(name, kr, pr)
 	}
 }
 
-// TestRedteam8OneUnitPeak: one unit of a prototype of 65,535 parameters
-// peaks no higher than max(pahole 1.24's peak, half the rule's floor)
-// (encfuzz finding F3, issue 37). On main 4ef5a09: 27-30 MB against
-// pahole's 12; on encwide's 696bcc2 (parameters streamed into the unit's
-// table, 32 bytes each, written into the deduplication without out.elems)
-// 14.5-15.6 MB in 11 runs: under the 16 MB floor, not under pahole's 12.
+// TestRedteam8OneUnitPeak: one unit of one wide type (a struct of 65,535
+// members, an enum of 65,535 values, a prototype of 65,535 parameters, and
+// one element past BTF's limit, which kmeta refuses and pahole 1.24
+// writes) peaks no higher than max(pahole 1.24's peak, half the rule's
+// floor) (encfuzz finding F3, issue 37). On main 9ebd6d3: wide-struct-65535
+// 40-42 MB against pahole's 16, wide-enum-65535 33 against 18,
+// many-params-65535 31 against 13; on 115e133 (encwide, unitstr) 16.0-16.2,
+// 17.2-19.9 and 14-15 against 15.8-16.4, 18.1-18.3 and 12.6-13.1, the
+// refused struct 16.4-16.7. Now (widepeak: elements written into the
+// deduplication's unit one at a time, tables sized once by counting a
+// wide type's elements ahead, a type too wide refused at that count, the
+// start-up pages released; dwarf2btf/BENCH.md, "One big compile unit"),
+// 10 alternating runs each: about 2-3 MB under pahole on the struct and
+// the enum, 1 MB under it on the prototype, 7.5 MB for the refused ones.
 func TestRedteam8OneUnitPeak(t *testing.T) {
-	rt8OneUnitPeak(t, map[hostile.DWARF8Shape]int{hostile.ManyParams: 65535})
-}
-
-// TestRedteam8OneUnitPeakOpen: one unit of one wide struct or enum peaks
-// above pahole 1.24, or level with it (encfuzz finding F3, issue 37). On
-// main 9ebd6d3, before encbig's cuts were all in: wide-struct-65535 (721
-// KB) 40-42 MB against 16, wide-enum-65535 33 against 18,
-// many-params-65535 31 against 13, wide-struct-65536 (refused: one past
-// BTF's limit) 39 MB. On 115e133 (encwide's streamed members, unitstr's
-// names; dwarf2btf/BENCH.md, "One big compile unit", internal/dedup/BENCH.md):
-// wide-enum-65535 17.2-17.4 MB against pahole's 18.1-18.3 in 5 runs, but
-// about one run in 6-8 at 19.4-19.9 when a collection starts just before
-// a large allocation; wide-struct-65535 16.0-16.2 against 15.8-15.9, and
-// wide-struct-65536 16.4-16.7 against the 16 MB bound. What is left at the
-// peak: the loader's table of the unit's enumerators or members (grown by
-// append), the writer's builder.Enumerator or builder.Member scratch that
-// dedup.Unit's Add methods take, the binary's pages.
-func TestRedteam8OneUnitPeakOpen(t *testing.T) {
-	t.Skip("issue 37, encfuzz F3: one unit of a 65,535-enumerator enum at pahole 1.24's peak, not reliably below; a 65,536-member struct 0.4-0.7 MB over its bound")
-	rt8OneUnitPeak(t, map[hostile.DWARF8Shape]int{hostile.WideStruct: 65536, hostile.WideEnum: 65535})
+	rt8OneUnitPeak(t, map[hostile.DWARF8Shape][]int{hostile.ManyParams: {65535},
+		hostile.WideStruct: {65535, 65536}, hostile.WideEnum: {65535, 65536}})
 }
 
 // rt8OneUnitPeak wants btf encode --like pahole-1.24's peak on each shape
 // no higher than max(pahole 1.24's, half the rule's floor).
-func rt8OneUnitPeak(t *testing.T, shapes map[hostile.DWARF8Shape]int) {
+func rt8OneUnitPeak(t *testing.T, shapes map[hostile.DWARF8Shape][]int) {
 	rt8PeerRuns(t, shapes, func(name string, k, p rt8Run) {
 		if k.peak > max(p.peak, rt8Floor/2) {
 			t.Errorf("%s: peak %d MB, pahole 1.24's %d MB", name, k.peak>>20, p.peak>>20)
@@ -400,7 +387,7 @@ func rt8OneUnitPeak(t *testing.T, shapes map[hostile.DWARF8Shape]int) {
 // own stacks (internal/dedup/BENCH.md, "Explicit stacks instead of
 // recursion"; libbpf's dedup recurses in C without a bound).
 func TestRedteam8Lines(t *testing.T) {
-	rt8PeerRuns(t, map[hostile.DWARF8Shape]int{hostile.TypedefLine: 100_000, hostile.PointerLine: 100_000},
+	rt8PeerRuns(t, map[hostile.DWARF8Shape][]int{hostile.TypedefLine: {100_000}, hostile.PointerLine: {100_000}},
 		func(name string, k, p rt8Run) {
 			if p.status == 0 && k.status != 0 {
 				t.Errorf("%s: kmeta status %d (%s), pahole 1.24 writes BTF", name, k.status, firstLine(k.stderr))

@@ -37,7 +37,12 @@ const Deferred = recenc.Deferred
 // id given to Reset: a reference at or above it is to one of the unit's
 // own types and AddUnit renumbers it; a reference below it (void, a base
 // type, a type appended before) stays as it is; Deferred is set by
-// AddUnit. Names must not hold a NUL byte.
+// AddUnit. Names must not hold a NUL byte. A record of elements can also
+// be written an element at a time (StartStruct, StartUnion, StartEnum,
+// StartEnum64 or StartFuncProto, then Member, Value or Param for each,
+// then Finish: internal/recenc's stream.go), by a producer whose elements
+// are in tables of its own, without a slice of builder.Member,
+// builder.Enumerator or builder.Param for an Add method.
 //
 // The strings of a unit reach the Merger's string section in the order of
 // their first use in its records (each record's name, then its elements'

@@ -42,11 +42,12 @@ type Encoder[M Member, P Param, E Enumerator] struct {
 	sink Sink
 	opts Options
 	offs []uint32 // element name words of the record being written
+	st   stream   // the record written element by element (stream.go)
 }
 
 // Init sets the Sink and the Options of e, and empties its Words.
 func (e *Encoder[M, P, E]) Init(s Sink, opts Options) {
-	e.sink, e.opts = s, opts
+	e.sink, e.opts, e.st = s, opts, stream{}
 	e.Reset(1)
 }
 
