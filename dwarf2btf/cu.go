@@ -610,21 +610,24 @@ func (l *loader) newComposite(x *die, depth int) error {
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	run, annLo := startRun(l.cu.members), len(l.anns)
-	idx, members := int32(0), 0
+	idx := int32(0)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
 			if counts(l, l.cu.members, &run) {
-				n, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
-				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
+				ahead, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
+				n := ahead
+				for _, m := range l.cu.members[run.lo:run.end] { // and those read
+					if m.is(memberIsMember) {
+						n++
+					}
+				}
+				if n > builder.MaxElems && !t.is(typeDecl) {
 					return tooWide(compositeKind(t.tag), t.name(), n, "members")
 				}
-				growTable(&l.cu.members, n-members+other)
-			}
-			if c.tag == dwTagMember {
-				members++
+				growTable(&l.cu.members, ahead+other)
 			}
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
