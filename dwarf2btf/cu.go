@@ -582,7 +582,7 @@ func (l *loader) newEnum(x *die, depth int) error {
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("enum", t.name(), n+have, "values")
 				}
-				growTable(&l.cu.enums, n)
+				growExact(&l.cu.enums, n)
 			}
 			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
 			run.end++
@@ -627,7 +627,7 @@ func (l *loader) newComposite(x *die, depth int) error {
 				if n > builder.MaxElems && !t.is(typeDecl) {
 					return tooWide(compositeKind(t.tag), t.name(), n, "members")
 				}
-				growTable(&l.cu.members, ahead+other)
+				growExact(&l.cu.members, ahead+other)
 			}
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
@@ -681,7 +681,7 @@ func counts[E any](l *loader, table []E, r *elemRun) bool {
 // countRun counts the siblings of c of tag t1 and of tag t2, c included
 // (unitReader.countAhead), for the caller to refuse a type wider than BTF
 // allows before reading the rest of it, or to grow its table once to
-// hold them (growTable).
+// hold them (growExact).
 func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	r.counted = true
 	if l.tmp == nil {
@@ -696,8 +696,8 @@ func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	return n1, n2
 }
 
-// growTable makes room for n more elements in table, exactly.
-func growTable[E any](table *[]E, n int) {
+// growExact makes room for n more elements in table, exactly.
+func growExact[E any](table *[]E, n int) {
 	grown := make([]E, len(*table), len(*table)+n)
 	copy(grown, *table)
 	*table = grown
@@ -761,7 +761,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("function prototype", nil, n+have, "parameters")
 				}
-				growTable(&l.cu.params, n)
+				growExact(&l.cu.params, n)
 			}
 			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)
