@@ -318,6 +318,9 @@ type loader struct {
 	// is read by more than one count (nested wide types would read
 	// theirs once for each container around them).
 	counted uint64
+	// countReads is how many DIEs the counts read since the loader was
+	// made: at most the units' own once more (TestCountRunNested).
+	countReads int
 }
 
 var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
@@ -687,7 +690,8 @@ func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	if l.tmp == nil {
 		l.tmp = new(die)
 	}
-	n1, n2, l.counted = l.r.countAhead(c, l.tmp, t1, t2)
+	n1, n2, read, end := l.r.countAhead(c, l.tmp, t1, t2)
+	l.counted, l.countReads = end, l.countReads+read
 	if c.tag == t1 {
 		n1++
 	} else {
