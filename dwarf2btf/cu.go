@@ -318,6 +318,9 @@ type loader struct {
 	// is read by more than one count (nested wide types would read
 	// theirs once for each container around them).
 	counted uint64
+	// countReads is how many DIEs the counts read since the loader was
+	// made: at most the units' own once more (TestCountRunNested).
+	countReads int
 }
 
 var errImportedUnit = errors.New("dwarf2btf: DW_TAG_imported_unit is not supported")
@@ -582,7 +585,7 @@ func (l *loader) newEnum(x *die, depth int) error {
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("enum", t.name(), n+have, "values")
 				}
-				growTable(&l.cu.enums, n)
+				growExact(&l.cu.enums, n)
 			}
 			l.cu.enums = appendTable(l.cu.enums, enumerator{name: l.r.str(c, slotName), value: numeric(c, slotConstValue)})
 			run.end++
@@ -610,21 +613,24 @@ func (l *loader) newComposite(x *die, depth int) error {
 	spec := ref(x, slotSpecification)
 	isUnion := x.tag == dwTagUnionType
 	run, annLo := startRun(l.cu.members), len(l.anns)
-	idx, members := int32(0), 0
+	idx := int32(0)
 	err := l.skipOrEach(x, depth, func(c *die, d int) error {
 		switch c.tag {
 		case dwTagSubrangeType, 0x33, 0x2f, 0x30, 0x4107, 0x4108, 0x4106: // variant_part, template params
 			return l.skip(c, d)
 		case dwTagInheritance, dwTagMember:
 			if counts(l, l.cu.members, &run) {
-				n, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
-				if n += members; n > builder.MaxElems && !t.is(typeDecl) {
+				ahead, other := l.countRun(&run, c, dwTagMember, dwTagInheritance)
+				n := ahead
+				for _, m := range l.cu.members[run.lo:run.end] { // and those read
+					if m.is(memberIsMember) {
+						n++
+					}
+				}
+				if n > builder.MaxElems && !t.is(typeDecl) {
 					return tooWide(compositeKind(t.tag), t.name(), n, "members")
 				}
-				growTable(&l.cu.members, n-members+other)
-			}
-			if c.tag == dwTagMember {
-				members++
+				growExact(&l.cu.members, ahead+other)
 			}
 			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
 			var err error
@@ -678,13 +684,14 @@ func counts[E any](l *loader, table []E, r *elemRun) bool {
 // countRun counts the siblings of c of tag t1 and of tag t2, c included
 // (unitReader.countAhead), for the caller to refuse a type wider than BTF
 // allows before reading the rest of it, or to grow its table once to
-// hold them (growTable).
+// hold them (growExact).
 func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	r.counted = true
 	if l.tmp == nil {
 		l.tmp = new(die)
 	}
-	n1, n2, l.counted = l.r.countAhead(c, l.tmp, t1, t2)
+	n1, n2, read, end := l.r.countAhead(c, l.tmp, t1, t2)
+	l.counted, l.countReads = end, l.countReads+read
 	if c.tag == t1 {
 		n1++
 	} else {
@@ -693,8 +700,8 @@ func (l *loader) countRun(r *elemRun, c *die, t1, t2 uint16) (n1, n2 int) {
 	return n1, n2
 }
 
-// growTable makes room for n more elements in table, exactly.
-func growTable[E any](table *[]E, n int) {
+// growExact makes room for n more elements in table, exactly.
+func growExact[E any](table *[]E, n int) {
 	grown := make([]E, len(*table), len(*table)+n)
 	copy(grown, *table)
 	*table = grown
@@ -758,7 +765,7 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 				if have := run.end - run.lo; n+have > builder.MaxElems {
 					return tooWide("function prototype", nil, n+have, "parameters")
 				}
-				growTable(&l.cu.params, n)
+				growExact(&l.cu.params, n)
 			}
 			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
 			return l.skip(c, d)

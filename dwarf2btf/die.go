@@ -640,8 +640,8 @@ func memberOffset(x *die, slot uint8) uint64 {
 // for a table that holds them to be sized once (roomFor). x's own
 // children, if it has any, are skipped first. It reads each DIE once
 // more; a malformed DIE ends the count, and the loader meets it again
-// after. end is where the count stopped reading.
-func (r *unitReader) countAhead(x *die, tmp *die, t1, t2 uint16) (n1, n2 int, end uint64) {
+// after. read is how many DIEs it read, end where it stopped reading.
+func (r *unitReader) countAhead(x *die, tmp *die, t1, t2 uint16) (n1, n2, read int, end uint64) {
 	saved := r.c
 	defer func() { r.c = saved }()
 	depth := 0
@@ -651,11 +651,12 @@ func (r *unitReader) countAhead(x *die, tmp *die, t1, t2 uint16) (n1, n2 int, en
 	for {
 		if !r.next(tmp) {
 			if r.c.err != nil || depth == 0 {
-				return n1, n2, r.c.pos
+				return n1, n2, read, r.c.pos
 			}
 			depth--
 			continue
 		}
+		read++
 		if depth == 0 {
 			switch tmp.tag {
 			case t1:

@@ -119,3 +119,33 @@ func testUnits(t *testing.T, data []byte) (*object, *dwarfData, []unitHeader) {
 	}
 	return o, d, units
 }
+
+// TestCountRunNested loads one unit of wide structs nested in one another
+// (hostile.NestedWide) and wants every member read, and the counts of the
+// long runs to read no more DIEs than the unit holds: a run inside a
+// container counted already is not counted again.
+func TestCountRunNested(t *testing.T) {
+	const depth, n = 24, countFrom + countFrom/16
+
+	o, d, units := testUnits(t, hostile.NestedWide(depth, n))
+	defer o.free()
+	l := &loader{cu: &cuData{}}
+	var err error
+	if l.r, err = d.newUnitReader(units[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	l.cu.reset(units[0])
+	if err := l.load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.cu.types.len() - 1; got != 1+depth {
+		t.Errorf("%d types, want %d", got, 1+depth)
+	}
+	dies := 1 // the int, then the structs and their members
+	for k := range depth {
+		dies += 1 + n + k
+	}
+	if l.countReads == 0 || l.countReads > dies {
+		t.Errorf("the counts read %d DIEs of a unit of %d, want some and at most all", l.countReads, dies)
+	}
+}

@@ -177,9 +177,9 @@ func (e *emitter) room() (words, records, refs, later, names, size int) {
 		case dwTagStructureType, dwTagUnionType, dwTagClassType:
 			words += head
 			if !t.is(typeDecl) {
-				words, refs = words+3*n, refs+n
+				words, refs, names = words+3*n, refs+n, names+n // members seldom lack a name
 				for i := t.lo; i < t.lo+t.n; i++ {
-					names, size = names+named(cu.members[i].namen), size+int(cu.members[i].namen)
+					size += int(cu.members[i].namen)
 				}
 			}
 		case dwTagArrayType:

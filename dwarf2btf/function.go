@@ -62,7 +62,7 @@ func (l *loader) processFunction(b *fnBuild, run *elemRun, depth int) error {
 			p.unexpected = l.r.unexpectedReg(c, int(idx))
 			if counts(l, l.cu.params, run) {
 				n, _ := l.countRun(run, c, dwTagFormalParameter, 0)
-				growTable(&l.cu.params, n) // a function is refused only if written
+				growExact(&l.cu.params, n) // a function is refused only if written
 			}
 			*push(run, &l.cu.params, &l.ps) = p
 			if !c.children { // no annotations

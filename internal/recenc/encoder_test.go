@@ -112,3 +112,133 @@ func TestErrors(t *testing.T) {
 		t.Errorf("AddString of a NUL: %v, want a wrapped error", err)
 	}
 }
+
+type encoder = recenc.Encoder[builder.Member, builder.Param, builder.Enumerator]
+
+// TestStreamSameAsAdd: records written an element at a time are the Add
+// methods' words, with the same positions listed and the names given in
+// the same order.
+func TestStreamSameAsAdd(t *testing.T) {
+	members := []builder.Member{{Name: "a", Type: 1, BitOffset: 0}, {Name: "b", Type: 11, BitOffset: 32}, {Type: 12, BitOffset: 40, BitfieldSize: 3}}
+	plain := members[:2]
+	values := []builder.Enumerator{{Name: "x", Value: 1}, {Name: "y", Value: 1<<32 - 1}, {Name: "x", Value: 1<<63 + 5}}
+	params := []builder.Param{{Name: "p", Type: 10}, {Type: 1}, {}}
+	both := func(e *encoder, stream bool) {
+		add := func(_ btf.TypeID, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !stream {
+			add(e.AddStruct("s", 8, members))
+			add(e.AddUnion("u", 8, plain))
+			add(e.AddEnum("e", 4, true, values[:2]))
+			add(e.AddEnum64("e64", 8, false, values))
+			add(e.AddFuncProto(11, params))
+			add(e.AddStruct("", 0, nil))
+			return
+		}
+		add(e.StartStruct("s", 8, len(members)))
+		for _, m := range members {
+			add(0, e.Member(m))
+		}
+		add(e.Finish())
+		add(e.StartUnion("u", 8, len(plain)))
+		for _, m := range plain {
+			add(0, e.Member(m))
+		}
+		add(e.Finish())
+		add(e.StartEnum("e", 4, true, 2))
+		for _, v := range values[:2] {
+			add(0, e.Value(v))
+		}
+		add(e.Finish())
+		add(e.StartEnum64("e64", 8, false, len(values)))
+		for _, v := range values {
+			add(0, e.Value(v))
+		}
+		add(e.Finish())
+		add(e.StartFuncProto(11, len(params)))
+		for _, p := range params {
+			add(0, e.Param(p))
+		}
+		add(e.Finish())
+		add(e.StartStruct("", 0, 0))
+		add(e.Finish())
+	}
+	type got struct {
+		W, Ends, Names, Refs []uint32
+		MaxRef               uint32
+		Strs                 []string
+		Ended                int
+	}
+	var results [2]got
+	for i, stream := range []bool{false, true} {
+		e, s := newEncoder(recenc.Options{NameFirst: true})
+		both(e, stream)
+		results[i] = got{e.W, e.Ends, e.Names, e.Refs, e.MaxRef, s.strs, s.ended}
+	}
+	if diff := cmp.Diff(results[0], results[1]); diff != "" {
+		t.Errorf("element by element (-Add +stream):\n%s", diff)
+	}
+}
+
+// TestStreamErrors: the Add methods' checks, and the misuses.
+func TestStreamErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(e *encoder) error
+		want  string
+	}{
+		{"bitfield", func(e *encoder) error {
+			e.StartStruct("s", 4, 1)
+			return e.Member(builder.Member{Name: "m", BitfieldSize: 300})
+		}, `test: STRUCT "s" member "m": bitfield size 300 or offset 0 too large`},
+		{"offset before a bitfield", func(e *encoder) error {
+			e.StartStruct("s", 4, 2)
+			if err := e.Member(builder.Member{Name: "far", BitOffset: wire.MaxBitOffset + 1}); err != nil {
+				return err
+			}
+			return e.Member(builder.Member{Name: "bits", BitfieldSize: 1})
+		}, `test: STRUCT "s" member "far": bitfield size 0 or offset 16777216 too large`},
+		{"enum value", func(e *encoder) error {
+			e.StartEnum("e", 4, false, 1)
+			return e.Value(builder.Enumerator{Name: "v", Value: 1 << 40})
+		}, `test: ENUM "e" value "v" = 0x10000000000 does not fit in 32 bits`},
+		{"vlen", func(e *encoder) error {
+			_, err := e.StartFuncProto(0, wire.MaxVlen+1)
+			return err
+		}, `test: FUNC_PROTO with 65536 elements, at most 65535`},
+		{"NUL", func(e *encoder) error {
+			e.StartUnion("u", 4, 1)
+			return e.Member(builder.Member{Name: "x\x00"})
+		}, `test: UNION element 0: string "x\x00" holds a NUL byte`},
+		{"too few", func(e *encoder) error {
+			e.StartEnum64("e", 8, false, 2)
+			e.Value(builder.Enumerator{Name: "v"})
+			_, err := e.Finish()
+			return err
+		}, `test: ENUM64 ended after 1 of its 2 elements`},
+		{"too many", func(e *encoder) error {
+			e.StartFuncProto(0, 0)
+			return e.Param(builder.Param{})
+		}, `test: element written outside a record begun element by element`},
+		{"wrong kind", func(e *encoder) error {
+			e.StartStruct("s", 0, 1)
+			return e.Param(builder.Param{})
+		}, `test: element written outside a record begun element by element`},
+		{"not begun", func(e *encoder) error {
+			_, err := e.Finish()
+			return err
+		}, `test: element written outside a record begun element by element`},
+	} {
+		e, _ := newEncoder(recenc.Options{NameFirst: true})
+		if err := c.write(e); err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %s", c.name, err, c.want)
+		}
+	}
+	e, _ := newEncoder(recenc.Options{})
+	if _, err := e.StartStruct("s", 0, 0); err == nil {
+		t.Error("StartStruct without NameFirst: no error")
+	}
+}
