@@ -23,8 +23,24 @@ func startRun[E any](table []E) elemRun {
 }
 
 // push appends a zero element to the run and returns it, valid until the
-// next append to table or scratch.
+// next append to table or scratch. Its common case, a direct run with
+// room in the table, is a few stores (BENCH.md, "The instructions of
+// one big encoding").
 func push[E any](r *elemRun, table, scratch *[]E) *E {
+	if t := *table; r.scratch < 0 && len(t) == r.end && len(t) < cap(t) {
+		t = t[:len(t)+1]
+		*table = t
+		r.end++
+		e := &t[len(t)-1]
+		var zero E
+		*e = zero
+		return e
+	}
+	return pushSlow(r, table, scratch)
+}
+
+// pushSlow is push when the table is full or the run is in scratch.
+func pushSlow[E any](r *elemRun, table, scratch *[]E) *E {
 	var zero E
 	if r.scratch < 0 && len(*table) == r.end {
 		*table = appendTable(*table, zero)
@@ -33,7 +49,7 @@ func push[E any](r *elemRun, table, scratch *[]E) *E {
 	}
 	if r.scratch < 0 {
 		r.scratch = len(*scratch)
-		*scratch = appendTable(*scratch, (*table)[r.lo:r.end]...)
+		*scratch = appendTables(*scratch, (*table)[r.lo:r.end])
 	}
 	*scratch = appendTable(*scratch, zero)
 	return &(*scratch)[len(*scratch)-1]
@@ -45,7 +61,7 @@ func finish[E any](r *elemRun, table, scratch *[]E) (lo, n int32) {
 		return int32(r.lo), int32(r.end - r.lo)
 	}
 	lo = int32(len(*table))
-	*table = appendTable(*table, (*scratch)[r.scratch:]...)
+	*table = appendTables(*table, (*scratch)[r.scratch:])
 	*scratch = (*scratch)[:r.scratch]
 	return lo, int32(len(*table)) - lo
 }

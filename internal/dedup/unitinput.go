@@ -248,7 +248,9 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	if key == pending {
 		u.pending++
 	}
-	u.room(len(s))
+	if len(u.keys) == cap(u.keys) || len(u.strs)+len(s) > cap(u.strs) {
+		u.room(len(s)) // not inlined: tested here, for a call less a string
+	}
 	u.keys = append(u.keys, key)
 	u.strs = append(u.strs, s...)
 	u.strEnds = append(u.strEnds, uint32(len(u.strs)))
