@@ -48,6 +48,9 @@ var rt9Sizes = map[hostile.Variant][]int{
 	hostile.CopiesDeep:     {1000, 16_000},
 	hostile.CopiesSelf:     {1000, 300_000},
 	hostile.Enum64Edges:    {16, 30_000},
+	// Deduplicating a ring is superlinear in libbpf too (each anonymous
+	// struct compared down the ring): sizes its peer takes seconds on.
+	hostile.MixedRing: {600, 2049},
 }
 
 // rt9Input is one input of the campaign.
@@ -302,8 +305,11 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 			if quick && n > 1 {
 				continue
 			}
-			if k == hostile.D9WideOfDeep && n > 65535 {
+			switch {
+			case k == hostile.D9WideOfDeep && n > 65535:
 				n = 65535
+			case k == hostile.D9MixedRing && n > 2049:
+				n = 600 // as MixedRing: superlinear in pahole too
 			}
 			obj := hostile.BuildDWARF9(k, n)
 			name := fmt.Sprintf("dwarf-%v-%d", k, n)
@@ -407,4 +413,44 @@ func TestRedteam9Campaign(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs of kmeta", runs)
+}
+
+// TestRedteam9Write writes one variant into the directory KMETA_RT9_OUT
+// names, for measuring by hand: KMETA_RT9_WRITE=NAME-N (as in
+// "wide-of-deep-4095"; "split-NAME-N" on Debian 6.1's vmlinux,
+// "dwarf-NAME-N" a DWARF9 shape) writes NAME-N.btf (or .o).
+func TestRedteam9Write(t *testing.T) {
+	dir, what := os.Getenv("KMETA_RT9_OUT"), os.Getenv("KMETA_RT9_WRITE")
+	if dir == "" || what == "" {
+		t.Skip("writes a variant of the ninth campaign: set KMETA_RT9_OUT=DIR and KMETA_RT9_WRITE=NAME-N")
+	}
+	i := strings.LastIndexByte(what, '-')
+	n, err := strconv.Atoi(what[i+1:])
+	if i < 0 || err != nil {
+		t.Fatalf("KMETA_RT9_WRITE=%s: want NAME-N", what)
+	}
+	name, split := strings.CutPrefix(what[:i], "split-")
+	if shape, ok := strings.CutPrefix(name, "dwarf-"); ok {
+		for _, k := range hostile.DWARF9Shapes() {
+			if k.String() == shape {
+				writeFile(t, dir, what+".o", hostile.BuildDWARF9(k, n))
+				return
+			}
+		}
+	}
+	for _, v := range hostile.Variants() {
+		if v.String() != name {
+			continue
+		}
+		raw, err := hostile.BuildVariant(v, n)
+		if split {
+			raw, err = hostile.BuildVariantOn(testfixtures.Read(t, testfixtures.DebianVmlinux), v, n, "task_struct")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, what+".btf", raw)
+		return
+	}
+	t.Fatalf("no variant %q", name)
 }

@@ -34,6 +34,7 @@ const (
 	CopiesDeep                    // N copies of 64 nested anonymous records in a struct "outer": every copy the same types
 	CopiesSelf                    // N copies of a struct "s" that embeds itself through a typedef and an anonymous union: the same invalid type N times
 	Enum64Edges                   // N ENUM64s of 1, 2, 4 and 8 bytes, signed and unsigned, of the extreme values, and ENUMs of 0 and 3 bytes, each in its own struct member
+	MixedRing                     // a ring of N types of CONST, VOLATILE, TYPEDEF "t", PTR, anonymous struct (a member "m") and ARRAY of 1 in turn, each of the next, the last of the first, under a VAR "v": BuildDWARF9's D9MixedRing as BTF
 	numVariants
 )
 
@@ -44,7 +45,7 @@ func Variants() []Variant { return upTo(numVariants) }
 func (v Variant) String() string {
 	return [...]string{"wide-of-deep", "deep-of-wide", "union-nest", "self-typedef-arr", "self-anon-unions",
 		"qual-mix", "return-chain", "array-typedefs", "tagged-wide", "bitfields", "huge-sizes",
-		"copies-deep", "copies-self", "enum64-edges"}[v]
+		"copies-deep", "copies-self", "enum64-edges", "mixed-ring"}[v]
 }
 
 // BuildVariant returns the variant v with n as its size parameter.
@@ -61,7 +62,7 @@ func BuildVariant(v Variant, n int) ([]byte, error) {
 // variantAdders add each variant to a Builder whose int is intID.
 var variantAdders = [...]func(b *builder.Builder, intID btf.TypeID, n int) error{wideOfDeep, deepOfWide, unionNest,
 	selfTypedefArr, selfAnonUnions, qualMix, returnChain, arrayTypedefs, taggedWide, bitfields, hugeSizes,
-	copiesDeep, copiesSelf, enum64Edges}
+	copiesDeep, copiesSelf, enum64Edges, mixedRing}
 
 // anonChain adds depth anonymous records of 4 bytes, unions and structs
 // in turn, each the only member "m" of the next, the first of inner, and
@@ -382,6 +383,32 @@ func enum64Edges(b *builder.Builder, intID btf.TypeID, n int) error {
 		}
 	}
 	_, err := b.AddStruct("outer", 8, ms)
+	return err
+}
+
+func mixedRing(b *builder.Builder, intID btf.TypeID, n int) error {
+	first := b.NextID()
+	var err error
+	for i := 0; i < n && err == nil; i++ {
+		next := first + btf.TypeID((i+1)%n)
+		switch i % 6 {
+		case 0:
+			_, err = b.AddConst(next)
+		case 1:
+			_, err = b.AddVolatile(next)
+		case 2:
+			_, err = b.AddTypedef("t", next)
+		case 3:
+			_, err = b.AddPointer(next)
+		case 4:
+			_, err = b.AddStruct("", 4, []builder.Member{{Name: "m", Type: next}})
+		case 5:
+			_, err = b.AddArray(btf.ArrayInfo{Type: next, Index: intID, Nelems: 1})
+		}
+	}
+	if err == nil {
+		_, err = b.AddVar("v", first, btf.LinkageGlobal)
+	}
 	return err
 }
 
