@@ -64,6 +64,9 @@ type rt9Input struct {
 	kind string // "btf", "dwarf" or "kallsyms"
 	full bool   // every command; else the reading ones
 	find string // a name to look for
+	// types is the input's types, without its base's (a split's counted
+	// as if a type took 12 bytes, the smallest record).
+	types int
 }
 
 // rt9Run is what one run did.
@@ -216,9 +219,11 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 }
 
 // rt9Floor is what the Go process's start-up holds above a static C
-// program's (5.8 MB for kmeta version against 0.9 MB: cmd/kmeta/BENCH.md),
-// which the README allows the writers above their peers.
-const rt9Floor = 5 << 20
+// program's, which the README allows the writers above their peers: 5.8
+// MB for kmeta version against 0.9 MB (cmd/kmeta/BENCH.md), and a few
+// hundred KB more for a command's first pages (a 2 KB input's copy peaks
+// at 5.9 MB against libbpf's 0.7).
+const rt9Floor = 6 << 20
 
 // rt9Writer tells the commands that write BTF, whose peak the README holds
 // to the peer's.
@@ -289,16 +294,17 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 			case hostile.QualMix:
 				find = "v"
 			}
-			ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find})
+			types := shapeStats(raw)
+			ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find, types: types})
 			// Compressed, one format in turn, through the reading commands.
 			ext := exts[(i+j)%3]
-			ins = append(ins, rt9Input{name: name + ext, path: writeFile(t, dir, name+".btf"+ext, rt9Compress(t, raw, ext)), size: int64(len(raw)), kind: "btf", find: find})
+			ins = append(ins, rt9Input{name: name + ext, path: writeFile(t, dir, name+".btf"+ext, rt9Compress(t, raw, ext)), size: int64(len(raw)), kind: "btf", find: find, types: types})
 			if j == 0 {
 				split, err := hostile.BuildVariantOn(vraw, v, n, "task_struct")
 				if err != nil {
 					t.Fatalf("%v of %d on vmlinux: %v", v, n, err)
 				}
-				ins = append(ins, rt9Input{name: "split-" + name, path: writeFile(t, dir, "split-"+name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "on_base"})
+				ins = append(ins, rt9Input{name: "split-" + name, path: writeFile(t, dir, "split-"+name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "on_base", types: len(split) / 12})
 			}
 		}
 	}
@@ -371,12 +377,7 @@ func TestRedteam9Campaign(t *testing.T) {
 		if !only.MatchString(in.name) {
 			continue
 		}
-		types := 0
-		if in.kind == "btf" {
-			raw, _ := os.ReadFile(in.path)
-			types = shapeStats(raw)
-		}
-		for _, c := range rt9Cases(in, dir, obj, types) {
+		for _, c := range rt9Cases(in, dir, obj, in.types) {
 			k := rt9Exec(t, timeBin, 120*time.Second, append([]string{bin}, c.args...)...)
 			runs++
 			peer, peerPeak := -1.0, int64(-1)
@@ -471,4 +472,101 @@ func TestRedteam9Write(t *testing.T) {
 		return
 	}
 	t.Fatalf("no variant %q", name)
+}
+
+// rt9SmallSizes are the sizes TestRedteam9Small builds each variant at:
+// milliseconds a command, and past 64 levels where a variant nests.
+var rt9SmallSizes = map[hostile.Variant]int{
+	hostile.WideOfDeep: 20, hostile.DeepOfWide: 70, hostile.UnionNest: 70, hostile.SelfTypedefArr: 3,
+	hostile.SelfAnonUnions: 70, hostile.QualMix: 70, hostile.ReturnChain: 70, hostile.ArrayTypedefs: 70,
+	hostile.TaggedWide: 20, hostile.Bitfields: 100, hostile.HugeSizes: 3, hostile.CopiesDeep: 3,
+	hostile.CopiesSelf: 3, hostile.Enum64Edges: 8, hostile.MixedRing: 60,
+}
+
+// TestRedteam9Small runs every BTF command of the ninth campaign in
+// process on each variant at a small size, standalone and split on a
+// base, and each DWARF9 shape through btf encode: each succeeds or fails
+// in one line (a panic fails the test binary). Where bpftool 7.1 dumps a
+// variant, btf dump prints what it prints, in raw text and, with
+// --compat bpftool-7.1, in C.
+func TestRedteam9Small(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
+	baseRaw, err := hostile.BuildVariant(hostile.UnionNest, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := writeFile(t, dir, "base.btf", baseRaw)
+	bpftool, _ := exec.LookPath("bpftool")
+	for _, v := range hostile.Variants() {
+		n := rt9SmallSizes[v]
+		raw, err := hostile.BuildVariant(v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.BuildVariantOn(baseRaw, v, n, "outer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		find := "outer"
+		if v == hostile.WideOfDeep {
+			find = "wide"
+		}
+		for _, in := range []rt9Input{
+			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find},
+			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: "on_base", base: base},
+		} {
+			for _, c := range rt9Cases(in, dir, obj, 0) {
+				_, err := kmeta(t, nil, c.args...)
+				if err != nil && strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
+				}
+			}
+			if bpftool != "" && in.base == "" {
+				rt9SameAsBpftool(t, bpftool, in)
+			}
+		}
+	}
+	for _, k := range hostile.DWARF9Shapes() {
+		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF9(k, 70))
+		if _, err := kmeta(t, nil, "btf", "encode", in, "-o", filepath.Join(dir, "out.btf")); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("dwarf %v: error of more than one line: %q", k, err)
+		}
+	}
+}
+
+// rt9SameAsBpftool wants btf dump's raw and C text of in to be bpftool
+// 7.1's, where bpftool dumps it.
+func rt9SameAsBpftool(t *testing.T, bpftool string, in rt9Input) {
+	t.Helper()
+	for _, c := range []struct{ kmeta, bpftool []string }{
+		{[]string{"btf", "dump", in.path}, []string{"btf", "dump", "file", in.path}},
+		{[]string{"btf", "dump", in.path, "--format", "c", "--compat", "bpftool-7.1"}, []string{"btf", "dump", "file", in.path, "format", "c"}},
+	} {
+		want, err := exec.Command(bpftool, c.bpftool...).Output()
+		if err != nil {
+			continue
+		}
+		got, err := kmeta(t, nil, c.kmeta...)
+		if err != nil && strings.Contains(err.Error(), "padding too large to print") {
+			continue // bpftool prints megabytes of padding lines; cdump refuses past 1 MiB
+		}
+		if err != nil {
+			t.Errorf("%s: %v: %v, where bpftool dumps it", in.name, c.kmeta, err)
+			continue
+		}
+		if got != string(want) {
+			g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+			for i := 0; i < len(g) && i < len(w); i++ {
+				if g[i] != w[i] {
+					t.Errorf("%s: %v: line %d is %q, bpftool's %q", in.name, c.kmeta, i+1, g[i], w[i])
+					break
+				}
+			}
+			if len(g) != len(w) {
+				t.Errorf("%s: %v: %d lines, bpftool's %d", in.name, c.kmeta, len(g), len(w))
+			}
+		}
+	}
 }
