@@ -1,15 +1,10 @@
 package layout_test
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/btf/layout"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -43,19 +38,7 @@ func TestVariantsMatchPahole(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			file := filepath.Join(t.TempDir(), "variant.btf")
-			if err := os.WriteFile(file, raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			want, err := exec.Command("pahole", "-F", "btf", file).Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			compareLines(t, want, got.Bytes())
+			matchPahole(t, raw, s)
 		})
 	}
 }
