@@ -133,11 +133,22 @@ type rt9Case struct {
 	bound int64      // peak RSS bound, 0 for none
 }
 
+// The peers besides the system's bpftool 7.1 and pahole 1.24, where the
+// project's build machine keeps them (bpftool 7.5 and pahole 1.30 of
+// Debian 13, libbpf 1.8 as static processes built from
+// internal/dedup/testdata/libbpf/libbpfdedup.c and bench/testdata/*.c). A
+// peer that is not there is skipped.
+const (
+	bpftool75     = "/work/data/modern/bin/bpftool"
+	pahole130     = "/work/data/modern/bin/pahole"
+	libbpfDedup   = "/work/data/peers/libbpfdedup18"
+	libbpfCopy    = "/work/data/peers/libbpfcopy18"
+	libbpfDistill = "/work/data/peers/libbpfdistill18"
+)
+
 // rt9Cases are the commands the campaign runs on in.
 func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 	out := filepath.Join(dir, "out.btf")
-	bpftool75 := "/work/data/modern/bin/bpftool"
-	pahole130 := "/work/data/modern/bin/pahole"
 	s := in.size
 	read := readBound(s)
 	var b []string
@@ -166,7 +177,7 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 		}
 	case "kallsyms":
-		kb := ksymBound(s, 70_000)
+		kb := ksymBound(s, 1000) // at most 1,000 modules
 		return []rt9Case{
 			{"ksym stats", []string{"ksym", "stats", "--kallsyms", in.path}, nil, kb},
 			{"ksym modules", []string{"ksym", "modules", "--kallsyms", in.path, "--json"}, nil, kb},
@@ -188,7 +199,7 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
 		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
 		{"layout json", with("btf", "layout", in.path, "--json"), nil, read},
-		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{peerB("/work/data/peers/libbpfdedup18", "-o", out+".p", in.path)}, 2*s + 20<<20 + 64*int64(types)},
+		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{peerB(libbpfDedup, "-o", out+".p", in.path)}, 2*s + 20<<20 + 64*int64(types)},
 		{"limit S", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(limit, 10)), nil, read},
 		{"limit S-1", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(in.size-1, 10)), nil, read},
 	}
@@ -203,16 +214,14 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		rt9Case{"min types", with("btf", "min", in.path, "--types", in.find, "-o", out), nil, read},
 		rt9Case{"min obj", with("btf", "min", in.path, "--obj", obj, "-o", out), [][]string{{bpftool75, "gen", "min_core_btf", in.path, out + ".p", obj}}, read},
 		rt9Case{"core", with("btf", "core", "--target", in.path, obj), nil, read},
-		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB("/work/data/peers/libbpfcopy18", in.path, out+".p")}, read},
+		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB(libbpfCopy, in.path, out+".p")}, read},
 	)
 	if in.base != "" {
 		// diff, min and core with -B read the split BTF on its base;
 		// distill writes the module on a distilled base.
 		cs = append(cs, rt9Case{"distill", []string{"btf", "distill", in.path, "-B", in.base, "-o", out, "--base-out", out + ".base"},
-			[][]string{{"/work/data/peers/libbpfdistill18", in.base, in.path, out + ".p", out + ".pbase"}},
+			[][]string{{libbpfDistill, in.base, in.path, out + ".p", out + ".pbase"}},
 			2*s + 20<<20 + 96*int64(types)})
-	}
-	if in.base != "" {
 		// pahole -F btf and bpftool gen min_core_btf do not read split BTF.
 		for i := range cs {
 			if cs[i].label == "layout" || cs[i].label == "min obj" {
