@@ -245,6 +245,29 @@ func rt9Writer(label string) bool {
 	return slices.Contains([]string{"copy", "dedup", "distill", "encode", "pahole -J"}, label)
 }
 
+// rt9SameTypes compares the types of DIR/out.btf, which kmeta wrote, with
+// those of DIR/out.btf.p, which libbpf wrote (the two headers differ in
+// length: libbpf 1.8 writes a layout section), by their raw dumps, on
+// base when not empty; it returns "" when they are the same.
+func rt9SameTypes(t *testing.T, dir, base string) string {
+	var dumps [2]string
+	for i, f := range []string{"out.btf", "out.btf.p"} {
+		args := []string{"btf", "dump", filepath.Join(dir, f)}
+		if base != "" {
+			args = append(args, "-B", base)
+		}
+		out, err := kmeta(t, nil, args...)
+		if err != nil {
+			return fmt.Sprintf("dumping %s: %v", f, err)
+		}
+		dumps[i] = out
+	}
+	if dumps[0] != dumps[1] {
+		return "its types differ from libbpf's"
+	}
+	return ""
+}
+
 // rt9Compress returns data compressed as ext says (".gz", ".xz", ".zst").
 func rt9Compress(t *testing.T, data []byte, ext string) []byte {
 	var b bytes.Buffer
@@ -355,13 +378,13 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 // TestRedteam9Campaign runs every command on every input of the ninth
 // campaign under GNU time, and fails on a status past 2, an error of more
 // than one line or from the Go runtime, a run killed at its timeout (120
-// s) where a peer finished in its own (40 s), a peak RSS over the
-// README's rule, a writer's peak over its peer's by more than the Go
-// start-up's 6 MB, or a CPU time over twice the fastest peer's (and 0.1
-// s, for start-up). It writes the table of every run to $KMETA_RT9_REPORT
-// when set, a line as each run ends. KMETA_RT9_QUICK=1 runs the smallest
-// size of each shape only; KMETA_RT9_ONLY=REGEXP the inputs whose names
-// match.
+// s) where a peer finished in its own (40 s), types that differ from
+// libbpf's (dedup, copy), a peak RSS over the README's rule, a writer's
+// peak over its peer's by more than the Go start-up's 6 MB, or a CPU
+// time over twice the fastest peer's (and 0.1 s, for start-up). It writes
+// the table of every run to $KMETA_RT9_REPORT when set, a line as each
+// run ends. KMETA_RT9_QUICK=1 runs the smallest size of each shape only;
+// KMETA_RT9_ONLY=REGEXP the inputs whose names match.
 func TestRedteam9Campaign(t *testing.T) {
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the ninth campaign, every command on new shapes beside its peers: set KMETA_HEAVY=1")
@@ -406,6 +429,11 @@ func TestRedteam9Campaign(t *testing.T) {
 				r := rt9Exec(t, timeBin, 40*time.Second, p...)
 				if r.code == 0 && !r.killed && (peer < 0 || r.cpu < peer) {
 					peer, peerPeak = r.cpu, r.peak
+				}
+			}
+			if (c.label == "dedup" || c.label == "copy") && k.code == 0 && peer >= 0 {
+				if msg := rt9SameTypes(t, dir, in.base); msg != "" {
+					fail("%s: %v: %s", in.name, c.args, msg)
 				}
 			}
 			ratio := 0.0
