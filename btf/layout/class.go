@@ -210,7 +210,7 @@ func (p *printer) stats(c *class, cc conf, s *sums) {
 	p.str("\n")
 	p.tabs(cc.indent)
 	p.str("/* size: ")
-	p.uint(uint64(c.size), 0)
+	p.int(int64(int32(c.size))) // pahole's %d: a struct of 2^32-1 bytes is -1
 	p.str(", cachelines: ")
 	size := uint64(c.size)
 	if c.size == 1 && c.nrMembers == 0 {
@@ -444,6 +444,8 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 		sizeSpacing -= 3
 	}
 	p.byte(' ')
-	p.uint(m.byteSize, sizeSpacing)
+	// pahole prints a member's size in 32 bits: an array of 2^32-1 ints
+	// is 4294967292 bytes, one of 2^32-1 structs of 2^32-1 bytes is 1.
+	p.uint(uint64(uint32(m.byteSize)), sizeSpacing)
 	p.str(" */")
 }

@@ -61,19 +61,25 @@ func TestShapesMatchPahole(t *testing.T) {
 	for _, k := range append(hostile.LayoutShapes(), hostile.Wide) {
 		t.Run(k.String(), func(t *testing.T) {
 			raw, s := buildShape(t, k, shapeSizes[k])
-			file := filepath.Join(t.TempDir(), "shape.btf")
-			if err := os.WriteFile(file, raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			want, err := exec.Command("pahole", "-F", "btf", file).Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			compareLines(t, want, got.Bytes())
+			matchPahole(t, raw, s)
 		})
 	}
+}
+
+// matchPahole compares the layouts of s, opened from raw, with pahole's.
+func matchPahole(t *testing.T, raw []byte, s *btf.Spec) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "shape.btf")
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := exec.Command("pahole", "-F", "btf", file).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	compareLines(t, want, got.Bytes())
 }

@@ -173,10 +173,16 @@ func seeds(tb testing.TB) [][]byte {
 
 // issue37 makes the inputs of issue 37 that reach the library: a
 // dangling type id, a struct holding an ENUM of size 0, a struct of
-// members of its own type, and nested anonymous records.
+// members of its own type, nested anonymous records, and three of the
+// ninth campaign's variants.
 var issue37 = []func() ([]byte, error){
 	hostile.DanglingRef,
 	hostile.ZeroEnumMember,
 	func() ([]byte, error) { return hostile.WideSelf("wide", 100) },
 	func() ([]byte, error) { return hostile.Nested(50, hostile.NestedCycle) },
+	// The ninth campaign's self-embedding through an array, a typedef
+	// and anonymous unions, and its ring through every reference kind.
+	func() ([]byte, error) { return hostile.BuildVariant(hostile.SelfTypedefArr, 2) },
+	func() ([]byte, error) { return hostile.BuildVariant(hostile.SelfAnonUnions, 3) },
+	func() ([]byte, error) { return hostile.BuildVariant(hostile.MixedRing, 12) },
 }

@@ -1,0 +1,77 @@
+package lazyfuzz_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kmeta-dev/kmeta/bpfelf"
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// ninthSizes are the sizes TestNinthConsumers builds each variant of the
+// ninth campaign at (issue 37, redteam9): past 2,048 levels where the
+// variant nests, small where it is wide, so that the test takes seconds.
+var ninthSizes = map[hostile.Variant]int{
+	hostile.WideOfDeep: 300, hostile.DeepOfWide: 2049, hostile.UnionNest: 2049,
+	hostile.SelfTypedefArr: 65536, hostile.SelfAnonUnions: 2049, hostile.QualMix: 2049,
+	hostile.ReturnChain: 2049, hostile.ArrayTypedefs: 2049, hostile.TaggedWide: 300,
+	hostile.Bitfields: 3000, hostile.HugeSizes: 30, hostile.CopiesDeep: 50,
+	hostile.CopiesSelf: 300, hostile.Enum64Edges: 64, hostile.MixedRing: 120,
+}
+
+// TestNinthConsumers opens each variant of the ninth campaign eagerly
+// and lazily, split on a base too, and runs every consumer on both
+// (FuzzConsumers' consume: dedup, cdump, layout and its JSON, diff, the
+// builder's copies, Minimal, CO-RE, sizes): no panic, each within a
+// minute, and the lazy Spec given the same results as the eager one.
+func TestNinthConsumers(t *testing.T) {
+	t.Parallel()
+	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/matches.bpf.o.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := hostile.BuildVariant(hostile.UnionNest, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseSpec, err := btf.Parse(base, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range hostile.Variants() {
+		raw, err := hostile.BuildVariant(v, ninthSizes[v])
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.BuildVariantOn(base, v, ninthSizes[v], "outer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []struct {
+			name string
+			raw  []byte
+			base *btf.Spec
+		}{{v.String(), raw, nil}, {"split-" + v.String(), split, baseSpec}} {
+			var got [2][]string
+			for i, lazy := range []bool{false, true} {
+				s, err := btf.Parse(in.raw, btf.Options{Lazy: lazy, Base: in.base})
+				if err != nil {
+					t.Fatalf("%s: lazy %v: %v", in.name, lazy, err)
+				}
+				start := time.Now()
+				got[i] = consume(s, obj)
+				if d := time.Since(start); d > time.Minute {
+					t.Errorf("%s: lazy %v: the consumers took %v", in.name, lazy, d)
+				}
+				s.Close()
+			}
+			for i := range got[0] {
+				if got[0][i] != got[1][i] {
+					t.Errorf("%s: lazy and eager differ:\nlazy:  %.300s\neager: %.300s", in.name, got[1][i], got[0][i])
+				}
+			}
+		}
+	}
+}
