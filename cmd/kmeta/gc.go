@@ -8,13 +8,23 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
+// tuneRuntime says whether a command may set the process's collector
+// (setGC) and soft memory limit (limitMemory). Both are the whole
+// process's: kmeta runs one command, but a test process runs hundreds in
+// process, many at once, and the limit a small input set (12 MB for a
+// dump of a few KB) stayed on for every later test, whose process holds
+// far more: its collector then ran without pause, and timed waits
+// elsewhere in the process stretched. The tests turn it off (TestMain);
+// the tests of the real binary's memory keep it.
+var tuneRuntime = true
+
 // setGC sets the collector's GOGC to percent for one command, unless the
 // user set GOGC, and returns the function that restores the previous
 // setting. Commands whose heap is all live until they exit collect less
 // often (layout, diff); the DWARF encoder, whose peak memory is measured
 // against pahole's, collects more often.
 func setGC(percent int) (restore func()) {
-	if os.Getenv("GOGC") != "" {
+	if !tuneRuntime || os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	old := debug.SetGCPercent(percent)
@@ -63,7 +73,7 @@ func limitMemory(n int64) {
 	if n >= dropPagesFrom {
 		dropStartupPages()
 	}
-	if os.Getenv("GOMEMLIMIT") != "" {
+	if !tuneRuntime || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetMemoryLimit(n + readSlack)

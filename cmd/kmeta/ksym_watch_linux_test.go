@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -125,7 +127,7 @@ func TestKsymWatchBPF(t *testing.T) {
 	w.waitFor(t, "remove event", func(s string) bool { return removes(s, name) == 1 })
 	got := w.stop(t, name)
 	var want []string
-	for n, a := range syms {
+	for a, n := range syms {
 		want = append(want, fmt.Sprintf("add bpf %s 0x%x", n, a), fmt.Sprintf("remove bpf %s 0x%x", n, a))
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -138,11 +140,24 @@ func TestKsymWatchBPF(t *testing.T) {
 // object's three functions, one a BPF-to-BPF subprogram, must each give
 // one add event with the address /proc/kallsyms then lists, and one
 // remove event. bpftool's own feature probes are other programs, ignored.
+//
+// The object's symbols have the same names in every process that loads
+// it: two go test processes of this package at once (several sessions
+// on one machine) each waited for three remove events of those names,
+// got the other's, stopped before their own, and failed (18 of 45 runs,
+// three processes at once, 2026-11-30); and /proc/kallsyms listed the
+// names twice, whose addresses the test could not tell apart. So the
+// test takes a lock shared by every process (ksymTestLock), takes as its
+// own the symbols that are new in /proc/kallsyms, and waits for the
+// remove event of each of its own addresses.
 func TestKsymWatchLoadall(t *testing.T) {
 	bpftool, err := exec.LookPath("bpftool")
 	if err != nil {
 		t.Skip("bpftool not installed")
 	}
+	funcs := []string{"kmeta_sub_main", "kmeta_classify", "kmeta_plain"}
+	ksymTestLock(t)
+	before := kallsymsBPF(t, funcs...)
 	w := startWatch(t)
 	obj := filepath.Join(t.TempDir(), "subprog.bpf.o")
 	if err := os.WriteFile(obj, testfixtures.Read(t, "ksym/subprog.bpf.o.gz"), 0o644); err != nil {
@@ -153,30 +168,25 @@ func TestKsymWatchLoadall(t *testing.T) {
 		os.RemoveAll(pins)
 		t.Skipf("bpftool prog loadall: %v: %s", err, out)
 	}
-	funcs := []string{"kmeta_sub_main", "kmeta_classify", "kmeta_plain"}
-	syms := map[string]uint64{}
-	for _, f := range funcs {
-		maps.Copy(syms, kallsymsBPF(t, f))
-	}
+	syms := kallsymsBPF(t, funcs...)
+	maps.DeleteFunc(syms, func(a uint64, _ string) bool { _, old := before[a]; return old })
 	if err := os.RemoveAll(pins); err != nil {
 		t.Fatal(err)
 	}
 	if len(syms) != len(funcs) {
-		t.Fatalf("kallsyms lists %v for the object's functions %v", syms, funcs)
+		t.Fatalf("kallsyms lists %v new for the object's functions %v", syms, funcs)
 	}
-	w.waitFor(t, "remove events", func(s string) bool {
-		return strings.Count(s, `"action":"remove"`) >= len(funcs) && strings.Contains(s, "kmeta_plain")
-	})
+	w.waitFor(t, "remove events", func(s string) bool { return removedAll(s, syms) })
 	time.Sleep(100 * time.Millisecond) // let any duplicate show
 	var want []string
-	for n, a := range syms {
+	for a, n := range syms {
 		want = append(want, fmt.Sprintf("add bpf %s 0x%x", n, a), fmt.Sprintf("remove bpf %s 0x%x", n, a))
 	}
-	// Another process (a second go test of this package) may load the
-	// same object meanwhile: its programs have the same names and tags,
-	// so only this test's addresses count.
+	// A process that does not take the lock (another build of this
+	// test) may still load the same object: only this test's addresses
+	// count.
 	got := slices.DeleteFunc(w.stop(t, funcs...), func(e string) bool {
-		for _, a := range syms {
+		for a := range syms {
 			if strings.HasSuffix(e, fmt.Sprintf(" 0x%x", a)) {
 				return false
 			}
@@ -205,26 +215,60 @@ func removes(out string, names ...string) int {
 	return n
 }
 
+// removedAll reports whether out has a remove event for each address of
+// syms.
+func removedAll(out string, syms map[uint64]string) bool {
+	seen := 0
+	for line := range strings.Lines(out) {
+		if !strings.Contains(line, `"action":"remove"`) {
+			continue
+		}
+		for a := range syms {
+			if strings.Contains(line, fmt.Sprintf(`"addr":"0x%x"`, a)) {
+				seen++
+			}
+		}
+	}
+	return seen >= len(syms)
+}
+
 // kallsymsBPF returns the [bpf] symbols of /proc/kallsyms whose names end
-// in "_"+name, with their addresses.
-func kallsymsBPF(tb testing.TB, name string) map[string]uint64 {
+// in "_" and one of names, by address: programs of the same name loaded
+// by several processes have one address each.
+func kallsymsBPF(tb testing.TB, names ...string) map[uint64]string {
 	tb.Helper()
 	f, err := os.Open("/proc/kallsyms")
 	if err != nil {
 		tb.Skip(err)
 	}
 	defer f.Close()
-	out := map[string]uint64{}
+	out := map[uint64]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) == 4 && fs[3] == "[bpf]" && strings.HasSuffix(fs[2], "_"+name) {
-			a, err := strconv.ParseUint(fs[0], 16, 64)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			out[fs[2]] = a
+		if len(fs) != 4 || fs[3] != "[bpf]" || !slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(fs[2], "_"+n) }) {
+			continue
 		}
+		a, err := strconv.ParseUint(fs[0], 16, 64)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[a] = fs[2]
 	}
 	return out
+}
+
+// ksymTestLock holds, until the test ends, a lock that every process
+// running these tests shares: a file in the temporary directory, locked
+// with flock(2).
+func ksymTestLock(t *testing.T) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "kmeta-ksym-watch-test.lock"), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }

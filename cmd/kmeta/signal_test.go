@@ -85,6 +85,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	tuneRuntime = false // commands run in process share it
 	code := m.Run()
 	if kmetaBin.dir != "" {
 		os.RemoveAll(kmetaBin.dir)

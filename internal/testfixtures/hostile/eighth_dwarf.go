@@ -151,34 +151,38 @@ func parseAbbrevs(ab []byte, off int) (map[uint64]*dwAbbrev, []int) {
 // parseDWARF walks every unit of info (32-bit DWARF 2 to 5, little
 // endian) and records its DIEs and their attributes, stopping quietly at
 // the first thing it cannot read.
-func parseDWARF(info, abbrev []byte) *dwInfo {
+func parseDWARF(info, abbrev []byte, relocs map[int]infoReloc) *dwInfo {
 	d := &dwInfo{}
 	le := binary.LittleEndian
-	seen := map[int]bool{}
+	seen := map[uint64]bool{}
 	for off := 0; off+11 <= len(info); {
 		length := int(le.Uint32(info[off:]))
 		if length >= 0xfffffff0 || off+4+length > len(info) || length < 7 {
 			break
 		}
 		u := dwUnit{off: off, end: off + 4 + length, version: int(le.Uint16(info[off+4:]))}
-		var abOff int
+		abField := off + 6
 		switch {
 		case u.version >= 5:
 			ut := info[off+6]
-			u.addrSize, abOff, u.hdr = int(info[off+7]), int(le.Uint32(info[off+8:])), off+12
+			u.addrSize, abField, u.hdr = int(info[off+7]), off+8, off+12
 			if ut == 2 || ut == 6 { // type units: a signature and an offset
 				u.hdr += 12
 			} else if ut == 4 || ut == 5 { // skeleton and split: a DWO id
 				u.hdr += 8
 			}
 		default:
-			abOff, u.addrSize, u.hdr = int(le.Uint32(info[off+6:])), int(info[off+10]), off+11
+			u.addrSize, u.hdr = int(info[off+10]), off+11
+		}
+		abOff := uint64(le.Uint32(info[abField:]))
+		if r, ok := relocs[abField]; ok {
+			abOff = uint64(uint32(r.val))
 		}
 		off = u.end
-		if abOff >= len(abbrev) || u.hdr > u.end {
+		if abOff >= uint64(len(abbrev)) || u.hdr > u.end {
 			continue
 		}
-		abbrevs, forms := parseAbbrevs(abbrev, abOff)
+		abbrevs, forms := parseAbbrevs(abbrev, int(abOff))
 		if !seen[abOff] {
 			seen[abOff] = true
 			d.forms = append(d.forms, forms...)
@@ -258,11 +262,13 @@ func parseDWARF(info, abbrev []byte) *dwInfo {
 type elfSections struct {
 	info, abbrev [2]int // offset, size; 0 size if absent or compressed
 	rela         [][2]int
+	infoRela     [2]int // .rela.debug_info, also in rela
 	relaEnt      int
 	chdrs        []int // file offsets of SHF_COMPRESSED sections' headers
 	symtab       [2]int
 	zdebug       []int // file offsets of .zdebug_* sections (their "ZLIB" and size)
 	class64      bool
+	mips64       bool // MIPS64's r_info holds the symbol in its low half
 }
 
 func findSections(data []byte) (*elfSections, error) {
@@ -273,7 +279,7 @@ func findSections(data []byte) (*elfSections, error) {
 	if f.ByteOrder != binary.LittleEndian {
 		return nil, errors.New("big-endian ELF")
 	}
-	s := &elfSections{class64: f.Class == elf.ELFCLASS64, relaEnt: 24}
+	s := &elfSections{class64: f.Class == elf.ELFCLASS64, relaEnt: 24, mips64: f.Machine == elf.EM_MIPS}
 	if !s.class64 {
 		s.relaEnt = 12
 	}
@@ -295,9 +301,62 @@ func findSections(data []byte) (*elfSections, error) {
 			s.abbrev = where
 		case sec.Type == elf.SHT_RELA && (sec.Name == ".rela.debug_info" || sec.Name == ".rela.debug_str_offsets" || sec.Name == ".rela.debug_addr"):
 			s.rela = append(s.rela, where)
+			if sec.Name == ".rela.debug_info" {
+				s.infoRela = where
+			}
 		}
 	}
 	return s, nil
+}
+
+// infoReloc is a RELA relocation of a field of .debug_info: the value
+// it gives the field (its symbol's value plus its addend), and where in
+// the file its addend lies.
+type infoReloc struct {
+	val       uint64
+	sym       uint64 // the symbol's value
+	addendPos int
+}
+
+// infoRelocs maps the offset in .debug_info of each field that
+// .rela.debug_info relocates to its relocation. In a relocatable object a
+// reader sees such a field as the relocation makes it, not as its bytes
+// are (zero where the addend holds the value): a unit's abbreviation
+// offset, its section bases, a DW_FORM_strp or DW_FORM_sec_offset.
+// Relocations whose symbol is not in .symtab are left out.
+func infoRelocs(data []byte, s *elfSections) map[int]infoReloc {
+	le := binary.LittleEndian
+	m := map[int]infoReloc{}
+	symEnt, valAt := 16, 4
+	if s.class64 {
+		symEnt, valAt = 24, 8
+	}
+	for p := s.infoRela[0]; p+s.relaEnt <= s.infoRela[0]+s.infoRela[1]; p += s.relaEnt {
+		var off, sym uint64
+		var r infoReloc
+		var addend int64
+		if s.class64 {
+			info := le.Uint64(data[p+8:])
+			off, sym, r.addendPos, addend = le.Uint64(data[p:]), info>>32, p+16, int64(le.Uint64(data[p+16:]))
+			if s.mips64 { // r_sym, r_ssym, r_type3, r_type2, r_type
+				sym = info & 0xffffffff
+			}
+		} else {
+			off, sym, r.addendPos, addend = uint64(le.Uint32(data[p:])), uint64(le.Uint32(data[p+4:])>>8), p+8, int64(int32(le.Uint32(data[p+8:])))
+		}
+		if sym >= uint64(s.symtab[1]/symEnt) || off >= uint64(s.info[1]) {
+			continue
+		}
+		at := uint64(s.symtab[0]) + sym*uint64(symEnt)
+		if s.class64 {
+			r.sym = le.Uint64(data[at+uint64(valAt):])
+		} else {
+			r.sym = uint64(le.Uint32(data[at+uint64(valAt):]))
+		}
+		r.val = r.sym + uint64(addend)
+		m[int(off)] = r
+	}
+	return m
 }
 
 // DWARFMutation names what MutateDWARF changed.
@@ -345,7 +404,8 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 	le := binary.LittleEndian
 	info := out[s.info[0] : s.info[0]+s.info[1]]
 	abbrev := out[s.abbrev[0] : s.abbrev[0]+s.abbrev[1]]
-	d := parseDWARF(info, abbrev)
+	relocs := infoRelocs(out, s)
+	d := parseDWARF(info, abbrev, relocs)
 	pick := func(keep func(a dwAttr) bool) (dwAttr, bool) {
 		var c []dwAttr
 		for _, a := range d.attrs {
@@ -358,10 +418,26 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 		}
 		return c[rng.IntN(len(c))], true
 	}
-	put := func(a dwAttr, v uint64) {
-		for k := range a.size {
-			info[a.pos+k] = byte(v >> (8 * k))
+	// put makes the field of size bytes at pos in .debug_info read as v,
+	// cut to size: its relocation's addend if it has one, else its bytes.
+	// It returns the value a reader sees, and what the line says of a
+	// relocated field.
+	put := func(pos, size int, v uint64) (uint64, string) {
+		if size < 8 {
+			v &= 1<<(8*size) - 1
 		}
+		if r, ok := relocs[pos]; ok {
+			if s.class64 {
+				le.PutUint64(out[r.addendPos:], v-r.sym)
+			} else {
+				le.PutUint32(out[r.addendPos:], uint32(v-r.sym))
+			}
+			return v, " by its relocation's addend"
+		}
+		for k := range size {
+			info[pos+k] = byte(v >> (8 * k))
+		}
+		return v, ""
 	}
 	switch m {
 	case MutRef:
@@ -394,8 +470,8 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 				kind = "a DIE of another unit"
 			}
 		}
-		put(a, v)
-		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x points at %s (%#x)", a.at, a.form, a.pos, kind, v), true
+		v, via := put(a.pos, a.size, v)
+		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x points at %s (%#x)%s", a.at, a.form, a.pos, kind, v, via), true
 	case MutRing:
 		var typed []dwAttr
 		for _, a := range d.attrs {
@@ -413,7 +489,7 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 		k = min(k, len(typed))
 		ring := typed[:k]
 		for i, a := range ring {
-			put(a, uint64(d.dies[ring[(i+1)%k].die].off-d.units[u].off))
+			put(a.pos, a.size, uint64(d.dies[ring[(i+1)%k].die].off-d.units[u].off))
 		}
 		return out, fmt.Sprintf("a ring of %d DW_AT_type references in the unit at .debug_info+%#x", k, d.units[u].off), true
 	case MutTag:
@@ -457,8 +533,8 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 			return nil, "", false
 		}
 		v := hugeVals[rng.IntN(len(hugeVals))]
-		put(a, v)
-		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x set to %#x", a.at, a.form, a.pos, v), true
+		v, via := put(a.pos, a.size, v)
+		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x set to %#x%s", a.at, a.form, a.pos, v, via), true
 	case MutUnitHeader:
 		if len(d.units) == 0 {
 			return nil, "", false
@@ -488,8 +564,8 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 				p = u.off + 8
 			}
 			v := uint32(hugeVals[rng.IntN(len(hugeVals))])
-			le.PutUint32(info[p:], v)
-			return out, fmt.Sprintf("unit at %#x: abbreviation offset %#x", u.off, v), true
+			_, via := put(p, 4, uint64(v))
+			return out, fmt.Sprintf("unit at %#x: abbreviation offset %#x%s", u.off, v, via), true
 		default:
 			v := uint32(hugeVals[rng.IntN(len(hugeVals))])
 			le.PutUint32(info[u.off:], v)
@@ -549,7 +625,7 @@ func MutateDWARF(rng *rand.Rand, data []byte, m DWARFMutation) (out []byte, what
 		}
 		return nil, "", false
 	case MutLocation:
-		return mutateLocation(rng, out, info, d)
+		return mutateLocation(rng, out, info, d, put)
 	case MutSymbol:
 		if s.symtab[1] < 48 || !s.class64 {
 			return nil, "", false
@@ -589,7 +665,7 @@ var locOps = []byte{0x03, 0xa1, 0xfb, 0x10, 0x11, 0x23, 0xe0, 0x9b, 0x93, 0xa3, 
 // locOps and huge operands, or makes a location's offset (a location
 // list) or a unit's base offset (DW_AT_str_offsets_base, _addr_base,
 // _rnglists_base, _loclists_base) huge.
-func mutateLocation(rng *rand.Rand, out, info []byte, d *dwInfo) ([]byte, string, bool) {
+func mutateLocation(rng *rand.Rand, out, info []byte, d *dwInfo, put func(pos, size int, v uint64) (uint64, string)) ([]byte, string, bool) {
 	var c []dwAttr
 	for _, a := range d.attrs {
 		switch {
@@ -604,10 +680,8 @@ func mutateLocation(rng *rand.Rand, out, info []byte, d *dwInfo) ([]byte, string
 	a := c[rng.IntN(len(c))]
 	if a.form != 0x18 {
 		v := hugeVals[rng.IntN(len(hugeVals))]
-		for k := range a.size {
-			info[a.pos+k] = byte(v >> (8 * k))
-		}
-		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x set to %#x", a.at, a.form, a.pos, v), true
+		v, via := put(a.pos, a.size, v)
+		return out, fmt.Sprintf("attribute %#x (form %#x) at .debug_info+%#x set to %#x%s", a.at, a.form, a.pos, v, via), true
 	}
 	n, j, ok := uleb(info, a.pos)
 	if !ok || n == 0 || j+int(n) > len(info) {
@@ -1005,7 +1079,7 @@ func retype(data []byte, choose func(off int) (target int, ok bool)) ([]byte, bo
 	}
 	out := bytes.Clone(data)
 	info := out[s.info[0] : s.info[0]+s.info[1]]
-	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]])
+	d := parseDWARF(info, out[s.abbrev[0]:s.abbrev[0]+s.abbrev[1]], infoRelocs(out, s))
 	for _, a := range d.attrs {
 		if a.at != 0x49 || a.form != 0x13 {
 			continue
