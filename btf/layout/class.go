@@ -1,12 +1,38 @@
 package layout
 
 import (
+	"fmt"
+
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// maxNest bounds the nesting of anonymous structs, unions and prototypes
-// in corrupt BTF; real kernels nest a handful of levels.
-const maxNest = 64
+// maxNest bounds the nesting of anonymous structs, unions, arrays and
+// prototypes that a layout prints, in the printer's depth (a member and
+// its type count one each: 4,096 levels of anonymous records). Real kernels
+// nest a handful of levels; pahole 1.24 and 1.30 print valid BTF nested up
+// to some 5,900-6,400 levels and die of SIGSEGV past that (8 MB stack), and
+// the text grows as the square of the depth (its widths grow with it):
+// 4,096 levels print 100-400 MB. Past it, Write fails with errTooDeep.
+const maxNest = 2*maxLevels + 1
+
+// maxLevels is maxNest in levels of anonymous structs and unions.
+const maxLevels = 4096
+
+// errTooDeep is the error past maxNest, which run names the struct for.
+// check finds it before printing when the deep types are the struct's own;
+// the printer, when they were walked for a struct before.
+var errTooDeep = fmt.Errorf("anonymous types nest more than %d levels deep: %w", maxLevels, ErrTooComplex)
+
+// tooDeep records errTooDeep and reports whether depth is past maxNest.
+func (p *printer) tooDeep(depth int) bool {
+	if depth <= maxNest {
+		return false
+	}
+	if p.err == nil {
+		p.err = errTooDeep
+	}
+	return true
+}
 
 // sums are the running totals of __class__fprintf.
 type sums struct {
@@ -100,6 +126,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		p.afterMember(pos, pt, cc, &s, &newline)
 		p.byte('\n')
 		p.trim()
+		p.spill() // the closing lines of deep nesting, too
 		if pos.bitfieldSize != 0 {
 			s.bits += uint32(pos.bitfieldSize)
 		} else {
@@ -363,6 +390,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
 		p.byte('\n')
 		p.trim()
+		p.spill()
 		*uc.cachelinep = initial
 	}
 	p.tabs(indent)

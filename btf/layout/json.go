@@ -159,7 +159,7 @@ func (p *printer) structFacts(id btf.TypeID, c *class) Struct {
 }
 
 // memberFacts lists the members of c, at offset base, and those of its
-// anonymous members' types down to depth maxNest/2, where the text stops
+// anonymous members' types down to depth maxNest/2, as deep as the text
 // (it counts two levels of depth for each: the member and its type).
 func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))

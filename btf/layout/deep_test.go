@@ -1,0 +1,76 @@
+package layout_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestDeepMatchesPahole compares layouts nested deeper than the 64 levels
+// where the printer stopped before (issue 37, redteam9 finding 7) with
+// goldens from pahole 1.24 (`pahole -F btf FILE`; pahole 1.30 prints the
+// same bytes), in testdata/deep.
+func TestDeepMatchesPahole(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func() ([]byte, error)
+	}{
+		{"union-nest-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.UnionNest, 70) }},
+		{"deep-of-wide-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.DeepOfWide, 70) }},
+		{"copies-deep-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.CopiesDeep, 70) }},
+		{"nested-300", func() ([]byte, error) { return hostile.Build(hostile.NestedRecords, 300) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := tc.build()
+			s := parseBuilt(t, raw, err)
+			var got bytes.Buffer
+			if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			want := testfixtures.ReadPath(t, filepath.Join("testdata", "deep", tc.name+".pahole-1.24.txt.xz"))
+			compareLines(t, want, got.Bytes())
+		})
+	}
+}
+
+// TestTooDeep: past 4,096 levels of anonymous records (pahole dies of
+// SIGSEGV past some 6,000) Write fails before it writes anything, naming
+// the struct, and so does WriteJSONIndent; 4,096 levels print.
+func TestTooDeep(t *testing.T) {
+	for _, n := range []int{4096, 4097} {
+		_, s := buildShape(t, hostile.NestedRecords, n)
+		var out countWriter
+		err := layout.Write(context.Background(), &out, s, layout.Options{})
+		if n == 4096 {
+			if err != nil || out.n == 0 {
+				t.Errorf("%d levels: %v after %d bytes, want the layout", n, err, out.n)
+			}
+			continue
+		}
+		for _, write := range []func() error{
+			func() error { return layout.Write(context.Background(), &out, s, layout.Options{}) },
+			func() error { return layout.WriteJSONIndent(context.Background(), &out, s, layout.Options{}, "", "  ") },
+		} {
+			out.n = 0
+			err := write()
+			if !errors.Is(err, layout.ErrTooComplex) || !strings.Contains(err.Error(), "'outer'") || !strings.Contains(err.Error(), "4096 levels") || out.n != 0 {
+				t.Errorf("%d levels: %v after %d bytes, want %v naming outer, and nothing written", n, err, out.n, layout.ErrTooComplex)
+			}
+		}
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int }
+
+func (w *countWriter) Write(b []byte) (int, error) {
+	w.n += len(b)
+	return len(b), nil
+}
