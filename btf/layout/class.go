@@ -21,7 +21,7 @@ const maxLevels = 4096
 // errTooDeep is the error past maxNest, which run names the struct for.
 // check finds it before printing when the deep types are the struct's own;
 // the printer, when they were walked for a struct before.
-var errTooDeep = fmt.Errorf("anonymous types nest more than %d levels deep: %w", maxLevels, ErrTooComplex)
+var errTooDeep = fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", maxLevels, ErrTooComplex)
 
 // tooDeep records errTooDeep and reports whether depth is past maxNest.
 func (p *printer) tooDeep(depth int) bool {

@@ -14,7 +14,9 @@ import (
 )
 
 // TestDeepMatchesPahole compares layouts nested deeper than the 64 levels
-// where the printer stopped before (issue 37, redteam9 finding 7) with
+// where the printer stopped before, and a member whose size is that of a
+// chain of 1,000 arrays and typedefs (it was 0 past 64; pahole's product
+// wraps), (issue 37, redteam9 finding 7) with
 // goldens from pahole 1.24 (`pahole -F btf FILE`; pahole 1.30 prints the
 // same bytes), in testdata/deep.
 func TestDeepMatchesPahole(t *testing.T) {
@@ -26,6 +28,7 @@ func TestDeepMatchesPahole(t *testing.T) {
 		{"deep-of-wide-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.DeepOfWide, 70) }},
 		{"copies-deep-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.CopiesDeep, 70) }},
 		{"nested-300", func() ([]byte, error) { return hostile.Build(hostile.NestedRecords, 300) }},
+		{"array-typedefs-1000", func() ([]byte, error) { return hostile.BuildVariant(hostile.ArrayTypedefs, 1000) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := tc.build()

@@ -121,7 +121,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 // arrays, pointers to anonymous structs and unions) to the struct or union
 // they reach, if any.
 func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
-	for range maxChain {
+	for range p.chain(id) {
 		switch p.kind(id) {
 		case btf.KindStruct, btf.KindUnion:
 			return id, true

@@ -104,6 +104,7 @@ func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, erro
 		// its check: the layouts of the types after it are unknown.
 		return nil, pkgerr.Errorf("layout: %w", err)
 	}
+	markLoops(nodes)
 	embedded, err := embeddedTypes(ctx, s, nodes)
 	if err != nil {
 		return nil, err
@@ -153,7 +154,7 @@ func embeddedTypes(ctx context.Context, s *btf.Spec, nodes []node) ([]uint64, er
 		t, _ := s.TypeByID(btf.TypeID(i))
 		for _, m := range t.Members() {
 			id := m.Type
-			for range maxChain {
+			for range chainLen(nodes, id) {
 				if int(id) >= len(nodes) {
 					break
 				}

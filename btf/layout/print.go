@@ -104,7 +104,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 	if p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID()) {
 		tc.innerStruct(name, hasName)
 	}
-	for range maxChain {
+	for range p.chain(t.ID()) {
 		switch p.kind(t.ID()) {
 		case btf.KindPointer:
 			if p.ref(t.ID()) != 0 {
