@@ -6,30 +6,36 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// maxNest bounds the nesting of anonymous structs, unions, arrays and
-// prototypes that a layout prints, in the printer's depth (a member and
-// its type count one each: 4,096 levels of anonymous records). Real kernels
-// nest a handful of levels; pahole 1.24 and 1.30 print valid BTF nested up
-// to some 5,900-6,400 levels and die of SIGSEGV past that (8 MB stack), and
-// the text grows as the square of the depth (its widths grow with it):
-// 4,096 levels print 100-400 MB. Past it, Write fails with errTooDeep.
-const maxNest = 2*maxLevels + 1
-
-// maxLevels is maxNest in levels of anonymous structs and unions.
+// maxLevels bounds the levels of anonymous structs and unions that a
+// layout prints, and so the printer's depth (a member and its type count
+// one each, an array one). Real kernels nest a handful of levels; pahole
+// 1.24 and 1.30 print valid BTF nested up to some 5,900-6,400 levels and
+// die of SIGSEGV past that (8 MB stack), and the text grows as the square
+// of the depth (its widths grow with it): 4,096 levels print 100-400 MB,
+// 2 GB when each level has 32 members. Past it, Write fails with
+// tooDeepError.
 const maxLevels = 4096
 
-// errTooDeep is the error past maxNest, which run names the struct for.
+// jsonLevels is maxLevels for the JSON forms, whose lines repeat the
+// indentation of their depth, a dozen lines a member: 2,049 levels of 32
+// members were 2.8 GB and 8 s of indented JSON.
+const jsonLevels = 1024
+
+// tooDeepError is the error past levels, which run names the struct for.
 // check finds it before printing when the deep types are the struct's own;
 // the printer, when they were walked for a struct before.
-var errTooDeep = fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", maxLevels, ErrTooComplex)
+func tooDeepError(levels int) error {
+	return fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", levels, ErrTooComplex)
+}
 
-// tooDeep records errTooDeep and reports whether depth is past maxNest.
+// tooDeep records tooDeepError and reports whether depth is past the
+// printer's levels.
 func (p *printer) tooDeep(depth int) bool {
-	if depth <= maxNest {
+	if depth <= 2*p.levels+1 {
 		return false
 	}
 	if p.err == nil {
-		p.err = errTooDeep
+		p.err = tooDeepError(p.levels)
 	}
 	return true
 }

@@ -102,9 +102,9 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 			if p.expands(child) {
 				level = f.level + 1
 			}
-			if level > maxLevels {
+			if level > uint32(p.levels) {
 				w.n = base
-				return errTooDeep
+				return tooDeepError(p.levels)
 			}
 			p.set(child, markOpen)
 			w.push(frame{id: child, level: level})

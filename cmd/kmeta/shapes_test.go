@@ -47,9 +47,9 @@ func TestSelfEmbeddingLayout(t *testing.T) {
 
 // TestDeepNestingLayoutJSON: --json and the text print every level of
 // 300 nested anonymous records, as pahole does (it stopped at 64); past
-// 4,096 levels (pahole dies of SIGSEGV past some 6,000) both are refused
-// in one line naming the struct, before anything is written (item 5:
-// 634-805 MB on 3,000 levels).
+// 4,096 levels (pahole dies of SIGSEGV past some 6,000), and --json past
+// 1,024, both are refused in one line naming the struct, before anything
+// is written (item 5: 634-805 MB on 3,000 levels).
 func TestDeepNestingLayoutJSON(t *testing.T) {
 	dir := t.TempDir()
 	path := shapeFile(t, dir, hostile.NestedRecords, 300)
