@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/layout"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -82,4 +83,43 @@ type countWriter struct{ n int }
 func (w *countWriter) Write(b []byte) (int, error) {
 	w.n += len(b)
 	return len(b), nil
+}
+
+// TestTooDeepShared: an anonymous chain of 4,096 levels printed in struct
+// "a" is 4,097 levels deep in struct "b", through one more anonymous
+// struct. check, which walked the chain for "a", does not walk it again
+// for "b": the printer's own bound refuses "b", by name.
+func TestTooDeepShared(t *testing.T) {
+	b := builder.New()
+	id, err := b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4096 {
+		if id, err = b.AddStruct("", 4, []builder.Member{{Name: "m", Type: id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outer, err := b.AddStruct("", 4, []builder.Member{{Name: "m", Type: id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		name string
+		typ  btf.TypeID
+	}{{"a", id}, {"b", outer}} {
+		if _, err := b.AddStruct(s.name, 4, []builder.Member{{Name: "m", Type: s.typ}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := b.Marshal(builder.Options{})
+	spec := parseBuilt(t, raw, err)
+	var out bytes.Buffer
+	err = layout.Write(context.Background(), &out, spec, layout.Options{})
+	if !errors.Is(err, layout.ErrTooComplex) || !strings.Contains(err.Error(), "STRUCT 'b'") || !strings.Contains(err.Error(), "4096 levels") {
+		t.Errorf("%v, want %v naming b", err, layout.ErrTooComplex)
+	}
+	if !bytes.HasPrefix(out.Bytes(), []byte("struct a {\n")) {
+		t.Errorf("struct a not printed: %.100q", out.Bytes())
+	}
 }
