@@ -1,12 +1,44 @@
 package layout
 
 import (
+	"fmt"
+
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// maxNest bounds the nesting of anonymous structs, unions and prototypes
-// in corrupt BTF; real kernels nest a handful of levels.
-const maxNest = 64
+// maxLevels bounds the levels of anonymous structs and unions that a
+// layout prints, and so the printer's depth (a member and its type count
+// one each, an array one). Real kernels nest a handful of levels; pahole
+// 1.24 and 1.30 print valid BTF nested up to some 5,900-6,400 levels and
+// die of SIGSEGV past that (8 MB stack), and the text grows as the square
+// of the depth (its widths grow with it): 4,096 levels print 100-400 MB,
+// 2 GB when each level has 32 members. Past it, Write fails with
+// tooDeepError.
+const maxLevels = 4096
+
+// jsonLevels is maxLevels for the JSON forms, whose lines repeat the
+// indentation of their depth, a dozen lines a member: 2,049 levels of 32
+// members were 2.8 GB and 8 s of indented JSON.
+const jsonLevels = 1024
+
+// tooDeepError is the error past levels, which run names the struct for.
+// check finds it before printing when the deep types are the struct's own;
+// the printer, when they were walked for a struct before.
+func tooDeepError(levels int) error {
+	return fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", levels, ErrTooComplex)
+}
+
+// tooDeep records tooDeepError and reports whether depth is past the
+// printer's levels.
+func (p *printer) tooDeep(depth int) bool {
+	if depth <= 2*p.levels+1 {
+		return false
+	}
+	if p.err == nil {
+		p.err = tooDeepError(p.levels)
+	}
+	return true
+}
 
 // sums are the running totals of __class__fprintf.
 type sums struct {
@@ -100,6 +132,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		p.afterMember(pos, pt, cc, &s, &newline)
 		p.byte('\n')
 		p.trim()
+		p.spill() // the closing lines of deep nesting, too
 		if pos.bitfieldSize != 0 {
 			s.bits += uint32(pos.bitfieldSize)
 		} else {
@@ -363,6 +396,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
 		p.byte('\n')
 		p.trim()
+		p.spill()
 		*uc.cachelinep = initial
 	}
 	p.tabs(indent)

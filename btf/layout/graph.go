@@ -24,11 +24,12 @@ import (
 // costs it nothing.
 
 // frame is one struct or union on the walk's stack, the index of its
-// next member, and the cost counted so far.
+// next member, the cost counted so far and, in check, how deep it nests.
 type frame struct {
-	id   btf.TypeID
-	next uint32
-	sum  uint32
+	id    btf.TypeID
+	next  uint32
+	sum   uint32
+	level uint32 // anonymous records nested down to this one, in check
 }
 
 // walkStack is a stack of frames in blocks that never move: a walk as
@@ -97,8 +98,16 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 				f.sum = add(f.sum, uint32(p.nodes[child].ref))
 			}
 		default:
+			level := uint32(0)
+			if p.expands(child) {
+				level = f.level + 1
+			}
+			if level > uint32(p.levels) {
+				w.n = base
+				return tooDeepError(p.levels)
+			}
 			p.set(child, markOpen)
-			w.push(frame{id: child})
+			w.push(frame{id: child, level: level})
 		}
 	}
 	if budget < 0 || total > uint32(budget) {
@@ -112,7 +121,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 // arrays, pointers to anonymous structs and unions) to the struct or union
 // they reach, if any.
 func (p *printer) held(id btf.TypeID) (btf.TypeID, bool) {
-	for range maxChain {
+	for range p.chain(id) {
 		switch p.kind(id) {
 		case btf.KindStruct, btf.KindUnion:
 			return id, true

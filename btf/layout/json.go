@@ -159,8 +159,8 @@ func (p *printer) structFacts(id btf.TypeID, c *class) Struct {
 }
 
 // memberFacts lists the members of c, at offset base, and those of its
-// anonymous members' types down to depth maxNest/2, where the text stops
-// (it counts two levels of depth for each: the member and its type).
+// anonymous members' types, as deep as check and the text let them
+// (p.levels).
 func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))
 	for i := range c.members {
@@ -200,7 +200,7 @@ func (p *printer) memberNumbers(m *member, base uint32, depth int) (Member, *cla
 		BitfieldSize: int(m.bitfieldSize),
 	}
 	var inner *class
-	if p.typ(m.typ).NameOffset() == 0 && depth < maxNest/2 {
+	if p.typ(m.typ).NameOffset() == 0 && depth < p.levels {
 		inner = p.class(m.typ)
 		if inner != nil {
 			p.findHoles(inner) // printing found them, on a class trim may have dropped since

@@ -182,6 +182,11 @@ func (jw *jsonWriter) writeMembers(p *printer, c *class, base uint32, level, dep
 		if inner != nil && len(inner.members) != 0 {
 			jw.key("members", depth+1, false)
 			jw.buf = append(jw.buf, '[')
+			// Handed on before the level below too: the opening lines of
+			// deep nesting are as long as their indentation.
+			if err := jw.flush(flushAt); err != nil {
+				return err
+			}
 			if err := jw.writeMembers(p, inner, mf.Offset, level+1, depth+2); err != nil {
 				return err
 			}

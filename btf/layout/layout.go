@@ -46,6 +46,7 @@ type printer struct {
 	steps     int                   // members and names printed so far
 	maxSteps  int                   // the limit of steps, see ErrTooComplex
 	err       error                 // ErrTooComplex once steps passed maxSteps
+	levels    int                   // maxLevels, or jsonLevels for the JSON forms
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill
@@ -104,12 +105,14 @@ func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, erro
 		// its check: the layouts of the types after it are unknown.
 		return nil, pkgerr.Errorf("layout: %w", err)
 	}
+	markLoops(nodes)
 	embedded, err := embeddedTypes(ctx, s, nodes)
 	if err != nil {
 		return nil, err
 	}
 	return &printer{
 		maxSteps:  stepsPerType*(len(nodes)+members) + 1<<20,
+		levels:    maxLevels,
 		budget:    cacheBudget(s),
 		nodes:     nodes,
 		spec:      s,
@@ -153,7 +156,7 @@ func embeddedTypes(ctx context.Context, s *btf.Spec, nodes []node) ([]uint64, er
 		t, _ := s.TypeByID(btf.TypeID(i))
 		for _, m := range t.Members() {
 			id := m.Type
-			for range maxChain {
+			for range chainLen(nodes, id) {
 				if int(id) >= len(nodes) {
 					break
 				}
@@ -260,7 +263,7 @@ func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 		p.spill()
 		return p.err
 	}
-	p, err := run(ctx, s, opts, sink, flush)
+	p, err := run(ctx, s, opts, maxLevels, sink, flush)
 	if err != nil {
 		return err
 	}
@@ -271,20 +274,22 @@ func Write(ctx context.Context, w io.Writer, s *btf.Spec, opts Options) error {
 }
 
 // each prints the structs and unions that opts select, one at a time, and
-// calls fn after each with what was printed in p.buf.
-// Their text is dropped as it is made.
+// calls fn after each with what was printed in p.buf, for the JSON forms:
+// to jsonLevels. Their text is dropped as it is made.
 func each(ctx context.Context, s *btf.Spec, opts Options, fn func(*printer, btf.TypeID, *class) error) error {
-	_, err := run(ctx, s, opts, nil, fn)
+	_, err := run(ctx, s, opts, jsonLevels, nil, fn)
 	return err
 }
 
-// run is each, handing the text to sink as it grows (nil drops it), and
-// returning the printer for the output left in its buffer.
-func run(ctx context.Context, s *btf.Spec, opts Options, sink func([]byte) error, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
+// run is each, to levels of nesting, handing the text to sink as it
+// grows (nil drops it), and returning the printer for the output left in
+// its buffer.
+func run(ctx context.Context, s *btf.Spec, opts Options, levels int, sink func([]byte) error, fn func(*printer, btf.TypeID, *class) error) (*printer, error) {
 	p, err := newPrinter(ctx, s, opts.Cacheline)
 	if err != nil {
 		return nil, err
 	}
+	p.levels = levels
 	p.sink = sink
 	want, err := wanted(s, opts.Names)
 	if err != nil {

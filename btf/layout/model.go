@@ -45,8 +45,60 @@ type member struct {
 	alignment      uint32
 }
 
-// maxChain bounds walks along typedef and qualifier chains in corrupt BTF.
+// maxChain bounds walks along typedef, qualifier and array chains that
+// lead into a reference loop (corrupt BTF: markLoops finds them). Other
+// chains are walked to their end, as pahole walks them: they cannot be
+// longer than the types.
 const maxChain = 64
+
+// follows reports whether the chain walks go on from a type of kind k to
+// its reference (an array's is its element type).
+func follows(k btf.Kind) bool {
+	switch k {
+	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag,
+		btf.KindPointer, btf.KindArray, btf.KindFuncProto:
+		return true
+	}
+	return false
+}
+
+// markLoops sets the loops flag of every node whose chain of references
+// (follows) reaches a loop. Each node has one reference, so each is
+// walked once: a path is followed until a node already known, or one on
+// the path itself, which closes a loop.
+func markLoops(nodes []node) {
+	const onPath, known = 1, 2
+	state := make([]uint8, len(nodes))
+	var path []btf.TypeID
+	for i := range nodes {
+		path = path[:0]
+		id := btf.TypeID(i)
+		for int(id) < len(nodes) && state[id] == 0 && follows(nodes[id].kind) {
+			state[id] = onPath
+			path = append(path, id)
+			id = nodes[id].ref
+		}
+		loop := int(id) < len(nodes) && (state[id] == onPath || nodes[id].flags&loops != 0)
+		for _, n := range path {
+			state[n] = known
+			if loop {
+				nodes[n].flags |= loops
+			}
+		}
+	}
+}
+
+// chain is how many steps a walk along the chain from id may take: the
+// number of types, or maxChain from a chain that ends in a loop.
+func (p *printer) chain(id btf.TypeID) int { return chainLen(p.nodes, id) }
+
+// chainLen is chain on nodes.
+func chainLen(nodes []node, id btf.TypeID) int {
+	if int(id) < len(nodes) && nodes[id].flags&loops != 0 {
+		return maxChain
+	}
+	return len(nodes)
+}
 
 // typ returns the view of id; void (and ids out of range) give the zero
 // Type, whose kind is KindUnknown.
@@ -79,6 +131,7 @@ const (
 	markDone                   // graph's walk: walked, no cycle through it
 	busy                       // typeNatural is computing it
 	natKnown                   // natural is computed
+	loops                      // the chain of references from it reaches a loop, see markLoops
 )
 
 // has reports whether id's node has flag f.
@@ -123,7 +176,7 @@ func isModifier(k btf.Kind) bool {
 // strip follows typedefs and qualifiers from id (pahole's
 // tag__strip_typedefs_and_modifiers applied to a tag of type id).
 func (p *printer) strip(id btf.TypeID) btf.Type {
-	for range maxChain {
+	for range p.chain(id) {
 		k := p.kind(id)
 		if k != btf.KindTypedef && !isModifier(k) {
 			return p.typ(id)
@@ -169,55 +222,52 @@ func baseSize(t btf.Type) uint64 {
 	return uint64(t.Size())
 }
 
-// sizeOf is pahole's tag__size.
-func (p *printer) sizeOf(id btf.TypeID, depth int) uint64 {
-	if depth > maxChain {
-		return 0
-	}
-	switch p.kind(id) {
-	case btf.KindUnknown:
-		return 0
-	case btf.KindPointer:
-		return uint64(p.ptrSize)
-	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindFuncProto:
-		if p.ref(id) == 0 {
+// sizeOf is pahole's tag__size, its recursion through arrays a product
+// (which wraps as pahole's does).
+func (p *printer) sizeOf(id btf.TypeID) uint64 {
+	n := uint64(1)
+	for range p.chain(id) {
+		t := p.typ(id)
+		switch p.kind(id) {
+		case btf.KindPointer:
+			return n * uint64(p.ptrSize)
+		case btf.KindInt, btf.KindFloat:
+			return n * baseSize(t)
+		case btf.KindEnum, btf.KindEnum64:
+			return n * uint64(enumBits(t)/8)
+		case btf.KindStruct, btf.KindUnion:
+			if t.Size() == 1 && t.Vlen() == 0 {
+				return 0 // pahole's "empty base optimization trick"
+			}
+			return n * uint64(t.Size())
+		case btf.KindArray:
+			a := t.Array()
+			n *= uint64(a.Nelems)
+			id = a.Type
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindFuncProto:
+			if p.ref(id) == 0 {
+				return 0
+			}
+			id = p.ref(id)
+		default: // void, FWD
 			return 0
 		}
-		return p.sizeOf(p.ref(id), depth+1)
-	}
-	t := p.typ(id)
-	switch p.kind(t.ID()) {
-	case btf.KindPointer:
-		return uint64(p.ptrSize)
-	case btf.KindInt, btf.KindFloat:
-		return baseSize(t)
-	case btf.KindEnum, btf.KindEnum64:
-		return uint64(enumBits(t) / 8)
-	case btf.KindStruct, btf.KindUnion:
-		if t.Size() == 1 && t.Vlen() == 0 {
-			return 0 // pahole's "empty base optimization trick"
-		}
-		return uint64(t.Size())
-	case btf.KindForward:
-		return 0
-	case btf.KindArray:
-		a := t.Array()
-		return p.sizeOf(a.Type, depth+1) * uint64(a.Nelems)
-	case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, btf.KindFuncProto:
-		if p.ref(t.ID()) == 0 {
-			return 0
-		}
-		return p.sizeOf(p.ref(t.ID()), depth+1)
 	}
 	return 0
 }
 
-// naturalAlign is pahole's tag__natural_alignment.
-func (p *printer) naturalAlign(t btf.Type, depth int) uint64 {
-	var a uint64 = 1
-	if depth > maxChain {
-		return a
+// naturalAlign is pahole's tag__natural_alignment, its recursion
+// through arrays a loop.
+func (p *printer) naturalAlign(t btf.Type) uint64 {
+	for range p.chain(t.ID()) {
+		if p.kind(t.ID()) != btf.KindArray {
+			break
+		}
+		if t = p.strip(t.Array().Type); t.IsVoid() {
+			return 1
+		}
 	}
+	var a uint64 = 1
 	switch {
 	case p.kind(t.ID()) == btf.KindPointer:
 		a = uint64(p.ptrSize)
@@ -229,10 +279,6 @@ func (p *printer) naturalAlign(t btf.Type, depth int) uint64 {
 		a = uint64(p.typeNatural(t.ID()))
 	case p.kind(t.ID()) == btf.KindForward:
 		a = 0
-	case p.kind(t.ID()) == btf.KindArray:
-		if e := p.strip(t.Array().Type); !e.IsVoid() {
-			a = p.naturalAlign(e, depth+1)
-		}
 	}
 	if a == 0 {
 		return 1
@@ -260,7 +306,7 @@ func (p *printer) typeNatural(id btf.TypeID) uint16 {
 		f := w.top()
 		t := p.typ(f.id)
 		if int(f.next) < t.Vlen() {
-			c := p.alignTarget(p.strip(t.Member(int(f.next)).Type), 0)
+			c := p.alignTarget(p.strip(t.Member(int(f.next)).Type))
 			f.next++
 			if c != 0 && !p.has(c, natKnown|busy) {
 				p.set(c, busy)
@@ -271,7 +317,7 @@ func (p *printer) typeNatural(id btf.TypeID) uint16 {
 		var natural uint16
 		for i := range t.Vlen() {
 			if mt := p.strip(t.Member(i).Type); !mt.IsVoid() {
-				natural = max(natural, uint16(p.naturalAlign(mt, 0)))
+				natural = max(natural, uint16(p.naturalAlign(mt)))
 			}
 		}
 		p.nodes[f.id].natural = natural
@@ -282,9 +328,9 @@ func (p *printer) typeNatural(id btf.TypeID) uint16 {
 }
 
 // alignTarget returns the struct or union whose typeNatural
-// naturalAlign(t, depth) asks for, if any.
-func (p *printer) alignTarget(t btf.Type, depth int) btf.TypeID {
-	for ; depth <= maxChain; depth++ {
+// naturalAlign(t) asks for, if any.
+func (p *printer) alignTarget(t btf.Type) btf.TypeID {
+	for range p.chain(t.ID()) {
 		switch p.kind(t.ID()) {
 		case btf.KindStruct, btf.KindUnion:
 			return t.ID()
@@ -352,9 +398,9 @@ func (p *printer) load(c *class, t btf.Type) {
 		if mt.IsVoid() {
 			continue
 		}
-		a := p.naturalAlign(mt, 0)
+		a := p.naturalAlign(mt)
 		m.bitfieldOffset = 0
-		m.byteSize = p.sizeOf(mt.ID(), 0)
+		m.byteSize = p.sizeOf(mt.ID())
 		m.bitSize = uint32(m.byteSize * 8)
 		if m.byteSize == 0 {
 			continue
@@ -492,7 +538,7 @@ func (p *printer) inferPacked(c *class) bool {
 	for i := range c.members {
 		pos := &c.members[i]
 		mt := p.strip(pos.typ)
-		natural := p.naturalAlign(mt, 0)
+		natural := p.naturalAlign(mt)
 		if natural == 1 {
 			continue
 		}
@@ -517,7 +563,7 @@ func (p *printer) markUnnatural(c *class) {
 		if p.kind(mt.ID()) != btf.KindStruct {
 			continue
 		}
-		if uint64(pos.byteOffset)%p.naturalAlign(mt, 0) != 0 {
+		if uint64(pos.byteOffset)%p.naturalAlign(mt) != 0 {
 			p.forcePacked(mt.ID())
 		}
 	}
@@ -541,7 +587,7 @@ func (p *printer) inferUnionPacked(c *class) {
 		if p.kind(mt.ID()) != btf.KindStruct {
 			continue
 		}
-		if uint64(c.size)%p.naturalAlign(mt, 0) != 0 {
+		if uint64(c.size)%p.naturalAlign(mt) != 0 {
 			p.forcePacked(mt.ID())
 		}
 	}

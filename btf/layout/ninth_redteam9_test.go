@@ -9,9 +9,9 @@ import (
 )
 
 // variantSizes are the ninth campaign's variants (issue 37, redteam9)
-// that TestVariantsMatchPahole compares with pahole, at sizes within the
-// printer's bounds on nesting and chains (64 levels). The variants that
-// embed themselves are refused, and CopiesDeep nests 64 deep.
+// that TestVariantsMatchPahole compares with pahole, at small sizes;
+// deeper nesting and longer chains are TestDeepMatchesPahole's. The
+// variants that embed themselves are refused.
 var variantSizes = map[hostile.Variant]int{
 	hostile.WideOfDeep: 20, hostile.DeepOfWide: 20, hostile.UnionNest: 20, hostile.QualMix: 70,
 	hostile.ReturnChain: 20, hostile.ArrayTypedefs: 20, hostile.TaggedWide: 20, hostile.Bitfields: 100,

@@ -96,8 +96,7 @@ func nameOrNull(name []byte, ok bool) []byte {
 // typeFprintf is pahole's type__fprintf for a member (or array element) of
 // type id named name (hasName false for NULL).
 func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf, depth int) {
-	if depth > maxNest {
-		p.str("<ERROR: nesting too deep>")
+	if p.tooDeep(depth) {
 		return
 	}
 	t := p.typ(id)
@@ -105,7 +104,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 	if p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID()) {
 		tc.innerStruct(name, hasName)
 	}
-	for range maxChain {
+	for range p.chain(t.ID()) {
 		switch p.kind(t.ID()) {
 		case btf.KindPointer:
 			if p.ref(t.ID()) != 0 {
@@ -251,9 +250,8 @@ func (p *printer) ftypeParms(t btf.Type, depth int) {
 		pt := p.typ(prm.Type)
 		if p.kind(pt.ID()) == btf.KindPointer && p.ref(pt.ID()) != 0 {
 			if ft := p.typ(p.ref(pt.ID())); p.kind(ft.ID()) == btf.KindFuncProto {
-				if depth > maxNest {
-					p.str("<ERROR: nesting too deep>")
-					continue
+				if p.tooDeep(depth) {
+					return
 				}
 				p.ftype(ft, name, hasName, true, 0, depth+1)
 				continue

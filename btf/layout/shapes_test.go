@@ -24,6 +24,12 @@ var shapeSizes = map[hostile.Shape]int{
 func buildShape(t *testing.T, k hostile.Shape, n int) ([]byte, *btf.Spec) {
 	t.Helper()
 	raw, err := hostile.Build(k, n)
+	return raw, parseBuilt(t, raw, err)
+}
+
+// parseBuilt opens raw, built with err, closing it when the test ends.
+func parseBuilt(t *testing.T, raw []byte, err error) *btf.Spec {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +38,7 @@ func buildShape(t *testing.T, k hostile.Shape, n int) ([]byte, *btf.Spec) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return raw, s
+	return s
 }
 
 // TestManyWidePrints: 1,100 structs of 1,000 members, valid BTF that

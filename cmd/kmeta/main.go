@@ -199,7 +199,7 @@ func (c *cli) rootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&maxInput, "max-input", "",
-		"largest input to read, decompressed (`SIZE`: bytes, or with K, M, G; default 1G or $"+envMaxInput+")")
+		"largest input to read: each file as stored, and what compressed data inflates to (`SIZE`: bytes, or with K, M, G; default 1G or $"+envMaxInput+")")
 	btfCmd := &cobra.Command{
 		Use:   "btf",
 		Short: "Inspect, search, write and print BTF type information",

@@ -101,7 +101,11 @@ func (e *MemoryError) Unwrap() error { return e.Err }
 
 // Options say how much to read and how to check it.
 type Options struct {
-	// Limit is the largest size accepted; 0 means DefaultLimit.
+	// Limit is the largest size accepted; 0 means DefaultLimit. It bounds
+	// the data read, and callers that decompress it bound what it
+	// inflates to by the same limit: a compressed file larger than the
+	// limit is refused even where it inflates to less (its bytes are held
+	// too while it inflates).
 	Limit int64
 	// What names the input in errors.
 	What string
