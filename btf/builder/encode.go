@@ -62,6 +62,35 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	return nil
 }
 
+// collectRecord interns the strings of t's record as encode does, in the
+// same order and with the same errors, without encoding it: WriteCopy's
+// first read wants only the strings and the size. It returns the input
+// record and the size that encode would append.
+func (b *Builder) collectRecord(t btf.Type, src *source, asFwd bool) ([]byte, int, error) {
+	rec := wire.Record(t.Record())
+	if rec == nil {
+		return nil, 0, btf.ErrClosed
+	}
+	if _, err := b.copyStr(src, rec.NameOff()); err != nil {
+		return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+	}
+	b.n++
+	k := wire.InfoKind(rec.Info())
+	if asFwd {
+		return rec, wire.TypeSize, nil
+	}
+	if int(k) >= wire.NumKinds {
+		return nil, 0, fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
+	}
+	sh := &wire.Shapes[k]
+	for e := sh.ElemStart; sh.ElemNameMask != 0 && sh.ElemSize != 0 && e < uint32(len(rec)); e += sh.ElemSize {
+		if _, err := b.copyStr(src, wire.Word(rec, e+sh.ElemNameAt)); err != nil {
+			return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+		}
+	}
+	return rec, len(rec), nil
+}
+
 // remap maps the type id at byte offset at of record out through src.
 func (b *Builder) remap(out []byte, at uint32, src *source) {
 	wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at)))))

@@ -80,10 +80,10 @@ const (
 	evictTypesMin = 256 << 10
 )
 
-// read counts t, which encodes to n bytes, as read from src, and evicts
+// read counts a record of in bytes, which encodes to n, as read from src, and evicts
 // src's pages as evictEvery says.
-func (c *streamCopy) read(src *source, t btf.Type, n int) {
-	c.pos += len(t.Record())
+func (c *streamCopy) read(src *source, in, n int) {
+	c.pos += in
 	if c.unread += n; c.unread >= evictEvery {
 		btfmem.Evict(src.spec)
 		c.unread, c.behind = 0, c.pos
@@ -168,12 +168,12 @@ func (c *streamCopy) collect() error {
 	}
 	err := c.records(func(k int, t btf.Type, asFwd bool) error {
 		src := c.srcs[k]
-		if err := b.encode(t, src, asFwd); err != nil {
+		rec, n, err := b.collectRecord(t, src, asFwd)
+		if err != nil {
 			return err
 		}
-		c.typeLen += len(b.types)
-		c.read(src, t, len(b.types))
-		b.types = b.types[:0]
+		c.typeLen += n
+		c.read(src, len(rec), n)
 		if marks != nil {
 			marks[k].set(uint32(t.ID() - src.first))
 		}
@@ -189,6 +189,7 @@ func (c *streamCopy) collect() error {
 			src.ids.numbered, src.ids.first = marks[k], b.firstID+btf.TypeID(n)
 			var m uint32
 			src.ids.prefix, m = marks[k].ranks()
+			src.ids.every = m == src.n
 			n += int(m)
 		}
 	}
@@ -328,7 +329,11 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 			wire.SwapWords(rec)
 		}
 		written += len(rec)
-		c.read(src, t, len(rec))
+		in := len(rec) // a record is copied whole, a FWD is not
+		if asFwd {
+			in = len(t.Record())
+		}
+		c.read(src, in, len(rec))
 		if buf = b.types; len(buf) >= flushSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
