@@ -37,4 +37,3 @@ func TestRadixSort(t *testing.T) {
 		}
 	}
 }
-

@@ -2,9 +2,9 @@ package builder
 
 import (
 	"bytes"
-	"math/bits"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
