@@ -115,12 +115,19 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if v, ok := src.strCache.Get(off); ok {
 		return v, nil
 	}
+	if v, ok := b.recent.get(off); ok {
+		return v, nil
+	}
 	s := src.str(off)
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
 	if b.refs != nil {
-		return b.refs.intern(s, off)
+		v, err := b.refs.intern(s, off)
+		if err == nil {
+			b.recent.put(off, v)
+		}
+		return v, err
 	}
 	// A string read from a string section holds no NUL.
 	v, ok := b.strs.Intern(s)
@@ -130,8 +137,39 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if !src.uncached {
 		src.strCache.Put(off, v)
 	}
+	b.recent.put(off, v)
 	return v, nil
 }
+
+// recentNames is a cache of the output offsets of the names a WriteCopy
+// met lately, by their input offsets: one entry a slot, the last one
+// put. Without an offset cache (BENCH.md: one for every name cost 8-16
+// bytes a name), every name met was read, hashed and looked up again, in
+// both reads; most names met are met again soon (member names, the tags
+// of DECL_TAGs, "x" of a million anonymous structs), and this finds them
+// in a fixed 32 KB.
+type recentNames [4096]uint64 // output offset << 32 | input offset; 0 empty
+
+// get returns the output offset of the name at input offset off, if it
+// is in c (which may be nil).
+func (c *recentNames) get(off uint32) (uint32, bool) {
+	if c == nil {
+		return 0, false
+	}
+	e := c[recentSlot(off)]
+	return uint32(e >> 32), uint32(e) == off
+}
+
+// put records that the name at input offset off has output offset v.
+func (c *recentNames) put(off, v uint32) {
+	if c != nil {
+		c[recentSlot(off)] = uint64(v)<<32 | uint64(off)
+	}
+}
+
+// recentSlot is the slot of input offset off in recentNames (Fibonacci
+// hashing: the product's high bits).
+func recentSlot(off uint32) uint32 { return off * 0x9e3779b9 >> 20 }
 
 // str returns the string at offset off of src's string space (its chain's),
 // without the NUL; nil if off is outside it.

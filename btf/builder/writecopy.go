@@ -126,6 +126,7 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 		return nil, err
 	}
 	c := &streamCopy{b: b}
+	b.recent = new(recentNames)
 	top := b.sourceOf(s)
 	top.refresh()
 	for k := len(top.chain) - 1; k >= 0; k-- {
