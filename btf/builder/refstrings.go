@@ -30,6 +30,7 @@ type refStrings struct {
 	mem   *mmap.Region
 	count int    // strings indexed
 	size  uint32 // bytes of the output's string section
+	finds int    // strings looked up, for the tests' work count
 }
 
 // Slot layout of refStrings.
@@ -63,6 +64,7 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	if len(s) == 0 {
 		return 0, nil
 	}
+	t.finds++
 	h := maphash.Bytes(t.seed, s)
 	i, slot, ok := t.probe(s, h)
 	if ok {
