@@ -110,7 +110,10 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 		return 0, nil
 	}
 	if b.inPlace != nil {
-		return b.inPlace.name(off)
+		v, err := b.inPlace.name(off)
+		if err != errNotInPlace || !b.leaveInPlace(src.spec) {
+			return v, err
+		}
 	}
 	if v, ok := src.strCache.Get(off); ok {
 		return v, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 )
 
@@ -56,6 +57,31 @@ func (p *inPlace) name(off uint32) (uint32, error) {
 	}
 	p.next += uint32(len(s)) + 1
 	return off, nil
+}
+
+// leaveInPlace turns WriteCopy's first read from strings in place to
+// strings by reference (refStrings) where a name breaks the layout, and
+// reports whether it did: src must be the one input, on no base. The
+// strings named so far are the section's first ones, in its order, each
+// first named in that order; interning them in order builds the index
+// that the read would have built by reference from its start, so the
+// read goes on from the name instead of starting again (tagged-wide-65535
+// broke the layout after 131,000 of its 327,000 records, BENCH.md).
+func (b *Builder) leaveInPlace(src *btf.Spec) bool {
+	refs := newRefStrings(src)
+	if refs == nil {
+		return false
+	}
+	ok := b.inPlace.each(func(off uint32, s []byte) bool {
+		_, err := refs.intern(s, off)
+		return err == nil
+	})
+	if !ok {
+		refs.free()
+		return false
+	}
+	b.inPlace, b.refs = nil, refs
+	return true
 }
 
 // unique reports whether the strings named, those laid out before next,

@@ -236,10 +236,15 @@ func (c *streamCopy) collectInPlace(base *btf.Spec) bool {
 		return false
 	}
 	c.b.inPlace = newInPlace(strs)
-	if err := c.collect(); err == nil && c.b.inPlace.unique() {
+	// A name out of order turns the read to strings by reference
+	// (leaveInPlace): it is then over, c.b.inPlace nil.
+	if err := c.collect(); err == nil && (c.b.inPlace == nil || c.b.inPlace.unique()) {
 		return true
 	}
-	c.b.inPlace, c.b.types, c.typeLen, c.unread = nil, c.b.types[:0], 0, 0
+	if c.b.refs != nil {
+		c.b.refs.free()
+	}
+	c.b.inPlace, c.b.refs, c.b.types, c.typeLen, c.unread = nil, nil, c.b.types[:0], 0, 0
 	return false
 }
 

@@ -177,6 +177,10 @@ func TestWriteCopyInPlace(t *testing.T) {
 		{"a copy of a vmlinux", marshal(t, copyAll(t, debianSpec(t), false), builder.Options{}), true},
 		{"pahole's vmlinux", testfixtures.Read(t, testfixtures.DebianVmlinux), false},
 		{"every tail of a string", tailsBTF(300), false},
+		// Out of order after names in place, one of them twice in the
+		// section: the read goes on by reference (leaveInPlace).
+		{"twice, then out of order", namedBTF("\x00a\x00b\x00a\x00c\x00d\x00", 1, 3, 5, 9, 7, 5), false},
+		{"in place, then a tail", namedBTF("\x00a\x00bc\x00", 1, 3, 4, 1), false},
 	} {
 		s := mustParse(t, c.raw, nil)
 		if got, err := builder.CopiesInPlace(s); err != nil || got != c.inPlace {
