@@ -15,10 +15,13 @@ import (
 // twice. The Builder's interning would then give every name its input
 // offset and collect the section's strings in its order, so the copy
 // keeps no strings and no index of them: the first read checks the order
-// as it goes, and the strings' uniqueness once it is over. BTF that libbpf or kmeta wrote (and every copy that
-// WriteCopy makes) is laid out so; pahole's is not, and a name out of
-// order ends the attempt (errNotInPlace), after which WriteCopy interns
-// as CopyAll does.
+// as it goes, and the strings' uniqueness once it is over. BTF that
+// libbpf wrote, and every copy that WriteCopy or CopyAll makes, is laid
+// out so; pahole's is not, nor is what the Builder's Add methods wrote
+// once a named struct has members (their names are interned before the
+// struct's). A name out of order ends the attempt (errNotInPlace), and
+// the read goes on by reference (leaveInPlace) or WriteCopy interns as
+// CopyAll does.
 type inPlace struct {
 	strs []byte // the source's string section, from offset 0
 	next uint32 // the offset of the first string not yet named
