@@ -33,6 +33,7 @@ type Builder struct {
 	strs    strTable
 	inPlace *inPlace              // WriteCopy's strings when they are its input's own
 	refs    *refStrings           // WriteCopy's strings, as offsets of its input's
+	recent  *recentNames          // WriteCopy's names met lately; nil outside it
 	srcs    map[*btf.Spec]*source // Specs copied from, see copy.go
 	many    bool                  // AllowManyTypes was called
 	forgot  uint32                // types dropped by Forget, the first ones

@@ -62,6 +62,35 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	return nil
 }
 
+// collectRecord interns the strings of t's record as encode does, in the
+// same order and with the same errors, without encoding it: WriteCopy's
+// first read wants only the strings and the size. It returns the input
+// record and the size that encode would append.
+func (b *Builder) collectRecord(t btf.Type, src *source, asFwd bool) ([]byte, int, error) {
+	rec := wire.Record(t.Record())
+	if rec == nil {
+		return nil, 0, btf.ErrClosed
+	}
+	if _, err := b.copyStr(src, rec.NameOff()); err != nil {
+		return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+	}
+	b.n++
+	k := wire.InfoKind(rec.Info())
+	if asFwd {
+		return rec, wire.TypeSize, nil
+	}
+	if int(k) >= wire.NumKinds {
+		return nil, 0, fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
+	}
+	sh := &wire.Shapes[k]
+	for e := sh.ElemStart; sh.ElemNameMask != 0 && sh.ElemSize != 0 && e < uint32(len(rec)); e += sh.ElemSize {
+		if _, err := b.copyStr(src, wire.Word(rec, e+sh.ElemNameAt)); err != nil {
+			return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+		}
+	}
+	return rec, len(rec), nil
+}
+
 // remap maps the type id at byte offset at of record out through src.
 func (b *Builder) remap(out []byte, at uint32, src *source) {
 	wire.PutWord(out, at, uint32(src.mapped(btf.TypeID(wire.Word(out, at)))))
@@ -81,9 +110,15 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 		return 0, nil
 	}
 	if b.inPlace != nil {
-		return b.inPlace.name(off)
+		v, err := b.inPlace.name(off)
+		if err != errNotInPlace || !b.leaveInPlace(src.spec) {
+			return v, err
+		}
 	}
 	if v, ok := src.strCache.Get(off); ok {
+		return v, nil
+	}
+	if v, ok := b.recent.get(off); ok {
 		return v, nil
 	}
 	s := src.str(off)
@@ -91,7 +126,11 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
 	if b.refs != nil {
-		return b.refs.intern(s, off)
+		v, err := b.refs.intern(s, off)
+		if err == nil {
+			b.recent.put(off, v)
+		}
+		return v, err
 	}
 	// A string read from a string section holds no NUL.
 	v, ok := b.strs.Intern(s)
@@ -101,8 +140,39 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	if !src.uncached {
 		src.strCache.Put(off, v)
 	}
+	b.recent.put(off, v)
 	return v, nil
 }
+
+// recentNames is a cache of the output offsets of the names a WriteCopy
+// met lately, by their input offsets: one entry a slot, the last one
+// put. Without an offset cache (BENCH.md: one for every name cost 8-16
+// bytes a name), every name met was read, hashed and looked up again, in
+// both reads; most names met are met again soon (member names, the tags
+// of DECL_TAGs, "x" of a million anonymous structs), and this finds them
+// in a fixed 32 KB.
+type recentNames [4096]uint64 // output offset << 32 | input offset; 0 empty
+
+// get returns the output offset of the name at input offset off, if it
+// is in c (which may be nil).
+func (c *recentNames) get(off uint32) (uint32, bool) {
+	if c == nil {
+		return 0, false
+	}
+	e := c[recentSlot(off)]
+	return uint32(e >> 32), uint32(e) == off
+}
+
+// put records that the name at input offset off has output offset v.
+func (c *recentNames) put(off, v uint32) {
+	if c != nil {
+		c[recentSlot(off)] = uint64(v)<<32 | uint64(off)
+	}
+}
+
+// recentSlot is the slot of input offset off in recentNames (Fibonacci
+// hashing: the product's high bits).
+func recentSlot(off uint32) uint32 { return off * 0x9e3779b9 >> 20 }
 
 // str returns the string at offset off of src's string space (its chain's),
 // without the NUL; nil if off is outside it.

@@ -1,6 +1,10 @@
 package builder
 
-import "github.com/kmeta-dev/kmeta/btf"
+import (
+	"io"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
 
 // CopiesInPlace reports whether WriteCopy of the standalone s writes the
 // input's own string section (inPlace).
@@ -19,4 +23,25 @@ func StreamMinimal(tb interface{ Cleanup(func()) }) {
 	old := heldMinimal
 	heldMinimal = -1
 	tb.Cleanup(func() { heldMinimal = old })
+}
+
+// CopyWork makes WriteCopy of the standalone s to io.Discard and returns
+// its work counts: the bytes of records that its first read encoded
+// (none: it only interns), and, where it held its strings by reference
+// (refStrings, else -1), the strings it looked up in its index and the
+// strings indexed.
+func CopyWork(s *btf.Spec) (encoded, finds, strs int, err error) {
+	c, err := newStreamCopy(s, nil)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer c.free()
+	encoded = cap(c.b.types)
+	if err := c.write(io.Discard, Options{}); err != nil {
+		return 0, 0, 0, err
+	}
+	if c.b.refs == nil {
+		return encoded, -1, -1, nil
+	}
+	return encoded, c.b.refs.finds, c.b.refs.count, nil
 }

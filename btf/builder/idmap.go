@@ -52,6 +52,7 @@ type idMap struct {
 	fwdBits  bitset     // those written as a FWD; nil if none
 	prefix   []uint32   // numbered.ranks()
 	first    btf.TypeID // id of the first type in numbered
+	every    bool       // numbered holds every type: type i is first+i
 }
 
 // empty reports whether no type has an id.
@@ -64,6 +65,9 @@ func (m *idMap) id(i uint32) btf.TypeID {
 			return id
 		}
 		return m.fwds[i]
+	}
+	if m.every {
+		return m.first + btf.TypeID(i)
 	}
 	if m.numbered == nil || !m.numbered.has(i) {
 		return 0
@@ -100,5 +104,5 @@ func (m *idMap) densify(n int) {
 			id++
 		}
 	}
-	m.numbered, m.fwdBits, m.prefix = nil, nil, nil
+	m.numbered, m.fwdBits, m.prefix, m.every = nil, nil, nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 )
 
@@ -14,10 +15,13 @@ import (
 // twice. The Builder's interning would then give every name its input
 // offset and collect the section's strings in its order, so the copy
 // keeps no strings and no index of them: the first read checks the order
-// as it goes, and the strings' uniqueness once it is over. BTF that libbpf or kmeta wrote (and every copy that
-// WriteCopy makes) is laid out so; pahole's is not, and a name out of
-// order ends the attempt (errNotInPlace), after which WriteCopy interns
-// as CopyAll does.
+// as it goes, and the strings' uniqueness once it is over. BTF that
+// libbpf wrote, and every copy that WriteCopy or CopyAll makes, is laid
+// out so; pahole's is not, nor is what the Builder's Add methods wrote
+// once a named struct has members (their names are interned before the
+// struct's). A name out of order ends the attempt (errNotInPlace), and
+// the read goes on by reference (leaveInPlace) or WriteCopy interns as
+// CopyAll does.
 type inPlace struct {
 	strs []byte // the source's string section, from offset 0
 	next uint32 // the offset of the first string not yet named
@@ -56,6 +60,31 @@ func (p *inPlace) name(off uint32) (uint32, error) {
 	}
 	p.next += uint32(len(s)) + 1
 	return off, nil
+}
+
+// leaveInPlace turns WriteCopy's first read from strings in place to
+// strings by reference (refStrings) where a name breaks the layout, and
+// reports whether it did: src must be the one input, on no base. The
+// strings named so far are the section's first ones, in its order, each
+// first named in that order; interning them in order builds the index
+// that the read would have built by reference from its start, so the
+// read goes on from the name instead of starting again (tagged-wide-65535
+// broke the layout after 131,000 of its 327,000 records, BENCH.md).
+func (b *Builder) leaveInPlace(src *btf.Spec) bool {
+	refs := newRefStrings(src)
+	if refs == nil {
+		return false
+	}
+	ok := b.inPlace.each(func(off uint32, s []byte) bool {
+		_, err := refs.intern(s, off)
+		return err == nil
+	})
+	if !ok {
+		refs.free()
+		return false
+	}
+	b.inPlace, b.refs = nil, refs
+	return true
 }
 
 // unique reports whether the strings named, those laid out before next,

@@ -80,10 +80,10 @@ const (
 	evictTypesMin = 256 << 10
 )
 
-// read counts t, which encodes to n bytes, as read from src, and evicts
+// read counts a record of in bytes, which encodes to n, as read from src, and evicts
 // src's pages as evictEvery says.
-func (c *streamCopy) read(src *source, t btf.Type, n int) {
-	c.pos += len(t.Record())
+func (c *streamCopy) read(src *source, in, n int) {
+	c.pos += in
 	if c.unread += n; c.unread >= evictEvery {
 		btfmem.Evict(src.spec)
 		c.unread, c.behind = 0, c.pos
@@ -126,6 +126,7 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 		return nil, err
 	}
 	c := &streamCopy{b: b}
+	b.recent = new(recentNames)
 	top := b.sourceOf(s)
 	top.refresh()
 	for k := len(top.chain) - 1; k >= 0; k-- {
@@ -168,12 +169,12 @@ func (c *streamCopy) collect() error {
 	}
 	err := c.records(func(k int, t btf.Type, asFwd bool) error {
 		src := c.srcs[k]
-		if err := b.encode(t, src, asFwd); err != nil {
+		rec, n, err := b.collectRecord(t, src, asFwd)
+		if err != nil {
 			return err
 		}
-		c.typeLen += len(b.types)
-		c.read(src, t, len(b.types))
-		b.types = b.types[:0]
+		c.typeLen += n
+		c.read(src, len(rec), n)
 		if marks != nil {
 			marks[k].set(uint32(t.ID() - src.first))
 		}
@@ -189,6 +190,7 @@ func (c *streamCopy) collect() error {
 			src.ids.numbered, src.ids.first = marks[k], b.firstID+btf.TypeID(n)
 			var m uint32
 			src.ids.prefix, m = marks[k].ranks()
+			src.ids.every = m == src.n
 			n += int(m)
 		}
 	}
@@ -234,10 +236,15 @@ func (c *streamCopy) collectInPlace(base *btf.Spec) bool {
 		return false
 	}
 	c.b.inPlace = newInPlace(strs)
-	if err := c.collect(); err == nil && c.b.inPlace.unique() {
+	// A name out of order turns the read to strings by reference
+	// (leaveInPlace): it is then over, c.b.inPlace nil.
+	if err := c.collect(); err == nil && (c.b.inPlace == nil || c.b.inPlace.unique()) {
 		return true
 	}
-	c.b.inPlace, c.b.types, c.typeLen, c.unread = nil, c.b.types[:0], 0, 0
+	if c.b.refs != nil {
+		c.b.refs.free()
+	}
+	c.b.inPlace, c.b.refs, c.b.types, c.typeLen, c.unread = nil, nil, c.b.types[:0], 0, 0
 	return false
 }
 
@@ -328,7 +335,11 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 			wire.SwapWords(rec)
 		}
 		written += len(rec)
-		c.read(src, t, len(rec))
+		in := len(rec) // a record is copied whole, a FWD is not
+		if asFwd {
+			in = len(t.Record())
+		}
+		c.read(src, in, len(rec))
 		if buf = b.types; len(buf) >= flushSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
