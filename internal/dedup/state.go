@@ -48,8 +48,13 @@ type state struct {
 	deepBudget uint64
 	// failSteps counts the steps of the graph comparisons that failed.
 	failSteps uint64
-	ctx       context.Context
-	ticks     uint32 // calls of stopped
+	// sameFailSteps counts those of the comparisons whose full
+	// signatures were known and equal (sameFull, the last one's): past
+	// deepBudget, exact depths filter such pairs too (deepDiffer).
+	sameFailSteps uint64
+	sameFull      bool
+	ctx           context.Context
+	ticks         uint32 // calls of stopped
 	// words counts the record words the passes went through since the
 	// context was last looked at (stoppedAt).
 	words uint64
