@@ -47,8 +47,17 @@ import (
 // of graph comparisons that failed, so that real BTF, whose comparisons
 // mostly succeed and whose failures are shallow, pays nothing (the
 // 1,121 Debian 6.1 modules merged spend 662 steps); from then on every candidate is
-// filtered, each type's signature computed once.
-const deepBudget = 1 << 20
+// filtered, each type's signature computed once. The budget is the
+// number of types if that is less (but not below deepBudgetFloor): the
+// filters' setup costs a few thousand instructions a type, as much as a
+// few steps each, while a comparison's steps cost as much as libbpf's
+// (issue 37's wide record of 16,383 identical 16-deep anonymous chains,
+// 262,146 types, spent 1,048,579 steps before the filters started, half
+// of its struct pass; BENCH.md).
+const (
+	deepBudget      = 1 << 20
+	deepBudgetFloor = 1 << 16
+)
 
 // Deep signature values besides the signatures themselves, which are odd
 // (sigClean).

@@ -357,6 +357,7 @@ func (d *state) run() error {
 		}
 		goto structs
 	}
+	d.deepBudget = min(d.deepBudget, max(uint64(n), deepBudgetFloor))
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
