@@ -274,6 +274,15 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 // deepSig returns the deep signature (in s) of type id, computing with an
 // explicit stack what it has not yet, depth first.
 func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
+	// A signature computed is looked up before the record is read: the
+	// struct pass asks each candidate's several times. Only types that
+	// are no leaf at the top (deepTop) have one, since no type of kind
+	// deepTop refers to a struct, so the order changes no value.
+	if id != 0 {
+		if v := d.deepGet(s, id); v != 0 && v != deepGrey {
+			return v
+		}
+	}
 	if v := d.deepLeaf(s, deepTop, id); v != 0 {
 		return v
 	}
