@@ -47,8 +47,17 @@ import (
 // of graph comparisons that failed, so that real BTF, whose comparisons
 // mostly succeed and whose failures are shallow, pays nothing (the
 // 1,121 Debian 6.1 modules merged spend 662 steps); from then on every candidate is
-// filtered, each type's signature computed once.
-const deepBudget = 1 << 20
+// filtered, each type's signature computed once. The budget is the
+// number of types if that is less (but not below deepBudgetFloor): the
+// filters' setup costs a few thousand instructions a type, as much as a
+// few steps each, while a comparison's steps cost as much as libbpf's
+// (issue 37's wide record of 16,383 identical 16-deep anonymous chains,
+// 262,146 types, spent 1,048,579 steps before the filters started, half
+// of its struct pass; BENCH.md).
+const (
+	deepBudget      = 1 << 20
+	deepBudgetFloor = 1 << 16
+)
 
 // Deep signature values besides the signatures themselves, which are odd
 // (sigClean).
@@ -187,7 +196,22 @@ func (d *state) deepDiffer(a, b uint32) bool {
 			return true
 		}
 	}
-	return d.fullDiffer(a, b) || d.exactDiffer(a, b)
+	differ, same := d.fullCompare(a, b)
+	if differ {
+		return true
+	}
+	// Where full signatures agree, exact depths are asked only once
+	// comparisons of such pairs have failed for deepBudget steps: they
+	// agree but by a collision of hashes, which a chain longer than
+	// about 2^16 makes certain (its signatures, each a hash of the one
+	// below, cycle), and building exact depths costs several arrays of
+	// every type (N identical chains under one struct, issue 37's wide
+	// records of deep anonymous chains: 17 MB of scratch and a sixth of
+	// the CPU, to skip nothing).
+	if d.sameFull = same; same && d.sameFailSteps <= d.deepBudget {
+		return false
+	}
+	return d.exactDiffer(a, b)
 }
 
 func (d *state) deepGet(s *deepSigs, id uint32) uint32 {
@@ -250,6 +274,15 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 // deepSig returns the deep signature (in s) of type id, computing with an
 // explicit stack what it has not yet, depth first.
 func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
+	// A signature computed is looked up before the record is read: the
+	// struct pass asks each candidate's several times. Only types that
+	// are no leaf at the top (deepTop) have one, since no type of kind
+	// deepTop refers to a struct, so the order changes no value.
+	if id != 0 {
+		if v := d.deepGet(s, id); v != 0 && v != deepGrey {
+			return v
+		}
+	}
 	if v := d.deepLeaf(s, deepTop, id); v != 0 {
 		return v
 	}

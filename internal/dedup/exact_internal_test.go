@@ -132,3 +132,43 @@ func filteredNested(t *testing.T, n int, v hostile.NestedVariant, hook func(*exa
 	}
 	return m
 }
+
+// TestExactNotBuiltWhereFullAgrees checks that exact depths are not built
+// for pairs whose full signatures agree until such comparisons fail:
+// issue 37's wide record of N identical deep anonymous chains
+// (hostile.WideOfDeep), with every filter on from the start, compares
+// only such pairs, and every comparison succeeds; building exact depths
+// there took 17 MB of scratch at N = 16,383 to skip nothing. The output
+// is the unfiltered one. (A chain whose full signatures collide, as
+// TestPipelineChain's 100,000 structs, still gets them.)
+func TestExactNotBuiltWhereFullAgrees(t *testing.T) {
+	raw, err := hostile.BuildVariant(hostile.WideOfDeep, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [2][]byte
+	refinements := 0
+	for i, filtered := range []bool{true, false} {
+		m := New(nil, Options{})
+		if filtered {
+			m.d.deepBudget, m.d.deepOn = 0, true
+			m.d.exactHook = func(*exactRefiner) { refinements++ }
+		}
+		if err := m.AddSpec(spec); err != nil {
+			t.Fatal(err)
+		}
+		if outs[i], err = m.Dedup(builder.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if refinements != 0 {
+		t.Errorf("%d refinements of exact depths, want none", refinements)
+	}
+	if string(outs[0]) != string(outs[1]) {
+		t.Error("the filters changed the output")
+	}
+}

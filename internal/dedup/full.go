@@ -57,18 +57,28 @@ type fullSigs struct {
 
 func hasFull(v uint32) bool { return v&1 == 1 }
 
-// fullDiffer reports whether the full signatures of a and b are both
-// known and differ, so that comparing them must fail.
-func (d *state) fullDiffer(a, b uint32) bool {
+// fullCompare reports whether the full signatures of a and b are both
+// known and differ (differ), so that comparing them must fail, or are
+// both known and equal with no triple collapsed (same).
+//
+// In the second case exact depths (exact.go) can tell a and b apart only
+// where the signatures collide: H_r, at any depth r, unfolds the graph
+// that a full signature hashes whole (FWDs, enums, arrays, INTs and
+// FLOATs are leaves in both, the other kinds followed, but a collapsed
+// triple's structs, which are leaves here and not there).
+func (d *state) fullCompare(a, b uint32) (differ, same bool) {
 	f := &d.full
 	if !f.on {
 		d.fullInit()
 	}
 	if f.broken {
-		return false
+		return false, false
 	}
 	x, y := d.deepSig(&f.sigs, a), d.deepSig(&f.sigs, b)
-	return hasFull(x) && hasFull(y) && x != y
+	if !hasFull(x) || !hasFull(y) {
+		return false, false
+	}
+	return x != y, x == y && len(f.sigs.collapse) == 0
 }
 
 // fullInit starts the filter: it checks the invariant on the classes of

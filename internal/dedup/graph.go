@@ -69,6 +69,7 @@ func (d *state) structStep(id uint32, r record, c uint32) int {
 	if !equalShallow(r, d.rec(c)) {
 		return stepNext
 	}
+	d.sameFull = false
 	if d.deepOn && d.deepDiffer(id, c) {
 		// Skipped candidates look at the context too, counted across
 		// types: a pass may skip millions without a comparison step
@@ -89,6 +90,9 @@ func (d *state) structStep(id uint32, r record, c uint32) int {
 	}
 	if eq == 0 {
 		d.failSteps += uint64(d.ticks - start)
+		if d.sameFull {
+			d.sameFailSteps += uint64(d.ticks - start)
+		}
 		d.deepOn = d.failSteps > d.deepBudget
 		return stepNext
 	}

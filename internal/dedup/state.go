@@ -48,8 +48,13 @@ type state struct {
 	deepBudget uint64
 	// failSteps counts the steps of the graph comparisons that failed.
 	failSteps uint64
-	ctx       context.Context
-	ticks     uint32 // calls of stopped
+	// sameFailSteps counts those of the comparisons whose full
+	// signatures were known and equal (sameFull, the last one's): past
+	// deepBudget, exact depths filter such pairs too (deepDiffer).
+	sameFailSteps uint64
+	sameFull      bool
+	ctx           context.Context
+	ticks         uint32 // calls of stopped
 	// words counts the record words the passes went through since the
 	// context was last looked at (stoppedAt).
 	words uint64
@@ -352,6 +357,7 @@ func (d *state) run() error {
 		}
 		goto structs
 	}
+	d.deepBudget = min(d.deepBudget, max(uint64(n), deepBudgetFloor))
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
