@@ -39,6 +39,7 @@ type state struct {
 	deep   deepSigs  // deep signatures, for long candidate lists (deep.go)
 	full   fullSigs  // full signatures, beside them (full.go)
 	exact  exactSigs // exact depths, beside them (exact.go)
+	fails  failMemo  // pairs known to fail (failmemo.go)
 	dix    deepIndex // candidates by deep signature (deepindex.go)
 	// exactHook, if not nil, is called with each refinement done (tests).
 	exactHook func(*exactRefiner)
@@ -161,6 +162,7 @@ func (d *state) freeEnums() {
 // signatures the reference pass computes again).
 func (d *state) freeGraphs() {
 	d.clearHypot()
+	d.failOff()
 	d.dix.free()
 	d.deep.free()
 	d.full.free()
@@ -232,6 +234,9 @@ func (d *state) get(id uint32) uint32 {
 }
 
 func (d *state) set(id, v uint32) {
+	if v != id && d.fails.on {
+		d.failForget()
+	}
 	if id <= d.blast {
 		d.bs.set(id, v)
 		return
@@ -393,6 +398,7 @@ func (d *state) run() error {
 	// largest thing a deduplication holds.
 structs:
 	d.freeEnums()
+	d.failOn()
 	for i := from; i < n; i++ {
 		if !isGraphKind(d.kt.ownKind(i)) {
 			continue
