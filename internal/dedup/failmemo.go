@@ -30,16 +30,20 @@ type failMemo struct {
 	on    bool // the struct pass records and uses failed pairs
 	pairs map[uint64]struct{}
 	limit int // pairs kept at most; past it, they are forgotten
-	// path holds the pairs whose subtree the comparison is in, each with
-	// the stack's length after it was popped and the hits before it.
+	// path holds the pairs whose subtree the comparison is in and that
+	// may be kept, each with the stack's length after it was popped and
+	// the hits before it; at most limit of them (the outer ones).
 	path []failStep
-	hits uint64 // lookups of the hypothetical map that found an entry
+	// hits counts the lookups of the hypothetical map that found an
+	// entry, in one comparison: fewer than the input's references, since
+	// a canonical type is descended once, so it fits 32 bits.
+	hits uint32
 }
 
 type failStep struct {
 	p    eqPair
-	at   int
-	hits uint64
+	at   int32 // the stack is bounded by the input's words
+	hits uint32
 }
 
 // failLimit bounds the pairs kept: failLimitMin, or failLimitPerType per
@@ -74,12 +78,23 @@ func (d *state) failedBefore(cand, canon uint32) bool {
 	return ok
 }
 
-// enter notes that isEquiv pops pair p, leaving the stack n long.
-func (f *failMemo) enter(p eqPair, n int) {
-	for len(f.path) > 0 && f.path[len(f.path)-1].at > n {
+// failEnter notes that isEquiv pops pair p, leaving the stack n long.
+// Only the pairs that failed may keep go on the path: a deep walk
+// through other kinds leaves it empty.
+func (d *state) failEnter(p eqPair, n int) {
+	f := &d.fails
+	for len(f.path) > 0 && f.path[len(f.path)-1].at > int32(n) {
 		f.path = f.path[:len(f.path)-1]
 	}
-	f.path = append(f.path, failStep{p, n, f.hits})
+	if d.mayKeep(p.cand) && len(f.path) < f.limit {
+		f.path = append(f.path, failStep{p, int32(n), f.hits})
+	}
+}
+
+// mayKeep reports whether a failed pair of candidate cand may be kept: a
+// later root of the struct pass.
+func (d *state) mayKeep(cand uint32) bool {
+	return cand > d.blast && isGraphKind(d.kind(cand)) && !d.mapped(cand)
 }
 
 // failed keeps the pairs of the path whose subtree saw no hit, where the
@@ -89,9 +104,6 @@ func (d *state) failed() {
 	for _, s := range f.path {
 		if s.hits != f.hits {
 			continue // a hit in this subtree (hits grow along the path)
-		}
-		if s.p.cand <= d.blast || s.p.cand == 0 || d.mapped(s.p.cand) || !isGraphKind(d.kind(s.p.cand)) {
-			continue
 		}
 		if f.pairs == nil {
 			f.pairs = map[uint64]struct{}{}

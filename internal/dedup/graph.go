@@ -129,11 +129,12 @@ func (d *state) hypotAdd(canon, cand uint32) {
 func (d *state) isEquiv(cand, canon uint32) int {
 	st := append(d.eqStack[:0], eqPair{cand, canon})
 	f := &d.fails
+	f.hits = 0
 	for len(st) > 0 {
 		p := st[len(st)-1]
 		st = st[:len(st)-1]
 		if f.on {
-			f.enter(p, len(st))
+			d.failEnter(p, len(st))
 		}
 		var eq int
 		if st, eq = d.equivPair(st, p.cand, p.canon); eq <= 0 {
