@@ -29,7 +29,7 @@ package dedup
 type failMemo struct {
 	on    bool // the struct pass records and uses failed pairs
 	pairs map[uint64]struct{}
-	limit int // pairs kept at most; past it, they are forgotten
+	limit int // pairs kept at most; past it, no more are kept
 	// path holds the pairs whose subtree the comparison is in and that
 	// may be kept, each with the stack's length after it was popped and
 	// the hits before it; at most limit of them (the outer ones).
@@ -72,10 +72,19 @@ func (d *state) failForget() {
 	}
 }
 
-// failedBefore reports whether comparing cand with canon is known to fail.
+// failedBefore reports whether comparing cand with canon is known to
+// fail. The struct pass asks for a pair once, so the pair goes.
 func (d *state) failedBefore(cand, canon uint32) bool {
-	_, ok := d.fails.pairs[failKey(cand, canon)]
-	return ok
+	f := &d.fails
+	if len(f.pairs) == 0 {
+		return false
+	}
+	k := failKey(cand, canon)
+	if _, ok := f.pairs[k]; !ok {
+		return false
+	}
+	delete(f.pairs, k)
+	return true
 }
 
 // failEnter notes that isEquiv pops pair p, leaving the stack n long.
@@ -109,7 +118,7 @@ func (d *state) failed() {
 			f.pairs = map[uint64]struct{}{}
 		}
 		if len(f.pairs) >= f.limit {
-			clear(f.pairs)
+			break // full until pairs are used or forgotten
 		}
 		f.pairs[failKey(s.p.cand, s.p.canon)] = struct{}{}
 	}
