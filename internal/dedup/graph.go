@@ -90,6 +90,7 @@ func (d *state) structStep(id uint32, r record, c uint32) int {
 	if eq == 0 {
 		d.failSteps += uint64(d.ticks - start)
 		d.deepOn = d.failSteps > d.deepBudget
+		d.fails.on = d.fails.armed && d.failSteps > d.failBudget
 		return stepNext
 	}
 	d.mergeHypot()

@@ -33,6 +33,7 @@ func TestMixedRingSteps(t *testing.T) {
 	if got := parse(t, out, nil).NumTypes(); got != n+2 {
 		t.Errorf("%d types out, want %d (none is a duplicate)", got, n+2)
 	}
+	t.Logf("%d steps", steps)
 	if limit := uint32(n * n / 4); steps > limit {
 		t.Errorf("%d steps, want at most %d", steps, limit)
 	}

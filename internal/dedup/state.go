@@ -47,6 +47,7 @@ type state struct {
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
 	deepBudget uint64
+	failBudget uint64 // likewise for fails.on: failBudget, or 0 in tests
 	// failSteps counts the steps of the graph comparisons that failed.
 	failSteps uint64
 	ctx       context.Context
@@ -187,7 +188,7 @@ func (d *state) free() {
 var voidRec = record{wHead - 1: 0}
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1, workers: 1, deepBudget: deepBudget}
+	d := &state{base: base, first: 1, workers: 1, deepBudget: deepBudget, failBudget: failBudget}
 	var bs *baseStrings
 	var under *table
 	d.kt = kindTable{base: []uint8{0}, first: 1} // void
