@@ -53,18 +53,7 @@ func TestLibbpfNested(t *testing.T) {
 					in := writeTemp(t, dir, fmt.Sprintf("in-%d-%d.btf", v, n), raw)
 					out := filepath.Join(dir, fmt.Sprintf("out-%d-%d.btf", v, n))
 					runRef(t, "-o", out, in)
-					m := dedup.New(nil, dedup.Options{Compat: compat})
-					if deep {
-						dedup.DeepFromStart(m)
-					}
-					if err := m.AddSpec(parse(t, raw, nil)); err != nil {
-						t.Fatal(err)
-					}
-					got, err := m.Dedup(builder.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					equalBTF(t, got, readFile(t, out), nil)
+					equalBTF(t, dedupOne(t, raw, compat, deep), readFile(t, out), nil)
 				})
 			}
 		}

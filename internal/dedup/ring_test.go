@@ -56,18 +56,25 @@ func TestLibbpfMixedRing(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("out-%d.btf", n))
 		runRef(t, "-o", out, in)
 		for _, deep := range []bool{false, true} {
-			m := dedup.New(nil, dedup.Options{Compat: compat})
-			if deep {
-				dedup.DeepFromStart(m)
-			}
-			if err := m.AddSpec(parse(t, raw, nil)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := m.Dedup(builder.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			equalBTF(t, got, readFile(t, out), nil)
+			equalBTF(t, dedupOne(t, raw, compat, deep), readFile(t, out), nil)
 		}
 	}
+}
+
+// dedupOne deduplicates raw alone, with every filter from the start if
+// deep (DeepFromStart).
+func dedupOne(tb testing.TB, raw []byte, compat dedup.Compat, deep bool) []byte {
+	tb.Helper()
+	m := dedup.New(nil, dedup.Options{Compat: compat})
+	if deep {
+		dedup.DeepFromStart(m)
+	}
+	if err := m.AddSpec(parse(tb, raw, nil)); err != nil {
+		tb.Fatal(err)
+	}
+	got, err := m.Dedup(builder.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
 }
