@@ -20,7 +20,8 @@ package dedup
 // a struct, union or typedef not yet deduplicated: a later root), and the
 // struct pass skips a candidate whose pair is kept, as it would have
 // failed, leaving no trace. Any link of a type to another, which may
-// change what resolves to what, forgets every pair (state.set).
+// change what resolves to what, forgets every pair (link: the struct
+// pass links through it alone).
 //
 // On the ring, the pair (struct j+1, struct i+1) lies in the subtree of
 // (struct j, struct i), and the difference lies beyond both: every

@@ -235,9 +235,6 @@ func (d *state) get(id uint32) uint32 {
 }
 
 func (d *state) set(id, v uint32) {
-	if v != id && d.fails.on {
-		d.failForget()
-	}
 	if id <= d.blast {
 		d.bs.set(id, v)
 		return
