@@ -117,11 +117,11 @@ func (d *state) mayKeep(cand uint32) bool {
 }
 
 // failed keeps the pairs of the path whose subtree saw no hit, where the
-// comparison failed.
-func (d *state) failed() {
+// comparison of root failed; not root, which is never asked again.
+func (d *state) failed(root eqPair) {
 	f := &d.fails
 	for _, s := range f.path {
-		if s.hits != f.hits {
+		if s.hits != f.hits || s.p == root {
 			continue // a hit in this subtree (hits grow along the path)
 		}
 		if f.pairs == nil {

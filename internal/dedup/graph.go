@@ -141,7 +141,7 @@ func (d *state) isEquiv(cand, canon uint32) int {
 		if st, eq = d.equivPair(st, p.cand, p.canon); eq <= 0 {
 			d.eqStack = st[:0]
 			if eq == 0 && f.on {
-				d.failed()
+				d.failed(eqPair{cand, canon})
 			}
 			f.path = f.path[:0]
 			return eq
