@@ -16,3 +16,9 @@ func DedupSteps(m *Merger) ([]byte, uint32, error) {
 func DeepFromStart(m *Merger) {
 	m.d.deepBudget, m.d.deepOn, m.d.failBudget = 0, true, 0
 }
+
+// FailsFromStart makes m's struct pass keep failed pairs (failmemo.go)
+// from the first failure, with no other filter.
+func FailsFromStart(m *Merger) {
+	m.d.failBudget = 0
+}
