@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -77,4 +78,31 @@ func dedupOne(tb testing.TB, raw []byte, compat dedup.Compat, deep bool) []byte 
 		tb.Fatal(err)
 	}
 	return got
+}
+
+// TestFailedPairsVariants checks that keeping failed pairs from the first
+// failure changes no output, on every hostile variant and nested chain,
+// small, alone and appended to itself.
+func TestFailedPairsVariants(t *testing.T) {
+	var raws [][]byte
+	for _, v := range hostile.Variants() {
+		raw, err := hostile.BuildVariant(v, 40)
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		raws = append(raws, raw)
+	}
+	for _, v := range hostile.NestedVariants() {
+		raws = append(raws, nestedBTF(t, 40, v))
+	}
+	for _, raw := range raws {
+		s := parse(t, raw, nil)
+		for _, in := range [][]*btf.Spec{{s}, {s, s}} {
+			out, err := dedup.Specs(nil, in...)
+			if err != nil {
+				continue // refused, as libbpf refuses it
+			}
+			checkDeep(t, nil, in, out)
+		}
+	}
 }
