@@ -60,7 +60,7 @@ const failBudget = 1 << 16
 // own type if more.
 const (
 	failLimitMin     = 1 << 18
-	failLimitPerType = 16
+	failLimitPerType = 4
 )
 
 func failKey(cand, canon uint32) uint64 { return uint64(cand)<<32 | uint64(canon) }
