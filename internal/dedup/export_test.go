@@ -11,7 +11,14 @@ func DedupSteps(m *Merger) ([]byte, uint32, error) {
 }
 
 // DeepFromStart makes m's struct pass filter every candidate by deep
-// signatures (deep.go), as it does once comparisons have failed for long.
+// signatures (deep.go), and keep failed pairs (failmemo.go) from the
+// first failure, as it does once comparisons have failed for long.
 func DeepFromStart(m *Merger) {
-	m.d.deepBudget, m.d.deepOn = 0, true
+	m.d.deepBudget, m.d.deepOn, m.d.failBudget = 0, true, 0
+}
+
+// FailsFromStart makes m's struct pass keep failed pairs (failmemo.go)
+// from the first failure, with no other filter.
+func FailsFromStart(m *Merger) {
+	m.d.failBudget = 0
 }

@@ -131,6 +131,9 @@ func (d *state) link(id, v uint32) {
 	if e := &d.exact; e.built && !e.off && !e.broken && id != v && v <= maxID {
 		d.exactJoin(id, d.resolve(v))
 	}
+	if id != v {
+		d.failForget()
+	}
 	d.set(id, v)
 }
 

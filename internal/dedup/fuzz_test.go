@@ -65,6 +65,13 @@ func FuzzDedup(f *testing.F) {
 	for _, v := range hostile.NestedVariants() {
 		f.Add(nestedBTF(f, 12, v)) // the deep and full signatures' FWDs and cycles
 	}
+	for _, n := range []int{13, 20} { // failed pairs (failmemo.go)
+		raw, err := hostile.BuildVariant(hostile.MixedRing, n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := btf.Parse(data, btf.Options{})
 		if err != nil {

@@ -70,7 +70,7 @@ func (d *state) structStep(id uint32, r record, c uint32) int {
 		return stepNext
 	}
 	d.sameFull = false
-	if d.deepOn && d.deepDiffer(id, c) {
+	if d.deepOn && d.deepDiffer(id, c) || d.failedBefore(id, c) {
 		// Skipped candidates look at the context too, counted across
 		// types: a pass may skip millions without a comparison step
 		// (TestExactCancel).
@@ -94,6 +94,7 @@ func (d *state) structStep(id uint32, r record, c uint32) int {
 			d.sameFailSteps += uint64(d.ticks - start)
 		}
 		d.deepOn = d.failSteps > d.deepBudget
+		d.fails.on = d.fails.armed && d.failSteps > d.failBudget
 		return stepNext
 	}
 	d.mergeHypot()
@@ -132,16 +133,26 @@ func (d *state) hypotAdd(canon, cand uint32) {
 // left, bounded by the input, and one for a chain of any length.
 func (d *state) isEquiv(cand, canon uint32) int {
 	st := append(d.eqStack[:0], eqPair{cand, canon})
+	f := &d.fails
+	f.hits = 0
 	for len(st) > 0 {
 		p := st[len(st)-1]
 		st = st[:len(st)-1]
+		if f.on {
+			d.failEnter(p, len(st))
+		}
 		var eq int
 		if st, eq = d.equivPair(st, p.cand, p.canon); eq <= 0 {
 			d.eqStack = st[:0]
+			if eq == 0 && f.on {
+				d.failed(eqPair{cand, canon})
+			}
+			f.path = f.path[:0]
 			return eq
 		}
 	}
 	d.eqStack = st
+	f.path = f.path[:0]
 	return 1
 }
 
@@ -157,6 +168,7 @@ func (d *state) equivPair(st []eqPair, cand, canon uint32) ([]eqPair, int) {
 	}
 	canon = d.resolveFwd(canon)
 	if hv := d.hypot(canon); hv <= maxID {
+		d.fails.hits++
 		if hv == cand || d.sameOnConflict(hv, cand) {
 			return st, 1
 		}

@@ -53,18 +53,7 @@ func TestLibbpfNested(t *testing.T) {
 					in := writeTemp(t, dir, fmt.Sprintf("in-%d-%d.btf", v, n), raw)
 					out := filepath.Join(dir, fmt.Sprintf("out-%d-%d.btf", v, n))
 					runRef(t, "-o", out, in)
-					m := dedup.New(nil, dedup.Options{Compat: compat})
-					if deep {
-						dedup.DeepFromStart(m)
-					}
-					if err := m.AddSpec(parse(t, raw, nil)); err != nil {
-						t.Fatal(err)
-					}
-					got, err := m.Dedup(builder.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					equalBTF(t, got, readFile(t, out), nil)
+					equalBTF(t, dedupOne(t, raw, compat, deep), readFile(t, out), nil)
 				})
 			}
 		}
@@ -175,22 +164,27 @@ func readFile(tb testing.TB, path string) []byte {
 }
 
 // checkDeep checks that deduplicating specs with every candidate filtered
-// by deep signatures gives want, the output without.
+// by deep signatures, and with failed pairs kept from the first failure,
+// gives want, the output without.
 func checkDeep(tb testing.TB, base *dedup.Base, specs []*btf.Spec, want []byte) {
 	tb.Helper()
-	m := dedup.New(base, dedup.Options{})
-	dedup.DeepFromStart(m)
-	for _, s := range specs {
-		if err := m.AddSpec(s); err != nil {
-			tb.Fatal(err)
+	for name, start := range map[string]func(*dedup.Merger){
+		"deep signatures": dedup.DeepFromStart, "failed pairs": dedup.FailsFromStart,
+	} {
+		m := dedup.New(base, dedup.Options{})
+		start(m)
+		for _, s := range specs {
+			if err := m.AddSpec(s); err != nil {
+				tb.Fatal(err)
+			}
 		}
-	}
-	got, err := m.Dedup(builder.Options{})
-	if err != nil {
-		tb.Fatalf("with deep signatures: %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		tb.Fatalf("deep signatures changed the output")
+		got, err := m.Dedup(builder.Options{})
+		if err != nil {
+			tb.Fatalf("with %s: %v", name, err)
+		}
+		if !bytes.Equal(got, want) {
+			tb.Fatalf("%s changed the output", name)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ type state struct {
 	deep   deepSigs  // deep signatures, for long candidate lists (deep.go)
 	full   fullSigs  // full signatures, beside them (full.go)
 	exact  exactSigs // exact depths, beside them (exact.go)
+	fails  failMemo  // pairs known to fail (failmemo.go)
 	dix    deepIndex // candidates by deep signature (deepindex.go)
 	// exactHook, if not nil, is called with each refinement done (tests).
 	exactHook func(*exactRefiner)
@@ -46,6 +47,7 @@ type state struct {
 	// deepBudget is the failSteps that turn deepOn on: deepBudget, or 0
 	// in tests.
 	deepBudget uint64
+	failBudget uint64 // likewise for fails.on: failBudget, or 0 in tests
 	// failSteps counts the steps of the graph comparisons that failed.
 	failSteps uint64
 	// sameFailSteps counts those of the comparisons whose full
@@ -166,6 +168,7 @@ func (d *state) freeEnums() {
 // signatures the reference pass computes again).
 func (d *state) freeGraphs() {
 	d.clearHypot()
+	d.failOff()
 	d.dix.free()
 	d.deep.free()
 	d.full.free()
@@ -190,7 +193,7 @@ func (d *state) free() {
 var voidRec = record{wHead - 1: 0}
 
 func newState(base *Base) *state {
-	d := &state{base: base, first: 1, workers: 1, deepBudget: deepBudget}
+	d := &state{base: base, first: 1, workers: 1, deepBudget: deepBudget, failBudget: failBudget}
 	var bs *baseStrings
 	var under *table
 	d.kt = kindTable{base: []uint8{0}, first: 1} // void
@@ -399,6 +402,7 @@ func (d *state) run() error {
 	// largest thing a deduplication holds.
 structs:
 	d.freeEnums()
+	d.failOn()
 	for i := from; i < n; i++ {
 		if !isGraphKind(d.kt.ownKind(i)) {
 			continue
