@@ -22,6 +22,7 @@ var wrappedHelpers = map[string]string{
 	"kernel.readFd":                "readFile puts it in a *fs.PathError",
 	"kallsyms.readSmall":           "readModule only asks whether a module's sysfs file reads; its errors are not returned",
 	"btf/builder.Builder.copyStr":  "copy wraps it: \"builder: copy TYPE: ...\"",
+	"btf/layout.tooDeepError":      "Write's run wraps it: \"layout: STRUCT 'NAME' [ID]: ...\"",
 	"internal/dedup.checkRecord":   "its callers wrap it: \"dedup: base type N: ...\", \"dedup: type [N]: ...\"",
 	"internal/dedup.wordRoom":      "its callers wrap it: \"dedup: %w\", \"dedup: base type N: ...\"",
 	"dwarf2btf.finalize":           "Encode wraps it: \"dwarf2btf: btfids: ...\"",
