@@ -56,8 +56,8 @@ func exampleBuilder() *builder.Builder {
 
 // FuzzDedup deduplicates parsed fuzz inputs, alone and appended to
 // themselves: no panic, the output parses, deduplicating the output
-// again gives the same bytes, and so does filtering every candidate by
-// deep and full signatures.
+// again gives no more types, and filtering every candidate by deep and
+// full signatures gives the same bytes.
 func FuzzDedup(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
@@ -91,8 +91,15 @@ func FuzzDedup(f *testing.F) {
 			if err != nil {
 				t.Fatalf("output refused: %v", err)
 			}
-			if !bytes.Equal(again, out) {
-				t.Fatalf("second deduplication changed the output")
+			// Not byte for byte: one deduplication is not a fixed point
+			// in libbpf either. On the committed corpus entry 28c5fb43,
+			// libbpf 1.8's second btf__dedup changes its first output,
+			// and kmeta's types equal libbpf's in both rounds; on
+			// 8193e8e7 (which libbpf refuses as malformed) kmeta's
+			// second round of two copies merges more. A second round
+			// may only merge more, never split.
+			if n, m := parse(t, again, nil).NumTypes(), o.NumTypes(); n > m {
+				t.Fatalf("second deduplication made %d types of %d", n, m)
 			}
 		}
 	})
@@ -141,8 +148,8 @@ func requireKernel(tb testing.TB) {
 
 // FuzzDedupSplit deduplicates fuzz inputs parsed as split BTF on a small
 // base (the example graph), alone and appended to themselves: no panic,
-// the output parses on the base, and a second deduplication changes
-// nothing.
+// the output parses on the base, and a second deduplication gives no
+// more types.
 func FuzzDedupSplit(f *testing.F) {
 	baseRaw, err := exampleBuilder().Marshal(builder.Options{})
 	if err != nil {
@@ -185,8 +192,15 @@ func FuzzDedupSplit(f *testing.F) {
 			if err != nil {
 				t.Fatalf("output refused: %v", err)
 			}
-			if !bytes.Equal(again, out) {
-				t.Fatalf("second deduplication changed the output")
+			// Not byte for byte: one deduplication is not a fixed point
+			// in libbpf either. On the committed corpus entry 28c5fb43,
+			// libbpf 1.8's second btf__dedup changes its first output,
+			// and kmeta's types equal libbpf's in both rounds; on
+			// 8193e8e7 (which libbpf refuses as malformed) kmeta's
+			// second round of two copies merges more. A second round
+			// may only merge more, never split.
+			if n, m := parse(t, again, bs).NumTypes(), o.NumTypes(); n > m {
+				t.Fatalf("second deduplication made %d types of %d", n, m)
 			}
 		}
 	})
