@@ -51,7 +51,7 @@ type sums struct {
 }
 
 // classFprintf is pahole's __class__fprintf for a struct.
-func (p *printer) classFprintf(c *class, cf conf, depth int) {
+func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 	if cf.prefix != "" {
 		p.str(cf.prefix)
 		p.byte(' ')
@@ -62,7 +62,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		p.bytes(c.name)
 	}
 	indent := min(cf.indent, len(tabs))
-	cc := cf
+	cc := *cf
 	var cacheline uint32
 	if cc.cachelinep == nil {
 		cc.cachelinep = &cacheline
@@ -106,7 +106,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		}
 		if last != nil && lastSize != 0 {
 			if last.bitHole != 0 && pos.bitfieldSize != 0 {
-				p.explicitBitHole(pos, last, cc, depth)
+				p.explicitBitHole(pos, last, &cc, depth)
 			}
 			if pos.byteOffset < last.byteOffset ||
 				(pos.byteOffset == last.byteOffset && last.bitfieldSize == 0 && pos.bitfieldSize != 0) {
@@ -128,8 +128,8 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		size := pos.byteSize
 		p.tabs(cc.indent)
 		pt := p.typ(pos.typ)
-		p.memberFprintf(pos, false, pt, cc, depth)
-		p.afterMember(pos, pt, cc, &s, &newline)
+		p.memberFprintf(pos, false, pt, &cc, depth)
+		p.afterMember(pos, pt, &cc, &s, &newline)
 		p.byte('\n')
 		p.trim()
 		p.spill() // the closing lines of deep nesting, too
@@ -146,7 +146,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		last = pos
 	}
 	if cc.emitStats {
-		p.stats(c, cc, &s)
+		p.stats(c, &cc, &s)
 		p.last = s
 	}
 	p.tabs(indent)
@@ -168,7 +168,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 
 // explicitBitHole prints the unnamed bitfield pahole shows where a bitfield
 // follows a bit hole.
-func (p *printer) explicitBitHole(pos, last *member, cc conf, depth int) {
+func (p *printer) explicitBitHole(pos, last *member, cc *conf, depth int) {
 	bits := last.bitHole
 	if last.byteOffset != pos.byteOffset {
 		p.byte('\n')
@@ -185,7 +185,7 @@ func (p *printer) explicitBitHole(pos, last *member, cc conf, depth int) {
 
 // afterMember prints the comments that follow a member: the padding of a
 // struct member's type, then the bit hole and the hole after it.
-func (p *printer) afterMember(pos *member, pt btf.Type, cc conf, s *sums, newline *bool) {
+func (p *printer) afterMember(pos *member, pt btf.Type, cc *conf, s *sums, newline *bool) {
 	nl := func() {
 		if !*newline {
 			p.byte('\n')
@@ -239,7 +239,7 @@ func (p *printer) holeComment(indent int, before string, n uint64, unit, after s
 }
 
 // stats prints the summary comments of a top-level struct.
-func (p *printer) stats(c *class, cc conf, s *sums) {
+func (p *printer) stats(c *class, cc *conf, s *sums) {
 	p.str("\n")
 	p.tabs(cc.indent)
 	p.str("/* size: ")
@@ -335,7 +335,7 @@ func (p *printer) statLine(indent int, what string, n uint64, show bool) {
 
 // brainFart prints pahole's warning for a struct whose members, holes and
 // padding do not add up to its size.
-func (p *printer) brainFart(c *class, cc conf, s *sums) {
+func (p *printer) brainFart(c *class, cc *conf, s *sums) {
 	diff := int32(c.size*8 - (s.bytes*8 + s.bits + s.holes*8 + s.bitHoles +
 		uint32(c.padding)*8 + uint32(c.bitPadding)))
 	if diff == 0 || c.nrMembers == 0 {
@@ -368,7 +368,7 @@ func (p *printer) int(v int64) {
 }
 
 // unionFprintf is pahole's union__fprintf.
-func (p *printer) unionFprintf(c *class, cf conf, depth int) {
+func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 	indent := min(cf.indent, len(tabs))
 	if cf.prefix != "" {
 		p.str(cf.prefix)
@@ -380,7 +380,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		p.bytes(c.name)
 	}
 	p.str(" {\n")
-	uc := cf
+	uc := *cf
 	uc.indent = indent + 1
 	p.last = sums{}
 	p.inferUnionPacked(c)
@@ -393,7 +393,7 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		pos := &c.members[i]
 		uc.unionMember = true
 		p.tabs(uc.indent)
-		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
+		p.memberFprintf(pos, true, p.typ(pos.typ), &uc, depth)
 		p.byte('\n')
 		p.trim()
 		p.spill()
@@ -409,16 +409,19 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 
 // memberFprintf is class_member__fprintf: the member's declaration and its
 // "/* offset size */" comment.
-func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf, depth int) {
+func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf *conf, depth int) {
 	if p.spill(); p.err != nil || !p.step() {
 		return
 	}
-	sc := cf
+	// The member's type prints with the base offset of a struct member;
+	// *cf is the caller's level, so it is set back after.
+	base := cf.baseOffset
+	defer func() { cf.baseOffset = base }()
 	offset := m.byteOffset
-	if !sc.relOffset {
-		offset += sc.baseOffset
+	if !cf.relOffset {
+		offset += cf.baseOffset
 		if !unionMember {
-			sc.baseOffset = offset
+			cf.baseOffset = offset
 		}
 	}
 	if m.bitfieldOffset < 0 {
@@ -429,7 +432,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 	name, hasName := m.name, m.name != nil
 	composite := p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID())
 	if composite {
-		p.typeFprintf(t.ID(), nil, false, sc, depth+1)
+		p.typeFprintf(t.ID(), nil, false, cf, depth+1)
 		if hasName {
 			if t.NameOffset() == 0 {
 				p.byte(' ')
@@ -437,7 +440,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 			p.bytes(name)
 		}
 	} else {
-		p.typeFprintf(t.ID(), name, hasName, sc, depth+1)
+		p.typeFprintf(t.ID(), name, hasName, cf, depth+1)
 	}
 	if m.bitfieldSize != 0 {
 		p.byte(':')
@@ -461,9 +464,9 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 			// An anonymous FWD is a struct tag without a class.
 			slen += len("__attribute__((__packed__))") + 1
 		}
-		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
+		p.padLeft(" ", cf.typeSpacing+cf.nameSpacing-slen-3)
 	} else {
-		p.padLeft(" ", max(sc.typeSpacing+sc.nameSpacing-(p.pos()-start), 0))
+		p.padLeft(" ", max(cf.typeSpacing+cf.nameSpacing-(p.pos()-start), 0))
 	}
 	p.str("/* ")
 	p.uint(uint64(offset), 5)

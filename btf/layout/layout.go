@@ -413,10 +413,10 @@ func (p *printer) topLevel(c *class) {
 	cf := conf{typeSpacing: 26, nameSpacing: 23, emitStats: true}
 	if c.union {
 		cf.nameSpacing = 21
-		p.unionFprintf(c, cf, 0)
+		p.unionFprintf(c, &cf, 0)
 	} else {
 		p.findHoles(c)
-		p.classFprintf(c, cf, 0)
+		p.classFprintf(c, &cf, 0)
 	}
 	p.str(";\n")
 }

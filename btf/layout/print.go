@@ -7,7 +7,9 @@ import (
 )
 
 // conf is pahole's struct conf_fprintf, reduced to what BTF input uses.
-// It is passed by value, as pahole copies it at each level.
+// pahole passes it by value; here it is passed by pointer, and copied
+// only where a level changes it (typeFprintf, classFprintf, unionFprintf),
+// which keeps the stack of a deep nest small (see BENCH.md).
 type conf struct {
 	indent      int
 	typeSpacing int
@@ -95,12 +97,12 @@ func nameOrNull(name []byte, ok bool) []byte {
 
 // typeFprintf is pahole's type__fprintf for a member (or array element) of
 // type id named name (hasName false for NULL).
-func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf, depth int) {
+func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf, depth int) {
 	if p.tooDeep(depth) {
 		return
 	}
 	t := p.typ(id)
-	tc := cf
+	tc := *cf // this level's copy, as pahole's; callees below take &tc
 	if p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID()) {
 		tc.innerStruct(name, hasName)
 	}
@@ -123,7 +125,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 					continue
 				}
 			}
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		case btf.KindFuncProto:
 			p.ftype(t, name, hasName, false, tc.typeSpacing, depth+1)
 		case btf.KindConst:
@@ -133,11 +135,11 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 				t = p.typ(p.ref(t.ID()))
 				continue
 			}
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		case btf.KindArray:
-			p.arrayFprintf(t, name, hasName, tc, depth+1)
+			p.arrayFprintf(t, name, hasName, &tc, depth+1)
 		case btf.KindStruct, btf.KindUnion, btf.KindForward:
-			p.compositeFprintf(t, name, hasName, tc, depth+1)
+			p.compositeFprintf(t, name, hasName, &tc, depth+1)
 		case btf.KindEnum, btf.KindEnum64:
 			if t.NameOffset() != 0 {
 				p.str("enum ")
@@ -145,10 +147,10 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 				p.byte(' ')
 				p.bytes(name)
 			} else {
-				p.enumFprintf(t, tc)
+				p.enumFprintf(t, &tc)
 			}
 		default:
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		}
 		return
 	}
@@ -162,7 +164,7 @@ func (c *conf) innerStruct(name []byte, hasName bool) {
 }
 
 // printDefault is "%-*s %s" of the type's pahole name and the member name.
-func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc conf) {
+func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc *conf) {
 	start := p.pos()
 	p.buf = p.appendTagName(p.buf, t.ID(), bufTypeName, 0)
 	p.padFrom(start, tc.typeSpacing)
@@ -171,8 +173,9 @@ func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc conf) {
 }
 
 // compositeFprintf prints a struct or union type: its name, or its whole
-// definition when it is anonymous.
-func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc conf, depth int) {
+// definition when it is anonymous. It changes *tc, which is the copy
+// typeFprintf made for this level.
+func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc *conf, depth int) {
 	word, spacing := "struct ", tc.typeSpacing-7
 	if p.isUnionTag(t.ID()) {
 		word, spacing = "union ", tc.typeSpacing-6
@@ -196,7 +199,7 @@ func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc con
 
 // arrayFprintf is array_type__fprintf: the element, then "[n]", or "[]" for
 // a flexible array that is the last of several members outside a union.
-func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf conf, depth int) {
+func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf *conf, depth int) {
 	a := t.Array()
 	elem := a.Type
 	if a.Nelems == 0 {
@@ -275,7 +278,7 @@ func (p *printer) ftypeParms(t btf.Type, depth int) {
 
 // enumFprintf is enumeration__fprintf for an anonymous enum defined in a
 // member. BTF input gives pahole unsigned values only.
-func (p *printer) enumFprintf(t btf.Type, cf conf) {
+func (p *printer) enumFprintf(t btf.Type, cf *conf) {
 	indent := min(cf.indent, len(tabs))
 	p.str("enum")
 	if t.NameOffset() != 0 {
@@ -317,7 +320,7 @@ func (p *printer) enumFprintf(t btf.Type, cf conf) {
 }
 
 // cachelineBoundary is class__fprintf_cacheline_boundary.
-func (p *printer) cachelineBoundary(cf conf, offset uint32) {
+func (p *printer) cachelineBoundary(cf *conf, offset uint32) {
 	line := offset / p.cacheline
 	if line <= *cf.cachelinep {
 		return
