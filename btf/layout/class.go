@@ -128,7 +128,7 @@ func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 		size := pos.byteSize
 		p.tabs(cc.indent)
 		pt := p.typ(pos.typ)
-		p.memberFprintf(pos, false, pt, &cc, depth)
+		p.memberFprintf(pos, p.memberName(c, i), false, pt, &cc, depth)
 		p.afterMember(pos, pt, &cc, &s, &newline)
 		p.byte('\n')
 		p.trim()
@@ -393,7 +393,7 @@ func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 		pos := &c.members[i]
 		uc.unionMember = true
 		p.tabs(uc.indent)
-		p.memberFprintf(pos, true, p.typ(pos.typ), &uc, depth)
+		p.memberFprintf(pos, p.memberName(c, i), true, p.typ(pos.typ), &uc, depth)
 		p.byte('\n')
 		p.trim()
 		p.spill()
@@ -408,8 +408,8 @@ func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 }
 
 // memberFprintf is class_member__fprintf: the member's declaration and its
-// "/* offset size */" comment.
-func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf *conf, depth int) {
+// "/* offset size */" comment. name is the member's, nil when anonymous.
+func (p *printer) memberFprintf(m *member, name []byte, unionMember bool, t btf.Type, cf *conf, depth int) {
 	if p.spill(); p.err != nil || !p.step() {
 		return
 	}
@@ -429,7 +429,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf *con
 	}
 	p.cachelineBoundary(cf, offset)
 	start := p.pos()
-	name, hasName := m.name, m.name != nil
+	hasName := name != nil
 	composite := p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID())
 	if composite {
 		p.typeFprintf(t.ID(), nil, false, cf, depth+1)
