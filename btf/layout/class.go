@@ -52,10 +52,6 @@ type sums struct {
 
 // classFprintf is pahole's __class__fprintf for a struct.
 func (p *printer) classFprintf(c *class, cf *conf, depth int) {
-	if cf.prefix != "" {
-		p.str(cf.prefix)
-		p.byte(' ')
-	}
 	p.str("struct")
 	if c.name != nil {
 		p.byte(' ')
@@ -370,10 +366,6 @@ func (p *printer) int(v int64) {
 // unionFprintf is pahole's union__fprintf.
 func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 	indent := min(cf.indent, len(tabs))
-	if cf.prefix != "" {
-		p.str(cf.prefix)
-		p.byte(' ')
-	}
 	p.str("union")
 	if c.name != nil {
 		p.byte(' ')

@@ -14,7 +14,6 @@ type conf struct {
 	indent      int
 	typeSpacing int
 	nameSpacing int
-	prefix      string
 	suffix      []byte
 	hasSuffix   bool
 	emitStats   bool
@@ -139,7 +138,20 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf
 		case btf.KindArray:
 			p.arrayFprintf(t, name, hasName, &tc, depth+1)
 		case btf.KindStruct, btf.KindUnion, btf.KindForward:
-			p.compositeFprintf(t, name, hasName, &tc, depth+1)
+			if p.compositeName(t, name, tc.typeSpacing) {
+				return
+			}
+			// The definition of an anonymous struct or union, called from
+			// here rather than from compositeName to keep a level's
+			// frames few (see BENCH.md).
+			c := p.class(t.ID())
+			tc.typeSpacing -= 8
+			if c.union {
+				p.unionFprintf(c, &tc, depth+1)
+				return
+			}
+			p.findHoles(c)
+			p.classFprintf(c, &tc, depth+1)
 		case btf.KindEnum, btf.KindEnum64:
 			if t.NameOffset() != 0 {
 				p.str("enum ")
@@ -158,7 +170,6 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf
 
 // innerStruct is the set-up of type__fprintf's inner_struct label.
 func (c *conf) innerStruct(name []byte, hasName bool) {
-	c.prefix = ""
 	c.suffix, c.hasSuffix = name, hasName
 	c.emitStats = false
 }
@@ -172,29 +183,22 @@ func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc *conf) 
 	p.bytes(nameOrNull(name, hasName))
 }
 
-// compositeFprintf prints a struct or union type: its name, or its whole
-// definition when it is anonymous. It changes *tc, which is the copy
-// typeFprintf made for this level.
-func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc *conf, depth int) {
-	word, spacing := "struct ", tc.typeSpacing-7
+// compositeName prints a named struct or union type, or a forward, as
+// pahole's type__fprintf does, and reports whether t was one; the
+// definition of an anonymous one is typeFprintf's.
+func (p *printer) compositeName(t btf.Type, name []byte, typeSpacing int) bool {
+	if t.NameOffset() == 0 && p.kind(t.ID()) != btf.KindForward {
+		return false
+	}
+	word, spacing := "struct ", typeSpacing-7
 	if p.isUnionTag(t.ID()) {
-		word, spacing = "union ", tc.typeSpacing-6
+		word, spacing = "union ", typeSpacing-6
 	}
-	if t.NameOffset() != 0 || p.kind(t.ID()) == btf.KindForward {
-		p.str(word)
-		p.padRight(t.NameBytes(), spacing)
-		p.byte(' ')
-		p.bytes(name)
-		return
-	}
-	c := p.class(t.ID())
-	tc.typeSpacing -= 8
-	if c.union {
-		p.unionFprintf(c, tc, depth)
-		return
-	}
-	p.findHoles(c)
-	p.classFprintf(c, tc, depth)
+	p.str(word)
+	p.padRight(t.NameBytes(), spacing)
+	p.byte(' ')
+	p.bytes(name)
+	return true
 }
 
 // arrayFprintf is array_type__fprintf: the element, then "[n]", or "[]" for
