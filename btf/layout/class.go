@@ -87,8 +87,18 @@ func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 	}
 	var last *member
 	var lastSize uint64
-	for i := range c.members {
+	n := len(c.members)
+	for i := range n {
 		pos := &c.members[i]
+		if i == n-1 && p.releases(c, depth) {
+			cur := *pos
+			pos = &cur
+			if last != nil {
+				prev := *last
+				last = &prev
+			}
+			c.members = nil
+		}
 		if pos.alignment != 0 {
 			hole := c.preHole
 			if last != nil {
@@ -119,7 +129,7 @@ func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 			p.byte('\n')
 			newline = false
 		}
-		cc.lastMember = i == len(c.members)-1
+		cc.lastMember = i == n-1
 		cc.firstMember = last == nil
 		size := pos.byteSize
 		p.tabs(cc.indent)
@@ -160,6 +170,21 @@ func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 		p.uint(uint64(c.alignment), 0)
 		p.str(")))")
 	}
+}
+
+// releases reports whether classFprintf and unionFprintf let go of the
+// members of c, at its last member, before that member's type prints: the
+// members of an anonymous struct or union inside another, which is
+// printed where it is used, and so nested anonymous types whose last
+// member is the level below (DeepOfWide) do not keep every open level's
+// members loaded. The class is dropped from the cache, so whoever asks
+// for it again (afterMember's padding) loads it anew.
+func (p *printer) releases(c *class, depth int) bool {
+	if depth == 0 || c.name != nil {
+		return false
+	}
+	p.drop(c.id)
+	return true
 }
 
 // explicitBitHole prints the unnamed bitfield pahole shows where a bitfield
@@ -381,8 +406,14 @@ func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 		uc.cachelinep = &cacheline
 	}
 	initial := *uc.cachelinep
-	for i := range c.members {
+	n := len(c.members)
+	for i := range n {
 		pos := &c.members[i]
+		if i == n-1 && p.releases(c, depth) {
+			cur := *pos
+			pos = &cur
+			c.members = nil
+		}
 		uc.unionMember = true
 		p.tabs(uc.indent)
 		p.memberFprintf(pos, p.memberName(c, i), true, p.typ(pos.typ), &uc, depth)
