@@ -22,7 +22,8 @@ import (
 // chain of 1,000 arrays and typedefs (it was 0 past 64; pahole's product
 // wraps), (issue 37, redteam9 finding 7) with
 // goldens from pahole 1.24 (`pahole -F btf FILE`; pahole 1.30 prints the
-// same bytes), in testdata/deep.
+// same bytes, but for released-reused, where it adds its comments on
+// holes in member types), in testdata/deep.
 func TestDeepMatchesPahole(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
