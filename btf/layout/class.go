@@ -51,18 +51,14 @@ type sums struct {
 }
 
 // classFprintf is pahole's __class__fprintf for a struct.
-func (p *printer) classFprintf(c *class, cf conf, depth int) {
-	if cf.prefix != "" {
-		p.str(cf.prefix)
-		p.byte(' ')
-	}
+func (p *printer) classFprintf(c *class, cf *conf, depth int) {
 	p.str("struct")
 	if c.name != nil {
 		p.byte(' ')
 		p.bytes(c.name)
 	}
 	indent := min(cf.indent, len(tabs))
-	cc := cf
+	cc := *cf
 	var cacheline uint32
 	if cc.cachelinep == nil {
 		cc.cachelinep = &cacheline
@@ -91,8 +87,18 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 	}
 	var last *member
 	var lastSize uint64
-	for i := range c.members {
+	n := len(c.members)
+	for i := range n {
 		pos := &c.members[i]
+		if i == n-1 && p.releases(c, depth) {
+			cur := *pos
+			pos = &cur
+			if last != nil {
+				prev := *last
+				last = &prev
+			}
+			c.members = nil
+		}
 		if pos.alignment != 0 {
 			hole := c.preHole
 			if last != nil {
@@ -106,7 +112,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		}
 		if last != nil && lastSize != 0 {
 			if last.bitHole != 0 && pos.bitfieldSize != 0 {
-				p.explicitBitHole(pos, last, cc, depth)
+				p.explicitBitHole(pos, last, &cc, depth)
 			}
 			if pos.byteOffset < last.byteOffset ||
 				(pos.byteOffset == last.byteOffset && last.bitfieldSize == 0 && pos.bitfieldSize != 0) {
@@ -123,13 +129,13 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 			p.byte('\n')
 			newline = false
 		}
-		cc.lastMember = i == len(c.members)-1
+		cc.lastMember = i == n-1
 		cc.firstMember = last == nil
 		size := pos.byteSize
 		p.tabs(cc.indent)
 		pt := p.typ(pos.typ)
-		p.memberFprintf(pos, false, pt, cc, depth)
-		p.afterMember(pos, pt, cc, &s, &newline)
+		p.memberFprintf(pos, p.memberName(c, i), false, pt, &cc, depth)
+		p.afterMember(pos, pt, &cc, &s, &newline)
 		p.byte('\n')
 		p.trim()
 		p.spill() // the closing lines of deep nesting, too
@@ -146,7 +152,7 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 		last = pos
 	}
 	if cc.emitStats {
-		p.stats(c, cc, &s)
+		p.stats(c, &cc, &s)
 		p.last = s
 	}
 	p.tabs(indent)
@@ -166,9 +172,24 @@ func (p *printer) classFprintf(c *class, cf conf, depth int) {
 	}
 }
 
+// releases reports whether classFprintf and unionFprintf let go of the
+// members of c, at its last member, before that member's type prints: the
+// members of an anonymous struct or union inside another, which is
+// printed where it is used, and so nested anonymous types whose last
+// member is the level below (DeepOfWide) do not keep every open level's
+// members loaded. The class is dropped from the cache, so whoever asks
+// for it again (afterMember's padding) loads it anew.
+func (p *printer) releases(c *class, depth int) bool {
+	if depth == 0 || c.name != nil {
+		return false
+	}
+	p.drop(c.id)
+	return true
+}
+
 // explicitBitHole prints the unnamed bitfield pahole shows where a bitfield
 // follows a bit hole.
-func (p *printer) explicitBitHole(pos, last *member, cc conf, depth int) {
+func (p *printer) explicitBitHole(pos, last *member, cc *conf, depth int) {
 	bits := last.bitHole
 	if last.byteOffset != pos.byteOffset {
 		p.byte('\n')
@@ -185,7 +206,7 @@ func (p *printer) explicitBitHole(pos, last *member, cc conf, depth int) {
 
 // afterMember prints the comments that follow a member: the padding of a
 // struct member's type, then the bit hole and the hole after it.
-func (p *printer) afterMember(pos *member, pt btf.Type, cc conf, s *sums, newline *bool) {
+func (p *printer) afterMember(pos *member, pt btf.Type, cc *conf, s *sums, newline *bool) {
 	nl := func() {
 		if !*newline {
 			p.byte('\n')
@@ -239,7 +260,7 @@ func (p *printer) holeComment(indent int, before string, n uint64, unit, after s
 }
 
 // stats prints the summary comments of a top-level struct.
-func (p *printer) stats(c *class, cc conf, s *sums) {
+func (p *printer) stats(c *class, cc *conf, s *sums) {
 	p.str("\n")
 	p.tabs(cc.indent)
 	p.str("/* size: ")
@@ -335,7 +356,7 @@ func (p *printer) statLine(indent int, what string, n uint64, show bool) {
 
 // brainFart prints pahole's warning for a struct whose members, holes and
 // padding do not add up to its size.
-func (p *printer) brainFart(c *class, cc conf, s *sums) {
+func (p *printer) brainFart(c *class, cc *conf, s *sums) {
 	diff := int32(c.size*8 - (s.bytes*8 + s.bits + s.holes*8 + s.bitHoles +
 		uint32(c.padding)*8 + uint32(c.bitPadding)))
 	if diff == 0 || c.nrMembers == 0 {
@@ -368,19 +389,15 @@ func (p *printer) int(v int64) {
 }
 
 // unionFprintf is pahole's union__fprintf.
-func (p *printer) unionFprintf(c *class, cf conf, depth int) {
+func (p *printer) unionFprintf(c *class, cf *conf, depth int) {
 	indent := min(cf.indent, len(tabs))
-	if cf.prefix != "" {
-		p.str(cf.prefix)
-		p.byte(' ')
-	}
 	p.str("union")
 	if c.name != nil {
 		p.byte(' ')
 		p.bytes(c.name)
 	}
 	p.str(" {\n")
-	uc := cf
+	uc := *cf
 	uc.indent = indent + 1
 	p.last = sums{}
 	p.inferUnionPacked(c)
@@ -389,11 +406,17 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 		uc.cachelinep = &cacheline
 	}
 	initial := *uc.cachelinep
-	for i := range c.members {
+	n := len(c.members)
+	for i := range n {
 		pos := &c.members[i]
+		if i == n-1 && p.releases(c, depth) {
+			cur := *pos
+			pos = &cur
+			c.members = nil
+		}
 		uc.unionMember = true
 		p.tabs(uc.indent)
-		p.memberFprintf(pos, true, p.typ(pos.typ), uc, depth)
+		p.memberFprintf(pos, p.memberName(c, i), true, p.typ(pos.typ), &uc, depth)
 		p.byte('\n')
 		p.trim()
 		p.spill()
@@ -408,17 +431,20 @@ func (p *printer) unionFprintf(c *class, cf conf, depth int) {
 }
 
 // memberFprintf is class_member__fprintf: the member's declaration and its
-// "/* offset size */" comment.
-func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf, depth int) {
+// "/* offset size */" comment. name is the member's, nil when anonymous.
+func (p *printer) memberFprintf(m *member, name []byte, unionMember bool, t btf.Type, cf *conf, depth int) {
 	if p.spill(); p.err != nil || !p.step() {
 		return
 	}
-	sc := cf
+	// The member's type prints with the base offset of a struct member;
+	// *cf is the caller's level, so it is set back after.
+	base := cf.baseOffset
+	defer func() { cf.baseOffset = base }()
 	offset := m.byteOffset
-	if !sc.relOffset {
-		offset += sc.baseOffset
+	if !cf.relOffset {
+		offset += cf.baseOffset
 		if !unionMember {
-			sc.baseOffset = offset
+			cf.baseOffset = offset
 		}
 	}
 	if m.bitfieldOffset < 0 {
@@ -426,10 +452,10 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 	}
 	p.cachelineBoundary(cf, offset)
 	start := p.pos()
-	name, hasName := m.name, m.name != nil
+	hasName := name != nil
 	composite := p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID())
 	if composite {
-		p.typeFprintf(t.ID(), nil, false, sc, depth+1)
+		p.typeFprintf(t.ID(), nil, false, cf, depth+1)
 		if hasName {
 			if t.NameOffset() == 0 {
 				p.byte(' ')
@@ -437,7 +463,7 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 			p.bytes(name)
 		}
 	} else {
-		p.typeFprintf(t.ID(), name, hasName, sc, depth+1)
+		p.typeFprintf(t.ID(), name, hasName, cf, depth+1)
 	}
 	if m.bitfieldSize != 0 {
 		p.byte(':')
@@ -461,9 +487,9 @@ func (p *printer) memberFprintf(m *member, unionMember bool, t btf.Type, cf conf
 			// An anonymous FWD is a struct tag without a class.
 			slen += len("__attribute__((__packed__))") + 1
 		}
-		p.padLeft(" ", sc.typeSpacing+sc.nameSpacing-slen-3)
+		p.padLeft(" ", cf.typeSpacing+cf.nameSpacing-slen-3)
 	} else {
-		p.padLeft(" ", max(sc.typeSpacing+sc.nameSpacing-(p.pos()-start), 0))
+		p.padLeft(" ", max(cf.typeSpacing+cf.nameSpacing-(p.pos()-start), 0))
 	}
 	p.str("/* ")
 	p.uint(uint64(offset), 5)

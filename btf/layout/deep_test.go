@@ -22,7 +22,8 @@ import (
 // chain of 1,000 arrays and typedefs (it was 0 past 64; pahole's product
 // wraps), (issue 37, redteam9 finding 7) with
 // goldens from pahole 1.24 (`pahole -F btf FILE`; pahole 1.30 prints the
-// same bytes), in testdata/deep.
+// same bytes, but for released-reused, where it adds its comments on
+// holes in member types), in testdata/deep.
 func TestDeepMatchesPahole(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -33,6 +34,7 @@ func TestDeepMatchesPahole(t *testing.T) {
 		{"copies-deep-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.CopiesDeep, 70) }},
 		{"nested-300", func() ([]byte, error) { return hostile.Build(hostile.NestedRecords, 300) }},
 		{"array-typedefs-1000", func() ([]byte, error) { return hostile.BuildVariant(hostile.ArrayTypedefs, 1000) }},
+		{"released-reused", buildReleasedReused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := tc.build()
@@ -45,6 +47,44 @@ func TestDeepMatchesPahole(t *testing.T) {
 			compareLines(t, want, got.Bytes())
 		})
 	}
+}
+
+// buildReleasedReused builds anonymous records whose last member is an
+// anonymous record with padding, used twice, so that the class the
+// printer lets go of at its last member is loaded again: for the padding
+// comment after it and for its second use.
+func buildReleasedReused() ([]byte, error) {
+	b := builder.New()
+	i32, err := b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned})
+	if err != nil {
+		return nil, err
+	}
+	i64, err := b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	if err != nil {
+		return nil, err
+	}
+	i8, err := b.AddInt("char", 1, btf.IntInfo{Bits: 8, Encoding: btf.IntSigned})
+	if err != nil {
+		return nil, err
+	}
+	padded, err := b.AddStruct("", 16, []builder.Member{{Name: "l", Type: i64}, {Name: "c", Type: i8, BitOffset: 64}})
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.AddStruct("", 24, []builder.Member{{Name: "a", Type: i32}, {Name: "v", Type: padded, BitOffset: 64}})
+	if err != nil {
+		return nil, err
+	}
+	u, err := b.AddUnion("", 16, []builder.Member{{Name: "x", Type: i8}, {Name: "v", Type: padded}})
+	if err != nil {
+		return nil, err
+	}
+	_, err = b.AddStruct("outer", 80, []builder.Member{{Name: "s1", Type: s}, {Name: "s2", Type: s, BitOffset: 192},
+		{Name: "u", Type: u, BitOffset: 384}, {Name: "v", Type: padded, BitOffset: 512}})
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(builder.Options{})
 }
 
 // TestTooDeep: past 4,096 levels of anonymous records (pahole dies of

@@ -165,7 +165,7 @@ func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 	out := make([]Member, 0, len(c.members))
 	for i := range c.members {
 		p.trim()
-		mf, inner := p.memberFact(&c.members[i], base, depth)
+		mf, inner := p.memberFact(&c.members[i], p.memberName(c, i), base, depth)
 		if inner != nil {
 			mf.Members = p.memberFacts(inner, mf.Offset, depth+1)
 		}
@@ -177,9 +177,9 @@ func (p *printer) memberFacts(c *class, base uint32, depth int) []Member {
 // memberFact returns the facts of m, at offset base and depth, without
 // its members, and the class of its anonymous type whose members
 // memberFacts lists, or nil.
-func (p *printer) memberFact(m *member, base uint32, depth int) (Member, *class) {
+func (p *printer) memberFact(m *member, name []byte, base uint32, depth int) (Member, *class) {
 	mf, inner := p.memberNumbers(m, base, depth)
-	mf.Name = string(m.name)
+	mf.Name = string(name)
 	mf.Type = string(p.appendTypeName(nil, m.typ))
 	if m.bitfieldSize != 0 {
 		bo := int(m.bitfieldOffset)

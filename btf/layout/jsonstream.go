@@ -178,7 +178,7 @@ func (jw *jsonWriter) writeMembers(p *printer, c *class, base uint32, level, dep
 		m := &c.members[i]
 		mf, inner := p.memberNumbers(m, base, level)
 		jw.name = p.appendTypeName(jw.name[:0], m.typ)
-		jw.writeMember(&mf, m, depth+1)
+		jw.writeMember(&mf, m, p.memberName(c, i), depth+1)
 		if inner != nil && len(inner.members) != 0 {
 			jw.key("members", depth+1, false)
 			jw.buf = append(jw.buf, '[')
@@ -203,14 +203,14 @@ func (jw *jsonWriter) writeMembers(p *printer, c *class, base uint32, level, dep
 }
 
 // writeMember appends the opening brace of member m and the fields of
-// mf, its facts, before its members, each on a line at depth in; its type
+// mf, its facts, and its name, before its members, each on a line at depth in; its type
 // name is in jw.name.
-func (jw *jsonWriter) writeMember(mf *Member, m *member, in int) {
+func (jw *jsonWriter) writeMember(mf *Member, m *member, name []byte, in int) {
 	jw.buf = append(jw.buf, '{')
 	opens := true
-	if len(m.name) != 0 {
+	if len(name) != 0 {
 		jw.key("name", in, true)
-		jw.buf = jsonenc.AppendString(jw.buf, m.name)
+		jw.buf = jsonenc.AppendString(jw.buf, name)
 		opens = false
 	}
 	jw.key("type", in, opens)

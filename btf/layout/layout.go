@@ -392,7 +392,7 @@ func hasRecord(s *btf.Spec, name string) bool {
 // struct already printed (type__compare): same size and member count, and
 // each member with the same bit offset, bitfield size and, when both have
 // one, name.
-func (c *class) same(o *class) bool {
+func (p *printer) same(c, o *class) bool {
 	if c.size != o.size || len(c.members) != len(o.members) {
 		return false
 	}
@@ -401,7 +401,8 @@ func (c *class) same(o *class) bool {
 		if a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
 			return false
 		}
-		if a.name != nil && b.name != nil && !bytes.Equal(a.name, b.name) {
+		an, bn := p.memberName(c, i), p.memberName(o, i)
+		if an != nil && bn != nil && !bytes.Equal(an, bn) {
 			return false
 		}
 	}
@@ -413,10 +414,10 @@ func (p *printer) topLevel(c *class) {
 	cf := conf{typeSpacing: 26, nameSpacing: 23, emitStats: true}
 	if c.union {
 		cf.nameSpacing = 21
-		p.unionFprintf(c, cf, 0)
+		p.unionFprintf(c, &cf, 0)
 	} else {
 		p.findHoles(c)
-		p.classFprintf(c, cf, 0)
+		p.classFprintf(c, &cf, 0)
 	}
 	p.str(";\n")
 }

@@ -31,18 +31,27 @@ type class struct {
 }
 
 // member is pahole's struct class_member for one BTF member.
+// It has no name, which memberName reads from the BTF when it prints,
+// and no bit size (byteSize*8): every open level of a deep nest keeps its
+// members loaded, so each byte here counts (see BENCH.md).
 type member struct {
-	name           []byte // nil when anonymous
+	byteSize       uint64
 	typ            btf.TypeID
 	bitOffset      uint32
-	bitSize        uint32
 	byteOffset     uint32
-	byteSize       uint64
+	alignment      uint32
+	hole           uint16
 	bitfieldOffset int8
 	bitfieldSize   uint8
 	bitHole        uint8
-	hole           uint16
-	alignment      uint32
+}
+
+// bitSize is pahole's class_member bit_size: byte_size*8, in 32 bits.
+func (m *member) bitSize() uint32 { return uint32(m.byteSize * 8) }
+
+// memberName is the name of c's member i, nil when it is anonymous.
+func (p *printer) memberName(c *class, i int) []byte {
+	return p.typ(c.id).Member(i).NameBytes()
 }
 
 // maxChain bounds walks along typedef, qualifier and array chains that
@@ -384,7 +393,6 @@ func (p *printer) load(c *class, t btf.Type) {
 	for i := range n {
 		m := t.Member(i)
 		c.members[i] = member{
-			name:         m.NameBytes(),
 			typ:          m.Type,
 			bitOffset:    m.BitOffset,
 			bitfieldSize: uint8(m.BitfieldSize),
@@ -401,17 +409,16 @@ func (p *printer) load(c *class, t btf.Type) {
 		a := p.naturalAlign(mt)
 		m.bitfieldOffset = 0
 		m.byteSize = p.sizeOf(mt.ID())
-		m.bitSize = uint32(m.byteSize * 8)
 		if m.byteSize == 0 {
 			continue
 		}
 		k := p.kind(mt.ID())
 		if k == btf.KindInt || k == btf.KindFloat || p.isEnumTag(mt.ID()) {
 			if m.bitfieldSize != 0 {
-				m.byteOffset = m.bitOffset / m.bitSize * m.bitSize / 8
+				m.byteOffset = m.bitOffset / m.bitSize() * m.bitSize() / 8
 				m.bitfieldOffset = int8(m.bitOffset - m.byteOffset*8)
 				if m.bitfieldOffset < 0 {
-					m.bitfieldOffset += int8(m.bitSize)
+					m.bitfieldOffset += int8(m.bitSize())
 					m.byteOffset -= uint32(m.byteSize)
 					m.bitOffset = m.byteOffset*8 + uint32(int32(m.bitfieldOffset))
 				}
@@ -482,8 +489,8 @@ func (p *printer) findHoles(c *class) {
 		lastSeen = bitEnd
 		if pos.bitfieldSize != 0 {
 			inBitfield = true
-			if bitEnd > curBitfieldEnd || pos.bitSize > curBitfieldSize {
-				curBitfieldSize = pos.bitSize
+			if bitEnd > curBitfieldEnd || pos.bitSize() > curBitfieldSize {
+				curBitfieldSize = pos.bitSize()
 				curBitfieldEnd = pos.byteOffset*8 + curBitfieldSize
 				if bitEnd > curBitfieldEnd {
 					curBitfieldEnd += curBitfieldSize

@@ -7,12 +7,13 @@ import (
 )
 
 // conf is pahole's struct conf_fprintf, reduced to what BTF input uses.
-// It is passed by value, as pahole copies it at each level.
+// pahole passes it by value; here it is passed by pointer, and copied
+// only where a level changes it (typeFprintf, classFprintf, unionFprintf),
+// which keeps the stack of a deep nest small (see BENCH.md).
 type conf struct {
 	indent      int
 	typeSpacing int
 	nameSpacing int
-	prefix      string
 	suffix      []byte
 	hasSuffix   bool
 	emitStats   bool
@@ -95,12 +96,12 @@ func nameOrNull(name []byte, ok bool) []byte {
 
 // typeFprintf is pahole's type__fprintf for a member (or array element) of
 // type id named name (hasName false for NULL).
-func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf, depth int) {
+func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf, depth int) {
 	if p.tooDeep(depth) {
 		return
 	}
 	t := p.typ(id)
-	tc := cf
+	tc := *cf // this level's copy, as pahole's; callees below take &tc
 	if p.isStructTag(t.ID()) || p.isUnionTag(t.ID()) || p.isEnumTag(t.ID()) {
 		tc.innerStruct(name, hasName)
 	}
@@ -123,7 +124,7 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 					continue
 				}
 			}
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		case btf.KindFuncProto:
 			p.ftype(t, name, hasName, false, tc.typeSpacing, depth+1)
 		case btf.KindConst:
@@ -133,11 +134,24 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 				t = p.typ(p.ref(t.ID()))
 				continue
 			}
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		case btf.KindArray:
-			p.arrayFprintf(t, name, hasName, tc, depth+1)
+			p.arrayFprintf(t, name, hasName, &tc, depth+1)
 		case btf.KindStruct, btf.KindUnion, btf.KindForward:
-			p.compositeFprintf(t, name, hasName, tc, depth+1)
+			if p.compositeName(t, name, tc.typeSpacing) {
+				return
+			}
+			// The definition of an anonymous struct or union, called from
+			// here rather than from compositeName to keep a level's
+			// frames few (see BENCH.md).
+			c := p.class(t.ID())
+			tc.typeSpacing -= 8
+			if c.union {
+				p.unionFprintf(c, &tc, depth+1)
+				return
+			}
+			p.findHoles(c)
+			p.classFprintf(c, &tc, depth+1)
 		case btf.KindEnum, btf.KindEnum64:
 			if t.NameOffset() != 0 {
 				p.str("enum ")
@@ -145,10 +159,10 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 				p.byte(' ')
 				p.bytes(name)
 			} else {
-				p.enumFprintf(t, tc)
+				p.enumFprintf(t, &tc)
 			}
 		default:
-			p.printDefault(t, name, hasName, tc)
+			p.printDefault(t, name, hasName, &tc)
 		}
 		return
 	}
@@ -156,13 +170,12 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf conf,
 
 // innerStruct is the set-up of type__fprintf's inner_struct label.
 func (c *conf) innerStruct(name []byte, hasName bool) {
-	c.prefix = ""
 	c.suffix, c.hasSuffix = name, hasName
 	c.emitStats = false
 }
 
 // printDefault is "%-*s %s" of the type's pahole name and the member name.
-func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc conf) {
+func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc *conf) {
 	start := p.pos()
 	p.buf = p.appendTagName(p.buf, t.ID(), bufTypeName, 0)
 	p.padFrom(start, tc.typeSpacing)
@@ -170,33 +183,27 @@ func (p *printer) printDefault(t btf.Type, name []byte, hasName bool, tc conf) {
 	p.bytes(nameOrNull(name, hasName))
 }
 
-// compositeFprintf prints a struct or union type: its name, or its whole
-// definition when it is anonymous.
-func (p *printer) compositeFprintf(t btf.Type, name []byte, hasName bool, tc conf, depth int) {
-	word, spacing := "struct ", tc.typeSpacing-7
+// compositeName prints a named struct or union type, or a forward, as
+// pahole's type__fprintf does, and reports whether t was one; the
+// definition of an anonymous one is typeFprintf's.
+func (p *printer) compositeName(t btf.Type, name []byte, typeSpacing int) bool {
+	if t.NameOffset() == 0 && p.kind(t.ID()) != btf.KindForward {
+		return false
+	}
+	word, spacing := "struct ", typeSpacing-7
 	if p.isUnionTag(t.ID()) {
-		word, spacing = "union ", tc.typeSpacing-6
+		word, spacing = "union ", typeSpacing-6
 	}
-	if t.NameOffset() != 0 || p.kind(t.ID()) == btf.KindForward {
-		p.str(word)
-		p.padRight(t.NameBytes(), spacing)
-		p.byte(' ')
-		p.bytes(name)
-		return
-	}
-	c := p.class(t.ID())
-	tc.typeSpacing -= 8
-	if c.union {
-		p.unionFprintf(c, tc, depth)
-		return
-	}
-	p.findHoles(c)
-	p.classFprintf(c, tc, depth)
+	p.str(word)
+	p.padRight(t.NameBytes(), spacing)
+	p.byte(' ')
+	p.bytes(name)
+	return true
 }
 
 // arrayFprintf is array_type__fprintf: the element, then "[n]", or "[]" for
 // a flexible array that is the last of several members outside a union.
-func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf conf, depth int) {
+func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf *conf, depth int) {
 	a := t.Array()
 	elem := a.Type
 	if a.Nelems == 0 {
@@ -275,7 +282,7 @@ func (p *printer) ftypeParms(t btf.Type, depth int) {
 
 // enumFprintf is enumeration__fprintf for an anonymous enum defined in a
 // member. BTF input gives pahole unsigned values only.
-func (p *printer) enumFprintf(t btf.Type, cf conf) {
+func (p *printer) enumFprintf(t btf.Type, cf *conf) {
 	indent := min(cf.indent, len(tabs))
 	p.str("enum")
 	if t.NameOffset() != 0 {
@@ -317,7 +324,7 @@ func (p *printer) enumFprintf(t btf.Type, cf conf) {
 }
 
 // cachelineBoundary is class__fprintf_cacheline_boundary.
-func (p *printer) cachelineBoundary(cf conf, offset uint32) {
+func (p *printer) cachelineBoundary(cf *conf, offset uint32) {
 	line := offset / p.cacheline
 	if line <= *cf.cachelinep {
 		return

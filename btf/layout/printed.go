@@ -41,7 +41,7 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		pr.used++
 		return true
 	}
-	if c.same(p.class(first)) || slices.ContainsFunc(pr.more[first], func(o btf.TypeID) bool { return c.same(p.class(o)) }) {
+	if p.same(c, p.class(first)) || slices.ContainsFunc(pr.more[first], func(o btf.TypeID) bool { return p.same(c, p.class(o)) }) {
 		return false
 	}
 	pr.more[first] = append(pr.more[first], id)
