@@ -75,9 +75,12 @@ func (b *Builder) leaveInPlace(src *btf.Spec) bool {
 	if refs == nil {
 		return false
 	}
+	// Each string keeps its offset, or a name already written in one
+	// read (WriteCopy to a file) would differ from the copy's: a string
+	// there twice ends the read, as it ends the strings in place.
 	ok := b.inPlace.each(func(off uint32, s []byte) bool {
-		_, err := refs.intern(s, off)
-		return err == nil
+		v, err := refs.intern(s, off)
+		return err == nil && v == off
 	})
 	if !ok {
 		refs.free()

@@ -26,13 +26,133 @@ import (
 // of the copy (a closed Spec, a kind the Builder cannot write, a string
 // outside the string sections) come before anything is written; a failed
 // write is returned as it is.
+//
+// A w that can seek and truncate (Rewriter, such as an *os.File open on
+// a regular file) is written in one read instead: a placeholder header,
+// the records as they are copied (their strings interned as they come),
+// the strings, and then the header again in place. The bytes are the
+// same; an error may then come after part of the copy is written, which
+// the caller discards (as atomicfile does with its temporary file).
 func WriteCopy(w io.Writer, s, base *btf.Spec, opts Options) error {
+	_, err := writeCopy(w, s, base, opts)
+	return err
+}
+
+// writeCopy is WriteCopy; it also returns how many times it read the
+// records of s (for the tests' work count).
+func writeCopy(w io.Writer, s, base *btf.Spec, opts Options) (int, error) {
+	if rw, ok := w.(Rewriter); ok {
+		if start, err := rw.Seek(0, io.SeekCurrent); err == nil {
+			return writeCopyOnce(rw, start, s, base, opts)
+		}
+	}
+	return writeCopyTwice(w, s, base, opts)
+}
+
+// writeCopyTwice is WriteCopy in two reads of s.
+func writeCopyTwice(w io.Writer, s, base *btf.Spec, opts Options) (int, error) {
 	c, err := newStreamCopy(s, base)
+	if err != nil {
+		return 0, err
+	}
+	defer c.free()
+	err = c.write(w, opts)
+	return c.reads, err
+}
+
+// Rewriter is an output that WriteCopy can write in one read: it goes
+// back to the header once the records and strings are written, and cuts
+// what an attempt wrote when it starts again.
+type Rewriter interface {
+	io.WriteSeeker
+	Truncate(size int64) error
+}
+
+// writeCopyOnce is WriteCopy to rw, whose offset is start, in one read
+// of s. Where the first guess of the string table (the input's section
+// in place) turns out wrong only at the end (a string there twice), or a
+// name breaks it and no table by reference can take over, the copy starts
+// again from start in two reads.
+func writeCopyOnce(rw Rewriter, start int64, s, base *btf.Spec, opts Options) (int, error) {
+	c, err := prepareStreamCopy(s, base)
+	if err != nil {
+		return 0, err
+	}
+	c.oneRead(base)
+	err = c.writeOnce(rw, start, opts)
+	c.free()
+	if !errors.Is(err, errRedo) && !errors.Is(err, errNotInPlace) {
+		return c.reads, err
+	}
+	if _, err := rw.Seek(start, io.SeekStart); err != nil {
+		return c.reads, err
+	}
+	if err := rw.Truncate(start); err != nil {
+		return c.reads, err
+	}
+	n, err := writeCopyTwice(rw, s, base, opts)
+	return c.reads + n, err
+}
+
+// errRedo ends a one-read copy whose strings in place were not distinct.
+var errRedo = errors.New("builder: copy: the input's strings are not distinct")
+
+// writeOnce writes the copy as write does, reading the records once: the
+// header is written last, over a placeholder, at offset start of rw.
+func (c *streamCopy) writeOnce(rw Rewriter, start int64, opts Options) error {
+	b := c.b
+	if err := c.numberAll(); err != nil {
+		return err
+	}
+	h, _ := b.header(0, opts)
+	order := byteOrder(opts).(binary.AppendByteOrder)
+	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
+	written, err := c.stream(rw, buf, opts)
 	if err != nil {
 		return err
 	}
-	defer c.free()
-	return c.write(w, opts)
+	if b.inPlace != nil && !b.inPlace.unique() {
+		return errRedo
+	}
+	c.typeLen = written
+	h, _ = b.header(written, opts)
+	if err := b.writeTail(rw, h, order, opts.Layout); err != nil {
+		return err
+	}
+	end, err := rw.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := rw.Seek(start, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := rw.Write(wire.AppendHeader(nil, h, order)); err != nil {
+		return err
+	}
+	_, err = rw.Seek(end, io.SeekStart)
+	return err
+}
+
+// numberAll numbers every type of c.srcs as collect does for a copy of
+// every type: in order, from the Builder's first id.
+func (c *streamCopy) numberAll() error {
+	n := 0
+	for _, src := range c.srcs {
+		all := newBitset(int(src.n))
+		for i := range all {
+			all[i] = ^uint64(0)
+		}
+		if r := src.n % 64; r != 0 {
+			all[len(all)-1] = 1<<r - 1
+		}
+		src.ids.numbered, src.ids.first, src.ids.every = all, c.b.firstID+btf.TypeID(n), true
+		src.ids.prefix, _ = all.ranks()
+		n += int(src.n)
+	}
+	if uint64(c.b.firstID)+uint64(n) > wire.MaxTypeID+1 {
+		return ErrTooManyTypes
+	}
+	return nil
 }
 
 // WriteCopyELF is WriteCopy for the ELF object that MarshalELF writes.
@@ -64,6 +184,7 @@ type streamCopy struct {
 	pos     int       // bytes of the input's records read in this pass
 	behind  int       // bytes of them evicted
 	step    int       // bytes of records between two EvictTypes
+	reads   int       // reads of the records made (records' calls)
 }
 
 // evictEvery is how many bytes of records a streamCopy reads between two
@@ -115,6 +236,20 @@ var errChanged = errors.New("builder: copy: the types changed while they were wr
 // in id order, from the Builder's first id. A lazy Spec is checked whole
 // first (btf.Spec.Check), as an eager open checks it.
 func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
+	c, err := prepareStreamCopy(s, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.collectStrings(base); err != nil {
+		c.free()
+		return nil, err
+	}
+	return c, nil
+}
+
+// prepareStreamCopy returns the streamCopy of newStreamCopy before its
+// first read, without a string table.
+func prepareStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 	if _, err := s.TypeByID(0); err != nil {
 		return nil, err
 	}
@@ -135,11 +270,23 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 			c.srcs = append(c.srcs, o)
 		}
 	}
-	if err := c.collectStrings(base); err != nil {
-		c.free()
-		return nil, err
-	}
 	return c, nil
+}
+
+// oneRead gives the Builder the string table of collectStrings, before
+// any read: the input's own section in place where it may serve, which
+// a name out of order turns to strings by reference (leaveInPlace).
+// collectStrings replaces it.
+func (c *streamCopy) oneRead(base *btf.Spec) {
+	if base == nil && len(c.srcs) == 1 {
+		if strs, start := c.srcs[0].spec.StringSection(); start == 0 && len(strs) > 0 {
+			c.b.inPlace = newInPlace(strs)
+			return
+		}
+	}
+	if !c.refer(base) {
+		c.reserve(base)
+	}
 }
 
 // collectStrings makes the first read (collect) with the string table that
@@ -205,6 +352,7 @@ func (c *streamCopy) collect() error {
 // its source's index in c.srcs and whether it is written as a FWD: every
 // type of c.srcs, or the closure of c.min.
 func (c *streamCopy) records(fn func(k int, t btf.Type, asFwd bool) error) error {
+	c.reads++
 	if c.min != nil {
 		// The closure's records are not met in the input's order: no
 		// eviction behind a position (start).
@@ -321,8 +469,23 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 	b := c.b
 	h, _ := b.header(c.typeLen, opts)
 	order := byteOrder(opts).(binary.AppendByteOrder)
-	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	buf := wire.AppendHeader(make([]byte, 0, flushSize+4096), h, order)
+	written, err := c.stream(w, buf, opts)
+	if err != nil {
+		return err
+	}
+	if written != c.typeLen {
+		return errChanged
+	}
+	return b.writeTail(w, h, order, opts.Layout)
+}
+
+// stream reads the records that the copy writes, encodes them in opts'
+// byte order and writes them to w after what buf holds, a buffer at a
+// time, and returns the bytes of records written.
+func (c *streamCopy) stream(w io.Writer, buf []byte, opts Options) (int, error) {
+	b := c.b
+	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	written := 0
 	err := c.records(func(k int, t btf.Type, asFwd bool) error {
 		src := c.srcs[k]
@@ -348,15 +511,10 @@ func (c *streamCopy) write(w io.Writer, opts Options) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
 	b.types = nil
-	if written != c.typeLen {
-		return errChanged
+	if err != nil {
+		return 0, err
 	}
-	if _, err := w.Write(buf); err != nil {
-		return err
-	}
-	return b.writeTail(w, h, order, opts.Layout)
+	_, err = w.Write(buf)
+	return written, err
 }

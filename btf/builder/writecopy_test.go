@@ -44,6 +44,7 @@ func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
 		if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
 			t.Errorf("%+v: WriteCopy wrote %d bytes unlike Marshal's %d", opts, raw.Len(), len(want))
 		}
+		checkWriteCopyFile(t, s, base, opts, raw.Bytes())
 		if err := builder.WriteCopyELF(&obj, s, base, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +55,37 @@ func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
 		if !bytes.Equal(obj.Bytes(), want) {
 			t.Errorf("%+v: WriteCopyELF wrote %d bytes unlike MarshalELF's %d", opts, obj.Len(), len(want))
 		}
+	}
+}
+
+// checkWriteCopyFile checks that WriteCopy to a file, which it writes in
+// one read (builder.Rewriter), after a few bytes already there, writes
+// want after them, and leaves the file's offset at its end.
+func checkWriteCopyFile(t *testing.T, s, base *btf.Spec, opts builder.Options, want []byte) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const before = "before"
+	if _, err := f.WriteString(before); err != nil {
+		t.Fatal(err)
+	}
+	if err := builder.WriteCopy(f, s, base, opts); err != nil {
+		t.Fatal(err)
+	}
+	end, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, append([]byte(before), want...)) || end != int64(len(got)) {
+		t.Errorf("%+v: WriteCopy to a file wrote %d bytes (offset %d) unlike to a stream's %d",
+			opts, len(got)-len(before), end, len(want))
 	}
 }
 
@@ -281,6 +313,39 @@ func TestCopyLazyRefused(t *testing.T) {
 // without encoding a record, and the names met lately are found without
 // reading, hashing and looking up their strings: the two reads looked
 // up 343,142 strings (3.6 for each of 95,805), now 224,677 (2.3).
+// TestWriteCopyReads: WriteCopy reads the records once where it can go
+// back to the header (a file), twice where it cannot (a stream), and a
+// file whose strings looked in place until their end (one there twice)
+// costs the one read and then what a stream costs (three: the first read
+// in place fails there too).
+func TestWriteCopyReads(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		s           *btf.Spec
+		file, other int
+	}{
+		{"pahole's vmlinux", debianSpec(t), 1, 2},
+		{"twice in the section", mustParse(t, namedBTF("\x00a\x00b\x00a\x00", 1, 3, 5), nil), 4, 3},
+	} {
+		f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := builder.CopyReads(f, c.s, nil, builder.Options{})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := builder.CopyReads(io.Discard, c.s, nil, builder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file != c.file || other != c.other {
+			t.Errorf("%s: %d reads to a file, %d to a stream; want %d, %d", c.name, file, other, c.file, c.other)
+		}
+	}
+}
+
 func TestWriteCopyWork(t *testing.T) {
 	encoded, finds, strs, err := builder.CopyWork(debianSpec(t))
 	if err != nil {

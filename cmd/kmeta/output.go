@@ -25,6 +25,26 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
+// ctxFile is ctxWriter on the temporary file of an atomic write, which
+// can seek and truncate as builder.Rewriter asks: a copy then reads its
+// input once (builder.WriteCopy). Standard output is never one: it may be
+// a pipe, or a file open to append.
+type ctxFile struct {
+	ctxWriter
+	f *os.File
+}
+
+func (c ctxFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+func (c ctxFile) Truncate(size int64) error                 { return c.f.Truncate(size) }
+
+// fileWriter returns what fill writes to for atomicfile.Write's w.
+func (c *cli) fileWriter(w io.Writer) io.Writer {
+	if f, ok := w.(*os.File); ok {
+		return ctxFile{ctxWriter{ctx: c.ctx, w: f}, f}
+	}
+	return ctxWriter{ctx: c.ctx, w: w}
+}
+
 // out returns standard output for a command's result: writes stop when the
 // command is cancelled.
 func (c *cli) out() io.Writer { return ctxWriter{ctx: c.ctx, w: c.stdout} }
@@ -52,7 +72,7 @@ func (c *cli) writeOutputWith(path string, fill func(w io.Writer) error, inputs 
 		return err
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		if err := fill(ctxWriter{ctx: c.ctx, w: w}); err != nil {
+		if err := fill(c.fileWriter(w)); err != nil {
 			return err
 		}
 		return context.Cause(c.ctx)
@@ -83,7 +103,7 @@ func (c *cli) writeOutputFileWith(path string, fill func(w io.Writer) error, inp
 		return err
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		if err := fill(ctxWriter{ctx: c.ctx, w: w}); err != nil {
+		if err := fill(c.fileWriter(w)); err != nil {
 			return err
 		}
 		return context.Cause(c.ctx)

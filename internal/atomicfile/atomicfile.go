@@ -41,7 +41,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 }
 
 // Write creates a temporary file beside path, calls fill to write its
-// contents, syncs it and renames it over path. If fill returns an error,
+// contents (w is the *os.File, which fill may seek in and truncate), syncs it and renames it over path. If fill returns an error,
 // nothing is renamed and the error is returned as it is.
 //
 // A path that is a character device or a FIFO (/dev/null, /dev/stdout, a
@@ -128,7 +128,9 @@ func writeStream(path string, fill func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fill(f); err != nil {
+	// fill gets only the writer: a device or FIFO cannot be gone back
+	// over as a temporary file can.
+	if err := fill(struct{ io.Writer }{f}); err != nil {
 		f.Close()
 		return err
 	}
