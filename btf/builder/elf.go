@@ -53,12 +53,12 @@ func ELFDistilled(raw, base []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("builder: ELF: %w", err)
 	}
-	secs := []elfSection{{name: ".BTF", typ: elf.SHT_PROGBITS, data: raw, align: 4}}
+	secs := []elfSection{{name: ".BTF", typ: elf.SHT_PROGBITS, data: raw, align: btfAlign}}
 	if base != nil {
 		if bo, _, err := wire.ByteOrderOf(base); err != nil || bo != order {
 			return nil, fmt.Errorf("builder: ELF: .BTF.base is not BTF in .BTF's byte order")
 		}
-		secs = append(secs, elfSection{name: ".BTF.base", typ: elf.SHT_PROGBITS, data: base, align: 4})
+		secs = append(secs, elfSection{name: ".BTF.base", typ: elf.SHT_PROGBITS, data: base, align: btfAlign})
 	}
 	var out bytes.Buffer
 	out.Grow(len(raw) + len(base) + 512)
@@ -66,6 +66,19 @@ func ELFDistilled(raw, base []byte) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// elfHeaderSize is the size of a 64-bit ELF header, and btfAlign the
+// alignment of the BTF sections in the object.
+const (
+	elfHeaderSize = 64
+	btfAlign      = 4
+)
+
+// elfFirstOffset returns the offset in writeELF's object of its first
+// section, aligned to align, as writeELF lays it out.
+func elfFirstOffset(align uint64) uint64 {
+	return (elfHeaderSize + align - 1) / align * align
 }
 
 // writeELF writes to w the ELF object of ELFDistilled with the BTF
@@ -76,7 +89,7 @@ func writeELF(w io.Writer, order binary.ByteOrder, secs []elfSection) error {
 	if !isLittle(order) {
 		data = elf.ELFDATA2MSB
 	}
-	const ehdrSize, shdrSize, symSize = 64, 64, 24
+	const ehdrSize, shdrSize, symSize = elfHeaderSize, 64, 24
 	strtab := len(secs) + 2 // the index of .strtab, past the null section
 	secs = append(secs, elfSection{name: ".symtab", typ: elf.SHT_SYMTAB, data: make([]byte, symSize), align: 8},
 		elfSection{name: ".strtab", typ: elf.SHT_STRTAB, data: []byte{0}, align: 1},

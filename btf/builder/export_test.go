@@ -46,8 +46,8 @@ func CopyWork(s *btf.Spec) (encoded, finds, strs int, err error) {
 	return encoded, c.b.refs.finds, c.b.refs.count, nil
 }
 
-// CopyReads makes WriteCopy of s on base to w and returns how many times
-// it read s's records.
-func CopyReads(w io.Writer, s, base *btf.Spec, opts Options) (int, error) {
-	return writeCopy(w, s, base, opts)
+// CopyReads makes WriteCopy (asELF: WriteCopyELF) of s on base to w and
+// returns how many times it read s's records.
+func CopyReads(w io.Writer, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
+	return writeCopy(w, s, base, opts, asELF)
 }

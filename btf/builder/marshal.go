@@ -101,7 +101,7 @@ func (b *Builder) WriteELF(w io.Writer, opts Options) error {
 	if opts.Layout {
 		size = int(h.HdrLen+h.LayoutOff) + len(layout)
 	}
-	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: size,
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: btfAlign, size: size,
 		fill: func(w io.Writer) error { return b.write(w, opts) }}
 	return writeELF(w, byteOrder(opts), []elfSection{sec})
 }

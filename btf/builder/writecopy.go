@@ -34,29 +34,34 @@ import (
 // same; an error may then come after part of the copy is written, which
 // the caller discards (as atomicfile does with its temporary file).
 func WriteCopy(w io.Writer, s, base *btf.Spec, opts Options) error {
-	_, err := writeCopy(w, s, base, opts)
+	_, err := writeCopy(w, s, base, opts, false)
 	return err
 }
 
 // writeCopy is WriteCopy; it also returns how many times it read the
 // records of s (for the tests' work count).
-func writeCopy(w io.Writer, s, base *btf.Spec, opts Options) (int, error) {
+// With asELF it is WriteCopyELF.
+func writeCopy(w io.Writer, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
 	if rw, ok := w.(Rewriter); ok {
 		if start, err := rw.Seek(0, io.SeekCurrent); err == nil {
-			return writeCopyOnce(rw, start, s, base, opts)
+			return writeCopyOnce(rw, start, s, base, opts, asELF)
 		}
 	}
-	return writeCopyTwice(w, s, base, opts)
+	return writeCopyTwice(w, s, base, opts, asELF)
 }
 
-// writeCopyTwice is WriteCopy in two reads of s.
-func writeCopyTwice(w io.Writer, s, base *btf.Spec, opts Options) (int, error) {
+// writeCopyTwice is writeCopy in two reads of s.
+func writeCopyTwice(w io.Writer, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
 	c, err := newStreamCopy(s, base)
 	if err != nil {
 		return 0, err
 	}
 	defer c.free()
-	err = c.write(w, opts)
+	if asELF {
+		err = c.writeELF(w, opts)
+	} else {
+		err = c.write(w, opts)
+	}
 	return c.reads, err
 }
 
@@ -73,13 +78,17 @@ type Rewriter interface {
 // in place) turns out wrong only at the end (a string there twice), or a
 // name breaks it and no table by reference can take over, the copy starts
 // again from start in two reads.
-func writeCopyOnce(rw Rewriter, start int64, s, base *btf.Spec, opts Options) (int, error) {
+func writeCopyOnce(rw Rewriter, start int64, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
 	c, err := prepareStreamCopy(s, base)
 	if err != nil {
 		return 0, err
 	}
 	c.oneRead(base)
-	err = c.writeOnce(rw, start, opts)
+	if asELF {
+		err = c.writeOnceELF(rw, start, opts)
+	} else {
+		err = c.writeOnce(rw, start, opts)
+	}
 	c.free()
 	if !errors.Is(err, errRedo) && !errors.Is(err, errNotInPlace) {
 		return c.reads, err
@@ -90,8 +99,35 @@ func writeCopyOnce(rw Rewriter, start int64, s, base *btf.Spec, opts Options) (i
 	if err := rw.Truncate(start); err != nil {
 		return c.reads, err
 	}
-	n, err := writeCopyTwice(rw, s, base, opts)
+	n, err := writeCopyTwice(rw, s, base, opts, asELF)
 	return c.reads + n, err
+}
+
+// writeOnceELF is writeOnce for the ELF object of writeELF: the BTF is
+// written first, after room for the ELF header, and the object around
+// it once its size is known, the ELF header over the room left.
+func (c *streamCopy) writeOnceELF(rw Rewriter, start int64, opts Options) error {
+	at := int64(elfFirstOffset(btfAlign))
+	if _, err := rw.Write(make([]byte, at)); err != nil {
+		return err
+	}
+	if err := c.writeOnce(rw, start+at, opts); err != nil {
+		return err
+	}
+	end, err := rw.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := rw.Seek(start, io.SeekStart); err != nil {
+		return err
+	}
+	size := end - start - at
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: btfAlign, size: int(size),
+		fill: func(io.Writer) error { // in place already: over it
+			_, err := rw.Seek(size, io.SeekCurrent)
+			return err
+		}}
+	return writeELF(rw, byteOrder(opts), []elfSection{sec})
 }
 
 // errRedo ends a one-read copy whose strings in place were not distinct.
@@ -157,17 +193,13 @@ func (c *streamCopy) numberAll() error {
 
 // WriteCopyELF is WriteCopy for the ELF object that MarshalELF writes.
 func WriteCopyELF(w io.Writer, s, base *btf.Spec, opts Options) error {
-	c, err := newStreamCopy(s, base)
-	if err != nil {
-		return err
-	}
-	defer c.free()
-	return c.writeELF(w, opts)
+	_, err := writeCopy(w, s, base, opts, true)
+	return err
 }
 
 // writeELF writes the copy as the ELF object that MarshalELF writes.
 func (c *streamCopy) writeELF(w io.Writer, opts Options) error {
-	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4, size: c.size(opts),
+	sec := elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: btfAlign, size: c.size(opts),
 		fill: func(w io.Writer) error { return c.write(w, opts) }}
 	return writeELF(w, byteOrder(opts), []elfSection{sec})
 }

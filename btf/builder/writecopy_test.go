@@ -44,7 +44,6 @@ func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
 		if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
 			t.Errorf("%+v: WriteCopy wrote %d bytes unlike Marshal's %d", opts, raw.Len(), len(want))
 		}
-		checkWriteCopyFile(t, s, base, opts, raw.Bytes())
 		if err := builder.WriteCopyELF(&obj, s, base, opts); err != nil {
 			t.Fatal(err)
 		}
@@ -55,13 +54,17 @@ func checkWriteCopy(t *testing.T, s *btf.Spec, split bool) {
 		if !bytes.Equal(obj.Bytes(), want) {
 			t.Errorf("%+v: WriteCopyELF wrote %d bytes unlike MarshalELF's %d", opts, obj.Len(), len(want))
 		}
+		checkWriteCopyFile(t, builder.WriteCopy, s, base, opts, raw.Bytes())
+		checkWriteCopyFile(t, builder.WriteCopyELF, s, base, opts, obj.Bytes())
 	}
 }
 
-// checkWriteCopyFile checks that WriteCopy to a file, which it writes in
-// one read (builder.Rewriter), after a few bytes already there, writes
-// want after them, and leaves the file's offset at its end.
-func checkWriteCopyFile(t *testing.T, s, base *btf.Spec, opts builder.Options, want []byte) {
+// checkWriteCopyFile checks that write (WriteCopy or WriteCopyELF) to a
+// file, which it writes in one read (builder.Rewriter), after a few bytes
+// already there, writes want after them, and leaves the file's offset at
+// its end.
+func checkWriteCopyFile(t *testing.T, write func(io.Writer, *btf.Spec, *btf.Spec, builder.Options) error,
+	s, base *btf.Spec, opts builder.Options, want []byte) {
 	t.Helper()
 	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	if err != nil {
@@ -72,7 +75,7 @@ func checkWriteCopyFile(t *testing.T, s, base *btf.Spec, opts builder.Options, w
 	if _, err := f.WriteString(before); err != nil {
 		t.Fatal(err)
 	}
-	if err := builder.WriteCopy(f, s, base, opts); err != nil {
+	if err := write(f, s, base, opts); err != nil {
 		t.Fatal(err)
 	}
 	end, err := f.Seek(0, io.SeekCurrent)
@@ -313,7 +316,7 @@ func TestCopyLazyRefused(t *testing.T) {
 // without encoding a record, and the names met lately are found without
 // reading, hashing and looking up their strings: the two reads looked
 // up 343,142 strings (3.6 for each of 95,805), now 224,677 (2.3).
-// TestWriteCopyReads: WriteCopy reads the records once where it can go
+// TestWriteCopyReads: WriteCopy and WriteCopyELF read the records once where they can go
 // back to the header (a file), twice where it cannot (a stream), and a
 // file whose strings looked in place until their end (one there twice)
 // costs the one read and then what a stream costs (three: the first read
@@ -327,21 +330,24 @@ func TestWriteCopyReads(t *testing.T) {
 		{"pahole's vmlinux", debianSpec(t), 1, 2},
 		{"twice in the section", mustParse(t, namedBTF("\x00a\x00b\x00a\x00", 1, 3, 5), nil), 4, 3},
 	} {
-		f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := builder.CopyReads(f, c.s, nil, builder.Options{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		other, err := builder.CopyReads(io.Discard, c.s, nil, builder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if file != c.file || other != c.other {
-			t.Errorf("%s: %d reads to a file, %d to a stream; want %d, %d", c.name, file, other, c.file, c.other)
+		for _, asELF := range []bool{false, true} {
+			f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := builder.CopyReads(f, c.s, nil, builder.Options{}, asELF)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := builder.CopyReads(io.Discard, c.s, nil, builder.Options{}, asELF)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if file != c.file || other != c.other {
+				t.Errorf("%s (ELF %v): %d reads to a file, %d to a stream; want %d, %d",
+					c.name, asELF, file, other, c.file, c.other)
+			}
 		}
 	}
 }
