@@ -114,11 +114,8 @@ func (c *streamCopy) writeOnceELF(rw Rewriter, start int64, opts Options) error 
 	if err := c.writeOnce(rw, start+at, opts); err != nil {
 		return err
 	}
-	end, err := rw.Seek(0, io.SeekCurrent)
+	end, err := seekBack(rw, start)
 	if err != nil {
-		return err
-	}
-	if _, err := rw.Seek(start, io.SeekStart); err != nil {
 		return err
 	}
 	size := end - start - at
@@ -128,6 +125,15 @@ func (c *streamCopy) writeOnceELF(rw Rewriter, start int64, opts Options) error 
 			return err
 		}}
 	return writeELF(rw, byteOrder(opts), []elfSection{sec})
+}
+
+// seekBack moves rw to offset start and returns the offset it was at.
+func seekBack(rw io.Seeker, start int64) (int64, error) {
+	end, err := rw.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = rw.Seek(start, io.SeekStart)
+	}
+	return end, err
 }
 
 // errRedo ends a one-read copy whose strings in place were not distinct.
@@ -155,11 +161,8 @@ func (c *streamCopy) writeOnce(rw Rewriter, start int64, opts Options) error {
 	if err := b.writeTail(rw, h, order, opts.Layout); err != nil {
 		return err
 	}
-	end, err := rw.Seek(0, io.SeekCurrent)
+	end, err := seekBack(rw, start)
 	if err != nil {
-		return err
-	}
-	if _, err := rw.Seek(start, io.SeekStart); err != nil {
 		return err
 	}
 	if _, err := rw.Write(wire.AppendHeader(nil, h, order)); err != nil {
