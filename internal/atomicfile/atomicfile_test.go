@@ -145,3 +145,45 @@ func TestCheck(t *testing.T) {
 		t.Errorf("left in the directory: %v", ents)
 	}
 }
+
+// TestWriteRewrites: fill may go back over the temporary file (a copy
+// that writes its header last, btf/builder.WriteCopy) and cut it; a
+// device is handed over as a writer only, which cannot go back.
+func TestWriteRewrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.btf")
+	err := Write(path, 0o644, func(w io.Writer) error {
+		f, ok := w.(io.WriteSeeker)
+		if !ok {
+			return errors.New("the temporary file cannot seek")
+		}
+		if _, err := io.WriteString(f, "HDR?body and more"); err != nil {
+			return err
+		}
+		if err := w.(interface{ Truncate(int64) error }).Truncate(8); err != nil {
+			return err
+		}
+		if _, err := f.Seek(3, io.SeekStart); err != nil {
+			return err
+		}
+		_, err := io.WriteString(f, "!")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != "HDR!body" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if _, err := os.Stat("/dev/null"); err != nil {
+		t.Skip("no /dev/null")
+	}
+	err = Write("/dev/null", 0o644, func(w io.Writer) error {
+		if _, ok := w.(io.Seeker); ok {
+			return errors.New("a device is handed over as a seeker")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
