@@ -1,5 +1,7 @@
 package dedup
 
+import "math/bits"
+
 // Failed pairs let the struct pass skip a comparison that an earlier one
 // already walked and saw fail (issue 37: a ring of N types through every
 // reference kind, each struct and typedef of it compared with every one
@@ -35,7 +37,7 @@ package dedup
 type failMemo struct {
 	armed bool // the struct pass is on
 	on    bool // armed, and the failed steps passed failBudget
-	pairs map[uint64]struct{}
+	pairs pairSet
 	limit int // pairs kept at most; past it, no more are kept
 	// path holds the pairs whose subtree the comparison is in and that
 	// may be kept, each with the stack's length after it was popped and
@@ -76,25 +78,13 @@ func (d *state) failOn() {
 func (d *state) failOff() { d.fails = failMemo{} }
 
 // failForget forgets the failed pairs, after a link.
-func (d *state) failForget() {
-	if len(d.fails.pairs) > 0 {
-		clear(d.fails.pairs)
-	}
-}
+func (d *state) failForget() { d.fails.pairs.clear() }
 
 // failedBefore reports whether comparing cand with canon is known to
 // fail. The struct pass asks for a pair once, so the pair goes.
 func (d *state) failedBefore(cand, canon uint32) bool {
 	f := &d.fails
-	if len(f.pairs) == 0 {
-		return false
-	}
-	k := failKey(cand, canon)
-	if _, ok := f.pairs[k]; !ok {
-		return false
-	}
-	delete(f.pairs, k)
-	return true
+	return f.pairs.n > 0 && f.pairs.remove(failKey(cand, canon))
 }
 
 // failEnter notes that isEquiv pops pair p, leaving the stack n long.
@@ -124,13 +114,95 @@ func (d *state) failed(root eqPair) {
 		if s.hits != f.hits || s.p == root {
 			continue // a hit in this subtree (hits grow along the path)
 		}
-		if f.pairs == nil {
-			f.pairs = map[uint64]struct{}{}
-		}
-		if len(f.pairs) >= f.limit {
+		if f.pairs.n >= f.limit {
 			break // full until pairs are used or forgotten
 		}
-		f.pairs[failKey(s.p.cand, s.p.canon)] = struct{}{}
+		f.pairs.add(failKey(s.p.cand, s.p.canon))
 	}
 	f.path = f.path[:0]
+}
+
+// pairSet is a set of failed pairs' keys: open addressing with linear
+// probing in a power-of-two table, at most half full, 0 marking a free
+// slot (no key is 0: a candidate is never type 0). A Go map took about
+// 40 bytes a pair at the memo's size and churn (issue 37: 20 MB peak on
+// a ring of 4,000 types, 6.7 MB without the memo); this takes 16 at most,
+// and removes by shifting back the slots that follow (Knuth's algorithm
+// R, volume 3, 6.4), so removals leave no tombstones to grow it.
+type pairSet struct {
+	slots []uint64
+	n     int // keys held
+}
+
+// pairSetMin is the smallest table allocated.
+const pairSetMin = 1 << 10
+
+// slot is where the search for key k starts: its bits mixed by a
+// multiplicative hash (Fibonacci hashing), the top ones taken.
+func (s *pairSet) slot(k uint64) int {
+	return int((k * 0x9e3779b97f4a7c15) >> (64 - bits.Len(uint(len(s.slots)-1))))
+}
+
+// add adds key k (not 0).
+func (s *pairSet) add(k uint64) {
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := len(s.slots) - 1
+	for i := s.slot(k); ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return
+		case 0:
+			s.slots[i] = k
+			s.n++
+			return
+		}
+	}
+}
+
+// grow doubles the table, or allocates the first.
+func (s *pairSet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, max(pairSetMin, 2*len(old)))
+	s.n = 0
+	for _, k := range old {
+		if k != 0 {
+			s.add(k)
+		}
+	}
+}
+
+// remove removes key k and reports whether it was there.
+func (s *pairSet) remove(k uint64) bool {
+	if len(s.slots) == 0 {
+		return false
+	}
+	mask := len(s.slots) - 1
+	i := s.slot(k)
+	for ; s.slots[i] != k; i = (i + 1) & mask {
+		if s.slots[i] == 0 {
+			return false
+		}
+	}
+	// Shift back each following key whose search starts at or before
+	// the hole (cyclically), so that no search passes a free slot
+	// before its key.
+	for j := (i + 1) & mask; s.slots[j] != 0; j = (j + 1) & mask {
+		if h := s.slot(s.slots[j]); (j-h)&mask >= (j-i)&mask {
+			s.slots[i] = s.slots[j]
+			i = j
+		}
+	}
+	s.slots[i] = 0
+	s.n--
+	return true
+}
+
+// clear removes every key, keeping the table.
+func (s *pairSet) clear() {
+	if s.n > 0 {
+		clear(s.slots)
+		s.n = 0
+	}
 }
