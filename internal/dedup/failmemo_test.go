@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// TestPairSet checks the failed pairs' table against a Go map, over
+// TestPairSet checks the failed runs' table against a Go map, over
 // random adds and removes on few keys (long probe runs, removals shifting
 // keys back across the table's end) and through clears.
 func TestPairSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var s pairSet
+	var s runSet
 	want := map[uint64]bool{}
 	for i := range 200_000 {
 		k := failKey(1+r.Uint32N(64), r.Uint32N(1<<r.IntN(12)))
@@ -19,10 +19,10 @@ func TestPairSet(t *testing.T) {
 			s.clear()
 			clear(want)
 		case r.IntN(2) == 0:
-			s.add(k)
+			s.add(failRun{key: k, left: uint32(i)})
 			want[k] = true
 		default:
-			if got := s.remove(k); got != want[k] {
+			if r, got := s.remove(k); got != want[k] || got && r.key != k {
 				t.Fatalf("step %d: remove(%#x) = %v, want %v", i, k, got, want[k])
 			}
 			delete(want, k)
@@ -32,7 +32,7 @@ func TestPairSet(t *testing.T) {
 		}
 	}
 	for k := range want {
-		if !s.remove(k) {
+		if _, ok := s.remove(k); !ok {
 			t.Fatalf("key %#x lost", k)
 		}
 	}
