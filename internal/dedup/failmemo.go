@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -63,6 +64,8 @@ type failMemo struct {
 	// entry, in one comparison: fewer than the input's references, since
 	// a canonical type is descended once, so it fits 32 bits.
 	hits uint32
+	// peak is the largest table's bytes so far, kept by failOff (tests).
+	peak int
 }
 
 type failStep struct {
@@ -93,7 +96,7 @@ func (d *state) failOn() {
 }
 
 // failOff forgets the failed pairs.
-func (d *state) failOff() { d.fails = failMemo{} }
+func (d *state) failOff() { d.fails = failMemo{peak: d.fails.peak} }
 
 // failForget forgets the failed pairs, after a link.
 func (d *state) failForget() { d.fails.runs.clear() }
@@ -184,6 +187,7 @@ func (f *failMemo) keep(r failRun) bool {
 		return false // full until runs are used or forgotten
 	}
 	f.runs.add(r)
+	f.peak = max(f.peak, len(f.runs.slots)*int(unsafe.Sizeof(failRun{})))
 	return true
 }
 
