@@ -19,15 +19,7 @@ import (
 // 9.2 million steps at n = 1,000, now 151,080; the bound is n*n/4.
 func TestMixedRingSteps(t *testing.T) {
 	const n = 1000
-	raw, err := hostile.BuildVariant(hostile.MixedRing, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := dedup.New(nil, dedup.Options{})
-	if err := m.AddSpec(parse(t, raw, nil)); err != nil {
-		t.Fatal(err)
-	}
-	out, steps, err := dedup.DedupSteps(m)
+	out, steps, err := dedup.DedupSteps(ringMerger(t, n))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +107,7 @@ func TestFailedPairsVariants(t *testing.T) {
 // runs, doubling: at most 64).
 func TestMixedRingMemo(t *testing.T) {
 	for _, n := range []int{1000, 4000} {
-		raw, err := hostile.BuildVariant(hostile.MixedRing, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := dedup.New(nil, dedup.Options{})
-		if err := m.AddSpec(parse(t, raw, nil)); err != nil {
-			t.Fatal(err)
-		}
+		m := ringMerger(t, n)
 		dedup.FailsFromStart(m)
 		_, got, err := dedup.DedupMemo(m)
 		if err != nil {
@@ -133,4 +118,18 @@ func TestMixedRingMemo(t *testing.T) {
 			t.Errorf("n = %d: failed pairs took %d bytes, want 1 to %d", n, got, 64*n)
 		}
 	}
+}
+
+// ringMerger returns a Merger holding a mixed ring of n types.
+func ringMerger(t *testing.T, n int) *dedup.Merger {
+	t.Helper()
+	raw, err := hostile.BuildVariant(hostile.MixedRing, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dedup.New(nil, dedup.Options{})
+	if err := m.AddSpec(parse(t, raw, nil)); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
