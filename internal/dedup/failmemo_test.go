@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestPairSet checks the failed runs' table against a Go map, over
+// TestRunSet checks the failed runs' table against a Go map, over
 // random adds and removes on few keys (long probe runs, removals shifting
 // keys back across the table's end) and through clears.
-func TestPairSet(t *testing.T) {
+func TestRunSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var s runSet
 	want := map[uint64]bool{}
