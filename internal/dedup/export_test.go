@@ -22,3 +22,11 @@ func DeepFromStart(m *Merger) {
 func FailsFromStart(m *Merger) {
 	m.d.failBudget = 0
 }
+
+// DedupMemo is m.Dedup, also returning the most bytes its failed pairs
+// took (failmemo.go).
+func DedupMemo(m *Merger) ([]byte, int, error) {
+	d := m.d
+	raw, err := m.Dedup(builder.Options{})
+	return raw, d.fails.peak, err
+}
