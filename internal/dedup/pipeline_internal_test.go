@@ -154,15 +154,7 @@ func TestPipelineChain(t *testing.T) {
 		}
 		var outs [2][]byte
 		for i, piped := range []bool{true, false} {
-			m := New(nil, Options{})
-			if piped {
-				if err := m.Pipeline(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := m.AddBuilder(b); err != nil {
-				t.Fatal(err)
-			}
+			m := mergeBuilder(t, b, piped)
 			if piped {
 				p := m.d.pipe
 				if !p.stopped || p.compared > maxPipeTries*int(p.structDone+1) || n == 100_000 && p.compared >= maxPipeTries {
@@ -218,15 +210,7 @@ func TestPipelineWideOfDeep(t *testing.T) {
 	var outs [2][]byte
 	var steps [2]uint32
 	for i, piped := range []bool{false, true} {
-		m := New(nil, Options{})
-		if piped {
-			if err := m.Pipeline(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := m.AddBuilder(b); err != nil {
-			t.Fatal(err)
-		}
+		m := mergeBuilder(t, b, piped)
 		d := m.d
 		if outs[i], err = m.Dedup(builder.Options{}); err != nil {
 			t.Fatal(err)
@@ -240,4 +224,20 @@ func TestPipelineWideOfDeep(t *testing.T) {
 	if steps[1] > steps[0]+pipeBudget {
 		t.Errorf("pipelined: %d comparison steps, Dedup alone %d (budget %d)", steps[1], steps[0], pipeBudget)
 	}
+}
+
+// mergeBuilder returns a Merger with no base, pipelined if piped, with b
+// appended to it.
+func mergeBuilder(t *testing.T, b *builder.Builder, piped bool) *Merger {
+	t.Helper()
+	m := New(nil, Options{})
+	if piped {
+		if err := m.Pipeline(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.AddBuilder(b); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
