@@ -152,13 +152,25 @@ func (d *state) advance(maxRef uint32) {
 // No struct of Debian 13's 6.12 and 7.3 vmlinux comes near it.
 //
 // The comparisons that failed are bounded too, by their steps over the
-// whole pipeline: past deepBudget (the steps after which Dedup's struct
-// pass turns its filters on) the pipeline stops likewise. On a chain of
-// 100,000 such structs, 32 tries for each of the first 33 were 528
+// whole pipeline: past pipeBudget the pipeline stops likewise. On a chain
+// of 100,000 such structs, 32 tries for each of the first 33 were 528
 // comparisons 100,000 deep (3.5 s of btf encode); the budget stops the
 // pipeline after ten (0.28 s). Debian 13's 6.12 and 7.3 vmlinux spend
 // 381 and 465 steps.
 const maxPipeTries = 32
+
+// pipeBudget is the failed steps past which the pipeline stops. A failed
+// step costs the pipeline about twice what it costs Dedup's struct pass:
+// the pipeline compares a struct with every candidate, to know that at
+// most one matches, where the struct pass stops at the first that does
+// (libbpf's order), and Dedup's filters start after its own budget
+// (deepBudget, at most the number of types; run sets it for a pipeline
+// too). With deepBudget here instead, issue 37's wide record of 2,049
+// identical 16-deep anonymous chains, encoded from DWARF, spent 1,048,577
+// failed steps in the pipeline, half of them on candidates after their
+// match, and the encoding 2.4 times pahole 1.24's instructions
+// (BENCH.md). Real BTF fails a few hundred steps.
+const pipeBudget = 1 << 16
 
 // pipeStruct is structType for the pipeline: it reports false, having
 // changed nothing, when the result could depend on the order of
@@ -204,8 +216,8 @@ func (d *state) pipeStruct(id uint32) bool {
 			d.err = nil
 			return false
 		case eq == 0:
-			if p.failSteps += uint64(d.ticks - start); p.failSteps > deepBudget {
-				return false // Dedup's filters decide it (maxPipeTries)
+			if p.failSteps += uint64(d.ticks - start); p.failSteps > pipeBudget {
+				return false // Dedup decides it (pipeBudget)
 			}
 		case eq > 0:
 			// An equivalence that only adjusts (a base FWD) merges

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -153,15 +154,7 @@ func TestPipelineChain(t *testing.T) {
 		}
 		var outs [2][]byte
 		for i, piped := range []bool{true, false} {
-			m := New(nil, Options{})
-			if piped {
-				if err := m.Pipeline(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := m.AddBuilder(b); err != nil {
-				t.Fatal(err)
-			}
+			m := mergeBuilder(t, b, piped)
 			if piped {
 				p := m.d.pipe
 				if !p.stopped || p.compared > maxPipeTries*int(p.structDone+1) || n == 100_000 && p.compared >= maxPipeTries {
@@ -176,4 +169,75 @@ func TestPipelineChain(t *testing.T) {
 			t.Errorf("n %d: the pipeline changed the output", n)
 		}
 	}
+}
+
+// TestPipelineWideOfDeep checks that a pipeline costs the struct pass no
+// more comparison steps than Dedup alone, give or take its budget, on a
+// record of n identical chains of 16 anonymous structs and unions, each
+// the only member of the next (issue 37's wide record of deep anonymous
+// chains, as btf encode appends it). Each struct of a chain is
+// shallow-equal to every struct of the first chain, and the pipeline
+// compares it with all of them, to know that only one matches; with
+// deepBudget as its budget, and Dedup's filters after it started at
+// deepBudget, not at the number of types, it took 646,669 steps here to
+// Dedup alone's 172,173 (pipeBudget). Steps, not time, are counted.
+func TestPipelineWideOfDeep(t *testing.T) {
+	const n = 1000
+	b := builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tops := make([]builder.Member, n)
+	for i := range tops {
+		inner := intID
+		for depth := range 16 {
+			m := []builder.Member{{Name: "m", Type: inner}}
+			if depth%2 == 0 {
+				inner, err = b.AddStruct("", 4, m)
+			} else {
+				inner, err = b.AddUnion("", 4, m)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		tops[i] = builder.Member{Name: "m" + strconv.Itoa(i), Type: inner, BitOffset: uint32(32 * i)}
+	}
+	if _, err := b.AddStruct("wide", uint32(4*n), tops); err != nil {
+		t.Fatal(err)
+	}
+	var outs [2][]byte
+	var steps [2]uint32
+	for i, piped := range []bool{false, true} {
+		m := mergeBuilder(t, b, piped)
+		d := m.d
+		if outs[i], err = m.Dedup(builder.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		steps[i] = d.ticks
+	}
+	t.Logf("steps: %d alone, %d pipelined", steps[0], steps[1])
+	if !slices.Equal(outs[0], outs[1]) {
+		t.Errorf("the pipeline changed the output")
+	}
+	if steps[1] > steps[0]+pipeBudget {
+		t.Errorf("pipelined: %d comparison steps, Dedup alone %d (budget %d)", steps[1], steps[0], pipeBudget)
+	}
+}
+
+// mergeBuilder returns a Merger with no base, pipelined if piped, with b
+// appended to it.
+func mergeBuilder(t *testing.T, b *builder.Builder, piped bool) *Merger {
+	t.Helper()
+	m := New(nil, Options{})
+	if piped {
+		if err := m.Pipeline(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.AddBuilder(b); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -351,6 +351,7 @@ func (d *state) run() error {
 		return d.runAfterGraphs(n)
 	}
 	from := uint32(0) // where the struct pass starts
+	d.deepBudget = min(d.deepBudget, max(uint64(n), deepBudgetFloor))
 	if d.pipe != nil {
 		// A pipeline (Merger.Pipeline) did what comes before the
 		// struct pass, and the struct pass up to from.
@@ -360,7 +361,6 @@ func (d *state) run() error {
 		}
 		goto structs
 	}
-	d.deepBudget = min(d.deepBudget, max(uint64(n), deepBudgetFloor))
 	d.sigs.size = min(n+1, sigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
