@@ -67,8 +67,9 @@ func btfSize(specs ...*btf.Spec) int64 {
 const dropPagesFrom = 4 << 20
 
 // limitMemory sets the runtime's soft memory limit to n bytes plus
-// readSlack, unless the user set GOMEMLIMIT, and gives back the start-up
-// pages of a command that read at least dropPagesFrom.
+// readSlack and the runtime's untouched reserve (untouchedReserve), unless
+// the user set GOMEMLIMIT, and gives back the start-up pages of a command
+// that read at least dropPagesFrom.
 func limitMemory(n int64) {
 	if n >= dropPagesFrom {
 		dropStartupPages()
@@ -76,7 +77,29 @@ func limitMemory(n int64) {
 	if !tuneRuntime || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(n + readSlack)
+	debug.SetMemoryLimit(n + readSlack + untouchedReserve())
+}
+
+// untouchedReserve is the memory that the runtime's soft limit counts but
+// the process never touches: the memory profiler's table of stack hashes
+// (/memory/classes/profiling/buckets, 1.4 MB: 179,999 pointers, runtime
+// mprof.go's buckhash), mapped at the first sampled allocation, which the
+// runtime makes during its own start before it reads that kmeta links no
+// profile and stops sampling (cmd/kmeta/BENCH.md, "The floor"). Only the
+// pages of the few buckets sampled then are resident. Counted in the
+// limit, it took 1.4 MB of readSlack's 12 from the heap, and a command
+// whose live heap neared the limit collected over and over (btf layout
+// --json of a 4,095-deep struct of a 4,095-wide one: 21 collections, 1.5x
+// the CPU time; cmd/kmeta/BENCH.md, "The soft limit and the stacks").
+// Goroutine stacks are counted, as they should be: a deep recursion
+// touches its stack.
+func untouchedReserve() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/profiling/buckets:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // freeHeapFrom is the heap, in bytes, from which freeHeap collects even
