@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,8 +135,11 @@ func TestStartupFloor(t *testing.T) {
 		}
 	}
 
-	if names := methodLookups(t, bin); len(names) > 0 {
+	if names := linkedFuncs(t, bin, methodLookup); len(names) > 0 {
 		t.Errorf("the binary links %v: the linker then keeps every exported method of every type (1.6 MB of code and tables, 0.7 MB more at start-up); which package calls it?", names)
+	}
+	if names := linkedFuncs(t, bin, memoryProfile); len(names) > 0 {
+		t.Errorf("the binary links %v: the runtime then samples allocations for the whole run, and the profiler's table, which untouchedReserve leaves out of the soft memory limit, fills", names)
 	}
 
 	cmd := exec.Command(bin, "version")
@@ -149,14 +153,53 @@ func TestStartupFloor(t *testing.T) {
 	if stackstart < 0 || godebug >= 0 && godebug < stackstart {
 		t.Errorf("internal/stackstart does not initialize before internal/godebug:\n%s", out)
 	}
+	if extra := kmetaInits(out); len(extra) > 0 {
+		t.Errorf("kmeta's packages %v run initialization code at start-up: each faults in a 64 KB window of the binary for every command; make its variables at first use (cmd/kmeta/BENCH.md, \"No init functions in kmeta's libraries but btf's\")", extra)
+	}
 }
 
-// methodLookups returns the functions of reflect in the executable at path
-// that look a method up by its index or name (Value.Method,
-// Value.MethodByName, and Type's): where one is reachable, Go's linker
-// cannot drop any exported method of a type that is converted to an
-// interface, since a name computed at run time may call it.
-func methodLookups(t *testing.T, path string) []string {
+// startupInits are kmeta's packages that initialize at start-up, and why:
+// stackstart grows the stack (its whole job), btf registers its functions
+// with internal/input and internal/btfmem, wire and mmap share their
+// windows with hash/crc32's and x/sys/unix's initialization.
+var startupInits = []string{"internal/stackstart", "internal/wire", "internal/mmap", "btf"}
+
+// kmetaInits returns the packages of kmeta other than startupInits and
+// main that GODEBUG=inittrace=1's output out says were initialized.
+func kmetaInits(out []byte) []string {
+	const prefix = "init github.com/kmeta-dev/kmeta/"
+	var extra []string
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		pkg, _, _ = strings.Cut(pkg, " ")
+		if !slices.Contains(startupInits, pkg) {
+			extra = append(extra, pkg)
+		}
+	}
+	return extra
+}
+
+// methodLookup matches the functions of reflect that look a method up by
+// its index or name (Value.Method, Value.MethodByName, and Type's): where
+// one is reachable, Go's linker cannot drop any exported method of a type
+// that is converted to an interface, since a name computed at run time
+// may call it.
+func methodLookup(name string) bool {
+	return strings.HasPrefix(name, "reflect.") && (strings.HasSuffix(name, ".Method") || strings.HasSuffix(name, ".MethodByName"))
+}
+
+// memoryProfile matches runtime.MemProfile and runtime/pprof: where none
+// is linked, the linker sets runtime.disableMemoryProfiling, and the
+// runtime stops sampling allocations when main starts.
+func memoryProfile(name string) bool {
+	return name == "runtime.MemProfile" || strings.HasPrefix(name, "runtime/pprof.")
+}
+
+// linkedFuncs returns the symbols of the executable at path that match.
+func linkedFuncs(t *testing.T, path string, match func(string) bool) []string {
 	t.Helper()
 	f, err := elf.Open(path)
 	if err != nil {
@@ -169,9 +212,21 @@ func methodLookups(t *testing.T, path string) []string {
 	}
 	var names []string
 	for _, s := range syms {
-		if strings.HasPrefix(s.Name, "reflect.") && (strings.HasSuffix(s.Name, ".Method") || strings.HasSuffix(s.Name, ".MethodByName")) {
+		if match(s.Name) {
 			names = append(names, s.Name)
 		}
 	}
 	return names
+}
+
+// TestKmetaInits checks kmetaInits on inittrace's lines.
+func TestKmetaInits(t *testing.T) {
+	out := []byte("init internal/godebug @0.1 ms, 0.7 ms clock, 312 bytes, 7 allocs\n" +
+		"init github.com/kmeta-dev/kmeta/internal/stackstart @0 ms, 0.01 ms clock, 0 bytes, 0 allocs\n" +
+		"init github.com/kmeta-dev/kmeta/btf @1 ms, 0.01 ms clock, 96 bytes, 2 allocs\n" +
+		"init github.com/kmeta-dev/kmeta/kallsyms @1 ms, 0.01 ms clock, 96 bytes, 2 allocs\n" +
+		"init main @2 ms, 0.009 ms clock, 640 bytes, 6 allocs\n")
+	if got := kmetaInits(out); !slices.Equal(got, []string{"kallsyms"}) {
+		t.Errorf("kmetaInits = %v, want [kallsyms]", got)
+	}
 }
