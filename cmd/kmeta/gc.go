@@ -2,8 +2,8 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -82,7 +82,7 @@ func limitMemory(n int64) {
 
 // untouchedReserve is the memory that the runtime's soft limit counts but
 // the process never touches: the memory profiler's table of stack hashes
-// (MemStats.BuckHashSys, 1.4 MB: 179,999 pointers, runtime
+// (/memory/classes/profiling/buckets, 1.4 MB: 179,999 pointers, runtime
 // mprof.go's buckhash), mapped at the first sampled allocation, which the
 // runtime makes during its own start before it reads that kmeta links no
 // profile and stops sampling (cmd/kmeta/BENCH.md, "The floor"). Only the
@@ -94,9 +94,12 @@ func limitMemory(n int64) {
 // Goroutine stacks are counted, as they should be: a deep recursion
 // touches its stack.
 func untouchedReserve() int64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.BuckHashSys)
+	s := []metrics.Sample{{Name: "/memory/classes/profiling/buckets:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // freeHeapFrom is the heap, in bytes, from which freeHeap collects even
@@ -115,9 +118,19 @@ const freeHeapFrom = 4 << 20
 // small encode's CPU time (cmd/kmeta/BENCH.md, "Small heaps are not
 // collected by force"); once the collector has run, those are resident.
 func freeHeap() {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	if worthFreeing(uint64(ms.NumGC), ms.HeapAlloc+ms.HeapIdle-ms.HeapReleased) {
+	s := []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(s)
+	var v [3]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	if worthFreeing(v[0], v[1]+v[2]) {
 		debug.FreeOSMemory()
 	}
 }
