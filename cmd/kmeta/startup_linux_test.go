@@ -101,8 +101,10 @@ func readFile(t *testing.T, path string) []byte {
 // the linker keep every method, faults in 64 KB windows of the binary and
 // shows here. It also checks that the binary links no method lookup by
 // name (reflect's Method and MethodByName: text/template's executor
-// calls them), and that internal/stackstart initializes before
-// internal/godebug, whose initialization would otherwise grow the stack.
+// calls them), no memory profile (runtime.MemProfile, runtime/pprof), that
+// internal/stackstart initializes before internal/godebug, whose
+// initialization would otherwise grow the stack, and that no package of
+// kmeta's but startupInits and main runs initialization code.
 // It builds the binary, so only with KMETA_HEAVY=1.
 func TestStartupFloor(t *testing.T) {
 	t.Parallel()
