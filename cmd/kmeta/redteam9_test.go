@@ -235,10 +235,10 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 // rt9Floor is what the Go process's start-up holds above a static C
 // program's, which the README allows the writers above their peers: 5.2
 // MB for kmeta version against 0.8 MB (cmd/kmeta/BENCH.md, "The floor in
-// session 28"). The campaign's writers (KMETA_RT9_QUICK=1, 2026-11-30)
-// peaked at most 4.6 MB above their peers (a 2 KB input's copy, 5.3 MB
-// against libbpf's 0.7), the rest 4.2-4.5; 0.4 MB of margin, so that a
-// new init function or a table built at start-up shows here.
+// session 28"). The campaign's writers (KMETA_RT9_QUICK=1, 2026-11-30,
+// two runs) peaked at most 4.7 MB above their peers (a 2 KB input's copy,
+// 5.3-5.4 MB against libbpf's 0.7), the rest 4.2-4.6; 0.3 MB of margin,
+// so that a new init function or a table built at start-up shows here.
 const rt9Floor = 5 << 20
 
 // rt9Writer tells the commands that write BTF, whose peak the README holds
