@@ -237,9 +237,11 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 // MB for kmeta version against 0.8 MB (cmd/kmeta/BENCH.md, "The floor in
 // session 28"). The campaign's writers (KMETA_RT9_QUICK=1, 2026-11-30,
 // two runs) peaked at most 4.7 MB above their peers (a 2 KB input's copy,
-// 5.3-5.4 MB against libbpf's 0.7), the rest 4.2-4.6; 0.3 MB of margin,
-// so that a new init function or a table built at start-up shows here.
-const rt9Floor = 5 << 20
+// 5.3-5.4 MB against libbpf's 0.7), the rest 4.2-4.6. The allowance is
+// 5.5 MB: 0.8 MB of margin for a loaded CI machine and a peer built
+// against another libbpf, still small enough that a new init function or
+// a table built at start-up shows here.
+const rt9Floor = 11 << 19
 
 // rt9Writer tells the commands that write BTF, whose peak the README holds
 // to the peer's.
