@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,16 +181,7 @@ func TestRedteam10Campaign(t *testing.T) {
 	}
 	dir := t.TempDir()
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	report := io.Writer(io.Discard)
-	if p := os.Getenv("KMETA_RT10_REPORT"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		report = f
-	}
-	c := newRt9Campaign(t, report)
+	c := newRt9Campaign(t, "KMETA_RT10_REPORT")
 	ins, extra := rt10Inputs(t, dir, quick)
 	for _, in := range ins {
 		if !c.only.MatchString(in.name) {
@@ -206,17 +196,9 @@ func TestRedteam10Campaign(t *testing.T) {
 // measuring by hand: KMETA_RT10_WRITE=NAME-N (as in "near-misses-46";
 // "split-NAME-N" on Debian 6.1's vmlinux; "base-copies-N").
 func TestRedteam10Write(t *testing.T) {
-	dir, what := os.Getenv("KMETA_RT9_OUT"), os.Getenv("KMETA_RT10_WRITE")
-	if dir == "" || what == "" {
-		t.Skip("writes a variant of the tenth campaign: set KMETA_RT9_OUT=DIR and KMETA_RT10_WRITE=NAME-N")
-	}
-	i := strings.LastIndexByte(what, '-')
-	n, err := strconv.Atoi(what[i+1:])
-	if i < 0 || err != nil {
-		t.Fatalf("KMETA_RT10_WRITE=%s: want NAME-N", what)
-	}
-	name, split := strings.CutPrefix(what[:i], "split-")
+	dir, what, name, n, split := rtWriteTarget(t, "KMETA_RT10_WRITE", "tenth")
 	var raw []byte
+	var err error
 	switch {
 	case name == "base-copies":
 		raw, err = hostile.BuildBaseCopies(testfixtures.Read(t, testfixtures.DebianVmlinux), n)

@@ -403,16 +403,7 @@ func TestRedteam9Campaign(t *testing.T) {
 	}
 	dir := t.TempDir()
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	report := io.Writer(io.Discard)
-	if p := os.Getenv("KMETA_RT9_REPORT"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		report = f
-	}
-	c := newRt9Campaign(t, report)
+	c := newRt9Campaign(t, "KMETA_RT9_REPORT")
 	for _, in := range rt9Inputs(t, dir, os.Getenv("KMETA_RT9_QUICK") == "1") {
 		if !c.only.MatchString(in.name) {
 			continue
@@ -434,11 +425,21 @@ type rt9Campaign struct {
 	runs    int
 }
 
-// newRt9Campaign builds kmeta and starts the table in report.
-func newRt9Campaign(t *testing.T, report io.Writer) *rt9Campaign {
+// newRt9Campaign builds kmeta and starts the table in the file that the
+// environment variable reportEnv names, if set; the test closes it.
+func newRt9Campaign(t *testing.T, reportEnv string) *rt9Campaign {
 	only, err := regexp.Compile(os.Getenv("KMETA_RT9_ONLY"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	report := io.Writer(io.Discard)
+	if p := os.Getenv(reportEnv); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		report = f
 	}
 	c := &rt9Campaign{t: t, timeBin: gnuTime(t), bin: buildRealKmeta(t), report: report, only: only, worst: map[string]float64{}}
 	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\n")
@@ -531,16 +532,7 @@ func (c *rt9Campaign) end() {
 // "wide-of-deep-4095"; "split-NAME-N" on Debian 6.1's vmlinux,
 // "dwarf-NAME-N" a DWARF9 shape) writes NAME-N.btf (or .o).
 func TestRedteam9Write(t *testing.T) {
-	dir, what := os.Getenv("KMETA_RT9_OUT"), os.Getenv("KMETA_RT9_WRITE")
-	if dir == "" || what == "" {
-		t.Skip("writes a variant of the ninth campaign: set KMETA_RT9_OUT=DIR and KMETA_RT9_WRITE=NAME-N")
-	}
-	i := strings.LastIndexByte(what, '-')
-	n, err := strconv.Atoi(what[i+1:])
-	if i < 0 || err != nil {
-		t.Fatalf("KMETA_RT9_WRITE=%s: want NAME-N", what)
-	}
-	name, split := strings.CutPrefix(what[:i], "split-")
+	dir, what, name, n, split := rtWriteTarget(t, "KMETA_RT9_WRITE", "ninth")
 	if shape, ok := strings.CutPrefix(name, "dwarf-"); ok {
 		for _, k := range hostile.DWARF9Shapes() {
 			if k.String() == shape {
@@ -564,6 +556,23 @@ func TestRedteam9Write(t *testing.T) {
 		return
 	}
 	t.Fatalf("no variant %q", name)
+}
+
+// rtWriteTarget reads KMETA_RT9_OUT and the variable env, NAME-N or
+// split-NAME-N, for the campaign's Write test, which it skips when
+// either is unset.
+func rtWriteTarget(t *testing.T, env, campaign string) (dir, what, name string, n int, split bool) {
+	dir, what = os.Getenv("KMETA_RT9_OUT"), os.Getenv(env)
+	if dir == "" || what == "" {
+		t.Skipf("writes a variant of the %s campaign: set KMETA_RT9_OUT=DIR and %s=NAME-N", campaign, env)
+	}
+	i := strings.LastIndexByte(what, '-')
+	n, err := strconv.Atoi(what[i+1:])
+	if i < 0 || err != nil {
+		t.Fatalf("%s=%s: want NAME-N", env, what)
+	}
+	name, split = strings.CutPrefix(what[:i], "split-")
+	return dir, what, name, n, split
 }
 
 // rt9SmallSizes are the sizes TestRedteam9Small builds each variant at:

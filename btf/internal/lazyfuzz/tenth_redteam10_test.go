@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
@@ -56,36 +55,14 @@ func TestTenthConsumers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range []struct {
-			name string
-			raw  []byte
-			base *btf.Spec
-		}{{fmt.Sprintf("%v-%d", v, n), raw, nil}, {fmt.Sprintf("split-%v-%d", v, n), split, baseSpec}} {
-			var got [2][]string
-			for i, lazy := range []bool{false, true} {
-				s, err := btf.Parse(in.raw, btf.Options{Lazy: lazy, Base: in.base})
-				if err != nil {
-					t.Fatalf("%s: lazy %v: %v", in.name, lazy, err)
-				}
-				start := time.Now()
-				got[i] = consume(s, obj)
-				if d := time.Since(start); d > time.Minute {
-					t.Errorf("%s: lazy %v: the consumers took %v", in.name, lazy, d)
-				}
-				if in.base == nil {
-					mode := map[bool]string{false: "eager", true: "lazy"}[lazy]
-					for _, api := range specAPIs() {
-						probeAll(t, &table, api, &ctxInput{name: in.name, raw: in.raw, spec: s, obj: obj}, mode)
-					}
-				}
-				s.Close()
+		name := fmt.Sprintf("%v-%d", v, n)
+		lazyAndEager(t, name, raw, nil, obj, func(s *btf.Spec, lazy bool) {
+			mode := map[bool]string{false: "eager", true: "lazy"}[lazy]
+			for _, api := range specAPIs() {
+				probeAll(t, &table, api, &ctxInput{name: name, raw: raw, spec: s, obj: obj}, mode)
 			}
-			for i := range got[0] {
-				if got[0][i] != got[1][i] {
-					t.Errorf("%s: lazy and eager differ:\nlazy:  %.300s\neager: %.300s", in.name, got[1][i], got[0][i])
-				}
-			}
-		}
+		})
+		lazyAndEager(t, "split-"+name, split, baseSpec, obj, nil)
 	}
 	if os.Getenv("KMETA_RT7_TABLE") != "1" {
 		return
