@@ -86,14 +86,14 @@ type side struct {
 	spec   *btf.Spec
 	seed   maphash.Seed
 	groups []group
-	slots  []int32                     // open addressing, linear probing: a group's index + 1; 0 is free
+	slots  []int32 // open addressing, linear probing: a group's index + 1; 0 is free
 	// more holds the other types of the groups of several, each as its
 	// group's first id << 32 | its own id, sorted: 8 bytes a type, where
 	// a map from first id to a slice took some 60 (issue 37: a million
 	// types of 300,000 names each twice put btf diff over its bound).
-	more []uint64
-	namer  *cdump.Namer
-	names  map[btf.TypeID]string // C names computed so far
+	more  []uint64
+	namer *cdump.Namer
+	names map[btf.TypeID]string // C names computed so far
 	// ctx is checked every pollEvery signatures spelled, a signature
 	// counting one and one more for each spelledBytes of it (a group
 	// of a million types of one name is one step of the walks over
