@@ -89,8 +89,8 @@ type side struct {
 	slots  []int32 // open addressing, linear probing: a group's index + 1; 0 is free
 	// more holds the other types of the groups of several, each as its
 	// group's first id << 32 | its own id, sorted: 8 bytes a type, where
-	// a map from first id to a slice took some 60 (issue 37: a million
-	// types of 300,000 names each twice put btf diff over its bound).
+	// a map from first id to a slice took some 60 (issue 37: 900,000
+	// types, 200,000 names of two each, put btf diff over its bound).
 	more  []uint64
 	namer *cdump.Namer
 	names map[btf.TypeID]string // C names computed so far
