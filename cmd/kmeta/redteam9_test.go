@@ -405,90 +405,120 @@ func TestRedteam9Campaign(t *testing.T) {
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the ninth campaign, every command on new shapes beside its peers: set KMETA_HEAVY=1")
 	}
-	timeBin := gnuTime(t)
-	bin := buildRealKmeta(t)
 	dir := t.TempDir()
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	report := io.Discard
-	if p := os.Getenv("KMETA_RT9_REPORT"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
+	c := newRt9Campaign(t, "KMETA_RT9_REPORT")
+	for _, in := range rt9Inputs(t, dir, os.Getenv("KMETA_RT9_QUICK") == "1") {
+		if !c.only.MatchString(in.name) {
+			continue
 		}
-		defer f.Close()
-		report = f
+		c.run(in, rt9Cases(in, dir, obj, in.types), dir)
 	}
-	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\n")
-	worst := map[string]float64{}
-	runs := 0
+	c.end()
+}
+
+// rt9Campaign runs commands beside their peers and judges them: it is
+// shared by the campaigns from the ninth on.
+type rt9Campaign struct {
+	t       *testing.T
+	timeBin string
+	bin     string
+	report  io.Writer
+	only    *regexp.Regexp // KMETA_RT9_ONLY
+	worst   map[string]float64
+	runs    int
+}
+
+// newRt9Campaign builds kmeta and starts the table in the file that the
+// environment variable reportEnv names, if set; the test closes it.
+func newRt9Campaign(t *testing.T, reportEnv string) *rt9Campaign {
 	only, err := regexp.Compile(os.Getenv("KMETA_RT9_ONLY"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fail := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		fmt.Fprintf(report, "# FAIL %s\n", msg)
-		t.Error(msg)
-	}
-	for _, in := range rt9Inputs(t, dir, os.Getenv("KMETA_RT9_QUICK") == "1") {
-		if !only.MatchString(in.name) {
-			continue
+	report := io.Writer(io.Discard)
+	if p := os.Getenv(reportEnv); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, c := range rt9Cases(in, dir, obj, in.types) {
-			k := rt9Exec(t, timeBin, 120*time.Second, append([]string{bin}, c.args...)...)
-			runs++
-			peer, peerPeak := -1.0, int64(-1)
-			for _, p := range c.peers {
-				if _, err := exec.LookPath(p[0]); err != nil {
-					continue
-				}
-				r := rt9Exec(t, timeBin, 40*time.Second, p...)
-				if r.code == 0 && !r.killed && (peer < 0 || r.cpu < peer) {
-					peer, peerPeak = r.cpu, r.peak
-				}
+		t.Cleanup(func() { f.Close() })
+		report = f
+	}
+	c := &rt9Campaign{t: t, timeBin: gnuTime(t), bin: buildRealKmeta(t), report: report, only: only, worst: map[string]float64{}}
+	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\n")
+	return c
+}
+
+func (c *rt9Campaign) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(c.report, "# FAIL %s\n", msg)
+	c.t.Error(msg)
+}
+
+// run runs each of cs on in, with its peers, and judges it; dir holds
+// the outputs, out.btf and out.btf.p.
+func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
+	t, report, fail := c.t, c.report, c.fail
+	for _, c0 := range cs {
+		k := rt9Exec(t, c.timeBin, 120*time.Second, append([]string{c.bin}, c0.args...)...)
+		c.runs++
+		peer, peerPeak := -1.0, int64(-1)
+		for _, p := range c0.peers {
+			if _, err := exec.LookPath(p[0]); err != nil {
+				continue
 			}
-			if (c.label == "dedup" || c.label == "copy") && k.code == 0 && peer >= 0 {
-				if msg := rt9SameTypes(t, dir, in.base); msg != "" {
-					fail("%s: %v: %s", in.name, c.args, msg)
-				}
-			}
-			ratio := 0.0
-			if peer >= 0 {
-				ratio = k.cpu / max(peer, 0.01)
-				if ratio > worst[c.label] {
-					worst[c.label] = ratio
-				}
-			}
-			fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\n", in.name, c.label, k.code,
-				float64(k.peak)/(1<<20), float64(c.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20))
-			where := fmt.Sprintf("%s: %v", in.name, c.args)
-			switch {
-			case k.killed && peer >= 0:
-				fail("%s: still running after 120 s, where its peer took %.2f s", where, peer)
-			case k.killed:
-				// Superlinear in the peer too, which did not finish:
-				// the table says so (status -1).
-			case strings.Contains(k.stderr, "goroutine ") || strings.Contains(k.stderr, "panic:") || strings.Contains(k.stderr, "fatal error"):
-				fail("%s: Go runtime error: %s", where, firstLine(k.stderr))
-			case k.code > 2 || k.code < 0:
-				fail("%s: status %d: %s", where, k.code, firstLine(k.stderr))
-			case k.code == 2 && (strings.Count(k.stderr, "\n") != 1 || !strings.HasPrefix(k.stderr, "kmeta: ")):
-				fail("%s: error not one line: %q", where, k.stderr)
-			case c.label == "limit S-1" && k.code != 2, c.label == "limit S" && k.code != 0 && in.base == "":
-				fail("%s: status %d at the --max-input edge: %s", where, k.code, firstLine(k.stderr))
-			case c.bound > 0 && k.peak > c.bound:
-				fail("%s: peak %.1f MB over %.1f MB", where, float64(k.peak)/(1<<20), float64(c.bound)/(1<<20))
-			case in.kind == "dwarf" && peerPeak >= 0 && k.peak > peerPeak && k.peak > 20<<20+4*in.size:
-				fail("%s: peak %.1f MB over pahole's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
-			case rt9Writer(c.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor && rt9OpenSplitDedup(c.label, in.base):
-				t.Logf("open (issue 37, split dedup on a vmlinux): %s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
-			case rt9Writer(c.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor:
-				fail("%s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
-			case peer >= 0 && k.cpu > 2*peer+0.1:
-				fail("%s: CPU %.2f s, over twice the peer's %.2f s", where, k.cpu, peer)
+			r := rt9Exec(t, c.timeBin, 40*time.Second, p...)
+			if r.code == 0 && !r.killed && (peer < 0 || r.cpu < peer) {
+				peer, peerPeak = r.cpu, r.peak
 			}
 		}
+		if (c0.label == "dedup" || c0.label == "copy") && k.code == 0 && peer >= 0 {
+			if msg := rt9SameTypes(t, dir, in.base); msg != "" {
+				fail("%s: %v: %s", in.name, c0.args, msg)
+			}
+		}
+		ratio := 0.0
+		if peer >= 0 {
+			ratio = k.cpu / max(peer, 0.01)
+			if ratio > c.worst[c0.label] {
+				c.worst[c0.label] = ratio
+			}
+		}
+		fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\n", in.name, c0.label, k.code,
+			float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20))
+		where := fmt.Sprintf("%s: %v", in.name, c0.args)
+		switch {
+		case k.killed && peer >= 0:
+			fail("%s: still running after 120 s, where its peer took %.2f s", where, peer)
+		case k.killed:
+			// Superlinear in the peer too, which did not finish:
+			// the table says so (status -1).
+		case strings.Contains(k.stderr, "goroutine ") || strings.Contains(k.stderr, "panic:") || strings.Contains(k.stderr, "fatal error"):
+			fail("%s: Go runtime error: %s", where, firstLine(k.stderr))
+		case k.code > 2 || k.code < 0:
+			fail("%s: status %d: %s", where, k.code, firstLine(k.stderr))
+		case k.code == 2 && (strings.Count(k.stderr, "\n") != 1 || !strings.HasPrefix(k.stderr, "kmeta: ")):
+			fail("%s: error not one line: %q", where, k.stderr)
+		case c0.label == "limit S-1" && k.code != 2, c0.label == "limit S" && k.code != 0 && in.base == "":
+			fail("%s: status %d at the --max-input edge: %s", where, k.code, firstLine(k.stderr))
+		case c0.bound > 0 && k.peak > c0.bound:
+			fail("%s: peak %.1f MB over %.1f MB", where, float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20))
+		case in.kind == "dwarf" && peerPeak >= 0 && k.peak > peerPeak && k.peak > 20<<20+4*in.size:
+			fail("%s: peak %.1f MB over pahole's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
+		case rt9Writer(c0.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor && rt9OpenSplitDedup(c0.label, in.base):
+			t.Logf("open (issue 37, split dedup on a vmlinux): %s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
+		case rt9Writer(c0.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor:
+			fail("%s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
+		case peer >= 0 && k.cpu > 2*peer+0.1:
+			fail("%s: CPU %.2f s, over twice the peer's %.2f s", where, k.cpu, peer)
+		}
 	}
+}
+
+// end writes the worst ratios and the count of runs.
+func (c *rt9Campaign) end() {
+	t, report, worst, runs := c.t, c.report, c.worst, c.runs
 	labels := make([]string, 0, len(worst))
 	for l := range worst {
 		labels = append(labels, l)
@@ -506,16 +536,7 @@ func TestRedteam9Campaign(t *testing.T) {
 // "wide-of-deep-4095"; "split-NAME-N" on Debian 6.1's vmlinux,
 // "dwarf-NAME-N" a DWARF9 shape) writes NAME-N.btf (or .o).
 func TestRedteam9Write(t *testing.T) {
-	dir, what := os.Getenv("KMETA_RT9_OUT"), os.Getenv("KMETA_RT9_WRITE")
-	if dir == "" || what == "" {
-		t.Skip("writes a variant of the ninth campaign: set KMETA_RT9_OUT=DIR and KMETA_RT9_WRITE=NAME-N")
-	}
-	i := strings.LastIndexByte(what, '-')
-	n, err := strconv.Atoi(what[i+1:])
-	if i < 0 || err != nil {
-		t.Fatalf("KMETA_RT9_WRITE=%s: want NAME-N", what)
-	}
-	name, split := strings.CutPrefix(what[:i], "split-")
+	dir, what, name, n, split := rtWriteTarget(t, "KMETA_RT9_WRITE", "ninth")
 	if shape, ok := strings.CutPrefix(name, "dwarf-"); ok {
 		for _, k := range hostile.DWARF9Shapes() {
 			if k.String() == shape {
@@ -539,6 +560,23 @@ func TestRedteam9Write(t *testing.T) {
 		return
 	}
 	t.Fatalf("no variant %q", name)
+}
+
+// rtWriteTarget reads KMETA_RT9_OUT and the variable env, NAME-N or
+// split-NAME-N, for the campaign's Write test, which it skips when
+// either is unset.
+func rtWriteTarget(t *testing.T, env, campaign string) (dir, what, name string, n int, split bool) {
+	dir, what = os.Getenv("KMETA_RT9_OUT"), os.Getenv(env)
+	if dir == "" || what == "" {
+		t.Skipf("writes a variant of the %s campaign: set KMETA_RT9_OUT=DIR and %s=NAME-N", campaign, env)
+	}
+	i := strings.LastIndexByte(what, '-')
+	n, err := strconv.Atoi(what[i+1:])
+	if i < 0 || err != nil {
+		t.Fatalf("%s=%s: want NAME-N", env, what)
+	}
+	name, split = strings.CutPrefix(what[:i], "split-")
+	return dir, what, name, n, split
 }
 
 // rt9SmallSizes are the sizes TestRedteam9Small builds each variant at:

@@ -49,29 +49,36 @@ func TestNinthConsumers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range []struct {
-			name string
-			raw  []byte
-			base *btf.Spec
-		}{{v.String(), raw, nil}, {"split-" + v.String(), split, baseSpec}} {
-			var got [2][]string
-			for i, lazy := range []bool{false, true} {
-				s, err := btf.Parse(in.raw, btf.Options{Lazy: lazy, Base: in.base})
-				if err != nil {
-					t.Fatalf("%s: lazy %v: %v", in.name, lazy, err)
-				}
-				start := time.Now()
-				got[i] = consume(s, obj)
-				if d := time.Since(start); d > time.Minute {
-					t.Errorf("%s: lazy %v: the consumers took %v", in.name, lazy, d)
-				}
-				s.Close()
-			}
-			for i := range got[0] {
-				if got[0][i] != got[1][i] {
-					t.Errorf("%s: lazy and eager differ:\nlazy:  %.300s\neager: %.300s", in.name, got[1][i], got[0][i])
-				}
-			}
+		lazyAndEager(t, v.String(), raw, nil, obj, nil)
+		lazyAndEager(t, "split-"+v.String(), split, baseSpec, obj, nil)
+	}
+}
+
+// lazyAndEager opens raw (split on base, when not nil) eagerly and
+// lazily and runs every consumer on both (consume): each within a
+// minute, the lazy Spec given the same results as the eager one. It
+// calls each, when not nil, with each Spec before closing it.
+func lazyAndEager(t *testing.T, name string, raw []byte, base *btf.Spec, obj *bpfelf.Object, each func(s *btf.Spec, lazy bool)) {
+	t.Helper()
+	var got [2][]string
+	for i, lazy := range []bool{false, true} {
+		s, err := btf.Parse(raw, btf.Options{Lazy: lazy, Base: base})
+		if err != nil {
+			t.Fatalf("%s: lazy %v: %v", name, lazy, err)
+		}
+		start := time.Now()
+		got[i] = consume(s, obj)
+		if d := time.Since(start); d > time.Minute {
+			t.Errorf("%s: lazy %v: the consumers took %v", name, lazy, d)
+		}
+		if each != nil {
+			each(s, lazy)
+		}
+		s.Close()
+	}
+	for i := range got[0] {
+		if got[0][i] != got[1][i] {
+			t.Errorf("%s: lazy and eager differ:\nlazy:  %.300s\neager: %.300s", name, got[1][i], got[0][i])
 		}
 	}
 }

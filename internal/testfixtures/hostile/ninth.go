@@ -421,34 +421,21 @@ func BuildVariantOn(base []byte, v Variant, n int, name string) ([]byte, error) 
 	if v < 0 || v >= numVariants {
 		return nil, fmt.Errorf("hostile: unknown variant %d", v)
 	}
-	s, err := btf.Parse(base, btf.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("hostile: split base: %w", err)
-	}
-	defer s.Close()
-	intT, err := s.FindOne("int", btf.FindOptions{Kind: btf.KindInt})
-	if err != nil {
-		return nil, fmt.Errorf("hostile: split base: %w", err)
-	}
-	b, err := builder.NewSplit(s)
-	if err != nil {
-		return nil, err
-	}
-	b.AllowManyTypes()
-	add := variantAdders[v]
-	if err := add(b, intT.ID(), n); err != nil {
-		return nil, fmt.Errorf("hostile: %v of %d on a base: %w", v, n, err)
-	}
-	if st, err := s.FindOne(name, btf.FindOptions{Kind: btf.KindStruct}); err == nil {
+	return splitOn(base, fmt.Sprintf("%v of %d", v, n), func(b *builder.Builder, intID btf.TypeID, s *btf.Spec) error {
+		if err := variantAdders[v](b, intID, n); err != nil {
+			return err
+		}
+		st, err := s.FindOne(name, btf.FindOptions{Kind: btf.KindStruct})
+		if err != nil {
+			return nil
+		}
 		size, err := s.SizeOf(st.ID())
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if _, err := b.AddStruct("on_base", size, []builder.Member{{Name: "m", Type: st.ID()}}); err != nil {
-			return nil, err
-		}
-	}
-	return b.Marshal(builder.Options{})
+		_, err = b.AddStruct("on_base", size, []builder.Member{{Name: "m", Type: st.ID()}})
+		return err
+	})
 }
 
 // KallsymsVariant names a /proc/kallsyms text of the ninth campaign, for
