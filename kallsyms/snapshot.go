@@ -170,7 +170,8 @@ func (m *modEntry) best(a uint64) hit {
 // vmlinux's _etext and _einittext, and at the first data symbol above it;
 // an address from there to the next text symbol returns ErrNotText (which
 // wraps ErrNotFound), never the text symbol below it. When module ranges
-// overlap, the symbol (or end of text) with the nearest start wins. An
+// overlap, the symbol (or end of text) with the nearest start wins, and a
+// symbol wins over an end of text at the same address. An
 // address inside a module known from sysfs but before its first loaded
 // symbol returns a Symbol with only Module, Addr (the module's start) and
 // Offset set. An address outside every module returns ErrNotFound.
@@ -267,7 +268,7 @@ func (s *Snapshot) resolve(addr uint64) (mod int, best hit) {
 		if !m.contains(addr) {
 			continue
 		}
-		if h := m.best(addr); mod < 0 || h.start > best.start {
+		if h := m.best(addr); mod < 0 || h.start > best.start || h.start == best.start && best.idx == outsideText && h.idx != outsideText {
 			best, mod = h, i
 		}
 	}
