@@ -39,22 +39,29 @@ type Options struct {
 }
 
 // Parse reads kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines) from r and
-// returns its snapshot. Empty input gives an empty snapshot. Input whose
+// returns its snapshot. The text may be compressed with gzip, xz or zstd
+// (a saved kallsyms.gz), which Parse tells by its first bytes. Empty input gives an empty snapshot. Input whose
 // addresses are all zero returns ErrRestricted; a malformed line returns a
 // *ParseError. With opts.Workers of 2 or more, r is read on a separate
 // goroutine until EOF or an error; if parsing fails first, that goroutine
 // stops after its current Read. More than opts.MaxSize bytes of input
 // fail as "kallsyms input is larger than the limit".
 func Parse(r io.Reader, opts Options) (*Snapshot, error) {
-	return parse(&input.LimitReader{R: r, What: "kallsyms input", Limit: opts.MaxSize}, &opts)
+	return parse(&input.LimitReader{R: r, What: "kallsyms input", Limit: opts.MaxSize}, "kallsyms input", &opts)
 }
 
-// parse is Parse of r, which the caller has bounded.
-func parse(r io.Reader, opts *Options) (*Snapshot, error) {
+// parse is Parse of r, which the caller has bounded; what names the
+// input in the bound's error of its decompressed text.
+func parse(r io.Reader, what string, opts *Options) (*Snapshot, error) {
 	start := time.Now()
+	r, _, done, err := input.Uncompressed(r, what, opts.MaxSize)
+	if err != nil {
+		return nil, pkgerr.Errorf("kallsyms: %w", err)
+	}
+	defer done()
 	in, err := readAll(r, opts.Data, opts.Workers >= 2)
 	if err != nil {
-		return nil, err
+		return nil, pkgerr.Errorf("kallsyms: %w", err)
 	}
 	s := build(in, opts)
 	s.load = time.Since(start)
@@ -83,7 +90,7 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 	if fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit})
 	}
-	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, &opts)
+	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, path, &opts)
 	if errors.Is(err, input.ErrTooLarge) {
 		return nil, pkgerr.Errorf("kallsyms: %w", err) // it names the file
 	} else if err != nil {

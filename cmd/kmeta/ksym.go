@@ -93,30 +93,79 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 	}
 	opts := kallsyms.Options{Modules: infos, Data: f.data, Workers: runtime.GOMAXPROCS(0), MaxSize: c.maxInput}
 	if f.kallsyms == "-" {
-		r := &memoryFollows{r: &input.LimitReader{R: c.stdinReader(c.ctx), What: "stdin", Limit: c.maxInput}}
-		limitMemory(0)
-		s, err := kallsyms.Parse(r, opts)
-		return s, withHint(err)
+		return c.loadStream(c.stdinReader(c.ctx), "stdin", opts)
 	}
 	path := cmp.Or(f.kallsyms, kallsyms.DefaultPath)
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if compressedFile(path) {
+			file, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer file.Close()
+			if fi.Size() > c.maxInput && c.maxInput > 0 {
+				return nil, withHint(fmt.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: c.maxInput, Claim: fi.Size()}))
+			}
+			return c.loadStream(file, path, opts)
+		}
 		limitMemory(fi.Size()) // a larger one fails before it is read
 	}
 	s, err := kallsyms.ReadFile(path, opts)
 	return s, withHint(err)
 }
 
-// memoryFollows raises the runtime's memory limit (limitMemory) as the
-// kallsyms text of standard input comes, a MB at a time: the snapshot
-// is a fraction of its text, so the reading commands' rule (twice the
-// input plus 20 MB) holds for it as for a file, whose size is known.
-type memoryFollows struct {
-	r      io.Reader
-	n, set int64
+// compressedFile tells whether the regular file at path starts as gzip,
+// xz or zstd data (a saved kallsyms.gz).
+func compressedFile(path string) bool {
+	file, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	var head [input.MagicLen]byte
+	n, _ := io.ReadFull(file, head[:])
+	return input.Detect(head[:n]) != input.None
 }
 
-func (m *memoryFollows) Read(p []byte) (int, error) {
-	n, err := m.r.Read(p)
+// loadStream parses the kallsyms text of r, which what names, or of the
+// data r holds compressed, raising the runtime's memory limit as the
+// compressed data and the text come (memoryFollows).
+func (c *cli) loadStream(r io.Reader, what string, opts kallsyms.Options) (*kallsyms.Snapshot, error) {
+	m := &memoryFollows{}
+	limitMemory(0)
+	text, format, done, err := input.Uncompressed(m.follow(&input.LimitReader{R: r, What: what, Limit: c.maxInput}), what, c.maxInput)
+	if errors.Is(err, input.ErrTooLarge) {
+		return nil, withHint(fmt.Errorf("kallsyms: %w", err)) // it names the input
+	} else if err != nil {
+		return nil, fmt.Errorf("kallsyms: %s: %w", what, err)
+	}
+	defer done()
+	if format != input.None {
+		text = m.follow(text)
+	}
+	s, err := kallsyms.Parse(text, opts)
+	return s, withHint(err)
+}
+
+// memoryFollows raises the runtime's memory limit (limitMemory) as the
+// kallsyms text of standard input, or a compressed file's data and then
+// its text, come, a MB at a time: the snapshot is a fraction of its text,
+// so the reading commands' rule (twice the input plus 20 MB) holds for it
+// as for a file, whose size is known. Every reader it follows adds to one
+// count.
+type memoryFollows struct{ n, set int64 }
+
+// follow returns r, counting what it reads.
+func (m *memoryFollows) follow(r io.Reader) io.Reader { return &followed{r: r, m: m} }
+
+type followed struct {
+	r io.Reader
+	m *memoryFollows
+}
+
+func (f *followed) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	m := f.m
 	if m.n += int64(n); m.n-m.set >= 1<<20 {
 		m.set = m.n
 		limitMemory(m.n)
