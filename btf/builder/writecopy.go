@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -349,16 +350,16 @@ func (c *streamCopy) collect() error {
 			marks[k] = newBitset(int(src.n))
 		}
 	}
-	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+	err := c.records(func(k int, id btf.TypeID, rec []byte, asFwd bool) error {
 		src := c.srcs[k]
-		rec, n, err := b.collectRecord(t, src, asFwd)
+		n, err := b.collectRecord(rec, src, asFwd)
 		if err != nil {
-			return err
+			return typeErr(src, id, err)
 		}
 		c.typeLen += n
 		c.read(src, len(rec), n)
 		if marks != nil {
-			marks[k].set(uint32(t.ID() - src.first))
+			marks[k].set(uint32(id - src.first))
 		}
 		return nil
 	})
@@ -384,25 +385,65 @@ func (c *streamCopy) collect() error {
 }
 
 // records calls fn on every record that the copy writes, in order, with
-// its source's index in c.srcs and whether it is written as a FWD: every
-// type of c.srcs, or the closure of c.min.
-func (c *streamCopy) records(fn func(k int, t btf.Type, asFwd bool) error) error {
+// its source's index in c.srcs, its type id, its record (nil if the Spec
+// is closed) and whether it is written as a FWD: every type of c.srcs,
+// read in place (btf.Spec.Records), or the closure of c.min.
+func (c *streamCopy) records(fn func(k int, id btf.TypeID, rec []byte, asFwd bool) error) error {
 	c.reads++
 	if c.min != nil {
 		// The closure's records are not met in the input's order: no
 		// eviction behind a position (start).
 		c.step = 0
-		return c.min.each(fn)
+		return c.min.each(func(k int, t btf.Type, asFwd bool) error {
+			rec := t.Record()
+			if rec == nil {
+				return btf.ErrClosed
+			}
+			return fn(k, t.ID(), rec, asFwd)
+		})
 	}
 	for k, src := range c.srcs {
 		c.start(src)
-		for _, t := range src.spec.Types(btf.ScopeOwn) {
-			if err := fn(k, t, false); err != nil {
+		n := uint32(0)
+		for id, rec := range src.spec.Records() {
+			if err := fn(k, id, rec, false); err != nil {
 				return err
 			}
+			n++
+		}
+		if n != src.n {
+			// Closed, or records given back (btf.Spec.Records).
+			if _, err := src.spec.TypeByID(src.first + btf.TypeID(n)); err != nil {
+				return err
+			}
+			return btf.ErrClosed
 		}
 	}
 	return nil
+}
+
+// typeErr returns err, of the copy of src's type id, naming the type as
+// encode's errors do.
+func typeErr(src *source, id btf.TypeID, err error) error {
+	t, _ := src.spec.TypeByID(id)
+	return pkgerr.Errorf("builder: copy %v: %w", t, err)
+}
+
+// keepsIDs reports whether the copy's ids are those of its input: a copy
+// of every type whose sources are numbered from their own first ids (a
+// standalone copy, or a split one on the input's own base). encode then
+// leaves the records' type ids as they are. The open checked that every
+// id a record refers to is a type of the input.
+func (c *streamCopy) keepsIDs() bool {
+	if c.min != nil {
+		return false
+	}
+	for _, src := range c.srcs {
+		if !src.ids.every || src.ids.first != src.first {
+			return false
+		}
+	}
+	return true
 }
 
 // collectInPlace makes the first read with the input's own string section
@@ -522,22 +563,23 @@ func (c *streamCopy) stream(w io.Writer, buf []byte, opts Options) (int, error) 
 	b := c.b
 	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	written := 0
-	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+	remap := !c.keepsIDs()
+	err := c.records(func(k int, id btf.TypeID, rec []byte, asFwd bool) error {
 		src := c.srcs[k]
 		b.types = buf
-		if err := b.encode(t, src, asFwd); err != nil {
-			return err
+		if err := b.encodeRecord(rec, src, asFwd, remap); err != nil {
+			return typeErr(src, id, err)
 		}
-		rec := b.types[len(buf):]
+		out := b.types[len(buf):]
 		if swap {
-			wire.SwapWords(rec)
+			wire.SwapWords(out)
 		}
-		written += len(rec)
-		in := len(rec) // a record is copied whole, a FWD is not
+		written += len(out)
+		in := len(out) // a record is copied whole, a FWD is not
 		if asFwd {
-			in = len(t.Record())
+			in = len(rec)
 		}
-		c.read(src, in, len(rec))
+		c.read(src, in, len(out))
 		if buf = b.types; len(buf) >= flushSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
