@@ -124,6 +124,16 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 			return v, err
 		}
 	}
+	if b.refs != nil {
+		if v, ok := b.refs.known(off); ok {
+			return v, nil
+		}
+		s := src.str(off)
+		if s == nil {
+			return 0, fmt.Errorf("string offset %d outside the string sections", off)
+		}
+		return b.refs.intern(s, off)
+	}
 	if v, ok := src.strCache.Get(off); ok {
 		return v, nil
 	}
@@ -133,13 +143,6 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	s := src.str(off)
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
-	}
-	if b.refs != nil {
-		v, err := b.refs.intern(s, off)
-		if err == nil {
-			b.recent.put(off, v)
-		}
-		return v, err
 	}
 	// A string read from a string section holds no NUL.
 	v, ok := b.strs.Intern(s)

@@ -5,7 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"math/bits"
-	"slices"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
@@ -22,15 +22,28 @@ import (
 // string's hash and the input offset (low 24 bits); lookups compare
 // against the input's bytes, and the string section is written at the
 // end by reading each string from the input again, in output order.
+//
+// Beside the index, each string that starts the input's section has a
+// place in a table of output offsets, found from its input offset by the
+// rank of a bit that marks where strings start (known): a name met again
+// is answered without reading, hashing or probing it, and in either read
+// of WriteCopy. The input offsets of the output's strings are kept in
+// output order (order), so that the section is written without sorting.
 type refStrings struct {
-	src   *btf.Spec
-	strs  []byte // src's string section, from offset 0
-	seed  maphash.Seed
-	slots []uint64
-	mem   *mmap.Region
-	count int    // strings indexed
-	size  uint32 // bytes of the output's string section
-	finds int    // strings looked up, for the tests' work count
+	src    *btf.Spec
+	strs   []byte // src's string section, from offset 0
+	seed   maphash.Seed
+	slots  []uint64
+	starts []uint64 // a bit a byte of strs: a string starts there
+	ranks  []uint32 // per word of starts, the bits set before it
+	outs   []uint32 // per string starting strs, by rank: its output offset; 0 not yet
+	order  []uint32 // input offsets of the output's strings, in output order
+	mem    *mmap.Region
+	memo   *mmap.Region // starts, ranks and outs
+	ordMem *mmap.Region
+	count  int    // strings indexed
+	size   uint32 // bytes of the output's string section
+	finds  int    // strings looked up, for the tests' work count
 }
 
 // Slot layout of refStrings.
@@ -55,7 +68,62 @@ func newRefStrings(src *btf.Spec) *refStrings {
 	t := &refStrings{src: src, strs: strs, seed: maphash.MakeSeed(), size: 1}
 	// Every insertion probes before it writes.
 	t.slots = mmap.MakePopulated[uint64](size, &t.mem)
+	t.order = mmap.Make[uint32](n, &t.ordMem)[:0]
+	t.markStarts(n)
 	return t
+}
+
+// markStarts fills starts and ranks for the n strings of the section,
+// and makes room in outs for them (and one more: place answers 0 for an
+// offset where no string starts, and a section whose last byte is not a
+// NUL has n+1 starts). The three share one mapping: starts and ranks
+// are written whole, outs as names are met.
+func (t *refStrings) markStarts(n int) {
+	n++
+	words := (len(t.strs) + 63) / 64
+	all := mmap.Make[uint64](words+(words+1)/2+(n+1)/2, &t.memo)
+	t.starts = all[:words:words]
+	ranks := all[words : words+(words+1)/2]
+	t.ranks = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(ranks))), words)
+	outs := all[words+(words+1)/2:]
+	t.outs = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(outs))), n)
+	for off := 0; off < len(t.strs); {
+		t.starts[off>>6] |= 1 << (off & 63)
+		i := bytes.IndexByte(t.strs[off:], 0)
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	r := uint32(0)
+	for w, word := range t.starts {
+		t.ranks[w] = r
+		r += uint32(bits.OnesCount64(word))
+	}
+}
+
+// place returns the index in outs of the string at input offset off, or
+// false if no string of the section starts there.
+func (t *refStrings) place(off uint32) (uint32, bool) {
+	w := off >> 6
+	if w >= uint32(len(t.starts)) {
+		return 0, false
+	}
+	word, bit := t.starts[w], uint64(1)<<(off&63)
+	if word&bit == 0 {
+		return 0, false
+	}
+	return t.ranks[w] + uint32(bits.OnesCount64(word&(bit-1))), true
+}
+
+// known returns the output offset of the string at input offset off, if
+// a name met before gave it one. (An offset where no string starts has
+// place 0, the empty string's, whose entry stays 0: intern gives "" no
+// place.)
+func (t *refStrings) known(off uint32) (uint32, bool) {
+	i, _ := t.place(off)
+	v := t.outs[i]
+	return v, v != 0
 }
 
 // intern returns the output offset of s, the string at input offset off,
@@ -68,6 +136,7 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	h := maphash.Bytes(t.seed, s)
 	i, slot, ok := t.probe(s, h)
 	if ok {
+		t.remember(off, uint32(slot>>32))
 		return uint32(slot >> 32), nil
 	}
 	out := t.size
@@ -82,7 +151,18 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	t.slots[i] = uint64(out)<<32 | slot | uint64(off)
 	t.size += uint32(len(s)) + 1
 	t.count++
+	t.order = mmap.Append(t.order, 1, &t.ordMem)
+	t.order = append(t.order, off)
+	t.remember(off, out)
 	return out, nil
+}
+
+// remember keeps out as the output offset of the string at input offset
+// off, if a string starts there.
+func (t *refStrings) remember(off, out uint32) {
+	if i, ok := t.place(off); ok {
+		t.outs[i] = out
+	}
 }
 
 // probe returns the index of the slot of s, of hash h, and the slot, or
@@ -124,22 +204,12 @@ func (t *refStrings) at(off uint32, s []byte) bool {
 
 // writeTo writes the output's string section to w, reading each string
 // from the input's section in output order, and evicting the input's
-// pages every evictEvery bytes read. The index is sorted for it: t can
-// then only be freed.
+// pages every evictEvery bytes read.
 func (t *refStrings) writeTo(w io.Writer) error {
-	n := 0
-	for _, slot := range t.slots {
-		if slot != 0 {
-			t.slots[n] = slot
-			n++
-		}
-	}
-	// By output offset, the slots' high 32 bits, all distinct.
-	radixSort(t.slots[:n], 32+uint(bits.Len32(t.size)), 32)
 	buf := make([]byte, 1, flushSize+4096)
 	read := 0
-	for _, slot := range t.slots[:n] {
-		s := strtab.CString(t.strs[slot&refOffMask:])
+	for _, off := range t.order {
+		s := strtab.CString(t.strs[off:])
 		buf = append(append(buf, s...), 0)
 		if read += len(s) + 1; read >= evictEvery {
 			btfmem.Evict(t.src)
@@ -156,63 +226,5 @@ func (t *refStrings) writeTo(w io.Writer) error {
 	return err
 }
 
-// radixSort sorts a by the bits of its elements from bit lo up to bit hi
-// (exclusive; those above are equal), in place: an American flag sort (P.
-// McIlroy, K. Bostic, M. D. McIlroy, "Engineering Radix Sort", 1993),
-// 8 bits a level, and slices.Sort below 64 elements. The elements must
-// differ in those bits: their order below lo is not sorted. For the
-// string index it took half of pdqsort's instructions (BENCH.md).
-func radixSort(a []uint64, hi, lo uint) {
-	if hi > lo {
-		radixLevel(a, hi, lo, make([][2][256]int, (hi-lo+7)/8))
-	}
-}
-
-// radixLevel sorts a as radixSort does, with a bucket count and next
-// place per level in scratch. They are not on the stack: frames of 4 KB
-// grew the goroutine's stack, whose copy reads the binary's tables of
-// every frame and faulted 0.7-1 MB of the binary's released pages back
-// (BENCH.md).
-func radixLevel(a []uint64, hi, lo uint, scratch [][2][256]int) {
-	if len(a) < 64 || hi <= lo {
-		slices.Sort(a)
-		return
-	}
-	shift := max(hi, lo+8) - 8
-	count, next := &scratch[0][0], &scratch[0][1]
-	clear(count[:])
-	for _, x := range a {
-		count[x>>shift&0xff]++
-	}
-	sum := 0
-	for d, c := range count {
-		next[d] = sum
-		sum += c
-	}
-	end := 0
-	for d, c := range count {
-		// Swap each element of bucket d's part that belongs elsewhere to
-		// its bucket's next place, until one of d's comes.
-		end += c
-		for next[d] < end {
-			x := a[next[d]]
-			for e := x >> shift & 0xff; int(e) != d; e = x >> shift & 0xff {
-				a[next[e]], x = x, a[next[e]]
-				next[e]++
-			}
-			a[next[d]] = x
-			next[d]++
-		}
-	}
-	if shift == lo {
-		return
-	}
-	start := 0
-	for _, c := range count {
-		radixLevel(a[start:start+c], shift, lo, scratch[1:])
-		start += c
-	}
-}
-
 // free gives back the index.
-func (t *refStrings) free() { mmap.Free(&t.mem) }
+func (t *refStrings) free() { mmap.Free(&t.mem, &t.memo, &t.ordMem) }

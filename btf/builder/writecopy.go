@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -343,6 +344,9 @@ func (c *streamCopy) collectStrings(base *btf.Spec) error {
 // every type (c.min nil), numbers the types.
 func (c *streamCopy) collect() error {
 	b := c.b
+	if c.min == nil {
+		return c.collectAll()
+	}
 	var marks []bitset
 	if c.min == nil {
 		marks = make([]bitset, len(c.srcs))
@@ -384,6 +388,32 @@ func (c *streamCopy) collect() error {
 	return nil
 }
 
+// collectAll is collect for a copy of every type: the records are read
+// in place, a buffer at a time, for their names (renameAll), and numbered
+// as CopyAll numbers fresh sources.
+func (c *streamCopy) collectAll() error {
+	c.reads++
+	for _, src := range c.srcs {
+		types, err := c.section(src)
+		if err != nil {
+			return err
+		}
+		id := src.first
+		for off := 0; off < len(types); {
+			n, next, err := c.b.renameAll(types[off:chunkEnd(types, off)], src, id, false)
+			if err != nil {
+				return err
+			}
+			id, off = next, off+n
+			c.read(src, n, n)
+		}
+		c.typeLen += len(types)
+		btfmem.Evict(src.spec)
+	}
+	c.b.n = 0
+	return c.numberAll()
+}
+
 // records calls fn on every record that the copy writes, in order, with
 // its source's index in c.srcs, its type id, its record (nil if the Spec
 // is closed) and whether it is written as a FWD: every type of c.srcs,
@@ -411,12 +441,8 @@ func (c *streamCopy) records(fn func(k int, id btf.TypeID, rec []byte, asFwd boo
 			}
 			n++
 		}
-		if n != src.n {
-			// Closed, or records given back (btf.Spec.Records).
-			if _, err := src.spec.TypeByID(src.first + btf.TypeID(n)); err != nil {
-				return err
-			}
-			return btf.ErrClosed
+		if err := c.readAll(src, n); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -427,6 +453,140 @@ func (c *streamCopy) records(fn func(k int, id btf.TypeID, rec []byte, asFwd boo
 func typeErr(src *source, id btf.TypeID, err error) error {
 	t, _ := src.spec.TypeByID(id)
 	return pkgerr.Errorf("builder: copy %v: %w", t, err)
+}
+
+// streamKept is stream for a copy that keepsIDs: the input's records
+// are copied a buffer at a time, whole, and only their names change
+// (renameAll). It is the loop of "btf copy", without a call or a Type per
+// record and without encode's remapping of ids (BENCH.md).
+func (c *streamCopy) streamKept(w io.Writer, buf []byte, swap bool) (int, error) {
+	written := 0
+	c.reads++
+	for _, src := range c.srcs {
+		types, err := c.section(src)
+		if err != nil {
+			return 0, err
+		}
+		id := src.first
+		for off := 0; off < len(types); {
+			start := len(buf)
+			buf = append(buf, types[off:chunkEnd(types, off)]...)
+			n, next, err := c.b.renameAll(buf[start:], src, id, true)
+			if err != nil {
+				return 0, err
+			}
+			buf, id, off = buf[:start+n], next, off+n
+			if swap {
+				wire.SwapWords(buf[start:])
+			}
+			written += n
+			c.read(src, n, n)
+			if _, err := w.Write(buf); err != nil {
+				return 0, err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return written, err
+}
+
+// section returns src's own type section to read whole, and starts a
+// pass over it (start); an error if its Spec is closed or has given
+// records back.
+func (c *streamCopy) section(src *source) ([]byte, error) {
+	if src.n > 0 {
+		if _, err := src.spec.TypeByID(src.first); err != nil {
+			return nil, err
+		}
+	}
+	c.start(src)
+	return src.spec.TypeSection(), nil
+}
+
+// chunkEnd returns where the part of types that renameAll reads from
+// off ends: flushSize bytes on, or the end of the record at off if it is
+// longer, or the end of types.
+func chunkEnd(types []byte, off int) int {
+	end := off + flushSize
+	if len(types)-off >= wire.TypeSize {
+		end = max(end, off+int(kindSizes.Of(wire.Word(types, uint32(off)+wire.InfoAt))))
+	}
+	return min(len(types), end)
+}
+
+// kindSizes sizes the records of the kinds the Builder writes: a layout
+// section may describe only other kinds (wire.ParseLayouts).
+var kindSizes = wire.DefaultLayouts.Sizes()
+
+// renameAll interns the names of the whole records at the start of recs,
+// records of src from type id id on that a copy keeps whole (keepsIDs),
+// in the order encode interns them and with its errors, and with patch
+// writes the Builder's offsets over them. It returns the bytes of whole
+// records read and the id of the next record. The open checked the
+// records' sizes and kinds, and a kind the Builder cannot write (one of
+// the layout section's) is an error.
+func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool) (int, btf.TypeID, error) {
+	refs := b.refs
+	p, end := uint32(0), uint32(len(recs))
+	if end < wire.TypeSize || kindSizes.Of(wire.Word(recs, wire.InfoAt)) > end {
+		// The open checked that the section is whole records.
+		return 0, 0, typeErr(src, id, errChanged)
+	}
+	for end-p >= wire.TypeSize {
+		info := wire.Word(recs, p+wire.InfoAt)
+		size := kindSizes.Of(info)
+		if size > end-p {
+			break
+		}
+		k := wire.InfoKind(info)
+		if size == 0 || int(k) >= wire.NumKinds {
+			return 0, 0, typeErr(src, id, fmt.Errorf("cannot write kind %d", k))
+		}
+		rec := recs[p : p+size]
+		sh := &wire.Shapes[k]
+		// The record's name, then each element's.
+		at, e := uint32(wire.NameAt), sh.ElemStart+sh.ElemNameAt
+		for {
+			if off := wire.Word(rec, at); off != 0 {
+				v, ok := uint32(0), false
+				if refs != nil {
+					v, ok = refs.known(off)
+				}
+				if !ok {
+					var err error
+					if v, err = b.copyStr(src, off); err != nil {
+						return 0, 0, typeErr(src, id, err)
+					}
+					refs = b.refs // set when a read leaves strings in place
+
+				}
+				if patch {
+					wire.PutWord(rec, at, v)
+				}
+			}
+			if sh.ElemNameMask == 0 || e >= size {
+				break
+			}
+			at, e = e, e+sh.ElemSize
+		}
+		b.n++
+		p += size
+		id++
+	}
+	return int(p), id, nil
+}
+
+// readAll returns the error of a read of src's records that stopped
+// after n of them (btf.Spec.Records): nil if it read them all.
+func (c *streamCopy) readAll(src *source, n uint32) error {
+	if n == src.n {
+		return nil
+	}
+	if _, err := src.spec.TypeByID(src.first + btf.TypeID(n)); err != nil {
+		return err
+	}
+	return btf.ErrClosed
 }
 
 // keepsIDs reports whether the copy's ids are those of its input: a copy
@@ -563,11 +723,13 @@ func (c *streamCopy) stream(w io.Writer, buf []byte, opts Options) (int, error) 
 	b := c.b
 	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	written := 0
-	remap := !c.keepsIDs()
+	if c.keepsIDs() {
+		return c.streamKept(w, buf, swap)
+	}
 	err := c.records(func(k int, id btf.TypeID, rec []byte, asFwd bool) error {
 		src := c.srcs[k]
 		b.types = buf
-		if err := b.encodeRecord(rec, src, asFwd, remap); err != nil {
+		if err := b.encodeRecord(rec, src, asFwd, true); err != nil {
 			return typeErr(src, id, err)
 		}
 		out := b.types[len(buf):]
