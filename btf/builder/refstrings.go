@@ -129,6 +129,39 @@ func (t *refStrings) known(off uint32) (uint32, bool) {
 // intern returns the output offset of s, the string at input offset off,
 // giving it the next one if s is new. The empty string is offset 0.
 func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
+	v, err := t.add(s, off)
+	if i, ok := t.place(off); ok && err == nil {
+		t.outs[i] = v
+	}
+	return v, err
+}
+
+// first is intern for the string at input offset off, where a string
+// starts (place i), met for the first time: its length is where the next
+// string starts, and its output offset goes to its place.
+func (t *refStrings) first(i, off uint32) (uint32, error) {
+	v, err := t.add(t.strs[off:t.nextStart(off)-1], off)
+	t.outs[i] = v
+	return v, err
+}
+
+// nextStart returns the offset of the first string that starts after
+// input offset off, or the section's length if none does.
+func (t *refStrings) nextStart(off uint32) uint32 {
+	w := off >> 6
+	if m := t.starts[w] >> (off & 63) >> 1; m != 0 {
+		return off + 1 + uint32(bits.TrailingZeros64(m))
+	}
+	for w++; w < uint32(len(t.starts)); w++ {
+		if m := t.starts[w]; m != 0 {
+			return w<<6 + uint32(bits.TrailingZeros64(m))
+		}
+	}
+	return uint32(len(t.strs))
+}
+
+// add is intern without keeping the output offset in its place.
+func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 	if len(s) == 0 {
 		return 0, nil
 	}
@@ -136,7 +169,6 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	h := maphash.Bytes(t.seed, s)
 	i, slot, ok := t.probe(s, h)
 	if ok {
-		t.remember(off, uint32(slot>>32))
 		return uint32(slot >> 32), nil
 	}
 	out := t.size
@@ -151,18 +183,11 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	t.slots[i] = uint64(out)<<32 | slot | uint64(off)
 	t.size += uint32(len(s)) + 1
 	t.count++
-	t.order = mmap.Append(t.order, 1, &t.ordMem)
-	t.order = append(t.order, off)
-	t.remember(off, out)
-	return out, nil
-}
-
-// remember keeps out as the output offset of the string at input offset
-// off, if a string starts there.
-func (t *refStrings) remember(off, out uint32) {
-	if i, ok := t.place(off); ok {
-		t.outs[i] = out
+	if len(t.order) == cap(t.order) {
+		t.order = mmap.Append(t.order, 1, &t.ordMem)
 	}
+	t.order = append(t.order, off)
+	return out, nil
 }
 
 // probe returns the index of the slot of s, of hash h, and the slot, or

@@ -549,17 +549,23 @@ func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool)
 		at, e := uint32(wire.NameAt), sh.ElemStart+sh.ElemNameAt
 		for {
 			if off := wire.Word(rec, at); off != 0 {
-				v, ok := uint32(0), false
+				i, ok := uint32(0), false
 				if refs != nil {
-					v, ok = refs.known(off)
+					i, ok = refs.place(off)
 				}
-				if !ok {
-					var err error
-					if v, err = b.copyStr(src, off); err != nil {
-						return 0, 0, typeErr(src, id, err)
-					}
+				var v uint32
+				var err error
+				switch {
+				case ok && refs.outs[i] != 0:
+					v = refs.outs[i]
+				case ok:
+					v, err = refs.first(i, off)
+				default:
+					v, err = b.copyStr(src, off)
 					refs = b.refs // set when a read leaves strings in place
-
+				}
+				if err != nil {
+					return 0, 0, typeErr(src, id, err)
 				}
 				if patch {
 					wire.PutWord(rec, at, v)
