@@ -37,7 +37,7 @@ type refStrings struct {
 	starts []uint64 // a bit a byte of strs: a string starts there
 	ranks  []uint32 // per word of starts, the bits set before it
 	outs   []uint32 // per string starting strs, by rank: its output offset; 0 not yet
-	order  []uint32 // input offsets of the output's strings, in output order
+	order  []uint32 // the output's strings in output order: orderEntry
 	mem    *mmap.Region
 	memo   *mmap.Region // starts, ranks and outs
 	ordMem *mmap.Region
@@ -186,7 +186,7 @@ func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 	if len(t.order) == cap(t.order) {
 		t.order = mmap.Append(t.order, 1, &t.ordMem)
 	}
-	t.order = append(t.order, off)
+	t.order = append(t.order, off|uint32(min(len(s), orderLenMax))<<refOffBits)
 	return out, nil
 }
 
@@ -233,10 +233,20 @@ func (t *refStrings) at(off uint32, s []byte) bool {
 func (t *refStrings) writeTo(w io.Writer) error {
 	buf := make([]byte, 1, flushSize+4096)
 	read := 0
-	for _, off := range t.order {
-		s := strtab.CString(t.strs[off:])
-		buf = append(append(buf, s...), 0)
-		if read += len(s) + 1; read >= evictEvery {
+	for k := 0; k < len(t.order); {
+		// A run of strings laid out in the input as in the output is
+		// copied at once, with their NULs.
+		off, n := t.orderEntry(k)
+		end := off + n + 1
+		for k++; k < len(t.order); k++ {
+			next, n := t.orderEntry(k)
+			if next != end {
+				break
+			}
+			end = next + n + 1
+		}
+		buf = append(buf, t.strs[off:end]...)
+		if read += int(end - off); read >= evictEvery {
 			btfmem.Evict(t.src)
 			read = 0
 		}
@@ -249,6 +259,22 @@ func (t *refStrings) writeTo(w io.Writer) error {
 	}
 	_, err := w.Write(buf)
 	return err
+}
+
+// orderLenMax is the length from which an entry of order does not hold
+// its string's length: a word holds the input offset (refOffBits) and the
+// length below it, which kernel names are.
+const orderLenMax = 1<<(32-refOffBits) - 1
+
+// orderEntry returns the input offset and the length of the k-th string
+// of the output.
+func (t *refStrings) orderEntry(k int) (off, n uint32) {
+	e := t.order[k]
+	off, n = e&refOffMask, e>>refOffBits
+	if n == orderLenMax {
+		n = uint32(len(strtab.CString(t.strs[off:])))
+	}
+	return off, n
 }
 
 // free gives back the index.

@@ -527,28 +527,29 @@ var kindSizes = wire.DefaultLayouts.Sizes()
 // records' sizes and kinds, and a kind the Builder cannot write (one of
 // the layout section's) is an error.
 func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool) (int, btf.TypeID, error) {
-	refs := b.refs
-	p, end := uint32(0), uint32(len(recs))
-	if end < wire.TypeSize || kindSizes.Of(wire.Word(recs, wire.InfoAt)) > end {
+	// Host-order words (the type section and the buffers are aligned).
+	w, ok := wire.Words(recs)
+	if !ok || len(w) < wire.TypeSize/4 || int(kindSizes.Of(w[wire.InfoAt/4])/4) > len(w) {
 		// The open checked that the section is whole records.
 		return 0, 0, typeErr(src, id, errChanged)
 	}
-	for end-p >= wire.TypeSize {
-		info := wire.Word(recs, p+wire.InfoAt)
-		size := kindSizes.Of(info)
-		if size > end-p {
+	refs := b.refs
+	p, end := 0, len(w)
+	for end-p >= wire.TypeSize/4 {
+		info := w[p+wire.InfoAt/4]
+		next := p + int(kindSizes.Of(info)/4)
+		if next > end {
 			break
 		}
 		k := wire.InfoKind(info)
-		if size == 0 || int(k) >= wire.NumKinds {
+		if next == p || int(k) >= wire.NumKinds {
 			return 0, 0, typeErr(src, id, fmt.Errorf("cannot write kind %d", k))
 		}
-		rec := recs[p : p+size]
-		sh := &wire.Shapes[k]
+		sh := &wire.Shapes[k].W
 		// The record's name, then each element's.
-		at, e := uint32(wire.NameAt), sh.ElemStart+sh.ElemNameAt
+		at, e := p+wire.NameAt/4, p+sh.Fixed+sh.ElemName
 		for {
-			if off := wire.Word(rec, at); off != 0 {
+			if off := w[at]; off != 0 {
 				i, ok := uint32(0), false
 				if refs != nil {
 					i, ok = refs.place(off)
@@ -568,19 +569,19 @@ func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool)
 					return 0, 0, typeErr(src, id, err)
 				}
 				if patch {
-					wire.PutWord(rec, at, v)
+					w[at] = v
 				}
 			}
-			if sh.ElemNameMask == 0 || e >= size {
+			if sh.ElemName < 0 || e >= next {
 				break
 			}
-			at, e = e, e+sh.ElemSize
+			at, e = e, e+sh.Elem
 		}
 		b.n++
-		p += size
+		p = next
 		id++
 	}
-	return int(p), id, nil
+	return 4 * p, id, nil
 }
 
 // readAll returns the error of a read of src's records that stopped
