@@ -18,22 +18,25 @@ import (
 // are not laid out in place (see inPlace): it interns as strTable does,
 // giving each distinct string the next output offset on first use, but
 // holds no string bytes. Every output string is an input string, so a
-// slot of its index is the output offset (high 32 bits), 8 bits of the
-// string's hash and the input offset (low 24 bits); lookups compare
-// against the input's bytes, and the string section is written at the
-// end by reading each string from the input again, in output order.
+// slot of its index is 8 bits of the string's hash and the input offset
+// (low 24 bits); lookups compare against the input's bytes, and the
+// string section is written at the end by reading each string from the
+// input again, in output order.
 //
 // Beside the index, each string that starts the input's section has a
 // place in a table of output offsets, found from its input offset by the
 // rank of a bit that marks where strings start (known): a name met again
 // is answered without reading, hashing or probing it, and in either read
-// of WriteCopy. The input offsets of the output's strings are kept in
-// output order (order), so that the section is written without sorting.
+// of WriteCopy; a string found in the index has its output offset there
+// (or, for the rare name that starts inside a string, in inner). The
+// input offsets of the output's strings are kept in output order (order),
+// so that the section is written without sorting.
 type refStrings struct {
 	src    *btf.Spec
 	strs   []byte // src's string section, from offset 0
 	seed   maphash.Seed
-	slots  []uint64
+	slots  []uint32
+	inner  map[uint32]uint32 // output offsets of strings indexed where none starts
 	starts []uint64 // a bit a byte of strs: a string starts there
 	ranks  []uint32 // per word of starts, the bits set before it
 	outs   []uint32 // per string starting strs, by rank: its output offset; 0 not yet
@@ -67,7 +70,7 @@ func newRefStrings(src *btf.Spec) *refStrings {
 	}
 	t := &refStrings{src: src, strs: strs, seed: maphash.MakeSeed(), size: 1}
 	// Every insertion probes before it writes.
-	t.slots = mmap.MakePopulated[uint64](size, &t.mem)
+	t.slots = mmap.MakePopulated[uint32](size, &t.mem)
 	t.order = mmap.Make[uint32](n, &t.ordMem)[:0]
 	t.markStarts(n)
 	return t
@@ -169,7 +172,7 @@ func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 	h := maphash.Bytes(t.seed, s)
 	i, slot, ok := t.probe(s, h)
 	if ok {
-		return uint32(slot >> 32), nil
+		return t.outputOf(slot & refOffMask), nil
 	}
 	out := t.size
 	if out > wire.MaxNameOffset {
@@ -180,7 +183,13 @@ func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 		t.grow()
 		i, _, _ = t.probe(s, h)
 	}
-	t.slots[i] = uint64(out)<<32 | slot | uint64(off)
+	t.slots[i] = slot | off
+	if _, ok := t.place(off); !ok {
+		if t.inner == nil {
+			t.inner = make(map[uint32]uint32)
+		}
+		t.inner[off] = out
+	}
 	t.size += uint32(len(s)) + 1
 	t.count++
 	if len(t.order) == cap(t.order) {
@@ -192,8 +201,8 @@ func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 
 // probe returns the index of the slot of s, of hash h, and the slot, or
 // false and the index of the empty slot where s goes and its tag.
-func (t *refStrings) probe(s []byte, h uint64) (uint32, uint64, bool) {
-	tag := max(h>>56, 1) << refOffBits
+func (t *refStrings) probe(s []byte, h uint64) (uint32, uint32, bool) {
+	tag := uint32(max(h>>56, 1)) << refOffBits
 	mask := uint32(len(t.slots) - 1)
 	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
@@ -210,7 +219,7 @@ func (t *refStrings) probe(s []byte, h uint64) (uint32, uint64, bool) {
 func (t *refStrings) grow() {
 	old, mem := t.slots, t.mem
 	t.mem = nil
-	t.slots = mmap.MakePopulated[uint64](2*len(old), &t.mem)
+	t.slots = mmap.MakePopulated[uint32](2*len(old), &t.mem)
 	for _, slot := range old {
 		if slot != 0 {
 			s := strtab.CString(t.strs[slot&refOffMask:])
@@ -219,6 +228,16 @@ func (t *refStrings) grow() {
 		}
 	}
 	mmap.Free(&mem)
+}
+
+// outputOf returns the output offset of the indexed string at input
+// offset off: its place's (the caller of add keeps it there at once), or
+// inner's.
+func (t *refStrings) outputOf(off uint32) uint32 {
+	if i, ok := t.place(off); ok {
+		return t.outs[i]
+	}
+	return t.inner[off]
 }
 
 // at reports whether the input string at off is s.
