@@ -37,10 +37,10 @@ type refStrings struct {
 	seed   maphash.Seed
 	slots  []uint32
 	inner  map[uint32]uint32 // output offsets of strings indexed where none starts
-	starts []uint64 // a bit a byte of strs: a string starts there
-	ranks  []uint32 // per word of starts, the bits set before it
-	outs   []uint32 // per string starting strs, by rank: its output offset; 0 not yet
-	order  []uint32 // the output's strings in output order: orderEntry
+	starts []uint64          // a bit a byte of strs: a string starts there
+	ranks  []uint32          // per word of starts, the bits set before it
+	outs   []uint32          // per string starting strs, by rank: its output offset; 0 not yet
+	order  []uint32          // the output's strings in output order: orderEntry
 	mem    *mmap.Region
 	memo   *mmap.Region // starts, ranks and outs
 	ordMem *mmap.Region
