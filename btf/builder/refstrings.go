@@ -132,8 +132,9 @@ func (t *refStrings) known(off uint32) (uint32, bool) {
 // intern returns the output offset of s, the string at input offset off,
 // giving it the next one if s is new. The empty string is offset 0.
 func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
-	v, err := t.add(s, off)
-	if i, ok := t.place(off); ok && err == nil {
+	i, start := t.place(off)
+	v, err := t.add(s, off, start)
+	if start && err == nil {
 		t.outs[i] = v
 	}
 	return v, err
@@ -143,7 +144,7 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 // starts (place i), met for the first time: its length is where the next
 // string starts, and its output offset goes to its place.
 func (t *refStrings) first(i, off uint32) (uint32, error) {
-	v, err := t.add(t.strs[off:t.nextStart(off)-1], off)
+	v, err := t.add(t.strs[off:t.nextStart(off)-1], off, true)
 	t.outs[i] = v
 	return v, err
 }
@@ -163,8 +164,9 @@ func (t *refStrings) nextStart(off uint32) uint32 {
 	return uint32(len(t.strs))
 }
 
-// add is intern without keeping the output offset in its place.
-func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
+// add is intern without keeping the output offset in its place; start
+// says whether a string starts at off (place).
+func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 	if len(s) == 0 {
 		return 0, nil
 	}
@@ -184,7 +186,7 @@ func (t *refStrings) add(s []byte, off uint32) (uint32, error) {
 		i, _, _ = t.probe(s, h)
 	}
 	t.slots[i] = slot | off
-	if _, ok := t.place(off); !ok {
+	if !start {
 		if t.inner == nil {
 			t.inner = make(map[uint32]uint32)
 		}
