@@ -108,6 +108,30 @@ func TestWriteCopy(t *testing.T) {
 	t.Run("standalone", func(t *testing.T) {
 		checkWriteCopy(t, module(t, testfixtures.DebianGoldenModules[0]), false)
 	})
+	// On a base that is not its own, a module and its vmlinux are
+	// copied after the base's types: the ids change, and the records
+	// are remapped (not streamCopy.keepsIDs).
+	t.Run("other base", func(t *testing.T) {
+		s := module(t, testfixtures.DebianGoldenModules[0])
+		other := mustParse(t, namedBTF("\x00a\x00b\x00", 1, 3), nil)
+		b, err := builder.NewSplit(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.CopyAll(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range writeOptions {
+			var raw bytes.Buffer
+			if err := builder.WriteCopy(&raw, s, other, opts); err != nil {
+				t.Fatal(err)
+			}
+			if want := marshal(t, b, opts); !bytes.Equal(raw.Bytes(), want) {
+				t.Errorf("%+v: WriteCopy wrote %d bytes unlike Marshal's %d", opts, raw.Len(), len(want))
+			}
+			checkWriteCopyFile(t, builder.WriteCopy, s, other, opts, raw.Bytes())
+		}
+	})
 }
 
 // mappedDebian returns the Debian vmlinux opened from a file, mapped, as
