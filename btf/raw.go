@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"iter"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -32,6 +33,32 @@ func (t Type) Record() []byte {
 	}
 	size, _ := t.spec.layouts.RecordSize(wire.Record(r).Info())
 	return r[:size:size]
+}
+
+// Records iterates over the records of the Spec's own types in id order,
+// each as Type.Record returns it, with its type id: the walk of a writer
+// that copies every record and would pay for a Type per record (a
+// lookup, a size, an interface's worth of state). Nothing is yielded once
+// the Spec is closed or has given records back, as Types; a lazy Spec
+// yields a record once it is checked, and stops at one that is not sound.
+func (s *Spec) Records() iter.Seq2[TypeID, []byte] {
+	return func(yield func(TypeID, []byte) bool) {
+		if !s.intact() {
+			return
+		}
+		off := uint32(0)
+		for i := range s.n {
+			id := s.firstID + TypeID(i)
+			if s.lazy && s.checkOut(id, off) != nil {
+				return
+			}
+			size := s.sizes.Of(wire.InfoWord(s.types, off))
+			if !yield(id, s.types[off:off+size:off+size]) {
+				return
+			}
+			off += size
+		}
+	}
 }
 
 // NameOffset returns the offset of t's name in the string section of its

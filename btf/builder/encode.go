@@ -20,9 +20,19 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	if rec == nil {
 		return btf.ErrClosed
 	}
+	if err := b.encodeRecord(rec, src, asFwd, true); err != nil {
+		return pkgerr.Errorf("builder: copy %v: %w", t, err)
+	}
+	return nil
+}
+
+// encodeRecord is encode for the record rec of a type of src, with errors
+// that do not name the type. With remap false the type ids are kept as
+// they are: a whole copy whose ids do not change (streamCopy.keepsIDs).
+func (b *Builder) encodeRecord(rec []byte, src *source, asFwd, remap bool) error {
 	name, err := b.copyStr(src, wire.Record(rec).NameOff())
 	if err != nil {
-		return pkgerr.Errorf("builder: copy %v: %w", t, err)
+		return err
 	}
 	info := wire.Record(rec).Info()
 	k := wire.InfoKind(info)
@@ -31,7 +41,7 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 		return nil
 	}
 	if int(k) >= wire.NumKinds {
-		return fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
+		return fmt.Errorf("cannot write kind %d", k)
 	}
 	start := uint32(len(b.types))
 	b.types = append(b.types, rec...)
@@ -41,54 +51,53 @@ func (b *Builder) encode(t btf.Type, src *source, asFwd bool) error {
 	// The shape's fields in place, without the visitors' calls: this is
 	// CopyAll's inner loop (BENCH.md).
 	sh := &wire.Shapes[k]
-	if sh.Ref0Mask != 0 {
+	if remap && sh.Ref0Mask != 0 {
 		b.remap(out, sh.Ref0At, src)
 	}
-	if sh.Ref1Mask != 0 {
+	if remap && sh.Ref1Mask != 0 {
 		b.remap(out, sh.Ref1At, src)
+	}
+	if !remap && sh.ElemNameMask == 0 {
+		return nil
 	}
 	for e := sh.ElemStart; sh.ElemSize != 0 && e < uint32(len(out)); e += sh.ElemSize {
 		if sh.ElemNameMask != 0 {
 			s, err := b.copyStr(src, wire.Word(out, e+sh.ElemNameAt))
 			if err != nil {
-				return pkgerr.Errorf("builder: copy %v: %w", t, err)
+				return err
 			}
 			wire.PutWord(out, e+sh.ElemNameAt, s)
 		}
-		if sh.ElemTypeMask != 0 {
+		if remap && sh.ElemTypeMask != 0 {
 			b.remap(out, e+sh.ElemTypeAt, src)
 		}
 	}
 	return nil
 }
 
-// collectRecord interns the strings of t's record as encode does, in the
-// same order and with the same errors, without encoding it: WriteCopy's
-// first read wants only the strings and the size. It returns the input
-// record and the size that encode would append.
-func (b *Builder) collectRecord(t btf.Type, src *source, asFwd bool) ([]byte, int, error) {
-	rec := wire.Record(t.Record())
-	if rec == nil {
-		return nil, 0, btf.ErrClosed
-	}
+// collectRecord interns the strings of rec, the record of a type of src,
+// as encode does, in the same order and with the same errors (not naming
+// the type), without encoding it: WriteCopy's first read wants only the
+// strings and the size. It returns the size that encode would append.
+func (b *Builder) collectRecord(rec wire.Record, src *source, asFwd bool) (int, error) {
 	if _, err := b.copyStr(src, rec.NameOff()); err != nil {
-		return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+		return 0, err
 	}
 	b.n++
 	k := wire.InfoKind(rec.Info())
 	if asFwd {
-		return rec, wire.TypeSize, nil
+		return wire.TypeSize, nil
 	}
 	if int(k) >= wire.NumKinds {
-		return nil, 0, fmt.Errorf("builder: copy %v: cannot write kind %d", t, k)
+		return 0, fmt.Errorf("cannot write kind %d", k)
 	}
 	sh := &wire.Shapes[k]
 	for e := sh.ElemStart; sh.ElemNameMask != 0 && sh.ElemSize != 0 && e < uint32(len(rec)); e += sh.ElemSize {
 		if _, err := b.copyStr(src, wire.Word(rec, e+sh.ElemNameAt)); err != nil {
-			return nil, 0, pkgerr.Errorf("builder: copy %v: %w", t, err)
+			return 0, err
 		}
 	}
-	return rec, len(rec), nil
+	return len(rec), nil
 }
 
 // remap maps the type id at byte offset at of record out through src.
@@ -115,6 +124,16 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 			return v, err
 		}
 	}
+	if b.refs != nil {
+		if v, ok := b.refs.known(off); ok {
+			return v, nil
+		}
+		s := src.str(off)
+		if s == nil {
+			return 0, fmt.Errorf("string offset %d outside the string sections", off)
+		}
+		return b.refs.intern(s, off)
+	}
 	if v, ok := src.strCache.Get(off); ok {
 		return v, nil
 	}
@@ -124,13 +143,6 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 	s := src.str(off)
 	if s == nil {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
-	}
-	if b.refs != nil {
-		v, err := b.refs.intern(s, off)
-		if err == nil {
-			b.recent.put(off, v)
-		}
-		return v, err
 	}
 	// A string read from a string section holds no NUL.
 	v, ok := b.strs.Intern(s)

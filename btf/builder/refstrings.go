@@ -2,10 +2,11 @@ package builder
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"io"
 	"math/bits"
-	"slices"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
@@ -18,19 +19,35 @@ import (
 // are not laid out in place (see inPlace): it interns as strTable does,
 // giving each distinct string the next output offset on first use, but
 // holds no string bytes. Every output string is an input string, so a
-// slot of its index is the output offset (high 32 bits), 8 bits of the
-// string's hash and the input offset (low 24 bits); lookups compare
-// against the input's bytes, and the string section is written at the
-// end by reading each string from the input again, in output order.
+// slot of its index is 8 bits of the string's hash and the input offset
+// (low 24 bits); lookups compare against the input's bytes, and the
+// string section is written at the end by reading each string from the
+// input again, in output order.
+//
+// Beside the index, each string that starts the input's section has a
+// place in a table of output offsets, found from its input offset by the
+// rank of a bit that marks where strings start (known): a name met again
+// is answered without reading, hashing or probing it, and in either read
+// of WriteCopy; a string found in the index has its output offset there
+// (or, for the rare name that starts inside a string, in inner). The
+// input offsets of the output's strings are kept in output order (order),
+// so that the section is written without sorting.
 type refStrings struct {
-	src   *btf.Spec
-	strs  []byte // src's string section, from offset 0
-	seed  maphash.Seed
-	slots []uint64
-	mem   *mmap.Region
-	count int    // strings indexed
-	size  uint32 // bytes of the output's string section
-	finds int    // strings looked up, for the tests' work count
+	src    *btf.Spec
+	strs   []byte // src's string section, from offset 0
+	seed   maphash.Seed
+	slots  []uint32
+	inner  map[uint32]uint32 // output offsets of strings indexed where none starts
+	starts []uint64          // a bit a byte of strs: a string starts there
+	ranks  []uint32          // per word of starts, the bits set before it
+	outs   []uint32          // per string starting strs, by rank: its output offset; 0 not yet
+	order  []uint32          // the output's strings in output order: orderEntry
+	mem    *mmap.Region
+	memo   *mmap.Region // starts, ranks and outs
+	ordMem *mmap.Region
+	count  int    // strings indexed
+	size   uint32 // bytes of the output's string section
+	finds  int    // strings looked up, for the tests' work count
 }
 
 // Slot layout of refStrings.
@@ -54,13 +71,130 @@ func newRefStrings(src *btf.Spec) *refStrings {
 	}
 	t := &refStrings{src: src, strs: strs, seed: maphash.MakeSeed(), size: 1}
 	// Every insertion probes before it writes.
-	t.slots = mmap.MakePopulated[uint64](size, &t.mem)
+	t.slots = mmap.MakePopulated[uint32](size, &t.mem)
+	t.order = mmap.Make[uint32](n, &t.ordMem)[:0]
+	t.markStarts(n)
 	return t
+}
+
+// markStarts fills starts and ranks for the n strings of the section,
+// and makes room in outs for them (and one more: place answers 0 for an
+// offset where no string starts, and a section whose last byte is not a
+// NUL has n+1 starts). The three share one mapping: starts and ranks
+// are written whole, outs as names are met.
+func (t *refStrings) markStarts(n int) {
+	n++
+	words := (len(t.strs) + 63) / 64
+	all := mmap.Make[uint64](words+(words+1)/2+(n+1)/2, &t.memo)
+	t.starts = all[:words:words]
+	ranks := all[words : words+(words+1)/2]
+	t.ranks = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(ranks))), words)
+	outs := all[words+(words+1)/2:]
+	t.outs = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(outs))), n)
+	t.markNULs()
+	r := uint32(0)
+	for w, word := range t.starts {
+		t.ranks[w] = r
+		r += uint32(bits.OnesCount64(word))
+	}
+}
+
+// markNULs sets the bits of starts: offset 0, and every offset after a
+// NUL of the section. The NULs are found 8 bytes at a time (a word's zero
+// bytes by A. Mycroft's test, made exact, then gathered to a bit each by
+// a multiplication that moves byte j's bit to bit 56+j without carries):
+// a search for each NUL (IndexByte) cost a call a string, 73
+// instructions a string on 270,000 names of 6 bytes (BENCH.md).
+func (t *refStrings) markNULs() {
+	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	strs, carry := t.strs, uint64(1) // offset 0 starts a string
+	for w := range t.starts {
+		var zeros uint64 // bit j: byte 64w+j is a NUL
+		if chunk := strs[64*w:]; len(chunk) >= 64 {
+			for g := range 8 {
+				x := binary.LittleEndian.Uint64(chunk[8*g:])
+				if z := ^((x&lows + lows) | x | lows) & highs; z != 0 {
+					zeros |= (z >> 7 * 0x0102040810204080 >> 56) << (8 * g)
+				}
+			}
+		} else {
+			for j, c := range chunk {
+				if c == 0 {
+					zeros |= 1 << j
+				}
+			}
+		}
+		t.starts[w] = zeros<<1 | carry
+		carry = zeros >> 63
+	}
+	// No string starts at the section's end.
+	if r := len(strs) % 64; r != 0 {
+		t.starts[len(t.starts)-1] &= 1<<r - 1
+	}
+}
+
+// place returns the index in outs of the string at input offset off, or
+// false if no string of the section starts there.
+func (t *refStrings) place(off uint32) (uint32, bool) {
+	w := off >> 6
+	if w >= uint32(len(t.starts)) {
+		return 0, false
+	}
+	word, bit := t.starts[w], uint64(1)<<(off&63)
+	if word&bit == 0 {
+		return 0, false
+	}
+	return t.ranks[w] + uint32(bits.OnesCount64(word&(bit-1))), true
+}
+
+// known returns the output offset of the string at input offset off, if
+// a name met before gave it one. (An offset where no string starts has
+// place 0, the empty string's, whose entry stays 0: intern gives "" no
+// place.)
+func (t *refStrings) known(off uint32) (uint32, bool) {
+	i, _ := t.place(off)
+	v := t.outs[i]
+	return v, v != 0
 }
 
 // intern returns the output offset of s, the string at input offset off,
 // giving it the next one if s is new. The empty string is offset 0.
 func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
+	i, start := t.place(off)
+	v, err := t.add(s, off, start)
+	if start && err == nil {
+		t.outs[i] = v
+	}
+	return v, err
+}
+
+// first is intern for the string at input offset off, where a string
+// starts (place i), met for the first time: its length is where the next
+// string starts, and its output offset goes to its place.
+func (t *refStrings) first(i, off uint32) (uint32, error) {
+	v, err := t.add(t.strs[off:t.nextStart(off)-1], off, true)
+	t.outs[i] = v
+	return v, err
+}
+
+// nextStart returns the offset of the first string that starts after
+// input offset off, or the section's length if none does.
+func (t *refStrings) nextStart(off uint32) uint32 {
+	w := off >> 6
+	if m := t.starts[w] >> (off & 63) >> 1; m != 0 {
+		return off + 1 + uint32(bits.TrailingZeros64(m))
+	}
+	for w++; w < uint32(len(t.starts)); w++ {
+		if m := t.starts[w]; m != 0 {
+			return w<<6 + uint32(bits.TrailingZeros64(m))
+		}
+	}
+	return uint32(len(t.strs))
+}
+
+// add is intern without keeping the output offset in its place; start
+// says whether a string starts at off (place).
+func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 	if len(s) == 0 {
 		return 0, nil
 	}
@@ -68,7 +202,7 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 	h := maphash.Bytes(t.seed, s)
 	i, slot, ok := t.probe(s, h)
 	if ok {
-		return uint32(slot >> 32), nil
+		return t.outputOf(slot & refOffMask), nil
 	}
 	out := t.size
 	if out > wire.MaxNameOffset {
@@ -79,16 +213,26 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 		t.grow()
 		i, _, _ = t.probe(s, h)
 	}
-	t.slots[i] = uint64(out)<<32 | slot | uint64(off)
+	t.slots[i] = slot | off
+	if !start {
+		if t.inner == nil {
+			t.inner = make(map[uint32]uint32)
+		}
+		t.inner[off] = out
+	}
 	t.size += uint32(len(s)) + 1
 	t.count++
+	if len(t.order) == cap(t.order) {
+		t.order = mmap.Append(t.order, 1, &t.ordMem)
+	}
+	t.order = append(t.order, off|uint32(min(len(s), orderLenMax))<<refOffBits)
 	return out, nil
 }
 
 // probe returns the index of the slot of s, of hash h, and the slot, or
 // false and the index of the empty slot where s goes and its tag.
-func (t *refStrings) probe(s []byte, h uint64) (uint32, uint64, bool) {
-	tag := max(h>>56, 1) << refOffBits
+func (t *refStrings) probe(s []byte, h uint64) (uint32, uint32, bool) {
+	tag := uint32(max(h>>56, 1)) << refOffBits
 	mask := uint32(len(t.slots) - 1)
 	for i := uint32(h) & mask; ; i = (i + 1) & mask {
 		slot := t.slots[i]
@@ -105,7 +249,7 @@ func (t *refStrings) probe(s []byte, h uint64) (uint32, uint64, bool) {
 func (t *refStrings) grow() {
 	old, mem := t.slots, t.mem
 	t.mem = nil
-	t.slots = mmap.MakePopulated[uint64](2*len(old), &t.mem)
+	t.slots = mmap.MakePopulated[uint32](2*len(old), &t.mem)
 	for _, slot := range old {
 		if slot != 0 {
 			s := strtab.CString(t.strs[slot&refOffMask:])
@@ -116,6 +260,16 @@ func (t *refStrings) grow() {
 	mmap.Free(&mem)
 }
 
+// outputOf returns the output offset of the indexed string at input
+// offset off: its place's (the caller of add keeps it there at once), or
+// inner's.
+func (t *refStrings) outputOf(off uint32) uint32 {
+	if i, ok := t.place(off); ok {
+		return t.outs[i]
+	}
+	return t.inner[off]
+}
+
 // at reports whether the input string at off is s.
 func (t *refStrings) at(off uint32, s []byte) bool {
 	rest := t.strs[off:]
@@ -124,24 +278,27 @@ func (t *refStrings) at(off uint32, s []byte) bool {
 
 // writeTo writes the output's string section to w, reading each string
 // from the input's section in output order, and evicting the input's
-// pages every evictEvery bytes read. The index is sorted for it: t can
-// then only be freed.
+// pages every evictEvery bytes read.
 func (t *refStrings) writeTo(w io.Writer) error {
-	n := 0
-	for _, slot := range t.slots {
-		if slot != 0 {
-			t.slots[n] = slot
-			n++
-		}
-	}
-	// By output offset, the slots' high 32 bits, all distinct.
-	radixSort(t.slots[:n], 32+uint(bits.Len32(t.size)), 32)
 	buf := make([]byte, 1, flushSize+4096)
 	read := 0
-	for _, slot := range t.slots[:n] {
-		s := strtab.CString(t.strs[slot&refOffMask:])
-		buf = append(append(buf, s...), 0)
-		if read += len(s) + 1; read >= evictEvery {
+	for k := 0; k < len(t.order); {
+		// A run of strings laid out in the input as in the output is
+		// copied at once, with their NULs.
+		off, n := t.orderEntry(k)
+		end := off + n + 1
+		for k++; k < len(t.order); k++ {
+			e := t.order[k]
+			if e&refOffMask != end {
+				break
+			}
+			if n = e >> refOffBits; n == orderLenMax {
+				_, n = t.orderEntry(k)
+			}
+			end += n + 1
+		}
+		buf = append(buf, t.strs[off:end]...)
+		if read += int(end - off); read >= evictEvery {
 			btfmem.Evict(t.src)
 			read = 0
 		}
@@ -156,63 +313,21 @@ func (t *refStrings) writeTo(w io.Writer) error {
 	return err
 }
 
-// radixSort sorts a by the bits of its elements from bit lo up to bit hi
-// (exclusive; those above are equal), in place: an American flag sort (P.
-// McIlroy, K. Bostic, M. D. McIlroy, "Engineering Radix Sort", 1993),
-// 8 bits a level, and slices.Sort below 64 elements. The elements must
-// differ in those bits: their order below lo is not sorted. For the
-// string index it took half of pdqsort's instructions (BENCH.md).
-func radixSort(a []uint64, hi, lo uint) {
-	if hi > lo {
-		radixLevel(a, hi, lo, make([][2][256]int, (hi-lo+7)/8))
-	}
-}
+// orderLenMax is the length from which an entry of order does not hold
+// its string's length: a word holds the input offset (refOffBits) and the
+// length below it, which kernel names are.
+const orderLenMax = 1<<(32-refOffBits) - 1
 
-// radixLevel sorts a as radixSort does, with a bucket count and next
-// place per level in scratch. They are not on the stack: frames of 4 KB
-// grew the goroutine's stack, whose copy reads the binary's tables of
-// every frame and faulted 0.7-1 MB of the binary's released pages back
-// (BENCH.md).
-func radixLevel(a []uint64, hi, lo uint, scratch [][2][256]int) {
-	if len(a) < 64 || hi <= lo {
-		slices.Sort(a)
-		return
+// orderEntry returns the input offset and the length of the k-th string
+// of the output.
+func (t *refStrings) orderEntry(k int) (off, n uint32) {
+	e := t.order[k]
+	off, n = e&refOffMask, e>>refOffBits
+	if n == orderLenMax {
+		n = uint32(len(strtab.CString(t.strs[off:])))
 	}
-	shift := max(hi, lo+8) - 8
-	count, next := &scratch[0][0], &scratch[0][1]
-	clear(count[:])
-	for _, x := range a {
-		count[x>>shift&0xff]++
-	}
-	sum := 0
-	for d, c := range count {
-		next[d] = sum
-		sum += c
-	}
-	end := 0
-	for d, c := range count {
-		// Swap each element of bucket d's part that belongs elsewhere to
-		// its bucket's next place, until one of d's comes.
-		end += c
-		for next[d] < end {
-			x := a[next[d]]
-			for e := x >> shift & 0xff; int(e) != d; e = x >> shift & 0xff {
-				a[next[e]], x = x, a[next[e]]
-				next[e]++
-			}
-			a[next[d]] = x
-			next[d]++
-		}
-	}
-	if shift == lo {
-		return
-	}
-	start := 0
-	for _, c := range count {
-		radixLevel(a[start:start+c], shift, lo, scratch[1:])
-		start += c
-	}
+	return off, n
 }
 
 // free gives back the index.
-func (t *refStrings) free() { mmap.Free(&t.mem) }
+func (t *refStrings) free() { mmap.Free(&t.mem, &t.memo, &t.ordMem) }

@@ -5,10 +5,12 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -342,6 +344,9 @@ func (c *streamCopy) collectStrings(base *btf.Spec) error {
 // every type (c.min nil), numbers the types.
 func (c *streamCopy) collect() error {
 	b := c.b
+	if c.min == nil {
+		return c.collectAll()
+	}
 	var marks []bitset
 	if c.min == nil {
 		marks = make([]bitset, len(c.srcs))
@@ -349,16 +354,16 @@ func (c *streamCopy) collect() error {
 			marks[k] = newBitset(int(src.n))
 		}
 	}
-	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+	err := c.records(func(k int, id btf.TypeID, rec []byte, asFwd bool) error {
 		src := c.srcs[k]
-		rec, n, err := b.collectRecord(t, src, asFwd)
+		n, err := b.collectRecord(rec, src, asFwd)
 		if err != nil {
-			return err
+			return typeErr(src, id, err)
 		}
 		c.typeLen += n
 		c.read(src, len(rec), n)
 		if marks != nil {
-			marks[k].set(uint32(t.ID() - src.first))
+			marks[k].set(uint32(id - src.first))
 		}
 		return nil
 	})
@@ -383,26 +388,229 @@ func (c *streamCopy) collect() error {
 	return nil
 }
 
+// collectAll is collect for a copy of every type: the records are read
+// in place, a buffer at a time, for their names (renameAll), and numbered
+// as CopyAll numbers fresh sources.
+func (c *streamCopy) collectAll() error {
+	c.reads++
+	for _, src := range c.srcs {
+		types, err := c.section(src)
+		if err != nil {
+			return err
+		}
+		id := src.first
+		for off := 0; off < len(types); {
+			n, next, err := c.b.renameAll(types[off:chunkEnd(types, off)], src, id, false)
+			if err != nil {
+				return err
+			}
+			id, off = next, off+n
+			c.read(src, n, n)
+		}
+		c.typeLen += len(types)
+		btfmem.Evict(src.spec)
+	}
+	c.b.n = 0
+	return c.numberAll()
+}
+
 // records calls fn on every record that the copy writes, in order, with
-// its source's index in c.srcs and whether it is written as a FWD: every
-// type of c.srcs, or the closure of c.min.
-func (c *streamCopy) records(fn func(k int, t btf.Type, asFwd bool) error) error {
+// its source's index in c.srcs, its type id, its record (nil if the Spec
+// is closed) and whether it is written as a FWD: every type of c.srcs,
+// read in place (btf.Spec.Records), or the closure of c.min.
+func (c *streamCopy) records(fn func(k int, id btf.TypeID, rec []byte, asFwd bool) error) error {
 	c.reads++
 	if c.min != nil {
 		// The closure's records are not met in the input's order: no
 		// eviction behind a position (start).
 		c.step = 0
-		return c.min.each(fn)
+		return c.min.each(func(k int, t btf.Type, asFwd bool) error {
+			rec := t.Record()
+			if rec == nil {
+				return btf.ErrClosed
+			}
+			return fn(k, t.ID(), rec, asFwd)
+		})
 	}
 	for k, src := range c.srcs {
 		c.start(src)
-		for _, t := range src.spec.Types(btf.ScopeOwn) {
-			if err := fn(k, t, false); err != nil {
+		n := uint32(0)
+		for id, rec := range src.spec.Records() {
+			if err := fn(k, id, rec, false); err != nil {
 				return err
 			}
+			n++
+		}
+		if err := c.readAll(src, n); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// typeErr returns err, of the copy of src's type id, naming the type as
+// encode's errors do.
+func typeErr(src *source, id btf.TypeID, err error) error {
+	t, _ := src.spec.TypeByID(id)
+	return pkgerr.Errorf("builder: copy %v: %w", t, err)
+}
+
+// streamKept is stream for a copy that keepsIDs: the input's records
+// are copied a buffer at a time, whole, and only their names change
+// (renameAll). It is the loop of "btf copy", without a call or a Type per
+// record and without encode's remapping of ids (BENCH.md).
+func (c *streamCopy) streamKept(w io.Writer, buf []byte, swap bool) (int, error) {
+	written := 0
+	c.reads++
+	for _, src := range c.srcs {
+		types, err := c.section(src)
+		if err != nil {
+			return 0, err
+		}
+		id := src.first
+		for off := 0; off < len(types); {
+			start := len(buf)
+			buf = append(buf, types[off:chunkEnd(types, off)]...)
+			n, next, err := c.b.renameAll(buf[start:], src, id, true)
+			if err != nil {
+				return 0, err
+			}
+			buf, id, off = buf[:start+n], next, off+n
+			if swap {
+				wire.SwapWords(buf[start:])
+			}
+			written += n
+			c.read(src, n, n)
+			if _, err := w.Write(buf); err != nil {
+				return 0, err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return written, err
+}
+
+// section returns src's own type section to read whole, and starts a
+// pass over it (start); an error if its Spec is closed or has given
+// records back.
+func (c *streamCopy) section(src *source) ([]byte, error) {
+	if src.n > 0 {
+		if _, err := src.spec.TypeByID(src.first); err != nil {
+			return nil, err
+		}
+	}
+	c.start(src)
+	return src.spec.TypeSection(), nil
+}
+
+// chunkEnd returns where the part of types that renameAll reads from
+// off ends: flushSize bytes on, or the end of the record at off if it is
+// longer, or the end of types.
+func chunkEnd(types []byte, off int) int {
+	end := off + flushSize
+	if len(types)-off >= wire.TypeSize {
+		end = max(end, off+int(kindSizes.Of(wire.Word(types, uint32(off)+wire.InfoAt))))
+	}
+	return min(len(types), end)
+}
+
+// kindSizes sizes the records of the kinds the Builder writes: a layout
+// section may describe only other kinds (wire.ParseLayouts).
+var kindSizes = wire.DefaultLayouts.Sizes()
+
+// renameAll interns the names of the whole records at the start of recs,
+// records of src from type id id on that a copy keeps whole (keepsIDs),
+// in the order encode interns them and with its errors, and with patch
+// writes the Builder's offsets over them. It returns the bytes of whole
+// records read and the id of the next record. The open checked the
+// records' sizes and kinds, and a kind the Builder cannot write (one of
+// the layout section's) is an error.
+func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool) (int, btf.TypeID, error) {
+	// Host-order words (the type section and the buffers are aligned).
+	w, ok := wire.Words(recs)
+	if !ok || len(w) < wire.TypeSize/4 || int(kindSizes.Of(w[wire.InfoAt/4])/4) > len(w) {
+		// The open checked that the section is whole records.
+		return 0, 0, typeErr(src, id, errChanged)
+	}
+	refs := b.refs
+	p, end := 0, len(w)
+	for end-p >= wire.TypeSize/4 {
+		info := w[p+wire.InfoAt/4]
+		next := p + int(kindSizes.Of(info)/4)
+		if next > end {
+			break
+		}
+		k := wire.InfoKind(info)
+		if next == p || int(k) >= wire.NumKinds {
+			return 0, 0, typeErr(src, id, fmt.Errorf("cannot write kind %d", k))
+		}
+		sh := &wire.Shapes[k].W
+		// The record's name, then each element's.
+		at, e := p+wire.NameAt/4, p+sh.Fixed+sh.ElemName
+		for {
+			if off := w[at]; off != 0 {
+				i, ok := uint32(0), false
+				if refs != nil {
+					i, ok = refs.place(off)
+				}
+				var v uint32
+				var err error
+				switch {
+				case ok && refs.outs[i] != 0:
+					v = refs.outs[i]
+				case ok:
+					v, err = refs.first(i, off)
+				default:
+					v, err = b.copyStr(src, off)
+					refs = b.refs // set when a read leaves strings in place
+				}
+				if err != nil {
+					return 0, 0, typeErr(src, id, err)
+				}
+				if patch {
+					w[at] = v
+				}
+			}
+			if sh.ElemName < 0 || e >= next {
+				break
+			}
+			at, e = e, e+sh.Elem
+		}
+		b.n++
+		p = next
+		id++
+	}
+	return 4 * p, id, nil
+}
+
+// readAll returns the error of a read of src's records that stopped
+// after n of them (btf.Spec.Records): nil if it read them all.
+func (c *streamCopy) readAll(src *source, n uint32) error {
+	if n == src.n {
+		return nil
+	}
+	if _, err := src.spec.TypeByID(src.first + btf.TypeID(n)); err != nil {
+		return err
+	}
+	return btf.ErrClosed
+}
+
+// keepsIDs reports whether the copy's ids are those of its input: a copy
+// of every type whose sources are numbered from their own first ids (a
+// standalone copy, or a split one on the input's own base). encode then
+// leaves the records' type ids as they are. The open checked that every
+// id a record refers to is a type of the input.
+func (c *streamCopy) keepsIDs() bool {
+	if c.min != nil {
+		return false
+	}
+	for _, src := range c.srcs {
+		if !src.ids.every || src.ids.first != src.first {
+			return false
+		}
+	}
+	return true
 }
 
 // collectInPlace makes the first read with the input's own string section
@@ -522,22 +730,25 @@ func (c *streamCopy) stream(w io.Writer, buf []byte, opts Options) (int, error) 
 	b := c.b
 	swap := isLittle(opts.ByteOrder) != isLittle(nil)
 	written := 0
-	err := c.records(func(k int, t btf.Type, asFwd bool) error {
+	if c.keepsIDs() {
+		return c.streamKept(w, buf, swap)
+	}
+	err := c.records(func(k int, id btf.TypeID, rec []byte, asFwd bool) error {
 		src := c.srcs[k]
 		b.types = buf
-		if err := b.encode(t, src, asFwd); err != nil {
-			return err
+		if err := b.encodeRecord(rec, src, asFwd, true); err != nil {
+			return typeErr(src, id, err)
 		}
-		rec := b.types[len(buf):]
+		out := b.types[len(buf):]
 		if swap {
-			wire.SwapWords(rec)
+			wire.SwapWords(out)
 		}
-		written += len(rec)
-		in := len(rec) // a record is copied whole, a FWD is not
+		written += len(out)
+		in := len(out) // a record is copied whole, a FWD is not
 		if asFwd {
-			in = len(t.Record())
+			in = len(rec)
 		}
-		c.read(src, in, len(rec))
+		c.read(src, in, len(out))
 		if buf = b.types; len(buf) >= flushSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
