@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -88,10 +89,18 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	// worker it is built meanwhile. It is one task beside the caller's
 	// own, joined below, not a pool of jobs (internal/workpool).
 	var strs sync.WaitGroup
-	if workers > 1 {
-		strs.Go(b.strs.build)
-	} else {
+	buildStrs := func() {
 		b.strs.build()
+		// Indexed: the bytes are read again only to compare a
+		// probe's, now and then (see evictBase).
+		for s := spec; s != nil; s = s.Base() {
+			btfmem.EvictStrings(s)
+		}
+	}
+	if workers > 1 {
+		strs.Go(buildStrs)
+	} else {
+		buildStrs()
 	}
 	defer func() {
 		strs.Wait()
@@ -115,7 +124,13 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	b.enums = newEnumIndex(nil)
 	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)
+	b.evictTypes(b.last) // read again below, in order
+	evicted := uint32(0)
 	for i := range b.last {
+		if i-evicted == baseEvictEvery {
+			b.evictTypes(i)
+			evicted = i
+		}
 		r := b.recs.rec(i)
 		id := i + 1
 		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
@@ -129,6 +144,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		}
 	}
 	b.table.freeze()
+	b.evictTypes(b.last)
 	// The top signatures only file the base types: deduplication asks for
 	// those of own types alone.
 	mmap.Free(&b.mem.sigs[sigTop])
@@ -177,6 +193,20 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		b.recs.w = w[: pos/4 : pos/4]
 	}
 	return nil
+}
+
+// baseEvictEvery is how many types the table's pass reads between two
+// evictions of the records behind it.
+const baseEvictEvery = 1 << 13
+
+// evictTypes lets the system take back the pages of the base's type
+// section that hold records 0..i-1 (0-based), when the Spec reads them in
+// place from a file's mapping: a Base reads them in order while it is
+// built, then only the few that deduplication compares or copies, which
+// are read again from the page cache when touched. A vmlinux's type
+// section is megabytes, resident beside the Base's tables otherwise.
+func (b *Base) evictTypes(i uint32) {
+	btfmem.EvictTypes(b.spec, 0, int(b.recs.off.at(i))*4)
 }
 
 // kindTable returns the kinds of the base's types, as a deduplication on
