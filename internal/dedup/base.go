@@ -28,7 +28,7 @@ type Base struct {
 	strs  baseStrings
 	table *table
 	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
-	sigs  sigs              // see sig.go
+	sigs  baseSigs          // see basesig.go
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
@@ -41,7 +41,7 @@ type Base struct {
 type baseMem struct {
 	tables []*table
 	strs   *strset
-	sigs   [sigTop + 1]*mmap.Region
+	sigs   [sigDepth + 1]*mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -120,10 +120,20 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		}
 	}
 	b.computeSigs(workers)
-	b.table = newDenseTable(int(b.last))
+	b.fileTypes()
+	return b, nil
+}
+
+// fileTypes files every base type in the Base's table (a frozen one,
+// built from the keys in two passes) and the enum index, and its structs
+// and unions by name.
+func (b *Base) fileTypes() {
 	b.enums = newEnumIndex(nil)
-	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)
+	fb := newFrozenBuilder(int(b.last))
+	var keysMem *mmap.Region
+	keys := makePopulated[uint64](int(b.last), &keysMem)
+	defer keysMem.Free()
 	b.evictTypes(b.last) // read again below, in order
 	evicted := uint32(0)
 	for i := range b.last {
@@ -133,23 +143,30 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		}
 		r := b.recs.rec(i)
 		id := i + 1
-		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
-			b.table.add(h, id)
+		top := uint32(0)
+		if isStructPass(kindOf(r)) {
+			top = b.sig(id, sigTop)
+		}
+		if h, ok := prepHash(r, top); ok {
+			keys[i] = h
+			e := fb.count(h, id)
 			if isAnyEnum(r) {
-				b.enums.file(r, b.table.ents[len(b.table.ents)-1])
+				b.enums.file(r, e)
 			}
 		}
 		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
 			addName(b.names, r[wName], id)
 		}
 	}
-	b.table.freeze()
 	b.evictTypes(b.last)
-	// The top signatures only file the base types: deduplication asks for
-	// those of own types alone.
-	mmap.Free(&b.mem.sigs[sigTop])
-	b.sigs[sigTop] = nil
-	return b, nil
+	fb.layout()
+	for i := b.last; i > 0; i-- {
+		if isFiled(btf.Kind(b.kinds[i])) {
+			fb.place(keys[i-1], i)
+		}
+	}
+	b.table = fb.table()
+	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 }
 
 // readRecords reads the base's records. With one type section, in host
@@ -225,15 +242,17 @@ func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
 // and DATASEC are never deduplicated and are not filed.
 func prepHash(r record, top uint32) (uint64, bool) {
 	switch kindOf(r) {
-	case btf.KindVar, btf.KindDatasec:
-		return 0, false
 	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
 		return structKey(r, top), true
 	case btf.KindEnum, btf.KindEnum64:
 		return hashEnum(r), true
 	}
-	return hashAll(r), true
+	return hashAll(r), isFiled(kindOf(r))
 }
+
+// isFiled reports whether btf_dedup_prep files a base type of kind k:
+// all but VAR and DATASEC, which are never deduplicated.
+func isFiled(k btf.Kind) bool { return k != btf.KindVar && k != btf.KindDatasec }
 
 // checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
 // except from a DATASEC's entries or as a DECL_TAG's target: such BTF is

@@ -59,14 +59,11 @@ func (d *state) deepIndexOn() {
 		if t == nil {
 			continue
 		}
-		for i := range t.slots {
-			sl := &t.slots[i]
-			for j := sl.head; j != 0; j = t.ents[j-1].prev {
-				if e := t.ents[j-1]; isStructPass(d.kt.of(e.id)) {
-					all = append(all, filed{sl.key(), e})
-				}
+		t.each(func(h uint64, e entry) {
+			if isStructPass(d.kt.of(e.id)) {
+				all = append(all, filed{h, e})
 			}
-		}
+		})
 	}
 	slices.SortFunc(all, func(a, b filed) int { return cmp.Compare(a.e.seq, b.e.seq) })
 	for _, f := range all {
