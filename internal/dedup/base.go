@@ -125,15 +125,16 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 }
 
 // fileTypes files every base type in the Base's table (a frozen one,
-// built from the keys in two passes) and the enum index, and its structs
+// built in two passes) and the enum index, and its structs
 // and unions by name.
 func (b *Base) fileTypes() {
 	b.enums = newEnumIndex(nil)
 	b.names = make(map[uint32]uint32)
-	fb := newFrozenBuilder(int(b.last))
-	var keysMem *mmap.Region
-	keys := makePopulated[uint64](int(b.last), &keysMem)
-	defer keysMem.Free()
+	fb := newFrozenBuilder(int(b.last), newIDRank(b.kinds, isFiled))
+	// The slot of each type's chain, for the second pass.
+	var slotsMem *mmap.Region
+	slots := makePopulated[uint32](int(b.last), &slotsMem)
+	defer slotsMem.Free()
 	b.evictTypes(b.last) // read again below, in order
 	evicted := uint32(0)
 	for i := range b.last {
@@ -148,8 +149,8 @@ func (b *Base) fileTypes() {
 			top = b.sig(id, sigTop)
 		}
 		if h, ok := prepHash(r, top); ok {
-			keys[i] = h
-			e := fb.count(h, id)
+			var e entry
+			e, slots[i] = fb.count(h, id)
 			if isAnyEnum(r) {
 				b.enums.file(r, e)
 			}
@@ -162,7 +163,7 @@ func (b *Base) fileTypes() {
 	fb.layout()
 	for i := b.last; i > 0; i-- {
 		if isFiled(btf.Kind(b.kinds[i])) {
-			fb.place(keys[i-1], i)
+			fb.place(slots[i-1], i)
 		}
 	}
 	b.table = fb.table()
