@@ -114,11 +114,14 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
 	kt := b.kindTable()
+	var evicted uint32
 	for i := range b.last {
+		b.evictBehind(i, &evicted)
 		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
 			return nil, err
 		}
 	}
+	b.evictTypes(b.last)
 	b.computeSigs(workers)
 	b.fileTypes()
 	return b, nil
@@ -135,13 +138,9 @@ func (b *Base) fileTypes() {
 	var slotsMem *mmap.Region
 	slots := makePopulated[uint32](int(b.last), &slotsMem)
 	defer slotsMem.Free()
-	b.evictTypes(b.last) // read again below, in order
-	evicted := uint32(0)
+	var evicted uint32
 	for i := range b.last {
-		if i-evicted == baseEvictEvery {
-			b.evictTypes(i)
-			evicted = i
-		}
+		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
 		top := uint32(0)
@@ -206,15 +205,19 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		}
 		pos += len(rec)
 		b.recs.off.push(uint32(pos / 4))
+		if uint32(id)%baseEvictEvery == 0 {
+			btfmem.EvictTypes(spec, 0, pos) // read again from the page cache
+		}
 	}
+	btfmem.EvictTypes(spec, 0, len(spec.TypeSection()))
 	if inPlace {
 		b.recs.w = w[: pos/4 : pos/4]
 	}
 	return nil
 }
 
-// baseEvictEvery is how many types the table's pass reads between two
-// evictions of the records behind it.
+// baseEvictEvery is how many types a pass over the base's records reads
+// between two evictions of the records behind it.
 const baseEvictEvery = 1 << 13
 
 // evictTypes lets the system take back the pages of the base's type
@@ -225,6 +228,15 @@ const baseEvictEvery = 1 << 13
 // section is megabytes, resident beside the Base's tables otherwise.
 func (b *Base) evictTypes(i uint32) {
 	btfmem.EvictTypes(b.spec, 0, int(b.recs.off.at(i))*4)
+}
+
+// evictBehind is evictTypes for a pass that reads the records in order,
+// at record i: every baseEvictEvery records since the last eviction.
+func (b *Base) evictBehind(i uint32, evicted *uint32) {
+	if i-*evicted >= baseEvictEvery {
+		b.evictTypes(i)
+		*evicted = i
+	}
 }
 
 // kindTable returns the kinds of the base's types, as a deduplication on

@@ -85,6 +85,7 @@ func (b *Base) computeSigs(workers int) {
 		if k > 0 {
 			b.sigs.deep[k-1] = memo
 		}
+		b.evictTypes(b.last) // read again at the next depth
 	}
 }
 
