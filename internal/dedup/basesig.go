@@ -25,21 +25,60 @@ type baseSigs struct {
 
 // keepsSigs reports whether a base type of kind k keeps its signatures of
 // depths 1 to sigDepth.
-func keepsSigs(k btf.Kind) bool { return !isSigLeaf(k) && k != btf.KindFunc }
+func keepsSigs(k btf.Kind) bool { return sigHow[k] == sigKept }
+
+// How a base type's signatures below the top are had, by kind (sigHow).
+const (
+	sigComputed = iota // a FUNC's, or of a kind deduplication refuses
+	sigKept            // kept in baseSigs.deep
+	sigAsDepth0        // a leaf's, or void's: depth 0's
+)
+
+// sigHow is how the signatures of each kind are had: a leaf's as
+// isSigLeaf says (TestSigHow), kept for the other kinds but FUNC: a table, since sig is asked for every
+// reference to a base type; a literal, not made by an init function,
+// which every command would run.
+var sigHow = [256]uint8{
+	0:                 sigAsDepth0, // void
+	btf.KindInt:       sigAsDepth0,
+	btf.KindFloat:     sigAsDepth0,
+	btf.KindStruct:    sigAsDepth0,
+	btf.KindUnion:     sigAsDepth0,
+	btf.KindForward:   sigAsDepth0,
+	btf.KindEnum:      sigAsDepth0,
+	btf.KindEnum64:    sigAsDepth0,
+	btf.KindArray:     sigAsDepth0,
+	btf.KindPointer:   sigKept,
+	btf.KindTypedef:   sigKept,
+	btf.KindVolatile:  sigKept,
+	btf.KindConst:     sigKept,
+	btf.KindRestrict:  sigKept,
+	btf.KindFuncProto: sigKept,
+	btf.KindVar:       sigKept,
+	btf.KindDatasec:   sigKept,
+	btf.KindDeclTag:   sigKept,
+	btf.KindTypeTag:   sigKept,
+}
 
 // sig returns the signature of depth k (sigTop: the top one) of base type
 // id: kept, or computed from those of the types it refers to.
 func (b *Base) sig(id uint32, k int) uint32 {
-	kind := btf.Kind(b.kinds[id])
+	how := sigHow[b.kinds[id]]
 	switch {
-	case id == 0:
-		return sigVoid
-	case k == 0 || k < sigTop && isSigLeaf(kind):
+	case k == 0 || how == sigAsDepth0 && k < sigTop:
 		return b.sigs.all[id]
-	case k == sigTop || !keepsSigs(kind):
-		return sigOf(b.rec(id), k, b.sig)
+	case how == sigKept && k < sigTop:
+		return b.sigs.deep[k-1][b.sigs.rank.of(id)]
 	}
-	return b.sigs.deep[k-1][b.sigs.rank.of(id)]
+	return b.sigComputed(id, k)
+}
+
+// sigComputed is sig for a top signature, a FUNC's and void's top one.
+func (b *Base) sigComputed(id uint32, k int) uint32 {
+	if id == 0 {
+		return sigVoid
+	}
+	return sigOf(b.rec(id), k, b.sig)
 }
 
 // computeSigs fills the base's signatures, depth by depth. The types of a

@@ -1,10 +1,6 @@
 package dedup
 
-import (
-	"sort"
-
-	"github.com/kmeta-dev/kmeta/internal/mmap"
-)
+import "github.com/kmeta-dev/kmeta/internal/mmap"
 
 // frozen is a Base's table of canonical types (see table) in the compact
 // form a table that never changes can take. A table's entry keeps its
@@ -127,8 +123,12 @@ func (f *frozen) chain(h uint64) []fent {
 func (f *frozen) entry(e fent) entry {
 	id := uint32(e &^ chainEnd)
 	seq := f.seqs.of(id) + 1
-	epoch := uint32(sort.Search(len(f.growAt), func(i int) bool { return f.growAt[i] > seq }))
-	return entry{id: id, epoch: epoch, seq: seq}
+	// Most entries are of the last epochs: each growth doubles the map.
+	epoch := len(f.growAt)
+	for epoch > 0 && f.growAt[epoch-1] > seq {
+		epoch--
+	}
+	return entry{id: id, epoch: uint32(epoch), seq: seq}
 }
 
 // each calls fn with every entry and its key.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestFrozenOrder: a frozen table yields the entries of every key in the
@@ -107,5 +108,23 @@ func TestBaseBytesPerType(t *testing.T) {
 		t.Errorf("signatures and table take %.1f bytes a type, want at most 36", per)
 	} else {
 		t.Logf("signatures and table: %d bytes, %.1f a type (%d types, %d keep depths 1-%d)", bytes, per, b.last, b.sigs.rank.n, sigDepth)
+	}
+}
+
+// TestSigHow: the leaves' signatures are taken from depth 0, as
+// isSigLeaf says, and every other kind deduplication knows keeps its
+// own but FUNC, whose are computed.
+func TestSigHow(t *testing.T) {
+	for k := btf.Kind(1); int(k) < wire.NumKinds; k++ {
+		want := uint8(sigKept)
+		switch {
+		case isSigLeaf(k):
+			want = sigAsDepth0
+		case k == btf.KindFunc:
+			want = sigComputed
+		}
+		if sigHow[k] != want {
+			t.Errorf("%v: signatures had as %d, want %d", k, sigHow[k], want)
+		}
 	}
 }

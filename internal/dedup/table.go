@@ -270,7 +270,7 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 	case below == nil:
 	case below.fz != nil:
 		f = below.fz
-		if below.head(h) != 0 {
+		if below.filter == nil || below.filter.mayHold(h) {
 			fz = f.chain(h)
 		}
 	default:
