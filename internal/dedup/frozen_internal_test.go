@@ -128,3 +128,38 @@ func TestSigHow(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseSigs: every signature a Base gives, kept, taken from depth 0 or
+// computed when asked, is the one computed for every type at every depth
+// (as a Base kept them before session 28).
+func TestBaseSigs(t *testing.T) {
+	s, err := btf.Parse(testfixtures.Read(t, testfixtures.DebianVmlinux), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBase(s, true, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [sigTop + 1][]uint32
+	child := func(id uint32, k int) uint32 { return want[k][id] }
+	for k := range want {
+		want[k] = make([]uint32, b.last+1)
+		want[k][0] = sigVoid
+		for id := uint32(1); id <= b.last; id++ {
+			want[k][id] = sigOf(b.rec(id), k, child)
+		}
+	}
+	for id := uint32(0); id <= b.last; id++ {
+		for k := range sigDepth + 1 {
+			if got := b.sig(id, k); got != want[k][id] {
+				t.Fatalf("type %d (%v), depth %d: signature %#x, want %#x", id, btf.Kind(b.kinds[id]), k, got, want[k][id])
+			}
+		}
+		if id > 0 {
+			if got := b.sig(id, sigTop); got != want[sigTop][id] {
+				t.Fatalf("type %d (%v): top signature %#x, want %#x", id, btf.Kind(b.kinds[id]), got, want[sigTop][id])
+			}
+		}
+	}
+}
