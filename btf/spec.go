@@ -625,6 +625,15 @@ func (s *Spec) evictTypes(from, to int) {
 	}
 }
 
+// evictStrings is evict for the Spec's own string section alone: a
+// reader that has indexed the strings (dedup's Base) and then reads them
+// only now and then, to compare a probe's bytes.
+func (s *Spec) evictStrings() {
+	if s.mapped && s.alive() && s.inMapping(s.strs) {
+		mmap.Release(s.strs)
+	}
+}
+
 // discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in
 // place from anonymous memory of its own: what compressed input inflated

@@ -245,18 +245,6 @@ const rt9Floor = 11 << 19
 
 // rt9Writer tells the commands that write BTF, whose peak the README holds
 // to the peer's.
-// rt9OpenSplitDedup reports the one writer-against-peer peak that is
-// open in issue 37: btf dedup of split BTF on the Debian 6.1 vmlinux
-// peaks 24.6-26 MB where libbpf 1.8 peaks 16.8-17.1 (split-wide-of-deep-4095,
-// split-copies-deep-1000), more than the Go start-up's allowance: the
-// base alone costs kmeta 10.5-11 MB before any split type (its mapped
-// file 4 MB, the dense table of base types 3.4-5.4, signatures 2.3,
-// strings and enums 1.5; internal/dedup/BENCH.md). The campaign logs it
-// so that CI still catches every other failure.
-func rt9OpenSplitDedup(label, base string) bool {
-	return label == "dedup" && base != ""
-}
-
 func rt9Writer(label string) bool {
 	return slices.Contains([]string{"copy", "dedup", "distill", "encode", "pahole -J"}, label)
 }
@@ -506,8 +494,6 @@ func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
 			fail("%s: peak %.1f MB over %.1f MB", where, float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20))
 		case in.kind == "dwarf" && peerPeak >= 0 && k.peak > peerPeak && k.peak > 20<<20+4*in.size:
 			fail("%s: peak %.1f MB over pahole's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
-		case rt9Writer(c0.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor && rt9OpenSplitDedup(c0.label, in.base):
-			t.Logf("open (issue 37, split dedup on a vmlinux): %s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
 		case rt9Writer(c0.label) && peerPeak >= 0 && k.peak > peerPeak+rt9Floor:
 			fail("%s: peak %.1f MB over the peer's %.1f MB", where, float64(k.peak)/(1<<20), float64(peerPeak)/(1<<20))
 		case peer >= 0 && k.cpu > 2*peer+0.1:

@@ -27,6 +27,10 @@ type Funcs[S any] struct {
 	// it reads, more often than Evict, since the strings it reads in no
 	// order would be faulted back at once.
 	EvictTypes func(s S, from, to int)
+	// EvictStrings is Evict for s's own string section alone: a reader
+	// that has indexed the strings and compares their bytes only now and
+	// then (dedup's Base) calls it once the index is built.
+	EvictStrings func(s S)
 	// Discard gives back for good the memory of the first n bytes of s's
 	// type section when s reads them from anonymous memory of its own
 	// (inflated, or a stream read whole): they read as zeros afterwards,
@@ -78,6 +82,9 @@ func Evict[S any](s S) { registered[S]().Evict(s) }
 
 // EvictTypes calls the registered Funcs' EvictTypes (see Funcs).
 func EvictTypes[S any](s S, from, to int) { registered[S]().EvictTypes(s, from, to) }
+
+// EvictStrings calls the registered Funcs' EvictStrings (see Funcs).
+func EvictStrings[S any](s S) { registered[S]().EvictStrings(s) }
 
 // Discard calls the registered Funcs' Discard (see Funcs).
 func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }

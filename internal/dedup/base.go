@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -27,7 +28,7 @@ type Base struct {
 	strs  baseStrings
 	table *table
 	names map[uint32]uint32 // struct/union name -> id, 0 if ambiguous
-	sigs  sigs              // see sig.go
+	sigs  baseSigs          // see basesig.go
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
@@ -40,7 +41,7 @@ type Base struct {
 type baseMem struct {
 	tables []*table
 	strs   *strset
-	sigs   [sigTop + 1]*mmap.Region
+	sigs   [sigDepth + 1]*mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -88,10 +89,18 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	// worker it is built meanwhile. It is one task beside the caller's
 	// own, joined below, not a pool of jobs (internal/workpool).
 	var strs sync.WaitGroup
-	if workers > 1 {
-		strs.Go(b.strs.build)
-	} else {
+	buildStrs := func() {
 		b.strs.build()
+		// Indexed: the bytes are read again only to compare a
+		// probe's, now and then (see evictBase).
+		for s := spec; s != nil; s = s.Base() {
+			btfmem.EvictStrings(s)
+		}
+	}
+	if workers > 1 {
+		strs.Go(buildStrs)
+	} else {
+		buildStrs()
 	}
 	defer func() {
 		strs.Wait()
@@ -105,35 +114,59 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
 	kt := b.kindTable()
+	var evicted uint32
 	for i := range b.last {
+		b.evictBehind(i, &evicted)
 		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
 			return nil, err
 		}
 	}
+	b.evictTypes(b.last)
 	b.computeSigs(workers)
-	b.table = newDenseTable(int(b.last))
+	b.fileTypes()
+	return b, nil
+}
+
+// fileTypes files every base type in the Base's table (a frozen one,
+// built in two passes) and the enum index, and its structs
+// and unions by name.
+func (b *Base) fileTypes() {
 	b.enums = newEnumIndex(nil)
-	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 	b.names = make(map[uint32]uint32)
+	fb := newFrozenBuilder(int(b.last), newIDRank(b.kinds, isFiled))
+	// The slot of each type's chain, for the second pass.
+	var slotsMem *mmap.Region
+	slots := makePopulated[uint32](int(b.last), &slotsMem)
+	defer slotsMem.Free()
+	var evicted uint32
 	for i := range b.last {
+		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
-		if h, ok := prepHash(r, b.sigs[sigTop][id]); ok {
-			b.table.add(h, id)
+		top := uint32(0)
+		if isStructPass(kindOf(r)) {
+			top = b.sig(id, sigTop)
+		}
+		if h, ok := prepHash(r, top); ok {
+			var e entry
+			e, slots[i] = fb.count(h, id)
 			if isAnyEnum(r) {
-				b.enums.file(r, b.table.ents[len(b.table.ents)-1])
+				b.enums.file(r, e)
 			}
 		}
 		if k := kindOf(r); k == btf.KindStruct || k == btf.KindUnion {
 			addName(b.names, r[wName], id)
 		}
 	}
-	b.table.freeze()
-	// The top signatures only file the base types: deduplication asks for
-	// those of own types alone.
-	mmap.Free(&b.mem.sigs[sigTop])
-	b.sigs[sigTop] = nil
-	return b, nil
+	b.evictTypes(b.last)
+	fb.layout()
+	for i := b.last; i > 0; i-- {
+		if isFiled(btf.Kind(b.kinds[i])) {
+			fb.place(slots[i-1], i)
+		}
+	}
+	b.table = fb.table()
+	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
 }
 
 // readRecords reads the base's records. With one type section, in host
@@ -172,11 +205,38 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		}
 		pos += len(rec)
 		b.recs.off.push(uint32(pos / 4))
+		if uint32(id)%baseEvictEvery == 0 {
+			btfmem.EvictTypes(spec, 0, pos) // read again from the page cache
+		}
 	}
+	btfmem.EvictTypes(spec, 0, len(spec.TypeSection()))
 	if inPlace {
 		b.recs.w = w[: pos/4 : pos/4]
 	}
 	return nil
+}
+
+// baseEvictEvery is how many types a pass over the base's records reads
+// between two evictions of the records behind it.
+const baseEvictEvery = 1 << 13
+
+// evictTypes lets the system take back the pages of the base's type
+// section that hold records 0..i-1 (0-based), when the Spec reads them in
+// place from a file's mapping: a Base reads them in order while it is
+// built, then only the few that deduplication compares or copies, which
+// are read again from the page cache when touched. A vmlinux's type
+// section is megabytes, resident beside the Base's tables otherwise.
+func (b *Base) evictTypes(i uint32) {
+	btfmem.EvictTypes(b.spec, 0, int(b.recs.off.at(i))*4)
+}
+
+// evictBehind is evictTypes for a pass that reads the records in order,
+// at record i: every baseEvictEvery records since the last eviction.
+func (b *Base) evictBehind(i uint32, evicted *uint32) {
+	if i-*evicted >= baseEvictEvery {
+		b.evictTypes(i)
+		*evicted = i
+	}
 }
 
 // kindTable returns the kinds of the base's types, as a deduplication on
@@ -195,15 +255,17 @@ func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
 // and DATASEC are never deduplicated and are not filed.
 func prepHash(r record, top uint32) (uint64, bool) {
 	switch kindOf(r) {
-	case btf.KindVar, btf.KindDatasec:
-		return 0, false
 	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
 		return structKey(r, top), true
 	case btf.KindEnum, btf.KindEnum64:
 		return hashEnum(r), true
 	}
-	return hashAll(r), true
+	return hashAll(r), isFiled(kindOf(r))
 }
+
+// isFiled reports whether btf_dedup_prep files a base type of kind k:
+// all but VAR and DATASEC, which are never deduplicated.
+func isFiled(k btf.Kind) bool { return k != btf.KindVar && k != btf.KindDatasec }
 
 // checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
 // except from a DATASEC's entries or as a DECL_TAG's target: such BTF is

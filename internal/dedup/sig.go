@@ -44,8 +44,6 @@ const (
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target
 )
 
-type sigs [sigTop + 1][]uint32
-
 // sigClean makes h a valid memo entry: never 0, which means "not computed".
 func sigClean(h uint64) uint32 { return uint32(h>>32) | 1 }
 
@@ -207,7 +205,7 @@ func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k i
 		return sigVoid
 	}
 	if id <= d.blast {
-		return d.base.sigs[k][id]
+		return d.base.sig(id, k)
 	}
 	i := id - d.first
 	r := d.ownRec(i)
@@ -272,46 +270,6 @@ func (d *state) computeTops() {
 // hash (libbpf's btf_hash_struct, btf_hash_typedef) refined by its top
 // signature.
 func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
-
-// computeSigs fills the base's signatures, level by level. The types of a
-// level are independent of each other: each level is shared among the
-// workers.
-//
-// A leaf's signature is the same at every level but the top one (see
-// isSigLeaf), and a reference's shallow hash at every level: both are
-// computed at level 0 and taken from there afterwards.
-func (b *Base) computeSigs(workers int) {
-	child := func(id uint32, k int) uint32 { return b.sigs[k][id] }
-	// shallow[id] is the hash every level > 0 of a reference mixes its
-	// references' signatures into (refsSig), computed with level 0.
-	var shallowMem *mmap.Region
-	shallow := makePopulated[uint64](int(b.last)+1, &shallowMem)
-	defer shallowMem.Free()
-	for k := range b.sigs {
-		memo := makePopulated[uint32](int(b.last)+1, &b.mem.sigs[k])
-		memo[0] = sigVoid
-		// Ids lo+1..hi: id 0 is void.
-		workpool.Chunks(workers, b.last, sigChunk, func(_ int, lo, hi uint32) {
-			for id := lo + 1; id <= hi; id++ {
-				r := b.rec(id)
-				switch kind := btf.Kind(b.kinds[id]); {
-				case k == 0:
-					memo[id] = sigOf(r, 0, child)
-					if !isSigLeaf(kind) {
-						shallow[id] = hashShallow(r)
-					}
-				case k == sigTop:
-					memo[id] = sigOf(r, k, child)
-				case isSigLeaf(kind):
-					memo[id] = b.sigs[0][id]
-				default:
-					memo[id] = refsSig(r, shallow[id], k-1, child)
-				}
-			}
-		})
-		b.sigs[k] = memo
-	}
-}
 
 // sigChunk is how many types a worker computes signatures for at a time:
 // enough that handing out chunks costs nothing, few enough that the

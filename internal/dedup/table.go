@@ -29,11 +29,8 @@ type table struct {
 	sz    uint64 // entries, including under's
 	cap   uint64 // libbpf's bucket count
 	grows uint32
-	// dense keeps the index up to 3/4 full instead of 1/2: a table built
-	// once to a known size (a Base's), sized so from the start.
-	dense bool
 	// lazy is set while the slots of a table sized by a hint are not yet
-	// populated (see newTableLoad).
+	// populated (see newTable).
 	lazy bool
 	// The slots and entries of a large table are in mappings (see
 	// makeMapped), given back by free.
@@ -41,6 +38,9 @@ type table struct {
 	// filter, set by freeze, answers most lookups of hashes a frozen
 	// table does not hold.
 	filter keyFilter
+	// fz, if set, holds the entries instead of slots and ents: a Base's
+	// table, in its compact form (frozen.go).
+	fz *frozen
 }
 
 // slot is one chain's place in the open-addressing index: one probe reads
@@ -64,18 +64,12 @@ type entry struct {
 	next  int32  // 1+ index of the next newer one
 }
 
-func newTable(under *table, hint int) *table { return newTableLoad(under, hint, false) }
-
-// newDenseTable returns a table for at most n chains, kept up to 3/4
-// full: the slots it will have when complete, so that it is never moved.
-func newDenseTable(n int) *table { return newTableLoad(nil, n, true) }
-
-func newTableLoad(under *table, hint int, dense bool) *table {
+func newTable(under *table, hint int) *table {
 	n := 64
-	for !dense && n < 2*hint || dense && 3*n < 4*hint {
+	for n < 2*hint {
 		n *= 2
 	}
-	t := &table{under: under, dense: dense}
+	t := &table{under: under}
 	t.ents = makeMapped[entry](hint, &t.entsMem)[:0]
 	// The hint may be far above the chains filed: 900,000 structs and
 	// typedefs of one name make two. The slots are populated only once
@@ -101,6 +95,9 @@ func (t *table) alloc(n int) {
 // free gives back the table's mappings; it must not be used afterwards.
 func (t *table) free() {
 	if t != nil {
+		if t.fz != nil {
+			t.fz.free()
+		}
 		mmap.Free(&t.slotsMem, &t.entsMem)
 		t.slots, t.ents = nil, nil
 	}
@@ -120,7 +117,7 @@ func (t *table) add(h uint64, id uint32) {
 // (see enums.go) files entries with the epoch and sequence number their
 // type got in the main table.
 func (t *table) file(h uint64, e entry) {
-	if t.dense && 4*(t.used+1) > 3*len(t.slots) || !t.dense && 2*(t.used+1) > len(t.slots) {
+	if 2*(t.used+1) > len(t.slots) {
 		t.rehash()
 	} else if t.lazy {
 		t.lazy = stillLazy(t.slotsMem, t.used, len(t.slots)*slotSize)
@@ -140,10 +137,14 @@ func (t *table) file(h uint64, e entry) {
 }
 
 // slot returns the slot of h: its own, or the empty one where it belongs.
-func (t *table) slot(h uint64) uint32 {
-	mask := uint32(len(t.slots) - 1)
+func (t *table) slot(h uint64) uint32 { return probe(t.slots, h) }
+
+// probe returns the slot of h in slots, a power of two of them, for a
+// table or a frozen table: its own, or the empty one where it belongs.
+func probe(slots []slot, h uint64) uint32 {
+	mask := uint32(len(slots) - 1)
 	i := uint32(h>>32) & mask
-	for t.slots[i].head != 0 && t.slots[i].key() != h {
+	for slots[i].head != 0 && slots[i].key() != h {
 		i = (i + 1) & mask
 	}
 	return i
@@ -168,6 +169,9 @@ func (t *table) head(h uint64) int32 {
 	if t.filter != nil && !t.filter.mayHold(h) {
 		return 0
 	}
+	if t.fz != nil {
+		return t.fz.slots[t.fz.slot(h)].head
+	}
 	return t.slots[t.slot(h)].head
 }
 
@@ -175,12 +179,23 @@ func (t *table) head(h uint64) int32 {
 // Base's, which every deduplication on it probes).
 func (t *table) freeze() {
 	f := keyFilter(newBitPairs())
+	t.each(func(h uint64, _ entry) { f.add(h) })
+	t.filter = f
+}
+
+// each calls fn with every entry of the table and its key, chain by
+// chain.
+func (t *table) each(fn func(h uint64, e entry)) {
+	if t.fz != nil {
+		t.fz.each(fn)
+		return
+	}
 	for i := range t.slots {
-		if t.slots[i].head != 0 {
-			f.add(t.slots[i].key())
+		sl := &t.slots[i]
+		for j := sl.head; j != 0; j = t.ents[j-1].prev {
+			fn(sl.key(), t.ents[j-1])
 		}
 	}
-	t.filter = f
 }
 
 // keyFilter is a Bloom filter of a frozen table's keys. A split
@@ -239,9 +254,27 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 		t          *table
 		head, tail int32
 	}
-	chains := [2]chain{{t: t, head: t.head(h)}}
-	if t.under != nil {
-		chains[1] = chain{t: t.under, head: t.under.head(h)}
+	// A frozen table (a Base's: below this one, or this one itself)
+	// has its chain in one piece, fz, walked as the one below.
+	own, below := t, t.under
+	if t.fz != nil {
+		own, below = nil, t
+	}
+	var chains [2]chain
+	if own != nil {
+		chains[0] = chain{t: own, head: own.head(h)}
+	}
+	var fz []fent
+	var f *frozen
+	switch {
+	case below == nil:
+	case below.fz != nil:
+		f = below.fz
+		if below.filter == nil || below.filter.mayHold(h) {
+			fz = f.chain(h)
+		}
+	default:
+		chains[1] = chain{t: below, head: below.head(h)}
 	}
 	// Newest first, own chain then the one below: the entries of
 	// the one parity. The walk ends at each chain's oldest entry,
@@ -255,7 +288,17 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 			}
 		}
 	}
+	for i := len(fz) - 1; i >= 0; i-- {
+		if e := f.entry(fz[i]); (e.epoch%2 == 1) == odd && !yield(&e) {
+			return
+		}
+	}
 	// Oldest first, the chain below then the own one: the others.
+	for i := range fz {
+		if e := f.entry(fz[i]); (e.epoch%2 == 1) != odd && !yield(&e) {
+			return
+		}
+	}
 	for c := len(chains) - 1; c >= 0; c-- {
 		ch := &chains[c]
 		for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
