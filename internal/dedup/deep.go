@@ -1,7 +1,10 @@
 package dedup
 
 import (
+	"slices"
+
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Deep signatures let the struct pass skip, in a long candidate list,
@@ -136,11 +139,26 @@ func (d *state) deepInit() {
 // referred returns the names of the referenced FWDs (fwd) or structs and
 // unions (!fwd), base and own, each with a bit per kind of the referring
 // type and class (fwdBit).
+//
+// The kinds say, without reading a record, that there is nothing to
+// find (no FWD: issue 37's wide records of anonymous chains) and which
+// types refer to nothing.
 func (d *state) referred(fwd bool) map[uint32]uint64 {
 	names := map[uint32]uint64{}
+	want := func(k btf.Kind) bool {
+		return fwd && k == btf.KindForward || !fwd && (k == btf.KindStruct || k == btf.KindUnion)
+	}
+	kinds := [2][]uint8{d.kt.base, d.kt.own[:d.n()]}
+	if !slices.ContainsFunc(kinds[0], func(k uint8) bool { return want(btf.Kind(k)) }) &&
+		!slices.ContainsFunc(kinds[1], func(k uint8) bool { return want(btf.Kind(k)) }) {
+		return names
+	}
 	for id := uint32(1); id < d.first+d.n(); id++ {
 		if id > d.blast && id < d.first {
 			id = d.first
+		}
+		if !hasRefs(d.kt.of(id)) {
+			continue
 		}
 		r := d.rec(id)
 		for k := range numRefs(r) {
@@ -367,6 +385,12 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 		st.pop()
 	}
 	return d.deepGet(s, id)
+}
+
+// hasRefs reports whether a record of kind k may hold type ids.
+func hasRefs(k btf.Kind) bool {
+	s := &wire.Shapes[k].W
+	return s.Ref0 >= 0 || s.Ref1 >= 0 || s.ElemRef >= 0
 }
 
 // numRefs returns how many type ids record r holds: those of its fixed
