@@ -280,8 +280,29 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
+	// The kind first: the types followed are most of those met, and
+	// need no record read here (only a struct's name, when some FWD
+	// may stand for it).
+	k := d.kt.of(id)
+	switch k {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
+		return 0
+	case btf.KindStruct, btf.KindUnion:
+		m := s.fwds
+		if s.full {
+			m = s.collapse
+		}
+		if len(m) == 0 {
+			return 0
+		}
+		if r := d.rec(id); m[r[wName]]&fwdBit(from, k) != 0 {
+			return deepOpened(sigOf(r, 0, nil))
+		}
+		return 0
+	}
 	r := d.rec(id)
-	switch k := kindOf(r); k {
+	switch k {
 	case btf.KindInt, btf.KindFloat:
 		return deepClosed(sigClean(hashAll(r)))
 	case btf.KindForward:
@@ -299,18 +320,6 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 		return deepClosed(sigOf(r, 0, nil)) // class and name
 	case btf.KindArray:
 		return deepClosed(sigClean(mix(hashShallow(r), 0xa77a)))
-	case btf.KindStruct, btf.KindUnion:
-		m := s.fwds
-		if s.full {
-			m = s.collapse
-		}
-		if m[r[wName]]&fwdBit(from, k) != 0 {
-			return deepOpened(sigOf(r, 0, nil))
-		}
-		return 0
-	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
-		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
-		return 0
 	}
 	return deepNone
 }
