@@ -1,7 +1,10 @@
 package dedup
 
 import (
+	"slices"
+
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // Deep signatures let the struct pass skip, in a long candidate list,
@@ -67,6 +70,22 @@ const (
 	deepCyc  = 6 // reaches a cycle: see cycle.go
 )
 
+// deepOpen is a bit of every deep signature: set where the graph it
+// hashes reaches a FWD, or a struct or union taken as a leaf (a name a FWD
+// declares), the only places where full signatures (full.go) follow the
+// graph otherwise; clear where it reaches neither. Equal graphs set it
+// alike, so it is part of the signature and sound with it. Two types of
+// one closed signature have one full signature too, full signatures
+// hashing enums more coarsely and nothing more finely there: deepDiffer
+// asks no full signature of them. (The wide records of issue 37, 16-deep
+// anonymous chains with no FWD, spent a fifth of their deduplication on
+// full signatures that told nothing apart; BENCH.md.)
+const deepOpen = 2
+
+// deepClosed and deepOpened give a leaf's signature v the deepOpen bit.
+func deepClosed(v uint32) uint32 { return v &^ deepOpen }
+func deepOpened(v uint32) uint32 { return v | deepOpen }
+
 // deepSigs remembers the deep signatures of one struct pass.
 type deepSigs struct {
 	// full makes them full signatures (full.go): every struct and union
@@ -97,6 +116,8 @@ type deepFrame struct {
 	id   uint32
 	next uint32 // index of the next reference to look at
 	cyc  bool   // a reference reaches a cycle
+	open uint32 // deepOpen if a reference before next is open
+	h    uint64 // the hash of the record and the references before next
 }
 
 func (s *deepSigs) free() {
@@ -118,11 +139,26 @@ func (d *state) deepInit() {
 // referred returns the names of the referenced FWDs (fwd) or structs and
 // unions (!fwd), base and own, each with a bit per kind of the referring
 // type and class (fwdBit).
+//
+// The kinds say, without reading a record, that there is nothing to
+// find (no FWD: issue 37's wide records of anonymous chains) and which
+// types refer to nothing.
 func (d *state) referred(fwd bool) map[uint32]uint64 {
 	names := map[uint32]uint64{}
+	want := func(k btf.Kind) bool {
+		return fwd && k == btf.KindForward || !fwd && (k == btf.KindStruct || k == btf.KindUnion)
+	}
+	kinds := [2][]uint8{d.kt.base, d.kt.own[:d.n()]}
+	if !slices.ContainsFunc(kinds[0], func(k uint8) bool { return want(btf.Kind(k)) }) &&
+		!slices.ContainsFunc(kinds[1], func(k uint8) bool { return want(btf.Kind(k)) }) {
+		return names
+	}
 	for id := uint32(1); id < d.first+d.n(); id++ {
 		if id > d.blast && id < d.first {
 			id = d.first
+		}
+		if !hasRefs(d.kt.of(id)) {
+			continue
 		}
 		r := d.rec(id)
 		for k := range numRefs(r) {
@@ -183,7 +219,6 @@ func (d *state) deepDiffer(a, b uint32) bool {
 		return true
 	}
 	d.deepInit()
-	d.cycRefine()
 	x, y := d.deepSig(&d.deep, a), d.deepSig(&d.deep, b)
 	switch {
 	case x == deepNone || y == deepNone:
@@ -192,13 +227,22 @@ func (d *state) deepDiffer(a, b uint32) bool {
 			return true
 		}
 	default:
+		// Refined only when asked: on a split deduplication whose
+		// types embed a vmlinux struct that reaches a cycle, the
+		// refinement of the thousands of base types it reaches cost
+		// a quarter of the struct pass, for pairs of which neither is
+		// deepCyc (issue 37's wide records on the Debian 6.1 vmlinux).
+		d.cycRefine()
 		if gx, gy := d.cycGet(a), d.cycGet(b); gx != 0 && gy != 0 && gx != gy {
 			return true
 		}
 	}
-	differ, same := d.fullCompare(a, b)
-	if differ {
-		return true
+	differ, same := false, true
+	if x&deepOpen != 0 || !deepKnown(x) || !deepKnown(y) {
+		// Here x == y if both are known (deepOpen).
+		if differ, same = d.fullCompare(a, b); differ {
+			return true
+		}
 	}
 	// Where full signatures agree, exact depths are asked only once
 	// comparisons of such pairs have failed for deepBudget steps: they
@@ -236,10 +280,31 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 	if id == 0 {
 		return sigVoid
 	}
+	// The kind first: the types followed are most of those met, and
+	// need no record read here (only a struct's name, when some FWD
+	// may stand for it).
+	k := d.kt.of(id)
+	switch k {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
+		return 0
+	case btf.KindStruct, btf.KindUnion:
+		m := s.fwds
+		if s.full {
+			m = s.collapse
+		}
+		if len(m) == 0 {
+			return 0
+		}
+		if r := d.rec(id); m[r[wName]]&fwdBit(from, k) != 0 {
+			return deepOpened(sigOf(r, 0, nil))
+		}
+		return 0
+	}
 	r := d.rec(id)
-	switch k := kindOf(r); k {
+	switch k {
 	case btf.KindInt, btf.KindFloat:
-		return sigClean(hashAll(r))
+		return deepClosed(sigClean(hashAll(r)))
 	case btf.KindForward:
 		if s.full && from == deepTop {
 			return deepNone
@@ -247,26 +312,14 @@ func (d *state) deepLeaf(s *deepSigs, from btf.Kind, id uint32) uint32 {
 		if b := fwdBit(from, fwdKind(r)); s.full && s.fwds[r[wName]]&b != 0 && s.collapse[r[wName]]&b == 0 {
 			return deepNone // it may stand for a struct there
 		}
-		return sigOf(r, 0, nil) // class and name
+		return deepOpened(sigOf(r, 0, nil)) // class and name
 	case btf.KindEnum, btf.KindEnum64:
 		if !s.full && vlenOf(r) > 0 && !s.enumDecls[r[wName]] {
-			return sigClean(mix(hashAll(r), 0xe7e7))
+			return deepClosed(sigClean(mix(hashAll(r), 0xe7e7)))
 		}
-		return sigOf(r, 0, nil) // class and name
+		return deepClosed(sigOf(r, 0, nil)) // class and name
 	case btf.KindArray:
-		return sigClean(mix(hashShallow(r), 0xa77a))
-	case btf.KindStruct, btf.KindUnion:
-		m := s.fwds
-		if s.full {
-			m = s.collapse
-		}
-		if m[r[wName]]&fwdBit(from, k) != 0 {
-			return sigOf(r, 0, nil)
-		}
-		return 0
-	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
-		btf.KindTypedef, btf.KindFunc, btf.KindTypeTag, btf.KindFuncProto:
-		return 0
+		return deepClosed(sigClean(mix(hashShallow(r), 0xa77a)))
 	}
 	return deepNone
 }
@@ -296,25 +349,33 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 		f := st.top()
 		r := d.rec(f.id)
 		n := uint32(numRefs(r))
+		if f.next == 0 && f.h == 0 {
+			f.h = mix(hashShallow(r), 0xdee9)
+		}
+		// Each reference's signature is hashed as it is found, in
+		// order: a leaf's at once, another's when known, after its
+		// walk if it was not.
 		pushed := false
 		for ; f.next < n; f.next++ {
 			c := r[refAt(r, int(f.next))]
-			if d.deepLeaf(s, kindOf(r), c) != 0 {
-				continue
-			}
-			v := d.deepGet(s, c)
+			v := d.deepLeaf(s, kindOf(r), c)
 			if v == 0 {
-				d.deepPut(s, c, deepGrey)
-				st.push(deepFrame{id: c})
-				pushed = true
-				break
+				if v = d.deepGet(s, c); v == 0 {
+					d.deepPut(s, c, deepGrey)
+					st.push(deepFrame{id: c})
+					pushed = true
+					break
+				}
 			}
 			if v == deepNone {
 				break
 			}
 			if v == deepGrey || v == deepCyc { // reaches a cycle
 				f.cyc = true
+				continue
 			}
+			f.h = mix(f.h, v)
+			f.open |= v & deepOpen
 		}
 		if pushed {
 			continue
@@ -327,7 +388,7 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 			v = deepCyc
 			s.cyc.ids = append(s.cyc.ids, f.id)
 		default:
-			v = d.deepHash(s, r, int(n))
+			v = deepClosed(sigClean(f.h)) | f.open
 		}
 		d.deepPut(s, f.id, v)
 		st.pop()
@@ -335,22 +396,10 @@ func (d *state) deepSig(s *deepSigs, id uint32) uint32 {
 	return d.deepGet(s, id)
 }
 
-// deepHash hashes record r, whose references all have known deep
-// signatures in s, with them.
-func (d *state) deepHash(s *deepSigs, r record, n int) uint32 {
-	h := mix(hashShallow(r), 0xdee9)
-	for k := range n {
-		c := r[refAt(r, k)]
-		v := d.deepLeaf(s, kindOf(r), c)
-		if v == 0 {
-			v = d.deepGet(s, c)
-		}
-		if v == deepNone || v == deepCyc {
-			return v
-		}
-		h = mix(h, v)
-	}
-	return sigClean(h)
+// hasRefs reports whether a record of kind k may hold type ids.
+func hasRefs(k btf.Kind) bool {
+	s := &wire.Shapes[k].W
+	return s.Ref0 >= 0 || s.Ref1 >= 0 || s.ElemRef >= 0
 }
 
 // numRefs returns how many type ids record r holds: those of its fixed

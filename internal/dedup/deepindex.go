@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
 )
 
 // Once deep signatures filter the struct pass's candidates (deepOn), a
@@ -20,11 +19,21 @@ import (
 // merged in libbpf's order. The candidates it leaves out are those
 // deepDiffer skips for having a different known signature: the same
 // comparisons are made, in the same order, and the output is the same.
+//
+// The index files a bucket only when a type of its key looks it up: the
+// struct pass that turns it on has most buckets behind it (a split
+// deduplication's base files every struct, union and typedef of its
+// vmlinux, tens of thousands whose deep signatures would be computed for
+// a lookup that never comes; on issue 37's wide record of deep chains on
+// the Debian 6.1 vmlinux, a fifth of the deduplication's instructions).
 type deepIndex struct {
 	on      bool
 	known   *table   // under mix(key, deep signature)
 	unknown *table   // under the key
 	pend    []*entry // the unknown entries of one lookup (structCands)
+	// filed holds the keys whose buckets are filed so far.
+	filed map[uint64]struct{}
+	ents  []*entry // scratch of fileBucket
 }
 
 func (x *deepIndex) free() {
@@ -44,50 +53,43 @@ func isStructPass(k btf.Kind) bool {
 	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }
 
-// deepIndexOn builds the index from the table's structs, unions and
-// typedefs so far, base and own, in insertion order.
+// deepIndexOn starts the index; buckets are filed as they are looked up
+// (fileBucket).
 func (d *state) deepIndexOn() {
 	d.deepInit()
 	x := &d.dix
 	x.on = true
 	x.known, x.unknown = newTable(nil, 0), newTable(nil, 0)
-	// The entries are sorted in a mapping of their exact size, given
-	// back at once: split-wide-of-deep-4095's 77,000 take 1.5 MB, which
-	// a slice grown by append took two to three times over on the heap,
-	// resident beside the index built from it (BENCH.md).
-	n := 0
-	for _, t := range []*table{d.tab.under, d.tab} {
-		if t != nil {
-			t.each(func(_ uint64, e entry) {
-				if isStructPass(d.kt.of(e.id)) {
-					n++
-				}
-			})
-		}
+	x.filed = map[uint64]struct{}{}
+}
+
+// fileBucket files the table's structs, unions and typedefs of key h,
+// base and own, in insertion order, unless done before.
+func (d *state) fileBucket(h uint64) {
+	x := &d.dix
+	if _, ok := x.filed[h]; ok {
+		return
 	}
-	var mem *mmap.Region
-	all := makeMapped[filedEntry](n, &mem)[:0]
-	defer mem.Free()
-	for _, t := range []*table{d.tab.under, d.tab} {
-		if t == nil {
-			continue
+	x.filed[h] = struct{}{}
+	x.ents = x.ents[:0]
+	d.tab.walk(h, d.tab.grows, func(e *entry) bool {
+		if isStructPass(d.kt.of(e.id)) {
+			x.ents = append(x.ents, e)
 		}
-		t.each(func(h uint64, e entry) {
-			if isStructPass(d.kt.of(e.id)) {
-				all = append(all, filedEntry{h, e.id, e.epoch, e.seq})
-			}
-		})
-	}
-	slices.SortFunc(all, func(a, b filedEntry) int { return cmp.Compare(a.seq, b.seq) })
-	for _, f := range all {
-		d.deepFile(f.h, entry{id: f.id, epoch: f.epoch, seq: f.seq})
+		return true
+	})
+	slices.SortFunc(x.ents, func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
+	for _, e := range x.ents {
+		d.deepFile(h, *e)
 	}
 }
 
-// filedEntry is a table entry and its key, as deepIndexOn sorts them.
-type filedEntry struct {
-	h              uint64
-	id, epoch, seq uint32
+// deepAdd files the table's newest entry, of key h, if its bucket is
+// filed; otherwise fileBucket will.
+func (d *state) deepAdd(h uint64) {
+	if _, ok := d.dix.filed[h]; ok {
+		d.deepFile(h, d.tab.ents[len(d.tab.ents)-1])
+	}
 }
 
 // deepFile files table entry e, of key h, in the index.
@@ -118,6 +120,7 @@ func (d *state) walkStructCands(id uint32, h uint64, yield func(uint32) bool) {
 		d.tab.walkIDs(h, d.tab.grows, yield)
 		return
 	}
+	d.fileBucket(h)
 	x, g := &d.dix, d.tab.grows
 	x.pend = x.pend[:0]
 	x.unknown.walk(h, g, func(e *entry) bool {

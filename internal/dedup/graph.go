@@ -50,7 +50,7 @@ func (d *state) structType(id uint32) {
 	if newID == id {
 		d.tab.add(h, id)
 		if d.dix.on {
-			d.deepFile(h, d.tab.ents[len(d.tab.ents)-1])
+			d.deepAdd(h)
 		}
 	}
 }
