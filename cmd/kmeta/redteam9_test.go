@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -133,21 +134,67 @@ type rt9Case struct {
 	bound int64      // peak RSS bound, 0 for none
 }
 
-// The peers besides the system's bpftool 7.1 and pahole 1.24, where the
-// project's build machine keeps them (bpftool 7.5 and pahole 1.30 of
-// Debian 13, libbpf 1.8 as static processes built from
-// internal/dedup/testdata/libbpf/libbpfdedup.c and bench/testdata/*.c). A
-// peer that is not there is skipped.
-const (
-	bpftool75     = "/work/data/modern/bin/bpftool"
-	pahole130     = "/work/data/modern/bin/pahole"
-	libbpfDedup   = "/work/data/peers/libbpfdedup18"
-	libbpfCopy    = "/work/data/peers/libbpfcopy18"
-	libbpfDistill = "/work/data/peers/libbpfdistill18"
-)
+// rt9Peers are the campaign's peers besides the system's bpftool 7.1 and
+// pahole 1.24: each the program its environment variable names, else where
+// the project's build machine keeps it (bpftool 7.5 and pahole 1.30 of
+// Debian 13; libbpf 1.8 as static processes built from
+// internal/dedup/testdata/libbpf/libbpfdedup.c and bench/testdata/*.c),
+// else "" and skipped. CI's fresh machine has none of those paths:
+// .ci/build-peers.sh builds the libbpf programs there and .ci/run names
+// them, with the trixie tree's bpftool and pahole.
+type rt9Peers struct {
+	bpftool75, pahole130, dedup, copy, distill string
+	// dedupVersion is the dedup peer's libbpf, major*100+minor (0 if
+	// unknown): its types are compared with kmeta's only from 1.8 on, the
+	// libbpf whose result btf dedup gives.
+	dedupVersion int
+	// names are the programs' names in the report, by path.
+	names map[string]string
+}
+
+// rt9PeerVars are the peers' environment variables and default paths.
+var rt9PeerVars = []struct{ env, def, name string }{
+	{"KMETA_BPFTOOL75", "/work/data/modern/bin/bpftool", "bpftool 7.5"},
+	{"KMETA_PAHOLE130", "/work/data/modern/bin/pahole", "pahole 1.30"},
+	{"KMETA_LIBBPFDEDUP", "/work/data/peers/libbpfdedup18", "libbpfdedup"},
+	{"KMETA_LIBBPFCOPY", "/work/data/peers/libbpfcopy18", "libbpfcopy"},
+	{"KMETA_LIBBPFDISTILL", "/work/data/peers/libbpfdistill18", "libbpfdistill"},
+}
+
+// rt9FindPeers looks the peers up, and writes to report (and the test's
+// log) which it uses and which it skips.
+func rt9FindPeers(t *testing.T, report io.Writer) rt9Peers {
+	p := rt9Peers{names: map[string]string{"bpftool": "bpftool 7.1", "pahole": "pahole 1.24"}}
+	fields := []*string{&p.bpftool75, &p.pahole130, &p.dedup, &p.copy, &p.distill}
+	for i, v := range rt9PeerVars {
+		path := cmp.Or(os.Getenv(v.env), v.def)
+		if _, err := exec.LookPath(path); err != nil {
+			fmt.Fprintf(report, "# peer %s: none (%s, else %s): skipped\n", v.name, v.env, v.def)
+			t.Logf("peer %s: none at %s: skipped", v.name, path)
+			continue
+		}
+		*fields[i] = path
+		p.names[path] = v.name
+	}
+	if p.dedup != "" {
+		out, _ := exec.Command(p.dedup, "-V").Output()
+		var major, minor int
+		if _, err := fmt.Sscanf(string(out), "%d.%d", &major, &minor); err == nil {
+			p.dedupVersion = major*100 + minor
+			p.names[p.dedup] = fmt.Sprintf("libbpfdedup %d.%d", major, minor)
+		}
+	}
+	for _, path := range []string{"bpftool", "pahole", p.bpftool75, p.pahole130, p.dedup, p.copy, p.distill} {
+		if _, err := exec.LookPath(path); err == nil {
+			fmt.Fprintf(report, "# peer %s: %s\n", p.names[path], path)
+			t.Logf("peer %s: %s", p.names[path], path)
+		}
+	}
+	return p
+}
 
 // rt9Cases are the commands the campaign runs on in.
-func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
+func rt9Cases(in rt9Input, dir, obj string, types int, peers rt9Peers) []rt9Case {
 	out := filepath.Join(dir, "out.btf")
 	s := in.size
 	read := readBound(s)
@@ -172,7 +219,7 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		return []rt9Case{
 			{"encode", []string{"btf", "encode", in.path, "-o", out}, [][]string{
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path},
-				{pahole130, "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
+				{peers.pahole130, "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 			{"pahole -J", []string{"pahole", "-J", "--btf_encode_detached=" + out, in.path}, [][]string{
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 		}
@@ -193,13 +240,13 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		return append(append([]string{argv[0]}, "-B", in.base), argv[1:]...)
 	}
 	cs := []rt9Case{
-		{"dump", with("btf", "dump", in.path), [][]string{peerB("bpftool", "btf", "dump", "file", in.path), peerB(bpftool75, "btf", "dump", "file", in.path)}, read},
+		{"dump", with("btf", "dump", in.path), [][]string{peerB("bpftool", "btf", "dump", "file", in.path), peerB(peers.bpftool75, "btf", "dump", "file", in.path)}, read},
 		// The default C is bpftool 7.5's; bpftool 7.1's (which prints no
 		// FUNC) is the peer of --compat bpftool-7.1.
-		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
-		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
+		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(peers.bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
+		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(peers.bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
 		{"layout json", with("btf", "layout", in.path, "--json"), nil, read},
-		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{peerB(libbpfDedup, "-o", out+".p", in.path)}, 2*s + 20<<20 + 64*int64(types)},
+		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{peerB(peers.dedup, "-o", out+".p", in.path)}, 2*s + 20<<20 + 64*int64(types)},
 		{"limit S", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(limit, 10)), nil, read},
 		{"limit S-1", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(in.size-1, 10)), nil, read},
 	}
@@ -209,18 +256,18 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 	cs = append(cs,
 		rt9Case{"dump c 7.1", with("btf", "dump", in.path, "--format", "c", "--compat", "bpftool-7.1"), [][]string{peerB("bpftool", "btf", "dump", "file", in.path, "format", "c")}, read},
 		rt9Case{"find", with("btf", "find", in.find, in.path), nil, read},
-		rt9Case{"layout", with("btf", "layout", in.path), [][]string{{"pahole", "-F", "btf", in.path}, {pahole130, "-F", "btf", in.path}}, read},
+		rt9Case{"layout", with("btf", "layout", in.path), [][]string{{"pahole", "-F", "btf", in.path}, {peers.pahole130, "-F", "btf", in.path}}, read},
 		rt9Case{"diff", with("btf", "diff", in.path, in.path), nil, readBound(2 * s)},
 		rt9Case{"min types", with("btf", "min", in.path, "--types", in.find, "-o", out), nil, read},
-		rt9Case{"min obj", with("btf", "min", in.path, "--obj", obj, "-o", out), [][]string{{bpftool75, "gen", "min_core_btf", in.path, out + ".p", obj}}, read},
+		rt9Case{"min obj", with("btf", "min", in.path, "--obj", obj, "-o", out), [][]string{{peers.bpftool75, "gen", "min_core_btf", in.path, out + ".p", obj}}, read},
 		rt9Case{"core", with("btf", "core", "--target", in.path, obj), nil, read},
-		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB(libbpfCopy, in.path, out+".p")}, read},
+		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB(peers.copy, in.path, out+".p")}, read},
 	)
 	if in.base != "" {
 		// diff, min and core with -B read the split BTF on its base;
 		// distill writes the module on a distilled base.
 		cs = append(cs, rt9Case{"distill", []string{"btf", "distill", in.path, "-B", in.base, "-o", out, "--base-out", out + ".base"},
-			[][]string{{libbpfDistill, in.base, in.path, out + ".p", out + ".pbase"}},
+			[][]string{{peers.distill, in.base, in.path, out + ".p", out + ".pbase"}},
 			2*s + 20<<20 + 96*int64(types)})
 		// pahole -F btf and bpftool gen min_core_btf do not read split BTF.
 		for i := range cs {
@@ -391,11 +438,14 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 // campaign under GNU time, and fails on a status past 2, an error of more
 // than one line or from the Go runtime, a run killed at its timeout (120
 // s) where a peer finished in its own (40 s), types that differ from
-// libbpf's (dedup, copy), a peak RSS over the README's rule, a writer's
-// peak over its peer's by more than the Go start-up's 6 MB, or a CPU
-// time over twice the fastest peer's (and 0.1 s, for start-up). It writes
+// libbpf's (copy, and dedup beside libbpf 1.8 or later), a peak RSS
+// over the README's rule, a writer's peak over its peer's by more than
+// the Go start-up's 6 MB, or a CPU time over twice the fastest peer's (and 0.1 s, for start-up). It writes
 // the table of every run to $KMETA_RT9_REPORT when set, a line as each
-// run ends. KMETA_RT9_QUICK=1 runs the smallest size of each shape only;
+// run ends, after the peers it found (rt9Peers: KMETA_BPFTOOL75,
+// KMETA_PAHOLE130, KMETA_LIBBPFDEDUP, KMETA_LIBBPFCOPY and
+// KMETA_LIBBPFDISTILL name them), each row naming the peer that judged
+// it. KMETA_RT9_QUICK=1 runs the smallest size of each shape only;
 // KMETA_RT9_ONLY=REGEXP the inputs whose names match.
 func TestRedteam9Campaign(t *testing.T) {
 	if os.Getenv("KMETA_HEAVY") != "1" {
@@ -414,7 +464,8 @@ func TestRedteam9Campaign(t *testing.T) {
 		defer f.Close()
 		report = f
 	}
-	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\n")
+	peers := rt9FindPeers(t, report)
+	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\tpeer\n")
 	worst := map[string]float64{}
 	runs := 0
 	only, err := regexp.Compile(os.Getenv("KMETA_RT9_ONLY"))
@@ -430,20 +481,20 @@ func TestRedteam9Campaign(t *testing.T) {
 		if !only.MatchString(in.name) {
 			continue
 		}
-		for _, c := range rt9Cases(in, dir, obj, in.types) {
+		for _, c := range rt9Cases(in, dir, obj, in.types, peers) {
 			k := rt9Exec(t, timeBin, 120*time.Second, append([]string{bin}, c.args...)...)
 			runs++
-			peer, peerPeak := -1.0, int64(-1)
+			peer, peerPeak, peerName := -1.0, int64(-1), "-"
 			for _, p := range c.peers {
 				if _, err := exec.LookPath(p[0]); err != nil {
 					continue
 				}
 				r := rt9Exec(t, timeBin, 40*time.Second, p...)
 				if r.code == 0 && !r.killed && (peer < 0 || r.cpu < peer) {
-					peer, peerPeak = r.cpu, r.peak
+					peer, peerPeak, peerName = r.cpu, r.peak, peers.names[p[0]]
 				}
 			}
-			if (c.label == "dedup" || c.label == "copy") && k.code == 0 && peer >= 0 {
+			if (c.label == "dedup" && peers.dedupVersion >= 108 || c.label == "copy") && k.code == 0 && peer >= 0 {
 				if msg := rt9SameTypes(t, dir, in.base); msg != "" {
 					fail("%s: %v: %s", in.name, c.args, msg)
 				}
@@ -455,8 +506,8 @@ func TestRedteam9Campaign(t *testing.T) {
 					worst[c.label] = ratio
 				}
 			}
-			fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\n", in.name, c.label, k.code,
-				float64(k.peak)/(1<<20), float64(c.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20))
+			fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%s\n", in.name, c.label, k.code,
+				float64(k.peak)/(1<<20), float64(c.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20), peerName)
 			where := fmt.Sprintf("%s: %v", in.name, c.args)
 			switch {
 			case k.killed && peer >= 0:
@@ -580,7 +631,7 @@ func TestRedteam9Small(t *testing.T) {
 			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find},
 			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: "on_base", base: base},
 		} {
-			for _, c := range rt9Cases(in, dir, obj, 0) {
+			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
 				_, err := kmeta(t, nil, c.args...)
 				if err != nil && strings.Contains(err.Error(), "\n") {
 					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
