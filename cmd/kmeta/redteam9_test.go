@@ -331,13 +331,13 @@ func rt9Writer(label string) bool {
 }
 
 // rt9SameTypes compares the types of DIR/out.btf, which kmeta wrote, with
-// those of DIR/out.btf.p, which libbpf wrote (the two headers differ in
+// those of peerOut, which libbpf wrote (the two headers differ in
 // length: libbpf 1.8 writes a layout section), by their raw dumps, on
 // base when not empty; it returns "" when they are the same.
-func rt9SameTypes(t *testing.T, dir, base string) string {
+func rt9SameTypes(t *testing.T, dir, peerOut, base string) string {
 	var dumps [2]string
-	for i, f := range []string{"out.btf", "out.btf.p"} {
-		args := []string{"btf", "dump", filepath.Join(dir, f)}
+	for i, f := range []string{filepath.Join(dir, "out.btf"), peerOut} {
+		args := []string{"btf", "dump", f}
 		if base != "" {
 			args = append(args, "-B", base)
 		}
@@ -525,8 +525,21 @@ func TestRedteam9Campaign(t *testing.T) {
 					peer, peerPeak, peerName = r.cpu, r.peak, peers.names[p[0]]
 				}
 			}
-			if (c.label == "dedup" && peers.dedupVersion >= 108 || c.label == "copy") && k.code == 0 && peer >= 0 {
-				if msg := rt9SameTypes(t, dir, in.base); msg != "" {
+			if (c.label == "dedup" || c.label == "copy") && k.code == 0 && peer >= 0 {
+				peerOut := filepath.Join(dir, "out.btf.p")
+				if i := slices.Index(c.peers[0], "-d"); i > 0 {
+					peerOut = filepath.Join(c.peers[0][i+1], filepath.Base(in.path))
+				}
+				msg := rt9SameTypes(t, dir, peerOut, in.base)
+				switch {
+				case msg == "":
+				case c.label == "dedup" && peers.dedupVersion < 108:
+					// libbpf 1.2 to 1.5 deduplicate as 1.1 does, which
+					// differs from 1.8 (btf dedup's) on some inputs
+					// (internal/dedup/compat.go): logged, not failed.
+					fmt.Fprintf(report, "# %s: %s: %s (libbpf %d.%d: not a failure)\n", in.name, c.label, msg, peers.dedupVersion/100, peers.dedupVersion%100)
+					t.Logf("%s: %v: %s (libbpf %d.%d, which dedups as 1.1 does: not a failure)", in.name, c.args, msg, peers.dedupVersion/100, peers.dedupVersion%100)
+				default:
 					fail("%s: %v: %s", in.name, c.args, msg)
 				}
 			}
