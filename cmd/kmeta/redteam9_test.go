@@ -152,8 +152,8 @@ type rt9Case struct {
 type rt9Peers struct {
 	bpftool75, pahole130, dedup, copy, distill string
 	// dedupVersion is the dedup peer's libbpf, major*100+minor (0 if
-	// unknown): its types are compared with kmeta's only from 1.8 on, the
-	// libbpf whose result btf dedup gives.
+	// unknown): types unlike kmeta's fail only from 1.8 on, the libbpf
+	// whose result btf dedup gives, and are logged before.
 	dedupVersion int
 	// names are the programs' names in the report, by path.
 	names map[string]string
