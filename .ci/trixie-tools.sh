@@ -3,8 +3,10 @@
 # tests that compare with them, run on this Debian 12 machine from a
 # minimal trixie tree in DIR through its own dynamic loader (nothing is
 # mounted; host paths work as arguments). Prints the wrappers' directory,
-# DIR/bin. Debian's mirrors are taken from this machine's apt
-# configuration. Needs root and mmdebstrap (apt-get installs it).
+# DIR/bin. The tree, DIR/trixie, also holds libbpf-dev 1.5 and its C
+# library, which build-peers.sh links the libbpf peers against. Debian's
+# mirrors are taken from this machine's apt configuration. Needs root and
+# mmdebstrap (apt-get installs it).
 set -euo pipefail
 DIR=${1:?usage: trixie-tools.sh DIR}
 mkdir -p "$DIR/bin"
@@ -16,9 +18,9 @@ sec=$(awk '$2 ~ /-security$/ {print $1; exit}' <<<"$targets")
 [ -n "$main" ] || { echo "trixie-tools: no Debian mirror in apt's configuration" >&2; exit 1; }
 [ -n "$sec" ] || sec=${main%/debian/}/debian-security/
 root=$DIR/trixie
-if [ ! -x "$root/usr/sbin/bpftool" ]; then
+if [ ! -x "$root/usr/sbin/bpftool" ] || [ ! -f "$root/usr/lib/x86_64-linux-gnu/libbpf.a" ]; then
 	rm -rf "$root.tmp"
-	mmdebstrap --quiet --variant=apt --include=pahole,bpftool trixie "$root.tmp" \
+	mmdebstrap --quiet --variant=apt --include=pahole,bpftool,libbpf-dev,libc6-dev trixie "$root.tmp" \
 		"deb $main trixie main" "deb $main trixie-updates main" "deb $sec trixie-security main" >&2
 	rm -rf "$root"
 	mv "$root.tmp" "$root"

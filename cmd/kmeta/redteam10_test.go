@@ -181,13 +181,13 @@ func TestRedteam10Campaign(t *testing.T) {
 	}
 	dir := t.TempDir()
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	c := newRt9Campaign(t, "KMETA_RT10_REPORT")
+	c := newRt9Campaign(t, "KMETA_RT10_REPORT", quick)
 	ins, extra := rt10Inputs(t, dir, quick)
 	for _, in := range ins {
 		if !c.only.MatchString(in.name) {
 			continue
 		}
-		c.run(in, append(rt9Cases(in, dir, obj, in.types), extra[in.name]...), dir)
+		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
 	}
 	c.end()
 }
@@ -254,7 +254,7 @@ func TestRedteam10Small(t *testing.T) {
 			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt10Find[v]},
 			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt10Find[v], base: base},
 		} {
-			for _, c := range rt9Cases(in, dir, obj, 0) {
+			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
 				if _, err := kmeta(t, nil, c.args...); err != nil && strings.Contains(err.Error(), "\n") {
 					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
 				}
@@ -347,7 +347,7 @@ func TestRedteam10DiffPeak(t *testing.T) {
 			}
 			size += fi.Size()
 		}
-		r := rt9Exec(t, timeBin, 120*time.Second, bin, "btf", "diff", c[0], c[1])
+		r := rt9Exec(t, timeBin, 120*time.Second, 0, bin, "btf", "diff", c[0], c[1])
 		if bound := readBound(size); r.code > 1 || r.peak > bound {
 			t.Errorf("btf diff %s %s: status %d, peak %.1f MB, bound %.1f MB: %s", filepath.Base(c[0]), filepath.Base(c[1]),
 				r.code, float64(r.peak)/(1<<20), float64(bound)/(1<<20), firstLine(r.stderr))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -82,13 +83,20 @@ type rt9Run struct {
 }
 
 // rt9Exec runs argv under GNU time with a timeout, in a process group of
-// its own that it kills when the time is up.
-func rt9Exec(t *testing.T, timeBin string, timeout time.Duration, argv ...string) rt9Run {
+// its own that it kills when the time is up. cpuSecs > 0 also limits its
+// CPU time (RLIMIT_CPU, set by sh's ulimit -t around GNU time, so that
+// the peak GNU time reports is argv's alone): unlike the timeout, the
+// machine's load does not move that limit.
+func rt9Exec(t *testing.T, timeBin string, timeout time.Duration, cpuSecs int, argv ...string) rt9Run {
 	t.Helper()
 	rep := filepath.Join(t.TempDir(), "rep")
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.Command(timeBin, append([]string{"-f", "%M %U %S", "-o", rep}, argv...)...)
+	argv = append([]string{timeBin, "-f", "%M %U %S", "-o", rep}, argv...)
+	if cpuSecs > 0 {
+		argv = append([]string{"/bin/sh", "-c", fmt.Sprintf(`ulimit -t %d && exec "$@"`, cpuSecs), "sh"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -133,21 +141,67 @@ type rt9Case struct {
 	bound int64      // peak RSS bound, 0 for none
 }
 
-// The peers besides the system's bpftool 7.1 and pahole 1.24, where the
-// project's build machine keeps them (bpftool 7.5 and pahole 1.30 of
-// Debian 13, libbpf 1.8 as static processes built from
-// internal/dedup/testdata/libbpf/libbpfdedup.c and bench/testdata/*.c). A
-// peer that is not there is skipped.
-const (
-	bpftool75     = "/work/data/modern/bin/bpftool"
-	pahole130     = "/work/data/modern/bin/pahole"
-	libbpfDedup   = "/work/data/peers/libbpfdedup18"
-	libbpfCopy    = "/work/data/peers/libbpfcopy18"
-	libbpfDistill = "/work/data/peers/libbpfdistill18"
-)
+// rt9Peers are the campaign's peers besides the system's bpftool 7.1 and
+// pahole 1.24: each the program its environment variable names, else where
+// the project's build machine keeps it (bpftool 7.5 and pahole 1.30 of
+// Debian 13; libbpf 1.8 as static processes built from
+// internal/dedup/testdata/libbpf/libbpfdedup.c and bench/testdata/*.c),
+// else "" and skipped. CI's fresh machine has none of those paths:
+// .ci/build-peers.sh builds the libbpf programs there and .ci/run names
+// them, with the trixie tree's bpftool and pahole.
+type rt9Peers struct {
+	bpftool75, pahole130, dedup, copy, distill string
+	// dedupVersion is the dedup peer's libbpf, major*100+minor (0 if
+	// unknown): types unlike kmeta's fail only from 1.8 on, the libbpf
+	// whose result btf dedup gives, and are logged before.
+	dedupVersion int
+	// names are the programs' names in the report, by path.
+	names map[string]string
+}
+
+// rt9PeerVars are the peers' environment variables and default paths.
+var rt9PeerVars = []struct{ env, def, name string }{
+	{"KMETA_BPFTOOL75", "/work/data/modern/bin/bpftool", "bpftool 7.5"},
+	{"KMETA_PAHOLE130", "/work/data/modern/bin/pahole", "pahole 1.30"},
+	{"KMETA_LIBBPFDEDUP", "/work/data/peers/libbpfdedup18", "libbpfdedup"},
+	{"KMETA_LIBBPFCOPY", "/work/data/peers/libbpfcopy18", "libbpfcopy"},
+	{"KMETA_LIBBPFDISTILL", "/work/data/peers/libbpfdistill18", "libbpfdistill"},
+}
+
+// rt9FindPeers looks the peers up, and writes to report (and the test's
+// log) which it uses and which it skips.
+func rt9FindPeers(t *testing.T, report io.Writer) rt9Peers {
+	p := rt9Peers{names: map[string]string{"bpftool": "bpftool 7.1", "pahole": "pahole 1.24"}}
+	fields := []*string{&p.bpftool75, &p.pahole130, &p.dedup, &p.copy, &p.distill}
+	for i, v := range rt9PeerVars {
+		path := cmp.Or(os.Getenv(v.env), v.def)
+		if _, err := exec.LookPath(path); err != nil {
+			fmt.Fprintf(report, "# peer %s: none (%s, else %s): skipped\n", v.name, v.env, v.def)
+			t.Logf("peer %s: none at %s: skipped", v.name, path)
+			continue
+		}
+		*fields[i] = path
+		p.names[path] = v.name
+	}
+	if p.dedup != "" {
+		out, _ := exec.Command(p.dedup, "-V").Output()
+		var major, minor int
+		if _, err := fmt.Sscanf(string(out), "%d.%d", &major, &minor); err == nil {
+			p.dedupVersion = major*100 + minor
+			p.names[p.dedup] = fmt.Sprintf("libbpfdedup %d.%d", major, minor)
+		}
+	}
+	for _, path := range []string{"bpftool", "pahole", p.bpftool75, p.pahole130, p.dedup, p.copy, p.distill} {
+		if _, err := exec.LookPath(path); err == nil {
+			fmt.Fprintf(report, "# peer %s: %s\n", p.names[path], path)
+			t.Logf("peer %s: %s", p.names[path], path)
+		}
+	}
+	return p
+}
 
 // rt9Cases are the commands the campaign runs on in.
-func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
+func rt9Cases(in rt9Input, dir, obj string, types int, peers rt9Peers) []rt9Case {
 	out := filepath.Join(dir, "out.btf")
 	s := in.size
 	read := readBound(s)
@@ -172,7 +226,7 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		return []rt9Case{
 			{"encode", []string{"btf", "encode", in.path, "-o", out}, [][]string{
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path},
-				{pahole130, "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
+				{peers.pahole130, "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 			{"pahole -J", []string{"pahole", "-J", "--btf_encode_detached=" + out, in.path}, [][]string{
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 		}
@@ -193,13 +247,13 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 		return append(append([]string{argv[0]}, "-B", in.base), argv[1:]...)
 	}
 	cs := []rt9Case{
-		{"dump", with("btf", "dump", in.path), [][]string{peerB("bpftool", "btf", "dump", "file", in.path), peerB(bpftool75, "btf", "dump", "file", in.path)}, read},
+		{"dump", with("btf", "dump", in.path), [][]string{peerB("bpftool", "btf", "dump", "file", in.path), peerB(peers.bpftool75, "btf", "dump", "file", in.path)}, read},
 		// The default C is bpftool 7.5's; bpftool 7.1's (which prints no
 		// FUNC) is the peer of --compat bpftool-7.1.
-		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
-		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
+		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(peers.bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
+		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(peers.bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
 		{"layout json", with("btf", "layout", in.path, "--json"), nil, read},
-		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{peerB(libbpfDedup, "-o", out+".p", in.path)}, 2*s + 20<<20 + 64*int64(types)},
+		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{rt9DedupPeer(in, dir, out, peers)}, 2*s + 20<<20 + 64*int64(types)},
 		{"limit S", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(limit, 10)), nil, read},
 		{"limit S-1", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(in.size-1, 10)), nil, read},
 	}
@@ -209,18 +263,18 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 	cs = append(cs,
 		rt9Case{"dump c 7.1", with("btf", "dump", in.path, "--format", "c", "--compat", "bpftool-7.1"), [][]string{peerB("bpftool", "btf", "dump", "file", in.path, "format", "c")}, read},
 		rt9Case{"find", with("btf", "find", in.find, in.path), nil, read},
-		rt9Case{"layout", with("btf", "layout", in.path), [][]string{{"pahole", "-F", "btf", in.path}, {pahole130, "-F", "btf", in.path}}, read},
+		rt9Case{"layout", with("btf", "layout", in.path), [][]string{{"pahole", "-F", "btf", in.path}, {peers.pahole130, "-F", "btf", in.path}}, read},
 		rt9Case{"diff", with("btf", "diff", in.path, in.path), nil, readBound(2 * s)},
 		rt9Case{"min types", with("btf", "min", in.path, "--types", in.find, "-o", out), nil, read},
-		rt9Case{"min obj", with("btf", "min", in.path, "--obj", obj, "-o", out), [][]string{{bpftool75, "gen", "min_core_btf", in.path, out + ".p", obj}}, read},
+		rt9Case{"min obj", with("btf", "min", in.path, "--obj", obj, "-o", out), [][]string{{peers.bpftool75, "gen", "min_core_btf", in.path, out + ".p", obj}}, read},
 		rt9Case{"core", with("btf", "core", "--target", in.path, obj), nil, read},
-		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB(libbpfCopy, in.path, out+".p")}, read},
+		rt9Case{"copy", with("btf", "copy", in.path, "-o", out), [][]string{peerB(peers.copy, in.path, out+".p")}, read},
 	)
 	if in.base != "" {
 		// diff, min and core with -B read the split BTF on its base;
 		// distill writes the module on a distilled base.
 		cs = append(cs, rt9Case{"distill", []string{"btf", "distill", in.path, "-B", in.base, "-o", out, "--base-out", out + ".base"},
-			[][]string{{libbpfDistill, in.base, in.path, out + ".p", out + ".pbase"}},
+			[][]string{{peers.distill, in.base, in.path, out + ".p", out + ".pbase"}},
 			2*s + 20<<20 + 96*int64(types)})
 		// pahole -F btf and bpftool gen min_core_btf do not read split BTF.
 		for i := range cs {
@@ -231,6 +285,34 @@ func rt9Cases(in rt9Input, dir, obj string, types int) []rt9Case {
 	}
 	return cs
 }
+
+// rt9DedupPeer returns the argv of libbpf's dedup of in. libbpf before
+// 1.8 does not append split BTF (btf__add_btf fails on it: libbpfdedup
+// -o exits 1 with 1.1 and 1.5), so there a split input is deduplicated on
+// its own (libbpfdedup -d, into DIR/libbpf-d): the same dedup without
+// the copy, a few percent less CPU, and its peak 3 MB higher on Debian
+// 6.1's vmlinux (libbpf 1.8: 20.7 MB against 17.5 with -o).
+func rt9DedupPeer(in rt9Input, dir, out string, peers rt9Peers) []string {
+	if in.base == "" {
+		return []string{peers.dedup, "-o", out + ".p", in.path}
+	}
+	if peers.dedupVersion == 0 || peers.dedupVersion >= 108 {
+		return []string{peers.dedup, "-B", in.base, "-o", out + ".p", in.path}
+	}
+	d := filepath.Join(dir, "libbpf-d")
+	os.MkdirAll(d, 0o755)
+	return []string{peers.dedup, "-B", in.base, "-d", d, in.path}
+}
+
+// rt9QuickPeerCPU is the seconds of CPU a peer may take on the smallest
+// sizes (KMETA_RT9_QUICK=1, CI's), besides the 40 s timeout: every peer
+// that finishes does so in half a second (the slowest, libbpf 1.8's dedup
+// of split-copies-deep-1000: 0.45 s), and libbpf's dedup of
+// union-nest-2047, standalone and split, runs past any limit (over 50 s
+// with 1.1, 1.5 and 1.8): 60 s of CI saved. A CPU limit, not a shorter
+// timeout: on this machine loaded 27 deep, a 10 s timeout cut a 0.6 s
+// peer short.
+const rt9QuickPeerCPU = 10
 
 // rt9Floor is what the Go process's start-up holds above a static C
 // program's, which the README allows the writers above their peers: 5.2
@@ -250,13 +332,13 @@ func rt9Writer(label string) bool {
 }
 
 // rt9SameTypes compares the types of DIR/out.btf, which kmeta wrote, with
-// those of DIR/out.btf.p, which libbpf wrote (the two headers differ in
+// those of peerOut, which libbpf wrote (the two headers differ in
 // length: libbpf 1.8 writes a layout section), by their raw dumps, on
 // base when not empty; it returns "" when they are the same.
-func rt9SameTypes(t *testing.T, dir, base string) string {
+func rt9SameTypes(t *testing.T, dir, peerOut, base string) string {
 	var dumps [2]string
-	for i, f := range []string{"out.btf", "out.btf.p"} {
-		args := []string{"btf", "dump", filepath.Join(dir, f)}
+	for i, f := range []string{filepath.Join(dir, "out.btf"), peerOut} {
+		args := []string{"btf", "dump", f}
 		if base != "" {
 			args = append(args, "-B", base)
 		}
@@ -382,25 +464,30 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 // TestRedteam9Campaign runs every command on every input of the ninth
 // campaign under GNU time, and fails on a status past 2, an error of more
 // than one line or from the Go runtime, a run killed at its timeout (120
-// s) where a peer finished in its own (40 s), types that differ from
-// libbpf's (dedup, copy), a peak RSS over the README's rule, a writer's
-// peak over its peer's by more than the Go start-up's 6 MB, or a CPU
-// time over twice the fastest peer's (and 0.1 s, for start-up). It writes
-// the table of every run to $KMETA_RT9_REPORT when set, a line as each
-// run ends. KMETA_RT9_QUICK=1 runs the smallest size of each shape only;
-// KMETA_RT9_ONLY=REGEXP the inputs whose names match.
+// s) where a peer finished in its own (40 s, and 10 s of CPU when quick),
+// types that differ from libbpf's (copy, and dedup beside libbpf 1.8 or
+// later), a peak RSS over the README's rule, a writer's peak over its
+// peer's by more than the Go start-up's allowance (rt9Floor), or a CPU time over twice
+// the fastest peer's (and 0.1 s, for start-up). It writes the table of
+// every run to $KMETA_RT9_REPORT when set, a line as each run ends, after
+// the peers it found (rt9Peers: KMETA_BPFTOOL75, KMETA_PAHOLE130,
+// KMETA_LIBBPFDEDUP, KMETA_LIBBPFCOPY and KMETA_LIBBPFDISTILL name them),
+// each row naming the peer that judged it. KMETA_RT9_QUICK=1 runs the
+// smallest size of each shape only; KMETA_RT9_ONLY=REGEXP the inputs
+// whose names match.
 func TestRedteam9Campaign(t *testing.T) {
 	if os.Getenv("KMETA_HEAVY") != "1" {
 		t.Skip("the ninth campaign, every command on new shapes beside its peers: set KMETA_HEAVY=1")
 	}
 	dir := t.TempDir()
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	c := newRt9Campaign(t, "KMETA_RT9_REPORT")
-	for _, in := range rt9Inputs(t, dir, os.Getenv("KMETA_RT9_QUICK") == "1") {
+	quick := os.Getenv("KMETA_RT9_QUICK") == "1"
+	c := newRt9Campaign(t, "KMETA_RT9_REPORT", quick)
+	for _, in := range rt9Inputs(t, dir, quick) {
 		if !c.only.MatchString(in.name) {
 			continue
 		}
-		c.run(in, rt9Cases(in, dir, obj, in.types), dir)
+		c.run(in, rt9Cases(in, dir, obj, in.types, c.peers), dir)
 	}
 	c.end()
 }
@@ -415,11 +502,16 @@ type rt9Campaign struct {
 	only    *regexp.Regexp // KMETA_RT9_ONLY
 	worst   map[string]float64
 	runs    int
+	peers   rt9Peers
+	// peerCPU limits each peer's CPU seconds (0: no limit besides the
+	// timeout): rt9QuickPeerCPU in the quick runs.
+	peerCPU int
 }
 
-// newRt9Campaign builds kmeta and starts the table in the file that the
-// environment variable reportEnv names, if set; the test closes it.
-func newRt9Campaign(t *testing.T, reportEnv string) *rt9Campaign {
+// newRt9Campaign builds kmeta, finds the peers (rt9FindPeers) and starts
+// the table in the file that the environment variable reportEnv names, if
+// set; the test closes it. quick limits the peers' CPU (rt9QuickPeerCPU).
+func newRt9Campaign(t *testing.T, reportEnv string, quick bool) *rt9Campaign {
 	only, err := regexp.Compile(os.Getenv("KMETA_RT9_ONLY"))
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +526,11 @@ func newRt9Campaign(t *testing.T, reportEnv string) *rt9Campaign {
 		report = f
 	}
 	c := &rt9Campaign{t: t, timeBin: gnuTime(t), bin: buildRealKmeta(t), report: report, only: only, worst: map[string]float64{}}
-	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\n")
+	c.peers = rt9FindPeers(t, report)
+	if quick {
+		c.peerCPU = rt9QuickPeerCPU
+	}
+	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\tpeer_peak_MB\tpeer\n")
 	return c
 }
 
@@ -449,20 +545,34 @@ func (c *rt9Campaign) fail(format string, args ...any) {
 func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
 	t, report, fail := c.t, c.report, c.fail
 	for _, c0 := range cs {
-		k := rt9Exec(t, c.timeBin, 120*time.Second, append([]string{c.bin}, c0.args...)...)
+		k := rt9Exec(t, c.timeBin, 120*time.Second, 0, append([]string{c.bin}, c0.args...)...)
 		c.runs++
-		peer, peerPeak := -1.0, int64(-1)
+		peer, peerPeak, peerName := -1.0, int64(-1), "-"
 		for _, p := range c0.peers {
 			if _, err := exec.LookPath(p[0]); err != nil {
 				continue
 			}
-			r := rt9Exec(t, c.timeBin, 40*time.Second, p...)
+			r := rt9Exec(t, c.timeBin, 40*time.Second, c.peerCPU, p...)
 			if r.code == 0 && !r.killed && (peer < 0 || r.cpu < peer) {
-				peer, peerPeak = r.cpu, r.peak
+				peer, peerPeak, peerName = r.cpu, r.peak, c.peers.names[p[0]]
 			}
 		}
 		if (c0.label == "dedup" || c0.label == "copy") && k.code == 0 && peer >= 0 {
-			if msg := rt9SameTypes(t, dir, in.base); msg != "" {
+			peerOut := filepath.Join(dir, "out.btf.p")
+			if i := slices.Index(c0.peers[0], "-d"); i > 0 {
+				peerOut = filepath.Join(c0.peers[0][i+1], filepath.Base(in.path))
+			}
+			msg := rt9SameTypes(t, dir, peerOut, in.base)
+			switch {
+			case msg == "":
+			case c0.label == "dedup" && c.peers.dedupVersion < 108:
+				// libbpf 1.2 to 1.5 deduplicate as 1.1 does, which
+				// differs from 1.8 (btf dedup's) on some inputs
+				// (internal/dedup/compat.go): logged, not failed.
+				v := c.peers.dedupVersion
+				fmt.Fprintf(report, "# %s: %s: %s (libbpf %d.%d: not a failure)\n", in.name, c0.label, msg, v/100, v%100)
+				t.Logf("%s: %v: %s (libbpf %d.%d, which dedups as 1.1 does: not a failure)", in.name, c0.args, msg, v/100, v%100)
+			default:
 				fail("%s: %v: %s", in.name, c0.args, msg)
 			}
 		}
@@ -473,8 +583,8 @@ func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
 				c.worst[c0.label] = ratio
 			}
 		}
-		fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\n", in.name, c0.label, k.code,
-			float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20))
+		fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%s\n", in.name, c0.label, k.code,
+			float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20), k.cpu, peer, ratio, float64(peerPeak)/(1<<20), peerName)
 		where := fmt.Sprintf("%s: %v", in.name, c0.args)
 		switch {
 		case k.killed && peer >= 0:
@@ -608,7 +718,7 @@ func TestRedteam9Small(t *testing.T) {
 			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find},
 			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: "on_base", base: base},
 		} {
-			for _, c := range rt9Cases(in, dir, obj, 0) {
+			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
 				_, err := kmeta(t, nil, c.args...)
 				if err != nil && strings.Contains(err.Error(), "\n") {
 					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
