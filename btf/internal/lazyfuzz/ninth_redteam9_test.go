@@ -55,8 +55,8 @@ func TestNinthConsumers(t *testing.T) {
 }
 
 // lazyAndEager opens raw (split on base, when not nil) eagerly and
-// lazily and runs every consumer on both (consume): each within a
-// run, the lazy Spec given the same results as the eager one. It
+// lazily and runs every consumer on both (consume), the lazy Spec to
+// give the same results as the eager one. It
 // calls each, when not nil, with each Spec before closing it.
 func lazyAndEager(t *testing.T, name string, raw []byte, base *btf.Spec, obj *bpfelf.Object, each func(s *btf.Spec, lazy bool)) {
 	t.Helper()
