@@ -398,24 +398,38 @@ func (t *symTable) len() int {
 // NUL, is "".
 func (t *symTable) at(i int) elf.Symbol {
 	b := t.syms[i*t.ent : (i+1)*t.ent]
+	sec, value := t.placed(i)
 	if t.class32 {
 		return elf.Symbol{
 			Name:    t.name(t.order.Uint32(b[symName:])),
-			Value:   uint64(t.order.Uint32(b[sym32Value:])),
+			Value:   value,
 			Size:    uint64(t.order.Uint32(b[sym32Size:])),
 			Info:    b[sym32Info],
 			Other:   b[sym32Info+1],
-			Section: elf.SectionIndex(t.order.Uint16(b[sym32Info+2:])),
+			Section: sec,
 		}
 	}
 	return elf.Symbol{
 		Name:    t.name(t.order.Uint32(b[symName:])),
 		Info:    b[symInfo],
 		Other:   b[symOther],
-		Section: elf.SectionIndex(t.order.Uint16(b[symShndx:])),
-		Value:   t.order.Uint64(b[symValue:]),
+		Section: sec,
+		Value:   value,
 		Size:    t.order.Uint64(b[symSize:]),
 	}
+}
+
+// placed returns symbol i's section and value, as at does, without the
+// rest: a relocation's symbol needs no more (symValue), and at's name
+// is a search for its NUL, at's whole about 200 instructions a
+// relocation of a module's debug sections (BENCH.md, "The instructions
+// of one big encoding").
+func (t *symTable) placed(i int) (elf.SectionIndex, uint64) {
+	b := t.syms[i*t.ent : (i+1)*t.ent]
+	if t.class32 {
+		return elf.SectionIndex(t.order.Uint16(b[sym32Info+2:])), uint64(t.order.Uint32(b[sym32Value:]))
+	}
+	return elf.SectionIndex(t.order.Uint16(b[symShndx:])), t.order.Uint64(b[symValue:])
 }
 
 // The fields of an Elf64_Sym, by offset.
@@ -488,16 +502,16 @@ func (o *object) symValue(i uint32) (v uint64, ok bool, err error) {
 	if int(i) > o.symtab.len() {
 		return 0, false, fmt.Errorf("dwarf2btf: relocation refers to symbol %d of %d", i, o.symtab.len())
 	}
-	s := o.symtab.at(int(i) - 1)
+	sec, value := o.symtab.placed(int(i) - 1)
 	switch {
-	case s.Section == elf.SHN_UNDEF:
+	case sec == elf.SHN_UNDEF:
 		return 0, false, nil
-	case s.Section == elf.SHN_COMMON:
+	case sec == elf.SHN_COMMON:
 		return 0, true, nil
-	case s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) && o.alloc[s.Section]:
-		return s.Value + o.addrs[s.Section], true, nil
+	case sec < elf.SHN_LORESERVE && int(sec) < len(o.addrs) && o.alloc[sec]:
+		return value + o.addrs[sec], true, nil
 	}
-	return s.Value, true, nil
+	return value, true, nil
 }
 
 // readBanner keeps the text of the linux_banner symbol, if any.
