@@ -632,7 +632,11 @@ func (l *loader) newComposite(x *die, depth int) error {
 				}
 				growExact(&l.cu.members, ahead+other)
 			}
-			newMember(push(&run, &l.cu.members, &l.mems), l.r, c, isUnion)
+			m := pushDirect(&run, &l.cu.members)
+			if m == nil {
+				m = push(&run, &l.cu.members, &l.mems)
+			}
+			newMember(m, l.r, c, isUnion)
 			var err error
 			if c.children { // annotations
 				lo := len(l.cu.annots)
@@ -767,7 +771,11 @@ func (l *loader) newSubroutine(x *die, depth int) error {
 				}
 				growExact(&l.cu.params, n)
 			}
-			*push(&run, &l.cu.params, &l.ps) = newParam(l.r, c)
+			p := pushDirect(&run, &l.cu.params)
+			if p == nil {
+				p = push(&run, &l.cu.params, &l.ps)
+			}
+			*p = newParam(l.r, c)
 			return l.skip(c, d)
 		case dwTagUnspecParams:
 			t.set(typeUnspec, true)

@@ -332,7 +332,14 @@ func (r *unitReader) next(x *die) bool {
 	// The encoder's hot loop (BenchmarkEncodeFile, BenchmarkWalk).
 	c := &r.c
 	x.off = uint32(c.pos)
-	code := c.uleb()
+	// The code, nearly always one byte, read in place: uleb is not
+	// inlined, and its call was about 20 instructions a DIE.
+	var code uint64
+	if p := c.pos; p < uint64(len(c.b)) && c.b[p] < 0x80 {
+		code, c.pos = uint64(c.b[p]), p+1
+	} else {
+		code = c.uleb()
+	}
 	if code == 0 || c.err != nil {
 		return false
 	}
@@ -341,56 +348,72 @@ func (r *unitReader) next(x *die) bool {
 		c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
 		return false
 	}
-	x.tag, x.children, x.has = a.tag, a.children, 0
-	for i := range a.attrs {
-		s := &a.attrs[i]
+	x.tag, x.children = a.tag, a.children
+	// The common forms in place, as form decodes them; form for the
+	// others, and for values the unit cuts short. The loop keeps the
+	// cursor's position, its bytes and the DIE's mask of attributes in
+	// locals, synced around the calls, and sets only class, form and u
+	// of a value decoded in place (b is read only for the classes that
+	// set it, string and block): stored through the pointers, they were
+	// reloaded after every store to the DIE, and the whole value's store
+	// set b's pointer under the collector's write barrier (BENCH.md,
+	// "The instructions of one big encoding").
+	b, pos, has := c.b, int(c.pos), uint32(0)
+	unitOff := uint64(r.u.off)
+	for _, s := range a.attrs {
 		if s.slot == slotNone {
+			if n := int(s.skip); n != 0 && n <= len(b)-pos {
+				pos += n
+				continue
+			}
+			c.pos = uint64(pos)
 			if s.skip != 0 {
 				c.take(uint64(s.skip))
 			} else {
 				r.form(&r.unread, s.form, s.implicit, 0)
 			}
+			pos = int(c.pos)
 			continue
 		}
 		v := &x.attrs[s.slot]
-		x.has |= 1 << s.slot
-		// The common forms in place, as form decodes them; form for
-		// the others, and for values the unit cuts short.
-		p, left := c.pos, uint64(len(c.b))-c.pos
-		switch s.fast {
+		has |= 1 << s.slot
+		switch t := b[pos:]; s.fast {
 		case fastRef4:
-			if left >= 4 {
-				*v = attrVal{class: classRef, form: s.form, u: uint64(r.u.off) + uint64(binary.LittleEndian.Uint32(c.b[p:]))}
-				c.pos = p + 4
+			if len(t) >= 4 {
+				v.class, v.form, v.u = classRef, s.form, unitOff+uint64(binary.LittleEndian.Uint32(t))
+				pos += 4
 				continue
 			}
 		case fastStrp4:
-			if left >= 4 {
-				*v = attrVal{class: classStrp, form: s.form, u: uint64(binary.LittleEndian.Uint32(c.b[p:]))}
-				c.pos = p + 4
+			if len(t) >= 4 {
+				v.class, v.form, v.u = classStrp, s.form, uint64(binary.LittleEndian.Uint32(t))
+				pos += 4
 				continue
 			}
 		case fastData1:
-			if left >= 1 {
-				*v = attrVal{class: classConst, form: s.form, u: uint64(c.b[p])}
-				c.pos = p + 1
+			if len(t) >= 1 {
+				v.class, v.form, v.u = classConst, s.form, uint64(t[0])
+				pos++
 				continue
 			}
 		case fastData2:
-			if left >= 2 {
-				*v = attrVal{class: classConst, form: s.form, u: uint64(binary.LittleEndian.Uint16(c.b[p:]))}
-				c.pos = p + 2
+			if len(t) >= 2 {
+				v.class, v.form, v.u = classConst, s.form, uint64(binary.LittleEndian.Uint16(t))
+				pos += 2
 				continue
 			}
 		case fastFlagPresent:
-			*v = attrVal{class: classFlag, form: s.form, u: 1}
+			v.class, v.form, v.u = classFlag, s.form, 1
 			continue
 		case fastImplicitConst:
-			*v = attrVal{class: classConst, form: s.form, u: uint64(s.implicit)}
+			v.class, v.form, v.u = classConst, s.form, uint64(s.implicit)
 			continue
 		}
+		c.pos = uint64(pos)
 		r.form(v, s.form, s.implicit, 0)
+		pos = int(c.pos)
 	}
+	c.pos, x.has = uint64(pos), has
 	return c.err == nil
 }
 

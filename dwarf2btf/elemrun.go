@@ -23,20 +23,29 @@ func startRun[E any](table []E) elemRun {
 }
 
 // push appends a zero element to the run and returns it, valid until the
-// next append to table or scratch. Its common case, a direct run with
-// room in the table, is a few stores (BENCH.md, "The instructions of
-// one big encoding").
+// next append to table or scratch.
 func push[E any](r *elemRun, table, scratch *[]E) *E {
+	if e := pushDirect(r, table); e != nil {
+		return e
+	}
+	return pushSlow(r, table, scratch)
+}
+
+// pushDirect is push's common case, a direct run with room in the
+// table: it appends a zero element and returns it, or returns nil
+// for push to do the rest. Small enough to inline (push is not), it
+// is tried first where each element of a big unit is read (BENCH.md,
+// "The instructions of one big encoding").
+func pushDirect[E any](r *elemRun, table *[]E) *E {
 	if t := *table; r.scratch < 0 && len(t) == r.end && len(t) < cap(t) {
-		t = t[:len(t)+1]
-		*table = t
+		*table = t[:len(t)+1]
 		r.end++
-		e := &t[len(t)-1]
+		e := &t[:len(t)+1][len(t)]
 		var zero E
 		*e = zero
 		return e
 	}
-	return pushSlow(r, table, scratch)
+	return nil
 }
 
 // pushSlow is push when the table is full or the run is in scratch.

@@ -33,6 +33,7 @@ type object struct {
 	data    []byte // the whole file, usually mapped
 	machine uint16
 	order   binary.ByteOrder
+	le      bool // order is little-endian, read without order's calls
 	rel     bool // ET_REL (a .ko): relocations apply
 	class32 bool // ELFCLASS32: 32-bit symbols and relocations
 	names   []string
@@ -104,7 +105,7 @@ func openObject(data []byte) (*object, error) {
 	if err != nil {
 		return nil, pkgerr.Errorf("dwarf2btf: %w", err)
 	}
-	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, rel: f.Type == elf.ET_REL,
+	o := &object{data: data, machine: uint16(f.Machine), order: f.ByteOrder, le: f.ByteOrder == binary.LittleEndian, rel: f.Type == elf.ET_REL,
 		class32: f.Class == elf.ELFCLASS32, debug: map[string][]byte{}, copied: map[string]bool{}, debugIdx: map[string]int{}}
 	o.names = make([]string, len(f.Sections))
 	o.addrs = make([]uint64, len(f.Sections))
@@ -369,7 +370,7 @@ func (o *object) readSymbols(f *elf.File) error {
 	if err != nil {
 		return pkgerr.Errorf("dwarf2btf: symbols' strings: %w", err)
 	}
-	o.symtab = &symTable{order: o.order, class32: o.class32, ent: ent, syms: syms[ent:], strs: strs}
+	o.symtab = &symTable{order: o.order, le: o.le, class32: o.class32, ent: ent, syms: syms[ent:], strs: strs}
 	return nil
 }
 
@@ -379,6 +380,7 @@ func (o *object) readSymbols(f *elf.File) error {
 // it gives are views of the string table, valid as long as the input is.
 type symTable struct {
 	order   binary.ByteOrder
+	le      bool   // order is little-endian
 	class32 bool   // Elf32_Sym entries
 	ent     int    // the size of one entry
 	syms    []byte // the entries after the null symbol
@@ -398,24 +400,41 @@ func (t *symTable) len() int {
 // NUL, is "".
 func (t *symTable) at(i int) elf.Symbol {
 	b := t.syms[i*t.ent : (i+1)*t.ent]
+	sec, value := t.placed(i)
 	if t.class32 {
 		return elf.Symbol{
 			Name:    t.name(t.order.Uint32(b[symName:])),
-			Value:   uint64(t.order.Uint32(b[sym32Value:])),
+			Value:   value,
 			Size:    uint64(t.order.Uint32(b[sym32Size:])),
 			Info:    b[sym32Info],
 			Other:   b[sym32Info+1],
-			Section: elf.SectionIndex(t.order.Uint16(b[sym32Info+2:])),
+			Section: sec,
 		}
 	}
 	return elf.Symbol{
 		Name:    t.name(t.order.Uint32(b[symName:])),
 		Info:    b[symInfo],
 		Other:   b[symOther],
-		Section: elf.SectionIndex(t.order.Uint16(b[symShndx:])),
-		Value:   t.order.Uint64(b[symValue:]),
+		Section: sec,
+		Value:   value,
 		Size:    t.order.Uint64(b[symSize:]),
 	}
+}
+
+// placed returns symbol i's section and value, as at does, without the
+// rest: a relocation's symbol needs no more (symValue), and at's name
+// is a search for its NUL, at's whole about 200 instructions a
+// relocation of a module's debug sections (BENCH.md, "The instructions
+// of one big encoding").
+func (t *symTable) placed(i int) (elf.SectionIndex, uint64) {
+	b := t.syms[i*t.ent : (i+1)*t.ent]
+	switch {
+	case t.class32:
+		return elf.SectionIndex(t.order.Uint16(b[sym32Info+2:])), uint64(t.order.Uint32(b[sym32Value:]))
+	case t.le: // order's calls through its interface were half of placed
+		return elf.SectionIndex(binary.LittleEndian.Uint16(b[symShndx:])), binary.LittleEndian.Uint64(b[symValue:])
+	}
+	return elf.SectionIndex(t.order.Uint16(b[symShndx:])), t.order.Uint64(b[symValue:])
 }
 
 // The fields of an Elf64_Sym, by offset.
@@ -488,16 +507,16 @@ func (o *object) symValue(i uint32) (v uint64, ok bool, err error) {
 	if int(i) > o.symtab.len() {
 		return 0, false, fmt.Errorf("dwarf2btf: relocation refers to symbol %d of %d", i, o.symtab.len())
 	}
-	s := o.symtab.at(int(i) - 1)
+	sec, value := o.symtab.placed(int(i) - 1)
 	switch {
-	case s.Section == elf.SHN_UNDEF:
+	case sec == elf.SHN_UNDEF:
 		return 0, false, nil
-	case s.Section == elf.SHN_COMMON:
+	case sec == elf.SHN_COMMON:
 		return 0, true, nil
-	case s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.addrs) && o.alloc[s.Section]:
-		return s.Value + o.addrs[s.Section], true, nil
+	case sec < elf.SHN_LORESERVE && int(sec) < len(o.addrs) && o.alloc[sec]:
+		return value + o.addrs[sec], true, nil
 	}
-	return s.Value, true, nil
+	return value, true, nil
 }
 
 // readBanner keeps the text of the linux_banner symbol, if any.

@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -127,6 +128,15 @@ func (o *object) relocAt(b []byte, rela bool) relocEntry {
 		return e
 	}
 	var e relocEntry
+	if o.le && elf.Machine(o.machine) != elf.EM_MIPS {
+		// The common case without order's calls through its interface.
+		info := binary.LittleEndian.Uint64(b[rel64Info:])
+		e = relocEntry{off: binary.LittleEndian.Uint64(b), typ: uint32(info), sym: uint32(info >> 32)}
+		if rela {
+			e.addend = int64(binary.LittleEndian.Uint64(b[rel64Addend:]))
+		}
+		return e
+	}
 	if elf.Machine(o.machine) == elf.EM_MIPS {
 		e = relocEntry{off: o.order.Uint64(b), typ: mips64Info(b), sym: o.order.Uint32(b[mips64Sym:])}
 	} else {
