@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -210,36 +211,44 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 
 // compareOne is compareGroups for a group of one type on each side, ia
 // and ib.
-func compareOne(a, b *side, ia, ib btf.TypeID) ([]Detail, error) {
+func compareOne(a, b *side, ia, ib btf.TypeID, yield func(Detail) bool) error {
 	sa, err := a.signature(nil, ia)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sb, err := b.signature(nil, ib)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return signatureDiff(sa, sb), nil
+	signatureDiff(sa, sb, yield)
+	return nil
 }
 
-// signatureDiff lists what differs between the signatures of one type on
-// each side; nil when they are the same.
-func signatureDiff(sa, sb []byte) []Detail {
+// signatureDiff yields what differs between the signatures of one type on
+// each side; nothing when they are the same. It returns false when yield
+// does.
+func signatureDiff(sa, sb []byte, yield func(Detail) bool) bool {
 	if bytes.Equal(sa, sb) {
-		return nil
+		return true
 	}
-	d := factDiff(facts(sa), facts(sb))
-	if len(d) == 0 {
+	found := false
+	ok := factDiff(facts(sa), facts(sb), func(d Detail) bool {
+		found = true
+		return yield(d)
+	})
+	if ok && !found {
 		// The same facts in another order.
-		d = []Detail{{Change: Changed, Field: "member_order"}}
+		return yield(Detail{Change: Changed, Field: "member_order"})
 	}
-	return d
+	return ok
 }
 
-// factDiff lists what differs between two descriptions, in the order of
-// the old one, then what the new one adds. A value of b is the last fact
-// of its name. Short descriptions (most) are searched without maps.
-func factDiff(a, b []fact) []Detail {
+// factDiff yields what differs between two descriptions, in the order of
+// the old one, then what the new one adds; it returns false when yield
+// does. A value of b is the last fact of its name. Short descriptions
+// (most) are searched without an index; long ones through the positions
+// of their facts sorted by name, 4 bytes a fact.
+func factDiff(a, b []fact, yield func(Detail) bool) bool {
 	inB := func(name string) (v string, ok bool) {
 		for _, g := range b {
 			if g.name == name {
@@ -252,35 +261,60 @@ func factDiff(a, b []fact) []Detail {
 		return slices.ContainsFunc(a, func(f fact) bool { return f.name == name })
 	}
 	if len(a)*len(b) > maxLinear {
-		nb := make(map[string]string, len(b))
-		for _, f := range b {
-			nb[f.name] = f.value
+		ib, ia := byName(b), byName(a)
+		inB = func(name string) (string, bool) {
+			// The last of the facts of that name: byName keeps
+			// their order.
+			i, ok := slices.BinarySearchFunc(ib, name, func(i int32, n string) int {
+				return cmp.Compare(b[i].name, n)
+			})
+			if !ok {
+				return "", false
+			}
+			for i+1 < len(ib) && b[ib[i+1]].name == name {
+				i++
+			}
+			return b[ib[i]].value, true
 		}
-		na := make(map[string]bool, len(a))
-		for _, f := range a {
-			na[f.name] = true
+		inA = func(name string) bool {
+			_, ok := slices.BinarySearchFunc(ia, name, func(i int32, n string) int {
+				return cmp.Compare(a[i].name, n)
+			})
+			return ok
 		}
-		inB = func(name string) (string, bool) { v, ok := nb[name]; return v, ok }
-		inA = func(name string) bool { return na[name] }
 	}
-	var out []Detail
 	for _, f := range a {
 		v, ok := inB(f.name)
 		switch {
 		case !ok:
-			out = appendDetails(out, Removed, f.name, f.value, "")
+			if !factDetails(Removed, f.name, f.value, "", yield) {
+				return false
+			}
 		case v != f.value:
-			out = appendDetails(out, Changed, f.name, f.value, v)
+			if !factDetails(Changed, f.name, f.value, v, yield) {
+				return false
+			}
 		}
 	}
 	for _, f := range b {
-		if !inA(f.name) {
-			out = appendDetails(out, Added, f.name, "", f.value)
+		if !inA(f.name) && !factDetails(Added, f.name, "", f.value, yield) {
+			return false
 		}
 	}
-	return out
+	return true
+}
+
+// byName returns the positions of fs sorted by the facts' names, those of
+// one name in their order.
+func byName(fs []fact) []int32 {
+	idx := make([]int32, len(fs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(fs[x].name, fs[y].name) })
+	return idx
 }
 
 // maxLinear is the largest product of the facts of two descriptions that
-// factDiff compares without maps.
+// factDiff compares without an index.
 const maxLinear = 256
