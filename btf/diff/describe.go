@@ -2,11 +2,11 @@ package diff
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -126,22 +126,47 @@ func str(dst []byte, name, v string) []byte {
 	return append(dst, 0)
 }
 
-// facts splits a signature into its facts, which share one copy of it.
-func facts(sig []byte) []fact {
-	rest := string(sig)
-	out := make([]fact, 0, strings.Count(rest, "\x00")/2)
-	for {
-		name, r, ok := strings.Cut(rest, "\x00")
-		if !ok {
-			return out
-		}
-		value, r, ok := strings.Cut(r, "\x00")
-		if !ok {
-			return out
-		}
-		out = append(out, fact{name, value})
-		rest = r
+// description is a signature cut into its facts: the signature and where
+// each fact begins, 4 bytes a fact (a fact of strings took 32, and a copy
+// of the signature: 4.6 MB more for a struct of 65,535 members).
+type description struct {
+	sig string
+	at  []int32
+}
+
+// describe cuts sig into its facts. The description aliases sig, which
+// must not change afterwards: the details made of it hold its strings.
+func describe(sig []byte) description {
+	if len(sig) == 0 {
+		return description{}
 	}
+	d := description{sig: unsafe.String(&sig[0], len(sig)), at: make([]int32, 0, bytes.Count(sig, []byte{0})/2)}
+	for i := 0; i < len(sig); {
+		name := bytes.IndexByte(sig[i:], 0)
+		if name < 0 {
+			break
+		}
+		value := bytes.IndexByte(sig[i+name+1:], 0)
+		if value < 0 {
+			break
+		}
+		d.at = append(d.at, int32(i))
+		i += name + 1 + value + 1
+	}
+	return d
+}
+
+// fact returns the i-th fact of d.
+func (d description) fact(i int) fact {
+	name, rest, _ := strings.Cut(d.sig[d.at[i]:], "\x00")
+	value, _, _ := strings.Cut(rest, "\x00")
+	return fact{name, value}
+}
+
+// name returns the name of the i-th fact of d.
+func (d description) name(i int) string {
+	name, _, _ := strings.Cut(d.sig[d.at[i]:], "\x00")
+	return name
 }
 
 // members appends a fact for each member of composite t, at bit offset
@@ -226,13 +251,13 @@ func compareOne(a, b *side, ia, ib btf.TypeID, yield func(Detail) bool) error {
 
 // signatureDiff yields what differs between the signatures of one type on
 // each side; nothing when they are the same. It returns false when yield
-// does.
+// does. The details alias sa and sb, which must not change afterwards.
 func signatureDiff(sa, sb []byte, yield func(Detail) bool) bool {
 	if bytes.Equal(sa, sb) {
 		return true
 	}
 	found := false
-	ok := factDiff(facts(sa), facts(sb), func(d Detail) bool {
+	ok := factDiff(describe(sa), describe(sb), func(d Detail) bool {
 		found = true
 		return yield(d)
 	})
@@ -248,42 +273,48 @@ func signatureDiff(sa, sb []byte, yield func(Detail) bool) bool {
 // does. A value of b is the last fact of its name. Short descriptions
 // (most) are searched without an index; long ones through the positions
 // of their facts sorted by name, 4 bytes a fact.
-func factDiff(a, b []fact, yield func(Detail) bool) bool {
+func factDiff(a, b description, yield func(Detail) bool) bool {
 	inB := func(name string) (v string, ok bool) {
-		for _, g := range b {
-			if g.name == name {
-				v, ok = g.value, true
+		for i := range b.at {
+			if f := b.fact(i); f.name == name {
+				v, ok = f.value, true
 			}
 		}
 		return v, ok
 	}
 	inA := func(name string) bool {
-		return slices.ContainsFunc(a, func(f fact) bool { return f.name == name })
+		for i := range a.at {
+			if a.name(i) == name {
+				return true
+			}
+		}
+		return false
 	}
-	if len(a)*len(b) > maxLinear {
+	if len(a.at)*len(b.at) > maxLinear {
 		ib, ia := byName(b), byName(a)
 		inB = func(name string) (string, bool) {
 			// The last of the facts of that name: byName keeps
 			// their order.
 			i, ok := slices.BinarySearchFunc(ib, name, func(i int32, n string) int {
-				return cmp.Compare(b[i].name, n)
+				return strings.Compare(b.name(int(i)), n)
 			})
 			if !ok {
 				return "", false
 			}
-			for i+1 < len(ib) && b[ib[i+1]].name == name {
+			for i+1 < len(ib) && b.name(int(ib[i+1])) == name {
 				i++
 			}
-			return b[ib[i]].value, true
+			return b.fact(int(ib[i])).value, true
 		}
 		inA = func(name string) bool {
 			_, ok := slices.BinarySearchFunc(ia, name, func(i int32, n string) int {
-				return cmp.Compare(a[i].name, n)
+				return strings.Compare(a.name(int(i)), n)
 			})
 			return ok
 		}
 	}
-	for _, f := range a {
+	for i := range a.at {
+		f := a.fact(i)
 		v, ok := inB(f.name)
 		switch {
 		case !ok:
@@ -296,22 +327,22 @@ func factDiff(a, b []fact, yield func(Detail) bool) bool {
 			}
 		}
 	}
-	for _, f := range b {
-		if !inA(f.name) && !factDetails(Added, f.name, "", f.value, yield) {
+	for i := range b.at {
+		if f := b.fact(i); !inA(f.name) && !factDetails(Added, f.name, "", f.value, yield) {
 			return false
 		}
 	}
 	return true
 }
 
-// byName returns the positions of fs sorted by the facts' names, those of
-// one name in their order.
-func byName(fs []fact) []int32 {
-	idx := make([]int32, len(fs))
+// byName returns the indexes of d's facts sorted by name, those of one
+// name in their order.
+func byName(d description) []int32 {
+	idx := make([]int32, len(d.at))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(fs[x].name, fs[y].name) })
+	slices.SortStableFunc(idx, func(x, y int32) int { return strings.Compare(d.name(int(x)), d.name(int(y))) })
 	return idx
 }
 

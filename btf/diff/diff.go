@@ -379,6 +379,12 @@ const (
 // changed types cost no more than a few MB. (A variable for the tests.)
 var keptBytes = 4 << 20
 
+// keptOne bounds what the details kept of one change take: the first pass
+// holds them while it makes them, beside the two signatures, and a change
+// of a kernel takes under 100 KB, one of a struct of 65,535 members added
+// some 30 MB.
+const keptOne = 256 << 10
+
 // detailBytes is about what d takes in memory.
 func detailBytes(d Detail) int {
 	n := 128 + len(d.Member) + len(d.Enumerator) + len(d.Field)
@@ -454,16 +460,17 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			}
 		}
 		ga.flags |= changed
+		// The details are kept while they fit in the budget and in
+		// keptOne, made one at a time and interned (they alias
+		// cmpBuf, which the next group reuses); those of a struct that
+		// gained 65,535 members are made again, as they are written.
 		// A group gives a detail, of at least 128 bytes as detailBytes
 		// counts, for each type left over: those that cannot be kept
 		// are not made twice.
-		if least := (1 + max(len(onlyA), len(onlyB))) * 128; budget < least {
-			budget -= least
+		limit := min(budget, keptOne)
+		if least := (1 + max(len(onlyA), len(onlyB))) * 128; limit < least {
 			continue
 		}
-		// The details are kept while they fit in the budget, made one
-		// at a time: those of a struct that gained 65,535 members are
-		// made again, as they are written.
 		var details []Detail
 		var in interner
 		used := 0
@@ -471,16 +478,18 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			d = in.detail(d)
 			used += detailBytes(d)
 			details = append(details, d)
-			return used <= budget
+			return used <= limit
 		}
 		if single {
 			signatureDiff(cmpBuf[0], cmpBuf[1], keep)
 		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, keep); err != nil {
 			return nil, err
 		}
-		if budget -= used; budget >= 0 {
-			kept[int32(i)] = details
+		if used > limit {
+			continue // made again as they are written
 		}
+		budget -= used
+		kept[int32(i)] = details
 	}
 	return kept, nil
 }

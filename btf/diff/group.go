@@ -122,8 +122,6 @@ func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 // new whose types onlyA and onlyB are left over, a pair of them at a time.
 // It stops when yield returns false.
 func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(Detail) bool) error {
-	var sig, sigA []byte
-	var err error
 	if !yield(Detail{Change: Changed, Field: "definitions", Old: na, New: nb}) {
 		return nil
 	}
@@ -135,13 +133,16 @@ func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(
 		case i >= len(onlyB):
 			ok = yield(Detail{Change: Removed, Field: "definition"})
 		default:
-			if sigA, err = a.signature(sigA[:0], onlyA[i]); err != nil {
+			// Spelled anew for each pair: its details alias them.
+			sigA, err := a.signature(nil, onlyA[i])
+			if err != nil {
 				return err
 			}
-			if sig, err = b.signature(sig[:0], onlyB[i]); err != nil {
+			sigB, err := b.signature(nil, onlyB[i])
+			if err != nil {
 				return err
 			}
-			ok = signatureDiff(sigA, sig, yield)
+			ok = signatureDiff(sigA, sigB, yield)
 		}
 		if !ok {
 			return nil
@@ -163,7 +164,7 @@ type interner struct {
 const maxInterned = 4096
 
 func (in *interner) detail(d Detail) Detail {
-	d.Member, d.Enumerator = in.str(d.Member), in.str(d.Enumerator)
+	d.Member, d.Enumerator, d.Field = in.str(d.Member), in.str(d.Enumerator), in.str(d.Field)
 	d.Old, d.New = in.val(d.Old), in.val(d.New)
 	return d
 }
