@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -17,9 +18,25 @@ type fact struct {
 	name, value string
 }
 
-// maxFlatten bounds the nesting of anonymous members that describe
-// flattens; real kernels nest a few levels.
-const maxFlatten = 32
+// maxFlatten bounds the nesting of anonymous members that a signature
+// flattens, as btf layout bounds the levels it prints: real kernels nest a
+// few levels, valid BTF may nest thousands.
+const maxFlatten = 4096
+
+// errTooDeep and errTooLong are why a struct's signature is refused.
+var (
+	errTooDeep = fmt.Errorf("anonymous members nest more than %d levels deep", maxFlatten)
+	errTooLong = errors.New("its members' paths take more memory than the input allows (anonymous members nest too deep)")
+)
+
+// sigSlack is what a struct's signature may take beyond twice its Spec's
+// BTF (S), so that the two signatures compared, their growth and the rest
+// stay near the reading commands' 2 S + 20 MB: a member's path repeats
+// the names of the anonymous members it is in, so that deep nesting makes
+// a signature grow as the square of its depth (4,095 levels of 33
+// members would take 800 MB). A struct of 65,535 members of anonymous
+// structs (2.8 MB) takes some 5 MB.
+const sigSlack = 2 << 20
 
 // signature appends the facts of type id that a diff compares, each as
 // name, NUL, value, NUL: a struct's size and members, an enum's
@@ -61,7 +78,12 @@ func (sd *side) spell(dst []byte, id btf.TypeID) ([]byte, error) {
 	switch t.Kind() {
 	case btf.KindStruct, btf.KindUnion:
 		dst = num(dst, "size", uint64(t.Size()))
-		return sd.members(dst, t, nil, 0, 0)
+		w := memberWriter{sd: sd, dst: dst, end: len(dst) + sigSlack + 2*(len(sd.spec.TypeSection())+sd.spec.StringsLen())}
+		err := w.members(t, 0, 0, 0)
+		if errors.Is(err, errTooDeep) || errors.Is(err, errTooLong) {
+			err = fmt.Errorf("diff: %v: %w", t, err)
+		}
+		return w.dst, err
 	case btf.KindEnum, btf.KindEnum64:
 		dst = num(dst, "size", uint64(t.Size()))
 		dst = str(dst, "signed", strconv.FormatBool(t.KindFlag()))
@@ -169,36 +191,52 @@ func (d description) name(i int) string {
 	return name
 }
 
+// memberWriter appends the member facts of one struct to a signature. The
+// levels of members share it: a level that held the signature as its own
+// slice would keep alive, through the recursion, every array the
+// signature outgrew (five times its size for a signature near end).
+type memberWriter struct {
+	sd   *side
+	dst  []byte
+	path []byte // the paths of every level, each past its parent's
+	end  int    // the length dst may not pass
+}
+
 // members appends a fact for each member of composite t, at bit offset
-// base: members of anonymous structs and unions are flattened into the
-// struct that holds them (as C lets code name them), members of named
-// members of anonymous type get the path "outer.inner".
-func (sd *side) members(dst []byte, t btf.Type, path []byte, base uint32, depth int) ([]byte, error) {
+// base, whose path is w.path[:path]: members of anonymous structs and
+// unions are flattened into the struct that holds them (as C lets code
+// name them), members of named members of anonymous type get the path
+// "outer.inner". It fails with errTooDeep past maxFlatten levels, and
+// errTooLong when the signature would grow past w.end.
+func (w *memberWriter) members(t btf.Type, path int, base uint32, depth int) error {
 	if depth > maxFlatten {
-		return dst, fmt.Errorf("diff: %v: anonymous members nest too deep", t)
+		return errTooDeep
 	}
-	var err error
 	for i, m := range t.Members() {
 		name := m.NameBytes()
-		mt, err := sd.spec.TypeByID(m.Type)
+		mt, err := w.sd.spec.TypeByID(m.Type)
 		if err != nil {
-			return dst, fmt.Errorf("diff: %w", err)
+			return fmt.Errorf("diff: %w", err)
 		}
 		off := base + m.BitOffset
 		if mt.IsComposite() && mt.NameOffset() == 0 {
 			inner := path
 			if len(name) > 0 {
-				inner = append(append(slices.Clip(path), name...), '.')
+				w.path = append(append(w.path[:path], name...), '.')
+				inner = len(w.path)
 			}
-			if dst, err = sd.members(dst, mt, inner, off, depth+1); err != nil {
-				return dst, err
+			if err := w.members(mt, inner, off, depth+1); err != nil {
+				return err
 			}
 			if len(name) == 0 {
 				continue
 			}
 		}
-		dst = append(dst, "member "...)
-		dst = append(dst, path...)
+		if len(w.dst)+path > w.end {
+			return errTooLong
+		}
+		dst := append(w.dst, "member "...)
+		dst = append(dst, w.path[:path]...)
 		if len(name) > 0 {
 			dst = append(dst, name...)
 		} else {
@@ -212,15 +250,16 @@ func (sd *side) members(dst []byte, t btf.Type, path []byte, base uint32, depth 
 			dst = strconv.AppendUint(dst, uint64(m.BitfieldSize), 10)
 			dst = append(dst, " bits"...)
 		}
-		typ, err := sd.typeName(m.Type)
+		typ, err := w.sd.typeName(m.Type)
 		if err != nil {
-			return dst, err
+			w.dst = dst
+			return err
 		}
 		dst = append(dst, ", "...)
 		dst = append(dst, typ...)
-		dst = append(dst, 0)
+		w.dst = append(dst, 0)
 	}
-	return dst, err
+	return nil
 }
 
 // appendBitOffset spells a bit offset as bytes, with ":bits" when it is
