@@ -149,12 +149,18 @@ func str(dst []byte, name, v string) []byte {
 }
 
 // description is a signature cut into its facts: the signature and where
-// each fact begins, 4 bytes a fact (a fact of strings took 32, and a copy
-// of the signature: 4.6 MB more for a struct of 65,535 members).
+// each fact's name and value end, 8 bytes a fact (a fact of strings took
+// 32, and a copy of the signature: 4.6 MB more for a struct of 65,535
+// members).
 type description struct {
 	sig string
-	at  []int32
+	at  []factEnds
 }
+
+// factEnds is where a fact's name and value end in its signature: at
+// the NUL after each. The fact's name begins after the previous fact's
+// value.
+type factEnds struct{ name, value int32 }
 
 // describe cuts sig into its facts. The description aliases sig, which
 // must not change afterwards: the details made of it hold its strings.
@@ -162,7 +168,7 @@ func describe(sig []byte) description {
 	if len(sig) == 0 {
 		return description{}
 	}
-	d := description{sig: unsafe.String(&sig[0], len(sig)), at: make([]int32, 0, bytes.Count(sig, []byte{0})/2)}
+	d := description{sig: unsafe.String(&sig[0], len(sig)), at: make([]factEnds, 0, bytes.Count(sig, []byte{0})/2)}
 	for i := 0; i < len(sig); {
 		name := bytes.IndexByte(sig[i:], 0)
 		if name < 0 {
@@ -172,23 +178,26 @@ func describe(sig []byte) description {
 		if value < 0 {
 			break
 		}
-		d.at = append(d.at, int32(i))
-		i += name + 1 + value + 1
+		e := factEnds{int32(i + name), int32(i + name + 1 + value)}
+		d.at = append(d.at, e)
+		i = int(e.value) + 1
 	}
 	return d
 }
 
 // fact returns the i-th fact of d.
 func (d description) fact(i int) fact {
-	name, rest, _ := strings.Cut(d.sig[d.at[i]:], "\x00")
-	value, _, _ := strings.Cut(rest, "\x00")
-	return fact{name, value}
+	e := d.at[i]
+	return fact{d.name(i), d.sig[e.name+1 : e.value]}
 }
 
 // name returns the name of the i-th fact of d.
 func (d description) name(i int) string {
-	name, _, _ := strings.Cut(d.sig[d.at[i]:], "\x00")
-	return name
+	start := int32(0)
+	if i > 0 {
+		start = d.at[i-1].value + 1
+	}
+	return d.sig[start:d.at[i].name]
 }
 
 // memberWriter appends the member facts of one struct to a signature. The
@@ -310,8 +319,10 @@ func signatureDiff(sa, sb []byte, yield func(Detail) bool) bool {
 // factDiff yields what differs between two descriptions, in the order of
 // the old one, then what the new one adds; it returns false when yield
 // does. A value of b is the last fact of its name. Short descriptions
-// (most) are searched without an index; long ones through the positions
-// of their facts sorted by name, 4 bytes a fact.
+// (most) are searched without an index, those of a kernel's structs
+// through maps, and longer ones through the indexes of their facts
+// sorted by name, 4 bytes a fact where maps take some 60 (sorting them
+// costs 5% more instructions on Debian 6.1 against 6.12).
 func factDiff(a, b description, yield func(Detail) bool) bool {
 	inB := func(name string) (v string, ok bool) {
 		for i := range b.at {
@@ -329,7 +340,21 @@ func factDiff(a, b description, yield func(Detail) bool) bool {
 		}
 		return false
 	}
-	if len(a.at)*len(b.at) > maxLinear {
+	switch {
+	case len(a.at)*len(b.at) <= maxLinear:
+	case len(a.at)+len(b.at) <= maxMapped:
+		nb := make(map[string]string, len(b.at))
+		for i := range b.at {
+			f := b.fact(i)
+			nb[f.name] = f.value
+		}
+		na := make(map[string]bool, len(a.at))
+		for i := range a.at {
+			na[a.name(i)] = true
+		}
+		inB = func(name string) (string, bool) { v, ok := nb[name]; return v, ok }
+		inA = func(name string) bool { return na[name] }
+	default:
 		ib, ia := byName(b), byName(a)
 		inB = func(name string) (string, bool) {
 			// The last of the facts of that name: byName keeps
@@ -388,3 +413,7 @@ func byName(d description) []int32 {
 // maxLinear is the largest product of the facts of two descriptions that
 // factDiff compares without an index.
 const maxLinear = 256
+
+// maxMapped is the most facts of two descriptions that factDiff finds
+// through maps.
+const maxMapped = 1 << 12
