@@ -158,6 +158,10 @@ func (s *Stream) Add(c Change) error {
 // would take several times their size.
 func (s *Stream) putChange(prefix string, c Change) error {
 	details := c.AllDetails()
+	if c.more == nil && len(c.Details) == 0 {
+		c.Details = []Detail{}
+		return s.put(prefix, c)
+	}
 	c.Details, c.more = []Detail{}, nil
 	b, err := s.encode(prefix, c)
 	if err != nil {
