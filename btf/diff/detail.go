@@ -59,12 +59,12 @@ func typeField(name string) (string, bool) {
 	return "", false
 }
 
-// appendDetails appends the details of one fact (its name as signature
+// factDetails yields the details of one fact (its name as signature
 // spells it) whose value went from old to new; "" is no value (added or
-// removed).
-func appendDetails(dst []Detail, change, name, old, new string) []Detail {
+// removed). It returns false when yield does.
+func factDetails(change, name, old, new string, yield func(Detail) bool) bool {
 	if path, ok := strings.CutPrefix(name, "member "); ok {
-		return appendMemberDetails(dst, change, path, old, new)
+		return memberDetails(change, path, old, new, yield)
 	}
 	d := Detail{Change: change, Field: name}
 	if e, ok := strings.CutPrefix(name, "enumerator "); ok {
@@ -78,7 +78,7 @@ func appendDetails(dst []Detail, change, name, old, new string) []Detail {
 	if new != "" {
 		d.New = factValue(name, new)
 	}
-	return append(dst, d)
+	return yield(d)
 }
 
 // factValue is the typed value of a type's fact as the signature spells
@@ -135,9 +135,9 @@ func parseMember(v string) memberFields {
 	return m
 }
 
-// appendMemberDetails appends the fields of member path that differ, or
-// all of them when it was added or removed.
-func appendMemberDetails(dst []Detail, change, path, old, new string) []Detail {
+// memberDetails yields the fields of member path that differ, or all of
+// them when it was added or removed. It returns false when yield does.
+func memberDetails(change, path, old, new string, yield func(Detail) bool) bool {
 	var o, n memberFields
 	if old != "" {
 		o = parseMember(old)
@@ -145,45 +145,45 @@ func appendMemberDetails(dst []Detail, change, path, old, new string) []Detail {
 	if new != "" {
 		n = parseMember(new)
 	}
-	field := func(name string, ov, nv any, differ bool) {
-		if change != Changed || differ {
-			d := Detail{Change: change, Member: path, Field: name}
-			if old != "" {
-				d.Old = ov
-			}
-			if new != "" {
-				d.New = nv
-			}
-			dst = append(dst, d)
+	field := func(name string, ov, nv any, differ bool) bool {
+		if change == Changed && !differ {
+			return true
 		}
+		d := Detail{Change: change, Member: path, Field: name}
+		if old != "" {
+			d.Old = ov
+		}
+		if new != "" {
+			d.New = nv
+		}
+		return yield(d)
 	}
-	field("bit_offset", o.bitOffset, n.bitOffset, o.bitOffset != n.bitOffset)
-	field("bitfield_size", o.bitfieldSize, n.bitfieldSize, o.bitfieldSize != n.bitfieldSize)
-	field("type", o.typ, n.typ, o.typ != n.typ)
-	return dst
+	return field("bit_offset", o.bitOffset, n.bitOffset, o.bitOffset != n.bitOffset) &&
+		field("bitfield_size", o.bitfieldSize, n.bitfieldSize, o.bitfieldSize != n.bitfieldSize) &&
+		field("type", o.typ, n.typ, o.typ != n.typ)
 }
 
-// writeDetailLines writes details as the text lines of WriteText, each
-// after a tab: one line for each member or enumerator, or property of the
-// type. A line is written a field at a time, not held.
-func writeDetailLines(w *bufio.Writer, details []Detail) {
-	for i := 0; i < len(details); {
-		d := details[i]
-		j := i + 1
-		for d.Member != "" && j < len(details) && details[j].Member == d.Member && details[j].Change == d.Change {
-			j++
-		}
-		w.WriteByte('\t')
-		writeDetailLine(w, details[i:j])
-		w.WriteByte('\n')
-		i = j
-	}
+// lineWriter writes details, as they come, as the text lines of
+// WriteText, each after a tab: one line for each member or enumerator, or
+// property of the type. The details of one member that follow each other
+// with the same change share a line, which is written a field at a time,
+// not held.
+type lineWriter struct {
+	w    *bufio.Writer
+	open bool   // a member's line is begun
+	head Detail // the first detail of that line
+	sep  string // what goes before its next field
 }
 
-// writeDetailLine writes one line: the details of one member, or one
-// detail.
-func writeDetailLine(w *bufio.Writer, ds []Detail) {
-	d := ds[0]
+// add writes d: on the open line when it is of the same member and
+// change, else on a new one.
+func (lw *lineWriter) add(d Detail) {
+	if lw.open && d.Member == lw.head.Member && d.Change == lw.head.Change {
+		lw.field(d)
+		return
+	}
+	lw.end()
+	lw.w.WriteByte('\t')
 	what := d.Field
 	switch {
 	case d.Member != "":
@@ -191,28 +191,43 @@ func writeDetailLine(w *bufio.Writer, ds []Detail) {
 	case d.Enumerator != "":
 		what = "enumerator " + d.Enumerator
 	case d.Field == "member_order":
-		w.WriteString("member order changed")
+		lw.w.WriteString("member order changed\n")
 		return
 	case d.Field == "definition":
-		w.WriteString(d.Change + " definition")
+		lw.w.WriteString(d.Change + " definition\n")
 		return
 	}
 	if d.Change == Changed {
-		w.WriteString(what + ": ")
+		lw.w.WriteString(what + ": ")
 	} else {
-		w.WriteString(d.Change + " " + what + " (")
+		lw.w.WriteString(d.Change + " " + what + " (")
 	}
-	sep := ""
-	for _, f := range ds {
-		if t := fieldText(d, f); t != "" {
-			w.WriteString(sep)
-			w.WriteString(t)
-			sep = ", "
-		}
+	lw.open, lw.head, lw.sep = true, d, ""
+	lw.field(d)
+	if d.Member == "" {
+		lw.end()
 	}
-	if d.Change != Changed {
-		w.WriteByte(')')
+}
+
+// field writes one field of the open line.
+func (lw *lineWriter) field(f Detail) {
+	if t := fieldText(lw.head, f); t != "" {
+		lw.w.WriteString(lw.sep)
+		lw.w.WriteString(t)
+		lw.sep = ", "
 	}
+}
+
+// end ends the open line, if any.
+func (lw *lineWriter) end() {
+	if !lw.open {
+		return
+	}
+	if lw.head.Change != Changed {
+		lw.w.WriteByte(')')
+	}
+	lw.w.WriteByte('\n')
+	lw.open = false
 }
 
 // fieldText spells one detail of line d: "OLD -> NEW" for a change, or

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -64,7 +65,7 @@ func TestDetails(t *testing.T) {
 			{Change: diff.Added, Member: "c", Field: "type", New: "u32"},
 		}},
 	}
-	if d := cmp.Diff(want, changes); d != "" {
+	if d := cmp.Diff(want, changes, cmpopts.IgnoreUnexported(diff.Change{})); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
 	}
 	var text bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -22,14 +23,35 @@ import (
 // Change is one difference between two BTFs: a type added, removed, or
 // changed, named by its kind and name.
 type Change struct {
-	Kind    string   `json:"kind"`    // bpftool's spelling in lower case: "struct", "func", "enum64", ...
-	Name    string   `json:"name"`    // the type's name
-	Change  string   `json:"change"`  // "added", "removed" or "changed"
-	Details []Detail `json:"details"` // what changed, for "changed"; empty otherwise
+	Kind   string `json:"kind"`   // bpftool's spelling in lower case: "struct", "func", "enum64", ...
+	Name   string `json:"name"`   // the type's name
+	Change string `json:"change"` // "added", "removed" or "changed"
+	// Details is what changed, for "changed" (empty otherwise), as
+	// Compare returns it. Walk leaves it nil and hands the details over
+	// through AllDetails, made as they are taken: a struct that gained
+	// 65,535 members has three times as many.
+	Details []Detail `json:"details"`
 	// Reached is set, when Options.Types names the types to compare, for
 	// a change to a type it does not name, compared because a named type
 	// reaches it.
 	Reached bool `json:"reached"`
+
+	// more makes the details of a change that Walk hands over; nil
+	// otherwise.
+	more func(yield func(Detail) bool)
+}
+
+// AllDetails yields the details of c in their order: those of Details,
+// or, for a change that Walk hands over, those it makes one at a time as
+// they are taken, comparing the type again (nothing once the function
+// given to Walk has returned). If making them fails (the context was
+// cancelled), they stop, and Walk returns the error once that function
+// returns.
+func (c Change) AllDetails() iter.Seq[Detail] {
+	if c.more != nil {
+		return c.more
+	}
+	return slices.Values(c.Details)
 }
 
 // Changes of Change.Change.
@@ -228,6 +250,13 @@ func (sd *side) newNamer() error {
 func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, error) {
 	var out []Change
 	err := Walk(ctx, old, new, opts, func(c Change) error {
+		if c.Change == Changed {
+			var in interner
+			for d := range c.AllDetails() {
+				c.Details = append(c.Details, in.detail(d))
+			}
+		}
+		c.more = nil
 		out = append(out, c)
 		return nil
 	})
@@ -240,10 +269,13 @@ func Compare(ctx context.Context, old, new *btf.Spec, opts Options) ([]Change, e
 // Walk calls fn with each change that Compare returns, in the same order,
 // without holding them: it compares every group first, keeping a mark per
 // group and an index per change, then sorts the changes' indexes and
-// makes each Change as fn takes it (comparing a changed group's layouts
-// again, unless its details were among those kept from the first pass,
-// a few MB). An error from fn stops the walk and is returned as it is;
-// every other error comes before the first call of fn.
+// makes each Change as fn takes it. Its details are not in
+// Change.Details: Change.AllDetails yields them while fn runs, one at a
+// time, from those kept from the first pass (a few MB) or comparing the
+// changed group's layouts again. An error from fn stops the walk and is
+// returned as it is; every other error comes before the first call of
+// fn, but one of making the details that fn takes, which Walk returns
+// once fn returns.
 func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change) error) error {
 	if old == nil || new == nil {
 		return errors.New("diff: nil Spec")
@@ -347,15 +379,18 @@ const (
 // changed types cost no more than a few MB. (A variable for the tests.)
 var keptBytes = 4 << 20
 
+// keptOne bounds what the details kept of one change take: the first pass
+// holds them while it makes them, beside the two signatures, and a change
+// of a kernel takes under 100 KB, one of a struct of 65,535 members added
+// some 30 MB.
+const keptOne = 256 << 10
+
 // detailBytes is about what d takes in memory.
-func detailBytes(d []Detail) int {
-	n := 0
-	for _, x := range d {
-		n += 128 + len(x.Member) + len(x.Enumerator) + len(x.Field)
-		for _, v := range []any{x.Old, x.New} {
-			if s, ok := v.(string); ok {
-				n += len(s)
-			}
+func detailBytes(d Detail) int {
+	n := 128 + len(d.Member) + len(d.Enumerator) + len(d.Field)
+	for _, v := range []any{d.Old, d.New} {
+		if s, ok := v.(string); ok {
+			n += len(s)
 		}
 	}
 	return n
@@ -413,36 +448,48 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 		}
-		var details []Detail
-		if !ga.several && !gb.several {
-			details = signatureDiff(cmpBuf[0], cmpBuf[1])
-		} else {
-			onlyA, onlyB, err := matchGroups(a, b, a.ids(ga), b.ids(gb))
-			if err != nil {
+		single := !ga.several && !gb.several
+		var onlyA, onlyB []btf.TypeID
+		if !single {
+			var err error
+			if onlyA, onlyB, err = matchGroups(a, b, a.ids(ga), b.ids(gb)); err != nil {
 				return nil, err
 			}
 			if len(onlyA) == 0 && len(onlyB) == 0 {
 				continue
 			}
-			// A group gives a detail, of at least 128 bytes as
-			// detailBytes counts, for each type left over: those
-			// that cannot be kept are not made twice.
-			if least := (1 + max(len(onlyA), len(onlyB))) * 128; budget < least {
-				ga.flags |= changed
-				budget -= least
-				continue
-			}
-			if details, err = groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB); err != nil {
-				return nil, err
-			}
-		}
-		if details == nil {
-			continue
 		}
 		ga.flags |= changed
-		if budget -= detailBytes(details); budget >= 0 {
-			kept[int32(i)] = details
+		// The details are kept while they fit in the budget and in
+		// keptOne, made one at a time and interned (they alias
+		// cmpBuf, which the next group reuses); those of a struct that
+		// gained 65,535 members are made again, as they are written.
+		// A group gives a detail, of at least 128 bytes as detailBytes
+		// counts, for each type left over: those that cannot be kept
+		// are not made twice.
+		limit := min(budget, keptOne)
+		if least := (1 + max(len(onlyA), len(onlyB))) * 128; limit < least {
+			continue
 		}
+		var details []Detail
+		var in interner
+		used := 0
+		keep := func(d Detail) bool {
+			d = in.detail(d)
+			used += detailBytes(d)
+			details = append(details, d)
+			return used <= limit
+		}
+		if single {
+			signatureDiff(cmpBuf[0], cmpBuf[1], keep)
+		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, keep); err != nil {
+			return nil, err
+		}
+		if used > limit {
+			continue // made again as they are written
+		}
+		budget -= used
+		kept[int32(i)] = details
 	}
 	return kept, nil
 }
@@ -520,25 +567,51 @@ func (w *walker) emit(ctx context.Context, named map[string]bool, reached bool, 
 			continue
 		}
 		c := Change{Kind: kindName(g.kind), Name: strings.Clone(name), Change: Added, Reached: reached}
+		// live is set while fn runs: the details are made only then.
+		var live bool
+		var err error
 		switch {
 		case e < 0:
 		case !g.is(matched):
 			c.Change = Removed
 		default:
 			c.Change = Changed
-			if c.Details = w.kept[e]; c.Details == nil {
-				var err error
-				gb := w.b.find(g.kind, name)
-				if c.Details, err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb)); err != nil {
-					return err
-				}
-			}
+			c.more = w.details(e, g, name, &live, &err)
 		}
-		if err := fn(c); err != nil {
+		live = true
+		errFn := fn(c)
+		live = false
+		if errFn != nil {
+			return errFn
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// details returns the function that yields the details of the changed
+// group g of a (the change e, of that name) while live is set: those kept
+// from the first pass, or those of the group compared again, stopping
+// at the first error, which it leaves in err.
+func (w *walker) details(e int32, g *group, name string, live *bool, err *error) func(func(Detail) bool) {
+	if kept, ok := w.kept[e]; ok {
+		return func(yield func(Detail) bool) {
+			for _, d := range kept {
+				if !*live || !yield(d) {
+					return
+				}
+			}
+		}
+	}
+	return func(yield func(Detail) bool) {
+		if !*live || *err != nil {
+			return
+		}
+		gb := w.b.find(g.kind, name)
+		*err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb), yield)
+	}
 }
 
 // kindTables are bpftool's names of the kinds in lower case (names) and

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -92,7 +93,7 @@ func TestDebianToHost(t *testing.T) {
 	// cmp.Diff sorts the keys of maps even when they are equal: a third
 	// of the test's CPU.
 	if !maps.Equal(want, got) {
-		t.Fatalf("added and removed types differ from the raw dumps' (-want +got):\n%s", cmp.Diff(want, got))
+		t.Fatalf("added and removed types differ from the raw dumps' (-want +got):\n%s", cmp.Diff(want, got, cmpopts.IgnoreUnexported(diff.Change{})))
 	}
 	t.Logf("%d added or removed, %d changed", len(got), len(changed))
 	checkStructsReported(t, oldSpec, newSpec, changed)
@@ -254,7 +255,7 @@ func TestChangedFuncNamed(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []diff.Change{{Kind: "func", Name: "f", Change: diff.Changed, Details: tc.want}}
-			if d := cmp.Diff(want, changes); d != "" {
+			if d := cmp.Diff(want, changes, cmpopts.IgnoreUnexported(diff.Change{})); d != "" {
 				t.Errorf("changes (-want +got):\n%s", d)
 			}
 			var text, js bytes.Buffer

@@ -85,3 +85,28 @@ func ExampleCompare() {
 	//   }
 	// }
 }
+
+// Walk hands the changes over one at a time, each change's details
+// made as AllDetails yields them: a change to a struct of 65,535 members
+// is never whole in memory.
+func ExampleWalk() {
+	err := diff.Walk(context.Background(), kernel("unsigned int", 4), kernel("long unsigned int", 8), diff.Options{},
+		func(c diff.Change) error {
+			fmt.Printf("%s %s %s\n", c.Change, c.Kind, c.Name)
+			for d := range c.AllDetails() {
+				fmt.Printf("\t%s %s: %v -> %v\n", d.Member, d.Field, d.Old, d.New)
+			}
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// added int long unsigned int
+	// removed int unsigned int
+	// changed struct net_device
+	// 	 size: 4 -> 8
+	// 	flags type: unsigned int -> long unsigned int
+	// changed struct sk_buff
+	// 	 size: 4 -> 8
+}

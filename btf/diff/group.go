@@ -11,8 +11,9 @@ import (
 )
 
 // compareGroups compares the types of one kind and name in old (ga) and
-// new (gb). It returns nil when the two groups hold the same layouts,
-// whatever their order and ids.
+// new (gb), and yields the details of the difference: none when the two
+// groups hold the same layouts, whatever their order and ids. It stops
+// when yield returns false.
 //
 // The layouts found on both sides are removed as a multiset. What it holds
 // is 16 bytes a type of ga and 4 a type left over, whatever the layouts:
@@ -22,15 +23,15 @@ import (
 // of gb that found no match and, of each layout of ga, its first
 // occurrences; their signatures are spelled again, a pair at a time, for
 // the details.
-func compareGroups(a, b *side, ga, gb []btf.TypeID) ([]Detail, error) {
+func compareGroups(a, b *side, ga, gb []btf.TypeID, yield func(Detail) bool) error {
 	if len(ga) == 1 && len(gb) == 1 {
-		return compareOne(a, b, ga[0], gb[0])
+		return compareOne(a, b, ga[0], gb[0], yield)
 	}
 	onlyA, onlyB, err := matchGroups(a, b, ga, gb)
 	if err != nil || (len(onlyA) == 0 && len(onlyB) == 0) {
-		return nil, err
+		return err
 	}
-	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB)
+	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB, yield)
 }
 
 // matchGroups returns the types of ga and of gb left over once the
@@ -117,43 +118,43 @@ func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 	return m.left(), onlyB, nil
 }
 
-// groupDetails lists the details of a group of na types in old and nb in
-// new whose types onlyA and onlyB are left over.
-func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID) ([]Detail, error) {
-	var sig, sigA []byte
-	var err error
-	details := make([]Detail, 1, 1+max(len(onlyA), len(onlyB)))
-	details[0] = Detail{Change: Changed, Field: "definitions", Old: na, New: nb}
-	var in interner
+// groupDetails yields the details of a group of na types in old and nb in
+// new whose types onlyA and onlyB are left over, a pair of them at a time.
+// It stops when yield returns false.
+func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(Detail) bool) error {
+	if !yield(Detail{Change: Changed, Field: "definitions", Old: na, New: nb}) {
+		return nil
+	}
 	for i := range max(len(onlyA), len(onlyB)) {
+		ok := true
 		switch {
 		case i >= len(onlyA):
-			details = append(details, Detail{Change: Added, Field: "definition"})
+			ok = yield(Detail{Change: Added, Field: "definition"})
 		case i >= len(onlyB):
-			details = append(details, Detail{Change: Removed, Field: "definition"})
+			ok = yield(Detail{Change: Removed, Field: "definition"})
 		default:
-			if sigA, err = a.signature(sigA[:0], onlyA[i]); err != nil {
-				return nil, err
+			// Spelled anew for each pair: its details alias them.
+			sigA, err := a.signature(nil, onlyA[i])
+			if err != nil {
+				return err
 			}
-			if sig, err = b.signature(sig[:0], onlyB[i]); err != nil {
-				return nil, err
+			sigB, err := b.signature(nil, onlyB[i])
+			if err != nil {
+				return err
 			}
-			d := factDiff(facts(sigA), facts(sig))
-			if len(d) == 0 {
-				// The same facts in another order.
-				d = []Detail{{Change: Changed, Field: "member_order"}}
-			}
-			for _, x := range d {
-				details = append(details, in.detail(x))
-			}
+			ok = signatureDiff(sigA, sigB, yield)
+		}
+		if !ok {
+			return nil
 		}
 	}
-	return details, nil
+	return nil
 }
 
-// interner shares the strings and values of the details of one group, so
-// that a detail repeated for many types (as a member's type that changed
-// the same way in each) does not keep a copy of each type's signature.
+// interner shares the strings and values of the details kept of one
+// change, so that a detail repeated for many types (as a member's type
+// that changed the same way in each) does not keep a copy of each type's
+// signature, and none keeps the signature it was cut from.
 type interner struct {
 	strs map[string]string
 	vals map[any]any
@@ -163,7 +164,7 @@ type interner struct {
 const maxInterned = 4096
 
 func (in *interner) detail(d Detail) Detail {
-	d.Member, d.Enumerator = in.str(d.Member), in.str(d.Enumerator)
+	d.Member, d.Enumerator, d.Field = in.str(d.Member), in.str(d.Enumerator), in.str(d.Field)
 	d.Old, d.New = in.val(d.Old), in.val(d.New)
 	return d
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/diff"
@@ -56,7 +57,7 @@ func TestHostilePairs(t *testing.T) {
 						d.Old, d.New = fmt.Sprintf(s, num), fmt.Sprintf(d.New.(string), num)
 					}
 					want := diff.Change{Kind: tc.kind, Name: fmt.Sprintf(tc.name, num), Change: diff.Changed, Details: []diff.Detail{d}}
-					if diff := cmp.Diff(want, c); diff != "" {
+					if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(diff.Change{})); diff != "" {
 						t.Errorf("%d workers: change %d (-want +got):\n%s", o.workers, i, diff)
 					}
 				}

@@ -26,7 +26,11 @@ func WriteText(w io.Writer, changes []Change) error {
 // writeText prints one change as WriteText does.
 func writeText(bw *bufio.Writer, c Change) {
 	fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
-	writeDetailLines(bw, c.Details)
+	lw := lineWriter{w: bw}
+	for d := range c.AllDetails() {
+		lw.add(d)
+	}
+	lw.end()
 }
 
 // Summary counts changes by what happened to the types.
@@ -137,7 +141,6 @@ func (s *Stream) Add(c Change) error {
 		writeText(s.bw, c)
 		return nil
 	}
-	c.Details = emptyNotNil(c.Details)
 	sep := ",\n    "
 	if s.n == 0 {
 		sep = "{\n  \"changes\": [\n    "
@@ -149,15 +152,17 @@ func (s *Stream) Add(c Change) error {
 	return nil
 }
 
-// putChange writes c as put does, its details encoded one at a time: a
-// change of a group of a hundred thousand types has as many details,
-// which encoded whole would take several times their size.
+// putChange writes c as put does, its details encoded one at a time, as
+// they are made: a change of a group of a hundred thousand types, or of a
+// struct of 65,535 members, has as many details, which encoded whole
+// would take several times their size.
 func (s *Stream) putChange(prefix string, c Change) error {
-	details := c.Details
-	if len(details) == 0 {
+	details := c.AllDetails()
+	if c.more == nil && len(c.Details) == 0 {
+		c.Details = []Detail{}
 		return s.put(prefix, c)
 	}
-	c.Details = []Detail{}
+	c.Details, c.more = []Detail{}, nil
 	b, err := s.encode(prefix, c)
 	if err != nil {
 		return err
@@ -167,23 +172,23 @@ func (s *Stream) putChange(prefix string, c Change) error {
 	whole := bytes.Clone(b)
 	key := []byte(`"details": [`)
 	i := bytes.Index(whole, key) + len(key)
-	return s.writeDetails(prefix, whole[:i], details, whole[i:])
-}
-
-func (s *Stream) writeDetails(prefix string, head []byte, details []Detail, tail []byte) error {
-	s.bw.Write(head)
+	s.bw.Write(whole[:i])
 	inner := prefix + "    "
-	for k, d := range details {
-		if k > 0 {
+	n := 0
+	for d := range details {
+		if n > 0 {
 			s.bw.WriteByte(',')
 		}
+		n++
 		s.bw.WriteString("\n" + inner)
 		if err := s.put(inner, d); err != nil {
 			return err
 		}
 	}
-	s.bw.WriteString("\n" + prefix + "  ")
-	_, err := s.bw.Write(tail)
+	if n > 0 {
+		s.bw.WriteString("\n" + prefix + "  ")
+	}
+	_, err = s.bw.Write(whole[i:])
 	return err
 }
 
@@ -214,11 +219,4 @@ func (s *Stream) Close(sum Summary, reached *ReachedSummary) error {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return nil
-}
-
-func emptyNotNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -1,0 +1,42 @@
+package diff_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestDeepAnonymousMembers: anonymous members nested past the 32 levels
+// diff once refused are compared (redteam10 item 7), and a struct whose
+// members' paths would outgrow the memory rule is refused in one error
+// naming it.
+func TestDeepAnonymousMembers(t *testing.T) {
+	spec := func(n int) *btf.Spec {
+		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ctx := context.Background()
+	changes, err := diff.Compare(ctx, spec(40), spec(41), diff.Options{})
+	if err != nil {
+		t.Fatalf("40 against 41 levels: %v", err)
+	}
+	if len(changes) != 1 || changes[0].Name != "outer" || len(changes[0].Details) == 0 {
+		t.Errorf("40 against 41 levels: %+v, want one change of outer, with details", changes)
+	}
+	// 1,000 levels of 33 members: 50 MB of paths for 0.4 MB of BTF.
+	_, err = diff.Compare(ctx, spec(40), spec(1000), diff.Options{})
+	if err == nil || !strings.Contains(err.Error(), "'outer'") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("40 against 1,000 levels: %v, want one line refusing outer", err)
+	}
+}
