@@ -543,7 +543,7 @@ func (b *Builder) renameAll(recs []byte, src *source, id btf.TypeID, patch bool)
 		}
 		k := wire.InfoKind(info)
 		if next == p || int(k) >= wire.NumKinds {
-			return 0, 0, typeErr(src, id, fmt.Errorf("cannot write kind %d", k))
+			return 0, 0, typeErr(src, id, fmt.Errorf("builder: cannot write kind %d", k))
 		}
 		sh := &wire.Shapes[k].W
 		// The record's name, then each element's.

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // fact is one comparable property of a type: a struct's size, one member,
@@ -25,8 +26,8 @@ const maxFlatten = 4096
 
 // errTooDeep and errTooLong are why a struct's signature is refused.
 var (
-	errTooDeep = fmt.Errorf("anonymous members nest more than %d levels deep", maxFlatten)
-	errTooLong = errors.New("its members' paths take more memory than the input allows (anonymous members nest too deep)")
+	errTooDeep = fmt.Errorf("diff: anonymous members nest more than %d levels deep", maxFlatten)
+	errTooLong = errors.New("diff: its members' paths take more memory than the input allows (anonymous members nest too deep)")
 )
 
 // sigSlack is what a struct's signature may take beyond twice its Spec's
@@ -81,7 +82,7 @@ func (sd *side) spell(dst []byte, id btf.TypeID) ([]byte, error) {
 		w := memberWriter{sd: sd, dst: dst, end: len(dst) + sigSlack + 2*(len(sd.spec.TypeSection())+sd.spec.StringsLen())}
 		err := w.members(t, 0, 0, 0)
 		if errors.Is(err, errTooDeep) || errors.Is(err, errTooLong) {
-			err = fmt.Errorf("diff: %v: %w", t, err)
+			err = pkgerr.Errorf("diff: %v: %w", t, err) // one "diff: "
 		}
 		return w.dst, err
 	case btf.KindEnum, btf.KindEnum64:
