@@ -3,9 +3,9 @@ package builder
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/maphash"
 	"io"
 	"math/bits"
+	"math/rand/v2"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
@@ -35,7 +35,7 @@ import (
 type refStrings struct {
 	src    *btf.Spec
 	strs   []byte // src's string section, from offset 0
-	seed   maphash.Seed
+	seed   uint64
 	slots  []uint32
 	inner  map[uint32]uint32 // output offsets of strings indexed where none starts
 	starts []uint64          // a bit a byte of strs: a string starts there
@@ -69,7 +69,7 @@ func newRefStrings(src *btf.Spec) *refStrings {
 	for 3*size < 4*n {
 		size *= 2
 	}
-	t := &refStrings{src: src, strs: strs, seed: maphash.MakeSeed(), size: 1}
+	t := &refStrings{src: src, strs: strs, seed: rand.Uint64(), size: 1}
 	// Every insertion probes before it writes.
 	t.slots = mmap.MakePopulated[uint32](size, &t.mem)
 	t.order = mmap.Make[uint32](n, &t.ordMem)[:0]
@@ -170,9 +170,57 @@ func (t *refStrings) intern(s []byte, off uint32) (uint32, error) {
 
 // first is intern for the string at input offset off, where a string
 // starts (place i), met for the first time: its length is where the next
-// string starts, and its output offset goes to its place.
+// string starts, and its output offset goes to its place. It is add with
+// the lookup written out, the string's end found in its word of starts:
+// the path of every new name of a copy by reference, it cost 4 calls and
+// about 200 instructions a name of 6 bytes as add (BENCH.md).
 func (t *refStrings) first(i, off uint32) (uint32, error) {
-	v, err := t.add(t.strs[off:t.nextStart(off)-1], off, true)
+	var end uint32
+	if m := t.starts[off>>6] >> (off & 63) >> 1; m != 0 {
+		end = off + uint32(bits.TrailingZeros64(m))
+	} else {
+		end = t.nextStart(off) - 1
+	}
+	if end == off {
+		return 0, nil
+	}
+	s := t.strs[off:end]
+	h := uint64(0)
+	if len(s) > 8 {
+		h = longHash(s, t.seed)
+	} else { // nameHash, in line
+		h = tailHash(s, t.seed^uint64(len(s))*hashM1, t.seed)
+	}
+	tag := uint32(max(h>>56, 1)) << refOffBits
+	slots := t.slots
+	mask := uint32(len(slots) - 1)
+	j := uint32(h) & mask
+	for ; slots[j&mask] != 0; j++ {
+		if slots[j&mask]&refTagMask == tag {
+			// Perhaps there already: add, from the start.
+			return t.firstSlow(i, off, s)
+		}
+	}
+	n := end - off
+	out := t.size
+	if out > wire.MaxNameOffset || 4*(t.count+1) > 3*len(slots) ||
+		len(t.order) == cap(t.order) || n >= orderLenMax {
+		return t.firstSlow(i, off, s)
+	}
+	// add's insertion, where it neither grows nor fails.
+	t.finds++
+	slots[j&mask] = tag | off
+	t.size += n + 1
+	t.count++
+	t.order = append(t.order, off|n<<refOffBits)
+	t.outs[i] = out
+	return out, nil
+}
+
+// firstSlow is first through add: for a string whose tag is in the
+// index already, or whose insertion grows the index or fails.
+func (t *refStrings) firstSlow(i, off uint32, s []byte) (uint32, error) {
+	v, err := t.add(s, off, true)
 	t.outs[i] = v
 	return v, err
 }
@@ -199,11 +247,18 @@ func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 		return 0, nil
 	}
 	t.finds++
-	h := maphash.Bytes(t.seed, s)
+	h := nameHash(s, t.seed)
 	i, slot, ok := t.probe(s, h)
 	if ok {
 		return t.outputOf(slot & refOffMask), nil
 	}
+	return t.insert(i, slot|off, s, h, start)
+}
+
+// insert gives s, of hash h, new to the index, the next output offset,
+// in the empty slot i with the tag and input offset of slot; start says
+// whether a string starts at its input offset (place).
+func (t *refStrings) insert(i, slot uint32, s []byte, h uint64, start bool) (uint32, error) {
 	out := t.size
 	if out > wire.MaxNameOffset {
 		return 0, errStrings
@@ -213,7 +268,8 @@ func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 		t.grow()
 		i, _, _ = t.probe(s, h)
 	}
-	t.slots[i] = slot | off
+	t.slots[i] = slot
+	off := slot & refOffMask
 	if !start {
 		if t.inner == nil {
 			t.inner = make(map[uint32]uint32)
@@ -227,6 +283,52 @@ func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 	}
 	t.order = append(t.order, off|uint32(min(len(s), orderLenMax))<<refOffBits)
 	return out, nil
+}
+
+// nameHash returns the hash of s (not empty) under seed: a multiply-mix
+// of its 8-byte words, as wyhash (W. Yi, 2019) and the runtime's
+// fallback memhash mix them, with the tail read as two overlapping
+// halves. It is about 23 instructions for a kernel name of 6 bytes,
+// where maphash.Bytes cost about 45 a name of 6 bytes, in calls
+// (BENCH.md); the seed is random, as maphash's, so an input cannot
+// choose its collisions.
+func nameHash(s []byte, seed uint64) uint64 {
+	if len(s) > 8 {
+		return longHash(s, seed)
+	}
+	return tailHash(s, seed^uint64(len(s))*hashM1, seed)
+}
+
+// Multipliers of nameHash (wyhash's).
+const hashM1, hashM2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+
+// longHash is nameHash of a string longer than 8 bytes: its words mixed
+// in turn, then its tail.
+func longHash(s []byte, seed uint64) uint64 {
+	h := seed ^ uint64(len(s))*hashM1
+	for len(s) > 8 {
+		h = mix(h^binary.LittleEndian.Uint64(s), hashM2)
+		s = s[8:]
+	}
+	return tailHash(s, h, seed)
+}
+
+// tailHash mixes into h the last 1 to 8 bytes of a string, s. It is
+// small enough to be inlined.
+func tailHash(s []byte, h, seed uint64) uint64 {
+	var v uint64
+	if n := len(s); n >= 4 {
+		v = uint64(binary.LittleEndian.Uint32(s)) | uint64(binary.LittleEndian.Uint32(s[n-4:]))<<32
+	} else {
+		v = uint64(s[0]) | uint64(s[n>>1])<<8 | uint64(s[n-1])<<16
+	}
+	return mix(h^v, hashM2^seed)
+}
+
+// mix returns the two halves of a*b folded by exclusive or.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // probe returns the index of the slot of s, of hash h, and the slot, or
@@ -253,7 +355,7 @@ func (t *refStrings) grow() {
 	for _, slot := range old {
 		if slot != 0 {
 			s := strtab.CString(t.strs[slot&refOffMask:])
-			i, _, _ := t.probe(s, maphash.Bytes(t.seed, s))
+			i, _, _ := t.probe(s, nameHash(s, t.seed))
 			t.slots[i] = slot
 		}
 	}

@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -31,6 +32,35 @@ func TestMarkNULs(t *testing.T) {
 			if size%64 != 0 && tab.starts[len(tab.starts)-1]>>(size%64) != 0 {
 				t.Fatalf("size %d: a start marked past the section's end", size)
 			}
+		}
+	}
+}
+
+// TestNameHash checks nameHash on every length up to 40 bytes (its word
+// loop and both tails): equal strings at different places hash alike,
+// and a change to any one byte changes the hash (for these strings and
+// this seed; a collision would be a fault of the mix, not of the test).
+func TestNameHash(t *testing.T) {
+	const seed = 0x9e3779b97f4a7c15
+	for n := 1; n <= 40; n++ {
+		s := make([]byte, n+3)
+		for i := range s {
+			s[i] = byte('a' + (i*7)%26)
+		}
+		a, b := s[:n], append([]byte{'x'}, s[:n]...)[1:]
+		h := nameHash(a, seed)
+		if nameHash(b, seed) != h {
+			t.Fatalf("length %d: equal strings hash differently", n)
+		}
+		for i := range n {
+			c := bytes.Clone(a)
+			c[i] ^= 1
+			if nameHash(c, seed) == h {
+				t.Errorf("length %d: byte %d changed, hash did not", n, i)
+			}
+		}
+		if n < 40 && nameHash(s[:n+1], seed) == h {
+			t.Errorf("length %d: one byte more, same hash", n)
 		}
 	}
 }
