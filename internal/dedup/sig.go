@@ -238,12 +238,18 @@ func (d *state) topSig(id uint32) uint32 {
 // goroutines, each with its own window, since signatures depend on the
 // records alone. This is the part of the struct pass that does not depend
 // on order.
-func (d *state) computeTops() {
+//
+// It also sketches the keys of the types the main table may file (the
+// struct pass's and the primitive pass's but enums'), and counts the
+// enums: the index's size (keySketch).
+func (d *state) computeTops() (keys *keySketch, enums int) {
 	n := d.n()
 	d.tops = makeMapped[uint32](int(n), &d.topsMem)
 	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
+	sketches := make([]keySketch, len(memos))
+	counts := make([]int, len(memos))
 	workpool.Chunks(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
-		m := &memos[w]
+		m, ks := &memos[w], &sketches[w]
 		m.size = min(n+1, sigWindow)
 		m.populate = true
 		var child func(uint32, int) uint32
@@ -257,15 +263,25 @@ func (d *state) computeTops() {
 					continue
 				}
 			case btf.KindStruct, btf.KindUnion:
+			case btf.KindInt, btf.KindForward, btf.KindFloat:
+				ks.add(hashAll(r)) // primType's key
+				continue
+			case btf.KindEnum, btf.KindEnum64:
+				counts[w]++
+				continue
 			default:
 				continue
 			}
 			d.tops[i] = sigOf(r, sigTop, child)
+			ks.add(structKey(r, d.tops[i]))
 		}
 	})
 	for w := range memos {
 		memos[w].free()
+		sketches[0].merge(&sketches[w])
+		enums += counts[w]
 	}
+	return &sketches[0], enums
 }
 
 // structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow

@@ -64,15 +64,23 @@ type entry struct {
 	next  int32  // 1+ index of the next newer one
 }
 
-func newTable(under *table, hint int) *table { return newTableLoad(under, hint, false) }
+func newTable(under *table, hint int) *table { return newTableLoad(under, hint, hint, false) }
+
+// newTableChains returns a table with room for hint entries whose index
+// is sized for at most chains of them (their distinct hashes): entries
+// are written in order, so the pages of room never used cost nothing,
+// while the index's slots are spread by hash over all its pages.
+func newTableChains(under *table, hint, chains int) *table {
+	return newTableLoad(under, hint, chains, false)
+}
 
 // newDenseTable returns a table for at most n chains, kept up to 3/4
 // full: the slots it will have when complete, so that it is never moved.
-func newDenseTable(n int) *table { return newTableLoad(nil, n, true) }
+func newDenseTable(n int) *table { return newTableLoad(nil, n, n, true) }
 
-func newTableLoad(under *table, hint int, dense bool) *table {
+func newTableLoad(under *table, hint, chains int, dense bool) *table {
 	n := 64
-	for !dense && n < 2*hint || dense && 3*n < 4*hint {
+	for !dense && n < 2*chains || dense && 3*n < 4*chains {
 		n *= 2
 	}
 	t := &table{under: under, dense: dense}
