@@ -55,7 +55,7 @@ func (s *keySketch) estimate() int {
 	const m = float64(len(s))
 	sum, zeros := 0.0, 0
 	for _, r := range s {
-		sum += math.Ldexp(1, -int(r))
+		sum += 1 / float64(uint64(1)<<r) // r <= 65-sketchBits
 		if r == 0 {
 			zeros++
 		}
