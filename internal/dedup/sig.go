@@ -239,17 +239,24 @@ func (d *state) topSig(id uint32) uint32 {
 // records alone. This is the part of the struct pass that does not depend
 // on order.
 //
-// It also sketches the keys of the types the main table may file (the
-// struct pass's and the primitive pass's but enums'), and counts the
-// enums: the index's size (keySketch).
-func (d *state) computeTops() (keys *keySketch, enums int) {
+// If sketch is set, it also sketches the keys of the types the main
+// table may file (the struct pass's and the primitive pass's but enums'),
+// and counts the enums: the index's size (keySketch).
+func (d *state) computeTops(sketch bool) (keys *keySketch, enums int) {
 	n := d.n()
 	d.tops = makeMapped[uint32](int(n), &d.topsMem)
 	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
-	sketches := make([]keySketch, len(memos))
+	var sketches []keySketch
+	if sketch {
+		sketches = make([]keySketch, len(memos))
+	}
 	counts := make([]int, len(memos))
 	workpool.Chunks(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
-		m, ks := &memos[w], &sketches[w]
+		m := &memos[w]
+		var ks *keySketch
+		if sketch {
+			ks = &sketches[w]
+		}
 		m.size = min(n+1, sigWindow)
 		m.populate = true
 		var child func(uint32, int) uint32
@@ -264,7 +271,9 @@ func (d *state) computeTops() (keys *keySketch, enums int) {
 				}
 			case btf.KindStruct, btf.KindUnion:
 			case btf.KindInt, btf.KindForward, btf.KindFloat:
-				ks.add(hashAll(r)) // primType's key
+				if ks != nil {
+					ks.add(hashAll(r)) // primType's key
+				}
 				continue
 			case btf.KindEnum, btf.KindEnum64:
 				counts[w]++
@@ -273,13 +282,20 @@ func (d *state) computeTops() (keys *keySketch, enums int) {
 				continue
 			}
 			d.tops[i] = sigOf(r, sigTop, child)
-			ks.add(keyProxy(r, d.tops[i]))
+			if ks != nil {
+				ks.add(keyProxy(r, d.tops[i]))
+			}
 		}
 	})
 	for w := range memos {
 		memos[w].free()
-		sketches[0].merge(&sketches[w])
 		enums += counts[w]
+	}
+	if !sketch {
+		return nil, enums
+	}
+	for w := range sketches {
+		sketches[0].merge(&sketches[w])
 	}
 	return &sketches[0], enums
 }

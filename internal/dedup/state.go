@@ -456,9 +456,9 @@ func (d *state) refPass(lo, n uint32) error {
 // index for at most the chains its keys make (keySketch, counted by
 // computeTops, which it runs).
 func (d *state) newTables(n uint32) {
-	keys, enums := d.computeTops()
 	refs := d.refKinds(n)
 	hint := d.keepHint(n-refs, n)
+	keys, enums := d.computeTops(2*hint*slotSize > sketchFrom)
 	d.tab = newTableChains(d.tab.under, hint, keys.chainHint(enums, hint))
 	d.refs.reserve(d.refHint(refs, n))
 }
