@@ -236,12 +236,25 @@ func (d *state) topSig(id uint32) uint32 {
 // goroutines, each with its own window, since signatures depend on the
 // records alone. This is the part of the struct pass that does not depend
 // on order.
-func (d *state) computeTops() {
+//
+// If sketch is set, it also sketches the keys of the types the main
+// table may file (the struct pass's and the primitive pass's but enums'),
+// and counts the enums: the index's size (keySketch).
+func (d *state) computeTops(sketch bool) (keys *keySketch, enums int) {
 	n := d.n()
 	d.tops = makeMapped[uint32](int(n), &d.topsMem)
 	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
+	var sketches []keySketch
+	if sketch {
+		sketches = make([]keySketch, len(memos))
+	}
+	counts := make([]int, len(memos))
 	workpool.Chunks(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
 		m := &memos[w]
+		var ks *keySketch
+		if sketch {
+			ks = &sketches[w]
+		}
 		m.size = min(n+1, sigWindow)
 		m.populate = true
 		var child func(uint32, int) uint32
@@ -255,15 +268,47 @@ func (d *state) computeTops() {
 					continue
 				}
 			case btf.KindStruct, btf.KindUnion:
+			case btf.KindInt, btf.KindForward, btf.KindFloat:
+				if ks != nil {
+					ks.add(hashAll(r)) // primType's key
+				}
+				continue
+			case btf.KindEnum, btf.KindEnum64:
+				counts[w]++
+				continue
 			default:
 				continue
 			}
 			d.tops[i] = sigOf(r, sigTop, child)
+			if ks != nil {
+				ks.add(keyProxy(r, d.tops[i]))
+			}
 		}
 	})
 	for w := range memos {
 		memos[w].free()
+		enums += counts[w]
 	}
+	if !sketch {
+		return nil, enums
+	}
+	for w := range sketches {
+		sketches[0].merge(&sketches[w])
+	}
+	return &sketches[0], enums
+}
+
+// keyProxy stands for structKey in keySketch: the head words hashShallow
+// mixes, not the members (hashing them twice cost 2% of a vmlinux's
+// deduplication). Records that differ only in their members' names or
+// offsets make one proxy and two keys: the sketch counts fewer chains,
+// and the index grows.
+func keyProxy(r record, top uint32) uint64 {
+	h := mix(mix(uint64(top), r[wName]), r[wInfo])
+	if kindOf(r) != btf.KindTypedef {
+		h = mix(h, r[wSize])
+	}
+	return h
 }
 
 // structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow

@@ -388,7 +388,6 @@ func (d *state) run() error {
 	} else {
 		d.enums = newEnumIndex(nil)
 	}
-	d.computeTops()
 	// The passes skip, by their kind, the types they leave alone.
 	for i := range n {
 		if d.stoppedAt(i) {
@@ -453,10 +452,14 @@ func (d *state) refPass(lo, n uint32) error {
 }
 
 // newTables makes the table of canonical types and that of the reference
-// types (refTable) for n own types, sized by keepHint.
+// types (refTable) for n own types, sized by keepHint; the main table's
+// index for at most the chains its keys make (keySketch, counted by
+// computeTops, which it runs).
 func (d *state) newTables(n uint32) {
 	refs := d.refKinds(n)
-	d.tab = newTable(d.tab.under, d.keepHint(n-refs, n))
+	hint := d.keepHint(n-refs, n)
+	keys, enums := d.computeTops(2*hint*slotSize > sketchFrom)
+	d.tab = newTableChains(d.tab.under, hint, keys.chainHint(enums, hint))
 	d.refs.reserve(d.refHint(refs, n))
 }
 

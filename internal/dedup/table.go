@@ -64,9 +64,15 @@ type entry struct {
 	next  int32  // 1+ index of the next newer one
 }
 
-func newTable(under *table, hint int) *table {
+func newTable(under *table, hint int) *table { return newTableChains(under, hint, hint) }
+
+// newTableChains returns a table with room for hint entries whose index
+// is sized for at most chains of them (their distinct hashes): entries
+// are written in order, so the pages of room never used cost nothing,
+// while the index's slots are spread by hash over all its pages.
+func newTableChains(under *table, hint, chains int) *table {
 	n := 64
-	for n < 2*hint {
+	for n < 2*chains {
 		n *= 2
 	}
 	t := &table{under: under}
