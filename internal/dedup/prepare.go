@@ -152,7 +152,7 @@ func (m *Merger) prepare(ctx context.Context, s *btf.Spec, discard bool) (*Prepa
 	sec, strStart := s.StringSection()
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
-	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
+	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec), int(strStart))
 	// A large input's pages that opening the Spec read leave first, and
 	// its records are copied and read a part at a time, what lies behind
 	// evicted or discarded. (A small one's are not worth the system
@@ -313,19 +313,23 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStar
 	}
 }
 
-// reset empties p for an input of words words of records and a string
-// section of strs bytes, with room for all it can hold: then no append
-// leaves the mappings. Room never written costs no memory.
-func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
+// reset empties p for an input of words words of records, a string
+// section of strs bytes and names into baseStrs bytes of its base's
+// strings, with room for all it can hold: then no append leaves the
+// mappings. Room never written costs no memory.
+func (p *Prepared) reset(m *Merger, first uint32, words, strs, baseStrs int) {
 	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
 	p.big = words > keepWords
 	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
 	// references than words; there are no more strings than names or
-	// than bytes. (Only the suffixes of one string named at many
-	// offsets can outgrow strs: then append moves it to the heap.)
-	nstr := min(words, strs) + 1
+	// than bytes, the base's strings' too: a split input whose names
+	// are all base strings (a copy of its base) numbers up to one a
+	// name, and its own section is nearly empty (BENCH.md). (Only the
+	// suffixes of one string named at many offsets can outgrow this:
+	// then append moves it to the heap.)
+	nstr := min(words, strs+baseStrs) + 1
 	p.W = growMapped(p.W[:0], words, &g.w)
 	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
 	p.Names, p.Refs, p.byShape = p.Names[:0], p.Refs[:0], true
