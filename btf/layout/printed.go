@@ -3,74 +3,85 @@ package layout
 import (
 	"bytes"
 	"hash/maphash"
-	"slices"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
 // printed is the set of layouts printed so far, by name, for pahole's
 // rule of printing a struct only if no struct of its name with the same
-// layout was printed (type__compare): an open-addressing table of the
-// first struct printed under each name, 4 bytes a slot, and apart the
-// other layouts of the names that have several. A Go map of names to
-// classes took some 200 bytes a struct.
+// layout was printed (type__compare): an open-addressing table of every
+// struct printed, 4 bytes a slot, where the layouts of one name lie on
+// the probe sequence of that name. It holds no pointers, so the
+// collector does not scan it: a Go map of names to classes took some 200
+// bytes a struct, and a map of a name's first struct to the others
+// (fwd-storm: two structs of each name) kept 30-40 bytes and an
+// allocation for each, all scanned at every cycle (BENCH.md).
 type printed struct {
 	seed  maphash.Seed
 	slots []btf.TypeID // linear probing; 0 is free
 	used  int
-	more  map[btf.TypeID][]btf.TypeID // first of a name -> the others printed
 }
 
-// newPrinted returns a table for up to n names before it grows: the
+// newPrinted returns a table for up to n structs before it grows: the
 // named structs and unions to print, so that it need not.
 func newPrinted(n int) *printed {
 	size := max(1024, n*4/3+1) // a load of at most 3/4
-	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size), more: make(map[btf.TypeID][]btf.TypeID)}
+	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size)}
 }
 
 // add records struct id, whose class is c, and reports whether its
-// layout is new under its name.
+// layout is new under its name. A struct compared with c is loaded for
+// the comparison and dropped after unless another struct embeds it: it
+// was printed, and only add asks for it again.
 func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 	if 4*(pr.used+1) > 3*len(pr.slots) {
 		pr.grow(p)
 	}
-	i := pr.find(p, c.name)
-	first := pr.slots[i]
-	if first == 0 {
-		pr.slots[i] = id
-		pr.used++
-		return true
-	}
-	if p.same(c, p.class(first)) || slices.ContainsFunc(pr.more[first], func(o btf.TypeID) bool { return p.same(c, p.class(o)) }) {
-		return false
-	}
-	pr.more[first] = append(pr.more[first], id)
-	return true
-}
-
-// find returns the slot of name: the one that holds its first struct, or
-// the free one where it goes.
-func (pr *printed) find(p *printer, name []byte) int {
-	// The hash's top 32 bits scaled to the table, whose size need not be
-	// a power of two.
 	n := uint64(len(pr.slots))
-	for i := (maphash.Bytes(pr.seed, name) >> 32) * n >> 32; ; i++ {
+	for i := pr.home(c.name); ; i++ {
 		if i == n {
 			i = 0
 		}
-		if id := pr.slots[i]; id == 0 || bytes.Equal(p.typ(id).NameBytes(), name) {
-			return int(i)
+		o := pr.slots[i]
+		if o == 0 {
+			pr.slots[i] = id
+			pr.used++
+			return true
+		}
+		if !bytes.Equal(p.typ(o).NameBytes(), c.name) {
+			continue
+		}
+		same := p.same(c, p.class(o))
+		if !p.isEmbedded(o) {
+			p.drop(o)
+		}
+		if same {
+			return false
 		}
 	}
+}
+
+// home returns the first slot of name's probe sequence: the hash's top
+// 32 bits scaled to the table, whose size need not be a power of two.
+func (pr *printed) home(name []byte) uint64 {
+	return (maphash.Bytes(pr.seed, name) >> 32) * uint64(len(pr.slots)) >> 32
 }
 
 // grow doubles the table.
 func (pr *printed) grow(p *printer) {
 	old := pr.slots
 	pr.slots = make([]btf.TypeID, 2*len(old))
+	n := uint64(len(pr.slots))
 	for _, id := range old {
-		if id != 0 {
-			pr.slots[pr.find(p, p.typ(id).NameBytes())] = id
+		if id == 0 {
+			continue
 		}
+		i := pr.home(p.typ(id).NameBytes())
+		for pr.slots[i] != 0 {
+			if i++; i == n {
+				i = 0
+			}
+		}
+		pr.slots[i] = id
 	}
 }
