@@ -1,16 +1,10 @@
 package layout_test
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/btf/layout"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -19,31 +13,11 @@ import (
 // goldens from pahole 1.24 (`pahole -F btf FILE`) in testdata/names:
 // every layout printed under a name is compared with each struct of that
 // name, and loaded again for it if it was let go (printed.go).
-// KMETA_LAYOUT_GOLDEN=DIR writes the inputs there, for pahole.
 func TestLayoutsOfOneName(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		build func() ([]byte, error)
-	}{
+	matchGoldens(t, "names", []golden{
 		{"fwd-storm-70", func() ([]byte, error) { return hostile.BuildVariant10(hostile.FwdStorm, 70) }},
 		{"one-name", buildOneName},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			raw, err := tc.build()
-			s := parseBuilt(t, raw, err)
-			if dir := os.Getenv("KMETA_LAYOUT_GOLDEN"); dir != "" {
-				if err := os.WriteFile(filepath.Join(dir, tc.name+".btf"), raw, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var got bytes.Buffer
-			if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			want := testfixtures.ReadPath(t, filepath.Join("testdata", "names", tc.name+".pahole-1.24.txt.xz"))
-			compareLines(t, want, got.Bytes())
-		})
-	}
+	})
 }
 
 // buildOneName builds structs "s" of four layouts, each repeated, two of
