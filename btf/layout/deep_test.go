@@ -71,12 +71,7 @@ func matchGoldens(t *testing.T, dir string, cases []golden) {
 // printer lets go of at its last member is loaded again: for the padding
 // comment after it and for its second use.
 func buildReleasedReused() ([]byte, error) {
-	b := builder.New()
-	i32, err := b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned})
-	if err != nil {
-		return nil, err
-	}
-	i64, err := b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	b, i32, i64, err := intAndLong()
 	if err != nil {
 		return nil, err
 	}

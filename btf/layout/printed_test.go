@@ -24,12 +24,7 @@ func TestLayoutsOfOneName(t *testing.T) {
 // them embedded in a struct "outer" between the repeats, and one whose
 // anonymous member matches any name.
 func buildOneName() ([]byte, error) {
-	b := builder.New()
-	i32, err := b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned})
-	if err != nil {
-		return nil, err
-	}
-	i64, err := b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	b, i32, i64, err := intAndLong()
 	if err != nil {
 		return nil, err
 	}
@@ -77,4 +72,14 @@ func buildOneName() ([]byte, error) {
 		}
 	}
 	return b.Marshal(builder.Options{})
+}
+
+// intAndLong returns a builder holding an int and a long, and their ids.
+func intAndLong() (b *builder.Builder, i32, i64 btf.TypeID, err error) {
+	b = builder.New()
+	if i32, err = b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned}); err != nil {
+		return nil, 0, 0, err
+	}
+	i64, err = b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	return b, i32, i64, err
 }
