@@ -51,9 +51,12 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		if !bytes.Equal(p.typ(o).NameBytes(), c.name) {
 			continue
 		}
-		same := p.same(c, p.class(o))
-		if !p.isEmbedded(o) {
-			p.drop(o)
+		same, ok := p.sameRecord(c, o)
+		if !ok {
+			same = p.same(c, p.class(o))
+			if !p.isEmbedded(o) {
+				p.drop(o)
+			}
 		}
 		if same {
 			return false
@@ -106,4 +109,29 @@ func (pr *printed) grow(p *printer) {
 		}
 		pr.slots[i] = id
 	}
+}
+
+// sameRecord is same for c and the struct o as its record gives it,
+// without loading o's class: ok is false if o has a bitfield before a
+// difference is found, whose offset load may move.
+func (p *printer) sameRecord(c *class, o btf.TypeID) (same, ok bool) {
+	t := p.typ(o)
+	if c.size != t.Size() || len(c.members) != t.Vlen() {
+		return false, true
+	}
+	for i := range c.members {
+		m := t.Member(i)
+		if uint8(m.BitfieldSize) != 0 {
+			return false, false
+		}
+		a := &c.members[i]
+		if a.bitfieldSize != 0 || a.bitOffset != m.BitOffset {
+			return false, true
+		}
+		an, bn := p.memberName(c, i), m.NameBytes()
+		if an != nil && bn != nil && !bytes.Equal(an, bn) {
+			return false, true
+		}
+	}
+	return true, true
 }
