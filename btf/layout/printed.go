@@ -10,8 +10,8 @@ import (
 // printed is the set of layouts printed so far, by name, for pahole's
 // rule of printing a struct only if no struct of its name with the same
 // layout was printed (type__compare): an open-addressing table of every
-// struct printed, 4 bytes a slot, where the layouts of one name lie on
-// the probe sequence of that name. It holds no pointers, so the
+// struct printed, 4 bytes a slot, where the structs of one name and
+// layout (less member names) lie on one probe sequence (home). It holds no pointers, so the
 // collector does not scan it: a Go map of names to classes took some 200
 // bytes a struct, and a map of a name's first struct to the others
 // (fwd-storm: two structs of each name) kept 30-40 bytes and an
