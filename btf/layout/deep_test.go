@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,25 +26,41 @@ import (
 // same bytes, but for released-reused, where it adds its comments on
 // holes in member types), in testdata/deep.
 func TestDeepMatchesPahole(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		build func() ([]byte, error)
-	}{
+	matchGoldens(t, "deep", []golden{
 		{"union-nest-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.UnionNest, 70) }},
 		{"deep-of-wide-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.DeepOfWide, 70) }},
 		{"copies-deep-70", func() ([]byte, error) { return hostile.BuildVariant(hostile.CopiesDeep, 70) }},
 		{"nested-300", func() ([]byte, error) { return hostile.Build(hostile.NestedRecords, 300) }},
 		{"array-typedefs-1000", func() ([]byte, error) { return hostile.BuildVariant(hostile.ArrayTypedefs, 1000) }},
 		{"released-reused", buildReleasedReused},
-	} {
+	})
+}
+
+// golden is an input built for a comparison with pahole 1.24's output in
+// testdata/DIR/NAME.pahole-1.24.txt.xz.
+type golden struct {
+	name  string
+	build func() ([]byte, error)
+}
+
+// matchGoldens compares the layouts of each input with its golden in
+// testdata/dir. KMETA_LAYOUT_GOLDEN=DIR writes the inputs there, to run
+// pahole on.
+func matchGoldens(t *testing.T, dir string, cases []golden) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := tc.build()
 			s := parseBuilt(t, raw, err)
+			if out := os.Getenv("KMETA_LAYOUT_GOLDEN"); out != "" {
+				if err := os.WriteFile(filepath.Join(out, tc.name+".btf"), raw, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var got bytes.Buffer
 			if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
 				t.Fatal(err)
 			}
-			want := testfixtures.ReadPath(t, filepath.Join("testdata", "deep", tc.name+".pahole-1.24.txt.xz"))
+			want := testfixtures.ReadPath(t, filepath.Join("testdata", dir, tc.name+".pahole-1.24.txt.xz"))
 			compareLines(t, want, got.Bytes())
 		})
 	}
@@ -54,12 +71,7 @@ func TestDeepMatchesPahole(t *testing.T) {
 // printer lets go of at its last member is loaded again: for the padding
 // comment after it and for its second use.
 func buildReleasedReused() ([]byte, error) {
-	b := builder.New()
-	i32, err := b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned})
-	if err != nil {
-		return nil, err
-	}
-	i64, err := b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	b, i32, i64, err := intAndLong()
 	if err != nil {
 		return nil, err
 	}

@@ -354,10 +354,17 @@ func run(ctx context.Context, s *btf.Spec, opts Options, levels int, sink func([
 // release lets go of the class of top-level struct id once it is done
 // with: dropped if no other struct loads it, then the cache trimmed.
 func (p *printer) release(id btf.TypeID) {
-	if p.embedded[id/64]&(1<<(id%64)) == 0 {
+	if !p.isEmbedded(id) {
 		p.drop(id)
 	}
 	p.trim()
+}
+
+// isEmbedded reports whether id is a type that a member of a struct or
+// union leads to (embeddedTypes): printing another struct may load its
+// class again.
+func (p *printer) isEmbedded(id btf.TypeID) bool {
+	return p.embedded[id/64]&(1<<(id%64)) != 0
 }
 
 // wanted returns the set of names, nil for all, or an error for a name that

@@ -1,0 +1,85 @@
+package layout_test
+
+import (
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestLayoutsOfOneName compares structs that share a name, some with the
+// same layout and some not, embedded or not, printed once per layout, with
+// goldens from pahole 1.24 (`pahole -F btf FILE`) in testdata/names:
+// every layout printed under a name is compared with each struct of that
+// name, and loaded again for it if it was let go (printed.go).
+func TestLayoutsOfOneName(t *testing.T) {
+	matchGoldens(t, "names", []golden{
+		{"fwd-storm-70", func() ([]byte, error) { return hostile.BuildVariant10(hostile.FwdStorm, 70) }},
+		{"one-name", buildOneName},
+	})
+}
+
+// buildOneName builds structs "s" of four layouts, each repeated, two of
+// them embedded in a struct "outer" between the repeats, and one whose
+// anonymous member matches any name.
+func buildOneName() ([]byte, error) {
+	b, i32, i64, err := intAndLong()
+	if err != nil {
+		return nil, err
+	}
+	add := func(name string, size uint32, ms ...builder.Member) (btf.TypeID, error) {
+		return b.AddStruct(name, size, ms)
+	}
+	a := builder.Member{Name: "a", Type: i32}
+	var ids []btf.TypeID
+	for _, ms := range [][]builder.Member{
+		{a},                      // A
+		{{Name: "a", Type: i64}}, // B
+		{a},                      // A again
+		{{Name: "b", Type: i32}}, // C: A's offsets, another name
+		{{Name: "a", Type: i64}}, // B again
+		{a, {Name: "c", Type: i32, BitOffset: 32}}, // D
+	} {
+		size := uint32(0)
+		for _, m := range ms {
+			size = max(size, m.BitOffset/8+4)
+		}
+		if ms[0].Type == i64 {
+			size = 8
+		}
+		id, err := add("s", size, ms...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if _, err := add("outer", 12, builder.Member{Name: "x", Type: ids[0]}, builder.Member{Name: "y", Type: ids[1], BitOffset: 32}); err != nil {
+		return nil, err
+	}
+	for _, ms := range [][]builder.Member{
+		{a},                      // A after outer
+		{{Type: i32}},            // anonymous: the same as A and C
+		{{Name: "a", Type: i64}}, // B after outer
+		{a, {Name: "c", Type: i32, BitOffset: 32}}, // D again
+	} {
+		size := uint32(4)
+		if ms[0].Type == i64 || len(ms) > 1 {
+			size = 8
+		}
+		if _, err := add("s", size, ms...); err != nil {
+			return nil, err
+		}
+	}
+	return b.Marshal(builder.Options{})
+}
+
+// intAndLong returns a builder holding an int and a long, and their ids.
+func intAndLong() (b *builder.Builder, i32, i64 btf.TypeID, err error) {
+	b = builder.New()
+	if i32, err = b.AddInt("int", 4, btf.IntInfo{Bits: 32, Encoding: btf.IntSigned}); err != nil {
+		return nil, 0, 0, err
+	}
+	i64, err = b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
+	return b, i32, i64, err
+}
