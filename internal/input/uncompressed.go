@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ func Uncompressed(r io.Reader, what string, limit int64) (text io.Reader, f Form
 	if f == None {
 		return r, None, func() {}, nil
 	}
-	data, err := ReadAll(nil, r, Options{Limit: limit, What: what})
+	data, err := ReadAll(context.Background(), r, Options{Limit: limit, What: what})
 	if err != nil {
 		return nil, None, nil, err
 	}
