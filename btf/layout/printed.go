@@ -64,19 +64,6 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		pr.put(id, home)
 		return true
 	}
-	names := pr.names(p, c, home)
-	for i := names; ; i = pr.step(i) {
-		o := pr.slots[i]
-		if o == 0 {
-			break
-		}
-		if o&byNames == 0 {
-			continue
-		}
-		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) && pr.same(p, c, o, true) {
-			return false
-		}
-	}
 	head := btf.TypeID(0)
 	for i := home; ; i = pr.step(i) {
 		o := pr.slots[i]
@@ -94,8 +81,23 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		}
 	}
 	if head == 0 {
+		// No named struct in the bucket yet: nor on the names
+		// sequence, whose hash is left unmade.
 		pr.put(id, home)
 		return true
+	}
+	names := pr.names(p, c, home)
+	for i := names; ; i = pr.step(i) {
+		o := pr.slots[i]
+		if o == 0 {
+			break
+		}
+		if o&byNames == 0 {
+			continue
+		}
+		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) && pr.same(p, c, o, true) {
+			return false
+		}
 	}
 	pr.put(id|byNames, names)
 	if n, ok := pr.next[head]; ok {
