@@ -17,23 +17,24 @@ import (
 // all scanned at every cycle (BENCH.md).
 //
 // The structs of one name and layout less the member names make a
-// bucket. An anonymous member matches any name, so the bucket is what a
-// struct with one (wild) must be compared with, and a struct whose
-// members are all named (named) need only be compared with the bucket's
-// wild structs and its named ones of the same member names. The table
-// keeps the wild structs and the first named struct of each bucket (its
-// head) on the bucket's probe sequence (home), and the bucket's other
-// named structs on the sequence of their member names as well (names),
-// marked by the slot's top bit, and chained from the head (next), so
-// that a named struct finds its candidates without walking the bucket's
-// named structs: mnames-N, N structs "s" { int a<i>; }, were N*N/2
-// comparisons.
+// bucket. An anonymous member matches any name, so a struct with one
+// (wild) must be compared with the whole bucket, but a struct whose
+// members are all named (named) only with the bucket's wild structs and
+// its named ones of the same member names. The table keeps the wild
+// structs and the first named struct of each bucket (its head) on the
+// bucket's probe sequence (home), and the bucket's other named structs on
+// the sequence of their member names (names), marked by the slot's top
+// bit, and chained from the head (next). A named struct looks on both
+// sequences, a wild one walks its home sequence and the head's chain:
+// mnames-N, N structs "s" { int a<i>; }, were N*N/2 comparisons when
+// every struct of a bucket lay on its home sequence (BENCH.md).
 type printed struct {
 	seed  maphash.Seed
 	slots []btf.TypeID // linear probing; 0 is free
 	used  int
 	// next chains the named structs of a bucket after its head; only
-	// buckets of more than one named struct have an entry.
+	// buckets of more than one named struct have an entry, and it is nil
+	// until one does.
 	next map[btf.TypeID]btf.TypeID
 	// compares counts comparisons, for the tests that pin their number.
 	compares int
@@ -47,7 +48,7 @@ const byNames btf.TypeID = 1 << 31
 // named structs and unions to print, so that it need not.
 func newPrinted(n int) *printed {
 	size := max(1024, n*4/3+1) // a load of at most 3/4
-	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size), next: map[btf.TypeID]btf.TypeID{}}
+	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size)}
 }
 
 // add records struct id, whose class is c, and reports whether its
@@ -57,13 +58,7 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		pr.grow(p)
 	}
 	home := pr.home(c)
-	if !p.allNamed(c) {
-		if pr.wildSeen(p, c, home) {
-			return false
-		}
-		pr.put(id, home)
-		return true
-	}
+	named := -1 // whether c's members are all named (1) or not (0), once asked
 	head := btf.TypeID(0)
 	for i := home; ; i = pr.step(i) {
 		o := pr.slots[i]
@@ -73,16 +68,33 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		if o&byNames != 0 || !bytes.Equal(p.typ(o).NameBytes(), c.name) {
 			continue
 		}
-		if pr.same(p, c, o, true) {
+		layout, same := pr.same(p, c, o)
+		if same {
 			return false
 		}
-		if head == 0 && p.allNamedRecord(o) && pr.same(p, c, o, false) {
+		if !layout || !p.allNamedRecord(o) {
+			continue
+		}
+		// o heads c's bucket (the bucket's first named struct).
+		if named < 0 {
+			named = 0
+			if p.allNamed(c) {
+				named = 1
+			}
+		}
+		if named == 1 {
 			head = o
+			continue
+		}
+		for n, ok := pr.next[o]; ok; n, ok = pr.next[n] {
+			if _, same := pr.same(p, c, n); same {
+				return false
+			}
 		}
 	}
 	if head == 0 {
-		// No named struct in the bucket yet: nor on the names
-		// sequence, whose hash is left unmade.
+		// c has an anonymous member, or is its bucket's first named
+		// struct: no struct of its bucket is on the names sequence.
 		pr.put(id, home)
 		return true
 	}
@@ -95,42 +107,21 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		if o&byNames == 0 {
 			continue
 		}
-		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) && pr.same(p, c, o, true) {
-			return false
+		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) {
+			if _, same := pr.same(p, c, o); same {
+				return false
+			}
 		}
 	}
 	pr.put(id|byNames, names)
+	if pr.next == nil {
+		pr.next = map[btf.TypeID]btf.TypeID{}
+	}
 	if n, ok := pr.next[head]; ok {
 		pr.next[id] = n
 	}
 	pr.next[head] = id
 	return true
-}
-
-// wildSeen reports whether a struct of c's bucket, whose home is home,
-// matches c, which has an anonymous member: each struct on the home
-// sequence, and the chain of each head found there.
-func (pr *printed) wildSeen(p *printer, c *class, home uint64) bool {
-	for i := home; ; i = pr.step(i) {
-		o := pr.slots[i]
-		if o == 0 {
-			return false
-		}
-		if o&byNames != 0 || !bytes.Equal(p.typ(o).NameBytes(), c.name) {
-			continue
-		}
-		if pr.same(p, c, o, true) {
-			return true
-		}
-		if !p.allNamedRecord(o) || !pr.same(p, c, o, false) {
-			continue
-		}
-		for n, ok := pr.next[o]; ok; n, ok = pr.next[n] {
-			if pr.same(p, c, n, true) {
-				return true
-			}
-		}
-	}
 }
 
 // step is the slot after slot i.
@@ -150,20 +141,21 @@ func (pr *printed) put(v btf.TypeID, i uint64) {
 	pr.used++
 }
 
-// same compares c with the struct o, of c's name, by its record if it
-// can, else by its class, loaded for the comparison and dropped after
-// unless another struct embeds it: it was printed, and only add asks for
-// it again. names false compares the layouts only.
-func (pr *printed) same(p *printer, c *class, o btf.TypeID, names bool) bool {
+// same compares c with the struct o, of c's name: layout reports their
+// layouts the same less the member names, and same that pahole takes
+// them for one. It reads o's record if it can, else its class, loaded
+// for the comparison and dropped after unless another struct embeds it:
+// it was printed, and only add asks for it again.
+func (pr *printed) same(p *printer, c *class, o btf.TypeID) (layout, same bool) {
 	pr.compares++
-	same, ok := p.sameRecord(c, o, names)
+	layout, same, ok := p.sameRecord(c, o)
 	if !ok {
-		same = p.same(c, p.class(o), names)
+		layout, same = p.same(c, p.class(o))
 		if !p.isEmbedded(o) {
 			p.drop(o)
 		}
 	}
-	return same
+	return layout, same
 }
 
 // home returns the first slot of the probe sequence of struct c's
@@ -252,24 +244,25 @@ func (p *printer) allNamedRecord(o btf.TypeID) bool {
 // sameRecord is same for c and the struct o as its record gives it,
 // without loading o's class: ok is false if o has a bitfield before a
 // difference is found, whose offset load may move.
-func (p *printer) sameRecord(c *class, o btf.TypeID, names bool) (same, ok bool) {
+func (p *printer) sameRecord(c *class, o btf.TypeID) (layout, same, ok bool) {
 	t := p.typ(o)
 	if c.size != t.Size() || len(c.members) != t.Vlen() {
-		return false, true
+		return false, false, true
 	}
+	same = true
 	for i := range c.members {
 		m := t.Member(i)
 		if uint8(m.BitfieldSize) != 0 {
-			return false, false
+			return false, false, false
 		}
 		a := &c.members[i]
 		if a.bitfieldSize != 0 || a.bitOffset != m.BitOffset {
-			return false, true
+			return false, false, true
 		}
 		an, bn := p.memberName(c, i), m.NameBytes()
-		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
-			return false, true
+		if an != nil && bn != nil && !bytes.Equal(an, bn) {
+			same = false
 		}
 	}
-	return true, true
+	return true, same, true
 }
