@@ -395,27 +395,25 @@ func hasRecord(s *btf.Spec, name string) bool {
 	return false
 }
 
-// same reports whether c and o, of the same name, have one layout less
-// the member names: same size and member count, and each member with the
-// same bit offset and bitfield size; and whether pahole takes them for
-// one struct already printed (type__compare): the layout and each
-// member's name, when both have one.
-func (p *printer) same(c, o *class) (layout, same bool) {
+// same reports whether pahole takes c and o, of the same name, for one
+// struct already printed (type__compare): same size and member count, and
+// each member with the same bit offset, bitfield size and, when both have
+// one, name; names false leaves the names out.
+func (p *printer) same(c, o *class, names bool) bool {
 	if c.size != o.size || len(c.members) != len(o.members) {
-		return false, false
+		return false
 	}
-	same = true
 	for i := range c.members {
 		a, b := &c.members[i], &o.members[i]
 		if a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
-			return false, false
+			return false
 		}
 		an, bn := p.memberName(c, i), p.memberName(o, i)
-		if an != nil && bn != nil && !bytes.Equal(an, bn) {
-			same = false
+		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
+			return false
 		}
 	}
-	return true, same
+	return true
 }
 
 // topLevel prints a struct or union as pahole's class_formatter does.

@@ -68,14 +68,9 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		if o&byNames != 0 || !bytes.Equal(p.typ(o).NameBytes(), c.name) {
 			continue
 		}
-		layout, same := pr.same(p, c, o)
-		if same {
+		if pr.same(p, c, o, true) {
 			return false
 		}
-		if !layout || !p.allNamedRecord(o) {
-			continue
-		}
-		// o heads c's bucket (the bucket's first named struct).
 		if named < 0 {
 			named = 0
 			if p.allNamed(c) {
@@ -83,11 +78,18 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 			}
 		}
 		if named == 1 {
-			head = o
+			// Is o the head of c's bucket (its first named struct)?
+			if head == 0 && p.allNamedRecord(o) && pr.same(p, c, o, false) {
+				head = o
+			}
+			continue
+		}
+		// Only a head has a chain; walk it if it is c's bucket's.
+		if _, ok := pr.next[o]; !ok || !pr.same(p, c, o, false) {
 			continue
 		}
 		for n, ok := pr.next[o]; ok; n, ok = pr.next[n] {
-			if _, same := pr.same(p, c, n); same {
+			if pr.same(p, c, n, true) {
 				return false
 			}
 		}
@@ -107,10 +109,8 @@ func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 		if o&byNames == 0 {
 			continue
 		}
-		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) {
-			if _, same := pr.same(p, c, o); same {
-				return false
-			}
+		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) && pr.same(p, c, o, true) {
+			return false
 		}
 	}
 	pr.put(id|byNames, names)
@@ -141,21 +141,20 @@ func (pr *printed) put(v btf.TypeID, i uint64) {
 	pr.used++
 }
 
-// same compares c with the struct o, of c's name: layout reports their
-// layouts the same less the member names, and same that pahole takes
-// them for one. It reads o's record if it can, else its class, loaded
-// for the comparison and dropped after unless another struct embeds it:
-// it was printed, and only add asks for it again.
-func (pr *printed) same(p *printer, c *class, o btf.TypeID) (layout, same bool) {
+// same compares c with the struct o, of c's name, by its record if it
+// can, else by its class, loaded for the comparison and dropped after
+// unless another struct embeds it: it was printed, and only add asks for
+// it again. names false compares the layouts only.
+func (pr *printed) same(p *printer, c *class, o btf.TypeID, names bool) bool {
 	pr.compares++
-	layout, same, ok := p.sameRecord(c, o)
+	same, ok := p.sameRecord(c, o, names)
 	if !ok {
-		layout, same = p.same(c, p.class(o))
+		same = p.same(c, p.class(o), names)
 		if !p.isEmbedded(o) {
 			p.drop(o)
 		}
 	}
-	return layout, same
+	return same
 }
 
 // home returns the first slot of the probe sequence of struct c's
@@ -244,25 +243,24 @@ func (p *printer) allNamedRecord(o btf.TypeID) bool {
 // sameRecord is same for c and the struct o as its record gives it,
 // without loading o's class: ok is false if o has a bitfield before a
 // difference is found, whose offset load may move.
-func (p *printer) sameRecord(c *class, o btf.TypeID) (layout, same, ok bool) {
+func (p *printer) sameRecord(c *class, o btf.TypeID, names bool) (same, ok bool) {
 	t := p.typ(o)
 	if c.size != t.Size() || len(c.members) != t.Vlen() {
-		return false, false, true
+		return false, true
 	}
-	same = true
 	for i := range c.members {
 		m := t.Member(i)
 		if uint8(m.BitfieldSize) != 0 {
-			return false, false, false
+			return false, false
 		}
 		a := &c.members[i]
 		if a.bitfieldSize != 0 || a.bitOffset != m.BitOffset {
-			return false, false, true
+			return false, true
 		}
 		an, bn := p.memberName(c, i), m.NameBytes()
-		if an != nil && bn != nil && !bytes.Equal(an, bn) {
-			same = false
+		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
+			return false, true
 		}
 	}
-	return true, same, true
+	return true, true
 }
