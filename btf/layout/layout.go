@@ -398,8 +398,8 @@ func hasRecord(s *btf.Spec, name string) bool {
 // same reports whether pahole takes c and o, of the same name, for one
 // struct already printed (type__compare): same size and member count, and
 // each member with the same bit offset, bitfield size and, when both have
-// one, name.
-func (p *printer) same(c, o *class) bool {
+// one, name; names false leaves the names out.
+func (p *printer) same(c, o *class, names bool) bool {
 	if c.size != o.size || len(c.members) != len(o.members) {
 		return false
 	}
@@ -409,7 +409,7 @@ func (p *printer) same(c, o *class) bool {
 			return false
 		}
 		an, bn := p.memberName(c, i), p.memberName(o, i)
-		if an != nil && bn != nil && !bytes.Equal(an, bn) {
+		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
 			return false
 		}
 	}

@@ -17,6 +17,7 @@ func TestLayoutsOfOneName(t *testing.T) {
 	matchGoldens(t, "names", []golden{
 		{"fwd-storm-70", func() ([]byte, error) { return hostile.BuildVariant10(hostile.FwdStorm, 70) }},
 		{"one-name", buildOneName},
+		{"one-bucket", buildOneBucket},
 	})
 }
 
@@ -82,4 +83,33 @@ func intAndLong() (b *builder.Builder, i32, i64 btf.TypeID, err error) {
 	}
 	i64, err = b.AddInt("long", 8, btf.IntInfo{Bits: 64, Encoding: btf.IntSigned})
 	return b, i32, i64, err
+}
+
+// buildOneBucket builds structs "s" of one layout, two ints, some with an
+// anonymous member: named ones of different member names (one struct of
+// the table's bucket and the others chained to it), anonymous ones that
+// match a chained one, another anonymous one or none, and named ones that
+// match an anonymous one printed before, a chained one or none.
+func buildOneBucket() ([]byte, error) {
+	b, i32, _, err := intAndLong()
+	if err != nil {
+		return nil, err
+	}
+	for _, names := range [][2]string{
+		{"a", "b"}, {"c", "d"}, {"e", "f"}, // printed
+		{"c", ""}, {"", "f"}, // match c d and e f
+		{"x", ""},  // printed
+		{"x", "y"}, // matches x _
+		{"c", "d"}, // matches c d
+		{"", ""},   // matches a b
+		{"g", "h"}, // printed
+		{"", "z"},  // matches x _
+		{"g", "z"}, // printed
+	} {
+		ms := []builder.Member{{Name: names[0], Type: i32}, {Name: names[1], Type: i32, BitOffset: 32}}
+		if _, err := b.AddStruct("s", 8, ms); err != nil {
+			return nil, err
+		}
+	}
+	return b.Marshal(builder.Options{})
 }
