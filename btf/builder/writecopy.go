@@ -516,8 +516,9 @@ func chunkEnd(types []byte, off int) int {
 }
 
 // kindSizes sizes the records of the kinds the Builder writes: a layout
-// section may describe only other kinds (wire.ParseLayouts).
-var kindSizes = wire.DefaultLayouts.Sizes()
+// section may describe only other kinds (wire.ParseLayouts). wire's, made
+// at its start-up, so that this package runs no code at start-up.
+var kindSizes = &wire.DefaultSizes
 
 // renameAll interns the names of the whole records at the start of recs,
 // records of src from type id id on that a copy keeps whole (keepsIDs),

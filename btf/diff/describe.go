@@ -25,10 +25,19 @@ type fact struct {
 const maxFlatten = 4096
 
 // errTooDeep and errTooLong are why a struct's signature is refused.
+// errTooDeep is a value of its own type, not fmt.Errorf's, so that this
+// package runs no code at start-up (cmd/kmeta's TestStartupFloor).
 var (
-	errTooDeep = fmt.Errorf("diff: anonymous members nest more than %d levels deep", maxFlatten)
-	errTooLong = errors.New("diff: its members' paths take more memory than the input allows (anonymous members nest too deep)")
+	errTooDeep error = tooDeepError{}
+	errTooLong       = errors.New("diff: its members' paths take more memory than the input allows (anonymous members nest too deep)")
 )
+
+// tooDeepError is errTooDeep's type.
+type tooDeepError struct{}
+
+func (tooDeepError) Error() string {
+	return fmt.Sprintf("diff: anonymous members nest more than %d levels deep", maxFlatten)
+}
 
 // sigSlack is what a struct's signature may take beyond twice its Spec's
 // BTF (S), so that the two signatures compared, their growth and the rest

@@ -187,6 +187,12 @@ type Sizes struct {
 }
 
 // Sizes returns the Sizes of l.
+// DefaultSizes is DefaultLayouts.Sizes(), made once, at start-up: the
+// Builder's copy sizes its records with it, and wire is one of the few
+// packages whose initialization runs at start-up (cmd/kmeta's
+// TestStartupFloor).
+var DefaultSizes = DefaultLayouts.Sizes()
+
 func (l *Layouts) Sizes() Sizes {
 	var s Sizes
 	for k, e := range l {
