@@ -42,7 +42,8 @@ import (
 // go.
 
 const (
-	rt8Timeout   = 10 * time.Second // pahole hangs on some inputs: past this, it is taken as hung
+	rt8CPULimit  = 10               // CPU seconds: pahole hangs on some inputs; past this, a run is taken as hung
+	rt8Timeout   = 60 * time.Second // and past this wall time (a run that waits without spinning)
 	rt8Floor     = 32 << 20         // a Go binary's own peak on a small input, with room
 	rt8BaseIndex = 16 << 20         // the base's index for a module (README: about 9 MB)
 	rt8SlowFloor = 0.5              // CPU seconds under which a ratio to pahole is noise
@@ -126,10 +127,14 @@ type rt8Run struct {
 	peak   int64   // bytes
 }
 
-// rt8Exec runs argv under GNU time (timeBin) and a time limit.
+// rt8Exec runs argv under GNU time (timeBin), a CPU limit (rt8CPULimit:
+// RLIMIT_CPU, set by sh's ulimit -t around GNU time, which a loaded
+// machine does not move, where a wall-time limit of 10 s once took runs
+// of under a second of CPU for hung) and a wall-time backstop (rt8Timeout).
 func rt8Exec(timeBin, rep string, argv ...string) rt8Run {
 	os.Remove(rep)
-	cmd := exec.Command(timeBin, append([]string{"-f", "%U %S %M", "-o", rep}, argv...)...)
+	argv = append([]string{"/bin/sh", "-c", fmt.Sprintf(`ulimit -t %d && exec "$@"`, rt8CPULimit), "sh", timeBin, "-f", "%U %S %M", "-o", rep}, argv...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -159,8 +164,11 @@ func rt8Exec(timeBin, rep string, argv ...string) rt8Run {
 			}
 		}
 	}
+	if r.status == -1 && r.cpu >= rt8CPULimit-0.5 {
+		r.hung = true // killed at the CPU limit (SIGXCPU)
+	}
 	if r.hung {
-		r.status, r.cpu = -1, rt8Timeout.Seconds()
+		r.status, r.cpu = -1, max(r.cpu, rt8CPULimit)
 	}
 	return r
 }
@@ -173,7 +181,7 @@ func rt8Judge(k, p rt8Run, module bool) string {
 	case strings.Contains(msg, "panic:") || strings.Contains(msg, "fatal error:") || strings.Contains(msg, "goroutine "):
 		return "Go runtime error: " + firstLine(msg)
 	case k.hung:
-		return fmt.Sprintf("no exit within %v", rt8Timeout)
+		return fmt.Sprintf("no exit within %d s of CPU or %v", rt8CPULimit, rt8Timeout)
 	case k.status < 0 || k.status > 2:
 		return fmt.Sprintf("status %d: %s", k.status, firstLine(msg))
 	case strings.Count(msg, "\n") > 1:
