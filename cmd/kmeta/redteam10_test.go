@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,14 +232,7 @@ func rt10Variant(t *testing.T, name string) hostile.Variant10 {
 // what bpftool 7.1 prints where it dumps the variant.
 func TestRedteam10Small(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	baseRaw, err := hostile.BuildVariant(hostile.UnionNest, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := writeFile(t, dir, "base.btf", baseRaw)
-	bpftool, _ := exec.LookPath("bpftool")
+	dir, obj, baseRaw, base, bpftool := rtSmallSetup(t)
 	for _, v := range hostile.Variant10s() {
 		raw, err := hostile.BuildVariant10(v, 70)
 		if err != nil {

@@ -684,6 +684,22 @@ var rt9SmallSizes = map[hostile.Variant]int{
 	hostile.CopiesSelf: 3, hostile.Enum64Edges: 8, hostile.MixedRing: 60,
 }
 
+// rtSmallSetup makes what the campaigns' small tests share: a
+// directory, the CO-RE object, a small base (raw and as a file in the
+// directory) and bpftool 7.1's path ("" if it is not installed).
+func rtSmallSetup(t *testing.T) (dir, obj string, baseRaw []byte, base, bpftool string) {
+	t.Helper()
+	dir = t.TempDir()
+	obj = writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
+	baseRaw, err := hostile.BuildVariant(hostile.UnionNest, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base = writeFile(t, dir, "base.btf", baseRaw)
+	bpftool, _ = exec.LookPath("bpftool")
+	return dir, obj, baseRaw, base, bpftool
+}
+
 // TestRedteam9Small runs every BTF command of the ninth campaign in
 // process on each variant at a small size, standalone and split on a
 // base, and each DWARF9 shape through btf encode: each succeeds or fails
@@ -692,14 +708,7 @@ var rt9SmallSizes = map[hostile.Variant]int{
 // --compat bpftool-7.1, in C.
 func TestRedteam9Small(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
-	baseRaw, err := hostile.BuildVariant(hostile.UnionNest, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := writeFile(t, dir, "base.btf", baseRaw)
-	bpftool, _ := exec.LookPath("bpftool")
+	dir, obj, baseRaw, base, bpftool := rtSmallSetup(t)
 	for _, v := range hostile.Variants() {
 		n := rt9SmallSizes[v]
 		raw, err := hostile.BuildVariant(v, n)
