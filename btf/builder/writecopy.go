@@ -699,8 +699,13 @@ func byteOrder(opts Options) binary.ByteOrder {
 
 // size returns the number of bytes that write writes.
 func (c *streamCopy) size(opts Options) int {
-	h, layout := c.b.header(c.typeLen, opts)
-	if opts.Layout {
+	return rawSize(c.b.header(c.typeLen, opts))
+}
+
+// rawSize returns the size of raw BTF with header h and the layout
+// section layout (nil for none).
+func rawSize(h wire.Header, layout []byte) int {
+	if layout != nil {
 		return int(h.HdrLen+h.LayoutOff) + len(layout)
 	}
 	return int(h.HdrLen + h.StrOff + h.StrLen)

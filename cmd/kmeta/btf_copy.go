@@ -70,9 +70,14 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if again != nil {
 		again()
 	}
-	write := builder.WriteCopy
+	// A copy of FILE on its own base keeps its records and strings as
+	// they are (builder.WriteAsIs), as libbpf writes back BTF it parsed.
+	write, writeELF := builder.WriteCopy, builder.WriteCopyELF
+	if builder.AsIs(o.spec, o.base) {
+		write, writeELF = builder.WriteAsIs, builder.WriteAsIsELF
+	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		write = builder.WriteCopyELF
+		write = writeELF
 	}
 	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, o.base, opts) }, path, f.base)
 }
