@@ -457,8 +457,9 @@ func typeErr(src *source, id btf.TypeID, err error) error {
 
 // streamKept is stream for a copy that keepsIDs: the input's records
 // are copied a buffer at a time, whole, and only their names change
-// (renameAll). It is the loop of "btf copy", without a call or a Type per
-// record and without encode's remapping of ids (BENCH.md).
+// (renameAll). It is WriteCopy's loop for a whole Spec, without a call
+// or a Type per record and without encode's remapping of ids (BENCH.md;
+// "btf copy" renames nothing: WriteAsIs).
 func (c *streamCopy) streamKept(w io.Writer, buf []byte, swap bool) (int, error) {
 	written := 0
 	c.reads++
