@@ -78,14 +78,17 @@ func TestWriteAsIs(t *testing.T) {
 // TestWriteAsIsLibbpf: WriteAsIs writes what libbpf 1.8 writes back for
 // BTF it parsed (btf__parse or btf__parse_split, then btf__raw_data:
 // bench/testdata/libbpfcopy.c), byte for byte, for pahole's vmlinux and a
-// module on it. The peer is KMETA_LIBBPFCOPY or libbpfcopy on PATH.
+// module on it. The peer is KMETA_LIBBPFCOPY, or the ninth campaign's
+// default (cmd/kmeta's rt9PeerVars), or libbpfcopy on PATH.
 func TestWriteAsIsLibbpf(t *testing.T) {
 	peer := os.Getenv("KMETA_LIBBPFCOPY")
-	if peer == "" {
-		var err error
-		if peer, err = exec.LookPath("libbpfcopy"); err != nil {
-			t.Skip("no libbpfcopy (bench/testdata/libbpfcopy.c) on PATH and KMETA_LIBBPFCOPY unset")
+	for _, p := range []string{"/work/data/peers/libbpfcopy18", "libbpfcopy"} {
+		if peer == "" {
+			peer, _ = exec.LookPath(p)
 		}
+	}
+	if peer == "" {
+		t.Skip("no libbpfcopy (bench/testdata/libbpfcopy.c): set KMETA_LIBBPFCOPY")
 	}
 	dir := t.TempDir()
 	vmlinux := filepath.Join(dir, "vmlinux.btf")
