@@ -159,12 +159,23 @@ var longNames = []string{
 }
 
 // PointerSize returns the size of a pointer on the BTF's target, deduced as
-// libbpf's btf__pointer_size does: the size of the first INT, in id order,
-// that is 4 or 8 bytes and named as a spelling of "long". Without one it is
-// the host's pointer size.
+// libbpf's btf__pointer_size does (KnownPointerSize). Without an INT to
+// tell it, it is the host's pointer size, as libbpf's btf__resolve_size
+// and btf__align_of take it (btf_ptr_sz).
 func (s *Spec) PointerSize() uint32 {
+	if n := s.KnownPointerSize(); n != 0 {
+		return n
+	}
+	return strconv.IntSize / 8
+}
+
+// KnownPointerSize is libbpf's btf__pointer_size on raw BTF
+// (determine_ptr_size): the size of the first INT, in id order (a split
+// Spec's base first), that is 4 or 8 bytes and named as a spelling of
+// "long"; 0 without one. pahole's BTF loader takes it for the pointer
+// size (cu->addr_size), 0 included.
+func (s *Spec) KnownPointerSize() uint32 {
 	s.ptrOnce.Do(func() {
-		s.ptrSize = strconv.IntSize / 8
 		for _, t := range s.All() {
 			if t.Kind() != KindInt || (t.Size() != 4 && t.Size() != 8) {
 				continue

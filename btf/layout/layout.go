@@ -115,7 +115,7 @@ func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, erro
 		budget:    cacheBudget(s),
 		nodes:     nodes,
 		spec:      s,
-		ptrSize:   s.PointerSize(),
+		ptrSize:   s.KnownPointerSize(),
 		cacheline: uint32(cacheline),
 		classes:   make(map[btf.TypeID]*class),
 		embedded:  embedded,

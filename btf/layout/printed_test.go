@@ -113,3 +113,15 @@ func buildOneBucket() ([]byte, error) {
 	}
 	return b.Marshal(builder.Options{})
 }
+
+// TestPointerSizeUnknown compares layouts of BTF that has no INT named as
+// a spelling of long, whose pointer size libbpf's btf__pointer_size cannot
+// tell: pahole (1.24 and 1.30) prints pointers 0 bytes wide there, with
+// the holes and alignment that follow, where the host's 8 bytes made
+// others (list-chain from the tenth red team). Goldens from pahole 1.24 in
+// testdata/ptr.
+func TestPointerSizeUnknown(t *testing.T) {
+	matchGoldens(t, "ptr", []golden{
+		{"list-chain-100", func() ([]byte, error) { return hostile.BuildVariant10(hostile.ListChain, 100) }},
+	})
+}
