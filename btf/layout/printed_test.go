@@ -1,10 +1,12 @@
 package layout_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -18,6 +20,12 @@ func TestLayoutsOfOneName(t *testing.T) {
 		{"fwd-storm-70", func() ([]byte, error) { return hostile.BuildVariant10(hostile.FwdStorm, 70) }},
 		{"one-name", buildOneName},
 		{"one-bucket", buildOneBucket},
+		// Session 28's divergence: 12 structs "s" { int; int; } of
+		// member names a, b, c or none, of which pahole prints 5, and
+		// "any printed struct of the name matches" printed 3.
+		{"divergence-seed4", func() ([]byte, error) {
+			return testfixtures.ReadPath(t, filepath.Join("testdata", "names", "divergence-seed4.btf.xz")), nil
+		}},
 	})
 }
 
