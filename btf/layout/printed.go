@@ -40,9 +40,23 @@ type printed struct {
 	// path is the walk down the tree, from the root, for the insertion
 	// to rebalance on: it has no parent links.
 	path []btf.TypeID
+	// names caches the names of the structs the walks meet, direct-mapped
+	// by id: every walk passes the top of the tree, and finding a
+	// struct's record for its name (TypeByID) took most of a walk's time
+	// (BENCH.md).
+	names []cachedName
 	// compares counts comparisons, for the tests that pin their number.
 	compares int
 }
+
+// cachedName is the name of struct id.
+type cachedName struct {
+	id   btf.TypeID
+	name []byte
+}
+
+// maxCachedNames bounds printed.names: the top 15 levels of the tree.
+const maxCachedNames = 1 << 15
 
 // red marks a red node in its left link; type ids are below 1<<31
 // (btf.Parse).
@@ -66,6 +80,7 @@ func newPrinted(p *printer) *printed {
 		}
 	}
 	pr.right = make([]btf.TypeID, n)
+	pr.names = make([]cachedName, min(maxCachedNames, 1<<bits.Len32(n)))
 	return pr
 }
 
@@ -233,7 +248,7 @@ func (pr *printed) replace(p *printer, parent, x, y btf.TypeID) {
 // again.
 func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 	pr.compares++
-	if rc := bytes.Compare(p.typ(o).NameBytes(), c.name); rc != 0 {
+	if rc := bytes.Compare(pr.name(p, o), c.name); rc != 0 {
 		return rc
 	}
 	rc, ok := p.compareRecord(o, c)
@@ -244,6 +259,15 @@ func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 		}
 	}
 	return rc
+}
+
+// name returns the name of struct o.
+func (pr *printed) name(p *printer, o btf.TypeID) []byte {
+	e := &pr.names[int(o)&(len(pr.names)-1)]
+	if e.id != o {
+		e.id, e.name = o, p.typ(o).NameBytes()
+	}
+	return e.name
 }
 
 // sign is the sign of pahole's (int)a - (int)b for 32-bit a and b: the
