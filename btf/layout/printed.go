@@ -40,23 +40,23 @@ type printed struct {
 	// path is the walk down the tree, from the root, for the insertion
 	// to rebalance on: it has no parent links.
 	path []btf.TypeID
-	// names caches the names of the structs the walks meet, direct-mapped
-	// by id: every walk passes the top of the tree, and finding a
-	// struct's record for its name (TypeByID) took most of a walk's time
-	// (BENCH.md).
-	names []cachedName
+	// seen caches the records and names of the structs the walks meet,
+	// direct-mapped by id: every walk passes the top of the tree, and
+	// finding a struct's record (TypeByID) and its name took most of a
+	// walk's time (BENCH.md).
+	seen []seenStruct
 	// compares counts comparisons, for the tests that pin their number.
 	compares int
 }
 
-// cachedName is the name of struct id.
-type cachedName struct {
-	id   btf.TypeID
+// seenStruct is the record and name of a struct in the tree.
+type seenStruct struct {
+	t    btf.Type
 	name []byte
 }
 
-// maxCachedNames bounds printed.names: the top 15 levels of the tree.
-const maxCachedNames = 1 << 15
+// maxSeen bounds printed.seen: the top 15 levels of the tree.
+const maxSeen = 1 << 15
 
 // red marks a red node in its left link; type ids are below 1<<31
 // (btf.Parse).
@@ -80,7 +80,7 @@ func newPrinted(p *printer) *printed {
 		}
 	}
 	pr.right = make([]btf.TypeID, n)
-	pr.names = make([]cachedName, min(maxCachedNames, 1<<bits.Len32(n)))
+	pr.seen = make([]seenStruct, min(maxSeen, 1<<bits.Len32(n)))
 	return pr
 }
 
@@ -127,10 +127,11 @@ func (pr *printed) setRight(id, r btf.TypeID) { pr.right[pr.rank(id)] = r }
 func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 	pr.path = pr.path[:0]
 	rc := 0
+	ct := p.typ(id) // c's record, for its member names
 	for o := pr.root; o != 0; {
 		pr.path = append(pr.path, o)
 		// pahole compares the struct in the tree with the new one.
-		switch rc = pr.compare(p, o, c); {
+		switch rc = pr.compare(p, o, c, ct); {
 		case rc > 0:
 			o = pr.left(p, o)
 		case rc < 0:
@@ -242,16 +243,17 @@ func (pr *printed) replace(p *printer, parent, x, y btf.TypeID) {
 }
 
 // compare is pahole's type__compare(o, c) for the struct o in the tree
-// and c, of any names: its sign orders them. It compares o's record if it
-// can, else its class, loaded for the comparison and dropped after unless
+// and c, of any names, whose record is ct: its sign orders them. It
+// compares o's record if it can, else its class, loaded for the comparison and dropped after unless
 // another struct embeds it: it was printed, and only add asks for it
 // again.
-func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
+func (pr *printed) compare(p *printer, o btf.TypeID, c *class, ct btf.Type) int {
 	pr.compares++
-	if rc := bytes.Compare(pr.name(p, o), c.name); rc != 0 {
+	e := pr.lookup(p, o)
+	if rc := bytes.Compare(e.name, c.name); rc != 0 {
 		return rc
 	}
-	rc, ok := p.compareRecord(o, c)
+	rc, ok := p.compareRecord(e.t, c, ct)
 	if !ok {
 		rc = p.compare(p.class(o), c)
 		if !p.isEmbedded(o) {
@@ -261,13 +263,14 @@ func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 	return rc
 }
 
-// name returns the name of struct o.
-func (pr *printed) name(p *printer, o btf.TypeID) []byte {
-	e := &pr.names[int(o)&(len(pr.names)-1)]
-	if e.id != o {
-		e.id, e.name = o, p.typ(o).NameBytes()
+// lookup returns the record and name of struct o.
+func (pr *printed) lookup(p *printer, o btf.TypeID) *seenStruct {
+	e := &pr.seen[int(o)&(len(pr.seen)-1)]
+	if e.t.ID() != o {
+		e.t = p.typ(o)
+		e.name = e.t.NameBytes()
 	}
-	return e.name
+	return e
 }
 
 // sign is the sign of pahole's (int)a - (int)b for 32-bit a and b: the
@@ -308,11 +311,10 @@ func (p *printer) compare(o, c *class) int {
 	return 0
 }
 
-// compareRecord is compare for o as its record gives it, without loading
-// its class: ok is false if o has a bitfield before the order is found,
-// whose offset load may move.
-func (p *printer) compareRecord(o btf.TypeID, c *class) (rc int, ok bool) {
-	t := p.typ(o)
+// compareRecord is compare for a struct as its record t gives it,
+// without loading its class (c's record is ct): ok is false if t has a
+// bitfield before the order is found, whose offset load may move.
+func (p *printer) compareRecord(t btf.Type, c *class, ct btf.Type) (rc int, ok bool) {
 	if rc := sign(t.Size(), c.size); rc != 0 {
 		return rc, true
 	}
@@ -325,7 +327,7 @@ func (p *printer) compareRecord(o btf.TypeID, c *class) (rc int, ok bool) {
 			return 0, false
 		}
 		b := &c.members[i]
-		if an, bn := m.NameBytes(), p.memberName(c, i); an != nil && bn != nil {
+		if an, bn := m.NameBytes(), ct.Member(i).NameBytes(); an != nil && bn != nil {
 			if rc := bytes.Compare(an, bn); rc != 0 {
 				return rc, true
 			}
