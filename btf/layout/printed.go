@@ -45,6 +45,8 @@ type printed struct {
 	// finding a struct's record (TypeByID) and its name took most of a
 	// walk's time (BENCH.md).
 	seen []seenStruct
+	// added is the member names of the struct being added.
+	added addedNames
 	// compares counts comparisons, for the tests that pin their number.
 	compares int
 }
@@ -53,6 +55,25 @@ type printed struct {
 type seenStruct struct {
 	t    btf.Type
 	name []byte
+}
+
+// addedNames is the member names of the struct a walk adds, found once
+// for all the walk's comparisons, up to the first len(names).
+type addedNames struct {
+	t     btf.Type // the struct's record
+	known int      // names found
+	names [64][]byte
+}
+
+// at returns the name of member i.
+func (a *addedNames) at(i int) []byte {
+	if i >= len(a.names) {
+		return a.t.Member(i).NameBytes()
+	}
+	for ; a.known <= i; a.known++ {
+		a.names[a.known] = a.t.Member(a.known).NameBytes()
+	}
+	return a.names[i]
 }
 
 // maxSeen bounds printed.seen: the top 15 levels of the tree.
@@ -127,11 +148,11 @@ func (pr *printed) setRight(id, r btf.TypeID) { pr.right[pr.rank(id)] = r }
 func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
 	pr.path = pr.path[:0]
 	rc := 0
-	ct := p.typ(id) // c's record, for its member names
+	pr.added.t, pr.added.known = p.typ(id), 0
 	for o := pr.root; o != 0; {
 		pr.path = append(pr.path, o)
 		// pahole compares the struct in the tree with the new one.
-		switch rc = pr.compare(p, o, c, ct); {
+		switch rc = pr.compare(p, o, c); {
 		case rc > 0:
 			o = pr.left(p, o)
 		case rc < 0:
@@ -243,17 +264,17 @@ func (pr *printed) replace(p *printer, parent, x, y btf.TypeID) {
 }
 
 // compare is pahole's type__compare(o, c) for the struct o in the tree
-// and c, of any names, whose record is ct: its sign orders them. It
-// compares o's record if it can, else its class, loaded for the comparison and dropped after unless
+// and c, being added, of any names: its sign orders them. It compares
+// o's record if it can, else its class, loaded for the comparison and dropped after unless
 // another struct embeds it: it was printed, and only add asks for it
 // again.
-func (pr *printed) compare(p *printer, o btf.TypeID, c *class, ct btf.Type) int {
+func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 	pr.compares++
 	e := pr.lookup(p, o)
 	if rc := bytes.Compare(e.name, c.name); rc != 0 {
 		return rc
 	}
-	rc, ok := p.compareRecord(e.t, c, ct)
+	rc, ok := compareRecord(e.t, c, &pr.added)
 	if !ok {
 		rc = p.compare(p.class(o), c)
 		if !p.isEmbedded(o) {
@@ -312,9 +333,9 @@ func (p *printer) compare(o, c *class) int {
 }
 
 // compareRecord is compare for a struct as its record t gives it,
-// without loading its class (c's record is ct): ok is false if t has a
-// bitfield before the order is found, whose offset load may move.
-func (p *printer) compareRecord(t btf.Type, c *class, ct btf.Type) (rc int, ok bool) {
+// without loading its class (c's member names are cn): ok is false if t
+// has a bitfield before the order is found, whose offset load may move.
+func compareRecord(t btf.Type, c *class, cn *addedNames) (rc int, ok bool) {
 	if rc := sign(t.Size(), c.size); rc != 0 {
 		return rc, true
 	}
@@ -327,7 +348,7 @@ func (p *printer) compareRecord(t btf.Type, c *class, ct btf.Type) (rc int, ok b
 			return 0, false
 		}
 		b := &c.members[i]
-		if an, bn := m.NameBytes(), ct.Member(i).NameBytes(); an != nil && bn != nil {
+		if an, bn := m.NameBytes(), cn.at(i); an != nil && bn != nil {
 			if rc := bytes.Compare(an, bn); rc != 0 {
 				return rc, true
 			}
