@@ -169,13 +169,20 @@ func (s *Spec) PointerSize() uint32 {
 	return strconv.IntSize / 8
 }
 
-// KnownPointerSize is libbpf's btf__pointer_size on raw BTF
-// (determine_ptr_size): the size of the first INT, in id order (a split
-// Spec's base first), that is 4 or 8 bytes and named as a spelling of
-// "long"; 0 without one. pahole's BTF loader takes it for the pointer
-// size (cu->addr_size), 0 included.
+// KnownPointerSize is libbpf's btf__pointer_size: for BTF read from an
+// ELF file, the pointer size of the file's class (btf_parse_elf);
+// otherwise a split Spec's base's, if known, else the size of the first
+// INT, in id order (a split Spec's base first), that is 4 or 8 bytes and
+// named as a spelling of "long" (determine_ptr_size); 0 without one.
+// pahole's BTF loader takes it for the pointer size (cu->addr_size), 0
+// included.
 func (s *Spec) KnownPointerSize() uint32 {
 	s.ptrOnce.Do(func() {
+		if s.base != nil {
+			if s.ptrSize = s.base.KnownPointerSize(); s.ptrSize != 0 {
+				return
+			}
+		}
 		for _, t := range s.All() {
 			if t.Kind() != KindInt || (t.Size() != 4 && t.Size() != 8) {
 				continue
@@ -187,4 +194,13 @@ func (s *Spec) KnownPointerSize() uint32 {
 		}
 	})
 	return s.ptrSize
+}
+
+// setPointerSize sets the pointer size of a Spec read from an ELF file to
+// n, that of the file's class, as libbpf's btf_parse_elf does; 0 leaves it
+// to be deduced.
+func (s *Spec) setPointerSize(n uint32) {
+	if n != 0 {
+		s.ptrOnce.Do(func() { s.ptrSize = n })
+	}
 }

@@ -1,11 +1,15 @@
 package layout_test
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/layout"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
@@ -132,4 +136,34 @@ func TestPointerSizeUnknown(t *testing.T) {
 	matchGoldens(t, "ptr", []golden{
 		{"list-chain-100", func() ([]byte, error) { return hostile.BuildVariant10(hostile.ListChain, 100) }},
 	})
+}
+
+// TestPointerSizeOfELF: read from an ELF file, the same BTF has the
+// pointer size of the file's class, as libbpf's btf_parse_elf sets it,
+// and pahole prints its pointers 8 bytes wide (golden from pahole 1.24 on
+// the ELF64 file).
+func TestPointerSizeOfELF(t *testing.T) {
+	raw, err := hostile.BuildVariant10(hostile.ListChain, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elf := hostile.BuildELF(raw, hostile.ELFShape{})
+	if dir := os.Getenv("KMETA_LAYOUT_GOLDEN"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "list-chain-100-elf.o"), elf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := btf.Read(context.Background(), bytes.NewReader(elf), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := s.KnownPointerSize(); n != 8 {
+		t.Errorf("pointer size of an ELF64 file's BTF: %d, want 8", n)
+	}
+	var got bytes.Buffer
+	if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	compareLines(t, testfixtures.ReadPath(t, filepath.Join("testdata", "ptr", "list-chain-100-elf.pahole-1.24.txt.xz")), got.Bytes())
 }
