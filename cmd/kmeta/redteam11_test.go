@@ -1,0 +1,288 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// The eleventh hostile campaign of issue 37: kinds and edges the ten
+// before did not stress (hostile.Variant11: a prototype of 65,535
+// parameters of distinct types, overlapping VARs out of order, TYPE_TAG
+// and DECL_TAG forests with attribute tags, FLOATs, INT bitfields at
+// every bit offset, signed ENUM64s, names that are suffixes of one
+// another, empty names), standalone, in ELF, split on Debian 6.1's
+// vmlinux (compressed too) and on an odd base (the tenth campaign's
+// fwd-storm, whose names are ambiguous forwards), diffed against another
+// size of themselves; a module whose structs embed and point to its
+// kernel's (distill's case); kallsyms of shuffled addresses, names past
+// KSYM_NAME_LEN, one name everywhere and every type letter.
+
+// rt11Sizes are the sizes of each Variant11 the campaign runs: a
+// thousand, and the largest that BTF's limits (65,535 members or
+// parameters, 16 MiB of strings, a million types) allow or that takes
+// seconds.
+var rt11Sizes = map[hostile.Variant11][]int{
+	hostile.DistinctParams: {1000, 65_535},
+	hostile.OverlapVars:    {1000, 300_000},
+	hostile.TagForest:      {1000, 60_000},
+	hostile.Floats:         {1000, 200_000},
+	hostile.IntBits:        {1000, 500_000},
+	hostile.SignedEnums:    {1000, 500_000},
+	// n^2/2 bytes of names: 12.5 MB at 5,000.
+	hostile.SuffixNames: {1000, 5000},
+	hostile.EmptyNames:  {1000, 3 * 65_535},
+}
+
+// rt11Find is the name each variant's find and min look for.
+var rt11Find = map[hostile.Variant11]string{
+	hostile.DistinctParams: "f", hostile.OverlapVars: "v1", hostile.TagForest: "t0", hostile.Floats: "fs0",
+	hostile.IntBits: "bits", hostile.SignedEnums: "e0", hostile.SuffixNames: "outer", hostile.EmptyNames: "outer",
+}
+
+// rt11Inputs writes the campaign's inputs into dir, and the extra cases
+// of each (diffs against another input) by its name.
+func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]rt9Case) {
+	var ins []rt9Input
+	extra := map[string][]rt9Case{}
+	exts := []string{".gz", ".xz", ".zst"}
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	vraw, err := os.ReadFile(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An odd base: forwards of struct and union, ambiguous names.
+	oddRaw, err := hostile.BuildVariant10(hostile.FwdStorm, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := writeFile(t, dir, "odd-base.btf", oddRaw)
+	for i, v := range hostile.Variant11s() {
+		sizes := rt11Sizes[v]
+		if quick {
+			sizes = sizes[:1]
+		}
+		var prev string
+		for j, n := range sizes {
+			raw, err := hostile.BuildVariant11(v, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%v-%d", v, n)
+			find := rt11Find[v]
+			types := shapeStats(raw)
+			path := writeFile(t, dir, name+".btf", raw)
+			ins = append(ins, rt9Input{name: name, path: path, size: int64(len(raw)), kind: "btf", full: true, find: find, types: types})
+			if !quick {
+				elf := hostile.BuildELF(raw, hostile.ELFShape{})
+				ins = append(ins, rt9Input{name: name + ".o", path: writeFile(t, dir, name+".o", elf), size: int64(len(elf)), kind: "btf", find: find, types: types})
+			}
+			if prev != "" {
+				ps, _ := os.Stat(prev)
+				extra[name] = []rt9Case{{"diff other", []string{"btf", "diff", prev, path}, nil, readBound(ps.Size() + int64(len(raw)))}}
+			}
+			prev = path
+			if j > 0 {
+				continue
+			}
+			for _, b := range []struct{ name, path string }{{"split-", vmlinux}, {"odd-", odd}} {
+				braw, _ := os.ReadFile(b.path)
+				split, err := hostile.BuildVariant11On(braw, v, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sname := b.name + name
+				ins = append(ins, rt9Input{name: sname, path: writeFile(t, dir, sname+".btf", split), size: int64(len(split)), base: b.path, kind: "btf", full: true, find: find, types: len(split) / 12})
+				if b.path == vmlinux && (!quick || i%4 == 0) {
+					ext := exts[i%3]
+					ins = append(ins, rt9Input{name: sname + ext, path: writeFile(t, dir, sname+".btf"+ext, rt9Compress(t, split, ext)), size: int64(len(split)), base: vmlinux, kind: "btf", find: find, types: len(split) / 12})
+				}
+			}
+		}
+	}
+	refs := []int{1000, 100_000}
+	if quick {
+		refs = refs[:1]
+	}
+	for _, n := range refs {
+		split, err := hostile.BuildBaseRefs(vraw, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("base-refs-%d", n)
+		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12})
+	}
+	for _, d := range rt11DWARF(quick) {
+		ins = append(ins, rt9Input{name: d.name, path: writeFile(t, dir, d.name+".o", d.obj), size: int64(len(d.obj)), kind: "dwarf"})
+	}
+	for i, k := range hostile.Kallsyms11s() {
+		n := 200_000
+		switch {
+		case quick:
+			n = 1000
+		case k == hostile.KsHugeNames:
+			n = 10_000 // 60 MB
+		}
+		text := hostile.BuildKallsyms11(k, n)
+		name := fmt.Sprintf("kallsyms-%v-%d", k, n)
+		path := writeFile(t, dir, name, text)
+		ins = append(ins, rt9Input{name: name, path: path, size: int64(len(text)), kind: "kallsyms", find: "sym1_"})
+		extra[name] = []rt9Case{{"ksym limit S", []string{"ksym", "stats", "--kallsyms", path, "--max-input", strconv.Itoa(len(text))}, nil, ksymBound(int64(len(text)), 1000)}}
+		if !quick || i == 0 {
+			ext := exts[i%3]
+			ins = append(ins, rt9Input{name: name + ext, path: writeFile(t, dir, name+ext, rt9Compress(t, text, ext)), size: int64(len(text)), kind: "kallsyms", find: "sym1_"})
+		}
+	}
+	return ins, extra
+}
+
+// rt11DWARF is the campaign's DWARF for btf encode and pahole -J.
+func rt11DWARF(quick bool) []struct {
+	name string
+	obj  []byte
+} {
+	var out []struct {
+		name string
+		obj  []byte
+	}
+	for _, k := range hostile.DWARF11Shapes() {
+		for _, n := range []int{1000, 65_535} {
+			if quick && n > 1000 {
+				continue
+			}
+			out = append(out, struct {
+				name string
+				obj  []byte
+			}{fmt.Sprintf("dwarf-%v-%d", k, n), hostile.BuildDWARF11(k, n)})
+		}
+	}
+	return out
+}
+
+// TestRedteam11Campaign runs every command on every input of the
+// eleventh campaign under GNU time and judges each as
+// TestRedteam9Campaign does (rt9Campaign). It writes the table to
+// $KMETA_RT11_REPORT when set. KMETA_RT11_QUICK=1 runs the smallest size
+// of each shape only (about a minute); KMETA_RT9_ONLY=REGEXP the inputs
+// whose names match.
+func TestRedteam11Campaign(t *testing.T) {
+	quick := os.Getenv("KMETA_RT11_QUICK") == "1"
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("the eleventh campaign, every command on new shapes beside its peers: set KMETA_HEAVY=1 (KMETA_RT11_QUICK=1 for a minute's)")
+	}
+	dir := t.TempDir()
+	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
+	c := newRt9Campaign(t, "KMETA_RT11_REPORT", quick)
+	ins, extra := rt11Inputs(t, dir, quick)
+	for _, in := range ins {
+		if !c.only.MatchString(in.name) {
+			continue
+		}
+		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
+	}
+	c.end()
+}
+
+// TestRedteam11Write writes one shape of the eleventh campaign into
+// KMETA_RT9_OUT, for measuring by hand: KMETA_RT11_WRITE=NAME-N (as in
+// "tag-forest-1000"; "split-NAME-N" on Debian 6.1's vmlinux;
+// "base-refs-N"; "dwarf-NAME-N"; "kallsyms-NAME-N").
+func TestRedteam11Write(t *testing.T) {
+	dir, what, name, n, split := rtWriteTarget(t, "KMETA_RT11_WRITE", "eleventh")
+	var raw []byte
+	var err error
+	if shape, ok := strings.CutPrefix(name, "dwarf-"); ok {
+		for _, k := range hostile.DWARF11Shapes() {
+			if k.String() == shape {
+				writeFile(t, dir, what+".o", hostile.BuildDWARF11(k, n))
+				return
+			}
+		}
+		t.Fatalf("no DWARF shape %q", shape)
+	}
+	if shape, ok := strings.CutPrefix(name, "kallsyms-"); ok {
+		for _, k := range hostile.Kallsyms11s() {
+			if k.String() == shape {
+				writeFile(t, dir, what, hostile.BuildKallsyms11(k, n))
+				return
+			}
+		}
+		t.Fatalf("no kallsyms shape %q", shape)
+	}
+	vmlinux := func() []byte { return testfixtures.Read(t, testfixtures.DebianVmlinux) }
+	switch {
+	case name == "base-refs":
+		raw, err = hostile.BuildBaseRefs(vmlinux(), n)
+	case split:
+		raw, err = hostile.BuildVariant11On(vmlinux(), rt11Variant(t, name), n)
+	default:
+		raw, err = hostile.BuildVariant11(rt11Variant(t, name), n)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, what+".btf", raw)
+}
+
+// rt11Variant returns the Variant11 that name names.
+func rt11Variant(t *testing.T, name string) hostile.Variant11 {
+	for _, v := range hostile.Variant11s() {
+		if v.String() == name {
+			return v
+		}
+	}
+	t.Fatalf("no variant %q", name)
+	return 0
+}
+
+// TestRedteam11Small runs every BTF command in process on each Variant11
+// at a small size, standalone and split on a base, and each DWARF11
+// shape through btf encode: each succeeds or fails in one line (a panic
+// fails the test binary), and btf dump prints what bpftool 7.1 prints
+// where it dumps the variant.
+func TestRedteam11Small(t *testing.T) {
+	t.Parallel()
+	dir, obj, baseRaw, base, bpftool := rtSmallSetup(t)
+	for _, v := range hostile.Variant11s() {
+		raw, err := hostile.BuildVariant11(v, 70)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.BuildVariant11On(baseRaw, v, 70)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []rt9Input{
+			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt11Find[v]},
+			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt11Find[v], base: base},
+		} {
+			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
+				if _, err := kmeta(t, nil, c.args...); err != nil && strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
+				}
+			}
+			if bpftool != "" && in.base == "" {
+				rt9SameAsBpftool(t, bpftool, in)
+			}
+		}
+	}
+	for _, k := range hostile.DWARF11Shapes() {
+		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF11(k, 70))
+		if _, err := kmeta(t, nil, "btf", "encode", in, "-o", writeFile(t, dir, "out.btf", nil)); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("dwarf %v: error of more than one line: %q", k, err)
+		}
+	}
+	for _, k := range hostile.Kallsyms11s() {
+		in := writeFile(t, dir, "kallsyms-"+k.String(), hostile.BuildKallsyms11(k, 70))
+		for _, args := range [][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0xffffffff81000010"}} {
+			if _, err := kmeta(t, nil, append(append([]string{"ksym"}, args...), "--kallsyms", in)...); err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("kallsyms %v: ksym %v: error of more than one line: %q", k, args, err)
+			}
+		}
+	}
+}
