@@ -350,10 +350,10 @@ type Kallsyms11 int
 // The kallsyms shapes; every symbol i is named "sym<i>_" and more,
 // except in DupNames.
 const (
-	KsUnsorted Kallsyms11 = iota // n symbols at shuffled addresses, a third in 300 modules, the module lines scattered
-	KsHugeNames                  // n symbols of names of 4,000 to 8,000 bytes (past KSYM_NAME_LEN's 512), in 100 modules of 200-byte names
-	KsDupNames                   // n symbols all named "sym1_" at distinct addresses, in vmlinux and 1,000 modules in turn
-	KsOddLines                   // n symbols of every type letter, upper and lower, separated by spaces and tabs in turn, the module names of dots and dashes
+	KsUnsorted  Kallsyms11 = iota // n symbols at shuffled addresses, a third in 300 modules, the module lines scattered
+	KsHugeNames                   // n symbols of names of 4,000 to 8,000 bytes (past KSYM_NAME_LEN's 512), in 100 modules of 200-byte names
+	KsDupNames                    // n symbols all named "sym1_" at distinct addresses, in vmlinux and 1,000 modules in turn
+	KsOddLines                    // n symbols of every type letter, upper and lower, separated by spaces and tabs in turn, the module names of dots and dashes
 	numKallsyms11
 )
 
