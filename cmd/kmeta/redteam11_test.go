@@ -30,7 +30,7 @@ import (
 var rt11Sizes = map[hostile.Variant11][]int{
 	hostile.DistinctParams: {1000, 65_535},
 	hostile.OverlapVars:    {1000, 300_000},
-	hostile.TagForest:      {1000, 60_000},
+	hostile.TagForest:      {1000, 50_000},
 	hostile.Floats:         {1000, 200_000},
 	hostile.IntBits:        {1000, 500_000},
 	hostile.SignedEnums:    {1000, 500_000},
@@ -126,7 +126,7 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 		case quick:
 			n = 1000
 		case k == hostile.KsHugeNames:
-			n = 10_000 // 60 MB
+			n = 100_000 // 104 MB
 		}
 		text := hostile.BuildKallsyms11(k, n)
 		name := fmt.Sprintf("kallsyms-%v-%d", k, n)
@@ -279,7 +279,7 @@ func TestRedteam11Small(t *testing.T) {
 	}
 	for _, k := range hostile.Kallsyms11s() {
 		in := writeFile(t, dir, "kallsyms-"+k.String(), hostile.BuildKallsyms11(k, 70))
-		for _, args := range [][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0xffffffff81000010"}} {
+		for _, args := range [][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0xffffffffc0000010"}} {
 			if _, err := kmeta(t, nil, append(append([]string{"ksym"}, args...), "--kallsyms", in)...); err != nil && strings.Contains(err.Error(), "\n") {
 				t.Errorf("kallsyms %v: ksym %v: error of more than one line: %q", k, args, err)
 			}

@@ -370,23 +370,23 @@ func BuildKallsyms11(k Kallsyms11, n int) []byte {
 	var out []byte
 	r := rand.New(rand.NewPCG(11, uint64(n)))
 	perm := r.Perm(n)
-	long := strings.Repeat("h", 8000)
+	long := strings.Repeat("h", 1024)
 	const letters = "tTdDbBrRaAuUvVwWnN?"
 	for i := range n {
 		name := fmt.Sprintf("sym%d_", i)
-		addr := 0xffffffff81000000 + uint64(i)*16
+		addr := 0xffffffffc0000000 + uint64(i)*16
 		switch k {
 		case KsUnsorted:
-			addr = 0xffffffff81000000 + uint64(perm[i])*16
+			addr = 0xffffffffc0000000 + uint64(perm[i])*16
 			mod := ""
 			if i%3 == 0 {
 				mod = fmt.Sprintf("\t[m%d]", r.IntN(300))
 			}
 			out = fmt.Appendf(out, "%016x t %s%s\n", addr, name, mod)
 		case KsHugeNames:
-			name += long[:4000+i%4000]
+			name += long[:513+i%512-len(name)]
 			mod := fmt.Sprintf("mod%d_", i%100)
-			out = fmt.Appendf(out, "%016x t %s\t[%s%s]\n", addr, name, mod, long[:200-len(mod)])
+			out = fmt.Appendf(out, "%016x t %s\t[%s%s]\n", addr, name, mod, long[:256-len(mod)])
 		case KsDupNames:
 			mod := ""
 			if i%2 == 1 {
