@@ -166,7 +166,8 @@ func rt11DWARF(quick bool) []struct {
 
 // TestRedteam11Campaign runs every command on every input of the
 // eleventh campaign under GNU time and judges each as
-// TestRedteam9Campaign does (rt9Campaign). It writes the table to
+// TestRedteam9Campaign does (rt9Campaign); btf min --obj and btf core
+// take testdata/core/shapes11.bpf.o, whose relocations hit the shapes. It writes the table to
 // $KMETA_RT11_REPORT when set. KMETA_RT11_QUICK=1 runs the smallest size
 // of each shape only (about a minute); KMETA_RT9_ONLY=REGEXP the inputs
 // whose names match.
@@ -176,7 +177,7 @@ func TestRedteam11Campaign(t *testing.T) {
 		t.Skip("the eleventh campaign, every command on new shapes beside its peers: set KMETA_HEAVY=1 (KMETA_RT11_QUICK=1 for a minute's)")
 	}
 	dir := t.TempDir()
-	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
+	obj := writeFile(t, dir, "shapes11.bpf.o", testfixtures.Read(t, "core/shapes11.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT11_REPORT", quick)
 	ins, extra := rt11Inputs(t, dir, quick)
 	for _, in := range ins {
@@ -247,7 +248,8 @@ func rt11Variant(t *testing.T, name string) hostile.Variant11 {
 // where it dumps the variant.
 func TestRedteam11Small(t *testing.T) {
 	t.Parallel()
-	dir, obj, baseRaw, base, bpftool := rtSmallSetup(t)
+	dir, _, baseRaw, base, bpftool := rtSmallSetup(t)
+	obj := writeFile(t, dir, "shapes11.bpf.o", testfixtures.Read(t, "core/shapes11.bpf.o.gz"))
 	for _, v := range hostile.Variant11s() {
 		raw, err := hostile.BuildVariant11(v, 70)
 		if err != nil {

@@ -24,7 +24,7 @@ const (
 	DistinctParams Variant11 = iota // a FUNC "f" whose prototype takes n parameters "a<i>" (n <= 65,535), each of its own typedef "p<i>" of a pointer to a struct "s<i>" of one int, and returns a FLOAT "double"
 	OverlapVars                     // n VARs "v<i>" of int[1 + i%64], static and global in turn, in DATASECs ".data" of 65,535 at descending, overlapping offsets, each also in a ".bss" at offset 0
 	TagForest                       // n structs "s<i>" { p; x; }, p a pointer to 4 TYPE_TAGs of int (every other an attribute), with DECL_TAGs on the struct, each member, a typedef "t<i>" of it, a VAR "v<i>" of that in ".data" and a FUNC "f<i>" and its parameter
-	Floats                          // n FLOATs "f<i>" of 2, 4, 8, 12 and 16 bytes in turn, each under a typedef, in an array of 3 and a struct "fs<i>", and every other one a "float" of 4 bytes again
+	Floats                          // n FLOATs "f<i>" of 4, 8, 2, 12 and 16 bytes in turn, each under a typedef, in an array of 3 and a struct "fs<i>", and every other one a "float" of 4 bytes again
 	IntBits                         // n INTs "u<i>" of 8 bytes whose encoding holds bit offset i%32 and width 1+i%32, members of structs "bits" (65,535 members each, the kind flag off) at every bit offset
 	SignedEnums                     // n values in signed ENUM64s "e<k>" of 65,535 values "E<k>_<j>" near both ends of int64, and signed ENUMs "s<k>" of as many negative values
 	SuffixNames                     // n structs (n <= 5,000) named by the suffixes of one string of n bytes, the shortest first, each of a member named by a suffix of another, the last in a struct "outer"
@@ -230,9 +230,9 @@ func tagForest(b *builder.Builder, intID btf.TypeID, n int) error {
 	return nil
 }
 
-func floats(b *builder.Builder, _ btf.TypeID, n int) error {
+func floats(b *builder.Builder, intID btf.TypeID, n int) error {
 	for i := range n {
-		size := [...]uint32{2, 4, 8, 12, 16}[i%5]
+		size := [...]uint32{4, 8, 2, 12, 16}[i%5]
 		f, err := b.AddFloat(fmt.Sprintf("f%d", i), size)
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func floats(b *builder.Builder, _ btf.TypeID, n int) error {
 		if err != nil {
 			return err
 		}
-		arr, err := b.AddArray(btf.ArrayInfo{Type: td, Index: f, Nelems: 3})
+		arr, err := b.AddArray(btf.ArrayInfo{Type: td, Index: intID, Nelems: 3})
 		if err != nil {
 			return err
 		}
