@@ -27,7 +27,7 @@ const (
 	Floats                          // n FLOATs "f<i>" of 4, 8, 2, 12 and 16 bytes in turn, each under a typedef, in an array of 3 and a struct "fs<i>", and every other one a "float" of 4 bytes again
 	IntBits                         // n INTs "u<i>" of 8 bytes whose encoding holds bit offset i%32 and width 1+i%32, members of structs "bits" (65,535 members each, the kind flag off) at every bit offset
 	SignedEnums                     // n values in signed ENUM64s "e<k>" of 65,535 values "E<k>_<j>" near both ends of int64, and signed ENUMs "s<k>" of as many negative values
-	SuffixNames                     // n structs (n <= 5,000) named by the suffixes of one string of n bytes, the shortest first, each of a member named by a suffix of another, the last in a struct "outer"
+	SuffixNames                     // n structs (at most maxSuffixNames) named by the suffixes of one string of n bytes, the shortest first, each of a member named by a suffix of another, the last in a struct "outer"
 	EmptyNames                      // structs "outer" of n int members of empty names (65,535 each), a FUNC "f" whose prototype takes n unnamed parameters, and ENUMs of n values of empty names
 	numVariant11s
 )
@@ -300,6 +300,7 @@ func signedEnums(b *builder.Builder, _ btf.TypeID, n int) error {
 }
 
 func suffixNames(b *builder.Builder, intID btf.TypeID, n int) error {
+	n = min(n, maxSuffixNames)
 	s := suffixString(n)
 	last := intID
 	for i := range n {

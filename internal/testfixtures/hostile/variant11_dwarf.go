@@ -17,7 +17,7 @@ const (
 	D11Floats                             // n float base types "f<i>" of 2, 4, 8 and 16 bytes in turn, each under a typedef "ft<i>" and a variable
 	D11SignedEnum                         // an enumeration "e" of 8 bytes of n enumerators of DW_FORM_sdata values near both ends of int64
 	D11DistinctParams                     // a subroutine type of n parameters, each of its own typedef "p<i>" of a pointer to a struct "s<i>" of an int, under a typedef "f" of a pointer to it
-	D11SuffixNames                        // n structs (n <= 5,000) named by the suffixes of one string of n bytes, each of a member named by a suffix of another
+	D11SuffixNames                        // n structs (at most maxSuffixNames) named by the suffixes of one string of n bytes, each of a member named by a suffix of another
 	numDWARF11Shapes
 )
 
@@ -120,6 +120,7 @@ func BuildDWARF11(k DWARF11Shape, n int) []byte {
 			b = ref4(append(b, a11Pointer, 8), sub)
 			b = ref4(str(append(b, a11Typedef), "f"), p)
 		case D11SuffixNames:
+			n := min(n, maxSuffixNames)
 			s := suffixString(n)
 			for i := range n {
 				b = le.AppendUint32(str(append(b, a11Struct), s[n-1-i:]), 4)
@@ -130,6 +131,11 @@ func BuildDWARF11(k DWARF11Shape, n int) []byte {
 	}
 	return debugELFSections(elfSection{".debug_abbrev", eleventhAbbrev()}, elfSection{".debug_info", dwarfUnit(nil, body)})
 }
+
+// maxSuffixNames is the most names SuffixNames and D11SuffixNames cut
+// from one string: n^2/2 bytes of names, 12.5 MB at 5,000, within BTF's
+// 16 MiB of strings. Larger n are taken as this.
+const maxSuffixNames = 5000
 
 // suffixString returns a string of n letters and underscores, the same
 // for the same n: the names SuffixNames and D11SuffixNames cut.
