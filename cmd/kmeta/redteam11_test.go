@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -77,10 +79,11 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			find := rt11Find[v]
 			types := shapeStats(raw)
 			path := writeFile(t, dir, name+".btf", raw)
-			ins = append(ins, rt9Input{name: name, path: path, size: int64(len(raw)), kind: "btf", full: true, find: find, types: types})
+			strs := rt11Strings(raw)
+			ins = append(ins, rt9Input{name: name, path: path, size: int64(len(raw)), kind: "btf", full: true, find: find, types: types, strs: strs})
 			if !quick {
 				elf := hostile.BuildELF(raw, hostile.ELFShape{})
-				ins = append(ins, rt9Input{name: name + ".o", path: writeFile(t, dir, name+".o", elf), size: int64(len(elf)), kind: "btf", find: find, types: types})
+				ins = append(ins, rt9Input{name: name + ".o", path: writeFile(t, dir, name+".o", elf), size: int64(len(elf)), kind: "btf", find: find, types: types, strs: strs})
 			}
 			if prev != "" {
 				ps, _ := os.Stat(prev)
@@ -91,16 +94,22 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 				continue
 			}
 			for _, b := range []struct{ name, path string }{{"split-", vmlinux}, {"odd-", odd}} {
+				// Quick: half the variants split on vmlinux, a quarter
+				// on the odd base.
+				if quick && (b.path == vmlinux && i%2 == 1 || b.path == odd && i%4 != 0) {
+					continue
+				}
 				braw, _ := os.ReadFile(b.path)
 				split, err := hostile.BuildVariant11On(braw, v, n)
 				if err != nil {
 					t.Fatal(err)
 				}
 				sname := b.name + name
-				ins = append(ins, rt9Input{name: sname, path: writeFile(t, dir, sname+".btf", split), size: int64(len(split)), base: b.path, kind: "btf", full: true, find: find, types: len(split) / 12})
+				strs := rt11Strings(split) + rt11Strings(braw)
+				ins = append(ins, rt9Input{name: sname, path: writeFile(t, dir, sname+".btf", split), size: int64(len(split)), base: b.path, kind: "btf", full: true, find: find, types: len(split) / 12, strs: strs})
 				if b.path == vmlinux && (!quick || i%4 == 0) {
 					ext := exts[i%3]
-					ins = append(ins, rt9Input{name: sname + ext, path: writeFile(t, dir, sname+".btf"+ext, rt9Compress(t, split, ext)), size: int64(len(split)), base: vmlinux, kind: "btf", find: find, types: len(split) / 12})
+					ins = append(ins, rt9Input{name: sname + ext, path: writeFile(t, dir, sname+".btf"+ext, rt9Compress(t, split, ext)), size: int64(len(split)), base: vmlinux, kind: "btf", find: find, types: len(split) / 12, strs: strs})
 				}
 			}
 		}
@@ -115,7 +124,7 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("base-refs-%d", n)
-		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12})
+		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12, strs: rt11Strings(split) + rt11Strings(vraw)})
 	}
 	for _, d := range rt11DWARF(quick) {
 		ins = append(ins, rt9Input{name: d.name, path: writeFile(t, dir, d.name+".o", d.obj), size: int64(len(d.obj)), kind: "dwarf"})
@@ -139,6 +148,21 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 		}
 	}
 	return ins, extra
+}
+
+// rt11Strings counts the strings of raw BTF in little-endian order (a
+// NUL each, the empty string at offset 0 included), 0 if it is not.
+func rt11Strings(raw []byte) int {
+	le := binary.LittleEndian
+	if len(raw) < 24 || le.Uint16(raw) != 0xeb9f {
+		return 0
+	}
+	hdr, off, n := le.Uint32(raw[4:]), le.Uint32(raw[16:]), le.Uint32(raw[20:])
+	start := uint64(hdr) + uint64(off)
+	if start+uint64(n) > uint64(len(raw)) {
+		return 0
+	}
+	return bytes.Count(raw[start:start+uint64(n)], []byte{0})
 }
 
 // rt11DWARF is the campaign's DWARF for btf encode and pahole -J.
