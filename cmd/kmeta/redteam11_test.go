@@ -198,8 +198,8 @@ func rt11DWARF(quick bool) []struct {
 // TestRedteam11Campaign runs every command on every input of the
 // eleventh campaign under GNU time and judges each as
 // TestRedteam9Campaign does (rt9Campaign); btf min --obj and btf core
-// take testdata/core/shapes11.bpf.o, whose relocations hit the shapes. It writes the table to
-// $KMETA_RT11_REPORT when set. KMETA_RT11_QUICK=1 runs the smallest size
+// take testdata/core/shapes11.bpf.o, whose relocations hit the shapes.
+// It writes the table to $KMETA_RT11_REPORT when set. KMETA_RT11_QUICK=1 runs the smallest size
 // of each shape only (about a minute); KMETA_RT9_ONLY=REGEXP the inputs
 // whose names match.
 func TestRedteam11Campaign(t *testing.T) {
@@ -211,13 +211,7 @@ func TestRedteam11Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "shapes11.bpf.o", testfixtures.Read(t, "core/shapes11.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT11_REPORT", quick)
 	ins, extra := rt11Inputs(t, dir, quick)
-	for _, in := range ins {
-		if !c.only.MatchString(in.name) {
-			continue
-		}
-		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
-	}
-	c.end()
+	c.runAll(ins, extra, dir, obj)
 }
 
 // TestRedteam11Write writes one shape of the eleventh campaign into
@@ -251,25 +245,14 @@ func TestRedteam11Write(t *testing.T) {
 	case name == "base-refs":
 		raw, err = hostile.BuildBaseRefs(vmlinux(), n)
 	case split:
-		raw, err = hostile.BuildVariant11On(vmlinux(), rt11Variant(t, name), n)
+		raw, err = hostile.BuildVariant11On(vmlinux(), rtByName(t, name, hostile.Variant11s()), n)
 	default:
-		raw, err = hostile.BuildVariant11(rt11Variant(t, name), n)
+		raw, err = hostile.BuildVariant11(rtByName(t, name, hostile.Variant11s()), n)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, what+".btf", raw)
-}
-
-// rt11Variant returns the Variant11 that name names.
-func rt11Variant(t *testing.T, name string) hostile.Variant11 {
-	for _, v := range hostile.Variant11s() {
-		if v.String() == name {
-			return v
-		}
-	}
-	t.Fatalf("no variant %q", name)
-	return 0
 }
 
 // TestRedteam11Small runs every BTF command in process on each Variant11
@@ -290,19 +273,9 @@ func TestRedteam11Small(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range []rt9Input{
-			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt11Find[v]},
-			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt11Find[v], base: base},
-		} {
-			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
-				if _, err := kmeta(t, nil, c.args...); err != nil && strings.Contains(err.Error(), "\n") {
-					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
-				}
-			}
-			if bpftool != "" && in.base == "" {
-				rt9SameAsBpftool(t, bpftool, in)
-			}
-		}
+		rtSmallRun(t, dir, obj, bpftool,
+			rt9Input{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt11Find[v]},
+			rt9Input{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt11Find[v], base: base})
 	}
 	for _, k := range hostile.DWARF11Shapes() {
 		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF11(k, 70))
