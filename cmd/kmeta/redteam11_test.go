@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/distill"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
@@ -128,7 +131,13 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("base-refs-%d", n)
-		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12, strs: rt11Strings(split) + rt11Strings(vraw)})
+		strs := rt11Strings(split) + rt11Strings(vraw)
+		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".btf", split), size: int64(len(split)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12, strs: strs})
+		// The same module on its distilled base, in ELF (.BTF and
+		// .BTF.base): every command relocates it onto vmlinux.
+		elf := rt11Distilled(t, vraw, split)
+		dname := "distilled-" + name
+		ins = append(ins, rt9Input{name: dname, path: writeFile(t, dir, dname+".o", elf), size: int64(len(elf)), base: vmlinux, kind: "btf", full: true, find: "r0", types: len(split) / 12, strs: strs})
 	}
 	for _, d := range rt11DWARF(quick) {
 		ins = append(ins, rt9Input{name: d.name, path: writeFile(t, dir, d.name+".o", d.obj), size: int64(len(d.obj)), kind: "dwarf"})
@@ -152,6 +161,31 @@ func rt11Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 		}
 	}
 	return ins, extra
+}
+
+// rt11Distilled returns split, raw BTF on base, as an ELF module on its
+// distilled base (btf/distill, whose output is libbpf 1.5's byte for
+// byte).
+func rt11Distilled(t *testing.T, base, split []byte) []byte {
+	b, err := btf.Parse(base, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s, err := btf.Parse(split, btf.Options{Base: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dbase, dsplit, err := distill.Distill(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elf, err := builder.ELFDistilled(dsplit, dbase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return elf
 }
 
 // rt11Strings counts the strings of raw BTF in little-endian order (a

@@ -63,9 +63,10 @@ func BuildVariant11On(base []byte, v Variant11, n int) ([]byte, error) {
 
 // BuildBaseRefs returns split BTF on base of n structs "r<i>", each
 // embedding one of base's named structs by value and pointing to
-// another, the base's structs in turn: a module whose types hold the
-// kernel's, which a distilled base must keep whole (the embedded) or
-// as forwards (the pointed to).
+// another, the base's structs of names no other struct or union has in
+// turn: a module whose types hold the kernel's, which a distilled base
+// must keep whole (the embedded) or as forwards (the pointed to), and
+// which relocates from its distilled base back onto base.
 func BuildBaseRefs(base []byte, n int) ([]byte, error) {
 	return splitOn(base, fmt.Sprintf("%d base refs", n), func(b *builder.Builder, _ btf.TypeID, s *btf.Spec) error {
 		type rec struct {
@@ -73,12 +74,21 @@ func BuildBaseRefs(base []byte, n int) ([]byte, error) {
 			size uint32
 		}
 		var recs []rec
+		seen := map[string]int{}
+		for id := btf.TypeID(1); int(id) <= s.NumTypes(); id++ {
+			if t, err := s.TypeByID(id); err == nil && (t.Kind() == btf.KindStruct || t.Kind() == btf.KindUnion) {
+				seen[t.Name()]++
+			}
+		}
 		for id := btf.TypeID(1); int(id) <= s.NumTypes(); id++ {
 			t, err := s.TypeByID(id)
 			if err != nil {
 				return err
 			}
-			if t.Kind() != btf.KindStruct || t.Name() == "" {
+			// A name of several records would make the module's
+			// distilled base ambiguous on its own base, which the
+			// kernel and libbpf refuse to relocate.
+			if t.Kind() != btf.KindStruct || t.Name() == "" || seen[t.Name()] > 1 {
 				continue
 			}
 			size, err := s.SizeOf(id)
