@@ -182,13 +182,7 @@ func TestRedteam10Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT10_REPORT", quick)
 	ins, extra := rt10Inputs(t, dir, quick)
-	for _, in := range ins {
-		if !c.only.MatchString(in.name) {
-			continue
-		}
-		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
-	}
-	c.end()
+	c.runAll(ins, extra, dir, obj)
 }
 
 // TestRedteam10Write writes one Variant10 into KMETA_RT9_OUT, for
@@ -202,7 +196,7 @@ func TestRedteam10Write(t *testing.T) {
 	case name == "base-copies":
 		raw, err = hostile.BuildBaseCopies(testfixtures.Read(t, testfixtures.DebianVmlinux), n)
 	default:
-		v := rt10Variant(t, name)
+		v := rtByName(t, name, hostile.Variant10s())
 		if split {
 			raw, err = hostile.BuildVariant10On(testfixtures.Read(t, testfixtures.DebianVmlinux), v, n)
 		} else {
@@ -213,17 +207,6 @@ func TestRedteam10Write(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, what+".btf", raw)
-}
-
-// rt10Variant returns the Variant10 that name names.
-func rt10Variant(t *testing.T, name string) hostile.Variant10 {
-	for _, v := range hostile.Variant10s() {
-		if v.String() == name {
-			return v
-		}
-	}
-	t.Fatalf("no variant %q", name)
-	return 0
 }
 
 // TestRedteam10Small runs every BTF command in process on each Variant10
@@ -242,19 +225,9 @@ func TestRedteam10Small(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range []rt9Input{
-			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt10Find[v]},
-			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt10Find[v], base: base},
-		} {
-			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
-				if _, err := kmeta(t, nil, c.args...); err != nil && strings.Contains(err.Error(), "\n") {
-					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
-				}
-			}
-			if bpftool != "" && in.base == "" {
-				rt9SameAsBpftool(t, bpftool, in)
-			}
-		}
+		rtSmallRun(t, dir, obj, bpftool,
+			rt9Input{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: rt10Find[v]},
+			rt9Input{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt10Find[v], base: base})
 	}
 }
 

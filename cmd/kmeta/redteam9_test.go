@@ -71,6 +71,10 @@ type rt9Input struct {
 	// types is the input's types, without its base's (a split's counted
 	// as if a type took 12 bytes, the smallest record).
 	types int
+	// strs is the input's strings, with its base's, where the campaign
+	// counts them (0 elsewhere): the README's dedup rule allows 32 bytes
+	// for each.
+	strs int
 }
 
 // rt9Run is what one run did.
@@ -253,7 +257,7 @@ func rt9Cases(in rt9Input, dir, obj string, types int, peers rt9Peers) []rt9Case
 		{"dump c", with("btf", "dump", in.path, "--format", "c"), [][]string{peerB(peers.bpftool75, "btf", "dump", "file", in.path, "format", "c")}, read},
 		{"dump json", with("btf", "dump", in.path, "--json"), [][]string{peerB("bpftool", "-j", "btf", "dump", "file", in.path), peerB(peers.bpftool75, "-j", "btf", "dump", "file", in.path)}, read},
 		{"layout json", with("btf", "layout", in.path, "--json"), nil, read},
-		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{rt9DedupPeer(in, dir, out, peers)}, 2*s + 20<<20 + 64*int64(types)},
+		{"dedup", with("btf", "dedup", in.path, "-o", out), [][]string{rt9DedupPeer(in, dir, out, peers)}, 2*s + 20<<20 + 64*int64(types) + 32*int64(in.strs)},
 		{"limit S", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(limit, 10)), nil, read},
 		{"limit S-1", with("btf", "dump", in.path, "--max-input", strconv.FormatInt(in.size-1, 10)), nil, read},
 	}
@@ -483,13 +487,7 @@ func TestRedteam9Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
 	quick := os.Getenv("KMETA_RT9_QUICK") == "1"
 	c := newRt9Campaign(t, "KMETA_RT9_REPORT", quick)
-	for _, in := range rt9Inputs(t, dir, quick) {
-		if !c.only.MatchString(in.name) {
-			continue
-		}
-		c.run(in, rt9Cases(in, dir, obj, in.types, c.peers), dir)
-	}
-	c.end()
+	c.runAll(rt9Inputs(t, dir, quick), nil, dir, obj)
 }
 
 // rt9Campaign runs commands beside their peers and judges them: it is
@@ -723,20 +721,9 @@ func TestRedteam9Small(t *testing.T) {
 		if v == hostile.WideOfDeep {
 			find = "wide"
 		}
-		for _, in := range []rt9Input{
-			{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find},
-			{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: "on_base", base: base},
-		} {
-			for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
-				_, err := kmeta(t, nil, c.args...)
-				if err != nil && strings.Contains(err.Error(), "\n") {
-					t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
-				}
-			}
-			if bpftool != "" && in.base == "" {
-				rt9SameAsBpftool(t, bpftool, in)
-			}
-		}
+		rtSmallRun(t, dir, obj, bpftool,
+			rt9Input{name: v.String(), path: writeFile(t, dir, v.String()+".btf", raw), size: int64(len(raw)), kind: "btf", full: true, find: find},
+			rt9Input{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: "on_base", base: base})
 	}
 	for _, k := range hostile.DWARF9Shapes() {
 		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF9(k, 70))
@@ -744,6 +731,50 @@ func TestRedteam9Small(t *testing.T) {
 			t.Errorf("dwarf %v: error of more than one line: %q", k, err)
 		}
 	}
+}
+
+// rtByName returns the one of all whose String is name.
+func rtByName[T fmt.Stringer](t *testing.T, name string, all []T) T {
+	t.Helper()
+	for _, v := range all {
+		if v.String() == name {
+			return v
+		}
+	}
+	t.Fatalf("no variant %q", name)
+	var zero T
+	return zero
+}
+
+// rtSmallRun runs every command of rt9Cases on each of ins in process:
+// each succeeds or fails in one line (a panic fails the test binary), and
+// where bpftool (its path, or "") dumps a standalone input, btf dump
+// prints what it prints (rt9SameAsBpftool).
+func rtSmallRun(t *testing.T, dir, obj, bpftool string, ins ...rt9Input) {
+	t.Helper()
+	for _, in := range ins {
+		for _, c := range rt9Cases(in, dir, obj, 0, rt9Peers{}) {
+			if _, err := kmeta(t, nil, c.args...); err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s: %v: error of more than one line: %q", in.name, c.args, err)
+			}
+		}
+		if bpftool != "" && in.base == "" {
+			rt9SameAsBpftool(t, bpftool, in)
+		}
+	}
+}
+
+// runAll runs each of ins whose name KMETA_RT9_ONLY matches, with the
+// commands of rt9Cases (obj the CO-RE object of btf min --obj and btf
+// core) and its extra ones, then ends the campaign.
+func (c *rt9Campaign) runAll(ins []rt9Input, extra map[string][]rt9Case, dir, obj string) {
+	for _, in := range ins {
+		if !c.only.MatchString(in.name) {
+			continue
+		}
+		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
+	}
+	c.end()
 }
 
 // rt9SameAsBpftool wants btf dump's raw and C text of in to be bpftool
