@@ -484,8 +484,9 @@ func rt9Inputs(t *testing.T, dir string, quick bool) []rt9Input {
 // s) where a peer finished in its own (40 s, and 10 s of CPU when quick),
 // types that differ from libbpf's (copy, and dedup beside libbpf 1.8 or
 // later), a peak RSS over the README's rule, a writer's peak over its
-// peer's by more than the Go start-up's allowance (rt9Floor), or a CPU time over twice
-// the fastest peer's (and 0.1 s, for start-up). It writes the table of
+// peer's by more than the Go start-up's allowance (rt9Floor), or CPU
+// work (CPU time less the program's start-up) over twice the fastest
+// peer's (rt9Campaign.judgeCPU). It writes the table of
 // every run to $KMETA_RT9_REPORT when set, a line as each run ends, after
 // the peers it found (rt9Peers: KMETA_BPFTOOL75, KMETA_PAHOLE130,
 // KMETA_LIBBPFDEDUP, KMETA_LIBBPFCOPY and KMETA_LIBBPFDISTILL name them),
@@ -562,7 +563,7 @@ func newRt9Campaign(t *testing.T, reportEnv string, quick bool) *rt9Campaign {
 	}
 	fmt.Fprintf(report, "# start-up CPU (the least of %d runs): %s\n", rt9Tries, ups)
 	t.Logf("start-up CPU: %s", ups)
-	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\twork_ratio\tpeer_peak_MB\tpeer\n")
+	fmt.Fprintf(report, "input\tcommand\tstatus\tpeak_MB\tbound_MB\tcpu_s\tpeer_cpu_s\tratio\twork_s\tpeer_work_s\twork_ratio\tpeer_peak_MB\tpeer\n")
 	return c
 }
 
@@ -725,8 +726,8 @@ func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
 				c.worst[c0.label] = ratio
 			}
 		}
-		fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.4f\t%.4f\t%.2f\t%.2f\t%.1f\t%s\n", in.name, c0.label, k.code,
-			float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20), k.cpu, peer, ratio, workRatio, float64(peerPeak)/(1<<20), peerName)
+		fmt.Fprintf(report, "%s\t%s\t%d\t%.1f\t%.1f\t%.4f\t%.4f\t%.2f\t%.4f\t%.4f\t%.2f\t%.1f\t%s\n", in.name, c0.label, k.code,
+			float64(k.peak)/(1<<20), float64(c0.bound)/(1<<20), k.cpu, peer, ratio, kwork, pwork, workRatio, float64(peerPeak)/(1<<20), peerName)
 		where := fmt.Sprintf("%s: %v", in.name, c0.args)
 		switch {
 		case k.killed && peer >= 0:
