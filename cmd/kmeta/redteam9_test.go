@@ -617,7 +617,7 @@ func (c *rt9Campaign) startUp(cpuSecs int, argv ...string) float64 {
 // under the same load (the campaign's start-ups were measured at its
 // start, under another). It returns kmeta's CPU time, its work and the
 // fastest peer's, and ps with the least of each peer's runs.
-func (c *rt9Campaign) judgeCPU(args []string, k rt9Run, judges [][]string, ps []float64) (bool, float64, float64, float64) {
+func (c *rt9Campaign) judgeCPU(where string, args []string, k rt9Run, judges [][]string, ps []float64) (bool, float64, float64, float64) {
 	argv := append([]string{c.bin}, args...)
 	kcpu, k0, p0 := k.cpu, c.k0, c.p0
 	var kwork, pwork float64
@@ -635,6 +635,7 @@ func (c *rt9Campaign) judgeCPU(args []string, k rt9Run, judges [][]string, ps []
 	if kwork, pwork = works(); !over() {
 		return false, kcpu, kwork, pwork
 	}
+	first := fmt.Sprintf("# %s: work %.4f s against the peer's %.4f s, run again", where, kwork, pwork)
 	least := func(x *float64, r rt9Run) {
 		if !r.killed && (*x < 0 || r.cpu < *x) {
 			*x = r.cpu
@@ -644,7 +645,7 @@ func (c *rt9Campaign) judgeCPU(args []string, k rt9Run, judges [][]string, ps []
 	for i := range ps {
 		ps[i] = -1
 	}
-	for range rt9Tries {
+	for round := 1; round <= rt9Tries; round++ {
 		least(&k0, rt9Exec(c.t, c.timeBin, 40*time.Second, 0, c.bin, "version"))
 		least(&kcpu, rt9Exec(c.t, c.timeBin, 120*time.Second, 0, argv...))
 		for i, p := range judges {
@@ -655,11 +656,12 @@ func (c *rt9Campaign) judgeCPU(args []string, k rt9Run, judges [][]string, ps []
 				least(&ps[i], r)
 			}
 		}
-		if kwork, pwork = works(); !over() {
-			return false, kcpu, kwork, pwork
+		if kwork, pwork = works(); !over() || round == rt9Tries {
+			fmt.Fprintf(c.report, "%s: %.4f s against %.4f s in %d rounds\n", first, kwork, pwork, round)
+			break
 		}
 	}
-	return true, kcpu, kwork, pwork
+	return over(), kcpu, kwork, pwork
 }
 
 func (c *rt9Campaign) fail(format string, args ...any) {
@@ -713,7 +715,7 @@ func (c *rt9Campaign) run(in rt9Input, cs []rt9Case, dir string) {
 		ratio, workRatio, overCPU := 0.0, 0.0, false
 		var kwork, pwork float64
 		if peer >= 0 && !k.killed {
-			overCPU, k.cpu, kwork, pwork = c.judgeCPU(c0.args, k, judges, ps)
+			overCPU, k.cpu, kwork, pwork = c.judgeCPU(fmt.Sprintf("%s: %s", in.name, c0.label), c0.args, k, judges, ps)
 			peer = -1
 			for _, p := range ps {
 				if p >= 0 && (peer < 0 || p < peer) {
