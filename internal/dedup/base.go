@@ -42,6 +42,7 @@ type baseMem struct {
 	tables []*table
 	strs   *strset
 	sigs   [sigDepth + 1]*mmap.Region
+	top    *mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -54,6 +55,7 @@ func (m *baseMem) free() {
 	for k := range m.sigs {
 		mmap.Free(&m.sigs[k])
 	}
+	mmap.Free(&m.top)
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
@@ -122,7 +124,7 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		}
 	}
 	b.evictTypes(b.last)
-	b.computeSigs(workers)
+	b.makeSigs()
 	b.fileTypes()
 	return b, nil
 }
@@ -143,11 +145,7 @@ func (b *Base) fileTypes() {
 		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
-		top := uint32(0)
-		if isStructPass(kindOf(r)) {
-			top = b.sig(id, sigTop)
-		}
-		if h, ok := prepHash(r, top); ok {
+		if h, ok := prepHash(r); ok {
 			var e entry
 			e, slots[i] = fb.count(h, id)
 			if isAnyEnum(r) {
@@ -159,6 +157,7 @@ func (b *Base) fileTypes() {
 		}
 	}
 	b.evictTypes(b.last)
+	b.splitChains(fb, slots)
 	fb.layout()
 	for i := b.last; i > 0; i-- {
 		if isFiled(btf.Kind(b.kinds[i])) {
@@ -167,6 +166,40 @@ func (b *Base) fileTypes() {
 	}
 	b.table = fb.table()
 	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
+}
+
+// splitAbove is how many structs, unions and typedefs of one shallow hash
+// a Base's table files under it at most, to be told apart by their top
+// signatures when a lookup meets them (see key); more, and they are filed
+// under their mixed keys.
+const splitAbove = 8
+
+// splitChains files the types of the chains of more than splitAbove
+// entries, every one a struct, union or typedef, under their mixed keys
+// (structKey), and updates their slots: computing the top signatures of
+// a few types instead of walking all of them at every lookup of their
+// shallow hash.
+func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
+	long := map[uint32]bool{}
+	for i := range b.last {
+		k := btf.Kind(b.kinds[i+1])
+		if !isFiled(k) || fb.f.slots[slots[i]].head <= splitAbove {
+			continue
+		}
+		if ok, seen := long[slots[i]]; ok || !seen {
+			long[slots[i]] = isStructPass(k)
+		}
+	}
+	for s, ok := range long {
+		if ok {
+			fb.split(s)
+		}
+	}
+	for i := range b.last {
+		if fb.f.slots[slots[i]].head == splitChain && isFiled(btf.Kind(b.kinds[i+1])) {
+			slots[i] = fb.move(mix(hashShallow(b.recs.rec(i)), b.sig(i+1, sigTop)))
+		}
+	}
 }
 
 // readRecords reads the base's records. With one type section, in host
@@ -252,11 +285,13 @@ func (b *Base) Spec() *btf.Spec { return b.spec }
 func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
 
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
-// and DATASEC are never deduplicated and are not filed.
-func prepHash(r record, top uint32) (uint64, bool) {
+// and DATASEC are never deduplicated and are not filed. Structs, unions
+// and typedefs are filed under their shallow hash alone, not mixed with
+// their top signature as in an own table: see key.
+func prepHash(r record) (uint64, bool) {
 	switch kindOf(r) {
 	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
-		return structKey(r, top), true
+		return hashShallow(r), true
 	case btf.KindEnum, btf.KindEnum64:
 		return hashEnum(r), true
 	}
