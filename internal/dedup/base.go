@@ -32,8 +32,6 @@ type Base struct {
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
-	// strFilter answers most lookups of strings not in strs (Prepare's).
-	strFilter strFilter
 }
 
 // baseMem is what a Base holds in mappings (see makeMapped): given back
@@ -87,28 +85,16 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
-	// The string index is independent of the types: with a second
-	// worker it is built meanwhile. It is one task beside the caller's
-	// own, joined below, not a pool of jobs (internal/workpool).
-	var strs sync.WaitGroup
-	buildStrs := func() {
-		b.strs.build()
+	// The string index is built when first needed (baseStrings.ready).
+	b.strs.newIndex()
+	b.mem.strs = b.strs.index
+	b.strs.indexed = func() {
 		// Indexed: the bytes are read again only to compare a
 		// probe's, now and then (see evictBase).
 		for s := spec; s != nil; s = s.Base() {
 			btfmem.EvictStrings(s)
 		}
 	}
-	if workers > 1 {
-		strs.Go(buildStrs)
-	} else {
-		buildStrs()
-	}
-	defer func() {
-		strs.Wait()
-		b.mem.strs = b.strs.index
-		b.strFilter = newStrFilter(b.strs.index)
-	}()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
 	}
@@ -181,11 +167,13 @@ const splitAbove = 8
 // shallow hash.
 func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
 	long := map[uint32]bool{}
+	var in []uint32 // of the long chains
 	for i := range b.last {
 		k := btf.Kind(b.kinds[i+1])
 		if !isFiled(k) || fb.f.slots[slots[i]].head <= splitAbove {
 			continue
 		}
+		in = append(in, i)
 		if ok, seen := long[slots[i]]; ok || !seen {
 			long[slots[i]] = isStructPass(k)
 		}
@@ -195,8 +183,8 @@ func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
 			fb.split(s)
 		}
 	}
-	for i := range b.last {
-		if fb.f.slots[slots[i]].head == splitChain && isFiled(btf.Kind(b.kinds[i+1])) {
+	for _, i := range in {
+		if long[slots[i]] {
 			slots[i] = fb.move(mix(hashShallow(b.recs.rec(i)), b.sig(i+1, sigTop)))
 		}
 	}

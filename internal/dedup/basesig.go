@@ -136,16 +136,25 @@ type idRank struct {
 
 // newIDRank returns the rank of the ids whose kind is in the set.
 func newIDRank(kinds []uint8, in func(btf.Kind) bool) idRank {
+	// A Base ranks its 94,975 types three ways: in is asked once a kind.
+	var set [256]bool
+	for k := range set {
+		set[k] = in(btf.Kind(k))
+	}
 	words := (len(kinds) + 63) / 64
 	r := idRank{bits: make([]uint64, words), before: make([]uint32, words)}
-	for id, k := range kinds {
-		if id > 0 && in(btf.Kind(k)) {
-			r.bits[id/64] |= 1 << (id % 64)
-		}
-	}
 	for w := range r.bits {
-		r.before[w] = r.n
-		r.n += uint32(bits.OnesCount64(r.bits[w]))
+		var x uint64
+		for j, k := range kinds[w*64 : min(w*64+64, len(kinds))] {
+			if set[k] {
+				x |= 1 << j
+			}
+		}
+		if w == 0 {
+			x &^= 1 // void
+		}
+		r.bits[w], r.before[w] = x, r.n
+		r.n += uint32(bits.OnesCount64(x))
 	}
 	return r
 }
