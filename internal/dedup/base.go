@@ -101,26 +101,27 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 	if b.recs.len() != b.last {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
-	kt := b.kindTable()
-	var evicted uint32
-	for i := range b.last {
-		b.evictBehind(i, &evicted)
-		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
-			return nil, err
-		}
-	}
-	b.evictTypes(b.last)
 	b.makeSigs()
-	b.fileTypes()
+	if err := b.fileTypes(); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
-// fileTypes files every base type in the Base's table (a frozen one,
-// built in two passes) and the enum index, and its structs
-// and unions by name.
-func (b *Base) fileTypes() {
+// fileTypes checks every base type's references (checkRefs) and files it
+// in the Base's table (a frozen one, built in two passes) and the enum
+// index, and its structs and unions by name: one pass over the records
+// for both, as libbpf's btf_dedup_prep hashes each base type once.
+func (b *Base) fileTypes() error {
+	kt := b.kindTable()
 	b.enums = newEnumIndex(nil)
-	b.names = make(map[uint32]uint32)
+	named := 0 // a map grown from empty cost 5 M instructions
+	for _, k := range b.kinds {
+		if k == uint8(btf.KindStruct) || k == uint8(btf.KindUnion) {
+			named++
+		}
+	}
+	b.names = make(map[uint32]uint32, named)
 	fb := newFrozenBuilder(int(b.last), newIDRank(b.kinds, isFiled))
 	// The slot of each type's chain, for the second pass.
 	var slotsMem *mmap.Region
@@ -131,6 +132,9 @@ func (b *Base) fileTypes() {
 		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
+		if err := checkRefs(r, id, &kt); err != nil {
+			return err
+		}
 		if h, ok := prepHash(r); ok {
 			var e entry
 			e, slots[i] = fb.count(h, id)
@@ -152,6 +156,7 @@ func (b *Base) fileTypes() {
 	}
 	b.table = fb.table()
 	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
+	return nil
 }
 
 // splitAbove is how many structs, unions and typedefs of one shallow hash
