@@ -74,9 +74,9 @@ type baseStrings struct {
 	// filter answers most lookups of strings not in index (Prepare's).
 	filter strFilter
 	once   sync.Once
-	// indexed is called once the index is built (the Base gives its
-	// string pages back).
-	indexed func()
+	// release gives the base's string pages back (the Base's
+	// evictStrings): called while the index is built, and once built.
+	release func()
 }
 
 // newIndex makes the base's index, empty, with its hash seed.
@@ -90,10 +90,10 @@ func (b *baseStrings) newIndex() {
 // use: every lookup in the index or filter calls it first.
 func (b *baseStrings) ready() *baseStrings {
 	b.once.Do(func() {
-		b.index.IndexSections(b.secs)
+		b.index.IndexSections(b.secs, b.release)
 		b.filter = newStrFilter(b.index)
-		if b.indexed != nil {
-			b.indexed()
+		if b.release != nil {
+			b.release()
 		}
 	})
 	return b
