@@ -243,18 +243,23 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 // over, and the walks they call keep their yield to the call: so the
 // loop body is not allocated on the heap for every lookup (a struct
 // pass looks up each struct once).
-func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
-	return func(yield func(*entry) bool) { t.walk(h, grows, yield) }
+func (t *table) entries(h uint64, grows uint32) iter.Seq[entry] {
+	return func(yield func(entry) bool) { t.walk(h, grows, yield) }
 }
 
 // walkIDs is walk yielding the entries' ids.
 func (t *table) walkIDs(h uint64, grows uint32, yield func(uint32) bool) {
-	t.walk(h, grows, func(e *entry) bool { return yield(e.id) })
+	t.walk(h, grows, func(e entry) bool { return yield(e.id) })
 }
 
 // walk calls yield with the entries filed under h in libbpf's order
 // after grows growths, until yield returns false.
-func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
+//
+// The entries are yielded as values: a frozen table's are made as they
+// are read, and a pointer to one, escaping into yield, would be an
+// allocation each (2.8 MB of garbage for the reference pass of a split
+// input that repeats its base: BENCH.md).
+func (t *table) walk(h uint64, grows uint32, yield func(entry) bool) {
 	odd := grows%2 == 1
 	type chain struct {
 		t          *table
@@ -289,26 +294,26 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 		ch := &chains[c]
 		for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
 			ch.tail = i
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(*e) {
 				return
 			}
 		}
 	}
 	for i := len(fz) - 1; i >= 0; i-- {
-		if e := f.entry(fz[i]); (e.epoch%2 == 1) == odd && !yield(&e) {
+		if e := f.entry(fz[i]); (e.epoch%2 == 1) == odd && !yield(e) {
 			return
 		}
 	}
 	// Oldest first, the chain below then the own one: the others.
 	for i := range fz {
-		if e := f.entry(fz[i]); (e.epoch%2 == 1) != odd && !yield(&e) {
+		if e := f.entry(fz[i]); (e.epoch%2 == 1) != odd && !yield(e) {
 			return
 		}
 	}
 	for c := len(chains) - 1; c >= 0; c-- {
 		ch := &chains[c]
 		for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(*e) {
 				return
 			}
 		}
@@ -317,7 +322,7 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 
 // before reports whether libbpf's list (after grows growths) has a
 // before b, for two entries that share a hash.
-func before(a, b *entry, grows uint32) bool {
+func before(a, b entry, grows uint32) bool {
 	ga, gb := (a.epoch+grows)%2, (b.epoch+grows)%2 // 0: newest-first half
 	if ga != gb {
 		return ga < gb
