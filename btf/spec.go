@@ -638,6 +638,9 @@ func (s *Spec) evictStrings() {
 	}
 }
 
+// recordSizes returns the sizes the Spec walks its own records by.
+func (s *Spec) recordSizes() *wire.Sizes { return &s.sizes }
+
 // discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in
 // place from anonymous memory of its own: what compressed input inflated

@@ -12,7 +12,11 @@
 // package, of the lowest rank, does not import btf (docs/layers.md).
 package btfmem
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
 
 // Funcs are what package btf registers for its Spec type S.
 type Funcs[S any] struct {
@@ -40,6 +44,10 @@ type Funcs[S any] struct {
 	// and lookups that would read them fail. It is for a reader that
 	// closes s once it has read it in order (dedup's PrepareClose).
 	Discard func(s S, n int)
+	// RecordSizes returns the sizes s walks its own records by (those of
+	// its layouts): a reader that walks s's type section itself (dedup's
+	// Base) finds the records s finds.
+	RecordSizes func(s S) *wire.Sizes
 }
 
 // funcs holds the Funcs[S] that Register was given.
@@ -94,3 +102,6 @@ func TypesMapped[S any](s S) bool { return registered[S]().TypesMapped(s) }
 
 // Discard calls the registered Funcs' Discard (see Funcs).
 func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }
+
+// RecordSizes calls the registered Funcs' RecordSizes.
+func RecordSizes[S any](s S) *wire.Sizes { return registered[S]().RecordSizes(s) }

@@ -36,7 +36,7 @@ func (d *state) enumType(id uint32, r record) uint32 {
 	h := hashEnum(r)
 	if isEnumFwd(r) {
 		// Every enum of the same name is compatible: the first one wins.
-		for c := range d.tab.candidates(h) {
+		for c := range d.tab.candidates(hashKey(h)) {
 			if compatEnum(r, d.rec(c)) {
 				return c
 			}

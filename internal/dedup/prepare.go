@@ -360,7 +360,7 @@ func (p *Prepared) addString(s []byte) uint32 {
 	if len(s) > 0 {
 		h = maphash.Bytes(p.m.seed, s)
 		key = pending
-		if b := p.m.base; b != nil && b.strFilter.mayHold(h) {
+		if b := p.m.base; b != nil && b.strs.ready().filter.mayHold(h) {
 			if off, ok := b.strs.index.FindHash(s, h); ok {
 				key = off
 			}

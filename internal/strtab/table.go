@@ -49,6 +49,11 @@ func NewBase[S Slot](secs [][]byte, opts Options) *Set[S] {
 	return b
 }
 
+// IndexSections indexes a base's string sections, root first, in b, made
+// empty by NewSet with NewBase's options: NewBase in two steps, for an
+// index whose hash seed is needed before it is built.
+func (b *Set[S]) IndexSections(secs [][]byte) { b.indexSections(secs) }
+
 // IndexBase gives a Table its Base, the index of the base's sections as
 // NewBase builds it, with the own strings' hash seed: for a Table made
 // standalone whose base is indexed only when first needed.
