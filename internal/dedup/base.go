@@ -65,14 +65,14 @@ func (m *baseMem) free() {
 // deduplications. The Spec must stay open while the Base is used: the Base
 // reads its records and strings where the Spec holds them. A kind that
 // deduplication does not know gives an error, as in libbpf.
-// NewBase works on the calling goroutine unless opts.Workers allows more.
+// NewBase works on the calling goroutine.
 func NewBase(spec *btf.Spec, opts Options) (*Base, error) {
-	return newBase(spec, true, opts.workers())
+	return newBase(spec, true)
 }
 
 // newBase is NewBase; inPlace false copies the records even where
 // they could be read in place (for tests).
-func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
+func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("dedup: nil base")
 	}

@@ -127,10 +127,8 @@ func (fb *frozenBuilder) table() *table {
 // slot returns the slot of h: its own, or the empty one where it belongs.
 func (f *frozen) slot(h uint64) uint32 { return probe(f.slots, h) }
 
-// chain returns the entries filed under h, oldest first.
-func (f *frozen) chain(h uint64) []fent { return f.chainAt(f.slots[f.slot(h)].head) }
-
-// chainAt returns the entries of the chain that starts at a slot's head.
+// chainAt returns the entries of the chain that starts at a slot's head,
+// oldest first.
 func (f *frozen) chainAt(first int32) []fent {
 	if first <= 0 {
 		return nil

@@ -86,7 +86,7 @@ func TestBaseBytesPerType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBase(s, true, 1)
+	b, err := newBase(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestBaseSigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBase(s, true, 2)
+	b, err := newBase(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
