@@ -35,6 +35,9 @@ type Funcs[S any] struct {
 	// that has indexed the strings and compares their bytes only now and
 	// then (dedup's Base) calls it once the index is built.
 	EvictStrings func(s S)
+	// TypesMapped reports whether s reads its own type section in place
+	// from a file's mapping, whose pages EvictTypes gives back.
+	TypesMapped func(s S) bool
 	// Discard gives back for good the memory of the first n bytes of s's
 	// type section when s reads them from anonymous memory of its own
 	// (inflated, or a stream read whole): they read as zeros afterwards,
@@ -93,6 +96,9 @@ func EvictTypes[S any](s S, from, to int) { registered[S]().EvictTypes(s, from, 
 
 // EvictStrings calls the registered Funcs' EvictStrings (see Funcs).
 func EvictStrings[S any](s S) { registered[S]().EvictStrings(s) }
+
+// TypesMapped calls the registered Funcs' TypesMapped (see Funcs).
+func TypesMapped[S any](s S) bool { return registered[S]().TypesMapped(s) }
 
 // Discard calls the registered Funcs' Discard (see Funcs).
 func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }

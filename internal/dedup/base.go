@@ -32,6 +32,9 @@ type Base struct {
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
+	// pages, if not nil, holds the records deduplications read
+	// (basepages.go): rec reads them there once the Base is built.
+	pages *basePages
 }
 
 // baseMem is what a Base holds in mappings (see makeMapped): given back
@@ -41,6 +44,7 @@ type baseMem struct {
 	strs   *strset
 	sigs   [sigDepth + 1]*mmap.Region
 	top    *mmap.Region
+	pages  *mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -54,6 +58,7 @@ func (m *baseMem) free() {
 		mmap.Free(&m.sigs[k])
 	}
 	mmap.Free(&m.top)
+	mmap.Free(&m.pages)
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
@@ -108,6 +113,9 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	b.makeSigs()
 	if err := b.fileTypes(); err != nil {
 		return nil, err
+	}
+	if spec.Base() == nil {
+		b.pages = newBasePages(spec, b.recs.w, &b.mem.pages)
 	}
 	return b, nil
 }
@@ -313,7 +321,12 @@ func (b *Base) kindTable() kindTable {
 func (b *Base) Spec() *btf.Spec { return b.spec }
 
 // rec returns the record of base type id (1 <= id <= last).
-func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
+func (b *Base) rec(id uint32) record {
+	if b.pages != nil {
+		return b.pages.words(b.recs.off.at(id-1), b.recs.off.at(id))
+	}
+	return b.recs.rec(id - 1)
+}
 
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
 // and DATASEC are never deduplicated and are not filed. Structs, unions

@@ -28,12 +28,12 @@ import (
 // the Debian 6.1 vmlinux, a fifth of the deduplication's instructions).
 type deepIndex struct {
 	on      bool
-	known   *table   // under mix(key, deep signature)
-	unknown *table   // under the key
-	pend    []*entry // the unknown entries of one lookup (structCands)
+	known   *table  // under mix(key, deep signature)
+	unknown *table  // under the key
+	pend    []entry // the unknown entries of one lookup (structCands)
 	// filed holds the keys whose buckets are filed so far.
 	filed map[uint64]struct{}
-	ents  []*entry // scratch of fileBucket
+	ents  []entry // scratch of fileBucket
 }
 
 func (x *deepIndex) free() {
@@ -73,15 +73,15 @@ func (d *state) fileBucket(k key) {
 	}
 	x.filed[h] = struct{}{}
 	x.ents = x.ents[:0]
-	d.tab.walk(k, d.tab.grows, func(e *entry) bool {
+	d.tab.walk(k, d.tab.grows, func(e entry) bool {
 		if isStructPass(d.kt.of(e.id)) {
 			x.ents = append(x.ents, e)
 		}
 		return true
 	})
-	slices.SortFunc(x.ents, func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
+	slices.SortFunc(x.ents, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
 	for _, e := range x.ents {
-		d.deepFile(h, *e)
+		d.deepFile(h, e)
 	}
 }
 
@@ -125,12 +125,12 @@ func (d *state) walkStructCands(id uint32, k key, yield func(uint32) bool) {
 	d.fileBucket(k)
 	x, g := &d.dix, d.tab.grows
 	x.pend = x.pend[:0]
-	x.unknown.walk(hashKey(h), g, func(e *entry) bool {
+	x.unknown.walk(hashKey(h), g, func(e entry) bool {
 		x.pend = append(x.pend, e)
 		return true
 	})
 	i, done := 0, false
-	x.known.walk(hashKey(mix(h, v)), g, func(e *entry) bool {
+	x.known.walk(hashKey(mix(h, v)), g, func(e entry) bool {
 		for ; i < len(x.pend) && before(x.pend[i], e, g); i++ {
 			if !yield(x.pend[i].id) {
 				done = true

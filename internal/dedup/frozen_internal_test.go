@@ -70,7 +70,7 @@ func TestFrozenOrder(t *testing.T) {
 
 func walked(t *table, h uint64, grows uint32) []entry {
 	var out []entry
-	t.walk(hashKey(h), grows, func(e *entry) bool {
+	t.walk(hashKey(h), grows, func(e entry) bool {
 		out = append(out, entry{id: e.id, epoch: e.epoch, seq: e.seq})
 		return true
 	})

@@ -280,18 +280,23 @@ func (t *table) candidates(k key) iter.Seq[uint32] {
 // over, and the walks they call keep their yield to the call: so the
 // loop body is not allocated on the heap for every lookup (a struct
 // pass looks up each struct once).
-func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
-	return func(yield func(*entry) bool) { t.walk(hashKey(h), grows, yield) }
+func (t *table) entries(h uint64, grows uint32) iter.Seq[entry] {
+	return func(yield func(entry) bool) { t.walk(hashKey(h), grows, yield) }
 }
 
 // walkIDs is walk yielding the entries' ids.
 func (t *table) walkIDs(k key, grows uint32, yield func(uint32) bool) {
-	t.walk(k, grows, func(e *entry) bool { return yield(e.id) })
+	t.walk(k, grows, func(e entry) bool { return yield(e.id) })
 }
 
 // walk calls yield with the entries filed under k in libbpf's order
 // after grows growths, until yield returns false.
-func (t *table) walk(k key, grows uint32, yield func(*entry) bool) {
+//
+// The entries are yielded as values: a frozen table's are made as they
+// are read, and a pointer to one, escaping into yield, would be an
+// allocation each (2.8 MB of garbage for the reference pass of a split
+// input that repeats its base: BENCH.md).
+func (t *table) walk(k key, grows uint32, yield func(entry) bool) {
 	h := k.h
 	odd := grows%2 == 1
 	type chain struct {
@@ -326,16 +331,14 @@ func (t *table) walk(k key, grows uint32, yield func(*entry) bool) {
 		ch := &chains[c]
 		for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
 			ch.tail = i
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(*e) {
 				return
 			}
 		}
 	}
-	// An entry yielded is a copy on the heap (yield may keep it, as
-	// fileBucket does): made only for those yielded.
 	for i := len(fz) - 1; i >= 0; i-- {
 		if fe := f.entry(fz[i]); (fe.epoch%2 == 1) == odd && (!byTop || k.inChain(fe.id)) {
-			if e := fe; !yield(&e) {
+			if !yield(fe) {
 				return
 			}
 		}
@@ -343,7 +346,7 @@ func (t *table) walk(k key, grows uint32, yield func(*entry) bool) {
 	// Oldest first, the chain below then the own one: the others.
 	for i := range fz {
 		if fe := f.entry(fz[i]); (fe.epoch%2 == 1) != odd && (!byTop || k.inChain(fe.id)) {
-			if e := fe; !yield(&e) {
+			if !yield(fe) {
 				return
 			}
 		}
@@ -351,7 +354,7 @@ func (t *table) walk(k key, grows uint32, yield func(*entry) bool) {
 	for c := len(chains) - 1; c >= 0; c-- {
 		ch := &chains[c]
 		for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(*e) {
 				return
 			}
 		}
@@ -360,7 +363,7 @@ func (t *table) walk(k key, grows uint32, yield func(*entry) bool) {
 
 // before reports whether libbpf's list (after grows growths) has a
 // before b, for two entries that share a hash.
-func before(a, b *entry, grows uint32) bool {
+func before(a, b entry, grows uint32) bool {
 	ga, gb := (a.epoch+grows)%2, (b.epoch+grows)%2 // 0: newest-first half
 	if ga != gb {
 		return ga < gb
