@@ -51,6 +51,9 @@ func newBasePages(spec *btf.Spec, w []uint32, g **mmap.Region) *basePages {
 	if *g == nil {
 		return nil
 	}
+	// Nothing reads the file's pages any more: those the Base's
+	// construction left go now, not beside the copies.
+	btfmem.EvictTypes(spec, 0, len(sec))
 	return &basePages{spec: spec, file: w, copy: c, copied: make([]atomic.Uint32, (len(w)/pageWords+32)/32)}
 }
 
