@@ -254,7 +254,7 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	}
 	j := uint32(len(u.keys))
 	key := pending
-	if b := u.m.base; b != nil && b.strFilter.mayHold(h) {
+	if b := u.m.base; b != nil && b.strs.ready().filter.mayHold(h) {
 		if off, ok := b.strs.index.FindHash(unsafe.Slice(unsafe.StringData(s), len(s)), h); ok {
 			key = off
 		}
