@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -427,6 +426,7 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		}
 		ga.flags |= matched
 		gb.flags |= matched
+		big := false // cmpBuf does not hold the signatures: streamDiff compares them
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
@@ -438,13 +438,10 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 			var err error
-			if cmpBuf[0], err = a.signature(cmpBuf[0][:0], ga.id); err != nil {
+			if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
 			}
-			if cmpBuf[1], err = b.signature(cmpBuf[1][:0], gb.id); err != nil {
-				return nil, err
-			}
-			if bytes.Equal(cmpBuf[0], cmpBuf[1]) {
+			if same {
 				continue
 			}
 		}
@@ -480,7 +477,11 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			details = append(details, d)
 			return used <= limit
 		}
-		if single {
+		if single && big {
+			if _, err := streamDiff(a, b, ga.id, gb.id, keep); err != nil {
+				return nil, err
+			}
+		} else if single {
 			signatureDiff(cmpBuf[0], cmpBuf[1], keep)
 		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, keep); err != nil {
 			return nil, err

@@ -134,15 +134,14 @@ func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(
 			ok = yield(Detail{Change: Removed, Field: "definition"})
 		default:
 			// Spelled anew for each pair: its details alias them.
-			sigA, err := a.signature(nil, onlyA[i])
-			if err != nil {
+			stopped := false
+			if err := compareOne(a, b, onlyA[i], onlyB[i], func(d Detail) bool {
+				stopped = !yield(d)
+				return !stopped
+			}); err != nil {
 				return err
 			}
-			sigB, err := b.signature(nil, onlyB[i])
-			if err != nil {
-				return err
-			}
-			ok = signatureDiff(sigA, sigB, yield)
+			ok = !stopped
 		}
 		if !ok {
 			return nil

@@ -1,0 +1,130 @@
+package diff_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/diff"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestStreamedAsHeld: structs compared as they are spelled (every struct,
+// with the threshold at 0) give the changes that their signatures held
+// whole give, on two kernels, deep anonymous members, and structs whose
+// members moved, repeat a name, or come in groups of several of a name;
+// with the first pass keeping the details and not.
+func TestStreamedAsHeld(t *testing.T) {
+	deep := func(n int) *btf.Spec {
+		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	pairs := []struct {
+		name     string
+		old, new *btf.Spec
+	}{
+		{"debian against host", testfixtures.DebianSpec(t), testfixtures.HostSpec(t)},
+		{"40 against 41 levels", deep(40), deep(41)},
+		{"41 against 40 levels", deep(41), deep(40)},
+		{"members moved", structsBTF(t, "a b c d"), structsBTF(t, "d b c a")},
+		{"members moved, one changed", structsBTF(t, "a b c"), structsBTF(t, "c b a:long")},
+		{"same members in another order", structsBTF(t, "a:0 b:1"), structsBTF(t, "b:1 a:0")},
+		{"a name twice", structsBTF(t, "a b a c"), structsBTF(t, "a b:long c")},
+		{"added and removed", structsBTF(t, "a b c d e"), structsBTF(t, "a x c:long e y")},
+		{"nested", structsBTF(t, "a x{ b c { d } } e { f }"), structsBTF(t, "a x{ b c:long { d y } } { f } e")},
+		{"groups", structsBTF(t, "a b", "a c", "a b"), structsBTF(t, "a b:long", "a d")},
+	}
+	ctx := context.Background()
+	for _, p := range pairs {
+		want, err := diff.Compare(ctx, p.old, p.new, diff.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: no changes", p.name)
+		}
+		for _, kept := range []bool{true, false} {
+			restore := diff.SetStreamAbove(0)
+			if !kept {
+				restore = func(r1, r2 func()) func() { return func() { r1(); r2() } }(restore, diff.SetKeptBytes(0))
+			}
+			got, err := diff.Compare(ctx, p.old, p.new, diff.Options{})
+			restore()
+			if err != nil {
+				t.Fatalf("%s: streamed: %v", p.name, err)
+			}
+			if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(diff.Change{})); d != "" {
+				t.Errorf("%s, details kept %v: (-held +streamed):\n%s", p.name, kept, d)
+			}
+		}
+	}
+}
+
+// structsBTF returns a BTF of a struct "s" for each layout: words
+// separated by spaces, each a member: "name" (an int), "name:long",
+// "name:N" (an int at the N-th int; members are otherwise one after the
+// other), or "name{" or "{" then members then "}" (a member, named or
+// not, of an anonymous struct of those members).
+func structsBTF(t *testing.T, layouts ...string) *btf.Spec {
+	t.Helper()
+	b := builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	longID, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parse func(words []string) ([]builder.Member, []string)
+	parse = func(words []string) ([]builder.Member, []string) {
+		var ms []builder.Member
+		for len(words) > 0 {
+			w := words[0]
+			words = words[1:]
+			if w == "}" {
+				break
+			}
+			m := builder.Member{Type: intID, BitOffset: uint32(32 * len(ms))}
+			name, typ, _ := strings.Cut(w, ":")
+			if name, ok := strings.CutSuffix(name, "{"); ok {
+				var inner []builder.Member
+				inner, words = parse(words)
+				if m.Type, err = b.AddStruct("", uint32(8*len(inner)), inner); err != nil {
+					t.Fatal(err)
+				}
+				m.Name = name
+			} else {
+				m.Name = name
+			}
+			if typ == "long" {
+				m.Type = longID
+			} else if at, err := strconv.Atoi(typ); err == nil {
+				m.BitOffset = uint32(32 * at)
+			}
+			ms = append(ms, m)
+		}
+		return ms, words
+	}
+	for _, layout := range layouts {
+		ms, _ := parse(strings.Fields(layout))
+		if _, err := b.AddStruct("s", uint32(8*len(ms)), ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return parseBuilt(t, b)
+}
