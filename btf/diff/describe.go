@@ -115,7 +115,13 @@ func (sd *side) spell(dst []byte, id btf.TypeID, limit int) ([]byte, error) {
 	}
 	switch t.Kind() {
 	case btf.KindStruct, btf.KindUnion:
-		w := sd.walker(t, true)
+		w := sd.sig
+		if w == nil {
+			w = sd.walker(t, true)
+			sd.sig = w
+		} else {
+			w.reset(t)
+		}
 		end := len(dst) + min(limit, sd.bound())
 		for w.next() {
 			if len(dst)+len(w.name)+len(w.value) > end {
@@ -264,8 +270,7 @@ func compareOne(a, b *side, ia, ib btf.TypeID, yield func(Detail) bool) error {
 	case err != nil || same:
 		return err
 	case big:
-		_, err = streamDiff(a, b, ia, ib, yield)
-		return err
+		return streamDiff(a, b, ia, ib, yield)
 	}
 	signatureDiff(bufs[0], bufs[1], yield)
 	return nil

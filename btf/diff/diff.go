@@ -121,6 +121,9 @@ type side struct {
 	// groups, a type of 65,535 members one signature).
 	ctx     context.Context
 	spelled int
+	// sig is the walker that spells the signatures of structs, kept
+	// for the next.
+	sig *factWalker
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -399,7 +402,7 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer = nil
+	w.namer, w.sig = nil, nil
 	w.names = make(map[btf.TypeID]string)
 	return &w
 }
@@ -478,7 +481,7 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			return used <= limit
 		}
 		if single && big {
-			if _, err := streamDiff(a, b, ga.id, gb.id, keep); err != nil {
+			if err := streamDiff(a, b, ga.id, gb.id, keep); err != nil {
 				return nil, err
 			}
 		} else if single {

@@ -153,43 +153,39 @@ func (w *factWalker) error(t btf.Type) error {
 // kernel's longest takes some 40 KB. (A variable for the tests.)
 var streamAbove = 256 << 10
 
-// streamDiff is compareOne for two structs or unions whose signatures are
-// too long to hold: their facts are spelled as they are compared, each
-// struct walked several times. A first walk of each keeps the hashes of
-// its facts' names (8 bytes a fact), and a second, of both side by side,
-// checks that the names they have in common come in the same order and
-// once each (as they do in a struct that changed, and in deep nesting):
-// then the walks that yield the details take the two structs side by
-// side, the old one's facts in order, the new one's moving on to the fact
-// of the same name. Otherwise the signatures are held whole and compared
-// (and refused past sd.bound()). The details are those of
-// signatureDiff, in the same order; their strings are copies.
-func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) (same bool, err error) {
+// streamDiff is compareOne for two types that differ, one of them a
+// struct or union whose signature is too long to hold: their facts are
+// spelled as they are compared, each struct walked several times. A
+// first walk of each keeps the hashes of its facts' names (8 bytes a
+// fact), and a second, of both side by side, checks that the names they
+// have in common come in the same order and once each (as they do in a
+// struct that changed, and in deep nesting): then the walks that yield
+// the details take the two structs side by side, the old one's facts in
+// order, the new one's moving on to the fact of the same name, and then
+// the new one's alone for the facts it adds. Otherwise the signatures
+// are held whole and compared (and refused past sd.bound()). The details
+// are those of signatureDiff, in the same order; their strings are
+// copies. There is no "member_order" detail: facts in step that differ
+// differ in some fact.
+func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error {
 	ta, err := a.spec.TypeByID(ia)
 	if err != nil {
-		return false, err
+		return err
 	}
 	tb, err := b.spec.TypeByID(ib)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if !ta.IsComposite() || !tb.IsComposite() {
 		return held(a, b, ia, ib, details)
 	}
-	wa, wb := a.walker(ta, true), b.walker(tb, true)
-	if same, err := walkEqual(wa, wb, ta, tb); same || err != nil {
-		return same, err
-	}
-	if details == nil {
-		return false, nil
-	}
 	ha, err := nameHashes(a, ta)
 	if err != nil {
-		return false, err
+		return err
 	}
 	hb, err := nameHashes(b, tb)
 	if err != nil {
-		return false, err
+		return err
 	}
 	has := func(hs []uint64, name []byte) bool {
 		_, ok := slices.BinarySearch(hs, maphash.Bytes(a.seed, name))
@@ -197,69 +193,60 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) (same 
 	}
 	if ok, err := inStep(a.walker(ta, false), b.walker(tb, false), ta, tb, ha, hb, has); err != nil || !ok {
 		if err != nil {
-			return false, err
+			return err
 		}
 		return held(a, b, ia, ib, details)
 	}
-	wa.reset(ta)
-	wb.reset(tb)
+	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	yield := func(change string, w *factWalker, old, new []byte) bool {
 		return factDetails(change, string(w.name), string(old), string(new), details)
 	}
 	for wa.next() {
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
-			return false, err
+			return err
 		}
 		if !has(hb, wa.name) {
 			if !yield(Removed, wa, wa.value, nil) {
-				return false, nil
+				return nil
 			}
 			continue
 		}
 		for wb.next() && !bytes.Equal(wb.name, wa.name) {
 		}
 		if wb.err != nil {
-			return false, wb.error(tb)
+			return wb.error(tb)
 		}
 		if !bytes.Equal(wa.value, wb.value) && !yield(Changed, wa, wa.value, wb.value) {
-			return false, nil
+			return nil
 		}
 	}
 	if wa.err != nil {
-		return false, wa.error(ta)
+		return wa.error(ta)
 	}
 	wb.reset(tb)
 	for wb.next() {
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
-			return false, err
+			return err
 		}
 		if !has(ha, wb.name) && !yield(Added, wb, nil, wb.value) {
-			return false, nil
+			return nil
 		}
 	}
-	// Some detail was found: the facts are in step and walkEqual found
-	// them different, so they are not the same facts in another order
-	// (signatureDiff's "member_order").
-	return false, wb.error(tb)
+	return wb.error(tb)
 }
 
-// held compares the signatures of ia and ib held whole.
-func held(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) (bool, error) {
+// held yields the details of ia and ib from their signatures held whole.
+func held(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error {
 	sa, err := a.signature(nil, ia)
 	if err != nil {
-		return false, err
+		return err
 	}
 	sb, err := b.signature(nil, ib)
 	if err != nil {
-		return false, err
+		return err
 	}
-	if bytes.Equal(sa, sb) {
-		return true, nil
-	}
-	if details != nil {
-		signatureDiff(sa, sb, details)
-	}
-	return false, nil
+	signatureDiff(sa, sb, details)
+	return nil
 }
 
 // walkEqual reports whether two walks spell the same facts: whether the
@@ -321,12 +308,18 @@ func inStep(wa, wb *factWalker, ta, tb btf.Type, ha, hb []uint64, has func([]uin
 		return false, nil
 	}
 	for wa.next() {
+		if err := wa.sd.pollSpelled(1 + len(wa.name)/spelledBytes); err != nil {
+			return false, err
+		}
 		if !has(hb, wa.name) {
 			continue
 		}
 		for {
 			if !wb.next() {
 				return false, wb.error(tb)
+			}
+			if err := wb.sd.pollSpelled(1 + len(wb.name)/spelledBytes); err != nil {
+				return false, err
 			}
 			if bytes.Equal(wb.name, wa.name) {
 				break
@@ -359,7 +352,15 @@ func heldOrBig(a, b *side, ia, ib btf.TypeID, bufs *[2][]byte) (same, big bool, 
 	}
 	switch {
 	case err == errBig || errB == errBig:
-		same, err = streamDiff(a, b, ia, ib, nil)
+		ta, err := a.spec.TypeByID(ia)
+		if err != nil {
+			return false, true, err
+		}
+		tb, err := b.spec.TypeByID(ib)
+		if err != nil {
+			return false, true, err
+		}
+		same, err = walkEqual(a.walker(ta, true), b.walker(tb, true), ta, tb)
 		return same, true, err
 	case err != nil:
 		return false, false, err

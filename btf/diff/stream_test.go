@@ -2,8 +2,10 @@ package diff_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,4 +129,57 @@ func structsBTF(t *testing.T, layouts ...string) *btf.Spec {
 		}
 	}
 	return parseBuilt(t, b)
+}
+
+// cancelAfter is a context whose Err reports it cancelled from its n-th
+// check on.
+type cancelAfter struct {
+	context.Context
+	n, checks atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.checks.Add(1) >= c.n.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestStreamedCancels: structs compared as they are spelled check the
+// context in proportion to the bytes spelled (deep-of-wide-1000, 50 MB of
+// paths, against itself and against deep-of-wide-100), and stop at the
+// first check that finds it cancelled.
+func TestStreamedCancels(t *testing.T) {
+	deep := func(n int) *btf.Spec {
+		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	d100, d1000 := deep(100), deep(1000)
+	for _, p := range [][2]*btf.Spec{{d1000, d1000}, {d100, d1000}} {
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.n.Store(1 << 40)
+		if _, err := diff.Compare(ctx, p[0], p[1], diff.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		all := ctx.checks.Load()
+		if all < 50 {
+			t.Errorf("%d checks of the context for 50 MB of paths, want at least 50", all)
+		}
+		ctx = &cancelAfter{Context: context.Background()}
+		ctx.n.Store(all / 2)
+		_, err := diff.Compare(ctx, p[0], p[1], diff.Options{})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at check %d of %d: %v, want context.Canceled", all/2, all, err)
+		}
+		if got := ctx.checks.Load(); got != all/2 {
+			t.Errorf("%d checks of the context, want %d: it went on once cancelled", got, all/2)
+		}
+	}
 }
