@@ -49,6 +49,8 @@ func TestStreamedAsHeld(t *testing.T) {
 		{"added and removed", structsBTF(t, "a b c d e"), structsBTF(t, "a x c:long e y")},
 		{"nested", structsBTF(t, "a x{ b c { d } } e { f }"), structsBTF(t, "a x{ b c:long { d y } } { f } e")},
 		{"groups", structsBTF(t, "a b", "a c", "a b"), structsBTF(t, "a b:long", "a d")},
+		{"groups of copies", structsBTF(t, "a b", "a b", "x{ c }", "a c"), structsBTF(t, "a c", "x{ c }", "a b", "a c", "x{ d }")},
+		{"groups moved", structsBTF(t, "a b c", "x{ y }"), structsBTF(t, "c b a", "x{ y:long }")},
 	}
 	ctx := context.Background()
 	for _, p := range pairs {
