@@ -27,6 +27,7 @@ type factWalker struct {
 	// name and value are the current fact's: valid until next is
 	// called again.
 	name, value []byte
+	at          int // how many facts the walk has made current
 	err         error
 }
 
@@ -51,7 +52,7 @@ func (sd *side) walker(t btf.Type, values bool) *factWalker {
 
 // reset starts the walk over at the first fact of t.
 func (w *factWalker) reset(t btf.Type) {
-	w.size, w.first, w.err = t.Size(), true, nil
+	w.size, w.first, w.err, w.at = t.Size(), true, nil, 0
 	w.stack = append(w.stack[:0], level{t: t, pending: -1})
 	w.path = w.path[:0]
 }
@@ -59,6 +60,15 @@ func (w *factWalker) reset(t btf.Type) {
 // next moves to the next fact, and reports whether there is one: false at
 // the end, and on an error, which error returns.
 func (w *factWalker) next() bool {
+	if !w.step() {
+		return false
+	}
+	w.at++
+	return true
+}
+
+// step is next without the count of facts.
+func (w *factWalker) step() bool {
 	if w.first {
 		w.first = false
 		w.name = append(w.name[:0], "size"...)
@@ -179,39 +189,29 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error 
 	if !ta.IsComposite() || !tb.IsComposite() {
 		return held(a, b, ia, ib, details)
 	}
-	ha, err := nameHashes(a, ta)
+	inB, inA, err := inStep(a, b, ta, tb)
 	if err != nil {
 		return err
 	}
-	hb, err := nameHashes(b, tb)
-	if err != nil {
-		return err
-	}
-	has := func(hs []uint64, name []byte) bool {
-		_, ok := slices.BinarySearch(hs, maphash.Bytes(a.seed, name))
-		return ok
-	}
-	if ok, err := inStep(a.walker(ta, false), b.walker(tb, false), ta, tb, ha, hb, has); err != nil || !ok {
-		if err != nil {
-			return err
-		}
+	if inB == nil {
 		return held(a, b, ia, ib, details)
 	}
 	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	yield := func(change string, w *factWalker, old, new []byte) bool {
 		return factDetails(change, string(w.name), string(old), string(new), details)
 	}
-	for wa.next() {
+	for i := 0; wa.next(); i++ {
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
 			return err
 		}
-		if !has(hb, wa.name) {
+		if !inB.has(i) {
 			if !yield(Removed, wa, wa.value, nil) {
 				return nil
 			}
 			continue
 		}
-		for wb.next() && !bytes.Equal(wb.name, wa.name) {
+		// The next fact of b that a has is this one.
+		for wb.next() && !inA.has(wb.at-1) {
 		}
 		if wb.err != nil {
 			return wb.error(tb)
@@ -224,11 +224,11 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error 
 		return wa.error(ta)
 	}
 	wb.reset(tb)
-	for wb.next() {
+	for j := 0; wb.next(); j++ {
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
 			return err
 		}
-		if !has(ha, wb.name) && !yield(Added, wb, nil, wb.value) {
+		if !inA.has(j) && !yield(Added, wb, nil, wb.value) {
 			return nil
 		}
 	}
@@ -293,51 +293,77 @@ func nameHashes(sd *side, t btf.Type) ([]uint64, error) {
 			return nil, nil
 		}
 	}
-	return slices.Clip(hs), nil
+	return hs, nil
 }
 
-// inStep reports whether the facts of ta (walked by wa) and of tb (wb)
-// that share a name come in the same order on both sides, each name once
-// on each (ha and hb, their names' hashes, are not nil), and has(ha, n)
-// and has(hb, n) tell exactly whether a name is one of the other side's:
-// then one walk of each, side by side, finds every fact of ta in tb.
-// A name whose hash is the other side's but which is not (a collision)
-// also makes it false.
-func inStep(wa, wb *factWalker, ta, tb btf.Type, ha, hb []uint64, has func([]uint64, []byte) bool) (bool, error) {
-	if ha == nil || hb == nil {
-		return false, nil
+// bits is a set of fact indexes.
+type bits []uint64
+
+func (s *bits) add(i int) {
+	for i/64 >= len(*s) {
+		*s = append(*s, 0)
 	}
-	for wa.next() {
-		if err := wa.sd.pollSpelled(1 + len(wa.name)/spelledBytes); err != nil {
-			return false, err
+	(*s)[i/64] |= 1 << (i % 64)
+}
+
+func (s bits) has(i int) bool { return i/64 < len(s) && s[i/64]&(1<<(i%64)) != 0 }
+
+// inStep finds whether the facts of ta and tb that share a name come in
+// the same order on both sides, each name once on each: then one walk of
+// each, side by side, finds every fact of ta in tb. If so, it returns
+// which facts of ta (by index) tb has, inB, and which of tb ta has, inA
+// (a bit a fact, where the hashes of the names that tell it take 64);
+// otherwise nil sets. It keeps the hashes of each side's names while it
+// runs, and compares the names that they match, so that a collision of
+// hashes is found, not trusted: it too makes the sets nil.
+func inStep(a, b *side, ta, tb btf.Type) (inB, inA bits, err error) {
+	ha, err := nameHashes(a, ta)
+	if err != nil || ha == nil {
+		return nil, nil, err
+	}
+	hb, err := nameHashes(b, tb)
+	if err != nil || hb == nil {
+		return nil, nil, err
+	}
+	has := func(hs []uint64, name []byte) bool {
+		_, ok := slices.BinarySearch(hs, maphash.Bytes(a.seed, name))
+		return ok
+	}
+	wa, wb := a.walker(ta, false), b.walker(tb, false)
+	inB, inA = bits{}, bits{}
+	for i := 0; wa.next(); i++ {
+		if err := a.pollSpelled(1 + len(wa.name)/spelledBytes); err != nil {
+			return nil, nil, err
 		}
 		if !has(hb, wa.name) {
 			continue
 		}
 		for {
 			if !wb.next() {
-				return false, wb.error(tb)
+				return nil, nil, wb.error(tb)
 			}
-			if err := wb.sd.pollSpelled(1 + len(wb.name)/spelledBytes); err != nil {
-				return false, err
+			if err := b.pollSpelled(1 + len(wb.name)/spelledBytes); err != nil {
+				return nil, nil, err
 			}
 			if bytes.Equal(wb.name, wa.name) {
 				break
 			}
 			if has(ha, wb.name) {
-				return false, nil
+				return nil, nil, nil
 			}
 		}
+		inB.add(i)
+		inA.add(wb.at - 1)
 	}
 	if wa.err != nil {
-		return false, wa.error(ta)
+		return nil, nil, wa.error(ta)
 	}
 	for wb.next() {
 		if has(ha, wb.name) {
-			return false, nil
+			return nil, nil, nil
 		}
 	}
-	return wb.err == nil, wb.error(tb)
+	return inB, inA, wb.error(tb)
 }
 
 // heldOrBig is the first pass's comparison of the single types ia of a
