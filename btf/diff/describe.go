@@ -263,14 +263,15 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 // compareOne is compareGroups for a group of one type on each side, ia
 // and ib. Their signatures are held whole, unless one is longer than
 // streamAbove: then they are compared as they are spelled (streamDiff).
-func compareOne(a, b *side, ia, ib btf.TypeID, yield func(Detail) bool) error {
+// alias is as for Change.more.
+func compareOne(a, b *side, ia, ib btf.TypeID, alias bool, yield func(Detail) bool) error {
 	var bufs [2][]byte // the details alias them: not reused
 	same, big, err := heldOrBig(a, b, ia, ib, &bufs)
 	switch {
 	case err != nil || same:
 		return err
 	case big:
-		return streamDiff(a, b, ia, ib, yield)
+		return streamDiff(a, b, ia, ib, alias, yield)
 	}
 	signatureDiff(bufs[0], bufs[1], yield)
 	return nil

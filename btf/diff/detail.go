@@ -174,8 +174,11 @@ func memberDetails(change, path, old, new string, yield func(Detail) bool) bool 
 type lineWriter struct {
 	w    *bufio.Writer
 	open bool   // a member's line is begun
-	head Detail // the first detail of that line
+	head Detail // the first detail of that line, its Member in member
 	sep  string // what goes before its next field
+	// member holds head's Member: the details' strings may be reused
+	// once the next is taken (Change.more).
+	member []byte
 }
 
 // add writes d: on the open line when it is of the same member and
@@ -214,6 +217,8 @@ func (lw *lineWriter) add(d Detail) {
 	} else {
 		lw.w.WriteString(" (")
 	}
+	lw.member = append(lw.member[:0], d.Member...)
+	d.Member = aliasString(lw.member)
 	lw.open, lw.head, lw.sep = true, d, ""
 	lw.field(d)
 	if d.Member == "" {

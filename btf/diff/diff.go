@@ -36,8 +36,10 @@ type Change struct {
 	Reached bool `json:"reached"`
 
 	// more makes the details of a change that Walk hands over; nil
-	// otherwise.
-	more func(yield func(Detail) bool)
+	// otherwise. With alias, their strings may be those of buffers that
+	// the next details reuse: for a writer that is done with each
+	// detail before it takes the next (Stream).
+	more func(alias bool, yield func(Detail) bool)
 }
 
 // AllDetails yields the details of c in their order: those of Details,
@@ -47,8 +49,14 @@ type Change struct {
 // cancelled), they stop, and Walk returns the error once that function
 // returns.
 func (c Change) AllDetails() iter.Seq[Detail] {
+	return c.details(false)
+}
+
+// details is AllDetails, whose strings may be reused with alias (see
+// Change.more).
+func (c Change) details(alias bool) iter.Seq[Detail] {
 	if c.more != nil {
-		return c.more
+		return func(yield func(Detail) bool) { c.more(alias, yield) }
 	}
 	return slices.Values(c.Details)
 }
@@ -481,12 +489,12 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			return used <= limit
 		}
 		if single && big {
-			if err := streamDiff(a, b, ga.id, gb.id, keep); err != nil {
+			if err := streamDiff(a, b, ga.id, gb.id, true, keep); err != nil {
 				return nil, err
 			}
 		} else if single {
 			signatureDiff(cmpBuf[0], cmpBuf[1], keep)
-		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, keep); err != nil {
+		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, true, keep); err != nil {
 			return nil, err
 		}
 		if used > limit {
@@ -599,9 +607,9 @@ func (w *walker) emit(ctx context.Context, named map[string]bool, reached bool, 
 // group g of a (the change e, of that name) while live is set: those kept
 // from the first pass, or those of the group compared again, stopping
 // at the first error, which it leaves in err.
-func (w *walker) details(e int32, g *group, name string, live *bool, err *error) func(func(Detail) bool) {
+func (w *walker) details(e int32, g *group, name string, live *bool, err *error) func(bool, func(Detail) bool) {
 	if kept, ok := w.kept[e]; ok {
-		return func(yield func(Detail) bool) {
+		return func(_ bool, yield func(Detail) bool) {
 			for _, d := range kept {
 				if !*live || !yield(d) {
 					return
@@ -609,12 +617,12 @@ func (w *walker) details(e int32, g *group, name string, live *bool, err *error)
 			}
 		}
 	}
-	return func(yield func(Detail) bool) {
+	return func(alias bool, yield func(Detail) bool) {
 		if !*live || *err != nil {
 			return
 		}
 		gb := w.b.find(g.kind, name)
-		*err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb), yield)
+		*err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb), alias, yield)
 	}
 }
 

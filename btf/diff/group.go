@@ -12,7 +12,7 @@ import (
 // compareGroups compares the types of one kind and name in old (ga) and
 // new (gb), and yields the details of the difference: none when the two
 // groups hold the same layouts, whatever their order and ids. It stops
-// when yield returns false.
+// when yield returns false. alias is as for Change.more.
 //
 // The layouts found on both sides are removed as a multiset. What it holds
 // is 16 bytes a type of ga and 4 a type left over, whatever the layouts:
@@ -22,15 +22,15 @@ import (
 // of gb that found no match and, of each layout of ga, its first
 // occurrences; their signatures are spelled again, a pair at a time, for
 // the details.
-func compareGroups(a, b *side, ga, gb []btf.TypeID, yield func(Detail) bool) error {
+func compareGroups(a, b *side, ga, gb []btf.TypeID, alias bool, yield func(Detail) bool) error {
 	if len(ga) == 1 && len(gb) == 1 {
-		return compareOne(a, b, ga[0], gb[0], yield)
+		return compareOne(a, b, ga[0], gb[0], alias, yield)
 	}
 	onlyA, onlyB, err := matchGroups(a, b, ga, gb)
 	if err != nil || (len(onlyA) == 0 && len(onlyB) == 0) {
 		return err
 	}
-	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB, yield)
+	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB, alias, yield)
 }
 
 // matchGroups returns the types of ga and of gb left over once the
@@ -119,8 +119,8 @@ func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 
 // groupDetails yields the details of a group of na types in old and nb in
 // new whose types onlyA and onlyB are left over, a pair of them at a time.
-// It stops when yield returns false.
-func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(Detail) bool) error {
+// It stops when yield returns false. alias is as for Change.more.
+func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, alias bool, yield func(Detail) bool) error {
 	if !yield(Detail{Change: Changed, Field: "definitions", Old: na, New: nb}) {
 		return nil
 	}
@@ -134,7 +134,7 @@ func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(
 		default:
 			// Spelled anew for each pair: its details alias them.
 			stopped := false
-			if err := compareOne(a, b, onlyA[i], onlyB[i], func(d Detail) bool {
+			if err := compareOne(a, b, onlyA[i], onlyB[i], alias, func(d Detail) bool {
 				stopped = !yield(d)
 				return !stopped
 			}); err != nil {

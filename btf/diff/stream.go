@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -175,9 +176,10 @@ var streamAbove = 256 << 10
 // the new one's alone for the facts it adds. Otherwise the signatures
 // are held whole and compared (and refused past sd.bound()). The details
 // are those of signatureDiff, in the same order; their strings are
-// copies. There is no "member_order" detail: facts in step that differ
+// copies, or with alias (as for Change.more) the walkers' buffers. There
+// is no "member_order" detail: facts in step that differ
 // differ in some fact.
-func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error {
+func streamDiff(a, b *side, ia, ib btf.TypeID, alias bool, details func(Detail) bool) error {
 	ta, err := a.spec.TypeByID(ia)
 	if err != nil {
 		return err
@@ -197,8 +199,12 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, details func(Detail) bool) error 
 		return held(a, b, ia, ib, details)
 	}
 	wa, wb := a.walker(ta, true), b.walker(tb, true)
+	str := func(b []byte) string { return string(b) }
+	if alias {
+		str = aliasString
+	}
 	yield := func(change string, w *factWalker, old, new []byte) bool {
-		return factDetails(change, string(w.name), string(old), string(new), details)
+		return factDetails(change, str(w.name), str(old), str(new), details)
 	}
 	for i := 0; wa.next(); i++ {
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
@@ -394,4 +400,12 @@ func heldOrBig(a, b *side, ia, ib btf.TypeID, bufs *[2][]byte) (same, big bool, 
 		return false, false, errB
 	}
 	return bytes.Equal(bufs[0], bufs[1]), false, nil
+}
+
+// aliasString returns the string in b, without a copy.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

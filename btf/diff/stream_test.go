@@ -1,6 +1,7 @@
 package diff_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -73,6 +74,32 @@ func TestStreamedAsHeld(t *testing.T) {
 			}
 			if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(diff.Change{})); d != "" {
 				t.Errorf("%s, details kept %v: (-held +streamed):\n%s", p.name, kept, d)
+			}
+		}
+		// Stream takes details whose strings the next reuses.
+		for _, json := range []bool{false, true} {
+			var whole, streamed bytes.Buffer
+			sum := diff.Summarize(want)
+			if json {
+				err = diff.WriteJSON(&whole, diff.Report{Changes: want, Summary: sum})
+			} else {
+				err = diff.WriteText(&whole, want)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			restore := diff.SetStreamAbove(0)
+			s := diff.NewStream(&streamed, json)
+			err := diff.Walk(ctx, p.old, p.new, diff.Options{}, func(c diff.Change) error { return s.Add(c) })
+			restore()
+			if err == nil {
+				err = s.Close(sum, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(whole.Bytes(), streamed.Bytes()) {
+				t.Errorf("%s, json %v: Stream of the changes streamed differs from writing those held", p.name, json)
 			}
 		}
 	}
