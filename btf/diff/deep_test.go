@@ -15,17 +15,7 @@ import (
 // paths would outgrow the memory rule if held, and a struct nested past
 // 4,096 levels is refused in one error naming it.
 func TestDeepAnonymousMembers(t *testing.T) {
-	spec := func(n int) *btf.Spec {
-		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := btf.Parse(raw, btf.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	spec := func(n int) *btf.Spec { return deepOfWide(t, n) }
 	ctx := context.Background()
 	changes, err := diff.Compare(ctx, spec(40), spec(41), diff.Options{})
 	if err != nil {
@@ -44,4 +34,11 @@ func TestDeepAnonymousMembers(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "'outer'") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("40 against 4,100 levels: %v, want one line refusing outer", err)
 	}
+}
+
+// deepOfWide returns hostile.DeepOfWide of n levels.
+func deepOfWide(t *testing.T, n int) *btf.Spec {
+	t.Helper()
+	raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
+	return parseRaw(t, raw, err)
 }

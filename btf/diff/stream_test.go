@@ -16,7 +16,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestStreamedAsHeld: structs compared as they are spelled (every struct,
@@ -25,17 +24,7 @@ import (
 // members moved, repeat a name, or come in groups of several of a name;
 // with the first pass keeping the details and not.
 func TestStreamedAsHeld(t *testing.T) {
-	deep := func(n int) *btf.Spec {
-		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := btf.Parse(raw, btf.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	deep := func(n int) *btf.Spec { return deepOfWide(t, n) }
 	pairs := []struct {
 		name     string
 		old, new *btf.Spec
@@ -78,27 +67,10 @@ func TestStreamedAsHeld(t *testing.T) {
 		}
 		// Stream takes details whose strings the next reuses.
 		for _, json := range []bool{false, true} {
-			var whole, streamed bytes.Buffer
-			sum := diff.Summarize(want)
-			if json {
-				err = diff.WriteJSON(&whole, diff.Report{Changes: want, Summary: sum})
-			} else {
-				err = diff.WriteText(&whole, want)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
 			restore := diff.SetStreamAbove(0)
-			s := diff.NewStream(&streamed, json)
-			err := diff.Walk(ctx, p.old, p.new, diff.Options{}, func(c diff.Change) error { return s.Add(c) })
+			got := streamed(t, p.old, p.new, diff.Options{}, want, json)
 			restore()
-			if err == nil {
-				err = s.Close(sum, nil)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(whole.Bytes(), streamed.Bytes()) {
+			if !bytes.Equal(written(t, want, json), got) {
 				t.Errorf("%s, json %v: Stream of the changes streamed differs from writing those held", p.name, json)
 			}
 		}
@@ -179,17 +151,7 @@ func (c *cancelAfter) Err() error {
 // paths, against itself and against deep-of-wide-100), and stop at the
 // first check that finds it cancelled.
 func TestStreamedCancels(t *testing.T) {
-	deep := func(n int) *btf.Spec {
-		raw, err := hostile.BuildVariant(hostile.DeepOfWide, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := btf.Parse(raw, btf.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	deep := func(n int) *btf.Spec { return deepOfWide(t, n) }
 	d100, d1000 := deep(100), deep(1000)
 	for _, p := range [][2]*btf.Spec{{d1000, d1000}, {d100, d1000}} {
 		ctx := &cancelAfter{Context: context.Background()}
