@@ -365,13 +365,23 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 	return w.Flush()
 }
 
+// listedModules is the number of modules ksym modules lists for s, whose
+// Stats are st: st's modules and vmlinux. It counts them without making
+// the list (a Module each, 65,536 of them in a hostile kallsyms).
+func listedModules(s *kallsyms.Snapshot, st kallsyms.Stats) int {
+	if _, err := s.Module(kallsyms.Vmlinux); err == nil {
+		return st.Modules + 1
+	}
+	return st.Modules
+}
+
 func (c *cli) ksymStats(f *ksymFlags) error {
 	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
 	st := snap.Stats()
-	st.Modules = len(snap.Modules()) // what ksym modules lists, vmlinux included
+	st.Modules = listedModules(snap, st)
 	perSym := 0.0
 	if st.Symbols > 0 {
 		perSym = float64(st.Bytes) / float64(st.Symbols)
@@ -413,7 +423,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	}
 	defer sym.Close()
 	st := sym.Snapshot().Stats()
-	st.Modules = len(sym.Snapshot().Modules()) // as ksym modules and stats count them
+	st.Modules = listedModules(sym.Snapshot(), st)
 	text := fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents and BPF symbols", st.Symbols, st.Modules)
 	v := map[string]any{"event": "loaded", "symbols": st.Symbols, "modules": st.Modules, "ksym_events": true}
 	if kerr := sym.KsymEventsErr(); kerr != nil {
@@ -461,7 +471,7 @@ func emitReload(emit func(string, map[string]any), ev live.ReloadEvent) {
 		return
 	}
 	st := ev.Snapshot.Stats()
-	st.Modules = len(ev.Snapshot.Modules())
+	st.Modules = listedModules(ev.Snapshot, st)
 	emit(fmt.Sprintf("reload (%s): %d symbols, %d modules, %d tables reused, %v",
 		strings.Join(ev.Reasons, ", "), st.Symbols, st.Modules, ev.Reused, ev.Duration),
 		map[string]any{"event": "reload", "reasons": ev.Reasons, "symbols": st.Symbols, "modules": st.Modules,
