@@ -39,8 +39,9 @@
 // ErrNotText, never the text symbol below it. LookupAppend does the same
 // without allocating, filling the caller's Symbol and decoding the name
 // into the caller's buffer: with a reused buffer it is the fast path for
-// profilers. LookupName finds symbols by name with a linear scan over the
-// compressed names. Modules lists modules with their address ranges
+// profilers. LookupNameSeq yields the symbols of a name with a linear scan
+// over the compressed names, holding none of them (LookupName collects
+// them in a slice). Modules lists modules with their address ranges
 // and build IDs.
 //
 // # Following a kernel

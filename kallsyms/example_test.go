@@ -70,3 +70,30 @@ ffffffffc0000010 t mod_init	[mymod]
 	// kallsyms: address 0xffffffffc0000020: not found
 	// 0xffffffffc0000020: mod_init+0x10 [mymod]
 }
+
+// A name that many symbols share (static functions of the same name in
+// the kernel and its modules) is printed as the matches come, without
+// holding them: LookupNameSeq yields one at a time.
+func ExampleSnapshot_LookupNameSeq() {
+	const text = `ffffffff81000000 T _stext
+ffffffff81000110 t cleanup
+ffffffff81000200 T do_more
+ffffffff81000300 t cleanup
+ffffffffc0000010 t cleanup	[mymod]
+`
+	s, err := kallsyms.Parse(strings.NewReader(text), kallsyms.Options{})
+	if err != nil {
+		panic(err)
+	}
+	n := 0
+	for sym := range s.LookupNameSeq("cleanup", "") {
+		fmt.Printf("%#x %s [%s]\n", sym.Addr, sym.Name, sym.Module)
+		n++
+	}
+	fmt.Println(n, "matches")
+	// Output:
+	// 0xffffffff81000110 cleanup [vmlinux]
+	// 0xffffffff81000300 cleanup [vmlinux]
+	// 0xffffffffc0000010 cleanup [mymod]
+	// 3 matches
+}

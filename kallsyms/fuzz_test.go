@@ -70,6 +70,12 @@ func checkConsistent(t *testing.T, s *Snapshot) {
 		if !found {
 			t.Fatalf("LookupName(%q, %q) = %v, %v; missing %#x", sym.Name, sym.Module, syms, err, sym.Addr)
 		}
+		for first := range s.LookupNameSeq(sym.Name, sym.Module) { // stops when the loop does
+			if first != syms[0] {
+				t.Fatalf("LookupNameSeq(%q, %q) first %+v; LookupName %+v", sym.Name, sym.Module, first, syms[0])
+			}
+			break
+		}
 	}
 	if st := s.Stats(); st.Symbols < 0 || st.Bytes <= 0 {
 		t.Fatalf("stats %+v", st)

@@ -75,23 +75,14 @@ func (s *Snapshot) Module(name string) (Module, error) {
 
 // LookupName returns every symbol called name, in module order and then
 // address order; with module != "", only the symbols of that module. It
-// scans the tables linearly, comparing compressed names without decoding
-// them. It returns ErrNotFound when no symbol matches.
+// collects what LookupNameSeq yields into one slice, which for a name that
+// many symbols share is as long as they are many: a caller that prints or
+// counts the matches should range over LookupNameSeq instead. It returns
+// ErrNotFound when no symbol matches.
 func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 	var out []Symbol
-	enc := appendEncodedString(nil, name)
-	var suffix []byte // encoded name without "__pfx_", for hidden ones
-	if rest, ok := strings.CutPrefix(name, pfxPrefix); ok {
-		suffix = appendEncodedString(nil, rest)
-	}
-	for i := range s.mods {
-		t := s.mods[i].tab
-		if module != "" && t.name != module {
-			continue
-		}
-		for h := range t.match(enc, suffix) {
-			out = append(out, Symbol{Name: name, Module: t.name, Addr: h.start, Type: t.typeOf(h)})
-		}
+	for sym := range s.LookupNameSeq(name, module) {
+		out = append(out, sym)
 	}
 	if len(out) == 0 {
 		if module != "" {
@@ -100,6 +91,34 @@ func (s *Snapshot) LookupName(name, module string) ([]Symbol, error) {
 		return nil, pkgerr.Errorf("kallsyms: symbol %q: %w", name, ErrNotFound)
 	}
 	return out, nil
+}
+
+// LookupNameSeq yields every symbol called name, in the order LookupName
+// returns them (module order, then address order); with module != "",
+// only the symbols of that module. It yields nothing when no symbol
+// matches. It scans the tables linearly, comparing compressed names
+// without decoding them, and holds no match: each Symbol's Name is name
+// itself, so a caller that writes each as it comes uses constant memory
+// however many symbols share the name.
+func (s *Snapshot) LookupNameSeq(name, module string) iter.Seq[Symbol] {
+	return func(yield func(Symbol) bool) {
+		enc := appendEncodedString(nil, name)
+		var suffix []byte // encoded name without "__pfx_", for hidden ones
+		if rest, ok := strings.CutPrefix(name, pfxPrefix); ok {
+			suffix = appendEncodedString(nil, rest)
+		}
+		for i := range s.mods {
+			t := s.mods[i].tab
+			if module != "" && t.name != module {
+				continue
+			}
+			for h := range t.match(enc, suffix) {
+				if !yield(Symbol{Name: name, Module: t.name, Addr: h.start, Type: t.typeOf(h)}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // match yields the entries whose encoded name is enc, and the hidden

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/hex"
@@ -209,7 +210,8 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := []addrJSON{}
+	w := bufio.NewWriter(c.out())
+	results := newJSONArray(w)
 	missing := 0
 	for _, a := range addrs {
 		// Without --data, an address past a run of text (rodata after
@@ -218,20 +220,30 @@ func (c *cli) ksymAddr(f *ksymFlags, args []string) error {
 		if errors.Is(err, kallsyms.ErrNotText) {
 			err = fmt.Errorf("%#x is outside every text symbol (in data? --data names it)", a)
 		}
-		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Name: sym.Name, Offset: ptr(sym.Offset), Module: sym.Module}
 		if err != nil {
 			missing++
+		}
+		if !f.json {
+			if _, err := w.WriteString(formatAddr(a, sym, err) + "\n"); err != nil {
+				return err
+			}
+			continue
+		}
+		r := addrJSON{Addr: fmt.Sprintf("0x%x", a), Name: sym.Name, Offset: ptr(sym.Offset), Module: sym.Module}
+		if err != nil {
 			r = addrJSON{Addr: r.Addr, Error: err.Error()}
 		}
-		out = append(out, r)
-		if !f.json {
-			fmt.Fprintln(c.out(), formatAddr(a, sym, err))
+		if err := results.add(r); err != nil {
+			return err
 		}
 	}
 	if f.json {
-		if err := c.printJSON(out); err != nil {
+		if err := results.close(); err != nil {
 			return err
 		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	if missing > 0 {
 		return notFound("%d of %d addresses not found", missing, len(addrs))
@@ -256,41 +268,56 @@ func formatAddr(a uint64, sym kallsyms.Symbol, err error) string {
 	return s
 }
 
+// nameJSON is one symbol of ksym name --json.
+type nameJSON struct {
+	Addr   string `json:"addr"`
+	Name   string `json:"name"`
+	Module string `json:"module"`
+}
+
+// ksymName prints the symbols called name (of module, when not ""), each
+// as it is found: a name that many symbols share (hundreds of thousands in
+// a hostile kallsyms) costs no memory for its matches.
 func (c *cli) ksymName(f *ksymFlags, name, module string) error {
 	snap, err := c.load(f)
 	if err != nil {
 		return err
 	}
-	syms, err := snap.LookupName(name, module)
-	if errors.Is(err, kallsyms.ErrNotFound) {
-		if f.json { // nothing found: an empty list, as btf find prints
-			if err := c.printJSON([]struct{}{}); err != nil {
+	w := bufio.NewWriter(c.out())
+	results := newJSONArray(w)
+	escName := escapeName(name)
+	lastMod, escMod := "", "" // the module of the last match, escaped
+	found := 0
+	for s := range snap.LookupNameSeq(name, module) {
+		found++
+		if f.json {
+			if err := results.add(nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module}); err != nil {
 				return err
 			}
+			continue
 		}
-		return notFound("%w", err)
+		fmt.Fprintf(w, "%016x %s", s.Addr, escName)
+		if s.Module != kallsyms.Vmlinux {
+			if s.Module != lastMod {
+				lastMod, escMod = s.Module, escapeName(s.Module)
+			}
+			w.WriteString(" [" + escMod + "]")
+		}
+		if err := w.WriteByte('\n'); err != nil {
+			return err
+		}
 	}
-	if err != nil {
+	if f.json { // nothing found: an empty list, as btf find prints
+		if err := results.close(); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
 		return err
 	}
-	type nameJSON struct {
-		Addr   string `json:"addr"`
-		Name   string `json:"name"`
-		Module string `json:"module"`
-	}
-	out := []nameJSON{}
-	for _, s := range syms {
-		out = append(out, nameJSON{fmt.Sprintf("0x%x", s.Addr), s.Name, s.Module})
-		if !f.json {
-			line := fmt.Sprintf("%016x %s", s.Addr, escapeName(s.Name))
-			if s.Module != kallsyms.Vmlinux {
-				line += " [" + escapeName(s.Module) + "]"
-			}
-			fmt.Fprintln(c.out(), line)
-		}
-	}
-	if f.json {
-		return c.printJSON(out)
+	if found == 0 {
+		_, err := snap.LookupName(name, module) // its ErrNotFound names what was sought
+		return notFound("%w", err)
 	}
 	return nil
 }
@@ -309,25 +336,43 @@ func (c *cli) ksymModules(f *ksymFlags) error {
 		State   string `json:"state,omitempty"`
 		Pseudo  bool   `json:"pseudo"`
 	}
-	out := []modJSON{}
+	w := bufio.NewWriter(c.out())
+	results := newJSONArray(w)
 	if !f.json {
-		fmt.Fprintf(c.out(), "%-24s %-33s %8s %s\n", "MODULE", "START-END", "SYMBOLS", "BUILD_ID")
+		fmt.Fprintf(w, "%-24s %-33s %8s %s\n", "MODULE", "START-END", "SYMBOLS", "BUILD_ID")
 	}
 	for _, m := range snap.Modules() {
 		j := modJSON{m.Name, fmt.Sprintf("0x%x", m.Start), fmt.Sprintf("0x%x", m.End), m.Symbols, hex.EncodeToString(m.BuildID), m.State, m.Pseudo}
-		out = append(out, j)
-		if !f.json {
-			id := j.BuildID
-			if id == "" {
-				id = "-"
+		if f.json {
+			if err := results.add(j); err != nil {
+				return err
 			}
-			fmt.Fprintf(c.out(), "%-24s %016x-%016x %8d %s\n", escapeName(m.Name), m.Start, m.End, m.Symbols, id)
+			continue
+		}
+		id := j.BuildID
+		if id == "" {
+			id = "-"
+		}
+		if _, err := fmt.Fprintf(w, "%-24s %016x-%016x %8d %s\n", escapeName(m.Name), m.Start, m.End, m.Symbols, id); err != nil {
+			return err
 		}
 	}
 	if f.json {
-		return c.printJSON(out)
+		if err := results.close(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return w.Flush()
+}
+
+// listedModules is the number of modules ksym modules lists for s, whose
+// Stats are st: st's modules and vmlinux. It counts them without making
+// the list (a Module each, 65,536 of them in a hostile kallsyms).
+func listedModules(s *kallsyms.Snapshot, st kallsyms.Stats) int {
+	if _, err := s.Module(kallsyms.Vmlinux); err == nil {
+		return st.Modules + 1
+	}
+	return st.Modules
 }
 
 func (c *cli) ksymStats(f *ksymFlags) error {
@@ -336,7 +381,7 @@ func (c *cli) ksymStats(f *ksymFlags) error {
 		return err
 	}
 	st := snap.Stats()
-	st.Modules = len(snap.Modules()) // what ksym modules lists, vmlinux included
+	st.Modules = listedModules(snap, st)
 	perSym := 0.0
 	if st.Symbols > 0 {
 		perSym = float64(st.Bytes) / float64(st.Symbols)
@@ -378,7 +423,7 @@ func (c *cli) ksymWatch(ctx context.Context, f *ksymFlags) error {
 	}
 	defer sym.Close()
 	st := sym.Snapshot().Stats()
-	st.Modules = len(sym.Snapshot().Modules()) // as ksym modules and stats count them
+	st.Modules = listedModules(sym.Snapshot(), st)
 	text := fmt.Sprintf("loaded %d symbols, %d modules; watching module uevents and BPF symbols", st.Symbols, st.Modules)
 	v := map[string]any{"event": "loaded", "symbols": st.Symbols, "modules": st.Modules, "ksym_events": true}
 	if kerr := sym.KsymEventsErr(); kerr != nil {
@@ -426,7 +471,7 @@ func emitReload(emit func(string, map[string]any), ev live.ReloadEvent) {
 		return
 	}
 	st := ev.Snapshot.Stats()
-	st.Modules = len(ev.Snapshot.Modules())
+	st.Modules = listedModules(ev.Snapshot, st)
 	emit(fmt.Sprintf("reload (%s): %d symbols, %d modules, %d tables reused, %v",
 		strings.Join(ev.Reasons, ", "), st.Symbols, st.Modules, ev.Reused, ev.Duration),
 		map[string]any{"event": "reload", "reasons": ev.Reasons, "symbols": st.Symbols, "modules": st.Modules,
