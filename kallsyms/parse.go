@@ -22,6 +22,12 @@ const (
 	MaxModules = 1 << 16
 	// maxLineLen bounds one input line.
 	maxLineLen = 2 * (MaxNameLen + maxModuleLen)
+	// nameTooLong says what MaxNameLen is to a user, who does not
+	// know the constant's name; the two guards below keep the number
+	// in it equal to MaxNameLen.
+	nameTooLong = "symbol name longer than 1024 bytes"
+	_           = uint(MaxNameLen - 1024)
+	_           = uint(1024 - MaxNameLen)
 	// Vmlinux is the module name of the kernel image's own symbols.
 	Vmlinux = "vmlinux"
 )
@@ -356,7 +362,7 @@ func splitLine(l []byte) (addr uint64, typ byte, name, mod []byte, msg string) {
 	case len(name) == 0:
 		return 0, 0, nil, nil, "missing symbol name"
 	case len(name) > MaxNameLen:
-		return 0, 0, nil, nil, "symbol name longer than MaxNameLen"
+		return 0, 0, nil, nil, nameTooLong
 	case len(rest) == 0:
 		return addr, typ, name, nil, ""
 	case len(rest) < 3 || rest[0] != '[' || rest[len(rest)-1] != ']':

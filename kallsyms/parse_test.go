@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,17 +19,18 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, in string
 		line     int
+		says     string // in the message, if not empty
 	}{
-		{"no address", "zz t foo\n", 1},
-		{"no type", "ffffffff81000000\n", 1},
-		{"no name", "ffffffff81000000 t\n", 1},
-		{"address too long", "1ffffffff81000000 t foo\n", 1},
-		{"name too long", "ffffffff81000000 t " + long + "\n", 1},
-		{"bad module", "ffffffff81000000 t foo\t[mod\n", 1},
-		{"junk after module", "ffffffff81000000 t foo [m] x\n", 1},
-		{"vmlinux module", "ffffffff81000000 t foo\t[vmlinux]\n", 1},
-		{"second line", "ffffffff81000000 t foo\nffffffff81000010 t\n", 2},
-		{"line too long", "ffffffff81000000 t foo\n" + strings.Repeat("a", 10000), 2},
+		{"no address", "zz t foo\n", 1, ""},
+		{"no type", "ffffffff81000000\n", 1, ""},
+		{"no name", "ffffffff81000000 t\n", 1, ""},
+		{"address too long", "1ffffffff81000000 t foo\n", 1, ""},
+		{"name too long", "ffffffff81000000 t " + long + "\n", 1, "longer than " + strconv.Itoa(MaxNameLen) + " bytes"},
+		{"bad module", "ffffffff81000000 t foo\t[mod\n", 1, ""},
+		{"junk after module", "ffffffff81000000 t foo [m] x\n", 1, ""},
+		{"vmlinux module", "ffffffff81000000 t foo\t[vmlinux]\n", 1, ""},
+		{"second line", "ffffffff81000000 t foo\nffffffff81000010 t\n", 2, ""},
+		{"line too long", "ffffffff81000000 t foo\n" + strings.Repeat("a", 10000), 2, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +41,9 @@ func TestParseErrors(t *testing.T) {
 			}
 			if pe.Line != tc.line {
 				t.Errorf("line %d, want %d (%v)", pe.Line, tc.line, err)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("%v: want %q in it", err, tc.says)
 			}
 		})
 	}
