@@ -152,6 +152,9 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf
 			}
 			p.findHoles(c)
 			p.classFprintf(c, &tc, depth+1)
+			if c.members == nil && c.nrMembers != 0 {
+				p.released = c // for the caller's afterMember
+			}
 		case btf.KindEnum, btf.KindEnum64:
 			if t.NameOffset() != 0 {
 				p.str("enum ")
