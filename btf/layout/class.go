@@ -187,6 +187,21 @@ func (p *printer) releases(c *class, depth int) bool {
 	return true
 }
 
+// paddingOf returns the class of struct id for afterMember's padding
+// comment: the one that classFprintf just printed and released, if it is
+// id's (its holes and padding were found before its members were let
+// go), so that an anonymous struct nested in another is not loaded again
+// and left in the cache for trim; else the cached or loaded class.
+func (p *printer) paddingOf(id btf.TypeID) *class {
+	if c := p.released; c != nil {
+		p.released = nil
+		if c.id == id && c.searched {
+			return c
+		}
+	}
+	return p.class(id)
+}
+
 // explicitBitHole prints the unnamed bitfield pahole shows where a bitfield
 // follows a bit hole.
 func (p *printer) explicitBitHole(pos, last *member, cc *conf, depth int) {
@@ -214,7 +229,7 @@ func (p *printer) afterMember(pos *member, pt btf.Type, cc *conf, s *sums, newli
 		*newline = true
 	}
 	if p.kind(pt.ID()) == btf.KindStruct {
-		tc := p.class(pt.ID())
+		tc := p.paddingOf(pt.ID())
 		p.findHoles(tc)
 		p.inferPacked(tc)
 		if tc.padding > 0 {

@@ -40,6 +40,7 @@ type printer struct {
 	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
 	nodes     []node                // by id, found once
 	slab      []member              // storage for members, allocated in blocks
+	released  *class                // the anonymous struct printed last, if it let go of its members (paddingOf)
 	walk      walkStack             // the stack of check and typeNatural
 	last      sums                  // the sums of the last top-level struct printed
 	steps     int                   // members and names printed so far

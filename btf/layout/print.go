@@ -2,6 +2,7 @@ package layout
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -44,8 +45,11 @@ func (p *printer) uint(v uint64, w int) {
 	p.bytes(d)
 }
 
-// spaces are appended in blocks by pad.
-const spaces = "                                                                "
+// spaces are appended in blocks by pad. Deep nesting pads its lines with
+// tens of kilobytes of spaces (DeepOfWide: most of its output), so the
+// block is large: with 64 bytes, pad's loop took 70% of the CPU there
+// (BENCH.md).
+var spaces = strings.Repeat(" ", 4096)
 
 // pad appends n spaces.
 func (p *printer) pad(n int) {
@@ -152,6 +156,9 @@ func (p *printer) typeFprintf(id btf.TypeID, name []byte, hasName bool, cf *conf
 			}
 			p.findHoles(c)
 			p.classFprintf(c, &tc, depth+1)
+			if c.members == nil && c.nrMembers != 0 {
+				p.released = c // for the caller's afterMember
+			}
 		case btf.KindEnum, btf.KindEnum64:
 			if t.NameOffset() != 0 {
 				p.str("enum ")
