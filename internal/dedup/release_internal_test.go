@@ -1,0 +1,49 @@
+package dedup
+
+import (
+	"runtime"
+	"testing"
+	"weak"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// TestStateReleasedByDedup checks that a Merger's state is garbage once
+// Dedup returns, while the Merger itself is still reachable: the cleanup
+// that frees the state of a Merger dropped before Dedup must not keep it
+// (and its heap: small arrays, the reference pass's stack) alive for a
+// collection more. btf dedup --each runs a Merger for each of thousands
+// of modules, and kept the states of all those since the last collection.
+func TestStateReleasedByDedup(t *testing.T) {
+	b := builder.New()
+	i, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AddPointer(i); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{})
+	if err := m.AddSpec(s); err != nil {
+		t.Fatal(err)
+	}
+	d := weak.Make(m.d)
+	if _, err := m.Dedup(builder.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	if d.Value() != nil {
+		t.Error("the state is reachable after Dedup")
+	}
+	runtime.KeepAlive(m)
+}
