@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -320,21 +321,68 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
+	// Every module's deduplication is garbage once written, and its
+	// heap is small beside the Base's mappings: collecting at half the
+	// live heap's growth keeps the heap near what one module needs
+	// (cmd/kmeta/BENCH.md, "btf dedup --each").
+	defer setGC(50)()
 	baseSpec, base, err := openBase(c, f.base, prepareDedupBase)
 	if err != nil {
 		return err
 	}
 	defer baseSpec.Close()
+	trim := baseTrim{spec: baseSpec}
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("dedup", len(paths))}
 	err = workpool.ForEach(c.ctx, len(paths), pool, func(i int) error {
-		return c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
+		err := c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
+		trim.after()
+		return err
 	})
 	if err != nil {
 		batch.Abort()
 		return err
 	}
 	return batch.Commit()
+}
+
+// baseTrim gives back, between the modules of btf dedup --each, the
+// pages of a mapped base file that their deduplications faulted in
+// (each reads the base records its types meet), once they add up to
+// trimBudget: NewBase gave its file's pages back, and over the 1,121
+// Debian 6.1 modules 2.7 of the vmlinux's 4 MB came back, where one
+// module alone brings back at most 1.8 (xfs). So the loop holds no more
+// of the base than its largest module does, plus the budget. What the
+// process holds is read from the system (fileResident: the binary's
+// pages too, which stop growing early); it is 0 where it cannot be, and
+// then nothing is given back. A base held in memory (standard input,
+// inflated) is left alone (btfmem.Evict).
+type baseTrim struct {
+	mu   sync.Mutex
+	spec *btf.Spec
+	from int64 // resident file bytes after the last release
+}
+
+// trimBudget is how much the resident file pages may grow between
+// releases of the base's. Each release costs a system call and, for the
+// next modules, the faults of the base pages they read again.
+const trimBudget = 512 << 10
+
+// after is called once a module is done; one worker at a time looks.
+func (t *baseTrim) after() {
+	if !t.mu.TryLock() {
+		return
+	}
+	defer t.mu.Unlock()
+	r := fileResident()
+	switch {
+	case r == 0:
+	case t.from == 0 || r < t.from:
+		t.from = r
+	case r-t.from > trimBudget:
+		btfmem.Evict(t.spec)
+		t.from = fileResident()
+	}
 }
 
 // eachFlags checks the flags every --each mode needs: -B BASE, -d OUTDIR,
