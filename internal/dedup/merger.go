@@ -191,7 +191,7 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	// arrays, the reference pass's stack) would outlive the Merger by a
 	// collection. Many small deduplications in a row (btf dedup --each)
 	// kept those of every Merger since the last collection live, twice
-	// the heap they need (internal/dedup/BENCH.md, "--each").
+	// the heap they need (BENCH.md, "Many Mergers in a row").
 	m.freed.Stop()
 	if err == nil {
 		m.d = nil

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"weak"
 
-	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestStateReleasedByDedup checks that a Merger's state is garbage once
@@ -16,26 +16,7 @@ import (
 // collection more. btf dedup --each runs a Merger for each of thousands
 // of modules, and kept the states of all those since the last collection.
 func TestStateReleasedByDedup(t *testing.T) {
-	b := builder.New()
-	i, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.AddPointer(i); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := b.Marshal(builder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(raw, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(nil, Options{})
-	if err := m.AddSpec(s); err != nil {
-		t.Fatal(err)
-	}
+	m := newMerger(t, func() ([]byte, error) { return hostile.BuildPointers(100, hostile.PointersToNext) })
 	d := weak.Make(m.d)
 	if _, err := m.Dedup(builder.Options{}); err != nil {
 		t.Fatal(err)
