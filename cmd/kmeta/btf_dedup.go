@@ -310,6 +310,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
 		return err
 	}
+	dropStartupPages() // as btfDedup
 	opts, err := f.write.options()
 	if err != nil {
 		return err
