@@ -21,25 +21,18 @@ const (
 
 // push puts f on top.
 func (s *stack[T]) push(f T) {
-	if c, i := s.n/stackChunk, s.n%stackChunk; c < len(s.chunks) && i < len(s.chunks[c]) {
+	c, i := s.n/stackChunk, s.n%stackChunk
+	switch {
+	case c < len(s.chunks) && i < len(s.chunks[c]):
 		s.chunks[c][i] = f
-		s.n++
-		return
-	}
-	s.grow(f)
-}
-
-// grow is push where the frame's chunk has no room yet: the first chunk
-// grows, any other is made whole.
-func (s *stack[T]) grow(f T) {
-	if s.n < stackChunk {
+	case c == 0:
 		if len(s.chunks) == 0 {
 			s.chunks = append(s.chunks, make([]T, 0, stackFirst))
 		}
 		s.chunks[0] = append(s.chunks[0], f)
-	} else {
+	default:
 		s.chunks = append(s.chunks, make([]T, stackChunk))
-		s.chunks[s.n/stackChunk][s.n%stackChunk] = f
+		s.chunks[c][i] = f
 	}
 	s.n++
 }
