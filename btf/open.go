@@ -27,7 +27,7 @@ var ErrTooLarge = errors.New("btf: input over the size limit")
 
 func init() {
 	input.RegisterTooLarge(ErrTooLarge)
-	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, Discard: (*Spec).discard})
+	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
 	btfmem.RegisterOpening(func(o Options) Options { o.evictWalk = true; return o })
 }
 
@@ -160,7 +160,7 @@ func checkOuter(head []byte) error {
 // .BTF.base section) is relocated onto o.Base, or without one read on its
 // distilled base.
 func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
-	d, distBase, err := o.rawAny(ctx, d)
+	d, distBase, ptrSize, err := o.rawAny(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -168,13 +168,20 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	if distBase != nil {
 		data = bytes.Clone(data)
 		d.Release()
-		return o.parseDistilled(data, distBase)
+		s, err := o.parseDistilled(data, distBase)
+		if err == nil {
+			s.setPointerSize(ptrSize)
+		}
+		return s, err
 	}
 	s, err := o.parse(ctx, data, d.Mapped && o.evictWalk)
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
 		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
+	}
+	if err == nil {
+		s.setPointerSize(ptrSize)
 	}
 	return s, err
 }
@@ -199,15 +206,17 @@ func (o *Options) parseDistilled(data, distBase []byte) (*Spec, error) {
 
 // rawAny returns the raw BTF in d: d itself for raw BTF, the .BTF section
 // of an ELF file, what compressed data inflates to (and then its .BTF
-// section); and a copy of an ELF file's .BTF.base section, if it has one.
-// d is taken over: released, or returned (sliced).
-func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
+// section); a copy of an ELF file's .BTF.base section, if it has one; and
+// the pointer size of an ELF file's class, 0 for raw BTF (libbpf's
+// btf_parse_elf sets it so). d is taken over: released, or returned
+// (sliced).
+func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byte, uint32, error) {
 	data := d.Bytes()
 	if f := input.Detect(data); f != input.None {
 		plain, err := input.Inflate(ctx, f, data, input.Options{Limit: o.MaxSize, Check: checkInner, CheckLen: magicLen})
 		d.Release()
 		if err != nil {
-			return nil, nil, pkgerr.Errorf("btf: %w", err)
+			return nil, nil, 0, pkgerr.Errorf("btf: %w", err)
 		}
 		return o.rawAny(ctx, plain)
 	}
@@ -215,36 +224,36 @@ func (o *Options) rawAny(ctx context.Context, d *input.Data) (*input.Data, []byt
 		return o.untar(ctx, d)
 	}
 	if !bytes.HasPrefix(data, magicELF) {
-		return d, nil, nil
+		return d, nil, 0, nil
 	}
-	sec, distBase, err := o.elfBTF(ctx, d)
+	sec, distBase, ptrSize, err := o.elfBTF(ctx, d)
 	if err != nil {
 		d.Release()
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if sec != d {
 		d.Release()
 	}
-	return sec, distBase, nil
+	return sec, distBase, ptrSize, nil
 }
 
 // untar returns the raw BTF of the one file of the tar archive in d (raw
 // BTF, or an ELF file whose .BTF section is used, and its .BTF.base), as
 // BTFHub archives each kernel's. d is taken over.
-func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
+func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte, uint32, error) {
 	f, name, err := input.Untar(d)
 	if err != nil {
 		d.Release()
-		return nil, nil, pkgerr.Errorf("btf: %w", err)
+		return nil, nil, 0, pkgerr.Errorf("btf: %w", err)
 	}
 	head := f.Bytes()[:min(len(f.Bytes()), magicLen)]
 	if input.Detect(head) != input.None || input.IsTar(head) {
 		f.Release()
-		return nil, nil, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
+		return nil, nil, 0, fmt.Errorf("btf: tar archive member %s: an archive or compressed data inside a tar archive is not supported", name)
 	}
 	if err := checkInner(head); err != nil {
 		f.Release()
-		return nil, nil, pkgerr.Errorf("btf: tar archive member %s: %w", name, err)
+		return nil, nil, 0, pkgerr.Errorf("btf: tar archive member %s: %w", name, err)
 	}
 	return o.rawAny(ctx, f)
 }
@@ -256,30 +265,34 @@ func (o *Options) untar(ctx context.Context, d *input.Data) (*input.Data, []byte
 // inflated data when it is compressed. It also returns a copy of the
 // .BTF.base section, if there is one. The section header table is read in
 // place (internal/elfscan): memory does not grow with the section count.
-func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, error) {
+func (o *Options) elfBTF(ctx context.Context, d *input.Data) (*input.Data, []byte, uint32, error) {
 	f, err := elfscan.Parse(d.Bytes())
 	if err != nil {
-		return nil, nil, &FormatError{Section: "elf", Offset: -1, Err: err}
+		return nil, nil, 0, &FormatError{Section: "elf", Offset: -1, Err: err}
 	}
 	sec, ok := f.Lookup(".BTF")
 	if !ok {
-		return nil, nil, ErrNoBTF
+		return nil, nil, 0, ErrNoBTF
 	}
 	if sec.NoBits() {
-		return nil, nil, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
+		return nil, nil, 0, fmt.Errorf("%w: the section has no data (SHT_NOBITS)", ErrNoBTF)
 	}
 	var distBase []byte
 	if bs, ok := f.Lookup(".BTF.base"); ok && !bs.NoBits() {
 		// A borrowed d: the section is copied, d keeps its memory.
 		b, err := o.elfSection(ctx, f, input.Borrow(d.Bytes()), bs, ".BTF.base")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		distBase = bytes.Clone(b.Bytes())
 		b.Release()
 	}
 	s, err := o.elfSection(ctx, f, d, sec, ".BTF")
-	return s, distBase, err
+	ptrSize := uint32(4)
+	if f.Is64 {
+		ptrSize = 8
+	}
+	return s, distBase, ptrSize, err
 }
 
 // elfSection returns the data of section sec, named name, of f, the ELF

@@ -165,7 +165,7 @@ func ParseHeader(head []byte) (Header, error) {
 // Of opts only MaxSize is used: it bounds what is inflated.
 func Extract(ctx context.Context, data []byte, opts Options) (raw, distilledBase []byte, err error) {
 	o := Options{MaxSize: opts.MaxSize}
-	d, distBase, err := o.rawAny(ctx, input.Borrow(data))
+	d, distBase, _, err := o.rawAny(ctx, input.Borrow(data))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -159,12 +159,30 @@ var longNames = []string{
 }
 
 // PointerSize returns the size of a pointer on the BTF's target, deduced as
-// libbpf's btf__pointer_size does: the size of the first INT, in id order,
-// that is 4 or 8 bytes and named as a spelling of "long". Without one it is
-// the host's pointer size.
+// libbpf's btf__pointer_size does (KnownPointerSize). Without an INT to
+// tell it, it is the host's pointer size, as libbpf's btf__resolve_size
+// and btf__align_of take it (btf_ptr_sz).
 func (s *Spec) PointerSize() uint32 {
+	if n := s.KnownPointerSize(); n != 0 {
+		return n
+	}
+	return strconv.IntSize / 8
+}
+
+// KnownPointerSize is libbpf's btf__pointer_size: for BTF read from an
+// ELF file, the pointer size of the file's class (btf_parse_elf);
+// otherwise a split Spec's base's, if known, else the size of the first
+// INT, in id order (a split Spec's base first), that is 4 or 8 bytes and
+// named as a spelling of "long" (determine_ptr_size); 0 without one.
+// pahole's BTF loader takes it for the pointer size (cu->addr_size), 0
+// included.
+func (s *Spec) KnownPointerSize() uint32 {
 	s.ptrOnce.Do(func() {
-		s.ptrSize = strconv.IntSize / 8
+		if s.base != nil {
+			if s.ptrSize = s.base.KnownPointerSize(); s.ptrSize != 0 {
+				return
+			}
+		}
 		for _, t := range s.All() {
 			if t.Kind() != KindInt || (t.Size() != 4 && t.Size() != 8) {
 				continue
@@ -176,4 +194,13 @@ func (s *Spec) PointerSize() uint32 {
 		}
 	})
 	return s.ptrSize
+}
+
+// setPointerSize sets the pointer size of a Spec read from an ELF file to
+// n, that of the file's class, as libbpf's btf_parse_elf does; 0 leaves it
+// to be deduced.
+func (s *Spec) setPointerSize(n uint32) {
+	if n != 0 {
+		s.ptrOnce.Do(func() { s.ptrSize = n })
+	}
 }

@@ -616,7 +616,7 @@ func (s *Spec) inMapping(sec []byte) bool {
 // read again, while the strings, which it reads in no order, would be
 // faulted back at once.
 func (s *Spec) evictTypes(from, to int) {
-	if !s.mapped || !s.alive() || !s.inMapping(s.types) {
+	if !s.typesMapped() {
 		return
 	}
 	to = min(to, len(s.types))
@@ -624,6 +624,10 @@ func (s *Spec) evictTypes(from, to int) {
 		mmap.Release(s.types[from:to])
 	}
 }
+
+// typesMapped reports whether the Spec reads its own type section in
+// place from a file's mapping, whose pages evictTypes gives back.
+func (s *Spec) typesMapped() bool { return s.mapped && s.alive() && s.inMapping(s.types) }
 
 // evictStrings is evict for the Spec's own string section alone: a
 // reader that has indexed the strings (dedup's Base) and then reads them
@@ -633,6 +637,9 @@ func (s *Spec) evictStrings() {
 		mmap.Release(s.strs)
 	}
 }
+
+// recordSizes returns the sizes the Spec walks its own records by.
+func (s *Spec) recordSizes() *wire.Sizes { return &s.sizes }
 
 // discard gives back to the system, for good, the memory that holds the
 // first n bytes of the Spec's type section, when the Spec reads them in

@@ -131,6 +131,9 @@ func (m *merger) add(u *encoded) error {
 		if err := m.direct.AddUnit(u.unit, m.indexID); err != nil {
 			return err
 		}
+		// The Merger holds the unit's strings now; a huge unit's copy
+		// is given back before the next units and the deduplication.
+		u.unit.Release()
 		m.tail.Reset(m.direct.NextID())
 	} else {
 		for i := range u.types {

@@ -3,7 +3,8 @@
 // to raw BTF (either byte order, optionally with the 32-byte header and a
 // layout section), to split BTF on a base Spec, or to an ELF object's .BTF
 // section. Minimal builds the smallest standalone BTF that holds named types
-// and their dependencies.
+// and their dependencies. WriteAsIs writes a Spec back as it is, as libbpf
+// writes back BTF it parsed: its records, ids and string section unchanged.
 //
 // The Builder is the write side of kmeta's BTF support; the read side is the
 // btf package, whose Specs are views over wire data. The two share the wire
@@ -29,6 +30,8 @@
 // bounded by the input: a copy writes one record per source type at most
 // and one string per distinct source string. Limits of the format (about a
 // million types, 65535 members, 16 MiB of strings) give errors, never
-// truncated output. The package makes no system calls; loading its output
+// truncated output; WriteAsIs, which renumbers nothing, writes as many
+// types as its input holds, as libbpf does, and the kernel refuses more
+// than its limit. The package makes no system calls; loading its output
 // into the kernel (bpf(BPF_BTF_LOAD)) is internal/bpfsys's job.
 package builder

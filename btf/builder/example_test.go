@@ -53,7 +53,9 @@ func Example() {
 }
 
 // Rewrite BTF in big-endian byte order straight into a writer, without
-// holding the output: what "kmeta btf copy --endian big" does.
+// holding the output, through the Builder: its strings in first-use
+// order, each once ("kmeta btf copy --endian big" writes its input as it
+// is instead: WriteAsIs).
 func ExampleWriteCopy() {
 	b := builder.New()
 	if _, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32}); err != nil {
@@ -73,6 +75,30 @@ func ExampleWriteCopy() {
 	}
 	fmt.Printf("% x\n", out.Bytes()[:2])
 	// Output: eb 9f
+}
+
+// Write BTF back as it is, as libbpf writes back BTF it parsed: the same
+// records, ids and string section, byte for byte in the host's order
+// (what "kmeta btf copy" does).
+func ExampleWriteAsIs() {
+	b := builder.New()
+	if _, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32}); err != nil {
+		log.Fatal(err)
+	}
+	raw, err := b.Marshal(builder.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := btf.Parse(raw, btf.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := builder.WriteAsIs(&out, s, nil, builder.Options{}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(bytes.Equal(out.Bytes(), raw))
+	// Output: true
 }
 
 // Write minimal BTF for one struct straight into a writer: the struct and

@@ -15,7 +15,8 @@ import (
 // empty name at a non-zero offset becomes offset 0). The same holds for
 // split data on a small base. Copying may refuse only kinds it cannot
 // write (unknown kinds described by a layout section). WriteCopy writes
-// the same bytes, and fails where CopyAll does.
+// the same bytes, and fails where CopyAll does; WriteAsIs (in the other
+// byte order) writes the same records and the input's string section.
 //
 // Seeds: minimal BTF of module types, hand-made BTF with every kind, BTF
 // whose strings WriteCopy cannot lay out in place, and in
@@ -77,9 +78,11 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 	}
 	var streamed bytes.Buffer
 	streamErr := builder.WriteCopy(&streamed, s, base, builder.Options{})
+	var asIs bytes.Buffer
+	asIsErr := builder.WriteAsIs(&asIs, s, base, builder.Options{ByteOrder: bigEndian})
 	if err := b.CopyAll(s); err != nil {
-		if streamErr == nil {
-			t.Fatalf("WriteCopy succeeded where CopyAll failed: %v", err)
+		if streamErr == nil || asIsErr == nil {
+			t.Fatalf("WriteCopy (%v) or WriteAsIs (%v) succeeded where CopyAll failed: %v", streamErr, asIsErr, err)
 		}
 		for _, typ := range s.Types(btf.ScopeOwn) {
 			if int(typ.Kind()) >= wire.NumKinds {
@@ -100,6 +103,18 @@ func roundTrip(t *testing.T, s *btf.Spec, base *btf.Spec) {
 		t.Fatalf("parse of our output: %v", err)
 	}
 	sameRecords(t, s, got)
+	if asIsErr != nil {
+		t.Fatalf("WriteAsIs: %v", asIsErr)
+	}
+	kept, err := btf.Parse(asIs.Bytes(), btf.Options{Base: base})
+	if err != nil {
+		t.Fatalf("parse of WriteAsIs's output: %v", err)
+	}
+	sameRecords(t, s, kept)
+	want, _ := s.StringSection()
+	if own, _ := kept.StringSection(); !bytes.Equal(own, want) {
+		t.Fatal("WriteAsIs changed the string section")
+	}
 	again, err := b.Marshal(builder.Options{})
 	if err != nil || !bytes.Equal(out, again) {
 		t.Fatalf("second Marshal differs (%v)", err)

@@ -1,6 +1,7 @@
 package builder_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"testing"
@@ -103,4 +104,15 @@ func TestKernelRejectsForeignOrder(t *testing.T) {
 		f.Close()
 		t.Fatal("kernel accepted BTF in the foreign byte order")
 	}
+}
+
+// TestKernelAsIs loads what WriteAsIs writes of the host's vmlinux, its
+// string section kept as the input has it.
+func TestKernelAsIs(t *testing.T) {
+	requireKernel(t)
+	var raw bytes.Buffer
+	if err := builder.WriteAsIs(&raw, hostSpec(t), nil, builder.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	kernelLoad(t, raw.Bytes())
 }

@@ -141,6 +141,12 @@ func (b *Builder) writeTail(w io.Writer, h wire.Header, order binary.AppendByteO
 	if !layout {
 		return nil
 	}
+	return writeLayout(w, h, order)
+}
+
+// writeLayout writes the layout section of BTF with header h, after the
+// padding that aligns it.
+func writeLayout(w io.Writer, h wire.Header, order binary.AppendByteOrder) error {
 	pad := make([]byte, h.LayoutOff-h.StrOff-h.StrLen, 4+wire.NumKinds*wire.LayoutEntrySize)
 	_, err := w.Write(wire.AppendLayouts(pad, order))
 	return err
@@ -150,12 +156,19 @@ func (b *Builder) writeTail(w io.Writer, h wire.Header, order binary.AppendByteO
 // typeLen bytes, in host byte order, and the layout section that opts ask
 // for (nil without Layout).
 func (b *Builder) header(typeLen int, opts Options) (wire.Header, []byte) {
+	return rawHeader(typeLen, int(b.strLen()), opts)
+}
+
+// rawHeader returns the header, in host byte order, of BTF with a type
+// section of typeLen bytes and a string section of strLen, and the layout
+// section that opts ask for (nil without Layout).
+func rawHeader(typeLen, strLen int, opts Options) (wire.Header, []byte) {
 	h := wire.Header{
 		Version: wire.Version,
 		HdrLen:  wire.HeaderLen,
 		TypeLen: uint32(typeLen),
 		StrOff:  uint32(typeLen),
-		StrLen:  b.strLen(),
+		StrLen:  uint32(strLen),
 	}
 	var layout []byte
 	if opts.Layout {

@@ -457,8 +457,9 @@ func typeErr(src *source, id btf.TypeID, err error) error {
 
 // streamKept is stream for a copy that keepsIDs: the input's records
 // are copied a buffer at a time, whole, and only their names change
-// (renameAll). It is the loop of "btf copy", without a call or a Type per
-// record and without encode's remapping of ids (BENCH.md).
+// (renameAll). It is WriteCopy's loop for a whole Spec, without a call
+// or a Type per record and without encode's remapping of ids (BENCH.md;
+// "btf copy" renames nothing: WriteAsIs).
 func (c *streamCopy) streamKept(w io.Writer, buf []byte, swap bool) (int, error) {
 	written := 0
 	c.reads++
@@ -699,8 +700,13 @@ func byteOrder(opts Options) binary.ByteOrder {
 
 // size returns the number of bytes that write writes.
 func (c *streamCopy) size(opts Options) int {
-	h, layout := c.b.header(c.typeLen, opts)
-	if opts.Layout {
+	return rawSize(c.b.header(c.typeLen, opts))
+}
+
+// rawSize returns the size of raw BTF with header h and the layout
+// section layout (nil for none).
+func rawSize(h wire.Header, layout []byte) int {
+	if layout != nil {
 		return int(h.HdrLen+h.LayoutOff) + len(layout)
 	}
 	return int(h.HdrLen + h.StrOff + h.StrLen)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,17 +20,22 @@ type fact struct {
 	name, value string
 }
 
-// maxFlatten bounds the nesting of anonymous members that a signature
-// flattens, as btf layout bounds the levels it prints: real kernels nest a
-// few levels, valid BTF may nest thousands.
+// maxFlatten bounds the nesting of anonymous members that a struct's
+// facts flatten, as btf layout bounds the levels it prints: real kernels
+// nest a few levels, valid BTF may nest thousands, and a member's path
+// repeats the names of every level, so that the work grows as the square
+// of the depth. It also stops an anonymous struct that holds itself.
 const maxFlatten = 4096
 
-// errTooDeep and errTooLong are why a struct's signature is refused.
-// errTooDeep is a value of its own type, not fmt.Errorf's, so that this
-// package runs no code at start-up (cmd/kmeta's TestStartupFloor).
+// errTooDeep and errTooLong are why a struct is refused; errBig, that its
+// signature is longer than asked for (signatureUpTo), so that the caller
+// compares it as it is spelled (streamDiff). errTooDeep is a value of its
+// own type, not fmt.Errorf's, so that this package runs no code at
+// start-up (cmd/kmeta's TestStartupFloor).
 var (
 	errTooDeep error = tooDeepError{}
 	errTooLong       = errors.New("diff: its members' paths take more memory than the input allows (anonymous members nest too deep)")
+	errBig           = errors.New("diff: signature too long to hold")
 )
 
 // tooDeepError is errTooDeep's type.
@@ -39,23 +45,45 @@ func (tooDeepError) Error() string {
 	return fmt.Sprintf("diff: anonymous members nest more than %d levels deep", maxFlatten)
 }
 
-// sigSlack is what a struct's signature may take beyond twice its Spec's
-// BTF (S), so that the two signatures compared, their growth and the rest
-// stay near the reading commands' 2 S + 20 MB: a member's path repeats
-// the names of the anonymous members it is in, so that deep nesting makes
-// a signature grow as the square of its depth (4,095 levels of 33
-// members would take 800 MB). A struct of 65,535 members of anonymous
-// structs (2.8 MB) takes some 5 MB.
+// refuse is the one-line error refusing struct t for err.
+func refuse(t btf.Type, err error) error {
+	return pkgerr.Errorf("diff: %v: %w", t, err) // one "diff: "
+}
+
+// sigSlack is what a signature held whole may take beyond twice its
+// Spec's BTF (S), so that the two signatures compared, their growth and
+// the rest stay near the reading commands' 2 S + 20 MB: a member's path
+// repeats the names of the anonymous members it is in, so that deep
+// nesting makes a signature grow as the square of its depth (4,095 levels
+// of 33 members take 800 MB). Only the comparisons that hold signatures
+// whole are bounded so: those of groups of several types of a name, and
+// those of two structs whose common members come in different orders
+// (streamDiff). It also bounds one member's path.
 const sigSlack = 2 << 20
+
+// bound is the most bytes that one signature of sd may take when held.
+func (sd *side) bound() int {
+	return sigSlack + 2*(len(sd.spec.TypeSection())+sd.spec.StringsLen())
+}
 
 // signature appends the facts of type id that a diff compares, each as
 // name, NUL, value, NUL: a struct's size and members, an enum's
-// enumerators, a function's prototype, a typedef's target.
+// enumerators, a function's prototype, a typedef's target. A struct's
+// signature longer than sd.bound() is refused.
 func (sd *side) signature(dst []byte, id btf.TypeID) ([]byte, error) {
+	return sd.signatureUpTo(dst, id, math.MaxInt)
+}
+
+// signatureUpTo is signature, but fails with errBig, leaving dst as it
+// was, for a struct whose signature would be longer than limit bytes.
+func (sd *side) signatureUpTo(dst []byte, id btf.TypeID, limit int) ([]byte, error) {
 	start := len(dst)
-	dst, err := sd.spell(dst, id)
+	dst, err := sd.spell(dst, id, limit)
 	if err == nil && sd.ctx != nil {
 		err = sd.pollSpelled(1 + (len(dst)-start)/spelledBytes)
+	}
+	if err == errBig {
+		dst = dst[:start]
 	}
 	return dst, err
 }
@@ -79,21 +107,32 @@ func (sd *side) pollSpelled(n int) error {
 	return nil
 }
 
-// spell is signature without the context's check.
-func (sd *side) spell(dst []byte, id btf.TypeID) ([]byte, error) {
+// spell is signatureUpTo without the context's check.
+func (sd *side) spell(dst []byte, id btf.TypeID, limit int) ([]byte, error) {
 	t, err := sd.spec.TypeByID(id)
 	if err != nil {
 		return dst, fmt.Errorf("diff: %w", err)
 	}
 	switch t.Kind() {
 	case btf.KindStruct, btf.KindUnion:
-		dst = num(dst, "size", uint64(t.Size()))
-		w := memberWriter{sd: sd, dst: dst, end: len(dst) + sigSlack + 2*(len(sd.spec.TypeSection())+sd.spec.StringsLen())}
-		err := w.members(t, 0, 0, 0)
-		if errors.Is(err, errTooDeep) || errors.Is(err, errTooLong) {
-			err = pkgerr.Errorf("diff: %v: %w", t, err) // one "diff: "
+		w := sd.sig
+		if w == nil {
+			w = sd.walker(t, true)
+			sd.sig = w
+		} else {
+			w.reset(t)
 		}
-		return w.dst, err
+		end := len(dst) + min(limit, sd.bound())
+		for w.next() {
+			if len(dst)+len(w.name)+len(w.value) > end {
+				if limit < sd.bound() {
+					return dst, errBig
+				}
+				return dst, refuse(t, errTooLong)
+			}
+			dst = append(append(append(append(dst, w.name...), 0), w.value...), 0)
+		}
+		return dst, w.error(t)
 	case btf.KindEnum, btf.KindEnum64:
 		dst = num(dst, "size", uint64(t.Size()))
 		dst = str(dst, "signed", strconv.FormatBool(t.KindFlag()))
@@ -210,77 +249,6 @@ func (d description) name(i int) string {
 	return d.sig[start:d.at[i].name]
 }
 
-// memberWriter appends the member facts of one struct to a signature. The
-// levels of members share it: a level that held the signature as its own
-// slice would keep alive, through the recursion, every array the
-// signature outgrew (five times its size for a signature near end).
-type memberWriter struct {
-	sd   *side
-	dst  []byte
-	path []byte // the paths of every level, each past its parent's
-	end  int    // the length dst may not pass
-}
-
-// members appends a fact for each member of composite t, at bit offset
-// base, whose path is w.path[:path]: members of anonymous structs and
-// unions are flattened into the struct that holds them (as C lets code
-// name them), members of named members of anonymous type get the path
-// "outer.inner". It fails with errTooDeep past maxFlatten levels, and
-// errTooLong when the signature would grow past w.end.
-func (w *memberWriter) members(t btf.Type, path int, base uint32, depth int) error {
-	if depth > maxFlatten {
-		return errTooDeep
-	}
-	for i, m := range t.Members() {
-		name := m.NameBytes()
-		mt, err := w.sd.spec.TypeByID(m.Type)
-		if err != nil {
-			return fmt.Errorf("diff: %w", err)
-		}
-		off := base + m.BitOffset
-		if mt.IsComposite() && mt.NameOffset() == 0 {
-			inner := path
-			if len(name) > 0 {
-				w.path = append(append(w.path[:path], name...), '.')
-				inner = len(w.path)
-			}
-			if err := w.members(mt, inner, off, depth+1); err != nil {
-				return err
-			}
-			if len(name) == 0 {
-				continue
-			}
-		}
-		if len(w.dst)+path > w.end {
-			return errTooLong
-		}
-		dst := append(w.dst, "member "...)
-		dst = append(dst, w.path[:path]...)
-		if len(name) > 0 {
-			dst = append(dst, name...)
-		} else {
-			dst = append(dst, '#')
-			dst = strconv.AppendInt(dst, int64(i), 10)
-		}
-		dst = append(dst, "\x00offset "...)
-		dst = appendBitOffset(dst, off)
-		if m.BitfieldSize != 0 {
-			dst = append(dst, ", "...)
-			dst = strconv.AppendUint(dst, uint64(m.BitfieldSize), 10)
-			dst = append(dst, " bits"...)
-		}
-		typ, err := w.sd.typeName(m.Type)
-		if err != nil {
-			w.dst = dst
-			return err
-		}
-		dst = append(dst, ", "...)
-		dst = append(dst, typ...)
-		w.dst = append(dst, 0)
-	}
-	return nil
-}
-
 // appendBitOffset spells a bit offset as bytes, with ":bits" when it is
 // not on a byte.
 func appendBitOffset(dst []byte, bits uint32) []byte {
@@ -293,17 +261,19 @@ func appendBitOffset(dst []byte, bits uint32) []byte {
 }
 
 // compareOne is compareGroups for a group of one type on each side, ia
-// and ib.
-func compareOne(a, b *side, ia, ib btf.TypeID, yield func(Detail) bool) error {
-	sa, err := a.signature(nil, ia)
-	if err != nil {
+// and ib. Their signatures are held whole, unless one is longer than
+// streamAbove: then they are compared as they are spelled (streamDiff).
+// alias is as for Change.more.
+func compareOne(a, b *side, ia, ib btf.TypeID, alias bool, yield func(Detail) bool) error {
+	var bufs [2][]byte // the details alias them: not reused
+	same, big, err := heldOrBig(a, b, ia, ib, &bufs)
+	switch {
+	case err != nil || same:
 		return err
+	case big:
+		return streamDiff(a, b, ia, ib, alias, yield)
 	}
-	sb, err := b.signature(nil, ib)
-	if err != nil {
-		return err
-	}
-	signatureDiff(sa, sb, yield)
+	signatureDiff(bufs[0], bufs[1], yield)
 	return nil
 }
 

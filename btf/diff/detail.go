@@ -122,10 +122,13 @@ func parseMember(v string) memberFields {
 	var m memberFields
 	v = strings.TrimPrefix(v, "offset ")
 	off, rest, _ := strings.Cut(v, ", ")
-	bytes, bits, _ := strings.Cut(off, ":")
-	b, _ := strconv.ParseInt(bytes, 10, 64)
-	r, _ := strconv.ParseInt(bits, 10, 64)
-	m.bitOffset = b*8 + r
+	bytes, bits, hasBits := strings.Cut(off, ":")
+	m.bitOffset, _ = strconv.ParseInt(bytes, 10, 64)
+	m.bitOffset *= 8
+	if hasBits { // not parsed otherwise: "" would allocate its error
+		r, _ := strconv.ParseInt(bits, 10, 64)
+		m.bitOffset += r
+	}
 	if n, t, ok := strings.Cut(rest, " bits, "); ok {
 		if size, err := strconv.ParseInt(n, 10, 64); err == nil {
 			m.bitfieldSize, rest = size, t
@@ -171,8 +174,11 @@ func memberDetails(change, path, old, new string, yield func(Detail) bool) bool 
 type lineWriter struct {
 	w    *bufio.Writer
 	open bool   // a member's line is begun
-	head Detail // the first detail of that line
+	head Detail // the first detail of that line, its Member in member
 	sep  string // what goes before its next field
+	// member holds head's Member: the details' strings may be reused
+	// once the next is taken (Change.more).
+	member []byte
 }
 
 // add writes d: on the open line when it is of the same member and
@@ -184,24 +190,35 @@ func (lw *lineWriter) add(d Detail) {
 	}
 	lw.end()
 	lw.w.WriteByte('\t')
-	what := d.Field
+	// The line's head is written a piece at a time: a member's path
+	// may take kilobytes (anonymous members 4,095 levels deep).
+	what, name := d.Field, ""
 	switch {
 	case d.Member != "":
-		what = "member " + d.Member
+		what, name = "member ", d.Member
 	case d.Enumerator != "":
-		what = "enumerator " + d.Enumerator
+		what, name = "enumerator ", d.Enumerator
 	case d.Field == "member_order":
 		lw.w.WriteString("member order changed\n")
 		return
 	case d.Field == "definition":
-		lw.w.WriteString(d.Change + " definition\n")
+		lw.w.WriteString(d.Change)
+		lw.w.WriteString(" definition\n")
 		return
 	}
-	if d.Change == Changed {
-		lw.w.WriteString(what + ": ")
-	} else {
-		lw.w.WriteString(d.Change + " " + what + " (")
+	if d.Change != Changed {
+		lw.w.WriteString(d.Change)
+		lw.w.WriteByte(' ')
 	}
+	lw.w.WriteString(what)
+	lw.w.WriteString(name)
+	if d.Change == Changed {
+		lw.w.WriteString(": ")
+	} else {
+		lw.w.WriteString(" (")
+	}
+	lw.member = append(lw.member[:0], d.Member...)
+	d.Member = aliasString(lw.member)
 	lw.open, lw.head, lw.sep = true, d, ""
 	lw.field(d)
 	if d.Member == "" {

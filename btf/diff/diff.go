@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -37,8 +36,10 @@ type Change struct {
 	Reached bool `json:"reached"`
 
 	// more makes the details of a change that Walk hands over; nil
-	// otherwise.
-	more func(yield func(Detail) bool)
+	// otherwise. With alias, their strings may be those of buffers that
+	// the next details reuse: for a writer that is done with each
+	// detail before it takes the next (Stream).
+	more func(alias bool, yield func(Detail) bool)
 }
 
 // AllDetails yields the details of c in their order: those of Details,
@@ -48,8 +49,14 @@ type Change struct {
 // cancelled), they stop, and Walk returns the error once that function
 // returns.
 func (c Change) AllDetails() iter.Seq[Detail] {
+	return c.details(false)
+}
+
+// details is AllDetails, whose strings may be reused with alias (see
+// Change.more).
+func (c Change) details(alias bool) iter.Seq[Detail] {
 	if c.more != nil {
-		return c.more
+		return func(yield func(Detail) bool) { c.more(alias, yield) }
 	}
 	return slices.Values(c.Details)
 }
@@ -122,6 +129,9 @@ type side struct {
 	// groups, a type of 65,535 members one signature).
 	ctx     context.Context
 	spelled int
+	// sig is the walker that spells the signatures of structs, kept
+	// for the next.
+	sig *factWalker
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -400,7 +410,7 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer = nil
+	w.namer, w.sig = nil, nil
 	w.names = make(map[btf.TypeID]string)
 	return &w
 }
@@ -427,6 +437,7 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		}
 		ga.flags |= matched
 		gb.flags |= matched
+		big := false // cmpBuf does not hold the signatures: streamDiff compares them
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
@@ -438,13 +449,10 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 			var err error
-			if cmpBuf[0], err = a.signature(cmpBuf[0][:0], ga.id); err != nil {
+			if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
 			}
-			if cmpBuf[1], err = b.signature(cmpBuf[1][:0], gb.id); err != nil {
-				return nil, err
-			}
-			if bytes.Equal(cmpBuf[0], cmpBuf[1]) {
+			if same {
 				continue
 			}
 		}
@@ -480,9 +488,13 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			details = append(details, d)
 			return used <= limit
 		}
-		if single {
+		if single && big {
+			if err := streamDiff(a, b, ga.id, gb.id, true, keep); err != nil {
+				return nil, err
+			}
+		} else if single {
 			signatureDiff(cmpBuf[0], cmpBuf[1], keep)
-		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, keep); err != nil {
+		} else if err := groupDetails(a, b, len(a.ids(ga)), len(b.ids(gb)), onlyA, onlyB, true, keep); err != nil {
 			return nil, err
 		}
 		if used > limit {
@@ -595,9 +607,9 @@ func (w *walker) emit(ctx context.Context, named map[string]bool, reached bool, 
 // group g of a (the change e, of that name) while live is set: those kept
 // from the first pass, or those of the group compared again, stopping
 // at the first error, which it leaves in err.
-func (w *walker) details(e int32, g *group, name string, live *bool, err *error) func(func(Detail) bool) {
+func (w *walker) details(e int32, g *group, name string, live *bool, err *error) func(bool, func(Detail) bool) {
 	if kept, ok := w.kept[e]; ok {
-		return func(yield func(Detail) bool) {
+		return func(_ bool, yield func(Detail) bool) {
 			for _, d := range kept {
 				if !*live || !yield(d) {
 					return
@@ -605,12 +617,12 @@ func (w *walker) details(e int32, g *group, name string, live *bool, err *error)
 			}
 		}
 	}
-	return func(yield func(Detail) bool) {
+	return func(alias bool, yield func(Detail) bool) {
 		if !*live || *err != nil {
 			return
 		}
 		gb := w.b.find(g.kind, name)
-		*err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb), yield)
+		*err = compareGroups(w.a, w.b, w.a.ids(g), w.b.ids(gb), alias, yield)
 	}
 }
 

@@ -224,6 +224,12 @@ func funcsBTF(t *testing.T, name string, params ...string) *btf.Spec {
 func parseBuilt(t *testing.T, b *builder.Builder) *btf.Spec {
 	t.Helper()
 	raw, err := b.Marshal(builder.Options{})
+	return parseRaw(t, raw, err)
+}
+
+// parseRaw parses raw, made with err.
+func parseRaw(t *testing.T, raw []byte, err error) *btf.Spec {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,3 +8,12 @@ func SetKeptBytes(n int) (restore func()) {
 	keptBytes = n
 	return func() { keptBytes = old }
 }
+
+// SetStreamAbove sets the longest signature of a struct that is held
+// whole, for a test of the comparison of structs as they are spelled, and
+// returns the function that restores it.
+func SetStreamAbove(n int) (restore func()) {
+	old := streamAbove
+	streamAbove = n
+	return func() { streamAbove = old }
+}

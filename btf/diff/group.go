@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bytes"
 	"cmp"
 	"hash/maphash"
 	"slices"
@@ -13,7 +12,7 @@ import (
 // compareGroups compares the types of one kind and name in old (ga) and
 // new (gb), and yields the details of the difference: none when the two
 // groups hold the same layouts, whatever their order and ids. It stops
-// when yield returns false.
+// when yield returns false. alias is as for Change.more.
 //
 // The layouts found on both sides are removed as a multiset. What it holds
 // is 16 bytes a type of ga and 4 a type left over, whatever the layouts:
@@ -23,15 +22,15 @@ import (
 // of gb that found no match and, of each layout of ga, its first
 // occurrences; their signatures are spelled again, a pair at a time, for
 // the details.
-func compareGroups(a, b *side, ga, gb []btf.TypeID, yield func(Detail) bool) error {
+func compareGroups(a, b *side, ga, gb []btf.TypeID, alias bool, yield func(Detail) bool) error {
 	if len(ga) == 1 && len(gb) == 1 {
-		return compareOne(a, b, ga[0], gb[0], yield)
+		return compareOne(a, b, ga[0], gb[0], alias, yield)
 	}
 	onlyA, onlyB, err := matchGroups(a, b, ga, gb)
 	if err != nil || (len(onlyA) == 0 && len(onlyB) == 0) {
 		return err
 	}
-	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB, yield)
+	return groupDetails(a, b, len(ga), len(gb), onlyA, onlyB, alias, yield)
 }
 
 // matchGroups returns the types of ga and of gb left over once the
@@ -40,13 +39,16 @@ func compareGroups(a, b *side, ga, gb []btf.TypeID, yield func(Detail) bool) err
 // layouts they are counted in a map (a group of a million copies of one
 // layout holds one string, and each type is spelled once); beyond
 // maxDistinct of them, or maxDistinctBytes of their signatures (a few
-// enums of 65,535 values), by hash (matchByHash).
+// enums of 65,535 values), or when one is longer than streamAbove, by
+// hash (matchByHash).
 func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, err error) {
 	left := make(map[string]int)
 	var sig []byte
 	held := 0
 	for _, id := range ga {
-		if sig, err = a.signature(sig[:0], id); err != nil {
+		if sig, err = a.signatureUpTo(sig[:0], id, streamAbove); err == errBig {
+			return matchByHash(a, b, ga, gb)
+		} else if err != nil {
 			return nil, nil, err
 		}
 		if n, ok := left[string(sig)]; ok {
@@ -60,10 +62,11 @@ func matchGroups(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 	}
 	unmatched := len(ga)
 	for _, id := range gb {
-		if sig, err = b.signature(sig[:0], id); err != nil {
+		// A signature too long to hold is none of those held.
+		if sig, err = b.signatureUpTo(sig[:0], id, streamAbove); err != nil && err != errBig {
 			return nil, nil, err
 		}
-		if left[string(sig)] > 0 {
+		if err == nil && left[string(sig)] > 0 {
 			left[string(sig)]--
 			unmatched--
 		} else {
@@ -99,13 +102,9 @@ func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 	if err != nil {
 		return nil, nil, err
 	}
-	var sig, buf []byte
 	for _, id := range gb {
-		if sig, err = b.signature(sig[:0], id); err != nil {
-			return nil, nil, err
-		}
-		var ok bool
-		if buf, ok, err = m.take(sig, buf); err != nil {
+		ok, err := m.take(b, id)
+		if err != nil {
 			return nil, nil, err
 		}
 		if !ok {
@@ -120,8 +119,8 @@ func matchByHash(a, b *side, ga, gb []btf.TypeID) (onlyA, onlyB []btf.TypeID, er
 
 // groupDetails yields the details of a group of na types in old and nb in
 // new whose types onlyA and onlyB are left over, a pair of them at a time.
-// It stops when yield returns false.
-func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(Detail) bool) error {
+// It stops when yield returns false. alias is as for Change.more.
+func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, alias bool, yield func(Detail) bool) error {
 	if !yield(Detail{Change: Changed, Field: "definitions", Old: na, New: nb}) {
 		return nil
 	}
@@ -134,15 +133,14 @@ func groupDetails(a, b *side, na, nb int, onlyA, onlyB []btf.TypeID, yield func(
 			ok = yield(Detail{Change: Removed, Field: "definition"})
 		default:
 			// Spelled anew for each pair: its details alias them.
-			sigA, err := a.signature(nil, onlyA[i])
-			if err != nil {
+			stopped := false
+			if err := compareOne(a, b, onlyA[i], onlyB[i], alias, func(d Detail) bool {
+				stopped = !yield(d)
+				return !stopped
+			}); err != nil {
 				return err
 			}
-			sigB, err := b.signature(nil, onlyB[i])
-			if err != nil {
-				return err
-			}
-			ok = signatureDiff(sigA, sigB, yield)
+			ok = !stopped
 		}
 		if !ok {
 			return nil
@@ -219,6 +217,10 @@ type multiset struct {
 	// taken (len(byHash) for none), through the positions taken.
 	next  []int32
 	taken int
+	// sig, buf and bufs are scratch space for the signatures hashed
+	// and compared.
+	sig, buf []byte
+	bufs     [2][]byte
 }
 
 // hashed is the hash of a type's signature and its index in its group.
@@ -229,13 +231,12 @@ type hashed struct {
 
 func newMultiset(sd *side, ids []btf.TypeID) (*multiset, error) {
 	m := &multiset{sd: sd, ids: ids, seed: maphash.MakeSeed(), byHash: make([]hashed, len(ids))}
-	var sig []byte
 	for i, id := range ids {
-		var err error
-		if sig, err = sd.signature(sig[:0], id); err != nil {
+		h, _, err := m.hash(sd, id)
+		if err != nil {
 			return nil, err
 		}
-		m.byHash[i] = hashed{maphash.Bytes(m.seed, sig), int32(i)}
+		m.byHash[i] = hashed{h, int32(i)}
 	}
 	slices.SortFunc(m.byHash, func(x, y hashed) int {
 		if c := cmp.Compare(x.h, y.h); c != 0 {
@@ -259,24 +260,68 @@ func (m *multiset) free(p int) int {
 	return p
 }
 
-// take takes a type whose signature is sig, and reports whether there was
-// one; buf is scratch space for the candidates' signatures, returned for
-// reuse.
-func (m *multiset) take(sig, buf []byte) ([]byte, bool, error) {
-	h := maphash.Bytes(m.seed, sig)
+// hash returns the hash of the signature of type id of sd: of the bytes
+// held in m.sig, or, for a signature longer than streamAbove (big), of
+// the same bytes as they are spelled (maphash.Hash gives the same sum for
+// bytes written in pieces).
+func (m *multiset) hash(sd *side, id btf.TypeID) (h uint64, big bool, err error) {
+	if m.sig, err = sd.signatureUpTo(m.sig[:0], id, streamAbove); err != errBig {
+		return maphash.Bytes(m.seed, m.sig), false, err
+	}
+	t, err := sd.spec.TypeByID(id)
+	if err != nil {
+		return 0, true, err
+	}
+	var mh maphash.Hash
+	mh.SetSeed(m.seed)
+	w := sd.walker(t, true)
+	for w.next() {
+		if err := sd.pollSpelled(1 + (len(w.name)+len(w.value))/spelledBytes); err != nil {
+			return 0, true, err
+		}
+		mh.Write(w.name)
+		mh.WriteByte(0)
+		mh.Write(w.value)
+		mh.WriteByte(0)
+	}
+	return mh.Sum64(), true, w.error(t)
+}
+
+// take takes a type whose signature is that of type id of sd, and
+// reports whether there was one.
+func (m *multiset) take(sd *side, id btf.TypeID) (bool, error) {
+	h, big, err := m.hash(sd, id)
+	if err != nil {
+		return false, err
+	}
 	lo, _ := slices.BinarySearchFunc(m.byHash, h, func(x hashed, h uint64) int { return cmp.Compare(x.h, h) })
 	for p := m.free(lo); p < len(m.byHash) && m.byHash[p].h == h; p = m.free(p + 1) {
-		var err error
-		if buf, err = m.sd.signature(buf[:0], m.ids[m.byHash[p].i]); err != nil {
-			return buf, false, err
+		same, err := m.same(m.ids[m.byHash[p].i], sd, id, big)
+		if err != nil {
+			return false, err
 		}
-		if bytes.Equal(buf, sig) {
+		if same {
 			m.next[p] = int32(p + 1)
 			m.taken++
-			return buf, true, nil
+			return true, nil
 		}
 	}
-	return buf, false, nil
+	return false, nil
+}
+
+// same reports whether type ia of the multiset's side has the signature
+// of type ib of sd: the one in m.sig, unless it is big.
+func (m *multiset) same(ia btf.TypeID, sd *side, ib btf.TypeID, big bool) (bool, error) {
+	if big {
+		same, _, err := heldOrBig(m.sd, sd, ia, ib, &m.bufs)
+		return same, err
+	}
+	var err error
+	m.buf, err = m.sd.signatureUpTo(m.buf[:0], ia, streamAbove)
+	if err == errBig {
+		return false, nil // longer than m.sig
+	}
+	return err == nil && string(m.buf) == string(m.sig), err
 }
 
 // left returns the types not taken, in their group's order.

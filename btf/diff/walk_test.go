@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/diff"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
@@ -37,27 +38,42 @@ func TestWalkComparesAgain(t *testing.T) {
 			if i > 0 {
 				break // the streams' bytes need one run
 			}
-			var streamed, whole bytes.Buffer
-			s := diff.NewStream(&streamed, json)
-			err := diff.Walk(ctx, oldSpec, newSpec, opts, func(c diff.Change) error { return s.Add(c) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := diff.Summarize(want)
-			if err := s.Close(sum, nil); err != nil {
-				t.Fatal(err)
-			}
-			if json {
-				err = diff.WriteJSON(&whole, diff.Report{Changes: want, Summary: sum})
-			} else {
-				err = diff.WriteText(&whole, want)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
+			if !bytes.Equal(streamed(t, oldSpec, newSpec, opts, want, json), written(t, want, json)) {
 				t.Errorf("%+v, json %v: Stream differs from writing the slice", opts, json)
 			}
 		}
 	}
+}
+
+// written returns changes as WriteText, or WriteJSON with their summary,
+// writes them.
+func written(t *testing.T, changes []diff.Change, json bool) []byte {
+	t.Helper()
+	var whole bytes.Buffer
+	var err error
+	if json {
+		err = diff.WriteJSON(&whole, diff.Report{Changes: changes, Summary: diff.Summarize(changes)})
+	} else {
+		err = diff.WriteText(&whole, changes)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return whole.Bytes()
+}
+
+// streamed returns what a Stream writes of Walk's changes from old to
+// new, closed with the summary of want.
+func streamed(t *testing.T, old, new *btf.Spec, opts diff.Options, want []diff.Change, json bool) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	s := diff.NewStream(&out, json)
+	err := diff.Walk(context.Background(), old, new, opts, func(c diff.Change) error { return s.Add(c) })
+	if err == nil {
+		err = s.Close(diff.Summarize(want), nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }

@@ -27,7 +27,8 @@ func WriteText(w io.Writer, changes []Change) error {
 func writeText(bw *bufio.Writer, c Change) {
 	fmt.Fprintf(bw, "%-7s %s %s\n", c.Change, c.Kind, c.Name)
 	lw := lineWriter{w: bw}
-	for d := range c.AllDetails() {
+	for d := range c.details(true) { // lw copies what it keeps
+
 		lw.add(d)
 	}
 	lw.end()
@@ -157,7 +158,7 @@ func (s *Stream) Add(c Change) error {
 // struct of 65,535 members, has as many details, which encoded whole
 // would take several times their size.
 func (s *Stream) putChange(prefix string, c Change) error {
-	details := c.AllDetails()
+	details := c.details(true) // each detail is written before the next
 	if c.more == nil && len(c.Details) == 0 {
 		c.Details = []Detail{}
 		return s.put(prefix, c)

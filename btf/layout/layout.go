@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +115,7 @@ func newPrinter(ctx context.Context, s *btf.Spec, cacheline int) (*printer, erro
 		budget:    cacheBudget(s),
 		nodes:     nodes,
 		spec:      s,
-		ptrSize:   s.PointerSize(),
+		ptrSize:   s.KnownPointerSize(),
 		cacheline: uint32(cacheline),
 		classes:   make(map[btf.TypeID]*class),
 		embedded:  embedded,
@@ -295,13 +294,7 @@ func run(ctx context.Context, s *btf.Spec, opts Options, levels int, sink func([
 	if err != nil {
 		return nil, err
 	}
-	named := 0
-	for i, n := range p.nodes {
-		if (n.kind == btf.KindStruct || n.kind == btf.KindUnion) && p.typ(btf.TypeID(i)).NameOffset() != 0 {
-			named++
-		}
-	}
-	seen := newPrinted(named)
+	seen := newPrinted(p)
 	p.buf = make([]byte, 0, flushAt+4<<10)
 	for i := range p.nodes {
 		// Checked for every type, printed or not: a million structs
@@ -393,27 +386,6 @@ func hasRecord(s *btf.Spec, name string) bool {
 		}
 	}
 	return false
-}
-
-// same reports whether pahole takes c and o, of the same name, for one
-// struct already printed (type__compare): same size and member count, and
-// each member with the same bit offset, bitfield size and, when both have
-// one, name; names false leaves the names out.
-func (p *printer) same(c, o *class, names bool) bool {
-	if c.size != o.size || len(c.members) != len(o.members) {
-		return false
-	}
-	for i := range c.members {
-		a, b := &c.members[i], &o.members[i]
-		if a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
-			return false
-		}
-		an, bn := p.memberName(c, i), p.memberName(o, i)
-		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
-			return false
-		}
-	}
-	return true
 }
 
 // topLevel prints a struct or union as pahole's class_formatter does.

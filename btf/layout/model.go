@@ -125,7 +125,7 @@ func (p *printer) typ(id btf.TypeID) btf.Type {
 // a class holds besides is computed again from the record whenever it is
 // loaded, so that classes can be dropped (see trim).
 type node struct {
-	ref     btf.TypeID // Type.Ref; for a struct or union (which has none), its cost for check
+	ref     btf.TypeID // Type.Ref; for an anonymous struct or union (which has none), its cost for check; for a named one, its left link and color in printed's tree
 	kind    btf.Kind
 	flags   uint8  // the node flags below
 	natural uint16 // type__natural_alignment of a struct or union, 0 until known

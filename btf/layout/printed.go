@@ -2,265 +2,363 @@ package layout
 
 import (
 	"bytes"
-	"hash/maphash"
+	"math/bits"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// printed is the set of layouts printed so far, by name, for pahole's
-// rule of printing a struct only if no struct of its name with the same
-// layout was printed (type__compare): an open-addressing table of every
-// struct printed, 4 bytes a slot. It holds no pointers, so the collector
-// does not scan it: a Go map of names to classes took some 200 bytes a
-// struct, and a map of a name's first struct to the others (fwd-storm:
-// two structs of each name) kept 30-40 bytes and an allocation for each,
-// all scanned at every cycle (BENCH.md).
+// printed is the set of structs and unions printed so far, for pahole's
+// rule of printing a struct only if no struct already printed compares
+// equal to it. pahole keeps them in a red-black tree (structures__tree,
+// __structures__add in pahole.c, 1.24 and 1.30 alike) ordered by
+// type__compare: the name, the size, the member count, then member by
+// member the names when both have one, the bit offsets and the bitfield
+// sizes. A struct is a duplicate when the walk down that tree meets a
+// struct that compares equal, and is inserted where the walk ends
+// otherwise. An anonymous member compares equal to any name, so the
+// order is not transitive and which struct the walk meets depends on the
+// tree's shape: the walk, the insertion and the rebalancing here are the
+// tree's own (the Linux kernel's rb_insert_color, which is the textbook
+// red-black insertion), so the same structs are printed. It is also what
+// bounds the work: a walk is O(log n) comparisons, where comparing a
+// struct with every struct printed under its name was quadratic when an
+// anonymous member hid the names from a hash (BENCH.md).
 //
-// The structs of one name and layout less the member names make a
-// bucket. An anonymous member matches any name, so a struct with one
-// (wild) must be compared with the whole bucket, but a struct whose
-// members are all named (named) only with the bucket's wild structs and
-// its named ones of the same member names. The table keeps the wild
-// structs and the first named struct of each bucket (its head) on the
-// bucket's probe sequence (home), and the bucket's other named structs on
-// the sequence of their member names (names), marked by the slot's top
-// bit, and chained from the head (next). A named struct looks on both
-// sequences, a wild one walks its home sequence and the head's chain:
-// mnames-N, N structs "s" { int a<i>; }, were N*N/2 comparisons when
-// every struct of a bucket lay on its home sequence (BENCH.md).
+// The tree holds no pointers, and is 4 bytes a named struct, plus a bit
+// and a half a type: a node is a type id; its left link and color lie in
+// the type's node, whose reference a named struct or union does not use
+// (check keeps the anonymous ones' cost there), and its right link in
+// right, indexed by the struct's rank among the named structs and unions.
 type printed struct {
-	seed  maphash.Seed
-	slots []btf.TypeID // linear probing; 0 is free
-	used  int
-	// next chains the named structs of a bucket after its head; only
-	// buckets of more than one named struct have an entry, and it is nil
-	// until one does.
-	next map[btf.TypeID]btf.TypeID
+	root btf.TypeID
+	// right is each named struct's right link, by rank.
+	right []btf.TypeID
+	// isNamed has a bit for each type that is a struct or union with a
+	// name, and before counts them below each of its words: rank.
+	isNamed []uint64
+	before  []uint32
+	// path is the walk down the tree, from the root, for the insertion
+	// to rebalance on: it has no parent links.
+	path []btf.TypeID
+	// seen caches the records and names of the structs the walks meet,
+	// direct-mapped by id: every walk passes the top of the tree, and
+	// finding a struct's record (TypeByID) and its name took most of a
+	// walk's time (BENCH.md).
+	seen []seenStruct
+	// added is the member names of the struct being added.
+	added addedNames
 	// compares counts comparisons, for the tests that pin their number.
 	compares int
 }
 
-// byNames marks a slot holding a struct on its names sequence; type ids
-// are below 1<<31 (btf.Parse).
-const byNames btf.TypeID = 1 << 31
-
-// newPrinted returns a table for up to n structs before it grows: the
-// named structs and unions to print, so that it need not.
-func newPrinted(n int) *printed {
-	size := max(1024, n*4/3+1) // a load of at most 3/4
-	return &printed{seed: maphash.MakeSeed(), slots: make([]btf.TypeID, size)}
+// seenStruct is the record and name of a struct in the tree.
+type seenStruct struct {
+	t    btf.Type
+	name []byte
 }
 
-// add records struct id, whose class is c, and reports whether its
-// layout is new under its name.
+// addedNames is the member names of the struct a walk adds, found once
+// for all the walk's comparisons, up to the first len(names).
+type addedNames struct {
+	t     btf.Type // the struct's record
+	known int      // names found
+	names [64][]byte
+}
+
+// at returns the name of member i.
+func (a *addedNames) at(i int) []byte {
+	if i >= len(a.names) {
+		return a.t.Member(i).NameBytes()
+	}
+	for ; a.known <= i; a.known++ {
+		a.names[a.known] = a.t.Member(a.known).NameBytes()
+	}
+	return a.names[i]
+}
+
+// maxSeen bounds printed.seen: the top 15 levels of the tree.
+const maxSeen = 1 << 15
+
+// red marks a red node in its left link; type ids are below 1<<31
+// (btf.Parse).
+const red btf.TypeID = 1 << 31
+
+// newPrinted returns an empty tree for the named structs and unions of
+// p's types.
+func newPrinted(p *printer) *printed {
+	pr := &printed{
+		isNamed: make([]uint64, (len(p.nodes)+63)/64),
+		before:  make([]uint32, (len(p.nodes)+63)/64),
+	}
+	n := uint32(0)
+	for i := range p.nodes {
+		if i%64 == 0 {
+			pr.before[i/64] = n
+		}
+		if p.isNamedRecord(btf.TypeID(i)) {
+			pr.isNamed[i/64] |= 1 << (i % 64)
+			n++
+		}
+	}
+	pr.right = make([]btf.TypeID, n)
+	pr.seen = make([]seenStruct, min(maxSeen, 1<<bits.Len32(n)))
+	return pr
+}
+
+// isNamedRecord reports whether id is a struct or union with a name
+// offset, one that run prints.
+func (p *printer) isNamedRecord(id btf.TypeID) bool {
+	k := p.kind(id)
+	return (k == btf.KindStruct || k == btf.KindUnion) && p.typ(id).NameOffset() != 0
+}
+
+// rank is the index of the named struct or union id in right.
+func (pr *printed) rank(id btf.TypeID) int {
+	w := id / 64
+	return int(pr.before[w]) + bits.OnesCount64(pr.isNamed[w]&(1<<(id%64)-1))
+}
+
+func (pr *printed) left(p *printer, id btf.TypeID) btf.TypeID {
+	return p.nodes[id].ref &^ red
+}
+
+func (pr *printed) isRed(p *printer, id btf.TypeID) bool {
+	return id != 0 && p.nodes[id].ref&red != 0
+}
+
+func (pr *printed) setLeft(p *printer, id, l btf.TypeID) {
+	p.nodes[id].ref = p.nodes[id].ref&red | l
+}
+
+func (pr *printed) setRed(p *printer, id btf.TypeID, r bool) {
+	if r {
+		p.nodes[id].ref |= red
+	} else {
+		p.nodes[id].ref &^= red
+	}
+}
+
+func (pr *printed) rightOf(id btf.TypeID) btf.TypeID { return pr.right[pr.rank(id)] }
+
+func (pr *printed) setRight(id, r btf.TypeID) { pr.right[pr.rank(id)] = r }
+
+// add walks the tree for struct id, whose class is c, and reports
+// whether no struct printed compares equal on the way; if none does, it
+// inserts id where the walk ended.
 func (pr *printed) add(p *printer, id btf.TypeID, c *class) bool {
-	if 4*(pr.used+1) > 3*len(pr.slots) {
-		pr.grow(p)
-	}
-	home := pr.home(c)
-	named := -1 // whether c's members are all named (1) or not (0), once asked
-	head := btf.TypeID(0)
-	for i := home; ; i = pr.step(i) {
-		o := pr.slots[i]
-		if o == 0 {
-			break
-		}
-		if o&byNames != 0 || !bytes.Equal(p.typ(o).NameBytes(), c.name) {
-			continue
-		}
-		if pr.same(p, c, o, true) {
-			return false
-		}
-		if named < 0 {
-			named = 0
-			if p.allNamed(c) {
-				named = 1
-			}
-		}
-		if named == 1 {
-			// Is o the head of c's bucket (its first named struct)?
-			if head == 0 && p.allNamedRecord(o) && pr.same(p, c, o, false) {
-				head = o
-			}
-			continue
-		}
-		// Only a head has a chain; walk it if it is c's bucket's.
-		if _, ok := pr.next[o]; !ok || !pr.same(p, c, o, false) {
-			continue
-		}
-		for n, ok := pr.next[o]; ok; n, ok = pr.next[n] {
-			if pr.same(p, c, n, true) {
-				return false
-			}
-		}
-	}
-	if head == 0 {
-		// c has an anonymous member, or is its bucket's first named
-		// struct: no struct of its bucket is on the names sequence.
-		pr.put(id, home)
-		return true
-	}
-	names := pr.names(p, c, home)
-	for i := names; ; i = pr.step(i) {
-		o := pr.slots[i]
-		if o == 0 {
-			break
-		}
-		if o&byNames == 0 {
-			continue
-		}
-		if o &^= byNames; bytes.Equal(p.typ(o).NameBytes(), c.name) && pr.same(p, c, o, true) {
+	pr.path = pr.path[:0]
+	rc := 0
+	pr.added.t, pr.added.known = p.typ(id), 0
+	for o := pr.root; o != 0; {
+		pr.path = append(pr.path, o)
+		// pahole compares the struct in the tree with the new one.
+		switch rc = pr.compare(p, o, c); {
+		case rc > 0:
+			o = pr.left(p, o)
+		case rc < 0:
+			o = pr.rightOf(o)
+		default:
 			return false
 		}
 	}
-	pr.put(id|byNames, names)
-	if pr.next == nil {
-		pr.next = map[btf.TypeID]btf.TypeID{}
+	p.nodes[id].ref = red // no children
+	pr.setRight(id, 0)
+	switch n := len(pr.path); {
+	case n == 0:
+		pr.root = id
+	case rc > 0:
+		pr.setLeft(p, pr.path[n-1], id)
+	default:
+		pr.setRight(pr.path[n-1], id)
 	}
-	if n, ok := pr.next[head]; ok {
-		pr.next[id] = n
-	}
-	pr.next[head] = id
+	pr.rebalance(p, id)
 	return true
 }
 
-// step is the slot after slot i.
-func (pr *printed) step(i uint64) uint64 {
-	if i++; i == uint64(len(pr.slots)) {
+// rebalance restores the red-black properties after the red node x was
+// linked under the last node of pr.path (rb_insert_color; Cormen et al.,
+// RB-INSERT-FIXUP).
+func (pr *printed) rebalance(p *printer, x btf.TypeID) {
+	path := pr.path
+	for {
+		n := len(path)
+		if n == 0 {
+			pr.setRed(p, x, false) // the root
+			return
+		}
+		parent := path[n-1]
+		if !pr.isRed(p, parent) {
+			return
+		}
+		// A red parent is not the root: there is a grandparent.
+		gp := path[n-2]
+		if parent == pr.left(p, gp) {
+			if uncle := pr.rightOf(gp); pr.isRed(p, uncle) {
+				pr.setRed(p, parent, false)
+				pr.setRed(p, uncle, false)
+				pr.setRed(p, gp, true)
+				x, path = gp, path[:n-2]
+				continue
+			}
+			if x == pr.rightOf(parent) {
+				pr.rotateLeft(p, parent, gp)
+				parent = x
+			}
+			pr.rotateRight(p, gp, pr.parentOf(path[:n-2]))
+		} else {
+			if uncle := pr.left(p, gp); pr.isRed(p, uncle) {
+				pr.setRed(p, parent, false)
+				pr.setRed(p, uncle, false)
+				pr.setRed(p, gp, true)
+				x, path = gp, path[:n-2]
+				continue
+			}
+			if x == pr.left(p, parent) {
+				pr.rotateRight(p, parent, gp)
+				parent = x
+			}
+			pr.rotateLeft(p, gp, pr.parentOf(path[:n-2]))
+		}
+		pr.setRed(p, parent, false)
+		pr.setRed(p, gp, true)
+		return
+	}
+}
+
+// parentOf is the last node of path, 0 for none (the root's parent).
+func (pr *printed) parentOf(path []btf.TypeID) btf.TypeID {
+	if len(path) == 0 {
 		return 0
 	}
-	return i
+	return path[len(path)-1]
 }
 
-// put stores v in the first free slot from i.
-func (pr *printed) put(v btf.TypeID, i uint64) {
-	for pr.slots[i] != 0 {
-		i = pr.step(i)
+// rotateLeft moves x's right child y up in its place under parent (0:
+// the root), x becoming y's left child.
+func (pr *printed) rotateLeft(p *printer, x, parent btf.TypeID) {
+	y := pr.rightOf(x)
+	pr.setRight(x, pr.left(p, y))
+	pr.setLeft(p, y, x)
+	pr.replace(p, parent, x, y)
+}
+
+// rotateRight moves x's left child y up in its place under parent (0:
+// the root), x becoming y's right child.
+func (pr *printed) rotateRight(p *printer, x, parent btf.TypeID) {
+	y := pr.left(p, x)
+	pr.setLeft(p, x, pr.rightOf(y))
+	pr.setRight(y, x)
+	pr.replace(p, parent, x, y)
+}
+
+// replace puts y in the link of parent (0: the root) that held x.
+func (pr *printed) replace(p *printer, parent, x, y btf.TypeID) {
+	switch {
+	case parent == 0:
+		pr.root = y
+	case pr.left(p, parent) == x:
+		pr.setLeft(p, parent, y)
+	default:
+		pr.setRight(parent, y)
 	}
-	pr.slots[i] = v
-	pr.used++
 }
 
-// same compares c with the struct o, of c's name, by its record if it
-// can, else by its class, loaded for the comparison and dropped after
-// unless another struct embeds it: it was printed, and only add asks for
-// it again. names false compares the layouts only.
-func (pr *printed) same(p *printer, c *class, o btf.TypeID, names bool) bool {
+// compare is pahole's type__compare(o, c) for the struct o in the tree
+// and c, being added, of any names: its sign orders them. It compares
+// o's record if it can, else its class, loaded for the comparison and dropped after unless
+// another struct embeds it: it was printed, and only add asks for it
+// again.
+func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 	pr.compares++
-	same, ok := p.sameRecord(c, o, names)
+	e := pr.lookup(p, o)
+	if rc := bytes.Compare(e.name, c.name); rc != 0 {
+		return rc
+	}
+	rc, ok := compareRecord(e.t, c, &pr.added)
 	if !ok {
-		same = p.same(c, p.class(o), names)
+		rc = p.compare(p.class(o), c)
 		if !p.isEmbedded(o) {
 			p.drop(o)
 		}
 	}
-	return same
+	return rc
 }
 
-// home returns the first slot of the probe sequence of struct c's
-// bucket: the hash of its name and of what of its layout same compares
-// but the member names, so that the structs of one name and different
-// layouts mostly lie apart: N structs "s" of N sizes were N*N/2
-// comparisons (pahole 1.24 finds one in a tree). The hash's top 32 bits
-// are scaled to the table, whose size need not be a power of two.
-func (pr *printed) home(c *class) uint64 {
-	h := maphash.Bytes(pr.seed, c.name)
-	h = mix(h, uint64(c.size)<<32|uint64(len(c.members)))
-	for i := range c.members {
-		m := &c.members[i]
-		h = mix(h, uint64(m.bitfieldSize)<<32|uint64(m.bitOffset))
+// lookup returns the record and name of struct o.
+func (pr *printed) lookup(p *printer, o btf.TypeID) *seenStruct {
+	e := &pr.seen[int(o)&(len(pr.seen)-1)]
+	if e.t.ID() != o {
+		e.t = p.typ(o)
+		e.name = e.t.NameBytes()
 	}
-	return pr.scale(h)
+	return e
 }
 
-// names returns the first slot of the probe sequence of the named
-// struct c, whose bucket's is home: the hash of home and c's member
-// names.
-func (pr *printed) names(p *printer, c *class, home uint64) uint64 {
-	h := home
-	for i := range c.members {
-		h = mix(h, maphash.Bytes(pr.seed, p.memberName(c, i)))
+// sign is the sign of pahole's (int)a - (int)b for 32-bit a and b: the
+// difference wraps as the C one does.
+func sign(a, b uint32) int {
+	switch d := int32(a) - int32(b); {
+	case d > 0:
+		return 1
+	case d < 0:
+		return -1
 	}
-	return pr.scale(h)
+	return 0
 }
 
-// scale maps the hash h to a slot.
-func (pr *printed) scale(h uint64) uint64 {
-	return (h >> 32) * uint64(len(pr.slots)) >> 32
-}
-
-// mix adds v to the hash h: a multiply by the 64-bit golden ratio and a
-// fold of the high bits (Fibonacci hashing); the name's hash is seeded.
-func mix(h, v uint64) uint64 {
-	h = (h ^ v) * 0x9e3779b97f4a7c15
-	return h ^ h>>29
-}
-
-// grow doubles the table, loading each struct's class for its hash
-// (newPrinted sizes the table for every named struct: it does not grow).
-func (pr *printed) grow(p *printer) {
-	old := pr.slots
-	pr.slots = make([]btf.TypeID, 2*len(old))
-	pr.used = 0
-	for _, v := range old {
-		if v == 0 {
-			continue
-		}
-		id := v &^ byNames
-		c := p.class(id)
-		i := pr.home(c)
-		if v&byNames != 0 {
-			i = pr.names(p, c, i)
-		}
-		if !p.isEmbedded(id) {
-			p.drop(id)
-		}
-		pr.put(v, i)
+// compare is type__compare(o, c) after the names (type__compare_members
+// from the size on).
+func (p *printer) compare(o, c *class) int {
+	if rc := sign(o.size, c.size); rc != 0 {
+		return rc
 	}
-}
-
-// allNamed reports whether every member of c has a name.
-func (p *printer) allNamed(c *class) bool {
-	for i := range c.members {
-		if p.memberName(c, i) == nil {
-			return false
+	if rc := len(o.members) - len(c.members); rc != 0 {
+		return rc
+	}
+	for i := range o.members {
+		a, b := &o.members[i], &c.members[i]
+		if an, bn := p.memberName(o, i), p.memberName(c, i); an != nil && bn != nil {
+			if rc := bytes.Compare(an, bn); rc != 0 {
+				return rc
+			}
+		}
+		if rc := sign(a.bitOffset, b.bitOffset); rc != 0 {
+			return rc
+		}
+		if rc := int(a.bitfieldSize) - int(b.bitfieldSize); rc != 0 {
+			return rc
 		}
 	}
-	return true
+	return 0
 }
 
-// allNamedRecord is allNamed for the struct o as its record gives it.
-func (p *printer) allNamedRecord(o btf.TypeID) bool {
-	t := p.typ(o)
-	for i := range t.Vlen() {
-		if t.Member(i).NameBytes() == nil {
-			return false
-		}
+// compareRecord is compare for a struct as its record t gives it,
+// without loading its class (c's member names are cn): ok is false if t
+// has a bitfield before the order is found, whose offset load may move.
+func compareRecord(t btf.Type, c *class, cn *addedNames) (rc int, ok bool) {
+	if rc := sign(t.Size(), c.size); rc != 0 {
+		return rc, true
 	}
-	return true
-}
-
-// sameRecord is same for c and the struct o as its record gives it,
-// without loading o's class: ok is false if o has a bitfield before a
-// difference is found, whose offset load may move.
-func (p *printer) sameRecord(c *class, o btf.TypeID, names bool) (same, ok bool) {
-	t := p.typ(o)
-	if c.size != t.Size() || len(c.members) != t.Vlen() {
-		return false, true
+	if rc := t.Vlen() - len(c.members); rc != 0 {
+		return rc, true
 	}
 	for i := range c.members {
 		m := t.Member(i)
 		if uint8(m.BitfieldSize) != 0 {
-			return false, false
+			return 0, false
 		}
-		a := &c.members[i]
-		if a.bitfieldSize != 0 || a.bitOffset != m.BitOffset {
-			return false, true
+		b := &c.members[i]
+		if an, bn := m.NameBytes(), cn.at(i); an != nil && bn != nil {
+			if rc := bytes.Compare(an, bn); rc != 0 {
+				return rc, true
+			}
 		}
-		an, bn := p.memberName(c, i), m.NameBytes()
-		if names && an != nil && bn != nil && !bytes.Equal(an, bn) {
-			return false, true
+		if rc := sign(m.BitOffset, b.bitOffset); rc != 0 {
+			return rc, true
+		}
+		if rc := -int(b.bitfieldSize); rc != 0 {
+			return rc, true
 		}
 	}
-	return true, true
+	return 0, true
 }

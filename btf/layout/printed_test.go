@@ -1,10 +1,16 @@
 package layout_test
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -18,6 +24,12 @@ func TestLayoutsOfOneName(t *testing.T) {
 		{"fwd-storm-70", func() ([]byte, error) { return hostile.BuildVariant10(hostile.FwdStorm, 70) }},
 		{"one-name", buildOneName},
 		{"one-bucket", buildOneBucket},
+		// Session 28's divergence: 12 structs "s" { int; int; } of
+		// member names a, b, c or none, of which pahole prints 5, and
+		// "any printed struct of the name matches" printed 3.
+		{"divergence-seed4", func() ([]byte, error) {
+			return testfixtures.ReadPath(t, filepath.Join("testdata", "names", "divergence-seed4.btf.xz")), nil
+		}},
 	})
 }
 
@@ -112,4 +124,46 @@ func buildOneBucket() ([]byte, error) {
 		}
 	}
 	return b.Marshal(builder.Options{})
+}
+
+// TestPointerSizeUnknown compares layouts of BTF that has no INT named as
+// a spelling of long, whose pointer size libbpf's btf__pointer_size cannot
+// tell: pahole (1.24 and 1.30) prints pointers 0 bytes wide there, with
+// the holes and alignment that follow, where the host's 8 bytes made
+// others (list-chain from the tenth red team). Goldens from pahole 1.24 in
+// testdata/ptr.
+func TestPointerSizeUnknown(t *testing.T) {
+	matchGoldens(t, "ptr", []golden{
+		{"list-chain-100", func() ([]byte, error) { return hostile.BuildVariant10(hostile.ListChain, 100) }},
+	})
+}
+
+// TestPointerSizeOfELF: read from an ELF file, the same BTF has the
+// pointer size of the file's class, as libbpf's btf_parse_elf sets it,
+// and pahole prints its pointers 8 bytes wide (golden from pahole 1.24 on
+// the ELF64 file).
+func TestPointerSizeOfELF(t *testing.T) {
+	raw, err := hostile.BuildVariant10(hostile.ListChain, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elf := hostile.BuildELF(raw, hostile.ELFShape{})
+	if dir := os.Getenv("KMETA_LAYOUT_GOLDEN"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "list-chain-100-elf.o"), elf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := btf.Read(context.Background(), bytes.NewReader(elf), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := s.KnownPointerSize(); n != 8 {
+		t.Errorf("pointer size of an ELF64 file's BTF: %d, want 8", n)
+	}
+	var got bytes.Buffer
+	if err := layout.Write(context.Background(), &got, s, layout.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	compareLines(t, testfixtures.ReadPath(t, filepath.Join("testdata", "ptr", "list-chain-100-elf.pahole-1.24.txt.xz")), got.Bytes())
 }

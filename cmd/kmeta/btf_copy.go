@@ -25,12 +25,14 @@ func (c *cli) btfCopyCmd() *cobra.Command {
 	var f btfCopyFlags
 	cmd := &cobra.Command{
 		Use:   "copy FILE -o OUT",
-		Short: "Rewrite BTF through the Builder (convert byte order, header, ELF/raw)",
-		Long: `Copy every type of FILE through kmeta's BTF Builder into OUT, keeping every
-type id: a full round trip, also a way to change the byte order (--endian),
+		Short: "Rewrite BTF (convert byte order, header, ELF/raw)",
+		Long: `Copy every type of FILE into OUT as it is, as libbpf writes back BTF it
+parsed: the same records, type ids and string section, after a header that
+lays the sections out in order. A way to change the byte order (--endian),
 add the layout header (--layout) or wrap raw BTF in an ELF object (OUT
 ending in ".o", or --elf). With -B BASE, FILE is split BTF and OUT is split
-BTF on the same base, its strings shared with the base where it has them.
+BTF on the same base. The type ids are kept, so a FILE of more types than
+the kernel loads (1,048,575) is copied, and the kernel refuses the copy.
 "-" reads stdin or writes to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,9 +62,10 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	}
 	defer o.Close()
 	// The records go from the input to the output a buffer at a time
-	// (builder.WriteCopy): beside the input, at most the output's string
-	// index is held (and the strings themselves only with a base), as a
-	// reading command's holds its tables.
+	// (builder.WriteAsIs, or WriteCopy for a FILE not on BASE): beside the
+	// input, nothing is held (WriteCopy: at most the output's string
+	// index, and the strings themselves only with a base), as a reading
+	// command's holds its tables.
 	boundMemory(o.spec)
 	// Opening ran code that the copy does not run again (the format
 	// probes, the check of every record): its pages leave before the
@@ -70,9 +73,14 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 	if again != nil {
 		again()
 	}
-	write := builder.WriteCopy
+	// A copy of FILE on its own base keeps its records and strings as
+	// they are (builder.WriteAsIs), as libbpf writes back BTF it parsed.
+	write, writeELF := builder.WriteCopy, builder.WriteCopyELF
+	if builder.AsIs(o.spec, o.base) {
+		write, writeELF = builder.WriteAsIs, builder.WriteAsIsELF
+	}
 	if f.write.elf || strings.HasSuffix(f.out, ".o") {
-		write = builder.WriteCopyELF
+		write = writeELF
 	}
 	return c.writeOutputWith(f.out, func(w io.Writer) error { return write(w, o.spec, o.base, opts) }, path, f.base)
 }

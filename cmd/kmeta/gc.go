@@ -53,10 +53,16 @@ func btfSize(specs ...*btf.Spec) int64 {
 	var n int64
 	for _, s := range specs {
 		for ; s != nil; s = s.Base() {
-			n += int64(s.HeaderLen() + len(s.TypeSection()) + s.StringsLen())
+			n += ownBTFSize(s)
 		}
 	}
 	return n
+}
+
+// ownBTFSize is the size of s's own BTF, header and sections, without
+// its base's.
+func ownBTFSize(s *btf.Spec) int64 {
+	return int64(s.HeaderLen() + len(s.TypeSection()) + s.StringsLen())
 }
 
 // dropPagesFrom is the input size from which a reading command gives

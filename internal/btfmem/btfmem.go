@@ -12,7 +12,11 @@
 // package, of the lowest rank, does not import btf (docs/layers.md).
 package btfmem
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kmeta-dev/kmeta/internal/wire"
+)
 
 // Funcs are what package btf registers for its Spec type S.
 type Funcs[S any] struct {
@@ -31,12 +35,19 @@ type Funcs[S any] struct {
 	// that has indexed the strings and compares their bytes only now and
 	// then (dedup's Base) calls it once the index is built.
 	EvictStrings func(s S)
+	// TypesMapped reports whether s reads its own type section in place
+	// from a file's mapping, whose pages EvictTypes gives back.
+	TypesMapped func(s S) bool
 	// Discard gives back for good the memory of the first n bytes of s's
 	// type section when s reads them from anonymous memory of its own
 	// (inflated, or a stream read whole): they read as zeros afterwards,
 	// and lookups that would read them fail. It is for a reader that
 	// closes s once it has read it in order (dedup's PrepareClose).
 	Discard func(s S, n int)
+	// RecordSizes returns the sizes s walks its own records by (those of
+	// its layouts): a reader that walks s's type section itself (dedup's
+	// Base) finds the records s finds.
+	RecordSizes func(s S) *wire.Sizes
 }
 
 // funcs holds the Funcs[S] that Register was given.
@@ -86,5 +97,11 @@ func EvictTypes[S any](s S, from, to int) { registered[S]().EvictTypes(s, from, 
 // EvictStrings calls the registered Funcs' EvictStrings (see Funcs).
 func EvictStrings[S any](s S) { registered[S]().EvictStrings(s) }
 
+// TypesMapped calls the registered Funcs' TypesMapped (see Funcs).
+func TypesMapped[S any](s S) bool { return registered[S]().TypesMapped(s) }
+
 // Discard calls the registered Funcs' Discard (see Funcs).
 func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }
+
+// RecordSizes calls the registered Funcs' RecordSizes.
+func RecordSizes[S any](s S) *wire.Sizes { return registered[S]().RecordSizes(s) }

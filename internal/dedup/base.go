@@ -32,8 +32,9 @@ type Base struct {
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
-	// strFilter answers most lookups of strings not in strs (Prepare's).
-	strFilter strFilter
+	// pages, if not nil, holds the records deduplications read
+	// (basepages.go): rec reads them there once the Base is built.
+	pages *basePages
 }
 
 // baseMem is what a Base holds in mappings (see makeMapped): given back
@@ -42,6 +43,8 @@ type baseMem struct {
 	tables []*table
 	strs   *strset
 	sigs   [sigDepth + 1]*mmap.Region
+	top    *mmap.Region
+	pages  *mmap.Region
 }
 
 func (m *baseMem) free() {
@@ -54,20 +57,22 @@ func (m *baseMem) free() {
 	for k := range m.sigs {
 		mmap.Free(&m.sigs[k])
 	}
+	mmap.Free(&m.top)
+	mmap.Free(&m.pages)
 }
 
 // NewBase prepares spec, and the bases below it if any, as the base of split
 // deduplications. The Spec must stay open while the Base is used: the Base
 // reads its records and strings where the Spec holds them. A kind that
 // deduplication does not know gives an error, as in libbpf.
-// NewBase works on the calling goroutine unless opts.Workers allows more.
+// NewBase works on the calling goroutine.
 func NewBase(spec *btf.Spec, opts Options) (*Base, error) {
-	return newBase(spec, true, opts.workers())
+	return newBase(spec, true)
 }
 
 // newBase is NewBase; inPlace false copies the records even where
 // they could be read in place (for tests).
-func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
+func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("dedup: nil base")
 	}
@@ -85,54 +90,50 @@ func newBase(spec *btf.Spec, inPlace bool, workers int) (*Base, error) {
 		b.strs.start = append([]uint32{start}, b.strs.start...)
 	}
 	b.strs.end = b.strs.start[len(b.strs.start)-1] + uint32(len(b.strs.secs[len(b.strs.secs)-1]))
-	// The string index is independent of the types: with a second
-	// worker it is built meanwhile. It is one task beside the caller's
-	// own, joined below, not a pool of jobs (internal/workpool).
-	var strs sync.WaitGroup
-	buildStrs := func() {
-		b.strs.build()
-		// Indexed: the bytes are read again only to compare a
-		// probe's, now and then (see evictBase).
+	// The string index is built when first needed (baseStrings.ready).
+	b.strs.newIndex()
+	b.mem.strs = b.strs.index
+	b.strs.release = func() {
+		// Behind the index's reading, and once indexed: the bytes
+		// are read again only to compare a probe's, now and then
+		// (see evictBase). The index is built when a split input's
+		// Prepare first looks up a string, beside the Base and the
+		// input: the 1.7 MB of a vmlinux's strings resident at once
+		// raised a module's peak by 1.4 MB.
 		for s := spec; s != nil; s = s.Base() {
 			btfmem.EvictStrings(s)
 		}
 	}
-	if workers > 1 {
-		strs.Go(buildStrs)
-	} else {
-		buildStrs()
-	}
-	defer func() {
-		strs.Wait()
-		b.mem.strs = b.strs.index
-		b.strFilter = newStrFilter(b.strs.index)
-	}()
 	if err := b.readRecords(spec, inPlace); err != nil {
 		return nil, err
 	}
 	if b.recs.len() != b.last {
 		return nil, fmt.Errorf("dedup: base: read %d types, want %d", b.recs.len(), b.last)
 	}
-	kt := b.kindTable()
-	var evicted uint32
-	for i := range b.last {
-		b.evictBehind(i, &evicted)
-		if err := checkRefs(b.recs.rec(i), i+1, &kt); err != nil {
-			return nil, err
-		}
+	b.makeSigs()
+	if err := b.fileTypes(); err != nil {
+		return nil, err
 	}
-	b.evictTypes(b.last)
-	b.computeSigs(workers)
-	b.fileTypes()
+	if spec.Base() == nil {
+		b.pages = newBasePages(spec, b.recs.w, &b.mem.pages)
+	}
 	return b, nil
 }
 
-// fileTypes files every base type in the Base's table (a frozen one,
-// built in two passes) and the enum index, and its structs
-// and unions by name.
-func (b *Base) fileTypes() {
+// fileTypes checks every base type's references (checkRefs) and files it
+// in the Base's table (a frozen one, built in two passes) and the enum
+// index, and its structs and unions by name: one pass over the records
+// for both, as libbpf's btf_dedup_prep hashes each base type once.
+func (b *Base) fileTypes() error {
+	kt := b.kindTable()
 	b.enums = newEnumIndex(nil)
-	b.names = make(map[uint32]uint32)
+	named := 0 // a map grown from empty cost 5 M instructions
+	for _, k := range b.kinds {
+		if k == uint8(btf.KindStruct) || k == uint8(btf.KindUnion) {
+			named++
+		}
+	}
+	b.names = make(map[uint32]uint32, named)
 	fb := newFrozenBuilder(int(b.last), newIDRank(b.kinds, isFiled))
 	// The slot of each type's chain, for the second pass.
 	var slotsMem *mmap.Region
@@ -143,11 +144,10 @@ func (b *Base) fileTypes() {
 		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
-		top := uint32(0)
-		if isStructPass(kindOf(r)) {
-			top = b.sig(id, sigTop)
+		if err := checkRefs(r, id, &kt); err != nil {
+			return err
 		}
-		if h, ok := prepHash(r, top); ok {
+		if h, ok := prepHash(r); ok {
 			var e entry
 			e, slots[i] = fb.count(h, id)
 			if isAnyEnum(r) {
@@ -159,6 +159,7 @@ func (b *Base) fileTypes() {
 		}
 	}
 	b.evictTypes(b.last)
+	b.splitChains(fb, slots)
 	fb.layout()
 	for i := b.last; i > 0; i-- {
 		if isFiled(btf.Kind(b.kinds[i])) {
@@ -167,6 +168,43 @@ func (b *Base) fileTypes() {
 	}
 	b.table = fb.table()
 	b.mem.tables = []*table{b.table, b.enums.defs, b.enums.decls}
+	return nil
+}
+
+// splitAbove is how many structs, unions and typedefs of one shallow hash
+// a Base's table files under it at most, to be told apart by their top
+// signatures when a lookup meets them (see key); more, and they are filed
+// under their mixed keys.
+const splitAbove = 8
+
+// splitChains files the types of the chains of more than splitAbove
+// entries, every one a struct, union or typedef, under their mixed keys
+// (structKey), and updates their slots: computing the top signatures of
+// a few types instead of walking all of them at every lookup of their
+// shallow hash.
+func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
+	long := map[uint32]bool{}
+	var in []uint32 // of the long chains
+	for i := range b.last {
+		k := btf.Kind(b.kinds[i+1])
+		if !isFiled(k) || fb.f.slots[slots[i]].head <= splitAbove {
+			continue
+		}
+		in = append(in, i)
+		if ok, seen := long[slots[i]]; ok || !seen {
+			long[slots[i]] = isStructPass(k)
+		}
+	}
+	for s, ok := range long {
+		if ok {
+			fb.split(s)
+		}
+	}
+	for _, i := range in {
+		if long[slots[i]] {
+			slots[i] = fb.move(mix(hashShallow(b.recs.rec(i)), b.sig(i+1, sigTop)))
+		}
+	}
 }
 
 // readRecords reads the base's records. With one type section, in host
@@ -184,6 +222,9 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 	b.kinds = make([]uint8, 1, b.last+1)
 	b.recs.off.rel = make([]uint16, 0, b.last+1)
 	b.recs.off.push(0)
+	if inPlace && b.readInPlace(spec, sec, w) {
+		return nil
+	}
 	pos := 0 // bytes of sec read, while in place
 	for id, t := range spec.Types(btf.ScopeAll) {
 		rec := t.Record()
@@ -214,6 +255,37 @@ func (b *Base) readRecords(spec *btf.Spec, inPlace bool) error {
 		b.recs.w = w[: pos/4 : pos/4]
 	}
 	return nil
+}
+
+// readInPlace is readRecords for a Spec's type section, sec (w as
+// words), read where it is: the section walked record by record by the
+// Spec's own sizes, without its iterator and its checks a record (a
+// third of the Base's reading). It reports false, having read nothing,
+// where a record is unsound or the walk does not find the Spec's types:
+// readRecords reads, or refuses, those as before.
+func (b *Base) readInPlace(spec *btf.Spec, sec []byte, w []uint32) bool {
+	it := btfmem.RecordSizes(spec).Iter(sec)
+	n := uint32(0)
+	for it.Next() {
+		if checkRecord(it.Rec) != nil {
+			break
+		}
+		n++
+		b.kinds = append(b.kinds, uint8(it.Rec.Kind()))
+		end := it.Off + uint32(len(it.Rec))
+		b.recs.off.push(end / 4)
+		if n%baseEvictEvery == 0 {
+			btfmem.EvictTypes(spec, 0, int(end)) // read again from the page cache
+		}
+	}
+	if !it.Done() || n != b.last {
+		b.kinds = b.kinds[:1]
+		b.recs.off.truncate(1)
+		return false
+	}
+	btfmem.EvictTypes(spec, 0, len(sec))
+	b.recs.w = w[:len(w):len(w)]
+	return true
 }
 
 // baseEvictEvery is how many types a pass over the base's records reads
@@ -249,14 +321,21 @@ func (b *Base) kindTable() kindTable {
 func (b *Base) Spec() *btf.Spec { return b.spec }
 
 // rec returns the record of base type id (1 <= id <= last).
-func (b *Base) rec(id uint32) record { return b.recs.rec(id - 1) }
+func (b *Base) rec(id uint32) record {
+	if b.pages != nil {
+		return b.pages.words(b.recs.off.at(id-1), b.recs.off.at(id))
+	}
+	return b.recs.rec(id - 1)
+}
 
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
-// and DATASEC are never deduplicated and are not filed.
-func prepHash(r record, top uint32) (uint64, bool) {
+// and DATASEC are never deduplicated and are not filed. Structs, unions
+// and typedefs are filed under their shallow hash alone, not mixed with
+// their top signature as in an own table: see key.
+func prepHash(r record) (uint64, bool) {
 	switch kindOf(r) {
 	case btf.KindStruct, btf.KindUnion, btf.KindTypedef:
-		return structKey(r, top), true
+		return hashShallow(r), true
 	case btf.KindEnum, btf.KindEnum64:
 		return hashEnum(r), true
 	}

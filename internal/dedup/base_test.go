@@ -21,7 +21,7 @@ func TestBaseRecordsInPlace(t *testing.T) {
 	sec := s.TypeSection()
 	var outs [][]byte
 	for _, inPlace := range []bool{true, false} {
-		b, err := newBase(s, inPlace, 1+3*btoi(inPlace)) // with and without workers
+		b, err := newBase(s, inPlace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,11 +38,4 @@ func TestBaseRecordsInPlace(t *testing.T) {
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("kvm deduplicated on a Base read in place differs from one on a copied Base")
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -46,7 +46,7 @@ func (m *Merger) AddBuilder(b *builder.Builder) error {
 	// appended last: they shift as the new ones (appendWordInput).
 	strs, strStart := b.Strings()
 	p := m.pool.get()
-	p.reset(m, uint32(first), len(types)/4, len(strs), int(strStart))
+	p.reset(m, uint32(first), len(types)/4, len(strs))
 	err := fillBuilder(p, uint32(b.FirstID()), types, first, strs, strStart)
 	if err == nil {
 		err = m.appendWordInput(&p.Words, &p.wordInput, 0, &p.mem.w)

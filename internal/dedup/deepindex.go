@@ -28,12 +28,12 @@ import (
 // the Debian 6.1 vmlinux, a fifth of the deduplication's instructions).
 type deepIndex struct {
 	on      bool
-	known   *table   // under mix(key, deep signature)
-	unknown *table   // under the key
-	pend    []*entry // the unknown entries of one lookup (structCands)
+	known   *table  // under mix(key, deep signature)
+	unknown *table  // under the key
+	pend    []entry // the unknown entries of one lookup (structCands)
 	// filed holds the keys whose buckets are filed so far.
 	filed map[uint64]struct{}
-	ents  []*entry // scratch of fileBucket
+	ents  []entry // scratch of fileBucket
 }
 
 func (x *deepIndex) free() {
@@ -63,24 +63,25 @@ func (d *state) deepIndexOn() {
 	x.filed = map[uint64]struct{}{}
 }
 
-// fileBucket files the table's structs, unions and typedefs of key h,
+// fileBucket files the table's structs, unions and typedefs of key k,
 // base and own, in insertion order, unless done before.
-func (d *state) fileBucket(h uint64) {
+func (d *state) fileBucket(k key) {
+	h := k.h
 	x := &d.dix
 	if _, ok := x.filed[h]; ok {
 		return
 	}
 	x.filed[h] = struct{}{}
 	x.ents = x.ents[:0]
-	d.tab.walk(h, d.tab.grows, func(e *entry) bool {
+	d.tab.walk(k, d.tab.grows, func(e entry) bool {
 		if isStructPass(d.kt.of(e.id)) {
 			x.ents = append(x.ents, e)
 		}
 		return true
 	})
-	slices.SortFunc(x.ents, func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
+	slices.SortFunc(x.ents, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
 	for _, e := range x.ents {
-		d.deepFile(h, *e)
+		d.deepFile(h, e)
 	}
 }
 
@@ -101,34 +102,35 @@ func (d *state) deepFile(h uint64, e entry) {
 	}
 }
 
-// structCands yields the candidates of type id, of key h, in libbpf's
+// structCands yields the candidates of type id, of key k, in libbpf's
 // order: every one of the table's, or, once the index is on, those that
 // deepDiffer would not skip for their deep signature alone. Inlined where
 // ranged over, so that the loop body stays off the heap (see entries).
-func (d *state) structCands(id uint32, h uint64) iter.Seq[uint32] {
-	return func(yield func(uint32) bool) { d.walkStructCands(id, h, yield) }
+func (d *state) structCands(id uint32, k key) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) { d.walkStructCands(id, k, yield) }
 }
 
 // walkStructCands calls yield with structCands' candidates until it
 // returns false.
-func (d *state) walkStructCands(id uint32, h uint64, yield func(uint32) bool) {
+func (d *state) walkStructCands(id uint32, k key, yield func(uint32) bool) {
+	h := k.h
 	v := uint32(deepNone)
 	if d.dix.on {
 		v = d.deepSig(&d.deep, id)
 	}
 	if !deepKnown(v) {
-		d.tab.walkIDs(h, d.tab.grows, yield)
+		d.tab.walkIDs(k, d.tab.grows, yield)
 		return
 	}
-	d.fileBucket(h)
+	d.fileBucket(k)
 	x, g := &d.dix, d.tab.grows
 	x.pend = x.pend[:0]
-	x.unknown.walk(h, g, func(e *entry) bool {
+	x.unknown.walk(hashKey(h), g, func(e entry) bool {
 		x.pend = append(x.pend, e)
 		return true
 	})
 	i, done := 0, false
-	x.known.walk(mix(h, v), g, func(e *entry) bool {
+	x.known.walk(hashKey(mix(h, v)), g, func(e entry) bool {
 		for ; i < len(x.pend) && before(x.pend[i], e, g); i++ {
 			if !yield(x.pend[i].id) {
 				done = true

@@ -36,7 +36,7 @@ func (d *state) enumType(id uint32, r record) uint32 {
 	h := hashEnum(r)
 	if isEnumFwd(r) {
 		// Every enum of the same name is compatible: the first one wins.
-		for c := range d.tab.candidates(h) {
+		for c := range d.tab.candidates(hashKey(h)) {
 			if compatEnum(r, d.rec(c)) {
 				return c
 			}
@@ -44,24 +44,25 @@ func (d *state) enumType(id uint32, r record) uint32 {
 		return id
 	}
 	grows := d.tab.grows
-	var eq *entry
+	var eq entry
+	found := false
 	for e := range d.enums.defs.entries(hashAll(r), grows) {
 		if equalAll(r, d.rec(e.id)) {
-			eq = e
+			eq, found = e, true
 			break
 		}
 	}
 	// The declarations libbpf meets before the definition it takes (or
 	// all, if none) are resolved to this definition.
 	for e := range d.enums.decls.entries(h, grows) {
-		if eq != nil && !before(e, eq, grows) {
+		if found && !before(e, eq, grows) {
 			break
 		}
 		if compatEnum(r, d.rec(e.id)) {
 			d.set(e.id, id)
 		}
 	}
-	if eq != nil {
+	if found {
 		return eq.id
 	}
 	return id

@@ -71,6 +71,27 @@ func (fb *frozenBuilder) count(h uint64, id uint32) (entry, uint32) {
 	return entry{id: id, epoch: fb.grows, seq: uint32(fb.sz)}, i
 }
 
+// splitChain is the head of a frozen table's slot whose types are filed
+// under their mixed keys instead (see key and Base.fileTypes).
+const splitChain = -1
+
+// split files the entries counted under slot from under the mixed keys
+// that move gives them: it marks the slot as split, so that a lookup of
+// its key looks for theirs.
+func (fb *frozenBuilder) split(from uint32) { fb.f.slots[from].head = splitChain }
+
+// move files again under h an entry counted under a slot split, and
+// returns its new slot.
+func (fb *frozenBuilder) move(h uint64) uint32 {
+	i := fb.f.slot(h)
+	sl := &fb.f.slots[i]
+	if sl.head == 0 {
+		sl.keyLo, sl.keyHi = uint32(h), uint32(h>>32)
+	}
+	sl.head++
+	return i
+}
+
 // layout gives every chain its place once all entries are counted: each
 // slot's head is then one past its chain's end, and place fills the
 // chain backwards.
@@ -79,7 +100,7 @@ func (fb *frozenBuilder) layout() {
 	f.ents = makePopulated[fent](int(fb.sz), &f.entsMem)
 	end := uint32(0)
 	for i := range f.slots {
-		if n := uint32(f.slots[i].head); n != 0 {
+		if n := uint32(f.slots[i].head); f.slots[i].head > 0 {
 			end += n
 			f.ents[end-1] = chainEnd
 			f.slots[i].head = int32(end + 1)
@@ -106,10 +127,10 @@ func (fb *frozenBuilder) table() *table {
 // slot returns the slot of h: its own, or the empty one where it belongs.
 func (f *frozen) slot(h uint64) uint32 { return probe(f.slots, h) }
 
-// chain returns the entries filed under h, oldest first.
-func (f *frozen) chain(h uint64) []fent {
-	first := f.slots[f.slot(h)].head
-	if first == 0 {
+// chainAt returns the entries of the chain that starts at a slot's head,
+// oldest first.
+func (f *frozen) chainAt(first int32) []fent {
+	if first <= 0 {
 		return nil
 	}
 	end := first - 1
@@ -129,22 +150,6 @@ func (f *frozen) entry(e fent) entry {
 		epoch--
 	}
 	return entry{id: id, epoch: uint32(epoch), seq: seq}
-}
-
-// each calls fn with every entry and its key.
-func (f *frozen) each(fn func(h uint64, e entry)) {
-	for i := range f.slots {
-		sl := &f.slots[i]
-		if sl.head == 0 {
-			continue
-		}
-		for j := sl.head - 1; ; j++ {
-			fn(sl.key(), f.entry(f.ents[j]))
-			if f.ents[j]&chainEnd != 0 {
-				break
-			}
-		}
-	}
 }
 
 func (f *frozen) free() {

@@ -70,7 +70,7 @@ func TestFrozenOrder(t *testing.T) {
 
 func walked(t *table, h uint64, grows uint32) []entry {
 	var out []entry
-	t.walk(h, grows, func(e *entry) bool {
+	t.walk(hashKey(h), grows, func(e entry) bool {
 		out = append(out, entry{id: e.id, epoch: e.epoch, seq: e.seq})
 		return true
 	})
@@ -86,7 +86,7 @@ func TestBaseBytesPerType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBase(s, true, 1)
+	b, err := newBase(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestBaseSigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBase(s, true, 2)
+	b, err := newBase(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,12 @@ func (d *state) structType(id uint32) {
 	if d.deepOn && !d.dix.on {
 		d.deepIndexOn()
 	}
-	h := structKey(r, d.topSig(id))
+	k := d.structKey(r, id)
 	newID := id
 	// Two loops, not one over a chosen iterator: the table's own
 	// iterator is inlined into its loop only when ranged over directly.
 	if d.dix.on {
-		for c := range d.structCands(id, h) {
+		for c := range d.structCands(id, k) {
 			if st := d.structStep(id, r, c); st != stepNext {
 				if st == stepStop {
 					return
@@ -39,7 +39,7 @@ func (d *state) structType(id uint32) {
 			}
 		}
 	} else {
-		for c := range d.tab.candidates(h) {
+		for c := range d.tab.candidates(k) {
 			if st := d.structStep(id, r, c); st != stepNext {
 				if st == stepStop {
 					return
@@ -51,9 +51,9 @@ func (d *state) structType(id uint32) {
 	}
 	d.link(id, newID)
 	if newID == id {
-		d.tab.add(h, id)
+		d.tab.add(k.h, id)
 		if d.dix.on {
-			d.deepAdd(h)
+			d.deepAdd(k.h)
 		}
 	}
 }

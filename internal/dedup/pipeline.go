@@ -190,7 +190,8 @@ func (d *state) pipeStruct(id uint32) bool {
 		return true
 	}
 	p := d.pipe
-	h := structKey(r, d.topSig(id))
+	k := d.structKey(r, id)
+	h := k.h
 	// structType tries the candidates that are shallow-equal in bucket
 	// order and takes the first that is equivalent; a comparison that
 	// fails leaves no trace. So when at most one is equivalent, the order
@@ -229,7 +230,7 @@ func (d *state) pipeStruct(id uint32) bool {
 		}
 		return n < 2
 	}
-	for c := range d.tab.candidates(h) {
+	for c := range d.tab.candidates(k) {
 		if !try(c) {
 			d.clearHypot()
 			return false

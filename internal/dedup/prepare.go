@@ -152,7 +152,7 @@ func (m *Merger) prepare(ctx context.Context, s *btf.Spec, discard bool) (*Prepa
 	sec, strStart := s.StringSection()
 	// The buffers of inputs appended before are reused.
 	p := m.pool.get()
-	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec), int(strStart))
+	p.reset(m, uint32(s.FirstID()), len(s.TypeSection())/4, len(sec))
 	// A large input's pages that opening the Spec read leave first, and
 	// its records are copied and read a part at a time, what lies behind
 	// evicted or discarded. (A small one's are not worth the system
@@ -280,19 +280,22 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStar
 			p.MaxRef = max(p.MaxRef, r[i])
 		}
 	}
-	// Every name becomes a string's number, a base string's too (its
-	// key is its offset): AddPrepared finds the names by the records'
-	// shapes, so they are not listed (a list takes up to half the
-	// records: enumerators are two words, one a name).
+	// Every name in the input's own strings becomes a string's number;
+	// a base string's offset (or the empty string's), which is its key
+	// already, is kept with isKey set (keyOf), not numbered: a split
+	// input that names only base strings numbers nothing (BENCH.md, "A
+	// split input that repeats its base"). AddPrepared finds the names
+	// by the records' shapes, so they are not listed (a list takes up
+	// to half the records: enumerators are two words, one a name).
 	name := func(i int) {
 		v := r[i]
+		if v < strStart || v == 0 {
+			r[i] = v | isKey
+			return
+		}
 		j, ok := p.nums.get(v)
 		if !ok {
-			if v < strStart || v == 0 {
-				j = p.addKey(v)
-			} else {
-				j = p.addString(strtab.CString(sec[v-strStart:]))
-			}
+			j = p.addString(strtab.CString(sec[v-strStart:]))
 			p.nums.put(v, j, &p.mem.local)
 		}
 		r[i] = j
@@ -313,23 +316,20 @@ func (p *Prepared) prepareRecord(start, end int, own uint32, sec []byte, strStar
 	}
 }
 
-// reset empties p for an input of words words of records, a string
-// section of strs bytes and names into baseStrs bytes of its base's
-// strings, with room for all it can hold: then no append leaves the
-// mappings. Room never written costs no memory.
-func (p *Prepared) reset(m *Merger, first uint32, words, strs, baseStrs int) {
+// reset empties p for an input of words words of records and a string
+// section of strs bytes, with room for all it can hold: then no append
+// leaves the mappings. Room never written costs no memory.
+func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	p.m, p.First, p.MaxRef, p.pending = m, first, 0, 0
 	p.big = words > keepWords
 	p.Later = p.Later[:0]
 	g := p.mem
 	// A record has at least wHead words, and no more names or
-	// references than words; there are no more strings than names or
-	// than bytes, the base's strings' too: a split input whose names
-	// are all base strings (a copy of its base) numbers up to one a
-	// name, and its own section is nearly empty (BENCH.md). (Only the
+	// references than words; only the names in the input's own strings
+	// are numbered, and there are no more of them than bytes. (Only the
 	// suffixes of one string named at many offsets can outgrow this:
 	// then append moves it to the heap.)
-	nstr := min(words, strs+baseStrs) + 1
+	nstr := min(words, strs) + 1
 	p.W = growMapped(p.W[:0], words, &g.w)
 	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
 	p.Names, p.Refs, p.byShape = p.Names[:0], p.Refs[:0], true
@@ -339,14 +339,18 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs, baseStrs int) {
 	p.strs = growMapped(p.strs[:0], strs, &g.strs)
 }
 
-// addKey numbers a name that needs no interning, whose key is the offset
-// it holds (a base string's, or the empty string), and returns its number.
-func (p *Prepared) addKey(key uint32) uint32 {
-	j := uint32(len(p.keys))
-	p.keys = append(p.keys, key)
-	p.hashes = append(p.hashes, 0)
-	p.strEnds = append(p.strEnds, uint32(len(p.strs)))
-	return j
+// isKey marks a name that prepareRecord kept as its key (a base
+// string's offset, or the empty string's) among those it numbered:
+// neither a number nor an offset reaches bit 31 (maxID).
+const isKey = 1 << 31
+
+// keyOf returns the key of a name that prepareRecord wrote: v without
+// isKey, or the key of string number v.
+func keyOf(keys []uint32, v uint32) uint32 {
+	if v&isKey != 0 {
+		return v &^ isKey
+	}
+	return keys[v]
 }
 
 // addString numbers the input's next string, and returns its number.
@@ -356,7 +360,7 @@ func (p *Prepared) addString(s []byte) uint32 {
 	if len(s) > 0 {
 		h = maphash.Bytes(p.m.seed, s)
 		key = pending
-		if b := p.m.base; b != nil && b.strFilter.mayHold(h) {
+		if b := p.m.base; b != nil && b.strs.ready().filter.mayHold(h) {
 			if off, ok := b.strs.index.FindHash(s, h); ok {
 				key = off
 			}

@@ -154,17 +154,14 @@ func (d *state) baseRef(r record, id uint32) (uint32, bool) {
 	if under == nil {
 		return 0, false
 	}
-	h := hashAll(r)
+	k := hashKey(hashAll(r))
 	if kindOf(r) == btf.KindTypedef {
 		// libbpf 1.1 deduplicates typedefs here, equal word for word;
 		// the Base files its typedefs under their struct-pass key
 		// (libbpf 1.8's), which equal typedefs share.
-		h = structKey(r, d.topSig(id))
+		k = d.structKey(r, id)
 	}
-	if under.head(h) == 0 {
-		return 0, false
-	}
-	for c := range under.candidates(h) {
+	for c := range under.candidates(k) {
 		if equalAll(r, d.rec(c)) {
 			return c, true
 		}

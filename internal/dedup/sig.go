@@ -311,10 +311,15 @@ func keyProxy(r record, top uint32) uint64 {
 	return h
 }
 
-// structKey is the table key of a STRUCT, UNION or TYPEDEF: its shallow
-// hash (libbpf's btf_hash_struct, btf_hash_typedef) refined by its top
-// signature.
-func structKey(r record, top uint32) uint64 { return mix(hashShallow(r), top) }
+// structKey is the table key of own STRUCT, UNION or TYPEDEF id, record
+// r: its shallow hash (libbpf's btf_hash_struct, btf_hash_typedef)
+// refined by its top signature; in a Base's table, its shallow hash (see
+// key).
+func (d *state) structKey(r record, id uint32) key {
+	top := d.topSig(id)
+	s := hashShallow(r)
+	return key{h: mix(s, top), shallow: s, top: top, base: d.base}
+}
 
 // sigChunk is how many types a worker computes signatures for at a time:
 // enough that handing out chunks costs nothing, few enough that the

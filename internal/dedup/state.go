@@ -535,7 +535,7 @@ func (d *state) primType(id uint32) {
 	switch kindOf(r) {
 	case btf.KindInt, btf.KindForward, btf.KindFloat:
 		h = hashAll(r)
-		for c := range d.tab.candidates(h) {
+		for c := range d.tab.candidates(hashKey(h)) {
 			if equalAll(r, d.rec(c)) {
 				newID = c
 				break

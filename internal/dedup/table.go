@@ -184,32 +184,21 @@ func (t *table) head(h uint64) int32 {
 		return 0
 	}
 	if t.fz != nil {
-		return t.fz.slots[t.fz.slot(h)].head
+		return max(0, t.fz.slots[t.fz.slot(h)].head)
 	}
 	return t.slots[t.slot(h)].head
 }
 
-// freeze makes the filter of a table that will not change any more (a
-// Base's, which every deduplication on it probes).
+// freeze makes the filter of a frozen table (a Base's, which every
+// deduplication on it probes): a key a chain.
 func (t *table) freeze() {
 	f := keyFilter(newBitPairs())
-	t.each(func(h uint64, _ entry) { f.add(h) })
-	t.filter = f
-}
-
-// each calls fn with every entry of the table and its key, chain by
-// chain.
-func (t *table) each(fn func(h uint64, e entry)) {
-	if t.fz != nil {
-		t.fz.each(fn)
-		return
-	}
-	for i := range t.slots {
-		sl := &t.slots[i]
-		for j := sl.head; j != 0; j = t.ents[j-1].prev {
-			fn(sl.key(), t.ents[j-1])
+	for i := range t.fz.slots {
+		if sl := &t.fz.slots[i]; sl.head != 0 {
+			f.add(sl.key())
 		}
 	}
+	t.filter = f
 }
 
 // keyFilter is a Bloom filter of a frozen table's keys. A split
@@ -233,15 +222,63 @@ func (f keyFilter) add(h uint64) { bitPairs(f).set(f.bits(h)) }
 // mayHold reports whether the table may hold key h; false is certain.
 func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 
-// candidates yields the ids filed under h in the order libbpf tries them.
+// A key is what a lookup finds a chain of a table by. A struct's, union's
+// or typedef's is its shallow hash mixed with its top signature
+// (structKey) in an own table; a Base's table files them under their
+// shallow hash alone, and a walk of its chain skips those of another top
+// signature, asked of the Base when met (baseSigs): the same entries in
+// the same order as a chain of the mixed key, without the top signatures
+// of the tens of thousands of base types no lookup meets. A shallow hash
+// that many share (the Debian 6.1 vmlinux's 693 anonymous unions of two
+// anonymous members and 32 bytes), whose chain every lookup of that
+// shape would walk, is split: its types are filed under their mixed key
+// (splitChain, Base.fileTypes). Other kinds' keys are one hash in both
+// (hashKey).
+type key struct {
+	h       uint64 // in an own table
+	shallow uint64 // in a Base's, if base is set
+	top     uint32
+	base    *Base // whose top signatures a Base's chain is filtered by
+}
+
+// hashKey is the key of a type filed under h in every table.
+func hashKey(h uint64) key { return key{h: h} }
+
+// inChain reports whether id, met in a Base's chain that k's top
+// signature filters, is one of k's candidates.
+func (k *key) inChain(id uint32) bool { return k.base.sig(id, sigTop) == k.top }
+
+// frozenChain returns the chain of k's candidates in a frozen table, and
+// whether they are those of k's top signature alone (see key).
+func (t *table) frozenChain(k *key) (chain []fent, byTop bool) {
+	f := t.fz
+	h, byTop := k.h, k.base != nil
+	if byTop {
+		h = k.shallow
+	}
+	if t.filter != nil && !t.filter.mayHold(h) {
+		return nil, false
+	}
+	sl := f.slots[f.slot(h)]
+	if sl.head == splitChain {
+		h, byTop = k.h, false
+		if t.filter != nil && !t.filter.mayHold(h) {
+			return nil, false
+		}
+		sl = f.slots[f.slot(h)]
+	}
+	return f.chainAt(sl.head), byTop
+}
+
+// candidates yields the ids filed under k in the order libbpf tries them.
 //
 // No list is built: an entry inserted while the number of growths so far
 // is even goes to the physical front of its bucket's list, one inserted
 // while it is odd to the back (as if the list had been turned around), so
 // the list is the even-epoch entries newest first, then the odd-epoch ones
 // oldest first; read the other way round if the growths are odd.
-func (t *table) candidates(h uint64) iter.Seq[uint32] {
-	return func(yield func(uint32) bool) { t.walkIDs(h, t.grows, yield) }
+func (t *table) candidates(k key) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) { t.walkIDs(k, t.grows, yield) }
 }
 
 // entries yields the entries filed under h in libbpf's order after the
@@ -251,18 +288,24 @@ func (t *table) candidates(h uint64) iter.Seq[uint32] {
 // over, and the walks they call keep their yield to the call: so the
 // loop body is not allocated on the heap for every lookup (a struct
 // pass looks up each struct once).
-func (t *table) entries(h uint64, grows uint32) iter.Seq[*entry] {
-	return func(yield func(*entry) bool) { t.walk(h, grows, yield) }
+func (t *table) entries(h uint64, grows uint32) iter.Seq[entry] {
+	return func(yield func(entry) bool) { t.walk(hashKey(h), grows, yield) }
 }
 
 // walkIDs is walk yielding the entries' ids.
-func (t *table) walkIDs(h uint64, grows uint32, yield func(uint32) bool) {
-	t.walk(h, grows, func(e *entry) bool { return yield(e.id) })
+func (t *table) walkIDs(k key, grows uint32, yield func(uint32) bool) {
+	t.walk(k, grows, func(e entry) bool { return yield(e.id) })
 }
 
-// walk calls yield with the entries filed under h in libbpf's order
+// walk calls yield with the entries filed under k in libbpf's order
 // after grows growths, until yield returns false.
-func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
+//
+// The entries are yielded as values: a frozen table's are made as they
+// are read, and a pointer to one, escaping into yield, would be an
+// allocation each (2.8 MB of garbage for the reference pass of a split
+// input that repeats its base: BENCH.md).
+func (t *table) walk(k key, grows uint32, yield func(entry) bool) {
+	h := k.h
 	odd := grows%2 == 1
 	type chain struct {
 		t          *table
@@ -280,13 +323,12 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 	}
 	var fz []fent
 	var f *frozen
+	byTop := false
 	switch {
 	case below == nil:
 	case below.fz != nil:
 		f = below.fz
-		if below.filter == nil || below.filter.mayHold(h) {
-			fz = f.chain(h)
-		}
+		fz, byTop = below.frozenChain(&k)
 	default:
 		chains[1] = chain{t: below, head: below.head(h)}
 	}
@@ -297,26 +339,30 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 		ch := &chains[c]
 		for i := ch.head; i != 0; i = ch.t.ents[i-1].prev {
 			ch.tail = i
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) == odd && !yield(*e) {
 				return
 			}
 		}
 	}
 	for i := len(fz) - 1; i >= 0; i-- {
-		if e := f.entry(fz[i]); (e.epoch%2 == 1) == odd && !yield(&e) {
-			return
+		if fe := f.entry(fz[i]); (fe.epoch%2 == 1) == odd && (!byTop || k.inChain(fe.id)) {
+			if !yield(fe) {
+				return
+			}
 		}
 	}
 	// Oldest first, the chain below then the own one: the others.
 	for i := range fz {
-		if e := f.entry(fz[i]); (e.epoch%2 == 1) != odd && !yield(&e) {
-			return
+		if fe := f.entry(fz[i]); (fe.epoch%2 == 1) != odd && (!byTop || k.inChain(fe.id)) {
+			if !yield(fe) {
+				return
+			}
 		}
 	}
 	for c := len(chains) - 1; c >= 0; c-- {
 		ch := &chains[c]
 		for i := ch.tail; i != 0; i = ch.t.ents[i-1].next {
-			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(e) {
+			if e := &ch.t.ents[i-1]; (e.epoch%2 == 1) != odd && !yield(*e) {
 				return
 			}
 		}
@@ -325,7 +371,7 @@ func (t *table) walk(h uint64, grows uint32, yield func(*entry) bool) {
 
 // before reports whether libbpf's list (after grows growths) has a
 // before b, for two entries that share a hash.
-func before(a, b *entry, grows uint32) bool {
+func before(a, b entry, grows uint32) bool {
 	ga, gb := (a.epoch+grows)%2, (b.epoch+grows)%2 // 0: newest-first half
 	if ga != gb {
 		return ga < gb

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/recenc"
 )
 
@@ -83,7 +85,18 @@ type Unit struct {
 	// as of len(keys) and len(strs) when it was given, until Reset.
 	names, size int
 	err         error
+	// mem holds the strings' bytes (wordInput.strs) once they pass
+	// mmap.MinSlice: grown by remapping, never copied, and costing only
+	// the pages written, where a slice on the heap sized for GrowNames's
+	// bound (names repeated, counted at each use) was zeroed whole.
+	mem *unitMem
 }
+
+// unitMem is the mapping of a Unit's strings, freed by Release, or when
+// the Unit is garbage.
+type unitMem struct{ strs *mmap.Region }
+
+func (m *unitMem) free() { mmap.Free(&m.strs) }
 
 // encoder is the record encoder of Units.
 type encoder = recenc.Encoder[builder.Member, builder.Param, builder.Enumerator]
@@ -91,7 +104,8 @@ type encoder = recenc.Encoder[builder.Member, builder.Param, builder.Enumerator]
 // NewUnit returns an empty Unit for m, numbered from 1 (see Unit.Reset).
 // Like Prepare, it is safe for concurrent use with the Merger's methods.
 func (m *Merger) NewUnit() *Unit {
-	u := &Unit{m: m}
+	u := &Unit{m: m, mem: new(unitMem)}
+	runtime.AddCleanup(u, (*unitMem).free, u.mem)
 	u.Init((*unitSink)(u), recenc.Options{NameFirst: true, Deferred: true})
 	u.Reset(1)
 	return u
@@ -240,7 +254,7 @@ func (u *Unit) strByValue(s string) (uint32, error) {
 	}
 	j := uint32(len(u.keys))
 	key := pending
-	if b := u.m.base; b != nil && b.strFilter.mayHold(h) {
+	if b := u.m.base; b != nil && b.strs.ready().filter.mayHold(h) {
 		if off, ok := b.strs.index.FindHash(unsafe.Slice(unsafe.StringData(s), len(s)), h); ok {
 			key = off
 		}
@@ -285,7 +299,24 @@ func (u *Unit) room(n int) {
 		u.spos = slices.Grow(u.spos, c-len(u.spos))
 	}
 	if len(u.strs)+n > cap(u.strs) {
-		u.strs = slices.Grow(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs))
+		u.strs = mmap.Append(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs), &u.mem.strs)
+	}
+}
+
+// unitKeep is the most memory of strings that a Unit keeps for the next
+// unit once Release is called: a producer reuses its Units, and the
+// strings of one huge unit should not stay resident after its append.
+const unitKeep = 1 << 20
+
+// Release gives back the memory of u's strings if it holds more than
+// unitKeep bytes of them. A producer calls it once u has been appended
+// (Merger.AddUnit), which copies the strings it needs; u must then be
+// Reset before it is written again. Like AddUnit, it may be called on
+// another goroutine than the one that writes u, not at the same time.
+func (u *Unit) Release() {
+	if u.mem.strs != nil && u.mem.strs.Len() > unitKeep {
+		u.mem.free()
+		u.strs = nil
 	}
 }
 

@@ -118,13 +118,14 @@ func wordRoom(have, more int) error {
 }
 
 // fixByShape sets every name of the records in w, which end at ends,
-// from the number of a string to its key, and adds shift to every
+// from the number of a string, or a key marked isKey, to its key
+// (keyOf), and adds shift to every
 // reference at or above first.
 func fixByShape(w, ends, keys []uint32, first, shift uint32) {
 	start := uint32(0)
 	for _, end := range ends {
 		r := record(w[start:end])
-		r[wName] = keys[r[wName]]
+		r[wName] = keyOf(keys, r[wName])
 		sh := r.Shape()
 		if sh.Ref0 >= 0 && r[sh.Ref0] >= first {
 			r[sh.Ref0] += shift
@@ -135,7 +136,7 @@ func fixByShape(w, ends, keys []uint32, first, shift uint32) {
 		if sh.Elem > 0 && (sh.ElemName >= 0 || sh.ElemRef >= 0) {
 			for e := sh.Fixed; e < len(r); e += sh.Elem {
 				if sh.ElemName >= 0 {
-					r[e+sh.ElemName] = keys[r[e+sh.ElemName]]
+					r[e+sh.ElemName] = keyOf(keys, r[e+sh.ElemName])
 				}
 				if sh.ElemRef >= 0 && r[e+sh.ElemRef] >= first {
 					r[e+sh.ElemRef] += shift

@@ -256,9 +256,25 @@ func (t *Set[S]) SetLimit(max int) { t.limit = min(max, int(offMask[S]())) }
 // 0), each at its lowest offset, as libbpf's btf__find_str finds them.
 // Empty strings and bytes after the last NUL are not indexed, nor strings
 // beyond the limit.
-func (t *Set[S]) Index() {
-	t.Reserve(bytes.Count(t.data, []byte{0}))
+func (t *Set[S]) Index() { t.index(nil) }
+
+// releaseEvery is how many bytes of data index reads between two calls
+// of its release.
+const releaseEvery = 1 << 18
+
+// index is Index, calling release, if set, every releaseEvery bytes of
+// data read, as the strings are counted and as they are indexed.
+func (t *Set[S]) index(release func()) {
 	data := t.data
+	n := 0
+	for lo := 0; lo < len(data); lo += releaseEvery {
+		n += bytes.Count(data[lo:min(lo+releaseEvery, len(data))], []byte{0})
+		if release != nil {
+			release()
+		}
+	}
+	t.Reserve(n)
+	next := releaseEvery
 	for off := 0; off < len(data) && off <= t.limit; {
 		i := bytes.IndexByte(data[off:], 0)
 		if i < 0 {
@@ -268,6 +284,10 @@ func (t *Set[S]) Index() {
 			t.insert(uint32(off), data[off:off+i])
 		}
 		off += i + 1
+		if release != nil && off >= next {
+			release()
+			next = off + releaseEvery
+		}
 	}
 }
 

@@ -49,6 +49,20 @@ func NewBase[S Slot](secs [][]byte, opts Options) *Set[S] {
 	return b
 }
 
+// IndexSections indexes a base's string sections, root first, in b, made
+// empty by NewSet with NewBase's options: NewBase in two steps, for an
+// index whose hash seed is needed before it is built. release, if not
+// nil, is called now and then while the strings are read: a caller whose
+// sections are a file's mapping gives back the pages read so far.
+func (b *Set[S]) IndexSections(secs [][]byte, release func()) {
+	if len(secs) == 1 {
+		b.SetData(secs[0])
+	} else {
+		b.SetData(bytes.Join(secs, nil))
+	}
+	b.index(release)
+}
+
 // IndexBase gives a Table its Base, the index of the base's sections as
 // NewBase builds it, with the own strings' hash seed: for a Table made
 // standalone whose base is indexed only when first needed.
