@@ -90,6 +90,16 @@ func NewBase(spec *btf.Spec, opts Options) (*Base, error) {
 // Spec returns the Spec the Base was made from.
 func (b *Base) Spec() *btf.Spec { return b.b.Spec() }
 
+// Held returns the bytes of base records that deduplications on b have
+// read and b keeps for the next ones, since NewBase or the last Trim.
+func (b *Base) Held() int { return b.b.PagesHeld() }
+
+// Trim gives back what Held counts: the next deduplications read those
+// records again. No deduplication on b may run meanwhile. A loop over
+// many split inputs calls it between them, so that it never holds more
+// than a budget beyond what its largest input reads.
+func (b *Base) Trim() { b.b.DropPages() }
+
 func (b *Base) engine() *dedup.Base {
 	if b == nil {
 		return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -309,6 +310,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
 		return err
 	}
+	dropStartupPages() // as btfDedup
 	opts, err := f.write.options()
 	if err != nil {
 		return err
@@ -320,21 +322,90 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err := c.checkBTFInputs(paths, true); err != nil {
 		return err
 	}
+	// Every module's deduplication is garbage once written, and its
+	// heap is small beside the Base's mappings: collecting at half the
+	// live heap's growth keeps the heap near what one module needs
+	// (cmd/kmeta/BENCH.md, "btf dedup --each").
+	defer setGC(50)()
 	baseSpec, base, err := openBase(c, f.base, prepareDedupBase)
 	if err != nil {
 		return err
 	}
 	defer baseSpec.Close()
+	trim := baseTrim{spec: baseSpec, base: base}
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("dedup", len(paths))}
 	err = workpool.ForEach(c.ctx, len(paths), pool, func(i int) error {
-		return c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
+		return trim.run(func() error {
+			return c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
+		})
 	})
 	if err != nil {
 		batch.Abort()
 		return err
 	}
 	return batch.Commit()
+}
+
+// baseTrim gives back, between the modules of btf dedup --each, what
+// their deduplications brought back of the base, once it adds up to
+// trimBudget: each reads the base records its types meet, which the Base
+// copies out of the file's mapping and keeps (dedup.Base.Held), and the
+// base strings its names are compared with, whose file pages stay
+// resident. Over the 1,121 Debian 6.1 modules 2.7 of the vmlinux's 4 MB
+// came back, where one module alone brings back at most 1.8 (xfs). So
+// the loop holds no more of the base than its largest module does, plus
+// the budget. The copies are dropped (dedup.Base.Trim) while no module
+// is being deduplicated: each holds mu for reading. The file pages are
+// counted from the system (fileResident: the binary's pages too, which
+// stop growing early; 0 where it cannot tell, and then nothing is given
+// back) and given back with btfmem.Evict, which leaves a base held in
+// memory (standard input, inflated) alone.
+type baseTrim struct {
+	mu     sync.RWMutex
+	spec   *btf.Spec
+	base   *dedup.Base
+	fileMu sync.Mutex
+	from   int64 // resident file bytes after the last release
+}
+
+// trimBudget is how much of the base the loop lets come back, as
+// copies and as file pages each, between releases. Each release costs a
+// system call and, for the next modules, the faults of what they read
+// again.
+const trimBudget = 512 << 10
+
+// run runs one module's deduplication, one, then trims.
+func (t *baseTrim) run(one func() error) error {
+	t.mu.RLock()
+	err := one()
+	t.mu.RUnlock()
+	t.after()
+	return err
+}
+
+// after is called once a module is done.
+func (t *baseTrim) after() {
+	if t.base.Held() > trimBudget {
+		t.mu.Lock()
+		if t.base.Held() > trimBudget {
+			t.base.Trim()
+		}
+		t.mu.Unlock()
+	}
+	if !t.fileMu.TryLock() {
+		return // another worker looks
+	}
+	defer t.fileMu.Unlock()
+	r := fileResident()
+	switch {
+	case r == 0:
+	case t.from == 0 || r < t.from:
+		t.from = r
+	case r-t.from > trimBudget:
+		btfmem.Evict(t.spec)
+		t.from = fileResident()
+	}
 }
 
 // eachFlags checks the flags every --each mode needs: -B BASE, -d OUTDIR,

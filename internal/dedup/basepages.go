@@ -28,6 +28,7 @@ type basePages struct {
 	file   []uint32 // the records, in the file's mapping
 	copy   []uint32 // the same words, where copied
 	copied []atomic.Uint32
+	n      atomic.Int64 // pages copied
 	mu     sync.Mutex
 }
 
@@ -81,4 +82,40 @@ func (p *basePages) fill(pg uint32) {
 	copy(p.copy[lo:hi], p.file[lo:hi])
 	btfmem.EvictTypes(p.spec, 4*lo-faultAround, 4*hi+faultAround)
 	p.copied[pg/32].Or(bit)
+	p.n.Add(1)
+}
+
+// held returns the bytes of the pages copied.
+func (p *basePages) held() int { return int(p.n.Load()) * 4 * pageWords }
+
+// drop gives back every page copied: they read as zeros until copied
+// again. Nothing may read the records meanwhile.
+func (p *basePages) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.copied {
+		p.copied[i].Store(0)
+	}
+	p.n.Store(0)
+	mmap.Release(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(p.copy))), 4*len(p.copy)))
+}
+
+// PagesHeld returns the bytes of base records the deduplications on b
+// have had copied out of the file's mapping (basePages) since NewBase or
+// the last DropPages; 0 if b reads its records elsewhere.
+func (b *Base) PagesHeld() int {
+	if b.pages == nil {
+		return 0
+	}
+	return b.pages.held()
+}
+
+// DropPages gives back the base records copied for deduplications
+// (PagesHeld): a loop of many, each reading its own few records (btf
+// dedup --each), would otherwise hold every record any of them read. No
+// deduplication on b may run meanwhile.
+func (b *Base) DropPages() {
+	if b.pages != nil {
+		b.pages.drop()
+	}
 }

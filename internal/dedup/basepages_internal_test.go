@@ -83,8 +83,23 @@ func TestBasePages(t *testing.T) {
 	if pages := (len(p.file) + pageWords - 1) / pageWords; copied == 0 || copied > pages/2 {
 		t.Errorf("%d of %d pages copied", copied, pages)
 	}
+	if held := base.PagesHeld(); held != copied*4*pageWords {
+		t.Errorf("PagesHeld %d bytes, %d pages copied", held, copied)
+	}
 	heapVM, heapBase := debianBase(t)
 	if want := dedup(heapVM, heapBase); !slices.Equal(got, want) {
 		t.Error("output differs from a Base on the heap's")
+	}
+	// Dropped between deduplications (btf dedup --each), the copies are
+	// made again, with the same output.
+	base.DropPages()
+	if held := base.PagesHeld(); held != 0 {
+		t.Errorf("PagesHeld %d bytes after DropPages", held)
+	}
+	if again := dedup(vm, base); !slices.Equal(again, got) {
+		t.Error("output after DropPages differs")
+	}
+	if base.PagesHeld() == 0 {
+		t.Error("nothing copied again after DropPages")
 	}
 }

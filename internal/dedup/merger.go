@@ -40,6 +40,9 @@ type Merger struct {
 	seed maphash.Seed // of the strings' hashes (Prepare)
 	pool prepPool     // Prepared buffers, reused
 	src  builderSource
+	// freed gives d's mappings back if the Merger is dropped before
+	// Dedup; Dedup gives them back itself and stops it.
+	freed runtime.Cleanup
 	// maxRef is the largest id a Builder's record refers to; Builders
 	// allow references to types not added yet, so it is checked by Dedup.
 	maxRef uint32
@@ -58,7 +61,7 @@ func New(base *Base, opts Options) *Merger {
 	m.d.recs.mem = &recMem{}
 	// The records, strings and tables are in mappings (recmem.go), given
 	// back by Dedup, or here if the Merger is dropped before.
-	runtime.AddCleanup(m, (*state).free, m.d)
+	m.freed = runtime.AddCleanup(m, (*state).free, m.d)
 	return m
 }
 
@@ -183,6 +186,13 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	}
 	m.d.release()
 	m.d.free()
+	// A cleanup's argument stays reachable until the cleanup runs, a
+	// collection after the Merger's own: the state's heap (its small
+	// arrays, the reference pass's stack) would outlive the Merger by a
+	// collection. Many small deduplications in a row (btf dedup --each)
+	// kept those of every Merger since the last collection live, twice
+	// the heap they need (BENCH.md, "Many Mergers in a row").
+	m.freed.Stop()
 	if err == nil {
 		m.d = nil
 	}

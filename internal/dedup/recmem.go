@@ -23,7 +23,7 @@ type recMem struct {
 // plain lists the element types kept in mappings: none holds a pointer,
 // which the collector would not see there.
 type plain interface {
-	uint16 | uint32 | uint64 | byte | slot | entry | refSlot | fent
+	uint16 | uint32 | uint64 | byte | slot | entry | refSlot | fent | fwdName
 }
 
 // growMapped is mmap.Append for the element types kept in mappings.
