@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -117,11 +118,6 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	if f.jobs < 0 {
 		return usagef("-j %d: want a positive number of workers", f.jobs)
 	}
-	// The encoder's heap is small beside its records, which are not on
-	// it, and its garbage is mostly pointer-free: collecting at half the
-	// live heap's growth (GOGC=50) lowers a vmlinux's peak RSS at the same
-	// speed (dwarf2btf/BENCH.md).
-	defer setGC(50)()
 	opts, err := c.encodeOptions(cmd, f)
 	if err != nil {
 		return err
@@ -136,6 +132,7 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		return err
 	}
 	defer src.release()
+	defer src.tuneGC()()
 	if f.base != "" {
 		base, err := c.openOne(f.base, nil)
 		if err != nil {
@@ -311,6 +308,33 @@ func (s *encodeSource) byteOrder(c *cli) (binary.ByteOrder, error) {
 		return nil, fmt.Errorf("%s: %w", inputName(s.path), err)
 	}
 	return order, nil
+}
+
+// encodeGCFrom is the input size from which the encoder collects at
+// GOGC=50 (see tuneGC).
+const encodeGCFrom = 64 << 20
+
+// tuneGC lowers GOGC to 50 for a large input and returns the function
+// that restores it. The encoder's heap is small beside its records,
+// which are not on it, and its garbage is mostly pointer-free:
+// collecting at half the live heap's growth lowers a vmlinux's peak RSS
+// at the same speed (dwarf2btf/BENCH.md). On a small input it does the
+// opposite: GOGC=50 halves the runtime's smallest heap goal (4 MB) to
+// 2 MB, and an object of a few KB then ran three collections, 5 ms of
+// CPU over pahole's and more memory, not less (cmd/kmeta/BENCH.md, "The
+// encoder's collector on small inputs"); on modules of 1-50 MB the two
+// settings peak alike.
+func (s *encodeSource) tuneGC() (restore func()) {
+	size := int64(0)
+	if s.data != nil {
+		size = int64(len(s.data.Bytes()))
+	} else if fi, err := os.Stat(s.path); err == nil {
+		size = fi.Size()
+	}
+	if size < encodeGCFrom {
+		return func() {}
+	}
+	return setGC(50)
 }
 
 func (s *encodeSource) release() {

@@ -82,7 +82,6 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 			return err
 		}
 	}
-	defer setGC(50)()
 	opts := dwarf2btf.Options{Jobs: paholeJobs(a.jobs, a.file), MaxSize: c.maxInput, Compat: dwarf2btf.CompatPahole130,
 		Features: a.conf.features, KeepRust: a.keepRust, AsLinked: true, Encoded: freeHeap}
 	src, err := c.openEncodeSource(a.file)
@@ -90,6 +89,7 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		return err
 	}
 	defer src.release()
+	defer src.tuneGC()()
 	var base *btf.Spec
 	if a.base != "" {
 		if base, err = c.openOne(a.base, nil); err != nil {
