@@ -122,16 +122,33 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 		return nil, err
 	}
 	if asIs(opts) {
-		// Written as asked already: a Builder would give the same
-		// bytes back (TestOptionsKeepStrings), at the cost of a parse
-		// and a rebuild.
+		// Written as asked already.
 		return raw, nil
 	}
-	b, err := m.toBuilder(raw)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := m.rewrite(&buf, raw, opts); err != nil {
 		return nil, err
 	}
-	return b.Marshal(opts)
+	return buf.Bytes(), nil
+}
+
+// rewrite writes raw, the output as the deduplication made it, to w as
+// opts ask (byte order, layout section): its records and string section
+// as they are (builder.WriteAsIs), as libbpf's btf__raw_data writes the
+// deduplicated BTF. A Builder would give the same bytes
+// (TestOptionsKeepStrings) but holds ids to the kernel's limit, which
+// libbpf's output is not.
+func (m *Merger) rewrite(w io.Writer, raw []byte, opts builder.Options) error {
+	var base *btf.Spec
+	if m.base != nil {
+		base = m.base.spec
+	}
+	s, err := btf.Parse(raw, btf.Options{Base: base})
+	if err != nil {
+		return fmt.Errorf("dedup: own output: %w", err)
+	}
+	defer s.Close()
+	return builder.WriteAsIs(w, s, base, opts)
 }
 
 // DedupTo is DedupContext that writes the output to w as it makes it,
@@ -142,12 +159,11 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 // an output (a file) writes to a temporary one.
 func (m *Merger) DedupTo(ctx context.Context, w io.Writer, opts builder.Options) error {
 	if !asIs(opts) {
-		raw, err := m.DedupContext(ctx, opts)
+		raw, err := m.DedupContext(ctx, builder.Options{})
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(raw)
-		return err
+		return m.rewrite(w, raw, opts)
 	}
 	return m.dedup(ctx, func() error { return m.d.writeTo(w) })
 }
