@@ -139,16 +139,24 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 // (TestOptionsKeepStrings) but holds ids to the kernel's limit, which
 // libbpf's output is not.
 func (m *Merger) rewrite(w io.Writer, raw []byte, opts builder.Options) error {
-	var base *btf.Spec
-	if m.base != nil {
-		base = m.base.spec
-	}
-	s, err := btf.Parse(raw, btf.Options{Base: base})
+	s, base, err := m.parseOutput(raw)
 	if err != nil {
-		return fmt.Errorf("dedup: own output: %w", err)
+		return err
 	}
 	defer s.Close()
 	return builder.WriteAsIs(w, s, base, opts)
+}
+
+// parseOutput parses raw, the output, on the Merger's base, and returns
+// it and the base's Spec (nil without a base).
+func (m *Merger) parseOutput(raw []byte) (s, base *btf.Spec, err error) {
+	if m.base != nil {
+		base = m.base.spec
+	}
+	if s, err = btf.Parse(raw, btf.Options{Base: base}); err != nil {
+		return nil, nil, fmt.Errorf("dedup: own output: %w", err)
+	}
+	return s, base, nil
 }
 
 // DedupTo is DedupContext that writes the output to w as it makes it,
@@ -226,13 +234,9 @@ func (m *Merger) Builder() (*builder.Builder, error) {
 }
 
 func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
-	var base *btf.Spec
-	if m.base != nil {
-		base = m.base.spec
-	}
-	s, err := btf.Parse(raw, btf.Options{Base: base})
+	s, base, err := m.parseOutput(raw)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: own output: %w", err)
+		return nil, err
 	}
 	b, err := builder.NewSplit(base)
 	if err != nil {
