@@ -224,7 +224,9 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 }
 
 // Builder deduplicates what was appended and returns it in a Builder, with
-// the ids the raw output has, ready for more types or for marshalling.
+// the ids the raw output has, ready for more types or for marshalling. A
+// Builder holds ids to the kernel's limit (builder.ErrTooManyTypes past
+// it), where Dedup writes libbpf's output of any size.
 func (m *Merger) Builder() (*builder.Builder, error) {
 	raw, err := m.Dedup(builder.Options{})
 	if err != nil {
