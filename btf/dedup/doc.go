@@ -34,8 +34,10 @@
 // field. AddBuilder reads a Builder's records, unmarshalled; a producer of
 // millions of types hands them over in pieces, forgetting each
 // (builder.Builder.Forget), so that they are held once. Inputs may hold up
-// to 2^31 types, as libbpf allows before deduplication; the output must fit
-// BTF's limits.
+// to 2^31-1 types, as libbpf allows, before deduplication and after: as
+// libbpf's, an output of more types than the kernel loads (2^20-1 ids) is
+// written, and the kernel refuses it. Its string section must fit the
+// kernel's limit of 2^24 bytes.
 //
 // The algorithm itself lives in kmeta's internal/dedup, which dwarf2btf's
 // streaming encoder also drives directly; this package is its public

@@ -88,8 +88,9 @@ func fillBuilder(p *Prepared, own uint32, types []byte, first btf.TypeID, strs [
 }
 
 // room checks that n more types can be appended: libbpf allows ids up to
-// 2^31-1 before deduplication; the output's limit (wire.MaxTypeID) is
-// checked when it is written.
+// 2^31-1, before deduplication and after (the output keeps at most as
+// many); the kernel's limit (wire.MaxTypeID) is not checked, as libbpf
+// does not.
 func (d *state) room(n int) error {
 	if uint64(d.first)+uint64(d.n())+uint64(n) > maxID {
 		return fmt.Errorf("dedup: more than %d types appended", maxID)

@@ -122,16 +122,41 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 		return nil, err
 	}
 	if asIs(opts) {
-		// Written as asked already: a Builder would give the same
-		// bytes back (TestOptionsKeepStrings), at the cost of a parse
-		// and a rebuild.
+		// Written as asked already.
 		return raw, nil
 	}
-	b, err := m.toBuilder(raw)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := m.rewrite(&buf, raw, opts); err != nil {
 		return nil, err
 	}
-	return b.Marshal(opts)
+	return buf.Bytes(), nil
+}
+
+// rewrite writes raw, the output as the deduplication made it, to w as
+// opts ask (byte order, layout section): its records and string section
+// as they are (builder.WriteAsIs), as libbpf's btf__raw_data writes the
+// deduplicated BTF. A Builder would give the same bytes
+// (TestOptionsKeepStrings) but holds ids to the kernel's limit, which
+// libbpf's output is not.
+func (m *Merger) rewrite(w io.Writer, raw []byte, opts builder.Options) error {
+	s, base, err := m.parseOutput(raw)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return builder.WriteAsIs(w, s, base, opts)
+}
+
+// parseOutput parses raw, the output, on the Merger's base, and returns
+// it and the base's Spec (nil without a base).
+func (m *Merger) parseOutput(raw []byte) (s, base *btf.Spec, err error) {
+	if m.base != nil {
+		base = m.base.spec
+	}
+	if s, err = btf.Parse(raw, btf.Options{Base: base}); err != nil {
+		return nil, nil, fmt.Errorf("dedup: own output: %w", err)
+	}
+	return s, base, nil
 }
 
 // DedupTo is DedupContext that writes the output to w as it makes it,
@@ -142,12 +167,11 @@ func (m *Merger) DedupContext(ctx context.Context, opts builder.Options) ([]byte
 // an output (a file) writes to a temporary one.
 func (m *Merger) DedupTo(ctx context.Context, w io.Writer, opts builder.Options) error {
 	if !asIs(opts) {
-		raw, err := m.DedupContext(ctx, opts)
+		raw, err := m.DedupContext(ctx, builder.Options{})
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(raw)
-		return err
+		return m.rewrite(w, raw, opts)
 	}
 	return m.dedup(ctx, func() error { return m.d.writeTo(w) })
 }
@@ -200,7 +224,9 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 }
 
 // Builder deduplicates what was appended and returns it in a Builder, with
-// the ids the raw output has, ready for more types or for marshalling.
+// the ids the raw output has, ready for more types or for marshalling. A
+// Builder holds ids to the kernel's limit (builder.ErrTooManyTypes past
+// it), where Dedup writes libbpf's output of any size.
 func (m *Merger) Builder() (*builder.Builder, error) {
 	raw, err := m.Dedup(builder.Options{})
 	if err != nil {
@@ -210,13 +236,9 @@ func (m *Merger) Builder() (*builder.Builder, error) {
 }
 
 func (m *Merger) toBuilder(raw []byte) (*builder.Builder, error) {
-	var base *btf.Spec
-	if m.base != nil {
-		base = m.base.spec
-	}
-	s, err := btf.Parse(raw, btf.Options{Base: base})
+	s, base, err := m.parseOutput(raw)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: own output: %w", err)
+		return nil, err
 	}
 	b, err := builder.NewSplit(base)
 	if err != nil {

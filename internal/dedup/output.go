@@ -30,12 +30,12 @@ func outputID(v uint32) (uint32, bool) {
 
 // compact gives every kept type its output id, keeping their order, as
 // btf_dedup_compact_types, and returns the number of words they hold and
-// the id after the last, and the words the kept types of each chunk of
-// typeChunk indexes start at. The ids are marked in the canonical map
-// itself (see final): a vmlinux's millions of types would otherwise need
-// another array of ids at the end of the run.
-func (d *state) compact() (words int, next uint32, starts []int) {
-	next = d.first
+// the words the kept types of each chunk of typeChunk indexes start at.
+// The ids are marked in the canonical map itself (see final): a
+// vmlinux's millions of types would otherwise need another array of ids
+// at the end of the run.
+func (d *state) compact() (words int, starts []int) {
+	next := d.first
 	n := d.n()
 	starts = make([]int, 0, (n+typeChunk-1)/typeChunk)
 	for i := range n {
@@ -48,7 +48,7 @@ func (d *state) compact() (words int, next uint32, starts []int) {
 			words += int(d.recs.off.at(i+1) - d.recs.off.at(i))
 		}
 	}
-	return words, next, starts
+	return words, starts
 }
 
 // remap returns the output id of type id, after compact.
@@ -113,11 +113,15 @@ func (d *state) write() ([]byte, error) {
 // header places every kept type (compact) and returns the output's
 // header, its string section and the words each chunk's kept types
 // start at (see compact).
+//
+// Type ids are not held to the kernel's limit (wire.MaxTypeID, 2^20-1):
+// libbpf's btf__dedup writes whatever it keeps, up to its own limit of
+// 2^31-1 types (BTF_MAX_NR_TYPES in libbpf's btf.c), which room already
+// holds the input to, and the output's ids are no larger than the
+// input's. The kernel refuses such BTF when it is loaded; btf copy
+// writes it as well (builder.WriteAsIs).
 func (d *state) header() (wire.Header, []byte, []int, error) {
-	words, next, starts := d.compact()
-	if next-1 > wire.MaxTypeID {
-		return wire.Header{}, nil, nil, fmt.Errorf("dedup: last id %d after deduplication, BTF allows ids up to %d", next-1, wire.MaxTypeID)
-	}
+	words, starts := d.compact()
 	strs := d.strs.data()
 	if end := uint64(d.strs.Start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
 		return wire.Header{}, nil, nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
