@@ -41,11 +41,34 @@ func Relocate(split, base *Spec) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseSplit(context.Background(), raw, base, noSplit, false)
+	s, err := relocated(raw, split, base)
 	if err != nil {
 		return nil, pkgerr.Errorf("btf: relocated module: %w", err)
 	}
 	s.order = split.order
+	return s, nil
+}
+
+// relocated returns the Spec on base of raw, split's records as rewrite
+// left them. Those have split's kinds and sizes, so the walk that parsed
+// split holds for them: its index and kind summary are taken over rather
+// than made by a second walk. Their references are in range by
+// construction (split's were, and every id of split and of its distilled
+// base has a new one), and so are their name offsets, of which only those
+// rewrite took from the base's records needed checking (baseName). A
+// split that was not parsed whole (lazy) is parsed again.
+func relocated(raw []byte, split, base *Spec) (*Spec, error) {
+	if split.shift != indexShift || split.lazy {
+		return parseSplit(context.Background(), raw, base, noSplit, false)
+	}
+	s, err := newSpec(raw, base)
+	if err != nil {
+		return nil, err
+	}
+	s.alignTypes()
+	s.n = split.n
+	s.index = slices.Clone(split.index)
+	s.kinds = slices.Clone(split.kinds)
 	return s, nil
 }
 
@@ -174,7 +197,13 @@ func (r *relocator) sortedDist() []distInfo {
 		rec := r.distRecord(id)
 		infos[id] = distInfo{name: r.distName(rec), size: rec.SizeType() & 0x7fffffff, id: id}
 	}
-	slices.SortStableFunc(infos, func(a, b distInfo) int { return compareInfo(a, b, true) })
+	// Ties keep id order, as a stable sort would, without its cost.
+	slices.SortFunc(infos, func(a, b distInfo) int {
+		if c := compareInfo(a, b, true); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 	return infos
 }
 
@@ -193,8 +222,9 @@ func (r *relocator) match() error {
 	infos := r.sortedDist()
 	dupNames := r.baseCompositeNames()
 	b := r.base
-	for id := uint32(1); id <= b.n; id++ {
-		rec := wire.Record(b.types[b.offsetOf(TypeID(id)):])
+	it := b.sizes.Iter(b.types)
+	for id := uint32(1); it.Next(); id++ {
+		rec := it.Rec
 		if rec.NameOff() == 0 {
 			continue
 		}
@@ -292,10 +322,10 @@ func (r *relocator) rewrite(split *Spec) ([]byte, error) {
 	raw := bytes.Clone(split.data)
 	types := raw[int(split.hdr.HdrLen)+int(split.hdr.TypeOff):][:len(split.types)]
 	distLen, baseLen := uint32(len(r.dist.strs)), uint32(len(r.base.strs))
-	var err error
+	var err, nameErr error
 	it := split.sizes.Iter(types)
 	for id := r.nDist; it.Next(); id++ {
-		rec := wire.Record(types[it.Off : it.Off+split.sizes.Of(wire.InfoWord(types, it.Off))])
+		rec := it.Rec
 		rec.RemapRefs(func(t uint32) uint32 { return r.idMap[t] })
 		rec.ForNames(func(at uint32) {
 			off := wire.Word(rec, at)
@@ -304,7 +334,13 @@ func (r *relocator) rewrite(split *Spec) ([]byte, error) {
 			case off >= distLen:
 				wire.PutWord(rec, at, off+baseLen-distLen)
 			case r.strMap[off] != 0:
-				wire.PutWord(rec, at, r.strMap[off])
+				to := r.strMap[off]
+				if nameErr == nil && r.base.strs[to-1] != 0 {
+					// The check that the split's parse makes of such
+					// offsets (checkBaseStrings), which relocated skips.
+					nameErr = midStringErr(TypeID(r.idMap[id]), it.Off, to)
+				}
+				wire.PutWord(rec, at, to)
 			default:
 				name, _ := r.dist.str(off)
 				err = fmt.Errorf("%w: type %d: name %q (offset %d) is not the name of a distilled base type",
@@ -314,6 +350,9 @@ func (r *relocator) rewrite(split *Spec) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if nameErr != nil {
+		return nil, pkgerr.Errorf("btf: relocated module: %w", nameErr)
 	}
 	return raw, nil
 }

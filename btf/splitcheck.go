@@ -45,10 +45,16 @@ func (s *Spec) baseString(id TypeID, off, o uint32) error {
 	for b := s.base; b != nil; b = b.base {
 		if o >= b.strStart {
 			if rel := o - b.strStart; rel != 0 && b.strs[rel-1] != 0 {
-				return typeErr(id, off, "name offset %d lands inside a string of the base, not at its start%s", o, wrongBase)
+				return midStringErr(id, off, o)
 			}
 			return nil
 		}
 	}
 	return nil
+}
+
+// midStringErr is the error for name offset o of the record of type id at
+// off, which lands inside a string of the base.
+func midStringErr(id TypeID, off, o uint32) error {
+	return typeErr(id, off, "name offset %d lands inside a string of the base, not at its start%s", o, wrongBase)
 }
