@@ -164,22 +164,26 @@ func (r *relocator) markEmbedded(split *Spec) {
 }
 
 // markChain follows one member's type to the struct or union it holds.
+// It reads the records themselves, not Types: this runs for every member
+// of the module. A distilled type ends the chain, as validate allows no
+// kind there that refers to another.
 func (r *relocator) markChain(split *Spec, id uint32) {
 	for n := 0; id != 0 && n <= maxChain; n++ {
-		t, err := split.TypeByID(TypeID(id))
-		if err != nil {
-			return
-		}
-		switch t.Kind() {
-		case KindConst, KindRestrict, KindVolatile, KindTypedef, KindTypeTag:
-			id = uint32(t.Ref())
-		case KindArray:
-			id = uint32(t.Array().Type)
-		case KindStruct, KindUnion:
-			if id < r.nDist {
+		if id < r.nDist {
+			if k := Kind(r.distRecord(id).Kind()); k == KindStruct || k == KindUnion {
 				r.embedded[id] = true
 			}
 			return
+		}
+		if id > uint32(split.LastID()) {
+			return
+		}
+		rec := wire.Record(split.types[split.offsetOf(TypeID(id)):])
+		switch Kind(rec.Kind()) {
+		case KindConst, KindRestrict, KindVolatile, KindTypedef, KindTypeTag:
+			id = rec.SizeType()
+		case KindArray:
+			id, _, _ = rec.Array()
 		default:
 			return
 		}
