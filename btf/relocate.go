@@ -80,6 +80,9 @@ type relocator struct {
 	idMap      []uint32 // distilled base and split ids to their new ids
 	strMap     []uint32 // distilled base name offsets to base's
 	embedded   []bool   // distilled structs that a split struct embeds
+	// nameErr is the first name rewrite took from base that lands inside
+	// one of base's strings, reported if nothing else fails.
+	nameErr error
 }
 
 // distInfo is a distilled type in the order its names are searched.
@@ -325,38 +328,66 @@ func (r *relocator) matchOne(id uint32, rec wire.Record, d uint32) error {
 func (r *relocator) rewrite(split *Spec) ([]byte, error) {
 	raw := bytes.Clone(split.data)
 	types := raw[int(split.hdr.HdrLen)+int(split.hdr.TypeOff):][:len(split.types)]
-	distLen, baseLen := uint32(len(r.dist.strs)), uint32(len(r.base.strs))
-	var err, nameErr error
+	// The fields of each record are reached through wire.Shapes, as
+	// Spec.scan reaches them, rather than through Record's visitors: a
+	// closure call per field was a third of a relocation (BENCH.md).
 	it := split.sizes.Iter(types)
 	for id := r.nDist; it.Next(); id++ {
-		rec := it.Rec
-		rec.RemapRefs(func(t uint32) uint32 { return r.idMap[t] })
-		rec.ForNames(func(at uint32) {
-			off := wire.Word(rec, at)
-			switch {
-			case off == 0 || err != nil:
-			case off >= distLen:
-				wire.PutWord(rec, at, off+baseLen-distLen)
-			case r.strMap[off] != 0:
-				to := r.strMap[off]
-				if nameErr == nil && r.base.strs[to-1] != 0 {
-					// The check that the split's parse makes of such
-					// offsets (checkBaseStrings), which relocated skips.
-					nameErr = midStringErr(TypeID(r.idMap[id]), it.Off, to)
-				}
-				wire.PutWord(rec, at, to)
-			default:
-				name, _ := r.dist.str(off)
-				err = fmt.Errorf("%w: type %d: name %q (offset %d) is not the name of a distilled base type",
-					ErrBaseMismatch, id, name, off)
+		rec, sh := it.Rec, &wire.Shapes[it.Rec.Kind()]
+		end := uint32(len(rec))
+		r.remap(rec, sh.Ref0At, sh.Ref0Mask)
+		r.remap(rec, sh.Ref1At, sh.Ref1Mask)
+		if sh.ElemTypeMask != 0 {
+			for at := sh.ElemStart + sh.ElemTypeAt; at < end; at += sh.ElemSize {
+				r.remap(rec, at, sh.ElemTypeMask)
 			}
-		})
-		if err != nil {
+		}
+		if err := r.rename(rec, wire.NameAt, id, it.Off); err != nil {
 			return nil, err
 		}
+		if sh.ElemNameMask != 0 {
+			for at := sh.ElemStart + sh.ElemNameAt; at < end; at += sh.ElemSize {
+				if err := r.rename(rec, at, id, it.Off); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
-	if nameErr != nil {
-		return nil, pkgerr.Errorf("btf: relocated module: %w", nameErr)
+	if r.nameErr != nil {
+		return nil, pkgerr.Errorf("btf: relocated module: %w", r.nameErr)
 	}
 	return raw, nil
+}
+
+// remap replaces the type id at byte at of rec, if mask says the record
+// has one there, by its new id.
+func (r *relocator) remap(rec wire.Record, at, mask uint32) {
+	if mask != 0 {
+		wire.PutWord(rec, at, r.idMap[wire.Word(rec, at)])
+	}
+}
+
+// rename replaces the name offset at byte at of rec, the record of split
+// type id (in the distilled numbering) at off, by its offset on base.
+func (r *relocator) rename(rec wire.Record, at, id, off uint32) error {
+	name := wire.Word(rec, at)
+	distLen := uint32(len(r.dist.strs))
+	switch {
+	case name == 0:
+	case name >= distLen:
+		wire.PutWord(rec, at, name+uint32(len(r.base.strs))-distLen)
+	case r.strMap[name] != 0:
+		to := r.strMap[name]
+		if r.nameErr == nil && r.base.strs[to-1] != 0 {
+			// The check that the split's parse makes of such offsets
+			// (checkBaseStrings), which relocated skips.
+			r.nameErr = midStringErr(TypeID(r.idMap[id]), off, to)
+		}
+		wire.PutWord(rec, at, to)
+	default:
+		s, _ := r.dist.str(name)
+		return fmt.Errorf("%w: type %d: name %q (offset %d) is not the name of a distilled base type",
+			ErrBaseMismatch, id, s, name)
+	}
+	return nil
 }
