@@ -85,11 +85,24 @@ type relocator struct {
 	nameErr error
 }
 
-// distInfo is a distilled type in the order its names are searched.
+// distInfo is a distilled type in the order its names are searched. It
+// holds no pointer (its name is where it lies in the distilled base's
+// strings), so that sorting a module's worth of them sets off no write
+// barriers, and the collector has nothing in them to scan.
 type distInfo struct {
+	nameOff, nameLen uint32
+	size, id         uint32
+}
+
+// nameKey is what distilled types are searched by: a name and a size.
+type nameKey struct {
 	name []byte
 	size uint32
-	id   uint32
+}
+
+// key returns the name and size of distilled type d.
+func (r *relocator) key(d distInfo) nameKey {
+	return nameKey{r.dist.strs[d.nameOff:][:d.nameLen], d.size}
 }
 
 // relocate returns the raw BTF (host byte order) of Relocate's result.
@@ -154,15 +167,29 @@ func (r *relocator) validate() error {
 // type tags and arrays, not pointers): those must match in size too.
 func (r *relocator) markEmbedded(split *Spec) {
 	r.embedded = make([]bool, r.nDist)
-	it := split.sizes.Iter(split.types)
-	for it.Next() {
-		rec := wire.Record(split.types[it.Off:])
-		if k := Kind(rec.Kind()); k != KindStruct && k != KindUnion {
-			continue
+	split.eachRecord(split.types, func(_ uint32, rec wire.Record) bool {
+		if k := Kind(rec.Kind()); k == KindStruct || k == KindUnion {
+			for i := range rec.Vlen() {
+				r.markChain(split, rec.MemberType(i))
+			}
 		}
-		for i := range rec.Vlen() {
-			r.markChain(split, rec.MemberType(i))
+		return true
+	})
+}
+
+// eachRecord calls f with the offset and the record of each of s's types
+// in turn, read from types (s's type section, or a copy of it), until f
+// returns false. s was parsed, so its records are sound and fill the
+// section. It serves the walks of a relocation rather than wire.Iter,
+// whose Next is not inlined: its store of the record into the Iter is a
+// write barrier per record while the collector runs (BENCH.md).
+func (s *Spec) eachRecord(types []byte, f func(off uint32, rec wire.Record) bool) {
+	for off, end := uint32(0), uint32(len(types)); off < end; {
+		size := s.sizes.Of(wire.InfoWord(types, off))
+		if size == 0 || !f(off, wire.Record(types[off:off+size:off+size])) {
+			return
 		}
+		off += size
 	}
 }
 
@@ -202,11 +229,11 @@ func (r *relocator) sortedDist() []distInfo {
 			continue // void: no name, size 0
 		}
 		rec := r.distRecord(id)
-		infos[id] = distInfo{name: r.distName(rec), size: rec.SizeType() & 0x7fffffff, id: id}
+		infos[id] = distInfo{nameOff: rec.NameOff(), nameLen: uint32(len(r.distName(rec))), size: rec.SizeType() & 0x7fffffff, id: id}
 	}
 	// Ties keep id order, as a stable sort would, without its cost.
 	slices.SortFunc(infos, func(a, b distInfo) int {
-		if c := compareInfo(a, b, true); c != 0 {
+		if c := compareKey(r.key(a), r.key(b), true); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.id, b.id)
@@ -214,9 +241,9 @@ func (r *relocator) sortedDist() []distInfo {
 	return infos
 }
 
-// compareInfo orders distilled types by name, and when sized by size,
+// compareKey orders distilled types by name, and when sized by size,
 // largest first.
-func compareInfo(a, b distInfo, sized bool) int {
+func compareKey(a, b nameKey, sized bool) int {
 	if c := bytes.Compare(a.name, b.name); c != 0 || !sized {
 		return c
 	}
@@ -229,31 +256,23 @@ func (r *relocator) match() error {
 	infos := r.sortedDist()
 	dupNames := r.baseCompositeNames()
 	b := r.base
-	it := b.sizes.Iter(b.types)
-	for id := uint32(1); it.Next(); id++ {
-		rec := it.Rec
+	id := uint32(0)
+	var err error
+	b.eachRecord(b.types, func(_ uint32, rec wire.Record) bool {
+		id++
 		if rec.NameOff() == 0 {
-			continue
+			return true
 		}
-		name, _ := b.str(rec.NameOff())
-		key := distInfo{name: name, size: rec.SizeType() & 0x7fffffff}
-		sized := true
-		switch Kind(rec.Kind()) {
-		case KindInt, KindFloat, KindEnum, KindEnum64:
-		case KindForward:
-			sized = false
-		case KindStruct, KindUnion:
-			sized = dupNames[rec.NameOff()] > 1
-		default:
-			continue
+		// Set only on failure: a store of an interface is a write
+		// barrier while the collector runs.
+		if e := r.matchName(id, rec, infos, dupNames); e != nil {
+			err = e
+			return false
 		}
-		cmpKey := func(d distInfo) int { return compareInfo(key, d, sized) }
-		i, _ := slices.BinarySearchFunc(infos, key, func(d, _ distInfo) int { return -cmpKey(d) })
-		for ; i < len(infos) && cmpKey(infos[i]) == 0; i++ {
-			if err := r.matchOne(id, rec, infos[i].id); err != nil {
-				return err
-			}
-		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
 	for id := uint32(1); id < r.nDist; id++ {
 		if r.idMap[id] == 0 {
@@ -265,18 +284,42 @@ func (r *relocator) match() error {
 	return nil
 }
 
+// matchName matches base type id, of record rec, to the distilled types
+// of its name, sorted in infos; dupNames is baseCompositeNames.
+func (r *relocator) matchName(id uint32, rec wire.Record, infos []distInfo, dupNames map[uint32]uint8) error {
+	name, _ := r.base.str(rec.NameOff())
+	key := nameKey{name: name, size: rec.SizeType() & 0x7fffffff}
+	sized := true
+	switch Kind(rec.Kind()) {
+	case KindInt, KindFloat, KindEnum, KindEnum64:
+	case KindForward:
+		sized = false
+	case KindStruct, KindUnion:
+		sized = dupNames[rec.NameOff()] > 1
+	default:
+		return nil
+	}
+	cmpKey := func(d distInfo) int { return compareKey(key, r.key(d), sized) }
+	i, _ := slices.BinarySearchFunc(infos, key, func(d distInfo, _ nameKey) int { return -cmpKey(d) })
+	for ; i < len(infos) && cmpKey(infos[i]) == 0; i++ {
+		if err := r.matchOne(id, rec, infos[i].id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // baseCompositeNames counts the named structs and unions of base by name
 // offset (up to 255), to tell which names need a size to match.
 func (r *relocator) baseCompositeNames() map[uint32]uint8 {
 	b := r.base
 	n := make(map[uint32]uint8)
-	it := b.sizes.Iter(b.types)
-	for it.Next() {
-		rec := wire.Record(b.types[it.Off:])
+	b.eachRecord(b.types, func(_ uint32, rec wire.Record) bool {
 		if k := Kind(rec.Kind()); (k == KindStruct || k == KindUnion) && rec.NameOff() != 0 && n[rec.NameOff()] < 255 {
 			n[rec.NameOff()]++
 		}
-	}
+		return true
+	})
 	return n
 }
 
@@ -331,32 +374,48 @@ func (r *relocator) rewrite(split *Spec) ([]byte, error) {
 	// The fields of each record are reached through wire.Shapes, as
 	// Spec.scan reaches them, rather than through Record's visitors: a
 	// closure call per field was a third of a relocation (BENCH.md).
-	it := split.sizes.Iter(types)
-	for id := r.nDist; it.Next(); id++ {
-		rec, sh := it.Rec, &wire.Shapes[it.Rec.Kind()]
-		end := uint32(len(rec))
-		r.remap(rec, sh.Ref0At, sh.Ref0Mask)
-		r.remap(rec, sh.Ref1At, sh.Ref1Mask)
-		if sh.ElemTypeMask != 0 {
-			for at := sh.ElemStart + sh.ElemTypeAt; at < end; at += sh.ElemSize {
-				r.remap(rec, at, sh.ElemTypeMask)
-			}
+	id := r.nDist
+	var err error
+	split.eachRecord(types, func(off uint32, rec wire.Record) bool {
+		if e := r.rewriteOne(id, off, rec); e != nil {
+			err = e // set only on failure, as in match
+			return false
 		}
-		if err := r.rename(rec, wire.NameAt, id, it.Off); err != nil {
-			return nil, err
-		}
-		if sh.ElemNameMask != 0 {
-			for at := sh.ElemStart + sh.ElemNameAt; at < end; at += sh.ElemSize {
-				if err := r.rename(rec, at, id, it.Off); err != nil {
-					return nil, err
-				}
-			}
-		}
+		id++
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	if r.nameErr != nil {
 		return nil, pkgerr.Errorf("btf: relocated module: %w", r.nameErr)
 	}
 	return raw, nil
+}
+
+// rewriteOne rewrites the ids and names of rec, split type id (in the
+// distilled numbering) at off.
+func (r *relocator) rewriteOne(id, off uint32, rec wire.Record) error {
+	sh := &wire.Shapes[rec.Kind()]
+	end := uint32(len(rec))
+	r.remap(rec, sh.Ref0At, sh.Ref0Mask)
+	r.remap(rec, sh.Ref1At, sh.Ref1Mask)
+	if sh.ElemTypeMask != 0 {
+		for at := sh.ElemStart + sh.ElemTypeAt; at < end; at += sh.ElemSize {
+			r.remap(rec, at, sh.ElemTypeMask)
+		}
+	}
+	if err := r.rename(rec, wire.NameAt, id, off); err != nil {
+		return err
+	}
+	if sh.ElemNameMask != 0 {
+		for at := sh.ElemStart + sh.ElemNameAt; at < end; at += sh.ElemSize {
+			if err := r.rename(rec, at, id, off); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // remap replaces the type id at byte at of rec, if mask says the record

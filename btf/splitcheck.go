@@ -22,13 +22,18 @@ func (s *Spec) checkBaseStrings() error {
 		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
 		size := s.sizes.Of(info)
-		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off+wire.NameAt)); err != nil {
-			return err
+		// Most names are the module's own: checked here, not by a call.
+		if o := w.at(off + wire.NameAt); o != 0 && o < s.strStart {
+			if err := s.baseString(s.firstID+TypeID(i), off, o); err != nil {
+				return err
+			}
 		}
 		if sh := &wire.Shapes[kind]; sh.ElemSize != 0 && sh.ElemNameMask != 0 {
 			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
-				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e+sh.ElemNameAt)); err != nil {
-					return err
+				if o := w.at(e + sh.ElemNameAt); o != 0 && o < s.strStart {
+					if err := s.baseString(s.firstID+TypeID(i), off, o); err != nil {
+						return err
+					}
 				}
 			}
 		}
