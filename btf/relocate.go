@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -83,6 +84,44 @@ type relocator struct {
 	// nameErr is the first name rewrite took from base that lands inside
 	// one of base's strings, reported if nothing else fails.
 	nameErr error
+	// names holds the names of the distilled types, which most of
+	// base's names are not: those skip the search of the sorted ones.
+	names nameFilter
+}
+
+// nameFilter is a set of names that may answer yes for a name it does not
+// hold (one time in sixteen), never no for one it holds: one bit per
+// hash, sixteen bits per name.
+type nameFilter struct {
+	seed maphash.Seed
+	bits []uint64
+}
+
+// newNameFilter returns an empty nameFilter sized for n names.
+func newNameFilter(n int) nameFilter {
+	size := 1024
+	for size < 16*n {
+		size *= 2
+	}
+	return nameFilter{seed: maphash.MakeSeed(), bits: make([]uint64, size/64)}
+}
+
+// bit returns the word and the bit of name.
+func (f *nameFilter) bit(name []byte) (int, uint64) {
+	h := maphash.Bytes(f.seed, name) & uint64(len(f.bits)*64-1)
+	return int(h / 64), 1 << (h % 64)
+}
+
+// add adds name.
+func (f *nameFilter) add(name []byte) {
+	w, b := f.bit(name)
+	f.bits[w] |= b
+}
+
+// has reports whether name may be in the set.
+func (f *nameFilter) has(name []byte) bool {
+	w, b := f.bit(name)
+	return f.bits[w]&b != 0
 }
 
 // distInfo is a distilled type in the order its names are searched. It
@@ -231,6 +270,10 @@ func (r *relocator) sortedDist() []distInfo {
 		rec := r.distRecord(id)
 		infos[id] = distInfo{nameOff: rec.NameOff(), nameLen: uint32(len(r.distName(rec))), size: rec.SizeType() & 0x7fffffff, id: id}
 	}
+	r.names = newNameFilter(len(infos))
+	for _, d := range infos {
+		r.names.add(r.key(d).name)
+	}
 	// Ties keep id order, as a stable sort would, without its cost.
 	slices.SortFunc(infos, func(a, b distInfo) int {
 		if c := compareKey(r.key(a), r.key(b), true); c != 0 {
@@ -287,18 +330,18 @@ func (r *relocator) match() error {
 // matchName matches base type id, of record rec, to the distilled types
 // of its name, sorted in infos; dupNames is baseCompositeNames.
 func (r *relocator) matchName(id uint32, rec wire.Record, infos []distInfo, dupNames map[uint32]uint8) error {
-	name, _ := r.base.str(rec.NameOff())
-	key := nameKey{name: name, size: rec.SizeType() & 0x7fffffff}
-	sized := true
-	switch Kind(rec.Kind()) {
-	case KindInt, KindFloat, KindEnum, KindEnum64:
-	case KindForward:
-		sized = false
-	case KindStruct, KindUnion:
-		sized = dupNames[rec.NameOff()] > 1
+	k := Kind(rec.Kind())
+	switch k {
+	case KindInt, KindFloat, KindEnum, KindEnum64, KindForward, KindStruct, KindUnion:
 	default:
 		return nil
 	}
+	name, _ := r.base.str(rec.NameOff())
+	if !r.names.has(name) {
+		return nil
+	}
+	key := nameKey{name: name, size: rec.SizeType() & 0x7fffffff}
+	sized := k != KindForward && (k != KindStruct && k != KindUnion || dupNames[rec.NameOff()] > 1)
 	cmpKey := func(d distInfo) int { return compareKey(key, r.key(d), sized) }
 	i, _ := slices.BinarySearchFunc(infos, key, func(d distInfo, _ nameKey) int { return -cmpKey(d) })
 	for ; i < len(infos) && cmpKey(infos[i]) == 0; i++ {
