@@ -1,7 +1,9 @@
 package btf_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
@@ -134,4 +136,64 @@ func FuzzRelocate(f *testing.F) {
 		}
 		_ = rawdump.Write(io.Discard, rel, rawdump.Options{Scope: btf.ScopeOwn})
 	})
+}
+
+// TestRelocateMidStringName relocates a module whose first type has the
+// name of a type of its distilled base onto a base whose names start
+// inside one of its strings (each is the tail of a longer one): that
+// name, taken from such a base, would read wrong, which the check of the
+// relocated module's name offsets refuses, naming the offset. Relocate
+// builds that module without parsing it again, so it makes that check
+// itself.
+func TestRelocateMidStringName(t *testing.T) {
+	split, base := testfixtures.DistilledSections(t, "debian-6.12-af_key")
+	dist := testfixtures.Spec(t, base, nil)
+	le := binary.LittleEndian
+	split = bytes.Clone(split)
+	firstName := func(b []byte) []byte { return b[le.Uint32(b[4:])+le.Uint32(b[8:]):] }
+	copy(firstName(split), firstName(base)[:4])
+	onDist := testfixtures.Spec(t, split, dist)
+	full, err := btf.Parse(midStringNames(t, base), btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = btf.Relocate(onDist, full)
+	if err == nil || !strings.Contains(err.Error(), "lands inside a string of the base") {
+		t.Fatalf("err = %v, want a name offset inside a string of the base", err)
+	}
+}
+
+// midStringNames returns a copy of raw BTF b (little-endian, strings
+// last) in which each type's name is moved to the tail of a new string,
+// "X" and the name.
+func midStringNames(t *testing.T, b []byte) []byte {
+	le := binary.LittleEndian
+	hdrLen, typeOff, typeLen := le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint32(b[12:])
+	strOff, strLen := le.Uint32(b[16:]), le.Uint32(b[20:])
+	if int(hdrLen+strOff+strLen) != len(b) || strOff < typeOff+typeLen {
+		t.Fatal("fixture: the string section is not last")
+	}
+	out := bytes.Clone(b)
+	strs := b[hdrLen+strOff:]
+	spec, err := btf.Parse(b, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := out[hdrLen+typeOff : hdrLen+typeOff+typeLen]
+	off := 0
+	for id := btf.TypeID(1); id <= spec.LastID(); id++ {
+		typ, err := spec.TypeByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := le.Uint32(types[off:]); name != 0 {
+			s := strs[name:]
+			s = s[:bytes.IndexByte(s, 0)]
+			le.PutUint32(types[off:], uint32(len(out))-hdrLen-strOff+1)
+			out = append(append(append(out, 'X'), s...), 0)
+		}
+		off += len(typ.Record())
+	}
+	le.PutUint32(out[20:], uint32(len(out))-hdrLen-strOff)
+	return out
 }

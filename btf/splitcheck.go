@@ -22,13 +22,18 @@ func (s *Spec) checkBaseStrings() error {
 		info := w.at(off + wire.InfoAt)
 		kind := wire.InfoKind(info)
 		size := s.sizes.Of(info)
-		if err := s.baseString(s.firstID+TypeID(i), off, w.at(off+wire.NameAt)); err != nil {
-			return err
+		// Most names are the module's own: checked here, not by a call.
+		if o := w.at(off + wire.NameAt); o != 0 && o < s.strStart {
+			if err := s.baseString(s.firstID+TypeID(i), off, o); err != nil {
+				return err
+			}
 		}
 		if sh := &wire.Shapes[kind]; sh.ElemSize != 0 && sh.ElemNameMask != 0 {
 			for e := off + sh.ElemStart; e < off+size; e += sh.ElemSize {
-				if err := s.baseString(s.firstID+TypeID(i), off, w.at(e+sh.ElemNameAt)); err != nil {
-					return err
+				if o := w.at(e + sh.ElemNameAt); o != 0 && o < s.strStart {
+					if err := s.baseString(s.firstID+TypeID(i), off, o); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -45,10 +50,16 @@ func (s *Spec) baseString(id TypeID, off, o uint32) error {
 	for b := s.base; b != nil; b = b.base {
 		if o >= b.strStart {
 			if rel := o - b.strStart; rel != 0 && b.strs[rel-1] != 0 {
-				return typeErr(id, off, "name offset %d lands inside a string of the base, not at its start%s", o, wrongBase)
+				return midStringErr(id, off, o)
 			}
 			return nil
 		}
 	}
 	return nil
+}
+
+// midStringErr is the error for name offset o of the record of type id at
+// off, which lands inside a string of the base.
+func midStringErr(id TypeID, off, o uint32) error {
+	return typeErr(id, off, "name offset %d lands inside a string of the base, not at its start%s", o, wrongBase)
 }
