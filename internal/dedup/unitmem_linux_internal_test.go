@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
@@ -85,18 +84,12 @@ func TestUnitStringsPaidAsWritten(t *testing.T) {
 	}
 }
 
-// resident returns which pages of b are in memory (mincore).
+// resident returns which pages of b are in memory.
 func resident(t *testing.T, b []byte) []bool {
 	t.Helper()
-	page := unix.Getpagesize()
-	vec := make([]byte, (len(b)+page-1)/page)
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
-	if errno != 0 {
-		t.Fatal(errno)
-	}
-	in := make([]bool, len(vec))
-	for i, v := range vec {
-		in[i] = v&1 != 0
+	in, err := mmap.Resident(b)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return in
 }

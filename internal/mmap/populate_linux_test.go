@@ -2,22 +2,16 @@ package mmap
 
 import (
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// resident returns which pages of b are in memory (mincore).
+// resident returns which pages of b are in memory.
 func resident(t *testing.T, b []byte) []bool {
 	t.Helper()
-	vec := make([]byte, (len(b)+pageSize-1)/pageSize)
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
-	if errno != 0 {
-		t.Fatal(errno)
-	}
-	in := make([]bool, len(vec))
-	for i, v := range vec {
-		in[i] = v&1 != 0
+	in, err := Resident(b)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return in
 }
