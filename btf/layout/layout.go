@@ -322,11 +322,12 @@ func run(ctx context.Context, s *btf.Spec, opts Options, levels int, sink func([
 			return nil, pkgerr.Errorf("layout: %s: %w", t, err)
 		}
 		c := p.class(id)
-		// A struct of an empty name (a name offset pointing at an empty
-		// string) or a layout already printed under its name is not
-		// printed; its class is let go as a printed one is, so that many
-		// structs of one name hold no more than one.
-		if len(c.name) == 0 || !seen.add(p, id, c) {
+		// A layout already printed under its name is not printed; its
+		// class is let go as a printed one is, so that many structs of
+		// one name hold no more than one. A name offset pointing at an
+		// empty string is a name for pahole (1.24 and 1.30 print
+		// "struct  {"), as for the tree.
+		if !seen.add(p, id, c) {
 			p.release(id)
 			continue
 		}

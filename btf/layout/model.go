@@ -49,9 +49,26 @@ type member struct {
 // bitSize is pahole's class_member bit_size: byte_size*8, in 32 bits.
 func (m *member) bitSize() uint32 { return uint32(m.byteSize * 8) }
 
-// memberName is the name of c's member i, nil when it is anonymous.
+// memberName is the name of c's member i (memberNameOf).
 func (p *printer) memberName(c *class, i int) []byte {
-	return p.typ(c.id).Member(i).NameBytes()
+	return memberNameOf(p.typ(c.id).Member(i))
+}
+
+// memberNameOf is m's name as pahole holds it (heldName).
+func memberNameOf(m btf.Member) []byte {
+	return heldName(m.NameBytes(), m.NameOffset())
+}
+
+// heldName is a name as pahole holds it: nil when there is no name offset
+// (a member's is printed "(null)", as glibc's printf prints a NULL string,
+// and is equal to any name in type__compare; a struct's is anonymous), and
+// empty but not nil when the offset leads to an empty string, which pahole
+// prints as nothing and compares as a name.
+func heldName(name []byte, off uint32) []byte {
+	if name != nil || off == 0 {
+		return name
+	}
+	return []byte{}
 }
 
 // maxChain bounds walks along typedef, qualifier and array chains that
@@ -383,7 +400,7 @@ func (p *printer) drop(id btf.TypeID) {
 func (p *printer) load(c *class, t btf.Type) {
 	c.size = t.Size()
 	c.union = p.kind(t.ID()) == btf.KindUnion
-	c.name = t.NameBytes()
+	c.name = heldName(t.NameBytes(), t.NameOffset())
 	n := t.Vlen()
 	c.nrMembers = uint16(n)
 	if len(p.slab) < n {

@@ -68,10 +68,10 @@ type addedNames struct {
 // at returns the name of member i.
 func (a *addedNames) at(i int) []byte {
 	if i >= len(a.names) {
-		return a.t.Member(i).NameBytes()
+		return memberNameOf(a.t.Member(i))
 	}
 	for ; a.known <= i; a.known++ {
-		a.names[a.known] = a.t.Member(a.known).NameBytes()
+		a.names[a.known] = memberNameOf(a.t.Member(a.known))
 	}
 	return a.names[i]
 }
@@ -348,7 +348,7 @@ func compareRecord(t btf.Type, c *class, cn *addedNames) (rc int, ok bool) {
 			return 0, false
 		}
 		b := &c.members[i]
-		if an, bn := m.NameBytes(), cn.at(i); an != nil && bn != nil {
+		if an, bn := memberNameOf(m), cn.at(i); an != nil && bn != nil {
 			if rc := bytes.Compare(an, bn); rc != 0 {
 				return rc, true
 			}
