@@ -151,6 +151,7 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if f.dir != "" || f.jobs != 0 {
 		return usagef("-d and -j go with --each")
 	}
+	again := releaseStartup
 	dropStartupPages()
 	opts, err := f.write.options()
 	if err != nil {
@@ -248,6 +249,9 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	m, err := mb.merger()
 	if err != nil {
 		return err
+	}
+	if again != nil {
+		again()
 	}
 	return c.writeDeduped(f.out, m, opts, f.write, ins)
 }

@@ -196,6 +196,12 @@ func (m *Merger) dedup(ctx context.Context, out func() error) error {
 	m.pool.close()
 	// Names are keys by now: the index of the own strings is not needed.
 	m.d.strs.Own.FreeIndex()
+	// So are the base's: its string pages, resident since the inputs'
+	// names were checked or looked up, are read again only if
+	// something compares a name's bytes.
+	if m.d.base != nil {
+		m.d.base.evictStrings()
+	}
 	err := m.checkMaxRef()
 	if err == nil && m.d.canceled() { // done before it starts
 		err = m.d.err
