@@ -43,7 +43,11 @@ split BTF on it: types equal to base types become references to them.
 With --each, every FILE is deduplicated on its own against BASE and written
 to OUTDIR/<file name>; the base is prepared once and every CPU is used (-j
 sets the number of workers). A progress line appears when stderr is a
-terminal. "-" reads stdin (one FILE) or writes to stdout.`,
+terminal. "-" reads stdin (one FILE) or writes to stdout.
+
+As libbpf's, an output past the kernel's limits is written, and the kernel
+refuses it: more types than it loads (1,048,575), or more than 2^24 bytes
+of strings (libbpf writes up to 2^31-1).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.each {
