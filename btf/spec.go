@@ -106,14 +106,25 @@ func Parse(b []byte, opts Options) (*Spec, error) {
 // parse is Parse, stopped by ctx (Open's) between parts of the walk; mapped
 // says that b is a read-only mapping of a file (see parseSplit).
 func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, error) {
+	if n := o.PointerSize; n != 0 && n != 4 && n != 8 {
+		return nil, pkgerr.Errorf("btf: pointer size %d: want 4 or 8", n)
+	}
+	var s *Spec
+	var err error
 	if o.Lazy && o.Base == nil {
-		return parseLazy(b, o.Flavors)
+		s, err = parseLazy(b, o.Flavors)
+	} else {
+		splitAt := uint32(splitMin)
+		if o.Workers < 2 {
+			splitAt = noSplit
+		}
+		s, err = parseSplit(ctx, b, o.Base, splitAt, mapped)
 	}
-	splitAt := uint32(splitMin)
-	if o.Workers < 2 {
-		splitAt = noSplit
+	if err != nil {
+		return nil, err
 	}
-	return parseSplit(ctx, b, o.Base, splitAt, mapped)
+	s.setPointerSize(o.PointerSize)
+	return s, nil
 }
 
 // parseSplit parses split BTF from b on base (nil: standalone), walking a
