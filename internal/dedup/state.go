@@ -78,9 +78,8 @@ type state struct {
 	// specTypes counts the types appended from Specs (AddPrepared), as
 	// opposed to Builders: it sizes the table (see run).
 	specTypes uint32
-	tops      []uint32 // top signatures (computeTops), index id-first
 
-	mMem, hypMem, topsMem, kindsMem *mmap.Region // of m, hyp, tops and kt.own
+	mMem, hypMem, kindsMem *mmap.Region // of m, hyp and kt.own
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -173,8 +172,8 @@ func (d *state) freeGraphs() {
 	d.deep.free()
 	d.full.free()
 	d.exact.free()
-	mmap.Free(&d.hypMem, &d.topsMem)
-	d.hyp, d.tops = nil, nil
+	mmap.Free(&d.hypMem)
+	d.hyp = nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
@@ -454,11 +453,11 @@ func (d *state) refPass(lo, n uint32) error {
 // newTables makes the table of canonical types and that of the reference
 // types (refTable) for n own types, sized by keepHint; the main table's
 // index for at most the chains its keys make (keySketch, counted by
-// computeTops, which it runs).
+// sketchKeys, which it runs).
 func (d *state) newTables(n uint32) {
 	refs := d.refKinds(n)
 	hint := d.keepHint(n-refs, n)
-	keys, enums := d.computeTops(2*hint*slotSize > sketchFrom)
+	keys, enums := d.sketchKeys(2*hint*slotSize > sketchFrom)
 	d.tab = newTableChains(d.tab.under, hint, keys.chainHint(enums, hint))
 	d.refs.reserve(d.refHint(refs, n))
 }
