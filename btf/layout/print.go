@@ -2,7 +2,6 @@ package layout
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -48,8 +47,16 @@ func (p *printer) uint(v uint64, w int) {
 // spaces are appended in blocks by pad. Deep nesting pads its lines with
 // tens of kilobytes of spaces (DeepOfWide: most of its output), so the
 // block is large: with 64 bytes, pad's loop took 70% of the CPU there
-// (BENCH.md).
-var spaces = strings.Repeat(" ", 4096)
+// (BENCH.md). A constant, not strings.Repeat: a package variable made by
+// a call runs at every command's start-up (cmd/kmeta's TestStartupFloor).
+const (
+	spaces64   = "                                                                "
+	spaces256  = spaces64 + spaces64 + spaces64 + spaces64
+	spaces1024 = spaces256 + spaces256 + spaces256 + spaces256
+	spaces     = spaces1024 + spaces1024 + spaces1024 + spaces1024
+	_          = uint(len(spaces64) - 64) // and no more than 64:
+	_          = uint(64 - len(spaces64))
+)
 
 // pad appends n spaces.
 func (p *printer) pad(n int) {
