@@ -34,6 +34,15 @@ func (r *records) rec(i uint32) record {
 	return r.w[start:end:end]
 }
 
+// head returns the first wHead words of record i (name, info, size or
+// type): one offset read, where rec reads two. For the loops over every
+// type that look only at a record's kind or head words (initTypes,
+// sketchKeys), on records not compacted yet (compact.go).
+func (r *records) head(i uint32) record {
+	start := r.off.at(i)
+	return r.w[start : start+wHead : start+wHead]
+}
+
 func (r *records) len() uint32 { return uint32(r.off.len() - 1) }
 
 // Word positions shared by every record.

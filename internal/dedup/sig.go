@@ -266,7 +266,7 @@ func (d *state) sketchKeys(sketch bool) (keys *keySketch, enums int) {
 			default:
 				continue
 			}
-			ks.add(keyProxy(d.recs.rec(i)))
+			ks.add(keyProxy(d.recs.head(i)))
 		}
 	})
 	for w := range sketches {

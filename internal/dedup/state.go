@@ -111,7 +111,7 @@ func (k *kindTable) ownKind(i uint32) btf.Kind { return btf.Kind(k.own[i]) }
 // themselves; the other types are unprocessed.
 func (d *state) initTypes(lo, hi uint32) {
 	for i := lo; i < hi; i++ {
-		k := kindOf(d.recs.rec(i))
+		k := kindOf(d.recs.head(i))
 		d.kt.own[i] = uint8(k)
 		d.m[i] = unprocessed
 		if k == btf.KindVar || k == btf.KindDatasec {
