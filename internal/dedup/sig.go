@@ -114,6 +114,16 @@ func isSigLeaf(k btf.Kind) bool {
 // sigWindow is how many own ids a sigMemo remembers densely.
 const sigWindow = 1 << 15
 
+// passSigWindow is the window of the struct pass when Dedup runs the
+// passes itself (not a pipeline): since it computes the top signatures as
+// it files types (topSig), its window's levels are written through the
+// pass, beside the tables. A quarter of sigWindow keeps the peak of a
+// split input on the Debian vmlinux (base-copies) at main's, 18.3-18.4
+// MB where a full window made it 18.8; a deduplication of the vmlinux
+// took 1% more instructions (326.3 -> 329.4 M), one of its modules'
+// merge none (BENCH.md, "Top signatures where they decide something").
+const passSigWindow = sigWindow / 4
+
 // A sigMemo remembers the signatures of a window of own ids, the ids near
 // the type the pass is at, and those of any other id it meets in a map.
 //

@@ -376,7 +376,7 @@ func (d *state) run() error {
 		}
 		goto structs
 	}
-	d.sigs.size = min(n+1, sigWindow)
+	d.sigs.size = min(n+1, passSigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
 	// take no page fault (mmap.Region.Populate).
@@ -438,10 +438,13 @@ structs:
 // refPass runs the reference pass over own indexes lo..n-1.
 func (d *state) refPass(lo, n uint32) error {
 	// Only a base's typedefs, filed under their struct-pass key, make
-	// the reference pass compute signatures (baseRef); the window's
-	// moves, which clear it, would cost a vmlinux's encoding hundreds of
-	// megabytes of writes for nothing.
-	sigs := d.base != nil
+	// the reference pass compute signatures (baseRef), and the pass
+	// meets typedefs only with libbpf 1.1's rules (isRefPassKind); the
+	// window's moves, which clear it, would cost a vmlinux's encoding
+	// hundreds of megabytes of writes for nothing, and the window, which
+	// the struct pass fills since it computes the top signatures
+	// (topSig), would stay beside the reference table.
+	sigs := d.base != nil && d.compat == CompatLibbpf11
 	if !sigs {
 		d.sigs.free()
 	}
