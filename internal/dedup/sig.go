@@ -236,8 +236,30 @@ func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k i
 // every type. Types the struct pass reaches already mapped (the members'
 // unions and typedefs of an equivalent copy) never need one (BENCH.md,
 // "Top signatures where they decide something").
+//
+// It is sigOf's top signature (refsSig of depth sigDepth, the references
+// in ForRefs's order) with the references read off the word shape and
+// their signatures asked of d.sig directly: no closure a reference, for
+// the type the struct pass files (BENCH.md).
 func (d *state) topSig(id uint32) uint32 {
-	return sigOf(d.ownRec(id-d.first), sigTop, d.sig)
+	r := d.ownRec(id - d.first)
+	if k := kindOf(r); k == btf.KindInt || k == btf.KindFloat {
+		return sigOf(r, sigTop, d.sig)
+	}
+	s := r.Shape()
+	h := uint64(0)
+	if s.Ref0 >= 0 {
+		h = mix(h, d.sig(r[s.Ref0], sigDepth))
+	}
+	if s.Ref1 >= 0 {
+		h = mix(h, d.sig(r[s.Ref1], sigDepth))
+	}
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(r); i += s.Elem {
+			h = mix(h, d.sig(r[i], sigDepth))
+		}
+	}
+	return sigClean(h)
 }
 
 // sketchKeys sketches the keys of the types the main table may file (the
