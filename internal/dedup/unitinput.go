@@ -202,7 +202,9 @@ func (m *Merger) NewNameCache(sec []byte) *NameCache {
 }
 
 // slot returns the entry of the string at offset off.
-func (c *NameCache) slot(off uint32) *cacheEnt { return &c.ents[off*0x9e3779b1>>c.shift] }
+// The shift is masked to say it is under 32, which spares each lookup
+// Go's test for a shift past the width.
+func (c *NameCache) slot(off uint32) *cacheEnt { return &c.ents[off*0x9e3779b1>>(c.shift&31)] }
 
 // offset returns the offset of s in c's section, or notInCache.
 func (c *NameCache) offset(p *byte, n int) uint32 {
@@ -312,7 +314,13 @@ func (u *Unit) room(n int) {
 		u.spos = slices.Grow(u.spos, c-len(u.spos))
 	}
 	if len(u.strs)+n > cap(u.strs) {
-		u.strs = mmap.Append(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs), &u.mem.strs)
+		// Mapped from the first growth, as mmap.Append did for every
+		// array: a Unit is reused for every unit of a worker, and its
+		// strings on the heap cost a write barrier for each string
+		// appended while the collector marks (xfs.ko: 7 M instructions
+		// more, cmd/kmeta/BENCH.md "Small objects").
+		c := max(u.more(cap(u.strs), len(u.strs)+n, u.size), mmap.MinSlice)
+		u.strs = mmap.Append(u.strs, c-len(u.strs), &u.mem.strs)
 	}
 }
 
