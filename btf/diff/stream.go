@@ -19,12 +19,13 @@ import (
 // so that two structs of 65,535 members, or 4,095 levels of 33, are
 // compared without holding their signatures (issue 37).
 type factWalker struct {
-	sd     *side
-	values bool // spell values; names alone otherwise
-	size   uint32
-	first  bool // the size fact is next
-	stack  []level
-	path   []byte // the paths of every level, each past its parent's
+	sd      *side
+	values  bool // spell values; names alone otherwise
+	noNames bool // spell values alone (name stays empty)
+	size    uint32
+	first   bool // the size fact is next
+	stack   []level
+	path    []byte // the paths of every level, each past its parent's
 	// name and value are the current fact's: valid until next is
 	// called again.
 	name, value []byte
@@ -122,12 +123,10 @@ func (w *factWalker) step() bool {
 
 // member makes member i of level l, m, the current fact.
 func (w *factWalker) member(l *level, i int, m btf.Member) {
-	w.name = append(append(w.name[:0], "member "...), w.path[:l.path]...)
-	if name := m.NameBytes(); len(name) > 0 {
-		w.name = append(w.name, name...)
+	if w.noNames {
+		w.name = w.name[:0]
 	} else {
-		w.name = append(w.name, '#')
-		w.name = strconv.AppendInt(w.name, int64(i), 10)
+		w.spellName(l, i, m)
 	}
 	if !w.values {
 		return
@@ -145,6 +144,17 @@ func (w *factWalker) member(l *level, i int, m btf.Member) {
 	}
 	v = append(v, ", "...)
 	w.value = append(v, typ...)
+}
+
+// spellName makes member i of level l, m, the current fact's name.
+func (w *factWalker) spellName(l *level, i int, m btf.Member) {
+	w.name = append(append(w.name[:0], "member "...), w.path[:l.path]...)
+	if name := m.NameBytes(); len(name) > 0 {
+		w.name = append(w.name, name...)
+	} else {
+		w.name = append(w.name, '#')
+		w.name = strconv.AppendInt(w.name, int64(i), 10)
+	}
 }
 
 // error returns the error that stopped the walk over t, if any, as
@@ -195,14 +205,14 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, alias bool, details func(Detail) 
 	if err != nil {
 		return err
 	}
-	if inB == nil {
-		return held(a, b, ia, ib, details)
-	}
-	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	str := func(b []byte) string { return string(b) }
 	if alias {
 		str = aliasString
 	}
+	if inB == nil {
+		return unordered(a, b, ta, tb, str, details)
+	}
+	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	yield := func(change string, w *factWalker, old, new []byte) bool {
 		return factDetails(change, str(w.name), str(old), str(new), details)
 	}

@@ -86,7 +86,7 @@ func TestStreamedAsHeld(t *testing.T) {
 // structsBTF returns a BTF of a struct "s" for each layout: words
 // separated by spaces, each a member: "name" (an int), "name:long",
 // "name:N" (an int at the N-th int; members are otherwise one after the
-// other), or "name{" or "{" then members then "}" (a member, named or
+// other), "_" (an int of no name), or "name{" or "{" then members then "}" (a member, named or
 // not, of an anonymous struct of those members).
 func structsBTF(t *testing.T, layouts ...string) *btf.Spec {
 	t.Helper()
@@ -117,7 +117,7 @@ func structsBTF(t *testing.T, layouts ...string) *btf.Spec {
 					t.Fatal(err)
 				}
 				m.Name = name
-			} else {
+			} else if name != "_" {
 				m.Name = name
 			}
 			if typ == "long" {

@@ -1,0 +1,243 @@
+package diff
+
+import (
+	"errors"
+	"hash/maphash"
+	"slices"
+
+	"github.com/kmeta-dev/kmeta/btf"
+)
+
+// A struct whose signature is too long to hold, and whose members shared
+// with the other side's come in another order or repeat a name (anonymous
+// members: "#0" of several levels), is compared by unordered: through
+// 64-bit hashes of its facts' names and values, and walks that fetch the
+// values it needs in chunks, so that what it holds grows by 24 bytes a
+// fact of the new struct and 12 of the old one, not by the bytes of their
+// paths (issue 37). It trusts the hashes: two names, or two values of one
+// name, of equal hash are taken for equal. The seed is random for each
+// comparison (maphash.MakeSeed in Walk), so that no input can aim at a
+// collision; n facts collide with a chance of about n*n/2^65 (3e-8 for a
+// million).
+
+// factKey is a fact of the new struct: the hashes of its name and value,
+// and its index.
+type factKey struct {
+	name, value uint64
+	at          int32
+}
+
+// keyBytes is what unordered holds for a fact of the new struct, beside
+// what it holds for one of the old (8 bytes, and 4 for a fact whose value
+// is fetched).
+const keyBytes = 24
+
+// fetchBytes is what unordered holds of the new struct's values at a
+// time: those beyond are fetched by another walk of the new struct.
+var fetchBytes = 1 << 20
+
+// errTooMany is why a struct with too many facts to compare is refused.
+var errTooMany = errors.New("diff: its members, flattened, are too many to compare within the memory the input allows")
+
+// unordered yields the details of composite ta of a and tb of b, as
+// signatureDiff yields them from their signatures: for each fact of ta in
+// order, Removed when tb has none of its name, Changed when the last of
+// tb's of its name has another value; then Added for each fact of tb whose
+// name ta does not have; "member_order" when none. str makes a detail's
+// strings of the walkers' bytes.
+func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details func(Detail) bool) error {
+	seed := a.seed
+	hash := func(p []byte) uint64 { return maphash.Bytes(seed, p) }
+	// The new struct's facts: the last of each name.
+	var keys []factKey
+	wb := b.walker(tb, true)
+	for wb.next() {
+		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
+			return err
+		}
+		if (len(keys)+1)*keyBytes > b.bound() {
+			return refuse(tb, errTooMany)
+		}
+		keys = append(keys, factKey{hash(wb.name), hash(wb.value), int32(wb.at - 1)})
+	}
+	if wb.err != nil {
+		return wb.error(tb)
+	}
+	slices.SortFunc(keys, func(x, y factKey) int {
+		if c := cmpUint(x.name, y.name); c != 0 {
+			return c
+		}
+		return int(x.at - y.at)
+	})
+	last := keys[:0]
+	for i, k := range keys {
+		if i+1 < len(keys) && keys[i+1].name == k.name {
+			continue
+		}
+		last = append(last, k)
+	}
+	keys = slices.Clip(last)
+	find := func(name uint64) (factKey, bool) {
+		i, ok := slices.BinarySearchFunc(keys, name, func(k factKey, n uint64) int { return cmpUint(k.name, n) })
+		if !ok {
+			return factKey{}, false
+		}
+		return keys[i], true
+	}
+	// The old struct's names, and which of its facts' new values to
+	// fetch.
+	var names []uint64
+	var need []int32
+	wa := a.walker(ta, true)
+	for wa.next() {
+		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
+			return err
+		}
+		if (len(names)+1)*8+len(need)*4 > a.bound() {
+			return refuse(ta, errTooMany)
+		}
+		h := hash(wa.name)
+		names = append(names, h)
+		if k, ok := find(h); ok && k.value != hash(wa.value) {
+			need = append(need, k.at)
+		}
+	}
+	if wa.err != nil {
+		return wa.error(ta)
+	}
+	slices.Sort(names)
+	names = slices.Clip(slices.Compact(names))
+
+	found := false
+	yield := func(change string, w *factWalker, old, new []byte) bool {
+		found = true
+		return factDetails(change, str(w.name), str(old), str(new), details)
+	}
+	f := fetcher{sd: b, t: tb, need: need}
+	wa.reset(ta)
+	for wa.next() {
+		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
+			return err
+		}
+		k, ok := find(hash(wa.name))
+		switch {
+		case !ok:
+			if !yield(Removed, wa, wa.value, nil) {
+				return nil
+			}
+		case k.value != hash(wa.value):
+			v, err := f.next()
+			if err != nil {
+				return err
+			}
+			if !yield(Changed, wa, wa.value, v) {
+				return nil
+			}
+		}
+	}
+	if wa.err != nil {
+		return wa.error(ta)
+	}
+	keys, f = nil, fetcher{}
+	wb.reset(tb)
+	for wb.next() {
+		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
+			return err
+		}
+		if _, ok := slices.BinarySearch(names, hash(wb.name)); !ok && !yield(Added, wb, nil, wb.value) {
+			return nil
+		}
+	}
+	if wb.err != nil {
+		return wb.error(tb)
+	}
+	if !found {
+		details(Detail{Change: Changed, Field: "member_order"})
+	}
+	return nil
+}
+
+func cmpUint(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// fetcher hands over the values of the facts of t (of sd) at the indexes
+// need, in need's order, fetching up to fetchBytes of them with each walk
+// of t.
+type fetcher struct {
+	sd   *side
+	t    btf.Type
+	need []int32 // what is left to hand over
+	w    *factWalker
+	// The chunk fetched: its facts' indexes sorted, and where each
+	// one's value ends in buf.
+	at   []int32
+	ends []int32
+	buf  []byte
+	n    int // how many of need the chunk holds
+	per  int // the facts to fetch in the next chunk
+}
+
+// next returns the value of the next fact of need, valid until the next
+// call.
+func (f *fetcher) next() ([]byte, error) {
+	if f.n == 0 {
+		if err := f.fetch(); err != nil {
+			return nil, err
+		}
+	}
+	i, _ := slices.BinarySearch(f.at, f.need[0])
+	f.need, f.n = f.need[1:], f.n-1
+	start := int32(0)
+	if i > 0 {
+		start = f.ends[i-1]
+	}
+	return f.buf[start:f.ends[i]], nil
+}
+
+// fetch walks t for the values of the next chunk of need.
+func (f *fetcher) fetch() error {
+	if f.per == 0 {
+		f.per = max(1, fetchBytes/64)
+	}
+	f.n = min(f.per, len(f.need))
+	f.at = append(f.at[:0], f.need[:f.n]...)
+	slices.Sort(f.at)
+	f.at = slices.Compact(f.at)
+	f.ends, f.buf = f.ends[:0], f.buf[:0]
+	if f.w == nil {
+		f.w = f.sd.walker(f.t, true)
+		f.w.noNames = true
+	} else {
+		f.w.reset(f.t)
+	}
+	for i := 0; i < len(f.at) && f.w.next(); {
+		if err := f.sd.pollSpelled(1 + len(f.w.value)/spelledBytes); err != nil {
+			return err
+		}
+		if int32(f.w.at-1) == f.at[i] {
+			f.buf = append(f.buf, f.w.value...)
+			f.ends = append(f.ends, int32(len(f.buf)))
+			i++
+		}
+	}
+	if f.w.err != nil {
+		return f.w.error(f.t)
+	}
+	// The next chunk takes as many values as fit, at this one's length.
+	f.per = max(1, fetchBytes/max(1, len(f.buf)/len(f.at)))
+	if len(f.ends) != len(f.at) {
+		return refuse(f.t, errChanged)
+	}
+	return nil
+}
+
+// errChanged is the error of a struct that walked twice spelled different
+// facts (which a Spec, read only, does not).
+var errChanged = errors.New("diff: its facts changed between two walks")
