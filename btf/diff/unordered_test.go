@@ -125,3 +125,32 @@ func mutateLayout(rng *rand.Rand, layout string) string {
 	}
 	return strings.Join(items, " ")
 }
+
+// TestStreamJSONDetails: Stream writes details by hand as encoding/json
+// writes them, whatever their strings and values hold.
+func TestStreamJSONDetails(t *testing.T) {
+	odd := []string{"", "plain", `q"uote`, `back\slash`, "tab\tnl\nnul\x00\b\f\x1f\x7f", "<&>", "é ü", "bad \xff\xfe utf8", "\u2028\u2029", "#0.x"}
+	var details []diff.Detail
+	for i, s := range odd {
+		details = append(details,
+			diff.Detail{Change: diff.Changed, Member: s, Field: "type", Old: s, New: odd[(i+1)%len(odd)]},
+			diff.Detail{Change: diff.Added, Enumerator: s, Field: "value", New: uint64(1<<63 + uint64(i))},
+			diff.Detail{Change: diff.Removed, Field: s, Old: int64(-i)},
+			diff.Detail{Change: diff.Changed, Field: "definitions", Old: i, New: 2 * i},
+			diff.Detail{Change: diff.Changed, Field: "signed", Old: i%2 == 0, New: i%2 != 0},
+			diff.Detail{Change: diff.Changed, Field: "other", Old: 1.5, New: []int{i}},
+			diff.Detail{Change: diff.Changed, Field: "member_order"})
+	}
+	changes := []diff.Change{{Kind: "struct", Name: "s", Change: diff.Changed, Details: details}}
+	var out bytes.Buffer
+	s := diff.NewStream(&out, true)
+	if err := s.Add(changes[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(diff.Summarize(changes), nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := written(t, changes, true); !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("Stream wrote\n%s\nwant\n%s", out.Bytes(), want)
+	}
+}
