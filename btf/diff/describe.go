@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -337,18 +338,16 @@ func factDiff(a, b description, yield func(Detail) bool) bool {
 	default:
 		ib, ia := byName(b), byName(a)
 		inB = func(name string) (string, bool) {
-			// The last of the facts of that name: byName keeps
-			// their order.
-			i, ok := slices.BinarySearchFunc(ib, name, func(i int32, n string) int {
-				return strings.Compare(b.name(int(i)), n)
-			})
-			if !ok {
+			// The last of the facts of that name (byName keeps
+			// their order): the one before the first greater, not
+			// a walk over those of the name, which a struct of
+			// many members of no name ("#0" at every level) has
+			// by the thousand.
+			i := sort.Search(len(ib), func(i int) bool { return b.name(int(ib[i])) > name })
+			if i == 0 || b.name(int(ib[i-1])) != name {
 				return "", false
 			}
-			for i+1 < len(ib) && b.name(int(ib[i+1])) == name {
-				i++
-			}
-			return b.fact(int(ib[i])).value, true
+			return b.fact(int(ib[i-1])).value, true
 		}
 		inA = func(name string) bool {
 			_, ok := slices.BinarySearchFunc(ia, name, func(i int32, n string) int {

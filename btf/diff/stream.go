@@ -298,6 +298,9 @@ func nameHashes(sd *side, t btf.Type) ([]uint64, error) {
 		if err := sd.pollSpelled(1 + len(w.name)/spelledBytes); err != nil {
 			return nil, err
 		}
+		if (len(hs)+1)*8 > sd.bound() {
+			return nil, refuse(t, errTooMany)
+		}
 		hs = append(hs, maphash.Bytes(sd.seed, w.name))
 	}
 	if w.err != nil {
