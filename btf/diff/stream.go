@@ -183,12 +183,12 @@ var streamAbove = 256 << 10
 // struct that changed, and in deep nesting): then the walks that yield
 // the details take the two structs side by side, the old one's facts in
 // order, the new one's moving on to the fact of the same name, and then
-// the new one's alone for the facts it adds. Otherwise the signatures
-// are held whole and compared (and refused past sd.bound()). The details
-// are those of signatureDiff, in the same order; their strings are
-// copies, or with alias (as for Change.more) the walkers' buffers. There
-// is no "member_order" detail: facts in step that differ
-// differ in some fact.
+// the new one's alone for the facts it adds. Otherwise (shared members
+// moved, or a name repeated) they are compared through the hashes of
+// their facts (unordered). The details are those of signatureDiff, in
+// the same order; their strings are copies, or with alias (as for
+// Change.more) the walkers' buffers. In step there is no
+// "member_order" detail: facts in step that differ differ in some fact.
 func streamDiff(a, b *side, ia, ib btf.TypeID, alias bool, details func(Detail) bool) error {
 	ta, err := a.spec.TypeByID(ia)
 	if err != nil {
