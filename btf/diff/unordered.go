@@ -48,15 +48,21 @@ var errTooMany = errors.New("diff: its members, flattened, are too many to compa
 func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details func(Detail) bool) error {
 	seed := a.seed
 	hash := func(p []byte) uint64 { return maphash.Bytes(seed, p) }
-	// The new struct's facts: the last of each name.
-	var keys []factKey
+	// The new struct's facts: the last of each name. The slices are
+	// sized by a count of the facts first (a walk that spells nothing):
+	// grown by appends, they left as much again behind them.
+	nb, err := countFacts(b, tb)
+	if err != nil {
+		return err
+	}
+	if nb*keyBytes > b.bound() {
+		return refuse(tb, errTooMany)
+	}
+	keys := make([]factKey, 0, nb)
 	wb := b.walker(tb, true)
 	for wb.next() {
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
 			return err
-		}
-		if (len(keys)+1)*keyBytes > b.bound() {
-			return refuse(tb, errTooMany)
 		}
 		keys = append(keys, factKey{hash(wb.name), hash(wb.value), int32(wb.at - 1)})
 	}
@@ -76,7 +82,10 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		}
 		last = append(last, k)
 	}
-	keys = slices.Clip(last)
+	if len(last) < len(keys)*3/4 { // names repeat: keep what is left
+		last = slices.Clone(last)
+	}
+	keys = last
 	find := func(name uint64) (factKey, bool) {
 		i, ok := slices.BinarySearchFunc(keys, name, func(k factKey, n uint64) int { return cmpUint(k.name, n) })
 		if !ok {
@@ -86,7 +95,11 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 	}
 	// The old struct's names, and which of its facts' new values to
 	// fetch.
-	var names []uint64
+	na, err := countFacts(a, ta)
+	if err != nil {
+		return err
+	}
+	names := make([]uint64, 0, na)
 	var need []int32
 	wa := a.walker(ta, true)
 	for wa.next() {
@@ -155,6 +168,19 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		details(Detail{Change: Changed, Field: "member_order"})
 	}
 	return nil
+}
+
+// countFacts returns how many facts t has (of sd), with a walk that
+// spells neither names nor values.
+func countFacts(sd *side, t btf.Type) (int, error) {
+	w := sd.walker(t, false)
+	w.noNames = true
+	for w.next() {
+		if err := sd.pollSpelled(1); err != nil {
+			return 0, err
+		}
+	}
+	return w.at, w.error(t)
 }
 
 func cmpUint(x, y uint64) int {
