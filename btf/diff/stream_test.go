@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -163,12 +164,14 @@ func (c *cancelAfter) Err() error {
 
 // TestStreamedCancels: structs compared as they are spelled check the
 // context in proportion to the bytes spelled (deep-of-wide-1000, 50 MB of
-// paths, against itself and against deep-of-wide-100), and stop at the
+// paths, against itself and against deep-of-wide-100; 1,000 levels
+// against the same with each level's members reversed), and stop at the
 // first check that finds it cancelled.
 func TestStreamedCancels(t *testing.T) {
 	deep := func(n int) *btf.Spec { return deepOfWide(t, n) }
 	d100, d1000 := deep(100), deep(1000)
-	for _, p := range [][2]*btf.Spec{{d1000, d1000}, {d100, d1000}} {
+	moved := [2]*btf.Spec{deepLevels(t, 1000, false), deepLevels(t, 1000, true)}
+	for _, p := range [][2]*btf.Spec{{d1000, d1000}, {d100, d1000}, moved} {
 		ctx := &cancelAfter{Context: context.Background()}
 		ctx.n.Store(1 << 40)
 		if _, err := diff.Compare(ctx, p[0], p[1], diff.Options{}); err != nil {
@@ -188,4 +191,47 @@ func TestStreamedCancels(t *testing.T) {
 			t.Errorf("%d checks of the context, want %d: it went on once cancelled", got, all/2)
 		}
 	}
+}
+
+// deepLevels returns a BTF of a struct "outer" of n levels below it,
+// each of 32 ints and a member "n" of an anonymous struct, the next
+// level; with reversed, each level's members in the other order and
+// every seventh int a long.
+func deepLevels(t *testing.T, n int, reversed bool) *btf.Spec {
+	t.Helper()
+	b := builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	longID, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next btf.TypeID
+	for l := n; l >= 0; l-- {
+		var ms []builder.Member
+		for i := range 32 {
+			ms = append(ms, builder.Member{Name: "w" + strconv.Itoa(i), Type: intID, BitOffset: uint32(32 * i)})
+		}
+		if next != 0 {
+			ms = append(ms, builder.Member{Name: "n", Type: next, BitOffset: 32 * 32})
+		}
+		if reversed {
+			slices.Reverse(ms)
+			for i := 3; i < len(ms); i += 7 {
+				if ms[i].Type == intID {
+					ms[i].Type = longID
+				}
+			}
+		}
+		name := ""
+		if l == 0 {
+			name = "outer"
+		}
+		if next, err = b.AddStruct(name, 256, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return parseBuilt(t, b)
 }
