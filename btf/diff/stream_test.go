@@ -100,15 +100,8 @@ func TestStreamedAsHeld(t *testing.T) {
 // not, of an anonymous struct of those members).
 func structsBTF(t *testing.T, layouts ...string) *btf.Spec {
 	t.Helper()
-	b := builder.New()
-	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	longID, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, intID, longID := intsBuilder(t)
+	var err error
 	var parse func(words []string) ([]builder.Member, []string)
 	parse = func(words []string) ([]builder.Member, []string) {
 		var ms []builder.Member
@@ -199,15 +192,8 @@ func TestStreamedCancels(t *testing.T) {
 // every seventh int a long.
 func deepLevels(t *testing.T, n int, reversed bool) *btf.Spec {
 	t.Helper()
-	b := builder.New()
-	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	longID, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, intID, longID := intsBuilder(t)
+	var err error
 	var next btf.TypeID
 	for l := n; l >= 0; l-- {
 		var ms []builder.Member
@@ -234,4 +220,18 @@ func deepLevels(t *testing.T, n int, reversed bool) *btf.Spec {
 		}
 	}
 	return parseBuilt(t, b)
+}
+
+// intsBuilder returns a Builder holding an int and a long, and their ids.
+func intsBuilder(t *testing.T) (b *builder.Builder, intID, longID btf.TypeID) {
+	t.Helper()
+	b = builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err == nil {
+		longID, err = b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, intID, longID
 }

@@ -97,15 +97,7 @@ func streamed(t *testing.T, old, new *btf.Spec, opts diff.Options, want []diff.C
 // version only.
 func manyStructs(t *testing.T, n, version int) *btf.Spec {
 	t.Helper()
-	b := builder.New()
-	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	longID, err := b.AddInt("long", 8, btf.IntInfo{Encoding: btf.IntSigned, Bits: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, intID, longID := intsBuilder(t)
 	for i := range n {
 		if i%64 == 63 && i/64%2 != version {
 			continue
