@@ -30,7 +30,10 @@ type factWalker struct {
 	// called again.
 	name, value []byte
 	at          int // how many facts the walk has made current
-	err         error
+	// member1 is the current fact's member, spelled or not (for a
+	// fact other than the size).
+	member1 memberValue
+	err     error
 }
 
 // level is one struct or union that the walk is in.
@@ -128,22 +131,32 @@ func (w *factWalker) member(l *level, i int, m btf.Member) {
 	} else {
 		w.spellName(l, i, m)
 	}
+	w.member1 = memberValue{l.base + m.BitOffset, m.BitfieldSize, m.Type}
 	if !w.values {
 		return
 	}
-	v := append(w.value[:0], "offset "...)
-	v = appendBitOffset(v, l.base+m.BitOffset)
-	if m.BitfieldSize != 0 {
+	w.value, w.err = w.sd.appendMemberValue(w.value[:0], w.member1)
+}
+
+// memberValue is what a member's fact's value spells: its bit offset in
+// the outermost struct, its bitfield size and its type.
+type memberValue struct {
+	offset, bits uint32
+	typ          btf.TypeID
+}
+
+// appendMemberValue appends the value of a member's fact, m.
+func (sd *side) appendMemberValue(v []byte, m memberValue) ([]byte, error) {
+	v = append(v, "offset "...)
+	v = appendBitOffset(v, m.offset)
+	if m.bits != 0 {
 		v = append(v, ", "...)
-		v = strconv.AppendUint(v, uint64(m.BitfieldSize), 10)
+		v = strconv.AppendUint(v, uint64(m.bits), 10)
 		v = append(v, " bits"...)
 	}
-	typ, err := w.sd.typeName(m.Type)
-	if err != nil {
-		w.err = err
-	}
+	typ, err := sd.typeName(m.typ)
 	v = append(v, ", "...)
-	w.value = append(v, typ...)
+	return append(v, typ...), err
 }
 
 // spellName makes member i of level l, m, the current fact's name.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"slices"
+	"strconv"
 
 	"github.com/kmeta-dev/kmeta/btf"
 )
@@ -32,8 +33,9 @@ type factKey struct {
 // is fetched).
 const keyBytes = 24
 
-// fetchBytes is what unordered holds of the new struct's values at a
-// time: those beyond are fetched by another walk of the new struct.
+// fetchBytes is what unordered holds of the new struct's members whose
+// values it needs at a time: those beyond are fetched by another walk of
+// the new struct.
 var fetchBytes = 1 << 20
 
 // errTooMany is why a struct with too many facts to compare is refused.
@@ -194,20 +196,22 @@ func cmpUint(x, y uint64) int {
 }
 
 // fetcher hands over the values of the facts of t (of sd) at the indexes
-// need, in need's order, fetching up to fetchBytes of them with each walk
-// of t.
+// need, in need's order. A walk of t that spells nothing fetches the
+// members of up to fetchBytes/16 of them at a time (their offsets,
+// bitfield sizes and types, 16 bytes each with the index, whatever their
+// values' length), and their values are spelled as they are handed over:
+// a walk for each few values held would grow as the square of the
+// values' bytes.
 type fetcher struct {
 	sd   *side
 	t    btf.Type
 	need []int32 // what is left to hand over
 	w    *factWalker
-	// The chunk fetched: its facts' indexes sorted, and where each
-	// one's value ends in buf.
-	at   []int32
-	ends []int32
-	buf  []byte
-	n    int // how many of need the chunk holds
-	per  int // the facts to fetch in the next chunk
+	// The chunk fetched: its facts' indexes sorted, and their members.
+	at      []int32
+	members []memberValue
+	n       int // how many of need the chunk holds
+	value   []byte
 }
 
 // next returns the value of the next fact of need, valid until the next
@@ -220,45 +224,41 @@ func (f *fetcher) next() ([]byte, error) {
 	}
 	i, _ := slices.BinarySearch(f.at, f.need[0])
 	f.need, f.n = f.need[1:], f.n-1
-	start := int32(0)
-	if i > 0 {
-		start = f.ends[i-1]
+	if f.at[i] == 0 { // the size
+		f.value = strconv.AppendUint(f.value[:0], uint64(f.t.Size()), 10)
+		return f.value, nil
 	}
-	return f.buf[start:f.ends[i]], nil
+	var err error
+	f.value, err = f.sd.appendMemberValue(f.value[:0], f.members[i])
+	return f.value, err
 }
 
-// fetch walks t for the values of the next chunk of need.
+// fetch walks t for the members of the next chunk of need.
 func (f *fetcher) fetch() error {
-	if f.per == 0 {
-		f.per = max(1, fetchBytes/64)
-	}
-	f.n = min(f.per, len(f.need))
+	f.n = min(max(1, fetchBytes/16), len(f.need))
 	f.at = append(f.at[:0], f.need[:f.n]...)
 	slices.Sort(f.at)
 	f.at = slices.Compact(f.at)
-	f.ends, f.buf = f.ends[:0], f.buf[:0]
+	f.members = f.members[:0]
 	if f.w == nil {
-		f.w = f.sd.walker(f.t, true)
+		f.w = f.sd.walker(f.t, false)
 		f.w.noNames = true
 	} else {
 		f.w.reset(f.t)
 	}
 	for i := 0; i < len(f.at) && f.w.next(); {
-		if err := f.sd.pollSpelled(1 + len(f.w.value)/spelledBytes); err != nil {
+		if err := f.sd.pollSpelled(1); err != nil {
 			return err
 		}
 		if int32(f.w.at-1) == f.at[i] {
-			f.buf = append(f.buf, f.w.value...)
-			f.ends = append(f.ends, int32(len(f.buf)))
+			f.members = append(f.members, f.w.member1)
 			i++
 		}
 	}
 	if f.w.err != nil {
 		return f.w.error(f.t)
 	}
-	// The next chunk takes as many values as fit, at this one's length.
-	f.per = max(1, fetchBytes/max(1, len(f.buf)/len(f.at)))
-	if len(f.ends) != len(f.at) {
+	if len(f.members) != len(f.at) {
 		return refuse(f.t, errChanged)
 	}
 	return nil
