@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/diff"
 )
 
@@ -152,5 +154,35 @@ func TestStreamJSONDetails(t *testing.T) {
 	}
 	if want := written(t, changes, true); !bytes.Equal(out.Bytes(), want) {
 		t.Errorf("Stream wrote\n%s\nwant\n%s", out.Bytes(), want)
+	}
+}
+
+// TestUnorderedTooMany: a struct whose flattened facts would take more
+// than its BTF allows (200 members of no name of one anonymous struct of
+// 1,000: 200,000 facts, "#0" to "#999" each 200 times, from 24 KB) is
+// refused in one line naming it, not compared.
+func TestUnorderedTooMany(t *testing.T) {
+	spec := func(k int) *btf.Spec {
+		b, intID, _ := intsBuilder(t)
+		var inner []builder.Member
+		for i := range 1000 {
+			inner = append(inner, builder.Member{Type: intID, BitOffset: uint32(32 * i)})
+		}
+		in, err := b.AddStruct("", 4000, inner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms []builder.Member
+		for i := range k {
+			ms = append(ms, builder.Member{Type: in, BitOffset: uint32(32000 * i)})
+		}
+		if _, err := b.AddStruct("s", uint32(4000*k), ms); err != nil {
+			t.Fatal(err)
+		}
+		return parseBuilt(t, b)
+	}
+	_, err := diff.Compare(context.Background(), spec(200), spec(201), diff.Options{})
+	if err == nil || !strings.Contains(err.Error(), "'s'") || !strings.Contains(err.Error(), "too many") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("200 against 201 copies of 1,000 members: %v, want one line refusing s", err)
 	}
 }
