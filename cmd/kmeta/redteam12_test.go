@@ -33,7 +33,9 @@ import (
 // the limits of btf/cdump (maxDepth 2,048), btf/layout (jsonLevels
 // 1,024, maxLevels 4,096), and large; the first is the quick one.
 var rt12Sizes = map[hostile.Variant12][]int{
-	hostile.WideDeepProto: {2049, 1024, 1025, 2048, 4096, 4097, 100_000},
+	// The quick run's 1,025 is past layout --json's limit; bpftool 7.5
+	// takes 0.9 s of C at 2,049 levels, 3.3 s at 4,097.
+	hostile.WideDeepProto: {1025, 1024, 2048, 2049, 4096, 4097, 100_000},
 	hostile.ParamPtrChain: {2049, 2048, 4097, 300_000},
 	// 2n x 65,535 lines of C from a 0.8 MB input.
 	hostile.SharedAnonWide:  {2, 64},
@@ -86,9 +88,10 @@ func rt12Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 	var ins []rt9Input
 	extra := map[string][]rt9Case{}
 	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
-	// A hostile base: a struct that embeds itself through 2,048
-	// anonymous unions.
-	hostileRaw, err := hostile.BuildVariant(hostile.SelfAnonUnions, 2048)
+	// A hostile base: a struct that embeds itself through 200
+	// anonymous unions (200: libbpf's dedup takes over 40 s from 2,048
+	// levels on).
+	hostileRaw, err := hostile.BuildVariant(hostile.SelfAnonUnions, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func rt12Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			if j > 0 {
 				continue
 			}
-			if !quick || i == 0 {
+			if !quick || i == 1 {
 				elf := hostile.BuildELF12(raw, sections)
 				ename := fmt.Sprintf("%s.o-%d", name, sections)
 				ins = append(ins, rt9Input{name: ename, path: writeFile(t, dir, ename, elf), size: int64(len(elf)), kind: "btf", full: true, find: find, types: types, strs: strs})
@@ -188,7 +191,7 @@ func rt12Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			{"ksym addr 0", []string{"ksym", "addr", "0", "--kallsyms", path}, nil, kb},
 			{"ksym name json", []string{"ksym", "name", find, "--kallsyms", path, "--json"}, nil, kb},
 		}
-		if !quick || i == 0 {
+		if !quick {
 			ext := rt12Exts[3+i%3]
 			if z := rt12Compress(t, text, ext); z != nil {
 				ins = append(ins, rt9Input{name: name + ext, path: writeFile(t, dir, name+ext, z), size: int64(len(text)), kind: "kallsyms", find: find})
@@ -203,7 +206,7 @@ func rt12Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 // does (rt9Campaign); btf min --obj and btf core take
 // testdata/core/shapes12.bpf.o, whose relocations hit the shapes. It
 // writes the table to $KMETA_RT12_REPORT when set. KMETA_RT12_QUICK=1
-// runs one size of each shape (about 40 s); KMETA_RT9_ONLY=REGEXP the
+// runs one size of each shape (about 40 s of test time on an idle machine); KMETA_RT9_ONLY=REGEXP the
 // inputs whose names match.
 func TestRedteam12Campaign(t *testing.T) {
 	quick := os.Getenv("KMETA_RT12_QUICK") == "1"
@@ -214,7 +217,29 @@ func TestRedteam12Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "shapes12.bpf.o", testfixtures.Read(t, "core/shapes12.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT12_REPORT", quick)
 	ins, extra := rt12Inputs(t, dir, quick)
-	c.runAll(ins, extra, dir, obj)
+	for _, in := range ins {
+		if !c.only.MatchString(in.name) {
+			continue
+		}
+		cs := append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...)
+		if rt12Refused(in.name) {
+			// kmeta reads no such compression: --max-input S
+			// fails in one line as every other command does.
+			for i := range cs {
+				if cs[i].label == "limit S" {
+					cs[i].label = "limit S refused"
+				}
+			}
+		}
+		c.run(in, cs, dir)
+	}
+	c.end()
+}
+
+// rt12Refused tells the inputs compressed in a way kmeta does not read
+// (zlib streams, bzip2, lz4), as bpftool does not.
+func rt12Refused(name string) bool {
+	return strings.HasSuffix(name, ".zlib") || strings.HasSuffix(name, ".bz2") || strings.HasSuffix(name, ".lz4")
 }
 
 // TestRedteam12Write writes one shape of the twelfth campaign into
