@@ -35,7 +35,7 @@ struct outer {
 	void *fn;
 } __attribute__((preserve_access_index));
 
-typedef int (*chain)(int, void *);
+typedef int chain(int, void *);
 
 struct h0 {
 	struct {
