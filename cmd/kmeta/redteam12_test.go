@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -323,5 +325,42 @@ func TestRedteam12Small(t *testing.T) {
 				t.Errorf("kallsyms %v: ksym %v: error of more than one line: %q", k, args, err)
 			}
 		}
+	}
+}
+
+// TestRedteam12Open reproduces what the twelfth campaign found open
+// (KMETA_HEAVY=1 and KMETA_RT12_OPEN=1; the numbers are in
+// /work/data/briefs/s30/redteam12-findings.md):
+//
+//   - btf diff of a 1 MB input against itself grows with the FUNCs that
+//     share one prototype of 65,535 parameters, and with the structs
+//     that hold one anonymous struct of 65,535 members, not with the
+//     input: 15.6 and 8.9 s at 1,024 of them. Judged as a doubling: from
+//     64 to 1,024 users the input grows by 3 to 4%, and the CPU may
+//     not grow past twice (less 0.1 s).
+//   - btf layout --json refuses those structs with a negative member
+//     budget in its message.
+func TestRedteam12Open(t *testing.T) {
+	if os.Getenv("KMETA_HEAVY") != "1" || os.Getenv("KMETA_RT12_OPEN") != "1" {
+		t.Skip("the twelfth campaign's open findings: set KMETA_HEAVY=1 and KMETA_RT12_OPEN=1")
+	}
+	timeBin, bin, dir := gnuTime(t), buildRealKmeta(t), t.TempDir()
+	for _, v := range []hostile.Variant12{hostile.SharedWideProto, hostile.SharedAnonWide} {
+		var cpu [2]float64
+		for i, n := range []int{64, 1024} {
+			in := writeHostile(t, dir, fmt.Sprintf("%v-%d.btf", v, n), func() ([]byte, error) { return hostile.BuildVariant12(v, n) })
+			r := rt9Exec(t, timeBin, 120*time.Second, 0, bin, "btf", "diff", in, in)
+			if r.code != 0 {
+				t.Fatalf("btf diff %v-%d: status %d: %s", v, n, r.code, firstLine(r.stderr))
+			}
+			cpu[i] = r.cpu
+		}
+		if cpu[1] > 2*cpu[0]+0.1 {
+			t.Errorf("btf diff %v: %.2f s at 1,024 users against %.2f s at 64, on inputs 4%% apart", v, cpu[1], cpu[0])
+		}
+	}
+	in := filepath.Join(dir, "shared-anon-wide-64.btf")
+	if _, err := kmeta(t, nil, "btf", "layout", in, "--json"); err != nil && strings.Contains(err.Error(), "more than -") {
+		t.Errorf("btf layout --json shared-anon-wide-64: %v: a negative budget", err)
 	}
 }
