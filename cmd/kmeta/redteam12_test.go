@@ -219,23 +219,18 @@ func TestRedteam12Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "shapes12.bpf.o", testfixtures.Read(t, "core/shapes12.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT12_REPORT", quick)
 	ins, extra := rt12Inputs(t, dir, quick)
-	for _, in := range ins {
-		if !c.only.MatchString(in.name) {
-			continue
+	c.runAll(ins, extra, dir, obj, func(in rt9Input, cs []rt9Case) {
+		if !rt12Refused(in.name) {
+			return
 		}
-		cs := append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...)
-		if rt12Refused(in.name) {
-			// kmeta reads no such compression: --max-input S
-			// fails in one line as every other command does.
-			for i := range cs {
-				if cs[i].label == "limit S" {
-					cs[i].label = "limit S refused"
-				}
+		// kmeta reads no such compression: --max-input S fails in
+		// one line as every other command does.
+		for i := range cs {
+			if cs[i].label == "limit S" {
+				cs[i].label = "limit S refused"
 			}
 		}
-		c.run(in, cs, dir)
-	}
-	c.end()
+	})
 }
 
 // rt12Refused tells the inputs compressed in a way kmeta does not read
@@ -313,18 +308,11 @@ func TestRedteam12Small(t *testing.T) {
 			rt9Input{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt12Find[v], base: base})
 	}
 	for _, k := range hostile.DWARF12Shapes() {
-		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF12(k, 70))
-		if _, err := kmeta(t, nil, "btf", "encode", in, "-o", writeFile(t, dir, "out.btf", nil)); err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("dwarf %v: error of more than one line: %q", k, err)
-		}
+		rtSmallEncode(t, dir, k.String(), hostile.BuildDWARF12(k, 70))
 	}
 	for _, k := range hostile.Kallsyms12s() {
-		in := writeFile(t, dir, "kallsyms-"+k.String(), hostile.BuildKallsyms12(k, 70))
-		for _, args := range [][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0"}, {"addr", "0xffffffffc0000010"}} {
-			if _, err := kmeta(t, nil, append(append([]string{"ksym"}, args...), "--kallsyms", in)...); err != nil && strings.Contains(err.Error(), "\n") {
-				t.Errorf("kallsyms %v: ksym %v: error of more than one line: %q", k, args, err)
-			}
-		}
+		rtSmallKsym(t, dir, k.String(), hostile.BuildKallsyms12(k, 70),
+			[][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0"}, {"addr", "0xffffffffc0000010"}})
 	}
 }
 

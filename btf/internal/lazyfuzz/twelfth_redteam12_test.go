@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
-	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -31,19 +28,7 @@ func TestTwelfthConsumers(t *testing.T) {
 	if os.Getenv("KMETA_HEAVY") == "1" {
 		heavy = 1
 	}
-	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/shapes12.bpf.o.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := hostile.BuildVariant(hostile.UnionNest, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSpec, err := btf.Parse(base, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer baseSpec.Close()
+	obj, base, baseSpec := consumerSetup(t, "core/shapes12.bpf.o.gz")
 	for _, v := range hostile.Variant12s() {
 		n := twelfthSizes[v][heavy]
 		if n == 0 {
