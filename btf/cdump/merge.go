@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // The sort of bpftool 7.5's order holds its keys (32 bytes) and the memo
@@ -124,7 +125,8 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	h := &o.heads[0]
 	id := h.key.id
 	if h.next < h.end {
-		h.key = o.d.keyAgain(h.lo + btf.TypeID(o.perm[h.next]))
+		id := h.lo + btf.TypeID(o.perm[h.next])
+		h.key = o.d.keyLean(id, o.d.typ(id))
 		h.next++
 		if o.d.err != nil {
 			return 0, false
@@ -137,40 +139,42 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	return id, true
 }
 
-// freeSteps bounds the steps of a key's walks without the memo (keyAgain):
-// the steps a type may take on average (stepsPerType); a struct of a
-// kernel, its members and what they point to take a dozen or two.
+// freeSteps bounds the steps of a key's walks without the memo
+// (keyLean): the steps a type may take on average (stepsPerType); a
+// struct, its members and what they point to take a dozen or two.
 const freeSteps = stepsPerType
 
-// errFreeWalk marks a walk of keyAgain without the memo; it never leaves
-// keyAgain.
+// errFreeWalk marks a walk of keyLean without the memo; it never leaves
+// keyLean.
 var errFreeWalk = errors.New("cdump: walk without the memo")
 
 // noMemo is a memo of no slots: it finds nothing and keeps nothing.
 var noMemo = &sortMemo{}
 
-// keyAgain is keyOf for the merge. Its types come in key order, spread
+// keyLean is keyFrom for the merged sort, whose memo has a fixed number
+// of slots (newCacheMemo). The merge builds its keys in key order, spread
 // over the whole input, so the memo seldom still holds what their walks
-// need, and claiming its slots cost more than the walks: a memo slot is
-// a cache line in each of five slices, taken for every link (a chain of
-// 100,000 linked lists spent a third of its CPU time there, in memory
-// stalls). So the key is first built without the memo, which caches
+// need, and claiming its slots costs more than the walks: a slot is a
+// cache line in each of five slices, taken for every link (100,000
+// linked lists, list-chain-100000, spent about a fifth of their CPU time
+// there, in memory stalls), and the chunks' own builds gain little from
+// it either. So the key is first built without the memo, which caches
 // nothing, up to freeSteps steps; only a type whose walks take more (a
 // chain, a wide struct) is built again with it, as before. The steps
 // without the memo are not counted against maxSteps: they are at most
 // freeSteps a key.
-func (d *dumper) keyAgain(id btf.TypeID) sortKey {
+func (d *dumper) keyLean(id btf.TypeID, t wire.Record) sortKey {
 	memo, steps, limit := d.memo, d.steps, d.maxSteps
 	// errFreeWalk stands in d.err so that step does not spell an error
 	// when it stops the walk.
 	d.memo, d.maxSteps, d.err = noMemo, min(limit, steps+freeSteps), errFreeWalk
-	k := d.keyOf(id)
+	k := d.keyFrom(id, t)
 	done := d.steps <= d.maxSteps
 	d.memo, d.steps, d.maxSteps, d.err = memo, steps, limit, nil
 	if done {
 		return k
 	}
-	return d.keyOf(id)
+	return d.keyFrom(id, t)
 }
 
 // down moves heads[i] down the heap to its place.

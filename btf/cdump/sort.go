@@ -127,8 +127,9 @@ func (d *dumper) sortKeys(m int, all bool) ([]sortKey, error) {
 }
 
 // buildKeys appends to keys the key of every type of ids lo to hi that
-// sortKeys sorts. With apart, it returns the unnamed prototypes apart
-// instead, for mergeProtos.
+// sortKeys sorts. With apart (one window, a dense memo), it returns the
+// unnamed prototypes apart instead, for mergeProtos; without, it is a
+// chunk of the merged sort, whose keys keyLean builds.
 func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortKey, []btf.TypeID, error) {
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
@@ -146,7 +147,11 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 			protos = append(protos, id)
 			continue
 		}
-		keys = append(keys, d.keyFrom(id, t))
+		if apart {
+			keys = append(keys, d.keyFrom(id, t))
+		} else {
+			keys = append(keys, d.keyLean(id, t))
+		}
 		if d.err != nil {
 			return nil, nil, d.err
 		}
@@ -154,12 +159,10 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 	return keys, protos, nil
 }
 
-// keyOf returns the sort key of type id; d.err is set if a walk failed.
-func (d *dumper) keyOf(id btf.TypeID) sortKey { return d.keyFrom(id, d.typ(id)) }
-
-// keyFrom is keyOf of type id, whose record is t: the record is read once
-// for the whole key (each key is built twice in the merged sort, and a
-// chain of 100,000 structs read records 25 times a type).
+// keyFrom returns the sort key of type id, whose record is t; d.err is
+// set if a walk failed. The record is read once for the whole key (each
+// key is built twice in the merged sort, and a chain of 100,000 structs
+// read records 25 times a type).
 func (d *dumper) keyFrom(id btf.TypeID, t wire.Record) sortKey {
 	name := d.sortName(t)
 	return sortKey{
