@@ -2,12 +2,13 @@ package cdump
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
-// The sort of bpftool 7.5's order holds its keys (32 bytes) and the memo
+// The sort of bpftool 7.5's order holds its keys (keyBytes) and the memo
 // of its walks (about 21 bytes a type) for every type only while they fit
 // in one window (windowBytes), as a kernel's do. Beyond, it holds no key
 // and no memo for every type:
@@ -28,6 +29,9 @@ import (
 // type are also held only within twice the input's size, which its
 // bound allows (a chain of 100,000 pointers, 1.2 MB, is sorted in chunks).
 const windowBytes = 6 << 20
+
+// keyBytes is the size of a sort key: 40 bytes.
+const keyBytes = int(unsafe.Sizeof(sortKey{}))
 
 // chunkBits sets the chunks of the merged sort: 2^16 ids, whose keys
 // (2 MiB) are one window, and whose order fits in uint16s. An input of
@@ -72,7 +76,7 @@ type mergeHead struct {
 func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 	m := d.numSorted(all)
 	size := btfSize(d.spec)
-	if bits == 0 && 32*m+21*d.n <= min(windowBytes, 2*size) {
+	if bits == 0 && keyBytes*m+21*d.n <= min(windowBytes, 2*size) {
 		ids, err := d.sortedIDs(m, all)
 		return &typeOrder{ids: ids}, err
 	}
