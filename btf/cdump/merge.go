@@ -1,11 +1,9 @@
 package cdump
 
 import (
-	"errors"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // The sort of bpftool 7.5's order holds its keys (keyBytes) and the memo
@@ -89,6 +87,7 @@ func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 		}
 	}
 	d.memo = newCacheMemo(max(bits, minChunkBits))
+	d.memoFrom = leanDepth
 	o := &typeOrder{d: d, perm: make([]uint16, 0, m), compare: d.keyOrder()}
 	keys := make([]sortKey, 0, min(m, 1<<bits))
 	for lo := 0; lo < d.n; lo += 1 << bits {
@@ -130,7 +129,7 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	id := h.key.id
 	if h.next < h.end {
 		id := h.lo + btf.TypeID(o.perm[h.next])
-		h.key = o.d.keyLean(id, o.d.typ(id))
+		h.key = o.d.keyFrom(id, o.d.typ(id))
 		h.next++
 		if o.d.err != nil {
 			return 0, false
@@ -143,43 +142,18 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	return id, true
 }
 
-// freeSteps bounds the steps of a key's walks without the memo
-// (keyLean): the steps a type may take on average (stepsPerType); a
-// struct, its members and what they point to take a dozen or two.
-const freeSteps = stepsPerType
-
-// errFreeWalk marks a walk of keyLean without the memo; it never leaves
-// keyLean.
-var errFreeWalk = errors.New("cdump: walk without the memo")
-
-// noMemo is a memo of no slots: it finds nothing and keeps nothing.
-var noMemo = &sortMemo{}
-
-// keyLean is keyFrom for the merged sort, whose memo has a fixed number
-// of slots (newCacheMemo). The merge builds its keys in key order, spread
-// over the whole input, so the memo seldom still holds what their walks
-// need, and claiming its slots costs more than the walks: a slot is a
-// cache line in each of five slices, taken for every link (100,000
-// linked lists, list-chain-100000, spent about a fifth of their CPU time
-// there, in memory stalls), and the chunks' own builds gain little from
-// it either. So the key is first built without the memo, which caches
-// nothing, up to freeSteps steps; only a type whose walks take more (a
-// chain, a wide struct) is built again with it, as before. The steps
-// without the memo are not counted against maxSteps: they are at most
-// freeSteps a key.
-func (d *dumper) keyLean(id btf.TypeID, t wire.Record) sortKey {
-	memo, steps, limit := d.memo, d.steps, d.maxSteps
-	// errFreeWalk stands in d.err so that step does not spell an error
-	// when it stops the walk.
-	d.memo, d.maxSteps, d.err = noMemo, min(limit, steps+freeSteps), errFreeWalk
-	k := d.keyFrom(id, t)
-	done := d.steps <= d.maxSteps
-	d.memo, d.steps, d.maxSteps, d.err = memo, steps, limit, nil
-	if done {
-		return k
-	}
-	return d.keyFrom(id, t)
-}
+// leanDepth is where the walks of the merged sort start using its memo:
+// the links nearer the key's own type are walked without it. The merge
+// builds its keys in key order, spread over the whole input, so the memo
+// seldom still holds what those walks need, and claiming its slots
+// costs more than walking: a slot is a cache line in each of five
+// slices, taken for every link (100,000 linked lists,
+// list-chain-100000, spent about a third of their CPU time there, in
+// memory stalls), and the chunks' own builds gain little from it either.
+// A struct, a pointer to it and its members' types are within 4 links;
+// a chain still costs each type at most leanDepth links and meets the
+// memo past them, which keeps the chain's walks linear.
+const leanDepth = 4
 
 // down moves heads[i] down the heap to its place.
 func (o *typeOrder) down(i int) {

@@ -127,9 +127,8 @@ func (d *dumper) sortKeys(m int, all bool) ([]sortKey, error) {
 }
 
 // buildKeys appends to keys the key of every type of ids lo to hi that
-// sortKeys sorts. With apart (one window, a dense memo), it returns the
-// unnamed prototypes apart instead, for mergeProtos; without, it is a
-// chunk of the merged sort, whose keys keyLean builds.
+// sortKeys sorts. With apart, it returns the unnamed prototypes apart
+// instead, for mergeProtos.
 func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortKey, []btf.TypeID, error) {
 	// Unnamed prototypes, a quarter of a kernel's types, all have the key
 	// (rankOther, "", "", hash 0): they are merged in by id after the sort.
@@ -147,11 +146,7 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 			protos = append(protos, id)
 			continue
 		}
-		if apart {
-			keys = append(keys, d.keyFrom(id, t))
-		} else {
-			keys = append(keys, d.keyLean(id, t))
-		}
+		keys = append(keys, d.keyFrom(id, t))
 		if d.err != nil {
 			return nil, nil, d.err
 		}
@@ -275,8 +270,10 @@ func (d *dumper) sortRank(id btf.TypeID, t wire.Record) uint8 {
 
 // rankNamed is btf_type_rank once a name has been met.
 func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
-	if r, ok := d.memo.rankOf(id); ok {
-		return r
+	if depth >= d.memoFrom {
+		if r, ok := d.memo.rankOf(id); ok {
+			return r
+		}
 	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
@@ -301,7 +298,9 @@ func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
 			r = d.rankNamed(next, depth+1)
 		}
 	}
-	d.memo.setRank(id, r)
+	if depth >= d.memoFrom {
+		d.memo.setRank(id, r)
+	}
 	return r
 }
 
@@ -336,8 +335,10 @@ func (d *dumper) sortStep(id btf.TypeID, depth int) bool {
 
 // sortNameRef is btf_type_sort_name of a type reached through a chain.
 func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
-	if off, ok := d.memo.nameOf(id); ok {
-		return off
+	if depth >= d.memoFrom {
+		if off, ok := d.memo.nameOf(id); ok {
+			return off
+		}
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -347,7 +348,9 @@ func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 	if next, ok := chainNext(t); ok {
 		off = d.sortNameRef(next, depth+1)
 	}
-	d.memo.setName(id, off)
+	if depth >= d.memoFrom {
+		d.memo.setName(id, off)
+	}
 	return off
 }
 
@@ -361,8 +364,10 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	if members {
 		m = 1
 	}
-	if h, ok := d.memo.hashOf(id, m); ok {
-		return h
+	if depth >= d.memoFrom {
+		if h, ok := d.memo.hashOf(id, m); ok {
+			return h
+		}
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -393,7 +398,9 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 			h = h*31 + d.sortHash(next, members, depth+1)
 		}
 	}
-	d.memo.setHash(id, m, h)
+	if depth >= d.memoFrom {
+		d.memo.setHash(id, m, h)
+	}
 	return h
 }
 
