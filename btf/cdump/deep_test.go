@@ -90,8 +90,8 @@ func TestLongChain(t *testing.T) {
 			t.Errorf("%+v: no typedef t0 in %d bytes", opts, len(out))
 		}
 	}
-	// The merge of sorted chunks walks each key again, without the memo
-	// only while the walk is short.
+	// The merged sort walks a key's first links without the memo; the
+	// chain meets the memo past them.
 	var got bytes.Buffer
 	if err := cdump.WriteChunked(&got, s, cdump.Options{}, 4, false); err != nil {
 		t.Fatal(err)
