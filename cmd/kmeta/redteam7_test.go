@@ -290,6 +290,7 @@ type rt7Run struct {
 // of each route, then btf encode and kmeta pahole -J (each into DIR/k.btf),
 // and calls check with what each kmeta run and pahole's did.
 func rt7RunRings(t *testing.T, rings []hostile.DWARFCycle, check func(c hostile.DWARFCycle, k, p rt7Run, dir string)) {
+	childrenOnly(t)
 	timeBin := gnuTime(t)
 	pahole, err := exec.LookPath("pahole")
 	if err != nil {
