@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
@@ -71,17 +72,21 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %d bytes %x", what, len(b), sum(b)))
 	}
+	// The writers' output is hashed as it is written, not held: on
+	// hostile shapes it runs to hundreds of MB.
+	written := func(what string, write func(w io.Writer) error) {
+		w := newSummer()
+		if err := write(w); err != nil {
+			out = append(out, fmt.Sprintf("%s: error %v", what, err))
+			return
+		}
+		out = append(out, fmt.Sprintf("%s: %d bytes %x", what, w.n, w.h.Sum64()))
+	}
 	raw, err := dedup.Specs(nil, s)
 	add("dedup", raw, err)
-	var buf bytes.Buffer
-	err = cdump.Write(&buf, s, cdump.Options{})
-	add("cdump", buf.Bytes(), err)
-	buf.Reset()
-	err = layout.Write(ctx, &buf, s, layout.Options{})
-	add("layout", buf.Bytes(), err)
-	buf.Reset()
-	err = layout.WriteJSON(ctx, &buf, s, layout.Options{})
-	add("layout json", buf.Bytes(), err)
+	written("cdump", func(w io.Writer) error { return cdump.Write(w, s, cdump.Options{}) })
+	written("layout", func(w io.Writer) error { return layout.Write(ctx, w, s, layout.Options{}) })
+	written("layout json", func(w io.Writer) error { return layout.WriteJSON(ctx, w, s, layout.Options{}) })
 	changes, err := diff.Compare(ctx, s, s, diff.Options{})
 	add("diff", []byte(fmt.Sprint(changes)), err)
 	b := builder.New()
@@ -90,9 +95,7 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 		raw, err = b.Marshal(builder.Options{})
 	}
 	add("copy", raw, err)
-	buf.Reset()
-	err = builder.WriteCopy(&buf, s, nil, builder.Options{})
-	add("write copy", buf.Bytes(), err)
+	written("write copy", func(w io.Writer) error { return builder.WriteCopy(w, s, nil, builder.Options{}) })
 	out = append(out, minimal(s))
 	rs, err := core.Resolve(ctx, obj.CORE(), core.NewTarget(s))
 	add("core", []byte(fmt.Sprint(rs)), err)
@@ -139,6 +142,24 @@ func sum(b []byte) uint64 { return maphash.Bytes(sumSeed, b) }
 
 // sumSeed is sum's seed, one for the process.
 var sumSeed = maphash.MakeSeed()
+
+// summer is an io.Writer that hashes what it is given, as sum would
+// hash all of it at once, and counts its bytes, without holding them.
+type summer struct {
+	h maphash.Hash
+	n int
+}
+
+func newSummer() *summer {
+	w := &summer{}
+	w.h.SetSeed(sumSeed)
+	return w
+}
+
+func (w *summer) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return w.h.Write(p)
+}
 
 func fnv(h uint64, b ...byte) uint64 {
 	if h == 0 {
