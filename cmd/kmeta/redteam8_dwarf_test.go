@@ -478,6 +478,7 @@ func TestRedteam8DWARF(t *testing.T) {
 // rt8PeerRuns runs btf encode --like pahole-1.24 and pahole 1.24 on each
 // shape and returns kmeta's and pahole's runs.
 func rt8PeerRuns(t *testing.T, shapes map[hostile.DWARF8Shape][]int, each func(name string, k, p rt8Run)) {
+	childrenOnly(t)
 	timeBin := gnuTime(t)
 	pahole, err := exec.LookPath("pahole")
 	if err != nil {
