@@ -18,7 +18,8 @@ import (
 // DECL_TAG or void: "shared-KIND-POS" (two holders of one odd type),
 // "twin-KIND-POS" (two units, each with its own odd types of the same
 // names), "apart-KIND-POS" (of other names), "varvar", "order-var-first",
-// "never-compared" and the twelfth red team's kind-soup-60. libbpf/ holds
+// "never-compared", "loop-KIND" (a KIND and a DECL_TAG on it
+// referring to each other) and the twelfth red team's kind-soup-60. libbpf/ holds
 // libbpf 1.8's btf__dedup of those it deduplicates
 // (testdata/libbpf/libbpfdedup.c); it fails on the others. split/ holds
 // kind-soup-6 as a base, split BTF on it and libbpf's result.
