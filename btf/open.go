@@ -186,7 +186,16 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		}
 		return s, err
 	}
+	order, d, err := hostOrder(d)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	data = d.Bytes()
 	s, err := o.parse(ctx, data, d.Mapped && o.evictWalk)
+	if err == nil {
+		s.order = order
+	}
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy (byte-swapped), or failed
 	} else {
@@ -196,6 +205,27 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		s.setPointerSize(ptrSize)
 	}
 	return s, err
+}
+
+// hostOrder returns the byte order of raw BTF d and d in the host's
+// order: d itself in the host's order, or with a header that does not
+// parse (parse reports it), and otherwise d's data swapped in memory of
+// its own (input.Data.Own: in place if d is anonymous memory already).
+// The Spec then reads the swapped data in place, as it does inflated
+// input: it gives its records back as a reader that closes it reads them
+// (discard), and Close frees it. A copy on the heap (Parse's) would stay
+// beside the work to the end. On an error d is still to be released.
+func hostOrder(d *input.Data) (binary.ByteOrder, *input.Data, error) {
+	order, swapped, hdr, err := parseHeader(d.Bytes(), false)
+	if err != nil || !swapped {
+		return order, d, nil
+	}
+	own, err := d.Own()
+	if err != nil {
+		return nil, d, pkgerr.Errorf("btf: %w", err)
+	}
+	wire.SwapInPlace(own.Bytes(), hdr)
+	return order, own, nil
 }
 
 // parseDistilled parses split BTF data on its distilled base distBase (a

@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"debug/elf"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -366,5 +368,57 @@ func TestOpenUnmappable(t *testing.T) {
 	defer s.Close()
 	if s.NumTypes() != 94975 {
 		t.Fatalf("NumTypes = %d", s.NumTypes())
+	}
+}
+
+// TestOpenBigEndian opens the host BTF swapped to big endian from a
+// file (mapped, copied into memory of the Spec's own), from a reader and
+// gzip-compressed (swapped in place): each reads as bpftool's dump, keeps
+// its byte order, and Close frees the swapped data (mmap.Live).
+func TestOpenBigEndian(t *testing.T) {
+	raw := testfixtures.Read(t, testfixtures.HostVmlinux)
+	h, err := wire.ParseHeader(raw, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := wire.Swap(raw, h)
+	want := testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz")
+	dir := t.TempDir()
+	plain, packed := filepath.Join(dir, "be.btf"), filepath.Join(dir, "be.btf.gz")
+	if err := os.WriteFile(plain, be, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	w.Write(be)
+	w.Close()
+	if err := os.WriteFile(packed, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]func() (*btf.Spec, error){
+		"file": func() (*btf.Spec, error) { return btf.Open(context.Background(), plain, btf.Options{}) },
+		"gzip": func() (*btf.Spec, error) { return btf.Open(context.Background(), packed, btf.Options{}) },
+		"reader": func() (*btf.Spec, error) {
+			return btf.Read(context.Background(), bytes.NewReader(be), btf.Options{})
+		},
+	}
+	for name, f := range open {
+		t.Run(name, func(t *testing.T) {
+			live := mmap.Live()
+			s, err := f()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ByteOrder() != binary.BigEndian {
+				t.Errorf("ByteOrder = %v", s.ByteOrder())
+			}
+			testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), want)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := mmap.Live(); n != live {
+				t.Errorf("%d regions live after Close, want %d", n, live)
+			}
+		})
 	}
 }

@@ -132,11 +132,11 @@ func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, erro
 // tests lower splitAt. mapped says that b is a read-only mapping of a
 // file, whose pages the walk releases behind itself (evictWalk).
 func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mapped bool) (*Spec, error) {
-	s, err := newSpec(b, base, mapped)
+	s, err := newSpec(b, base)
 	if err != nil {
 		return nil, err
 	}
-	// A byte-swapped copy is the Spec's own heap memory, never released.
+	// A byte-swapped copy (Parse of the other order) is heap memory.
 	s.evictWalk = mapped && s.aliases(b)
 	if err := s.indexTypes(ctx, splitAt); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mappe
 
 // newSpec checks the header and the string section of raw BTF b, on top of
 // base, and returns a Spec on them whose records are still to be walked.
-func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
+func newSpec(b []byte, base *Spec) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -155,7 +155,7 @@ func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
 		return nil, err
 	}
 	if swapped {
-		b = swapCopy(b, hdr, mapped)
+		b = wire.Swap(b, hdr) // Open swaps a file's in memory of its own (hostOrder)
 	}
 	s := &Spec{base: base, data: b, order: order, hdr: hdr, firstID: 1, layouts: &wire.DefaultLayouts, shift: indexShift}
 	body := b[hdr.HdrLen:]
@@ -177,27 +177,6 @@ func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// swapCopy returns wire.Swap(b, h). With mapped (b is a file's read-only
-// mapping, see parseSplit) the copy is made a part at a time and each
-// part of b is released once copied: the Spec holds the copy alone from
-// then on, and the input's pages and the copy are not resident at once
-// (a big-endian input on a little-endian host had both, a peak of twice
-// the input; libbpf holds its read buffer and its copy too).
-func swapCopy(b []byte, h wire.Header, mapped bool) []byte {
-	if !mapped {
-		return wire.Swap(b, h)
-	}
-	const part = 1 << 20
-	out := make([]byte, len(b))
-	for off := 0; off < len(b); off += part {
-		end := min(off+part, len(b))
-		copy(out[off:end], b[off:end])
-		mmap.Release(b[off:end])
-	}
-	wire.SwapInPlace(out, h)
-	return out
 }
 
 // parseHeader reads and checks the header of raw BTF b: its byte order,

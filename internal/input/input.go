@@ -288,6 +288,35 @@ func Section(d *Data, b []byte) *Data {
 // (mmap.Release) once they will not be read again.
 func (d *Data) Owned() bool { return d.mem != nil && !d.Mapped }
 
+// Own returns the data in anonymous memory of its own (Owned), which
+// its holder may change: d itself if it is Owned, or else a copy in a
+// new mapping, after which d is released (on an error d is left as it
+// is). A file's mapping is copied a
+// part (chunk) at a time and each part released once copied, so that
+// the file's pages and the copy are not both resident whole. For a
+// reader that rewrites the data in place (byte-swapped BTF): a copy on
+// the heap would stay to the end, beside the work, where an Owned one
+// can be given back part by part and freed by Release.
+func (d *Data) Own() (*Data, error) {
+	if d.Owned() {
+		return d, nil
+	}
+	mem, err := mmap.New(len(d.b))
+	if err != nil {
+		return nil, fmt.Errorf("copying %s of input: %w", FormatSize(int64(len(d.b))), err)
+	}
+	out := mem.Bytes()[:len(d.b)]
+	for off := 0; off < len(d.b); off += chunk {
+		end := min(off+chunk, len(d.b))
+		copy(out[off:end], d.b[off:end])
+		if d.Mapped {
+			mmap.Release(d.b[off:end])
+		}
+	}
+	d.Release()
+	return &Data{b: out, mem: mem}, nil
+}
+
 // Borrow returns a Data holding b itself, which the caller keeps unchanged
 // while the Data is used; Release only drops the reference.
 func Borrow(b []byte) *Data { return &Data{b: b} }
