@@ -58,6 +58,10 @@ type Spec struct {
 	closeFn func() error
 	mapped  bool // data is a read-only mapping of a file (evict)
 	owned   bool // data is anonymous memory the Spec frees (discard)
+	// strsMapped says that strs are read in place from a file's
+	// mapping (evict, evictStrings): a mapped file's, also when it was
+	// byte-swapped (its records then are the Spec's own: owned).
+	strsMapped bool
 	// discarded is how many bytes at the start of the type section
 	// discard gave back: they read as zeros, so lookups refuse them.
 	discarded uint32
@@ -597,20 +601,21 @@ func (s *Spec) Close() error {
 // read so far leave the process's resident memory, and are read again
 // from the file (the page cache) when next touched, with the same
 // contents. A Spec held in memory (read from standard input, inflated,
-// byte-swapped) is left as it is, and so are its bases. A writer that
+// byte-swapped by Parse) is left as it is, and so are its bases; a file
+// that Open byte-swapped gives back its strings, still the file's pages,
+// and keeps its records, which are the Spec's own. A writer that
 // reads a large Spec in order, once or twice (builder.WriteCopy), calls
 // it as it goes (through internal/btfmem), so that the whole input is
 // never resident at once. Like Close, it must not run concurrently with
 // other uses of the Spec.
 func (s *Spec) evict() {
-	if !s.mapped || !s.alive() {
+	if !s.alive() {
 		return
 	}
-	for _, sec := range [][]byte{s.types, s.strs} {
-		if s.inMapping(sec) {
-			mmap.Release(sec)
-		}
+	if s.typesMapped() {
+		mmap.Release(s.types)
 	}
+	s.evictStrings()
 }
 
 // inMapping reports whether sec lies in the Spec's data: a section copied
@@ -644,7 +649,7 @@ func (s *Spec) typesMapped() bool { return s.mapped && s.alive() && s.inMapping(
 // reader that has indexed the strings (dedup's Base) and then reads them
 // only now and then, to compare a probe's bytes.
 func (s *Spec) evictStrings() {
-	if s.mapped && s.alive() && s.inMapping(s.strs) {
+	if s.strsMapped && s.alive() && s.inMapping(s.strs) {
 		mmap.Release(s.strs)
 	}
 }

@@ -288,17 +288,17 @@ func Section(d *Data, b []byte) *Data {
 // (mmap.Release) once they will not be read again.
 func (d *Data) Owned() bool { return d.mem != nil && !d.Mapped }
 
-// Own returns the data in anonymous memory of its own (Owned), which
-// its holder may change: d itself if it is Owned, or else a copy in a
-// new mapping, after which d is released (on an error d is left as it
-// is). A file's mapping is copied a
-// part (chunk) at a time and each part released once copied, so that
-// the file's pages and the copy are not both resident whole. For a
-// reader that rewrites the data in place (byte-swapped BTF): a copy on
-// the heap would stay to the end, beside the work, where an Owned one
-// can be given back part by part and freed by Release.
+// Own returns the data in memory that its holder may change: d itself
+// if it is anonymous memory of its own (Owned), or a file's mapping made
+// writable (mmap.Region.Writable: a page written becomes the process's
+// own, and the file's pages not written stay the file's, which
+// mmap.Release can give back), or else (the heap, a caller's memory) a
+// copy in a new anonymous mapping, after which d is released. On an
+// error d is left as it is. For a reader that rewrites the data in place
+// (byte-swapped BTF): a copy on the heap would stay beside its work to
+// the end.
 func (d *Data) Own() (*Data, error) {
-	if d.Owned() {
+	if d.Owned() || d.Mapped && d.mem.Writable() == nil {
 		return d, nil
 	}
 	mem, err := mmap.New(len(d.b))
@@ -306,13 +306,7 @@ func (d *Data) Own() (*Data, error) {
 		return nil, fmt.Errorf("copying %s of input: %w", FormatSize(int64(len(d.b))), err)
 	}
 	out := mem.Bytes()[:len(d.b)]
-	for off := 0; off < len(d.b); off += chunk {
-		end := min(off+chunk, len(d.b))
-		copy(out[off:end], d.b[off:end])
-		if d.Mapped {
-			mmap.Release(d.b[off:end])
-		}
-	}
+	copy(out, d.b)
 	d.Release()
 	return &Data{b: out, mem: mem}, nil
 }
