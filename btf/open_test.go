@@ -101,14 +101,19 @@ func TestOpenRawFile(t *testing.T) {
 	}
 }
 
-// TestBigEndian converts the host BTF to big endian and back.
-func TestBigEndian(t *testing.T) {
+// hostBigEndian returns the host BTF fixture swapped to big endian.
+func hostBigEndian(t *testing.T) []byte {
 	raw := testfixtures.Read(t, testfixtures.HostVmlinux)
 	h, err := wire.ParseHeader(raw, binary.LittleEndian)
 	if err != nil {
 		t.Fatal(err)
 	}
-	be := wire.Swap(raw, h)
+	return wire.Swap(raw, h)
+}
+
+// TestBigEndian converts the host BTF to big endian and back.
+func TestBigEndian(t *testing.T) {
+	be := hostBigEndian(t)
 	s := mustParse(t, be, nil)
 	if s.ByteOrder() != binary.BigEndian {
 		t.Fatalf("ByteOrder = %v", s.ByteOrder())
@@ -373,17 +378,12 @@ func TestOpenUnmappable(t *testing.T) {
 }
 
 // TestOpenBigEndian opens the host BTF swapped to big endian from a
-// file (mapped, copied into memory of the Spec's own), from a reader and
+// file (mapped, swapped in its own writable mapping), from a reader and
 // gzip-compressed (swapped in place): each reads as bpftool's dump, keeps
 // its byte order after its pages are evicted, and Close frees the
 // swapped data (mmap.Live).
 func TestOpenBigEndian(t *testing.T) {
-	raw := testfixtures.Read(t, testfixtures.HostVmlinux)
-	h, err := wire.ParseHeader(raw, binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	be := wire.Swap(raw, h)
+	be := hostBigEndian(t)
 	want := testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz")
 	dir := t.TempDir()
 	plain, packed := filepath.Join(dir, "be.btf"), filepath.Join(dir, "be.btf.gz")
