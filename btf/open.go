@@ -27,7 +27,7 @@ var ErrTooLarge = errors.New("btf: input over the size limit")
 
 func init() {
 	input.RegisterTooLarge(ErrTooLarge)
-	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
+	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, TypesToFile: (*Spec).typesToFile, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
 	btfmem.RegisterOpening(func(o Options) Options { o.evictWalk = true; return o })
 }
 
@@ -201,6 +201,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
 		if swapped { // its own records, the file's strings
 			s.mapped, s.owned, s.strsMapped = false, true, d.Mapped
+			s.swappedFile = d.Mapped && s.inMapping(s.types)
 		} else {
 			s.strsMapped = s.mapped
 		}

@@ -62,6 +62,10 @@ type Spec struct {
 	// mapping (evict, evictStrings): a mapped file's, also when it was
 	// byte-swapped (its records then are the Spec's own: owned).
 	strsMapped bool
+	// swappedFile says that types were swapped in place in a file's
+	// private mapping (typesToFile); typesInFile that they were given
+	// back to it, in the file's order (typesMapped).
+	swappedFile, typesInFile bool
 	// discarded is how many bytes at the start of the type section
 	// discard gave back: they read as zeros, so lookups refuse them.
 	discarded uint32
@@ -643,7 +647,41 @@ func (s *Spec) evictTypes(from, to int) {
 
 // typesMapped reports whether the Spec reads its own type section in
 // place from a file's mapping, whose pages evictTypes gives back.
-func (s *Spec) typesMapped() bool { return s.mapped && s.alive() && s.inMapping(s.types) }
+func (s *Spec) typesMapped() bool {
+	return (s.mapped || s.typesInFile) && s.alive() && s.inMapping(s.types)
+}
+
+// typesToFile gives back the pages of the Spec's own type section when
+// Open swapped it in place in a file's private mapping (swappedFile):
+// released, the pages read as the file again, in its byte order, and
+// are file pages from then on, which evictTypes gives back. The records
+// at the section's two ends share a page with the header or the strings,
+// which stays the process's own: they are swapped back, so that the whole
+// section reads in the file's order. From then on lookups of the Spec's
+// own types fail (errDiscarded), their Type views read zero values, and
+// walks over them yield nothing, as after discard; a Spec split on it
+// still walks its own types (its split inputs are parsed on it). It
+// reports whether it did. Like Close, it must not run concurrently with other uses of the
+// Spec.
+func (s *Spec) typesToFile() bool {
+	if !s.swappedFile || s.lazy || !s.alive() || len(s.types) == 0 {
+		return false
+	}
+	s.swappedFile = false
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(s.types)))
+	lo := int((start+page-1)&^(page-1) - start)
+	hi := int((start+uintptr(len(s.types)))&^(page-1) - start)
+	if hi <= lo { // no whole page: all of it is swapped back
+		lo, hi = len(s.types), len(s.types)
+	}
+	lo, hi = min(lo, len(s.types)), max(hi, lo)
+	mmap.Release(s.types[lo:hi])
+	wire.SwapWords(s.types[:lo&^3])
+	wire.SwapWords(s.types[hi&^3:])
+	s.typesInFile = true
+	return true
+}
 
 // evictStrings is evict for the Spec's own string section alone: a
 // reader that has indexed the strings (dedup's Base) and then reads them
@@ -691,8 +729,12 @@ func (s *Spec) discard(n int) {
 }
 
 // discardedID reports whether a lookup of one of s's own types would read
-// a record that discard gave back: its own, or one its walk starts from.
+// a record that discard gave back (its own, or one its walk starts
+// from), or one in the file's order (typesToFile).
 func (s *Spec) discardedID(id TypeID) bool {
+	if s.typesInFile {
+		return true
+	}
 	if s.discarded == 0 {
 		return false
 	}
@@ -704,8 +746,13 @@ func (s *Spec) discardedID(id TypeID) bool {
 }
 
 // intact reports whether the Spec and all its bases are open and have all
-// their records: what a walk over the whole type section needs.
+// their records, and the Spec's own are in the host's order (not given
+// back to a file in the other: typesToFile): what a walk over the whole
+// type section needs.
 func (s *Spec) intact() bool {
+	if s.typesInFile {
+		return false
+	}
 	for ; s != nil; s = s.base {
 		if s.closed.Load() || s.discarded != 0 {
 			return false
