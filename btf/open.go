@@ -27,7 +27,7 @@ var ErrTooLarge = errors.New("btf: input over the size limit")
 
 func init() {
 	input.RegisterTooLarge(ErrTooLarge)
-	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
+	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, TypesToFile: (*Spec).typesToFile, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
 	btfmem.RegisterOpening(func(o Options) Options { o.evictWalk = true; return o })
 }
 
@@ -186,16 +186,58 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		}
 		return s, err
 	}
-	s, err := o.parse(ctx, data, d.Mapped && o.evictWalk)
+	order, swapped, d, err := hostOrder(d)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	data = d.Bytes()
+	// A swapped file's written pages must not be released while read:
+	// released, they read as the file again.
+	s, err := o.parse(ctx, data, d.Mapped && !swapped && o.evictWalk)
 	if err != nil || !s.aliases(data) {
-		d.Release() // the Spec owns a copy (byte-swapped), or failed
+		d.Release() // the Spec owns a copy, or failed
 	} else {
 		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
+		if swapped { // its own records, the file's strings
+			s.mapped, s.owned, s.strsMapped = false, true, d.Mapped
+			s.swappedFile = d.Mapped && s.inMapping(s.types)
+		} else {
+			s.strsMapped = s.mapped
+		}
+	}
+	if err == nil {
+		s.order = order
 	}
 	if err == nil {
 		s.setPointerSize(ptrSize)
 	}
 	return s, err
+}
+
+// hostOrder returns the byte order of raw BTF d, whether that is the
+// opposite of the host's, and d in the host's order: d itself in the
+// host's order, or with a header that does not parse (parse reports it),
+// and otherwise d's data swapped in place in memory its holder may write
+// (input.Data.Own). A file's mapping is made writable for that: the
+// header's and the records' pages become the process's own, while the
+// strings, which have no byte order, stay the file's pages, which evict
+// can give back. Inflated or read input is swapped where it is. The Spec
+// then reads the swapped data in place: it gives its records back as a
+// reader that closes it reads them (discard), and Close frees them. A
+// copy on the heap (Parse's) would stay beside the work to the end. On
+// an error d is still to be released.
+func hostOrder(d *input.Data) (binary.ByteOrder, bool, *input.Data, error) {
+	order, swapped, hdr, err := parseHeader(d.Bytes(), false)
+	if err != nil || !swapped {
+		return order, false, d, nil
+	}
+	own, err := d.Own()
+	if err != nil {
+		return nil, false, d, pkgerr.Errorf("btf: %w", err)
+	}
+	wire.SwapInPlace(own.Bytes(), hdr)
+	return order, true, own, nil
 }
 
 // parseDistilled parses split BTF data on its distilled base distBase (a

@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"debug/elf"
 	"encoding/binary"
@@ -16,6 +17,8 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
+	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
@@ -98,14 +101,19 @@ func TestOpenRawFile(t *testing.T) {
 	}
 }
 
-// TestBigEndian converts the host BTF to big endian and back.
-func TestBigEndian(t *testing.T) {
+// hostBigEndian returns the host BTF fixture swapped to big endian.
+func hostBigEndian(t *testing.T) []byte {
 	raw := testfixtures.Read(t, testfixtures.HostVmlinux)
 	h, err := wire.ParseHeader(raw, binary.LittleEndian)
 	if err != nil {
 		t.Fatal(err)
 	}
-	be := wire.Swap(raw, h)
+	return wire.Swap(raw, h)
+}
+
+// TestBigEndian converts the host BTF to big endian and back.
+func TestBigEndian(t *testing.T) {
+	be := hostBigEndian(t)
 	s := mustParse(t, be, nil)
 	if s.ByteOrder() != binary.BigEndian {
 		t.Fatalf("ByteOrder = %v", s.ByteOrder())
@@ -366,5 +374,57 @@ func TestOpenUnmappable(t *testing.T) {
 	defer s.Close()
 	if s.NumTypes() != 94975 {
 		t.Fatalf("NumTypes = %d", s.NumTypes())
+	}
+}
+
+// TestOpenBigEndian opens the host BTF swapped to big endian from a
+// file (mapped, swapped in its own writable mapping), from a reader and
+// gzip-compressed (swapped in place): each reads as bpftool's dump, keeps
+// its byte order after its pages are evicted, and Close frees the
+// swapped data (mmap.Live).
+func TestOpenBigEndian(t *testing.T) {
+	be := hostBigEndian(t)
+	want := testfixtures.Read(t, "bpftool/host-6.18.44.raw.txt.gz")
+	dir := t.TempDir()
+	plain, packed := filepath.Join(dir, "be.btf"), filepath.Join(dir, "be.btf.gz")
+	if err := os.WriteFile(plain, be, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	w.Write(be)
+	w.Close()
+	if err := os.WriteFile(packed, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]func() (*btf.Spec, error){
+		"file": func() (*btf.Spec, error) { return btf.Open(context.Background(), plain, btf.Options{}) },
+		"gzip": func() (*btf.Spec, error) { return btf.Open(context.Background(), packed, btf.Options{}) },
+		"reader": func() (*btf.Spec, error) {
+			return btf.Read(context.Background(), bytes.NewReader(be), btf.Options{})
+		},
+	}
+	for name, f := range open {
+		t.Run(name, func(t *testing.T) {
+			live := mmap.Live()
+			s, err := f()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ByteOrder() != binary.BigEndian {
+				t.Errorf("ByteOrder = %v", s.ByteOrder())
+			}
+			// The file's strings leave; the swapped records must stay.
+			btfmem.Evict(s)
+			btfmem.EvictTypes(s, 0, len(s.TypeSection()))
+			btfmem.EvictStrings(s)
+			testfixtures.CompareLines(t, dump(t, s, btf.ScopeAll), want)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := mmap.Live(); n != live {
+				t.Errorf("%d regions live after Close, want %d", n, live)
+			}
+		})
 	}
 }

@@ -58,6 +58,14 @@ type Spec struct {
 	closeFn func() error
 	mapped  bool // data is a read-only mapping of a file (evict)
 	owned   bool // data is anonymous memory the Spec frees (discard)
+	// strsMapped says that strs are read in place from a file's
+	// mapping (evict, evictStrings): a mapped file's, also when it was
+	// byte-swapped (its records then are the Spec's own: owned).
+	strsMapped bool
+	// swappedFile says that types were swapped in place in a file's
+	// private mapping (typesToFile); typesInFile that they were given
+	// back to it, in the file's order (typesMapped).
+	swappedFile, typesInFile bool
 	// discarded is how many bytes at the start of the type section
 	// discard gave back: they read as zeros, so lookups refuse them.
 	discarded uint32
@@ -132,11 +140,11 @@ func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, erro
 // tests lower splitAt. mapped says that b is a read-only mapping of a
 // file, whose pages the walk releases behind itself (evictWalk).
 func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mapped bool) (*Spec, error) {
-	s, err := newSpec(b, base, mapped)
+	s, err := newSpec(b, base)
 	if err != nil {
 		return nil, err
 	}
-	// A byte-swapped copy is the Spec's own heap memory, never released.
+	// A byte-swapped copy (Parse of the other order) is heap memory.
 	s.evictWalk = mapped && s.aliases(b)
 	if err := s.indexTypes(ctx, splitAt); err != nil {
 		return nil, err
@@ -146,7 +154,7 @@ func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mappe
 
 // newSpec checks the header and the string section of raw BTF b, on top of
 // base, and returns a Spec on them whose records are still to be walked.
-func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
+func newSpec(b []byte, base *Spec) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -155,7 +163,7 @@ func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
 		return nil, err
 	}
 	if swapped {
-		b = swapCopy(b, hdr, mapped)
+		b = wire.Swap(b, hdr) // Open swaps a file's in memory of its own (hostOrder)
 	}
 	s := &Spec{base: base, data: b, order: order, hdr: hdr, firstID: 1, layouts: &wire.DefaultLayouts, shift: indexShift}
 	body := b[hdr.HdrLen:]
@@ -177,27 +185,6 @@ func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// swapCopy returns wire.Swap(b, h). With mapped (b is a file's read-only
-// mapping, see parseSplit) the copy is made a part at a time and each
-// part of b is released once copied: the Spec holds the copy alone from
-// then on, and the input's pages and the copy are not resident at once
-// (a big-endian input on a little-endian host had both, a peak of twice
-// the input; libbpf holds its read buffer and its copy too).
-func swapCopy(b []byte, h wire.Header, mapped bool) []byte {
-	if !mapped {
-		return wire.Swap(b, h)
-	}
-	const part = 1 << 20
-	out := make([]byte, len(b))
-	for off := 0; off < len(b); off += part {
-		end := min(off+part, len(b))
-		copy(out[off:end], b[off:end])
-		mmap.Release(b[off:end])
-	}
-	wire.SwapInPlace(out, h)
-	return out
 }
 
 // parseHeader reads and checks the header of raw BTF b: its byte order,
@@ -618,20 +605,21 @@ func (s *Spec) Close() error {
 // read so far leave the process's resident memory, and are read again
 // from the file (the page cache) when next touched, with the same
 // contents. A Spec held in memory (read from standard input, inflated,
-// byte-swapped) is left as it is, and so are its bases. A writer that
+// byte-swapped by Parse) is left as it is, and so are its bases; a file
+// that Open byte-swapped gives back its strings, still the file's pages,
+// and keeps its records, which are the Spec's own. A writer that
 // reads a large Spec in order, once or twice (builder.WriteCopy), calls
 // it as it goes (through internal/btfmem), so that the whole input is
 // never resident at once. Like Close, it must not run concurrently with
 // other uses of the Spec.
 func (s *Spec) evict() {
-	if !s.mapped || !s.alive() {
+	if !s.alive() {
 		return
 	}
-	for _, sec := range [][]byte{s.types, s.strs} {
-		if s.inMapping(sec) {
-			mmap.Release(sec)
-		}
+	if s.typesMapped() {
+		mmap.Release(s.types)
 	}
+	s.evictStrings()
 }
 
 // inMapping reports whether sec lies in the Spec's data: a section copied
@@ -659,13 +647,47 @@ func (s *Spec) evictTypes(from, to int) {
 
 // typesMapped reports whether the Spec reads its own type section in
 // place from a file's mapping, whose pages evictTypes gives back.
-func (s *Spec) typesMapped() bool { return s.mapped && s.alive() && s.inMapping(s.types) }
+func (s *Spec) typesMapped() bool {
+	return (s.mapped || s.typesInFile) && s.alive() && s.inMapping(s.types)
+}
+
+// typesToFile gives back the pages of the Spec's own type section when
+// Open swapped it in place in a file's private mapping (swappedFile):
+// released, the pages read as the file again, in its byte order, and
+// are file pages from then on, which evictTypes gives back. The records
+// at the section's two ends share a page with the header or the strings,
+// which stays the process's own: they are swapped back, so that the whole
+// section reads in the file's order. From then on lookups of the Spec's
+// own types fail (errDiscarded), their Type views read zero values, and
+// walks over them yield nothing, as after discard; a Spec split on it
+// still walks its own types (its split inputs are parsed on it). It
+// reports whether it did. Like Close, it must not run concurrently with other uses of the
+// Spec.
+func (s *Spec) typesToFile() bool {
+	if !s.swappedFile || s.lazy || !s.alive() || len(s.types) == 0 {
+		return false
+	}
+	s.swappedFile = false
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(s.types)))
+	lo := int((start+page-1)&^(page-1) - start)
+	hi := int((start+uintptr(len(s.types)))&^(page-1) - start)
+	if hi <= lo { // no whole page: all of it is swapped back
+		lo, hi = len(s.types), len(s.types)
+	}
+	lo, hi = min(lo, len(s.types)), max(hi, lo)
+	mmap.Release(s.types[lo:hi])
+	wire.SwapWords(s.types[:lo&^3])
+	wire.SwapWords(s.types[hi&^3:])
+	s.typesInFile = true
+	return true
+}
 
 // evictStrings is evict for the Spec's own string section alone: a
 // reader that has indexed the strings (dedup's Base) and then reads them
 // only now and then, to compare a probe's bytes.
 func (s *Spec) evictStrings() {
-	if s.mapped && s.alive() && s.inMapping(s.strs) {
+	if s.strsMapped && s.alive() && s.inMapping(s.strs) {
 		mmap.Release(s.strs)
 	}
 }
@@ -707,8 +729,12 @@ func (s *Spec) discard(n int) {
 }
 
 // discardedID reports whether a lookup of one of s's own types would read
-// a record that discard gave back: its own, or one its walk starts from.
+// a record that discard gave back (its own, or one its walk starts
+// from), or one in the file's order (typesToFile).
 func (s *Spec) discardedID(id TypeID) bool {
+	if s.typesInFile {
+		return true
+	}
 	if s.discarded == 0 {
 		return false
 	}
@@ -720,8 +746,13 @@ func (s *Spec) discardedID(id TypeID) bool {
 }
 
 // intact reports whether the Spec and all its bases are open and have all
-// their records: what a walk over the whole type section needs.
+// their records, and the Spec's own are in the host's order (not given
+// back to a file in the other: typesToFile): what a walk over the whole
+// type section needs.
 func (s *Spec) intact() bool {
+	if s.typesInFile {
+		return false
+	}
 	for ; s != nil; s = s.base {
 		if s.closed.Load() || s.discarded != 0 {
 			return false

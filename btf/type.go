@@ -20,9 +20,9 @@ type Type struct {
 }
 
 // rec returns the record's bytes, or nil for void, after Close and for a
-// record that discard gave back.
+// record that discard or typesToFile gave back.
 func (t Type) rec() []byte {
-	if t.spec == nil || t.spec.closed.Load() || t.off < t.spec.discarded {
+	if t.spec == nil || t.spec.closed.Load() || t.off < t.spec.discarded || t.spec.typesInFile {
 		return nil
 	}
 	return t.spec.types[t.off:]

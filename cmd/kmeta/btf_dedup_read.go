@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // rawBufs are buffers that btf dedup reads its inputs into, reused from
@@ -59,6 +60,7 @@ func (c *cli) openReused(bufs *rawBufs, path string, base *btf.Spec, use func(*b
 		buf, ok = readRaw(path, c.maxInput, buf)
 	}
 	if ok {
+		hostOrder(buf)
 		var err error
 		if s, err = btf.Parse(buf, c.readOptions(base)); err != nil {
 			s = nil
@@ -132,4 +134,19 @@ func readRaw(path string, limit int64, buf []byte) ([]byte, bool) {
 		return buf, false
 	}
 	return buf, true
+}
+
+// hostOrder swaps raw BTF b of the other byte order into the host's, in
+// place: b is the command's own buffer, and btf.Parse would copy it to
+// swap it, a copy left as garbage for every input. The Spec then reports
+// the host's order, which btf dedup does not read (its output takes
+// BASE's, or the host's).
+func hostOrder(b []byte) {
+	order, swapped, err := wire.ByteOrderOf(b)
+	if err != nil || !swapped {
+		return
+	}
+	if h, err := wire.ParseHeader(b, order); err == nil {
+		wire.SwapInPlace(b, h)
+	}
 }

@@ -241,16 +241,28 @@ func TestBTFDedupBaseOrder(t *testing.T) {
 	if _, err := exec.LookPath(peer); err != nil {
 		t.Skipf("no libbpfdedup at %s (internal/dedup/testdata/libbpf): set KMETA_LIBBPFDEDUP", peer)
 	}
-	ref := filepath.Join(dir, "ref.btf")
-	if msg, err := exec.Command(peer, "-B", base, "-o", ref, split).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", peer, err, msg)
+	sameAsPeer := func(got *btf.Spec, inputs ...string) {
+		t.Helper()
+		ref := filepath.Join(dir, "ref.btf")
+		args := append([]string{"-B", base, "-o", ref}, inputs...)
+		if msg, err := exec.Command(peer, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", peer, err, msg)
+		}
+		want, _ := readOut(t, ref, baseSpec)
+		gs, _ := got.StringSection()
+		ws, _ := want.StringSection()
+		if want.ByteOrder() != binary.BigEndian || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gs, ws) {
+			t.Fatalf("dedup of %d inputs on a big-endian base differs from libbpf's (%v)", len(inputs), want.ByteOrder())
+		}
 	}
-	want, _ := readOut(t, ref, baseSpec)
-	gs, _ := got.StringSection()
-	ws, _ := want.StringSection()
-	if want.ByteOrder() != binary.BigEndian || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gs, ws) {
-		t.Fatalf("dedup on a big-endian base differs from libbpf's (%v)", want.ByteOrder())
+	sameAsPeer(got, split)
+	// Several inputs are read into the command's buffers and swapped
+	// there (openReused).
+	if _, err := kmeta(t, nil, "btf", "dedup", split, split, "-B", base, "-o", out); err != nil {
+		t.Fatal(err)
 	}
+	got, _ = readOut(t, out, baseSpec)
+	sameAsPeer(got, split, split)
 }
 
 // TestBTFCopyKernel: the running kernel's BTF copied and loaded back.

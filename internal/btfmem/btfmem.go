@@ -44,6 +44,15 @@ type Funcs[S any] struct {
 	// and lookups that would read them fail. It is for a reader that
 	// closes s once it has read it in order (dedup's PrepareClose).
 	Discard func(s S, n int)
+	// TypesToFile gives back the memory of s's own type section when s
+	// read it from a file's mapping in the other byte order and swapped
+	// it there (its pages then are the process's own): they read as the
+	// file again, in the file's order, and from then on are the file's
+	// pages, which EvictTypes gives back; lookups that would read them
+	// fail, as after Discard. It reports whether it did: a reader that
+	// holds the records elsewhere, in host order, and copies the ones it
+	// reads again out of the file swapping them (dedup's Base), calls it.
+	TypesToFile func(s S) bool
 	// RecordSizes returns the sizes s walks its own records by (those of
 	// its layouts): a reader that walks s's type section itself (dedup's
 	// Base) finds the records s finds.
@@ -102,6 +111,9 @@ func TypesMapped[S any](s S) bool { return registered[S]().TypesMapped(s) }
 
 // Discard calls the registered Funcs' Discard (see Funcs).
 func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }
+
+// TypesToFile calls the registered Funcs' TypesToFile (see Funcs).
+func TypesToFile[S any](s S) bool { return registered[S]().TypesToFile(s) }
 
 // RecordSizes calls the registered Funcs' RecordSizes.
 func RecordSizes[S any](s S) *wire.Sizes { return registered[S]().RecordSizes(s) }

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -28,8 +29,13 @@ type basePages struct {
 	file   []uint32 // the records, in the file's mapping
 	copy   []uint32 // the same words, where copied
 	copied []atomic.Uint32
-	n      atomic.Int64 // pages copied
-	mu     sync.Mutex
+	// swapped says that the file's words are in the other byte order:
+	// the Spec swapped its records in place, then gave them back to the
+	// file (btfmem.TypesToFile), and each page is swapped as it is
+	// copied.
+	swapped bool
+	n       atomic.Int64 // pages copied
+	mu      sync.Mutex
 }
 
 // pageWords is the words of a page copied at a time.
@@ -40,22 +46,30 @@ const pageWords = 1 << 10
 const faultAround = 64 << 10
 
 // newBasePages returns the basePages of records w, if they are the type
-// section of spec read in place from a file's mapping; otherwise nil
+// section of spec read in place from a file's mapping, or swapped in
+// place in one (a file in the other byte order, whose records the Spec
+// then gives back to the file: btfmem.TypesToFile); otherwise nil
 // (copied, or in memory of the Spec's own, a copy would double them).
 // The copy is in *g.
 func newBasePages(spec *btf.Spec, w []uint32, g **mmap.Region) *basePages {
 	sec := spec.TypeSection()
-	if len(w) == 0 || len(sec) < 4*len(w) || unsafe.Pointer(&w[0]) != unsafe.Pointer(&sec[0]) || !btfmem.TypesMapped(spec) {
+	if len(w) == 0 || len(sec) < 4*len(w) || unsafe.Pointer(&w[0]) != unsafe.Pointer(&sec[0]) {
 		return nil
 	}
+	mapped := btfmem.TypesMapped(spec)
 	c := makeMapped[uint32](len(w), g)
 	if *g == nil {
+		return nil
+	}
+	swapped := !mapped && btfmem.TypesToFile(spec)
+	if !mapped && !swapped {
+		mmap.Free(g)
 		return nil
 	}
 	// Nothing reads the file's pages any more: those the Base's
 	// construction left go now, not beside the copies.
 	btfmem.EvictTypes(spec, 0, len(sec))
-	return &basePages{spec: spec, file: w, copy: c, copied: make([]atomic.Uint32, (len(w)/pageWords+32)/32)}
+	return &basePages{spec: spec, file: w, copy: c, copied: make([]atomic.Uint32, (len(w)/pageWords+32)/32), swapped: swapped}
 }
 
 // words returns words start..end-1 of the records, copied.
@@ -80,6 +94,11 @@ func (p *basePages) fill(pg uint32) {
 	lo := int(pg) * pageWords
 	hi := min(lo+pageWords, len(p.file))
 	copy(p.copy[lo:hi], p.file[lo:hi])
+	if p.swapped {
+		for i, w := range p.copy[lo:hi] {
+			p.copy[lo+i] = bits.ReverseBytes32(w)
+		}
+	}
 	btfmem.EvictTypes(p.spec, 4*lo-faultAround, 4*hi+faultAround)
 	p.copied[pg/32].Or(bit)
 	p.n.Add(1)

@@ -2,6 +2,8 @@ package dedup
 
 import (
 	"context"
+	"encoding/binary"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestBasePages deduplicates split BTF that repeats a few hundred types
@@ -20,10 +23,24 @@ import (
 // read, not the whole type section (BENCH.md, "A split input that
 // repeats its base"), also when Mergers copy them at once. The output is
 // the one of a Base on the heap.
+//
+// The file in big endian is swapped in place in its mapping, and its
+// records then given back to the file (btfmem.TypesToFile): the pages
+// are swapped as they are copied, and every record reads as the heap
+// Base's.
 func TestBasePages(t *testing.T) {
 	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
+	h, err := wire.ParseHeader(raw, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("little", func(t *testing.T) { testBasePages(t, raw, raw, false) })
+	t.Run("big", func(t *testing.T) { testBasePages(t, raw, wire.Swap(raw, h), true) })
+}
+
+func testBasePages(t *testing.T, raw, file []byte, swapped bool) {
 	path := filepath.Join(t.TempDir(), "vmlinux.btf")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
+	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	vm, err := btf.Open(context.Background(), path, btf.Options{})
@@ -38,6 +55,9 @@ func TestBasePages(t *testing.T) {
 	p := base.pages
 	if p == nil {
 		t.Skip("the vmlinux is not read in place from its mapping here")
+	}
+	if p.swapped != swapped {
+		t.Fatalf("basePages.swapped = %v", p.swapped)
 	}
 	split, err := hostile.BuildBaseCopies(raw, 1000)
 	if err != nil {
@@ -76,7 +96,13 @@ func TestBasePages(t *testing.T) {
 		}
 		copied++
 		lo, hi := int(pg)*pageWords, min(int(pg+1)*pageWords, len(p.file))
-		if !slices.Equal(p.copy[lo:hi], p.file[lo:hi]) {
+		want := slices.Clone(p.file[lo:hi])
+		if swapped {
+			for i, w := range want {
+				want[i] = bits.ReverseBytes32(w)
+			}
+		}
+		if !slices.Equal(p.copy[lo:hi], want) {
 			t.Fatalf("page %d: copy differs from the file's words", pg)
 		}
 	}
@@ -89,6 +115,11 @@ func TestBasePages(t *testing.T) {
 	heapVM, heapBase := debianBase(t)
 	if want := dedup(heapVM, heapBase); !slices.Equal(got, want) {
 		t.Error("output differs from a Base on the heap's")
+	}
+	for id := uint32(1); id <= base.last; id++ {
+		if !slices.Equal(base.rec(id), heapBase.rec(id)) {
+			t.Fatalf("record [%d] differs from the heap Base's", id)
+		}
 	}
 	// Dropped between deduplications (btf dedup --each), the copies are
 	// made again, with the same output.

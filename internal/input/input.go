@@ -288,6 +288,29 @@ func Section(d *Data, b []byte) *Data {
 // (mmap.Release) once they will not be read again.
 func (d *Data) Owned() bool { return d.mem != nil && !d.Mapped }
 
+// Own returns the data in memory that its holder may change: d itself
+// if it is anonymous memory of its own (Owned), or a file's mapping made
+// writable (mmap.Region.Writable: a page written becomes the process's
+// own, and the file's pages not written stay the file's, which
+// mmap.Release can give back), or else (the heap, a caller's memory) a
+// copy in a new anonymous mapping, after which d is released. On an
+// error d is left as it is. For a reader that rewrites the data in place
+// (byte-swapped BTF): a copy on the heap would stay beside its work to
+// the end.
+func (d *Data) Own() (*Data, error) {
+	if d.Owned() || d.Mapped && d.mem.Writable() == nil {
+		return d, nil
+	}
+	mem, err := mmap.New(len(d.b))
+	if err != nil {
+		return nil, fmt.Errorf("copying %s of input: %w", FormatSize(int64(len(d.b))), err)
+	}
+	out := mem.Bytes()[:len(d.b)]
+	copy(out, d.b)
+	d.Release()
+	return &Data{b: out, mem: mem}, nil
+}
+
 // Borrow returns a Data holding b itself, which the caller keeps unchanged
 // while the Data is used; Release only drops the reference.
 func Borrow(b []byte) *Data { return &Data{b: b} }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -211,5 +212,43 @@ func TestSection(t *testing.T) {
 		if &s.Bytes()[0] == &src[page] || !bytes.Equal(s.Bytes(), src[page:2*page]) || !bytes.Equal(src, bytes.Repeat([]byte{0xab}, 8*page)) {
 			t.Error("a section of heap or borrowed data is not a copy, or the data changed")
 		}
+	}
+}
+
+// TestOwn checks that Own copies borrowed data into memory of its own,
+// returns data already Owned as it is, and makes a file's mapping
+// writable without changing the file.
+func TestOwn(t *testing.T) {
+	b := bytes.Repeat([]byte("0123456789abcdef"), chunk/8+3)
+	d, err := Borrow(b).Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Owned() || !bytes.Equal(d.Bytes(), b) || &d.Bytes()[0] == &b[0] {
+		t.Fatalf("Own of borrowed data: owned %v, equal %v", d.Owned(), bytes.Equal(d.Bytes(), b))
+	}
+	if again, err := d.Own(); err != nil || again != d {
+		t.Fatalf("Own of owned data: %p %v, want %p", again, err, d)
+	}
+	d.Release()
+
+	path := t.TempDir() + "/f"
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := File(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = m.Own(); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	if d != m || !bytes.Equal(d.Bytes(), b) {
+		t.Fatalf("Own of a mapped file: same %v, equal %v", d == m, bytes.Equal(d.Bytes(), b))
+	}
+	d.Bytes()[0] = 'x'
+	if f, err := os.ReadFile(path); err != nil || !bytes.Equal(f, b) {
+		t.Fatalf("the file changed under its writable mapping (%v)", err)
 	}
 }

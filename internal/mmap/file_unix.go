@@ -115,3 +115,20 @@ func Release(b []byte) {
 // madvise is the system call Release makes (a variable for the tests,
 // which count the calls).
 var madvise = unix.Madvise
+
+// Writable lets the holder of a Region that File made write to it. The
+// mapping is private: a page written becomes a copy of the process's own
+// (copy on write), and the file is never changed; a page not written
+// stays the file's, which Release can still give back. Release of a
+// written page drops what was written: the page reads as the file again.
+// Any other Region is writable already.
+func (r *Region) Writable() error {
+	r.check()
+	if r.kind != file || len(r.b) == 0 {
+		return nil
+	}
+	if err := unix.Mprotect(r.b, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		return fmt.Errorf("mmap: make %d bytes writable: %w", len(r.b), err)
+	}
+	return nil
+}
