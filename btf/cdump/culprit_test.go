@@ -1,0 +1,84 @@
+package cdump_test
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestErrorNamesCulprit: the step and depth errors name the top-level
+// type whose printing (or declaration) is refused, not the type where the
+// budget ran out, which was INT 'int' [1], the leaf every type uses (the
+// twelfth red team). Each shape costs some tens of milliseconds.
+func TestErrorNamesCulprit(t *testing.T) {
+	build := func(v hostile.Variant12, n int) *btf.Spec {
+		t.Helper()
+		raw, err := hostile.BuildVariant12(v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := btf.Parse(raw, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	check := func(what string, err, target error, want string) {
+		t.Helper()
+		if !errors.Is(err, target) {
+			t.Fatalf("%s: err = %v, want %v", what, err, target)
+		}
+		if msg := err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "INT 'int'") || strings.Count(msg, "\n") != 0 {
+			t.Fatalf("%s: err = %q, want one line naming %s", what, msg, want)
+		}
+	}
+
+	// Every struct hN (and typedef tN of it) repeats one wide anonymous
+	// struct: the step limit runs out printing one of them, which one
+	// depends on the order of the compat.
+	s := build(hostile.SharedAnonWide, 16)
+	for _, opts := range []cdump.Options{v71, {}} {
+		err := cdump.Write(&bytes.Buffer{}, s, opts)
+		name := ""
+		if err != nil {
+			name = regexp.MustCompile(`(STRUCT 'h|TYPEDEF 't)[0-9]+'`).FindString(err.Error())
+		}
+		check("shared-anon-wide", err, cdump.ErrTooComplex, name)
+		if name == "" {
+			t.Fatalf("err = %v, want it to name a struct hN or a typedef tN", err)
+		}
+	}
+
+	// Prototypes nest through pointer parameters under "outer" (and the
+	// typedef "chain"): Write names the struct, a Namer the prototype
+	// it was asked to spell, the top of the chain.
+	s = build(hostile.ParamPtrChain, 2049)
+	outer, err := s.FindOne("outer", btf.FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []cdump.Options{v71, {}} {
+		err := cdump.Write(&bytes.Buffer{}, s, opts)
+		check("param-ptr-chain", err, cdump.ErrTooDeep, outer.String())
+	}
+	chain, err := s.FindOne("chain", btf.FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := cdump.NewNamer(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto, err := s.TypeByID(chain.Ref())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = n.TypeName(proto.ID())
+	check("param-ptr-chain Namer", err, cdump.ErrTooDeep, proto.String())
+}
