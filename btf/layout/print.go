@@ -238,6 +238,8 @@ func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf *conf, 
 
 // ftype is ftype__fprintf with is_prototype set: "ret (*name)(params)".
 func (p *printer) ftype(t btf.Type, name []byte, hasName bool, isPointer bool, typeSpacing int, depth int) {
+	p.protos++
+	defer func() { p.protos-- }()
 	start := p.pos()
 	p.buf = p.appendTagName(p.buf, p.ref(t.ID()), bufTypeName, depth)
 	p.padFrom(start, typeSpacing)
