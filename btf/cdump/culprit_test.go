@@ -85,4 +85,20 @@ func TestErrorNamesCulprit(t *testing.T) {
 	}
 	_, err = n.TypeName(proto.ID())
 	check("param-ptr-chain Namer", err, cdump.ErrTooDeep, proto.String())
+
+	// A union that holds itself through a typedef of an array of it: the
+	// cycle error names the top-level type printed, then the anonymous
+	// union in the cycle.
+	raw, err := hostile.BuildVariant(hostile.SelfTypedefArr, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = btf.Parse(raw, btf.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// (bpftool 7.1's order prints the union itself first.)
+	err = cdump.Write(&bytes.Buffer{}, s, v71)
+	check("self-typedef-arr 7.1", err, cdump.ErrTypeCycle, "cdump: UNION '(anon)' [2]: ")
+	err = cdump.Write(&bytes.Buffer{}, s, cdump.Options{})
+	check("self-typedef-arr", err, cdump.ErrTypeCycle, "cdump: TYPEDEF 't' [4]: UNION '(anon)' [2]: ")
 }

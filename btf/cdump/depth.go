@@ -20,6 +20,16 @@ func (d *dumper) deepError(id btf.TypeID, what string) error {
 	return pkgerr.Errorf("cdump: %s: %w", d.describe(d.culprit(id)), ErrTooDeep)
 }
 
+// cycleError is the error for a strong cycle through type id: it names
+// the top-level type being printed too (culprit), when that is another
+// type, so that an anonymous type in the cycle can be found.
+func (d *dumper) cycleError(id btf.TypeID) error {
+	if root := d.culprit(id); root != id {
+		return pkgerr.Errorf("cdump: %s: %s: %w", d.describe(root), d.describe(id), ErrTypeCycle)
+	}
+	return pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
+}
+
 // cycleFrom reports whether a cycle of references can be reached from id
 // (a search of at most maxCycleSteps types; beyond it, no). The walk's
 // path is kept in three arrays of one entry per type, allocated once: a
