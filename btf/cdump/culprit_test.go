@@ -17,17 +17,12 @@ import (
 // budget ran out, which was INT 'int' [1], the leaf every type uses (the
 // twelfth red team). Each shape costs some tens of milliseconds.
 func TestErrorNamesCulprit(t *testing.T) {
-	build := func(v hostile.Variant12, n int) *btf.Spec {
+	build := func(raw []byte, err error) *btf.Spec {
 		t.Helper()
-		raw, err := hostile.BuildVariant12(v, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := btf.Parse(raw, btf.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return parse(t, raw, nil)
 	}
 	check := func(what string, err, target error, want string) {
 		t.Helper()
@@ -42,7 +37,7 @@ func TestErrorNamesCulprit(t *testing.T) {
 	// Every struct hN (and typedef tN of it) repeats one wide anonymous
 	// struct: the step limit runs out printing one of them, which one
 	// depends on the order of the compat.
-	s := build(hostile.SharedAnonWide, 16)
+	s := build(hostile.BuildVariant12(hostile.SharedAnonWide, 16))
 	for _, opts := range []cdump.Options{v71, {}} {
 		err := cdump.Write(&bytes.Buffer{}, s, opts)
 		name := ""
@@ -58,7 +53,7 @@ func TestErrorNamesCulprit(t *testing.T) {
 	// Prototypes nest through pointer parameters under "outer" (and the
 	// typedef "chain"): Write names the struct, a Namer the prototype
 	// it was asked to spell, the top of the chain.
-	s = build(hostile.ParamPtrChain, 2049)
+	s = build(hostile.BuildVariant12(hostile.ParamPtrChain, 2049))
 	outer, err := s.FindOne("outer", btf.FindOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,13 +84,7 @@ func TestErrorNamesCulprit(t *testing.T) {
 	// A union that holds itself through a typedef of an array of it: the
 	// cycle error names the top-level type printed, then the anonymous
 	// union in the cycle.
-	raw, err := hostile.BuildVariant(hostile.SelfTypedefArr, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, err = btf.Parse(raw, btf.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s = build(hostile.BuildVariant(hostile.SelfTypedefArr, 1000))
 	// (bpftool 7.1's order prints the union itself first.)
 	err = cdump.Write(&bytes.Buffer{}, s, v71)
 	check("self-typedef-arr 7.1", err, cdump.ErrTypeCycle, "cdump: UNION '(anon)' [2]: ")

@@ -18,13 +18,7 @@ import (
 // INT 'int' [1] (the twelfth red team's param-ptr-chain). About 0.1 s.
 func TestNamerErrorNamesType(t *testing.T) {
 	raw, err := hostile.BuildVariant12(hostile.ParamPtrChain, 2049)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(raw, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseRaw(t, raw, err)
 	_, err = diff.Compare(context.Background(), s, s, diff.Options{})
 	if !errors.Is(err, cdump.ErrTooDeep) {
 		t.Fatalf("err = %v, want cdump.ErrTooDeep", err)
