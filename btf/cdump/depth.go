@@ -11,12 +11,23 @@ const maxCycleSteps = 1 << 20
 
 // deepError is the error for a walk from id that went deeper than
 // maxDepth: ErrTypeCycle if a cycle can be reached from id (loops of
-// pointers or typedefs are found that way), ErrTooDeep otherwise.
+// pointers or typedefs are found that way), ErrTooDeep otherwise. Both
+// name the top-level type the walk was for (culprit), not id.
 func (d *dumper) deepError(id btf.TypeID, what string) error {
 	if d.cycleFrom(id) {
-		return pkgerr.Errorf("cdump: %s: %s: %w", d.describe(id), what, ErrTypeCycle)
+		return pkgerr.Errorf("cdump: %s: %s: %w", d.describe(d.culprit(id)), what, ErrTypeCycle)
 	}
-	return pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTooDeep)
+	return pkgerr.Errorf("cdump: %s: %w", d.describe(d.culprit(id)), ErrTooDeep)
+}
+
+// cycleError is the error for a strong cycle through type id: it names
+// the top-level type being printed too (culprit), when that is another
+// type, so that an anonymous type in the cycle can be found.
+func (d *dumper) cycleError(id btf.TypeID) error {
+	if root := d.culprit(id); root != id {
+		return pkgerr.Errorf("cdump: %s: %s: %w", d.describe(root), d.describe(id), ErrTypeCycle)
+	}
+	return pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
 }
 
 // cycleFrom reports whether a cycle of references can be reached from id

@@ -72,7 +72,11 @@
 // Write accepts any Spec that btf.Parse accepts. Where libbpf would loop
 // forever or run out of stack on cyclic BTF, Write returns an error wrapping
 // ErrTypeCycle, and on types that nest deeper than 2048 levels without a
-// cycle, one wrapping ErrTooDeep; it never panics.
+// cycle, one wrapping ErrTooDeep; it never panics. These errors, and
+// ErrTooComplex's, are one line naming the top-level type whose printing
+// is refused (the one Write was printing, sorting or declaring; for a
+// Namer, the type asked for), not the type deep inside where a limit ran
+// out.
 //
 // # Concurrency
 //

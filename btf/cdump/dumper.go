@@ -69,9 +69,12 @@ type dumper struct {
 
 	decls []btf.TypeID // shared stack of declaration chains
 
-	plain    bool  // a Namer's dumper: own names, anonymous types abbreviated
-	v75      bool  // bpftool 7.5's output (libbpf 1.5), not 7.1's
-	depth    int   // current depth of emitType and emitTypeDecl recursion
+	plain bool // a Namer's dumper: own names, anonymous types abbreviated
+	v75   bool // bpftool 7.5's output (libbpf 1.5), not 7.1's
+	depth int  // current depth of emitType and emitTypeDecl recursion
+	// root is the type being printed, sorted or declared at top level,
+	// which the step and depth errors name (see culprit); 0 before any.
+	root     btf.TypeID
 	steps    int   // calls of order, emitType and emitTypeDecl so far
 	maxSteps int   // the limit of steps, see ErrTooComplex
 	err      error // first error found while emitting
@@ -149,7 +152,7 @@ func (d *dumper) step(id btf.TypeID) bool {
 		return true
 	}
 	if d.err == nil {
-		d.err = pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTooComplex)
+		d.err = pkgerr.Errorf("cdump: %s: %w", d.describe(d.culprit(id)), ErrTooComplex)
 	}
 	return false
 }
@@ -184,6 +187,18 @@ func (d *dumper) typ(id btf.TypeID) wire.Record { return d.recs.get(id) }
 
 // name returns the name of type id.
 func (d *dumper) name(r wire.Record) []byte { return d.strs.name(r.NameOff()) }
+
+// culprit is the type that the step and depth errors name for a walk
+// that ran out at type id: the top-level type whose printing, sorting or
+// declaration the walk was for, which a user can look up. The type where
+// a budget runs out is often a leaf every type uses, such as INT 'int'
+// [1], and says nothing about which type is too big or too deep.
+func (d *dumper) culprit(id btf.TypeID) btf.TypeID {
+	if d.root != 0 {
+		return d.root
+	}
+	return id
+}
 
 // describe names type id for errors, as btf.Type.String does.
 func (d *dumper) describe(id btf.TypeID) string {
@@ -312,6 +327,7 @@ func (s *offsetSet) add(off uint32) {
 // dumpType prints the type id and every type it needs that has not been
 // printed yet, as libbpf's btf_dump__dump_type does.
 func (d *dumper) dumpType(id btf.TypeID) error {
+	d.root = id
 	d.queue = d.queue[:0]
 	if _, err := d.order(id, false, 0); err != nil {
 		return err

@@ -28,6 +28,7 @@ func (d *dumper) emitKfuncs() error {
 			continue
 		}
 		d.o.str("extern ")
+		d.root = btf.TypeID(t.SizeType())
 		d.emitTypeDecl(btf.TypeID(fn.SizeType()), d.name(fn), 0)
 		d.o.str(" __weak __ksym;\n")
 		if d.err != nil {

@@ -60,7 +60,7 @@ func (n *Namer) AppendDecl(dst []byte, id btf.TypeID, name string) ([]byte, erro
 	if int(id) >= d.n {
 		return dst, pkgerr.Errorf("cdump: type [%d]: %w", id, btf.ErrNotFound)
 	}
-	d.err, d.steps, d.depth = nil, 0, 0
+	d.err, d.steps, d.depth, d.root = nil, 0, 0, id
 	d.maxSteps = stepsPerType*d.n + 1<<20
 	n.sink.Reset()
 	d.o.buf, d.o.err = dst, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -37,7 +36,7 @@ func (d *dumper) order(id btf.TypeID, throughPtr bool, depth int) (strong bool, 
 		if k := t.Kind(); (k == wire.KindStruct || k == wire.KindUnion) && throughPtr && t.NameOff() != 0 {
 			return false, nil // a loop broken by a forward declaration
 		}
-		return false, pkgerr.Errorf("cdump: %s: %w", d.describe(id), ErrTypeCycle)
+		return false, d.cycleError(id)
 	}
 	depth++
 	switch t.Kind() {

@@ -159,6 +159,7 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 // key is built twice in the merged sort, and a chain of 100,000 structs
 // read records 25 times a type).
 func (d *dumper) keyFrom(id btf.TypeID, t wire.Record) sortKey {
+	d.root = id
 	name := d.sortName(t)
 	return sortKey{
 		pre:      d.strs.prefix(name),

@@ -111,6 +111,7 @@ func (sd *side) pollSpelled(n int) error {
 
 // spell is signatureUpTo without the context's check.
 func (sd *side) spell(dst []byte, id btf.TypeID, limit int) ([]byte, error) {
+	sd.spelling = id
 	t, err := sd.spec.TypeByID(id)
 	if err != nil {
 		return dst, fmt.Errorf("diff: %w", err)

@@ -123,6 +123,9 @@ type side struct {
 	more  []uint64
 	namer *cdump.Namer
 	names map[btf.TypeID]string // C names computed so far
+	// spelling is the named type whose signature is being spelled, which
+	// the Namer's errors name (namerError); 0 before any.
+	spelling btf.TypeID
 	// ctx is checked every pollEvery signatures spelled, a signature
 	// counting one and one more for each spelledBytes of it (a group
 	// of a million types of one name is one step of the walks over
@@ -210,7 +213,7 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	}
 	n, err := sd.namer.TypeName(id)
 	if err != nil {
-		return "", fmt.Errorf("diff: %w", err)
+		return "", sd.namerError(err)
 	}
 	sd.names[id] = n
 	return n, nil
@@ -228,9 +231,20 @@ func (sd *side) decl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
 	}
 	out, err := sd.namer.AppendDecl(dst, id, name)
 	if err != nil {
-		return dst, fmt.Errorf("diff: %w", err)
+		return dst, sd.namerError(err)
 	}
 	return out, nil
+}
+
+// namerError is the error for a C name the Namer refused (a declaration
+// nesting too deep, say): it names the type whose signature needed it, a
+// named type the user can look up, where the Namer's own error names the
+// anonymous type it was asked to spell.
+func (sd *side) namerError(err error) error {
+	if t, terr := sd.spec.TypeByID(sd.spelling); sd.spelling != 0 && terr == nil {
+		return refuse(t, err)
+	}
+	return pkgerr.Errorf("diff: %w", err)
 }
 
 // newNamer creates the side's Namer on first use.

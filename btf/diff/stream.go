@@ -57,6 +57,7 @@ func (sd *side) walker(t btf.Type, values bool) *factWalker {
 
 // reset starts the walk over at the first fact of t.
 func (w *factWalker) reset(t btf.Type) {
+	w.sd.spelling = t.ID()
 	w.size, w.first, w.err, w.at = t.Size(), true, nil, 0
 	w.stack = append(w.stack[:0], level{t: t, pending: -1})
 	w.path = w.path[:0]

@@ -28,14 +28,28 @@ func tooDeepError(levels int) error {
 	return fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", levels, ErrTooComplex)
 }
 
-// tooDeep records tooDeepError and reports whether depth is past the
-// printer's levels.
+// protosTooDeepError is tooDeepError for a path through protos function
+// prototypes (pointers to prototypes as parameters or return types), which
+// the printer spells inline as it does anonymous types: such a chain, and
+// not anonymous types, may be what nests (pahole 1.24 and 1.30 die of
+// SIGSEGV on 300,000 prototypes each taking a pointer to the one before).
+func protosTooDeepError(levels, protos int) error {
+	return fmt.Errorf("function prototypes nest at least %d deep through pointer parameters and return types (limit %d levels): %w",
+		protos, levels, ErrTooComplex)
+}
+
+// tooDeep records tooDeepError, or protosTooDeepError when the path is
+// half or more prototypes, and reports whether depth is past the printer's
+// levels.
 func (p *printer) tooDeep(depth int) bool {
 	if depth <= 2*p.levels+1 {
 		return false
 	}
 	if p.err == nil {
 		p.err = tooDeepError(p.levels)
+		if 2*p.protos >= depth {
+			p.err = protosTooDeepError(p.levels, p.protos)
+		}
 	}
 	return true
 }

@@ -57,7 +57,9 @@ func (w *walkStack) top() *frame { return &w.blocks[(w.n-1)/walkBlock][(w.n-1)%w
 func (w *walkStack) pop() { w.n-- }
 
 // check returns an error if printing the struct or union id would not
-// end, or would take more than budget members and names.
+// end (it contains itself), would nest deeper than the printer's levels,
+// or would take more than budget members and names, in that order of
+// preference.
 func (p *printer) check(id btf.TypeID, budget int) error {
 	limit := uint32(min(max(budget, 0), math.MaxUint32-1)) + 1
 	add := func(a, b uint32) uint32 { return uint32(min(uint64(a)+uint64(b), uint64(limit))) }
@@ -66,6 +68,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 	w.push(frame{id: id})
 	p.set(id, markOpen)
 	var total uint32
+	var deep error // tooDeepError, once a path passed p.levels
 	for w.n > base {
 		f := w.top()
 		t := p.typ(f.id)
@@ -102,13 +105,18 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 			if p.expands(child) {
 				level = f.level + 1
 			}
-			if level > uint32(p.levels) {
-				w.n = base
-				return tooDeepError(p.levels)
+			if level > uint32(p.levels) && deep == nil {
+				// Refused, but the walk goes on (linear in the types
+				// it reaches, as before): a struct that contains itself
+				// through deep anonymous types is refused for that.
+				deep = tooDeepError(p.levels)
 			}
 			p.set(child, markOpen)
 			w.push(frame{id: child, level: level})
 		}
+	}
+	if deep != nil {
+		return deep
 	}
 	if budget <= 0 {
 		// What was printed before spent the input's limit.

@@ -47,6 +47,7 @@ type printer struct {
 	maxSteps  int                   // the limit of steps, see ErrTooComplex
 	err       error                 // ErrTooComplex once steps passed maxSteps
 	levels    int                   // maxLevels, or jsonLevels for the JSON forms
+	protos    int                   // function prototypes on the printer's path, for tooDeep's error
 	buf       []byte
 	flushed   int                // bytes of output handed to sink
 	sink      func([]byte) error // takes the output as it grows, see spill

@@ -238,6 +238,7 @@ func (p *printer) arrayFprintf(t btf.Type, name []byte, hasName bool, cf *conf, 
 
 // ftype is ftype__fprintf with is_prototype set: "ret (*name)(params)".
 func (p *printer) ftype(t btf.Type, name []byte, hasName bool, isPointer bool, typeSpacing int, depth int) {
+	p.protos++
 	start := p.pos()
 	p.buf = p.appendTagName(p.buf, p.ref(t.ID()), bufTypeName, depth)
 	p.padFrom(start, typeSpacing)
@@ -250,6 +251,7 @@ func (p *printer) ftype(t btf.Type, name []byte, hasName bool, isPointer bool, t
 	}
 	p.byte(')')
 	p.ftypeParms(t, depth)
+	p.protos--
 }
 
 // ftypeParms is ftype__fprintf_parms on one line. pahole's loader drops
