@@ -104,26 +104,19 @@ func unitFormat(u *unitHeader) uint16 {
 // maxAbbrevs bounds the declarations of one table.
 const maxAbbrevs = 1 << 20
 
+// get returns the declaration of code, reading the table up to it if it
+// is not read yet, or nil if the table has none. next looks in dense
+// first, in place: get is too large to inline.
 func (t *abbrevTable) get(code uint64) *abbrev {
-	if code < uint64(len(t.dense)) {
-		if a := &t.dense[code]; a.tag != 0 {
+	for {
+		if code < uint64(len(t.dense)) && t.dense[code].tag != 0 {
+			return &t.dense[code]
+		}
+		if a := t.sparse[code]; a != nil || t.done {
 			return a
 		}
+		t.read()
 	}
-	return t.find(code)
-}
-
-// find is get's slow path: a sparse code, or one not read yet.
-func (t *abbrevTable) find(code uint64) *abbrev {
-	if a := t.sparse[code]; a != nil {
-		return a
-	}
-	for !t.done {
-		if got := t.read(); got == code {
-			return t.get(code)
-		}
-	}
-	return nil
 }
 
 // fixedSize is the size of a value of form in unit u's format, false for
@@ -366,8 +359,10 @@ func (r *unitReader) next(x *die) bool {
 	if code == 0 || c.err != nil {
 		return false
 	}
-	a := r.abbrev.get(code)
-	if a == nil {
+	var a *abbrev
+	if t := r.abbrev; code < uint64(len(t.dense)) && t.dense[code].tag != 0 {
+		a = &t.dense[code]
+	} else if a = t.get(code); a == nil {
 		c.err = r.abbrev.err
 		if c.err == nil {
 			c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
