@@ -44,7 +44,8 @@
 // Documentation/bpf/btf.rst. The bytes are in host byte order, belong to
 // the Spec, must not be modified, and are valid until it is closed.
 // ParseHeader reads a header alone, and Extract copies the raw BTF out of
-// an ELF file or compressed data without parsing it.
+// an ELF file or compressed data without parsing it; ExtractAll also keeps
+// the ELF class's pointer size, for Parse's Options.PointerSize.
 //
 // # Concurrency
 //

@@ -164,7 +164,7 @@ func (fi *fineIndex) at(i, off, n uint32) (uint32, uint32) {
 // parseLazy is Parse for Options.Lazy, finding the types of q on the
 // way.
 func parseLazy(b []byte, q FlavorQuery) (*Spec, error) {
-	s, err := newSpec(b, nil)
+	s, err := newSpec(b, nil, false)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,13 @@ type Options struct {
 	// caller walks the first. Small sections are always walked on the
 	// caller's goroutine.
 	Workers int
+	// PointerSize is the pointer size of the BTF's target, 4 or 8, for
+	// raw BTF taken out of an ELF file whose class gave it (ExtractAll's
+	// Extracted.PointerSize): a Spec read from the ELF file itself has
+	// it from the class, as libbpf's btf_parse_elf sets it, and raw BTF
+	// otherwise has it deduced from "long" (KnownPointerSize). Zero
+	// deduces it; an ELF file's class takes precedence over it.
+	PointerSize uint32
 
 	// evictWalk makes the walk that checks a file's mapped records
 	// release them behind it (internal/btfmem's EvictWhileOpening).
@@ -163,6 +170,11 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	d, distBase, ptrSize, err := o.rawAny(ctx, d)
 	if err != nil {
 		return nil, err
+	}
+	if ptrSize != 0 { // the class, over Options.PointerSize
+		withClass := *o
+		withClass.PointerSize = ptrSize
+		o = &withClass
 	}
 	data := d.Bytes()
 	if distBase != nil {

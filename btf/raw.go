@@ -163,15 +163,39 @@ func ParseHeader(head []byte) (Header, error) {
 // distilledBase is a copy of the ELF file's .BTF.base section when it has
 // one (a module's BTF on a distilled base; see Relocate), nil otherwise.
 // Of opts only MaxSize is used: it bounds what is inflated.
+//
+// Extract drops the pointer size that an ELF file's class gives: use
+// ExtractAll to keep it for a later Parse.
 func Extract(ctx context.Context, data []byte, opts Options) (raw, distilledBase []byte, err error) {
+	e, err := ExtractAll(ctx, data, opts)
+	return e.Raw, e.DistilledBase, err
+}
+
+// Extracted is what ExtractAll takes out of its input.
+type Extracted struct {
+	// Raw is a copy of the raw BTF.
+	Raw []byte
+	// DistilledBase is a copy of an ELF file's .BTF.base section, nil
+	// without one.
+	DistilledBase []byte
+	// PointerSize is the pointer size of an ELF file's class, 4 or 8; 0
+	// for raw BTF. Given to Parse as Options.PointerSize, it makes the
+	// Spec's pointer size the one that Open of the ELF file gives (as
+	// libbpf's btf_parse_elf sets it), not the one "long" suggests.
+	PointerSize uint32
+}
+
+// ExtractAll is Extract, which it also keeps the ELF class's pointer
+// size for.
+func ExtractAll(ctx context.Context, data []byte, opts Options) (Extracted, error) {
 	o := Options{MaxSize: opts.MaxSize}
-	d, distBase, _, err := o.rawAny(ctx, input.Borrow(data))
+	d, distBase, ptrSize, err := o.rawAny(ctx, input.Borrow(data))
 	if err != nil {
-		return nil, nil, err
+		return Extracted{}, err
 	}
 	defer d.Release()
 	if err := checkBTF(d.Bytes()); err != nil {
-		return nil, nil, err
+		return Extracted{}, err
 	}
-	return bytes.Clone(d.Bytes()), distBase, nil
+	return Extracted{Raw: bytes.Clone(d.Bytes()), DistilledBase: distBase, PointerSize: ptrSize}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 )
 
 // The raw view: a type's record, and its name read from the string
@@ -52,4 +53,40 @@ func ExampleExtract() {
 	off, n := h.Strings()
 	fmt.Printf("%d bytes of BTF: header %d bytes, types %d bytes, strings at %d (%d bytes)\n", len(raw), h.Len, h.TypeLen, off, n)
 	// Output: 31532 bytes of BTF: header 24 bytes, types 18480 bytes, strings at 18504 (13028 bytes)
+}
+
+// ExtractAll keeps the pointer size of the ELF file's class, which Parse
+// takes as Options.PointerSize: the Spec then knows its pointer size as
+// Open of the ELF file does (libbpf's btf_parse_elf sets it from the
+// class), where BTF without a "long" leaves raw BTF's unknown. Here an
+// ELF object whose BTF is an int alone.
+func ExampleExtractAll() {
+	b := builder.New()
+	if _, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	obj, err := b.MarshalELF(builder.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e, err := btf.ExtractAll(context.Background(), obj, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	alone, err := btf.Parse(e.Raw, btf.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	kept, err := btf.Parse(e.Raw, btf.Options{PointerSize: e.PointerSize})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("class: %d-byte pointers; raw BTF alone: %d (unknown); with the class: %d\n",
+		e.PointerSize, alone.KnownPointerSize(), kept.KnownPointerSize())
+	// Output: class: 8-byte pointers; raw BTF alone: 0 (unknown); with the class: 8
 }

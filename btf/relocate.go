@@ -62,7 +62,7 @@ func relocated(raw []byte, split, base *Spec) (*Spec, error) {
 	if split.shift != indexShift || split.lazy {
 		return parseSplit(context.Background(), raw, base, noSplit, false)
 	}
-	s, err := newSpec(raw, base)
+	s, err := newSpec(raw, base, false)
 	if err != nil {
 		return nil, err
 	}

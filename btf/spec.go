@@ -106,14 +106,25 @@ func Parse(b []byte, opts Options) (*Spec, error) {
 // parse is Parse, stopped by ctx (Open's) between parts of the walk; mapped
 // says that b is a read-only mapping of a file (see parseSplit).
 func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, error) {
+	if n := o.PointerSize; n != 0 && n != 4 && n != 8 {
+		return nil, pkgerr.Errorf("btf: pointer size %d: want 4 or 8", n)
+	}
+	var s *Spec
+	var err error
 	if o.Lazy && o.Base == nil {
-		return parseLazy(b, o.Flavors)
+		s, err = parseLazy(b, o.Flavors)
+	} else {
+		splitAt := uint32(splitMin)
+		if o.Workers < 2 {
+			splitAt = noSplit
+		}
+		s, err = parseSplit(ctx, b, o.Base, splitAt, mapped)
 	}
-	splitAt := uint32(splitMin)
-	if o.Workers < 2 {
-		splitAt = noSplit
+	if err != nil {
+		return nil, err
 	}
-	return parseSplit(ctx, b, o.Base, splitAt, mapped)
+	s.setPointerSize(o.PointerSize)
+	return s, nil
 }
 
 // parseSplit parses split BTF from b on base (nil: standalone), walking a
@@ -121,7 +132,7 @@ func (o *Options) parse(ctx context.Context, b []byte, mapped bool) (*Spec, erro
 // tests lower splitAt. mapped says that b is a read-only mapping of a
 // file, whose pages the walk releases behind itself (evictWalk).
 func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mapped bool) (*Spec, error) {
-	s, err := newSpec(b, base)
+	s, err := newSpec(b, base, mapped)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +146,7 @@ func parseSplit(ctx context.Context, b []byte, base *Spec, splitAt uint32, mappe
 
 // newSpec checks the header and the string section of raw BTF b, on top of
 // base, and returns a Spec on them whose records are still to be walked.
-func newSpec(b []byte, base *Spec) (*Spec, error) {
+func newSpec(b []byte, base *Spec, mapped bool) (*Spec, error) {
 	if base != nil && base.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -144,7 +155,7 @@ func newSpec(b []byte, base *Spec) (*Spec, error) {
 		return nil, err
 	}
 	if swapped {
-		b = wire.Swap(b, hdr)
+		b = swapCopy(b, hdr, mapped)
 	}
 	s := &Spec{base: base, data: b, order: order, hdr: hdr, firstID: 1, layouts: &wire.DefaultLayouts, shift: indexShift}
 	body := b[hdr.HdrLen:]
@@ -166,6 +177,27 @@ func newSpec(b []byte, base *Spec) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// swapCopy returns wire.Swap(b, h). With mapped (b is a file's read-only
+// mapping, see parseSplit) the copy is made a part at a time and each
+// part of b is released once copied: the Spec holds the copy alone from
+// then on, and the input's pages and the copy are not resident at once
+// (a big-endian input on a little-endian host had both, a peak of twice
+// the input; libbpf holds its read buffer and its copy too).
+func swapCopy(b []byte, h wire.Header, mapped bool) []byte {
+	if !mapped {
+		return wire.Swap(b, h)
+	}
+	const part = 1 << 20
+	out := make([]byte, len(b))
+	for off := 0; off < len(b); off += part {
+		end := min(off+part, len(b))
+		copy(out[off:end], b[off:end])
+		mmap.Release(b[off:end])
+	}
+	wire.SwapInPlace(out, h)
+	return out
 }
 
 // parseHeader reads and checks the header of raw BTF b: its byte order,

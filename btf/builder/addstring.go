@@ -1,5 +1,7 @@
 package builder
 
+import "github.com/kmeta-dev/kmeta/internal/wire"
+
 // AddString adds s to the Builder's strings, if it is not there already,
 // and returns its offset in the string space (for split BTF, a string the
 // base holds keeps the base's offset). Strings are written in the order
@@ -14,5 +16,16 @@ func (b *Builder) AddString(s string) (uint32, error) {
 // that the kernel puts on BTF, for BTF that is deduplicated before it is
 // loaded: a DWARF encoder adds every compile unit's copy of each type,
 // several million for a vmlinux, as libbpf allows before btf__dedup.
-// Ids must still fit in 31 bits.
+// Ids must still fit in 31 bits, libbpf's limit (BTF_MAX_NR_TYPES). It
+// applies to every way of adding types: the Add methods, Copy, CopyTypes
+// and CopyAll; WriteCopy and WriteCopyELF, which make their own Builder,
+// take it as Options.ManyTypes.
 func (b *Builder) AllowManyTypes() { b.many = true }
+
+// lastID returns the largest id the Builder may give a type.
+func (b *Builder) lastID() uint64 {
+	if b.many {
+		return 1<<31 - 1
+	}
+	return wire.MaxTypeID
+}

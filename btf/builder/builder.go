@@ -143,7 +143,7 @@ func (b *sink) Begin() (btf.TypeID, error) {
 	// An error leaves no partial record: the words start empty.
 	b.enc.Reset(1)
 	id := (*Builder)(b).NextID()
-	if id > wire.MaxTypeID && (!b.many || id >= 1<<31) {
+	if uint64(id) > (*Builder)(b).lastID() {
 		return 0, ErrTooManyTypes
 	}
 	return id, nil

@@ -57,7 +57,7 @@ func (c *copier) number() {
 // error the Builder is restored to its state before the copy.
 func (c *copier) commit() error {
 	b := c.b
-	if uint64(b.NextID())+uint64(len(c.pending)) > wire.MaxTypeID+1 {
+	if uint64(b.NextID())+uint64(len(c.pending)) > b.lastID()+1 {
 		c.finish(false)
 		return ErrTooManyTypes
 	}

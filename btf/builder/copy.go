@@ -253,7 +253,7 @@ func (c *copier) queue(src *source, t btf.Type, i uint32, walk bool) {
 		c.begin(src)
 	}
 	k := uint32(len(c.pending))
-	if c.err == nil && uint64(c.b.NextID())+uint64(k) > wire.MaxTypeID {
+	if c.err == nil && uint64(c.b.NextID())+uint64(k) > c.b.lastID() {
 		// commit would refuse the copy: refuse it before the closure
 		// grows further, at the first type past the limit.
 		c.err = pkgerr.Errorf("builder: copy %v: %w", t, ErrTooManyTypes)

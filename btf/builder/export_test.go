@@ -9,7 +9,7 @@ import (
 // CopiesInPlace reports whether WriteCopy of the standalone s writes the
 // input's own string section (inPlace).
 func CopiesInPlace(s *btf.Spec) (bool, error) {
-	c, err := newStreamCopy(s, nil)
+	c, err := newStreamCopy(s, nil, Options{})
 	if err != nil {
 		return false, err
 	}
@@ -31,7 +31,7 @@ func StreamMinimal(tb interface{ Cleanup(func()) }) {
 // (refStrings, else -1), the strings it looked up in its index and the
 // strings indexed.
 func CopyWork(s *btf.Spec) (encoded, finds, strs int, err error) {
-	c, err := newStreamCopy(s, nil)
+	c, err := newStreamCopy(s, nil, Options{})
 	if err != nil {
 		return 0, 0, 0, err
 	}

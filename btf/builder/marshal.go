@@ -21,6 +21,11 @@ type Options struct {
 	// can skip kinds they do not know. Kernels and tools that predate it
 	// (the 6.18 kernel, bpftool 7.1) reject such data.
 	Layout bool
+	// ManyTypes lets WriteCopy and WriteCopyELF number more types than
+	// the kernel accepts (wire.MaxTypeID), up to libbpf's 2^31-1, as
+	// Builder.AllowManyTypes does for a Builder; the kernel refuses such
+	// output. Marshal ignores it: a Builder's own setting rules.
+	ManyTypes bool
 }
 
 // isLittle reports whether bo writes little-endian; nil is the host order.

@@ -54,7 +54,7 @@ func writeCopy(w io.Writer, s, base *btf.Spec, opts Options, asELF bool) (int, e
 
 // writeCopyTwice is writeCopy in two reads of s.
 func writeCopyTwice(w io.Writer, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
-	c, err := newStreamCopy(s, base)
+	c, err := newStreamCopy(s, base, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -81,7 +81,7 @@ type Rewriter interface {
 // name breaks it and no table by reference can take over, the copy starts
 // again from start in two reads.
 func writeCopyOnce(rw Rewriter, start int64, s, base *btf.Spec, opts Options, asELF bool) (int, error) {
-	c, err := prepareStreamCopy(s, base)
+	c, err := prepareStreamCopy(s, base, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -190,7 +190,7 @@ func (c *streamCopy) numberAll() error {
 		src.ids.prefix, _ = all.ranks()
 		n += int(src.n)
 	}
-	if uint64(c.b.firstID)+uint64(n) > wire.MaxTypeID+1 {
+	if uint64(c.b.firstID)+uint64(n) > c.b.lastID()+1 {
 		return ErrTooManyTypes
 	}
 	return nil
@@ -272,8 +272,8 @@ var errChanged = errors.New("builder: copy: the types changed while they were wr
 // encoded. The types read are numbered as CopyAll numbers fresh sources:
 // in id order, from the Builder's first id. A lazy Spec is checked whole
 // first (btf.Spec.Check), as an eager open checks it.
-func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
-	c, err := prepareStreamCopy(s, base)
+func newStreamCopy(s, base *btf.Spec, opts Options) (*streamCopy, error) {
+	c, err := prepareStreamCopy(s, base, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +285,9 @@ func newStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 }
 
 // prepareStreamCopy returns the streamCopy of newStreamCopy before its
-// first read, without a string table.
-func prepareStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
+// first read, without a string table. Its Builder numbers past
+// wire.MaxTypeID with opts.ManyTypes.
+func prepareStreamCopy(s, base *btf.Spec, opts Options) (*streamCopy, error) {
 	if _, err := s.TypeByID(0); err != nil {
 		return nil, err
 	}
@@ -298,6 +299,7 @@ func prepareStreamCopy(s, base *btf.Spec) (*streamCopy, error) {
 		return nil, err
 	}
 	c := &streamCopy{b: b}
+	b.many = opts.ManyTypes
 	b.recent = new(recentNames)
 	top := b.sourceOf(s)
 	top.refresh()
@@ -381,7 +383,7 @@ func (c *streamCopy) collect() error {
 			n += int(m)
 		}
 	}
-	if uint64(b.firstID)+uint64(n) > wire.MaxTypeID+1 {
+	if uint64(b.firstID)+uint64(n) > b.lastID()+1 {
 		return ErrTooManyTypes
 	}
 	b.n = 0

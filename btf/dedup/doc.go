@@ -36,8 +36,10 @@
 // (builder.Builder.Forget), so that they are held once. Inputs may hold up
 // to 2^31-1 types, as libbpf allows, before deduplication and after: as
 // libbpf's, an output of more types than the kernel loads (2^20-1 ids) is
-// written, and the kernel refuses it. Its string section must fit the
-// kernel's limit of 2^24 bytes.
+// written, and the kernel refuses it. Strings likewise: an output of
+// more than the kernel's 2^24 bytes of strings (with the base's) is
+// written, up to libbpf's own 2^31-1 bytes (BTF_MAX_STR_OFFSET), and the
+// kernel refuses it.
 //
 // The algorithm itself lives in kmeta's internal/dedup, which dwarf2btf's
 // streaming encoder also drives directly; this package is its public

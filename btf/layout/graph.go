@@ -110,7 +110,11 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 			w.push(frame{id: child, level: level})
 		}
 	}
-	if budget < 0 || total > uint32(budget) {
+	if budget <= 0 {
+		// What was printed before spent the input's limit.
+		return pkgerr.Errorf("layout: the input's limit of %d members and names printed is reached: %w", p.maxSteps, ErrTooComplex)
+	}
+	if total > uint32(budget) {
 		return pkgerr.Errorf("layout: prints more than %d members: %w", budget, ErrTooComplex)
 	}
 	return nil

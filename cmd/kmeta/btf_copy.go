@@ -28,9 +28,10 @@ func (c *cli) btfCopyCmd() *cobra.Command {
 		Short: "Rewrite BTF (convert byte order, header, ELF/raw)",
 		Long: `Copy every type of FILE into OUT as it is, as libbpf writes back BTF it
 parsed: the same records, type ids and string section, after a header that
-lays the sections out in order. A way to change the byte order (--endian),
-add the layout header (--layout) or wrap raw BTF in an ELF object (OUT
-ending in ".o", or --elf). With -B BASE, FILE is split BTF and OUT is split
+lays the sections out in order, in FILE's byte order (libbpf too writes
+BTF back in the order it read it). A way to change the byte order
+(--endian), add the layout header (--layout) or wrap raw BTF in an ELF
+object (OUT ending in ".o", or --elf). With -B BASE, FILE is split BTF and OUT is split
 BTF on the same base. The type ids are kept, so a FILE of more types than
 the kernel loads (1,048,575) is copied, and the kernel refuses the copy.
 "-" reads stdin or writes to stdout.`,
@@ -42,6 +43,9 @@ the kernel loads (1,048,575) is copied, and the kernel refuses the copy.
 	cmd.Flags().StringVarP(&f.base, "base", "B", "", "base BTF `FILE` for split BTF (module BTF on vmlinux)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "output `FILE` (\"-\" for stdout)")
 	f.write.register(cmd)
+	// libbpf's btf__raw_data writes BTF back in the byte order it was
+	// parsed in (btf.c keeps swapped_endian from btf__parse).
+	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: FILE's, as libbpf writes it back)"
 	return cmd
 }
 
@@ -61,6 +65,9 @@ func (c *cli) btfCopy(path string, f btfCopyFlags) error {
 		return err
 	}
 	defer o.Close()
+	if opts.ByteOrder == nil {
+		opts.ByteOrder = o.spec.ByteOrder()
+	}
 	// The records go from the input to the output a buffer at a time
 	// (builder.WriteAsIs, or WriteCopy for a FILE not on BASE): beside the
 	// input, nothing is held (WriteCopy: at most the output's string

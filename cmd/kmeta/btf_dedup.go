@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -43,7 +44,14 @@ split BTF on it: types equal to base types become references to them.
 With --each, every FILE is deduplicated on its own against BASE and written
 to OUTDIR/<file name>; the base is prepared once and every CPU is used (-j
 sets the number of workers). A progress line appears when stderr is a
-terminal. "-" reads stdin (one FILE) or writes to stdout.`,
+terminal. "-" reads stdin (one FILE) or writes to stdout.
+
+OUT is in BASE's byte order, or without -B the host's, as libbpf writes
+the BTF its inputs are appended to; --endian chooses another.
+
+As libbpf's, an output past the kernel's limits is written, and the kernel
+refuses it: more types than it loads (1,048,575), or more than 2^24 bytes
+of strings (libbpf writes up to 2^31-1).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.each {
@@ -58,6 +66,7 @@ terminal. "-" reads stdin (one FILE) or writes to stdout.`,
 	cmd.Flags().BoolVar(&f.each, "each", false, "deduplicate each FILE separately against -B BASE into -d DIR")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "workers for --each (default: every CPU)")
 	f.write.register(cmd)
+	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: BASE's, else the host's, as libbpf)"
 	return cmd
 }
 
@@ -253,7 +262,20 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	if again != nil {
 		again()
 	}
+	opts.ByteOrder = dedupOrder(opts.ByteOrder, mb.baseSpec)
 	return c.writeDeduped(f.out, m, opts, f.write, ins)
+}
+
+// dedupOrder returns the byte order of dedup's output: --endian's, else
+// the base's, else the host's (nil), as libbpf's btf__dedup writes the
+// new BTF that its peer appends the inputs to: a split one takes its
+// base's order (btf_new_empty in libbpf's btf.c), a standalone one the
+// host's, whatever the inputs' order.
+func dedupOrder(flag binary.ByteOrder, base *btf.Spec) binary.ByteOrder {
+	if flag == nil && base != nil {
+		return base.ByteOrder()
+	}
+	return flag
 }
 
 // checkDedupInputs checks the output and the inputs of a merge (see
@@ -336,6 +358,7 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 		return err
 	}
 	defer baseSpec.Close()
+	opts.ByteOrder = dedupOrder(opts.ByteOrder, baseSpec)
 	trim := baseTrim{spec: baseSpec, base: base}
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("dedup", len(paths))}

@@ -150,6 +150,9 @@ type btfWriteFlags struct {
 	layout bool
 }
 
+// register adds the flags. The host's order is --endian's default for
+// min, as bpftool gen min_core_btf writes a btf__new_empty (libbpf's new
+// BTF is in the host's order); copy, dedup and encode each say their own.
 func (w *btfWriteFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&w.endian, "endian", "", "byte order of the output: `big` or little (default: the host's)")
 	cmd.Flags().BoolVar(&w.elf, "elf", false, "write an ELF object with a .BTF section (default when OUT ends in .o)")

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,6 +167,89 @@ func TestBTFCopy(t *testing.T) {
 	s, _ := readOut(t, out, base)
 	if !bytes.Equal(rawDump(t, s, btf.ScopeOwn), testfixtures.Read(t, "bpftool/modules/kvm.raw.txt.gz")) {
 		t.Fatal("split copy: dump differs from bpftool's")
+	}
+}
+
+// TestBTFCopyKeepsOrder: "btf copy" without --endian writes FILE's byte
+// order, as libbpf's btf__raw_data writes back BTF it parsed: a
+// big-endian copy copied again is the same bytes, and libbpfcopy's
+// (bench/testdata/libbpfcopy.c) where the peer runs.
+func TestBTFCopyKeepsOrder(t *testing.T) {
+	t.Parallel()
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	dir := t.TempDir()
+	big, out := filepath.Join(dir, "big.btf"), filepath.Join(dir, "out.btf")
+	if _, err := kmeta(t, nil, "btf", "copy", vmlinux, "--endian", "big", "-o", big); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kmeta(t, nil, "btf", "copy", big, "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want, got := read(big), read(out)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("copy of big-endian BTF (%d bytes) differs from its input (%d bytes)", len(got), len(want))
+	}
+	peer := cmp.Or(os.Getenv("KMETA_LIBBPFCOPY"), "/work/data/peers/libbpfcopy18")
+	if _, err := exec.LookPath(peer); err != nil {
+		t.Skipf("no libbpfcopy at %s (bench/testdata/libbpfcopy.c): set KMETA_LIBBPFCOPY", peer)
+	}
+	ref := filepath.Join(dir, "ref.btf")
+	if msg, err := exec.Command(peer, big, ref).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", peer, err, msg)
+	}
+	if !bytes.Equal(got, read(ref)) {
+		t.Fatal("copy of big-endian BTF differs from libbpf's")
+	}
+}
+
+// TestBTFDedupBaseOrder: "btf dedup -B" without --endian writes BASE's
+// byte order, as libbpf's split BTF takes its base's (the peer appends
+// the inputs to btf__new_empty_split): a module on a big-endian vmlinux
+// comes out big-endian, libbpfdedup's types and strings where the peer
+// runs.
+func TestBTFDedupBaseOrder(t *testing.T) {
+	t.Parallel()
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	dir := t.TempDir()
+	mod := filepath.Join(dir, "kvm.btf")
+	if err := os.WriteFile(mod, testfixtures.Modules(t)["kvm"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, split, out := filepath.Join(dir, "base.btf"), filepath.Join(dir, "split.btf"), filepath.Join(dir, "out.btf")
+	for _, args := range [][]string{
+		{"btf", "copy", vmlinux, "--endian", "big", "-o", base},
+		{"btf", "copy", mod, "-B", vmlinux, "--endian", "big", "-o", split},
+		{"btf", "dedup", split, "-B", base, "-o", out},
+	} {
+		if _, err := kmeta(t, nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	baseSpec, _ := readOut(t, base, nil)
+	got, _ := readOut(t, out, baseSpec)
+	if got.ByteOrder() != binary.BigEndian {
+		t.Fatalf("dedup on a big-endian base wrote %v", got.ByteOrder())
+	}
+	peer := cmp.Or(os.Getenv("KMETA_LIBBPFDEDUP"), "/work/data/peers/libbpfdedup18")
+	if _, err := exec.LookPath(peer); err != nil {
+		t.Skipf("no libbpfdedup at %s (internal/dedup/testdata/libbpf): set KMETA_LIBBPFDEDUP", peer)
+	}
+	ref := filepath.Join(dir, "ref.btf")
+	if msg, err := exec.Command(peer, "-B", base, "-o", ref, split).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", peer, err, msg)
+	}
+	want, _ := readOut(t, ref, baseSpec)
+	gs, _ := got.StringSection()
+	ws, _ := want.StringSection()
+	if want.ByteOrder() != binary.BigEndian || !bytes.Equal(got.TypeSection(), want.TypeSection()) || !bytes.Equal(gs, ws) {
+		t.Fatalf("dedup on a big-endian base differs from libbpf's (%v)", want.ByteOrder())
 	}
 }
 

@@ -22,12 +22,26 @@ func hashAll(r record) uint64 {
 }
 
 // hashShallow hashes every word of r but its type ids.
+//
+// It walks the fixed part, then the elements with a counter of the word
+// within one, rather than asking WordShape.IsRef (a division) of each
+// word: the passes hash and compare every struct's members (BENCH.md).
 func hashShallow(r record) uint64 {
 	s := r.Shape()
 	h := uint64(len(r))
-	for i, w := range r {
-		if !s.IsRef(i) {
+	fixed := min(s.Fixed, len(r))
+	for i, w := range r[:fixed] {
+		if i != s.Ref0 && i != s.Ref1 {
 			h = mix(h, w)
+		}
+	}
+	j := 0
+	for _, w := range r[fixed:] {
+		if j != s.ElemRef {
+			h = mix(h, w)
+		}
+		if j++; j == s.Elem {
+			j = 0
 		}
 	}
 	return h
@@ -57,9 +71,20 @@ func equalShallow(a, b record) bool {
 		return false
 	}
 	s := a.Shape()
-	for i := range a {
-		if a[i] != b[i] && !s.IsRef(i) {
+	fixed := min(s.Fixed, len(a))
+	b = b[:len(a)]
+	for i := range fixed {
+		if a[i] != b[i] && i != s.Ref0 && i != s.Ref1 {
 			return false
+		}
+	}
+	j := 0
+	for i := fixed; i < len(a); i++ {
+		if a[i] != b[i] && j != s.ElemRef {
+			return false
+		}
+		if j++; j == s.Elem {
+			j = 0
 		}
 	}
 	return true

@@ -18,8 +18,8 @@ import (
 // page: 50 MB that libbpf, whose hash map grows by need, never holds.
 //
 // The number of distinct keys bounds the chains: canonical types of one
-// key share one slot. It is estimated while the top signatures are
-// computed (computeTops), with a HyperLogLog of 2^12 one-byte registers
+// key share one slot. It is estimated before the passes (sketchKeys),
+// from the keys' head words, with a HyperLogLog of 2^12 one-byte registers
 // (Flajolet, Fusy, Gandouet and Meunier, 2007; standard error 1.6%), one
 // per worker, merged by maximum. An estimate too low only makes the index
 // grow (table.rehash), as it did before from any hint; the bucket order
@@ -75,7 +75,7 @@ const sketchFrom = 256 << 10
 
 // chainHint returns the chains to size the main table's index for: the
 // estimate of s with a margin of 1/8 (about eight standard errors) plus
-// enums, which are filed by a hash computeTops does not compute, one
+// enums, which are filed by a hash sketchKeys does not compute, one
 // each, never more than hint; hint without a sketch (s nil).
 func (s *keySketch) chainHint(enums, hint int) int {
 	if s == nil {

@@ -1,6 +1,8 @@
 package dedup_test
 
 import (
+	"encoding/binary"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -54,14 +56,60 @@ func TestDedupPastKernelLimit(t *testing.T) {
 	if last := s.LastID(); last != btf.TypeID(kept+1) {
 		t.Fatalf("last id %d after deduplication, want %d", last, kept+1)
 	}
-	t.Run("libbpf", func(t *testing.T) {
-		compat := compatOf(t)
-		dir := t.TempDir()
-		in, out := writeTemp(t, dir, "in.btf", raw), filepath.Join(dir, "out.btf")
-		runRef(t, "-o", out, in)
-		if compat != dedup.CompatLibbpf18 {
-			got = dedupOne(t, raw, compat, false)
+	t.Run("libbpf", func(t *testing.T) { equalLibbpf(t, raw, got) })
+}
+
+// equalLibbpf checks that got, raw deduplicated with CompatLibbpf18, is
+// what the libbpf reference writes for raw (with its version's rules).
+func equalLibbpf(t *testing.T, raw, got []byte) {
+	compat := compatOf(t)
+	dir := t.TempDir()
+	in, out := writeTemp(t, dir, "in.btf", raw), filepath.Join(dir, "out.btf")
+	runRef(t, "-o", out, in)
+	if compat != dedup.CompatLibbpf18 {
+		got = dedupOne(t, raw, compat, false)
+	}
+	equalBTF(t, got, readFile(t, out), nil)
+}
+
+// longNames returns raw BTF in the host's byte order of n ints, each
+// named by its own 250-byte string, and then the first dup of them again,
+// which merge into the first ones: n types and 251*n+1 bytes of strings
+// after deduplication. It is written by hand because a Builder holds
+// strings to the kernel's limit.
+func longNames(n, dup int) []byte {
+	strs := []byte{0}
+	var types []byte
+	for i := range n + dup {
+		off := uint32(len(strs))
+		if i >= n {
+			off = uint32(1 + 251*(i-n))
+		} else {
+			strs = fmt.Appendf(strs, "%0250d\x00", i)
 		}
-		equalBTF(t, got, readFile(t, out), nil)
-	})
+		for _, w := range []uint32{off, wire.Info(wire.KindInt, 0, false), 4, wire.IntWord(1, 0, 32)} {
+			types = wire.AppendWord(types, w)
+		}
+	}
+	h := wire.Header{Version: wire.Version, HdrLen: wire.HeaderLen, TypeLen: uint32(len(types)),
+		StrOff: uint32(len(types)), StrLen: uint32(len(strs))}
+	raw := wire.AppendHeader(nil, h, binary.NativeEndian)
+	return append(append(raw, types...), strs...)
+}
+
+// TestDedupPastKernelStrings checks that an output of more string bytes
+// than the kernel accepts (wire.MaxNameOffset+1) is written, as libbpf's
+// btf__dedup writes it (its own limit is wire.MaxStrLen), and that it is
+// libbpf's output byte for byte where the reference program runs. About
+// 67,000 types of 250-byte names: a second without the reference.
+func TestDedupPastKernelStrings(t *testing.T) {
+	n := (wire.MaxNameOffset+1)/251 + 2
+	raw := longNames(n, 1000)
+	got := dedupOne(t, raw, dedup.CompatLibbpf18, false)
+	s := parse(t, got, nil)
+	if strs, _ := s.StringSection(); len(strs) <= wire.MaxNameOffset+1 || s.LastID() != btf.TypeID(n) {
+		t.Fatalf("%d types and %d bytes of strings after deduplication, want %d and more than %d",
+			s.LastID(), len(strs), n, wire.MaxNameOffset+1)
+	}
+	t.Run("libbpf", func(t *testing.T) { equalLibbpf(t, raw, got) })
 }

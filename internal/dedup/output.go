@@ -119,12 +119,14 @@ func (d *state) write() ([]byte, error) {
 // 2^31-1 types (BTF_MAX_NR_TYPES in libbpf's btf.c), which room already
 // holds the input to, and the output's ids are no larger than the
 // input's. The kernel refuses such BTF when it is loaded; btf copy
-// writes it as well (builder.WriteAsIs).
+// writes it as well (builder.WriteAsIs). Strings likewise: libbpf's
+// string set takes up to wire.MaxStrLen bytes of own strings
+// (BTF_MAX_STR_OFFSET), the kernel 2^24 bytes with the base's.
 func (d *state) header() (wire.Header, []byte, []int, error) {
 	words, starts := d.compact()
 	strs := d.strs.data()
-	if end := uint64(d.strs.Start) + uint64(len(strs)); end > wire.MaxNameOffset+1 {
-		return wire.Header{}, nil, nil, fmt.Errorf("dedup: %d bytes of strings, BTF allows %d", end, wire.MaxNameOffset+1)
+	if len(strs) > wire.MaxStrLen {
+		return wire.Header{}, nil, nil, fmt.Errorf("dedup: %d bytes of strings, libbpf writes at most %d", len(strs), wire.MaxStrLen)
 	}
 	h := wire.Header{
 		Version: wire.Version,

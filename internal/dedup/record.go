@@ -22,8 +22,25 @@ type records struct {
 }
 
 func (r *records) rec(i uint32) record {
-	start, end := r.off.at(i), r.off.at(i+1)
+	// Most records start and end in one narrow block of offsets: one
+	// base and two neighbouring distances, not two calls of at (the
+	// passes read about ten records a type: BENCH.md).
+	o := &r.off
+	if b := o.base[i>>blockShift]; b&wideBit == 0 && (i+1)&(blockLen-1) != 0 {
+		end := b + uint32(o.rel[i+1])
+		return r.w[b+uint32(o.rel[i]) : end : end]
+	}
+	start, end := o.at(i), o.at(i+1)
 	return r.w[start:end:end]
+}
+
+// head returns the first wHead words of record i (name, info, size or
+// type): one offset read, where rec reads two. For the loops over every
+// type that look only at a record's kind or head words (initTypes,
+// sketchKeys), on records not compacted yet (compact.go).
+func (r *records) head(i uint32) record {
+	start := r.off.at(i)
+	return r.w[start : start+wHead : start+wHead]
 }
 
 func (r *records) len() uint32 { return uint32(r.off.len() - 1) }

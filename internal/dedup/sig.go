@@ -114,6 +114,16 @@ func isSigLeaf(k btf.Kind) bool {
 // sigWindow is how many own ids a sigMemo remembers densely.
 const sigWindow = 1 << 15
 
+// passSigWindow is the window of the struct pass when Dedup runs the
+// passes itself (not a pipeline): since it computes the top signatures as
+// it files types (topSig), its window's levels are written through the
+// pass, beside the tables. A quarter of sigWindow keeps the peak of a
+// split input on the Debian vmlinux (base-copies) at main's, 18.3-18.4
+// MB where a full window made it 18.8; a deduplication of the vmlinux
+// took 1% more instructions (326.3 -> 329.4 M), one of its modules'
+// merge none (BENCH.md, "Top signatures where they decide something").
+const passSigWindow = sigWindow / 4
+
 // A sigMemo remembers the signatures of a window of own ids, the ids near
 // the type the pass is at, and those of any other id it meets in a map.
 //
@@ -220,58 +230,67 @@ func (d *state) sigIn(m *sigMemo, child func(uint32, int) uint32, id uint32, k i
 	return v
 }
 
-// topSig returns the top signature of own type id: computed beforehand
-// (computeTops), or now.
+// topSig returns the top signature of own type id, computed when the
+// struct pass (or the reference pass, for a base's typedefs) first files
+// or looks up the type: remembered in d.sigs's window, not beforehand for
+// every type. Types the struct pass reaches already mapped (the members'
+// unions and typedefs of an equivalent copy) never need one (BENCH.md,
+// "Top signatures where they decide something").
+//
+// It is sigOf's top signature (refsSig of depth sigDepth, the references
+// in ForRefs's order) with the references read off the word shape and
+// their signatures asked of d.sig directly: no closure a reference, for
+// the type the struct pass files (BENCH.md).
 func (d *state) topSig(id uint32) uint32 {
-	i := id - d.first
-	if d.tops != nil && d.tops[i] != 0 {
-		return d.tops[i]
+	r := d.ownRec(id - d.first)
+	if k := kindOf(r); k == btf.KindInt || k == btf.KindFloat {
+		return sigOf(r, sigTop, d.sig)
 	}
-	return sigOf(d.ownRec(i), sigTop, d.sig)
+	s := r.Shape()
+	h := uint64(0)
+	if s.Ref0 >= 0 {
+		h = mix(h, d.sig(r[s.Ref0], sigDepth))
+	}
+	if s.Ref1 >= 0 {
+		h = mix(h, d.sig(r[s.Ref1], sigDepth))
+	}
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(r); i += s.Elem {
+			h = mix(h, d.sig(r[i], sigDepth))
+		}
+	}
+	return sigClean(h)
 }
 
-// computeTops computes the top signatures of the own structs, unions and
-// (but with libbpf 1.1's rules, where the reference pass files them)
-// typedefs, which the struct pass files them under: on d.workers
-// goroutines, each with its own window, since signatures depend on the
-// records alone. This is the part of the struct pass that does not depend
-// on order.
-//
-// If sketch is set, it also sketches the keys of the types the main
-// table may file (the struct pass's and the primitive pass's but enums'),
-// and counts the enums: the index's size (keySketch).
-func (d *state) computeTops(sketch bool) (keys *keySketch, enums int) {
+// sketchKeys sketches the keys of the types the main table may file (the
+// struct pass's and the primitive pass's but enums'), if sketch is set,
+// and counts the enums: the index's size (keySketch). The struct pass's
+// types are sketched by their head words alone (keyProxy), on d.workers
+// goroutines.
+func (d *state) sketchKeys(sketch bool) (keys *keySketch, enums int) {
 	n := d.n()
-	d.tops = makeMapped[uint32](int(n), &d.topsMem)
-	memos := make([]sigMemo, min(d.workers, int(n/sigChunk)+1))
-	var sketches []keySketch
-	if sketch {
-		sketches = make([]keySketch, len(memos))
-	}
-	counts := make([]int, len(memos))
-	workpool.Chunks(len(memos), n, sigChunk, func(w int, lo, hi uint32) {
-		m := &memos[w]
-		var ks *keySketch
-		if sketch {
-			ks = &sketches[w]
+	if !sketch {
+		for _, k := range d.kt.own[:n] {
+			if k == uint8(btf.KindEnum) || k == uint8(btf.KindEnum64) {
+				enums++
+			}
 		}
-		m.size = min(n+1, sigWindow)
-		m.populate = true
-		var child func(uint32, int) uint32
-		child = func(id uint32, k int) uint32 { return d.sigIn(m, child, id, k) }
+		return nil, enums
+	}
+	workers := min(d.workers, int(n/sigChunk)+1)
+	sketches := make([]keySketch, workers)
+	counts := make([]int, workers)
+	workpool.Chunks(workers, n, sigChunk, func(w int, lo, hi uint32) {
+		ks := &sketches[w]
 		for i := lo; i < hi; i++ {
-			m.moveTo(i)
-			r := d.recs.rec(i)
-			switch kindOf(r) {
+			switch btf.Kind(d.kt.own[i]) {
 			case btf.KindTypedef:
 				if d.compat == CompatLibbpf11 {
 					continue
 				}
 			case btf.KindStruct, btf.KindUnion:
 			case btf.KindInt, btf.KindForward, btf.KindFloat:
-				if ks != nil {
-					ks.add(hashAll(r)) // primType's key
-				}
+				ks.add(hashAll(d.recs.rec(i))) // primType's key
 				continue
 			case btf.KindEnum, btf.KindEnum64:
 				counts[w]++
@@ -279,32 +298,24 @@ func (d *state) computeTops(sketch bool) (keys *keySketch, enums int) {
 			default:
 				continue
 			}
-			d.tops[i] = sigOf(r, sigTop, child)
-			if ks != nil {
-				ks.add(keyProxy(r, d.tops[i]))
-			}
+			ks.add(keyProxy(d.recs.head(i)))
 		}
 	})
-	for w := range memos {
-		memos[w].free()
-		enums += counts[w]
-	}
-	if !sketch {
-		return nil, enums
-	}
 	for w := range sketches {
 		sketches[0].merge(&sketches[w])
+		enums += counts[w]
 	}
 	return &sketches[0], enums
 }
 
 // keyProxy stands for structKey in keySketch: the head words hashShallow
 // mixes, not the members (hashing them twice cost 2% of a vmlinux's
-// deduplication). Records that differ only in their members' names or
-// offsets make one proxy and two keys: the sketch counts fewer chains,
-// and the index grows.
-func keyProxy(r record, top uint32) uint64 {
-	h := mix(mix(uint64(top), r[wName]), r[wInfo])
+// deduplication), nor the top signature (computed only where the struct
+// pass needs it). Records that differ only in their members' names,
+// offsets or types make one proxy and several keys: the sketch counts
+// fewer chains, and the index grows.
+func keyProxy(r record) uint64 {
+	h := mix(uint64(r[wName]), r[wInfo])
 	if kindOf(r) != btf.KindTypedef {
 		h = mix(h, r[wSize])
 	}

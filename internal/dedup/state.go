@@ -58,10 +58,12 @@ type state struct {
 	ctx           context.Context
 	ticks         uint32 // calls of stopped
 	// words counts the record words the passes went through since the
-	// context was last looked at (stoppedAt).
-	words uint64
-	skips uint64 // candidates the struct pass's filters skipped
-	enums enumIndex
+	// context was last looked at (stoppedAt); wordsEnd is the offset
+	// (records' words) where the last type stoppedAt was given ends.
+	words    uint64
+	wordsEnd uint32
+	skips    uint64 // candidates the struct pass's filters skipped
+	enums    enumIndex
 	// eqStack and refStack are the explicit stacks of isEquiv and
 	// refType, kept between calls.
 	eqStack  []eqPair
@@ -78,9 +80,8 @@ type state struct {
 	// specTypes counts the types appended from Specs (AddPrepared), as
 	// opposed to Builders: it sizes the table (see run).
 	specTypes uint32
-	tops      []uint32 // top signatures (computeTops), index id-first
 
-	mMem, hypMem, topsMem, kindsMem *mmap.Region // of m, hyp, tops and kt.own
+	mMem, hypMem, kindsMem *mmap.Region // of m, hyp and kt.own
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -110,7 +111,7 @@ func (k *kindTable) ownKind(i uint32) btf.Kind { return btf.Kind(k.own[i]) }
 // themselves; the other types are unprocessed.
 func (d *state) initTypes(lo, hi uint32) {
 	for i := lo; i < hi; i++ {
-		k := kindOf(d.recs.rec(i))
+		k := kindOf(d.recs.head(i))
 		d.kt.own[i] = uint8(k)
 		d.m[i] = unprocessed
 		if k == btf.KindVar || k == btf.KindDatasec {
@@ -173,8 +174,8 @@ func (d *state) freeGraphs() {
 	d.deep.free()
 	d.full.free()
 	d.exact.free()
-	mmap.Free(&d.hypMem, &d.topsMem)
-	d.hyp, d.tops = nil, nil
+	mmap.Free(&d.hypMem)
+	d.hyp = nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
@@ -321,8 +322,22 @@ func (d *state) stopped() bool {
 // looks at the context once the records passed since the last look hold
 // stopEvery words per look: a hundred enums of 65,535 values take as
 // long as millions of small types.
+//
+// The words are read off the records' offsets: those from the end of the
+// type last given to the end of type i, so that the types a pass skips
+// by kind are counted too (more looks, never fewer), and a pass that
+// starts again below counts from type i. One offset a type, not a
+// record: the three passes called stoppedAt 2.7 million times for the
+// ninth campaign's copies-self-300000, 6.6% of its instructions when
+// each sliced a record (BENCH.md).
 func (d *state) stoppedAt(i uint32) bool {
-	if d.words += uint64(len(d.recs.rec(i))); d.words >= 16*stopEvery {
+	end := d.recs.off.at(i + 1)
+	if end < d.wordsEnd {
+		d.wordsEnd = d.recs.off.at(i)
+	}
+	d.words += uint64(end - d.wordsEnd)
+	d.wordsEnd = end
+	if d.words >= 16*stopEvery {
 		d.words = 0
 		return d.canceled()
 	}
@@ -361,7 +376,7 @@ func (d *state) run() error {
 		}
 		goto structs
 	}
-	d.sigs.size = min(n+1, sigWindow)
+	d.sigs.size = min(n+1, passSigWindow)
 	d.bs = d.scratch()
 	// m and the kinds are written all over; populated at once, they
 	// take no page fault (mmap.Region.Populate).
@@ -423,10 +438,13 @@ structs:
 // refPass runs the reference pass over own indexes lo..n-1.
 func (d *state) refPass(lo, n uint32) error {
 	// Only a base's typedefs, filed under their struct-pass key, make
-	// the reference pass compute signatures (baseRef); the window's
-	// moves, which clear it, would cost a vmlinux's encoding hundreds of
-	// megabytes of writes for nothing.
-	sigs := d.base != nil
+	// the reference pass compute signatures (baseRef), and the pass
+	// meets typedefs only with libbpf 1.1's rules (isRefPassKind); the
+	// window's moves, which clear it, would cost a vmlinux's encoding
+	// hundreds of megabytes of writes for nothing, and the window, which
+	// the struct pass fills since it computes the top signatures
+	// (topSig), would stay beside the reference table.
+	sigs := d.base != nil && d.compat == CompatLibbpf11
 	if !sigs {
 		d.sigs.free()
 	}
@@ -454,11 +472,11 @@ func (d *state) refPass(lo, n uint32) error {
 // newTables makes the table of canonical types and that of the reference
 // types (refTable) for n own types, sized by keepHint; the main table's
 // index for at most the chains its keys make (keySketch, counted by
-// computeTops, which it runs).
+// sketchKeys, which it runs).
 func (d *state) newTables(n uint32) {
 	refs := d.refKinds(n)
 	hint := d.keepHint(n-refs, n)
-	keys, enums := d.computeTops(2*hint*slotSize > sketchFrom)
+	keys, enums := d.sketchKeys(2*hint*slotSize > sketchFrom)
 	d.tab = newTableChains(d.tab.under, hint, keys.chainHint(enums, hint))
 	d.refs.reserve(d.refHint(refs, n))
 }

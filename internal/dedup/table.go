@@ -124,7 +124,7 @@ func (t *table) add(h uint64, id uint32) {
 // type got in the main table.
 //
 // The index grows once 3/4 full, not 1/2: it is sized for twice the
-// chains computeTops estimates, but never for more than keepHint's
+// chains sketchKeys estimates, but never for more than keepHint's
 // entries, and an input that keeps all its types (a deduplicated one:
 // hostile.FwdStorm, a vmlinux) outgrew that at half and doubled to a
 // quarter full, 48 bytes a chain (6 MB for fwd-storm-30000's 135,000

@@ -172,6 +172,13 @@ func AppendHeader(dst []byte, h Header, bo binary.AppendByteOrder) []byte {
 func Swap(b []byte, h Header) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
+	SwapInPlace(out, h)
+	return out
+}
+
+// SwapInPlace is Swap in b itself: for a caller that makes the copy, a
+// part at a time.
+func SwapInPlace(out []byte, h Header) {
 	swap16(out[0:2])
 	for i := 4; i < int(h.known()); i += 4 {
 		swap32(out[i : i+4])
@@ -181,7 +188,6 @@ func Swap(b []byte, h Header) []byte {
 	for i := 0; i+LayoutEntrySize <= len(layout); i += LayoutEntrySize {
 		swap16(layout[i+2 : i+4])
 	}
-	return out
 }
 
 // SwapWords reverses the bytes of every 32-bit word of b in place: records

@@ -27,6 +27,12 @@ const MaxTypeID = 0x000fffff
 // MaxNameOffset is the largest string offset the kernel accepts.
 const MaxNameOffset = 0x00ffffff
 
+// MaxStrLen is the largest own string section libbpf writes
+// (BTF_MAX_STR_OFFSET in libbpf's btf.c, the limit of its strset): past
+// MaxNameOffset+1 bytes the kernel refuses the BTF, as it refuses more than
+// MaxTypeID types, but libbpf's btf__dedup and btf__add_str still write it.
+const MaxStrLen = 0x7fffffff
+
 // Info packs a kind, a vlen and the kind flag into an info word.
 func Info(k Kind, vlen int, kflag bool) uint32 {
 	w := uint32(k&infoKindMask)<<infoKindShift | uint32(vlen&infoVlenMask)
