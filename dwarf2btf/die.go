@@ -59,9 +59,27 @@ type abbrev struct {
 
 // abbrevTable maps abbreviation codes to declarations; codes are nearly
 // always small and dense, so a slice indexed by code serves them.
+//
+// A table is read lazily, as libdw (pahole's reader) reads it
+// (__libdw_findabbrev): a code not yet found reads declarations up to
+// it, and no further. A unit reads only the declarations up to the last
+// code it uses, so units whose tables are tails of one long table cost
+// what their DIEs use, not the table's length each (hostile.AbbrevTails).
 type abbrevTable struct {
 	dense  []abbrev
 	sparse map[uint64]*abbrev
+
+	// The reading: c at the next declaration, n declarations read, u
+	// the format the forms are sized in, all the attributes' storage
+	// (a declaration's attributes are one slice of it), err what
+	// stopped the reading early. done once the terminator, the end of
+	// the section or an error is reached.
+	c    cursor
+	n    int
+	u    unitHeader
+	all  []attrSpec
+	err  error
+	done bool
 }
 
 // abbrevKey names a parsed abbreviation table: its offset and the format
@@ -86,14 +104,19 @@ func unitFormat(u *unitHeader) uint16 {
 // maxAbbrevs bounds the declarations of one table.
 const maxAbbrevs = 1 << 20
 
+// get returns the declaration of code, reading the table up to it if it
+// is not read yet, or nil if the table has none. next looks in dense
+// first, in place: get is too large to inline.
 func (t *abbrevTable) get(code uint64) *abbrev {
-	if code < uint64(len(t.dense)) {
-		if a := &t.dense[code]; a.tag != 0 {
+	for {
+		if code < uint64(len(t.dense)) && t.dense[code].tag != 0 {
+			return &t.dense[code]
+		}
+		if a := t.sparse[code]; a != nil || t.done {
 			return a
 		}
-		return nil
+		t.read()
 	}
-	return t.sparse[code]
 }
 
 // fixedSize is the size of a value of form in unit u's format, false for
@@ -132,121 +155,114 @@ func fixedSize(form uint16, u *unitHeader) (int, bool) {
 	return 0, false
 }
 
-// parseAbbrevs reads the table at off of .debug_abbrev, for units of u's
-// format: the attributes the encoder does not read and whose size is
-// fixed become skips, merged with their neighbours.
+// parseAbbrevs starts the table at off of .debug_abbrev, for units of
+// u's format: the attributes the encoder does not read and whose size is
+// fixed become skips, merged with their neighbours. Its declarations are
+// read as get asks for them.
 func (d *dwarfData) parseAbbrevs(off uint64, u *unitHeader) (*abbrevTable, error) {
-	c := cursor{b: d.abbrev, pos: off, order: d.order}
 	if off > uint64(len(d.abbrev)) {
 		return nil, errFormat(off, "abbreviation table offset beyond .debug_abbrev")
 	}
-	// Every declaration's attributes go into one slice, allocated once.
-	nattrs, ndense := d.abbrevSizes(off)
-	little := d.order == binary.LittleEndian
-	all := make([]attrSpec, 0, nattrs)
-	t := &abbrevTable{}
-	if ndense > 0 {
-		t.dense = make([]abbrev, ndense)
-	}
-	for n := 0; ; n++ {
-		code := c.uleb()
-		if code == 0 || c.err != nil {
-			break
-		}
-		if n >= maxAbbrevs {
-			return nil, errFormat(off, "too many abbreviations")
-		}
-		a := abbrev{}
-		tag := c.uleb()
-		if tag > 0xffff || tag == 0 {
-			return nil, errFormat(c.pos, "abbreviation tag %#x", tag)
-		}
-		a.tag = uint16(tag)
-		a.children = c.u8() != 0
-		lo := len(all)
-		for c.err == nil {
-			at, form := c.uleb(), c.uleb()
-			if at == 0 && form == 0 {
-				break
-			}
-			if form > 0xffff {
-				return nil, errFormat(c.pos, "form %#x", form)
-			}
-			s := attrSpec{slot: attrSlot(at), form: uint16(form)}
-			if form == formImplicitConst {
-				s.implicit = c.sleb()
-			}
-			if s.slot != slotNone && declares(all[lo:], s.slot) {
-				// An attribute listed twice: libdw's dwarf_attr,
-				// which pahole reads with, finds its first one, so
-				// the later ones are only skipped.
-				s.slot = slotNone
-			}
-			if s.slot != slotNone {
-				s.fast = fastForm(s.form, u, little)
-			}
-			all = appendSpec(all, lo, s, u)
-		}
-		a.attrs = all[lo:len(all):len(all)]
-		// A code declared twice keeps its first declaration, as libdw
-		// (pahole's reader) does: __libdw_findabbrev stops at the first
-		// declaration of the code it looks for.
-		if code < 1<<14 {
-			for uint64(len(t.dense)) <= code {
-				t.dense = append(t.dense, abbrev{})
-			}
-			if t.dense[code].tag == 0 {
-				t.dense[code] = a
-			}
-		} else {
-			if t.sparse == nil {
-				t.sparse = map[uint64]*abbrev{}
-			}
-			if t.sparse[code] == nil {
-				p := new(abbrev)
-				*p = a
-				t.sparse[code] = p
-			}
-		}
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	return t, nil
+	return &abbrevTable{c: cursor{b: d.abbrev, pos: off, order: d.order}, u: *u}, nil
 }
 
-// abbrevSizes scans the table at off as parseAbbrevs reads it, up to
-// where parseAbbrevs stops, and returns how many attributes its
-// declarations list and how many entries its dense codes need.
-func (d *dwarfData) abbrevSizes(off uint64) (attrs, dense int) {
-	c := cursor{b: d.abbrev, pos: off, order: d.order}
-	for n := 0; n < maxAbbrevs; n++ {
-		code := c.uleb()
-		if code == 0 || c.err != nil {
+// Attribute storage comes in chunks that double from minAttrChunk up to
+// maxAttrChunk specs: earlier declarations keep their chunk, so a chunk
+// is never copied whole, and at most one is part empty.
+const (
+	minAttrChunk = 64
+	maxAttrChunk = 1 << 14
+)
+
+// read reads the next declaration and returns its code, 0 once the table
+// is done (its terminator, the end of the section, or an error, kept in
+// err).
+func (t *abbrevTable) read() uint64 {
+	code, err := t.decl()
+	if code == 0 || err != nil {
+		t.done, t.err = true, err
+		return 0
+	}
+	return code
+}
+
+// decl reads one declaration into the table: code 0 at the terminator.
+func (t *abbrevTable) decl() (uint64, error) {
+	c, u := &t.c, &t.u
+	code := c.uleb()
+	if code == 0 || c.err != nil {
+		return 0, c.err
+	}
+	if t.n >= maxAbbrevs {
+		return 0, errFormat(c.pos, "too many abbreviations")
+	}
+	t.n++
+	a := abbrev{}
+	tag := c.uleb()
+	if tag > 0xffff || tag == 0 {
+		return 0, errFormat(c.pos, "abbreviation tag %#x", tag)
+	}
+	a.tag = uint16(tag)
+	a.children = c.u8() != 0
+	little := c.order == binary.LittleEndian
+	lo := len(t.all)
+	for c.err == nil {
+		at, form := c.uleb(), c.uleb()
+		if at == 0 && form == 0 {
 			break
 		}
-		if tag := c.uleb(); tag > 0xffff || tag == 0 {
-			break
+		if form > 0xffff {
+			return 0, errFormat(c.pos, "form %#x", form)
 		}
-		c.u8()
-		for c.err == nil {
-			at, form := c.uleb(), c.uleb()
-			if at == 0 && form == 0 {
-				break
-			}
-			if form > 0xffff {
-				return attrs, dense
-			}
-			if form == formImplicitConst {
-				c.sleb()
-			}
-			attrs++
+		s := attrSpec{slot: attrSlot(at), form: uint16(form)}
+		if form == formImplicitConst {
+			s.implicit = c.sleb()
 		}
-		if code < 1<<14 {
-			dense = max(dense, int(code)+1)
+		if s.slot != slotNone && declares(t.all[lo:], s.slot) {
+			// An attribute listed twice: libdw's dwarf_attr,
+			// which pahole reads with, finds its first one, so
+			// the later ones are only skipped.
+			s.slot = slotNone
+		}
+		if s.slot != slotNone {
+			s.fast = fastForm(s.form, u, little)
+		}
+		if len(t.all) == cap(t.all) {
+			// A new chunk, with this declaration's attributes so far.
+			size := min(max(minAttrChunk, 2*cap(t.all)), maxAttrChunk)
+			size = max(size, 2*(len(t.all)-lo)+1)
+			t.all = append(make([]attrSpec, 0, size), t.all[lo:]...)
+			lo = 0
+		}
+		t.all = appendSpec(t.all, lo, s, u)
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	a.attrs = t.all[lo:len(t.all):len(t.all)]
+	// A code declared twice keeps its first declaration, as libdw
+	// does: __libdw_findabbrev stops at the first declaration of the
+	// code it looks for. Codes go in the dense slice while it stays
+	// within twice the declarations read, so a table of few declarations
+	// with large codes is no large slice.
+	if code < 1<<14 && code < 2*uint64(t.n)+64 {
+		for uint64(len(t.dense)) <= code {
+			t.dense = append(t.dense, abbrev{})
+		}
+		if t.dense[code].tag == 0 && t.sparse[code] == nil {
+			t.dense[code] = a
+		}
+	} else if code >= uint64(len(t.dense)) || t.dense[code].tag == 0 {
+		if t.sparse == nil {
+			t.sparse = map[uint64]*abbrev{}
+		}
+		if t.sparse[code] == nil {
+			p := new(abbrev)
+			*p = a
+			t.sparse[code] = p
 		}
 	}
-	return attrs, dense
+	return code, nil
 }
 
 // declares reports whether the attributes attrs of one declaration
@@ -343,9 +359,14 @@ func (r *unitReader) next(x *die) bool {
 	if code == 0 || c.err != nil {
 		return false
 	}
-	a := r.abbrev.get(code)
-	if a == nil {
-		c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
+	var a *abbrev
+	if t := r.abbrev; code < uint64(len(t.dense)) && t.dense[code].tag != 0 {
+		a = &t.dense[code]
+	} else if a = t.get(code); a == nil {
+		c.err = r.abbrev.err
+		if c.err == nil {
+			c.err = errFormat(uint64(x.off), "unknown abbreviation code %d", code)
+		}
 		return false
 	}
 	x.tag, x.children = a.tag, a.children
