@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -56,9 +57,10 @@ func refuse(t btf.Type, err error) error {
 // repeats the names of the anonymous members it is in, so that deep
 // nesting makes a signature grow as the square of its depth (4,095 levels
 // of 33 members take 800 MB). Only the comparisons that hold signatures
-// whole are bounded so: those of groups of several types of a name, and
-// those of two structs whose common members come in different orders
-// (streamDiff). It also bounds one member's path.
+// whole are bounded so: those of groups of several types of a name (a
+// struct compared as it is spelled holds 8 to 24 bytes a fact instead,
+// bounded by the same bound: streamDiff, unordered). It also bounds one
+// member's path.
 const sigSlack = 2 << 20
 
 // bound is the most bytes that one signature of sd may take when held.
@@ -337,18 +339,16 @@ func factDiff(a, b description, yield func(Detail) bool) bool {
 	default:
 		ib, ia := byName(b), byName(a)
 		inB = func(name string) (string, bool) {
-			// The last of the facts of that name: byName keeps
-			// their order.
-			i, ok := slices.BinarySearchFunc(ib, name, func(i int32, n string) int {
-				return strings.Compare(b.name(int(i)), n)
-			})
-			if !ok {
+			// The last of the facts of that name (byName keeps
+			// their order): the one before the first greater, not
+			// a walk over those of the name, which a struct of
+			// many members of no name ("#0" at every level) has
+			// by the thousand.
+			i := sort.Search(len(ib), func(i int) bool { return b.name(int(ib[i])) > name })
+			if i == 0 || b.name(int(ib[i-1])) != name {
 				return "", false
 			}
-			for i+1 < len(ib) && b.name(int(ib[i+1])) == name {
-				i++
-			}
-			return b.fact(int(ib[i])).value, true
+			return b.fact(int(ib[i-1])).value, true
 		}
 		inA = func(name string) bool {
 			_, ok := slices.BinarySearchFunc(ia, name, func(i int32, n string) int {

@@ -25,8 +25,10 @@
 // bounded in depth (4,096 levels, as btf layout's), and naming a type is
 // bounded as cdump's Write is. A struct whose members' facts are long
 // (many members, or paths deep in anonymous members) is compared as they
-// are spelled, holding a bit for each member, not the facts; only when
+// are spelled, holding a bit for each member, not the facts; when
 // members the two structs share come in different orders, or one
-// repeats a name, are the facts held, up to twice the BTF plus 2 MB, and
-// the struct refused in one error beyond.
+// repeats a name, it holds 64-bit hashes of the facts' names and values
+// (24 bytes a fact; the seed is random, and equal hashes are taken for
+// equal facts), and refuses in one error a struct of more facts than
+// twice the BTF plus 2 MB allows at that cost.
 package diff

@@ -17,3 +17,12 @@ func SetStreamAbove(n int) (restore func()) {
 	streamAbove = n
 	return func() { streamAbove = old }
 }
+
+// SetFetchBytes sets what a comparison of structs whose members move
+// fetches of the new struct's values at a time, for a test of its chunks,
+// and returns the function that restores it.
+func SetFetchBytes(n int) (restore func()) {
+	old := fetchBytes
+	fetchBytes = n
+	return func() { fetchBytes = old }
+}

@@ -19,17 +19,21 @@ import (
 // so that two structs of 65,535 members, or 4,095 levels of 33, are
 // compared without holding their signatures (issue 37).
 type factWalker struct {
-	sd     *side
-	values bool // spell values; names alone otherwise
-	size   uint32
-	first  bool // the size fact is next
-	stack  []level
-	path   []byte // the paths of every level, each past its parent's
+	sd      *side
+	values  bool // spell values; names alone otherwise
+	noNames bool // spell values alone (name stays empty)
+	size    uint32
+	first   bool // the size fact is next
+	stack   []level
+	path    []byte // the paths of every level, each past its parent's
 	// name and value are the current fact's: valid until next is
 	// called again.
 	name, value []byte
 	at          int // how many facts the walk has made current
-	err         error
+	// member1 is the current fact's member, spelled or not (for a
+	// fact other than the size).
+	member1 memberValue
+	err     error
 }
 
 // level is one struct or union that the walk is in.
@@ -122,6 +126,41 @@ func (w *factWalker) step() bool {
 
 // member makes member i of level l, m, the current fact.
 func (w *factWalker) member(l *level, i int, m btf.Member) {
+	if w.noNames {
+		w.name = w.name[:0]
+	} else {
+		w.spellName(l, i, m)
+	}
+	w.member1 = memberValue{l.base + m.BitOffset, m.BitfieldSize, m.Type}
+	if !w.values {
+		return
+	}
+	w.value, w.err = w.sd.appendMemberValue(w.value[:0], w.member1)
+}
+
+// memberValue is what a member's fact's value spells: its bit offset in
+// the outermost struct, its bitfield size and its type.
+type memberValue struct {
+	offset, bits uint32
+	typ          btf.TypeID
+}
+
+// appendMemberValue appends the value of a member's fact, m.
+func (sd *side) appendMemberValue(v []byte, m memberValue) ([]byte, error) {
+	v = append(v, "offset "...)
+	v = appendBitOffset(v, m.offset)
+	if m.bits != 0 {
+		v = append(v, ", "...)
+		v = strconv.AppendUint(v, uint64(m.bits), 10)
+		v = append(v, " bits"...)
+	}
+	typ, err := sd.typeName(m.typ)
+	v = append(v, ", "...)
+	return append(v, typ...), err
+}
+
+// spellName makes member i of level l, m, the current fact's name.
+func (w *factWalker) spellName(l *level, i int, m btf.Member) {
 	w.name = append(append(w.name[:0], "member "...), w.path[:l.path]...)
 	if name := m.NameBytes(); len(name) > 0 {
 		w.name = append(w.name, name...)
@@ -129,22 +168,6 @@ func (w *factWalker) member(l *level, i int, m btf.Member) {
 		w.name = append(w.name, '#')
 		w.name = strconv.AppendInt(w.name, int64(i), 10)
 	}
-	if !w.values {
-		return
-	}
-	v := append(w.value[:0], "offset "...)
-	v = appendBitOffset(v, l.base+m.BitOffset)
-	if m.BitfieldSize != 0 {
-		v = append(v, ", "...)
-		v = strconv.AppendUint(v, uint64(m.BitfieldSize), 10)
-		v = append(v, " bits"...)
-	}
-	typ, err := w.sd.typeName(m.Type)
-	if err != nil {
-		w.err = err
-	}
-	v = append(v, ", "...)
-	w.value = append(v, typ...)
 }
 
 // error returns the error that stopped the walk over t, if any, as
@@ -173,12 +196,12 @@ var streamAbove = 256 << 10
 // struct that changed, and in deep nesting): then the walks that yield
 // the details take the two structs side by side, the old one's facts in
 // order, the new one's moving on to the fact of the same name, and then
-// the new one's alone for the facts it adds. Otherwise the signatures
-// are held whole and compared (and refused past sd.bound()). The details
-// are those of signatureDiff, in the same order; their strings are
-// copies, or with alias (as for Change.more) the walkers' buffers. There
-// is no "member_order" detail: facts in step that differ
-// differ in some fact.
+// the new one's alone for the facts it adds. Otherwise (shared members
+// moved, or a name repeated) they are compared through the hashes of
+// their facts (unordered). The details are those of signatureDiff, in
+// the same order; their strings are copies, or with alias (as for
+// Change.more) the walkers' buffers. In step there is no
+// "member_order" detail: facts in step that differ differ in some fact.
 func streamDiff(a, b *side, ia, ib btf.TypeID, alias bool, details func(Detail) bool) error {
 	ta, err := a.spec.TypeByID(ia)
 	if err != nil {
@@ -195,14 +218,14 @@ func streamDiff(a, b *side, ia, ib btf.TypeID, alias bool, details func(Detail) 
 	if err != nil {
 		return err
 	}
-	if inB == nil {
-		return held(a, b, ia, ib, details)
-	}
-	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	str := func(b []byte) string { return string(b) }
 	if alias {
 		str = aliasString
 	}
+	if inB == nil {
+		return unordered(a, b, ta, tb, str, details)
+	}
+	wa, wb := a.walker(ta, true), b.walker(tb, true)
 	yield := func(change string, w *factWalker, old, new []byte) bool {
 		return factDetails(change, str(w.name), str(old), str(new), details)
 	}
@@ -287,6 +310,9 @@ func nameHashes(sd *side, t btf.Type) ([]uint64, error) {
 	for w.next() {
 		if err := sd.pollSpelled(1 + len(w.name)/spelledBytes); err != nil {
 			return nil, err
+		}
+		if (len(hs)+1)*8 > sd.bound() {
+			return nil, refuse(t, errTooMany)
 		}
 		hs = append(hs, maphash.Bytes(sd.seed, w.name))
 	}

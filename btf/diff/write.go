@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // WriteText prints changes as a changelog: one line a type ("added struct
@@ -103,6 +104,7 @@ type Stream struct {
 	n    int
 	buf  bytes.Buffer
 	enc  *json.Encoder
+	line []byte // a detail, as putDetail writes it
 }
 
 // NewStream returns a Stream writing to w as WriteJSON does, or with
@@ -182,7 +184,7 @@ func (s *Stream) putChange(prefix string, c Change) error {
 		}
 		n++
 		s.bw.WriteString("\n" + inner)
-		if err := s.put(inner, d); err != nil {
+		if err := s.putDetail(inner, d); err != nil {
 			return err
 		}
 	}
@@ -191,6 +193,89 @@ func (s *Stream) putChange(prefix string, c Change) error {
 	}
 	_, err = s.bw.Write(whole[i:])
 	return err
+}
+
+// putDetail writes d as put does. A detail is written by hand, field by
+// field, unless a value is of a type other than a detail's: with
+// encoding/json each detail cost a reflective encoding, most of the CPU
+// of a struct's change of millions of details (deep-of-wide-4095 against
+// -4094: 9.4 s as JSON where the text took 1.7 s).
+func (s *Stream) putDetail(prefix string, d Detail) error {
+	if !plainValue(d.Old) || !plainValue(d.New) {
+		return s.put(prefix, d)
+	}
+	b := append(s.line[:0], "{\n"...)
+	field := func(key string, v any) error {
+		if len(b) > 2 {
+			b = append(b, ",\n"...)
+		}
+		b = append(append(append(append(b, prefix...), `  "`...), key...), `": `...)
+		switch v := v.(type) {
+		case string:
+			if !plainString(v) {
+				e, err := s.encode("", v)
+				if err != nil {
+					return err
+				}
+				b = append(b, e...)
+				return nil
+			}
+			b = append(append(append(b, '"'), v...), '"')
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case uint64:
+			b = strconv.AppendUint(b, v, 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		}
+		return nil
+	}
+	err := field("change", d.Change)
+	if err == nil && d.Member != "" {
+		err = field("member", d.Member)
+	}
+	if err == nil && d.Enumerator != "" {
+		err = field("enumerator", d.Enumerator)
+	}
+	if err == nil {
+		err = field("field", d.Field)
+	}
+	if err == nil && d.Old != nil {
+		err = field("old", d.Old)
+	}
+	if err == nil && d.New != nil {
+		err = field("new", d.New)
+	}
+	if err != nil {
+		return err
+	}
+	b = append(append(append(b, '\n'), prefix...), '}')
+	s.line = b
+	_, err = s.bw.Write(b)
+	return err
+}
+
+// plainValue reports whether putDetail writes v by hand: nil, or of a
+// type that a detail's Old and New hold.
+func plainValue(v any) bool {
+	switch v.(type) {
+	case nil, string, int, int64, uint64, bool:
+		return true
+	}
+	return false
+}
+
+// plainString reports whether encoding/json writes v between quotes as it
+// is: printable ASCII, no quote or backslash (with HTML left unescaped).
+func plainString(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Close ends the report, with its summary and reached summary (nil for
