@@ -132,6 +132,9 @@ type side struct {
 	// sig is the walker that spells the signatures of structs, kept
 	// for the next.
 	sig *factWalker
+	// same is what the old side's comparisons of anonymous types
+	// with the new side's found (sameMemo).
+	same map[idPair]bool
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -410,7 +413,7 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer, w.sig = nil, nil
+	w.namer, w.sig, w.same = nil, nil, nil
 	w.names = make(map[btf.TypeID]string)
 	return &w
 }
