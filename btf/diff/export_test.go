@@ -26,3 +26,12 @@ func SetFetchBytes(n int) (restore func()) {
 	fetchBytes = n
 	return func() { fetchBytes = old }
 }
+
+// SetSameMemoOff turns off (or on) the memo of the comparisons of
+// anonymous types, for a test that the output is that of no memo, and
+// returns the function that restores it.
+func SetSameMemoOff(off bool) (restore func()) {
+	old := sameMemoOff
+	sameMemoOff = off
+	return func() { sameMemoOff = old }
+}
