@@ -135,6 +135,9 @@ type side struct {
 	// same is what the old side's comparisons of anonymous types
 	// with the new side's found (sameMemo).
 	same map[idPair]bool
+	// layouts is what the old side's comparisons of structs of long
+	// signatures with the new side's found.
+	layouts layouts
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -413,7 +416,7 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer, w.sig, w.same = nil, nil, nil
+	w.namer, w.sig, w.same, w.layouts = nil, nil, nil, layouts{}
 	w.names = make(map[btf.TypeID]string)
 	return &w
 }
@@ -451,9 +454,23 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			if same {
 				continue
 			}
+			// A pair of structs of the records of a pair compared
+			// before compares as it did.
+			p, key, keyed, found := a.layouts.find(a, b, ga.id, gb.id)
+			if found && p.same {
+				continue
+			}
+			if d, ok := kept[p.group]; found && ok {
+				ga.flags |= changed
+				kept[int32(i)] = d // shared: the details are only read
+				continue
+			}
 			var err error
 			if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
+			}
+			if keyed && (big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove) {
+				a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
 			}
 			if same {
 				continue

@@ -27,11 +27,20 @@ func SetFetchBytes(n int) (restore func()) {
 	return func() { fetchBytes = old }
 }
 
-// SetSameMemoOff turns off (or on) the memo of the comparisons of
-// anonymous types, for a test that the output is that of no memo, and
-// returns the function that restores it.
-func SetSameMemoOff(off bool) (restore func()) {
-	old := sameMemoOff
-	sameMemoOff = off
-	return func() { sameMemoOff = old }
+// SetMemosOff turns off (or on) the memos of the comparisons of
+// anonymous types and of structs, for a test that the output is that of
+// no memo, and returns the function that restores it.
+func SetMemosOff(off bool) (restore func()) {
+	old := memosOff
+	memosOff = off
+	return func() { memosOff = old }
+}
+
+// SetRememberAbove sets how long the signatures of a pair of structs must
+// be for their comparison to be remembered, and returns the function that
+// restores it.
+func SetRememberAbove(n int) (restore func()) {
+	old := rememberAbove
+	rememberAbove = n
+	return func() { rememberAbove = old }
 }

@@ -14,18 +14,20 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/diff"
 )
 
-// TestSameMemoAsNone: random pairs of BTFs whose named types share
+// TestMemosAsNone: random pairs of BTFs whose named types share
 // anonymous prototypes and structs, some of them changed, some nesting
-// past maxSame, give the same changes and details, in the same order,
-// with the memo of the comparisons of anonymous types and without it, on
-// one worker and on several. (About 0.3 s of CPU.)
-func TestSameMemoAsNone(t *testing.T) {
+// past maxSame, many structs of one record, give the same changes and
+// details, in the same order, with the memos of the comparisons of
+// anonymous types and of structs (every struct remembered) and without
+// them, on one worker and on several. (About 0.3 s of CPU.)
+func TestMemosAsNone(t *testing.T) {
+	defer diff.SetRememberAbove(0)()
 	for seed := range uint64(30) {
 		old := sharedAnonBTF(t, seed, nil)
 		new := sharedAnonBTF(t, seed, rand.New(rand.NewPCG(seed, 1)))
 		for _, workers := range []int{1, 4} {
 			opts := diff.Options{Workers: workers}
-			restore := diff.SetSameMemoOff(true)
+			restore := diff.SetMemosOff(true)
 			want, err := diff.Compare(context.Background(), old, new, opts)
 			restore()
 			if err != nil {
@@ -108,19 +110,25 @@ func sharedAnonBTF(t *testing.T, seed uint64, mutate *rand.Rand) *btf.Spec {
 		}
 		anons = append(anons, id)
 	}
+	// The named types use the last few: many structs of one record.
+	ptrs := make(map[btf.TypeID]btf.TypeID)
 	for i := range 20 + rng.IntN(40) {
-		proto := protos[rng.IntN(len(protos))]
+		proto := protos[len(protos)-1-rng.IntN(3)]
 		if _, err := b.AddFunc(fmt.Sprintf("f%d", i), proto, btf.LinkageGlobal); err != nil {
 			t.Fatal(err)
 		}
-		ptr, err := b.AddPointer(proto)
-		if err != nil {
-			t.Fatal(err)
+		ptr, ok := ptrs[proto]
+		if !ok {
+			var err error
+			if ptr, err = b.AddPointer(proto); err != nil {
+				t.Fatal(err)
+			}
+			ptrs[proto] = ptr
 		}
 		if _, err := b.AddTypedef(fmt.Sprintf("t%d", i), ptr); err != nil {
 			t.Fatal(err)
 		}
-		anon := anons[rng.IntN(len(anons))]
+		anon := anons[len(anons)-1-rng.IntN(3)]
 		if _, err := b.AddStruct(fmt.Sprintf("h%d", i), 16, []builder.Member{{Name: "in", Type: anon}, {Name: "fn", Type: ptr, BitOffset: 64}}); err != nil {
 			t.Fatal(err)
 		}

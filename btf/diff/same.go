@@ -31,14 +31,14 @@ type idPair struct{ a, b btf.TypeID }
 // when full (some 3 MB).
 const maxSameMemo = 1 << 16
 
-// sameMemoOff makes sameMemo remember nothing, as before it did, for
-// the tests that compare the two. (A variable for the tests.)
-var sameMemoOff = false
+// memosOff makes sameMemo and layouts remember nothing, as before they
+// did, for the tests that compare the two. (A variable for the tests.)
+var memosOff = false
 
 // sameMemo returns the result remembered for the pair (ia, ib) and
 // whether there is one.
 func (sd *side) sameMemo(ia, ib btf.TypeID) (same, ok bool) {
-	if sameMemoOff {
+	if memosOff {
 		return false, false
 	}
 	same, ok = sd.same[idPair{ia, ib}]
