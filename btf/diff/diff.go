@@ -123,6 +123,8 @@ type side struct {
 	more  []uint64
 	namer *cdump.Namer
 	names map[btf.TypeID]string // C names computed so far
+	// namesBytes is the bytes of the names cached.
+	namesBytes int
 	// ctx is checked every pollEvery signatures spelled, a signature
 	// counting one and one more for each spelledBytes of it (a group
 	// of a million types of one name is one step of the walks over
@@ -208,9 +210,6 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if n, ok := sd.names[id]; ok {
 		return n, nil
 	}
-	if len(sd.names) >= maxNames {
-		clear(sd.names)
-	}
 	if err := sd.newNamer(); err != nil {
 		return "", err
 	}
@@ -218,7 +217,14 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("diff: %w", err)
 	}
-	sd.names[id] = n
+	if len(sd.names) >= maxNames || sd.namesBytes+len(n) > maxNameBytes {
+		clear(sd.names)
+		sd.namesBytes = 0
+	}
+	if len(n) <= maxNameBytes {
+		sd.names[id] = n
+		sd.namesBytes += len(n)
+	}
 	return n, nil
 }
 
@@ -226,6 +232,13 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 // and typedefs of a kernel refer to fit, a million pointers of their own
 // do not.
 const maxNames = 1 << 14
+
+// maxNameBytes bounds the bytes of the C names a side caches: 64
+// typedefs, each of a pointer of its own to one prototype of 65,535
+// parameters, changed, cached 64 names of 650 KB on each side (133 MB
+// against the 22 MB of 2 S + 20 MB; a name longer than this is spelled
+// for each use, as the output then holds it for each).
+const maxNameBytes = 1 << 20
 
 // decl appends the C declaration of name with type id to dst.
 func (sd *side) decl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
@@ -417,7 +430,7 @@ func detailBytes(d Detail) int {
 func (sd *side) worker() *side {
 	w := *sd
 	w.namer, w.sig, w.same, w.layouts = nil, nil, nil, layouts{}
-	w.names = make(map[btf.TypeID]string)
+	w.names, w.namesBytes = make(map[btf.TypeID]string), 0
 	return &w
 }
 
