@@ -396,10 +396,11 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 
 // extraWorkerBytes bounds what the workers beyond the first may take, each
 // about workerBytes: the C name caches of its two sides when full (a
-// Namer holds nothing for each type).
+// Namer holds nothing for each type) and its memo of the anonymous types
+// compared (some 16 bytes a pair).
 const (
 	extraWorkerBytes = 8 << 20
-	workerBytes      = 2 * maxNames * 64
+	workerBytes      = 2*maxNames*64 + maxSameMemo*16
 )
 
 // keptBytes bounds what the details that the first pass keeps for the
