@@ -47,9 +47,13 @@ func (o *object) relocate(f *elf.File) error {
 
 // copyOut copies section name before it is changed: into an anonymous
 // mapping, whose pages the encoding can give back behind the merge as it
-// does a file's (kvm.ko's .debug_info is 4.4 MB), or onto the heap if the
-// mapping fails.
+// does a file's (kvm.ko's .debug_info is 4.4 MB), or onto the heap if it
+// is smaller than mmap.MinSlice (a mapping, its faults and its unmapping
+// cost more than the copy) or the mapping fails.
 func (o *object) copyOut(name string, sec []byte) []byte {
+	if len(sec) < mmap.MinSlice {
+		return bytes.Clone(sec)
+	}
 	g, err := mmap.New(len(sec))
 	if err != nil {
 		return bytes.Clone(sec)

@@ -69,7 +69,7 @@ func TestHugePadding(t *testing.T) {
 }
 
 // TestLongChain: a chain of typedefs as deep as the walk allows prints in
-// every mode; the sort walks each link once, not once per type that leads
+// every mode, also through the merge of chunks; the sort walks each link once, not once per type that leads
 // through it (which would cost n²/2 steps and fail with ErrTooComplex).
 func TestLongChain(t *testing.T) {
 	g := newGen()
@@ -89,6 +89,15 @@ func TestLongChain(t *testing.T) {
 		if !bytes.Contains(out, []byte("typedef t1 t0;")) {
 			t.Errorf("%+v: no typedef t0 in %d bytes", opts, len(out))
 		}
+	}
+	// The merged sort walks a key's first links without the memo; the
+	// chain meets the memo past them.
+	var got bytes.Buffer
+	if err := cdump.WriteChunked(&got, s, cdump.Options{}, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := dumpC(t, s, cdump.Options{}); !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("chunks of 16 ids change the header: %s", firstDiff(got.Bytes(), want))
 	}
 }
 

@@ -63,6 +63,9 @@ type dumper struct {
 	queue []btf.TypeID // types to emit for the current root, in order
 
 	memo *sortMemo // while sorting
+	// memoFrom is the depth from which the sort's walks use the memo: 0
+	// with a dense memo, leanDepth with a cache (merge.go).
+	memoFrom int
 
 	decls []btf.TypeID // shared stack of declaration chains
 

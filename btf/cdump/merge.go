@@ -1,10 +1,12 @@
 package cdump
 
 import (
+	"unsafe"
+
 	"github.com/kmeta-dev/kmeta/btf"
 )
 
-// The sort of bpftool 7.5's order holds its keys (32 bytes) and the memo
+// The sort of bpftool 7.5's order holds its keys (keyBytes) and the memo
 // of its walks (about 21 bytes a type) for every type only while they fit
 // in one window (windowBytes), as a kernel's do. Beyond, it holds no key
 // and no memo for every type:
@@ -25,6 +27,9 @@ import (
 // type are also held only within twice the input's size, which its
 // bound allows (a chain of 100,000 pointers, 1.2 MB, is sorted in chunks).
 const windowBytes = 6 << 20
+
+// keyBytes is the size of a sort key: 40 bytes.
+const keyBytes = int(unsafe.Sizeof(sortKey{}))
 
 // chunkBits sets the chunks of the merged sort: 2^16 ids, whose keys
 // (2 MiB) are one window, and whose order fits in uint16s. An input of
@@ -69,7 +74,7 @@ type mergeHead struct {
 func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 	m := d.numSorted(all)
 	size := btfSize(d.spec)
-	if bits == 0 && 32*m+21*d.n <= min(windowBytes, 2*size) {
+	if bits == 0 && keyBytes*m+21*d.n <= min(windowBytes, 2*size) {
 		ids, err := d.sortedIDs(m, all)
 		return &typeOrder{ids: ids}, err
 	}
@@ -82,6 +87,7 @@ func (d *dumper) sortedTypes(all bool, bits int) (*typeOrder, error) {
 		}
 	}
 	d.memo = newCacheMemo(max(bits, minChunkBits))
+	d.memoFrom = leanDepth
 	o := &typeOrder{d: d, perm: make([]uint16, 0, m), compare: d.keyOrder()}
 	keys := make([]sortKey, 0, min(m, 1<<bits))
 	for lo := 0; lo < d.n; lo += 1 << bits {
@@ -122,7 +128,8 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	h := &o.heads[0]
 	id := h.key.id
 	if h.next < h.end {
-		h.key = o.d.keyOf(h.lo + btf.TypeID(o.perm[h.next]))
+		id := h.lo + btf.TypeID(o.perm[h.next])
+		h.key = o.d.keyFrom(id, o.d.typ(id))
 		h.next++
 		if o.d.err != nil {
 			return 0, false
@@ -134,6 +141,19 @@ func (o *typeOrder) next() (btf.TypeID, bool) {
 	o.down(0)
 	return id, true
 }
+
+// leanDepth is where the walks of the merged sort start using its memo:
+// the links nearer the key's own type are walked without it. The merge
+// builds its keys in key order, spread over the whole input, so the memo
+// seldom still holds what those walks need, and claiming its slots
+// costs more than walking: a slot is a cache line in each of five
+// slices, taken for every link (100,000 linked lists,
+// list-chain-100000, spent about a third of their CPU time there, in
+// memory stalls), and the chunks' own builds gain little from it either.
+// A struct, a pointer to it and its members' types are within 4 links;
+// a chain still costs each type at most leanDepth links and meets the
+// memo past them, which keeps the chain's walks linear.
+const leanDepth = 4
 
 // down moves heads[i] down the heap to its place.
 func (o *typeOrder) down(i int) {

@@ -154,12 +154,10 @@ func (d *dumper) buildKeys(keys []sortKey, lo, hi int, all, apart bool) ([]sortK
 	return keys, protos, nil
 }
 
-// keyOf returns the sort key of type id; d.err is set if a walk failed.
-func (d *dumper) keyOf(id btf.TypeID) sortKey { return d.keyFrom(id, d.typ(id)) }
-
-// keyFrom is keyOf of type id, whose record is t: the record is read once
-// for the whole key (each key is built twice in the merged sort, and a
-// chain of 100,000 structs read records 25 times a type).
+// keyFrom returns the sort key of type id, whose record is t; d.err is
+// set if a walk failed. The record is read once for the whole key (each
+// key is built twice in the merged sort, and a chain of 100,000 structs
+// read records 25 times a type).
 func (d *dumper) keyFrom(id btf.TypeID, t wire.Record) sortKey {
 	name := d.sortName(t)
 	return sortKey{
@@ -272,8 +270,10 @@ func (d *dumper) sortRank(id btf.TypeID, t wire.Record) uint8 {
 
 // rankNamed is btf_type_rank once a name has been met.
 func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
-	if r, ok := d.memo.rankOf(id); ok {
-		return r
+	if depth >= d.memoFrom {
+		if r, ok := d.memo.rankOf(id); ok {
+			return r
+		}
 	}
 	if depth > maxDepth {
 		d.failDeep(id, "type chain too long to sort")
@@ -298,7 +298,9 @@ func (d *dumper) rankNamed(id btf.TypeID, depth int) uint8 {
 			r = d.rankNamed(next, depth+1)
 		}
 	}
-	d.memo.setRank(id, r)
+	if depth >= d.memoFrom {
+		d.memo.setRank(id, r)
+	}
 	return r
 }
 
@@ -333,8 +335,10 @@ func (d *dumper) sortStep(id btf.TypeID, depth int) bool {
 
 // sortNameRef is btf_type_sort_name of a type reached through a chain.
 func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
-	if off, ok := d.memo.nameOf(id); ok {
-		return off
+	if depth >= d.memoFrom {
+		if off, ok := d.memo.nameOf(id); ok {
+			return off
+		}
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -344,7 +348,9 @@ func (d *dumper) sortNameRef(id btf.TypeID, depth int) uint32 {
 	if next, ok := chainNext(t); ok {
 		off = d.sortNameRef(next, depth+1)
 	}
-	d.memo.setName(id, off)
+	if depth >= d.memoFrom {
+		d.memo.setName(id, off)
+	}
 	return off
 }
 
@@ -358,8 +364,10 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 	if members {
 		m = 1
 	}
-	if h, ok := d.memo.hashOf(id, m); ok {
-		return h
+	if depth >= d.memoFrom {
+		if h, ok := d.memo.hashOf(id, m); ok {
+			return h
+		}
 	}
 	if !d.sortStep(id, depth) {
 		return 0
@@ -390,7 +398,9 @@ func (d *dumper) sortHash(id btf.TypeID, members bool, depth int) uint64 {
 			h = h*31 + d.sortHash(next, members, depth+1)
 		}
 	}
-	d.memo.setHash(id, m, h)
+	if depth >= d.memoFrom {
+		d.memo.setHash(id, m, h)
+	}
 	return h
 }
 

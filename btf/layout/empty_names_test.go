@@ -1,8 +1,15 @@
 package layout_test
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
 // TestEmptyNames compares, with pahole 1.24's output, names whose offset is
@@ -71,5 +78,21 @@ func buildEmptyNames(structs ...emptyNameStruct) func() ([]byte, error) {
 		}
 		raw = append(raw, types...)
 		return append(raw, emptyNameStrings...), nil
+	}
+}
+
+// TestSpentLimitMessage: when the structs printed before spent the
+// input's limit, the refusal names the limit, not a negative budget (the
+// twelfth red team: one anonymous struct of 65,535 members held by 64
+// structs, in JSON).
+func TestSpentLimitMessage(t *testing.T) {
+	raw, err := hostile.BuildVariant12(hostile.SharedAnonWide, 64)
+	s := parseBuilt(t, raw, err)
+	err = layout.WriteJSON(context.Background(), io.Discard, s, layout.Options{})
+	if !errors.Is(err, layout.ErrTooComplex) {
+		t.Fatalf("got %v, want ErrTooComplex", err)
+	}
+	if strings.Contains(err.Error(), "more than -") {
+		t.Fatalf("a negative budget: %v", err)
 	}
 }

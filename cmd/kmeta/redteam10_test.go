@@ -181,7 +181,7 @@ func TestRedteam10Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT10_REPORT", quick)
 	ins, extra := rt10Inputs(t, dir, quick)
-	c.runAll(ins, extra, dir, obj)
+	c.runAll(ins, extra, dir, obj, nil)
 }
 
 // TestRedteam10Write writes one Variant10 into KMETA_RT9_OUT, for

@@ -245,7 +245,7 @@ func TestRedteam11Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "shapes11.bpf.o", testfixtures.Read(t, "core/shapes11.bpf.o.gz"))
 	c := newRt9Campaign(t, "KMETA_RT11_REPORT", quick)
 	ins, extra := rt11Inputs(t, dir, quick)
-	c.runAll(ins, extra, dir, obj)
+	c.runAll(ins, extra, dir, obj, nil)
 }
 
 // TestRedteam11Write writes one shape of the eleventh campaign into
@@ -312,18 +312,11 @@ func TestRedteam11Small(t *testing.T) {
 			rt9Input{name: "split-" + v.String(), path: writeFile(t, dir, "split-"+v.String()+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: rt11Find[v], base: base})
 	}
 	for _, k := range hostile.DWARF11Shapes() {
-		in := writeFile(t, dir, k.String()+".o", hostile.BuildDWARF11(k, 70))
-		if _, err := kmeta(t, nil, "btf", "encode", in, "-o", writeFile(t, dir, "out.btf", nil)); err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("dwarf %v: error of more than one line: %q", k, err)
-		}
+		rtSmallEncode(t, dir, k.String(), hostile.BuildDWARF11(k, 70))
 	}
 	for _, k := range hostile.Kallsyms11s() {
-		in := writeFile(t, dir, "kallsyms-"+k.String(), hostile.BuildKallsyms11(k, 70))
-		for _, args := range [][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0xffffffffc0000010"}} {
-			if _, err := kmeta(t, nil, append(append([]string{"ksym"}, args...), "--kallsyms", in)...); err != nil && strings.Contains(err.Error(), "\n") {
-				t.Errorf("kallsyms %v: ksym %v: error of more than one line: %q", k, args, err)
-			}
-		}
+		rtSmallKsym(t, dir, k.String(), hostile.BuildKallsyms11(k, 70),
+			[][]string{{"stats"}, {"modules", "--json"}, {"name", "sym1_"}, {"addr", "0xffffffffc0000010"}})
 	}
 }
 

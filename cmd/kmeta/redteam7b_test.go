@@ -72,6 +72,7 @@ func gzipOf(tb testing.TB, data []byte) []byte {
 // stops at its archive's bound (input.ArchiveRatio), not after inflating
 // all its zeros.
 func TestHostileImagesAndPackages(t *testing.T) {
+	childrenOnly(t)
 	timeBin := gnuTime(t)
 	bin := buildRealKmeta(t)
 	dir := t.TempDir()

@@ -505,7 +505,7 @@ func TestRedteam9Campaign(t *testing.T) {
 	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
 	quick := os.Getenv("KMETA_RT9_QUICK") == "1"
 	c := newRt9Campaign(t, "KMETA_RT9_REPORT", quick)
-	c.runAll(rt9Inputs(t, dir, quick), nil, dir, obj)
+	c.runAll(rt9Inputs(t, dir, quick), nil, dir, obj, nil)
 }
 
 // rt9Campaign runs commands beside their peers and judges them: it is
@@ -912,15 +912,42 @@ func rtSmallRun(t *testing.T, dir, obj, bpftool string, ins ...rt9Input) {
 
 // runAll runs each of ins whose name KMETA_RT9_ONLY matches, with the
 // commands of rt9Cases (obj the CO-RE object of btf min --obj and btf
-// core) and its extra ones, then ends the campaign.
-func (c *rt9Campaign) runAll(ins []rt9Input, extra map[string][]rt9Case, dir, obj string) {
+// core) and its extra ones, each given to adjust first if not nil, then
+// ends the campaign.
+func (c *rt9Campaign) runAll(ins []rt9Input, extra map[string][]rt9Case, dir, obj string, adjust func(rt9Input, []rt9Case)) {
 	for _, in := range ins {
 		if !c.only.MatchString(in.name) {
 			continue
 		}
-		c.run(in, append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...), dir)
+		cs := append(rt9Cases(in, dir, obj, in.types, c.peers), extra[in.name]...)
+		if adjust != nil {
+			adjust(in, cs)
+		}
+		c.run(in, cs, dir)
 	}
 	c.end()
+}
+
+// rtSmallEncode runs btf encode on the DWARF obj in process: it succeeds
+// or fails in one line (a panic fails the test binary).
+func rtSmallEncode(t *testing.T, dir, name string, obj []byte) {
+	t.Helper()
+	in := writeFile(t, dir, name+".o", obj)
+	if _, err := kmeta(t, nil, "btf", "encode", in, "-o", writeFile(t, dir, "out.btf", nil)); err != nil && strings.Contains(err.Error(), "\n") {
+		t.Errorf("dwarf %s: error of more than one line: %q", name, err)
+	}
+}
+
+// rtSmallKsym runs ksym with each of queries on the kallsyms text in
+// process: each succeeds or fails in one line.
+func rtSmallKsym(t *testing.T, dir, name string, text []byte, queries [][]string) {
+	t.Helper()
+	in := writeFile(t, dir, "kallsyms-"+name, text)
+	for _, args := range queries {
+		if _, err := kmeta(t, nil, append(append([]string{"ksym"}, args...), "--kallsyms", in)...); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("kallsyms %s: ksym %v: error of more than one line: %q", name, args, err)
+		}
+	}
 }
 
 // rt9SameAsBpftool wants btf dump's raw and C text of in to be bpftool

@@ -26,6 +26,7 @@ func TestSignalInLongLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds inputs of 20 MB and runs a dozen commands on them")
 	}
+	childrenOnly(t)
 	bin := buildKmeta(t)
 	dir := t.TempDir()
 	shared := writeHostile(t, dir, "shared.btf", func() ([]byte, error) { return hostile.BuildProbe(hostile.SharedName, 300_000) })

@@ -32,6 +32,8 @@ type Base struct {
 	enums enumIndex
 	pool  sync.Pool // of *baseScratch
 	mem   *baseMem
+	// odd: a base type refers to a VAR, DATASEC or DECL_TAG (refersOdd).
+	odd bool
 	// pages, if not nil, holds the records deduplications read
 	// (basepages.go): rec reads them there once the Base is built.
 	pages *basePages
@@ -120,8 +122,8 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	return b, nil
 }
 
-// fileTypes checks every base type's references (checkRefs) and files it
-// in the Base's table (a frozen one, built in two passes) and the enum
+// fileTypes notes whether base types refer to a VAR, DATASEC or DECL_TAG
+// (refersOdd) and files every base type in the Base's table (a frozen one, built in two passes) and the enum
 // index, and its structs and unions by name: one pass over the records
 // for both, as libbpf's btf_dedup_prep hashes each base type once.
 func (b *Base) fileTypes() error {
@@ -144,8 +146,8 @@ func (b *Base) fileTypes() error {
 		b.evictBehind(i, &evicted)
 		r := b.recs.rec(i)
 		id := i + 1
-		if err := checkRefs(r, id, &kt); err != nil {
-			return err
+		if refersOdd(r, &kt) {
+			b.odd = true
 		}
 		if h, ok := prepHash(r); ok {
 			var e entry
@@ -370,46 +372,43 @@ func prepHash(r record) (uint64, bool) {
 // all but VAR and DATASEC, which are never deduplicated.
 func isFiled(k btf.Kind) bool { return k != btf.KindVar && k != btf.KindDatasec }
 
-// checkRefs refuses a record that refers to a VAR, DATASEC or DECL_TAG,
-// except from a DATASEC's entries or as a DECL_TAG's target: such BTF is
-// invalid (the kernel rejects it), and libbpf's graph comparison would fail
-// on it. kt gives the kinds of the ids r refers to; id is r's own.
-func checkRefs(r record, id uint32, kt *kindTable) error {
-	k := kindOf(r)
-	if k == btf.KindDatasec || k == btf.KindDeclTag {
-		return nil
+// oddKind reports whether libbpf's graph comparison (btf_dedup_is_equiv)
+// fails with an error on two distinct types of kind k that it reaches
+// with one name: a VAR, DATASEC or DECL_TAG, which it does not compare.
+func oddKind(k btf.Kind) bool {
+	return k == btf.KindVar || k == btf.KindDatasec || k == btf.KindDeclTag
+}
+
+// refersOdd reports whether record r refers to a VAR, DATASEC or DECL_TAG
+// where libbpf's graph comparison can reach it: from any record but a VAR,
+// DATASEC or DECL_TAG, whose references the comparison never follows. kt
+// gives the kinds of the ids r refers to. Such BTF is invalid (the kernel
+// rejects it), but libbpf's btf__dedup accepts it: VARs and DATASECs are
+// their own canonical types, and a reference to one of them, or to a
+// DECL_TAG, is deduplicated like any other (checkOdd says when it fails).
+func refersOdd(r record, kt *kindTable) bool {
+	if oddKind(kindOf(r)) {
+		return false
 	}
 	sh := r.Shape()
 	for _, i := range [2]int{sh.Ref0, sh.Ref1} {
-		if i >= 0 && !refOK(r[i], kt) {
-			return refError(k, id, r[i], kt)
+		if i >= 0 && isOddRef(r[i], kt) {
+			return true
 		}
 	}
 	if sh.ElemRef >= 0 {
 		for i := sh.Fixed + sh.ElemRef; i < len(r); i += sh.Elem {
-			if !refOK(r[i], kt) {
-				return refError(k, id, r[i], kt)
+			if isOddRef(r[i], kt) {
+				return true
 			}
 		}
 	}
-	return nil
+	return false
 }
 
-// refOK reports whether a record other than a DATASEC or DECL_TAG may
-// refer to type ref.
-func refOK(ref uint32, kt *kindTable) bool {
-	if ref == 0 {
-		return true
-	}
-	switch kt.of(ref) {
-	case btf.KindVar, btf.KindDatasec, btf.KindDeclTag:
-		return false
-	}
-	return true
-}
-
-func refError(k btf.Kind, id, ref uint32, kt *kindTable) error {
-	return fmt.Errorf("dedup: %v [%d] refers to %v [%d]", k, id, kt.of(ref), ref)
+// isOddRef reports whether ref is a VAR, DATASEC or DECL_TAG.
+func isOddRef(ref uint32, kt *kindTable) bool {
+	return ref != 0 && oddKind(kt.of(ref))
 }
 
 // addName records a canonical struct or union for forward resolution

@@ -58,7 +58,7 @@ func (m *Merger) Pipeline() error {
 // Indexes are own ids minus first.
 type pipeline struct {
 	closed     uint32 // records before it refer only to records before it
-	checked    uint32 // records before it passed checkRefs
+	checked    uint32 // records before it went through refersOdd
 	primDone   uint32 // the primitive pass's position
 	structDone uint32 // the struct pass's position
 	stopped    bool   // the struct pass stopped (Pipeline says when)
@@ -121,10 +121,8 @@ func (d *state) advance(maxRef uint32) {
 	p.closed = closed
 	d.growMaps(closed)
 	for ; p.checked < closed; p.checked++ {
-		if checkRefs(d.recs.rec(p.checked), d.first+p.checked, &d.kt) != nil {
-			// Dedup checks again from here and reports it.
-			p.stopped = true
-			return
+		if refersOdd(d.recs.rec(p.checked), &d.kt) {
+			d.odd.Store(true) // pipeFinish looks further (checkOdd)
 		}
 	}
 	for ; p.primDone < closed; p.primDone++ {
@@ -267,7 +265,8 @@ func (d *state) pipeFinish() (uint32, error) {
 	p := d.pipe
 	n := d.n()
 	d.growMaps(n)
-	if err := d.checkTypes(p.checked, n); err != nil {
+	d.checkTypes(p.checked, n)
+	if err := d.checkOdd(); err != nil {
 		return 0, err
 	}
 	for i := p.primDone; i < n; i++ {

@@ -35,10 +35,13 @@ import (
 // shallow hash mixed with their top signature (the signatures of their
 // members, or of a typedef's target): the candidates it skips are then
 // never even visited, and those it visits keep libbpf's order, which the
-// table derives from insertion order alone. A VAR, DATASEC or DECL_TAG
-// reached from a graph would make libbpf's comparison fail with an error;
-// such references are refused before deduplication (see checkRefs), so no
-// signature has to account for them.
+// table derives from insertion order alone. Two distinct VARs, DATASECs or
+// DECL_TAGs of one kind and name reached from graphs would make libbpf's
+// comparison fail with an error when it meets them, which a skip could
+// hide; such inputs are refused before the struct pass (checkOdd). Without
+// such a pair, a comparison meeting one of them succeeds for the same id
+// and fails without an error otherwise, so no signature has to account
+// for them beyond its record.
 const (
 	sigDepth = 5            // depth of the member signatures
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target

@@ -3,7 +3,7 @@ package dedup
 import (
 	"context"
 	"fmt"
-	"sync"
+	"sync/atomic"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -21,7 +21,9 @@ const (
 // state is one deduplication: the appended types (own ids first..), on an
 // optional Base, and libbpf's btf_dedup fields.
 type state struct {
-	base  *Base  // nil for standalone BTF
+	base *Base // nil for standalone BTF
+	// odd: an own type refers to a VAR, DATASEC or DECL_TAG (checkTypes).
+	odd   atomic.Bool
 	blast uint32 // last base id, 0 without a base
 	first uint32 // first own id
 	recs  records
@@ -120,27 +122,66 @@ func (d *state) initTypes(lo, hi uint32) {
 	}
 }
 
-// checkTypes runs checkRefs over own indexes lo..hi-1, whose kinds (and
-// those of every type they refer to) are known, and returns the first
-// error in id order, on d.workers.
-func (d *state) checkTypes(lo, hi uint32) error {
-	var (
-		mu    sync.Mutex
-		errAt = hi
-		err   error
-	)
+// checkTypes notes in d.odd whether own indexes lo..hi-1, whose kinds
+// (and those of every type they refer to) are known, refer to a VAR,
+// DATASEC or DECL_TAG (refersOdd), on d.workers.
+func (d *state) checkTypes(lo, hi uint32) {
 	workpool.Chunks(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
-		for i := lo + clo; i < lo+chi; i++ {
-			if e := checkRefs(d.recs.rec(i), d.first+i, &d.kt); e != nil {
-				mu.Lock()
-				if i < errAt {
-					errAt, err = i, e
-				}
-				mu.Unlock()
-				return
+		for i := lo + clo; i < lo+chi && !d.odd.Load(); i++ {
+			if refersOdd(d.recs.rec(i), &d.kt) {
+				d.odd.Store(true)
 			}
 		}
 	})
+}
+
+// checkOdd refuses the types when their graphs reach two distinct VARs,
+// DATASECs or DECL_TAGs (the latter not yet deduplicated in the struct
+// pass) of one kind and name: libbpf's graph comparison fails with an
+// error (-EINVAL) on such a pair when it meets it. Whether it meets it
+// depends on the order of its comparisons, which the signatures, deep
+// filters and fail memo skip (a failed comparison leaving no trace is
+// what makes them safe), so every such input is refused: libbpf fails on
+// some of them and deduplicates others. Without such a pair, the
+// comparison reaching those types succeeds exactly for the same type
+// and fails without an error otherwise, as for any other kind. It costs
+// nothing unless a type refers to one of them (d.odd, b.odd).
+func (d *state) checkOdd() error {
+	baseOdd := d.base != nil && d.base.odd
+	if !d.odd.Load() && !baseOdd {
+		return nil
+	}
+	type key struct {
+		kind btf.Kind
+		name uint32
+	}
+	seen := make(map[key]uint32)
+	var err error
+	visit := func(r record) {
+		if err != nil || oddKind(kindOf(r)) {
+			return
+		}
+		r.ForRefs(func(j uint32) {
+			ref := r[j]
+			if err != nil || !isOddRef(ref, &d.kt) {
+				return
+			}
+			k := key{d.kt.of(ref), d.rec(ref)[wName]}
+			if o, ok := seen[k]; !ok {
+				seen[k] = ref
+			} else if o != ref {
+				err = fmt.Errorf("dedup: type graphs reach %v [%d] and %v [%d] of one name, which libbpf cannot compare", k.kind, min(o, ref), k.kind, max(o, ref))
+			}
+		})
+	}
+	if baseOdd {
+		for id := uint32(1); id <= d.blast; id++ {
+			visit(d.base.rec(id))
+		}
+	}
+	for i := range d.n() {
+		visit(d.ownRec(i))
+	}
 	return err
 }
 
@@ -386,7 +427,8 @@ func (d *state) run() error {
 	// the ids never compared as canonical types are never touched.
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
 	workpool.Chunks(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
-	if err := d.checkTypes(0, n); err != nil {
+	d.checkTypes(0, n)
+	if err := d.checkOdd(); err != nil {
 		return err
 	}
 	// Only canonical types are filed. A DWARF encoder's vmlinux keeps a

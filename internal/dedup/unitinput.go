@@ -166,30 +166,45 @@ func (u *Unit) SetCache(c *NameCache) {
 // holds already. The section must stay mapped, unchanged, while the cache
 // is used. A NameCache is used by one goroutine at a time.
 type NameCache struct {
-	m    *Merger
-	sec  []byte
-	ents []cacheEnt // direct-mapped by offset
+	m     *Merger
+	sec   []byte
+	ents  []cacheEnt // direct-mapped by offset (cacheSlot)
+	shift uint8      // 32 less log2(len(ents))
 }
 
 type cacheEnt struct{ off1, n, key uint32 } // off1 is 1+ the offset
 
 const (
-	cacheEnts  = 1 << 16
-	notInCache = ^uint32(0)
+	cacheBits    = 16 // the most entries: 768 KB
+	cacheMinBits = 6
+	notInCache   = ^uint32(0)
 )
 
-// NewNameCache returns a cache of the keys of strings in sec (768 KB,
-// none for an empty sec, whose strings it never finds: DWARF whose
-// names are all inline).
+// NewNameCache returns a cache of the keys of strings in sec (none for
+// an empty sec, whose strings it never finds: DWARF whose names are all
+// inline). It has an entry for each 4 bytes of sec, a power of two from
+// 64 to 65,536 entries (768 KB): a string takes at least 2 bytes, its
+// NUL included, so the cache has room for half of the most strings sec
+// can hold. A cache of the largest size for a small object's section
+// cost a page fault for most of its strings, each slot on its own page
+// (cmd/kmeta/BENCH.md, "Small objects").
 func (m *Merger) NewNameCache(sec []byte) *NameCache {
 	c := &NameCache{m: m, sec: sec}
 	if len(sec) > 0 {
-		c.ents = make([]cacheEnt, cacheEnts)
+		bits := cacheMinBits
+		for bits < cacheBits && 4<<bits < len(sec) {
+			bits++
+		}
+		c.ents = make([]cacheEnt, 1<<bits)
+		c.shift = uint8(32 - bits)
 	}
 	return c
 }
 
-func cacheSlot(off uint32) uint32 { return off * 0x9e3779b1 >> (32 - 16) }
+// slot returns the entry of the string at offset off.
+// The shift is masked to say it is under 32, which spares each lookup
+// Go's test for a shift past the width.
+func (c *NameCache) slot(off uint32) *cacheEnt { return &c.ents[off*0x9e3779b1>>(c.shift&31)] }
 
 // offset returns the offset of s in c's section, or notInCache.
 func (c *NameCache) offset(p *byte, n int) uint32 {
@@ -216,7 +231,7 @@ func (c *NameCache) learn(u *Unit) {
 		if j > 0 {
 			lo = u.strEnds[j-1]
 		}
-		c.ents[cacheSlot(off)] = cacheEnt{off1: off + 1, n: u.strEnds[j] - lo, key: u.keys[j]}
+		*c.slot(off) = cacheEnt{off1: off + 1, n: u.strEnds[j] - lo, key: u.keys[j]}
 	}
 }
 
@@ -299,7 +314,13 @@ func (u *Unit) room(n int) {
 		u.spos = slices.Grow(u.spos, c-len(u.spos))
 	}
 	if len(u.strs)+n > cap(u.strs) {
-		u.strs = mmap.Append(u.strs, u.more(cap(u.strs), len(u.strs)+n, u.size)-len(u.strs), &u.mem.strs)
+		// Mapped from the first growth, as mmap.Append did for every
+		// array: a Unit is reused for every unit of a worker, and its
+		// strings on the heap cost a write barrier for each string
+		// appended while the collector marks (xfs.ko: 7 M instructions
+		// more, cmd/kmeta/BENCH.md "Small objects").
+		c := max(u.more(cap(u.strs), len(u.strs)+n, u.size), mmap.MinSlice)
+		u.strs = mmap.Append(u.strs, c-len(u.strs), &u.mem.strs)
 	}
 }
 
@@ -397,7 +418,7 @@ func (u *unitSink) Str(s string) (uint32, bool, error) {
 	off := notInCache
 	if c := u.cache; c != nil {
 		if off = c.offset(p, len(s)); off != notInCache {
-			if e := &c.ents[cacheSlot(off)]; e.off1 == off+1 && e.n == uint32(len(s)) {
+			if e := c.slot(off); e.off1 == off+1 && e.n == uint32(len(s)) {
 				return e.key, false, nil
 			}
 		}

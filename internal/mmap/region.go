@@ -191,10 +191,15 @@ func MakePopulated[T any](n int, r **Region) []T {
 }
 
 // Append returns s with room for n more elements, in *r's region, which
-// it makes if *r is nil. s is in that region unless it was never grown
-// there (its first elements, on the heap) or an append outgrew it (then on
-// the heap too): either way its elements are copied over. If the mapping
-// fails, s grows on the heap.
+// it makes if *r is nil and s needs MinSlice bytes or more: a smaller s
+// grows on the heap, as Make keeps it. s is in that region unless it was
+// never grown there (its first elements, on the heap) or an append
+// outgrew it (then on the heap too): either way its elements are copied
+// over. If the mapping fails, s grows on the heap.
+//
+// A mapping of its own for each small array cost a small object's
+// encoding a mapping, its page faults and an unmapping for each of about
+// twenty arrays of a few kilobytes (cmd/kmeta/BENCH.md, "Small objects").
 //
 // T must hold no pointers: the garbage collector does not scan mappings.
 func Append[T any](s []T, n int, r **Region) []T {
@@ -203,6 +208,9 @@ func Append[T any](s []T, n int, r **Region) []T {
 		return s
 	}
 	size := sizeOf[T]()
+	if *r == nil && need*size < MinSlice {
+		return slices.Grow(s, max(need, 2*cap(s))-len(s))
+	}
 	c := max(need, 2*cap(s), MinSlice/size)
 	var old *T
 	var b []byte

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
@@ -70,17 +72,21 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %d bytes %x", what, len(b), sum(b)))
 	}
+	// The writers' output is hashed as it is written, not held: on
+	// hostile shapes it runs to hundreds of MB.
+	written := func(what string, write func(w io.Writer) error) {
+		w := newSummer()
+		if err := write(w); err != nil {
+			out = append(out, fmt.Sprintf("%s: error %v", what, err))
+			return
+		}
+		out = append(out, fmt.Sprintf("%s: %d bytes %x", what, w.n, w.h.Sum64()))
+	}
 	raw, err := dedup.Specs(nil, s)
 	add("dedup", raw, err)
-	var buf bytes.Buffer
-	err = cdump.Write(&buf, s, cdump.Options{})
-	add("cdump", buf.Bytes(), err)
-	buf.Reset()
-	err = layout.Write(ctx, &buf, s, layout.Options{})
-	add("layout", buf.Bytes(), err)
-	buf.Reset()
-	err = layout.WriteJSON(ctx, &buf, s, layout.Options{})
-	add("layout json", buf.Bytes(), err)
+	written("cdump", func(w io.Writer) error { return cdump.Write(w, s, cdump.Options{}) })
+	written("layout", func(w io.Writer) error { return layout.Write(ctx, w, s, layout.Options{}) })
+	written("layout json", func(w io.Writer) error { return layout.WriteJSON(ctx, w, s, layout.Options{}) })
 	changes, err := diff.Compare(ctx, s, s, diff.Options{})
 	add("diff", []byte(fmt.Sprint(changes)), err)
 	b := builder.New()
@@ -89,9 +95,7 @@ func consume(s *btf.Spec, obj *bpfelf.Object) []string {
 		raw, err = b.Marshal(builder.Options{})
 	}
 	add("copy", raw, err)
-	buf.Reset()
-	err = builder.WriteCopy(&buf, s, nil, builder.Options{})
-	add("write copy", buf.Bytes(), err)
+	written("write copy", func(w io.Writer) error { return builder.WriteCopy(w, s, nil, builder.Options{}) })
 	out = append(out, minimal(s))
 	rs, err := core.Resolve(ctx, obj.CORE(), core.NewTarget(s))
 	add("core", []byte(fmt.Sprint(rs)), err)
@@ -130,7 +134,32 @@ func sizes(s *btf.Spec) string {
 	return fmt.Sprintf("sizes: %x", h)
 }
 
-func sum(b []byte) uint64 { return fnv(0, b...) }
+// sum is a hash of b, to compare the outputs of one process: maphash
+// (tens of GB/s), not fnv byte by byte, since a consumer's output on a
+// hostile shape runs to hundreds of MB (deep-of-wide's layout took about
+// half of TestNinthConsumers' CPU time in fnv).
+func sum(b []byte) uint64 { return maphash.Bytes(sumSeed, b) }
+
+// sumSeed is sum's seed, one for the process.
+var sumSeed = maphash.MakeSeed()
+
+// summer is an io.Writer that hashes what it is given, as sum would
+// hash all of it at once, and counts its bytes, without holding them.
+type summer struct {
+	h maphash.Hash
+	n int
+}
+
+func newSummer() *summer {
+	w := &summer{}
+	w.h.SetSeed(sumSeed)
+	return w
+}
+
+func (w *summer) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return w.h.Write(p)
+}
 
 func fnv(h uint64, b ...byte) uint64 {
 	if h == 0 {

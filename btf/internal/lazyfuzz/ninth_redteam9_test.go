@@ -28,18 +28,7 @@ var ninthSizes = map[hostile.Variant]int{
 // given the same results as the eager one.
 func TestNinthConsumers(t *testing.T) {
 	t.Parallel()
-	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/matches.bpf.o.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := hostile.BuildVariant(hostile.UnionNest, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSpec, err := btf.Parse(base, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	obj, base, baseSpec := consumerSetup(t, "core/matches.bpf.o.gz")
 	for _, v := range hostile.Variants() {
 		raw, err := hostile.BuildVariant(v, ninthSizes[v])
 		if err != nil {
@@ -52,6 +41,27 @@ func TestNinthConsumers(t *testing.T) {
 		lazyAndEager(t, v.String(), raw, nil, obj, nil)
 		lazyAndEager(t, "split-"+v.String(), split, baseSpec, obj, nil)
 	}
+}
+
+// consumerSetup returns the CO-RE object of testdata's path the
+// consumers take, and a small base (a union nest of 3) raw and opened,
+// which the test closes.
+func consumerSetup(t *testing.T, path string) (*bpfelf.Object, []byte, *btf.Spec) {
+	t.Helper()
+	obj, err := bpfelf.Parse(testfixtures.Read(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := hostile.BuildVariant(hostile.UnionNest, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseSpec, err := btf.Parse(base, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { baseSpec.Close() })
+	return obj, base, baseSpec
 }
 
 // lazyAndEager opens raw (split on base, when not nil) eagerly and

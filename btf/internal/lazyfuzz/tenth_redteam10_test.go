@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-dev/kmeta/bpfelf"
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -31,19 +29,7 @@ var tenthSizes = map[hostile.Variant10]int{
 func TestTenthConsumers(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	obj, err := bpfelf.Parse(testfixtures.Read(t, "core/matches.bpf.o.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := hostile.BuildVariant(hostile.UnionNest, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSpec, err := btf.Parse(base, btf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer baseSpec.Close()
+	obj, base, baseSpec := consumerSetup(t, "core/matches.bpf.o.gz")
 	var table strings.Builder
 	for _, v := range hostile.Variant10s() {
 		n := tenthSizes[v]
