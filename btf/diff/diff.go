@@ -126,6 +126,8 @@ type side struct {
 	// spelling is the named type whose signature is being spelled, which
 	// the Namer's errors name (namerError); 0 before any.
 	spelling btf.TypeID
+	// namesBytes is the bytes of the names cached.
+	namesBytes int
 	// ctx is checked every pollEvery signatures spelled, a signature
 	// counting one and one more for each spelledBytes of it (a group
 	// of a million types of one name is one step of the walks over
@@ -135,6 +137,12 @@ type side struct {
 	// sig is the walker that spells the signatures of structs, kept
 	// for the next.
 	sig *factWalker
+	// same is what the old side's comparisons of anonymous types
+	// with the new side's found (sameMemo).
+	same map[idPair]bool
+	// layouts is what the old side's comparisons of structs of long
+	// signatures with the new side's found.
+	layouts layouts
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -205,9 +213,6 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if n, ok := sd.names[id]; ok {
 		return n, nil
 	}
-	if len(sd.names) >= maxNames {
-		clear(sd.names)
-	}
 	if err := sd.newNamer(); err != nil {
 		return "", err
 	}
@@ -215,7 +220,14 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 	if err != nil {
 		return "", sd.namerError(err)
 	}
-	sd.names[id] = n
+	if len(sd.names) >= maxNames || sd.namesBytes+len(n) > maxNameBytes {
+		clear(sd.names)
+		sd.namesBytes = 0
+	}
+	if len(n) <= maxNameBytes {
+		sd.names[id] = n
+		sd.namesBytes += len(n)
+	}
 	return n, nil
 }
 
@@ -223,6 +235,13 @@ func (sd *side) typeName(id btf.TypeID) (string, error) {
 // and typedefs of a kernel refer to fit, a million pointers of their own
 // do not.
 const maxNames = 1 << 14
+
+// maxNameBytes bounds the bytes of the C names a side caches: 64
+// typedefs, each of a pointer of its own to one prototype of 65,535
+// parameters, changed, cached 64 names of 650 KB on each side (133 MB
+// against the 22 MB of 2 S + 20 MB; a name longer than this is spelled
+// for each use, as the output then holds it for each).
+const maxNameBytes = 1 << 20
 
 // decl appends the C declaration of name with type id to dst.
 func (sd *side) decl(dst []byte, id btf.TypeID, name string) ([]byte, error) {
@@ -391,10 +410,11 @@ func compareAll(ctx context.Context, a, b *side, workers int) (wa, wb *side, kep
 
 // extraWorkerBytes bounds what the workers beyond the first may take, each
 // about workerBytes: the C name caches of its two sides when full (a
-// Namer holds nothing for each type).
+// Namer holds nothing for each type) and its memo of the anonymous types
+// compared (some 16 bytes a pair).
 const (
 	extraWorkerBytes = 8 << 20
-	workerBytes      = 2 * maxNames * 64
+	workerBytes      = 2*maxNames*64 + maxSameMemo*16
 )
 
 // keptBytes bounds what the details that the first pass keeps for the
@@ -424,8 +444,8 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer, w.sig = nil, nil
-	w.names = make(map[btf.TypeID]string)
+	w.namer, w.sig, w.same, w.layouts = nil, nil, nil, layouts{}
+	w.names, w.namesBytes = make(map[btf.TypeID]string), 0
 	return &w
 }
 
@@ -462,9 +482,23 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			if same {
 				continue
 			}
+			// A pair of structs of the records of a pair compared
+			// before compares as it did.
+			p, key, keyed, found := a.layouts.find(a, b, ga.id, gb.id)
+			if found && p.same {
+				continue
+			}
+			if d, ok := kept[p.group]; found && ok {
+				ga.flags |= changed
+				kept[int32(i)] = d // shared: the details are only read
+				continue
+			}
 			var err error
 			if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
+			}
+			if keyed && (big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove) {
+				a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
 			}
 			if same {
 				continue

@@ -26,3 +26,21 @@ func SetFetchBytes(n int) (restore func()) {
 	fetchBytes = n
 	return func() { fetchBytes = old }
 }
+
+// SetMemosOff turns off (or on) the memos of the comparisons of
+// anonymous types and of structs, for a test that the output is that of
+// no memo, and returns the function that restores it.
+func SetMemosOff(off bool) (restore func()) {
+	old := memosOff
+	memosOff = off
+	return func() { memosOff = old }
+}
+
+// SetRememberAbove sets how long the signatures of a pair of structs must
+// be for their comparison to be remembered, and returns the function that
+// restores it.
+func SetRememberAbove(n int) (restore func()) {
+	old := rememberAbove
+	rememberAbove = n
+	return func() { rememberAbove = old }
+}

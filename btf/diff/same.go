@@ -15,6 +15,45 @@ import (
 // maxSame bounds the recursion of same through anonymous types.
 const maxSame = 64
 
+// The comparisons of anonymous prototypes and of anonymous struct and
+// union members are remembered by the pair of ids compared (side.same,
+// on the old side): many FUNCs share one prototype, many structs a
+// member of one anonymous type, and comparing it again for each use made
+// btf diff grow as the uses times its width (issue 37: 1,024 FUNCs of
+// one prototype of 65,535 parameters took 15.6 s on a 1 MB input), or
+// as 2 to the depth for prototypes whose parameters point to the next.
+// A result found past maxSame may be "different" where a shallower
+// comparison says "same": remembered, it only sends the pair to the
+// signatures, which decide, as they do for any "different".
+type idPair struct{ a, b btf.TypeID }
+
+// maxSameMemo bounds the pairs a side remembers: it forgets them all
+// when full (some 3 MB).
+const maxSameMemo = 1 << 16
+
+// memosOff makes sameMemo and layouts remember nothing, as before they
+// did, for the tests that compare the two. (A variable for the tests.)
+var memosOff = false
+
+// sameMemo returns the result remembered for the pair (ia, ib) and
+// whether there is one.
+func (sd *side) sameMemo(ia, ib btf.TypeID) (same, ok bool) {
+	if memosOff {
+		return false, false
+	}
+	same, ok = sd.same[idPair{ia, ib}]
+	return same, ok
+}
+
+// remember keeps same as the result for the pair (ia, ib), and returns it.
+func (sd *side) remember(ia, ib btf.TypeID, same bool) bool {
+	if sd.same == nil || len(sd.same) >= maxSameMemo {
+		sd.same = make(map[idPair]bool)
+	}
+	sd.same[idPair{ia, ib}] = same
+	return same
+}
+
 // sameTop reports whether the named types ia of a and ib of b have the
 // same facts.
 func sameTop(a, b *side, ia, ib btf.TypeID) bool {
@@ -82,12 +121,34 @@ func sameMembers(a, b *side, ta, tb btf.Type, depth int) bool {
 		ea, _ := a.spec.TypeByID(ma.Type)
 		eb, _ := b.spec.TypeByID(mb.Type)
 		if ea.IsComposite() && ea.NameOffset() == 0 {
-			if ea.Kind() != eb.Kind() || eb.NameOffset() != 0 || !sameMembers(a, b, ea, eb, depth+1) {
+			if ea.Kind() != eb.Kind() || eb.NameOffset() != 0 {
+				return false
+			}
+			same, ok := a.sameMemo(ma.Type, mb.Type)
+			if !ok {
+				same = a.remember(ma.Type, mb.Type, sameMembers(a, b, ea, eb, depth+1))
+			}
+			if !same {
 				return false
 			}
 			continue
 		}
 		if !same(a, b, ma.Type, mb.Type, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameProto compares two anonymous prototypes: their return types, and
+// their parameters' names and types.
+func sameProto(a, b *side, ta, tb btf.Type, depth int) bool {
+	if ta.Vlen() != tb.Vlen() || !same(a, b, ta.Ref(), tb.Ref(), depth+1) {
+		return false
+	}
+	for i := range ta.Vlen() {
+		pa, pb := ta.Param(i), tb.Param(i)
+		if !bytes.Equal(pa.NameBytes(), pb.NameBytes()) || !same(a, b, pa.Type, pb.Type, depth+1) {
 			return false
 		}
 	}
@@ -135,16 +196,10 @@ func same(a, b *side, ia, ib btf.TypeID, depth int) bool {
 		xa, xb := ta.Array(), tb.Array()
 		return xa.Nelems == xb.Nelems && same(a, b, xa.Type, xb.Type, depth+1)
 	case btf.KindFuncProto:
-		if ta.Vlen() != tb.Vlen() || !same(a, b, ta.Ref(), tb.Ref(), depth+1) {
-			return false
+		if same, ok := a.sameMemo(ia, ib); ok {
+			return same
 		}
-		for i := range ta.Vlen() {
-			pa, pb := ta.Param(i), tb.Param(i)
-			if !bytes.Equal(pa.NameBytes(), pb.NameBytes()) || !same(a, b, pa.Type, pb.Type, depth+1) {
-				return false
-			}
-		}
-		return true
+		return a.remember(ia, ib, sameProto(a, b, ta, tb, depth))
 	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
 		return true // anonymous: C names them "struct {...}"
 	}
