@@ -160,7 +160,11 @@ func rt13Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 		if z == nil {
 			continue
 		}
-		z = binary.LittleEndian.AppendUint32(z, uint32(len(elf)))
+		// The build appends the size (size_append) to every payload but
+		// gzip's, which ends with its own.
+		if c[0] != "gz" {
+			z = binary.LittleEndian.AppendUint32(z, uint32(len(elf)))
+		}
 		name := "bzimage-" + c[0]
 		img := testfixtures.BzImage(z)
 		path := writeFile(t, dir, name, img)
@@ -180,7 +184,9 @@ func rt13Inputs(t *testing.T, dir string, quick bool) ([]rt9Input, map[string][]
 			zeros = 256 << 20
 		}
 		bomb := rt13Compress(t, make([]byte, zeros), c[1:])
-		bomb = binary.LittleEndian.AppendUint32(bomb, uint32(zeros))
+		if c[0] != "gz" {
+			bomb = binary.LittleEndian.AppendUint32(bomb, uint32(zeros))
+		}
 		bname := name + "-bomb"
 		ins = append(ins, rt9Input{name: bname, path: writeFile(t, dir, bname, testfixtures.BzImage(bomb)), size: 16 << 20, kind: "image"})
 		extra[bname] = rt13ImageCases(ins[len(ins)-1].path, 16<<20, "task_struct", true)
