@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -307,4 +308,49 @@ func TestRedteam13Write(t *testing.T) {
 	}
 	writeFile(t, dir, what+".btf", raw)
 	writeFile(t, dir, what+".twin.btf", twin)
+}
+
+// rt13Targets are the clang targets TestRedteam13Open encodes
+// testdata/dwarf/edge.c for, whose BTF pahole 1.24 writes right.
+var rt13Targets = []string{"x86_64-linux-gnu", "s390x-linux-gnu", "riscv64-linux-gnu", "powerpc64-linux-gnu", "powerpc-linux-gnu"}
+
+// TestRedteam13Open reproduces what the thirteenth campaign found open
+// (KMETA_HEAVY=1 and KMETA_RT13_OPEN=1; the numbers are in
+// /work/data/briefs/s30/redteam13-findings.md): btf encode of a 32-bit
+// PowerPC object (EM_PPC, R_PPC_ADDR32 relocations in its debug
+// sections) names every type by .debug_str's first string, where pahole
+// 1.24 applies the relocations. It builds edge.c with clang for each of
+// rt13Targets and wants kmeta's BTF to be pahole's, byte for byte.
+func TestRedteam13Open(t *testing.T) {
+	if os.Getenv("KMETA_HEAVY") != "1" || os.Getenv("KMETA_RT13_OPEN") != "1" {
+		t.Skip("the thirteenth campaign's open findings: set KMETA_HEAVY=1 and KMETA_RT13_OPEN=1")
+	}
+	for _, prog := range []string{"clang", "pahole"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("no %s", prog)
+		}
+	}
+	dir := t.TempDir()
+	src := testfixtures.Path(t, "dwarf/edge.c")
+	for _, target := range rt13Targets {
+		obj := filepath.Join(dir, target+".o")
+		if out, err := exec.Command("clang", "--target="+target, "-O2", "-g", "-c", src, "-o", obj).CombinedOutput(); err != nil {
+			t.Logf("clang --target=%s: %v: %s", target, err, firstLine(string(out)))
+			continue
+		}
+		want := filepath.Join(dir, target+".pahole.btf")
+		if out, err := exec.Command("pahole", "-J", "--btf_gen_floats", "-j1", "--lang_exclude=rust", "--btf_encode_detached="+want, obj).CombinedOutput(); err != nil {
+			t.Fatalf("pahole %s: %v: %s", target, err, out)
+		}
+		got := filepath.Join(dir, target+".kmeta.btf")
+		if _, err := kmeta(t, nil, "btf", "encode", obj, "--like", "pahole-1.24", "-o", got); err != nil {
+			t.Errorf("btf encode %s: %v", target, err)
+			continue
+		}
+		g, _ := os.ReadFile(got)
+		w, _ := os.ReadFile(want)
+		if !bytes.Equal(g, w) {
+			t.Errorf("btf encode of edge.c for %s: %d bytes unlike pahole 1.24's %d", target, len(g), len(w))
+		}
+	}
 }
