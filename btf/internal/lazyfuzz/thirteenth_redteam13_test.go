@@ -150,23 +150,9 @@ func TestThirteenthCancel(t *testing.T) {
 	}
 	var table strings.Builder
 	for name, raw := range thirteenthInputs(t) {
-		in := &ctxInput{name: name, raw: raw, path: writeTemp(t, tmp, raw), obj: obj}
-		for _, lazy := range []bool{false, true} {
-			s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.spec = s
-			mode := map[bool]string{false: "eager", true: "lazy"}[lazy]
-			for _, api := range specAPIs() {
-				probeAll(t, &table, api, in, mode)
-			}
-			s.Close()
-		}
+		probeSpecs(t, &table, &ctxInput{name: name, raw: raw, path: writeTemp(t, tmp, raw), obj: obj})
 	}
-	if os.Getenv("KMETA_RT7_TABLE") == "1" {
-		t.Logf("\n| API | input | mode | full run | cancel at | latency | peak +MB | result |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n%s", table.String())
-	}
+	logProbeTable(t, &table)
 }
 
 // writeTemp writes raw to a file named like probeInputs' ("in-"), which
