@@ -354,3 +354,48 @@ func TestRedteam13Open(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam13Small runs every BTF command in process on each Variant13
+// of 300 members, standalone, split on a base and split on a split (whose
+// -B names the middle, a split itself), and diffs each against its twin
+// both ways: each succeeds or fails in one line (a panic fails the test
+// binary), and btf dump prints what bpftool 7.1 prints.
+func TestRedteam13Small(t *testing.T) {
+	t.Parallel()
+	dir, obj, baseRaw, base, bpftool := rtSmallSetup(t)
+	mid, err := hostile.SplitOn(baseRaw, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	midPath := writeFile(t, dir, "mid.btf", mid)
+	for _, v := range hostile.Variant13s() {
+		const n = 300
+		raw, err := hostile.BuildVariant13(v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin, err := hostile.BuildVariant13Twin(v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := hostile.BuildVariant13On(baseRaw, v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top, err := hostile.BuildVariant13OnSplit(baseRaw, mid, v, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, find := v.String(), rt13Find[v]
+		path, tpath := writeFile(t, dir, name+".btf", raw), writeFile(t, dir, name+".twin.btf", twin)
+		rtSmallRun(t, dir, obj, bpftool,
+			rt9Input{name: name, path: path, size: int64(len(raw)), kind: "btf", full: true, find: find},
+			rt9Input{name: "split-" + name, path: writeFile(t, dir, "split-"+name+".btf", split), size: int64(len(split)), kind: "btf", full: true, find: find, base: base},
+			rt9Input{name: "split2-" + name, path: writeFile(t, dir, "split2-"+name+".btf", top), size: int64(len(top)), kind: "btf", full: true, find: find, base: midPath})
+		for _, args := range [][]string{{path, tpath}, {tpath, path}, {path, tpath, "--types", find}, {path, tpath, "--json"}} {
+			if _, err := kmeta(t, nil, append([]string{"btf", "diff"}, args...)...); err != nil && !strings.Contains(err.Error(), "exit status 1") && strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s: btf diff %v: error of more than one line: %q", name, args, err)
+			}
+		}
+	}
+}
