@@ -82,8 +82,8 @@ func TestThirteenthShared(t *testing.T) {
 }
 
 // TestThirteenthCloseWhileUsed starts every user of a Spec (specUsers) on
-// one Spec parsed from memory and closes it while they run, after 0, 1
-// and 10 ms: each returns (an error or an answer), none panics, none
+// one Spec parsed from memory of each Variant13 of 65,535 members and
+// closes it while they run, after 0, 1, 10 and 50 ms: each returns (an error or an answer), none panics, none
 // hangs. A Spec Open maps is left out: the package says Close must not
 // run concurrently with its users there, as a view reading while Close
 // unmaps may fault.
@@ -97,9 +97,16 @@ func TestThirteenthCloseWhileUsed(t *testing.T) {
 	if os.Getenv("KMETA_RT13_OPEN") != "1" {
 		t.Skip("redteam13's open finding (Close concurrent with users): set KMETA_RT13_OPEN=1")
 	}
-	for name, raw := range thirteenthInputs(t) {
+	// 65,535 members: the users run for tens of milliseconds, so that
+	// the Close lands in the middle of their walks.
+	for _, v := range hostile.Variant13s() {
+		raw, err := hostile.BuildVariant13(v, 65_535)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := v.String()
 		for _, lazy := range []bool{false, true} {
-			for _, after := range []time.Duration{0, time.Millisecond, 10 * time.Millisecond} {
+			for _, after := range []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond} {
 				s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
 				if err != nil {
 					t.Fatal(err)
