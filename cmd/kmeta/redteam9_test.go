@@ -251,6 +251,9 @@ func rt9Cases(in rt9Input, dir, obj string, types int, peers rt9Peers) []rt9Case
 			{"pahole -J", []string{"pahole", "-J", "--btf_encode_detached=" + out, in.path}, [][]string{
 				{"pahole", "-J", "--btf_encode_detached=" + out + ".p", in.path}}, 0},
 		}
+	case "image":
+		// A kernel image: its campaign gives its cases (no peer reads one).
+		return nil
 	case "kallsyms":
 		kb := ksymBound(s, 1000) // at most 1,000 modules
 		return []rt9Case{

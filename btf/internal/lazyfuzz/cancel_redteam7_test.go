@@ -195,22 +195,33 @@ func TestCancelProbe(t *testing.T) {
 		for _, api := range apis {
 			probeAll(t, &table, api, in, "")
 		}
-		if in.dwarf {
-			continue
-		}
-		for _, lazy := range []bool{false, true} {
-			s, err := btf.Parse(in.raw, btf.Options{Lazy: lazy})
-			if err != nil {
-				continue
-			}
-			in.spec = s
-			mode := map[bool]string{false: "eager", true: "lazy"}[lazy]
-			for _, api := range specAPIs() {
-				probeAll(t, &table, api, in, mode)
-			}
-			s.Close()
+		if !in.dwarf {
+			probeSpecs(t, &table, in)
 		}
 	}
+	logProbeTable(t, &table)
+}
+
+// probeSpecs runs every consumer of a Spec (specAPIs) through probeAll on
+// in's Spec, eager and lazy; input that does not parse is skipped.
+func probeSpecs(t *testing.T, table *strings.Builder, in *ctxInput) {
+	t.Helper()
+	for _, lazy := range []bool{false, true} {
+		s, err := btf.Parse(in.raw, btf.Options{Lazy: lazy})
+		if err != nil {
+			continue
+		}
+		in.spec = s
+		mode := map[bool]string{false: "eager", true: "lazy"}[lazy]
+		for _, api := range specAPIs() {
+			probeAll(t, table, api, in, mode)
+		}
+		s.Close()
+	}
+}
+
+// logProbeTable logs the table of latencies when KMETA_RT7_TABLE=1.
+func logProbeTable(t *testing.T, table *strings.Builder) {
 	if os.Getenv("KMETA_RT7_TABLE") == "1" {
 		t.Logf("\n| API | input | mode | full run | cancel at | latency | peak +MB | result |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n%s", table.String())
 	}
