@@ -25,6 +25,7 @@ var wrappedHelpers = map[string]string{
 	"btf/builder.Builder.encodeRecord":  "encode and WriteCopy wrap it: \"builder: copy TYPE: ...\"",
 	"btf/builder.Builder.collectRecord": "WriteCopy's first read wraps it: \"builder: copy TYPE: ...\"",
 	"btf/layout.tooDeepError":           "Write's run wraps it: \"layout: STRUCT 'NAME' [ID]: ...\"",
+	"btf/layout.protosTooDeepError":     "as tooDeepError, whose cause it names when prototypes nest",
 	"internal/dedup.checkRecord":        "its callers wrap it: \"dedup: base type N: ...\", \"dedup: type [N]: ...\"",
 	"internal/dedup.wordRoom":           "its callers wrap it: \"dedup: %w\", \"dedup: base type N: ...\"",
 	"dwarf2btf.finalize":                "Encode wraps it: \"dwarf2btf: btfids: ...\"",
