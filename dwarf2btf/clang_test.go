@@ -28,7 +28,8 @@ import (
 // and GNU .zdebug forms) and zstd, several units in one object (ld -r) and executables whose per-CPU data
 // lies at address 0, as in a vmlinux, 32-bit ELF with SHT_REL
 // relocations (armhf's R_ARM_ABS32, i386's R_386_32), and riscv64's
-// (R_RISCV_ADD32 and SUB32 pairs) and ppc64le's relocations.
+// (R_RISCV_ADD32 and SUB32 pairs), ppc64le's and 32-bit big-endian
+// PowerPC's relocations.
 var clangObjects = []string{
 	"tags-x86_64", "tags-x86_64-dwarf4", "tags-x86_64-dwarf64", "tags-x86_64-zlib",
 	"tags-arm64", "tags-arm64-dwarf4", "tags-arm64-zlib", "tags-arm64be",
@@ -37,7 +38,7 @@ var clangObjects = []string{
 	"multi-x86_64", "multi-arm64", "multi-arm64-dwarf4", "multi-arm64be",
 	"exec-x86_64", "exec-arm64",
 	"multi-x86_64-zdebug", "tags-arm64-zdebug", "multi-x86_64-zstd",
-	"tags-armhf", "percpu-i386", "tags-riscv64", "tags-ppc64le",
+	"tags-armhf", "percpu-i386", "tags-riscv64", "tags-ppc64le", "tags-ppc32",
 }
 
 // clangGolden names the pahole output an object must equal: its own, but

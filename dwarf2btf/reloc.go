@@ -29,6 +29,9 @@ func (o *object) relocate(f *elf.File) error {
 		if !ok {
 			continue
 		}
+		if rs.Type == elf.SHT_RELA && rs.Size > 0 && !knowsRelocs(f.Machine) {
+			return pkgerr.Errorf("dwarf2btf: section %s: relocations of machine %v are not supported", rs.Name, f.Machine)
+		}
 		sec := o.debug[target]
 		raw, err := o.sectionData(rs)
 		if err != nil {

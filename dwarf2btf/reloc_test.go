@@ -2,9 +2,14 @@ package dwarf2btf
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
+	"strings"
 	"testing"
+
+	"github.com/kmeta-dev/kmeta/btf/builder"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 )
 
 // relocObject is an object with two symbols after the null one: 1 at 0x10
@@ -117,5 +122,24 @@ func TestApplyRelocs(t *testing.T) {
 				t.Errorf("got % x, want % x", c.sec, c.want)
 			}
 		})
+	}
+}
+
+// TestUnknownMachineRelocs: SHT_RELA relocations of a debug section on a
+// machine whose relocation types the encoder does not know are refused in
+// one line: left unapplied, their addends (not in the bytes) would make
+// every name .debug_str's first string. 32-bit PowerPC's tags.c (which
+// the encoder now knows: TestClangIdenticalToPahole) with its machine
+// rewritten to EM_SPARC stands for such a machine.
+func TestUnknownMachineRelocs(t *testing.T) {
+	obj := testfixtures.Read(t, "dwarf/tags-ppc32.o.gz")
+	if _, err := Encode(context.Background(), obj, Options{}, builder.Options{}); err != nil {
+		t.Fatalf("32-bit PowerPC: %v", err)
+	}
+	sparc := bytes.Clone(obj)
+	binary.BigEndian.PutUint16(sparc[18:], uint16(elf.EM_SPARC)) // e_machine
+	_, err := Encode(context.Background(), sparc, Options{}, builder.Options{})
+	if err == nil || !strings.Contains(err.Error(), "relocations of machine EM_SPARC are not supported") {
+		t.Fatalf("EM_SPARC: got %v, want a refusal of its relocations", err)
 	}
 }

@@ -28,6 +28,9 @@ type relocKind struct {
 //   - s390x (z/Architecture ELF ABI, 3.5): R_390_64, _32, _16, _8.
 //   - ppc64 (64-bit ELF V2 ABI, 3.5.3): R_PPC64_ADDR64, UADDR64 (doubleword),
 //     ADDR32, UADDR32 (word32), UADDR16 (half16).
+//   - 32-bit PowerPC (SVR4 PowerPC ABI supplement, "Relocation Types",
+//     SHT_RELA): R_PPC_ADDR32, UADDR32 (word32), UADDR16 (half16), the
+//     ones elfutils' ppc backend takes as simple.
 //   - RISC-V (RISC-V ELF psABI, "Relocations"): R_RISCV_64, _32, SET8,
 //     SET16, SET32 store S + A; ADD16/32/64 add it to the field and
 //     SUB16/32/64 subtract it, the pairs that gcc emits for label
@@ -60,12 +63,32 @@ func relocKindOf(m elf.Machine, typ uint32) relocKind {
 		return s390Reloc(elf.R_390(typ))
 	case elf.EM_PPC64:
 		return ppc64Reloc(elf.R_PPC64(typ))
+	case elf.EM_PPC:
+		return ppcReloc(elf.R_PPC(typ))
 	case elf.EM_RISCV:
 		return riscvReloc(elf.R_RISCV(typ))
 	case elf.EM_MIPS:
 		return mipsReloc(elf.R_MIPS(typ & 0xff))
 	}
 	return relocKind{}
+}
+
+// knowsRelocs reports whether relocKindOf knows machine m's relocation
+// types (keep the two in step). Another machine's SHT_RELA relocations of
+// a debug section are refused (relocate): their addends are not in the
+// section's bytes, so left unapplied every string offset and reference
+// they hold would read as 0 and the output would name every type with
+// .debug_str's first string (32-bit PowerPC before EM_PPC was known: the
+// thirteenth red team). Its SHT_REL relocations keep their addends in
+// place, which against section symbols (value 0 in a relocatable object)
+// are the offsets themselves: BPF objects encode as pahole's.
+func knowsRelocs(m elf.Machine) bool {
+	switch m {
+	case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64, elf.EM_ARM, elf.EM_S390,
+		elf.EM_PPC64, elf.EM_PPC, elf.EM_RISCV, elf.EM_MIPS:
+		return true
+	}
+	return false
 }
 
 func x86_64Reloc(t elf.R_X86_64) relocKind {
@@ -139,6 +162,16 @@ func ppc64Reloc(t elf.R_PPC64) relocKind {
 	case elf.R_PPC64_ADDR32, elf.R_PPC64_UADDR32:
 		return relocKind{size: 4}
 	case elf.R_PPC64_UADDR16:
+		return relocKind{size: 2}
+	}
+	return relocKind{}
+}
+
+func ppcReloc(t elf.R_PPC) relocKind {
+	switch t {
+	case elf.R_PPC_ADDR32, elf.R_PPC_UADDR32:
+		return relocKind{size: 4}
+	case elf.R_PPC_UADDR16:
 		return relocKind{size: 2}
 	}
 	return relocKind{}

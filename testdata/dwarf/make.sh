@@ -34,9 +34,11 @@ cc quirks-arm64 $arm -g -c quirks.c
 # 32-bit ELF with SHT_REL relocations (R_ARM_ABS32, R_386_32).
 cc tags-armhf --target=armv7-linux-gnueabihf -g -c tags.c
 cc percpu-i386 --target=i686-linux-gnu -g -c percpu.c
-# RISC-V's paired R_RISCV_ADD32/SUB32 (lengths), ppc64le's R_PPC64_ADDR32.
+# RISC-V's paired R_RISCV_ADD32/SUB32 (lengths), ppc64le's R_PPC64_ADDR32,
+# 32-bit PowerPC's R_PPC_ADDR32 (big-endian ELF32, SHT_RELA).
 cc tags-riscv64 --target=riscv64-linux-gnu -g -c tags.c
 cc tags-ppc64le --target=powerpc64le-linux-gnu -g -c tags.c
+cc tags-ppc32 --target=powerpc-linux-gnu -g -c tags.c
 # Several units in one relocatable object.
 (cd "$out" && ld -r -o multi-x86_64.o kinds2-x86_64.o kinds-x86_64.o percpu-x86_64.o tags-x86_64.o)
 (cd "$out" && aarch64-linux-gnu-ld -r -o multi-arm64.o kinds2-arm64.o kinds-arm64.o percpu-arm64.o tags-arm64.o)
@@ -57,7 +59,7 @@ tags-arm64 tags-arm64-dwarf4 tags-arm64-zlib tags-arm64be
 percpu-x86_64 percpu-arm64 percpu-arm64-dwarf4 kinds-x86_64 kinds-arm64
 edge-x86_64 edge-arm64 quirks-x86_64 quirks-arm64
 multi-x86_64 multi-arm64 multi-arm64-dwarf4 multi-arm64be exec-x86_64 exec-arm64
-multi-x86_64-zdebug tags-arm64-zdebug tags-armhf percpu-i386 tags-riscv64 tags-ppc64le"
+multi-x86_64-zdebug tags-arm64-zdebug tags-armhf percpu-i386 tags-riscv64 tags-ppc64le tags-ppc32"
 mkdir -p ../pahole/dwarf
 for n in $keep; do
 	# pahole 1.24 does not truncate an existing output file.
