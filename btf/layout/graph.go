@@ -72,7 +72,7 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 	for w.n > base {
 		f := w.top()
 		t := p.typ(f.id)
-		if int(f.next) == t.Vlen() {
+		if int(f.next) >= t.Vlen() { // >=: a Spec closed under the walk reads 0 members
 			p.nodes[f.id].flags = p.nodes[f.id].flags&^markOpen | markDone
 			w.pop()
 			switch {
