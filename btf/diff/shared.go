@@ -39,6 +39,11 @@ type anonKey struct {
 // added ones, in the new.
 type anonDetails struct{ removed, added []Detail }
 
+// maxOwn bounds the members of a struct compared by sharedDetails, which
+// holds its own facts and an index of them (some 150 bytes a member): a
+// wider one is walked whole, which costs about as much as its own members.
+const maxOwn = 1 << 12
+
 // maxAnons bounds the members remembered: all are forgotten when full.
 const maxAnons = 1 << 12
 
@@ -46,10 +51,11 @@ const maxAnons = 1 << 12
 // whose facts only each other's can share a name with, and the member's
 // index on each side; ok is false if there is none: one side has no
 // named member of anonymous struct or union type or more than one, or
-// the other side has not one of that name, or a fact of either struct
+// the other side has not one of that name, or either has more than
+// maxOwn members, or a fact of either struct
 // outside it has a name that begins as the member's facts' do.
 func sharedAnon(a, b *side, ta, tb btf.Type) (key anonKey, ka, kb int, ok bool) {
-	if memosOff || !ta.IsComposite() || !tb.IsComposite() {
+	if memosOff || !ta.IsComposite() || !tb.IsComposite() || ta.Vlen() > maxOwn || tb.Vlen() > maxOwn {
 		return key, 0, 0, false
 	}
 	ka = namedAnon(a, ta)
