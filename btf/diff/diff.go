@@ -505,7 +505,10 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 			var err error
-			if anon, ka, kb, anonOK = sharedAnonOf(a, b, ga.id, gb.id); anonOK {
+			if len(a.anons) > 0 {
+				anon, ka, kb, anonOK = sharedAnonOf(a, b, ga.id, gb.id)
+			}
+			if anonOK {
 				sub, hit = a.anons[anon]
 				// Only details tell the member's facts apart:
 				// with none, the struct may be the same.
@@ -516,8 +519,14 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			} else if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
 			}
-			if keyed && !hit && (big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove) {
-				a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
+			if long := big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove; long && !hit {
+				if keyed {
+					a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
+				}
+				// Only long ones are worth cutting (below).
+				if !anonOK && !same {
+					anon, ka, kb, anonOK = sharedAnonOf(a, b, ga.id, gb.id)
+				}
 			}
 			if same {
 				continue
