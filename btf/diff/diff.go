@@ -143,6 +143,9 @@ type side struct {
 	// layouts is what the old side's comparisons of structs of long
 	// signatures with the new side's found.
 	layouts layouts
+	// anons is what the old side's comparisons of structs found of
+	// the members of their named anonymous members (sharedAnon).
+	anons map[anonKey]anonDetails
 }
 
 func hashKey(seed maphash.Seed, k btf.Kind, name string) uint64 {
@@ -444,7 +447,7 @@ func detailBytes(d Detail) int {
 // index, its own Namer and name cache.
 func (sd *side) worker() *side {
 	w := *sd
-	w.namer, w.sig, w.same, w.layouts = nil, nil, nil, layouts{}
+	w.namer, w.sig, w.same, w.layouts, w.anons = nil, nil, nil, layouts{}, nil
 	w.names, w.namesBytes = make(map[btf.TypeID]string), 0
 	return &w
 }
@@ -472,6 +475,14 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		ga.flags |= matched
 		gb.flags |= matched
 		big := false // cmpBuf does not hold the signatures: streamDiff compares them
+		// A struct of a named anonymous member (sharedAnon) whose
+		// members' details are known (hit) is compared without them.
+		var (
+			anon        anonKey
+			ka, kb      int
+			anonOK, hit bool
+			sub         anonDetails
+		)
 		if !ga.several && !gb.several {
 			// The common case, one type on each side: first the
 			// structural comparison, then the signatures.
@@ -494,11 +505,28 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 				continue
 			}
 			var err error
-			if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
+			if len(a.anons) > 0 {
+				anon, ka, kb, anonOK = sharedAnonOf(a, b, ga.id, gb.id)
+			}
+			if anonOK {
+				sub, hit = a.anons[anon]
+				// Only details tell the member's facts apart:
+				// with none, the struct may be the same.
+				hit = hit && len(sub.removed)+len(sub.added) > 0
+			}
+			if hit {
+				same = false
+			} else if same, big, err = heldOrBig(a, b, ga.id, gb.id, &cmpBuf); err != nil {
 				return nil, err
 			}
-			if keyed && (big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove) {
-				a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
+			if long := big || len(cmpBuf[0])+len(cmpBuf[1]) >= rememberAbove; long && !hit {
+				if keyed {
+					a.layouts.remember(key, layoutPair{ia: ga.id, ib: gb.id, same: same, group: int32(i)})
+				}
+				// Only long ones are worth cutting (below).
+				if !anonOK && !same {
+					anon, ka, kb, anonOK = sharedAnonOf(a, b, ga.id, gb.id)
+				}
 			}
 			if same {
 				continue
@@ -536,7 +564,11 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 			details = append(details, d)
 			return used <= limit
 		}
-		if single && big {
+		if hit {
+			if _, err := sharedDetailsOf(a, b, ga.id, gb.id, ka, kb, sub, keep); err != nil {
+				return nil, err
+			}
+		} else if single && big {
 			if err := streamDiff(a, b, ga.id, gb.id, true, keep); err != nil {
 				return nil, err
 			}
@@ -550,6 +582,9 @@ func compareRange(ctx context.Context, a, b *side, lo, hi, budget int) (map[int3
 		}
 		budget -= used
 		kept[int32(i)] = details
+		if anonOK && !hit {
+			a.rememberAnon(anon, cutAnon(details, anon.name))
+		}
 	}
 	return kept, nil
 }

@@ -25,8 +25,10 @@ func TestMemosAsNone(t *testing.T) {
 	for seed := range uint64(30) {
 		old := sharedAnonBTF(t, seed, nil)
 		new := sharedAnonBTF(t, seed, rand.New(rand.NewPCG(seed, 1)))
-		for _, workers := range []int{1, 4} {
+		for _, run := range []struct{ workers, streamAbove int }{{1, 256 << 10}, {4, 256 << 10}, {1, 0}} {
+			workers := run.workers
 			opts := diff.Options{Workers: workers}
+			defer diff.SetStreamAbove(run.streamAbove)()
 			restore := diff.SetMemosOff(true)
 			want, err := diff.Compare(context.Background(), old, new, opts)
 			restore()
@@ -129,7 +131,21 @@ func sharedAnonBTF(t *testing.T, seed uint64, mutate *rand.Rand) *btf.Spec {
 			t.Fatal(err)
 		}
 		anon := anons[len(anons)-1-rng.IntN(3)]
-		if _, err := b.AddStruct(fmt.Sprintf("h%d", i), 16, []builder.Member{{Name: "in", Type: anon}, {Name: "fn", Type: ptr, BitOffset: 64}}); err != nil {
+		members := []builder.Member{{Name: "in", Type: anon}, {Name: "fn", Type: ptr, BitOffset: 64}}
+		// Most have a member of their own: x<i>, one whose facts'
+		// names begin as those of "in" do, or one of no name, that
+		// may change.
+		switch own := []string{fmt.Sprintf("x%d", i), "in.p0", "", "in"}[rng.IntN(4)]; {
+		case rng.IntN(5) == 0:
+		case changes():
+			members = append(members, builder.Member{Name: own + "y", Type: scalar(), BitOffset: 128})
+		default:
+			members = append(members, builder.Member{Name: own, Type: scalar(), BitOffset: 128})
+		}
+		if rng.IntN(3) == 0 {
+			members[0], members[len(members)-1] = members[len(members)-1], members[0]
+		}
+		if _, err := b.AddStruct(fmt.Sprintf("h%d", i), 24, members); err != nil {
 			t.Fatal(err)
 		}
 	}
