@@ -143,7 +143,7 @@ func (a *aligner) composite(t Type, depth int) (uint32, error) {
 			// Only a Spec closed under the walk (which Close's
 			// doc forbids) reads as no alignment: its views are
 			// zero values.
-			return 0, fmt.Errorf("btf: alignment of type %d: %w", m.Type, ErrClosed)
+			return 0, pkgerr.Errorf("btf: alignment of type %d: %w", m.Type, ErrClosed)
 		}
 		if m.BitfieldSize == 0 && m.BitOffset%(8*ma) != 0 {
 			return 1, nil // a member is not naturally aligned: packed
