@@ -330,13 +330,13 @@ func (p *Prepared) reset(m *Merger, first uint32, words, strs int) {
 	// suffixes of one string named at many offsets can outgrow this:
 	// then append moves it to the heap.)
 	nstr := min(words, strs) + 1
-	p.W = growMapped(p.W[:0], words, &g.w)
-	p.Ends = growMapped(p.Ends[:0], words/wHead, &g.ends)
+	p.W = growReused(p.W[:0], words, &g.w)
+	p.Ends = growReused(p.Ends[:0], words/wHead, &g.ends)
 	p.Names, p.Refs, p.byShape = p.Names[:0], p.Refs[:0], true
-	p.keys = growMapped(p.keys[:0], nstr, &g.keys)
-	p.hashes = growMapped(p.hashes[:0], nstr, &g.hashes)
-	p.strEnds = growMapped(p.strEnds[:0], nstr, &g.strEnds)
-	p.strs = growMapped(p.strs[:0], strs, &g.strs)
+	p.keys = growReused(p.keys[:0], nstr, &g.keys)
+	p.hashes = growReused(p.hashes[:0], nstr, &g.hashes)
+	p.strEnds = growReused(p.strEnds[:0], nstr, &g.strEnds)
+	p.strs = growReused(p.strs[:0], strs, &g.strs)
 }
 
 // isKey marks a name that prepareRecord kept as its key (a base

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/btf"
-	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -39,22 +38,14 @@ func TestPrepareBaseNamesKept(t *testing.T) {
 	if own := bytes.Count(sec, []byte{0}); len(p.keys) > own {
 		t.Errorf("%d strings numbered, %d in the own section", len(p.keys), own)
 	}
-	// An array under mmap.MinSlice bytes stays on the heap (mmap.Append);
-	// one in a mapping must not have left it.
-	inMapping := func(name string, s unsafe.Pointer, size int, r *mmap.Region) {
-		if r == nil {
-			if size >= mmap.MinSlice {
-				t.Errorf("%s: %d bytes on the heap (%d strings)", name, size, len(p.keys))
-			}
-			return
-		}
-		if b := r.Bytes(); len(b) == 0 || s != unsafe.Pointer(unsafe.SliceData(b)) {
+	inMapping := func(name string, s unsafe.Pointer, r []byte) {
+		if len(r) == 0 || s != unsafe.Pointer(unsafe.SliceData(r)) {
 			t.Errorf("%s left its mapping for the heap (%d strings)", name, len(p.keys))
 		}
 	}
-	inMapping("keys", unsafe.Pointer(unsafe.SliceData(p.keys)), 4*cap(p.keys), p.mem.keys)
-	inMapping("hashes", unsafe.Pointer(unsafe.SliceData(p.hashes)), 8*cap(p.hashes), p.mem.hashes)
-	inMapping("strEnds", unsafe.Pointer(unsafe.SliceData(p.strEnds)), 4*cap(p.strEnds), p.mem.strEnds)
+	inMapping("keys", unsafe.Pointer(unsafe.SliceData(p.keys)), p.mem.keys.Bytes())
+	inMapping("hashes", unsafe.Pointer(unsafe.SliceData(p.hashes)), p.mem.hashes.Bytes())
+	inMapping("strEnds", unsafe.Pointer(unsafe.SliceData(p.strEnds)), p.mem.strEnds.Bytes())
 	if err := m.AddPrepared(p); err != nil {
 		t.Fatal(err)
 	}

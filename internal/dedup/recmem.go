@@ -29,6 +29,12 @@ type plain interface {
 // growMapped is mmap.Append for the element types kept in mappings.
 func growMapped[T plain](s []T, n int, g **mmap.Region) []T { return mmap.Append(s, n, g) }
 
+// growReused is mmap.AppendMapped for the element types kept in
+// mappings: for Prepared's buffers, reused from input to input and given
+// back when the Merger deduplicates, which on the heap would stay live to
+// the end (BENCH.md, "Prepared's buffers mapped from the first growth").
+func growReused[T plain](s []T, n int, g **mmap.Region) []T { return mmap.AppendMapped(s, n, g) }
+
 // makeMapped is mmap.Make for the element types kept in mappings.
 func makeMapped[T plain](n int, g **mmap.Region) []T { return mmap.Make[T](n, g) }
 

@@ -203,12 +203,27 @@ func MakePopulated[T any](n int, r **Region) []T {
 //
 // T must hold no pointers: the garbage collector does not scan mappings.
 func Append[T any](s []T, n int, r **Region) []T {
+	return appendIn(s, n, r, true)
+}
+
+// AppendMapped is Append for an array that lives in *r's region from its
+// first growth, however small: a buffer reused from input to input and
+// given back with its region (internal/dedup's Prepared), which on the
+// heap would stay live to the end and raise the collector's goal with it
+// (the 1,121 modules of Debian 6.1 deduplicated on their vmlinux peaked
+// 3.9 MB higher with Prepared's buffers on the heap).
+func AppendMapped[T any](s []T, n int, r **Region) []T {
+	return appendIn(s, n, r, false)
+}
+
+// appendIn is Append, or AppendMapped if not smallOnHeap.
+func appendIn[T any](s []T, n int, r **Region, smallOnHeap bool) []T {
 	need := len(s) + n
 	if cap(s) >= need {
 		return s
 	}
 	size := sizeOf[T]()
-	if *r == nil && need*size < MinSlice {
+	if smallOnHeap && *r == nil && need*size < MinSlice {
 		return slices.Grow(s, max(need, 2*cap(s))-len(s))
 	}
 	c := max(need, 2*cap(s), MinSlice/size)
