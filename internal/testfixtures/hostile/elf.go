@@ -51,24 +51,8 @@ func BuildELF(raw []byte, e ELFShape) []byte {
 	if e.TwoBTF {
 		total++
 	}
-	le := binary.LittleEndian
-	sh := func(name, typ uint32, off, size, align uint64, link uint32) {
-		var h [64]byte
-		le.PutUint32(h[0:], name)
-		le.PutUint32(h[4:], typ)
-		le.PutUint64(h[24:], off)
-		le.PutUint64(h[32:], size)
-		le.PutUint32(h[40:], link)
-		le.PutUint64(h[48:], align)
-		out.Write(h[:])
-	}
-	shstrndx := total - 1
-	escape := total >= 0xff00
-	if escape {
-		sh(0, 0, 0, uint64(total), 0, uint32(shstrndx))
-	} else {
-		sh(0, 0, 0, 0, 0, 0)
-	}
+	st := startSections(&out, total)
+	sh := st.add
 	for range e.Sections {
 		sh(longName, uint32(1), uint64(strOff), 0, 1, 0) // SHT_PROGBITS, empty
 	}
@@ -81,14 +65,57 @@ func BuildELF(raw []byte, e ELFShape) []byte {
 		sh(btfName, 1, uint64(garbage), 64, 1, 0)
 	}
 	sh(shstrName, 3, uint64(strOff), uint64(len(strtab)), 1, 0)
-	data := out.Bytes()
+	return st.finish(shoff)
+}
+
+// sections writes the section headers of a hostile ELF file (BuildELF,
+// BuildELF12) after its data: section 0 first, holding the count when
+// it escapes e_shnum, the names' section last.
+type sections struct {
+	out   *bytes.Buffer
+	total int
+}
+
+// startSections writes section 0 of a table of total sections to out.
+func startSections(out *bytes.Buffer, total int) *sections {
+	st := &sections{out: out, total: total}
+	if st.escape() {
+		st.add(0, 0, 0, uint64(total), 0, uint32(total-1))
+	} else {
+		st.add(0, 0, 0, 0, 0, 0)
+	}
+	return st
+}
+
+// escape reports whether the count is past e_shnum's range: then it is in
+// section 0's size, and the names' index in its link.
+func (st *sections) escape() bool { return st.total >= 0xff00 }
+
+// add writes one Elf64_Shdr.
+func (st *sections) add(name, typ uint32, off, size, align uint64, link uint32) {
+	le := binary.LittleEndian
+	var h [64]byte
+	le.PutUint32(h[0:], name)
+	le.PutUint32(h[4:], typ)
+	le.PutUint64(h[24:], off)
+	le.PutUint64(h[32:], size)
+	le.PutUint32(h[40:], link)
+	le.PutUint64(h[48:], align)
+	st.out.Write(h[:])
+}
+
+// finish fills in the ELF header of an EM_BPF file whose section headers
+// start at shoff, and returns the file.
+func (st *sections) finish(shoff int) []byte {
+	data := st.out.Bytes()
 	putELFHeader(data, 247, shoff) // EM_BPF
-	if escape {
+	le := binary.LittleEndian
+	if st.escape() {
 		le.PutUint16(data[60:], 0)
 		le.PutUint16(data[62:], 0xffff) // SHN_XINDEX
 	} else {
-		le.PutUint16(data[60:], uint16(total))
-		le.PutUint16(data[62:], uint16(shstrndx))
+		le.PutUint16(data[60:], uint16(st.total))
+		le.PutUint16(data[62:], uint16(st.total-1))
 	}
 	return data
 }

@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 )
 
@@ -40,38 +39,13 @@ func BuildELF12(raw []byte, n int) []byte {
 	}
 	shoff := out.Len()
 	total := 1 + n + 3
-	le := binary.LittleEndian
-	sh := func(name, typ uint32, off, size, align uint64, link uint32) {
-		var h [64]byte
-		le.PutUint32(h[0:], name)
-		le.PutUint32(h[4:], typ)
-		le.PutUint64(h[24:], off)
-		le.PutUint64(h[32:], size)
-		le.PutUint32(h[40:], link)
-		le.PutUint64(h[48:], align)
-		out.Write(h[:])
-	}
-	shstrndx := total - 1
-	escape := total >= 0xff00
-	if escape {
-		sh(0, 0, 0, uint64(total), 0, uint32(shstrndx))
-	} else {
-		sh(0, 0, 0, 0, 0, 0)
-	}
+	st := startSections(&out, total)
+	sh := st.add
 	for i := range n {
 		sh(names[i], 1, uint64(junkOff), 64, 1, 0)
 	}
 	sh(btfName, 1, uint64(btfOff), uint64(len(raw)), 4, 0)
 	sh(extName, 1, uint64(junkOff), 0, 4, 0)
 	sh(shstrName, 3, uint64(strOff), uint64(strtab.Len()), 1, 0)
-	data := out.Bytes()
-	putELFHeader(data, 247, shoff) // EM_BPF
-	if escape {
-		le.PutUint16(data[60:], 0)
-		le.PutUint16(data[62:], 0xffff) // SHN_XINDEX
-	} else {
-		le.PutUint16(data[60:], uint16(total))
-		le.PutUint16(data[62:], uint16(shstrndx))
-	}
-	return data
+	return st.finish(shoff)
 }
