@@ -27,6 +27,7 @@ type btfDedupFlags struct {
 	dir   string
 	each  bool
 	jobs  int
+	whole bool
 	write btfWriteFlags
 }
 
@@ -44,7 +45,13 @@ split BTF on it: types equal to base types become references to them.
 With --each, every FILE is deduplicated on its own against BASE and written
 to OUTDIR/<file name>; the base is prepared once and every CPU is used (-j
 sets the number of workers). A progress line appears when stderr is a
-terminal. "-" reads stdin (one FILE) or writes to stdout.
+terminal. A FILE that fails (not BTF, cut short, not split on BASE) is
+named on stderr, one line each, once the batch is done; every other
+FILE's output is written, as a loop running the peer on each module
+writes it, and the exit status is 2. With --all-or-nothing the first
+failure ends the batch and OUTDIR is left as it was; an interrupted batch
+(SIGINT, SIGTERM) leaves it so too. "-" reads stdin (one FILE) or writes
+to stdout.
 
 OUT is in BASE's byte order, or without -B the host's, as libbpf writes
 the BTF its inputs are appended to; --endian chooses another.
@@ -65,6 +72,7 @@ of strings (libbpf writes up to 2^31-1).`,
 	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "output `DIR` for --each")
 	cmd.Flags().BoolVar(&f.each, "each", false, "deduplicate each FILE separately against -B BASE into -d DIR")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "workers for --each (default: every CPU)")
+	allOrNothingFlag(cmd, &f.whole)
 	f.write.register(cmd)
 	cmd.Flags().Lookup("endian").Usage = "byte order of the output: `big` or little (default: BASE's, else the host's, as libbpf)"
 	return cmd
@@ -157,8 +165,8 @@ func prepareDedupBase(s *btf.Spec) (*dedup.Base, error) {
 }
 
 func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
-	if f.dir != "" || f.jobs != 0 {
-		return usagef("-d and -j go with --each")
+	if f.dir != "" || f.jobs != 0 || f.whole {
+		return usagef("-d, -j and --all-or-nothing go with --each")
 	}
 	again := releaseStartup
 	dropStartupPages()
@@ -345,8 +353,16 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkBTFInputs(paths, true); err != nil {
-		return err
+	// An input that is not BTF fails alone, before the base is
+	// prepared; when every input does, there is nothing to prepare it for.
+	r := newBatchRun(len(paths), "modules", f.whole)
+	for i, p := range paths {
+		if err := r.fail(i, c.checkBTFInputs([]string{p}, true)); err != nil {
+			return err
+		}
+	}
+	if r.all() {
+		return r.finish(c, "btf dedup")
 	}
 	// Every module's deduplication is garbage once written, and its
 	// heap is small beside the Base's mappings: collecting at half the
@@ -362,16 +378,15 @@ func (c *cli) btfDedupEach(paths []string, f btfDedupFlags) error {
 	trim := baseTrim{spec: baseSpec, base: base}
 	var batch atomicfile.Batch // one sync for all outputs, renamed at the end
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("dedup", len(paths))}
-	err = workpool.ForEach(c.ctx, len(paths), pool, func(i int) error {
+	err = r.run(c, pool, &batch, func(i int) error {
 		return trim.run(func() error {
 			return c.dedupOne(&batch, paths[i], outs[i], baseSpec, base, opts, f.write)
 		})
 	})
 	if err != nil {
-		batch.Abort()
 		return err
 	}
-	return batch.Commit()
+	return r.finish(c, "btf dedup")
 }
 
 // baseTrim gives back, between the modules of btf dedup --each, what

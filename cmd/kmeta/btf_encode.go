@@ -27,6 +27,7 @@ type btfEncodeFlags struct {
 	each     bool
 	dir      string
 	ko       bool
+	whole    bool
 }
 
 func (c *cli) btfEncodeCmd() *cobra.Command {
@@ -74,15 +75,20 @@ prepared once, with one module per CPU (-j sets how many at once), and
 written to OUTDIR/NAME.btf (raw BTF), or with --ko to OUTDIR/NAME.ko, a
 copy of the module with .BTF written into it as pahole -J writes it (see
 "kmeta pahole"; uncompressed modules only). A module that fails is named
-on stderr at the end and the others are still written; the exit status is
-then 2. Memory holds the modules being encoded, not all of them.`,
+on stderr, one line each, once the batch is done; every other module's
+output is written, as the kernel's build running pahole -J on each
+module (make -k) writes it, and the exit status is 2. With
+--all-or-nothing the first failure ends the batch and OUTDIR is left as
+it was; an interrupted batch (SIGINT, SIGTERM) leaves it so too. The
+outputs are renamed into OUTDIR together at the end. Memory holds the
+modules being encoded, not all of them.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.each {
 				return c.btfEncodeEach(cmd, args, f)
 			}
-			if len(args) != 1 || f.dir != "" || f.ko {
-				return usagef("one FILE, and -d and --ko only with --each")
+			if len(args) != 1 || f.dir != "" || f.ko || f.whole {
+				return usagef("one FILE, and -d, --ko and --all-or-nothing only with --each")
 			}
 			return c.btfEncode(cmd, args[0], f)
 		},
@@ -96,6 +102,7 @@ then 2. Memory holds the modules being encoded, not all of them.`,
 	cmd.Flags().BoolVar(&f.each, "each", false, "encode each MODULE on its own on -B BASE into -d OUTDIR")
 	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "output `DIR` for --each")
 	cmd.Flags().BoolVar(&f.ko, "ko", false, "with --each, write each module with its .BTF section, as pahole -J does")
+	allOrNothingFlag(cmd, &f.whole)
 	f.write.register(cmd)
 	f.distill.register(cmd)
 	// pahole writes BTF in the byte order of the file it encodes.

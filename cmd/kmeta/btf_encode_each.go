@@ -22,8 +22,8 @@ import (
 var moduleSuffixes = []string{".ko", ".ko.gz", ".ko.xz", ".ko.zst"}
 
 // btfEncodeEach encodes every module of paths on its own against one
-// base, one module per worker, and writes what each gives as it is done;
-// the modules that fail are named at the end.
+// base, one module per worker, and writes what each gives at the end;
+// the modules that fail are named then (batchRun).
 func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags) error {
 	if err := eachFlags(f.base, f.dir, f.out, f.jobs); err != nil {
 		return err
@@ -53,26 +53,20 @@ func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags
 	}
 	defer baseSpec.Close()
 	opts.Base, opts.DedupBase, opts.Jobs = baseSpec, base, 1
-	var (
-		batch atomicfile.Batch // one sync for the raw outputs
-		errs  = make([]error, len(mods))
-	)
+	var batch atomicfile.Batch // one sync for the outputs
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("encode", len(mods))}
-	err = workpool.ForEach(c.ctx, len(mods), pool, func(i int) error {
-		errs[i] = c.encodeModule(&batch, mods[i], outs[i], opts, f.ko)
-		return nil
+	r := newBatchRun(len(mods), "modules", f.whole)
+	err = r.run(c, pool, &batch, func(i int) error {
+		return c.encodeModule(&batch, mods[i], outs[i], opts, f.ko)
 	})
 	if err != nil {
-		batch.Abort()
 		return err
 	}
-	if err := batch.Commit(); err != nil {
-		return err
-	}
-	return eachFailures(c, errs, len(mods))
+	return r.finish(c, "btf encode")
 }
 
-// encodeModule encodes the module at path and writes it to out.
+// encodeModule encodes the module at path and adds it to the batch, for
+// out.
 func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf2btf.Options, ko bool) error {
 	src := &encodeSource{path: path}
 	order, err := src.byteOrder(c)
@@ -84,26 +78,18 @@ func (c *cli) encodeModule(batch *atomicfile.Batch, path, out string, opts dwarf
 		return err
 	}
 	if ko {
+		// The module with its .BTF, as kmeta pahole -J writes it, with
+		// the module's permissions.
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
 		secs := []elfwrite.Section{{Name: ".BTF", Data: raw}}
-		return elfwrite.Write(c.ctx, path, out, secs, elfwrite.Options{})
+		return batch.AddNamed(out, fi.Mode().Perm(), func(tmp string) error {
+			return elfwrite.Write(c.ctx, path, tmp, secs, elfwrite.Options{})
+		})
 	}
 	return batch.Add(out, raw, 0o644)
-}
-
-// eachFailures prints one line per failed module, in input order, and
-// returns the error that ends the command, or nil when none failed.
-func eachFailures(c *cli, errs []error, n int) error {
-	failed := 0
-	for _, err := range errs {
-		if err != nil {
-			failed++
-			fmt.Fprintf(c.stderr, "kmeta: btf encode: %v\n", err)
-		}
-	}
-	if failed == 0 {
-		return nil
-	}
-	return fmt.Errorf("%d of %d modules failed (named above); the others are written", failed, n)
 }
 
 // findModules returns the modules paths name: files as they are, and the

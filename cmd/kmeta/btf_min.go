@@ -19,6 +19,7 @@ type btfMinFlags struct {
 	out         string
 	dir         string
 	jobs        int
+	whole       bool
 	fwdPointees bool
 	write       btfWriteFlags
 }
@@ -51,9 +52,13 @@ OUTDIR/DISTRO/VERSION/ARCH/RELEASE.btf, uncompressed, the tree that
 BTFHub's btfgen.sh writes and tracee and Inspektor Gadget embed (a link
 given as Ki is followed, links inside it are not). Outputs that cannot
 all be written (one where another's directory goes, a directory in the
-way) are refused before any work, and a batch that fails leaves OUTDIR
-as it was. Then, for
-each kernel in turn, every relocation that fails on it is printed, as
+way) are refused before any work. A kernel that fails (unreadable, not
+BTF, cut short) is named on stderr, one line each, once the batch is
+done; every other kernel's output is written, as a loop running bpftool
+gen min_core_btf on each kernel writes it, and the exit status is 2.
+With --all-or-nothing the first failure ends the batch and OUTDIR is left
+as it was; an interrupted batch (SIGINT, SIGTERM) leaves it so too. Then,
+for each kernel written in turn, every relocation that fails on it is printed, as
 "btf core" prints it, after the output's path and the object's name: the
 programs would not load on that kernel unless the instruction is dead
 code there (a bpf_core_field_exists() guard). A failing relocation does
@@ -81,6 +86,8 @@ OBJ (not in batch mode).`,
 				return usagef("--fwd-pointees applies to --types only")
 			case f.dir != "" && len(f.objs) == 0:
 				return usagef("-d OUTDIR needs --obj")
+			case f.dir == "" && f.whole:
+				return usagef("--all-or-nothing goes with -d OUTDIR")
 			case f.dir != "" && (f.out != "" || f.base != ""):
 				return usagef("-d OUTDIR writes one file per kernel: it takes no -o and no -B")
 			case f.dir != "":
@@ -98,6 +105,7 @@ OBJ (not in batch mode).`,
 	cmd.Flags().StringArrayVar(&f.objs, "obj", nil, "BPF `OBJ` whose CO-RE relocations the output serves (repeatable)")
 	cmd.Flags().StringVarP(&f.dir, "dir", "d", "", "batch mode: write one output per kernel into `OUTDIR`")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "batch mode: kernels processed at once (`N`, default: number of CPUs)")
+	allOrNothingFlag(cmd, &f.whole)
 	f.write.register(cmd)
 	return cmd
 }

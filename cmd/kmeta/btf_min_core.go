@@ -139,27 +139,24 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	report := newRelocReport(f.dir, len(kernels))
 	defer report.close()
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("min", len(kernels))}
-	err = workpool.ForEach(c.ctx, len(kernels), pool, func(i int) error {
+	r := newBatchRun(len(kernels), "kernels", f.whole)
+	err = r.run(c, pool, &batch, func(i int) error {
 		k := kernels[i].path
-		failed, err := c.minOne(&batch, k, outs[i], objs, f, opts)
-		if err == nil {
-			err = report.add(i, kernels[i].out, failed)
-		}
-		if err != nil {
+		if err := c.minOne(&batch, report, i, kernels[i], outs[i], objs, f, opts); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 		return nil
 	})
+	// Directories made for kernels that failed, and for all of them when
+	// nothing was written, are left empty: they go.
+	removeDirs(made)
 	if err != nil {
-		batch.Abort()
-		removeDirs(made)
 		return err
 	}
-	if err := batch.Commit(); err != nil {
-		removeDirs(made)
+	if err := report.writeTo(c.out()); err != nil {
 		return err
 	}
-	return report.writeTo(c.out())
+	return r.finish(c, "btf min")
 }
 
 // minBatchKernelCost is what min -d keeps for each kernel of a batch
@@ -167,28 +164,35 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 // one commit, and the place of its report.
 const minBatchKernelCost = 1536
 
-// minOne writes the minimal BTF of one kernel into the batch, and returns
-// the relocations that fail on it (failedRelos).
-func (c *cli) minOne(batch *atomicfile.Batch, kpath, out string, objs []core.Object, f btfMinFlags, opts builder.Options) ([]string, error) {
-	s, err := c.openOneWith(c.ctx, kpath, c.targetOptions(objs))
+// minOne writes the minimal BTF of kernel i (k) into the batch, and the
+// relocations that fail on it (failedRelos) into the report.
+func (c *cli) minOne(batch *atomicfile.Batch, report *relocReport, i int, k batchKernel, out string, objs []core.Object, f btfMinFlags, opts builder.Options) error {
+	s, err := c.openOneWith(c.ctx, k.path, c.targetOptions(objs))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer s.Close()
 	t := core.NewTarget(s)
 	b, err := core.TypesFor(c.ctx, t, objs)
 	if err != nil {
-		return nil, targetErr(kpath, s, err)
+		return targetErr(k.path, s, err)
 	}
 	data, err := marshalBTF(b, out, f.write, opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	failed, err := c.failedRelos(t, objs, f.objs)
 	if err != nil {
-		return nil, targetErr(kpath, s, err)
+		return targetErr(k.path, s, err)
 	}
-	return failed, batch.Add(out, data, 0o644)
+	if err := report.add(i, k.out, failed); err != nil {
+		return err
+	}
+	if err := batch.Add(out, data, 0o644); err != nil {
+		report.drop(i) // a kernel without output has no lines
+		return err
+	}
+	return nil
 }
 
 // batchOutputs names the output of each kernel in dir. Two kernels with

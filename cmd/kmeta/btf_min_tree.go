@@ -220,6 +220,13 @@ func (r *relocReport) add(i int, out string, lines []string) error {
 	return nil
 }
 
+// drop forgets the lines of kernel i (their bytes stay in the file).
+func (r *relocReport) drop(i int) {
+	r.mu.Lock()
+	r.at[i] = [2]int64{}
+	r.mu.Unlock()
+}
+
 // writeTo writes the lines, kernel by kernel in order, to w.
 func (r *relocReport) writeTo(w io.Writer) error {
 	if r.f == nil {

@@ -34,13 +34,39 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 		remove(f.Name())
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	return b.add(f.Name(), path)
+}
+
+// AddNamed is Add for a file that fill writes by its name: tmp, an empty
+// temporary file beside path, which fill may replace (by renaming another
+// file over it). A new target gets permissions perm.
+func (b *Batch) AddNamed(path string, perm os.FileMode, fill func(tmp string) error) error {
+	f, perm, err := createTemp(path, perm)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	if err := fill(tmp); err != nil {
+		remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return b.add(tmp, path)
+}
+
+// add puts the written temporary file tmp in the batch, for path.
+func (b *Batch) add(tmp, path string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
-		remove(f.Name())
+		remove(tmp)
 		return errors.New("atomicfile: Add after Commit or Abort")
 	}
-	b.tmps = append(b.tmps, f.Name())
+	b.tmps = append(b.tmps, tmp)
 	b.paths = append(b.paths, path)
 	return nil
 }
