@@ -141,11 +141,7 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 	pool := workpool.Options{Workers: f.jobs, Progress: c.progress("min", len(kernels))}
 	r := newBatchRun(len(kernels), "kernels", f.whole)
 	err = r.run(c, pool, &batch, func(i int) error {
-		k := kernels[i].path
-		if err := c.minOne(&batch, report, i, kernels[i], outs[i], objs, f, opts); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
-		return nil
+		return c.minOne(&batch, report, i, kernels[i], outs[i], objs, f, opts)
 	})
 	// Directories made for kernels that failed, and for all of them when
 	// nothing was written, are left empty: they go.
@@ -165,32 +161,34 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 const minBatchKernelCost = 1536
 
 // minOne writes the minimal BTF of kernel i (k) into the batch, and the
-// relocations that fail on it (failedRelos) into the report.
+// relocations that fail on it (failedRelos) into the report. Its errors
+// name the kernel once.
 func (c *cli) minOne(batch *atomicfile.Batch, report *relocReport, i int, k batchKernel, out string, objs []core.Object, f btfMinFlags, opts builder.Options) error {
 	s, err := c.openOneWith(c.ctx, k.path, c.targetOptions(objs))
 	if err != nil {
-		return err
+		return err // it names k.path
 	}
 	defer s.Close()
+	named := func(err error) error { return targetErr(k.path, s, fmt.Errorf("%s: %w", k.path, err)) }
 	t := core.NewTarget(s)
 	b, err := core.TypesFor(c.ctx, t, objs)
 	if err != nil {
-		return targetErr(k.path, s, err)
+		return named(err)
 	}
 	data, err := marshalBTF(b, out, f.write, opts)
 	if err != nil {
-		return err
+		return named(err)
 	}
 	failed, err := c.failedRelos(t, objs, f.objs)
 	if err != nil {
-		return targetErr(k.path, s, err)
+		return named(err)
 	}
 	if err := report.add(i, k.out, failed); err != nil {
-		return err
+		return named(err)
 	}
 	if err := batch.Add(out, data, 0o644); err != nil {
 		report.drop(i) // a kernel without output has no lines
-		return err
+		return named(err)
 	}
 	return nil
 }

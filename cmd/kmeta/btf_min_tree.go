@@ -128,7 +128,9 @@ func makeOutputDirs(outs []string) ([]string, error) {
 }
 
 // removeDirs removes the directories makeOutputDirs made, children first,
-// each only if it is empty: a failed batch leaves OUTDIR as it found it.
+// each only if it is empty: a batch that writes nothing leaves OUTDIR as
+// it found it, and one that writes some kernels leaves no empty directory
+// for the others.
 func removeDirs(made []string) {
 	for i := len(made) - 1; i >= 0; i-- {
 		os.Remove(made[i])

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,5 +51,50 @@ func TestBatchAbort(t *testing.T) {
 	}
 	if err := b.Add(filepath.Join(dir, "y"), []byte("y"), 0o644); err == nil {
 		t.Error("Add after Abort succeeded")
+	}
+}
+
+// TestBatchAddNamed: a file written by name, also by renaming another
+// over the temporary one, joins the batch: renamed at Commit with the
+// permissions asked for, removed at Abort, and removed at once when fill
+// fails.
+func TestBatchAddNamed(t *testing.T) {
+	dir := t.TempDir()
+	fill := func(tmp string) error {
+		other := tmp + ".other"
+		if err := os.WriteFile(other, []byte("named"), 0o600); err != nil {
+			return err
+		}
+		return os.Rename(other, tmp)
+	}
+	var b Batch
+	out := filepath.Join(dir, "out")
+	if err := b.AddNamed(out, 0o755, fill); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := b.AddNamed(filepath.Join(dir, "failed"), 0o644, func(string) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("AddNamed: %v, want %v", err, boom)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "named" {
+		t.Errorf("out = %q", got)
+	}
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o755 {
+		t.Errorf("out's mode %v, want 0755", fi.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files left, want 1", len(ents))
+	}
+
+	var aborted Batch
+	if err := aborted.AddNamed(filepath.Join(dir, "later"), 0o644, fill); err != nil {
+		t.Fatal(err)
+	}
+	aborted.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files left after Abort, want 1", len(ents))
 	}
 }
