@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -9,6 +11,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/distill"
+	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
 )
 
@@ -57,10 +60,52 @@ func (c *cli) writeDistilled(split *btf.Spec, d distilledOut, inputs ...string) 
 		}
 		return c.writeOutput(d.out, obj, inputs...)
 	}
+	if regularOutput(d.out) && regularOutput(d.baseOut) {
+		return c.writePair(d, base, raw, inputs)
+	}
 	if err := c.writeOutput(d.baseOut, base, inputs...); err != nil {
 		return fmt.Errorf("--base-out: %w", err)
 	}
 	return c.writeOutput(d.out, raw, inputs...)
+}
+
+// writePair writes the two files of a distilled module, OUT and
+// --base-out, together (atomicfile.Batch): a failure or an interrupt
+// between them leaves neither, not a .BTF without its .BTF.base.
+func (c *cli) writePair(d distilledOut, base, raw []byte, inputs []string) error {
+	ins := newInputFiles(inputs...)
+	if err := ins.check(d.baseOut); err != nil {
+		return fmt.Errorf("--base-out: %w", err)
+	}
+	if err := ins.check(d.out); err != nil {
+		return err
+	}
+	var batch atomicfile.Batch
+	err := batch.Add(d.baseOut, base, 0o644)
+	if err != nil {
+		err = fmt.Errorf("--base-out: %w", err)
+	} else {
+		err = batch.Add(d.out, raw, 0o644)
+	}
+	if err == nil {
+		err = context.Cause(c.ctx)
+	}
+	if err != nil {
+		batch.Abort()
+		return err
+	}
+	return batch.Commit()
+}
+
+// regularOutput tells whether the output path is, or will be, a regular
+// file: not standard output ("-"), a device or a FIFO, which are
+// written straight into.
+func regularOutput(path string) bool {
+	if path == "-" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err != nil || fi.Mode().IsRegular()
 }
 
 func (c *cli) btfDistillCmd() *cobra.Command {
