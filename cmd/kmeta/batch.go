@@ -72,9 +72,6 @@ func (r *batchRun) run(c *cli, pool workpool.Options, batch *atomicfile.Batch, j
 	return batch.Commit()
 }
 
-// failed tells whether input i failed.
-func (r *batchRun) failed(i int) bool { return r.errs[i] != nil }
-
 // all tells whether every input failed (a batch with nothing to do).
 func (r *batchRun) all() bool {
 	for _, err := range r.errs {

@@ -192,26 +192,8 @@ func TestBatchInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"btf", "dedup", "--each", "-j", "1", "-B", vmlinux, "-d", out}
-	for i := range 3000 { // far more than the test waits for
-		k := filepath.Join(dir, fmt.Sprintf("m%d.btf", i))
-		if err := os.Symlink(mod, k); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, k)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	kill := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer kill.Stop()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
-		if ents, _ := os.ReadDir(out); len(ents) >= 10 || time.Now().After(deadline) {
-			break
-		}
-	}
+	// Far more than the test waits for.
+	cmd, stderr := startBatch(t, bin, append(args, linkMany(t, dir, mod, "m%d.btf", 3000)...), out)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()

@@ -256,6 +256,42 @@ func allAsleep(pid int) bool {
 	return true
 }
 
+// linkMany makes n symbolic links to target in dir, named by pattern and
+// their number, and returns their paths: the inputs of a long batch.
+func linkMany(t *testing.T, dir, target, pattern string, n int) []string {
+	t.Helper()
+	links := make([]string, n)
+	for i := range links {
+		links[i] = filepath.Join(dir, fmt.Sprintf(pattern, i))
+		if err := os.Symlink(target, links[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return links
+}
+
+// startBatch starts kmeta with args, a batch writing into out, and
+// returns once out holds ten files (temporary ones: the batch renames
+// them at its end), or after 20 seconds. The process is killed if it
+// runs past 30 seconds.
+func startBatch(t *testing.T, bin string, args []string, out string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr := new(strings.Builder)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	t.Cleanup(func() { kill.Stop() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if ents, _ := os.ReadDir(out); len(ents) >= 10 || time.Now().After(deadline) {
+			break
+		}
+	}
+	return cmd, stderr
+}
+
 // TestSecondSignalRemovesTemporary interrupts a batch (btf min -d) twice
 // once it has written some of its outputs, which wait as temporary files
 // for the batch's end: the second signal ends kmeta at once, without
@@ -271,27 +307,9 @@ func TestSecondSignalRemovesTemporary(t *testing.T) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"btf", "min", "-d", out, "--obj", obj}
-	for i := range 1000 { // a millisecond or two each: far longer than the test waits
-		k := filepath.Join(dir, fmt.Sprintf("k%d.btf", i))
-		if err := os.Symlink(vmlinux, k); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, k)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	kill := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	defer kill.Stop()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-		if ents, _ := os.ReadDir(out); len(ents) >= 10 || time.Now().After(deadline) {
-			break
-		}
-	}
+	// A millisecond or two each: far longer than the test waits.
+	args := append([]string{"btf", "min", "-d", out, "--obj", obj}, linkMany(t, dir, vmlinux, "k%d.btf", 1000)...)
+	cmd, stderr := startBatch(t, bin, args, out)
 	// Two signals, pending together when kmeta resumes: two of one kind
 	// would merge into one.
 	cmd.Process.Signal(syscall.SIGSTOP)
