@@ -157,7 +157,9 @@ func (c *cli) btfMinBatch(args []string, f btfMinFlags) error {
 
 // minBatchKernelCost is what min -d keeps for each kernel of a batch
 // (the README's rule): its paths, for the checks of the outputs and the
-// one commit, and the place of its report.
+// one commit, the place of its report, and the error of a kernel that
+// fails until the batch names it (a line: 5,000 failed kernels peak at
+// 22.6 MB).
 const minBatchKernelCost = 1536
 
 // minOne writes the minimal BTF of kernel i (k) into the batch, and the
