@@ -47,8 +47,8 @@ to OUTDIR/<file name>; the base is prepared once and every CPU is used (-j
 sets the number of workers). A progress line appears when stderr is a
 terminal. A FILE that fails (not BTF, cut short, not split on BASE) is
 named on stderr, one line each, once the batch is done; every other
-FILE's output is written, as a loop running the peer on each module
-writes it, and the exit status is 2. With --all-or-nothing the first
+FILE's output is written, as a loop calling libbpf's btf__dedup on each
+module writes it, and the exit status is 2. With --all-or-nothing the first
 failure ends the batch and OUTDIR is left as it was; an interrupted batch
 (SIGINT, SIGTERM) leaves it so too. "-" reads stdin (one FILE) or writes
 to stdout.
