@@ -68,6 +68,14 @@ func errorLine(ctx context.Context, err error) string {
 // no context reaches (a write to a pipe nobody reads) is ended after
 // exitGrace, or at once by a second signal, with the same status, and
 // without the temporary files of the outputs it was writing.
+//
+// The returned function cancels the context but leaves the signals
+// notified: main calls it only to exit, and a signal that comes after the
+// command returned is received and ignored (the process exits with the
+// command's status), where signal.Stop would have made it end the process.
+// signal.Stop costs two hand-overs to the runtime's thread that keeps the
+// signal mask (runtime ensureSigM, one a signal), 10-20 of the 50-60
+// context switches of `kmeta version` (cmd/kmeta/BENCH.md, "The Go floor").
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -92,10 +100,7 @@ func signalContext() (context.Context, func()) {
 		fmt.Fprintf(os.Stderr, "kmeta: %v\n", signalCause{sig: sig.(syscall.Signal)})
 		os.Exit(status)
 	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		cancel(nil)
-	}
+	return ctx, func() { cancel(nil) }
 }
 
 // releaseStartup, if not nil, gives back the binary's pages that
