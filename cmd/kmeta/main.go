@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,23 +70,27 @@ func errorLine(ctx context.Context, err error) string {
 // exitGrace, or at once by a second signal, with the same status, and
 // without the temporary files of the outputs it was writing.
 //
-// The returned function cancels the context but leaves the signals
-// notified: main calls it only to exit, and a signal that comes after the
-// command returned is received and ignored (the process exits with the
-// command's status), where signal.Stop would have made it end the process.
-// signal.Stop costs two hand-overs to the runtime's thread that keeps the
-// signal mask (runtime ensureSigM, one a signal), 10-20 of the 50-60
-// context switches of `kmeta version` (cmd/kmeta/BENCH.md, "The Go floor").
+// The returned function cancels the context; main calls it only to exit.
+// A signal that comes after it ends kmeta at once with status 128+signal
+// and no message of its own, as the signal's default action did when the
+// function called signal.Stop. signal.Stop is not called: it costs two
+// hand-overs to the runtime's thread that keeps the signal mask (runtime
+// ensureSigM, one a signal), 10-20 of the 50-60 context switches of
+// `kmeta version` (cmd/kmeta/BENCH.md, "The Go floor").
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var exiting atomic.Bool
 	go func() {
 		sig, ok := <-ch
 		if !ok {
 			return
 		}
 		status := 128 + int(sig.(syscall.Signal))
+		if exiting.Load() {
+			os.Exit(status)
+		}
 		cancel(signalCause{sig: sig.(syscall.Signal)})
 		select {
 		case <-ch:
@@ -94,13 +99,20 @@ func signalContext() (context.Context, func()) {
 				onGraceExit()
 			}
 		}
+		if exiting.Load() {
+			// main has the command's result and prints its line.
+			os.Exit(status)
+		}
 		// The command has not returned: remove the temporary files of
 		// the outputs it was writing, which its own cleanup would have.
 		atomicfile.RemoveTemporary()
 		fmt.Fprintf(os.Stderr, "kmeta: %v\n", signalCause{sig: sig.(syscall.Signal)})
 		os.Exit(status)
 	}()
-	return ctx, func() { cancel(nil) }
+	return ctx, func() {
+		exiting.Store(true)
+		cancel(nil)
+	}
 }
 
 // releaseStartup, if not nil, gives back the binary's pages that
