@@ -325,3 +325,53 @@ func TestSecondSignalRemovesTemporary(t *testing.T) {
 		t.Errorf("left behind: %d files, the first %s", len(ents), ents[0].Name())
 	}
 }
+
+// TestSignalWhileExiting interrupts kmeta once the command has returned,
+// while main is stuck writing its error line into a full stderr pipe: it
+// must end at once with 128+signal, as the signal's default action did
+// when main called signal.Stop, and print no line of its own (the signal
+// goroutine used to wait for exitGrace and then block on the same pipe).
+func TestSignalWhileExiting(t *testing.T) {
+	t.Parallel()
+	bin := buildKmeta(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// Fill the pipe: kmeta's first write to stderr then blocks.
+	fd := int(w.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	fill := make([]byte, 4096)
+	for {
+		if _, err := syscall.Write(fd, fill); err != nil {
+			break // EAGAIN: full
+		}
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "btf", "dump", filepath.Join(t.TempDir(), "missing.btf"))
+	cmd.Env = append(os.Environ(), envTestGrace+"=60s") // only the signal may end it
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitBlocked(t, cmd.Process.Pid) // at the write of its error line
+	cmd.Process.Signal(syscall.SIGINT)
+	kill := time.AfterFunc(15*time.Second, func() { cmd.Process.Kill() })
+	defer kill.Stop()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Fatalf("exit: %v, want status %d", err, 128+int(syscall.SIGINT))
+	}
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if got := strings.Count(string(out), "kmeta: "); got > 1 {
+		t.Errorf("%d lines of kmeta's on stderr, want at most the error line: %q", got, strings.TrimLeft(string(out), "\x00"))
+	}
+}
