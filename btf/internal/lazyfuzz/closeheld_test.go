@@ -54,7 +54,8 @@ func TestCloseWhileUsed(t *testing.T) {
 				for name, raw := range ins {
 					for _, lazy := range []bool{false, true} {
 						all++
-						if closeWhileUsed(t, fmt.Sprintf("procs %d round %d %s lazy %v", procs, r, name, lazy), raw, lazy, users, time.Duration(size)*within) {
+						after := time.Duration(rand.Int64N(int64(time.Duration(size) * within)))
+						if closeWhileUsed(t, fmt.Sprintf("procs %d round %d %s lazy %v", procs, r, name, lazy), raw, lazy, users, 2, after) {
 							mid++
 						}
 					}
@@ -64,7 +65,11 @@ func TestCloseWhileUsed(t *testing.T) {
 	}
 }
 
-func closeWhileUsed(t *testing.T, what string, raw []byte, lazy bool, users []func(*btf.Spec) string, within time.Duration) (mid bool) {
+// closeWhileUsed parses raw, starts copies goroutines of each of users on
+// the Spec, closes it after after, and fails t if a user panics or is
+// still running hangLimit later; it reports whether a user still ran at
+// the Close.
+func closeWhileUsed(t *testing.T, what string, raw []byte, lazy bool, users []func(*btf.Spec) string, copies int, after time.Duration) (mid bool) {
 	t.Helper()
 	s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
 	if err != nil {
@@ -72,8 +77,8 @@ func closeWhileUsed(t *testing.T, what string, raw []byte, lazy bool, users []fu
 	}
 	var wg sync.WaitGroup
 	var running atomic.Int32
-	panics := make(chan string, 2*len(users))
-	for range 2 {
+	panics := make(chan string, copies*len(users))
+	for range copies {
 		for i, u := range users {
 			running.Add(1)
 			wg.Go(func() {
@@ -87,7 +92,6 @@ func closeWhileUsed(t *testing.T, what string, raw []byte, lazy bool, users []fu
 			})
 		}
 	}
-	after := time.Duration(rand.Int64N(int64(within)))
 	time.Sleep(after)
 	mid = running.Load() > 0
 	s.Close()

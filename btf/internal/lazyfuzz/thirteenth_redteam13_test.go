@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,37 +104,7 @@ func TestThirteenthCloseWhileUsed(t *testing.T) {
 		name := v.String()
 		for _, lazy := range []bool{false, true} {
 			for _, after := range []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond} {
-				s, err := btf.Parse(raw, btf.Options{Lazy: lazy})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var wg sync.WaitGroup
-				panics := make(chan string, len(specUsers()))
-				for i, u := range specUsers() {
-					wg.Go(func() {
-						defer func() {
-							if r := recover(); r != nil {
-								panics <- fmt.Sprintf("user %d: %v\n%s", i, r, debug.Stack())
-							}
-						}()
-						u(s)
-					})
-				}
-				time.Sleep(after)
-				s.Close()
-				done := make(chan struct{})
-				go func() { wg.Wait(); close(done) }()
-				select {
-				case <-done:
-				case <-time.After(hangLimit):
-					buf := make([]byte, 1<<20)
-					buf = buf[:runtime.Stack(buf, true)]
-					t.Fatalf("%s lazy %v closed after %v: users still running %v later:\n%s", name, lazy, after, hangLimit, buf)
-				}
-				close(panics)
-				for p := range panics {
-					t.Errorf("%s lazy %v closed after %v: %s", name, lazy, after, p)
-				}
+				closeWhileUsed(t, fmt.Sprintf("%s lazy %v", name, lazy), raw, lazy, specUsers(), 1, after)
 			}
 		}
 	}
