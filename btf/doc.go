@@ -55,15 +55,13 @@
 //
 // A Spec and the Types from it are safe for concurrent use by any number of
 // goroutines; the only state built after opening (the pointer size) is
-// computed once under a sync.Once. After Close returns, lookups return
-// ErrClosed and views return zero values. Close may run concurrently with
-// other uses of a Spec that Parse made (memory of Go's, which Close only
-// flags as closed; the GC frees it once the last user drops it): they
-// see ErrClosed or zero values from then on. It must not run concurrently
-// with other uses of a Spec that Open or Read made, or of Specs built on
-// it: Close unmaps its data, and a view reading it then may fault. The
-// kernel package shares Specs between goroutines with reference
-// counting, so that Close happens only when nobody uses them.
+// computed once under a sync.Once. Close may run concurrently with other
+// uses of the Spec or of Specs built on it: from then on lookups return
+// ErrClosed and views zero values. Its memory is given back at once if
+// it is a mapping (Open, Read; the range reads as zeros until the GC
+// finds the Spec unreachable), and by the GC otherwise (Parse). See
+// Spec.Close. The kernel package shares Specs between goroutines with
+// reference counting, so that Close happens only when nobody uses them.
 //
 // # Security
 //
