@@ -55,12 +55,13 @@
 //
 // A Spec and the Types from it are safe for concurrent use by any number of
 // goroutines; the only state built after opening (the pointer size) is
-// computed once under a sync.Once. Close must not run concurrently with
-// other uses of the Spec or of Specs built on it: after Close returns,
-// lookups return ErrClosed and views return zero values, but a view that
-// is reading while Close unmaps the data may fault. The kernel package
-// shares Specs between goroutines with reference counting, so that Close
-// happens only when nobody uses them.
+// computed once under a sync.Once. Close may run concurrently with other
+// uses of the Spec or of Specs built on it: from then on lookups return
+// ErrClosed and views zero values. Its memory is given back at once if
+// it is a mapping (Open, Read; the range reads as zeros until the GC
+// finds the Spec unreachable), and by the GC otherwise (Parse). See
+// Spec.Close. The kernel package shares Specs between goroutines with
+// reference counting, so that Close happens only when nobody uses them.
 //
 // # Security
 //

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"unsafe"
 
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
@@ -198,7 +199,7 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 	if err != nil || !s.aliases(data) {
 		d.Release() // the Spec owns a copy, or failed
 	} else {
-		s.closeFn, s.mapped, s.owned = d.Release, d.Mapped, d.Owned()
+		s.closeFn, s.mapped, s.owned = vacateFn(s, d), d.Mapped, d.Owned()
 		if swapped { // its own records, the file's strings
 			s.mapped, s.owned, s.strsMapped = false, true, d.Mapped
 			s.swappedFile = d.Mapped && s.inMapping(s.types)
@@ -213,6 +214,19 @@ func (o *Options) parseAny(ctx context.Context, d *input.Data) (*Spec, error) {
 		s.setPointerSize(ptrSize)
 	}
 	return s, err
+}
+
+// vacateFn returns Close's work for s, which reads d in place: d's
+// memory is given back at once, but its range reads as zeros until the
+// collector finds s unreachable, and only then is unmapped, so that a
+// goroutine still reading s when it is closed reads zeros rather than
+// faulting (see Close).
+func vacateFn(s *Spec, d *input.Data) func() error {
+	return func() error {
+		unmap, err := d.Vacate()
+		runtime.AddCleanup(s, func(unmap func() error) { unmap() }, unmap)
+		return err
+	}
 }
 
 // hostOrder returns the byte order of raw BTF d, whether that is the

@@ -35,9 +35,9 @@ const lazyShift = 4
 // base Spec (split BTF): its type ids then continue after the base's last id
 // and its string offsets after the base's strings.
 //
-// A Spec is safe for concurrent use by multiple goroutines, except that
-// Close must not run concurrently with other uses of the Spec or of any Spec
-// built on it. Use kernel.Cache to share Specs whose lifetime is managed.
+// A Spec is safe for concurrent use by multiple goroutines, and Close
+// may run beside other uses of the Spec (see Close). Use kernel.Cache to
+// share Specs whose lifetime is managed.
 type Spec struct {
 	base     *Spec
 	data     []byte // whole BTF blob, host byte order
@@ -590,6 +590,22 @@ func (s *Spec) StringsLen() int { return len(s.strs) }
 // returned by the Spec earlier stay valid; views used afterwards return zero
 // values and lookups return ErrClosed. Close is idempotent. It does not close
 // the base Spec.
+//
+// Close may run while other goroutines use the Spec or Specs built on
+// it: they see ErrClosed from their next lookup and zero values from
+// their next view, and the consumers in kmeta's packages then return an
+// error or an answer, never panic or hang (lazyfuzz's TestCloseWhileUsed).
+// A Spec that Parse made reads memory of Go's (the caller's bytes, or a
+// copy on the heap): Close only marks it closed (an atomic flag) and
+// keeps its slices, and the GC frees them once the last user drops the
+// Spec. A Spec that Open or Read made may read a memory mapping (a
+// file's, or anonymous memory holding what was inflated, read or
+// byte-swapped): Close gives its memory back at once, but leaves its
+// range mapped to pages that read as zeros, unmapped only when the GC
+// finds the Spec unreachable, so that a reader does not fault. Slices
+// of the raw view (TypeSection, NameBytes, ...) kept without the Spec
+// are valid until Close, as before: after Close, once the Spec itself is
+// dropped, reading them may fault.
 func (s *Spec) Close() error {
 	s.once.Do(func() {
 		s.closed.Store(true)
@@ -610,8 +626,12 @@ func (s *Spec) Close() error {
 // and keeps its records, which are the Spec's own. A writer that
 // reads a large Spec in order, once or twice (builder.WriteCopy), calls
 // it as it goes (through internal/btfmem), so that the whole input is
-// never resident at once. Like Close, it must not run concurrently with
-// other uses of the Spec.
+// never resident at once. It may run beside other uses of the Spec: a
+// read-only private mapping of a file reads, after the release, the same
+// bytes from the page cache (dedup evicts a shared Base's pages while
+// other Mergers read it), and memory of the Spec's own is left alone;
+// beside Close too, which leaves the range mapped, reading zeros, while
+// the Spec is reachable.
 func (s *Spec) evict() {
 	if !s.alive() {
 		return

@@ -143,6 +143,16 @@ type Data struct {
 // Bytes returns the data; it is invalid after Release.
 func (d *Data) Bytes() []byte { return d.b }
 
+// Vacate is Release for data that other goroutines may still be
+// reading (mmap.Region.Vacate): the memory is given back at once, but
+// its range reads as zeros until unmap runs.
+func (d *Data) Vacate() (unmap func() error, err error) {
+	d.b = nil
+	mem := d.mem
+	d.mem = nil
+	return mem.Vacate()
+}
+
 // Release frees the memory. It is safe to call more than once.
 func (d *Data) Release() error {
 	d.b = nil

@@ -99,6 +99,45 @@ func (r *Region) Free() error {
 	return nil
 }
 
+// Vacate is Free for a region that other goroutines may still be
+// reading: its memory is given back at once as Free's is, but its range
+// stays mapped, read-only, to pages that read as zeros and cost nothing,
+// until unmap runs (after which a read faults, as after Free). It is
+// for an owner that cannot know that its readers are gone (btf.Spec's
+// Close) and unmaps when the collector says so. Nothing of the region
+// may be used through r afterwards; it is safe on a nil Region and
+// after Free, and unmap is then a no-op.
+func (r *Region) Vacate() (unmap func() error, err error) {
+	nop := func() error { return nil }
+	if r == nil || r.freed {
+		return nop, nil
+	}
+	b, k := r.b, r.kind
+	if k == heap || len(b) == 0 {
+		return nop, r.Free()
+	}
+	if err := vacate(b); err != nil {
+		return nop, r.Free() // unmapped: readers may fault, as before
+	}
+	if r.counted {
+		live.Add(-1)
+	}
+	if r.mapping != nil {
+		refusals.remove(r.mapping)
+	}
+	*r = Region{freed: true}
+	unmapOf := retire
+	if k == file {
+		unmapOf = retireFile
+	}
+	return func() error {
+		if err := unmapOf(b); err != nil {
+			return fmt.Errorf("mmap: unmap %d bytes: %w", len(b), err)
+		}
+		return nil
+	}, nil
+}
+
 // New returns an anonymous region of size bytes (at least one page),
 // zeroed, whose pages cost memory only once written.
 func New(size int) (*Region, error) {

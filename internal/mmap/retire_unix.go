@@ -29,3 +29,12 @@ func retireFile(b []byte) error {
 	}
 	return retire(b)
 }
+
+// vacate replaces the pages of b, a mapping, with anonymous read-only
+// ones that read as zeros (the shared zero page, which is not counted as
+// resident): b's memory is given back, its range stays mapped.
+func vacate(b []byte) error {
+	_, err := unix.MmapPtr(-1, 0, unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)),
+		unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+	return err
+}
