@@ -1,0 +1,96 @@
+package hostile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
+)
+
+// The fourteenth campaign (issue 37) feeds the input paths the thirteen
+// before barely tried; its BTF shape is names no C compiler writes but a
+// BTF file may hold (the kernel's btf_name_valid checks only some kinds,
+// and bpftool, pahole and kmeta print whatever bytes a name has): invalid
+// UTF-8, control characters, quotes and backslashes, U+2028, and names
+// of 64 KB. Every --json output must stay valid JSON and lose nothing.
+
+// OddNames returns the odd names of the fourteenth campaign, each
+// distinct: the JSON a command writes for them must keep them distinct.
+func OddNames() []string {
+	return []string{
+		"bad\xffutf8",          // a byte no UTF-8 has
+		"bad\xfeutf8",          // another, which a lossy encoder spells as the first
+		"cut\xe2\x82",          // a sequence cut short
+		"sur\xed\xa0\x80ogate", // a surrogate in UTF-8 (invalid)
+		"ctl\x01\x1f\x7fdel",   // C0 controls and DEL
+		"c1\xc2\x85\xc2\x9f",   // C1 controls (valid UTF-8)
+		"nl\nand\ttab\r",
+		`quote"back\slash`,
+		"ls\u2028ps\u2029",
+		"html<&>",
+	}
+}
+
+// BuildOddNames returns BTF of structs, members, enums, typedefs and
+// functions named by OddNames, and reps copies of each struct (suffixed
+// by its index), plus one struct and one member named by long bytes of
+// each of the first two odd names repeated to 64 KB.
+func BuildOddNames(reps int) ([]byte, error) {
+	return marshal(fmt.Sprintf("odd names x%d", reps), func(b *builder.Builder, intID btf.TypeID) error {
+		return addOddNames(b, intID, reps)
+	})
+}
+
+// BuildOddNamesOn is BuildOddNames as split BTF on base.
+func BuildOddNamesOn(base []byte, reps int) ([]byte, error) {
+	return splitOn(base, fmt.Sprintf("odd names x%d", reps), func(b *builder.Builder, intID btf.TypeID, _ *btf.Spec) error {
+		return addOddNames(b, intID, reps)
+	})
+}
+
+// LongOddName is the 64 KB name of BuildOddNames built from odd name i.
+func LongOddName(i int) string {
+	n := OddNames()[i]
+	return strings.Repeat(n, 65_000/len(n))[:65_000]
+}
+
+func addOddNames(b *builder.Builder, intID btf.TypeID, reps int) error {
+	names := OddNames()
+	ms := make([]builder.Member, len(names))
+	vals := make([]builder.Enumerator, len(names))
+	for i, n := range names {
+		ms[i] = builder.Member{Name: n, Type: intID, BitOffset: uint32(32 * i)}
+		vals[i] = builder.Enumerator{Name: n, Value: uint64(i)}
+	}
+	for r := 0; r < reps; r++ {
+		for _, n := range names {
+			if _, err := b.AddStruct(fmt.Sprintf("%s%d", n, r), uint32(4*len(ms)), ms); err != nil {
+				return err
+			}
+			if r > 0 {
+				continue
+			}
+			if _, err := b.AddTypedef(n, intID); err != nil {
+				return err
+			}
+			proto, err := b.AddFuncProto(intID, []builder.Param{{Name: n, Type: intID}})
+			if err != nil {
+				return err
+			}
+			if _, err := b.AddFunc(n, proto, btf.LinkageGlobal); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := b.AddEnum("odd_enum", 4, true, vals); err != nil {
+		return err
+	}
+	for i := 0; i < 2; i++ {
+		long := LongOddName(i)
+		if _, err := b.AddStruct(long, 4, []builder.Member{{Name: long, Type: intID}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
