@@ -1,17 +1,22 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/gzip"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
@@ -413,4 +418,240 @@ func TestRedteam14Write(t *testing.T) {
 	default:
 		t.Fatalf("KMETA_RT14_WRITE=%s: want odd-names-N, elf-N, ext-N, tree-N or bomb-N", what)
 	}
+}
+
+// rt14Zeros reads as a tar header of one file x.btf of n bytes, then the
+// n zero bytes, without holding them: a tar bomb's body.
+func rt14TarZeros(n int64) io.Reader {
+	var h bytes.Buffer
+	tw := tar.NewWriter(&h)
+	tw.WriteHeader(&tar.Header{Name: "x.btf", Typeflag: tar.TypeReg, Size: n, Mode: 0o644, Format: tar.FormatGNU})
+	tw.Flush()
+	return io.MultiReader(&h, &rt13Zeros{n})
+}
+
+// rt14Inputs writes the campaign's inputs into dir, and the extra cases
+// of each by its name.
+func rt14Inputs(t *testing.T, dir, obj string, peers rt9Peers, quick bool) ([]rt9Input, map[string][]rt9Case) {
+	var ins []rt9Input
+	extra := map[string][]rt9Case{}
+	vmlinuxRaw := testfixtures.Read(t, testfixtures.DebianVmlinux)
+	vmlinux := testfixtures.File(t, testfixtures.DebianVmlinux)
+	vs := int64(len(vmlinuxRaw))
+	out := filepath.Join(dir, "out.btf")
+	// Odd names, standalone and split on vmlinux.
+	reps := 20_000
+	if quick {
+		reps = 200
+	}
+	path, _, split, _ := rt14OddInputs(t, dir, vmlinuxRaw, reps)
+	for _, p := range []struct{ name, path, base string }{{"odd-names", path, ""}, {"split-odd-names", split, vmlinux}} {
+		raw, _ := os.ReadFile(p.path)
+		in := rt9Input{name: fmt.Sprintf("%s-%d", p.name, reps), path: p.path, size: int64(len(raw)), base: p.base, kind: "btf", full: true, find: "bad\xffutf80", types: shapeStats(raw), strs: rt11Strings(raw)}
+		if p.base != "" {
+			in.types = len(raw) / 12
+			in.strs += rt11Strings(vmlinuxRaw)
+		}
+		ins = append(ins, in)
+	}
+	// .BTF.ext mutations of fields.bpf.o against vmlinux, beside bpftool
+	// gen min_core_btf 7.1 and 7.5.
+	objRaw := testfixtures.Read(t, "core/fields.bpf.o.gz")
+	read := readBound(vs)
+	for i, m := range hostile.ExtMutations() {
+		if quick && i%3 != 0 {
+			continue
+		}
+		mut, err := hostile.MutateCOREExt(objRaw, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := writeFile(t, dir, "ext-"+m+".bpf.o", mut)
+		name := "ext-" + m
+		ins = append(ins, rt9Input{name: name, path: p, size: vs, kind: "image"})
+		extra[name] = []rt9Case{
+			{"core", []string{"btf", "core", p, "--target", vmlinux}, nil, read},
+			{"core json", []string{"btf", "core", p, "--target", vmlinux, "--json"}, nil, read},
+			{"min obj", []string{"btf", "min", vmlinux, "--obj", p, "-o", out}, [][]string{{"bpftool", "gen", "min_core_btf", vmlinux, out + ".p", p}, {peers.bpftool75, "gen", "min_core_btf", vmlinux, out + ".p", p}}, read},
+		}
+	}
+	// ELF mutations of vsock_loopback.ko, encoded beside pahole.
+	ko := testfixtures.Read(t, "elf/vsock_loopback.ko.gz")
+	for i, m := range hostile.ELFMutations() {
+		if quick && i%3 != 0 {
+			continue
+		}
+		mut, err := hostile.MutateELF(ko, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "elf-" + m
+		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".ko", mut), size: int64(len(mut)), kind: "dwarf"})
+	}
+	// Tar bombs of every compressor BTFHub's readers meet, claimed or not.
+	zeros := int64(1 << 30)
+	if quick {
+		zeros = 256 << 20
+	}
+	bombs := map[string][]byte{}
+	if z, err := hostile.TarBombZstd(zeros); err == nil {
+		bombs["zst"] = z
+	} else {
+		t.Fatal(err)
+	}
+	if !quick {
+		bombs["gz"] = rt13CompressFrom(t, rt14TarZeros(zeros), []string{"gzip", "-1", "-c"})
+		bombs["xz"] = rt13CompressFrom(t, rt14TarZeros(zeros), []string{"xz", "-0", "-T1", "-c"})
+	}
+	lim := readBound(64 << 20)
+	for ext, z := range bombs {
+		if z == nil {
+			continue
+		}
+		name := "tar-bomb-" + ext
+		p := writeFile(t, dir, "bomb.btf.tar."+ext, z)
+		bd := filepath.Join(dir, "bomb-out-"+ext)
+		os.MkdirAll(bd, 0o755)
+		ins = append(ins, rt9Input{name: name, path: p, size: 64 << 20, kind: "image"})
+		extra[name] = []rt9Case{
+			{"bomb dump", []string{"btf", "dump", p, "--max-input", "64M"}, nil, lim},
+			{"bomb min -d", []string{"btf", "min", "-d", bd, "--obj", obj, p, "--max-input", "64M"}, nil, lim},
+		}
+	}
+	// The hostile BTFHub tree around vmlinux, without the archives that
+	// must fail (dup, hardlink), through min -d, one kernel at a time.
+	tars, err := hostile.HostileBTFHubTars(vmlinuxRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(dir, "tree")
+	arch := filepath.Join(tree, "ubuntu", "20.04", "x86_64")
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(tars)) {
+		if k == "dup" || k == "hardlink" || quick && k != "dirs" {
+			continue
+		}
+		z := rt13CompressFrom(t, bytes.NewReader(tars[k]), []string{"xz", "-0", "-T1", "-c"})
+		if z == nil {
+			continue
+		}
+		writeFile(t, arch, k+".btf.tar.xz", z)
+		n++
+	}
+	if n > 0 {
+		td := filepath.Join(dir, "tree-out")
+		os.MkdirAll(td, 0o755)
+		ins = append(ins, rt9Input{name: fmt.Sprintf("btfhub-tree-%d", n), path: tree, size: vs + 14<<20, kind: "image"})
+		extra[ins[len(ins)-1].name] = []rt9Case{
+			{"min -d tree", []string{"btf", "min", "-d", td, "--obj", obj, "-j", "1", tree}, nil, readBound(vs+14<<20) + int64(n)*minBatchKernelCost},
+		}
+	}
+	return ins, extra
+}
+
+// rt14PaholeSame runs kmeta pahole -J and pahole 1.30 -J on copies of
+// each ELF mutation: where both write, the files must be the same bytes;
+// kmeta must not write where pahole 1.30 refuses.
+func rt14PaholeSame(t *testing.T, c *rt9Campaign, dir string, quick bool) {
+	p130 := c.peers.pahole130
+	if _, err := exec.LookPath(p130); p130 == "" || err != nil {
+		t.Log("no pahole 1.30: the ELF mutations are not compared")
+		return
+	}
+	ko := testfixtures.Read(t, "elf/vsock_loopback.ko.gz")
+	for i, m := range hostile.ELFMutations() {
+		if quick && i%3 != 0 {
+			continue
+		}
+		mut, err := hostile.MutateELF(ko, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := filepath.Join(dir, "pj-"+m)
+		kp, pp := writeFile(t, d, "k.ko", mut), writeFile(t, d, "p.ko", mut)
+		k := rt9Exec(t, c.timeBin, 60*time.Second, 0, c.bin, "pahole", "-J", "--btf_features=default", kp)
+		p := rt9Exec(t, c.timeBin, 60*time.Second, 0, p130, "-J", "--btf_features=default", pp)
+		c.runs++
+		kb, _ := os.ReadFile(kp)
+		pb, _ := os.ReadFile(pp)
+		fmt.Fprintf(c.report, "# pahole -J %s: kmeta %d, pahole 1.30 %d, same bytes %v\n", m, k.code, p.code, bytes.Equal(kb, pb))
+		switch {
+		case k.code == 0 && p.code == 0 && !bytes.Equal(kb, pb):
+			c.fail("pahole -J %s: kmeta's file (%d bytes) is not pahole 1.30's (%d bytes)", m, len(kb), len(pb))
+		case k.code == 0 && p.code != 0:
+			c.fail("pahole -J %s: kmeta wrote the file where pahole 1.30 refuses it (status %d)", m, p.code)
+		case k.code != 0 && !bytes.Equal(kb, mut):
+			c.fail("pahole -J %s: kmeta failed (%s) and changed the file", m, firstLine(k.stderr))
+		}
+	}
+}
+
+// rt14DeepCORE builds, with clang, BPF objects reading a field at the
+// bottom of nested structs of each depth, with every relocation kind
+// clang 14 writes, and adds each as an input whose target is itself
+// (its own BTF), beside bpftool gen min_core_btf 7.1 and 7.5: libbpf
+// refuses access strings of more than 64 parts, and so must kmeta.
+func rt14DeepCORE(t *testing.T, dir string, peers rt9Peers, quick bool) ([]rt9Input, map[string][]rt9Case) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Log("no clang: no deep CO-RE objects")
+		return nil, nil
+	}
+	depths := []int{10, 62, 63, 1000}
+	if quick {
+		depths = []int{62, 63}
+	}
+	var ins []rt9Input
+	extra := map[string][]rt9Case{}
+	out := filepath.Join(dir, "out.btf")
+	for _, d := range depths {
+		src := writeFile(t, dir, fmt.Sprintf("deep%d.c", d), []byte(hostile.DeepCORESource(d)))
+		obj := filepath.Join(dir, fmt.Sprintf("deep%d.bpf.o", d))
+		if o, err := exec.Command("clang", "-target", "bpf", "-g", "-O2", "-c", src, "-o", obj).CombinedOutput(); err != nil {
+			t.Logf("clang deep%d: %v: %s", d, err, firstLine(string(o)))
+			continue
+		}
+		fi, _ := os.Stat(obj)
+		name := fmt.Sprintf("deep-core-%d", d)
+		ins = append(ins, rt9Input{name: name, path: obj, size: fi.Size(), kind: "image"})
+		read := readBound(2 * fi.Size())
+		extra[name] = []rt9Case{
+			{"core", []string{"btf", "core", obj, "--target", obj}, nil, read},
+			{"min obj", []string{"btf", "min", obj, "--obj", obj, "-o", out}, [][]string{{"bpftool", "gen", "min_core_btf", obj, out + ".p", obj}, {peers.bpftool75, "gen", "min_core_btf", obj, out + ".p", obj}}, read},
+		}
+	}
+	return ins, extra
+}
+
+// TestRedteam14Campaign runs the fourteenth campaign's inputs under GNU
+// time, judged as TestRedteam9Campaign judges (rt9Campaign): odd names
+// standalone and split on vmlinux through every command; .BTF.ext
+// mutations through core and min --obj (beside bpftool); ELF mutations
+// through btf encode and pahole -J (beside pahole, and byte for byte
+// pahole 1.30's where both write); tar bombs of 1 GB (zstd, gzip, xz)
+// under --max-input 64M; the hostile BTFHub tree through min -d; deep
+// CO-RE objects (clang). Then every --json command on the odd names, in
+// process, must write valid JSON. KMETA_RT14_QUICK=1 runs a third of the
+// mutations, 200 copies of the odd names and one bomb (about 30 s of
+// CPU); KMETA_RT9_ONLY=REGEXP the inputs whose names match; the table
+// goes to $KMETA_RT14_REPORT when set.
+func TestRedteam14Campaign(t *testing.T) {
+	quick := os.Getenv("KMETA_RT14_QUICK") == "1"
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("the fourteenth campaign, odd names, .BTF.ext and ELF mutations, tar bombs, BTFHub trees: set KMETA_HEAVY=1 (KMETA_RT14_QUICK=1 for 30 s)")
+	}
+	dir := t.TempDir()
+	obj := writeFile(t, dir, "fields.bpf.o", testfixtures.Read(t, "core/fields.bpf.o.gz"))
+	c := newRt9Campaign(t, "KMETA_RT14_REPORT", quick)
+	ins, extra := rt14Inputs(t, dir, obj, c.peers, quick)
+	dins, dextra := rt14DeepCORE(t, dir, c.peers, quick)
+	ins = append(ins, dins...)
+	maps.Copy(extra, dextra)
+	rt14PaholeSame(t, c, dir, quick)
+	c.runAll(ins, extra, dir, obj, nil)
+	reps := 2000
+	if quick {
+		reps = 20
+	}
+	jd := filepath.Join(dir, "json")
+	rt14JSON(t, jd, obj, testfixtures.File(t, testfixtures.DebianVmlinux), testfixtures.Read(t, testfixtures.DebianVmlinux), reps)
 }

@@ -94,3 +94,29 @@ func addOddNames(b *builder.Builder, intID btf.TypeID, reps int) error {
 	}
 	return nil
 }
+
+// DeepCORESource returns the C source of a BPF program that reads, with
+// each CO-RE relocation kind clang 14 writes (field offset, size,
+// existence, signedness, shifts, local and target type ids, type
+// existence and size, enum value existence and value), members of a
+// struct at the bottom of depth nested structs: access strings of depth
+// + 2 parts, and an array index of 65,535.
+func DeepCORESource(depth int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "struct s%d { int x; int arr[65536]; unsigned int bf:3; signed int sbf:5; } __attribute__((preserve_access_index));\n", depth)
+	for i := depth - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "struct s%d { int pad; struct s%d a; } __attribute__((preserve_access_index));\n", i, i+1)
+	}
+	b.WriteString("enum e { E0, E1 = 65535 };\ntypedef struct s0 t0;\n")
+	b.WriteString("__attribute__((section(\"kprobe/x\"), used)) unsigned long prog(struct s0 *p)\n{\n\tunsigned long r = 0;\n")
+	deep := "p->a" + strings.Repeat(".a", depth-1)
+	for k, f := range []string{"x", "x", "x", "x", "sbf", "bf"} {
+		fmt.Fprintf(&b, "\tr += __builtin_preserve_field_info(%s.%s, %d);\n", deep, f, k)
+	}
+	fmt.Fprintf(&b, "\tr += __builtin_preserve_field_info(%s.arr[65535], 0);\n", deep)
+	b.WriteString("\tr += __builtin_btf_type_id(*p, 0);\n\tr += __builtin_btf_type_id(*p, 1);\n")
+	b.WriteString("\tr += __builtin_preserve_type_info(*(t0 *)0, 0);\n\tr += __builtin_preserve_type_info(*(t0 *)0, 1);\n")
+	b.WriteString("\tr += __builtin_preserve_enum_value(*(typeof(enum e) *)E1, 0);\n\tr += __builtin_preserve_enum_value(*(typeof(enum e) *)E1, 1);\n")
+	b.WriteString("\treturn r;\n}\nchar _license[] __attribute__((section(\"license\"), used)) = \"GPL\";\n")
+	return b.String()
+}

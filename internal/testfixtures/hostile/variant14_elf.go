@@ -22,7 +22,7 @@ func ELFMutations() []string {
 	return []string{"shstrndx-oor", "shstrndx-zero", "btf-past-eof", "btf-size-huge", "btf-nobits",
 		"info-nobits", "info-past-eof", "btf-overlap-info", "btf-overlap-shdrs", "two-btf",
 		"shoff-past-eof", "shnum-huge", "shentsize-bad", "truncated", "link-oor", "rela-info-oor",
-		"rela-entsize0"}
+		"rela-entsize0", "btf-entsize7"}
 }
 
 // elfShdr is where the fields of an Elf64_Shdr are.
@@ -105,6 +105,8 @@ func MutateELF(obj []byte, m string) ([]byte, error) {
 		le.PutUint32(at(".rela.debug_info", shInfo), 0xfff0)
 	case "rela-entsize0":
 		le.PutUint64(at(".rela.debug_info", shEntsize), 0)
+	case "btf-entsize7":
+		le.PutUint64(at(".BTF", shEntsize), 7)
 	default:
 		return nil, fmt.Errorf("hostile: unknown ELF mutation %q", m)
 	}
