@@ -694,3 +694,34 @@ func TestRedteam14ExtSectionName(t *testing.T) {
 		t.Errorf("btf min --obj with a CO-RE section name past the strings: %v (%d bytes), want bpftool's output (%d bytes)", err, len(got), len(want))
 	}
 }
+
+// TestRedteam14ModuleNamesEscaped (redteam14 F6): btf modules and btf
+// find --kernel print sysfs module names as ksym prints kallsyms' module
+// names (escapeName): a module file named with a newline or a control
+// character printed them raw, splitting the table's rows.
+func TestRedteam14ModuleNamesEscaped(t *testing.T) {
+	t.Parallel()
+	_, _, baseRaw, _, _ := rtSmallSetup(t)
+	mod, err := hostile.BuildOddNamesOn(baseRaw, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "kernel", "btf")
+	writeFile(t, dir, "vmlinux", baseRaw)
+	names := []string{"nl\nmod", "ctl\x01mod", "bad\xffmod"}
+	for _, n := range names {
+		writeFile(t, dir, n, mod)
+	}
+	for _, args := range [][]string{{"btf", "modules", "--sysfs", root}, {"btf", "find", "--kernel", "--sysfs", root, "html<&>0"}} {
+		out, err := kmeta(t, nil, args...)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		// Type and member names are printed as bpftool prints them
+		// (raw); the module names are escaped.
+		if strings.Contains(out, "ctl\x01mod") || strings.Contains(out, "bad\xffmod") || strings.Contains(out, "nl\nmod") || !strings.Contains(out, `nl\x0amod`) {
+			t.Errorf("%q: a module name printed raw:\n%q", args, out)
+		}
+	}
+}
