@@ -90,6 +90,17 @@ func rt14CheckJSON(t *testing.T, args []string, out []byte) {
 	}
 }
 
+// rt14Mutant returns the mutation m of src that mutate makes
+// (hostile.MutateELF or MutateCOREExt).
+func rt14Mutant(t *testing.T, mutate func([]byte, string) ([]byte, error), src []byte, m string) []byte {
+	t.Helper()
+	mut, err := mutate(src, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mut
+}
+
 // rt14OneLine wants err, a kmeta error, to be one line, or nil, or "nothing
 // found" (status 1).
 func rt14OneLine(t *testing.T, what string, err error) {
@@ -207,13 +218,10 @@ func rt14Dir(t *testing.T, dir string) []string {
 func rt14ELF(t *testing.T, dir string, ko []byte) map[string]string {
 	wrote := map[string]string{}
 	for _, m := range hostile.ELFMutations() {
-		mut, err := hostile.MutateELF(ko, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mut := rt14Mutant(t, hostile.MutateELF, ko, m)
 		d := filepath.Join(dir, "elf-"+m)
 		path := writeFile(t, d, "m.ko", mut)
-		_, err = kmeta(t, nil, "pahole", "-J", "--btf_features=default", path)
+		_, err := kmeta(t, nil, "pahole", "-J", "--btf_features=default", path)
 		rt14OneLine(t, "pahole -J "+m, err)
 		if names := rt14Dir(t, d); len(names) != 1 {
 			t.Errorf("pahole -J %s: left %v beside the file", m, names)
@@ -241,13 +249,10 @@ func rt14ELF(t *testing.T, dir string, ko []byte) map[string]string {
 func rt14Ext(t *testing.T, dir string, obj []byte, target string) map[string]string {
 	paths := map[string]string{}
 	for _, m := range hostile.ExtMutations() {
-		mut, err := hostile.MutateCOREExt(obj, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mut := rt14Mutant(t, hostile.MutateCOREExt, obj, m)
 		p := writeFile(t, dir, "ext-"+m+".bpf.o", mut)
 		paths[m] = p
-		_, err = kmeta(t, nil, "btf", "core", p, "--target", target)
+		_, err := kmeta(t, nil, "btf", "core", p, "--target", target)
 		rt14OneLine(t, "btf core "+m, err)
 		_, err = kmeta(t, nil, "btf", "min", target, "--obj", p, "-o", filepath.Join(dir, "ext.out"))
 		rt14OneLine(t, "btf min --obj "+m, err)
@@ -386,19 +391,13 @@ func TestRedteam14Write(t *testing.T) {
 	case "elf":
 		ko := testfixtures.Read(t, "elf/vsock_loopback.ko.gz")
 		for _, m := range hostile.ELFMutations() {
-			mut, err := hostile.MutateELF(ko, m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			mut := rt14Mutant(t, hostile.MutateELF, ko, m)
 			writeFile(t, dir, "elf-"+m+".ko", mut)
 		}
 	case "ext":
 		obj := testfixtures.Read(t, "core/fields.bpf.o.gz")
 		for _, m := range hostile.ExtMutations() {
-			mut, err := hostile.MutateCOREExt(obj, m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			mut := rt14Mutant(t, hostile.MutateCOREExt, obj, m)
 			writeFile(t, dir, "ext-"+m+".bpf.o", mut)
 		}
 	case "tree":
@@ -462,10 +461,7 @@ func rt14Inputs(t *testing.T, dir, obj string, peers rt9Peers, quick bool) ([]rt
 		if quick && i%3 != 0 {
 			continue
 		}
-		mut, err := hostile.MutateCOREExt(objRaw, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mut := rt14Mutant(t, hostile.MutateCOREExt, objRaw, m)
 		p := writeFile(t, dir, "ext-"+m+".bpf.o", mut)
 		name := "ext-" + m
 		ins = append(ins, rt9Input{name: name, path: p, size: vs, kind: "image"})
@@ -481,10 +477,7 @@ func rt14Inputs(t *testing.T, dir, obj string, peers rt9Peers, quick bool) ([]rt
 		if quick && i%3 != 0 {
 			continue
 		}
-		mut, err := hostile.MutateELF(ko, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mut := rt14Mutant(t, hostile.MutateELF, ko, m)
 		name := "elf-" + m
 		ins = append(ins, rt9Input{name: name, path: writeFile(t, dir, name+".ko", mut), size: int64(len(mut)), kind: "dwarf"})
 	}
@@ -563,10 +556,7 @@ func rt14PaholeSame(t *testing.T, c *rt9Campaign, dir string, quick bool) {
 		if quick && i%3 != 0 {
 			continue
 		}
-		mut, err := hostile.MutateELF(ko, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mut := rt14Mutant(t, hostile.MutateELF, ko, m)
 		d := filepath.Join(dir, "pj-"+m)
 		kp, pp := writeFile(t, d, "k.ko", mut), writeFile(t, d, "p.ko", mut)
 		k := rt9Exec(t, c.timeBin, 60*time.Second, 0, c.bin, "pahole", "-J", "--btf_features=default", kp)
