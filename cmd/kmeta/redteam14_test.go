@@ -117,7 +117,7 @@ func rt14OddInputs(t *testing.T, dir string, baseRaw []byte, reps int) (path, tw
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw, err := hostile.BuildOddNames(reps + 1)
+	tw, err := hostile.BuildOddNamesTwin(reps)
 	if err != nil {
 		t.Fatal(err)
 	}

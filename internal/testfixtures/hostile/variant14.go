@@ -38,14 +38,23 @@ func OddNames() []string {
 // each of the first two odd names repeated to 64 KB.
 func BuildOddNames(reps int) ([]byte, error) {
 	return marshal(fmt.Sprintf("odd names x%d", reps), func(b *builder.Builder, intID btf.TypeID) error {
-		return addOddNames(b, intID, reps)
+		return addOddNames(b, intID, reps, false)
+	})
+}
+
+// BuildOddNamesTwin is BuildOddNames with every struct's members in
+// reverse order and the enum's values moved: btf diff details every
+// odd name.
+func BuildOddNamesTwin(reps int) ([]byte, error) {
+	return marshal(fmt.Sprintf("odd names twin x%d", reps), func(b *builder.Builder, intID btf.TypeID) error {
+		return addOddNames(b, intID, reps, true)
 	})
 }
 
 // BuildOddNamesOn is BuildOddNames as split BTF on base.
 func BuildOddNamesOn(base []byte, reps int) ([]byte, error) {
 	return splitOn(base, fmt.Sprintf("odd names x%d", reps), func(b *builder.Builder, intID btf.TypeID, _ *btf.Spec) error {
-		return addOddNames(b, intID, reps)
+		return addOddNames(b, intID, reps, false)
 	})
 }
 
@@ -55,13 +64,17 @@ func LongOddName(i int) string {
 	return strings.Repeat(n, 65_000/len(n))[:65_000]
 }
 
-func addOddNames(b *builder.Builder, intID btf.TypeID, reps int) error {
+func addOddNames(b *builder.Builder, intID btf.TypeID, reps int, twin bool) error {
 	names := OddNames()
 	ms := make([]builder.Member, len(names))
 	vals := make([]builder.Enumerator, len(names))
 	for i, n := range names {
-		ms[i] = builder.Member{Name: n, Type: intID, BitOffset: uint32(32 * i)}
-		vals[i] = builder.Enumerator{Name: n, Value: uint64(i)}
+		slot := i
+		if twin {
+			slot = len(names) - 1 - i
+		}
+		ms[i] = builder.Member{Name: n, Type: intID, BitOffset: uint32(32 * slot)}
+		vals[i] = builder.Enumerator{Name: n, Value: uint64(slot + 100*btoi(twin))}
 	}
 	for r := 0; r < reps; r++ {
 		for _, n := range names {
@@ -119,4 +132,11 @@ func DeepCORESource(depth int) string {
 	b.WriteString("\tr += __builtin_preserve_enum_value(*(typeof(enum e) *)E1, 0);\n\tr += __builtin_preserve_enum_value(*(typeof(enum e) *)E1, 1);\n")
 	b.WriteString("\treturn r;\n}\nchar _license[] __attribute__((section(\"license\"), used)) = \"GPL\";\n")
 	return b.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
