@@ -243,6 +243,14 @@ func rt14ELF(t *testing.T, dir string, ko []byte) map[string]string {
 	return wrote
 }
 
+// rt14ExtRefusals are the .BTF.ext mutations refused for a record's
+// field, and what the refusal says.
+var rt14ExtRefusals = map[string]string{
+	"access-past":   "bad string offset 16777215",
+	"line-str-past": "line_info record 0: bad string offset",
+	"type-huge":     "type id 268435455 beyond the last type",
+}
+
 // rt14Ext runs btf core and btf min --obj on each .BTF.ext mutation of
 // obj against target: each succeeds, finds nothing (status 1) or fails in
 // one line. It returns the mutated objects' paths.
@@ -254,6 +262,12 @@ func rt14Ext(t *testing.T, dir string, obj []byte, target string) map[string]str
 		paths[m] = p
 		_, err := kmeta(t, nil, "btf", "core", p, "--target", target)
 		rt14OneLine(t, "btf core "+m, err)
+		if want := rt14ExtRefusals[m]; want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("btf core %s: %v, want %q", m, err, want)
+		}
+		if m == "line-str-last" && err != nil && !strings.Contains(err.Error(), "exit status 1") && strings.Contains(err.Error(), "string offset") {
+			t.Errorf("btf core %s: %v: the last string (the section's last NUL, \"\") is a string", m, err)
+		}
 		_, err = kmeta(t, nil, "btf", "min", target, "--obj", p, "-o", filepath.Join(dir, "ext.out"))
 		rt14OneLine(t, "btf min --obj "+m, err)
 	}

@@ -123,7 +123,7 @@ func ExtMutations() []string {
 		"access-empty", "kind-99", "kind-all", "num-huge", "num-zero", "recsize-0", "recsize-3",
 		"recsize-huge", "recsize-8", "secname-past", "secname-other", "hdrlen-huge", "corelen-past",
 		"func-recsize0", "func-num-huge", "line-num-huge", "line-recsize-huge", "magic", "version",
-		"all-same-insn"}
+		"all-same-insn", "line-str-past", "line-str-last"}
 }
 
 // .BTF.ext header fields (btf_ext_header) past its common 8 bytes.
@@ -211,6 +211,10 @@ func MutateCOREExt(obj []byte, m string) ([]byte, error) {
 		le.PutUint32(fn[8:], 0xffffffff)
 	case "line-num-huge":
 		le.PutUint32(line[8:], 0xffffffff)
+	case "line-str-past":
+		le.PutUint32(line[16:], uint32(len(strs))) // the first record's file name
+	case "line-str-last":
+		le.PutUint32(line[20:], uint32(len(strs)-1)) // its line text: the last NUL, ""
 	case "line-recsize-huge":
 		le.PutUint32(line, 0x7fffffff)
 	case "magic":
