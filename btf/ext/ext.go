@@ -141,11 +141,7 @@ func (s Section) Len() int {
 // word returns 32-bit word w of record i; 0 outside the records, or
 // beyond the record's size (a line_info field asked of func_info).
 func (s Section) word(i, w int) uint32 {
-	// (i+1)*recSize <= len(recs) is i < s.Len() without its division,
-	// which four words a record made most of the cost of reading
-	// millions of line_info records (BENCH.md); i < len(recs) first
-	// keeps the product from overflowing.
-	if i < 0 || i >= len(s.recs) || 4*w+4 > s.recSize || (i+1)*s.recSize > len(s.recs) {
+	if i < 0 || i >= s.Len() || 4*w+4 > s.recSize {
 		return 0
 	}
 	return binary.NativeEndian.Uint32(s.recs[i*s.recSize+4*w:])
