@@ -485,6 +485,24 @@ func rt14Inputs(t *testing.T, dir, obj string, peers rt9Peers, quick bool) ([]rt
 			{"min obj", []string{"btf", "min", vmlinux, "--obj", p, "-o", out}, [][]string{{"bpftool", "gen", "min_core_btf", vmlinux, out + ".p", p}, {peers.bpftool75, "gen", "min_core_btf", vmlinux, out + ".p", p}}, read},
 		}
 	}
+	// Millions of line_info records: fields.bpf.o's repeated to 63 MB
+	// (3 MB in the quick run), beside bpftool gen min_core_btf.
+	k := 80_000
+	if quick {
+		k = 4_000
+	}
+	lines, err := hostile.RepeatLineInfos(objRaw, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := writeFile(t, dir, "lines.bpf.o", lines)
+	lname := fmt.Sprintf("ext-lines-%d", k)
+	lread := readBound(vs + int64(len(lines)))
+	ins = append(ins, rt9Input{name: lname, path: lp, size: vs + int64(len(lines)), kind: "image"})
+	extra[lname] = []rt9Case{
+		{"core", []string{"btf", "core", lp, "--target", vmlinux}, nil, lread},
+		{"min obj", []string{"btf", "min", vmlinux, "--obj", lp, "-o", out}, [][]string{{"bpftool", "gen", "min_core_btf", vmlinux, out + ".p", lp}, {peers.bpftool75, "gen", "min_core_btf", vmlinux, out + ".p", lp}}, lread},
+	}
 	// ELF mutations of vsock_loopback.ko, encoded beside pahole.
 	ko := testfixtures.Read(t, "elf/vsock_loopback.ko.gz")
 	for i, m := range hostile.ELFMutations() {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // The fourteenth campaign's containers (issue 37): the ELF file that
@@ -304,4 +305,51 @@ func TarBombZstd(size int64) ([]byte, error) {
 		}
 		return tw.Close()
 	})
+}
+
+// RepeatLineInfos returns obj, a little-endian BPF ELF64 object, with the
+// line_info records of its .BTF.ext first section repeated k times (the
+// same lines again and again: bpftool gen min_core_btf and libbpf's open
+// accept them). The new .BTF.ext, its parts in the order func_info,
+// line_info, core_relo, is appended to the file and its section header
+// pointed at it.
+func RepeatLineInfos(obj []byte, k int) ([]byte, error) {
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		return nil, err
+	}
+	ext := f.Section(".BTF.ext")
+	if ext == nil || f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian {
+		return nil, errors.New("hostile: not a little-endian ELF64 object with .BTF.ext")
+	}
+	idx := slices.Index(f.Sections, ext)
+	le := binary.LittleEndian
+	e := obj[ext.Offset : ext.Offset+ext.Size]
+	if len(e) < extMinHeader {
+		return nil, errors.New("hostile: .BTF.ext has no CO-RE relocations")
+	}
+	hl := int(le.Uint32(e[4:]))
+	part := func(at int) []byte { return e[hl+int(le.Uint32(e[at:])):][:le.Uint32(e[at+4:])] }
+	fn, line, core := part(extFuncOff), part(extLineOff), part(extOffCoreOff)
+	rs, n := int(le.Uint32(line)), int(le.Uint32(line[8:]))
+	var newLine []byte
+	newLine = append(newLine, line[:8]...)
+	newLine = le.AppendUint32(newLine, uint32(n*k))
+	newLine = append(newLine, bytes.Repeat(line[12:12+n*rs], k)...)
+	newLine = append(newLine, line[12+n*rs:]...)
+	hdr := bytes.Clone(e[:hl])
+	for i, v := range []int{0, len(fn), len(fn), len(newLine), len(fn) + len(newLine), len(core)} {
+		le.PutUint32(hdr[8+4*i:], uint32(v))
+	}
+	newExt := slices.Concat(hdr, fn, newLine, core)
+	res := bytes.Clone(obj)
+	for len(res)%8 != 0 {
+		res = append(res, 0)
+	}
+	off := len(res)
+	res = append(res, newExt...)
+	sh := int(le.Uint64(res[ehShoff:])) + idx*shLen
+	le.PutUint64(res[sh+shOffset:], uint64(off))
+	le.PutUint64(res[sh+shSize:], uint64(len(newExt)))
+	return res, nil
 }
