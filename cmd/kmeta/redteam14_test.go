@@ -352,17 +352,12 @@ func TestRedteam14Small(t *testing.T) {
 	}
 }
 
-// TestRedteam14JSONLossless (finding F1 of the fourteenth campaign,
-// /work/data/briefs/s31/redteam14-findings.md): names that differ only in
-// bytes that are not UTF-8 ("bad\xffutf8", "bad\xfeutf8") are written
-// alike by every --json output (U+FFFD for each such byte), so a reader
-// of the JSON cannot tell the types apart. Skipped until the owner
-// (cmd/kmeta/json.go, internal/jsonenc) chooses a lossless spelling; set
-// KMETA_RT14_OPEN=1 to run it.
-func TestRedteam14JSONLossless(t *testing.T) {
-	if os.Getenv("KMETA_RT14_OPEN") != "1" {
-		t.Skip("redteam14 F1: --json spells invalid UTF-8 as U+FFFD, two names become one: set KMETA_RT14_OPEN=1")
-	}
+// TestRedteam14JSONReplacement (finding F1 of the fourteenth campaign,
+// the lead's decision): --json writes each byte of a name that is not
+// UTF-8 as U+FFFD, lossy by design (docs/json.md): the output is valid
+// JSON, the odd bytes are gone, and the names' other bytes are all there.
+func TestRedteam14JSONReplacement(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	raw, err := hostile.BuildOddNames(1)
 	if err != nil {
@@ -375,18 +370,17 @@ func TestRedteam14JSONLossless(t *testing.T) {
 	}
 	var recs []map[string]any
 	if err := json.Unmarshal(out, &recs); err != nil {
-		t.Fatal(err)
+		t.Fatalf("btf layout --json: not JSON: %v", err)
 	}
-	// Every struct of the file has a name of its own: so must the
-	// records (JSON strings are Unicode; any lossless spelling of the
-	// odd bytes keeps them apart).
 	names := map[string]bool{}
 	for _, r := range recs {
 		n, _ := r["name"].(string)
 		names[n] = true
 	}
-	if len(names) != len(recs) {
-		t.Errorf("btf layout --json: %d structs of distinct names written under %d names", len(recs), len(names))
+	for _, want := range []string{"bad\ufffdutf80", "cut\ufffd\ufffd0", "ctl\x01\x1f\x7fdel0", "quote\"back\\slash0", "ls\u2028ps\u20290"} {
+		if !names[want] {
+			t.Errorf("btf layout --json: no struct named %q", want)
+		}
 	}
 }
 
@@ -688,32 +682,24 @@ func TestRedteam14Campaign(t *testing.T) {
 	rt14JSON(t, jd, obj, testfixtures.File(t, testfixtures.DebianVmlinux), testfixtures.Read(t, testfixtures.DebianVmlinux), reps)
 }
 
-// TestRedteam14ExtSectionName (finding F4 of the fourteenth campaign): a
-// .BTF.ext whose CO-RE section names no string (sec_name_off past .BTF's
-// strings) is refused by btf min --obj, where bpftool 7.1 and 7.5 gen
-// min_core_btf write the same file as for the object unchanged (libbpf's
-// open does not read the name; its load would fail). Skipped until the
-// owner (bpfelf, btf/ext) decides; KMETA_RT14_OPEN=1 runs it.
+// TestRedteam14ExtSectionName (finding F4 of the fourteenth campaign,
+// the lead's decision): a .BTF.ext whose CO-RE section names no string
+// (sec_name_off past .BTF's strings) is refused by btf min --obj in one
+// line, where bpftool gen min_core_btf ignores the field: libbpf could
+// not load the object (bpf_object__relocate_core). btf min's help says so.
 func TestRedteam14ExtSectionName(t *testing.T) {
-	if os.Getenv("KMETA_RT14_OPEN") != "1" {
-		t.Skip("redteam14 F4: btf min --obj refuses a CO-RE section name offset past the strings, bpftool writes: set KMETA_RT14_OPEN=1")
-	}
+	t.Parallel()
 	dir := t.TempDir()
-	objRaw := testfixtures.Read(t, "core/fields.bpf.o.gz")
-	mut, err := hostile.MutateCOREExt(objRaw, "secname-past")
+	mut := rt14Mutant(t, hostile.MutateCOREExt, testfixtures.Read(t, "core/fields.bpf.o.gz"), "secname-past")
+	raw, err := hostile.BuildOddNames(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := testfixtures.File(t, testfixtures.DebianVmlinux)
-	good := writeFile(t, dir, "good.bpf.o", objRaw)
+	target := writeFile(t, dir, "odd.btf", raw)
 	bad := writeFile(t, dir, "bad.bpf.o", mut)
-	want, err := kmetaBytes(t, nil, "btf", "min", target, "--obj", good, "-o", "-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := kmetaBytes(t, nil, "btf", "min", target, "--obj", bad, "-o", "-")
-	if err != nil || !bytes.Equal(got, want) {
-		t.Errorf("btf min --obj with a CO-RE section name past the strings: %v (%d bytes), want bpftool's output (%d bytes)", err, len(got), len(want))
+	_, err = kmetaBytes(t, nil, "btf", "min", target, "--obj", bad, "-o", "-")
+	if err == nil || !strings.Contains(err.Error(), "bad section name offset 16777215") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("btf min --obj with a CO-RE section name past the strings: %v, want a one-line refusal", err)
 	}
 }
 
