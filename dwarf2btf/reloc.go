@@ -22,8 +22,18 @@ import (
 // unapplied; a relocation outside its section is an error.
 func (o *object) relocate(f *elf.File) error {
 	for _, rs := range f.Sections {
-		if rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL || int(rs.Info) >= len(f.Sections) {
+		if rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL {
 			continue
+		}
+		if int(rs.Info) >= len(f.Sections) {
+			if rs.Size == 0 {
+				continue
+			}
+			// libdwfl's __libdwfl_relocate fails on a relocation
+			// section whose target (sh_info) does not exist, and
+			// pahole with it: left unapplied, a module's debug
+			// relocations give every name .debug_str's first string.
+			return pkgerr.Errorf("dwarf2btf: section %s: relocates section %d, past the %d sections", rs.Name, rs.Info, len(f.Sections))
 		}
 		target, ok := o.debugAt(int(rs.Info))
 		if !ok {

@@ -143,3 +143,32 @@ func TestUnknownMachineRelocs(t *testing.T) {
 		t.Fatalf("EM_SPARC: got %v, want a refusal of its relocations", err)
 	}
 }
+
+// TestRelocTargetPastSections (redteam14): a relocation section whose
+// target (sh_info) is past the section table is refused in one line, as
+// pahole 1.30 refuses it (libdwfl fails the relocation); it was skipped,
+// and a module's .debug_info then encoded with every name .debug_str's
+// first string (pahole 1.24 writes the same wrong names, status 0).
+func TestRelocTargetPastSections(t *testing.T) {
+	obj := testfixtures.Read(t, "elf/vsock_loopback.ko.gz")
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx = -1
+	for i, s := range f.Sections {
+		if s.Name == ".rela.debug_info" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatal("no .rela.debug_info")
+	}
+	bad := bytes.Clone(obj)
+	shoff := binary.LittleEndian.Uint64(bad[0x28:])
+	binary.LittleEndian.PutUint32(bad[shoff+uint64(idx)*64+44:], 0xfff0) // sh_info
+	_, err = Encode(context.Background(), bad, Options{}, builder.Options{})
+	if err == nil || !strings.Contains(err.Error(), "past the") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want a one-line refusal of .rela.debug_info's target", err)
+	}
+}

@@ -226,7 +226,7 @@ func (c *cli) btfFindKernel(name string, f btfFindFlags, pkg *kimage.Package) er
 		return w.Flush()
 	}
 	for _, m := range res.Matches {
-		w.WriteString(m.Module + ": ")
+		w.WriteString(escapeName(m.Module) + ": ")
 		if err := rawdump.WriteType(w, m.Type); err != nil {
 			return err
 		}

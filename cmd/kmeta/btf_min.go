@@ -40,7 +40,10 @@ smaller. --obj OBJ (repeatable) writes instead the minimal BTF for the BPF
 objects' CO-RE relocations, byte for byte what "bpftool gen min_core_btf
 FILE OUT OBJ..." writes (bpftool 7.1): each relocation resolves on it as on
 FILE. With -B BASE, FILE is module BTF and BASE its vmlinux, searched
-first as libbpf does.
+first as libbpf does. An object whose .BTF.ext is malformed (a record's
+type or string offset, or a section's name, outside its BTF) is refused
+in one line, where bpftool may ignore a field it does not read: libbpf
+could not load such an object.
 
 Batch mode, -d OUTDIR --obj OBJ... K1 K2 ...: one minimal BTF per kernel
 BTF Ki, written to OUTDIR under Ki's file name (without .gz, .xz, .zst,

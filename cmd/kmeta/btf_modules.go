@@ -124,17 +124,20 @@ func (c *cli) printModules(infos []moduleInfo, asJSON bool) error {
 		}
 		return w.Flush()
 	}
+	// Module names are sysfs file names: escaped as ksym escapes
+	// them, so that a control character or newline in one cannot
+	// break the table or reach the terminal.
 	width := len("MODULE")
 	for _, m := range infos {
-		width = max(width, len(m.Name))
+		width = max(width, len(escapeName(m.Name)))
 	}
 	fmt.Fprintf(w, "%-*s %7s\n", width, "MODULE", "TYPES")
 	for _, m := range infos {
 		if m.Error != "" {
-			fmt.Fprintf(w, "%-*s %7s\n", width, m.Name, "-")
+			fmt.Fprintf(w, "%-*s %7s\n", width, escapeName(m.Name), "-")
 			continue
 		}
-		fmt.Fprintf(w, "%-*s %7d\n", width, m.Name, *m.Types)
+		fmt.Fprintf(w, "%-*s %7d\n", width, escapeName(m.Name), *m.Types)
 	}
 	return w.Flush()
 }

@@ -172,3 +172,47 @@ func FuzzReplace(f *testing.F) {
 		}
 	})
 }
+
+// TestReplaceWholeEntries (redteam14): data that is not a whole number of
+// the section's entries is refused, as libelf's elf_update refuses it
+// ("invalid section entry size") and pahole 1.30 with it: a .BTF whose
+// sh_entsize is 7 or 24, or a relocation section named .BTF first (its
+// entry size is 24 whatever sh_entsize says). It was written: a RELA
+// section holding BTF.
+func TestReplaceWholeEntries(t *testing.T) {
+	good := testfixtures.Read(t, "pahole/elf/tags-x86_64.add.o.gz")
+	h, err := readHeader(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := h.find(".BTF")
+	_, shoffAt, _ := h.ehdrField()
+	shoff := int(h.word(good, shoffAt))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		typ     elf.SectionType
+		entsize uint64
+		n       int
+		ok      bool
+	}{
+		{"entsize 7", elf.SHT_PROGBITS, 7, 100, false},
+		{"entsize 7, 7 entries", elf.SHT_PROGBITS, 7, 49, true},
+		{"entsize 1", elf.SHT_PROGBITS, 1, 101, true},
+		{"RELA named .BTF", elf.SHT_RELA, 0, 100, false},
+		{"RELA named .BTF, whole", elf.SHT_RELA, 0, 96, true},
+	} {
+		s := h.sections[idx]
+		s.typ, s.entsize = tc.typ, tc.entsize
+		b := bytes.Clone(good)
+		h.putSection(b[shoff+idx*h.shdrSize():], s)
+		src := filepath.Join(dir, "in")
+		if err := os.WriteFile(src, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := replace(src, filepath.Join(dir, "out"), Section{Name: ".BTF", Data: make([]byte, tc.n)})
+		if ok != tc.ok || (err == nil) != tc.ok {
+			t.Errorf("%s: %v, %v; want %v", tc.name, ok, err, tc.ok)
+		}
+	}
+}

@@ -54,6 +54,13 @@ func (h *header) layout(idx int, data []byte) (*plan, error) {
 		}
 		s.addralign = align
 		if i == idx {
+			// elf_update refuses data that is not a whole number of
+			// the section's entries ("invalid section entry size"),
+			// and pahole with it: a .BTF with an odd sh_entsize, or
+			// a relocation section named .BTF.
+			if s.entsize > 1 && uint64(len(data))%s.entsize != 0 {
+				return nil, fmt.Errorf("section %d: %d bytes of data are not a whole number of its entries of %d bytes", i, len(data), s.entsize)
+			}
 			s.size = uint64(len(data))
 		}
 		size = (size + align - 1) &^ (align - 1)
