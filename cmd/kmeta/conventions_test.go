@@ -79,6 +79,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"completion", "bassh"}, `did you mean "bash"?`},
 		{[]string{"completion"}, "usage: kmeta completion COMMAND"},
 		{[]string{"help", "btf", "dmup"}, `did you mean "dump"?`},
+		{[]string{"btf", "help", "dmup"}, `did you mean "dump"?`},
+		{[]string{"ksym", "help", "adr"}, `did you mean "addr"?`},
 		{[]string{"btf"}, "usage: kmeta btf COMMAND"},
 		{[]string{"ksym", "adr", "1"}, "usage: kmeta ksym COMMAND"},
 		{[]string{"frob"}, "usage: kmeta COMMAND"},
@@ -96,6 +98,22 @@ func TestUsageErrors(t *testing.T) {
 		out, msg, st := status(t, "", tc.args...)
 		if st != 2 || !strings.Contains(msg, tc.want) || out != "" {
 			t.Errorf("%v: status %d, error %q, stdout %q; want 2 and an error naming %q", tc.args, st, msg, out, tc.want)
+		}
+	}
+}
+
+// TestGroupHelp: "kmeta btf help [COMMAND]" prints what "kmeta btf
+// [COMMAND] --help" prints, as "bpftool btf help" and "git help" answer.
+func TestGroupHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"btf"}, {"btf", "dump"}, {"ksym"}, {"ksym", "addr"}} {
+		want, msg, st := status(t, "", append(args, "--help")...)
+		if st != 0 || want == "" {
+			t.Fatalf("help %v: status %d %s", args, st, msg)
+		}
+		got, msg, st := status(t, "", append([]string{args[0], "help"}, args[1:]...)...)
+		if st != 0 || got != want {
+			t.Errorf("%s help %v: status %d %s, output %q; want %q", args[0], args[1:], st, msg, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,6 +48,9 @@ func strictUsage(root *cobra.Command) {
 		if cmd.HasAvailableSubCommands() && cmd.Run == nil && cmd.RunE == nil {
 			cmd.Args = cobra.ArbitraryArgs
 			cmd.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 && args[0] == "help" {
+					return groupHelp(cmd, args[1:])
+				}
 				return usageError(cmd, unknownCommand(cmd, args))
 			}
 		} else if check := cmd.Args; check != nil {
@@ -62,6 +66,33 @@ func strictUsage(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// groupHelp answers "kmeta btf help [COMMAND...]" as cobra answers
+// "kmeta help btf [COMMAND...]" (and as "bpftool btf help" and "git help"
+// do): the named subcommand's help on standard output, status 0. cobra adds
+// its help command to the root only.
+func groupHelp(cmd *cobra.Command, path []string) error {
+	for i, name := range path {
+		next := subcommand(cmd, name)
+		if next == nil {
+			return usageError(cmd, unknownCommand(cmd, path[i:]))
+		}
+		cmd = next
+	}
+	cmd.InitDefaultHelpFlag() // as cobra's help command does: "-h, --help" listed
+	return cmd.Help()
+}
+
+// subcommand returns cmd's available subcommand called name (or one of
+// its aliases), or nil.
+func subcommand(cmd *cobra.Command, name string) *cobra.Command {
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() && (sub.Name() == name || slices.Contains(sub.Aliases, name)) {
+			return sub
+		}
+	}
+	return nil
 }
 
 func unknownCommand(cmd *cobra.Command, args []string) error {
