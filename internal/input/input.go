@@ -196,6 +196,12 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 		}
 		m, err := r.Read(buf[n:min(len(buf), n+chunk)])
 		n += m
+		if err != nil && err != io.EOF {
+			// Before the check too: a stream that fails before its
+			// first CheckLen bytes is not data of the wrong kind (it
+			// said "bad magic : ..." of the nothing it had read).
+			return err
+		}
 		if !checked && (n >= o.CheckLen || err != nil) {
 			checked = true
 			if cerr := o.Check(buf[:min(n, o.CheckLen)]); cerr != nil {
@@ -208,9 +214,6 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 			}
 			d.b = buf[:n:n]
 			return nil
-		}
-		if err != nil {
-			return err
 		}
 	}
 }
