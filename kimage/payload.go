@@ -58,7 +58,7 @@ func zImagePayload(ctx context.Context, image []byte, bo binary.ByteOrder, maxSi
 		return nil, fmt.Errorf("kimage: arm zImage's compressed kernel ends at %d, past the %d-byte image", end, len(image))
 	}
 	return tryPayloads(ctx, image[:end], maxSize, func(p []byte, f Format, b *budget) (*input.Data, error) {
-		r, claim, err := decompress(p, f, maxSize)
+		r, claim, err := decompress(ctx, p, f, maxSize, b)
 		if err != nil {
 			return nil, err
 		}
