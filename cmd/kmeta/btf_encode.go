@@ -134,9 +134,9 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	defer src.release()
 	defer src.tuneGC()()
 	if f.base != "" {
-		base, err := c.openOne(f.base, nil)
+		base, err := c.openBase(f.base)
 		if err != nil {
-			return fmt.Errorf("base: %w", err)
+			return err
 		}
 		defer base.Close()
 		opts.Base = base

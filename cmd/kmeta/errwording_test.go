@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
+)
+
+// TestTruthfulRefusals: refusals say what is wrong with the input, and
+// give no hint that cannot help (redteam13): a cut kernel payload is
+// truncated, not over the input limit whatever its last four bytes
+// claim, and not "bad magic :" of nothing; a -B base that is itself split
+// BTF is said to be one, not answered with "name its base with -B".
+func TestTruthfulRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	baseRaw, err := hostile.BuildVariant(hostile.UnionNest, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, err := hostile.SplitOn(baseRaw, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := hostile.BuildVariant13OnSplit(baseRaw, mid, hostile.MovedMembers, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	midPath, topPath := writeFile(t, dir, "mid.btf", mid), writeFile(t, dir, "top.btf", top)
+	splitBase := "base: kimage: btf: " + midPath + ": string section offset 0: string section does not start with NUL: " +
+		"this looks like split BTF (a module's): -B takes complete BTF (a vmlinux's, such as /sys/kernel/btf/vmlinux), not BTF split on another"
+	for _, args := range [][]string{
+		{"btf", "dump", topPath, "-B", midPath},
+		{"btf", "find", "s0", topPath, "-B", midPath},
+		{"btf", "layout", "s0", topPath, "-B", midPath},
+		{"btf", "dedup", topPath, "-B", midPath, "-o", writeFile(t, dir, "out", nil)},
+		{"btf", "copy", topPath, "-B", midPath, "-o", writeFile(t, dir, "out", nil)},
+	} {
+		_, err := kmeta(t, nil, args...)
+		if want := "kmeta: " + args[0] + " " + args[1] + ": " + splitBase; errorLine(ctx, err) != want || exitStatus(ctx, err) != exitFailure {
+			t.Errorf("%v: status %d, %q\nwant %q", args, exitStatus(ctx, err), errorLine(ctx, err), want)
+		}
+	}
+
+	elf := testfixtures.Read(t, "elf/prog.bpf.o.gz")
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(elf)
+	w.Close()
+	lz := make([]byte, lz4.CompressBlockBound(len(elf)))
+	n, err := lz4.CompressBlock(elf, lz, nil)
+	if err != nil || n == 0 {
+		t.Fatalf("lz4: %d, %v", n, err)
+	}
+	// lz4 -l: the magic, then chunks, each its le32 size and its block.
+	lz4Legacy := binary.LittleEndian.AppendUint32([]byte{0x02, 0x21, 0x4c, 0x18}, uint32(n))
+	lz4Legacy = append(lz4Legacy, lz[:n]...)
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		want    string
+	}{
+		// gzip's last four bytes (its ISIZE) made 4 GiB.
+		{"gzip", append(bytes.Clone(gz.Bytes()[:gz.Len()/2]), 0xff, 0xff, 0xff, 0xff), "the gzip payload is truncated or corrupt: unexpected EOF"},
+		// lz4's chunk runs past the cut; the size after it is small.
+		{"lz4", binary.LittleEndian.AppendUint32(bytes.Clone(lz4Legacy[:len(lz4Legacy)/2]), 1000), "the lz4 payload is truncated or corrupt: lz4: a chunk of "},
+	} {
+		path := writeFile(t, dir, tc.name+"-cut", testfixtures.BzImage(tc.payload))
+		_, err := kmeta(t, nil, "btf", "dump", path)
+		line := errorLine(ctx, err)
+		if want := "kmeta: btf dump: kimage: " + path + ": " + tc.want; !strings.HasPrefix(line, want) || exitStatus(ctx, err) != exitFailure {
+			t.Errorf("%s cut: status %d, %q\nwant %q...", tc.name, exitStatus(ctx, err), line, want)
+		}
+	}
+}
