@@ -3,6 +3,7 @@ package kimage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -107,8 +108,8 @@ func inflateKernel(ctx context.Context, p []byte, f Format, maxSize int64) (*inp
 	}
 	d, err := readKernel(ctx, r, claim, maxSize, false)
 	if err != nil {
-		if pe := asPayloadError(err); pe != err {
-			return nil, pe
+		if pe := (*payloadError)(nil); errors.As(err, &pe) {
+			return nil, pe // it says which payload
 		}
 		return nil, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
