@@ -36,7 +36,7 @@ func TestTruthfulRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	midPath, topPath := writeFile(t, dir, "mid.btf", mid), writeFile(t, dir, "top.btf", top)
-	splitBase := "base: kimage: btf: " + midPath + ": string section offset 0: string section does not start with NUL: " +
+	splitBase := "base: kimage: btf: " + midPath + ": string section offset 0: the first byte is not NUL: " +
 		"this looks like split BTF (a module's): -B takes complete BTF (a vmlinux's, such as /sys/kernel/btf/vmlinux), not BTF split on another"
 	for _, args := range [][]string{
 		{"btf", "dump", topPath, "-B", midPath},
@@ -64,6 +64,17 @@ func TestTruthfulRefusals(t *testing.T) {
 	// lz4 -l: the magic, then chunks, each its le32 size and its block.
 	lz4Legacy := binary.LittleEndian.AppendUint32([]byte{0x02, 0x21, 0x4c, 0x18}, uint32(n))
 	lz4Legacy = append(lz4Legacy, lz[:n]...)
+	// An arm64 Image.gz, cut: said once which payload (it was "gzip
+	// payload: the gzip payload is ...").
+	var image bytes.Buffer
+	w = gzip.NewWriter(&image)
+	w.Write(testfixtures.Arm64Image(testfixtures.KernelBody(baseRaw)))
+	w.Close()
+	path := writeFile(t, dir, "Image.gz.cut", image.Bytes()[:image.Len()/2])
+	_, err = kmeta(t, nil, "btf", "dump", path)
+	if want := "kmeta: btf dump: kimage: " + path + ": the gzip payload is truncated or corrupt: unexpected EOF"; errorLine(ctx, err) != want {
+		t.Errorf("Image.gz cut: %q\nwant %q", errorLine(ctx, err), want)
+	}
 	for _, tc := range []struct {
 		name    string
 		payload []byte
