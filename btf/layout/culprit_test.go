@@ -34,7 +34,7 @@ func TestRefusalCause(t *testing.T) {
 		{"param-ptr-chain", func() ([]byte, error) { return hostile.BuildVariant12(hostile.ParamPtrChain, 10_000) },
 			"STRUCT 'outer' [20004]: function prototypes nest at least", "anonymous"},
 		{"self-anon-unions", func() ([]byte, error) { return hostile.BuildVariant(hostile.SelfAnonUnions, 2048) },
-			"STRUCT 's' [2] contains itself", "levels"},
+			"STRUCT 's' [2]: contains itself", "levels"},
 		{"wide-deep-proto", func() ([]byte, error) { return hostile.BuildVariant12(hostile.WideDeepProto, 5000) },
 			"anonymous types and arrays nest more than", "prototypes"},
 	} {

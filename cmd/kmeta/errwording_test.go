@@ -51,6 +51,20 @@ func TestTruthfulRefusals(t *testing.T) {
 		}
 	}
 
+	// Each name once: a missing --types name, a header section error
+	// whose cause names the section.
+	basePath := writeFile(t, dir, "base.btf", baseRaw)
+	_, err = kmeta(t, nil, "btf", "dump", basePath, "--format", "c", "--types", "no_such")
+	if want := `kmeta: btf dump: cdump: btf: type "no_such": not found`; errorLine(ctx, err) != want {
+		t.Errorf("--types no_such: %q\nwant %q", errorLine(ctx, err), want)
+	}
+	long := bytes.Clone(baseRaw)
+	binary.LittleEndian.PutUint32(long[12:], 1<<20) // type_len
+	_, err = kmeta(t, nil, "btf", "dump", writeFile(t, dir, "long.btf", long))
+	if line := errorLine(ctx, err); !strings.Contains(line, ": header section: type section [0, +1048576) beyond the ") {
+		t.Errorf("a type section past the end: %q", line)
+	}
+
 	elf := testfixtures.Read(t, "elf/prog.bpf.o.gz")
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
