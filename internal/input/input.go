@@ -53,10 +53,15 @@ type TooLargeError struct {
 	What  string // the input: "standard input", "decompressed data", ...
 	Limit int64
 	Claim int64 // the size the input claimed to have; 0 if its data ran over
+	Size  int64 // the size the input has (a file's); 0 if not known
 }
 
 // Error says what was too large, and by which measure.
 func (e *TooLargeError) Error() string {
+	if e.Size > 0 {
+		// A file's size is not a claim ("PATH claims 112 bytes").
+		return fmt.Sprintf("%s is %s, more than the limit of %s", e.What, FormatSize(e.Size), FormatSize(e.Limit))
+	}
 	if e.Claim > 0 {
 		return fmt.Sprintf("%s claims %s, more than the limit of %s", e.What, FormatSize(e.Claim), FormatSize(e.Limit))
 	}
