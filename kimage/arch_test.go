@@ -199,8 +199,15 @@ func TestBadArchImages(t *testing.T) {
 	}
 	small := testfixtures.ZImage(sizeAppend(goCompress(t, kimage.Gzip, body), 1<<30))
 	_, err := kimage.ReadBTF(ctx, bytes.NewReader(small), btf.Options{MaxSize: 1 << 20})
-	if err == nil || errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), "not the 1073741824 its last four bytes claim") {
+	if err == nil || errors.Is(err, btf.ErrTooLarge) || !strings.Contains(err.Error(), ": at 1024: the gzip payload inflates to ") ||
+		!strings.Contains(err.Error(), "not the 1073741824 its last four bytes claim") {
 		t.Errorf("zImage of a small kernel claiming 1 GiB under a 1 MiB limit: %v", err)
+	}
+	// A cut zstd frame in an s390 image: "zstd" once.
+	z := goCompress(t, kimage.Zstd, body)
+	_, err = kimage.ReadBTF(ctx, bytes.NewReader(testfixtures.S390Image(z[:len(z)/2])), btf.Options{})
+	if err == nil || !strings.Contains(err.Error(), ", zstd: block past the end") || strings.Contains(err.Error(), "zstd: zstd") {
+		t.Errorf("s390 image of a cut zstd frame: %v", err)
 	}
 	// False payloads, each inflating to most of the limit: the tries stop
 	// at twice the limit in all.
