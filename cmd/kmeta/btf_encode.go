@@ -274,6 +274,9 @@ func checkEncodeHead(name, what string) func(head []byte) error {
 		if isPackage(head) || elfCheck(head) == nil {
 			return nil
 		}
+		if len(head) == 0 {
+			return elfCheck(head) // "it is empty"
+		}
 		return fmt.Errorf("%s: not a %s or a kernel's debug package: it starts with %x, not with ELF's magic (7f454c46), a compressor's, a Debian package's or an RPM's", name, what, head[:min(len(head), magicLen)])
 	}
 }

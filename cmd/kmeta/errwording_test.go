@@ -65,6 +65,22 @@ func TestTruthfulRefusals(t *testing.T) {
 		t.Errorf("a type section past the end: %q", line)
 	}
 
+	// An empty file is empty, not "bad magic :" or "starts with ,".
+	empty := writeFile(t, dir, "empty", nil)
+	for _, tc := range [][2]string{
+		{"btf dump", "kmeta: btf dump: kimage: btf: " + empty + ": header section offset 0: the input is empty"},
+		{"btf encode", "kmeta: btf encode: " + empty + ": not a vmlinux or module: it is empty"},
+		{"btf core", "kmeta: btf core: " + empty + ": not a BPF object: it is empty"},
+	} {
+		args := append(strings.Fields(tc[0]), empty)
+		if tc[0] == "btf encode" {
+			args = append(args, "-o", writeFile(t, dir, "out", nil))
+		}
+		if _, err := kmeta(t, nil, args...); errorLine(ctx, err) != tc[1] {
+			t.Errorf("%s of an empty file: %q\nwant %q", tc[0], errorLine(ctx, err), tc[1])
+		}
+	}
+
 	elf := testfixtures.Read(t, "elf/prog.bpf.o.gz")
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
