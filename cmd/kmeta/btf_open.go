@@ -117,24 +117,49 @@ func (c *cli) openOneWithBase(ctx context.Context, path string, o btf.Options) (
 		name := inputName(path)
 		s, err := kimage.ReadBTF(ctx, bytes.NewReader(d.Bytes()), o)
 		if err != nil {
-			return nil, withHint(fmt.Errorf("%s: %w", name, err))
+			return nil, withHint(fmt.Errorf("%s: %w", name, notImage(err)))
 		}
 		return s, nil
 	}
 	if path == "-" {
 		s, err := kimage.ReadBTF(ctx, c.stdinReader(ctx), o)
 		if err != nil {
-			return nil, withHint(fmt.Errorf("stdin: %w", err))
+			return nil, withHint(fmt.Errorf("stdin: %w", notImage(err)))
 		}
 		return s, nil
 	}
 	s, err := kimage.OpenBTF(ctx, path, o)
+	err = notImage(err)
 	if err != nil && !strings.Contains(err.Error(), path) {
 		// Some of btf's errors (a bad magic number) do not name the file.
 		err = fmt.Errorf("%s: %w", path, err)
 	}
 	return s, withHint(err)
 }
+
+// notImage drops kimage's prefix from an error that kimage handed on
+// from btf for input that is no kernel image (plain BTF, ELF, compressed
+// BTF): "kimage: btf: FILE: header section: ..." read as if FILE were an
+// image. kimage's own errors (an image's, a package's) name the file
+// after "kimage: " and keep it.
+func notImage(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), "kimage: btf: "); ok {
+		return &relabeled{msg: "btf: " + msg, err: err}
+	}
+	return err
+}
+
+// relabeled is an error said with another message.
+type relabeled struct {
+	msg string
+	err error
+}
+
+func (e *relabeled) Error() string { return e.msg }
+func (e *relabeled) Unwrap() error { return e.err }
 
 // kernelHead is how much of an input tells its kind (kimage.Identify).
 const kernelHead = kimage.IdentifyLen

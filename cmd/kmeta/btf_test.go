@@ -173,7 +173,7 @@ func TestBTFErrors(t *testing.T) {
 		{[]string{"btf", "dump", deb, "--format", "yaml"}, "unknown --format"},
 		{[]string{"btf", "dump", deb, "--format", "c", "--json"}, "--json works with --format raw only"},
 		{[]string{"btf", "dump", deb, "--types", "x"}, "--types works with --format c only"},
-		{[]string{"btf", "dump", deb, "-B", "/nonexistent"}, "base: kimage: btf: open /nonexistent"},
+		{[]string{"btf", "dump", deb, "-B", "/nonexistent"}, "base: btf: open /nonexistent"},
 		{[]string{"btf", "find", "x", deb, "--kind", "bogus"}, `unknown --kind "bogus": want one of int, ptr`},
 		{[]string{"btf", "find"}, "requires at least 1 arg"},
 		{[]string{"btf", "dump", "a", "b"}, "accepts at most 1 arg"},

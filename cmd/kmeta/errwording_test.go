@@ -36,7 +36,7 @@ func TestTruthfulRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	midPath, topPath := writeFile(t, dir, "mid.btf", mid), writeFile(t, dir, "top.btf", top)
-	splitBase := "base: kimage: btf: " + midPath + ": string section offset 0: the first byte is not NUL: " +
+	splitBase := "base: btf: " + midPath + ": string section offset 0: the first byte is not NUL: " +
 		"this looks like split BTF (a module's): -B takes complete BTF (a vmlinux's, such as /sys/kernel/btf/vmlinux), not BTF split on another"
 	for _, args := range [][]string{
 		{"btf", "dump", topPath, "-B", midPath},
@@ -60,15 +60,23 @@ func TestTruthfulRefusals(t *testing.T) {
 	}
 	long := bytes.Clone(baseRaw)
 	binary.LittleEndian.PutUint32(long[12:], 1<<20) // type_len
-	_, err = kmeta(t, nil, "btf", "dump", writeFile(t, dir, "long.btf", long))
-	if line := errorLine(ctx, err); !strings.Contains(line, ": header section: type section [0, +1048576) beyond the ") {
-		t.Errorf("a type section past the end: %q", line)
+	// Plain BTF is not said to be a kernel image ("kimage: btf: ...").
+	longPath := writeFile(t, dir, "long.btf", long)
+	for _, cmd := range []string{"dump", "copy", "dedup"} {
+		args := []string{"btf", cmd, longPath}
+		if cmd != "dump" {
+			args = append(args, "-o", writeFile(t, dir, "out", nil))
+		}
+		_, err = kmeta(t, nil, args...)
+		if want := "kmeta: btf " + cmd + ": btf: " + longPath + ": header section: type section [0, +1048576) beyond the "; !strings.HasPrefix(errorLine(ctx, err), want) {
+			t.Errorf("btf %s, a type section past the end: %q\nwant %q...", cmd, errorLine(ctx, err), want)
+		}
 	}
 
 	// An empty file is empty, not "bad magic :" or "starts with ,".
 	empty := writeFile(t, dir, "empty", nil)
 	for _, tc := range [][2]string{
-		{"btf dump", "kmeta: btf dump: kimage: btf: " + empty + ": header section offset 0: the input is empty"},
+		{"btf dump", "kmeta: btf dump: btf: " + empty + ": header section offset 0: the input is empty"},
 		{"btf encode", "kmeta: btf encode: " + empty + ": not a vmlinux or module: it is empty"},
 		{"btf core", "kmeta: btf core: " + empty + ": not a BPF object: it is empty"},
 	} {
