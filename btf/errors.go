@@ -3,6 +3,7 @@ package btf
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors, matchable with errors.Is.
@@ -51,7 +52,9 @@ func (e *FormatError) Error() string {
 		if e.Msg != "" {
 			s += ": "
 		}
-		s += e.Err.Error()
+		// A cause that names the section again (internal/wire's
+		// "header: ...") says it once: "header section: header: ...".
+		s += strings.TrimPrefix(e.Err.Error(), e.Section+": ")
 	}
 	return s
 }

@@ -215,10 +215,10 @@ func (s *Spec) checkStrings() error {
 		return &FormatError{Section: "string", Offset: 0, Msg: "empty string section"}
 	}
 	if s.strs[len(s.strs)-1] != 0 {
-		return &FormatError{Section: "string", Offset: int64(len(s.strs) - 1), Msg: "string section does not end with NUL"}
+		return &FormatError{Section: "string", Offset: int64(len(s.strs) - 1), Msg: "the last byte is not NUL"}
 	}
 	if s.base == nil && s.strs[0] != 0 {
-		return &FormatError{Section: "string", Offset: 0, Msg: "string section does not start with NUL"}
+		return &FormatError{Section: "string", Offset: 0, Msg: "the first byte is not NUL"}
 	}
 	return nil
 }

@@ -56,8 +56,8 @@ func newXz(p []byte, maxSize int64) (io.Reader, error) {
 	if bits == 40 {
 		dict = 1<<32 - 1
 	}
-	if dict > max(maxSize/8, 1<<20) {
-		return nil, fmt.Errorf("kimage: xz: dictionary of %d bytes is too large", dict)
+	if err := checkDict(dict, maxSize); err != nil {
+		return nil, pkgerr.Errorf("kimage: xz: %w", err)
 	}
 	lr, err := lzma.Reader2Config{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader2(bytes.NewReader(data))
 	if err != nil {

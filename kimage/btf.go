@@ -130,7 +130,8 @@ func isCompressedImage(data []byte) bool {
 	if f == Unknown {
 		return false
 	}
-	r, _, err := decompress(data, f, 0)
+	body, _ := splitClaim(data, f)
+	r, err := newDecompressor(body, f, input.DefaultLimit)
 	if err != nil {
 		return false
 	}
@@ -169,7 +170,8 @@ func imageSpec(ctx context.Context, image []byte, sm *sysMap, opts btf.Options) 
 		if err != nil {
 			return nil, err
 		}
-		return btf.Read(ctx, r, opts)
+		s, err := btf.Read(ctx, r, opts)
+		return s, asPayloadError(err)
 	}
 	raw, err := imageBTF(ctx, image, sm, opts.MaxSize)
 	if err != nil {

@@ -3,6 +3,8 @@ package kimage
 import (
 	"bytes"
 	"compress/bzip2"
+	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -120,23 +122,20 @@ const sizeTrailer = 4
 
 // Decompress returns a reader of the uncompressed kernel (a vmlinux ELF
 // file, for an x86 bzImage) from its payload p in format f, and the size
-// it claims (0 if none). A claim over opts.MaxSize is refused; opts.MaxSize
-// also bounds what a decompressor keeps for its own use (dictionaries,
-// windows). Readers of the stream bound its size. Its read errors start
-// with "kimage: ", as the package's other errors do.
+// it claims (0 if none). A claim over opts.MaxSize is refused (see
+// decompress for how the refusal is worded); opts.MaxSize also bounds what
+// a decompressor keeps for its own use (dictionaries, windows). Readers of
+// the stream bound its size. Its read errors start with "kimage: ", as the
+// package's other errors do, and say that the payload is truncated or
+// corrupt.
 func Decompress(p []byte, f Format, opts Options) (io.Reader, int64, error) {
-	r, claim, err := decompress(p, f, opts.MaxSize)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &prefixReader{r: r, what: f.String() + " payload"}, claim, nil
+	return decompress(context.Background(), p, f, opts.MaxSize, nil)
 }
 
-// prefixReader is the reader Decompress and Kernel return: a
-// decompressor's, its errors said as the package's, after what it reads
-// (a truncated gzip payload said "flate: corrupt input before offset
-// 149"). The package's own readers of a payload use the decompressor's
-// reader and say what failed themselves.
+// prefixReader is the reader Kernel returns: a decompressor's, its
+// errors said as the package's, after what it reads (a truncated gzip
+// payload said "flate: corrupt input before offset 149"). A payload's
+// own error (a *payloadError) already says what failed and is handed on.
 type prefixReader struct {
 	r    io.Reader
 	what string
@@ -150,26 +149,137 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// decompress is Decompress under maxSize (0: input.DefaultLimit).
-func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
+// payloadError is a decompressor's read error: the payload's data ends
+// early or does not decode, which no option changes.
+type payloadError struct {
+	f   Format
+	err error
+}
+
+func (e *payloadError) Error() string {
+	return pkgerr.Errorf("kimage: the %v payload is truncated or corrupt: %w", e.f, e.err).Error()
+}
+
+func (e *payloadError) Unwrap() error { return e.err }
+
+// payloadReader reads a decompressor, its errors said as *payloadError.
+type payloadReader struct {
+	r io.Reader
+	f Format
+}
+
+func (p *payloadReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF {
+		err = &payloadError{f: p.f, err: err}
+	}
+	return n, err
+}
+
+// asPayloadError returns err's *payloadError if it has one, else err:
+// what a truncated or corrupt payload makes its readers fail with (btf's
+// "btf: unexpected EOF", "btf: kimage: ...") said as what it is.
+func asPayloadError(err error) error {
+	if pe := (*payloadError)(nil); errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}
+
+// splitClaim returns the compressed stream of payload p in format f and
+// the size its last four bytes claim for the kernel (0 if none): the le32
+// the build appends to every payload but gzip's (size_append), and gzip's
+// own ISIZE, which is part of its stream.
+func splitClaim(p []byte, f Format) ([]byte, int64) {
+	if len(p) <= sizeTrailer {
+		return p, 0
+	}
+	claim := int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
+	if f != Gzip {
+		p = p[:len(p)-sizeTrailer]
+	}
+	return p, claim
+}
+
+// decompress is Decompress under maxSize (0: input.DefaultLimit), its
+// claim checked as overClaim says, through b (nil: no budget).
+func decompress(ctx context.Context, p []byte, f Format, maxSize int64, b *budget) (io.Reader, int64, error) {
 	if maxSize <= 0 {
 		maxSize = input.DefaultLimit
 	}
-	var claim int64
-	if f != Gzip && len(p) > sizeTrailer {
-		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
-		p = p[:len(p)-sizeTrailer]
-	} else if f == Gzip && len(p) > sizeTrailer {
-		claim = int64(binary.LittleEndian.Uint32(p[len(p)-sizeTrailer:]))
-	}
+	body, claim := splitClaim(p, f)
 	if claim > maxSize {
-		return nil, 0, pkgerr.Errorf("kimage: %w", &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim})
+		return nil, 0, overClaim(ctx, body, f, claim, maxSize, b)
 	}
+	r, err := newDecompressor(body, f, maxSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	return r, claim, nil
+}
+
+// overClaim is the error for a payload whose size claims more than
+// maxSize. A cut payload's last four bytes are not its size but any
+// four bytes of its data, so the claim alone is not taken as the
+// kernel's: the payload is inflated (and dropped) up to maxSize, and only
+// one that inflates past it is refused with the limit's error, which
+// the CLI follows with how to raise the limit; one that fails first is
+// truncated or corrupt, and one that ends first has a wrong size.
+// Finding out inflates at most maxSize bytes, what a payload that claims
+// maxSize costs anyway, and holds nothing but the decompressor.
+func overClaim(ctx context.Context, body []byte, f Format, claim, maxSize int64, b *budget) error {
+	r, err := newDecompressor(body, f, maxSize)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		r = b.reader(r)
+	}
+	n, err := discard(ctx, r, maxSize+1)
+	switch {
+	case err != nil:
+		return asPayloadError(err)
+	case n > maxSize:
+		return pkgerr.Errorf("kimage: %w", &input.TooLargeError{What: "kernel image " + f.String() + " payload", Limit: maxSize, Claim: claim})
+	}
+	return fmt.Errorf("kimage: the %v payload inflates to %d bytes, not the %d its last four bytes claim: truncated or corrupt", f, n, claim)
+}
+
+// discard reads r up to limit bytes and drops them; it returns how many it
+// read, and stops early when ctx is done.
+func discard(ctx context.Context, r io.Reader, limit int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var n int64
+	for n < limit {
+		if err := ctx.Err(); err != nil {
+			return n, context.Cause(ctx)
+		}
+		m, err := r.Read(buf[:min(int64(len(buf)), limit-n)])
+		n += int64(m)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// newDecompressor returns a reader of the compressed stream p in format
+// f, whose read errors are *payloadError.
+func newDecompressor(p []byte, f Format, maxSize int64) (io.Reader, error) {
 	var r io.Reader
 	var err error
 	switch f {
 	case Gzip:
 		r, _, err = input.Decompress(input.Gzip, p, maxSize)
+		if zr, ok := r.(*gzip.Reader); ok && err == nil {
+			// One member, and what follows it ignored, as the
+			// kernel's decompressor (lib/decompress_inflate.c) and
+			// GNU gzip do: not read as the header of another.
+			zr.Multistream(false)
+		}
 	case Zstd:
 		r, _, err = input.Decompress(input.Zstd, p, maxSize)
 	case Xz:
@@ -186,9 +296,9 @@ func decompress(p []byte, f Format, maxSize int64) (io.Reader, int64, error) {
 		err = fmt.Errorf("kimage: unknown format %d", f)
 	}
 	if err != nil {
-		return nil, 0, pkgerr.Errorf("kimage: %v payload: %w", f, err)
+		return nil, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
-	return r, claim, nil
+	return &payloadReader{r: r, f: f}, nil
 }
 
 // newLzma reads the .lzma ("alone") stream the kernel's build writes,
@@ -199,8 +309,18 @@ func newLzma(p []byte, maxSize int64) (io.Reader, error) {
 		return nil, fmt.Errorf("kimage: an lzma header of %d bytes, want at least 5", len(p))
 	}
 	dict := int64(binary.LittleEndian.Uint32(p[1:5]))
-	if dict > max(maxSize/8, 1<<20) {
-		return nil, fmt.Errorf("kimage: dictionary of %d bytes is too large", dict)
+	if err := checkDict(dict, maxSize); err != nil {
+		return nil, err
 	}
 	return lzma.NewReader(bytes.NewReader(p))
+}
+
+// checkDict refuses an lzma or xz dictionary larger than maxSize/8 (and
+// 1 MiB), saying by which limit: it said "is too large", which left the
+// user to guess that --max-input was the measure.
+func checkDict(dict, maxSize int64) error {
+	if w := max(maxSize/8, 1<<20); dict > w {
+		return fmt.Errorf("kimage: a dictionary of %s, more than the %s allowed under an input limit of %s", input.FormatSize(dict), input.FormatSize(w), input.FormatSize(maxSize))
+	}
+	return nil
 }

@@ -61,7 +61,10 @@
 // error), and the hard links that wait for their file's contents hold at most
 // 4 MiB; every
 // kernel that is inflated whole is bounded by the limit. A payload that claims an uncompressed size
-// over the limit is refused before it is read; decompressor dictionaries
+// over the limit is refused after inflating, into nothing, at most the
+// limit's worth of it: as over the limit if it does inflate past it, as
+// truncated or corrupt if it fails first (a cut payload's last four bytes
+// are any four of its data); decompressor dictionaries
 // and LZO blocks are bounded; the LZO decoder checks every read and write.
 // Callers bound the decompressed stream (btf.Options.MaxSize); OpenBTF,
 // ReadBTF and OpenPackage bound it themselves, and check a package's magic

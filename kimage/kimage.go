@@ -3,6 +3,7 @@ package kimage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -50,7 +51,7 @@ func imageKernel(ctx context.Context, image []byte, maxSize int64) (io.Reader, i
 		if err != nil {
 			return nil, 0, err
 		}
-		return decompress(p, f, maxSize)
+		return decompress(ctx, p, f, maxSize, nil)
 	case isELF(image) || isArm64Image(image) || isRiscvImage(image):
 		return bytes.NewReader(image), int64(len(image)), nil
 	}
@@ -101,12 +102,15 @@ func kernelOf(ctx context.Context, image []byte, maxSize int64) (*input.Data, er
 
 // inflateKernel inflates payload p in format f under maxSize.
 func inflateKernel(ctx context.Context, p []byte, f Format, maxSize int64) (*input.Data, error) {
-	r, claim, err := decompress(p, f, maxSize)
+	r, claim, err := decompress(ctx, p, f, maxSize, nil)
 	if err != nil {
 		return nil, err
 	}
 	d, err := readKernel(ctx, r, claim, maxSize, false)
 	if err != nil {
+		if pe := (*payloadError)(nil); errors.As(err, &pe) {
+			return nil, pe // it says which payload
+		}
 		return nil, pkgerr.Errorf("kimage: %v payload: %w", f, err)
 	}
 	return d, nil

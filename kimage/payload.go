@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
@@ -58,7 +59,7 @@ func zImagePayload(ctx context.Context, image []byte, bo binary.ByteOrder, maxSi
 		return nil, fmt.Errorf("kimage: arm zImage's compressed kernel ends at %d, past the %d-byte image", end, len(image))
 	}
 	return tryPayloads(ctx, image[:end], maxSize, func(p []byte, f Format, b *budget) (*input.Data, error) {
-		r, claim, err := decompress(p, f, maxSize)
+		r, claim, err := decompress(ctx, p, f, maxSize, b)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +104,12 @@ func tryPayloads(ctx context.Context, image []byte, maxSize int64, inflate func(
 		if errors.Is(err, errBudget) {
 			return nil, pkgerr.Errorf("kimage: no compressed kernel found: %w (%d candidates before)", err, tried)
 		}
-		lastErr, tried = pkgerr.Errorf("kimage: at %d, %v: %w", i, f, err), tried+1
+		if strings.Contains(err.Error(), "the "+f.String()+" payload") {
+			lastErr = pkgerr.Errorf("kimage: at %d: %w", i, err) // it names the format
+		} else {
+			lastErr = pkgerr.Errorf("kimage: at %d, %v: %w", i, f, err)
+		}
+		tried++
 	}
 	return nil, pkgerr.Errorf("kimage: no compressed kernel found (%d candidates): %w", tried, lastErr)
 }
@@ -221,10 +227,11 @@ func readKernel(ctx context.Context, r io.Reader, claim, maxSize int64, exact bo
 
 // zstdFrameLen returns the length of the zstd frame at the start of p
 // (RFC 8878, section 3.1.1): its header, then blocks whose headers give
-// their sizes, up to the last one, then the optional checksum.
+// their sizes, up to the last one, then the optional checksum. Its errors
+// do not say "zstd": its caller's do ("at 1024, zstd: ...").
 func zstdFrameLen(p []byte) (int, error) {
 	if len(p) < 5 || !bytes.HasPrefix(p, zstdMagic) {
-		return 0, errors.New("kimage: zstd: no frame")
+		return 0, errors.New("kimage: no frame")
 	}
 	fhd := p[4]
 	n := 5
@@ -239,7 +246,7 @@ func zstdFrameLen(p []byte) (int, error) {
 	n += fcs
 	for {
 		if len(p)-n < 3 {
-			return 0, errors.New("kimage: zstd: frame truncated")
+			return 0, errors.New("kimage: frame truncated")
 		}
 		h := uint32(p[n]) | uint32(p[n+1])<<8 | uint32(p[n+2])<<16
 		size := int(h >> 3)
@@ -247,11 +254,11 @@ func zstdFrameLen(p []byte) (int, error) {
 		case 1: // RLE: one byte
 			size = 1
 		case 3:
-			return 0, errors.New("kimage: zstd: reserved block type")
+			return 0, errors.New("kimage: reserved block type")
 		}
 		n += 3
 		if size > len(p)-n {
-			return 0, errors.New("kimage: zstd: block past the end")
+			return 0, errors.New("kimage: block past the end")
 		}
 		n += size
 		if h&1 != 0 {
@@ -262,7 +269,7 @@ func zstdFrameLen(p []byte) (int, error) {
 		n += 4
 	}
 	if n > len(p) {
-		return 0, errors.New("kimage: zstd: checksum past the end")
+		return 0, errors.New("kimage: checksum past the end")
 	}
 	return n, nil
 }

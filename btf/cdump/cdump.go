@@ -304,6 +304,10 @@ func findRoot(s *btf.Spec, name string) ([]btf.TypeID, error) {
 		return nil, pkgerr.Errorf("cdump: empty type name: %w", btf.ErrNotFound)
 	}
 	found, err := s.Find(name, btf.FindOptions{})
+	if errors.Is(err, btf.ErrNotFound) {
+		// It names the type: 'cdump: type "x": btf: type "x": not found'.
+		return nil, pkgerr.Errorf("cdump: %w", err)
+	}
 	if err != nil {
 		return nil, pkgerr.Errorf("cdump: type %q: %w", name, err)
 	}

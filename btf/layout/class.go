@@ -1,9 +1,8 @@
 package layout
 
 import (
-	"fmt"
-
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
 
 // maxLevels bounds the levels of anonymous structs and unions that a
@@ -25,7 +24,7 @@ const jsonLevels = 1024
 // check finds it before printing when the deep types are the struct's own;
 // the printer, when they were walked for a struct before.
 func tooDeepError(levels int) error {
-	return fmt.Errorf("anonymous types and arrays nest more than %d levels deep: %w", levels, ErrTooComplex)
+	return pkgerr.Errorf("layout: anonymous types and arrays nest more than %d levels deep: %w", levels, ErrTooComplex)
 }
 
 // protosTooDeepError is tooDeepError for a path through protos function
@@ -34,7 +33,7 @@ func tooDeepError(levels int) error {
 // not anonymous types, may be what nests (pahole 1.24 and 1.30 die of
 // SIGSEGV on 300,000 prototypes each taking a pointer to the one before).
 func protosTooDeepError(levels, protos int) error {
-	return fmt.Errorf("function prototypes nest at least %d deep through pointer parameters and return types (limit %d levels): %w",
+	return pkgerr.Errorf("layout: function prototypes nest at least %d deep through pointer parameters and return types (limit %d levels): %w",
 		protos, levels, ErrTooComplex)
 }
 

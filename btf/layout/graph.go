@@ -95,6 +95,11 @@ func (p *printer) check(id btf.TypeID, budget int) error {
 		switch {
 		case p.has(child, markOpen):
 			w.n = base
+			if child == id {
+				// The caller names it: "STRUCT 's' [2]: STRUCT 's'
+				// [2] contains itself" said it twice.
+				return pkgerr.Errorf("layout: contains itself: %w", ErrTooComplex)
+			}
 			return pkgerr.Errorf("layout: %s contains itself: %w", p.typ(child), ErrTooComplex)
 		case p.has(child, markDone):
 			if p.expands(child) {

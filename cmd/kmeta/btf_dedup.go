@@ -101,9 +101,8 @@ func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
 	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
 	var base *dedup.Base
 	if path != "" {
-		mb.baseSpec, mb.openErr = c.openOneWith(ctx, path, c.readOptions(nil))
+		mb.baseSpec, mb.openErr = c.openBaseWith(ctx, path)
 		if mb.openErr != nil {
-			mb.openErr = fmt.Errorf("base: %w", mb.openErr)
 			mb.baseErr = mb.openErr
 			close(mb.opened)
 			return
@@ -147,9 +146,9 @@ func openBase[B any](c *cli, path string, prepare func(*btf.Spec) (B, error)) (*
 	if path == "" {
 		return nil, none, nil
 	}
-	s, err := c.openOne(path, nil)
+	s, err := c.openBase(path)
 	if err != nil {
-		return nil, none, fmt.Errorf("base: %w", err)
+		return nil, none, err
 	}
 	b, err := prepare(s)
 	if err != nil {

@@ -139,9 +139,9 @@ a .BTF.base is first relocated onto BASE.`,
 			}
 			release := releaseStartup
 			dropStartupPages()
-			b, err := c.openOne(base, nil)
+			b, err := c.openBase(base)
 			if err != nil {
-				return fmt.Errorf("base: %w", err)
+				return err
 			}
 			defer b.Close()
 			// Checking the base read all of it: distilling reads a part.

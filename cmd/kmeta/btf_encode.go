@@ -141,9 +141,9 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 	defer src.release()
 	defer src.tuneGC()()
 	if f.base != "" {
-		base, err := c.openOne(f.base, nil)
+		base, err := c.openBase(f.base)
 		if err != nil {
-			return fmt.Errorf("base: %w", err)
+			return err
 		}
 		defer base.Close()
 		opts.Base = base
@@ -280,6 +280,9 @@ func checkEncodeHead(name, what string) func(head []byte) error {
 	return func(head []byte) error {
 		if isPackage(head) || elfCheck(head) == nil {
 			return nil
+		}
+		if len(head) == 0 {
+			return elfCheck(head) // "it is empty"
 		}
 		return fmt.Errorf("%s: not a %s or a kernel's debug package: it starts with %x, not with ELF's magic (7f454c46), a compressor's, a Debian package's or an RPM's", name, what, head[:min(len(head), magicLen)])
 	}

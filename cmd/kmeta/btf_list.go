@@ -292,8 +292,8 @@ func (c *cli) btfDumpLive(cmd *cobra.Command, args []string, f btfDumpFlags) err
 	}
 	opts := bpfobj.Options{MaxSize: c.maxInput}
 	if f.base != "" {
-		if opts.Base, err = c.openOne(f.base, nil); err != nil {
-			return fmt.Errorf("base: %w", err)
+		if opts.Base, err = c.openBase(f.base); err != nil {
+			return err
 		}
 		defer opts.Base.Close()
 	}

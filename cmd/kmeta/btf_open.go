@@ -37,8 +37,8 @@ func (c *cli) openSpec(path, basePath string) (*openedSpec, error) {
 	var base *btf.Spec
 	if basePath != "" {
 		var err error
-		if base, err = c.openOne(basePath, nil); err != nil {
-			return nil, fmt.Errorf("base: %w", err)
+		if base, err = c.openBase(basePath); err != nil {
+			return nil, err
 		}
 	}
 	s, err := c.openOne(path, base)
@@ -59,9 +59,26 @@ func (c *cli) openOne(path string, base *btf.Spec) (*btf.Spec, error) {
 func (c *cli) openOneWith(ctx context.Context, path string, o btf.Options) (*btf.Spec, error) {
 	s, err := c.openOneWithBase(ctx, path, o)
 	if err != nil && o.Base == nil {
-		err = splitHint(err)
+		err = splitHint(err, false)
 	}
 	return s, err
+}
+
+// openBase opens path as the base named by -B; its errors start with
+// "base: ".
+func (c *cli) openBase(path string) (*btf.Spec, error) {
+	return c.openBaseWith(c.ctx, path)
+}
+
+// openBaseWith is openBase reading under ctx. A base that is itself
+// split BTF is said to be one, with what -B takes, not with the hint to
+// name a base that the user just named.
+func (c *cli) openBaseWith(ctx context.Context, path string) (*btf.Spec, error) {
+	s, err := c.openOneWithBase(ctx, path, c.readOptions(nil))
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", splitHint(err, true))
+	}
+	return s, nil
 }
 
 // splitHint adds to an error from reading BTF without a base that the BTF
@@ -71,12 +88,19 @@ func (c *cli) openOneWith(ctx context.Context, path string, o btf.Options) (*btf
 // a type or a name beyond its own (its ids and offsets continue the
 // base's): then the hint is a question, since a damaged file fails the
 // same way. The FormatError's message is all that tells these apart.
-func splitHint(err error) error {
+//
+// For the file -B names (asBase), the hint says what a base must be: a
+// base that is itself split on another is not read (bpftool and libbpf
+// refuse one too).
+func splitHint(err error, asBase bool) error {
 	var fe *btf.FormatError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	const hint = "name its base with -B BASE (e.g. -B " + defaultVmlinux + "), or search the running kernel's modules with \"btf find --kernel\""
+	hint := "name its base with -B BASE (e.g. -B " + defaultVmlinux + "), or search the running kernel's modules with \"btf find --kernel\""
+	if asBase {
+		hint = "-B takes complete BTF (a vmlinux's, such as " + defaultVmlinux + "), not BTF split on another"
+	}
 	switch {
 	case fe.Section == "string" && fe.Offset == 0:
 		return fmt.Errorf("%w: this looks like split BTF (a module's): %s", err, hint)
@@ -93,24 +117,49 @@ func (c *cli) openOneWithBase(ctx context.Context, path string, o btf.Options) (
 		name := inputName(path)
 		s, err := kimage.ReadBTF(ctx, bytes.NewReader(d.Bytes()), o)
 		if err != nil {
-			return nil, withHint(fmt.Errorf("%s: %w", name, err))
+			return nil, withHint(fmt.Errorf("%s: %w", name, notImage(err)))
 		}
 		return s, nil
 	}
 	if path == "-" {
 		s, err := kimage.ReadBTF(ctx, c.stdinReader(ctx), o)
 		if err != nil {
-			return nil, withHint(fmt.Errorf("stdin: %w", err))
+			return nil, withHint(fmt.Errorf("stdin: %w", notImage(err)))
 		}
 		return s, nil
 	}
 	s, err := kimage.OpenBTF(ctx, path, o)
+	err = notImage(err)
 	if err != nil && !strings.Contains(err.Error(), path) {
 		// Some of btf's errors (a bad magic number) do not name the file.
 		err = fmt.Errorf("%s: %w", path, err)
 	}
 	return s, withHint(err)
 }
+
+// notImage drops kimage's prefix from an error that kimage handed on
+// from btf for input that is no kernel image (plain BTF, ELF, compressed
+// BTF): "kimage: btf: FILE: header section: ..." read as if FILE were an
+// image. kimage's own errors (an image's, a package's) name the file
+// after "kimage: " and keep it.
+func notImage(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), "kimage: btf: "); ok {
+		return &relabeled{msg: "btf: " + msg, err: err}
+	}
+	return err
+}
+
+// relabeled is an error said with another message.
+type relabeled struct {
+	msg string
+	err error
+}
+
+func (e *relabeled) Error() string { return e.msg }
+func (e *relabeled) Unwrap() error { return e.err }
 
 // kernelHead is how much of an input tells its kind (kimage.Identify).
 const kernelHead = kimage.IdentifyLen

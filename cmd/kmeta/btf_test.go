@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,25 @@ func kmetaBytes(tb testing.TB, stdin []byte, args ...string) ([]byte, error) {
 	tb.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, bytes.NewReader(stdin), &out, &errOut)
+	logRefusal(args, err)
 	return out.Bytes(), err
+}
+
+// logRefusal appends, with $KMETA_ERRLOG set to a file, the status and
+// line of each in-process run that fails, after its arguments (tab
+// separated): the refusals of a test run, to read for their wording.
+func logRefusal(args []string, err error) {
+	path := os.Getenv("KMETA_ERRLOG")
+	if path == "" || err == nil {
+		return
+	}
+	ctx := context.Background()
+	f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%d\t%s\n", strings.Join(args, " "), exitStatus(ctx, err), errorLine(ctx, err))
 }
 
 func TestBTFDumpGolden(t *testing.T) {
@@ -154,7 +173,7 @@ func TestBTFErrors(t *testing.T) {
 		{[]string{"btf", "dump", deb, "--format", "yaml"}, "unknown --format"},
 		{[]string{"btf", "dump", deb, "--format", "c", "--json"}, "--json works with --format raw only"},
 		{[]string{"btf", "dump", deb, "--types", "x"}, "--types works with --format c only"},
-		{[]string{"btf", "dump", deb, "-B", "/nonexistent"}, "base: kimage: btf: open /nonexistent"},
+		{[]string{"btf", "dump", deb, "-B", "/nonexistent"}, "base: btf: open /nonexistent"},
 		{[]string{"btf", "find", "x", deb, "--kind", "bogus"}, `unknown --kind "bogus": want one of int, ptr`},
 		{[]string{"btf", "find"}, "requires at least 1 arg"},
 		{[]string{"btf", "dump", "a", "b"}, "accepts at most 1 arg"},

@@ -24,6 +24,9 @@ func checkELF(name, what string) func(head []byte) error {
 		if k := kimage.Identify(head); k == kimage.KindELF || k == kimage.KindCompressed {
 			return nil
 		}
+		if len(head) == 0 {
+			return fmt.Errorf("%s: not a %s: it is empty", name, what)
+		}
 		return fmt.Errorf("%s: not a %s: it starts with %x, not with ELF's magic (7f454c46) or a compressor's", name, what, head)
 	}
 }

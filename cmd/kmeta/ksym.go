@@ -105,7 +105,7 @@ func (c *cli) load(f *ksymFlags) (*kallsyms.Snapshot, error) {
 			}
 			defer file.Close()
 			if fi.Size() > c.maxInput && c.maxInput > 0 {
-				return nil, withHint(fmt.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: c.maxInput, Claim: fi.Size()}))
+				return nil, withHint(fmt.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: c.maxInput, Size: fi.Size()}))
 			}
 			return c.loadStream(file, path, opts)
 		}

@@ -25,9 +25,9 @@ func TestMessages(t *testing.T) {
 		want   string // the whole line main prints
 	}{
 		{[]string{"btf", "layout", "task_struct", missing}, exitFailure,
-			"kmeta: btf layout: kimage: btf: open " + missing + ": no such file or directory"},
+			"kmeta: btf layout: btf: open " + missing + ": no such file or directory"},
 		{[]string{"btf", "layout", "task_struct", "vmlinux.btf"}, exitFailure,
-			"kmeta: btf layout: kimage: btf: open vmlinux.btf: no such file or directory"},
+			"kmeta: btf layout: btf: open vmlinux.btf: no such file or directory"},
 		{[]string{"btf", "layout", "no_such_struct", deb}, exitNotFound,
 			`kmeta: btf layout: no struct or union "no_such_struct": btf: not found`},
 		{[]string{"btf", "diff", deb}, exitFailure,

@@ -92,8 +92,8 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 	defer src.tuneGC()()
 	var base *btf.Spec
 	if a.base != "" {
-		if base, err = c.openOne(a.base, nil); err != nil {
-			return fmt.Errorf("base: %w", err)
+		if base, err = c.openBase(a.base); err != nil {
+			return err
 		}
 		defer base.Close()
 		opts.Base = base

@@ -134,6 +134,12 @@ func rt9Exec(t *testing.T, timeBin string, timeout time.Duration, cpuSecs int, a
 		t.Fatal(err)
 	}
 	r.stderr = stderr.String()
+	if path := os.Getenv("KMETA_ERRLOG"); path != "" && r.code != 0 {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			fmt.Fprintf(f, "%s\t%d\t%s\n", strings.Join(argv, " "), r.code, firstLine(r.stderr))
+			f.Close()
+		}
+	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}

@@ -6,8 +6,10 @@ import (
 	"compress/zlib"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
@@ -210,7 +212,13 @@ func newXz(data []byte, src io.Reader, limit, claimLimit int64) (io.Reader, int6
 // Claim it sets from the data's).
 func Inflate(ctx context.Context, f Format, data []byte, o Options) (*Data, error) {
 	r, claim, err := Decompress(f, data, o.limit())
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("%v data is truncated or corrupt: %w", f, err)
+	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), f.String()+": ") {
+			return nil, err // not "xz: xz: malformed stream layout"
+		}
 		return nil, fmt.Errorf("%v: %w", f, err)
 	}
 	if claim > 0 {
@@ -219,12 +227,35 @@ func Inflate(ctx context.Context, f Format, data []byte, o Options) (*Data, erro
 	if o.What == "" {
 		o.What = "decompressed " + f.String() + " data"
 	}
-	d, err := ReadAll(ctx, r, o)
+	d, err := ReadAll(ctx, &dataReader{r: r}, o)
+	var de *dataError
+	if errors.As(err, &de) {
+		// "gzip: unexpected EOF" did not say that the data is cut.
+		return nil, fmt.Errorf("%v data is truncated or corrupt: %w", f, de.err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", f, err)
 	}
 	return d, nil
 }
+
+// dataReader reads a decompressor, its read errors (but EOF) said as
+// *dataError: the compressed data ends early or does not decode.
+type dataReader struct{ r io.Reader }
+
+func (d *dataReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &dataError{err}
+	}
+	return n, err
+}
+
+// dataError is a decompressor's read error.
+type dataError struct{ err error }
+
+func (e *dataError) Error() string { return e.err.Error() }
+func (e *dataError) Unwrap() error { return e.err }
 
 // ELF compression types (ch_type) and header sizes.
 const (

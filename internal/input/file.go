@@ -68,7 +68,7 @@ func File(ctx context.Context, path string, o Options) (*Data, error) {
 	limit := o.limit()
 	if fi.Mode().IsRegular() && fi.Size() > 0 {
 		if fi.Size() > limit {
-			return nil, &TooLargeError{What: o.What, Limit: limit, Claim: fi.Size()}
+			return nil, &TooLargeError{What: o.What, Limit: limit, Size: fi.Size()}
 		}
 		if mem, err := mmap.File(f, fi.Size()); err == nil {
 			b := mem.Bytes()

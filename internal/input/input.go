@@ -53,10 +53,15 @@ type TooLargeError struct {
 	What  string // the input: "standard input", "decompressed data", ...
 	Limit int64
 	Claim int64 // the size the input claimed to have; 0 if its data ran over
+	Size  int64 // the size the input has (a file's); 0 if not known
 }
 
 // Error says what was too large, and by which measure.
 func (e *TooLargeError) Error() string {
+	if e.Size > 0 {
+		// A file's size is not a claim ("PATH claims 112 bytes").
+		return fmt.Sprintf("%s is %s, more than the limit of %s", e.What, FormatSize(e.Size), FormatSize(e.Limit))
+	}
 	if e.Claim > 0 {
 		return fmt.Sprintf("%s claims %s, more than the limit of %s", e.What, FormatSize(e.Claim), FormatSize(e.Limit))
 	}
@@ -206,6 +211,12 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 		}
 		m, err := r.Read(buf[n:min(len(buf), n+chunk)])
 		n += m
+		if err != nil && err != io.EOF {
+			// Before the check too: a stream that fails before its
+			// first CheckLen bytes is not data of the wrong kind (it
+			// said "bad magic : ..." of the nothing it had read).
+			return err
+		}
 		if !checked && (n >= o.CheckLen || err != nil) {
 			checked = true
 			if cerr := o.Check(buf[:min(n, o.CheckLen)]); cerr != nil {
@@ -218,9 +229,6 @@ func (d *Data) fill(ctx context.Context, r io.Reader, o *Options, limit int64) e
 			}
 			d.b = buf[:n:n]
 			return nil
-		}
-		if err != nil {
-			return err
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/ulikunitz/xz"
 )
@@ -93,6 +94,27 @@ func TestReadAllCheck(t *testing.T) {
 	}
 	if want := []string{"\x00\x00\x00\x00", "OKAY", "O"}; strings.Join(heads, "|") != strings.Join(want, "|") {
 		t.Errorf("heads %q, want %q", heads, want)
+	}
+	// Cut compressed data says so ("gzip: unexpected EOF" did not), in
+	// its header or after.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("kmeta "), 10000))
+	zw.Close()
+	for _, n := range []int{4, gz.Len() / 2} {
+		_, err := Inflate(context.Background(), Gzip, gz.Bytes()[:n], Options{})
+		if err == nil || err.Error() != "gzip data is truncated or corrupt: unexpected EOF" {
+			t.Errorf("gzip cut to %d bytes: %v", n, err)
+		}
+	}
+	// A stream that fails before its head is read fails with its own
+	// error, not the check's of what little it gave ("bad magic :").
+	broken := io.MultiReader(strings.NewReader("O"), iotest.ErrReader(io.ErrUnexpectedEOF))
+	if _, err := ReadAll(context.Background(), broken, Options{Check: check, CheckLen: 4}); err != io.ErrUnexpectedEOF {
+		t.Errorf("a stream broken after 1 byte: %v, want its read error", err)
+	}
+	if _, err := ReadAll(context.Background(), iotest.ErrReader(io.ErrUnexpectedEOF), Options{Check: check, CheckLen: 4}); err != io.ErrUnexpectedEOF {
+		t.Errorf("a stream broken at once: %v, want its read error", err)
 	}
 }
 
