@@ -330,8 +330,12 @@ func keyProxy(r record) uint64 {
 // refined by its top signature; in a Base's table, its shallow hash (see
 // key).
 func (d *state) structKey(r record, id uint32) key {
+	return d.structKeyOf(r, id, hashShallow(r))
+}
+
+// structKeyOf is structKey of a record whose shallow hash is s.
+func (d *state) structKeyOf(r record, id uint32, s uint64) key {
 	top := d.topSig(id)
-	s := hashShallow(r)
 	return key{h: mix(s, top), shallow: s, top: top, base: d.base}
 }
 
