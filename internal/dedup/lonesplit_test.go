@@ -15,10 +15,11 @@ import (
 // equivalent (each points to its own struct t, whose members differ in
 // type), then a struct s pointing to a declaration of t, equivalent to
 // both: libbpf takes the first in its bucket order, which the table's
-// growths between them decide, and a struct r points to the one taken. The first s is filed alone under its
-// shallow hash until the second splits it (structLone), so its place
-// in that order must survive the split. fill1 and fill2 unrelated
-// structs go between them, to grow the table at different points.
+// growths between them decide, and a struct r points to the one taken.
+// The first s (and the first t) is filed alone under its shallow hash
+// until the second splits it (structLone), and must keep its place in
+// that order. fill1 and fill2 unrelated structs go between them, to grow
+// the table at different points: the outputs take either s.
 func loneSplitBuilder(fill1, fill2 int) *builder.Builder {
 	b := builder.New()
 	i, _ := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
