@@ -2,13 +2,11 @@ package dedup_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
-	"github.com/kmeta-dev/kmeta/internal/dedup"
 )
 
 // loneSplitBuilder holds two structs s of one shallow hash that are not
@@ -60,17 +58,7 @@ func TestLibbpfLoneSplit(t *testing.T) {
 					t.Fatal(err)
 				}
 				in := writeTemp(t, dir, name+".btf", raw)
-				out := filepath.Join(dir, name+".out.btf")
-				runRef(t, "-o", out, in)
-				got, err := dedup.Specs(nil, parse(t, raw, nil))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				equalBTF(t, got, want, nil)
+				equalRefStandalone(t, filepath.Join(dir, name+".out.btf"), []string{in}, parse(t, raw, nil))
 			})
 		}
 	}
