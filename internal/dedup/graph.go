@@ -24,7 +24,14 @@ func (d *state) structType(id uint32) {
 	if d.deepOn && !d.dix.on {
 		d.deepIndexOn()
 	}
-	k := d.structKey(r, id)
+	sh := hashShallow(r)
+	if d.lazyTops() && !d.dix.on && !d.tab.underHolds(sh) {
+		if done := d.structLone(id, r, sh); done {
+			return
+		}
+	}
+	k := d.structKeyOf(r, id, sh)
+	d.splitLone(sh)
 	newID := id
 	// Two loops, not one over a chosen iterator: the table's own
 	// iterator is inlined into its loop only when ranged over directly.
@@ -55,6 +62,57 @@ func (d *state) structType(id uint32) {
 		if d.dix.on {
 			d.deepAdd(k.h)
 		}
+	}
+}
+
+// lazyTops reports whether the struct pass files a type under its
+// shallow hash alone while no other of that hash is filed (structLone):
+// not once a pipeline filed types under their full keys.
+func (d *state) lazyTops() bool { return d.pipe == nil && d.tab.fz == nil }
+
+// structLone deduplicates STRUCT, UNION or TYPEDEF id, record r, of
+// shallow hash sh, if the own table holds at most one type of sh and the
+// base none (libbpf's chain of sh has at most one candidate), without
+// its top signature, and reports whether it did. A type filed first
+// under sh is kept there, alone; a second one that is not equivalent to
+// it splits sh (splitLone): both are then filed under their full keys,
+// as every later type of sh, and the candidates are filtered by top
+// signature again (BENCH.md, "Top signatures only to split chains").
+func (d *state) structLone(id uint32, r record, sh uint64) bool {
+	head := d.tab.ownHead(sh)
+	switch {
+	case head == 0:
+		d.link(id, id)
+		d.tab.add(sh, id)
+		return true
+	case head == splitChain:
+		return false
+	}
+	c := d.tab.ents[head-1].id
+	switch d.structStep(id, r, c) {
+	case stepStop:
+		return true
+	case stepMatch:
+		d.link(id, c)
+		return true
+	}
+	d.splitLone(sh)
+	k := d.structKeyOf(r, id, sh)
+	d.link(id, id)
+	d.tab.add(k.h, id)
+	return true
+}
+
+// splitLone files the type kept alone under shallow hash sh, if any,
+// under its full key, with its place in libbpf's order, and marks sh as
+// split.
+func (d *state) splitLone(sh uint64) {
+	if !d.lazyTops() {
+		return
+	}
+	if head := d.tab.ownHead(sh); head > 0 {
+		c := d.tab.ents[head-1].id
+		d.tab.split(sh, head, mix(sh, d.topSig(c)))
 	}
 }
 

@@ -157,6 +157,23 @@ func TestLibbpfEachModule(t *testing.T) {
 // TestLibbpfStandalone compares small standalone cases with libbpf: the
 // fuzz seeds (a BPF object's BTF, the example graph), alone and appended
 // to themselves.
+// equalRefStandalone deduplicates specs, appended, and compares the
+// bytes with the reference's deduplication of the files ins, written to
+// out.
+func equalRefStandalone(t *testing.T, out string, ins []string, specs ...*btf.Spec) {
+	t.Helper()
+	runRef(t, append([]string{"-o", out}, ins...)...)
+	raw, err := dedup.Specs(nil, specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalBTF(t, raw, want, nil)
+}
+
 func TestLibbpfStandalone(t *testing.T) {
 	libbpfdedup(t)
 	dir := t.TempDir()
@@ -166,20 +183,11 @@ func TestLibbpfStandalone(t *testing.T) {
 		for n, specs := range [][]*btf.Spec{{s}, {s, s}} {
 			t.Run(fmt.Sprintf("seed%d-x%d", i, n+1), func(t *testing.T) {
 				out := filepath.Join(dir, fmt.Sprintf("out%d-%d.btf", i, n))
-				args := []string{"-o", out, in}
+				ins := []string{in}
 				if n == 1 {
-					args = append(args, in)
+					ins = append(ins, in)
 				}
-				runRef(t, args...)
-				raw, err := dedup.Specs(nil, specs...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				equalBTF(t, raw, want, nil)
+				equalRefStandalone(t, out, ins, specs...)
 			})
 		}
 	}

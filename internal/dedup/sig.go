@@ -35,7 +35,11 @@ import (
 // shallow hash mixed with their top signature (the signatures of their
 // members, or of a typedef's target): the candidates it skips are then
 // never even visited, and those it visits keep libbpf's order, which the
-// table derives from insertion order alone. Two distinct VARs, DATASECs or
+// table derives from insertion order alone. A shallow hash that only one
+// type has so far is filed alone, without its top signature, and the
+// next type of that hash is compared with it as libbpf would; only a
+// second type that is not equivalent to it splits the hash into full keys
+// (structLone). Two distinct VARs, DATASECs or
 // DECL_TAGs of one kind and name reached from graphs would make libbpf's
 // comparison fail with an error when it meets them, which a skip could
 // hide; such inputs are refused before the struct pass (checkOdd). Without
@@ -330,8 +334,12 @@ func keyProxy(r record) uint64 {
 // refined by its top signature; in a Base's table, its shallow hash (see
 // key).
 func (d *state) structKey(r record, id uint32) key {
+	return d.structKeyOf(r, id, hashShallow(r))
+}
+
+// structKeyOf is structKey of a record whose shallow hash is s.
+func (d *state) structKeyOf(r record, id uint32, s uint64) key {
 	top := d.topSig(id)
-	s := hashShallow(r)
 	return key{h: mix(s, top), shallow: s, top: top, base: d.base}
 }
 

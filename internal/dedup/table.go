@@ -186,7 +186,38 @@ func (t *table) head(h uint64) int32 {
 	if t.fz != nil {
 		return max(0, t.fz.slots[t.fz.slot(h)].head)
 	}
-	return t.slots[t.slot(h)].head
+	return max(0, t.slots[t.slot(h)].head)
+}
+
+// ownHead returns the newest entry (1-based) of this table's own chain
+// of h, 0 if none, or splitChain if h is a shallow hash split (see
+// state.structLone).
+func (t *table) ownHead(h uint64) int32 { return t.slots[t.slot(h)].head }
+
+// split marks the own chain of shallow hash s, whose one entry is head,
+// as split, and files that entry again under h, its full key, with its
+// epoch and sequence number: its place among h's in libbpf's order, as
+// no other entry of s was filed before it.
+func (t *table) split(s uint64, head int32, h uint64) {
+	e := t.ents[head-1]
+	t.slots[t.slot(s)].head = splitChain
+	t.file(h, entry{id: e.id, epoch: e.epoch, seq: e.seq})
+}
+
+// underHolds reports whether the frozen table below, if any, may hold
+// a chain of shallow hash s (or, for one not frozen, whether there is
+// one).
+func (t *table) underHolds(s uint64) bool {
+	u := t.under
+	switch {
+	case u == nil:
+		return false
+	case u.fz == nil:
+		return true
+	case u.filter != nil && !u.filter.mayHold(s):
+		return false
+	}
+	return u.fz.slots[u.fz.slot(s)].head != 0
 }
 
 // freeze makes the filter of a frozen table (a Base's, which every
