@@ -3,6 +3,7 @@ package diff
 import (
 	"errors"
 	"hash/maphash"
+	bits64 "math/bits"
 	"slices"
 	"strconv"
 
@@ -12,25 +13,31 @@ import (
 // A struct whose signature is too long to hold, and whose members shared
 // with the other side's come in another order or repeat a name (anonymous
 // members: "#0" of several levels), is compared by unordered: through
-// 64-bit hashes of its facts' names and values, and walks that fetch the
-// values it needs in chunks, so that what it holds grows by 24 bytes a
-// fact of the new struct and 12 of the old one, not by the bytes of their
-// paths (issue 37). It trusts the hashes: two names, or two values of one
-// name, of equal hash are taken for equal. The seed is random for each
-// comparison (maphash.MakeSeed in Walk), so that no input can aim at a
-// collision; n facts collide with a chance of about n*n/2^65 (3e-8 for a
-// million).
+// 128-bit hashes of its facts, and walks that fetch the values it needs in
+// chunks, so that what it holds grows by 24 bytes a fact of the new struct
+// and a few bits a fact of the old one, not by the bytes of their paths
+// (issue 37). It pairs the facts as factDiff does (matchFacts: equal name
+// and value first, then what is left of a name, in order), and trusts the
+// hashes: two facts of equal hashes are taken for one. The two seeds are
+// random for each comparison (maphash.MakeSeed), so that no input can aim
+// at a collision, and a pair of 64-bit hashes of independent seeds
+// collides for n facts with a chance of about n*n/2^129 (10^-27 for a
+// million: a wrong detail is as unlikely as a collision of SHA-256's
+// first half).
 
-// factKey is a fact of the new struct: the hashes of its name and value,
-// and its index.
+// factKey is a fact of the new struct: a 128-bit hash of its name and
+// value (of its name alone, when its facts left over are paired by name),
+// its index, and, in the first key of a hash, how many keys of that hash
+// are taken.
 type factKey struct {
-	name, value uint64
-	at          int32
+	hi, lo uint64
+	at     int32
+	taken  int32
 }
 
 // keyBytes is what unordered holds for a fact of the new struct, beside
-// what it holds for one of the old (8 bytes, and 4 for a fact whose value
-// is fetched).
+// two bits for one of the old (and 4 bytes for a fact whose value is
+// fetched).
 const keyBytes = 24
 
 // fetchBytes is what unordered holds of the new struct's members whose
@@ -41,18 +48,65 @@ var fetchBytes = 1 << 20
 // errTooMany is why a struct with too many facts to compare is refused.
 var errTooMany = errors.New("diff: its members, flattened, are too many to compare within the memory the input allows")
 
+// hash128 hashes facts' names, or names and values, in 128 bits.
+type hash128 struct {
+	s1, s2 maphash.Seed
+	buf    []byte
+}
+
+// key returns the hash of name and value (of name alone when value is
+// nil) as a factKey of index at.
+func (h *hash128) key(name, value []byte, at int) factKey {
+	p := name
+	if value != nil {
+		h.buf = append(append(append(h.buf[:0], name...), 0), value...)
+		p = h.buf
+	}
+	return factKey{hi: maphash.Bytes(h.s1, p), lo: maphash.Bytes(h.s2, p), at: int32(at)}
+}
+
+// take finds the first key of k's hash in keys (sorted by hash, then
+// index) not taken yet, marks it taken and returns its index.
+func take(keys []factKey, k factKey) (int32, bool) {
+	i, ok := slices.BinarySearchFunc(keys, k, cmpHash)
+	if !ok {
+		return 0, false
+	}
+	first := &keys[i]
+	j := i + int(first.taken)
+	if j >= len(keys) || cmpHash(keys[j], k) != 0 {
+		return 0, false
+	}
+	first.taken++
+	return keys[j].at, true
+}
+
+func cmpHash(x, y factKey) int {
+	if c := cmpUint(x.hi, y.hi); c != 0 {
+		return c
+	}
+	return cmpUint(x.lo, y.lo)
+}
+
+func sortKeys(keys []factKey) {
+	slices.SortFunc(keys, func(x, y factKey) int {
+		if c := cmpHash(x, y); c != 0 {
+			return c
+		}
+		return int(x.at - y.at)
+	})
+}
+
 // unordered yields the details of composite ta of a and tb of b, as
 // signatureDiff yields them from their signatures: for each fact of ta in
-// order, Removed when tb has none of its name, Changed when the last of
-// tb's of its name has another value; then Added for each fact of tb whose
-// name ta does not have; "member_order" when none. str makes a detail's
-// strings of the walkers' bytes.
+// order, Removed or Changed as matchFacts pairs it; then Added for each
+// fact of tb that ta does not have; "member_order" when none. str makes a
+// detail's strings of the walkers' bytes.
 func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details func(Detail) bool) error {
-	seed := a.seed
-	hash := func(p []byte) uint64 { return maphash.Bytes(seed, p) }
-	// The new struct's facts: the last of each name. The slices are
-	// sized by a count of the facts first (a walk that spells nothing):
-	// grown by appends, they left as much again behind them.
+	h := &hash128{s1: maphash.MakeSeed(), s2: maphash.MakeSeed()}
+	// The new struct's facts, sized by a count of them first (a walk
+	// that spells nothing): grown by appends, they left as much again
+	// behind them.
 	nb, err := countFacts(b, tb)
 	if err != nil {
 		return err
@@ -66,62 +120,75 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
 			return err
 		}
-		keys = append(keys, factKey{hash(wb.name), hash(wb.value), int32(wb.at - 1)})
+		keys = append(keys, h.key(wb.name, wb.value, wb.at-1))
 	}
 	if wb.err != nil {
 		return wb.error(tb)
 	}
-	slices.SortFunc(keys, func(x, y factKey) int {
-		if c := cmpUint(x.name, y.name); c != 0 {
-			return c
-		}
-		return int(x.at - y.at)
-	})
-	last := keys[:0]
-	for i, k := range keys {
-		if i+1 < len(keys) && keys[i+1].name == k.name {
-			continue
-		}
-		last = append(last, k)
-	}
-	if len(last) < len(keys)*3/4 { // names repeat: keep what is left
-		last = slices.Clone(last)
-	}
-	keys = last
-	find := func(name uint64) (factKey, bool) {
-		i, ok := slices.BinarySearchFunc(keys, name, func(k factKey, n uint64) int { return cmpUint(k.name, n) })
-		if !ok {
-			return factKey{}, false
-		}
-		return keys[i], true
-	}
-	// The old struct's names, and which of its facts' new values to
-	// fetch.
-	na, err := countFacts(a, ta)
-	if err != nil {
-		return err
-	}
-	names := make([]uint64, 0, na)
-	var need []int32
+	sortKeys(keys)
+	// The old struct's facts of the same name and value, the k-th with
+	// the k-th.
+	var same, changed bits // facts of ta
+	var inA bits           // facts of tb that ta has
+	left := 0              // facts of ta left over
 	wa := a.walker(ta, true)
 	for wa.next() {
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
 			return err
 		}
-		if (len(names)+1)*8+len(need)*4 > a.bound() {
+		if wa.at/4 > a.bound() {
 			return refuse(ta, errTooMany)
 		}
-		h := hash(wa.name)
-		names = append(names, h)
-		if k, ok := find(h); ok && k.value != hash(wa.value) {
-			need = append(need, k.at)
+		if j, ok := take(keys, h.key(wa.name, wa.value, 0)); ok {
+			same.add(wa.at - 1)
+			inA.add(int(j))
+		} else {
+			left++
 		}
 	}
 	if wa.err != nil {
 		return wa.error(ta)
 	}
-	slices.Sort(names)
-	names = slices.Clip(slices.Compact(names))
+	// The facts left over of one name, the k-th with the k-th: the new
+	// struct's by the hashes of their names, in the keys' room.
+	var need []int32 // the new facts whose values to fetch, in ta's order
+	if left > 0 && len(keys) > countBits(inA) {
+		keys = keys[:0]
+		wn := b.walker(tb, false)
+		for wn.next() {
+			if err := b.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
+				return err
+			}
+			if !inA.has(wn.at - 1) {
+				keys = append(keys, h.key(wn.name, nil, wn.at-1))
+			}
+		}
+		if wn.err != nil {
+			return wn.error(tb)
+		}
+		sortKeys(keys)
+		wn = a.walker(ta, false)
+		for wn.next() {
+			if err := a.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
+				return err
+			}
+			if same.has(wn.at - 1) {
+				continue
+			}
+			if j, ok := take(keys, h.key(wn.name, nil, 0)); ok {
+				if (len(need)+1)*4 > a.bound() {
+					return refuse(ta, errTooMany)
+				}
+				changed.add(wn.at - 1)
+				inA.add(int(j))
+				need = append(need, j)
+			}
+		}
+		if wn.err != nil {
+			return wn.error(ta)
+		}
+	}
+	keys = nil
 
 	found := false
 	yield := func(change string, w *factWalker, old, new []byte) bool {
@@ -134,13 +201,9 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
 			return err
 		}
-		k, ok := find(hash(wa.name))
-		switch {
-		case !ok:
-			if !yield(Removed, wa, wa.value, nil) {
-				return nil
-			}
-		case k.value != hash(wa.value):
+		switch i := wa.at - 1; {
+		case same.has(i):
+		case changed.has(i):
 			v, err := f.next()
 			if err != nil {
 				return err
@@ -148,18 +211,22 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 			if !yield(Changed, wa, wa.value, v) {
 				return nil
 			}
+		default:
+			if !yield(Removed, wa, wa.value, nil) {
+				return nil
+			}
 		}
 	}
 	if wa.err != nil {
 		return wa.error(ta)
 	}
-	keys, f = nil, fetcher{}
+	f = fetcher{}
 	wb.reset(tb)
 	for wb.next() {
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
 			return err
 		}
-		if _, ok := slices.BinarySearch(names, hash(wb.name)); !ok && !yield(Added, wb, nil, wb.value) {
+		if !inA.has(wb.at-1) && !yield(Added, wb, nil, wb.value) {
 			return nil
 		}
 	}
@@ -170,6 +237,15 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		details(Detail{Change: Changed, Field: "member_order"})
 	}
 	return nil
+}
+
+// countBits returns how many indexes s holds.
+func countBits(s bits) int {
+	n := 0
+	for _, w := range s {
+		n += bits64.OnesCount64(w)
+	}
+	return n
 }
 
 // countFacts returns how many facts t has (of sd), with a walk that
