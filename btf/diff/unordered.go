@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	bits64 "math/bits"
@@ -48,21 +49,90 @@ var fetchBytes = 1 << 20
 // errTooMany is why a struct with too many facts to compare is refused.
 var errTooMany = errors.New("diff: its members, flattened, are too many to compare within the memory the input allows")
 
-// hash128 hashes facts' names, or names and values, in 128 bits.
+// hash128 hashes facts' names, or names and values, in 128 bits: two
+// 64-bit hashes of names, of independent seeds, each XORed with one of
+// values, of two more: two facts that differ in name or value differ in
+// an input of each half, so that their keys are equal with a chance of
+// 2^-128. (One hash of name and value together took 20-30% more
+// instructions: a copy of the two, or maphash.Hash's 128-byte chunks.)
+// A member's value is hashed as its offset, bitfield size and the hash
+// of its type's C name, kept by type id: a C name of kilobytes is hashed
+// once, not at each member and walk.
 type hash128 struct {
-	s1, s2 maphash.Seed
-	buf    []byte
+	n1, n2, v1, v2 maphash.Seed
+	types          map[typeOf][2]uint64 // the hashes of C names
+	buf            []byte
 }
 
-// key returns the hash of name and value (of name alone when value is
-// nil) as a factKey of index at.
-func (h *hash128) key(name, value []byte, at int) factKey {
-	p := name
-	if value != nil {
-		h.buf = append(append(append(h.buf[:0], name...), 0), value...)
-		p = h.buf
+// typeOf is a type of a side.
+type typeOf struct {
+	sd *side
+	id btf.TypeID
+}
+
+// maxTypeHashes is how many hashes of C names hash128 keeps (then it
+// forgets them): 40 bytes and the map's own a type.
+const maxTypeHashes = 1 << 12
+
+func newHash128() hash128 {
+	return hash128{n1: maphash.MakeSeed(), n2: maphash.MakeSeed(), v1: maphash.MakeSeed(), v2: maphash.MakeSeed()}
+}
+
+// name returns the key of the current fact's name of w, of index at.
+func (h *hash128) name(w *factWalker) factKey {
+	return factKey{hi: maphash.Bytes(h.n1, w.name), lo: maphash.Bytes(h.n2, w.name), at: int32(w.at - 1)}
+}
+
+// fact returns the key of the current fact of w, its name and value.
+// The walk need not spell values: a member's are hashed from its parts.
+func (h *hash128) fact(w *factWalker) (factKey, error) {
+	return h.withValue(h.name(w), w)
+}
+
+// withValue returns k, the key of the current fact's name of w, as the
+// key of its name and value.
+func (h *hash128) withValue(k factKey, w *factWalker) (factKey, error) {
+	v1, v2, err := h.value(w)
+	k.hi ^= v1
+	k.lo ^= v2
+	return k, err
+}
+
+// value returns the two hashes of the value of the current fact of w.
+// A member's value spells its offset, then its bitfield size, then its
+// type's C name, which, unless it begins with a digit (or is empty),
+// tells where the size ends: so the value is hashed as those three
+// parts, the name as its two hashes. Another value (the size's, or an
+// odd name's) is hashed as it is spelled.
+func (h *hash128) value(w *factWalker) (uint64, uint64, error) {
+	if w.at == 1 { // the size
+		return maphash.Bytes(h.v1, w.value), maphash.Bytes(h.v2, w.value), nil
 	}
-	return factKey{hi: maphash.Bytes(h.s1, p), lo: maphash.Bytes(h.s2, p), at: int32(at)}
+	m := w.member1
+	th, ok := h.types[typeOf{w.sd, m.typ}]
+	if !ok {
+		name, err := w.sd.typeName(m.typ)
+		if err != nil {
+			return 0, 0, err
+		}
+		if name == "" || '0' <= name[0] && name[0] <= '9' {
+			h.buf, err = w.sd.appendMemberValue(h.buf[:0], m)
+			return maphash.Bytes(h.v1, h.buf), maphash.Bytes(h.v2, h.buf), err
+		}
+		th = [2]uint64{maphash.String(h.n1, name), maphash.String(h.n2, name)}
+		if h.types == nil || len(h.types) >= maxTypeHashes {
+			h.types = make(map[typeOf][2]uint64)
+		}
+		h.types[typeOf{w.sd, m.typ}] = th
+	}
+	var b [24]byte
+	binary.LittleEndian.PutUint32(b[0:], m.offset)
+	binary.LittleEndian.PutUint32(b[4:], m.bits)
+	binary.LittleEndian.PutUint64(b[8:], th[0])
+	binary.LittleEndian.PutUint64(b[16:], th[1])
+	// Each half takes the whole name's hash: then a collision of one
+	// half's name hash alone leaves the other's inputs apart.
+	return maphash.Bytes(h.v1, b[:]), maphash.Bytes(h.v2, b[:]), nil
 }
 
 // take finds the first key of k's hash in keys (sorted by hash, then
@@ -103,7 +173,7 @@ func sortKeys(keys []factKey) {
 // fact of tb that ta does not have; "member_order" when none. str makes a
 // detail's strings of the walkers' bytes.
 func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details func(Detail) bool) error {
-	h := &hash128{s1: maphash.MakeSeed(), s2: maphash.MakeSeed()}
+	h := newHash128()
 	// The new struct's facts, sized by a count of them first (a walk
 	// that spells nothing): grown by appends, they left as much again
 	// behind them.
@@ -115,77 +185,111 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		return refuse(tb, errTooMany)
 	}
 	keys := make([]factKey, 0, nb)
-	wb := b.walker(tb, true)
+	wb := b.walker(tb, false) // values hashed from members
 	for wb.next() {
-		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
+		if err := b.pollSpelled(1 + len(wb.name)/spelledBytes); err != nil {
 			return err
 		}
-		keys = append(keys, h.key(wb.name, wb.value, wb.at-1))
+		k, err := h.fact(wb)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
 	}
 	if wb.err != nil {
 		return wb.error(tb)
 	}
 	sortKeys(keys)
 	// The old struct's facts of the same name and value, the k-th with
-	// the k-th.
+	// the k-th; the others' name hashes kept (while they fit).
 	var same, changed bits // facts of ta
 	var inA bits           // facts of tb that ta has
-	left := 0              // facts of ta left over
-	wa := a.walker(ta, true)
+	var left []factKey     // ta's facts left over: their names' hashes
+	nleft, walkLeft := 0, false
+	wa := a.walker(ta, false)
 	for wa.next() {
-		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
+		if err := a.pollSpelled(1 + len(wa.name)/spelledBytes); err != nil {
 			return err
 		}
 		if wa.at/4 > a.bound() {
 			return refuse(ta, errTooMany)
 		}
-		if j, ok := take(keys, h.key(wa.name, wa.value, 0)); ok {
+		n := h.name(wa)
+		k, err := h.withValue(n, wa)
+		if err != nil {
+			return err
+		}
+		if j, ok := take(keys, k); ok {
 			same.add(wa.at - 1)
 			inA.add(int(j))
-		} else {
-			left++
+			continue
+		}
+		nleft++
+		switch {
+		case walkLeft:
+		case (len(left)+1)*keyBytes > a.bound():
+			left, walkLeft = nil, true // found again by a walk
+		default:
+			left = append(left, n)
 		}
 	}
 	if wa.err != nil {
 		return wa.error(ta)
 	}
 	// The facts left over of one name, the k-th with the k-th: the new
-	// struct's by the hashes of their names, in the keys' room.
+	// struct's by the hashes of their names, in the keys' room (a walk
+	// that spells the names of those alone).
 	var need []int32 // the new facts whose values to fetch, in ta's order
-	if left > 0 && len(keys) > countBits(inA) {
+	if nleft > 0 && len(keys) > countBits(inA) {
 		keys = keys[:0]
 		wn := b.walker(tb, false)
+		wn.skipNames = inA
 		for wn.next() {
 			if err := b.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
 				return err
 			}
 			if !inA.has(wn.at - 1) {
-				keys = append(keys, h.key(wn.name, nil, wn.at-1))
+				keys = append(keys, h.name(wn))
 			}
 		}
 		if wn.err != nil {
 			return wn.error(tb)
 		}
 		sortKeys(keys)
-		wn = a.walker(ta, false)
-		for wn.next() {
-			if err := a.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
-				return err
+		pair := func(n factKey) error {
+			j, ok := take(keys, n)
+			if !ok {
+				return nil
 			}
-			if same.has(wn.at - 1) {
-				continue
+			if (len(need)+1)*4 > a.bound() {
+				return refuse(ta, errTooMany)
 			}
-			if j, ok := take(keys, h.key(wn.name, nil, 0)); ok {
-				if (len(need)+1)*4 > a.bound() {
-					return refuse(ta, errTooMany)
+			changed.add(int(n.at))
+			inA.add(int(j))
+			need = append(need, j)
+			return nil
+		}
+		if walkLeft {
+			wn = a.walker(ta, false)
+			wn.skipNames = same
+			for wn.next() {
+				if err := a.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
+					return err
 				}
-				changed.add(wn.at - 1)
-				inA.add(int(j))
-				need = append(need, j)
+				if !same.has(wn.at - 1) {
+					if err := pair(h.name(wn)); err != nil {
+						return err
+					}
+				}
+			}
+			if wn.err != nil {
+				return wn.error(ta)
 			}
 		}
-		if wn.err != nil {
-			return wn.error(ta)
+		for _, n := range left {
+			if err := pair(n); err != nil {
+				return err
+			}
 		}
 	}
 	keys = nil
@@ -196,7 +300,7 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		return factDetails(change, str(w.name), str(old), str(new), details)
 	}
 	f := fetcher{sd: b, t: tb, need: need}
-	wa.reset(ta)
+	wa, wb = a.walker(ta, true), b.walker(tb, true)
 	for wa.next() {
 		if err := a.pollSpelled(1 + (len(wa.name)+len(wa.value))/spelledBytes); err != nil {
 			return err
@@ -221,7 +325,6 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		return wa.error(ta)
 	}
 	f = fetcher{}
-	wb.reset(tb)
 	for wb.next() {
 		if err := b.pollSpelled(1 + (len(wb.name)+len(wb.value))/spelledBytes); err != nil {
 			return err
