@@ -313,10 +313,10 @@ func factDiff(a, b description, yield func(Detail) bool) bool {
 	switch {
 	case len(a.at)*len(b.at) <= maxLinear:
 		var pairs [maxLinear]int32
-		var used [maxLinear/64 + 1]uint64
-		pair, inA := pairs[:len(a.at)], bits(used[:0])
-		matchLinear(a, b, pair, &inA)
-		return emitFacts(a, b, pair, inA, yield)
+		var used [maxLinear/64 + 1]uint64 // on the stack: not grown
+		pair := pairs[:len(a.at)]
+		matchLinear(a, b, pair, &used)
+		return emitFacts(a, b, pair, bits(used[:]), yield)
 	case len(a.at)+len(b.at) <= maxMapped:
 		nb := make(map[string]string, len(b.at))
 		for i := range b.at {
@@ -457,15 +457,16 @@ func cmpFact[L factList](l L, x, y int32, values bool) int {
 }
 
 // matchLinear is matchFacts without an index, for short descriptions:
-// pair has a's length, and inA room for b's facts.
-func matchLinear(a, b description, pair []int32, inA *bits) {
+// pair has a's length, and inA is a set of b's facts.
+func matchLinear(a, b description, pair []int32, inA *[maxLinear/64 + 1]uint64) {
+	has := func(j int) bool { return inA[j/64]&(1<<(j%64)) != 0 }
 	for i := range pair {
 		pair[i] = factRemoved
 		name, value := a.name(i), a.value(i)
 		for j := range b.at {
-			if !inA.has(j) && b.name(j) == name && b.value(j) == value {
+			if !has(j) && b.name(j) == name && b.value(j) == value {
 				pair[i] = factSame
-				inA.add(j)
+				inA[j/64] |= 1 << (j % 64)
 				break
 			}
 		}
@@ -476,9 +477,9 @@ func matchLinear(a, b description, pair []int32, inA *bits) {
 		}
 		name := a.name(i)
 		for j := range b.at {
-			if !inA.has(j) && b.name(j) == name {
+			if !has(j) && b.name(j) == name {
 				pair[i] = int32(j)
-				inA.add(j)
+				inA[j/64] |= 1 << (j % 64)
 				break
 			}
 		}
