@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"math"
 	bits64 "math/bits"
 	"slices"
 	"strconv"
@@ -45,6 +46,12 @@ const keyBytes = 24
 // values it needs at a time: those beyond are fetched by another walk of
 // the new struct.
 var fetchBytes = 1 << 20
+
+// leftBytes is the most bytes of name hashes of the old struct's facts
+// left over that unordered keeps from its matching walk (beyond that, and
+// beyond the side's bound, a walk finds them again). A variable for the
+// tests.
+var leftBytes = math.MaxInt
 
 // errTooMany is why a struct with too many facts to compare is refused.
 var errTooMany = errors.New("diff: its members, flattened, are too many to compare within the memory the input allows")
@@ -227,7 +234,7 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		nleft++
 		switch {
 		case walkLeft:
-		case (len(left)+1)*keyBytes > a.bound():
+		case (len(left)+1)*keyBytes > min(a.bound(), leftBytes):
 			left, walkLeft = nil, true // found again by a walk
 		default:
 			left = append(left, n)
