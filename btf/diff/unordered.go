@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -77,6 +76,13 @@ type typeOf struct {
 	id btf.TypeID
 }
 
+// memberHash is what a member's value hash takes: its offset, bitfield
+// size and the two hashes of its type's C name.
+type memberHash struct {
+	offset, bits uint32
+	name         [2]uint64
+}
+
 // maxTypeHashes is how many hashes of C names hash128 keeps (then it
 // forgets them): 40 bytes and the map's own a type.
 const maxTypeHashes = 1 << 12
@@ -132,14 +138,10 @@ func (h *hash128) value(w *factWalker) (uint64, uint64, error) {
 		}
 		h.types[typeOf{w.sd, m.typ}] = th
 	}
-	var b [24]byte
-	binary.LittleEndian.PutUint32(b[0:], m.offset)
-	binary.LittleEndian.PutUint32(b[4:], m.bits)
-	binary.LittleEndian.PutUint64(b[8:], th[0])
-	binary.LittleEndian.PutUint64(b[16:], th[1])
 	// Each half takes the whole name's hash: then a collision of one
 	// half's name hash alone leaves the other's inputs apart.
-	return maphash.Bytes(h.v1, b[:]), maphash.Bytes(h.v2, b[:]), nil
+	v := memberHash{m.offset, m.bits, th}
+	return maphash.Comparable(h.v1, v), maphash.Comparable(h.v2, v), nil
 }
 
 // take finds the first key of k's hash in keys (sorted by hash, then
