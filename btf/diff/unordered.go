@@ -246,23 +246,38 @@ func unordered(a, b *side, ta, tb btf.Type, str func([]byte) string, details fun
 		return wa.error(ta)
 	}
 	// The facts left over of one name, the k-th with the k-th: the new
-	// struct's by the hashes of their names, in the keys' room (a walk
-	// that spells the names of those alone).
+	// struct's by the hashes of their names, in the keys' room.
 	var need []int32 // the new facts whose values to fetch, in ta's order
 	if nleft > 0 && len(keys) > countBits(inA) {
-		keys = keys[:0]
+		// A key is its name's hash XORed with its value's: a walk that
+		// spells no names hashes the left-over facts' values again and
+		// takes them out, leaving the names' hashes in place.
+		keys = slices.DeleteFunc(keys, func(k factKey) bool { return inA.has(int(k.at)) })
+		slices.SortFunc(keys, func(x, y factKey) int { return int(x.at - y.at) })
 		wn := b.walker(tb, false)
-		wn.skipNames = inA
-		for wn.next() {
-			if err := b.pollSpelled(1 + len(wn.name)/spelledBytes); err != nil {
+		wn.noNames = true
+		i := 0
+		for i < len(keys) && wn.next() {
+			if err := b.pollSpelled(1); err != nil {
 				return err
 			}
-			if !inA.has(wn.at - 1) {
-				keys = append(keys, h.name(wn))
+			if int32(wn.at-1) != keys[i].at {
+				continue
 			}
+			v1, v2, err := h.value(wn)
+			if err != nil {
+				return err
+			}
+			keys[i].hi ^= v1
+			keys[i].lo ^= v2
+			keys[i].taken = 0
+			i++
 		}
 		if wn.err != nil {
 			return wn.error(tb)
+		}
+		if i < len(keys) {
+			return refuse(tb, errChanged)
 		}
 		sortKeys(keys)
 		pair := func(n factKey) error {
