@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -301,30 +300,23 @@ func signatureDiff(sa, sb []byte, yield func(Detail) bool) bool {
 
 // factDiff yields what differs between two descriptions, in the order of
 // the old one, then what the new one adds; it returns false when yield
-// does. A value of b is the last fact of its name. Short descriptions
-// (most) are searched without an index, those of a kernel's structs
-// through maps, and longer ones through the indexes of their facts
-// sorted by name, 4 bytes a fact where maps take some 60 (sorting them
-// costs 5% more instructions on Debian 6.1 against 6.12).
+// does. Facts are matched as multisets (matchFacts): a fact of a is the
+// same as a fact of b of its name and value, Changed against the fact of
+// its name that b has left over, Removed when b has none; the facts of b
+// left over are Added. Short descriptions (most) are searched without an
+// index, those of a kernel's structs, whose names are all different,
+// through maps, and longer ones, or those that repeat a name, through
+// the indexes of their facts sorted, 4 bytes a fact where maps take some
+// 60 (sorting them all costs 5% more instructions on Debian 6.1 against
+// 6.12).
 func factDiff(a, b description, yield func(Detail) bool) bool {
-	inB := func(name string) (v string, ok bool) {
-		for i := range b.at {
-			if f := b.fact(i); f.name == name {
-				v, ok = f.value, true
-			}
-		}
-		return v, ok
-	}
-	inA := func(name string) bool {
-		for i := range a.at {
-			if a.name(i) == name {
-				return true
-			}
-		}
-		return false
-	}
 	switch {
 	case len(a.at)*len(b.at) <= maxLinear:
+		var pairs [maxLinear]int32
+		var used [maxLinear/64 + 1]uint64 // on the stack: not grown
+		pair := pairs[:len(a.at)]
+		matchLinear(a, b, pair, &used)
+		return emitFacts(a, b, pair, bits(used[:]), yield)
 	case len(a.at)+len(b.at) <= maxMapped:
 		nb := make(map[string]string, len(b.at))
 		for i := range b.at {
@@ -335,60 +327,188 @@ func factDiff(a, b description, yield func(Detail) bool) bool {
 		for i := range a.at {
 			na[a.name(i)] = true
 		}
-		inB = func(name string) (string, bool) { v, ok := nb[name]; return v, ok }
-		inA = func(name string) bool { return na[name] }
-	default:
-		ib, ia := byName(b), byName(a)
-		inB = func(name string) (string, bool) {
-			// The last of the facts of that name (byName keeps
-			// their order): the one before the first greater, not
-			// a walk over those of the name, which a struct of
-			// many members of no name ("#0" at every level) has
-			// by the thousand.
-			i := sort.Search(len(ib), func(i int) bool { return b.name(int(ib[i])) > name })
-			if i == 0 || b.name(int(ib[i-1])) != name {
-				return "", false
+		if len(nb) < len(b.at) || len(na) < len(a.at) {
+			break // a name repeats
+		}
+		// Every name once on each side: a fact is the same, changed
+		// or removed by the one fact of its name.
+		for i := range a.at {
+			f := a.fact(i)
+			v, ok := nb[f.name]
+			switch {
+			case !ok:
+				if !factDetails(Removed, f.name, f.value, "", yield) {
+					return false
+				}
+			case v != f.value:
+				if !factDetails(Changed, f.name, f.value, v, yield) {
+					return false
+				}
 			}
-			return b.fact(int(ib[i-1])).value, true
 		}
-		inA = func(name string) bool {
-			_, ok := slices.BinarySearchFunc(ia, name, func(i int32, n string) int {
-				return strings.Compare(a.name(int(i)), n)
-			})
-			return ok
+		for i := range b.at {
+			if f := b.fact(i); !na[f.name] && !factDetails(Added, f.name, "", f.value, yield) {
+				return false
+			}
 		}
+		return true
 	}
-	for i := range a.at {
-		f := a.fact(i)
-		v, ok := inB(f.name)
+	pair, inA := matchFacts(a, b)
+	return emitFacts(a, b, pair, inA, yield)
+}
+
+// factList is a list of facts that matchFacts pairs: a description, or a
+// struct's own facts (shared.go).
+type factList interface {
+	len() int
+	name(i int) string
+	value(i int) string
+}
+
+func (d description) len() int { return len(d.at) }
+
+// value returns the value of the i-th fact of d.
+func (d description) value(i int) string {
+	e := d.at[i]
+	return d.sig[e.name+1 : e.value]
+}
+
+// What matchFacts pairs a fact of a with, when not a fact of b.
+const (
+	factRemoved = -1 // none: b has no fact of its name left over
+	factSame    = -2 // a fact of b of its name and value
+)
+
+// matchFacts pairs the facts of a with those of b, as multisets: first
+// the facts of equal name and value, the k-th of a with the k-th of b;
+// then the facts left over of one name, again the k-th with the k-th (as
+// btf layout's groups pair their members). pair[i] is factSame, the index
+// of the fact of b that the i-th of a changed into, or factRemoved; inA
+// holds the facts of b that a has (the same or changed): the others are
+// added. A struct of five members "x" against one whose second and
+// fourth are named "y" has two "x" removed and two "y" added, not every
+// "x" moved to the last.
+func matchFacts[L factList](a, b L) (pair []int32, inA bits) {
+	ia, ib := sortedFacts(a, true), sortedFacts(b, true)
+	pair = make([]int32, a.len())
+	for i := range pair {
+		pair[i] = factRemoved
+	}
+	for p, q := 0, 0; p < len(ia) && q < len(ib); {
+		x, y := int(ia[p]), int(ib[q])
+		c := strings.Compare(a.name(x), b.name(y))
+		if c == 0 {
+			c = strings.Compare(a.value(x), b.value(y))
+		}
 		switch {
-		case !ok:
-			if !factDetails(Removed, f.name, f.value, "", yield) {
+		case c < 0:
+			p++
+		case c > 0:
+			q++
+		default:
+			pair[x] = factSame
+			inA.add(y)
+			p, q = p+1, q+1
+		}
+	}
+	// The facts left over, by name and then in order.
+	ia = slices.DeleteFunc(ia, func(x int32) bool { return pair[x] == factSame })
+	ib = slices.DeleteFunc(ib, func(y int32) bool { return inA.has(int(y)) })
+	slices.SortFunc(ia, func(x, y int32) int { return cmpFact(a, x, y, false) })
+	slices.SortFunc(ib, func(x, y int32) int { return cmpFact(b, x, y, false) })
+	for p, q := 0, 0; p < len(ia) && q < len(ib); {
+		x, y := int(ia[p]), int(ib[q])
+		switch c := strings.Compare(a.name(x), b.name(y)); {
+		case c < 0:
+			p++
+		case c > 0:
+			q++
+		default:
+			pair[x] = int32(y)
+			inA.add(y)
+			p, q = p+1, q+1
+		}
+	}
+	return pair, inA
+}
+
+// sortedFacts returns the indexes of the facts of l sorted by name (and
+// value, with values), those of equal keys in their order.
+func sortedFacts[L factList](l L, values bool) []int32 {
+	idx := make([]int32, l.len())
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int { return cmpFact(l, x, y, values) })
+	return idx
+}
+
+// cmpFact orders the facts x and y of l by name, then (with values) by
+// value, then by index.
+func cmpFact[L factList](l L, x, y int32, values bool) int {
+	c := strings.Compare(l.name(int(x)), l.name(int(y)))
+	if c == 0 && values {
+		c = strings.Compare(l.value(int(x)), l.value(int(y)))
+	}
+	if c == 0 {
+		c = int(x - y)
+	}
+	return c
+}
+
+// matchLinear is matchFacts without an index, for short descriptions:
+// pair has a's length, and inA is a set of b's facts.
+func matchLinear(a, b description, pair []int32, inA *[maxLinear/64 + 1]uint64) {
+	has := func(j int) bool { return inA[j/64]&(1<<(j%64)) != 0 }
+	for i := range pair {
+		pair[i] = factRemoved
+		name, value := a.name(i), a.value(i)
+		for j := range b.at {
+			if !has(j) && b.name(j) == name && b.value(j) == value {
+				pair[i] = factSame
+				inA[j/64] |= 1 << (j % 64)
+				break
+			}
+		}
+	}
+	for i := range pair {
+		if pair[i] != factRemoved {
+			continue
+		}
+		name := a.name(i)
+		for j := range b.at {
+			if !has(j) && b.name(j) == name {
+				pair[i] = int32(j)
+				inA[j/64] |= 1 << (j % 64)
+				break
+			}
+		}
+	}
+}
+
+// emitFacts yields the details of matchFacts' pairing of a and b: for
+// each fact of a in order, Removed or Changed; then Added for each fact
+// of b that a does not have. It returns false when yield does.
+func emitFacts[L factList](a, b L, pair []int32, inA bits, yield func(Detail) bool) bool {
+	for i, j := range pair {
+		switch j {
+		case factSame:
+		case factRemoved:
+			if !factDetails(Removed, a.name(i), a.value(i), "", yield) {
 				return false
 			}
-		case v != f.value:
-			if !factDetails(Changed, f.name, f.value, v, yield) {
+		default:
+			if !factDetails(Changed, a.name(i), a.value(i), b.value(int(j)), yield) {
 				return false
 			}
 		}
 	}
-	for i := range b.at {
-		if f := b.fact(i); !inA(f.name) && !factDetails(Added, f.name, "", f.value, yield) {
+	for j := range b.len() {
+		if !inA.has(j) && !factDetails(Added, b.name(j), "", b.value(j), yield) {
 			return false
 		}
 	}
 	return true
-}
-
-// byName returns the indexes of d's facts sorted by name, those of one
-// name in their order.
-func byName(d description) []int32 {
-	idx := make([]int32, len(d.at))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(x, y int32) int { return strings.Compare(d.name(int(x)), d.name(int(y))) })
-	return idx
 }
 
 // maxLinear is the largest product of the facts of two descriptions that

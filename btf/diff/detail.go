@@ -33,6 +33,16 @@ import (
 // Old is nil for an added property, New for a removed one; otherwise they
 // hold an int64 (a uint64 for an enumerator beyond int64's range), a bool
 // or a string.
+//
+// Members are matched by name (the path through named anonymous members;
+// "#i" for the i-th member of no name of its level). When a name repeats
+// in a struct (several members of no name, or hostile BTF), members are
+// matched as multisets: those of equal name and fields first, the k-th
+// of the old struct with the k-th of the new; then those left over of one
+// name, the k-th with the k-th, as Changed; the rest are Removed or
+// Added. So five ints "x" against the same with the second and fourth
+// named "y" are two "x" removed and two "y" added, and no member that is
+// still there is reported.
 type Detail struct {
 	Change     string `json:"change"` // Added, Removed or Changed
 	Member     string `json:"member,omitempty"`

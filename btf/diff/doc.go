@@ -27,8 +27,11 @@
 // (many members, or paths deep in anonymous members) is compared as they
 // are spelled, holding a bit for each member, not the facts; when
 // members the two structs share come in different orders, or one
-// repeats a name, it holds 64-bit hashes of the facts' names and values
-// (24 bytes a fact; the seed is random, and equal hashes are taken for
-// equal facts), and refuses in one error a struct of more facts than
-// twice the BTF plus 2 MB allows at that cost.
+// repeats a name, it holds 128-bit hashes of the facts (24 bytes a fact
+// of the new struct, a few bits a fact of the old), and refuses in one
+// error a struct of more facts than twice the BTF plus 2 MB allows at
+// that cost. The seeds are random, and facts of equal hashes are taken
+// for equal: n facts give a wrong detail with a chance of about
+// n*n/2^129 (10^-27 for a million; as for a 128-bit cryptographic hash,
+// taking maphash for a random function of its seed).
 package diff

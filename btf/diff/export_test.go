@@ -44,3 +44,12 @@ func SetRememberAbove(n int) (restore func()) {
 	rememberAbove = n
 	return func() { rememberAbove = old }
 }
+
+// SetLeftBytes sets what a comparison of structs whose members move keeps
+// of the old struct's facts left over before it walks for them again, for
+// a test of that walk, and returns the function that restores it.
+func SetLeftBytes(n int) (restore func()) {
+	old := leftBytes
+	leftBytes = n
+	return func() { leftBytes = old }
+}

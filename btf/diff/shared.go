@@ -163,14 +163,7 @@ func sharedDetails(a, b *side, ta, tb btf.Type, ka, kb int, sub anonDetails, yie
 	if err != nil {
 		return false, err
 	}
-	inB := make(map[string]string, len(fb)) // the last of a name
-	for _, f := range fb {
-		inB[f.name] = f.value
-	}
-	inA := make(map[string]bool, len(fa))
-	for _, f := range fa {
-		inA[f.name] = true
-	}
+	pair, inA := matchFacts(ownList(fa), ownList(fb))
 	all := func(ds []Detail) bool {
 		for _, d := range ds {
 			if !yield(d) {
@@ -179,27 +172,27 @@ func sharedDetails(a, b *side, ta, tb btf.Type, ka, kb int, sub anonDetails, yie
 		}
 		return true
 	}
-	for _, f := range fa {
+	for i, f := range fa {
 		if f.member == ka && !all(sub.removed) {
 			return false, nil
 		}
-		v, ok := inB[f.name]
-		switch {
-		case !ok:
+		switch j := pair[i]; j {
+		case factSame:
+		case factRemoved:
 			if !factDetails(Removed, f.name, f.value, "", yield) {
 				return false, nil
 			}
-		case v != f.value:
-			if !factDetails(Changed, f.name, f.value, v, yield) {
+		default:
+			if !factDetails(Changed, f.name, f.value, fb[j].value, yield) {
 				return false, nil
 			}
 		}
 	}
-	for _, f := range fb {
+	for j, f := range fb {
 		if f.member == kb && !all(sub.added) {
 			return false, nil
 		}
-		if !inA[f.name] && !factDetails(Added, f.name, "", f.value, yield) {
+		if !inA.has(j) && !factDetails(Added, f.name, "", f.value, yield) {
 			return false, nil
 		}
 	}
@@ -254,3 +247,10 @@ func sharedDetailsOf(a, b *side, ia, ib btf.TypeID, ka, kb int, sub anonDetails,
 	}
 	return sharedDetails(a, b, ta, tb, ka, kb, sub, yield)
 }
+
+// ownList is a struct's own facts as matchFacts takes them.
+type ownList []ownFact
+
+func (l ownList) len() int           { return len(l) }
+func (l ownList) name(i int) string  { return l[i].name }
+func (l ownList) value(i int) string { return l[i].value }

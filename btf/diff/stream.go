@@ -22,10 +22,13 @@ type factWalker struct {
 	sd      *side
 	values  bool // spell values; names alone otherwise
 	noNames bool // spell values alone (name stays empty)
-	size    uint32
-	first   bool // the size fact is next
-	stack   []level
-	path    []byte // the paths of every level, each past its parent's
+	// skipNames holds facts (by index) whose names are not spelled
+	// (left empty), as with noNames.
+	skipNames bits
+	size      uint32
+	first     bool // the size fact is next
+	stack     []level
+	path      []byte // the paths of every level, each past its parent's
 	// name and value are the current fact's: valid until next is
 	// called again.
 	name, value []byte
@@ -127,7 +130,7 @@ func (w *factWalker) step() bool {
 
 // member makes member i of level l, m, the current fact.
 func (w *factWalker) member(l *level, i int, m btf.Member) {
-	if w.noNames {
+	if w.noNames || w.skipNames.has(w.at) {
 		w.name = w.name[:0]
 	} else {
 		w.spellName(l, i, m)

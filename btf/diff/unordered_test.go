@@ -3,6 +3,7 @@ package diff_test
 import (
 	"bytes"
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -41,11 +42,17 @@ func TestUnorderedAsHeld(t *testing.T) {
 		for _, fetch := range []int{1, 1 << 20} {
 			restore := diff.SetStreamAbove(0)
 			restoreFetch := diff.SetFetchBytes(fetch)
+			left := math.MaxInt
+			if fetch == 1 { // and the facts left over found by a walk
+				left = 0
+			}
+			restoreLeft := diff.SetLeftBytes(left)
 			got, err := diff.Compare(ctx, a, b, diff.Options{})
 			var text []byte
 			if i%8 == 0 {
 				text = streamed(t, a, b, diff.Options{}, want, i%16 == 0)
 			}
+			restoreLeft()
 			restoreFetch()
 			restore()
 			if err != nil {
