@@ -57,11 +57,13 @@ type printed struct {
 type seenStruct struct {
 	t    btf.Type
 	name []byte
-	// size and vlen are the record's; first is its first member, if any,
-	// and firstName that member's name as pahole holds it.
+	// size and vlen are the record's; firstOff, firstBits and firstName
+	// are its first member's bit offset, bitfield size and name as
+	// pahole holds it, if it has one: 80 bytes in all.
 	size      uint32
 	vlen      int32
-	first     btf.Member
+	firstOff  uint32
+	firstBits uint8
 	firstName []byte
 }
 
@@ -299,8 +301,9 @@ func (pr *printed) lookup(p *printer, o btf.TypeID) *seenStruct {
 		e.t = p.typ(o)
 		e.name = e.t.NameBytes()
 		e.size, e.vlen = e.t.Size(), int32(e.t.Vlen())
-		e.first = e.t.Member(0)
-		e.firstName = memberNameOf(e.first)
+		m := e.t.Member(0)
+		e.firstOff, e.firstBits = m.BitOffset, uint8(m.BitfieldSize)
+		e.firstName = memberNameOf(m)
 	}
 	return e
 }
@@ -355,12 +358,12 @@ func compareRecord(e *seenStruct, c *class, cn *addedNames) (rc int, ok bool) {
 		return rc, true
 	}
 	for i := range c.members {
-		m, an := e.first, e.firstName
+		off, bitfield, an := e.firstOff, e.firstBits, e.firstName
 		if i > 0 {
-			m = e.t.Member(i)
-			an = memberNameOf(m)
+			m := e.t.Member(i)
+			off, bitfield, an = m.BitOffset, uint8(m.BitfieldSize), memberNameOf(m)
 		}
-		if uint8(m.BitfieldSize) != 0 {
+		if bitfield != 0 {
 			return 0, false
 		}
 		b := &c.members[i]
@@ -369,7 +372,7 @@ func compareRecord(e *seenStruct, c *class, cn *addedNames) (rc int, ok bool) {
 				return rc, true
 			}
 		}
-		if rc := sign(m.BitOffset, b.bitOffset); rc != 0 {
+		if rc := sign(off, b.bitOffset); rc != 0 {
 			return rc, true
 		}
 		if rc := -int(b.bitfieldSize); rc != 0 {
