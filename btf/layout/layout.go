@@ -39,6 +39,7 @@ type printer struct {
 	budget    int                   // the bytes trim keeps
 	embedded  []uint64              // a bit by id: a member's type, or what its chain leads to
 	nodes     []node                // by id, found once
+	views     [1024]btf.Type        // the views typ made last, direct-mapped by id: most are asked for again soon (a member's type), and TypeByID walks the Spec's index
 	slab      []member              // storage for members, allocated in blocks
 	released  *class                // the anonymous struct printed last, if it let go of its members (paddingOf)
 	walk      walkStack             // the stack of check and typeNatural

@@ -129,11 +129,14 @@ func chainLen(nodes []node, id btf.TypeID) int {
 // typ returns the view of id; void (and ids out of range) give the zero
 // Type, whose kind is KindUnknown.
 func (p *printer) typ(id btf.TypeID) btf.Type {
-	if int(id) < len(p.nodes) {
-		t, _ := p.spec.TypeByID(id) // in range: not an error
-		return t
+	if int(id) >= len(p.nodes) {
+		return btf.Type{}
 	}
-	return btf.Type{}
+	v := &p.views[int(id)%len(p.views)]
+	if v.ID() != id {
+		*v, _ = p.spec.TypeByID(id) // in range: not an error
+	}
+	return *v
 }
 
 // node caches what the hot paths ask of a type, its kind and reference,

@@ -51,10 +51,20 @@ type printed struct {
 	compares int
 }
 
-// seenStruct is the record and name of a struct in the tree.
+// seenStruct is the record and name of a struct in the tree, with what
+// compareRecord reads of it before any member past the first, decoded
+// once: most comparisons end at the first member's name (BENCH.md).
 type seenStruct struct {
 	t    btf.Type
 	name []byte
+	// size and vlen are the record's; firstOff, firstBits and firstName
+	// are its first member's bit offset, bitfield size and name as
+	// pahole holds it, if it has one: 80 bytes in all.
+	size      uint32
+	vlen      int32
+	firstOff  uint32
+	firstBits uint8
+	firstName []byte
 }
 
 // addedNames is the member names of the struct a walk adds, found once
@@ -274,7 +284,7 @@ func (pr *printed) compare(p *printer, o btf.TypeID, c *class) int {
 	if rc := bytes.Compare(e.name, c.name); rc != 0 {
 		return rc
 	}
-	rc, ok := compareRecord(e.t, c, &pr.added)
+	rc, ok := compareRecord(e, c, &pr.added)
 	if !ok {
 		rc = p.compare(p.class(o), c)
 		if !p.isEmbedded(o) {
@@ -290,6 +300,10 @@ func (pr *printed) lookup(p *printer, o btf.TypeID) *seenStruct {
 	if e.t.ID() != o {
 		e.t = p.typ(o)
 		e.name = e.t.NameBytes()
+		e.size, e.vlen = e.t.Size(), int32(e.t.Vlen())
+		m := e.t.Member(0)
+		e.firstOff, e.firstBits = m.BitOffset, uint8(m.BitfieldSize)
+		e.firstName = memberNameOf(m)
 	}
 	return e
 }
@@ -332,28 +346,33 @@ func (p *printer) compare(o, c *class) int {
 	return 0
 }
 
-// compareRecord is compare for a struct as its record t gives it,
-// without loading its class (c's member names are cn): ok is false if t
-// has a bitfield before the order is found, whose offset load may move.
-func compareRecord(t btf.Type, c *class, cn *addedNames) (rc int, ok bool) {
-	if rc := sign(t.Size(), c.size); rc != 0 {
+// compareRecord is compare for a struct as its record e.t gives it,
+// without loading its class (c's member names are cn): ok is false if
+// the record has a bitfield before the order is found, whose offset load
+// may move.
+func compareRecord(e *seenStruct, c *class, cn *addedNames) (rc int, ok bool) {
+	if rc := sign(e.size, c.size); rc != 0 {
 		return rc, true
 	}
-	if rc := t.Vlen() - len(c.members); rc != 0 {
+	if rc := int(e.vlen) - len(c.members); rc != 0 {
 		return rc, true
 	}
 	for i := range c.members {
-		m := t.Member(i)
-		if uint8(m.BitfieldSize) != 0 {
+		off, bitfield, an := e.firstOff, e.firstBits, e.firstName
+		if i > 0 {
+			m := e.t.Member(i)
+			off, bitfield, an = m.BitOffset, uint8(m.BitfieldSize), memberNameOf(m)
+		}
+		if bitfield != 0 {
 			return 0, false
 		}
 		b := &c.members[i]
-		if an, bn := memberNameOf(m), cn.at(i); an != nil && bn != nil {
+		if bn := cn.at(i); an != nil && bn != nil {
 			if rc := bytes.Compare(an, bn); rc != 0 {
 				return rc, true
 			}
 		}
-		if rc := sign(m.BitOffset, b.bitOffset); rc != 0 {
+		if rc := sign(off, b.bitOffset); rc != 0 {
 			return rc, true
 		}
 		if rc := -int(b.bitfieldSize); rc != 0 {
