@@ -306,11 +306,30 @@ func rt14Tree(t *testing.T, dir string, raw []byte, obj string) {
 			t.Errorf("btf min -d on %s: %v, left %v", name, err, rt14Dir(t, out))
 		}
 	}
+	// The whole tree: the kernels whose archives fail are named, the
+	// others written (the batch modes' rule); --all-or-nothing leaves none.
+	var good []string
+	for name := range tars {
+		if name != "dup" && name != "hardlink" {
+			good = append(good, name+".btf")
+		}
+	}
+	slices.Sort(good)
 	out := filepath.Join(dir, "out-tree")
 	os.MkdirAll(out, 0o755)
 	_, err = kmeta(t, nil, "btf", "min", "-d", out, "--obj", obj, filepath.Join(dir, "tree"))
+	got, _ := filepath.Glob(filepath.Join(out, "ubuntu", "20.04", "x86_64", "*"))
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	if err == nil || !slices.Equal(got, good) {
+		t.Errorf("btf min -d on the whole tree (dup.btf.tar holds two files): %v, wrote %v, want %v", err, got, good)
+	}
+	out = filepath.Join(dir, "out-tree-all")
+	os.MkdirAll(out, 0o755)
+	_, err = kmeta(t, nil, "btf", "min", "-d", out, "--all-or-nothing", "--obj", obj, filepath.Join(dir, "tree"))
 	if err == nil || len(rt14Dir(t, out)) != 0 {
-		t.Errorf("btf min -d on the whole tree (dup.btf.tar holds two files): %v, left %v", err, rt14Dir(t, out))
+		t.Errorf("btf min -d --all-or-nothing on the whole tree: %v, left %v", err, rt14Dir(t, out))
 	}
 	for _, p := range []string{"/etc/kmeta-rt14", "/tmp/kmeta-rt14-abs", filepath.Join(dir, "etc")} {
 		if _, err := os.Lstat(p); err == nil {
