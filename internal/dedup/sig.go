@@ -38,10 +38,11 @@ import (
 // table derives from insertion order alone. Two distinct VARs, DATASECs or
 // DECL_TAGs of one kind and name reached from graphs would make libbpf's
 // comparison fail with an error when it meets them, which a skip could
-// hide; such inputs are refused before the struct pass (checkOdd). Without
-// such a pair, a comparison meeting one of them succeeds for the same id
-// and fails without an error otherwise, so no signature has to account
-// for them beyond its record.
+// hide; on such inputs the struct pass files types under their shallow
+// hash alone and compares every candidate, in libbpf's order (faithful
+// mode, checkOdd). Without such a pair, a comparison meeting one of them
+// succeeds for the same id and fails without an error otherwise, so no
+// signature has to account for them beyond its record.
 const (
 	sigDepth = 5            // depth of the member signatures
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target
@@ -328,10 +329,13 @@ func keyProxy(r record) uint64 {
 // structKey is the table key of own STRUCT, UNION or TYPEDEF id, record
 // r: its shallow hash (libbpf's btf_hash_struct, btf_hash_typedef)
 // refined by its top signature; in a Base's table, its shallow hash (see
-// key).
+// key). In faithful mode (checkOdd), its shallow hash alone, in both.
 func (d *state) structKey(r record, id uint32) key {
-	top := d.topSig(id)
 	s := hashShallow(r)
+	if d.faithful {
+		return key{h: s, shallow: s, every: true, base: d.base}
+	}
+	top := d.topSig(id)
 	return key{h: mix(s, top), shallow: s, top: top, base: d.base}
 }
 

@@ -233,12 +233,15 @@ func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 // anonymous members and 32 bytes), whose chain every lookup of that
 // shape would walk, is split: its types are filed under their mixed key
 // (splitChain, Base.fileTypes). Other kinds' keys are one hash in both
-// (hashKey).
+// (hashKey). A key of every candidate (faithful mode, checkOdd) is the
+// shallow hash in both, and a Base's split chain is walked whole
+// (Base.wholeChain).
 type key struct {
 	h       uint64 // in an own table
 	shallow uint64 // in a Base's, if base is set
 	top     uint32
 	base    *Base // whose top signatures a Base's chain is filtered by
+	every   bool  // every candidate of the shallow hash, base set
 }
 
 // hashKey is the key of a type filed under h in every table.
@@ -260,6 +263,12 @@ func (t *table) frozenChain(k *key) (chain []fent, byTop bool) {
 		return nil, false
 	}
 	sl := f.slots[f.slot(h)]
+	if k.every {
+		if sl.head == splitChain {
+			return k.base.wholeChain(h), false
+		}
+		return f.chainAt(sl.head), false
+	}
 	if sl.head == splitChain {
 		h, byTop = k.h, false
 		if t.filter != nil && !t.filter.mayHold(h) {
