@@ -21,6 +21,10 @@ func (d *state) structType(id uint32) {
 	default:
 		return
 	}
+	if d.faithful {
+		d.faithfulStruct(id, r)
+		return
+	}
 	if d.deepOn && !d.dix.on {
 		d.deepIndexOn()
 	}

@@ -280,8 +280,9 @@ func (d *state) pipeFinish() (uint32, error) {
 		d.primType(d.first + i)
 	}
 	for _, e := range p.sents {
-		if d.faithful { // filed as libbpf does (structKey)
-			e.h = d.structKey(d.rec(e.id), e.id).h
+		if d.faithful { // filed as libbpf does (faithfulStruct)
+			e.h = hashShallow(d.rec(e.id))
+			d.ftop[e.id-d.first] = d.topSig(e.id)
 		}
 		d.tab.add(e.h, e.id)
 	}

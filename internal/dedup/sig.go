@@ -329,13 +329,10 @@ func keyProxy(r record) uint64 {
 // structKey is the table key of own STRUCT, UNION or TYPEDEF id, record
 // r: its shallow hash (libbpf's btf_hash_struct, btf_hash_typedef)
 // refined by its top signature; in a Base's table, its shallow hash (see
-// key). In faithful mode (checkOdd), its shallow hash alone, in both.
+// key).
 func (d *state) structKey(r record, id uint32) key {
-	s := hashShallow(r)
-	if d.faithful {
-		return key{h: s, shallow: s, every: true, base: d.base}
-	}
 	top := d.topSig(id)
+	s := hashShallow(r)
 	return key{h: mix(s, top), shallow: s, top: top, base: d.base}
 }
 

@@ -26,8 +26,13 @@ type state struct {
 	odd atomic.Bool
 	// faithful: the graphs reach two such types of one kind and name;
 	// the struct pass compares every candidate in libbpf's order
-	// (checkOdd).
+	// (checkOdd, faithful.go).
 	faithful bool
+	// tainted and ftop, in faithful mode, by own index: whether the
+	// type's graph reaches such a pair, and the top signature of a
+	// filed struct, union or typedef.
+	tainted []uint8
+	ftop    []uint32
 	blast    uint32 // last base id, 0 without a base
 	first    uint32 // first own id
 	recs     records
@@ -88,6 +93,7 @@ type state struct {
 	specTypes uint32
 
 	mMem, hypMem, kindsMem *mmap.Region // of m, hyp and kt.own
+	taintMem, ftopMem      *mmap.Region // of tainted and ftop
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -139,65 +145,6 @@ func (d *state) checkTypes(lo, hi uint32) {
 	})
 }
 
-// checkOdd turns on faithful mode (d.faithful) when the types' graphs
-// reach two distinct VARs, DATASECs or DECL_TAGs (the latter not yet
-// deduplicated in the struct pass) of one kind and name: libbpf's graph
-// comparison fails with an error (-EINVAL) on such a pair when it meets
-// it, and whether it meets it depends on the order of its comparisons,
-// which the signatures, deep filters and fail memo skip (a failed
-// comparison leaving no trace is what makes them safe). In faithful mode
-// the struct pass makes every comparison libbpf makes, in its order, and
-// fails where libbpf does (equivPair). Without such a pair, the
-// comparison reaching those types succeeds exactly for the same type
-// and fails without an error otherwise, as for any other kind, and the
-// shortcuts stay. It costs nothing unless a type refers to one of them
-// (d.odd, b.odd).
-func (d *state) checkOdd() {
-	baseOdd := d.base != nil && d.base.odd
-	if !d.odd.Load() && !baseOdd {
-		return
-	}
-	type key struct {
-		kind btf.Kind
-		name uint32
-	}
-	seen := make(map[key]uint32)
-	visit := func(r record) {
-		if d.faithful || oddKind(kindOf(r)) {
-			return
-		}
-		r.ForRefs(func(j uint32) {
-			ref := r[j]
-			if d.faithful || !isOddRef(ref, &d.kt) {
-				return
-			}
-			k := key{d.kt.of(ref), d.rec(ref)[wName]}
-			if o, ok := seen[k]; !ok {
-				seen[k] = ref
-			} else if o != ref {
-				d.faithfulOn()
-			}
-		})
-	}
-	if baseOdd {
-		for id := uint32(1); id <= d.blast && !d.faithful; id++ {
-			visit(d.base.rec(id))
-		}
-	}
-	for i := uint32(0); i < d.n() && !d.faithful; i++ {
-		visit(d.ownRec(i))
-	}
-}
-
-// faithfulOn turns on faithful mode: the struct pass files structs,
-// unions and typedefs under their shallow hash alone, as libbpf does, and
-// neither the deep filters nor the fail memo start (BENCH.md, "Same-named
-// VARs").
-func (d *state) faithfulOn() {
-	d.faithful = true
-	d.deepBudget = ^uint64(0)
-}
-
 // typeChunk is how many types a worker initialises or checks at a time.
 const typeChunk = 1 << 14
 
@@ -228,8 +175,8 @@ func (d *state) freeGraphs() {
 	d.deep.free()
 	d.full.free()
 	d.exact.free()
-	mmap.Free(&d.hypMem)
-	d.hyp = nil
+	mmap.Free(&d.hypMem, &d.taintMem, &d.ftopMem)
+	d.hyp, d.tainted, d.ftop = nil, nil, nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
