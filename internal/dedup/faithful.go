@@ -81,33 +81,30 @@ func (d *state) checkOdd() {
 		if o == 0 {
 			d.faithful = true
 			d.deepBudget = ^uint64(0)
-			d.taint(baseOdd, twinned)
+			d.taint(twinned)
 			return
 		}
 	}
 }
 
-// taint marks in d.tainted the own types whose graphs reach a type that
-// twinned reports: those that refer to one, and those that refer to
-// those, found through the references turned around (one pass to count
-// them, one to place them, one breadth-first walk). Records of VARs,
-// DATASECs and DECL_TAGs pass nothing on: the comparison never follows
-// their references. Base types are walked only if one refers to such a
-// type (withBase); otherwise none reaches one.
-func (d *state) taint(withBase bool, twinned func(uint32) bool) {
+// taint marks in d.tainted the types whose graphs reach a type that
+// twinned reports (and those types): those that refer to one, and those
+// that refer to those, found through the references turned around (one
+// pass to count them, one to place them, one breadth-first walk), base
+// types included. Records of VARs, DATASECs and DECL_TAGs pass nothing
+// on: the comparison never follows their references. d.tainted is
+// indexed by id.
+func (d *state) taint(twinned func(uint32) bool) {
 	n := d.n()
-	d.tainted = makeMapped[uint8](int(n), &d.taintMem)
 	d.ftop = makeMapped[uint32](int(n), &d.ftopMem)
-	lo := d.first // the ids walked: lo..d.first+n-1
-	if withBase {
-		lo = 1
-	}
+	const lo = uint32(1) // the ids walked: lo..d.first+n-1
 	size := d.first + n - lo
-	var startMem, edgeMem, markMem *mmap.Region
-	defer mmap.Free(&startMem, &edgeMem, &markMem)
+	var startMem, edgeMem *mmap.Region
+	defer mmap.Free(&startMem, &edgeMem)
 	// start[x+1] counts, then ends, then starts the referrers of lo+x.
 	start := makePopulated[uint32](int(size)+2, &startMem)
-	mark := makePopulated[uint8](int(size), &markMem)
+	d.tainted = makePopulated[uint8](int(size)+1, &d.taintMem)
+	mark := d.tainted[lo:]
 	queue := []uint32{}
 	refs := func(each func(t, ref uint32)) {
 		for t := lo; t < d.first+n; t++ {
@@ -122,9 +119,13 @@ func (d *state) taint(withBase bool, twinned func(uint32) bool) {
 		if ref >= lo && ref != 0 {
 			start[ref-lo+1]++
 		}
-		if twinned(ref) && mark[t-lo] == 0 {
-			mark[t-lo] = 1
-			queue = append(queue, t)
+		if twinned(ref) {
+			for _, x := range [2]uint32{ref, t} {
+				if mark[x-lo] == 0 {
+					mark[x-lo] = 1
+					queue = append(queue, x)
+				}
+			}
 		}
 	})
 	for x := uint32(1); x <= size; x++ {
@@ -149,7 +150,6 @@ func (d *state) taint(withBase bool, twinned func(uint32) bool) {
 			}
 		}
 	}
-	copy(d.tainted, mark[d.first-lo:])
 }
 
 // faithfulStruct is structType in faithful mode: the candidates of the
@@ -159,10 +159,10 @@ func (d *state) faithfulStruct(id uint32, r record) {
 	s := hashShallow(r)
 	k := key{h: s, shallow: s, every: true, base: d.base}
 	top := d.topSig(id)
-	every := d.tainted[id-d.first] != 0
+	every := d.tainted[id] != 0
 	newID := id
 	for c := range d.tab.candidates(k) {
-		if !every && d.filedTop(c) != top {
+		if every && d.failsClean(r, c) || !every && d.filedTop(c) != top {
 			continue
 		}
 		if st := d.structStep(id, r, c); st != stepNext {
@@ -188,3 +188,116 @@ func (d *state) filedTop(c uint32) uint32 {
 	}
 	return d.ftop[c-d.first]
 }
+
+// failsClean reports whether comparing r, a tainted type's record, with
+// candidate c must fail without an error, by the pairs the comparison
+// meets first (pushRefs' order): pairs that resolve to one type hold and
+// leave no trace; a pair of different signatures whose own side is not
+// tainted fails, or one before it does, without an error (the
+// signatures' argument, sig.go); a tainted pair is followed down its
+// first references while the hypothetical map holds only what the
+// comparison added on that path (firstFails); anything else ends the
+// look (it may fail with an error: compare).
+func (d *state) failsClean(r record, c uint32) bool {
+	cr := d.rec(c)
+	if !equalShallow(r, cr) {
+		return false // structStep's to skip, a FWD's hash among them
+	}
+	clean := true // the hypothetical map holds c alone
+	step := func(a, b uint32) (done, fails bool) {
+		switch {
+		case d.resolve(a) == d.resolve(b):
+			return false, false
+		case d.tainted[a] != 0:
+			return true, clean && d.firstFails(c, a, b)
+		case d.sig(a, sigDepth) != d.sig(b, sigDepth):
+			return true, true
+		}
+		clean = false
+		return false, false
+	}
+	s := r.Shape()
+	for _, i := range [2]int{s.Ref1, s.Ref0} {
+		if i >= 0 {
+			if done, fails := step(r[i], cr[i]); done {
+				return fails
+			}
+		}
+	}
+	if s.ElemRef >= 0 {
+		for i := s.Fixed + s.ElemRef; i < len(r); i += s.Elem {
+			if done, fails := step(r[i], cr[i]); done {
+				return fails
+			}
+		}
+	}
+	return false
+}
+
+// firstFails follows equivPair from the pair (a, b), the first that the
+// comparison with top candidate c meets that does not hold at once, down
+// the first pair each compared pair pushes: true if a pair on that path
+// fails (and with it the comparison) before any could fail with an
+// error; false if it could, or if the path ends in a pair that holds
+// (what comes after depends on the rest of the graphs). canons holds
+// what equivPair puts in the hypothetical map on the way.
+func (d *state) firstFails(c, a, b uint32) bool {
+	canons := append(d.pathScratch[:0], c)
+	defer func() { d.pathScratch = canons[:0] }()
+	for range maxFirstPath {
+		if d.resolve(a) == d.resolve(b) {
+			return false
+		}
+		b = d.resolveFwd(b)
+		for _, x := range canons {
+			if x == b {
+				return false
+			}
+		}
+		canons = append(canons, b)
+		ra, rb := d.rec(a), d.rec(b)
+		ka, kb := kindOf(ra), kindOf(rb)
+		switch {
+		case ra[wName] != rb[wName]:
+			return true
+		case ka == btf.KindForward || kb == btf.KindForward:
+			return false
+		case ka != kb:
+			return true
+		}
+		switch ka {
+		case btf.KindInt, btf.KindFloat:
+			return !equalAll(ra, rb)
+		case btf.KindEnum, btf.KindEnum64:
+			return !compatEnum(ra, rb)
+		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
+			btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
+			if ra[wInfo] != rb[wInfo] {
+				return true
+			}
+			a, b = ra[wSize], rb[wSize]
+		case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
+			if !equalShallow(ra, rb) {
+				return true
+			}
+			s := ra.Shape()
+			switch {
+			case s.Ref1 >= 0:
+				a, b = ra[s.Ref1], rb[s.Ref1]
+			case s.Ref0 >= 0:
+				a, b = ra[s.Ref0], rb[s.Ref0]
+			case s.ElemRef >= 0 && len(ra) > s.Fixed:
+				a, b = ra[s.Fixed+s.ElemRef], rb[s.Fixed+s.ElemRef]
+			default:
+				return false // holds
+			}
+		default:
+			return false // a VAR, DATASEC or DECL_TAG: an error, or not
+		}
+	}
+	return false
+}
+
+// maxFirstPath bounds the pairs firstFails follows: the comparison itself
+// decides longer paths.
+const maxFirstPath = 64

@@ -31,12 +31,13 @@ type state struct {
 	// tainted and ftop, in faithful mode, by own index: whether the
 	// type's graph reaches such a pair, and the top signature of a
 	// filed struct, union or typedef.
-	tainted []uint8
-	ftop    []uint32
-	blast    uint32 // last base id, 0 without a base
-	first    uint32 // first own id
-	recs     records
-	strs     strSpace
+	tainted     []uint8
+	ftop        []uint32
+	pathScratch []uint32 // firstFails'
+	blast       uint32   // last base id, 0 without a base
+	first       uint32   // first own id
+	recs        records
+	strs        strSpace
 
 	m      []uint32  // canonical map of own types (index id-first)
 	kt     kindTable // kinds, the own ones beside m (initTypes)
