@@ -157,7 +157,7 @@ func (d *state) taint(twinned func(uint32) bool) {
 // its top signature otherwise; filed under the shallow hash.
 func (d *state) faithfulStruct(id uint32, r record) {
 	s := hashShallow(r)
-	k := key{h: s, shallow: s, every: true, base: d.base}
+	k := key{h: s, shallow: s, base: d.base} // top 0: every candidate
 	top := d.topSig(id)
 	every := d.tainted[id] != 0
 	newID := id
@@ -200,16 +200,21 @@ func (d *state) filedTop(c uint32) uint32 {
 // look (it may fail with an error: compare).
 func (d *state) failsClean(r record, c uint32) bool {
 	cr := d.rec(c)
-	if !equalShallow(r, cr) {
-		return false // structStep's to skip, a FWD's hash among them
+	if len(cr) != len(r) || cr[wInfo] != r[wInfo] {
+		return true // not shallow-equal: structStep skips it too
 	}
+	// The chain is of r's shallow hash: shallow equality is not checked
+	// here (structStep checks it), since a candidate that is not
+	// shallow-equal is skipped whatever failsClean answers.
 	clean := true // the hypothetical map holds c alone
 	step := func(a, b uint32) (done, fails bool) {
 		switch {
 		case d.resolve(a) == d.resolve(b):
 			return false, false
+		case clean && d.firstFails(c, a, b):
+			return true, true
 		case d.tainted[a] != 0:
-			return true, clean && d.firstFails(c, a, b)
+			return true, false
 		case d.sig(a, sigDepth) != d.sig(b, sigDepth):
 			return true, true
 		}

@@ -233,15 +233,14 @@ func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 // anonymous members and 32 bytes), whose chain every lookup of that
 // shape would walk, is split: its types are filed under their mixed key
 // (splitChain, Base.fileTypes). Other kinds' keys are one hash in both
-// (hashKey). A key of every candidate (faithful mode, checkOdd) is the
-// shallow hash in both, and a Base's split chain is walked whole
-// (Base.wholeChain).
+// (hashKey). A key of every candidate (faithful mode, checkOdd) has the
+// shallow hash in both and top 0 (never a signature: sigClean): a Base's
+// split chain is then walked whole (Base.wholeChain).
 type key struct {
 	h       uint64 // in an own table
 	shallow uint64 // in a Base's, if base is set
 	top     uint32
 	base    *Base // whose top signatures a Base's chain is filtered by
-	every   bool  // every candidate of the shallow hash, base set
 }
 
 // hashKey is the key of a type filed under h in every table.
@@ -263,7 +262,7 @@ func (t *table) frozenChain(k *key) (chain []fent, byTop bool) {
 		return nil, false
 	}
 	sl := f.slots[f.slot(h)]
-	if k.every {
+	if k.top == 0 && k.base != nil { // every candidate (faithfulStruct)
 		if sl.head == splitChain {
 			return k.base.wholeChain(h), false
 		}
