@@ -153,8 +153,11 @@ func (d *state) taint(twinned func(uint32) bool) {
 }
 
 // faithfulStruct is structType in faithful mode: the candidates of the
-// shallow hash in libbpf's order, every one for a tainted type, those of
-// its top signature otherwise; filed under the shallow hash.
+// shallow hash in libbpf's order, every one for a tainted type (but
+// those failsClean rules out), those of its top signature otherwise;
+// filed under the shallow hash. Its own loop, as structType has two: the
+// table's iterator is inlined only where ranged over directly, and the
+// normal loop does not pay for this one's filter.
 func (d *state) faithfulStruct(id uint32, r record) {
 	s := hashShallow(r)
 	k := key{h: s, shallow: s, base: d.base} // top 0: every candidate
