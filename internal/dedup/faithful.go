@@ -195,12 +195,14 @@ func (d *state) filedTop(c uint32) uint32 {
 // failsClean reports whether comparing r, a tainted type's record, with
 // candidate c must fail without an error, by the pairs the comparison
 // meets first (pushRefs' order): pairs that resolve to one type hold and
-// leave no trace; a pair of different signatures whose own side is not
-// tainted fails, or one before it does, without an error (the
-// signatures' argument, sig.go); a tainted pair is followed down its
-// first references while the hypothetical map holds only what the
-// comparison added on that path (firstFails); anything else ends the
-// look (it may fail with an error: compare).
+// leave no trace; while the hypothetical map holds only what the pairs
+// so far put there (known), each pair is followed down its first
+// references (firstPath): one that fails there fails the comparison, one
+// that holds down a chain of single references leaves the map known; a
+// pair of different signatures whose own side is not tainted fails, or
+// one before it does, without an error (the signatures' argument,
+// sig.go); any other tainted pair ends the look (it may fail with an
+// error: compare).
 func (d *state) failsClean(r record, c uint32) bool {
 	cr := d.rec(c)
 	if len(cr) != len(r) || cr[wInfo] != r[wInfo] {
@@ -209,19 +211,30 @@ func (d *state) failsClean(r record, c uint32) bool {
 	// The chain is of r's shallow hash: shallow equality is not checked
 	// here (structStep checks it), since a candidate that is not
 	// shallow-equal is skipped whatever failsClean answers.
-	clean := true // the hypothetical map holds c alone
+	canons := append(d.pathScratch[:0], c) // the map's keys, while known
+	known := true
+	defer func() { d.pathScratch = canons[:0] }()
 	step := func(a, b uint32) (done, fails bool) {
-		switch {
-		case d.resolve(a) == d.resolve(b):
+		if d.resolve(a) == d.resolve(b) {
 			return false, false
-		case clean && d.firstFails(c, a, b):
-			return true, true
+		}
+		if known {
+			var p int
+			canons, p = d.firstPath(canons, a, b)
+			switch p {
+			case pathFails:
+				return true, true
+			case pathHolds:
+				return false, false
+			}
+			known = false
+		}
+		switch {
 		case d.tainted[a] != 0:
 			return true, false
 		case d.sig(a, sigDepth) != d.sig(b, sigDepth):
 			return true, true
 		}
-		clean = false
 		return false, false
 	}
 	s := r.Shape()
@@ -242,24 +255,31 @@ func (d *state) failsClean(r record, c uint32) bool {
 	return false
 }
 
-// firstFails follows equivPair from the pair (a, b), the first that the
-// comparison with top candidate c meets that does not hold at once, down
-// the first pair each compared pair pushes: true if a pair on that path
-// fails (and with it the comparison) before any could fail with an
-// error; false if it could, or if the path ends in a pair that holds
-// (what comes after depends on the rest of the graphs). canons holds
-// what equivPair puts in the hypothetical map on the way.
-func (d *state) firstFails(c, a, b uint32) bool {
-	canons := append(d.pathScratch[:0], c)
-	defer func() { d.pathScratch = canons[:0] }()
+// What firstPath found of a pair.
+const (
+	pathUnknown = iota // it may fail with an error, or what follows is not known
+	pathFails          // the pair fails, without an error
+	pathHolds          // the pair holds, the map's keys are canons
+)
+
+// firstPath follows equivPair from the pair (a, b), whose comparison
+// starts with canons as the keys of the hypothetical map, down the first
+// pair each compared pair pushes, and returns canons with the keys it
+// adds: pathFails if a pair on that path fails (and with it the pair)
+// before any could fail with an error; pathHolds if the path, all of
+// pointers, qualifiers, typedefs and the like, ends in a pair that holds;
+// pathUnknown otherwise (an error is possible, or the path meets a key
+// already in the map, or pairs are left after it).
+func (d *state) firstPath(canons []uint32, a, b uint32) ([]uint32, int) {
+	single := true // every pair so far pushed one pair
 	for range maxFirstPath {
 		if d.resolve(a) == d.resolve(b) {
-			return false
+			return canons, holdsIf(single)
 		}
 		b = d.resolveFwd(b)
 		for _, x := range canons {
 			if x == b {
-				return false
+				return canons, pathUnknown
 			}
 		}
 		canons = append(canons, b)
@@ -267,28 +287,35 @@ func (d *state) firstFails(c, a, b uint32) bool {
 		ka, kb := kindOf(ra), kindOf(rb)
 		switch {
 		case ra[wName] != rb[wName]:
-			return true
+			return canons, pathFails
 		case ka == btf.KindForward || kb == btf.KindForward:
-			return false
+			return canons, pathUnknown
 		case ka != kb:
-			return true
+			return canons, pathFails
 		}
 		switch ka {
 		case btf.KindInt, btf.KindFloat:
-			return !equalAll(ra, rb)
+			if !equalAll(ra, rb) {
+				return canons, pathFails
+			}
+			return canons, holdsIf(single)
 		case btf.KindEnum, btf.KindEnum64:
-			return !compatEnum(ra, rb)
+			if !compatEnum(ra, rb) {
+				return canons, pathFails
+			}
+			return canons, holdsIf(single)
 		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
 			btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
 			if ra[wInfo] != rb[wInfo] {
-				return true
+				return canons, pathFails
 			}
 			a, b = ra[wSize], rb[wSize]
 		case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
 			if !equalShallow(ra, rb) {
-				return true
+				return canons, pathFails
 			}
 			s := ra.Shape()
+			single = false
 			switch {
 			case s.Ref1 >= 0:
 				a, b = ra[s.Ref1], rb[s.Ref1]
@@ -297,15 +324,24 @@ func (d *state) firstFails(c, a, b uint32) bool {
 			case s.ElemRef >= 0 && len(ra) > s.Fixed:
 				a, b = ra[s.Fixed+s.ElemRef], rb[s.Fixed+s.ElemRef]
 			default:
-				return false // holds
+				return canons, pathUnknown // holds; nothing to go on with
 			}
 		default:
-			return false // a VAR, DATASEC or DECL_TAG: an error, or not
+			return canons, pathUnknown // a VAR, DATASEC or DECL_TAG: an error, or not
 		}
 	}
-	return false
+	return canons, pathUnknown
 }
 
-// maxFirstPath bounds the pairs firstFails follows: the comparison itself
+// holdsIf is pathHolds if the path was a chain of single pairs, whose
+// holding leaves nothing pending.
+func holdsIf(single bool) int {
+	if single {
+		return pathHolds
+	}
+	return pathUnknown
+}
+
+// maxFirstPath bounds the pairs firstPath follows: the comparison itself
 // decides longer paths.
 const maxFirstPath = 64

@@ -33,7 +33,7 @@ type state struct {
 	// filed struct, union or typedef.
 	tainted     []uint8
 	ftop        []uint32
-	pathScratch []uint32 // firstFails'
+	pathScratch []uint32 // failsClean's
 	blast       uint32   // last base id, 0 without a base
 	first       uint32   // first own id
 	recs        records
