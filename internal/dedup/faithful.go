@@ -268,13 +268,13 @@ const (
 // adds: pathFails if a pair on that path fails (and with it the pair)
 // before any could fail with an error; pathHolds if the path, all of
 // pointers, qualifiers, typedefs and the like, ends in a pair that holds;
-// pathUnknown otherwise (an error is possible, or the path meets a key
-// already in the map, or pairs are left after it).
+// pathUnknown otherwise (an error is possible, the path meets a key
+// already in the map, or a shallow-equal struct, union, array or
+// prototype, whose several pairs the comparison itself goes through).
 func (d *state) firstPath(canons []uint32, a, b uint32) ([]uint32, int) {
-	single := true // every pair so far pushed one pair
 	for range maxFirstPath {
 		if d.resolve(a) == d.resolve(b) {
-			return canons, holdsIf(single)
+			return canons, pathHolds
 		}
 		b = d.resolveFwd(b)
 		for _, x := range canons {
@@ -298,12 +298,12 @@ func (d *state) firstPath(canons []uint32, a, b uint32) ([]uint32, int) {
 			if !equalAll(ra, rb) {
 				return canons, pathFails
 			}
-			return canons, holdsIf(single)
+			return canons, pathHolds
 		case btf.KindEnum, btf.KindEnum64:
 			if !compatEnum(ra, rb) {
 				return canons, pathFails
 			}
-			return canons, holdsIf(single)
+			return canons, pathHolds
 		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPointer,
 			btf.KindTypedef, btf.KindFunc, btf.KindTypeTag:
 			if ra[wInfo] != rb[wInfo] {
@@ -311,35 +311,18 @@ func (d *state) firstPath(canons []uint32, a, b uint32) ([]uint32, int) {
 			}
 			a, b = ra[wSize], rb[wSize]
 		case btf.KindArray, btf.KindStruct, btf.KindUnion, btf.KindFuncProto:
+			// Shallow-equal, the pair pushes several: the comparison
+			// decides (going down the first would mostly walk what
+			// it then walks again).
 			if !equalShallow(ra, rb) {
 				return canons, pathFails
 			}
-			s := ra.Shape()
-			single = false
-			switch {
-			case s.Ref1 >= 0:
-				a, b = ra[s.Ref1], rb[s.Ref1]
-			case s.Ref0 >= 0:
-				a, b = ra[s.Ref0], rb[s.Ref0]
-			case s.ElemRef >= 0 && len(ra) > s.Fixed:
-				a, b = ra[s.Fixed+s.ElemRef], rb[s.Fixed+s.ElemRef]
-			default:
-				return canons, pathUnknown // holds; nothing to go on with
-			}
+			return canons, pathUnknown
 		default:
 			return canons, pathUnknown // a VAR, DATASEC or DECL_TAG: an error, or not
 		}
 	}
 	return canons, pathUnknown
-}
-
-// holdsIf is pathHolds if the path was a chain of single pairs, whose
-// holding leaves nothing pending.
-func holdsIf(single bool) int {
-	if single {
-		return pathHolds
-	}
-	return pathUnknown
 }
 
 // maxFirstPath bounds the pairs firstPath follows: the comparison itself
