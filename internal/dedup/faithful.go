@@ -87,13 +87,13 @@ func (d *state) checkOdd() {
 	}
 }
 
-// taint marks in d.tainted the types whose graphs reach a type that
-// twinned reports (and those types): those that refer to one, and those
-// that refer to those, found through the references turned around (one
-// pass to count them, one to place them, one breadth-first walk), base
-// types included. Records of VARs, DATASECs and DECL_TAGs pass nothing
-// on: the comparison never follows their references. d.tainted is
-// indexed by id.
+// taint records in d.twinOf, for every type whose graph reaches a type
+// that twinned reports (and those types), that type if it is the only
+// one, manyTwins otherwise, and in d.fwdIn whether the graph reaches a
+// FWD: through the references turned around (one pass to count them, one
+// to place them, breadth-first walks), base types included. Records of
+// VARs, DATASECs and DECL_TAGs pass nothing on: the comparison never
+// follows their references. Both are indexed by id.
 func (d *state) taint(twinned func(uint32) bool) {
 	n := d.n()
 	d.ftop = makeMapped[uint32](int(n), &d.ftopMem)
@@ -103,9 +103,9 @@ func (d *state) taint(twinned func(uint32) bool) {
 	defer mmap.Free(&startMem, &edgeMem)
 	// start[x+1] counts, then ends, then starts the referrers of lo+x.
 	start := makePopulated[uint32](int(size)+2, &startMem)
-	d.tainted = makePopulated[uint8](int(size)+1, &d.taintMem)
-	mark := d.tainted[lo:]
-	queue := []uint32{}
+	d.twinOf = makePopulated[uint32](int(size)+1, &d.taintMem)
+	d.fwdIn = makePopulated[uint8](int(size)+1, &d.fwdMem)
+	var queue, fwds []uint32
 	refs := func(each func(t, ref uint32)) {
 		for t := lo; t < d.first+n; t++ {
 			r := d.rec(t)
@@ -119,13 +119,9 @@ func (d *state) taint(twinned func(uint32) bool) {
 		if ref >= lo && ref != 0 {
 			start[ref-lo+1]++
 		}
-		if twinned(ref) {
-			for _, x := range [2]uint32{ref, t} {
-				if mark[x-lo] == 0 {
-					mark[x-lo] = 1
-					queue = append(queue, x)
-				}
-			}
+		if twinned(ref) && d.twinOf[ref] == 0 {
+			d.twinOf[ref] = ref
+			queue = append(queue, ref)
 		}
 	})
 	for x := uint32(1); x <= size; x++ {
@@ -139,22 +135,65 @@ func (d *state) taint(twinned func(uint32) bool) {
 			edges[start[ref-lo+1]] = t
 		}
 	})
-	// Now the referrers of lo+x are edges[start[x+1]:start[x+2]].
+	// Now the referrers of id y are edges[start[y-lo+1]:start[y-lo+2]].
+	// A type's value changes at most twice (none, one id, several), so
+	// it is queued at most twice.
 	for len(queue) > 0 {
-		x := queue[len(queue)-1] - lo
+		y := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, t := range edges[start[x+1]:start[x+2]] {
-			if mark[t-lo] == 0 {
-				mark[t-lo] = 1
-				queue = append(queue, t)
+		v := d.twinOf[y]
+		for _, t := range edges[start[y-lo+1]:start[y-lo+2]] {
+			switch w := d.twinOf[t]; {
+			case w == 0:
+				d.twinOf[t] = v
+			case w != v && w != manyTwins:
+				d.twinOf[t] = manyTwins
+			default:
+				continue
+			}
+			queue = append(queue, t)
+		}
+	}
+	for id := lo; id < d.first+n; id++ {
+		if d.kind(id) == btf.KindForward {
+			d.fwdIn[id] = 1
+			fwds = append(fwds, id)
+		}
+	}
+	for len(fwds) > 0 {
+		y := fwds[len(fwds)-1]
+		fwds = fwds[:len(fwds)-1]
+		for _, t := range edges[start[y-lo+1]:start[y-lo+2]] {
+			if d.fwdIn[t] == 0 {
+				d.fwdIn[t] = 1
+				fwds = append(fwds, t)
 			}
 		}
 	}
 }
 
+// manyTwins is twinOf's value for a type that reaches several twinned
+// types.
+const manyTwins = ^uint32(0)
+
+// sameTwin reports whether comparing a type that reaches twinned type tw
+// alone (twinOf) with candidate c cannot fail with an error: c's graph
+// reaches no other twinned type, and no FWD (the comparison follows a
+// candidate's FWDs to the structs they resolve to). Every pair of such
+// types it may meet is then tw and tw, which holds.
+func (d *state) sameTwin(tw, c uint32) bool {
+	if tw == manyTwins || d.fwdIn[c] != 0 {
+		return false
+	}
+	v := d.twinOf[c]
+	return v == 0 || v == tw
+}
+
 // faithfulStruct is structType in faithful mode: the candidates of the
-// shallow hash in libbpf's order, every one for a tainted type (but
-// those failsClean rules out), those of its top signature otherwise;
+// shallow hash in libbpf's order; for a tainted type every one but those
+// failsClean rules out, or, where the comparison cannot meet two
+// distinct twinned types (sameTwin), those of its top signature, as for
+// an untainted type;
 // filed under the shallow hash. Its own loop, as structType has two: the
 // table's iterator is inlined only where ranged over directly, and the
 // normal loop does not pay for this one's filter.
@@ -162,10 +201,14 @@ func (d *state) faithfulStruct(id uint32, r record) {
 	s := hashShallow(r)
 	k := key{h: s, shallow: s, base: d.base} // top 0: every candidate
 	top := d.topSig(id)
-	every := d.tainted[id] != 0
+	tw := d.twinOf[id]
 	newID := id
 	for c := range d.tab.candidates(k) {
-		if every && d.failsClean(r, c) || !every && d.filedTop(c) != top {
+		if tw != 0 && !d.sameTwin(tw, c) {
+			if d.failsClean(r, c) {
+				continue
+			}
+		} else if d.filedTop(c) != top {
 			continue
 		}
 		if st := d.structStep(id, r, c); st != stepNext {
@@ -230,7 +273,7 @@ func (d *state) failsClean(r record, c uint32) bool {
 			known = false
 		}
 		switch {
-		case d.tainted[a] != 0:
+		case d.twinOf[a] != 0:
 			return true, false
 		case d.sig(a, sigDepth) != d.sig(b, sigDepth):
 			return true, true

@@ -28,10 +28,11 @@ type state struct {
 	// the struct pass compares every candidate in libbpf's order
 	// (checkOdd, faithful.go).
 	faithful bool
-	// tainted and ftop, in faithful mode, by own index: whether the
-	// type's graph reaches such a pair, and the top signature of a
-	// filed struct, union or typedef.
-	tainted     []uint8
+	// In faithful mode (faithful.go): what the types' graphs reach
+	// (taint), and by own index the top signature of a filed struct,
+	// union or typedef.
+	twinOf      []uint32 // by id: the one twinned type reached, or manyTwins
+	fwdIn       []uint8  // by id: 1 if the graph reaches a FWD
 	ftop        []uint32
 	pathScratch []uint32 // failsClean's
 	blast       uint32   // last base id, 0 without a base
@@ -94,7 +95,8 @@ type state struct {
 	specTypes uint32
 
 	mMem, hypMem, kindsMem *mmap.Region // of m, hyp and kt.own
-	taintMem, ftopMem      *mmap.Region // of tainted and ftop
+	taintMem, ftopMem      *mmap.Region // of twinOf and ftop
+	fwdMem                 *mmap.Region // of fwdIn
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -176,8 +178,8 @@ func (d *state) freeGraphs() {
 	d.deep.free()
 	d.full.free()
 	d.exact.free()
-	mmap.Free(&d.hypMem, &d.taintMem, &d.ftopMem)
-	d.hyp, d.tainted, d.ftop = nil, nil, nil
+	mmap.Free(&d.hypMem, &d.taintMem, &d.ftopMem, &d.fwdMem)
+	d.hyp, d.twinOf, d.fwdIn, d.ftop = nil, nil, nil, nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
