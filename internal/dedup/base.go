@@ -34,6 +34,9 @@ type Base struct {
 	mem   *baseMem
 	// odd: a base type refers to a VAR, DATASEC or DECL_TAG (refersOdd).
 	odd bool
+	// whole holds the split chains whole (wholeChain), made once.
+	whole     map[uint64][]fent
+	wholeOnce sync.Once
 	// pages, if not nil, holds the records deduplications read
 	// (basepages.go): rec reads them there once the Base is built.
 	pages *basePages
@@ -354,6 +357,28 @@ func (b *Base) rec(id uint32) record {
 	return b.recs.rec(id - 1)
 }
 
+// wholeChain returns the chain of the structs, unions and typedefs filed
+// under shallow hash h, split (splitChain), oldest first: every candidate
+// of h, for faithful mode (checkOdd), which only inputs that reach two
+// VARs, DATASECs or DECL_TAGs of one name ask for. The split chains are
+// gathered at the first call, by one walk over the base's types.
+func (b *Base) wholeChain(h uint64) []fent {
+	b.wholeOnce.Do(func() {
+		b.whole = map[uint64][]fent{}
+		f := b.table.fz
+		for id := uint32(1); id <= b.last; id++ {
+			if !isStructPass(btf.Kind(b.kinds[id])) {
+				continue
+			}
+			s := hashShallow(b.rec(id))
+			if f.slots[f.slot(s)].head == splitChain {
+				b.whole[s] = append(b.whole[s], fent(id))
+			}
+		}
+	})
+	return b.whole[h]
+}
+
 // prepHash is the hash under which btf_dedup_prep files a base type; VAR
 // and DATASEC are never deduplicated and are not filed. Structs, unions
 // and typedefs are filed under their shallow hash alone, not mixed with
@@ -385,7 +410,7 @@ func oddKind(k btf.Kind) bool {
 // gives the kinds of the ids r refers to. Such BTF is invalid (the kernel
 // rejects it), but libbpf's btf__dedup accepts it: VARs and DATASECs are
 // their own canonical types, and a reference to one of them, or to a
-// DECL_TAG, is deduplicated like any other (checkOdd says when it fails).
+// DECL_TAG, is deduplicated like any other (checkOdd: when it may fail).
 func refersOdd(r record, kt *kindTable) bool {
 	if oddKind(kindOf(r)) {
 		return false

@@ -21,6 +21,10 @@ func (d *state) structType(id uint32) {
 	default:
 		return
 	}
+	if d.faithful {
+		d.faithfulStruct(id, r)
+		return
+	}
 	if d.deepOn && !d.dix.on {
 		d.deepIndexOn()
 	}
@@ -279,7 +283,11 @@ func (d *state) equivPair(st []eqPair, cand, canon uint32) ([]eqPair, int) {
 		}
 		return pushRefs(st, ct, nt, ntypes), 1
 	}
-	d.errorf("cannot compare %v [%d] in a type graph", ck, cand)
+	if oddKind(ck) { // never equal: cand and canon resolve apart
+		d.errorf("type graphs reach %v [%d] and %v [%d] of one name, which libbpf cannot compare", ck, min(cand, canon), ck, max(cand, canon))
+	} else {
+		d.errorf("cannot compare %v [%d] in a type graph", ck, cand)
+	}
 	return st, -1
 }
 

@@ -129,6 +129,15 @@ func (d *state) advance(maxRef uint32) {
 		d.primType(d.first + p.primDone)
 	}
 	defer d.compactRecs()
+	// Once a graph may reach a VAR, DATASEC or DECL_TAG, Dedup decides
+	// the rest: if two of one name can be reached, it compares every
+	// candidate in libbpf's order (checkOdd), which the pipeline's key
+	// skips. Before, no graph reaches one, so no comparison skipped could
+	// have failed with an error.
+	if d.odd.Load() || d.base != nil && d.base.odd {
+		p.stopped = true
+		return
+	}
 	for ; p.structDone < closed; p.structDone++ {
 		d.sigs.moveTo(p.structDone)
 		if !d.pipeStruct(d.first + p.structDone) {
@@ -266,13 +275,15 @@ func (d *state) pipeFinish() (uint32, error) {
 	n := d.n()
 	d.growMaps(n)
 	d.checkTypes(p.checked, n)
-	if err := d.checkOdd(); err != nil {
-		return 0, err
-	}
+	d.checkOdd()
 	for i := p.primDone; i < n; i++ {
 		d.primType(d.first + i)
 	}
 	for _, e := range p.sents {
+		if d.faithful { // filed as libbpf does (faithfulStruct)
+			e.h = hashShallow(d.rec(e.id))
+			d.ftop[e.id-d.first] = d.topSig(e.id)
+		}
 		d.tab.add(e.h, e.id)
 	}
 	p.stab, p.sents = nil, nil

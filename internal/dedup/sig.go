@@ -42,10 +42,11 @@ import (
 // (structLone). Two distinct VARs, DATASECs or
 // DECL_TAGs of one kind and name reached from graphs would make libbpf's
 // comparison fail with an error when it meets them, which a skip could
-// hide; such inputs are refused before the struct pass (checkOdd). Without
-// such a pair, a comparison meeting one of them succeeds for the same id
-// and fails without an error otherwise, so no signature has to account
-// for them beyond its record.
+// hide; on such inputs the struct pass files types under their shallow
+// hash alone and compares every candidate, in libbpf's order (faithful
+// mode, checkOdd). Without such a pair, a comparison meeting one of them
+// succeeds for the same id and fails without an error otherwise, so no
+// signature has to account for them beyond its record.
 const (
 	sigDepth = 5            // depth of the member signatures
 	sigTop   = sigDepth + 1 // index of the top signature: a struct's members, a typedef's target

@@ -23,11 +23,22 @@ const (
 type state struct {
 	base *Base // nil for standalone BTF
 	// odd: an own type refers to a VAR, DATASEC or DECL_TAG (checkTypes).
-	odd   atomic.Bool
-	blast uint32 // last base id, 0 without a base
-	first uint32 // first own id
-	recs  records
-	strs  strSpace
+	odd atomic.Bool
+	// faithful: the graphs reach two such types of one kind and name;
+	// the struct pass compares every candidate in libbpf's order
+	// (checkOdd, faithful.go).
+	faithful bool
+	// In faithful mode (faithful.go): what the types' graphs reach
+	// (taint), and by own index the top signature of a filed struct,
+	// union or typedef.
+	twinOf      []uint32 // by id: the one twinned type reached, or manyTwins
+	fwdIn       []uint8  // by id: 1 if the graph reaches a FWD
+	ftop        []uint32
+	pathScratch []uint32 // failsClean's
+	blast       uint32   // last base id, 0 without a base
+	first       uint32   // first own id
+	recs        records
+	strs        strSpace
 
 	m      []uint32  // canonical map of own types (index id-first)
 	kt     kindTable // kinds, the own ones beside m (initTypes)
@@ -84,6 +95,8 @@ type state struct {
 	specTypes uint32
 
 	mMem, hypMem, kindsMem *mmap.Region // of m, hyp and kt.own
+	taintMem, ftopMem      *mmap.Region // of twinOf and ftop
+	fwdMem                 *mmap.Region // of fwdIn
 }
 
 // kindTable holds the kind of every type id, a byte each: the passes ask
@@ -135,56 +148,6 @@ func (d *state) checkTypes(lo, hi uint32) {
 	})
 }
 
-// checkOdd refuses the types when their graphs reach two distinct VARs,
-// DATASECs or DECL_TAGs (the latter not yet deduplicated in the struct
-// pass) of one kind and name: libbpf's graph comparison fails with an
-// error (-EINVAL) on such a pair when it meets it. Whether it meets it
-// depends on the order of its comparisons, which the signatures, deep
-// filters and fail memo skip (a failed comparison leaving no trace is
-// what makes them safe), so every such input is refused: libbpf fails on
-// some of them and deduplicates others. Without such a pair, the
-// comparison reaching those types succeeds exactly for the same type
-// and fails without an error otherwise, as for any other kind. It costs
-// nothing unless a type refers to one of them (d.odd, b.odd).
-func (d *state) checkOdd() error {
-	baseOdd := d.base != nil && d.base.odd
-	if !d.odd.Load() && !baseOdd {
-		return nil
-	}
-	type key struct {
-		kind btf.Kind
-		name uint32
-	}
-	seen := make(map[key]uint32)
-	var err error
-	visit := func(r record) {
-		if err != nil || oddKind(kindOf(r)) {
-			return
-		}
-		r.ForRefs(func(j uint32) {
-			ref := r[j]
-			if err != nil || !isOddRef(ref, &d.kt) {
-				return
-			}
-			k := key{d.kt.of(ref), d.rec(ref)[wName]}
-			if o, ok := seen[k]; !ok {
-				seen[k] = ref
-			} else if o != ref {
-				err = fmt.Errorf("dedup: type graphs reach %v [%d] and %v [%d] of one name, which libbpf cannot compare", k.kind, min(o, ref), k.kind, max(o, ref))
-			}
-		})
-	}
-	if baseOdd {
-		for id := uint32(1); id <= d.blast; id++ {
-			visit(d.base.rec(id))
-		}
-	}
-	for i := range d.n() {
-		visit(d.ownRec(i))
-	}
-	return err
-}
-
 // typeChunk is how many types a worker initialises or checks at a time.
 const typeChunk = 1 << 14
 
@@ -215,8 +178,8 @@ func (d *state) freeGraphs() {
 	d.deep.free()
 	d.full.free()
 	d.exact.free()
-	mmap.Free(&d.hypMem)
-	d.hyp = nil
+	mmap.Free(&d.hypMem, &d.taintMem, &d.ftopMem, &d.fwdMem)
+	d.hyp, d.twinOf, d.fwdIn, d.ftop = nil, nil, nil, nil
 }
 
 // free gives back all of d's mappings; d must not be used afterwards. It
@@ -428,9 +391,7 @@ func (d *state) run() error {
 	d.hyp = makeMapped[uint32](int(n), &d.hypMem)
 	workpool.Chunks(d.workers, n, typeChunk, func(_ int, lo, hi uint32) { d.initTypes(lo, hi) })
 	d.checkTypes(0, n)
-	if err := d.checkOdd(); err != nil {
-		return err
-	}
+	d.checkOdd()
 	// Only canonical types are filed. A DWARF encoder's vmlinux keeps a
 	// few percent of its types, so a table sized for all of them would
 	// be mostly empty. Split BTF from a kernel's build holds only what its
@@ -458,7 +419,9 @@ func (d *state) run() error {
 	// largest thing a deduplication holds.
 structs:
 	d.freeEnums()
-	d.failOn()
+	if !d.faithful {
+		d.failOn()
+	}
 	for i := from; i < n; i++ {
 		if !isGraphKind(d.kt.ownKind(i)) {
 			continue

@@ -264,7 +264,9 @@ func (f keyFilter) mayHold(h uint64) bool { return bitPairs(f).has(f.bits(h)) }
 // anonymous members and 32 bytes), whose chain every lookup of that
 // shape would walk, is split: its types are filed under their mixed key
 // (splitChain, Base.fileTypes). Other kinds' keys are one hash in both
-// (hashKey).
+// (hashKey). A key of every candidate (faithful mode, checkOdd) has the
+// shallow hash in both and top 0 (never a signature: sigClean): a Base's
+// split chain is then walked whole (Base.wholeChain).
 type key struct {
 	h       uint64 // in an own table
 	shallow uint64 // in a Base's, if base is set
@@ -291,6 +293,12 @@ func (t *table) frozenChain(k *key) (chain []fent, byTop bool) {
 		return nil, false
 	}
 	sl := f.slots[f.slot(h)]
+	if k.top == 0 && k.base != nil { // every candidate (faithfulStruct)
+		if sl.head == splitChain {
+			return k.base.wholeChain(h), false
+		}
+		return f.chainAt(sl.head), false
+	}
 	if sl.head == splitChain {
 		h, byTop = k.h, false
 		if t.filter != nil && !t.filter.mayHold(h) {
