@@ -3,6 +3,7 @@ package distill
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/strtab"
@@ -25,7 +26,7 @@ func toBase(rec wire.Record) bool {
 // keeps there, in id order; named structs and unions without members and
 // named enums as memberless unsigned ENUMs of their size.
 func (d *distiller) writeBase() error {
-	d.baseStrs = strtab.NewSet[uint32](strtab.Options{})
+	d.baseStrs = d.newStrs()
 	d.baseStrs.Add(nil)
 	d.baseTypes = make([]byte, wire.HeaderLen)
 	d.nBase = 1
@@ -65,11 +66,39 @@ func (d *distiller) appendBase(id uint32, rec wire.Record) error {
 	return nil
 }
 
+// strSet is a distilled BTF's own string section being written: a
+// strtab.Set of either slot width (newStrs).
+type strSet interface {
+	Add(s []byte) (uint32, bool)
+	Find(s []byte) (uint32, bool)
+	Len() int
+	Data() []byte
+	ReserveData(n int)
+}
+
+// newStrs returns an empty string section for the distilled BTF. The
+// source's strings bound what it can hold, so its index slots are uint32
+// (24 offset bits, half the memory) where they fit the source's, as they
+// fit every input the kernel takes (wire.MaxNameOffset), and uint64 past
+// that: libbpf's btf__distill_base writes string sections up to
+// BTF_MAX_STR_OFFSET (wire.MaxStrLen).
+func (d *distiller) newStrs() strSet {
+	own, start := d.src.StringSection()
+	if uint64(start)+uint64(len(own)) > wire.MaxNameOffset {
+		return strtab.NewSet[uint64](strtab.Options{})
+	}
+	return strtab.NewSet[uint32](strtab.Options{})
+}
+
+// errStrings is the error of a distilled string section past
+// wire.MaxStrLen bytes, which libbpf refuses (-ENOMEM).
+var errStrings = errors.New("distill: string section larger than the 2147483647 bytes libbpf writes")
+
 // addString returns the offset in the new BTF of the string at offset off
 // of the source: 0 for the empty string; its offset in the distilled base
 // if it is there; else its offset in set (the new split's strings, which
 // start at splitStart), added if new.
-func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (uint32, error) {
+func (d *distiller) addString(set strSet, splitStart, off uint32) (uint32, error) {
 	if off == 0 {
 		return 0, nil
 	}
@@ -83,8 +112,8 @@ func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (
 		}
 	}
 	o, ok := set.Add(s)
-	if !ok || splitStart+o > wire.MaxNameOffset {
-		return 0, errors.New("distill: too many strings")
+	if n := uint64(set.Len()); !ok || n > wire.MaxStrLen || uint64(splitStart)+n > math.MaxUint32 {
+		return 0, errStrings
 	}
 	return splitStart + o, nil
 }
@@ -93,7 +122,7 @@ func (d *distiller) addString(set *strtab.Set[uint32], splitStart, off uint32) (
 // base types that stay out of the distilled base, in id order; then it
 // renumbers their references.
 func (d *distiller) writeSplit() error {
-	d.splitStrs = strtab.NewSet[uint32](strtab.Options{})
+	d.splitStrs = d.newStrs()
 	strStart := uint32(d.baseStrs.Len())
 	types, strs, err := d.splitSize()
 	if err != nil {
