@@ -34,6 +34,10 @@ type strTable struct {
 // an init function making it (TestErrStrings).
 var errStrings = errors.New("builder: string section larger than the 2147483647 bytes libbpf writes")
 
+// maxOwnStrings is the most bytes of own strings a table takes: libbpf's
+// limit; lowered by a test.
+var maxOwnStrings = wire.MaxStrLen
+
 func newStrTable(base *btf.Spec, opts strtab.Options) strTable {
 	if base == nil {
 		t := strTable{narrow: strtab.NewTable[uint32](nil, 0, opts)}
@@ -83,7 +87,7 @@ func (t *strTable) intern(s []byte) (uint32, bool) {
 	}
 	n := t.wide.Own.Len()
 	off, ok := t.wide.Intern(s)
-	if own := t.wide.Own.Len(); own > n && (own > wire.MaxStrLen || uint64(t.wide.Start)+uint64(own) > math.MaxUint32) {
+	if own := t.wide.Own.Len(); own > n && (own > maxOwnStrings || uint64(t.wide.Start)+uint64(own) > math.MaxUint32) {
 		t.wide.Own.Truncate(n)
 		return 0, false
 	}
