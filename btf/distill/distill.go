@@ -42,7 +42,7 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 		}
 	}
 	bo := split.ByteOrder()
-	return marshal(d.baseTypes, d.baseStrs.Data(), bo), marshal(d.splitTypes, d.splitStrs.Data(), bo), nil
+	return marshal(d.baseTypes, d.baseStrs.data(), bo), marshal(d.splitTypes, d.splitStrs.data(), bo), nil
 }
 
 // distiller holds the state of one Distill.
