@@ -85,7 +85,7 @@ func (c *copier) commit() error {
 		p := &c.pending[k]
 		if err := b.encode(p.typ(), p.src, false); err != nil {
 			b.types, b.n, b.maxRef = b.types[:nTypes], n, maxRef
-			b.strs.Own.Truncate(nStrs)
+			b.strs.truncate(nStrs)
 			for _, src := range b.srcs {
 				src.strCache = offCache{}
 			}

@@ -29,8 +29,10 @@
 // nested input cannot recurse without bound or loop. Every output size is
 // bounded by the input: a copy writes one record per source type at most
 // and one string per distinct source string. Limits of the format (about a
-// million types, 65535 members, 16 MiB of strings) give errors, never
-// truncated output; WriteAsIs, which renumbers nothing, writes as many
+// million types, 65535 members, libbpf's 2^31-1 bytes of own strings)
+// give errors, never truncated output; string sections past the kernel's
+// 2^24 bytes are written, as libbpf's btf__add_str writes them, and the
+// kernel refuses them; WriteAsIs, which renumbers nothing, writes as many
 // types as its input holds, as libbpf does, and the kernel refuses more
 // than its limit. The package makes no system calls; loading its output
 // into the kernel (bpf(BPF_BTF_LOAD)) is internal/bpfsys's job.

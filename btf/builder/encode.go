@@ -145,7 +145,7 @@ func (b *Builder) copyStr(src *source, off uint32) (uint32, error) {
 		return 0, fmt.Errorf("string offset %d outside the string sections", off)
 	}
 	// A string read from a string section holds no NUL.
-	v, ok := b.strs.Intern(s)
+	v, ok := b.strs.intern(s)
 	if !ok {
 		return 0, errStrings
 	}

@@ -203,7 +203,7 @@ func (t *refStrings) first(i, off uint32) (uint32, error) {
 	}
 	n := end - off
 	out := t.size
-	if out > wire.MaxNameOffset || 4*(t.count+1) > 3*len(slots) ||
+	if out+n >= wire.MaxStrLen || 4*(t.count+1) > 3*len(slots) ||
 		len(t.order) == cap(t.order) || n >= orderLenMax {
 		return t.firstSlow(i, off, s)
 	}
@@ -260,7 +260,9 @@ func (t *refStrings) add(s []byte, off uint32, start bool) (uint32, error) {
 // whether a string starts at its input offset (place).
 func (t *refStrings) insert(i, slot uint32, s []byte, h uint64, start bool) (uint32, error) {
 	out := t.size
-	if out > wire.MaxNameOffset {
+	// Output offsets are not slots: the section may pass the kernel's
+	// 2^24 bytes (names inside strings add to it) up to libbpf's limit.
+	if uint64(out)+uint64(len(s))+1 > wire.MaxStrLen {
 		return 0, errStrings
 	}
 	if 4*(t.count+1) > 3*len(t.slots) {

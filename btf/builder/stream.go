@@ -33,7 +33,7 @@ func (b *Builder) kept() uint32 { return b.n - b.forgot }
 // Strings are never forgotten. The slice is valid, read-only, until the
 // Builder next changes.
 func (b *Builder) Strings() (data []byte, start uint32) {
-	return b.strs.data(), b.strs.Start
+	return b.strs.data(), b.strs.start()
 }
 
 // Forget drops the records that Records returns, keeping the memory for

@@ -662,8 +662,8 @@ func (c *streamCopy) reserve(base *btf.Spec) {
 		size += len(own)
 		btfmem.Evict(src.spec)
 	}
-	c.b.strs.Own.Reserve(strs)
-	c.b.strs.Own.ReserveData(size)
+	c.b.strs.widenFor(size)
+	c.b.strs.grow(strs, size)
 }
 
 // refer gives the Builder a table of references to the input's strings
@@ -686,7 +686,7 @@ func (c *streamCopy) refer(base *btf.Spec) bool {
 // free gives back the string table's mappings; the copy must not be
 // used afterwards.
 func (c *streamCopy) free() {
-	c.b.strs.Own.Free()
+	c.b.strs.free()
 	if c.b.refs != nil {
 		c.b.refs.free()
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
-	"github.com/kmeta-dev/kmeta/internal/strtab"
 	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
@@ -43,7 +42,7 @@ func Distill(split *btf.Spec) (base, newSplit []byte, err error) {
 		}
 	}
 	bo := split.ByteOrder()
-	return marshal(d.baseTypes, d.baseStrs.Data(), bo), marshal(d.splitTypes, d.splitStrs.Data(), bo), nil
+	return marshal(d.baseTypes, d.baseStrs.data(), bo), marshal(d.splitTypes, d.splitStrs.data(), bo), nil
 }
 
 // distiller holds the state of one Distill.
@@ -58,7 +57,7 @@ type distiller struct {
 	recAt []uint32
 
 	baseTypes, splitTypes []byte // header room, then host-order records
-	baseStrs, splitStrs   *strtab.Set[uint32]
+	baseStrs, splitStrs   strSet
 	nBase                 uint32 // distilled base types, void included
 	nSplit                uint32 // new split types so far
 }

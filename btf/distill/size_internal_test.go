@@ -55,7 +55,7 @@ func checkSplitSize(t *testing.T, name string, s *btf.Spec) {
 	}
 	size := types + strs
 	buf := d.splitTypes
-	out := marshal(d.splitTypes, d.splitStrs.Data(), nil)
+	out := marshal(d.splitTypes, d.splitStrs.data(), nil)
 	if len(out) > size || &out[0] != &buf[0] {
 		t.Errorf("%s: %d bytes, bounded at %d; reallocated: %v", name, len(out), size, &out[0] != &buf[0])
 	}

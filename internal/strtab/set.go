@@ -14,9 +14,10 @@
 // low bits and some bits of the string's hash above them, never all zero,
 // so that a zero slot is empty and a probe that meets another string is
 // almost always decided without reading it. The slot type sets the split:
-// uint32 slots keep 24 offset bits and 8 hash bits (half the memory; the
-// Builder's offsets never exceed wire.MaxNameOffset), uint64 slots 32 and
-// 32. The hash seed is random and never shows in the output, which depends
+// uint32 slots keep 24 offset bits and 8 hash bits (half the memory: the
+// kernel's string offsets, wire.MaxNameOffset, fit them), uint64 slots 32
+// and 32. Widen moves a Table whose strings outgrow uint32 slots to
+// uint64 ones. The hash seed is random and never shows in the output, which depends
 // only on the order strings are added.
 //
 // # Concurrency

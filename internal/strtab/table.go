@@ -110,3 +110,57 @@ func (t *Table[S]) Intern(s []byte) (uint32, bool) {
 	off, ok := t.Own.AddHash(s, h)
 	return t.Start + off, ok
 }
+
+// Widen returns t with uint64 slots: the same strings, keys, hash seed and
+// options, for a string space that outgrows the 24 offset bits of a uint32
+// slot (a Table[uint32]'s own strings stop at 2^24 bytes, Set.SetLimit).
+// The own strings move to the new Table; the base's stay where they are,
+// indexed again in full. t must not be used afterwards. A writer starts
+// narrow, at half the index memory, and widens only when it must: libbpf's
+// btf__add_str takes string sections up to BTF_MAX_STR_OFFSET (2^31-1).
+func Widen(t *Table[uint32]) *Table[uint64] {
+	w := &Table[uint64]{Start: t.Start, lazy: t.lazy}
+	if b := t.Base; b != nil {
+		w.Base = NewSet[uint64](Options{Dense: b.dense, Mapped: b.mapped})
+		w.Base.seed = t.Own.seed
+		w.Base.SetData(b.data)
+		w.Base.Index()
+		b.FreeIndex()
+	}
+	w.Own = widenSet(&t.Own)
+	return w
+}
+
+// widenSet returns o with uint64 slots, taking its data; o's index is
+// given back.
+func widenSet(o *Set[uint32]) Set[uint64] {
+	w := newSet[uint64](Options{Dense: o.dense, Mapped: o.mapped})
+	w.seed = o.seed
+	w.data, w.first, w.shared = o.data, o.first, o.shared
+	w.dataMem, o.dataMem = o.dataMem, nil
+	w.setSlots(w.makeSlots(w.sizeFor(o.count)))
+	if o.shared {
+		// Data given by SetData may repeat strings: the old slots say
+		// which offsets are indexed.
+		mask := uint32(len(w.slots) - 1)
+		for _, slot := range o.slots {
+			if slot == 0 {
+				continue
+			}
+			off := uint32(slot & offMask[uint32]())
+			n := bytes.IndexByte(w.data[off:], 0)
+			h := w.Hash(w.data[off : off+uint32(n)])
+			i := uint32(h) & mask
+			for w.slots[i] != 0 {
+				i = (i + 1) & mask
+			}
+			w.slots[i] = pack[uint64](h, off)
+			w.count++
+		}
+	} else {
+		w.reindex()
+	}
+	o.FreeIndex()
+	o.data = nil
+	return w
+}
