@@ -80,7 +80,8 @@ func Minimal(s *btf.Spec, want []Want, opts MinimalOptions) (*Builder, error) {
 func (b *Builder) fillMinimal(m *minWalk) error {
 	// The records walked, and a FWD for each of the others.
 	b.types = make([]byte, 0, m.recBytes+max(0, m.n-m.walked)*wire.TypeSize)
-	b.strs.reserve(newNames(m.n+m.elems, m.srcs))
+	names, size := newNames(m.n+m.elems, m.srcs)
+	b.strs.grow(names, min(size, m.nameBytes))
 	return m.each(func(k int, t btf.Type, asFwd bool) error {
 		return b.encode(t, m.srcs[k], asFwd)
 	})

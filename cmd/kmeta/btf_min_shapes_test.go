@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -47,3 +50,50 @@ func TestMinShapesPeakRSS(t *testing.T) {
 		}
 	}
 }
+
+// TestMinLongNamesPeakRSS runs btf min --types on a struct of 65,535
+// members with distinct 200-byte names (13.9 MB): the copy's string
+// section grew from an estimate of 14 bytes a name by copies, old and new
+// live together, and peaked at 53.8 MB against the bound's 47.8 (strwide,
+// session 31). KMETA_HEAVY=1 only, as TestShapesPeakRSS.
+func TestMinLongNamesPeakRSS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("KMETA_HEAVY") != "1" {
+		t.Skip("peak RSS of btf min --types on a struct of long member names: set KMETA_HEAVY=1")
+	}
+	timeBin := gnuTime(t)
+	bin := buildRealKmeta(t)
+	dir := t.TempDir()
+	b := builder.New()
+	intID, err := b.AddInt("int", 4, btf.IntInfo{Encoding: btf.IntSigned, Bits: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := make([]builder.Member, 65_535)
+	pad := strings.Repeat("n", 190)
+	for i := range members {
+		members[i] = builder.Member{Name: fmt.Sprintf("%s%010d", pad, i), Type: intID, BitOffset: uint32(32 * i)}
+	}
+	if _, err := b.AddStruct("big", 4*uint32(len(members)), members); err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.Marshal(builder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "long-names.btf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"btf", "min", path, "--types", "big", "-o", filepath.Join(dir, "min.btf")}
+	peak, code, stderr := peakRSS(t, timeBin, bin, append(args, "--max-input", "64M")...)
+	if code != 0 {
+		t.Errorf("kmeta %s: status %d, %.300q", strings.Join(args, " "), code, stderr)
+	}
+	checkRun(t, stringer("long-names"), args, peak, code, stderr, readBound(int64(len(data))))
+}
+
+// stringer names a hand-made input for checkRun.
+type stringer string
+
+func (s stringer) String() string { return string(s) }
