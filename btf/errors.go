@@ -33,19 +33,26 @@ type FormatError struct {
 	Err     error // underlying cause, if any
 }
 
-// Error describes the problem: the type, the section and offset, and what
-// is wrong.
+// Error describes the problem: the type, where it is (the section and
+// offset, in parentheses after a type), and what is wrong, each once:
+// "btf: type 5 (type section offset 40): refers to type 9, beyond the
+// last (8)", "btf: string section offset 0: not NUL: ...".
 func (e *FormatError) Error() string {
 	s := "btf: "
-	if e.TypeID != 0 {
-		s += fmt.Sprintf("type %d: ", e.TypeID)
-	}
+	where := ""
 	if e.Section != "" {
-		s += e.Section + " section"
+		where = e.Section + " section"
 		if e.Offset >= 0 {
-			s += fmt.Sprintf(" offset %d", e.Offset)
+			where += fmt.Sprintf(" offset %d", e.Offset)
 		}
-		s += ": "
+	}
+	switch {
+	case e.TypeID != 0 && where != "":
+		s += fmt.Sprintf("type %d (%s): ", e.TypeID, where)
+	case e.TypeID != 0:
+		s += fmt.Sprintf("type %d: ", e.TypeID)
+	case where != "":
+		s += where + ": "
 	}
 	s += e.Msg
 	if e.Err != nil {
@@ -61,6 +68,11 @@ func (e *FormatError) Error() string {
 
 // Unwrap returns the underlying cause, or nil.
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// errEmpty returns the error for an empty input: it has no header to
+// name, nor an offset. (A new one each time: a caller may change what
+// errors.As gives it.)
+func errEmpty() error { return &FormatError{Offset: -1, Msg: "the input is empty"} }
 
 func typeErr(id TypeID, off uint32, format string, args ...any) error {
 	return &FormatError{Section: "type", Offset: int64(off), TypeID: id, Msg: fmt.Sprintf(format, args...)}

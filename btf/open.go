@@ -152,7 +152,7 @@ func checkInner(head []byte) error {
 		return fmt.Errorf("btf: nested compression is not supported")
 	}
 	if len(head) == 0 { // not "bad magic :"
-		return &FormatError{Section: "header", Offset: 0, Msg: "the input is empty"}
+		return errEmpty()
 	}
 	return &FormatError{Section: "header", Offset: 0, Msg: fmt.Sprintf("bad magic %x: not BTF, ELF, a tar archive or compressed data", head[:min(len(head), shownLen)])}
 }

@@ -192,6 +192,9 @@ func newSpec(b []byte, base *Spec) (*Spec, error) {
 // sections are known to lie within b unless b is only a prefix of the BTF
 // (see wire.ParseHeaderPrefix).
 func parseHeader(b []byte, prefix bool) (binary.ByteOrder, bool, wire.Header, error) {
+	if len(b) == 0 {
+		return nil, false, wire.Header{}, errEmpty() // not "bad magic"
+	}
 	order, swapped, err := wire.ByteOrderOf(b)
 	if err != nil {
 		return nil, false, wire.Header{}, &FormatError{Section: "header", Offset: 0, Err: err}
@@ -212,13 +215,13 @@ func (s *Spec) checkStrings() error {
 		if s.base != nil {
 			return nil
 		}
-		return &FormatError{Section: "string", Offset: 0, Msg: "empty string section"}
+		return &FormatError{Section: "string", Offset: -1, Msg: "it is empty, without the empty string"}
 	}
 	if s.strs[len(s.strs)-1] != 0 {
-		return &FormatError{Section: "string", Offset: int64(len(s.strs) - 1), Msg: "the last byte is not NUL"}
+		return &FormatError{Section: "string", Offset: int64(len(s.strs) - 1), Msg: "not NUL: the last string has no end"}
 	}
 	if s.base == nil && s.strs[0] != 0 {
-		return &FormatError{Section: "string", Offset: 0, Msg: "the first byte is not NUL"}
+		return &FormatError{Section: "string", Offset: 0, Msg: "not NUL: complete BTF's strings start with the empty string"}
 	}
 	return nil
 }

@@ -42,7 +42,9 @@ func (v *validator) check(id TypeID, off uint32) error {
 	return v.elems(id, off, r, sh, n.elem)
 }
 
-// nouns name a kind's references in error messages.
+// nouns name a kind's references in error messages; "" for the one type
+// field of a PTR, TYPEDEF, VAR, ... ("type 5 (...): refers to type 9",
+// not "type refers to type 9").
 type nouns struct{ ref0, ref1, elem string }
 
 func refNouns(k Kind) nouns {
@@ -58,7 +60,7 @@ func refNouns(k Kind) nouns {
 	case KindDatasec:
 		return nouns{"", "", "variable"}
 	}
-	return nouns{"type", "", ""}
+	return nouns{}
 }
 
 // elems checks the vlen elements of record r, whose shape is sh.
@@ -74,7 +76,7 @@ func (v *validator) elems(id TypeID, off uint32, r wire.Record, sh *wire.Shape, 
 		}
 		if sh.ElemTypeMask != 0 {
 			if t := wire.Word(e, i+sh.ElemTypeAt); t > v.last {
-				return typeErr(id, off, "%s %d refers to type %d, beyond the last type %d", what, i/es, t, v.last)
+				return typeErr(id, off, "%s %d refers to type %d, beyond the last (%d)", what, i/es, t, v.last)
 			}
 		}
 	}
@@ -83,7 +85,11 @@ func (v *validator) elems(id TypeID, off uint32, r wire.Record, sh *wire.Shape, 
 
 func (v *validator) ref(id TypeID, off uint32, what string, t uint32) error {
 	if t > v.last {
-		return typeErr(id, off, "%s refers to type %d, beyond the last type %d", what, t, v.last)
+		subject := "refers to" // the record's one type field
+		if what != "" {
+			subject = what + " refers to"
+		}
+		return typeErr(id, off, "%s type %d, beyond the last (%d)", subject, t, v.last)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 	defer f.Close()
 	limit := cmp.Or(max(opts.MaxSize, 0), input.DefaultLimit)
 	if fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit})
+		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit, Size: fi.Size()})
 	}
 	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, path, &opts)
 	if errors.Is(err, input.ErrTooLarge) {

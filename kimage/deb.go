@@ -125,7 +125,7 @@ func walkTar(ctx context.Context, tr *tar.Reader, fn func(string, int64, io.Read
 			return nil
 		}
 		if err != nil {
-			return pkgerr.Errorf("kimage: package data: %w", err)
+			return packageError("", err)
 		}
 		if err := checkPath(h.Name); err != nil {
 			return err
@@ -156,9 +156,23 @@ type entryReader struct {
 func (e *entryReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = pkgerr.Errorf("kimage: package payload: %s (%d bytes): %w", e.name, e.size, err)
+		err = packageError(fmt.Sprintf("%s (%d bytes)", e.name, e.size), err)
 	}
 	return n, err
+}
+
+// packageError says err, met reading a package's archive (its data.tar or
+// RPM payload) at what (a file, or "" between files), as the package's.
+// An archive that ends early (a cut package, or a corrupt one) is said to
+// be truncated or corrupt, as a kernel image's cut payload is.
+func packageError(what string, err error) error {
+	if what != "" {
+		what += ": "
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return pkgerr.Errorf("kimage: the package payload is truncated or corrupt: %s%w", what, err)
+	}
+	return pkgerr.Errorf("kimage: package payload: %s%w", what, err)
 }
 
 // IsVmlinuz reports whether a package path is a kernel image:

@@ -200,7 +200,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 		}
 		e, name, err := readCpioHeader(r)
 		if err != nil {
-			return pkgerr.Errorf("kimage: package payload: %w", err)
+			return packageError("", err)
 		}
 		if name == cpioTrailer {
 			if err := callEach(links.rest(), 0, &cpioBody{r: r}, fn); !errors.Is(err, ErrStop) {
@@ -227,7 +227,7 @@ func walkCpio(ctx context.Context, r io.Reader, fn func(string, int64, io.Reader
 		// What fn left of the file, and the padding after it.
 		rest := body.n + int64(pad4(e.size))
 		if _, err := io.CopyN(io.Discard, r, rest); err != nil {
-			return pkgerr.Errorf("kimage: package payload: %s (%d bytes): %w", name, e.size, noEOF(err))
+			return packageError(fmt.Sprintf("%s (%d bytes)", name, e.size), noEOF(err))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/input"
+	"github.com/kmeta-dev/kmeta/kimage"
 )
 
 type btfEncodeFlags struct {
@@ -255,7 +256,15 @@ func (c *cli) openEncodeSource(path string) (*encodeSource, error) {
 		return &encodeSource{path: path, data: d}, err
 	}
 	if regular {
-		return &encodeSource{path: path}, checkELF(path, what)(head[:min(len(head), magicLen)])
+		if err := checkELF(path, what)(head[:min(len(head), magicLen)]); err != nil {
+			return nil, err
+		}
+		if kimage.Identify(head) == kimage.KindCompressed {
+			if err := c.checkCompressedFile(path, what); err != nil {
+				return nil, err
+			}
+		}
+		return &encodeSource{path: path}, nil
 	}
 	name := inputName(path)
 	d, err := c.readArg(path, checkEncodeHead(name, what), kernelHead)

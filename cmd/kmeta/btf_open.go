@@ -102,9 +102,9 @@ func splitHint(err error, asBase bool) error {
 		hint = "-B takes complete BTF (a vmlinux's, such as " + defaultVmlinux + "), not BTF split on another"
 	}
 	switch {
-	case fe.Section == "string" && fe.Offset == 0:
+	case fe.Section == "string" && fe.Offset <= 0: // empty (-1), or not starting with NUL
 		return fmt.Errorf("%w: this looks like split BTF (a module's): %s", err, hint)
-	case fe.Section == "type" && (strings.Contains(fe.Msg, "beyond the last type") || strings.Contains(fe.Msg, "outside the string section")):
+	case fe.Section == "type" && (strings.Contains(fe.Msg, "beyond the last") || strings.Contains(fe.Msg, "outside the string section")):
 		return fmt.Errorf("%w (split BTF, a module's? %s)", err, hint)
 	}
 	return err

@@ -36,7 +36,7 @@ func TestTruthfulRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	midPath, topPath := writeFile(t, dir, "mid.btf", mid), writeFile(t, dir, "top.btf", top)
-	splitBase := "base: btf: " + midPath + ": string section offset 0: the first byte is not NUL: " +
+	splitBase := "base: btf: " + midPath + ": string section offset 0: not NUL: complete BTF's strings start with the empty string: " +
 		"this looks like split BTF (a module's): -B takes complete BTF (a vmlinux's, such as /sys/kernel/btf/vmlinux), not BTF split on another"
 	for _, args := range [][]string{
 		{"btf", "dump", topPath, "-B", midPath},
@@ -76,7 +76,7 @@ func TestTruthfulRefusals(t *testing.T) {
 	// An empty file is empty, not "bad magic :" or "starts with ,".
 	empty := writeFile(t, dir, "empty", nil)
 	for _, tc := range [][2]string{
-		{"btf dump", "kmeta: btf dump: btf: " + empty + ": header section offset 0: the input is empty"},
+		{"btf dump", "kmeta: btf dump: btf: " + empty + ": the input is empty"},
 		{"btf encode", "kmeta: btf encode: " + empty + ": not a vmlinux or module: it is empty"},
 		{"btf core", "kmeta: btf core: " + empty + ": not a BPF object: it is empty"},
 	} {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/kmeta-dev/kmeta/bpfelf"
@@ -59,18 +61,58 @@ func (c *cli) inflateELF(name, what string, d *input.Data) (*input.Data, error) 
 	if f == input.None {
 		return d, nil
 	}
-	check := func(head []byte) error {
-		if kimage.Identify(head) != kimage.KindELF {
-			return fmt.Errorf("not a %s: it inflates to data that starts with %x, not with ELF's magic", what, head)
-		}
-		return nil
-	}
-	plain, err := input.Inflate(c.ctx, f, d.Bytes(), input.Options{Limit: c.maxInput, What: name, Check: check, CheckLen: len(elfMagic)})
+	plain, err := input.Inflate(c.ctx, f, d.Bytes(), input.Options{Limit: c.maxInput, What: name, Check: checkInflatedELF(what), CheckLen: len(elfMagic)})
 	d.Release()
 	if err != nil {
 		return nil, withHint(fmt.Errorf("%s: %w", name, err))
 	}
 	return plain, nil
+}
+
+// checkInflatedELF returns the check of the first bytes that compressed
+// input (what: "vmlinux or module", ...) inflates to: ELF's magic.
+func checkInflatedELF(what string) func(head []byte) error {
+	return func(head []byte) error {
+		if kimage.Identify(head) == kimage.KindELF {
+			return nil
+		}
+		if len(head) == 0 {
+			return fmt.Errorf("not a %s: it inflates to nothing", what)
+		}
+		return fmt.Errorf("not a %s: it inflates to data that starts with %x, not with ELF's magic", what, head)
+	}
+}
+
+// checkCompressedFile checks the compressed regular file at path as
+// inflateELF checks an input read whole, inflating its first bytes only:
+// compressed data that is not ELF (a vmlinux.btf.gz) is refused as such
+// before the file is read, as it is uncompressed (checkELF), not found to
+// be "malformed DWARF" after it is inflated whole.
+func (c *cli) checkCompressedFile(path, what string) error {
+	d, err := input.File(c.ctx, path, input.Options{Limit: c.maxInput})
+	if err != nil {
+		return withHint(err)
+	}
+	defer d.Release()
+	f := input.Detect(d.Bytes())
+	r, _, err := input.Decompress(f, d.Bytes(), c.maxInput)
+	head, n := make([]byte, len(elfMagic)), 0
+	for err == nil && n < len(head) {
+		var m int
+		m, err = r.Read(head[n:])
+		n += m
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// As input.Inflate says it.
+		return fmt.Errorf("%s: %v data is truncated or corrupt: %w", path, f, err)
+	case err != nil && err != io.EOF:
+		return withHint(fmt.Errorf("%s: %v: %w", path, f, err))
+	}
+	if err := checkInflatedELF(what)(head[:n]); err != nil {
+		return fmt.Errorf("%s: %v: %w", path, f, err)
+	}
+	return nil
 }
 
 // object is a BPF object opened from the command line, with the memory

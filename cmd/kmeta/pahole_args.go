@@ -164,10 +164,9 @@ func unknownPaholeOption(name string) error {
 	case "-C", "--class_name", "--reorganize", "-R", "-F", "--format_path", "-E", "--expand_types":
 		return fmt.Errorf("%s: kmeta pahole only encodes BTF (-J); struct layouts are \"kmeta btf layout\"", name)
 	}
-	return fmt.Errorf("%s: not a pahole option kmeta takes (it takes those of the kernel's build: "+
-		"-J, -j[N], --btf_features, --btf_base, --btf_encode_detached, --lang_exclude=rust, "+
-		"--btf_gen_floats, --skip_encoding_btf_vars, --skip_encoding_btf_enum64, "+
-		"--skip_encoding_btf_inconsistent_proto, --btf_gen_optimized, --version)", name)
+	// One line a terminal shows whole; the list of options (those of the
+	// kernel's build) is in the help.
+	return fmt.Errorf("%s: not a pahole option kmeta takes (\"kmeta pahole --help\" lists them)", name)
 }
 
 // check checks the command line once parsed.

@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
 	"github.com/kmeta-dev/kmeta/btf/layout"
+	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 )
 
@@ -103,11 +104,12 @@ func TestKsymMaxInput(t *testing.T) {
 		{nil, []string{"ksym", "watch", "--kallsyms", path, "--sysfs", t.TempDir(), "--max-input", "100"}},
 	} {
 		_, err := kmeta(t, tc.stdin, tc.args...)
-		named := path
+		// A file's size is known, and said; standard input's is not.
+		want := path + " is " + input.FormatSize(int64(text.Len())) + ", more than the limit of"
 		if tc.stdin != nil {
-			named = "stdin"
+			want = "stdin is larger than the limit of"
 		}
-		if err == nil || !strings.Contains(err.Error(), named+" is larger than the limit of") || !strings.Contains(err.Error(), "--max-input") {
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--max-input") {
 			t.Errorf("%v: %v, want the input limit's error", tc.args, err)
 		}
 	}
