@@ -223,10 +223,21 @@ func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
 			slots[i] = fb.move(mix(hashShallow(b.rec(i+1)), b.sig(i+1, sigTop)))
 		}
 		if k%splitEvictEvery == splitEvictEvery-1 {
-			b.evictTypes(b.last)
+			b.evictRead()
 		}
 	}
+	b.evictRead()
+}
+
+// evictRead gives back what reading records at random brought in: the
+// file's pages, and the Base's copies of them where it reads through
+// them already (a big-endian base's, given back to the file before
+// splitChains): deduplications copy again what they read.
+func (b *Base) evictRead() {
 	b.evictTypes(b.last)
+	if b.pages != nil {
+		b.pages.drop()
+	}
 }
 
 // readRecords reads the base's records. With one type section, in host
