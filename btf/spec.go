@@ -696,12 +696,11 @@ func (s *Spec) markLastReader() { s.lastReader = true }
 // (markLastReader), a big-endian file's swapped records go back to the
 // file (typesToFile), rather than staying resident, the process's own,
 // to the end: nobody reads them again. Otherwise it does nothing: the
-// owner may still read them. Like Close, it must not run concurrently
+// owner may still read them. It reports whether the records went back.
+// Like Close, it must not run concurrently
 // with other uses of the Spec.
-func (s *Spec) doneReading() {
-	if s.lastReader {
-		s.typesToFile()
-	}
+func (s *Spec) doneReading() bool {
+	return s.lastReader && s.typesToFile()
 }
 
 // evictStrings is evict for the Spec's own string section alone: a
