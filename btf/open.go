@@ -28,7 +28,7 @@ var ErrTooLarge = errors.New("btf: input over the size limit")
 
 func init() {
 	input.RegisterTooLarge(ErrTooLarge)
-	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, TypesToFile: (*Spec).typesToFile, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
+	btfmem.Register(btfmem.Funcs[*Spec]{Evict: (*Spec).evict, EvictTypes: (*Spec).evictTypes, EvictStrings: (*Spec).evictStrings, TypesMapped: (*Spec).typesMapped, TypesToFile: (*Spec).typesToFile, LastReader: (*Spec).markLastReader, DoneReading: (*Spec).doneReading, Discard: (*Spec).discard, RecordSizes: (*Spec).recordSizes})
 	btfmem.RegisterOpening(func(o Options) Options { o.evictWalk = true; return o })
 }
 

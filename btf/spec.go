@@ -66,6 +66,9 @@ type Spec struct {
 	// private mapping (typesToFile); typesInFile that they were given
 	// back to it, in the file's order (typesMapped).
 	swappedFile, typesInFile bool
+	// lastReader says that the Spec's owner reads none of its own
+	// records after the next reader that calls doneReading.
+	lastReader bool
 	// discarded is how many bytes at the start of the type section
 	// discard gave back: they read as zeros, so lookups refuse them.
 	discarded uint32
@@ -704,6 +707,23 @@ func (s *Spec) typesToFile() bool {
 	wire.SwapWords(s.types[hi&^3:])
 	s.typesInFile = true
 	return true
+}
+
+// markLastReader marks the Spec as one whose owner reads none of its own
+// records once the next reader is done with them (doneReading).
+func (s *Spec) markLastReader() { s.lastReader = true }
+
+// doneReading is what a reader calls once it reads none of the Spec's
+// own records any more (btf/distill, when it has copied those it needs).
+// If the owner marked the Spec as read by that reader last
+// (markLastReader), a big-endian file's swapped records go back to the
+// file (typesToFile), rather than staying resident, the process's own,
+// to the end: nobody reads them again. Otherwise it does nothing: the
+// owner may still read them. It reports whether the records went back.
+// Like Close, it must not run concurrently
+// with other uses of the Spec.
+func (s *Spec) doneReading() bool {
+	return s.lastReader && s.typesToFile()
 }
 
 // evictStrings is evict for the Spec's own string section alone: a

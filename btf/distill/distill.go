@@ -129,7 +129,11 @@ func (d *distiller) mark() error {
 // lets the system take back the mapped pages of the base (internal/btfmem's Evict):
 // what follows reads the base's strings, at random, and no more of its
 // records, so that the two sections of a large base (vmlinux's) are not
-// resident at once beside the process's own memory.
+// resident at once beside the process's own memory. A big-endian base
+// that Open swapped in place holds its records as the process's own
+// pages, which Evict leaves: where the base's owner reads none of its
+// records afterwards (the CLI, btfmem.LastReader), DoneReading gives
+// them back to the file.
 func (d *distiller) copyNeeded() error {
 	n := d.ids.countNeeded()
 	size := 0
@@ -153,6 +157,7 @@ func (d *distiller) copyNeeded() error {
 	}
 	d.recs, d.recAt = recs, append(recAt, uint32(len(recs)))
 	for b := d.src.Base(); b != nil; b = b.Base() {
+		btfmem.DoneReading(b)
 		btfmem.Evict(b)
 	}
 	return nil

@@ -2,9 +2,11 @@ package distill_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +14,9 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/distill"
 	"github.com/kmeta-dev/kmeta/internal/bpfsys"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+	"github.com/kmeta-dev/kmeta/internal/wire"
 )
 
 // TestPahole distills the BTF that pahole 1.30 writes for a module
@@ -125,5 +129,63 @@ func TestKernelLoadsBase(t *testing.T) {
 			t.Fatalf("%s: the kernel rejects the distilled base: %v", m.Name, err)
 		}
 		f.Close()
+	}
+}
+
+// TestBigEndianBaseGivenBack distills a module on a big-endian base file,
+// which Open swaps in place: the base stays readable after Distill,
+// unless its owner said that distill reads it last (btfmem.LastReader,
+// as the CLI does), when its records go back to the file. Both give what
+// Distill gives on the base in memory.
+func TestBigEndianBaseGivenBack(t *testing.T) {
+	m := testfixtures.Distilled[0]
+	raw := testfixtures.Read(t, m.Base)
+	h, err := wire.ParseHeader(raw, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := wire.Swap(raw, h)
+	path := filepath.Join(t.TempDir(), "vmlinux.be")
+	if err := os.WriteFile(path, be, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := testfixtures.Spec(t, be, nil)
+	b, err := builder.NewSplit(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyAll(testfixtures.Spec(t, testfixtures.Read(t, m.Undistilled), held)); err != nil {
+		t.Fatal(err)
+	}
+	module, err := b.Marshal(builder.Options{ByteOrder: binary.BigEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBase, wantSplit, err := distill.Distill(testfixtures.Spec(t, module, held))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, last := range []bool{false, true} {
+		base, err := btf.Open(context.Background(), path, btf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := testfixtures.Spec(t, module, base)
+		if last {
+			btfmem.LastReader(base)
+		}
+		gotBase, gotSplit, err := distill.Distill(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(gotBase, wantBase) || !bytes.Equal(gotSplit, wantSplit) {
+			t.Errorf("last reader %v: distilled differently from the base in memory", last)
+		}
+		if _, err := base.TypeByID(1); (err != nil) != last {
+			t.Errorf("last reader %v: base lookup after Distill: %v", last, err)
+		}
+		if err := base.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -108,6 +108,10 @@ func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
 			return
 		}
 		close(mb.opened)
+		// The command reads none of the base's records through its
+		// Spec but for the Base's: a big-endian base's go back to the
+		// file once the Base has read them (internal/dedup's basePages).
+		btfmem.LastReader(mb.baseSpec)
 		if base, mb.baseErr = dedup.NewBase(mb.baseSpec, workers); mb.baseErr != nil {
 			mb.baseErr = fmt.Errorf("base %s: %w", path, mb.baseErr)
 			return
@@ -158,8 +162,10 @@ func openBase[B any](c *cli, path string, prepare func(*btf.Spec) (B, error)) (*
 	return s, b, nil
 }
 
-// prepareDedupBase is openBase's prepare for btf dedup.
+// prepareDedupBase is openBase's prepare for btf dedup: the command reads
+// none of the base's records but through the Base (btfmem.LastReader).
 func prepareDedupBase(s *btf.Spec) (*dedup.Base, error) {
+	btfmem.LastReader(s)
 	return dedup.NewBase(s, dedup.Options{Workers: runtime.GOMAXPROCS(0)})
 }
 

@@ -154,6 +154,10 @@ a .BTF.base is first relocated onto BASE.`,
 			if release != nil {
 				release() // the pages of the code that opened the inputs
 			}
+			// Nothing reads the base's records after distilling: a
+			// big-endian base's, swapped in place, go back to the file
+			// once distill has copied those it needs.
+			btfmem.LastReader(b)
 			return c.writeDistilled(s, d, args[0], base)
 		},
 	}

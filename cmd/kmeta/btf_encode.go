@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/input"
 	"github.com/kmeta-dev/kmeta/kimage"
 )
@@ -148,6 +149,11 @@ func (c *cli) btfEncode(cmd *cobra.Command, path string, f btfEncodeFlags) error
 		}
 		defer base.Close()
 		opts.Base = base
+		if !distilled {
+			// Only the Base reads the records; distilling reads the
+			// base's Spec after it (btfmem.LastReader).
+			btfmem.LastReader(base)
+		}
 	}
 	if isTerminal(c.stderr) {
 		opts.Progress = c.counter("encoding compile units")

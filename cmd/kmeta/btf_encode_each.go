@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/elfwrite"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
@@ -46,6 +47,7 @@ func (c *cli) btfEncodeEach(cmd *cobra.Command, paths []string, f btfEncodeFlags
 	}
 	defer setGC(50)()
 	baseSpec, base, err := openBase(c, f.base, func(s *btf.Spec) (*dwarf2btf.Base, error) {
+		btfmem.LastReader(s) // read through the Base alone, as btf dedup's
 		return dwarf2btf.NewBase(s, dwarf2btf.Options{})
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/btf/distill"
 	"github.com/kmeta-dev/kmeta/dwarf2btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/elfwrite"
 )
 
@@ -97,6 +98,11 @@ func (c *cli) pahole(ctx context.Context, a *paholeArgs) error {
 		}
 		defer base.Close()
 		opts.Base = base
+		if !a.conf.distilled {
+			// Only the Base reads the records; distilling reads the
+			// base's Spec after it (btfmem.LastReader).
+			btfmem.LastReader(base)
+		}
 	}
 	var wopts builder.Options
 	if wopts.ByteOrder, err = src.byteOrder(c); err != nil {

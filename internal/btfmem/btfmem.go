@@ -53,6 +53,19 @@ type Funcs[S any] struct {
 	// holds the records elsewhere, in host order, and copies the ones it
 	// reads again out of the file swapping them (dedup's Base), calls it.
 	TypesToFile func(s S) bool
+	// LastReader marks s as one whose owner reads none of s's own
+	// records once the next reader is done with them (DoneReading): the
+	// CLI's base of a distill or of a deduplication, which it only
+	// closes afterwards.
+	LastReader func(s S)
+	// DoneReading says that the caller reads none of s's own records
+	// through s any more: if s was marked LastReader, its records go
+	// back to the file (TypesToFile), as nobody reads them again;
+	// otherwise nothing changes, since s's owner may. It reports
+	// whether they went back. btf/distill calls it once it has copied
+	// the base records it needs; dedup's Base once its in-order pass has
+	// read them (it copies those it reads again out of the file).
+	DoneReading func(s S) bool
 	// RecordSizes returns the sizes s walks its own records by (those of
 	// its layouts): a reader that walks s's type section itself (dedup's
 	// Base) finds the records s finds.
@@ -114,6 +127,12 @@ func Discard[S any](s S, n int) { registered[S]().Discard(s, n) }
 
 // TypesToFile calls the registered Funcs' TypesToFile (see Funcs).
 func TypesToFile[S any](s S) bool { return registered[S]().TypesToFile(s) }
+
+// LastReader calls the registered Funcs' LastReader (see Funcs).
+func LastReader[S any](s S) { registered[S]().LastReader(s) }
+
+// DoneReading calls the registered Funcs' DoneReading (see Funcs).
+func DoneReading[S any](s S) bool { return registered[S]().DoneReading(s) }
 
 // RecordSizes calls the registered Funcs' RecordSizes.
 func RecordSizes[S any](s S) *wire.Sizes { return registered[S]().RecordSizes(s) }

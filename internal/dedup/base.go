@@ -119,7 +119,7 @@ func newBase(spec *btf.Spec, inPlace bool) (*Base, error) {
 	if err := b.fileTypes(); err != nil {
 		return nil, err
 	}
-	if spec.Base() == nil {
+	if spec.Base() == nil && b.pages == nil && btfmem.TypesMapped(spec) {
 		b.pages = newBasePages(spec, b.recs.w, &b.mem.pages)
 	}
 	return b, nil
@@ -164,6 +164,14 @@ func (b *Base) fileTypes() error {
 		}
 	}
 	b.evictTypes(b.last)
+	// A big-endian file's records, which Open swapped in place, are the
+	// process's own pages, which evictTypes leaves: they go back to the
+	// file here (newBasePages), not after the table is laid out beside
+	// them (BENCH.md, "A big-endian base given back before its table"),
+	// and what follows reads them through the Base's page copies.
+	if b.spec.Base() == nil && !btfmem.TypesMapped(b.spec) {
+		b.pages = newBasePages(b.spec, b.recs.w, &b.mem.pages)
+	}
 	b.splitChains(fb, slots)
 	fb.layout()
 	for i := b.last; i > 0; i-- {
@@ -215,13 +223,24 @@ func (b *Base) splitChains(fb *frozenBuilder, slots []uint32) {
 	// types in long chains), the peak of a small module's deduplication.
 	for k, i := range in {
 		if long[slots[i]] {
-			slots[i] = fb.move(mix(hashShallow(b.recs.rec(i)), b.sig(i+1, sigTop)))
+			slots[i] = fb.move(mix(hashShallow(b.rec(i+1)), b.sig(i+1, sigTop)))
 		}
 		if k%splitEvictEvery == splitEvictEvery-1 {
-			b.evictTypes(b.last)
+			b.evictRead()
 		}
 	}
+	b.evictRead()
+}
+
+// evictRead gives back what reading records at random brought in: the
+// file's pages, and the Base's copies of them where it reads through
+// them already (a big-endian base's, given back to the file before
+// splitChains): deduplications copy again what they read.
+func (b *Base) evictRead() {
 	b.evictTypes(b.last)
+	if b.pages != nil {
+		b.pages.drop()
+	}
 }
 
 // readRecords reads the base's records. With one type section, in host

@@ -31,7 +31,7 @@ type basePages struct {
 	copied []atomic.Uint32
 	// swapped says that the file's words are in the other byte order:
 	// the Spec swapped its records in place, then gave them back to the
-	// file (btfmem.TypesToFile), and each page is swapped as it is
+	// file (btfmem.DoneReading), and each page is swapped as it is
 	// copied.
 	swapped bool
 	n       atomic.Int64 // pages copied
@@ -48,7 +48,8 @@ const faultAround = 64 << 10
 // newBasePages returns the basePages of records w, if they are the type
 // section of spec read in place from a file's mapping, or swapped in
 // place in one (a file in the other byte order, whose records the Spec
-// then gives back to the file: btfmem.TypesToFile); otherwise nil
+// then gives back to the file, if its owner reads none of them
+// afterwards: btfmem.LastReader, DoneReading); otherwise nil
 // (copied, or in memory of the Spec's own, a copy would double them).
 // The copy is in *g.
 func newBasePages(spec *btf.Spec, w []uint32, g **mmap.Region) *basePages {
@@ -61,7 +62,7 @@ func newBasePages(spec *btf.Spec, w []uint32, g **mmap.Region) *basePages {
 	if *g == nil {
 		return nil
 	}
-	swapped := !mapped && btfmem.TypesToFile(spec)
+	swapped := !mapped && btfmem.DoneReading(spec)
 	if !mapped && !swapped {
 		mmap.Free(g)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/btfmem"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures"
 	"github.com/kmeta-dev/kmeta/internal/testfixtures/hostile"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -25,9 +26,9 @@ import (
 // the one of a Base on the heap.
 //
 // The file in big endian is swapped in place in its mapping, and its
-// records then given back to the file (btfmem.TypesToFile): the pages
-// are swapped as they are copied, and every record reads as the heap
-// Base's.
+// records then given back to the file (btfmem.LastReader, DoneReading):
+// the pages are swapped as they are copied, and every record reads as
+// the heap Base's.
 func TestBasePages(t *testing.T) {
 	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
 	h, err := wire.ParseHeader(raw, binary.LittleEndian)
@@ -48,6 +49,7 @@ func testBasePages(t *testing.T, raw, file []byte, swapped bool) {
 		t.Fatal(err)
 	}
 	defer vm.Close()
+	btfmem.LastReader(vm) // as the CLI: only the Base reads the records
 	base, err := NewBase(vm, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,5 +134,43 @@ func testBasePages(t *testing.T, raw, file []byte, swapped bool) {
 	}
 	if base.PagesHeld() == 0 {
 		t.Error("nothing copied again after DropPages")
+	}
+}
+
+// TestBasePagesKeepsSpec checks that a Base made on a big-endian file's
+// Spec that its owner did not mark (btfmem.LastReader) leaves the Spec's
+// records readable: btf encode with the distilled_base feature, and
+// btfids' Finalize, read the base's Spec after making a Base on it.
+func TestBasePagesKeepsSpec(t *testing.T) {
+	raw := testfixtures.Read(t, testfixtures.DebianVmlinux)
+	h, err := wire.ParseHeader(raw, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "vmlinux.btf")
+	if err := os.WriteFile(path, wire.Swap(raw, h), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vm, err := btf.Open(context.Background(), path, btf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	base, err := NewBase(vm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.pages != nil {
+		t.Error("the records of an unmarked Spec went to page copies")
+	}
+	for _, id := range []btf.TypeID{1, btf.TypeID(base.last / 2), btf.TypeID(base.last)} {
+		typ, err := vm.TypeByID(id)
+		if err != nil {
+			t.Fatalf("after NewBase: %v", err)
+		}
+		want, _ := wire.Words(typ.Record())
+		if got := base.rec(uint32(id)); len(want) == 0 || !slices.Equal([]uint32(got), want) {
+			t.Errorf("type %d: the Base's record differs from the Spec's", id)
+		}
 	}
 }
