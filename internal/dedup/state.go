@@ -124,8 +124,15 @@ func (d *state) initTypes(lo, hi uint32) {
 
 // checkTypes notes in d.odd whether own indexes lo..hi-1, whose kinds
 // (and those of every type they refer to) are known, refer to a VAR,
-// DATASEC or DECL_TAG (refersOdd), on d.workers.
+// DATASEC or DECL_TAG (refersOdd), on d.workers. Where no type of those
+// kinds exists, in the Base or among the own types, none can be referred
+// to, and the records are not read: their kinds are (libbpf has no such
+// check, and reading every record's references cost 4% of a
+// deduplication without them: BENCH.md, "Preparing and scanning").
 func (d *state) checkTypes(lo, hi uint32) {
+	if (d.base == nil || !d.base.holdsOdd) && !holdsOdd(d.kt.own[:hi]) {
+		return
+	}
 	workpool.Chunks(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
 		for i := lo + clo; i < lo+chi && !d.odd.Load(); i++ {
 			if refersOdd(d.recs.rec(i), &d.kt) {
@@ -133,6 +140,16 @@ func (d *state) checkTypes(lo, hi uint32) {
 			}
 		}
 	})
+}
+
+// holdsOdd reports whether kinds holds a VAR, DATASEC or DECL_TAG.
+func holdsOdd(kinds []uint8) bool {
+	for _, k := range kinds {
+		if oddKind(btf.Kind(k)) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOdd refuses the types when their graphs reach two distinct VARs,
