@@ -217,7 +217,7 @@ type filler struct {
 	bulk     []uint32
 	inOrder  bool
 	sound    bool // every record passes checkRecord
-	pos      int // words of p.W holding records
+	pos      int  // words of p.W holding records
 	sec      []byte
 	strStart uint32
 }
