@@ -290,3 +290,37 @@ func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, context.Co
 	}
 	return out
 }
+
+// TestPrepareLayoutSection: Prepare walks the type section of a Spec
+// without a layout section in place, and reads one with it record by
+// record (its layouts may size kinds this package does not know); the
+// same types give the same output either way.
+func TestPrepareLayoutSection(t *testing.T) {
+	vm, base := debian(t)
+	dd := func(s *btf.Spec) []byte {
+		t.Helper()
+		m := dedup.New(base, dedup.Options{})
+		if err := m.AddSpec(s); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Dedup(builder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, name := range mergedOrder(t)[:20] {
+		s := module(t, name)
+		var buf bytes.Buffer
+		if err := builder.WriteAsIs(&buf, s, vm, builder.Options{Layout: true}); err != nil {
+			t.Fatal(err)
+		}
+		l := parse(t, buf.Bytes(), vm)
+		if l.HeaderLen() <= s.HeaderLen() {
+			t.Fatalf("%s: header of %d bytes, want a layout section", name, l.HeaderLen())
+		}
+		if got, want := dd(l), dd(s); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes with a layout section, %d without", name, len(got), len(want))
+		}
+	}
+}
