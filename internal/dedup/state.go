@@ -23,11 +23,13 @@ const (
 type state struct {
 	base *Base // nil for standalone BTF
 	// odd: an own type refers to a VAR, DATASEC or DECL_TAG (checkTypes).
-	odd   atomic.Bool
-	blast uint32 // last base id, 0 without a base
-	first uint32 // first own id
-	recs  records
-	strs  strSpace
+	odd atomic.Bool
+	// holdsOdd: an own type is a VAR, DATASEC or DECL_TAG (initTypes).
+	holdsOdd atomic.Bool
+	blast    uint32 // last base id, 0 without a base
+	first    uint32 // first own id
+	recs     records
+	strs     strSpace
 
 	m      []uint32  // canonical map of own types (index id-first)
 	kt     kindTable // kinds, the own ones beside m (initTypes)
@@ -112,13 +114,20 @@ func (k *kindTable) ownKind(i uint32) btf.Kind { return btf.Kind(k.own[i]) }
 // their kinds: VARs and DATASECs are never deduplicated, and map to
 // themselves; the other types are unprocessed.
 func (d *state) initTypes(lo, hi uint32) {
+	odd := false
 	for i := lo; i < hi; i++ {
 		k := kindOf(d.recs.head(i))
 		d.kt.own[i] = uint8(k)
 		d.m[i] = unprocessed
-		if k == btf.KindVar || k == btf.KindDatasec {
-			d.m[i] = d.first + i
+		if oddKind(k) {
+			odd = true
+			if k != btf.KindDeclTag {
+				d.m[i] = d.first + i
+			}
 		}
+	}
+	if odd {
+		d.holdsOdd.Store(true)
 	}
 }
 
@@ -130,7 +139,7 @@ func (d *state) initTypes(lo, hi uint32) {
 // check, and reading every record's references cost 4% of a
 // deduplication without them: BENCH.md, "Preparing and scanning").
 func (d *state) checkTypes(lo, hi uint32) {
-	if (d.base == nil || !d.base.holdsOdd) && !holdsOdd(d.kt.own[:hi]) {
+	if (d.base == nil || !d.base.holdsOdd) && !d.holdsOdd.Load() {
 		return
 	}
 	workpool.Chunks(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
@@ -140,16 +149,6 @@ func (d *state) checkTypes(lo, hi uint32) {
 			}
 		}
 	})
-}
-
-// holdsOdd reports whether kinds holds a VAR, DATASEC or DECL_TAG.
-func holdsOdd(kinds []uint8) bool {
-	for _, k := range kinds {
-		if oddKind(btf.Kind(k)) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkOdd refuses the types when their graphs reach two distinct VARs,
