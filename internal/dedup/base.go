@@ -37,6 +37,9 @@ type Base struct {
 	// whole holds the split chains whole (wholeChain), made once.
 	whole     map[uint64][]fent
 	wholeOnce sync.Once
+	// holdsOdd: a base type is a VAR, DATASEC or DECL_TAG (oddKind),
+	// which split types may refer to (checkTypes).
+	holdsOdd bool
 	// pages, if not nil, holds the records deduplications read
 	// (basepages.go): rec reads them there once the Base is built.
 	pages *basePages
@@ -137,6 +140,7 @@ func (b *Base) fileTypes() error {
 		if k == uint8(btf.KindStruct) || k == uint8(btf.KindUnion) {
 			named++
 		}
+		b.holdsOdd = b.holdsOdd || oddKind(btf.Kind(k))
 	}
 	b.names = make(map[uint32]uint32, named)
 	fb := newFrozenBuilder(int(b.last), newIDRank(b.kinds, isFiled))

@@ -253,7 +253,7 @@ func TestPrepareClose(t *testing.T) {
 	}
 	inputs := map[string][]byte{"vmlinux": testfixtures.Read(t, testfixtures.DebianVmlinux), "enum64s": enums}
 	for name, raw := range inputs {
-		want := dedupSpec(t, parse(t, raw, nil), (*dedup.Merger).Prepare)
+		want := dedupSpec(t, nil, parse(t, raw, nil), (*dedup.Merger).Prepare)
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
 		zw.Write(raw)
@@ -263,7 +263,7 @@ func TestPrepareClose(t *testing.T) {
 			t.Fatal(err)
 		}
 		for how, s := range map[string]*btf.Spec{"inflated": inflated, "parsed": parse(t, raw, nil)} {
-			if got := dedupSpec(t, s, (*dedup.Merger).PrepareClose); !bytes.Equal(got, want) {
+			if got := dedupSpec(t, nil, s, (*dedup.Merger).PrepareClose); !bytes.Equal(got, want) {
 				t.Errorf("%s, %s: PrepareClose's output differs from Prepare's at byte %d", name, how, firstDiff(got, want))
 			}
 			if _, err := s.TypeByID(1); err == nil {
@@ -273,10 +273,11 @@ func TestPrepareClose(t *testing.T) {
 	}
 }
 
-// dedupSpec deduplicates s alone, prepared by prepare.
-func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, context.Context, *btf.Spec) (*dedup.Prepared, error)) []byte {
+// dedupSpec deduplicates s alone on base (nil: standalone), prepared by
+// prepare.
+func dedupSpec(t *testing.T, base *dedup.Base, s *btf.Spec, prepare func(*dedup.Merger, context.Context, *btf.Spec) (*dedup.Prepared, error)) []byte {
 	t.Helper()
-	m := dedup.New(nil, dedup.Options{})
+	m := dedup.New(base, dedup.Options{})
 	p, err := prepare(m, context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -289,4 +290,27 @@ func dedupSpec(t *testing.T, s *btf.Spec, prepare func(*dedup.Merger, context.Co
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestPrepareLayoutSection: Prepare walks the type section of a Spec
+// without a layout section in place, and reads one with it record by
+// record (its layouts may size kinds this package does not know); the
+// same types give the same output either way.
+func TestPrepareLayoutSection(t *testing.T) {
+	vm, base := debian(t)
+	dd := func(s *btf.Spec) []byte { return dedupSpec(t, base, s, (*dedup.Merger).Prepare) }
+	for _, name := range mergedOrder(t)[:20] {
+		s := module(t, name)
+		var buf bytes.Buffer
+		if err := builder.WriteAsIs(&buf, s, vm, builder.Options{Layout: true}); err != nil {
+			t.Fatal(err)
+		}
+		l := parse(t, buf.Bytes(), vm)
+		if l.HeaderLen() <= s.HeaderLen() {
+			t.Fatalf("%s: header of %d bytes, want a layout section", name, l.HeaderLen())
+		}
+		if got, want := dd(l), dd(s); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes with a layout section, %d without", name, len(got), len(want))
+		}
+	}
 }

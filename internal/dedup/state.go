@@ -35,10 +35,12 @@ type state struct {
 	fwdIn       []uint8  // by id: 1 if the graph reaches a FWD
 	ftop        []uint32
 	pathScratch []uint32 // failsClean's
-	blast       uint32   // last base id, 0 without a base
-	first       uint32   // first own id
-	recs        records
-	strs        strSpace
+	// holdsOdd: an own type is a VAR, DATASEC or DECL_TAG (initTypes).
+	holdsOdd atomic.Bool
+	blast    uint32 // last base id, 0 without a base
+	first    uint32 // first own id
+	recs     records
+	strs     strSpace
 
 	m      []uint32  // canonical map of own types (index id-first)
 	kt     kindTable // kinds, the own ones beside m (initTypes)
@@ -125,20 +127,34 @@ func (k *kindTable) ownKind(i uint32) btf.Kind { return btf.Kind(k.own[i]) }
 // their kinds: VARs and DATASECs are never deduplicated, and map to
 // themselves; the other types are unprocessed.
 func (d *state) initTypes(lo, hi uint32) {
+	odd := false
 	for i := lo; i < hi; i++ {
 		k := kindOf(d.recs.head(i))
 		d.kt.own[i] = uint8(k)
 		d.m[i] = unprocessed
-		if k == btf.KindVar || k == btf.KindDatasec {
-			d.m[i] = d.first + i
+		if oddKind(k) {
+			odd = true
+			if k != btf.KindDeclTag {
+				d.m[i] = d.first + i
+			}
 		}
+	}
+	if odd {
+		d.holdsOdd.Store(true)
 	}
 }
 
 // checkTypes notes in d.odd whether own indexes lo..hi-1, whose kinds
 // (and those of every type they refer to) are known, refer to a VAR,
-// DATASEC or DECL_TAG (refersOdd), on d.workers.
+// DATASEC or DECL_TAG (refersOdd), on d.workers. Where no type of those
+// kinds exists, in the Base or among the own types, none can be referred
+// to, and the records are not read: their kinds are (libbpf has no such
+// check, and reading every record's references cost 4% of a
+// deduplication without them: BENCH.md, "Preparing and scanning").
 func (d *state) checkTypes(lo, hi uint32) {
+	if (d.base == nil || !d.base.holdsOdd) && !d.holdsOdd.Load() {
+		return
+	}
 	workpool.Chunks(d.workers, hi-lo, typeChunk, func(_ int, clo, chi uint32) {
 		for i := lo + clo; i < lo+chi && !d.odd.Load(); i++ {
 			if refersOdd(d.recs.rec(i), &d.kt) {
