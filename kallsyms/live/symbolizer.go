@@ -196,7 +196,11 @@ func (s *Symbolizer) load(prev *kallsyms.Snapshot) (*kallsyms.Snapshot, error) {
 	default:
 		readSysfs()
 	}
-	snap, err := kallsyms.ReadFile(s.opts.Kallsyms, kallsyms.Options{Data: s.opts.Data, Reuse: prev, Workers: s.opts.Workers, MaxSize: s.opts.MaxSize})
+	ctx := s.ctx
+	if ctx == nil { // the first load, before ctx exists: nothing can close s yet
+		ctx = context.Background()
+	}
+	snap, err := kallsyms.ReadFileContext(ctx, s.opts.Kallsyms, kallsyms.Options{Data: s.opts.Data, Reuse: prev, Workers: s.opts.Workers, MaxSize: s.opts.MaxSize})
 	r := <-ch
 	if err != nil {
 		return nil, err
