@@ -68,9 +68,9 @@ func WriteSysfs15(root, name string, m Sysfs15) error {
 		return os.Symlink(name, dir)
 	}
 	files := map[string][]byte{
-		"coresize":                  []byte("4096\n"),
-		"sections/.text":            []byte("0xffffffffc0000000\n"),
-		"initstate":                 []byte("live\n"),
+		"coresize":                 []byte("4096\n"),
+		"sections/.text":           []byte("0xffffffffc0000000\n"),
+		"initstate":                []byte("live\n"),
 		"notes/.note.gnu.build-id": buildIDNote(bytes.Repeat([]byte{0xab}, 20)),
 	}
 	switch m {
