@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -75,6 +76,7 @@ of strings (libbpf writes up to 2^31-1).`,
 // merger wait for them.
 type mergeBase struct {
 	opened   chan struct{} // closed once baseSpec or openErr is set
+	isOpened bool          // opened is closed; load's goroutine's own
 	ready    chan struct{} // closed once m or baseErr is set
 	baseSpec *btf.Spec     // nil without a base
 	openErr  error
@@ -87,9 +89,36 @@ func newMergeBase() *mergeBase {
 }
 
 // load opens the base at path (none if path is ""), prepares it for
-// deduplication and makes the Merger on it, reading under ctx.
-func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
+// deduplication and makes the Merger on it, reading under ctx, and closes
+// ready. On a goroutine of its own it runs under fc (see package faults):
+// a fault while the base is read (its file truncated under the mapping,
+// which guardFaults covers on the main goroutine only) becomes the base's
+// error rather than killing the process, set before the waiters wake.
+func (mb *mergeBase) load(ctx context.Context, c *cli, path string, fc *faults.Carrier) {
 	defer close(mb.ready)
+	if fc == nil {
+		mb.open(ctx, c, path)
+		return
+	}
+	if fc.Run(func() { mb.open(ctx, c, path) }) {
+		return
+	}
+	err := fmt.Errorf("base %s: the file changed while it was read (truncated by another process?)", path)
+	if !mb.isOpened {
+		mb.openErr = err
+		mb.setOpened()
+	}
+	mb.m, mb.baseErr = nil, err
+}
+
+// setOpened closes opened.
+func (mb *mergeBase) setOpened() {
+	mb.isOpened = true
+	close(mb.opened)
+}
+
+// open is load's work.
+func (mb *mergeBase) open(ctx context.Context, c *cli, path string) {
 	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
 	var base *dedup.Base
 	if path != "" {
@@ -97,16 +126,16 @@ func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
 		if mb.openErr != nil {
 			mb.openErr = fmt.Errorf("base: %w", mb.openErr)
 			mb.baseErr = mb.openErr
-			close(mb.opened)
+			mb.setOpened()
 			return
 		}
-		close(mb.opened)
+		mb.setOpened()
 		if base, mb.baseErr = dedup.NewBase(mb.baseSpec, workers); mb.baseErr != nil {
 			mb.baseErr = fmt.Errorf("base %s: %w", path, mb.baseErr)
 			return
 		}
 	} else {
-		close(mb.opened)
+		mb.setOpened()
 	}
 	mb.m = dedup.New(base, workers)
 }
@@ -197,9 +226,10 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	mb := newMergeBase()
 	var wg sync.WaitGroup
 	if f.base == "" {
-		mb.load(ctx, c, "")
+		mb.load(ctx, c, "", nil)
 	} else {
-		wg.Go(func() { mb.load(ctx, c, f.base) })
+		fc := faults.New()
+		wg.Go(func() { mb.load(ctx, c, f.base, &fc) })
 	}
 	defer func() {
 		cancel()

@@ -34,9 +34,9 @@ func (c *Carrier) Run(fn func()) (ok bool) {
 		fn()
 		return true
 	}
-	debug.SetPanicOnFault(true)
+	old := debug.SetPanicOnFault(true) // the starter's goroutine too may run fn
 	defer func() {
-		debug.SetPanicOnFault(false)
+		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
 			if _, isFault := r.(interface{ Addr() uintptr }); !isFault {
 				panic(r)
@@ -47,6 +47,9 @@ func (c *Carrier) Run(fn func()) (ok bool) {
 	fn()
 	return true
 }
+
+// Faulted reports whether the helper met a fault that Raise will raise.
+func (c *Carrier) Faulted() bool { return c.fault != nil }
 
 // Raise panics on the starting goroutine with the fault the helper
 // met, if any: with panic-on-fault on there, as if the starter had

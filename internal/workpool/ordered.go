@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // Ordered calls produce(i) for every i in [0, n) on up to opts.Workers
@@ -37,6 +39,7 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 		room:    make(chan struct{}, ahead),
 		stop:    make(chan struct{}),
 		produce: produce,
+		carrier: faults.New(),
 	}
 	for i := range o.slots {
 		o.slots[i] = make(chan result[T], 1)
@@ -51,6 +54,12 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 			return err
 		}
 		<-o.room
+		if r.fault.Faulted() {
+			// A mapped input truncated under produce, on a worker: raised
+			// here, where the caller's recover can see it.
+			o.finish(i+1, discard)
+			r.fault.Raise()
+		}
 		if err = r.err; err == nil {
 			err = consume(i, r.v)
 		}
@@ -68,8 +77,9 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 
 // result is what produce returned for one job.
 type result[T any] struct {
-	v   T
-	err error
+	v     T
+	err   error
+	fault faults.Carrier // a fault of produce, raised by Ordered's caller
 }
 
 // ordered is the state of one call of Ordered.
@@ -84,6 +94,9 @@ type ordered[T any] struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	produce func(i int) (T, error)
+	// carrier has the caller's panic-on-fault setting; each job runs
+	// under a copy of it.
+	carrier faults.Carrier
 }
 
 // work is a worker's loop: it starts jobs while there are some and room
@@ -110,8 +123,9 @@ func (o *ordered[T]) run() bool {
 		<-o.room
 		return false
 	}
-	v, err := o.produce(i)
-	o.slots[i] <- result[T]{v, err}
+	r := result[T]{fault: o.carrier}
+	r.fault.Run(func() { r.v, r.err = o.produce(i) })
+	o.slots[i] <- r
 	return true
 }
 
