@@ -310,7 +310,8 @@ func (s *Symbolizer) sleep(d time.Duration) bool {
 
 // Close stops throttled reloads, the following of ksymbol events (closing
 // their reader) and any Watch, and waits for a reload in progress to
-// finish. It is safe to call more than once; it always returns nil.
+// finish; a reload whose read waits (the kallsyms path is a FIFO that
+// nobody writes) is interrupted and fails. It is safe to call more than once; it always returns nil.
 func (s *Symbolizer) Close() error {
 	s.once.Do(func() {
 		close(s.done)
