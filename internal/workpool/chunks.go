@@ -42,8 +42,9 @@ func Chunks[I Index](workers int, n, chunk I, fn func(w int, lo, hi I)) {
 	// A fault (a mapped input truncated under the reader) in a helper
 	// goroutine is raised here, where the caller's recover can see it.
 	carriers := make([]faults.Carrier, workers)
+	carrier := faults.New()
 	for w := 1; w < workers; w++ {
-		carriers[w] = faults.New()
+		carriers[w] = carrier
 		wg.Go(func() { carriers[w].Run(func() { work(w) }) })
 	}
 	work(0)

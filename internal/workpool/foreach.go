@@ -41,8 +41,9 @@ func ForEach(ctx context.Context, n int, opts Options, fn func(i int) error) err
 	// A fault (a mapped input truncated under the reader) in a worker
 	// is raised here, where the caller's recover can see it.
 	carriers := make([]faults.Carrier, Workers(opts.Workers, n))
+	carrier := faults.New()
 	for w := range carriers {
-		carriers[w] = faults.New()
+		carriers[w] = carrier
 		wg.Go(func() { carriers[w].Run(jobs) })
 	}
 	wg.Wait()

@@ -2,6 +2,7 @@ package workpool
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -54,11 +55,15 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 			return err
 		}
 		<-o.room
-		if r.fault.Faulted() {
-			// A mapped input truncated under produce, on a worker: raised
-			// here, where the caller's recover can see it.
+		if o.carrier.Faulted() {
+			// A mapped input truncated under a produce: raised here,
+			// where the caller's recover can see it, before anything
+			// that fault left half done is consumed.
+			if r.err == nil && discard != nil {
+				discard(r.v)
+			}
 			o.finish(i+1, discard)
-			r.fault.Raise()
+			o.carrier.Raise()
 		}
 		if err = r.err; err == nil {
 			err = consume(i, r.v)
@@ -77,10 +82,12 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 
 // result is what produce returned for one job.
 type result[T any] struct {
-	v     T
-	err   error
-	fault faults.Carrier // a fault of produce, raised by Ordered's caller
+	v   T
+	err error
 }
+
+// errFaulted is the result of a produce that a fault ended.
+var errFaulted = errors.New("workpool: memory fault")
 
 // ordered is the state of one call of Ordered.
 type ordered[T any] struct {
@@ -123,8 +130,10 @@ func (o *ordered[T]) run() bool {
 		<-o.room
 		return false
 	}
-	r := result[T]{fault: o.carrier}
-	r.fault.Run(func() { r.v, r.err = o.produce(i) })
+	var r result[T]
+	if !o.carrier.Run(func() { r.v, r.err = o.produce(i) }) {
+		r = result[T]{err: errFaulted} // Ordered raises the fault itself
+	}
 	o.slots[i] <- r
 	return true
 }
