@@ -79,5 +79,7 @@
 // paths. Open maps files: a file that another process truncates while a
 // Spec reads it faults (SIGBUS); callers that must survive that either
 // read with Read, which copies, or set debug.SetPanicOnFault in the
-// goroutines that read, as cmd/kmeta does.
+// goroutines that read, as cmd/kmeta does: the goroutines a Spec starts
+// for such a caller (Open's parallel walk) take the setting over, and a
+// fault in one is raised on the caller's goroutine.
 package btf

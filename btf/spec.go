@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/kmeta-dev/kmeta/internal/faults"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/wire"
@@ -257,6 +258,7 @@ func (s *Spec) indexTypes(ctx context.Context, splitAt uint32) error {
 	if h := s.splitWalk(ctx, splitAt); h != nil {
 		err := s.walk(ctx, &wk, h.start)
 		<-h.done
+		h.fault.Raise()
 		if err == nil && wk.off == h.start && !h.failed && uint64(wk.id)+uint64(h.n) < 1<<31 {
 			s.merge(&wk, h)
 			s.halved = true
@@ -429,6 +431,7 @@ type half struct {
 	maxType, maxStr uint32
 	failed          bool
 	done            chan struct{}
+	fault           faults.Carrier // a fault of the walk, for the caller to raise
 }
 
 // halves recycles the buffers of split walks: a process that parses BTF
@@ -452,7 +455,7 @@ func (s *Spec) splitWalk(ctx context.Context, splitAt uint32) *half {
 		if s.plausible(w, c, 64) {
 			h := halves.Get().(*half)
 			most := int(end-c)/wire.TypeSize + 1
-			*h = half{start: c, cps: slices.Grow(h.cps[:0], most>>indexShift+1), kinds: slices.Grow(h.kinds[:0], most), done: make(chan struct{})}
+			*h = half{start: c, cps: slices.Grow(h.cps[:0], most>>indexShift+1), kinds: slices.Grow(h.kinds[:0], most), done: make(chan struct{}), fault: faults.New()}
 			go s.walkHalf(ctx, h)
 			return h
 		}
@@ -483,6 +486,15 @@ func (s *Spec) plausible(w words, off uint32, n int) bool {
 // is done: the first walk then returns ctx's error.
 func (s *Spec) walkHalf(ctx context.Context, h *half) {
 	defer close(h.done)
+	if !h.fault.Run(func() { s.walkHalfRecords(ctx, h) }) {
+		h.failed = true
+	}
+}
+
+// walkHalfRecords is walkHalf's walk: under the caller's panic-on-fault
+// setting, so that a file truncated under the mapping faults as it would
+// on the caller's goroutine (see package faults).
+func (s *Spec) walkHalfRecords(ctx context.Context, h *half) {
 	wk := walker{off: h.start}
 	end := uint32(len(s.types))
 	part, behind := s.walkStep(), h.start

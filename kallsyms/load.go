@@ -2,6 +2,7 @@ package kallsyms
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -76,6 +77,15 @@ func parse(r io.Reader, what string, opts *Options) (*Snapshot, error) {
 // For a snapshot kept current while the kernel changes, see package
 // kallsyms/live.
 func ReadFile(path string, opts Options) (*Snapshot, error) {
+	return ReadFileContext(context.Background(), path, opts)
+}
+
+// ReadFileContext is ReadFile that gives up when ctx ends: a read that
+// waits (a FIFO with no writer, or one that stops writing) is interrupted
+// and ctx's cause returned. A long-lived reader (kallsyms/live's
+// Symbolizer) passes the context its Close cancels, so that Close does not
+// wait forever behind a reload of a path that has become a FIFO.
+func ReadFileContext(ctx context.Context, path string, opts Options) (*Snapshot, error) {
 	if path == "" {
 		path = DefaultPath
 	}
@@ -86,11 +96,18 @@ func ReadFile(path string, opts Options) (*Snapshot, error) {
 		return nil, pkgerr.Errorf("kallsyms: %w", err)
 	}
 	defer f.Close()
+	// f is non-blocking, so a FIFO is in Go's poller: a deadline interrupts
+	// a read that waits. (A regular file never waits; its deadline fails.)
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
 	limit := cmp.Or(max(opts.MaxSize, 0), input.DefaultLimit)
 	if fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, pkgerr.Errorf("kallsyms: %w", &input.TooLargeError{What: path, Limit: limit, Size: fi.Size()})
 	}
 	s, err := parse(&input.LimitReader{R: input.FileReader(f, fi), What: path, Limit: limit}, path, &opts)
+	if err != nil && ctx.Err() != nil {
+		return nil, pkgerr.Errorf("kallsyms: %s: %w", path, context.Cause(ctx))
+	}
 	if errors.Is(err, input.ErrTooLarge) {
 		return nil, pkgerr.Errorf("kallsyms: %w", err) // it names the file
 	} else if err != nil {

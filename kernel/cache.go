@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-dev/kmeta/btf"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // Cache shares one vmlinux Spec, and the module Specs built on it, between
@@ -92,14 +93,19 @@ func (c *Cache) openGeneration(beside func(*generation)) (*generation, <-chan st
 		beside(g)
 		close(done)
 	} else {
+		// A fault in beside (vmlinux truncated under prescreen's read of
+		// its mapping) is raised on the caller's goroutine (Find, after
+		// it waits), where the caller's recover can see it.
+		g.besideFault = faults.New()
 		go func() {
 			defer close(done)
-			beside(g)
+			g.besideFault.Run(func() { beside(g) })
 		}()
 	}
 	spec, path, err := openVmlinux(c.opts)
 	if err != nil {
 		<-done
+		g.besideFault.Raise()
 		return nil, nil, err
 	}
 	g.vmlinux, g.vmlinuxPath = spec, path
@@ -175,6 +181,8 @@ type generation struct {
 	opts        Options
 	vmlinux     *btf.Spec
 	vmlinuxPath string
+	// besideFault carries a fault of openGeneration's second goroutine.
+	besideFault faults.Carrier
 
 	refs    int
 	flushed bool

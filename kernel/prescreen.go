@@ -26,8 +26,19 @@ import (
 // then Handle.Find.
 func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 	c.mu.Lock()
+	// Unlocked by hand on every path below, and by this defer when
+	// opening vmlinux panics: a file truncated under its mapping faults,
+	// and a caller that recovers (cmd/kmeta turns the fault into an
+	// error) must not find the Cache locked forever by its Close.
+	locked := true
+	defer func() {
+		if locked {
+			c.mu.Unlock()
+		}
+	}()
+	unlock := func() { locked = false; c.mu.Unlock() }
 	if c.closed || c.cur != nil || opts.Module != "" || opts.Flavors || name == "" {
-		c.mu.Unlock()
+		unlock()
 		h, err := c.Acquire()
 		if err != nil {
 			return nil, Result{}, err
@@ -39,15 +50,16 @@ func (c *Cache) Find(name string, opts FindOptions) (*Handle, Result, error) {
 	var ps prescreen
 	g, beside, err := c.openGeneration(func(g *generation) { ps = g.prescreen(needle) })
 	if err != nil {
-		c.mu.Unlock()
+		unlock()
 		return nil, Result{}, err
 	}
 	<-beside
+	g.besideFault.Raise()
 	// The screening counts only if it read the vmlinux file that was
 	// opened in the end.
 	g.prescreened = ps.keep != nil && ps.vmlinux == g.vmlinuxPath
 	g.refs++
-	c.mu.Unlock()
+	unlock()
 	h := &Handle{c: c, g: g}
 	var res Result
 	if g.prescreened {

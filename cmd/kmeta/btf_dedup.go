@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/dedup"
 	"github.com/kmeta-dev/kmeta/internal/atomicfile"
 	"github.com/kmeta-dev/kmeta/internal/btfmem"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
 
@@ -83,6 +84,7 @@ of strings (libbpf writes up to 2^31-1).`,
 // merger wait for them.
 type mergeBase struct {
 	opened   chan struct{} // closed once baseSpec or openErr is set
+	isOpened bool          // opened is closed; load's goroutine's own
 	ready    chan struct{} // closed once m or baseErr is set
 	baseSpec *btf.Spec     // nil without a base
 	openErr  error
@@ -95,19 +97,46 @@ func newMergeBase() *mergeBase {
 }
 
 // load opens the base at path (none if path is ""), prepares it for
-// deduplication and makes the Merger on it, reading under ctx.
-func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
+// deduplication and makes the Merger on it, reading under ctx, and closes
+// ready. On a goroutine of its own it runs under fc (see package faults):
+// a fault while the base is read (its file truncated under the mapping,
+// which guardFaults covers on the main goroutine only) becomes the base's
+// error rather than killing the process, set before the waiters wake.
+func (mb *mergeBase) load(ctx context.Context, c *cli, path string, fc *faults.Carrier) {
 	defer close(mb.ready)
+	if fc == nil {
+		mb.open(ctx, c, path)
+		return
+	}
+	if fc.Run(func() { mb.open(ctx, c, path) }) {
+		return
+	}
+	err := fmt.Errorf("base %s: the file changed while it was read (truncated by another process?)", path)
+	if !mb.isOpened {
+		mb.openErr = err
+		mb.setOpened()
+	}
+	mb.m, mb.baseErr = nil, err
+}
+
+// setOpened closes opened.
+func (mb *mergeBase) setOpened() {
+	mb.isOpened = true
+	close(mb.opened)
+}
+
+// open is load's work.
+func (mb *mergeBase) open(ctx context.Context, c *cli, path string) {
 	workers := dedup.Options{Workers: runtime.GOMAXPROCS(0)}
 	var base *dedup.Base
 	if path != "" {
 		mb.baseSpec, mb.openErr = c.openBaseWith(ctx, path)
 		if mb.openErr != nil {
 			mb.baseErr = mb.openErr
-			close(mb.opened)
+			mb.setOpened()
 			return
 		}
-		close(mb.opened)
+		mb.setOpened()
 		// The command reads none of the base's records through its
 		// Spec but for the Base's: a big-endian base's go back to the
 		// file once the Base has read them (internal/dedup's basePages).
@@ -117,7 +146,7 @@ func (mb *mergeBase) load(ctx context.Context, c *cli, path string) {
 			return
 		}
 	} else {
-		close(mb.opened)
+		mb.setOpened()
 	}
 	mb.m = dedup.New(base, workers)
 }
@@ -210,9 +239,10 @@ func (c *cli) btfDedup(paths []string, f btfDedupFlags) error {
 	mb := newMergeBase()
 	var wg sync.WaitGroup
 	if f.base == "" {
-		mb.load(ctx, c, "")
+		mb.load(ctx, c, "", nil)
 	} else {
-		wg.Go(func() { mb.load(ctx, c, f.base) })
+		fc := faults.New()
+		wg.Go(func() { mb.load(ctx, c, f.base, &fc) })
 	}
 	defer func() {
 		cancel()

@@ -20,7 +20,9 @@ func guardFaults(err *error) func() {
 			return
 		}
 		if f, ok := r.(interface{ Addr() uintptr }); ok {
-			*err = fmt.Errorf("an input file changed while it was read (truncated by another process?): %v", f)
+			// The runtime's text ("invalid memory address or nil pointer
+			// dereference") would read as kmeta's own bug: say where.
+			*err = fmt.Errorf("an input file changed while it was read (truncated by another process?): memory fault at %#x", f.Addr())
 			return
 		}
 		panic(r)

@@ -74,6 +74,10 @@ type baseStrings struct {
 	// filter answers most lookups of strings not in index (Prepare's).
 	filter strFilter
 	once   sync.Once
+	// failed is what made the once's work panic (a fault: the base's
+	// file truncated under its mapping), raised again by every later
+	// ready: a sync.Once that panicked is done, and its filter unset.
+	failed any
 	// release gives the base's string pages back (the Base's
 	// evictStrings): called while the index is built, and once built.
 	release func()
@@ -90,11 +94,20 @@ func (b *baseStrings) newIndex() {
 // use: every lookup in the index or filter calls it first.
 func (b *baseStrings) ready() *baseStrings {
 	b.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				b.failed = r
+				panic(r)
+			}
+		}()
 		b.index.IndexSections(b.secs, b.release)
 		b.filter = newStrFilter(b.index)
 		if b.release != nil {
 			b.release()
 		}
 	})
+	if b.failed != nil {
+		panic(b.failed)
+	}
 	return b
 }

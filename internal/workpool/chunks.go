@@ -3,6 +3,8 @@ package workpool
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // Index is the type of the elements' numbers that Chunks splits: an int,
@@ -37,9 +39,17 @@ func Chunks[I Index](workers int, n, chunk I, fn func(w int, lo, hi I)) {
 	}
 	workers = Workers(workers, int((int64(n)+int64(chunk)-1)/int64(chunk)))
 	var wg sync.WaitGroup
+	// A fault (a mapped input truncated under the reader) in a helper
+	// goroutine is raised here, where the caller's recover can see it.
+	carriers := make([]faults.Carrier, workers)
+	carrier := faults.New()
 	for w := 1; w < workers; w++ {
-		wg.Go(func() { work(w) })
+		carriers[w] = carrier
+		wg.Go(func() { carriers[w].Run(func() { work(w) }) })
 	}
 	work(0)
 	wg.Wait()
+	for w := range carriers {
+		carriers[w].Raise()
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // ForEach calls fn(i) for every i in [0, n) on up to opts.Workers
@@ -23,22 +25,31 @@ func ForEach(ctx context.Context, n int, opts Options, fn func(i int) error) err
 		wg     sync.WaitGroup
 		done   = opts.progress()
 	)
-	for range Workers(opts.Workers, n) {
-		wg.Go(func() {
-			for !failed.Load() && ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if errs[i] = fn(i); errs[i] != nil {
-					failed.Store(true)
-				} else {
-					done()
-				}
+	jobs := func() {
+		for !failed.Load() && ctx.Err() == nil {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
 			}
-		})
+			if errs[i] = fn(i); errs[i] != nil {
+				failed.Store(true)
+			} else {
+				done()
+			}
+		}
+	}
+	// A fault (a mapped input truncated under the reader) in a worker
+	// is raised here, where the caller's recover can see it.
+	carriers := make([]faults.Carrier, Workers(opts.Workers, n))
+	carrier := faults.New()
+	for w := range carriers {
+		carriers[w] = carrier
+		wg.Go(func() { carriers[w].Run(jobs) })
 	}
 	wg.Wait()
+	for w := range carriers {
+		carriers[w].Raise()
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -2,8 +2,11 @@ package workpool
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // Ordered calls produce(i) for every i in [0, n) on up to opts.Workers
@@ -37,6 +40,7 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 		room:    make(chan struct{}, ahead),
 		stop:    make(chan struct{}),
 		produce: produce,
+		carrier: faults.New(),
 	}
 	for i := range o.slots {
 		o.slots[i] = make(chan result[T], 1)
@@ -51,6 +55,16 @@ func Ordered[T any](ctx context.Context, n int, opts Options, produce func(i int
 			return err
 		}
 		<-o.room
+		if o.carrier.Faulted() {
+			// A mapped input truncated under a produce: raised here,
+			// where the caller's recover can see it, before anything
+			// that fault left half done is consumed.
+			if r.err == nil && discard != nil {
+				discard(r.v)
+			}
+			o.finish(i+1, discard)
+			o.carrier.Raise()
+		}
 		if err = r.err; err == nil {
 			err = consume(i, r.v)
 		}
@@ -72,6 +86,9 @@ type result[T any] struct {
 	err error
 }
 
+// errFaulted is the result of a produce that a fault ended.
+var errFaulted = errors.New("workpool: memory fault")
+
 // ordered is the state of one call of Ordered.
 type ordered[T any] struct {
 	// slots[i] receives job i's result, once.
@@ -84,6 +101,9 @@ type ordered[T any] struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	produce func(i int) (T, error)
+	// carrier has the caller's panic-on-fault setting; each job runs
+	// under a copy of it.
+	carrier faults.Carrier
 }
 
 // work is a worker's loop: it starts jobs while there are some and room
@@ -110,8 +130,11 @@ func (o *ordered[T]) run() bool {
 		<-o.room
 		return false
 	}
-	v, err := o.produce(i)
-	o.slots[i] <- result[T]{v, err}
+	var r result[T]
+	if !o.carrier.Run(func() { r.v, r.err = o.produce(i) }) {
+		r = result[T]{err: errFaulted} // Ordered raises the fault itself
+	}
+	o.slots[i] <- r
 	return true
 }
 

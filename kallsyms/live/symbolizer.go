@@ -196,7 +196,11 @@ func (s *Symbolizer) load(prev *kallsyms.Snapshot) (*kallsyms.Snapshot, error) {
 	default:
 		readSysfs()
 	}
-	snap, err := kallsyms.ReadFile(s.opts.Kallsyms, kallsyms.Options{Data: s.opts.Data, Reuse: prev, Workers: s.opts.Workers, MaxSize: s.opts.MaxSize})
+	ctx := s.ctx
+	if ctx == nil { // the first load, before ctx exists: nothing can close s yet
+		ctx = context.Background()
+	}
+	snap, err := kallsyms.ReadFileContext(ctx, s.opts.Kallsyms, kallsyms.Options{Data: s.opts.Data, Reuse: prev, Workers: s.opts.Workers, MaxSize: s.opts.MaxSize})
 	r := <-ch
 	if err != nil {
 		return nil, err
@@ -306,7 +310,8 @@ func (s *Symbolizer) sleep(d time.Duration) bool {
 
 // Close stops throttled reloads, the following of ksymbol events (closing
 // their reader) and any Watch, and waits for a reload in progress to
-// finish. It is safe to call more than once; it always returns nil.
+// finish; a reload whose read waits (the kallsyms path is a FIFO that
+// nobody writes) is interrupted and fails. It is safe to call more than once; it always returns nil.
 func (s *Symbolizer) Close() error {
 	s.once.Do(func() {
 		close(s.done)

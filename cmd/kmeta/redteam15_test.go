@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta-dev/kmeta/internal/testfixtures"
+)
+
+// TestRedteam15TruncatedKernel is the fifteenth campaign's cut of a live
+// input (findings F2, F3): `btf find --kernel --sysfs DIR` and `btf
+// modules --sysfs DIR`, `btf dedup -B vmlinux` and `btf dedup --each` run while another process truncates
+// DIR/kernel/btf/vmlinux, which kmeta maps, at a random moment. Every
+// run must end within 30 s (F3: a fault while kernel.Cache.Find held its
+// mutex hung the deferred Close forever) with status 0, 1 or 2 and at
+// most one line on stderr (F2: a fault on one of the goroutines that btf,
+// workpool and kernel start printed the runtime's "unexpected fault
+// address" trace; F5: the same in btf dedup's base loader and
+// workpool.Ordered). Plain go test: 12 runs (about 3 s); KMETA_HEAVY=1: 200.
+func TestRedteam15TruncatedKernel(t *testing.T) {
+	bin := buildKmeta(t)
+	dir := fakeSysfs(t, nil)
+	vmlinux := filepath.Join(dir, "kernel", "btf", "vmlinux")
+	orig, err := os.ReadFile(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A private copy: the tree's files may be links to a shared one.
+	if err := os.Remove(vmlinux); err != nil {
+		t.Fatal(err)
+	}
+	runs := 12
+	if testfixtures.Heavy() {
+		runs = 200
+	}
+	cmds := [][]string{
+		{"btf", "find", "--kernel", "--sysfs", dir, "sk_buff"},
+		{"btf", "find", "--kernel", "--sysfs", dir, "--json", "list_head"},
+		{"btf", "find", "--kernel", "--sysfs", dir, "--flavors", "task_struct"},
+		{"btf", "modules", "--sysfs", dir},
+	}
+	// F5: dedup reads the base on a goroutine of its own and the inputs
+	// on workpool.Ordered's.
+	mods, err := filepath.Glob(filepath.Join(dir, "kernel", "btf", "[a-m]*"))
+	if err != nil || len(mods) < 50 {
+		t.Fatalf("modules of the fake tree: %d, %v", len(mods), err)
+	}
+	out := t.TempDir()
+	cmds = append(cmds,
+		append([]string{"btf", "dedup", "-B", vmlinux, "-o", filepath.Join(out, "one.btf")}, mods[:50]...),
+		append([]string{"btf", "dedup", "--each", "-j", "2", "-B", vmlinux, "-d", out}, mods...))
+	rng := rand.New(rand.NewPCG(15, 37))
+	outcomes := map[string]int{}
+	for i := range runs {
+		if err := os.WriteFile(vmlinux, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := cmds[i%len(cmds)]
+		cmd := exec.Command(bin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(120 * time.Millisecond))))
+		if err := os.Truncate(vmlinux, []int64{0, 24, 4096, 1 << 20}[rng.IntN(4)]); err != nil {
+			t.Fatal(err)
+		}
+		hung := false
+		kill := time.AfterFunc(30*time.Second, func() { hung = true; cmd.Process.Signal(os.Interrupt) })
+		err := cmd.Wait()
+		kill.Stop()
+		code := cmd.ProcessState.ExitCode()
+		msg := stderr.String()
+		switch {
+		case hung:
+			t.Errorf("%v: still running after 30 s (vmlinux truncated under it); stderr %q", args, msg)
+		case code < 0 || code > 2 || strings.Count(msg, "\n") > 1 || strings.Contains(msg, "goroutine ") || strings.Contains(msg, "runtime error"):
+			t.Errorf("%v: %v, stderr:\n%.2000s", args, err, msg)
+		}
+		first, _, _ := strings.Cut(msg, ":")
+		outcomes[args[1]+" status "+string(rune('0'+code))+" "+first]++
+	}
+	t.Logf("outcomes: %v", outcomes)
+}
