@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf/btfids"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 	"github.com/kmeta-dev/kmeta/internal/mmap"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 )
@@ -444,12 +445,23 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 	var wg sync.WaitGroup
 	// Each worker hands its scratch over when it is done (see below).
 	done := make(chan *recScratch, jobs)
+	// A worker reads the mapped input: a fault there (the file truncated
+	// by another process) ends that worker and the run, and is raised on
+	// this goroutine, where the caller's recover sees it (internal/faults).
+	fc := faults.New()
 	for range jobs {
-		wg.Go(func() { done <- e.worker(ctx, &next, tokens, free, results) })
+		wg.Go(func() {
+			var sc *recScratch
+			if !fc.Run(func() { sc = e.worker(ctx, &next, tokens, free, results) }) {
+				cancel()
+			}
+			done <- sc
+		})
 	}
 	defer func() {
 		cancel()
 		wg.Wait()
+		fc.Raise()
 	}()
 	if err := symbols(); err != nil {
 		return err
@@ -460,6 +472,7 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 		select {
 		case u = <-results[i%window]:
 		case <-ctx.Done():
+			fc.Raise()
 			return ctx.Err()
 		}
 		if u.err != nil {
@@ -484,8 +497,14 @@ func (e *run) encode(ctx context.Context, m *merger, symbols func() error) error
 	// which has learned most of them, it looks few of them up.
 	select {
 	case sc := <-done:
+		if sc == nil { // that worker faulted
+			cancel()
+			wg.Wait()
+			fc.Raise()
+		}
 		m.takeCache(sc.names)
 	case <-ctx.Done():
+		fc.Raise()
 		return ctx.Err()
 	}
 	return m.finish()

@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/builder"
 	"github.com/kmeta-dev/kmeta/internal/dedup"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 )
 
 // merger appends encoded units, in unit order, carrying the state
@@ -255,16 +256,24 @@ func (m *merger) finish() error {
 		// passes over the others (dedup.Merger.FinishGraphs) while the
 		// saved functions are written. (One task beside the caller's,
 		// joined below: not a pool of jobs.)
+		// The passes read names from the mapped input: a fault there is
+		// raised here, after the join (internal/faults).
 		var graphs chan error
+		fc := faults.New()
 		if m.beside {
 			graphs = make(chan error, 1)
-			go func() { graphs <- m.direct.FinishGraphs() }()
+			go func() {
+				var gerr error
+				fc.Run(func() { gerr = m.direct.FinishGraphs() })
+				graphs <- gerr
+			}()
 		}
 		err := m.addSaved()
 		if graphs != nil {
 			if gerr := <-graphs; err == nil {
 				err = gerr
 			}
+			fc.Raise()
 		}
 		if err != nil {
 			return err

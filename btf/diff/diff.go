@@ -15,6 +15,7 @@ import (
 
 	"github.com/kmeta-dev/kmeta/btf"
 	"github.com/kmeta-dev/kmeta/btf/cdump"
+	"github.com/kmeta-dev/kmeta/internal/faults"
 	"github.com/kmeta-dev/kmeta/internal/pkgerr"
 	"github.com/kmeta-dev/kmeta/internal/workpool"
 )
@@ -333,9 +334,13 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 	var b *side
 	var errB error
 	done := make(chan struct{})
+	// The new side may be read from a mapping: a fault there is raised
+	// here, after the join, where the caller's recover sees it
+	// (internal/faults).
+	fc := faults.New()
 	index := func() {
 		defer close(done)
-		b, errB = newSide(ctx, new, opts, seed)
+		fc.Run(func() { b, errB = newSide(ctx, new, opts, seed) })
 	}
 	if opts.Workers >= 2 {
 		go index()
@@ -344,6 +349,7 @@ func Walk(ctx context.Context, old, new *btf.Spec, opts Options, fn func(Change)
 	}
 	a, err := newSide(ctx, old, opts, seed)
 	<-done
+	fc.Raise()
 	if err == nil {
 		err = errB
 	}
