@@ -62,6 +62,12 @@
 //   - With a Base and no DedupBase, NewBase prepares the Base first, as
 //     btf/dedup's NewBase does; a caller encoding many modules prepares it
 //     once.
+//   - EncodeFile maps its input: a file another process truncates while
+//     it is read faults (SIGBUS). A caller that set
+//     debug.SetPanicOnFault on its goroutine (as cmd/kmeta does) has the
+//     setting taken over by the workers and FinishGraphs' goroutine, and a
+//     fault in one of them ends the run and is raised on the caller's
+//     goroutine, where its recover sees it.
 //
 // # Security
 //

@@ -16,7 +16,10 @@
 // Compare runs on the caller's goroutine unless Options.Workers is 2 or
 // more: then it indexes the two BTFs at once and compares a big BTF on up
 // to Workers goroutines. It keeps its state in the call; several calls
-// may share Specs, which must stay open while they run.
+// may share Specs, which must stay open while they run. A caller that
+// reads mapped Specs with debug.SetPanicOnFault on (btf's doc) has the
+// setting taken over by those goroutines, and a fault in one is raised on
+// the caller's goroutine.
 //
 // # Security
 //
