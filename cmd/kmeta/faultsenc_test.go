@@ -53,36 +53,49 @@ func TestTruncatedEncode(t *testing.T) {
 	outcomes := map[string]int{}
 	for i := range runs {
 		j := jobs[i%len(jobs)]
-		if err := os.WriteFile(j.file, j.orig, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, j.args...)
+		dir := ""
 		if j.args[0] == "pahole" {
-			cmd.Dir = dir // pahole -J writes into the file itself
+			dir = filepath.Dir(cut) // pahole -J writes into the file itself
 		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int64N(int64(j.by))))
-		if err := os.Truncate(j.file, []int64{0, 4096, int64(len(j.orig) / 4), int64(len(j.orig) / 2)}[rng.IntN(4)]); err != nil {
-			t.Fatal(err)
-		}
-		hung := false
-		kill := time.AfterFunc(30*time.Second, func() { hung = true; cmd.Process.Signal(os.Interrupt) })
-		err := cmd.Wait()
-		kill.Stop()
-		code := cmd.ProcessState.ExitCode()
-		msg := stderr.String()
-		switch {
-		case hung:
-			t.Errorf("%v: still running after 30 s (input truncated under it); stderr %q", j.args, msg)
-		case code < 0 || code > 2 || strings.Count(msg, "\n") > 1 || strings.Contains(msg, "goroutine ") || strings.Contains(msg, "runtime error"):
-			t.Errorf("%v: %v, stderr:\n%.2000s", j.args, err, msg)
-		}
-		first, _, _ := strings.Cut(msg, ":")
-		outcomes[j.args[1]+" status "+string(rune('0'+code))+" "+first]++
+		size := []int64{0, 4096, int64(len(j.orig) / 4), int64(len(j.orig) / 2)}[rng.IntN(4)]
+		outcomes[runCut(t, bin, dir, j.args, j.file, j.orig, time.Duration(rng.Int64N(int64(j.by))), size)]++
 	}
 	t.Logf("outcomes: %v", outcomes)
+}
+
+// runCut writes orig to file, starts kmeta with args in dir, truncates
+// file to size after delay, and reports an error unless kmeta ends within
+// 30 s with status 0, 1 or 2 and at most one line on stderr, never the
+// runtime's trace. It returns the outcome: the command, its status and
+// the start of its message.
+func runCut(t *testing.T, bin, dir string, args []string, file string, orig []byte, delay time.Duration, size int64) string {
+	t.Helper()
+	if err := os.WriteFile(file, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	if err := os.Truncate(file, size); err != nil {
+		t.Fatal(err)
+	}
+	hung := false
+	kill := time.AfterFunc(30*time.Second, func() { hung = true; cmd.Process.Signal(os.Interrupt) })
+	err := cmd.Wait()
+	kill.Stop()
+	code := cmd.ProcessState.ExitCode()
+	msg := stderr.String()
+	switch {
+	case hung:
+		t.Errorf("%v: still running after 30 s (%s truncated under it); stderr %q", args, file, msg)
+	case code < 0 || code > 2 || strings.Count(msg, "\n") > 1 || strings.Contains(msg, "goroutine ") || strings.Contains(msg, "runtime error"):
+		t.Errorf("%v: %v, stderr:\n%.2000s", args, err, msg)
+	}
+	first, _, _ := strings.Cut(msg, ":")
+	return args[1] + " status " + string(rune('0'+code)) + " " + first
 }
