@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,28 +68,16 @@ func errorLine(ctx context.Context, err error) string {
 // no context reaches (a write to a pipe nobody reads) is ended after
 // exitGrace, or at once by a second signal, with the same status, and
 // without the temporary files of the outputs it was writing.
-//
-// The returned function cancels the context; main calls it only to exit.
-// A signal that comes after it ends kmeta at once with status 128+signal
-// and no message of its own, as the signal's default action did when the
-// function called signal.Stop. signal.Stop is not called: it costs two
-// hand-overs to the runtime's thread that keeps the signal mask (runtime
-// ensureSigM, one a signal), 10-20 of the 50-60 context switches of
-// `kmeta version` (cmd/kmeta/BENCH.md, "The Go floor").
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	var exiting atomic.Bool
 	go func() {
 		sig, ok := <-ch
 		if !ok {
 			return
 		}
 		status := 128 + int(sig.(syscall.Signal))
-		if exiting.Load() {
-			os.Exit(status)
-		}
 		cancel(signalCause{sig: sig.(syscall.Signal)})
 		select {
 		case <-ch:
@@ -99,10 +86,6 @@ func signalContext() (context.Context, func()) {
 				onGraceExit()
 			}
 		}
-		if exiting.Load() {
-			// main has the command's result and prints its line.
-			os.Exit(status)
-		}
 		// The command has not returned: remove the temporary files of
 		// the outputs it was writing, which its own cleanup would have.
 		atomicfile.RemoveTemporary()
@@ -110,7 +93,7 @@ func signalContext() (context.Context, func()) {
 		os.Exit(status)
 	}()
 	return ctx, func() {
-		exiting.Store(true)
+		signal.Stop(ch)
 		cancel(nil)
 	}
 }
